@@ -186,20 +186,20 @@ panel(const half *h, const rule *r, double a, double b)
 }
 
 /* Adaptive bisection of [a, b] until the two halves agree with the whole
- * to tol (absolute, halved per level but never below floor, the rounding
- * level of the result), within a budget of panels. */
+ * to tol (absolute, halved per level but never below tol_min, the
+ * rounding level of the result), within a budget of panels. */
 static double
 adapt(const half *h, const rule *r, double a, double b, double whole,
-      double tol, double floor, int depth, int *budget)
+      double tol, double tol_min, int depth, int *budget)
 {
   double mid = 0.5 * (a + b);
   double left = panel(h, r, a, mid), right = panel(h, r, mid, b);
-  double child = 0.5 * tol > floor ? 0.5 * tol : floor;
+  double child = 0.5 * tol > tol_min ? 0.5 * tol : tol_min;
   *budget -= 2;
   if (depth <= 0 || *budget <= 0 || fabs(left + right - whole) <= tol)
     return left + right;
-  return adapt(h, r, a, mid, left, child, floor, depth - 1, budget)
-       + adapt(h, r, mid, b, right, child, floor, depth - 1, budget);
+  return adapt(h, r, a, mid, left, child, tol_min, depth - 1, budget)
+       + adapt(h, r, mid, b, right, child, tol_min, depth - 1, budget);
 }
 
 /* One half of integral over dw of 1 / ((1 + w) D^q), whose factor
@@ -282,7 +282,7 @@ vb_hc_v_out_exact(double mu, double v_in)
   if (mu == 0.0)
     return -v_in;
   w_in = mu * v_in;
-  if (w_in < 1e-5) /* Series of the root; the next term is below 1e-20. */
+  if (w_in < 1e-5) /* Series of the root; the next term is below 1e-20 relative. */
     return -v_in * (1.0 - w_in * (2.0 / 3.0 - w_in * (4.0 / 9.0 - w_in * (44.0 / 135.0))));
   return solve_exit(g_fun(w_in), &one_plus) / mu;
 }
@@ -305,7 +305,10 @@ contact_time_undamped(double m, double k, double alpha, double v_in)
  * D(v) = -mu (v - v_in) + log((1 + mu v)/(1 + mu v_in)).  In w = mu v the
  * integral is split at w = 0, and each half is mapped by
  * |w - w_e| = |w_e| t^(a+1), which removes the end point singularity; the
- * halves are then integrated by adaptive Gauss-Legendre. */
+ * halves are then integrated by adaptive Gauss-Legendre.  With dv = dw/mu
+ * the prefactor is (m/k)^(1/(a+1)) (a+1)^(-a/(a+1)) mu^(2a/(a+1) - 1).
+ * NaN when mu v_in is so large (above about 700) that 1 + mu v_out
+ * underflows. */
 double
 vb_hc_contact_time(double m, double k, double alpha, double mu, double v_in)
 {
@@ -320,8 +323,8 @@ vb_hc_contact_time(double m, double k, double alpha, double mu, double v_in)
   if (w_in < W_TINY)
     return contact_time_undamped(m, k, alpha, v_in);
   w_out = solve_exit(g_fun(w_in), &one_plus);
-  if (!(w_out < 0.0) || !(one_plus > 0.0))
-    return NAN;
+  if (!(w_out < 0.0) || !(one_plus >= DBL_MIN))
+    return NAN; /* mu v_in above ~700: 1 + mu v_out below the double range */
 
   gauss_legendre(GL_N, r.x, r.w);
   up.len = w_in;
@@ -343,8 +346,9 @@ vb_hc_contact_time(double m, double k, double alpha, double mu, double v_in)
 
 /* Papetti eqs 4, 6, 7-8 and 9 for one impact against a rigid wall: the
  * power law and the rattle (whose penetration |x| - h obeys the same power
- * law) are the mu = 0 case; Hunt-Crossley uses law->mu.  The polynomial law
- * has no impact, so every field is NaN, as for a non-positive v_in. */
+ * law) are the mu = 0 case; Hunt-Crossley uses law->mu.  The polynomial
+ * and spring laws are always engaged and have no impact, so every field is
+ * NaN, as for a non-positive or non-finite v_in. */
 void
 vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out)
 {

@@ -8,7 +8,7 @@
 #include "internal.h"
 
 static const char *const law_names[VB_LAW_COUNT] = {
-  "power", "hunt-crossley", "rattle", "polynomial"
+  "power", "hunt-crossley", "rattle", "polynomial", "spring"
 };
 
 /* Resolve a law name. */
@@ -34,7 +34,7 @@ vb_law_name(vb_law_kind kind)
 const char *
 vb_law_choices(void)
 {
-  return "power, hunt-crossley, rattle, polynomial";
+  return "power, hunt-crossley, rattle, polynomial, spring";
 }
 
 /* Penetration: the argument of the positive part (Ducceschi eq 3b, 3c). */
@@ -43,7 +43,8 @@ vb_law_penetration(const vb_law *law, double x)
 {
   switch (law->kind) {
   case VB_LAW_RATTLE: return fabs(x) - law->h;
-  case VB_LAW_POLYNOMIAL: return INFINITY;
+  case VB_LAW_POLYNOMIAL:
+  case VB_LAW_SPRING: return INFINITY;
   default: return x;
   }
 }
@@ -52,15 +53,15 @@ vb_law_penetration(const vb_law *law, double x)
 static double
 side(const vb_law *law, double x)
 {
-  return (law->kind == VB_LAW_RATTLE || law->kind == VB_LAW_POLYNOMIAL) && x < 0.0
-         ? -1.0 : 1.0;
+  return (law->kind == VB_LAW_RATTLE || law->kind == VB_LAW_POLYNOMIAL
+          || law->kind == VB_LAW_SPRING) && x < 0.0 ? -1.0 : 1.0;
 }
 
 /* Engaged amount: [p]_+ for one-sided laws, |x| for the polynomial. */
 static double
 engaged(const vb_law *law, double x)
 {
-  if (law->kind == VB_LAW_POLYNOMIAL)
+  if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING)
     return fabs(x);
   double p = vb_law_penetration(law, x);
   return p > 0.0 ? p : 0.0;
@@ -92,7 +93,8 @@ vb_law_curvature(const vb_law *law, double x)
 {
   double p = engaged(law, x);
   if (p == 0.0)
-    return law->kind == VB_LAW_POLYNOMIAL && law->alpha == 1.0 ? law->k : 0.0;
+    return (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING)
+           && law->alpha == 1.0 ? law->k : 0.0;
   if (law->alpha == 1.0)
     return law->k;
   return law->k * law->alpha * pow(p, law->alpha - 1.0);
@@ -123,27 +125,42 @@ vb_law_gradient_dx1(const vb_law *law, double x1, double x0)
   return (vb_law_elastic(law, x1) - vb_law_gradient(law, x1, x0)) / d;
 }
 
-/* Papetti eq 1: f = k [x]^a (1 + mu v); mu = 0 for the elastic laws. */
+/* Damping coefficient: Hunt-Crossley mu V'(x) (Papetti eq 1), spring c. */
+double
+vb_law_damping(const vb_law *law, double fe)
+{
+  switch (law->kind) {
+  case VB_LAW_HUNT_CROSSLEY: return law->mu * fe;
+  case VB_LAW_SPRING: return law->c;
+  default: return 0.0;
+  }
+}
+
+/* d(damping coefficient)/d(elastic force). */
+double
+vb_law_damping_slope(const vb_law *law)
+{
+  return law->kind == VB_LAW_HUNT_CROSSLEY ? law->mu : 0.0;
+}
+
+/* Papetti eq 1: f = k [x]^a (1 + mu v); f = k x + c v for the spring. */
 double
 vb_law_force(const vb_law *law, double x, double v)
 {
   double fe = vb_law_elastic(law, x);
-  return law->mu != 0.0 ? fe * (1.0 + law->mu * v) : fe;
+  return fe + vb_law_damping(law, fe) * v;
 }
 
-/* Power of the Hunt-Crossley damping term, mu V'(x) v^2. */
+/* Power of the damping term, d v^2. */
 double
 vb_law_damping_power(const vb_law *law, double x, double v)
 {
-  return law->mu * vb_law_elastic(law, x) * v * v;
+  return vb_law_damping(law, vb_law_elastic(law, x)) * v * v;
 }
 
-/* Trapezoidal damping work over one step. */
-double
-vb_law_damping_work(const vb_law *law, double dt, double x0, double v0,
-                    double x1, double v1)
+/* Whether the law can act at compression x. */
+int
+vb_law_engaged(const vb_law *law, double x)
 {
-  if (law->mu == 0.0)
-    return 0.0;
-  return 0.5 * dt * (vb_law_damping_power(law, x0, v0) + vb_law_damping_power(law, x1, v1));
+  return vb_law_penetration(law, x) > 0.0;
 }

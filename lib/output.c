@@ -356,14 +356,48 @@ static int body_write(writer *w, hid_t bodies, const char *parent, const vb_run 
   g = group_create(w, bodies, parent, b->name, where);
   if (g < 0)
     return -1;
-  if (attr_string(w, g, where, "type", b->kind == VB_BODY_WALL ? "wall" : "mass") < 0)
+  static const char *const kinds[] = { "mass", "wall", "modal" };
+  if (attr_string(w, g, where, "type", kinds[b->kind]) < 0)
     goto done;
   if (b->kind == VB_BODY_MASS && attr_double(w, g, where, "mass", b->mass) < 0)
     goto done;
-  if (doubles_write(w, g, where, "u", vb_run_body_u(run, index), n, "m") < 0)
-    goto done;
-  if (doubles_write(w, g, where, "v", vb_run_body_v(run, index), n, "m/s") < 0)
-    goto done;
+  if (b->kind != VB_BODY_MODAL) {
+    if (doubles_write(w, g, where, "u", vb_run_body_u(run, index), n, "m") < 0)
+      goto done;
+    if (doubles_write(w, g, where, "v", vb_run_body_v(run, index), n, "m/s") < 0)
+      goto done;
+  } else {
+    /* modal objects: one group per named point, and the modes */
+    for (int p = 0; p < b->npoints; p++) {
+      char pw[WHERE_MAX];
+      if (check_name(w, "point", b->points[p].name) < 0)
+        goto done;
+      hid_t pg = group_create(w, g, where, b->points[p].name, pw);
+      if (pg < 0)
+        goto done;
+      int prc = doubles_write(w, pg, pw, "u", vb_run_point_u(run, index, p), n, "m");
+      if (prc == 0)
+        prc = doubles_write(w, pg, pw, "v", vb_run_point_v(run, index, p), n, "m/s");
+      if (close_id(pg) < 0 || prc < 0)
+        goto done;
+    }
+    char mw[WHERE_MAX];
+    hid_t mg = group_create(w, g, where, "modes", mw);
+    if (mg < 0)
+      goto done;
+    int mrc = doubles_write(w, mg, mw, "freq", b->freq, b->nmodes, "Hz");
+    if (mrc == 0)
+      mrc = doubles_write(w, mg, mw, "sigma", b->sigma, b->nmodes, "1/s");
+    if (mrc == 0)
+      mrc = doubles_write(w, mg, mw, "mass", b->modal_mass, b->nmodes, "kg");
+    for (int j = 0; mrc == 0 && vb_run_modes_q(run, index) && j < b->nmodes; j++) {
+      char qn[32];
+      snprintf(qn, sizeof qn, "q%04d", j);
+      mrc = doubles_write(w, mg, mw, qn, vb_run_modes_q(run, index) + (size_t)j * n, n, "m");
+    }
+    if (close_id(mg) < 0 || mrc < 0)
+      goto done;
+  }
   rc = 0;
 done:
   if (close_id(g) < 0 && rc == 0)
@@ -417,7 +451,8 @@ done:
 static int energy_write(writer *w, hid_t scene, const char *parent, const vb_run *run,
                         long n)
 {
-  static const char *const names[4] = { "total", "kinetic", "potential", "dissipated" };
+  static const char *const names[5] = { "total", "kinetic", "potential", "dissipated",
+                                        "external" };
   char where[WHERE_MAX];
   hid_t g;
   int rc = 0, i;
@@ -425,7 +460,7 @@ static int energy_write(writer *w, hid_t scene, const char *parent, const vb_run
   g = group_create(w, scene, parent, "energy", where);
   if (g < 0)
     return -1;
-  for (i = 0; i < 4 && rc == 0; i++)
+  for (i = 0; i < 5 && rc == 0; i++)
     rc = doubles_write(w, g, where, names[i], vb_run_energy(run, i), n, "J");
   if (close_id(g) < 0 && rc == 0)
     rc = fail(w, "cannot close group %s", where);

@@ -1,27 +1,16 @@
-/* run.c - the stepping driver: islands, recording, energy and events.
+/* run.c - the driver: steps the islands, records signals and energy, and
+ * keeps each contact's table of impacts.
  *
- * An island here is one contact and the two bodies it joins (a mass and a
- * wall, or two masses); the scene loader refuses a body in two contacts
- * until coupled networks land.  Each island is reduced to its compression
- * coordinate x = u_a - u_b - gap with the effective mass along the contact
- * and the constant external acceleration of x, and stepped by its scheme:
- * for a single mass against a wall this is exactly the paper's update.
- * The centre of mass of two masses and every mass in no contact move in
- * exact free flight under gravity.  The step allocates nothing; only the
- * event table of a contact grows (by doubling) when an impact ends. */
+ * The islands (island.c) hold the state; the run holds what is recorded.
+ * Everything is sized once by vb_run_alloc; the step allocates nothing,
+ * except that a contact's event table grows (by doubling) when an impact
+ * ends. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "internal.h"
-
-/* How the bodies of an island follow its compression. */
-typedef enum {
-  ISLAND_MASS_WALL,  /* a is the mass: u_a = x + u_b + gap */
-  ISLAND_WALL_MASS,  /* b is the mass: u_b = u_a - gap - x */
-  ISLAND_MASS_MASS   /* both masses: centre of mass in free flight */
-} island_kind;
 
 /* Event bookkeeping of one contact. */
 typedef struct {
@@ -33,28 +22,24 @@ typedef struct {
   vb_event ev;
 } tracker;
 
-/* One island: a contact and its bodies. */
-typedef struct {
-  island_kind kind;
-  vb_step_ctx ctx;
-  vb_cstate st;
-  double mass_total;  /* M = m_a + m_b (mass-mass), kg */
-  double ucm0, vcm0;  /* centre of mass at t = 0 (mass-mass) */
-  double rate_before; /* compression rate before the current step, m/s */
-  tracker tr;
-} island;
-
 struct vb_run {
   const vb_scene *scene;
   long nsteps, nrec;
   double dt;
-  double *u, *v;               /* [nbodies][nrec] m, m/s */
-  double *energy;              /* [4][nrec] J: total, kinetic, potential, dissipated */
+  vb_island *islands;          /* [nislands] */
+  int nislands;
+  int *contact_island;         /* [ncontacts] island of each contact */
+  int *contact_local;          /* [ncontacts] index within its island */
+  int *body_island;            /* [nbodies] island or -1 (walls) */
+  int *body_offset;            /* [nbodies] first mode within the island */
+  double **point_u, **point_v; /* [nbodies] -> [npoints][nrec] m, m/s */
+  double **modes_q;            /* [nbodies] -> [nmodes][nrec] m, or NULL */
+  double *record;              /* one block holding every recorded signal */
+  size_t nsignals;             /* signals of nrec samples in record */
+  double *energy;              /* [5][nrec] J */
   vb_contact_result *results;  /* [ncontacts] */
-  double *results_data;        /* [ncontacts][2][nrec] compression, force */
-  island *islands;             /* [ncontacts] */
-  int *body_island;            /* [nbodies] island index or -1 */
-  double e_prev;               /* scene energy at the previous sample, J */
+  tracker *trackers;           /* [ncontacts] */
+  double e_prev;               /* scene energy at the previous step, J */
   double e0;                   /* initial energy, J */
   char status[160];
   int code;
@@ -71,13 +56,12 @@ vb_run_free(vb_run *run)
   if (run->results)
     for (int c = 0; c < run->scene->ncontacts; c++)
       free(run->results[c].events);
-  free(run->u);
-  free(run->v);
-  free(run->energy);
+  vb_islands_free(run->islands, run->nislands);
+  free(run->contact_island);
+  free(run->point_u);
+  free(run->record);
   free(run->results);
-  free(run->results_data);
-  free(run->islands);
-  free(run->body_island);
+  free(run->trackers);
   free(run);
 }
 
@@ -89,37 +73,11 @@ available_memory(void)
   return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }
 
-/* Set up the island of contact c. */
-static void
-island_setup(const vb_scene *sc, int c, double dt, island *is)
+/* Recorded points of a body: its named points, or one for masses and walls. */
+static int
+recorded_points(const vb_body *b)
 {
-  const vb_contact *ct = &sc->contacts[c];
-  const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
-  memset(is, 0, sizeof *is);
-  is->ctx.law = &ct->law;
-  is->ctx.dt = dt;
-  is->ctx.s = ct->s;
-  is->ctx.tol = ct->tolerance;
-  is->ctx.max_iter = ct->max_iterations;
-  if (a->kind == VB_BODY_MASS && b->kind == VB_BODY_MASS) {
-    is->kind = ISLAND_MASS_MASS;
-    is->mass_total = a->mass + b->mass;
-    is->ctx.m = a->mass * b->mass / is->mass_total;
-    is->ctx.a_ext = 0.0; /* gravity moves both alike */
-    is->ucm0 = (a->mass * a->u0 + b->mass * b->u0) / is->mass_total;
-    is->vcm0 = (a->mass * a->v0 + b->mass * b->v0) / is->mass_total;
-  } else if (a->kind == VB_BODY_MASS) {
-    is->kind = ISLAND_MASS_WALL;
-    is->ctx.m = a->mass;
-    is->ctx.a_ext = -sc->gravity;
-  } else {
-    is->kind = ISLAND_WALL_MASS;
-    is->ctx.m = b->mass;
-    is->ctx.a_ext = sc->gravity;
-  }
-  double x0 = a->u0 - b->u0 - ct->gap;
-  double v0 = a->v0 - b->v0;
-  ct->scheme->init(&is->ctx, &is->st, x0, v0);
+  return b->kind == VB_BODY_MODAL ? b->npoints : 1;
 }
 
 /* Allocate a run of a scene. */
@@ -145,24 +103,67 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   run->nsteps = vb_scene_steps(scene);
   run->nrec = vb_scene_samples(scene);
   run->dt = 1.0 / scene->fs;
-  size_t nrec = (size_t)run->nrec;
-  run->u = calloc((size_t)nb * nrec, sizeof(double));
-  run->v = calloc((size_t)nb * nrec, sizeof(double));
-  run->energy = calloc(4 * nrec, sizeof(double));
-  run->results = calloc(nc ? (size_t)nc : 1, sizeof *run->results);
-  run->results_data = calloc(nc ? 2 * (size_t)nc * nrec : 1, sizeof(double));
-  run->islands = calloc(nc ? (size_t)nc : 1, sizeof *run->islands);
-  run->body_island = malloc((size_t)nb * sizeof(int));
-  if (!run->u || !run->v || !run->energy || !run->results || !run->results_data
-      || !run->islands || !run->body_island)
+  int rc = vb_islands_build(scene, run->dt, &run->islands, &run->nislands, err, errlen);
+  if (rc != VB_OK) {
+    vb_run_free(run);
+    return rc;
+  }
+  size_t nrec = (size_t)run->nrec, signals = 5;
+  for (int b = 0; b < nb; b++) {
+    signals += 2 * (size_t)recorded_points(&scene->bodies[b]);
+    if (scene->record_modes && scene->bodies[b].kind != VB_BODY_WALL)
+      signals += (size_t)scene->bodies[b].nmodes;
+  }
+  signals += 2 * (size_t)nc;
+  run->contact_island = calloc(2 * (size_t)nc + 2 * (size_t)nb + 1, sizeof(int));
+  run->point_u = calloc(3 * (size_t)nb + 1, sizeof(double *));
+  run->record = calloc(signals * nrec, sizeof(double));
+  run->nsignals = signals;
+  run->results = calloc((size_t)nc + 1, sizeof *run->results);
+  run->trackers = calloc((size_t)nc + 1, sizeof *run->trackers);
+  if (!run->contact_island || !run->point_u || !run->record || !run->results
+      || !run->trackers)
     goto nomem;
+  run->contact_local = run->contact_island + nc;
+  run->body_island = run->contact_local + nc;
+  run->body_offset = run->body_island + nb;
+  run->point_v = run->point_u + nb;
+  run->modes_q = run->point_v + nb;
+  double *p = run->record;
+  run->energy = p;
+  p += 5 * nrec;
+  for (int b = 0; b < nb; b++) {
+    int np = recorded_points(&scene->bodies[b]);
+    run->point_u[b] = p;
+    p += np * nrec;
+    run->point_v[b] = p;
+    p += np * nrec;
+    if (scene->record_modes && scene->bodies[b].kind != VB_BODY_WALL) {
+      run->modes_q[b] = p;
+      p += (size_t)scene->bodies[b].nmodes * nrec;
+    }
+  }
   for (int c = 0; c < nc; c++) {
-    run->results[c].compression = run->results_data + 2 * (size_t)c * nrec;
-    run->results[c].force = run->results[c].compression + nrec;
+    run->results[c].compression = p;
+    run->results[c].force = p + nrec;
+    p += 2 * nrec;
     run->results[c].cap = 16;
     run->results[c].events = malloc(16 * sizeof(vb_event));
     if (!run->results[c].events)
       goto nomem;
+  }
+  for (int b = 0; b < nb; b++)
+    run->body_island[b] = run->body_offset[b] = -1;
+  for (int i = 0; i < run->nislands; i++) {
+    const vb_island *is = &run->islands[i];
+    for (int k = 0; k < is->nb; k++) {
+      run->body_island[is->bodies[k]] = i;
+      run->body_offset[is->bodies[k]] = is->offsets[k];
+    }
+    for (int c = 0; c < is->nc; c++) {
+      run->contact_island[is->contacts[c]] = i;
+      run->contact_local[is->contacts[c]] = c;
+    }
   }
   snprintf(run->status, sizeof run->status, "not run");
   *out = run;
@@ -175,111 +176,67 @@ nomem:
 
 /* ------------------------------------------------------------- sampling */
 
-/* Free flight of a mass under gravity: exact. */
+/* The scene's discrete energy at the islands' current step. */
 static void
-free_flight(const vb_scene *sc, double u0, double v0, double t, double *u, double *v)
+scene_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext)
 {
-  *u = u0 + v0 * t - 0.5 * sc->gravity * t * t;
-  *v = v0 - sc->gravity * t;
-}
-
-/* Body displacements and velocities of an island from its compression
- * coordinate at time t; xbar is where gravity's potential is taken. */
-static void
-island_bodies(const vb_scene *sc, const vb_contact *ct, const island *is, double t,
-              double x, double xdot, double *ua, double *va, double *ub, double *vb)
-{
-  const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
-  switch (is->kind) {
-  case ISLAND_MASS_WALL:
-    *ub = b->u0; *vb = 0.0;
-    *ua = x + b->u0 + ct->gap; *va = xdot;
-    break;
-  case ISLAND_WALL_MASS:
-    *ua = a->u0; *va = 0.0;
-    *ub = a->u0 - ct->gap - x; *vb = -xdot;
-    break;
-  case ISLAND_MASS_MASS: {
-    double ucm, vcm;
-    free_flight(sc, is->ucm0, is->vcm0, t, &ucm, &vcm);
-    *ua = ucm + b->mass / is->mass_total * (x + ct->gap);
-    *va = vcm + b->mass / is->mass_total * xdot;
-    *ub = ucm - a->mass / is->mass_total * (x + ct->gap);
-    *vb = vcm - a->mass / is->mass_total * xdot;
-    break;
-  }
-  }
-}
-
-/* The scene's discrete energy at step n (the schemes' own definitions). */
-static void
-scene_energy(const vb_run *run, long n, double *kin, double *pot, double *diss)
-{
-  const vb_scene *sc = run->scene;
-  double t = n * run->dt;
-  *kin = *pot = *diss = 0.0;
-  for (int i = 0; i < sc->nbodies; i++) {
-    const vb_body *b = &sc->bodies[i];
-    if (b->kind != VB_BODY_MASS || run->body_island[i] >= 0)
-      continue;
-    double u, v;
-    free_flight(sc, b->u0, b->v0, t, &u, &v);
-    *kin += 0.5 * b->mass * v * v;
-    *pot += b->mass * sc->gravity * u;
-  }
-  for (int c = 0; c < sc->ncontacts; c++) {
-    const vb_contact *ct = &sc->contacts[c];
-    const island *is = &run->islands[c];
-    double k, p, xbar, ua, va, ub, vb;
-    ct->scheme->energy(&is->ctx, &is->st, &k, &p, &xbar);
-    island_bodies(sc, ct, is, t, xbar, 0.0, &ua, &va, &ub, &vb);
-    *kin += k;
-    *pot += p;
-    *diss += is->st.dissipated;
-    if (is->kind == ISLAND_MASS_MASS) {
-      double ucm, vcm;
-      free_flight(sc, is->ucm0, is->vcm0, t, &ucm, &vcm);
-      *kin += 0.5 * is->mass_total * vcm * vcm;
-      *pot += is->mass_total * sc->gravity * ucm;
-    } else if (is->kind == ISLAND_MASS_WALL) {
-      *pot += sc->bodies[ct->a].mass * sc->gravity * ua;
-    } else {
-      *pot += sc->bodies[ct->b].mass * sc->gravity * ub;
-    }
+  *kin = *pot = *diss = *ext = 0.0;
+  for (int i = 0; i < run->nislands; i++) {
+    const vb_island *is = &run->islands[i];
+    *kin += is->kinetic;
+    *pot += is->potential;
+    *diss += is->dissipated;
+    *ext += is->external;
   }
 }
 
 /* Record sample k of step n. */
 static void
-record(vb_run *run, long n, long k, double etot, double kin, double pot, double diss)
+record(vb_run *run, long n, long k)
 {
   const vb_scene *sc = run->scene;
-  double t = n * run->dt;
+  double t = n * run->dt, h = run->dt;
   size_t nrec = (size_t)run->nrec;
-  for (int i = 0; i < sc->nbodies; i++) {
-    const vb_body *b = &sc->bodies[i];
-    double u = b->u0, v = 0.0;
-    if (b->kind == VB_BODY_MASS && run->body_island[i] < 0)
-      free_flight(sc, b->u0, b->v0, t, &u, &v);
-    run->u[i * nrec + k] = u;
-    run->v[i * nrec + k] = v;
+  for (int b = 0; b < sc->nbodies; b++) {
+    const vb_body *body = &sc->bodies[b];
+    if (body->kind == VB_BODY_WALL) {
+      double r = 0.0, u = body->u0;
+      if (body->drive.kind != VB_DRIVE_NONE)
+        u += vb_drive_eval(&body->drive, t, &r);
+      run->point_u[b][k] = u;
+      run->point_v[b][k] = r;
+      continue;
+    }
+    const vb_island *is = &run->islands[run->body_island[b]];
+    int off = run->body_offset[b], three = is->family == VB_FAMILY_THREE_LEVEL;
+    const double *q = is->q + off, *v = is->v + off, *qm = is->qm + off;
+    for (int pt = 0; pt < recorded_points(body); pt++) {
+      const double *shape = body->points[pt].shape;
+      double u = 0.0, r = 0.0;
+      for (int j = 0; j < body->nmodes; j++) {
+        u += shape[j] * q[j];
+        r += shape[j] * (three ? (q[j] - qm[j]) / h : v[j]);
+      }
+      run->point_u[b][pt * nrec + k] = u;
+      run->point_v[b][pt * nrec + k] = r;
+    }
+    if (run->modes_q[b])
+      for (int j = 0; j < body->nmodes; j++)
+        run->modes_q[b][j * nrec + k] = q[j];
   }
   for (int c = 0; c < sc->ncontacts; c++) {
-    const vb_contact *ct = &sc->contacts[c];
-    const island *is = &run->islands[c];
-    double ua, va, ub, vb;
-    island_bodies(sc, ct, is, t, is->st.x, is->st.v, &ua, &va, &ub, &vb);
-    run->u[ct->a * nrec + k] = ua;
-    run->v[ct->a * nrec + k] = va;
-    run->u[ct->b * nrec + k] = ub;
-    run->v[ct->b * nrec + k] = vb;
-    run->results[c].compression[k] = is->st.x;
-    run->results[c].force[k] = is->st.f;
+    const vb_island *is = &run->islands[run->contact_island[c]];
+    const vb_chist *hc = &is->hist[run->contact_local[c]];
+    run->results[c].compression[k] = hc->x;
+    run->results[c].force[k] = hc->f;
   }
-  run->energy[k] = etot;
+  double kin, pot, diss, ext;
+  scene_energy(run, &kin, &pot, &diss, &ext);
+  run->energy[k] = kin + pot;
   run->energy[nrec + k] = kin;
   run->energy[2 * nrec + k] = pot;
   run->energy[3 * nrec + k] = diss;
+  run->energy[4 * nrec + k] = ext;
 }
 
 /* --------------------------------------------------------------- events */
@@ -300,7 +257,7 @@ flight_time(double p, double r, double a)
   return -2.0 * p / (ar + sqrt(disc));
 }
 
-/* Append a finished event to contact c's table (grows by doubling). */
+/* Append a finished event to a contact's table (grows by doubling). */
 static int
 push_event(vb_contact_result *res, const vb_event *ev)
 {
@@ -315,21 +272,29 @@ push_event(vb_contact_result *res, const vb_event *ev)
   return VB_OK;
 }
 
-/* Close the pending release of a three-level scheme: its v_out is the
- * rate of the step leaving the first sample out of contact. */
+/* Island and history of contact c. */
+static vb_island *
+island_of(const vb_run *run, int c)
+{
+  return &run->islands[run->contact_island[c]];
+}
+
+/* Close a release: v_out is the rate at the first sample out (two-level,
+ * explicit) or of the step leaving it (three-level, one step later). */
 static int
 finish_release(vb_run *run, int c, double rate_out, double e_after)
 {
-  island *is = &run->islands[c];
-  tracker *tr = &is->tr;
+  vb_island *is = island_of(run, c);
+  int lc = run->contact_local[c];
+  tracker *tr = &run->trackers[c];
   vb_event *ev = &tr->ev;
-  double pa = tr->sign * is->ctx.a_ext;
-  int three = run->scene->contacts[c].scheme->family == VB_FAMILY_THREE_LEVEL;
+  double pa = tr->sign * is->aext[lc];
+  int three = is->family == VB_FAMILY_THREE_LEVEL;
   ev->v_out = tr->sign * rate_out;
   ev->energy_after = e_after;
   /* instantaneous rate at the release sample (secant minus a dt/2) */
   double r = ev->v_out - (three ? 0.5 * pa * run->dt : 0.0);
-  double p1 = vb_law_penetration(is->ctx.law, tr->x_release);
+  double p1 = vb_law_penetration(&run->scene->contacts[c].law, tr->x_release);
   ev->t_off = tr->n_release * run->dt - flight_time(p1, r, pa);
   ev->duration = ev->t_off - ev->t_on;
   tr->pending = 0;
@@ -337,38 +302,39 @@ finish_release(vb_run *run, int c, double rate_out, double e_after)
 }
 
 /* Update contact c's impact tracking after step n; x_before and
- * rate_before describe sample n-1 (x^(n-1) is every scheme's x_prev);
- * e_now is the scene energy at n. */
+ * rate_before describe sample n-1; e_now is the scene energy at n. */
 static int
 track(vb_run *run, int c, long n, double x_before, double rate_before, double e_now)
 {
-  island *is = &run->islands[c];
-  tracker *tr = &is->tr;
-  const vb_law *law = is->ctx.law;
-  int three = run->scene->contacts[c].scheme->family == VB_FAMILY_THREE_LEVEL;
+  vb_island *is = island_of(run, c);
+  int lc = run->contact_local[c];
+  const vb_chist *hc = &is->hist[lc];
+  tracker *tr = &run->trackers[c];
+  const vb_law *law = &run->scene->contacts[c].law;
+  int three = is->family == VB_FAMILY_THREE_LEVEL;
   int rc = VB_OK;
-  if (law->kind == VB_LAW_POLYNOMIAL)
+  if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING)
     return VB_OK; /* always engaged: no impacts */
   if (tr->pending) {
-    rc = finish_release(run, c, (is->st.x - tr->x_release) / run->dt, e_now);
+    rc = finish_release(run, c, (hc->x - tr->x_release) / run->dt, e_now);
     if (rc)
       return rc;
   }
-  double p = vb_law_penetration(law, is->st.x);
+  double p = vb_law_penetration(law, hc->x);
   if (p > 0.0 && !tr->open) {
     /* onset: sample n-1 was the last one out */
     vb_event *ev = &tr->ev;
     memset(ev, 0, sizeof *ev);
     tr->open = 1;
-    tr->sign = law->kind == VB_LAW_RATTLE && is->st.x < 0.0 ? -1.0 : 1.0;
-    double pa = tr->sign * is->ctx.a_ext;
+    tr->sign = law->kind == VB_LAW_RATTLE && hc->x < 0.0 ? -1.0 : 1.0;
+    double pa = tr->sign * is->aext[lc];
     ev->v_in = tr->sign * rate_before;
     double r = ev->v_in + (three ? 0.5 * pa * run->dt : 0.0);
     double p0 = vb_law_penetration(law, x_before);
     ev->t_on = (n - 1) * run->dt + flight_time(p0, r, pa);
     ev->energy_before = run->e_prev;
     vb_prediction pr;
-    vb_law_predict(law, is->ctx.m, ev->v_in, &pr);
+    vb_law_predict(law, is->meff[lc], ev->v_in, &pr);
     ev->x_max_pred = pr.x_max;
     ev->v_out_pred = pr.v_out;
     ev->v_out_exact = pr.v_out_exact;
@@ -377,24 +343,24 @@ track(vb_run *run, int c, long n, double x_before, double rate_before, double e_
   }
   if (tr->open) {
     vb_event *ev = &tr->ev;
-    if (is->st.iterations > ev->newton_iterations_max)
-      ev->newton_iterations_max = is->st.iterations;
-    ev->fallbacks += is->st.fallback;
+    if (is->iterations[lc] > ev->newton_iterations_max)
+      ev->newton_iterations_max = is->iterations[lc];
+    ev->fallbacks += is->fallback[lc];
     if (p > 0.0) {
       ev->samples++;
       if (p > ev->x_max)
         ev->x_max = p;
-      if (fabs(is->st.f) > ev->peak_force)
-        ev->peak_force = fabs(is->st.f);
+      if (fabs(hc->f) > ev->peak_force)
+        ev->peak_force = fabs(hc->f);
     } else {
       /* release: sample n is the first one out */
       tr->open = 0;
       tr->n_release = n;
-      tr->x_release = is->st.x;
+      tr->x_release = hc->x;
       if (three)
         tr->pending = 1;
       else
-        rc = finish_release(run, c, is->st.v, e_now);
+        rc = finish_release(run, c, hc->rate, e_now);
     }
   }
   return rc;
@@ -406,11 +372,11 @@ static int
 flush_events(vb_run *run)
 {
   for (int c = 0; c < run->scene->ncontacts; c++) {
-    tracker *tr = &run->islands[c].tr;
+    tracker *tr = &run->trackers[c];
     int rc = VB_OK;
-    if (tr->pending)
-      rc = finish_release(run, c, run->islands[c].st.v, NAN);
-    else if (tr->open) {
+    if (tr->pending) {
+      rc = finish_release(run, c, island_of(run, c)->hist[run->contact_local[c]].rate, NAN);
+    } else if (tr->open) {
       tr->ev.t_off = tr->ev.duration = tr->ev.v_out = tr->ev.energy_after = NAN;
       rc = push_event(&run->results[c], &tr->ev);
       tr->open = 0;
@@ -421,7 +387,37 @@ flush_events(vb_run *run)
   return VB_OK;
 }
 
+/* A contact engaged at t = 0 has no onset to extrapolate from. */
+static void
+open_at_start(vb_run *run, int c)
+{
+  const vb_law *law = &run->scene->contacts[c].law;
+  const vb_chist *hc = &island_of(run, c)->hist[run->contact_local[c]];
+  tracker *tr = &run->trackers[c];
+  if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING
+      || vb_law_penetration(law, hc->x) <= 0.0)
+    return;
+  memset(&tr->ev, 0, sizeof tr->ev);
+  tr->open = 1;
+  tr->sign = law->kind == VB_LAW_RATTLE && hc->x < 0.0 ? -1.0 : 1.0;
+  tr->ev.t_on = tr->ev.v_in = tr->ev.energy_before = NAN;
+  tr->ev.x_max_pred = tr->ev.v_out_pred = tr->ev.v_out_exact = tr->ev.duration_pred = NAN;
+  tr->ev.x_max = vb_law_penetration(law, hc->x);
+  tr->ev.samples = 1;
+}
+
 /* ------------------------------------------------------------------ run */
+
+/* Fill the samples a failed run did not reach with NaN. */
+static void
+blank_from(vb_run *run, long k0)
+{
+  size_t nrec = (size_t)run->nrec;
+  /* every signal is a block of nrec samples laid out back to back */
+  for (size_t s = 0; s < run->nsignals; s++)
+    for (long k = k0; k < run->nrec; k++)
+      run->record[s * nrec + k] = NAN;
+}
 
 /* Simulate the whole scene. */
 int
@@ -430,67 +426,68 @@ vb_run_exec(vb_run *run)
   const vb_scene *sc = run->scene;
   int nc = sc->ncontacts;
   long first_failure = -1, failures = 0;
+  double *x_before = NULL, *rate_before = NULL;
   run->code = VB_OK;
-  for (int i = 0; i < sc->nbodies; i++)
-    run->body_island[i] = -1;
+  for (int i = 0; i < run->nislands; i++)
+    vb_island_start(&run->islands[i]);
   for (int c = 0; c < nc; c++) {
-    island_setup(sc, c, run->dt, &run->islands[c]);
-    run->body_island[sc->contacts[c].a] = c;
-    run->body_island[sc->contacts[c].b] = c;
+    memset(&run->trackers[c], 0, sizeof run->trackers[c]);
     run->results[c].nevents = 0;
     run->results[c].newton_failures = 0;
     run->results[c].fallbacks = 0;
     run->results[c].iterations = 0;
+    open_at_start(run, c);
   }
-  double kin, pot, diss;
-  scene_energy(run, 0, &kin, &pot, &diss);
+  double kin, pot, diss, ext;
+  scene_energy(run, &kin, &pot, &diss, &ext);
   run->e0 = kin + pot;
   run->e_prev = run->e0;
-  record(run, 0, 0, kin + pot, kin, pot, diss);
-  /* a contact engaged at t = 0 has no onset to extrapolate from */
-  for (int c = 0; c < nc; c++) {
-    island *is = &run->islands[c];
-    if (is->ctx.law->kind != VB_LAW_POLYNOMIAL
-        && vb_law_penetration(is->ctx.law, is->st.x) > 0.0) {
-      memset(&is->tr.ev, 0, sizeof is->tr.ev);
-      is->tr.open = 1;
-      is->tr.sign = is->ctx.law->kind == VB_LAW_RATTLE && is->st.x < 0.0 ? -1.0 : 1.0;
-      is->tr.ev.t_on = is->tr.ev.v_in = is->tr.ev.energy_before = NAN;
-      is->tr.ev.x_max_pred = is->tr.ev.v_out_pred = NAN;
-      is->tr.ev.v_out_exact = is->tr.ev.duration_pred = NAN;
-      is->tr.ev.x_max = vb_law_penetration(is->ctx.law, is->st.x);
-      is->tr.ev.samples = 1;
-    }
+  record(run, 0, 0);
+  x_before = malloc(2 * ((size_t)nc + 1) * sizeof(double));
+  if (!x_before) {
+    snprintf(run->status, sizeof run->status, "out of memory");
+    return run->code = VB_ENOMEM;
   }
+  rate_before = x_before + nc + 1;
   long n;
   for (n = 1; n <= run->nsteps; n++) {
     for (int c = 0; c < nc; c++) {
-      island *is = &run->islands[c];
-      is->rate_before = is->st.v;
-      int rc = sc->contacts[c].scheme->step(&is->ctx, &is->st);
-      run->results[c].iterations += is->st.iterations;
-      if (is->st.fallback)
-        run->results[c].fallbacks++;
+      const vb_chist *hc = &island_of(run, c)->hist[run->contact_local[c]];
+      x_before[c] = hc->x;
+      rate_before[c] = hc->rate;
+    }
+    for (int i = 0; i < run->nislands; i++) {
+      vb_island *is = &run->islands[i];
+      int rc = vb_island_step(is, n - 1);
+      for (int lc = 0; lc < is->nc; lc++) {
+        vb_contact_result *res = &run->results[is->contacts[lc]];
+        res->iterations += is->iterations[lc];
+        res->fallbacks += is->fallback[lc];
+      }
       if (rc == VB_ENOCONV) {
-        run->results[c].newton_failures++;
         failures++;
         if (first_failure < 0)
           first_failure = n;
+        for (int lc = 0; lc < is->nc; lc++)
+          if (is->iterations[lc] >= sc->contacts[is->contacts[lc]].max_iterations)
+            run->results[is->contacts[lc]].newton_failures++;
       }
-      if (rc == VB_EDIVERGED || !isfinite(is->st.x) || !isfinite(is->st.v)) {
-        snprintf(run->status, sizeof run->status, "diverged at t=%.9g (contact '%s')",
-                 n * run->dt, sc->contacts[c].name);
+      int finite = rc != VB_EDIVERGED;
+      for (int lc = 0; lc < is->nc && finite; lc++)
+        finite = isfinite(is->hist[lc].x) && isfinite(is->hist[lc].rate);
+      if (!finite) {
+        snprintf(run->status, sizeof run->status, "diverged at t=%.9g (island of body '%s')",
+                 n * run->dt, sc->bodies[is->bodies[0]].name);
         run->code = VB_EDIVERGED;
         break;
       }
     }
     if (run->code)
       break;
-    scene_energy(run, n, &kin, &pot, &diss);
+    scene_energy(run, &kin, &pot, &diss, &ext);
     double etot = kin + pot;
     for (int c = 0; c < nc; c++) {
-      island *is = &run->islands[c];
-      int rc = track(run, c, n, is->st.x_prev, is->rate_before, etot);
+      int rc = track(run, c, n, x_before[c], rate_before[c], etot);
       if (rc) {
         run->code = rc;
         snprintf(run->status, sizeof run->status, "out of memory at t=%.9g", n * run->dt);
@@ -501,20 +498,12 @@ vb_run_exec(vb_run *run)
       break;
     run->e_prev = etot;
     if (n % sc->record_every == 0)
-      record(run, n, n / sc->record_every, etot, kin, pot, diss);
+      record(run, n, n / sc->record_every);
   }
+  free(x_before);
   if (run->code) {
     /* samples not reached are NaN, so nothing looks computed that was not */
-    size_t nrec = (size_t)run->nrec;
-    for (long k = n / sc->record_every + (n % sc->record_every ? 1 : 0);
-         k < run->nrec; k++) {
-      for (int i = 0; i < sc->nbodies; i++)
-        run->u[i * nrec + k] = run->v[i * nrec + k] = NAN;
-      for (int c = 0; c < nc; c++)
-        run->results[c].compression[k] = run->results[c].force[k] = NAN;
-      for (int e = 0; e < 4; e++)
-        run->energy[e * nrec + k] = NAN;
-    }
+    blank_from(run, n / sc->record_every + (n % sc->record_every ? 1 : 0));
     flush_events(run);
     return run->code;
   }
@@ -542,15 +531,33 @@ const char *vb_run_status(const vb_run *run) { return run->status; }
 long vb_run_samples(const vb_run *run) { return run->nrec; }
 
 const double *
+vb_run_point_u(const vb_run *run, int body, int point)
+{
+  return run->point_u[body] + (size_t)point * (size_t)run->nrec;
+}
+
+const double *
+vb_run_point_v(const vb_run *run, int body, int point)
+{
+  return run->point_v[body] + (size_t)point * (size_t)run->nrec;
+}
+
+const double *
 vb_run_body_u(const vb_run *run, int body)
 {
-  return run->u + (size_t)body * (size_t)run->nrec;
+  return vb_run_point_u(run, body, 0);
 }
 
 const double *
 vb_run_body_v(const vb_run *run, int body)
 {
-  return run->v + (size_t)body * (size_t)run->nrec;
+  return vb_run_point_v(run, body, 0);
+}
+
+const double *
+vb_run_modes_q(const vb_run *run, int body)
+{
+  return run->modes_q[body];
 }
 
 const vb_contact_result *
@@ -569,6 +576,14 @@ vb_run_energy(const vb_run *run, int which)
 double
 vb_run_balance_error(const vb_run *run)
 {
-  size_t last = (size_t)run->nrec - 1;
-  return run->energy[last] + run->energy[3 * (size_t)run->nrec + last] - run->e0;
+  size_t last = (size_t)run->nrec - 1, nrec = (size_t)run->nrec;
+  return run->energy[last] + run->energy[3 * nrec + last] - run->energy[4 * nrec + last]
+         - run->e0;
+}
+
+/* Effective mass along a contact. */
+double
+vb_run_contact_mass(const vb_run *run, int contact)
+{
+  return island_of(run, contact)->meff[run->contact_local[contact]];
 }

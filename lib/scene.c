@@ -15,6 +15,8 @@
 
 #include <libconfig.h>
 
+#include "internal.h"
+#include "sweep.h"
 #include "vibro.h"
 
 /* Largest number of steps a scene may ask for (keeps lround defined). */
@@ -522,9 +524,10 @@ static int load_body(loader *ld, const config_setting_t *list, int i)
       return rc;
     if (!(b->mass > 0))
       return refuse(ld, g, obj, "mass", "> 0", b->mass);
-    if ((rc = get_number(ld, g, obj, "u0", 0, &b->u0)) != VB_OK)
+    if ((rc = get_number(ld, g, obj, "u0", 0, &b->u0)) != VB_OK ||
+        (rc = get_number(ld, g, obj, "v0", 0, &b->v0)) != VB_OK)
       return rc;
-    return get_number(ld, g, obj, "v0", 0, &b->v0);
+    return vb_body_mass_modes(b);
   }
   if (strcmp(type, "wall") == 0) {
     b->kind = VB_BODY_WALL;
@@ -740,18 +743,9 @@ static int load_contact(loader *ld, const config_setting_t *list, int i,
                 scheme, vb_scheme_choices());
   if ((rc = load_between(ld, g, obj, c)) != VB_OK)
     return rc;
-  for (side = 0; side < 2; side++) {
-    int b = side == 0 ? c->a : c->b;
-
-    /* walls are fixed: any number of contacts may share one */
-    if (owner[b] >= 0 && sc->bodies[b].kind == VB_BODY_MASS)
-      return fail(ld, g, obj,
-                  "mass '%s' is already in contact '%s'; coupled networks are "
-                  "not supported yet (valid: one contact per mass)",
-                  sc->bodies[b].name, sc->contacts[owner[b]].name);
-  }
-  owner[c->a] = sc->bodies[c->a].kind == VB_BODY_MASS ? i : owner[c->a];
-  owner[c->b] = sc->bodies[c->b].kind == VB_BODY_MASS ? i : owner[c->b];
+  (void)side;
+  (void)owner;
+  c->pa = c->pb = 0;
   if ((rc = load_law(ld, g, obj, &c->law)) != VB_OK)
     return rc;
   c->gap = 0.0;
@@ -827,8 +821,9 @@ static int load_root(loader *ld, const config_setting_t *root)
     m = config_setting_get_elem(root, (unsigned)i);
     key = config_setting_name(m);
     if (strcmp(key, "sweep") == 0)
-      return fail(ld, m, "sweep", "sweeps are not supported yet (valid: %s)",
-                  valid);
+      return fail(ld, m, "sweep",
+                  "a sweep makes this file a study of several scenes (valid: "
+                  "load it with vb_study_load)");
     if (!has_key(keys, key))
       return fail(ld, m, "top level", "unknown key '%s' (valid: %s)", key,
                   valid);
@@ -879,34 +874,41 @@ static char *directory_of(const char *path, int *status)
   return dir;
 }
 
-/* Parse and validate `text` (owned: stored in the scene or freed) of
- * length len; the common part of both loaders. */
-static int load_text(char *text, size_t len, const char *path, vb_scene **out,
-                     char *err, size_t errlen)
+/* A loader for messages about src (scene NULL) or for loading into scene. */
+static void loader_init(loader *ld, const vb_source *src, char *err, size_t errlen,
+                        vb_scene *scene)
 {
-  loader ld;
-  config_t cfg;
-  vb_scene *sc;
-  char *dir;
+  ld->path = src->path;
+  ld->text = src->text;
+  ld->incdir = src->incdir;
+  ld->err = err;
+  ld->errlen = errlen;
+  ld->scene = scene;
+}
+
+/* Free what a source holds; a zeroed source is a no-op. */
+void vb_source_clear(vb_source *src)
+{
+  free(src->path);
+  free(src->text);
+  free(src->incdir);
+  memset(src, 0, sizeof *src);
+}
+
+/* Fill src from `text` (owned: kept in src or freed) of length len. */
+static int adopt_text(char *text, size_t len, const char *path, vb_source *src,
+                      char *err, size_t errlen)
+{
   int rc;
 
-  *out = NULL;
-  sc = calloc(1, sizeof *sc);
-  dir = directory_of(path, &rc);
-  if (sc == NULL || rc != VB_OK || (sc->path = strdup(path)) == NULL) {
-    free(text);
-    free(dir);
-    vb_scene_free(sc);
+  memset(src, 0, sizeof *src);
+  src->text = text;
+  src->incdir = directory_of(path, &rc);
+  if (rc != VB_OK || (src->path = strdup(path)) == NULL) {
+    vb_source_clear(src);
     message(err, errlen, "%s: out of memory loading the scene", path);
     return VB_ENOMEM;
   }
-  sc->input = text;
-  ld.path = path;
-  ld.text = text;
-  ld.incdir = dir;
-  ld.err = err;
-  ld.errlen = errlen;
-  ld.scene = sc;
   if (strlen(text) != len) {
     const char *p;
     int line = 1;
@@ -915,27 +917,106 @@ static int load_text(char *text, size_t len, const char *path, vb_scene **out,
       line += *p == '\n';
     message(err, errlen, "%s:%d: syntax error: NUL byte in the scene file",
             path, line);
-    free(dir);
-    vb_scene_free(sc);
+    vb_source_clear(src);
     return VB_EINVAL;
   }
-  config_init(&cfg);
-  config_set_options(&cfg, config_get_options(&cfg) | CONFIG_OPTION_AUTOCONVERT);
-  if (dir != NULL) /* libconfig 1.5 crashes on NULL */
-    config_set_include_dir(&cfg, dir);
-  if (!config_read_string(&cfg, text)) {
-    char file[4096];
+  return VB_OK;
+}
 
-    message(err, errlen, "%s:%d: syntax error: %s",
-            source_name(&ld, config_error_file(&cfg), file, sizeof file),
-            config_error_line(&cfg),
-            config_error_text(&cfg) ? config_error_text(&cfg) : "unknown");
-    rc = VB_EINVAL;
-  } else {
-    rc = load_root(&ld, config_root_setting(&cfg));
+/* Read a scene or study file. */
+int vb_source_read(const char *path, vb_source *src, char *err, size_t errlen)
+{
+  size_t len = 0;
+  char *text;
+
+  memset(src, 0, sizeof *src);
+  text = read_text(path, &len);
+  if (text == NULL) {
+    int e = errno;
+
+    message(err, errlen, "%s: cannot read scene file: %s", path, strerror(e));
+    return e == ENOMEM ? VB_ENOMEM : VB_EIO;
   }
-  config_destroy(&cfg);
-  free(dir);
+  return adopt_text(text, len, path, src, err, errlen);
+}
+
+/* Copy a scene or study text, named `path` in messages. */
+int vb_source_copy(const char *text, const char *path, vb_source *src, char *err,
+                   size_t errlen)
+{
+  size_t len = strlen(text);
+  char *copy = malloc(len + 1);
+
+  memset(src, 0, sizeof *src);
+  if (copy == NULL) {
+    message(err, errlen, "%s: out of memory loading the scene", path);
+    return VB_ENOMEM;
+  }
+  memcpy(copy, text, len + 1);
+  return adopt_text(copy, len, path, src, err, errlen);
+}
+
+/* Parse a source with libconfig into cfg (initialised here). */
+int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen)
+{
+  loader ld;
+  char file[4096];
+
+  loader_init(&ld, src, err, errlen, NULL);
+  config_init(cfg);
+  config_set_options(cfg, config_get_options(cfg) | CONFIG_OPTION_AUTOCONVERT);
+  if (src->incdir != NULL) /* libconfig 1.5 crashes on NULL */
+    config_set_include_dir(cfg, src->incdir);
+  if (config_read_string(cfg, src->text))
+    return VB_OK;
+  message(err, errlen, "%s:%d: syntax error: %s",
+          source_name(&ld, config_error_file(cfg), file, sizeof file),
+          config_error_line(cfg),
+          config_error_text(cfg) ? config_error_text(cfg) : "unknown");
+  return VB_EINVAL;
+}
+
+/* Report a problem with a setting of a source as "FILE:LINE: OBJECT: what". */
+int vb_source_fail(const vb_source *src, const config_setting_t *s, const char *object,
+                   char *err, size_t errlen, const char *fmt, ...)
+{
+  char what[1024];
+  va_list ap;
+  loader ld;
+
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  loader_init(&ld, src, err, errlen, NULL);
+  return fail(&ld, s, object, "%s", what);
+}
+
+/* Validate a parsed document into a new scene; the common part of all
+ * loaders. */
+static int load_parsed(const vb_source *src, const config_t *cfg, vb_scene **out,
+                       char *err, size_t errlen)
+{
+  loader ld;
+  vb_scene *sc;
+  int rc;
+
+  *out = NULL;
+  sc = calloc(1, sizeof *sc);
+  if (sc == NULL || (sc->path = strdup(src->path)) == NULL ||
+      (sc->input = strdup(src->text)) == NULL) {
+    vb_scene_free(sc);
+    message(err, errlen, "%s: out of memory loading the scene", src->path);
+    return VB_ENOMEM;
+  }
+  loader_init(&ld, src, err, errlen, sc);
+  rc = load_root(&ld, config_root_setting(cfg));
+  if (rc == VB_OK) {
+    /* islands: one family each, every mode steppable at this rate */
+    vb_island *is;
+    int nis;
+    rc = vb_islands_build(sc, 1.0 / sc->fs, &is, &nis, err, errlen);
+    vb_islands_free(is, nis);
+  }
   if (rc != VB_OK) {
     vb_scene_free(sc);
     return rc;
@@ -944,37 +1025,61 @@ static int load_text(char *text, size_t len, const char *path, vb_scene **out,
   return VB_OK;
 }
 
+/* Parse and validate a source. */
+static int load_source(const vb_source *src, vb_scene **out, char *err, size_t errlen)
+{
+  config_t cfg;
+  int rc;
+
+  *out = NULL;
+  rc = vb_source_parse(src, &cfg, err, errlen);
+  if (rc == VB_OK)
+    rc = load_parsed(src, &cfg, out, err, errlen);
+  config_destroy(&cfg);
+  return rc;
+}
+
+/* Load one scene of a study from its parsed document, overrides applied:
+ * the sweep block is dropped and the rest validated as a plain scene. */
+int vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, char *err,
+                         size_t errlen)
+{
+  config_setting_t *root = config_root_setting(cfg);
+
+  if (config_setting_get_member(root, "sweep") != NULL)
+    config_setting_remove(root, "sweep");
+  return load_parsed(src, cfg, out, err, errlen);
+}
+
 /* Load and validate a scene file. */
 int vb_scene_load(const char *path, vb_scene **out, char *err, size_t errlen)
 {
-  size_t len = 0;
-  char *text;
+  vb_source src;
+  int rc;
 
   *out = NULL;
-  text = read_text(path, &len);
-  if (text == NULL) {
-    int e = errno;
-
-    message(err, errlen, "%s: cannot read scene file: %s", path, strerror(e));
-    return e == ENOMEM ? VB_ENOMEM : VB_EIO;
-  }
-  return load_text(text, len, path, out, err, errlen);
+  rc = vb_source_read(path, &src, err, errlen);
+  if (rc != VB_OK)
+    return rc;
+  rc = load_source(&src, out, err, errlen);
+  vb_source_clear(&src);
+  return rc;
 }
 
 /* Load and validate a scene from text, named `path` in messages. */
 int vb_scene_load_string(const char *text, const char *path, vb_scene **out,
                          char *err, size_t errlen)
 {
-  size_t len = strlen(text);
-  char *copy = malloc(len + 1);
+  vb_source src;
+  int rc;
 
   *out = NULL;
-  if (copy == NULL) {
-    message(err, errlen, "%s: out of memory loading the scene", path);
-    return VB_ENOMEM;
-  }
-  memcpy(copy, text, len + 1);
-  return load_text(copy, len, path, out, err, errlen);
+  rc = vb_source_copy(text, path, &src, err, errlen);
+  if (rc != VB_OK)
+    return rc;
+  rc = load_source(&src, out, err, errlen);
+  vb_source_clear(&src);
+  return rc;
 }
 
 /* Free a scene; NULL is a no-op. */
@@ -984,7 +1089,10 @@ void vb_scene_free(vb_scene *scene)
     return;
   free(scene->path);
   free(scene->input);
+  for (int i = 0; scene->bodies && i < scene->nbodies; i++)
+    vb_body_clear(&scene->bodies[i]);
   free(scene->bodies);
+  free(scene->forces);
   free(scene->contacts);
   free(scene);
 }
@@ -1008,4 +1116,340 @@ double vb_scene_record_bytes(const vb_scene *scene)
   double per_sample = 2.0 * scene->nbodies + 2.0 * scene->ncontacts + 4.0;
 
   return (double)vb_scene_samples(scene) * per_sample * sizeof(double);
+}
+
+/* ------------------------------------------------------------------ studies */
+
+/* Room for a sweep path such as "contacts.hit.k" or "bodies.bar.freq[2]". */
+#define PATH_MAX_LEN 256
+
+/* Numeric keys a sweep may set in an object even where the file leaves
+ * them out: per top-level setting, optionally only for one variant of the
+ * object (its `type`, `law` or `scheme`).  Keep in step with the load_*
+ * functions above; a numeric key written in the file is sweepable whether
+ * or not it is listed here, and the loader judges every value. */
+typedef struct sweep_keys {
+  const char *top;      /* "scene", "record", "bodies", "contacts" */
+  const char *selector; /* key that picks the variant, or NULL for all */
+  const char *variant;  /* its value */
+  const char *keys[8];
+} sweep_keys;
+
+static const sweep_keys sweepable[] = {
+  {"scene", NULL, NULL, {"fs", "duration", "gravity", NULL}},
+  {"record", NULL, NULL, {"every", NULL}},
+  {"bodies", "type", "mass", {"mass", "u0", "v0", NULL}},
+  {"bodies", "type", "wall", {"position", NULL}},
+  {"contacts", NULL, NULL, {"k", "alpha", NULL}},
+  {"contacts", "law", "hunt-crossley", {"mu", NULL}},
+  {"contacts", "law", "rattle", {"h", NULL}},
+  {"contacts", NULL, NULL, {"gap", NULL}},
+  {"contacts", "scheme", "quadratic", {"s", NULL}},
+  {"contacts", NULL, NULL, {"tolerance", "max_iterations", NULL}},
+};
+
+#define NSWEEPABLE (sizeof sweepable / sizeof sweepable[0])
+
+/* Shortest decimal text of a double that reads back to the same value. */
+const char *vb_number_text(double x, char *buf, size_t size)
+{
+  return number_text(x, buf, size);
+}
+
+/* Whether a setting holds a single number. */
+static int is_number(const config_setting_t *s)
+{
+  int t = config_setting_type(s);
+
+  return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
+}
+
+/* Whether a table entry applies to an object of top-level setting `top`. */
+static int entry_applies(const sweep_keys *e, const char *top,
+                         const config_setting_t *obj)
+{
+  const config_setting_t *m;
+
+  if (strcmp(e->top, top) != 0)
+    return 0;
+  if (e->selector == NULL)
+    return 1;
+  m = member(obj, e->selector);
+  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING &&
+         strcmp(config_setting_get_string(m), e->variant) == 0;
+}
+
+/* Whether `key` is an optional numeric key a sweep may create in obj. */
+static int creatable(const char *top, const config_setting_t *obj, const char *key)
+{
+  size_t i;
+
+  for (i = 0; i < NSWEEPABLE; i++)
+    if (entry_applies(&sweepable[i], top, obj) && has_key(sweepable[i].keys, key))
+      return 1;
+  return 0;
+}
+
+/* Append the sweepable paths of one object ("top.name.key" for a list
+ * element, "top.key" for a group) to a comma-separated list. */
+static void object_paths(const char *top, const char *name,
+                         const config_setting_t *obj, char *list, size_t size)
+{
+  char prefix[PATH_MAX_LEN], item[PATH_MAX_LEN + 32];
+  size_t i;
+  int j, k, n;
+
+  if (name != NULL)
+    snprintf(prefix, sizeof prefix, "%s.%s", top, name);
+  else
+    snprintf(prefix, sizeof prefix, "%s", top);
+  for (i = 0; i < NSWEEPABLE; i++) {
+    const char *const *key;
+
+    if (!entry_applies(&sweepable[i], top, obj))
+      continue;
+    for (key = sweepable[i].keys; *key != NULL; key++) {
+      snprintf(item, sizeof item, "%s.%s", prefix, *key);
+      list_add(list, size, item);
+    }
+  }
+  n = config_setting_length(obj);
+  for (j = 0; j < n; j++) {
+    const config_setting_t *m = config_setting_get_elem(obj, (unsigned)j);
+    const char *key = config_setting_name(m);
+    int t = config_setting_type(m);
+
+    if (is_number(m) && !creatable(top, obj, key)) {
+      snprintf(item, sizeof item, "%s.%s", prefix, key);
+      list_add(list, size, item);
+    } else if (t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) {
+      for (k = 0; k < config_setting_length(m); k++)
+        if (is_number(config_setting_get_elem(m, (unsigned)k))) {
+          snprintf(item, sizeof item, "%s.%s[%d]", prefix, key, k);
+          list_add(list, size, item);
+        }
+    }
+  }
+}
+
+/* Name of a list element (a group with a string `name`), or NULL. */
+static const char *element_name(const config_setting_t *g)
+{
+  const config_setting_t *m;
+
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return NULL;
+  m = member(g, "name");
+  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING
+             ? config_setting_get_string(m)
+             : NULL;
+}
+
+/* Append the sweepable paths under a top-level setting to a list; with
+ * `key` set, only the paths of that key (on every element of a list). */
+static void top_paths(const config_setting_t *top, const char *key, char *list,
+                      size_t size)
+{
+  const char *name = config_setting_name(top);
+  char one[LIST_MAX];
+  int i, n;
+
+  if (config_setting_type(top) == CONFIG_TYPE_GROUP) {
+    object_paths(name, NULL, top, list, size);
+    return;
+  }
+  if (config_setting_type(top) != CONFIG_TYPE_LIST)
+    return;
+  n = config_setting_length(top);
+  for (i = 0; i < n; i++) {
+    const config_setting_t *g = config_setting_get_elem(top, (unsigned)i);
+    const char *elem = element_name(g);
+    char suffix[PATH_MAX_LEN];
+    const char *p, *q;
+
+    if (elem == NULL)
+      continue;
+    if (key == NULL) {
+      object_paths(name, elem, g, list, size);
+      continue;
+    }
+    one[0] = '\0';
+    object_paths(name, elem, g, one, sizeof one);
+    /* keep the items of `key` only */
+    snprintf(suffix, sizeof suffix, ".%s", key);
+    for (p = one; *p != '\0'; p = *q ? q + 2 : q) {
+      char item[PATH_MAX_LEN + 32];
+      size_t len;
+
+      q = strstr(p, ", ");
+      if (q == NULL)
+        q = p + strlen(p);
+      len = (size_t)(q - p) < sizeof item ? (size_t)(q - p) : sizeof item - 1;
+      memcpy(item, p, len);
+      item[len] = '\0';
+      if (len > strlen(suffix) && strcmp(item + len - strlen(suffix), suffix) == 0)
+        list_add(list, size, item);
+    }
+  }
+}
+
+/* Every sweepable path of a document. */
+static void all_paths(const config_setting_t *root, char *list, size_t size)
+{
+  int i, n = config_setting_length(root);
+
+  for (i = 0; i < n; i++) {
+    const config_setting_t *m = config_setting_get_elem(root, (unsigned)i);
+
+    if (strcmp(config_setting_name(m), "sweep") != 0)
+      top_paths(m, NULL, list, size);
+  }
+}
+
+/* Split "key[3]" into key and index; *index is -1 without brackets.
+ * Returns 0 if the brackets are malformed. */
+static int split_index(char *key, long *index)
+{
+  char *open = strchr(key, '['), *end;
+
+  *index = -1;
+  if (open == NULL)
+    return strchr(key, ']') == NULL;
+  *open = '\0';
+  if (!isdigit((unsigned char)open[1]))
+    return 0;
+  errno = 0;
+  *index = strtol(open + 1, &end, 10);
+  return errno == 0 && end[0] == ']' && end[1] == '\0';
+}
+
+/* Find or create the numeric setting a sweep path names. */
+int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
+                    const config_setting_t *origin, config_setting_t **target,
+                    char *err, size_t errlen)
+{
+  config_setting_t *root = config_root_setting(cfg), *top, *obj = NULL, *m;
+  char buf[PATH_MAX_LEN], valid[LIST_MAX], *comp[4];
+  const char *objname = NULL;
+  int ncomp = 0, i, n;
+  long index;
+  char *p;
+
+  *target = NULL;
+  valid[0] = '\0';
+  if (strlen(path) >= sizeof buf) {
+    all_paths(root, valid, sizeof valid);
+    goto unknown;
+  }
+  strcpy(buf, path);
+  for (p = buf; ncomp < 4;) {
+    comp[ncomp++] = p;
+    p = strchr(p, '.');
+    if (p == NULL)
+      break;
+    *p++ = '\0';
+  }
+  top = strcmp(comp[0], "sweep") == 0 ? NULL : member(root, comp[0]);
+  /* record is optional as a whole: a sweep of record.every creates it */
+  if (top == NULL && strcmp(comp[0], "record") == 0 && ncomp == 2 &&
+      strcmp(comp[1], "every") == 0) {
+    top = config_setting_add(root, "record", CONFIG_TYPE_GROUP);
+    if (top == NULL)
+      return vb_source_fail(src, origin, "sweep", err, errlen,
+                            "cannot create 'record' for '%s'", path);
+  }
+  if (top == NULL || ncomp < 2 || p != NULL) {
+    all_paths(root, valid, sizeof valid);
+    goto unknown;
+  }
+  if (config_setting_type(top) == CONFIG_TYPE_GROUP) {
+    obj = top;
+    if (ncomp != 2) {
+      top_paths(top, NULL, valid, sizeof valid);
+      goto unknown;
+    }
+  } else if (config_setting_type(top) == CONFIG_TYPE_LIST) {
+    n = config_setting_length(top);
+    for (i = 0; i < n && obj == NULL; i++) {
+      config_setting_t *g = config_setting_get_elem(top, (unsigned)i);
+      const char *name = element_name(g);
+
+      if (name != NULL && strcmp(name, comp[1]) == 0) {
+        obj = g;
+        objname = name;
+      }
+    }
+    if (obj == NULL || ncomp != 3) {
+      /* an unknown object: the same key on the objects that have it, else
+       * every path of the list */
+      if (ncomp == 3) {
+        char key[PATH_MAX_LEN];
+
+        snprintf(key, sizeof key, "%s", comp[2]);
+        if (split_index(key, &index) && index < 0)
+          top_paths(top, key, valid, sizeof valid);
+      }
+      if (obj != NULL) {
+        valid[0] = '\0';
+        object_paths(comp[0], objname, obj, valid, sizeof valid);
+      } else if (valid[0] == '\0') {
+        top_paths(top, NULL, valid, sizeof valid);
+      }
+      goto unknown;
+    }
+  } else {
+    all_paths(root, valid, sizeof valid);
+    goto unknown;
+  }
+
+  /* the key inside the object */
+  object_paths(comp[0], objname, obj, valid, sizeof valid);
+  if (!split_index(comp[ncomp - 1], &index))
+    goto unknown;
+  m = member(obj, comp[ncomp - 1]);
+  if (index < 0) {
+    if (m != NULL && is_number(m)) {
+      *target = m;
+      return VB_OK;
+    }
+    if (m == NULL && creatable(comp[0], obj, comp[ncomp - 1])) {
+      *target = config_setting_add(obj, comp[ncomp - 1], CONFIG_TYPE_FLOAT);
+      if (*target == NULL)
+        return vb_source_fail(src, origin, "sweep", err, errlen,
+                              "cannot create '%s'", path);
+      return VB_OK;
+    }
+    goto unknown;
+  }
+  if (m != NULL &&
+      (config_setting_type(m) == CONFIG_TYPE_ARRAY ||
+       config_setting_type(m) == CONFIG_TYPE_LIST) &&
+      index < config_setting_length(m) &&
+      is_number(config_setting_get_elem(m, (unsigned)index))) {
+    *target = config_setting_get_elem(m, (unsigned)index);
+    return VB_OK;
+  }
+unknown:
+  return vb_source_fail(src, origin, "sweep", err, errlen,
+                        "unknown parameter path '%s' (valid: %s)", path,
+                        valid[0] != '\0' ? valid : "no numeric settings");
+}
+
+/* Set a swept value: an integral value is stored as a 64-bit integer (so
+ * that integer keys such as record.every accept it; real keys accept
+ * integers too), any other as a real.  The setting then reports the line
+ * of the sweep parameter. */
+void vb_sweep_assign(config_setting_t *target, double value,
+                     const config_setting_t *origin)
+{
+  target->format = CONFIG_FORMAT_DEFAULT;
+  if (value == floor(value) && fabs(value) < 9007199254740992.0) {
+    target->type = CONFIG_TYPE_INT64;
+    config_setting_set_int64(target, (long long)value);
+  } else {
+    target->type = CONFIG_TYPE_FLOAT;
+    config_setting_set_float(target, value);
+  }
+  target->line = origin->line;
+  target->file = origin->file;
 }

@@ -1,63 +1,60 @@
 /* am1.c - one-step Adams-Moulton (trapezoidal rule) with the K-method and
  * Newton (Papetti eq 20).
  *
- * Papetti eq 20 with the total force F = -f + m a_ext on the mass:
+ * Papetti eq 20 with the total force F on the mass:
  *   x_(n+1) = x_n + h v_n + h^2/(4m) (F_(n+1) + F_n)
- *   v_(n+1) = v_n + h/(2m) (F_(n+1) + F_n).
- * K-method: the known part gives the predictions x~, v~, and the unknown
- * contact force enters with the compliances h^2/(4m) and h/(2m).  Newton
- * runs on x_(n+1); f_(n+1) = f(x_(n+1), v_(n+1)) from Papetti eq 1. */
+ *   v_(n+1) = v_n + h/(2m) (F_(n+1) + F_n),
+ * i.e. the trapezoidal rule (island.c steps the linear modes by it) with
+ * the contact force over the step (f_n + f_(n+1)) / 2.  K-method: the
+ * known part gives the predicted compression, the unknown f_(n+1) enters
+ * through the constant compliance, and Newton runs on x_(n+1), with
+ * f_(n+1) = f(x_(n+1), v_(n+1)) from Papetti eq 1 and the trapezoidal
+ * rate v_(n+1) = 2 (x_(n+1) - x_n) / h - v_n. */
 #include <math.h>
 #include "internal.h"
 
-typedef struct {
-  const vb_step_ctx *ctx;
-  double xt, vt; /* K-method predictions without f_(n+1) */
-} problem;
-
-/* x - x~ + h^2/(4m) f(x, v(x)) with v(x) = v~ - (2/h)(x~ - x). */
+/* Rate at n+1 implied by eq 20 for a trial compression. */
 static double
-residual(double y, void *data, double *dr)
+rate1(const vb_chist *h, double dt, double x1)
 {
-  const problem *p = data;
-  const vb_step_ctx *c = p->ctx;
-  double cx = c->dt * c->dt / (4.0 * c->m);
-  double v = p->vt - 2.0 / c->dt * (p->xt - y);
-  double fe = vb_law_elastic(c->law, y);
-  double damp = 1.0 + c->law->mu * v;
-  double dfdx = vb_law_curvature(c->law, y) * damp;
-  double dfdv = c->law->mu * fe;
-  *dr = 1.0 + cx * (dfdx + dfdv * 2.0 / c->dt);
-  return y - p->xt + cx * fe * damp;
+  return 2.0 * (x1 - h->x) / dt + h->roff;
 }
 
-static int
-step(const vb_step_ctx *ctx, vb_cstate *st)
+/* (f_n + f(x_(n+1), v_(n+1))) / 2. */
+static double
+step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double *dfdx)
 {
-  double h = ctx->dt, m = ctx->m;
-  double Fn = -st->f + m * ctx->a_ext;
-  /* eq 20 without F_(n+1); a_ext is constant so F_(n+1) adds m a_ext */
-  problem p = { ctx,
-                st->x + h * st->v + h * h / (4.0 * m) * (Fn + m * ctx->a_ext),
-                st->v + h / (2.0 * m) * (Fn + m * ctx->a_ext) };
-  double scale = fabs(st->x) + fabs(st->v) * h + 1e-300;
-  double y;
-  int rc = vb_newton_solve(residual, &p, p.xt, scale, ctx->tol, ctx->max_iter,
-                           &y, &st->iterations);
-  if (rc == VB_EDIVERGED)
-    return rc;
-  double v = p.vt - 2.0 / h * (p.xt - y);
-  double f1 = vb_law_force(ctx->law, y, v);
-  double x0 = st->x, v0 = st->v;
-  /* eq 20 with the converged f_(n+1) */
-  st->x_prev = st->x;
-  st->x = p.xt - h * h / (4.0 * m) * f1;
-  st->v = p.vt - h / (2.0 * m) * f1;
-  st->f = f1;
-  st->dissipated += vb_law_damping_work(ctx->law, h, x0, v0, st->x, st->v);
-  st->failed = rc == VB_ENOCONV;
-  st->failures += st->failed;
-  return rc;
+  const vb_law *law = &ct->law;
+  double v = rate1(h, dt, x1);
+  double fe = vb_law_elastic(law, x1);
+  double d = vb_law_damping(law, fe);
+  double dfx = vb_law_curvature(law, x1) * (1.0 + vb_law_damping_slope(law) * v);
+  *dfdx = 0.5 * (dfx + d * 2.0 / dt);
+  return 0.5 * (h->f + fe + d * v);
+}
+
+/* f_(n+1), the force the next step reuses. */
+static double
+held_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar)
+{
+  (void)fbar;
+  return vb_law_force(&ct->law, x1, rate1(h, dt, x1));
+}
+
+/* The trapezoidal rule on the damping power (AM1 has no exact account:
+ * what it gets wrong shows in the energy balance). */
+static double
+dissipation(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar)
+{
+  (void)fbar;
+  return 0.5 * dt * (vb_law_damping_power(&ct->law, h->x, h->rate)
+                     + vb_law_damping_power(&ct->law, x1, rate1(h, dt, x1)));
+}
+
+static double
+potential(const vb_contact *ct, const vb_chist *h)
+{
+  return vb_law_potential(&ct->law, h->x);
 }
 
 const vb_scheme vb_scheme_am1 = {
@@ -67,7 +64,8 @@ const vb_scheme vb_scheme_am1 = {
   .order = 2,
   .min_contact_steps = 4,
   .energy_conserving = 0,
-  .init = vb_scheme_init_xv,
-  .step = step,
-  .energy = vb_scheme_energy_xv,
+  .step_force = step_force,
+  .held_force = held_force,
+  .dissipation = dissipation,
+  .potential = potential,
 };

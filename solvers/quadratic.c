@@ -1,84 +1,111 @@
 /* quadratic.c - Ducceschi's non-iterative energy-conserving scheme
  * (Ducceschi eq 16-19) with free parameter s.
  *
- * With phi the contact potential, y = x^(n+1) - x^(n-1) and
- * d = x^n - x^(n-1), the discrete energy (eq 7)
- *   h^(n-1/2) = m/2 (d/dt)^2 + P(s)_(n-1,n)        (eq 6)
- * is conserved when A y^2 + B y + C = 0 (eq 17) with
+ * With phi the contact potential, y = x^(n+1) - x^(n-1), d = x^n - x^(n-1),
+ * the discrete energy (eq 7) h^(n-1/2) = m/2 (d/dt)^2 + P(s)_(n-1,n) (eq 6)
+ * is conserved when A y^2 + B y + C = 0 (eq 17):
  *   A = m/dt^2 + s phi''(x^n)
  *   B = -2 m d / dt^2 + 2 s phi'(x^n) - 2 s d phi''(x^n)
  *   C = 2 P(s)_(n,n-1) - 2 P(s)_(n-1,n).
- * External constant forces (gravity, potential -m a_ext x; the paper has
- * none) are not put through the s-weighted expansion, which for s != 1/2
- * makes even free fall inexact (its error is (1 - 2s) m a^2 dt^2 per
- * step); they enter h with the centred average -m a_ext (x^n + x^(n-1))/2,
- * which adds -m a_ext to B and keeps free flight exact for every s.
- * Hunt-Crossley damping enters as c * (x^(n+1) - x^(n-1)) / (2 dt) with
- * c = mu V'(x^n) >= 0; it adds c / (2 dt) to A and removes exactly
- * c y^2 / (4 dt) of energy per step.  The root is chosen by the rule of
- * Ducceschi 3.3.2: y- if B >= 0, y+ if B < 0 (eq 19), which is also the
- * form free of cancellation.
+ * Taking away the inertia m (y - 2d)/dt^2, eq 16 (A y + B + C/y = 0) says
+ * the contact force centred at n is
+ *   F(y) = s phi'' (y - 2d) + 2 s phi' + C / y,
+ * which is how island.c couples it to the bodies (x^(n+1) = e - w F).  For
+ * an island with this one contact, x^(n+1) = e - w F is again a quadratic
+ * in y, (1 + w s phi'') y^2 + (w (2 s phi' - 2 s d phi'') - (e - x^(n-1))) y
+ * + w C = 0, solved in closed form with the root rule of Ducceschi 3.3.2:
+ * y- if B >= 0, y+ if B < 0 (eq 19), the form free of cancellation; for a
+ * mass against a wall (w = dt^2/m, e = 2x^n - x^(n-1)) it is eq 17 times
+ * dt^2/m.  Several contacts in one island are solved together by Newton on
+ * the same F (no longer iteration-free, still energy-conserving).
+ * Hunt-Crossley damping enters as c (x^(n+1) - x^(n-1)) / (2 dt) with
+ * c = mu phi'(x^n), adding c/(2 dt) to A and removing c y^2 / (4 dt).
+ * Gravity and external forces act on the modes (island.c), outside the
+ * s-weighted expansion, which for s != 1/2 would make even free fall
+ * inexact by (1 - 2s) m a^2 dt^2 per step.
  *
- * Negative discriminant (eq 18 violated): no real y conserves h, so the
- * step falls back to the three-point scheme (Ducceschi eq 23, Newton),
- * which conserves its own discrete energy (the s = 1/2 average of the true
- * potential) and so stays energy-consistent; the step is counted in
- * fallbacks and flagged in the impact's event row. */
+ * A negative discriminant (eq 18 violated) means no real y conserves h:
+ * island.c then takes that step with the three-point force (Ducceschi eq
+ * 23, Newton), which conserves its own discrete energy (the centred
+ * average of the true potential) and so stays energy-consistent; the step
+ * is counted in `fallbacks` and flagged in the impact's event row. */
 #include <math.h>
 #include "internal.h"
 
-/* Ducceschi eq 6: P(s) of the contact potential expanded around `at`,
- * evaluated at `to`. */
+/* Ducceschi eq 6: P(s) of the contact expanded around `at`, taken at `to`. */
 static double
-taylor(const vb_step_ctx *ctx, double at, double to)
+taylor(const vb_contact *ct, double at, double to)
 {
   double e = to - at;
-  return vb_law_potential(ctx->law, at) + ctx->s * e * vb_law_elastic(ctx->law, at)
-         + ctx->s * 0.5 * e * e * vb_law_curvature(ctx->law, at);
+  return vb_law_potential(&ct->law, at) + ct->s * e * vb_law_elastic(&ct->law, at)
+         + ct->s * 0.5 * e * e * vb_law_curvature(&ct->law, at);
 }
 
-static int
-step(const vb_step_ctx *ctx, vb_cstate *st)
-{
-  double k2 = ctx->dt * ctx->dt, s = ctx->s, m = ctx->m;
-  double xn = st->x, xm = st->x_prev, d = xn - xm;
-  double p1 = vb_law_elastic(ctx->law, xn), p2 = vb_law_curvature(ctx->law, xn);
-  double c = ctx->law->mu * p1;
-  /* eq 16 coefficients, damping added to A, the external force to B */
-  double A = m / k2 + s * p2 + c / (2.0 * ctx->dt);
-  double B = -2.0 * m * d / k2 + 2.0 * s * p1 - 2.0 * s * d * p2 - m * ctx->a_ext;
-  double C = 2.0 * taylor(ctx, xn, xm) - 2.0 * taylor(ctx, xm, xn);
-  /* eq 18 */
-  double disc = B * B - 4.0 * A * C;
-  st->fallback = 0;
-  if (!(disc >= 0.0)) {
-    st->fallback = 1;
-    st->fallbacks++;
-    return vb_three_point_step(ctx, st);
-  }
-  /* eq 19 with the root rule of 3.3.2 */
-  double y = B >= 0.0 ? (-B - sqrt(disc)) / (2.0 * A)
-                      : (-B + sqrt(disc)) / (2.0 * A);
-  st->dissipated += c * y * y / (4.0 * ctx->dt);
-  st->x_prev = xn;
-  st->x = xm + y;
-  st->v = (st->x - st->x_prev) / ctx->dt;
-  st->f = vb_law_force(ctx->law, st->x, st->v);
-  st->iterations = 0;
-  st->failed = 0;
-  return isfinite(st->x) ? VB_OK : VB_EDIVERGED;
-}
-
-/* h^(n-1/2) of eq 7: kinetic, P(s)_(n-1,n) of the contact, and the
- * centred position at which the external potential is taken. */
+/* Eq 16's terms that do not depend on y. */
 static void
-energy(const vb_step_ctx *ctx, const vb_cstate *st, double *kinetic,
-       double *potential, double *xbar)
+coefficients(const vb_contact *ct, const vb_chist *h, double dt, double *p1,
+             double *p2, double *c, double *C)
 {
-  double r = (st->x - st->x_prev) / ctx->dt;
-  *kinetic = 0.5 * ctx->m * r * r;
-  *potential = taylor(ctx, st->x_prev, st->x);
-  *xbar = 0.5 * (st->x + st->x_prev);
+  *p1 = vb_law_elastic(&ct->law, h->x);
+  *p2 = vb_law_curvature(&ct->law, h->x);
+  *c = vb_law_damping(&ct->law, *p1) / (2.0 * dt);
+  *C = 2.0 * taylor(ct, h->x, h->xm) - 2.0 * taylor(ct, h->xm, h->x);
+}
+
+/* F(y) = s phi'' (y - 2d) + 2 s phi' + C/y + c y. */
+static double
+step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double *dfdx)
+{
+  double p1, p2, c, C, s = ct->s;
+  coefficients(ct, h, dt, &p1, &p2, &c, &C);
+  double y = x1 - h->xm, d = h->x - h->xm;
+  double cy = C != 0.0 ? C / y : 0.0;
+  *dfdx = s * p2 + c - (C != 0.0 ? C / (y * y) : 0.0);
+  return s * p2 * (y - 2.0 * d) + 2.0 * s * p1 + cy + c * y;
+}
+
+/* Eq 17-19 for x1 = e - w F(x1). */
+static int
+solve_single(const vb_contact *ct, const vb_chist *h, double dt, double e, double w,
+             double *x1)
+{
+  double p1, p2, c, C, s = ct->s;
+  coefficients(ct, h, dt, &p1, &p2, &c, &C);
+  double d = h->x - h->xm;
+  double A = 1.0 + w * (s * p2 + c);
+  double B = w * (2.0 * s * p1 - 2.0 * s * d * p2) - (e - h->xm);
+  double Cw = w * C;
+  /* eq 18 */
+  double disc = B * B - 4.0 * A * Cw;
+  if (!(disc >= 0.0))
+    return VB_EDISCRIM;
+  /* eq 19 with the root rule of 3.3.2 */
+  double y = B >= 0.0 ? (-B - sqrt(disc)) / (2.0 * A) : (-B + sqrt(disc)) / (2.0 * A);
+  *x1 = h->xm + y;
+  return isfinite(*x1) ? VB_OK : VB_EDIVERGED;
+}
+
+static double
+held_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar)
+{
+  (void)fbar;
+  return vb_law_force(&ct->law, x1, (x1 - h->x) / dt);
+}
+
+/* c y^2 / (4 dt) with c from x^n. */
+static double
+dissipation(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar)
+{
+  (void)fbar;
+  double y = x1 - h->xm;
+  return vb_law_damping(&ct->law, vb_law_elastic(&ct->law, h->x)) * y * y / (4.0 * dt);
+}
+
+/* P(s)_(n,n+1): expansion around x^n taken at x^(n+1). */
+static double
+potential(const vb_contact *ct, const vb_chist *h)
+{
+  return taylor(ct, h->xm, h->x);
 }
 
 const vb_scheme vb_scheme_quadratic = {
@@ -88,7 +115,9 @@ const vb_scheme vb_scheme_quadratic = {
   .order = 1,
   .min_contact_steps = 2,
   .energy_conserving = 1,
-  .init = vb_three_level_init,
-  .step = step,
-  .energy = energy,
+  .step_force = step_force,
+  .solve_single = solve_single,
+  .held_force = held_force,
+  .dissipation = dissipation,
+  .potential = potential,
 };

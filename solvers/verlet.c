@@ -1,32 +1,38 @@
 /* verlet.c - velocity Verlet (Papetti eq 21), written literally.
  *
- * The stored force f_n is the one computed in the previous step from the
- * predicted half-step velocity, f(x_n, v_(n-1/2)), exactly as eq 21 reuses
- * it; F = -f + m a_ext is the total force on the mass. */
+ * The stored acceleration a_n is the one computed in the previous step from
+ * the predicted half-step velocity: the contact force f_(n) = f(x_n,
+ * v_(n-1/2)) (and any velocity-dependent modal damping) is evaluated with
+ * v_(n-1/2), exactly as eq 21 reuses it.  For one mass a_n = (-f_n + F)/m. */
 #include <math.h>
 #include "internal.h"
 
 static int
-step(const vb_step_ctx *ctx, vb_cstate *st)
+step_explicit(vb_island *is)
 {
-  double h = ctx->dt, m = ctx->m;
-  double x0 = st->x, v0 = st->v;
-  double Fn = -st->f + m * ctx->a_ext;
-  /* eq 21: x_(n+1) = x_n + h v_n + h^2/2 f_n/m */
-  double x1 = x0 + h * v0 + 0.5 * h * h * Fn / m;
-  /* eq 21 predictor: v_(n+1/2) = v_n + h/2 f_n/m */
-  double vh = v0 + 0.5 * h * Fn / m;
+  int nm = is->nm, nc = is->nc;
+  double h = is->dt;
+  double *q = is->q, *v = is->v, *a = is->acc;
+  double *vh = is->scratch, *ext = is->scratch + nm;
+  double t1 = is->time + h;
+  for (int j = 0; j < nm; j++) {
+    /* eq 21: x_(n+1) = x_n + h v_n + h^2/2 f_n/m */
+    q[j] += h * v[j] + 0.5 * h * h * a[j];
+    /* eq 21 predictor: v_(n+1/2) = v_n + h/2 f_n/m */
+    vh[j] = v[j] + 0.5 * h * a[j];
+  }
   /* eq 21: f_(n+1) = f(x_(n+1), v_(n+1/2)) */
-  double f1 = vb_law_force(ctx->law, x1, vh);
+  vb_island_compressions(is, q, vh, t1, is->x1, is->xt);
+  for (int c = 0; c < nc; c++)
+    is->fbar[c] = vb_law_force(&is->scene->contacts[is->contacts[c]].law, is->x1[c], is->xt[c]);
+  vb_island_external(is, t1, ext);
+  vb_island_accel(is, q, vh, is->fbar, ext, a);
   /* eq 21 corrector: v_(n+1) = v_(n+1/2) + h/2 f_(n+1)/m */
-  double v1 = vh + 0.5 * h * (-f1 + m * ctx->a_ext) / m;
-  st->x_prev = x0;
-  st->x = x1;
-  st->v = v1;
-  st->f = f1;
-  st->iterations = 0;
-  st->dissipated += vb_law_damping_work(ctx->law, h, x0, v0, x1, v1);
-  return isfinite(x1) && isfinite(v1) ? VB_OK : VB_EDIVERGED;
+  for (int j = 0; j < nm; j++)
+    v[j] = vh[j] + 0.5 * h * a[j];
+  for (int c = 0; c < nc; c++)
+    is->hist[c].f = is->fbar[c];
+  return VB_OK;
 }
 
 const vb_scheme vb_scheme_verlet = {
@@ -36,7 +42,5 @@ const vb_scheme vb_scheme_verlet = {
   .order = 2,
   .min_contact_steps = 4,
   .energy_conserving = 0,
-  .init = vb_scheme_init_xv,
-  .step = step,
-  .energy = vb_scheme_energy_xv,
+  .step_explicit = step_explicit,
 };

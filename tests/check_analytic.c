@@ -263,7 +263,7 @@ END_TEST
 /* Predictions for Hunt-Crossley are the four functions' values. */
 START_TEST(test_predict_hunt_crossley)
 {
-  vb_law law = {VB_LAW_HUNT_CROSSLEY, 1.5e11, 2.8, 0.6, 0.0};
+  vb_law law = {.kind = VB_LAW_HUNT_CROSSLEY, .k = 1.5e11, .alpha = 2.8, .mu = 0.6};
   vb_prediction p;
   vb_law_predict(&law, 0.01, 3.0, &p);
   ck_assert(rel(p.x_max, vb_hc_x_max(0.01, 1.5e11, 2.8, 0.6, 3.0)) < 1e-15);
@@ -277,8 +277,8 @@ END_TEST
 /* Power and rattle predictions are undamped (mu ignored). */
 START_TEST(test_predict_power_rattle)
 {
-  vb_law power = {VB_LAW_POWER, 2.2e7, 1.7, 0.0, 0.0};
-  vb_law rattle = {VB_LAW_RATTLE, 2.2e7, 1.7, 0.4, 1e-3};
+  vb_law power = {.kind = VB_LAW_POWER, .k = 2.2e7, .alpha = 1.7};
+  vb_law rattle = {.kind = VB_LAW_RATTLE, .k = 2.2e7, .alpha = 1.7, .mu = 0.4, .h = 1e-3};
   vb_prediction p, r;
   vb_law_predict(&power, 0.05, 0.9, &p);
   vb_law_predict(&rattle, 0.05, 0.9, &r);
@@ -358,14 +358,19 @@ END_TEST
 
 /* ---------------------------------------------------------------- errors */
 
-/* The polynomial law has no impact prediction. */
-START_TEST(test_predict_polynomial)
+/* Laws without an impact (the always engaged polynomial and spring) have
+ * no prediction. */
+START_TEST(test_predict_no_impact)
 {
-  vb_law law = {VB_LAW_POLYNOMIAL, 1e6, 3.0, 0.0, 0.0};
-  vb_prediction p = {1.0, 1.0, 1.0, 1.0};
-  vb_law_predict(&law, 0.01, 1.0, &p);
+  vb_law poly = {.kind = VB_LAW_POLYNOMIAL, .k = 1e6, .alpha = 3.0};
+  vb_law spring = {.kind = VB_LAW_SPRING, .k = 1e6, .alpha = 1.0, .c = 0.3};
+  vb_prediction p = {1.0, 1.0, 1.0, 1.0}, q = {1.0, 1.0, 1.0, 1.0};
+  vb_law_predict(&poly, 0.01, 1.0, &p);
+  vb_law_predict(&spring, 0.01, 1.0, &q);
   ck_assert(isnan(p.x_max) && isnan(p.v_out) && isnan(p.v_out_exact)
             && isnan(p.duration));
+  ck_assert(isnan(q.x_max) && isnan(q.v_out) && isnan(q.v_out_exact)
+            && isnan(q.duration));
 }
 END_TEST
 
@@ -373,7 +378,7 @@ END_TEST
 START_TEST(test_predict_bad_v_in)
 {
   static const double bad[] = {0.0, -0.4, NAN, INFINITY};
-  vb_law law = {VB_LAW_HUNT_CROSSLEY, 1e9, 1.5, 0.5, 0.0};
+  vb_law law = {.kind = VB_LAW_HUNT_CROSSLEY, .k = 1e9, .alpha = 1.5, .mu = 0.5};
   size_t i;
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     vb_prediction p = {1.0, 1.0, 1.0, 1.0};
@@ -432,7 +437,7 @@ analytic_suite(void)
   tcase_add_test(limits, test_v_out_large_mu);
   suite_add_tcase(s, limits);
 
-  tcase_add_test(errors, test_predict_polynomial);
+  tcase_add_test(errors, test_predict_no_impact);
   tcase_add_test(errors, test_predict_bad_v_in);
   tcase_add_test(errors, test_invalid_arguments);
   suite_add_tcase(s, errors);

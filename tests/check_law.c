@@ -3,11 +3,12 @@
 #include "testutil.h"
 
 static const vb_law laws[] = {
-  { VB_LAW_POWER, 2.385e7, 1.37, 0.0, 0.0 },
-  { VB_LAW_HUNT_CROSSLEY, 3.1e8, 1.62, 0.43, 0.0 },
-  { VB_LAW_RATTLE, 4.7e6, 1.21, 0.0, 1.3e-3 },
-  { VB_LAW_POLYNOMIAL, 7.3e9, 3.0, 0.0, 0.0 },
-  { VB_LAW_POWER, 1.9e9, 1.0, 0.0, 0.0 },
+  { .kind = VB_LAW_POWER, .k = 2.385e7, .alpha = 1.37 },
+  { .kind = VB_LAW_HUNT_CROSSLEY, .k = 3.1e8, .alpha = 1.62, .mu = 0.43 },
+  { .kind = VB_LAW_RATTLE, .k = 4.7e6, .alpha = 1.21, .h = 1.3e-3 },
+  { .kind = VB_LAW_POLYNOMIAL, .k = 7.3e9, .alpha = 3.0 },
+  { .kind = VB_LAW_POWER, .k = 1.9e9, .alpha = 1.0 },
+  { .kind = VB_LAW_SPRING, .k = 4.1e4, .alpha = 1.0, .c = 2.7 },
 };
 #define NLAWS (int)(sizeof laws / sizeof laws[0])
 
@@ -101,9 +102,15 @@ START_TEST(test_scheme_lookup)
   for (size_t i = 0; i < n; i++) {
     ck_assert_ptr_eq(vb_scheme_lookup(all[i]->name), all[i]);
     ck_assert_ptr_nonnull(strstr(vb_scheme_choices(), all[i]->name));
-    ck_assert_ptr_nonnull(all[i]->init);
-    ck_assert_ptr_nonnull(all[i]->step);
-    ck_assert_ptr_nonnull(all[i]->energy);
+    /* SUNDIALS-style: every operation the family needs is there */
+    if (all[i]->family == VB_FAMILY_EXPLICIT) {
+      ck_assert_ptr_nonnull(all[i]->step_explicit);
+    } else {
+      ck_assert_ptr_nonnull(all[i]->step_force);
+      ck_assert_ptr_nonnull(all[i]->held_force);
+      ck_assert_ptr_nonnull(all[i]->dissipation);
+      ck_assert_ptr_nonnull(all[i]->potential);
+    }
     ck_assert(strlen(all[i]->doc) > 10);
   }
 }

@@ -143,7 +143,7 @@ chatziioannou_random(const char *scheme, int min_samples)
     double fs = 44100.0;
     double phase = uniform(&seed);
     double u0 = -(3.0 + phase) * v0 / fs; /* impact between samples 3 and 4 */
-    vb_law law = { VB_LAW_POWER, k, alpha, 0.0, 0.0 };
+    vb_law law = { .kind = VB_LAW_POWER, .k = k, .alpha = alpha };
     vb_prediction pr;
     vb_law_predict(&law, m, v0, &pr);
     double duration = 8.0 / fs + 2.0 * pr.duration + 6.0 / fs;
@@ -259,8 +259,9 @@ START_TEST(test_ducceschi_fig4)
       }
       double drift = (hi - lo) / e[0];
       if (r->fallbacks == 0) {
-        /* round-off: 1543 steps at 44.1 kHz, 15435 at 441 kHz */
-        ck_assert_msg(drift < 1e-12, "%s fs %d: energy drift %g", variants[j][0], f, drift);
+        /* round-off: 1543 steps at 44.1 kHz, 15435 at 441 kHz, with the
+         * compression (~1e-3 m) taken from a displacement of ~0.1 m */
+        ck_assert_msg(drift < 1e-11, "%s fs %d: energy drift %g", variants[j][0], f, drift);
         ck_assert_msg(fabs(-ev->v_out - 20.0) < 1e-10, "%s: rebound %.15g",
                       variants[j][0], ev->v_out);
       } else {

@@ -797,10 +797,11 @@ static const bad_case bad[] = {
            "contacts = (\n"
            "  { name = \"ab\"; between = [\"a\", \"b\"]; " POWER AM1 " },\n"
            "  { name = \"cb\"; between = [\"c\", \"b\"];\n"
-           "    " POWER AM1 " }\n"
+           "    law = \"power\"; k = 1.0e8; alpha = 1.5; scheme = \"three-point\"; }\n"
            ");\n",
-     "bad.cfg:9: contact 'cb': mass 'b' is already in contact 'ab'; coupled "
-     "networks are not supported yet (valid: one contact per mass)"},
+     "bad.cfg:9: contact 'cb': scheme 'three-point' cannot step body 'b' together "
+     "with contact 'ab' (scheme 'am1') in one island (valid: one family per island: "
+     "two-point/am1, three-point/quadratic, or a single explicit scheme)"},
     /* 77: top level and syntax */
     {SCENE BODIES "sweep = { k = [1.0e8, 1.0e9]; };\n",
      "bad.cfg:6: sweep: sweeps are not supported yet (valid: scene, bodies, "

@@ -34,7 +34,7 @@ contains "$tmp/out" "usage: vibro run"
 expect 0 "$vibro" check --help
 expect 1 "$vibro"
 expect 1 "$vibro" frobnicate
-contains "$tmp/err" "vibro: unknown command 'frobnicate' (valid: run, check)"
+contains "$tmp/err" "vibro: unknown command 'frobnicate' (valid: run, check, info, events, export)"
 
 # every shipped scene checks and runs
 for scene in "$srcdir"/scenes/*.cfg; do

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 #include "vibro.h"
+#include "inspect.h"
 
 #define ERRLEN 1024
 
@@ -18,6 +19,11 @@ static const char usage_main[] =
   "commands:\n"
   "  run SCENE.cfg -o OUT.h5   simulate a scene and write the HDF5 output\n"
   "  check SCENE.cfg           validate a scene and print what to expect\n"
+  "  info OUT.h5               an output file at a glance: scenes, status, impacts\n"
+  "  events OUT.h5             the impact tables, as text or CSV\n"
+  "  export OUT.h5 ...         a recorded signal as CSV or WAV\n"
+  "\n"
+  "Plots: vibro-plot --help.  Manual: man vibro.\n"
   "\n"
   "options:\n"
   "  -h, --help                this help (or `vibro COMMAND --help`)\n"
@@ -266,6 +272,13 @@ main(int argc, char **argv)
     return cmd_run(argc - 1, argv + 1);
   if (strcmp(argv[1], "check") == 0)
     return cmd_check(argc - 1, argv + 1);
-  fprintf(stderr, "vibro: unknown command '%s' (valid: run, check)\n", argv[1]);
+  if (strcmp(argv[1], "info") == 0)
+    return cmd_info(argc - 1, argv + 1);
+  if (strcmp(argv[1], "events") == 0)
+    return cmd_events(argc - 1, argv + 1);
+  if (strcmp(argv[1], "export") == 0)
+    return cmd_export(argc - 1, argv + 1);
+  fprintf(stderr, "vibro: unknown command '%s' (valid: run, check, info, events, export)\n",
+          argv[1]);
   return 1;
 }
