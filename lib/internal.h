@@ -140,4 +140,44 @@ void vb_island_compressions(const vb_island *is, const double *q, const double *
 void vb_island_accel(const vb_island *is, const double *q, const double *v,
                      const double *f, const double *ext, double *a);
 
+/* ------------------------------------------------------------- presets */
+
+/* Geometry and material of a modal body computed by a preset
+ * (lib/presets.c; conventions in its header comment).  Each kind uses
+ * only its own fields and ignores the others. */
+typedef struct vb_preset {
+  const char *kind;        /* "bar", "string", "plate", "membrane" */
+  int nmodes;              /* how many modes, lowest frequencies first */
+  double length, width, thickness; /* bar: length L, section width b x thickness h;
+                              plate: lx = length, ly = width, thickness h; m */
+  double youngs, density, poisson; /* E (Pa), rho (kg/m^3), nu (plate) */
+  double tension;          /* string: N; membrane: N/m */
+  double linear_density;   /* string: kg/m */
+  double surface_density;  /* membrane: kg/m^2 */
+  double radius;           /* membrane: m */
+} vb_preset;
+
+/* Fill a modal body's modes from a preset: allocates nmodes modes and
+ * npoints points (vb_body_alloc_modes), copies the names and positions
+ * px[i], py[i] (m; py may be NULL: y = 0; bar and string use x along the
+ * body from 0 to L, plate (x, y) from the corner, membrane (x, y) from
+ * the centre) and computes freq, modal_mass, gravity and the shapes;
+ * sigma, q0 and dq0 stay 0.  VB_EINVAL with a one-line message
+ * "preset 'bar': ..." (no file or body prefix) on an unknown kind, nmodes
+ * outside 1..100000, a parameter <= 0 (poisson outside (-1, 0.5)) or a
+ * point off the body; VB_ENOMEM.  The body is left without modes on error. */
+int vb_preset_fill(vb_body *b, const vb_preset *p, int npoints, const double *px,
+                   const double *py, const char *const *names, char *err, size_t errlen);
+/* Comma-separated list of preset kinds, for messages. */
+const char *vb_preset_choices(void);
+
+/* Read a body's modes from a file of measured or FEM modal data: CSV, or
+ * HDF5 when the name ends in .h5 or .hdf5 (formats in lib/presets.c).
+ * Fills freq, sigma (ln(1000)/t60, 0 when undamped), modal_mass,
+ * gravity (default 1 for 0 Hz modes, 0 otherwise) and the named points'
+ * shapes; positions and q0, dq0 stay 0.  VB_EIO (cannot read) or
+ * VB_EINVAL with "path:line: message" (CSV) or "path: message" (HDF5);
+ * the body is left without modes on error. */
+int vb_modes_file_read(vb_body *b, const char *path, char *err, size_t errlen);
+
 #endif

@@ -607,6 +607,13 @@ vb_island_start(vb_island *is)
       int j = is->offsets[i] + k;
       is->q[j] = b->q0[k];
       is->v[j] = b->dq0[k];
+      /* two-level: the trapezoidal velocity that makes the discrete free
+       * response the exact one (q at dt exact); a free mass keeps dq0 */
+      if (is->family == VB_FAMILY_TWO_LEVEL && (b->freq[k] != 0.0 || b->sigma[k] != 0.0)) {
+        double q1 = free_response(2.0 * M_PI * b->freq[k], b->sigma[k], b->q0[k], b->dq0[k],
+                                  is->gen[j] / is->mass[j], h);
+        is->v[j] = (q1 - is->ca[j] * b->q0[k] - is->cc[j] * is->gen[j]) / is->cb[j];
+      }
       /* three-level: q^(-1) from the exact free response at t = -dt */
       is->qm[j] = free_response(2.0 * M_PI * b->freq[k], b->sigma[k], b->q0[k], b->dq0[k],
                                 is->gen[j] / is->mass[j], -h);
@@ -750,17 +757,21 @@ lu_solve(const double *a, const int *piv, int n, double *b)
   }
 }
 
-/* Newton on x1 = xt - K F(x1) for all contacts together (dense LU). */
+/* Newton on x1 = xt - K F(x1) for all contacts together (dense LU), from
+ * xt, or from the current x1 (keeping each contact's fall-back choice)
+ * when `resume` is set. */
 static int
-solve_dense(vb_island *is)
+solve_dense(vb_island *is, int resume)
 {
   int nc = is->nc, maxit = 0;
   double *x1 = is->x1, *J = is->jac, *r = is->rhs;
   for (int c = 0; c < nc; c++) {
     const vb_contact *ct = &is->scene->contacts[is->contacts[c]];
-    x1[c] = is->xt[c];
-    is->fallback[c] = 0;
-    is->iterations[c] = 0;
+    if (!resume) {
+      x1[c] = is->xt[c];
+      is->fallback[c] = 0;
+      is->iterations[c] = 0;
+    }
     if (ct->max_iterations > maxit)
       maxit = ct->max_iterations;
   }
@@ -788,7 +799,7 @@ solve_dense(vb_island *is)
       const vb_chist *h = &is->hist[c];
       double scale = fabs(h->x) + fabs(is->xt[c] - h->x) + 1e-300;
       x1[c] += r[c];
-      is->iterations[c] = it;
+      is->iterations[c] += 1;
       if (!isfinite(x1[c]))
         return VB_EDIVERGED;
       if (fabs(r[c]) > ct->tolerance * fmax(fabs(x1[c]), scale))
@@ -801,15 +812,16 @@ solve_dense(vb_island *is)
 }
 
 /* Block Gauss-Seidel over many contacts: each solved in turn with the
- * others' forces fixed, sweeps until no compression moves. */
+ * others' forces fixed (warm-started from the previous step's forces),
+ * sweeps until no compression moves. */
 static int
 solve_gauss_seidel(vb_island *is)
 {
   int nc = is->nc, maxit = 0, rc = VB_OK;
   for (int c = 0; c < nc; c++) {
     is->x1[c] = is->xt[c];
-    is->fbar[c] = 0.0;
     is->fallback[c] = 0;
+    is->iterations[c] = 0;
     int m = is->scene->contacts[is->contacts[c]].max_iterations;
     if (m > maxit)
       maxit = m;
@@ -872,10 +884,20 @@ solve_contacts(vb_island *is)
     is->fbar[0] = (is->xt[0] - is->x1[0]) / w;
     return rc;
   }
-  if (nc <= DENSE_MAX)
-    rc = solve_dense(is);
-  else
+  /* dense Newton for a few contacts; block Gauss-Seidel for many, and for
+   * any island with a closed-form contact (the quadratic scheme), whose
+   * root rule must pick each contact's root */
+  int closed = 0;
+  for (int c = 0; c < nc; c++)
+    closed |= is->scene->contacts[is->contacts[c]].scheme->solve_single != NULL;
+  if (nc <= DENSE_MAX && !closed) {
+    rc = solve_dense(is, 0);
+  } else {
     rc = solve_gauss_seidel(is);
+    /* strongly coupled contacts: polish the Gauss-Seidel iterate by Newton */
+    if (rc == VB_ENOCONV && nc <= DENSE_MAX)
+      rc = solve_dense(is, 1);
+  }
   if (rc == VB_EDIVERGED)
     return rc;
   for (int c = 0; c < nc; c++) {

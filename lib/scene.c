@@ -457,8 +457,9 @@ static int load_scene_group(loader *ld, const config_setting_t *g)
 /* Load the record group: every. */
 static int load_record(loader *ld, const config_setting_t *g)
 {
-  static const char *const keys[] = {"every", NULL};
+  static const char *const keys[] = {"every", "modes", NULL};
   const char *obj = "record";
+  const config_setting_t *m;
   int rc;
 
   if ((rc = check_keys(ld, g, obj, keys, NULL)) != VB_OK ||
@@ -467,23 +468,448 @@ static int load_record(loader *ld, const config_setting_t *g)
     return rc;
   if (ld->scene->record_every < 1)
     return refuse(ld, g, obj, "every", ">= 1", (double)ld->scene->record_every);
+  m = member(g, "modes");
+  if (m != NULL) {
+    if (config_setting_type(m) != CONFIG_TYPE_BOOL)
+      return fail(ld, m, obj, "'modes' must be true or false");
+    ld->scene->record_modes = config_setting_get_bool(m);
+  }
   return VB_OK;
+}
+
+/* A data file named in the scene, relative to the scene's directory. */
+static void data_path(const loader *ld, const char *file, char *buf, size_t size)
+{
+  if (file[0] == '/' || ld->incdir == NULL)
+    snprintf(buf, size, "%s", file);
+  else
+    snprintf(buf, size, "%s/%s", ld->incdir, file);
+}
+
+/* Read a numeric array (or, when scalar_ok, one number applied to all n)
+ * into out[n]; n < 0 takes the array's own length into *count.  Absent and
+ * not required leaves out alone and returns VB_OK with *present = 0. */
+static int get_array(const loader *ld, const config_setting_t *group, const char *object,
+                     const char *key, int required, int scalar_ok, int n, double **out,
+                     int *count, int *present)
+{
+  config_setting_t *m = member(group, key);
+  int len, i;
+
+  if (present)
+    *present = m != NULL;
+  if (m == NULL)
+    return required ? fail(ld, group, object, "missing required key '%s'", key) : VB_OK;
+  int type = config_setting_type(m);
+  if (scalar_ok && (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64 ||
+                    type == CONFIG_TYPE_FLOAT)) {
+    double x;
+    int rc = get_number(ld, group, object, key, 1, &x);
+    if (rc != VB_OK)
+      return rc;
+    for (i = 0; i < n; i++)
+      (*out)[i] = x;
+    return VB_OK;
+  }
+  if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
+    return fail(ld, m, object, "'%s' must be an array of numbers%s", key,
+                scalar_ok ? " or one number" : "");
+  len = config_setting_length(m);
+  if (n >= 0 && len != n)
+    return fail(ld, m, object, "'%s' has %d values (valid: one per mode, %d)", key, len, n);
+  if (n < 0) {
+    *out = malloc(((size_t)len + 1) * sizeof(double));
+    if (*out == NULL)
+      return fail(ld, m, object, "out of memory");
+    *count = len;
+  }
+  for (i = 0; i < len; i++) {
+    const config_setting_t *e = config_setting_get_elem(m, (unsigned)i);
+    int t = config_setting_type(e);
+    double x;
+    if (t == CONFIG_TYPE_INT)
+      x = config_setting_get_int(e);
+    else if (t == CONFIG_TYPE_INT64)
+      x = (double)config_setting_get_int64(e);
+    else if (t == CONFIG_TYPE_FLOAT)
+      x = config_setting_get_float(e);
+    else
+      return fail(ld, m, object, "'%s' must be an array of numbers", key);
+    if (!isfinite(x))
+      return fail(ld, m, object, "'%s' must be finite", key);
+    (*out)[i] = x;
+  }
+  return VB_OK;
+}
+
+/* Damping of a modal body: quality, t60, zeta (arrays or one number) or
+ * loss = [b1, b3] (sigma = b1 + b3 omega^2); none leaves sigma as is. */
+static int load_damping(loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  static const char *const keys[] = {"quality", "t60", "zeta", "loss"};
+  int n = b->nmodes, which = -1, present, rc, j;
+  for (j = 0; j < 4; j++)
+    if (member(g, keys[j]) != NULL) {
+      if (which >= 0)
+        return fail(ld, at(g, keys[j]), obj, "'%s' and '%s' both give the damping "
+                    "(valid: one of quality, t60, zeta, loss)", keys[which], keys[j]);
+      which = j;
+    }
+  if (which < 0)
+    return VB_OK;
+  double *v = malloc(((size_t)n + 2) * sizeof(double));
+  if (v == NULL)
+    return fail(ld, g, obj, "out of memory");
+  if (which == 3) {
+    int cnt = 2;
+    rc = get_array(ld, g, obj, "loss", 1, 0, 2, &v, &cnt, &present);
+    for (j = 0; rc == VB_OK && j < n; j++) {
+      double w = 2.0 * M_PI * b->freq[j];
+      b->sigma[j] = v[0] + v[1] * w * w;
+      if (!(v[0] >= 0 && v[1] >= 0))
+        rc = fail(ld, at(g, "loss"), obj, "'loss' = [b1, b3] must be >= 0");
+    }
+    free(v);
+    return rc;
+  }
+  rc = get_array(ld, g, obj, keys[which], 1, 1, n, &v, NULL, &present);
+  for (j = 0; rc == VB_OK && j < n; j++) {
+    double w = 2.0 * M_PI * b->freq[j], x = v[j];
+    if (which == 0) {         /* omega/Q is the damping term: sigma = omega/(2Q) */
+      if (!(x > 0))
+        rc = refuse(ld, g, obj, "quality", "> 0", x);
+      b->sigma[j] = w / (2.0 * x);
+    } else if (which == 1) {  /* amplitude down 60 dB in t60 */
+      if (!(x > 0))
+        rc = refuse(ld, g, obj, "t60", "> 0", x);
+      b->sigma[j] = log(1000.0) / x;
+    } else {                  /* damping ratio */
+      if (!(x >= 0))
+        rc = refuse(ld, g, obj, "zeta", ">= 0", x);
+      b->sigma[j] = x * w;
+    }
+  }
+  free(v);
+  return rc;
+}
+
+/* Points of a modal body given by shape: ( { name; shape = [...]; } ). */
+static int load_shape_points(loader *ld, const config_setting_t *g, const char *obj,
+                             vb_body *b)
+{
+  static const char *const keys[] = {"name", "shape", NULL};
+  const config_setting_t *list = member(g, "points");
+  int i, rc;
+  for (i = 0; i < b->npoints; i++) {
+    const config_setting_t *p = config_setting_get_elem(list, (unsigned)i);
+    const char *name = NULL;
+    char pobj[2 * OBJECT_MAX];
+    snprintf(pobj, sizeof pobj, "%s point #%d", obj, i + 1);
+    if (config_setting_type(p) != CONFIG_TYPE_GROUP)
+      return fail(ld, p, pobj, "must be a group { name = ...; shape = [...]; }");
+    if ((rc = check_keys(ld, p, pobj, keys, NULL)) != VB_OK ||
+        (rc = get_string(ld, p, pobj, "name", 1, &name)) != VB_OK ||
+        (rc = check_name(ld, p, pobj, name)) != VB_OK)
+      return rc;
+    strcpy(b->points[i].name, name);
+    snprintf(pobj, sizeof pobj, "%s point '%s'", obj, name);
+    for (int j = 0; j < i; j++)
+      if (strcmp(b->points[j].name, name) == 0)
+        return fail(ld, at(p, "name"), pobj, "duplicate point name");
+    if ((rc = get_array(ld, p, pobj, "shape", 1, 0, b->nmodes, &b->points[i].shape, NULL,
+                        NULL)) != VB_OK)
+      return rc;
+  }
+  return VB_OK;
+}
+
+/* Points of a preset body given by position: ( { name; x; y; } ). */
+static int load_preset(loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  static const char *const pkeys[] = {"kind", "nmodes", "length", "width", "thickness",
+                                      "youngs", "density", "poisson", "tension",
+                                      "linear_density", "surface_density", "radius", NULL};
+  static const char *const keys[] = {"name", "x", "y", NULL};
+  const config_setting_t *pg = member(g, "preset"), *list = member(g, "points");
+  char pobj[2 * OBJECT_MAX];
+  vb_preset p;
+  long nm = 0;
+  int rc, i, np;
+
+  memset(&p, 0, sizeof p);
+  snprintf(pobj, sizeof pobj, "%s preset", obj);
+  if (config_setting_type(pg) != CONFIG_TYPE_GROUP)
+    return fail(ld, pg, obj, "'preset' must be a group { kind = ...; ... }");
+  if ((rc = check_keys(ld, pg, pobj, pkeys, NULL)) != VB_OK ||
+      (rc = get_string(ld, pg, pobj, "kind", 1, &p.kind)) != VB_OK ||
+      (rc = get_integer(ld, pg, pobj, "nmodes", 1, &nm)) != VB_OK)
+    return rc;
+  p.nmodes = nm > 0 && nm < 1000000 ? (int)nm : 0;
+  if (p.nmodes == 0)
+    return refuse(ld, pg, pobj, "nmodes", "between 1 and 100000", (double)nm);
+  p.poisson = 0.3;
+  if ((rc = get_number(ld, pg, pobj, "length", 0, &p.length)) != VB_OK ||
+      (rc = get_number(ld, pg, pobj, "width", 0, &p.width)) != VB_OK ||
+      (rc = get_number(ld, pg, pobj, "thickness", 0, &p.thickness)) != VB_OK ||
+      (rc = get_number(ld, pg, pobj, "youngs", 0, &p.youngs)) != VB_OK ||
+      (rc = get_number(ld, pg, pobj, "density", 0, &p.density)) != VB_OK ||
+      (rc = get_number(ld, pg, pobj, "poisson", 0, &p.poisson)) != VB_OK ||
+      (rc = get_number(ld, pg, pobj, "tension", 0, &p.tension)) != VB_OK ||
+      (rc = get_number(ld, pg, pobj, "linear_density", 0, &p.linear_density)) != VB_OK ||
+      (rc = get_number(ld, pg, pobj, "surface_density", 0, &p.surface_density)) != VB_OK ||
+      (rc = get_number(ld, pg, pobj, "radius", 0, &p.radius)) != VB_OK)
+    return rc;
+  np = list ? config_setting_length(list) : 0;
+  double *xy = calloc(2 * (size_t)np + 2, sizeof(double));
+  const char **names = calloc((size_t)np + 1, sizeof(char *));
+  if (!xy || !names) {
+    free(xy);
+    free(names);
+    return fail(ld, g, obj, "out of memory");
+  }
+  rc = VB_OK;
+  for (i = 0; i < np && rc == VB_OK; i++) {
+    const config_setting_t *pt = config_setting_get_elem(list, (unsigned)i);
+    char qobj[3 * OBJECT_MAX];
+    snprintf(qobj, sizeof qobj, "%s point #%d", obj, i + 1);
+    if (config_setting_type(pt) != CONFIG_TYPE_GROUP)
+      rc = fail(ld, pt, qobj, "must be a group { name = ...; x = ...; }");
+    else if ((rc = check_keys(ld, pt, qobj, keys, NULL)) == VB_OK &&
+             (rc = get_string(ld, pt, qobj, "name", 1, &names[i])) == VB_OK &&
+             (rc = check_name(ld, pt, qobj, names[i])) == VB_OK &&
+             (rc = get_number(ld, pt, qobj, "x", 1, &xy[i])) == VB_OK)
+      rc = get_number(ld, pt, qobj, "y", 0, &xy[np + i]);
+    for (int j = 0; rc == VB_OK && j < i; j++)
+      if (strcmp(names[j], names[i]) == 0)
+        rc = fail(ld, pt, qobj, "duplicate point name '%s'", names[i]);
+  }
+  if (rc == VB_OK) {
+    char msg[1024];
+    if (vb_preset_fill(b, &p, np, xy, xy + np, names, msg, sizeof msg) != VB_OK)
+      rc = fail(ld, pg, obj, "%s", msg);
+  }
+  free(xy);
+  free(names);
+  return rc;
+}
+
+/* Load a modal object: modes from arrays, a preset or a data file. */
+static int load_modal(loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  const config_setting_t *points = member(g, "points");
+  int sources = (member(g, "freq") != NULL) + (member(g, "preset") != NULL) +
+                (member(g, "modes_file") != NULL);
+  int rc, present, j;
+
+  if (sources != 1)
+    return fail(ld, g, obj, "give the modes by exactly one of 'freq' (with 'mass' and "
+                "point shapes), 'preset' or 'modes_file' (got %d)", sources);
+  if (points != NULL && config_setting_type(points) != CONFIG_TYPE_LIST &&
+      !(config_setting_type(points) == CONFIG_TYPE_ARRAY && config_setting_length(points) == 0))
+    return fail(ld, points, obj, "'points' must be a list of groups ( { ... }, ... )");
+  if (member(g, "freq") != NULL) {
+    double *freq = NULL;
+    int n = 0;
+    if ((rc = get_array(ld, g, obj, "freq", 1, 0, -1, &freq, &n, NULL)) != VB_OK) {
+      free(freq);
+      return rc;
+    }
+    if (n < 1) {
+      free(freq);
+      return fail(ld, at(g, "freq"), obj, "'freq' must list at least one mode");
+    }
+    if (points == NULL || config_setting_length(points) == 0) {
+      free(freq);
+      return fail(ld, g, obj, "missing required key 'points' (valid: ( { name = ...; "
+                  "shape = [...]; } ))");
+    }
+    rc = vb_body_alloc_modes(b, n, config_setting_length(points));
+    if (rc == VB_OK)
+      memcpy(b->freq, freq, (size_t)n * sizeof(double));
+    free(freq);
+    if (rc != VB_OK)
+      return fail(ld, g, obj, "out of memory");
+    for (j = 0; j < n; j++) {
+      if (!(b->freq[j] >= 0))
+        return refuse(ld, g, obj, "freq", ">= 0 for every mode", b->freq[j]);
+      b->gravity[j] = b->freq[j] == 0.0 ? 1.0 : 0.0;
+    }
+    if ((rc = get_array(ld, g, obj, "mass", 1, 1, n, &b->modal_mass, NULL, NULL)) != VB_OK ||
+        (rc = load_shape_points(ld, g, obj, b)) != VB_OK)
+      return rc;
+  } else if (member(g, "preset") != NULL) {
+    if ((rc = load_preset(ld, g, obj, b)) != VB_OK)
+      return rc;
+    if (member(g, "mass") != NULL)
+      return fail(ld, at(g, "mass"), obj, "'mass' applies only to modes given by 'freq' "
+                  "(a preset computes its modal masses)");
+  } else {
+    const char *file = NULL;
+    char path[4200], msg[1024];
+    if ((rc = get_string(ld, g, obj, "modes_file", 1, &file)) != VB_OK)
+      return rc;
+    if (points != NULL)
+      return fail(ld, points, obj, "'points' come from the modes file '%s'", file);
+    if (member(g, "mass") != NULL)
+      return fail(ld, at(g, "mass"), obj, "'mass' applies only to modes given by 'freq' "
+                  "(the modes file gives the modal masses)");
+    data_path(ld, file, path, sizeof path);
+    if (vb_modes_file_read(b, path, msg, sizeof msg) != VB_OK)
+      return fail(ld, at(g, "modes_file"), obj, "%s", msg);
+  }
+  for (j = 0; j < b->nmodes; j++)
+    if (!(b->modal_mass[j] > 0))
+      return refuse(ld, g, obj, "mass", "> 0 for every mode", b->modal_mass[j]);
+  if ((rc = load_damping(ld, g, obj, b)) != VB_OK ||
+      (rc = get_array(ld, g, obj, "q0", 0, 0, b->nmodes, &b->q0, NULL, &present)) != VB_OK ||
+      (rc = get_array(ld, g, obj, "dq0", 0, 0, b->nmodes, &b->dq0, NULL, &present)) != VB_OK ||
+      (rc = get_array(ld, g, obj, "gravity", 0, 1, b->nmodes, &b->gravity, NULL, &present)) != VB_OK)
+    return rc;
+  return VB_OK;
+}
+
+/* Read a profile file: one height (m) per line, '#' comments. */
+static int read_profile(loader *ld, const config_setting_t *at_s, const char *obj,
+                        const char *file, vb_drive *d)
+{
+  char path[4200], line[256];
+  data_path(ld, file, path, sizeof path);
+  FILE *f = fopen(path, "r");
+  if (f == NULL)
+    return fail(ld, at_s, obj, "cannot read profile '%s': %s", path, strerror(errno));
+  long cap = 256, n = 0, lineno = 0;
+  d->samples = malloc((size_t)cap * sizeof(double));
+  int rc = d->samples ? VB_OK : VB_ENOMEM;
+  while (rc == VB_OK && fgets(line, sizeof line, f)) {
+    char *p = line, *end;
+    lineno++;
+    while (isspace((unsigned char)*p))
+      p++;
+    if (*p == '#' || *p == '\0')
+      continue;
+    double x = strtod(p, &end);
+    while (isspace((unsigned char)*end))
+      end++;
+    if (end == p || *end != '\0' || !isfinite(x)) {
+      rc = fail(ld, at_s, obj, "profile '%s' line %ld: '%.*s' is not a number", path,
+                lineno, (int)strcspn(p, "\r\n"), p);
+      break;
+    }
+    if (n == cap) {
+      double *g2 = realloc(d->samples, 2 * (size_t)cap * sizeof(double));
+      if (!g2) {
+        rc = VB_ENOMEM;
+        break;
+      }
+      d->samples = g2;
+      cap *= 2;
+    }
+    d->samples[n++] = x;
+  }
+  fclose(f);
+  if (rc == VB_ENOMEM)
+    return fail(ld, at_s, obj, "out of memory reading profile '%s'", path);
+  if (rc == VB_OK && n < 4)
+    return fail(ld, at_s, obj, "profile '%s' has %ld samples (valid: at least 4)", path, n);
+  d->nsamples = n;
+  return rc;
+}
+
+/* A wall's drive: sine, profile or noise. */
+static int load_drive(loader *ld, const config_setting_t *g, const char *obj, vb_drive *d)
+{
+  static const char *const sine_keys[] = {"type", "amplitude", "freq", "phase", NULL};
+  static const char *const profile_keys[] = {"type", "file", "speed", "spacing", "start",
+                                             "scale", NULL};
+  static const char *const noise_keys[] = {"type", "rms", "bandwidth", "seed",
+                                           "components", NULL};
+  char dobj[2 * OBJECT_MAX];
+  const char *type = NULL;
+  int rc;
+  snprintf(dobj, sizeof dobj, "%s drive", obj);
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return fail(ld, g, obj, "'drive' must be a group { type = ...; ... }");
+  if ((rc = get_string(ld, g, dobj, "type", 1, &type)) != VB_OK)
+    return rc;
+  if (strcmp(type, "sine") == 0) {
+    d->kind = VB_DRIVE_SINE;
+    if ((rc = check_keys(ld, g, dobj, sine_keys, NULL)) != VB_OK ||
+        (rc = get_number(ld, g, dobj, "amplitude", 1, &d->amplitude)) != VB_OK ||
+        (rc = get_number(ld, g, dobj, "freq", 1, &d->freq)) != VB_OK ||
+        (rc = get_number(ld, g, dobj, "phase", 0, &d->phase)) != VB_OK)
+      return rc;
+    if (!(d->freq >= 0))
+      return refuse(ld, g, dobj, "freq", ">= 0", d->freq);
+    return VB_OK;
+  }
+  if (strcmp(type, "profile") == 0) {
+    const char *file = NULL;
+    d->kind = VB_DRIVE_PROFILE;
+    d->amplitude = 1.0;
+    if ((rc = check_keys(ld, g, dobj, profile_keys, NULL)) != VB_OK ||
+        (rc = get_string(ld, g, dobj, "file", 1, &file)) != VB_OK ||
+        (rc = get_number(ld, g, dobj, "speed", 1, &d->speed)) != VB_OK ||
+        (rc = get_number(ld, g, dobj, "spacing", 1, &d->spacing)) != VB_OK ||
+        (rc = get_number(ld, g, dobj, "start", 0, &d->start)) != VB_OK ||
+        (rc = get_number(ld, g, dobj, "scale", 0, &d->amplitude)) != VB_OK)
+      return rc;
+    if (!(d->spacing > 0))
+      return refuse(ld, g, dobj, "spacing", "> 0", d->spacing);
+    return read_profile(ld, at(g, "file"), dobj, file, d);
+  }
+  if (strcmp(type, "noise") == 0) {
+    long seed = 1, comps = 64;
+    d->kind = VB_DRIVE_NOISE;
+    if ((rc = check_keys(ld, g, dobj, noise_keys, NULL)) != VB_OK ||
+        (rc = get_number(ld, g, dobj, "rms", 1, &d->amplitude)) != VB_OK ||
+        (rc = get_number(ld, g, dobj, "bandwidth", 1, &d->freq)) != VB_OK ||
+        (rc = get_integer(ld, g, dobj, "seed", 0, &seed)) != VB_OK ||
+        (rc = get_integer(ld, g, dobj, "components", 0, &comps)) != VB_OK)
+      return rc;
+    if (!(d->amplitude >= 0))
+      return refuse(ld, g, dobj, "rms", ">= 0", d->amplitude);
+    if (!(d->freq > 0))
+      return refuse(ld, g, dobj, "bandwidth", "> 0", d->freq);
+    if (comps < 1 || comps > 100000)
+      return refuse(ld, g, dobj, "components", "between 1 and 100000", (double)comps);
+    d->seed = (unsigned long)seed;
+    if (vb_drive_noise_setup(d, comps) != VB_OK)
+      return fail(ld, g, dobj, "out of memory");
+    return VB_OK;
+  }
+  return fail(ld, at(g, "type"), dobj, "unknown drive type '%s' (valid: sine, profile, "
+              "noise)", type);
 }
 
 /* Load one body from its group; i is its index. */
 static int load_body(loader *ld, const config_setting_t *list, int i)
 {
-  static const char *const mass_keys[] = {"name", "type", "mass", "u0", "v0",
+  static const char *const mass_keys[] = {"name", "type", "mass", "u0", "v0", "k", "c",
                                           NULL};
-  static const char *const wall_keys[] = {"name", "type", "position", NULL};
-  static const char *const all_keys[] = {"name", "type", "mass", "u0", "v0",
-                                         "position", NULL};
+  static const char *const wall_keys[] = {"name", "type", "position", "drive", NULL};
+  static const char *const modal_keys[] = {"name", "type", "freq", "mass", "quality",
+                                           "t60", "zeta", "loss", "q0", "dq0",
+                                           "gravity", "points", "preset", "modes_file",
+                                           NULL};
+  static const char *const all_keys[] = {"name", "type", "mass", "u0", "v0", "k", "c",
+                                         "position", "drive", "freq", "quality", "t60",
+                                         "zeta", "loss", "q0", "dq0", "gravity",
+                                         "points", "preset", "modes_file", NULL};
   static const key_rule mass_rules[] = {{"position", "type 'wall'"},
+                                        {"drive", "type 'wall'"},
+                                        {"freq", "type 'modal'"},
+                                        {"points", "type 'modal'"},
                                         {NULL, NULL}};
   static const key_rule wall_rules[] = {{"mass", "type 'mass'"},
                                         {"u0", "type 'mass'"},
                                         {"v0", "type 'mass'"},
                                         {NULL, NULL}};
+  static const key_rule modal_rules[] = {{"position", "type 'wall'"},
+                                         {"u0", "type 'mass'"},
+                                         {"v0", "type 'mass'"},
+                                         {"k", "type 'mass'"},
+                                         {"c", "type 'mass'"},
+                                         {NULL, NULL}};
   const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
   vb_body *b = &ld->scene->bodies[i];
   const char *name = NULL, *type = NULL;
@@ -506,7 +932,7 @@ static int load_body(loader *ld, const config_setting_t *list, int i)
                   where(ld, config_setting_get_elem(list, (unsigned)j), loc,
                         sizeof loc));
   /* The type decides which keys are valid; an unknown or missing type is
-   * reported after the keys, with all keys of both types allowed. */
+   * reported after the keys, with all keys of every type allowed. */
   if (member(g, "type") != NULL &&
       config_setting_type(member(g, "type")) == CONFIG_TYPE_STRING)
     type = config_setting_get_string(member(g, "type"));
@@ -514,6 +940,8 @@ static int load_body(loader *ld, const config_setting_t *list, int i)
     rc = check_keys(ld, g, obj, mass_keys, mass_rules);
   else if (type != NULL && strcmp(type, "wall") == 0)
     rc = check_keys(ld, g, obj, wall_keys, wall_rules);
+  else if (type != NULL && strcmp(type, "modal") == 0)
+    rc = check_keys(ld, g, obj, modal_keys, modal_rules);
   else
     rc = check_keys(ld, g, obj, all_keys, NULL);
   if (rc != VB_OK || (rc = get_string(ld, g, obj, "type", 1, &type)) != VB_OK)
@@ -525,15 +953,29 @@ static int load_body(loader *ld, const config_setting_t *list, int i)
     if (!(b->mass > 0))
       return refuse(ld, g, obj, "mass", "> 0", b->mass);
     if ((rc = get_number(ld, g, obj, "u0", 0, &b->u0)) != VB_OK ||
-        (rc = get_number(ld, g, obj, "v0", 0, &b->v0)) != VB_OK)
+        (rc = get_number(ld, g, obj, "v0", 0, &b->v0)) != VB_OK ||
+        (rc = get_number(ld, g, obj, "k", 0, &b->k)) != VB_OK ||
+        (rc = get_number(ld, g, obj, "c", 0, &b->c)) != VB_OK)
       return rc;
-    return vb_body_mass_modes(b);
+    if (!(b->k >= 0))
+      return refuse(ld, g, obj, "k", ">= 0", b->k);
+    if (!(b->c >= 0))
+      return refuse(ld, g, obj, "c", ">= 0", b->c);
+    if (vb_body_mass_modes(b) != VB_OK)
+      return fail(ld, g, obj, "out of memory");
+    return VB_OK;
   }
   if (strcmp(type, "wall") == 0) {
     b->kind = VB_BODY_WALL;
-    return get_number(ld, g, obj, "position", 0, &b->u0);
+    if ((rc = get_number(ld, g, obj, "position", 0, &b->u0)) != VB_OK)
+      return rc;
+    return member(g, "drive") ? load_drive(ld, member(g, "drive"), obj, &b->drive) : VB_OK;
   }
-  return fail(ld, at(g, "type"), obj, "unknown type '%s' (valid: mass, wall)",
+  if (strcmp(type, "modal") == 0) {
+    b->kind = VB_BODY_MODAL;
+    return load_modal(ld, g, obj, b);
+  }
+  return fail(ld, at(g, "type"), obj, "unknown type '%s' (valid: mass, wall, modal)",
               type);
 }
 
@@ -572,15 +1014,61 @@ static int find_body(const vb_scene *sc, const char *name)
   return -1;
 }
 
-/* Resolve the 'between' array of a contact into body indices. */
+/* Resolve "body" or "body.point" into a body and point index; a modal
+ * object needs a point, a mass or wall takes none.  Messages go to m. */
+static int resolve_point(loader *ld, const config_setting_t *m, const char *obj,
+                         const char *key, const char *text, int *body, int *point)
+{
+  const vb_scene *sc = ld->scene;
+  char bname[VB_NAME_MAX * 2 + 2], valid[LIST_MAX];
+  const char *dot = strchr(text, '.');
+  size_t n = dot ? (size_t)(dot - text) : strlen(text);
+  int j;
+
+  if (n >= sizeof bname)
+    n = sizeof bname - 1;
+  memcpy(bname, text, n);
+  bname[n] = '\0';
+  *body = find_body(sc, bname);
+  if (*body < 0) {
+    valid[0] = '\0';
+    for (j = 0; j < sc->nbodies; j++)
+      list_add(valid, sizeof valid, sc->bodies[j].name);
+    return fail(ld, m, obj, "'%s' names unknown body '%s' (valid: %s)", key, bname, valid);
+  }
+  const vb_body *b = &sc->bodies[*body];
+  *point = 0;
+  if (b->kind != VB_BODY_MODAL) {
+    if (dot != NULL)
+      return fail(ld, m, obj, "'%s' names point '%s' of %s '%s', which has no points "
+                  "(valid: '%s')", key, dot + 1, b->kind == VB_BODY_WALL ? "wall" : "mass",
+                  bname, bname);
+    return VB_OK;
+  }
+  valid[0] = '\0';
+  for (j = 0; j < b->npoints; j++) {
+    char full[4 * VB_NAME_MAX + 4];
+    snprintf(full, sizeof full, "%s.%s", bname, b->points[j].name);
+    list_add(valid, sizeof valid, full);
+    if (dot != NULL && strcmp(dot + 1, b->points[j].name) == 0)
+      *point = j;
+  }
+  if (dot == NULL)
+    return fail(ld, m, obj, "'%s' must name a point of modal object '%s' (valid: %s)",
+                key, bname, valid);
+  if (strcmp(dot + 1, b->points[*point].name) != 0)
+    return fail(ld, m, obj, "'%s' names unknown point '%s' (valid: %s)", key, text, valid);
+  return VB_OK;
+}
+
+/* Resolve the 'between' array of a contact into body and point indices. */
 static int load_between(loader *ld, const config_setting_t *g,
                         const char *obj, vb_contact *c)
 {
   const config_setting_t *m = member(g, "between");
   const vb_scene *sc = ld->scene;
   const char *names[2];
-  char valid[LIST_MAX];
-  int i, n, idx[2];
+  int i, n, idx[2], pt[2], rc;
 
   if (m == NULL)
     return fail(ld, g, obj, "missing required key 'between'");
@@ -597,18 +1085,10 @@ static int load_between(loader *ld, const config_setting_t *g,
                 n);
   for (i = 0; i < 2; i++) {
     names[i] = config_setting_get_string_elem(m, i);
-    idx[i] = find_body(sc, names[i]);
-    if (idx[i] < 0) {
-      int j;
-
-      valid[0] = '\0';
-      for (j = 0; j < sc->nbodies; j++)
-        list_add(valid, sizeof valid, sc->bodies[j].name);
-      return fail(ld, m, obj, "'between' names unknown body '%s' (valid: %s)",
-                  names[i], valid);
-    }
+    if ((rc = resolve_point(ld, m, obj, "between", names[i], &idx[i], &pt[i])) != VB_OK)
+      return rc;
   }
-  if (idx[0] == idx[1])
+  if (idx[0] == idx[1] && pt[0] == pt[1])
     return fail(ld, m, obj,
                 "'between' names body '%s' twice (valid: two different bodies)",
                 names[0]);
@@ -616,9 +1096,11 @@ static int load_between(loader *ld, const config_setting_t *g,
       sc->bodies[idx[1]].kind == VB_BODY_WALL)
     return fail(ld, m, obj,
                 "'between' joins two walls '%s' and '%s' (valid: at least one "
-                "body of type 'mass')", names[0], names[1]);
+                "body of type 'mass' or 'modal')", names[0], names[1]);
   c->a = idx[0];
   c->b = idx[1];
+  c->pa = pt[0];
+  c->pb = pt[1];
   return VB_OK;
 }
 
@@ -630,6 +1112,8 @@ static int check_contact_keys(loader *ld, const config_setting_t *g,
 {
   static const key_rule rules[] = {{"mu", "law 'hunt-crossley'"},
                                    {"h", "law 'rattle'"},
+                                   {"c", "law 'spring'"},
+                                   {"alpha", "laws power, hunt-crossley, rattle and polynomial"},
                                    {"s", "scheme 'quadratic'"},
                                    {NULL, NULL}};
   const config_setting_t *m;
@@ -649,7 +1133,10 @@ static int check_contact_keys(loader *ld, const config_setting_t *g,
   keys[n++] = "between";
   keys[n++] = "law";
   keys[n++] = "k";
-  keys[n++] = "alpha";
+  if (!law_known || kind != VB_LAW_SPRING)
+    keys[n++] = "alpha";
+  if (!law_known || kind == VB_LAW_SPRING)
+    keys[n++] = "c";
   if (!law_known || kind == VB_LAW_HUNT_CROSSLEY)
     keys[n++] = "mu";
   if (!law_known || kind == VB_LAW_RATTLE)
@@ -675,6 +1162,17 @@ static int load_law(loader *ld, const config_setting_t *g, const char *obj,
     return rc;
   if (!(law->k > 0))
     return refuse(ld, g, obj, "k", "> 0", law->k);
+  law->c = 0.0;
+  if (law->kind == VB_LAW_SPRING) {
+    /* linear spring-damper: alpha is 1 */
+    law->alpha = 1.0;
+    law->mu = law->h = 0.0;
+    if ((rc = get_number(ld, g, obj, "c", 0, &law->c)) != VB_OK)
+      return rc;
+    if (!(law->c >= 0))
+      return refuse(ld, g, obj, "c", ">= 0", law->c);
+    return VB_OK;
+  }
   if ((rc = get_number(ld, g, obj, "alpha", 1, &law->alpha)) != VB_OK)
     return rc;
   a = law->alpha;
@@ -745,7 +1243,6 @@ static int load_contact(loader *ld, const config_setting_t *list, int i,
     return rc;
   (void)side;
   (void)owner;
-  c->pa = c->pb = 0;
   if ((rc = load_law(ld, g, obj, &c->law)) != VB_OK)
     return rc;
   c->gap = 0.0;
@@ -805,10 +1302,76 @@ static int load_contacts(loader *ld, const config_setting_t *list)
   return rc;
 }
 
+/* Load the forces list: { name; at; type = constant | harmonic; ... }. */
+static int load_forces(loader *ld, const config_setting_t *list)
+{
+  static const char *const keys[] = {"name", "at", "type", "value", "amplitude", "freq",
+                                     "phase", NULL};
+  vb_scene *sc = ld->scene;
+  int n = config_setting_length(list), rc = VB_OK;
+  if (!(config_setting_type(list) == CONFIG_TYPE_LIST ||
+        (config_setting_type(list) == CONFIG_TYPE_ARRAY && n == 0)))
+    return fail(ld, list, "top level", "'forces' must be a list of groups ( { ... }, ... )");
+  if (n == 0)
+    return VB_OK;
+  sc->forces = calloc((size_t)n, sizeof *sc->forces);
+  if (sc->forces == NULL)
+    return fail(ld, list, "top level", "out of memory");
+  sc->nforces = n;
+  for (int i = 0; i < n && rc == VB_OK; i++) {
+    const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+    vb_force *f = &sc->forces[i];
+    const char *name = NULL, *atp = NULL, *type = NULL;
+    char obj[OBJECT_MAX];
+    snprintf(obj, sizeof obj, "force #%d", i + 1);
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+      return fail(ld, g, obj, "must be a group { name = ...; at = ...; }");
+    f->line = config_setting_source_line(g);
+    if ((rc = check_keys(ld, g, obj, keys, NULL)) != VB_OK ||
+        (rc = get_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
+        (rc = check_name(ld, g, obj, name)) != VB_OK)
+      return rc;
+    strcpy(f->name, name);
+    snprintf(obj, sizeof obj, "force '%s'", name);
+    for (int j = 0; j < i; j++)
+      if (strcmp(sc->forces[j].name, name) == 0)
+        return fail(ld, at(g, "name"), obj, "duplicate force name");
+    if ((rc = get_string(ld, g, obj, "at", 1, &atp)) != VB_OK ||
+        (rc = resolve_point(ld, at(g, "at"), obj, "at", atp, &f->body, &f->point)) != VB_OK)
+      return rc;
+    if (sc->bodies[f->body].kind == VB_BODY_WALL)
+      return fail(ld, at(g, "at"), obj, "a force cannot act on wall '%s' (valid: a mass or "
+                  "a point of a modal object)", sc->bodies[f->body].name);
+    if ((rc = get_string(ld, g, obj, "type", 1, &type)) != VB_OK)
+      return rc;
+    if (strcmp(type, "constant") == 0) {
+      f->kind = VB_FORCE_CONSTANT;
+      if ((rc = get_number(ld, g, obj, "value", 1, &f->value)) != VB_OK)
+        return rc;
+      if (member(g, "amplitude") || member(g, "freq") || member(g, "phase"))
+        return fail(ld, g, obj, "'amplitude', 'freq' and 'phase' apply only to type "
+                    "'harmonic'");
+    } else if (strcmp(type, "harmonic") == 0) {
+      f->kind = VB_FORCE_HARMONIC;
+      if ((rc = get_number(ld, g, obj, "value", 0, &f->value)) != VB_OK ||
+          (rc = get_number(ld, g, obj, "amplitude", 1, &f->amplitude)) != VB_OK ||
+          (rc = get_number(ld, g, obj, "freq", 1, &f->freq)) != VB_OK ||
+          (rc = get_number(ld, g, obj, "phase", 0, &f->phase)) != VB_OK)
+        return rc;
+      if (!(f->freq >= 0))
+        return refuse(ld, g, obj, "freq", ">= 0", f->freq);
+    } else {
+      return fail(ld, at(g, "type"), obj, "unknown force type '%s' (valid: constant, "
+                  "harmonic)", type);
+    }
+  }
+  return rc;
+}
+
 /* Load a whole parsed document into ld->scene. */
 static int load_root(loader *ld, const config_setting_t *root)
 {
-  static const char *const keys[] = {"scene", "bodies", "contacts", "record",
+  static const char *const keys[] = {"scene", "bodies", "contacts", "forces", "record",
                                      NULL};
   const config_setting_t *m;
   char valid[LIST_MAX];
@@ -849,7 +1412,10 @@ static int load_root(loader *ld, const config_setting_t *root)
   if ((rc = load_bodies(ld, m)) != VB_OK)
     return rc;
   m = member(root, "contacts");
-  return m != NULL ? load_contacts(ld, m) : VB_OK;
+  if (m != NULL && (rc = load_contacts(ld, m)) != VB_OK)
+    return rc;
+  m = member(root, "forces");
+  return m != NULL ? load_forces(ld, m) : VB_OK;
 }
 
 /* Directory part of a path ("a/b.cfg" -> "a", "/b.cfg" -> "/"), or NULL
@@ -1109,11 +1675,19 @@ long vb_scene_samples(const vb_scene *scene)
   return vb_scene_steps(scene) / scene->record_every + 1;
 }
 
-/* Bytes of the in-memory recording: per sample, u and v of each body,
- * compression and force of each contact and the four energy signals. */
+/* Bytes of the in-memory recording: per sample, u and v of each mass and
+ * wall and of each point of a modal object, its modes when recorded,
+ * compression and force of each contact and the five energy signals. */
 double vb_scene_record_bytes(const vb_scene *scene)
 {
-  double per_sample = 2.0 * scene->nbodies + 2.0 * scene->ncontacts + 4.0;
+  double per_sample = 2.0 * scene->ncontacts + 5.0;
+
+  for (int i = 0; i < scene->nbodies; i++) {
+    const vb_body *b = &scene->bodies[i];
+    per_sample += 2.0 * (b->kind == VB_BODY_MODAL ? b->npoints : 1);
+    if (scene->record_modes && b->kind != VB_BODY_WALL)
+      per_sample += b->nmodes;
+  }
 
   return (double)vb_scene_samples(scene) * per_sample * sizeof(double);
 }

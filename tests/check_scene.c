@@ -145,7 +145,7 @@ START_TEST(test_good_fields)
    * sample 2 * 4 + 2 * 2 + 4 = 16 doubles. */
   ck_assert_int_eq(vb_scene_steps(sc), 88);
   ck_assert_int_eq(vb_scene_samples(sc), 30);
-  ck_assert_double_eq(vb_scene_record_bytes(sc), 30.0 * 16 * 8);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 30.0 * 17 * 8);
   vb_scene_free(sc);
 }
 END_TEST
@@ -180,7 +180,7 @@ START_TEST(test_defaults)
   /* The papetti-case-b numbers: 88 steps, 89 samples of 10 doubles. */
   ck_assert_int_eq(vb_scene_steps(sc), 88);
   ck_assert_int_eq(vb_scene_samples(sc), 89);
-  ck_assert_double_eq(vb_scene_record_bytes(sc), 89.0 * 10 * 8);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 89.0 * 11 * 8);
   vb_scene_free(sc);
 }
 END_TEST
@@ -247,7 +247,7 @@ START_TEST(test_include_file)
   /* 480 steps, every 4: 121 samples of 2 * 2 + 2 + 4 doubles. */
   ck_assert_int_eq(vb_scene_steps(sc), 480);
   ck_assert_int_eq(vb_scene_samples(sc), 121);
-  ck_assert_double_eq(vb_scene_record_bytes(sc), 121.0 * 10 * 8);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 121.0 * 11 * 8);
   vb_scene_free(sc);
   free(text);
 }
@@ -311,7 +311,7 @@ START_TEST(test_no_contacts)
   ck_assert_ptr_null(sc->contacts);
   ck_assert_int_eq(vb_scene_steps(sc), 1000);
   ck_assert_int_eq(vb_scene_samples(sc), 1001);
-  ck_assert_double_eq(vb_scene_record_bytes(sc), 1001.0 * 6 * 8);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 1001.0 * 7 * 8);
   vb_scene_free(sc);
   snprintf(text, sizeof text, "%scontacts = ();\n", minimal);
   sc = load_ok(text);
@@ -429,7 +429,7 @@ START_TEST(test_steps)
     ck_assert_int_eq(vb_scene_steps(sc), cases[i].steps);
     ck_assert_int_eq(vb_scene_samples(sc), cases[i].samples);
     ck_assert_double_eq(vb_scene_record_bytes(sc),
-                        (double)cases[i].samples * 6 * 8);
+                        (double)cases[i].samples * 7 * 8);
     vb_scene_free(sc);
   }
 }
@@ -520,7 +520,7 @@ static const bad_case bad[] = {
     /* 2: unknown keys at every level */
     {"output = \"x.h5\";\n" SCENE BODIES,
      "bad.cfg:1: top level: unknown key 'output' (valid: scene, bodies, "
-     "contacts, record)"},
+     "contacts, forces, record)"},
     {"scene = { name = \"t\"; fps = 44100.0; duration = 0.002; };\n" BODIES,
      "bad.cfg:1: scene: unknown key 'fps' (valid: name, fs, duration, "
      "gravity)"},
@@ -529,12 +529,12 @@ static const bad_case bad[] = {
            "  { name = \"wall\"; type = \"wall\"; }\n"
            ");\n",
      "bad.cfg:3: body 'hammer': unknown key 'mas' (valid: name, type, mass, "
-     "u0, v0)"},
+     "u0, v0, k, c)"},
     {SCENE BODIES CONTACT(POWER "stiffness = 2.0; " AM1),
      "bad.cfg:8: contact 'hit': unknown key 'stiffness' (valid: " POWER_KEYS
      ")"},
     {SCENE BODIES CONTACT(POWER AM1) "record = { evry = 2; };\n",
-     "bad.cfg:11: record: unknown key 'evry' (valid: every)"},
+     "bad.cfg:11: record: unknown key 'evry' (valid: every, modes)"},
     /* 7: keys that do not apply */
     {SCENE BODIES CONTACT(POWER "mu = 0.5; " AM1),
      "bad.cfg:8: contact 'hit': 'mu' applies only to law 'hunt-crossley' "
@@ -550,13 +550,13 @@ static const bad_case bad[] = {
            "  { name = \"wall\"; type = \"wall\"; mass = 1.0; }\n"
            ");\n",
      "bad.cfg:3: body 'wall': 'mass' applies only to type 'mass' (valid: "
-     "name, type, position)"},
+     "name, type, position, drive)"},
     {SCENE "bodies = (\n"
            "  { name = \"hammer\"; type = \"mass\"; mass = 1.0;\n"
            "    position = 0.5; }\n"
            ");\n",
      "bad.cfg:4: body 'hammer': 'position' applies only to type 'wall' "
-     "(valid: name, type, mass, u0, v0)"},
+     "(valid: name, type, mass, u0, v0, k, c)"},
     /* 12: missing required keys */
     {SCENE BODIES CONTACT("law = \"power\"; k = 1.0e9; " AM1),
      "bad.cfg:7: contact 'hit': missing required key 'alpha'"},
@@ -741,7 +741,7 @@ static const bad_case bad[] = {
     {SCENE "bodies = (\n"
            "  { name = \"hammer\"; type = \"spring\"; }\n"
            ");\n",
-     "bad.cfg:3: body 'hammer': unknown type 'spring' (valid: mass, wall)"},
+     "bad.cfg:3: body 'hammer': unknown type 'spring' (valid: mass, wall, modal)"},
     {SCENE "bodies = ();\n",
      "bad.cfg:2: bodies: at least one body is required"},
     /* 70: between */
@@ -788,7 +788,7 @@ static const bad_case bad[] = {
            "  { name = \"hit\"; between = [\"w1\", \"w2\"]; " POWER AM1 " }\n"
            ");\n",
      "bad.cfg:7: contact 'hit': 'between' joins two walls 'w1' and 'w2' "
-     "(valid: at least one body of type 'mass')"},
+     "(valid: at least one body of type 'mass' or 'modal')"},
     {SCENE "bodies = (\n"
            "  { name = \"a\"; type = \"mass\"; mass = 0.01; },\n"
            "  { name = \"b\"; type = \"mass\"; mass = 0.01; },\n"
@@ -885,7 +885,7 @@ START_TEST(test_error_in_include)
   ck_assert_ptr_null(sc);
   ck_assert_str_eq(err, DATA "scene-include-bad-bodies.inc:3: body 'ball': "
                              "unknown key 'mas' (valid: name, type, mass, u0, "
-                             "v0)");
+                             "v0, k, c)");
   sc = (vb_scene *)&sc;
   rc = vb_scene_load_string(
       "scene = { name = \"s\"; fs = 1.0; duration = 1.0; };\n"

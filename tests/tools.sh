@@ -271,6 +271,10 @@ with h5py.File(tmp + "/study.h5", "w") as f:
             dataset(c2, "compression", -u, "m")
             dataset(c2, "force", np.zeros(n), "N")
             dataset(c2, "events", events(rng, mu, 1), d.attrs["units"])
+        if s == 3:
+            probe = np.zeros(n)
+            probe[:6] = [0.0, 1.5, -3.0, np.inf, np.nan, 0.75]
+            dataset(g, "probe/diverged", probe, "m")
         rows.append((s, mu, "done" if s != 2 else "diverged at t=0.00123", len(ev)))
     table = np.array([(r[0], r[1], r[2], r[3]) for r in rows],
                      dtype=[("index", "<i8"), ("contacts.hit.mu", "<f8"),
@@ -291,7 +295,7 @@ contains "$tmp/out" "(with external work)"
 contains "$tmp/out" "... 9 more scenes (vibro info --all shows each)"
 contains "$tmp/out" "contact 'hit': 42 impacts in 12 scenes, 2 to 5 per scene"
 contains "$tmp/out" "failed: scene 2 'sweep': diverged at t=0.00123"
-contains "$tmp/out" "worst energy balance error: 1.2e-05 J"
+contains "$tmp/out" "worst energy balance error: 1.2e-05 J = 0.0024 of the initial energy, scene 11 'sweep'"
 contains "$tmp/out" "study table: 12 rows"
 contains "$tmp/out" "  swept contacts.hit.mu: 0.1 .. 0.7, 4 values"
 contains "$tmp/out" "  other columns: index, status, impacts_hit"
@@ -306,6 +310,15 @@ error "$s: 'bodies/plate/modes/q' in scene 1 is not a 1-d signal (valid: bodies/
   "$vibro" export "$s" --scene 1 --signal bodies/plate/modes/q --csv "$tmp/x.csv"
 expect 0 "$vibro" export "$s" --scene 1 --signal energy/external --wav "$tmp/ext.wav"
 equal "study rate" "$(le "$tmp/ext.wav" 24 4)" 22050
+expect 0 "$vibro" export "$s" --scene 3 --signal probe/diverged --wav "$tmp/nan.wav"
+contains "$tmp/out" "peak 3 m -> full scale"
+pcm=""
+for off in 44 46 48 50 52 54; do
+  v=$(le "$tmp/nan.wav" $off 2)
+  [ "$v" -ge 32768 ] && v=$((v - 65536))
+  pcm="$pcm${pcm:+ }$v"
+done
+equal "non-finite samples" "$pcm" "0 16384 -32767 0 0 8192"
 
 # events of every scene and contact, as CSV, against h5py cell by cell;
 # the CSV and WAV exports against h5py sample by sample
@@ -354,9 +367,10 @@ for kind in signal phase force energy vout bifurcation; do
   expect 0 "$plot" "$kind" --help
   contains "$tmp/out" "usage: vibro-plot $kind"
 done
+# (sizes whose width / dpi * dpi falls a hair short of a whole pixel)
 for kind in signal phase force energy vout; do
-  expect 0 "$plot" "$kind" "$b" -o "$tmp/$kind.png" --size 643x419
-  png "$tmp/$kind.png" 643 419
+  expect 0 "$plot" "$kind" "$b" -o "$tmp/$kind.png" --size 402x226
+  png "$tmp/$kind.png" 402 226
 done
 expect 0 "$plot" signal "$s" --scene 1 --signal bodies/hammer/u --signal bodies/plate/p1/u --signal energy/external \
   -o "$tmp/signals.png" --size 3x2in --dpi 50
@@ -374,10 +388,29 @@ equal "PDF magic" "$(text "$tmp/bif.pdf" 0 5)" "%PDF-"
 expect 0 "$plot" force "$b" -o "$tmp/force.svg"
 equal "SVG magic" "$(text "$tmp/force.svg" 0 5)" "<?xml"
 contains "$tmp/force.svg" "<svg"
+contains "$tmp/force.svg" "hunt-crossley, am1"
+
+# what the figures show: matplotlib's SVG keeps each text in a comment
+expect 0 "$plot" phase "$b" -o "$tmp/phase.svg"
+contains "$tmp/phase.svg" "<!-- analytic x_max (eq 4) -->"
+contains "$tmp/phase.svg" "<!-- analytic v_out (eq 6) -->"
+contains "$tmp/phase.svg" "<!-- v_out eq 7-8 -->"
+expect 0 "$plot" energy "$s" --scene 1 -o "$tmp/energy.svg"
+contains "$tmp/energy.svg" "<!-- external -->"
+contains "$tmp/energy.svg" "<!-- total + dissipated - external -->"
+expect 0 "$plot" vout "$s" -o "$tmp/vout.svg"
+contains "$tmp/vout.svg" "<!-- v_out_exact (eq 6), mu 0.7 -->"
+contains "$tmp/vout.svg" "<!-- v_out_pred (eq 7-8), mu 0.1 -->"
+contains "$tmp/vout.svg" "<!-- v_out against v_in, 43 impacts -->"
+expect 0 "$plot" bifurcation "$s" --value x_max --after 0.002 -o "$tmp/bif.svg"
+contains "$tmp/bif.svg" "<!-- x_max against contacts.hit.mu, 18 impacts -->"
+contains "$tmp/bif.svg" "<!-- x_max (m) -->"
 
 # vibro-plot's errors: one line, exit 1
 error "$tmp/junk.h5: not a vibro output (not an HDF5 file)" "$plot" energy "$tmp/junk.h5" -o "$tmp/x.png"
 error "$tmp/noformat.h5: not a vibro output (no 'format' attribute)" "$plot" energy "$tmp/noformat.h5" -o "$tmp/x.png"
+error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1)" \
+  "$plot" vout "$tmp/wrongformat.h5" -o "$tmp/x.png"
 error "$b: no /study/table: a bifurcation diagram needs a study (a scene file with a sweep)" \
   "$plot" bifurcation "$b" -o "$tmp/x.png"
 error "$b: no scene 3 (valid: 0)" "$plot" phase "$b" --scene 3 -o "$tmp/x.png"
