@@ -66,6 +66,8 @@ typedef struct vb_island {
   double dt;
   double time;        /* t of the state, s */
   int nm;             /* modes */
+  int nmp;            /* modes padded to a multiple of 8 (zeros beyond nm):
+                         the stride of every per-mode row */
   int nc;             /* contacts */
   int *contacts;      /* [nc] scene contact indices */
   int nb;             /* bodies */
@@ -78,6 +80,8 @@ typedef struct vb_island {
   double *w2;         /* omega^2 used by the family (warped), 1/s^2 */
   double *sig;        /* sigma used by the family (warped), 1/s */
   double *ca, *cb, *cc; /* family update coefficients (see island.c) */
+  double *dcoef;      /* per-mode dissipation coefficient of a step */
+  double *mw2;        /* modal mass times omega^2 */
   double *gconst;     /* constant generalised force (gravity), N */
   double *gen;        /* scratch: generalised force of the step, N */
   double *qt;         /* scratch: predicted q without contact forces */
@@ -89,6 +93,8 @@ typedef struct vb_island {
   double *xdrv_rate;  /* its rate at n, m/s */
   double *xdrv_m;     /* three-level: at n-1, m */
   double *power;      /* explicit: [2] dissipated and external power at n, W */
+  double *xd_next;    /* scratch: walls and gap at n+1, m */
+  double *rd_next;    /* scratch: their rate at n+1, m/s */
   vb_chist *hist;     /* contact histories */
   double *fbar;       /* step forces, N */
   double *xt;         /* scratch: predicted compressions */
@@ -104,6 +110,11 @@ typedef struct vb_island {
   int nf;
   int *forces;        /* scene force indices */
   int *force_mode;    /* first island mode of the force's body */
+  /* recorded points of the island's bodies [npts] */
+  int npts;
+  double *P;          /* [npts][nmp] displacement per unit modal displacement */
+  int *point_first;   /* [nb] row of each body's first recorded point */
+  int *point_from, *point_to; /* [npts] the row's nonzero modes, in blocks of 8 */
   /* energy of the island at n (the family's discrete definition), J */
   double kinetic, potential;
   double dissipated;  /* running, J */
@@ -126,6 +137,11 @@ void vb_island_start(vb_island *is);
 int vb_island_step(vb_island *is, long n);
 /* Island mode index of the first mode of scene body b, or -1. */
 int vb_island_body_offset(const vb_island *is, int b);
+/* Displacement u[npts] and velocity v[npts] of every recorded point (three-
+ * level: the rate of the step into the sample). */
+void vb_island_points(const vb_island *is, double *u, double *v);
+/* Row of point p of scene body b among the island's recorded points. */
+int vb_island_point_row(const vb_island *is, int b, int p);
 
 /* Helpers for the explicit schemes. */
 

@@ -78,6 +78,171 @@ contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate)
   return x;
 }
 
+/* ------------------------------------------------------------ kernels
+ *
+ * The per-mode loops run on explicit 4-lane vectors (GCC vector
+ * extensions) over arrays padded to a multiple of 4, and are compiled
+ * twice (x86-64-v3 with AVX2, and the baseline) with the clone chosen at
+ * run time.  Lane-wise arithmetic and a fixed reduction order give the
+ * same bits on every x86-64 machine: with -ffp-contract=off no clone
+ * fuses multiply-adds, so results do not depend on the node a scene runs
+ * on. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define VB_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define VB_CLONES
+#endif
+
+typedef double v4 __attribute__((vector_size(32)));
+
+/* The helpers below are inlined into each clone; the ABI of passing v4 by
+ * value never crosses a call. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+static inline v4
+ld4(const double *p)
+{
+  v4 x;
+  memcpy(&x, p, sizeof x);
+  return x;
+}
+
+static inline void
+st4(double *p, v4 x)
+{
+  memcpy(p, &x, sizeof x);
+}
+
+static inline v4
+splat(double x)
+{
+  return (v4){ x, x, x, x };
+}
+
+/* Fixed-order horizontal sum. */
+static inline double
+hsum(v4 s)
+{
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+/* The loops below take 8 modes at a time in two independent 4-lane
+ * accumulators (so that additions do not wait on each other); arrays are
+ * padded to a multiple of 8. */
+#define LANES 8
+
+/* qt = ca q + cb w + cc g; returns row . qt (0 when row is NULL). */
+VB_CLONES static double
+kernel_predict(int nmp, const double *q, const double *w, const double *ca,
+               const double *cb, const double *cc, const double *g, double *qt,
+               const double *row)
+{
+  v4 s0 = splat(0.0), s1 = splat(0.0);
+  for (int j = 0; j < nmp; j += LANES) {
+    v4 t0 = ld4(ca + j) * ld4(q + j) + ld4(cb + j) * ld4(w + j) + ld4(cc + j) * ld4(g + j);
+    v4 t1 = ld4(ca + j + 4) * ld4(q + j + 4) + ld4(cb + j + 4) * ld4(w + j + 4)
+            + ld4(cc + j + 4) * ld4(g + j + 4);
+    st4(qt + j, t0);
+    st4(qt + j + 4, t1);
+    if (row) {
+      s0 += ld4(row + j) * t0;
+      s1 += ld4(row + j + 4) * t1;
+    }
+  }
+  return hsum(s0 + s1);
+}
+
+/* a . b over [from, to), both multiples of 8. */
+VB_CLONES static double
+kernel_dot(int from, int to, const double *a, const double *b)
+{
+  v4 s0 = splat(0.0), s1 = splat(0.0);
+  for (int j = from; j < to; j += LANES) {
+    s0 += ld4(a + j) * ld4(b + j);
+    s1 += ld4(a + j + 4) * ld4(b + j + 4);
+  }
+  return hsum(s0 + s1);
+}
+
+/* qt -= cc row f */
+VB_CLONES static void
+kernel_force(int nmp, double *qt, const double *cc, const double *row, double f)
+{
+  v4 F = splat(f);
+  for (int j = 0; j < nmp; j += 4)
+    st4(qt + j, ld4(qt + j) - ld4(cc + j) * ld4(row + j) * F);
+}
+
+/* Two-level update of the 4 modes at j, into accumulators with suffix k. */
+#define UPDATE2(j, k)                                                       \
+  do {                                                                      \
+    v4 q0 = ld4(q + (j)), v0 = ld4(v + (j));                                \
+    v4 q1 = ld4(qt + (j)) - ld4(cc + (j)) * ld4(row0 + (j)) * F;            \
+    v4 v1 = two * (q1 - q0) * ih - v0;                                      \
+    v4 vm = half * (v1 + v0);                                               \
+    diss##k += ld4(dcoef + (j)) * vm * vm;                                  \
+    work##k += ld4(gen + (j)) * (q1 - q0);                                  \
+    kin##k += ld4(mass + (j)) * v1 * v1;                                    \
+    pot##k += ld4(mw2 + (j)) * q1 * q1;                                     \
+    st4(q + (j), q1);                                                       \
+    st4(v + (j), v1);                                                       \
+  } while (0)
+
+/* Two-level mode update from the prediction qt and one more contact force
+ * f0 along row0: q1, v1 = 2 (q1 - q)/h - v; sums of the step's
+ * dissipation, external work, 2 x kinetic and 2 x potential energy. */
+VB_CLONES static void
+kernel_update2(int nmp, double h, const double *qt, const double *cc, const double *row0,
+               double f0, double *q, double *v, const double *mass, const double *dcoef,
+               const double *mw2, const double *gen, double out[4])
+{
+  v4 F = splat(f0), ih = splat(1.0 / h), two = splat(2.0), half = splat(0.5);
+  v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0;
+  v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0;
+  for (int j = 0; j < nmp; j += LANES) {
+    UPDATE2(j, 0);
+    UPDATE2(j + 4, 1);
+  }
+  out[0] = hsum(diss0 + diss1);
+  out[1] = hsum(work0 + work1);
+  out[2] = hsum(kin0 + kin1);
+  out[3] = hsum(pot0 + pot1);
+}
+
+/* Three-level update of the 4 modes at j, into accumulators k. */
+#define UPDATE3(j, k)                                                       \
+  do {                                                                      \
+    v4 q0 = ld4(q + (j)), qp = ld4(qm + (j));                               \
+    v4 q1 = ld4(qt + (j)) - ld4(cc + (j)) * ld4(row0 + (j)) * F;            \
+    v4 d2 = q1 - qp, d1 = (q1 - q0) * ih;                                   \
+    diss##k += ld4(dcoef + (j)) * d2 * d2;                                  \
+    work##k += half * ld4(gen + (j)) * d2;                                  \
+    kin##k += ld4(mass + (j)) * d1 * d1;                                    \
+    pot##k += ld4(mw2 + (j)) * q1 * q0;                                     \
+    st4(qm + (j), q0);                                                      \
+    st4(q + (j), q1);                                                       \
+  } while (0)
+
+/* Three-level mode update: q1 from qt and f0 along row0, then qm = q,
+ * q = q1; sums as kernel_update2 (energy of the step into n+1). */
+VB_CLONES static void
+kernel_update3(int nmp, double h, const double *qt, const double *cc, const double *row0,
+               double f0, double *q, double *qm, const double *mass, const double *dcoef,
+               const double *mw2, const double *gen, double out[4])
+{
+  v4 F = splat(f0), ih = splat(1.0 / h), half = splat(0.5);
+  v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0;
+  v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0;
+  for (int j = 0; j < nmp; j += LANES) {
+    UPDATE3(j, 0);
+    UPDATE3(j + 4, 1);
+  }
+  out[0] = hsum(diss0 + diss1);
+  out[1] = hsum(work0 + work1);
+  out[2] = hsum(kin0 + kin1);
+  out[3] = hsum(pot0 + pot1);
+}
+
 /* ------------------------------------------------------- coefficients */
 
 /* Bilinear pre-warping: the continuous (omega'^2, sigma') whose trapezoidal
@@ -183,46 +348,65 @@ vb_islands_free(vb_island *is, int n)
     free(is[i].iterations);
     free(is[i].forces);
     free(is[i].bodies);
+    free(is[i].P);
   }
   free(is);
 }
 
+/* Zeroed memory aligned for vector loads; NULL on failure. */
+static void *
+zalloc(size_t n, size_t size)
+{
+  size_t bytes = (n * size + 63) / 64 * 64 + 64;
+  void *p = aligned_alloc(64, bytes);
+  if (p)
+    memset(p, 0, bytes);
+  return p;
+}
+
 /* Allocate one island's arrays (one block per type). */
 static int
-island_alloc(vb_island *is, int nm, int nc, int nf, int nb)
+island_alloc(vb_island *is, int nm, int nc, int nf, int nb, int npts)
 {
-  size_t m = (size_t)nm, c = (size_t)nc;
+  size_t mp = ((size_t)nm + 7) / 8 * 8, c = (size_t)nc;
   is->nm = nm;
+  is->nmp = (int)mp;
   is->nc = nc;
   is->nf = nf;
   is->nb = nb;
-  is->q = calloc(20 * m + 1, sizeof(double));
-  is->S = calloc(c * m + 3 * c * c + 1, sizeof(double));
-  is->xdrv = calloc(12 * c + 2, sizeof(double));
+  is->npts = npts;
+  is->q = zalloc(22 * mp + 4, sizeof(double));
+  is->S = zalloc((c > 0 ? c : 1) * mp + 3 * c * c + 4, sizeof(double));
+  is->P = zalloc((size_t)npts * mp + 4, sizeof(double));
+  is->xdrv = zalloc(12 * c + 2, sizeof(double));
   is->hist = calloc(c + 1, sizeof(vb_chist));
   is->piv = calloc(c + 1, sizeof(int));
   is->iterations = calloc(2 * c + 1, sizeof(int));
   is->contacts = calloc(c + 1, sizeof(int));
   is->forces = calloc(2 * (size_t)nf + 1, sizeof(int));
-  is->bodies = calloc(2 * (size_t)nb + 1, sizeof(int));
-  if (!is->q || !is->S || !is->xdrv || !is->hist || !is->piv || !is->iterations
+  is->bodies = calloc(3 * (size_t)nb + 2 * (size_t)npts + 1, sizeof(int));
+  if (!is->q || !is->S || !is->P || !is->xdrv || !is->hist || !is->piv || !is->iterations
       || !is->contacts || !is->forces || !is->bodies)
     return VB_ENOMEM;
   double *p = is->q;
-  is->v = p += m;
-  is->qm = p += m;
-  is->acc = p += m;
-  is->mass = p += m;
-  is->w2 = p += m;
-  is->sig = p += m;
-  is->ca = p += m;
-  is->cb = p += m;
-  is->cc = p += m;
-  is->gconst = p += m;
-  is->gen = p += m;
-  is->qt = p += m;
-  is->scratch = p += m; /* 6 m */
-  double *s = is->S + c * m;
+  is->v = p += mp;
+  is->qm = p += mp;
+  is->acc = p += mp;
+  is->mass = p += mp;
+  is->w2 = p += mp;
+  is->sig = p += mp;
+  is->ca = p += mp;
+  is->cb = p += mp;
+  is->cc = p += mp;
+  is->gconst = p += mp;
+  is->gen = p += mp;
+  is->qt = p += mp;
+  is->dcoef = p += mp;
+  is->mw2 = p += mp;
+  is->scratch = p += mp; /* 6 mp */
+  for (size_t j = (size_t)nm; j < mp; j++)
+    is->mass[j] = 1.0; /* padding: inert */
+  double *s = is->S + (c > 0 ? c : 1) * mp;
   is->K = s;
   is->jac = s + c * c;
   is->rhs = s + 2 * c * c;
@@ -235,9 +419,14 @@ island_alloc(vb_island *is, int nm, int nc, int nf, int nb)
   is->meff = d + 6 * c;
   is->aext = d + 7 * c;
   is->power = d + 8 * c;
+  is->xd_next = d + 8 * c + 2;
+  is->rd_next = d + 9 * c + 2;
   is->fallback = is->iterations + c;
   is->force_mode = is->forces + nf;
   is->offsets = is->bodies + nb;
+  is->point_first = is->bodies + 2 * nb;
+  is->point_from = is->bodies + 3 * nb;
+  is->point_to = is->point_from + npts;
   return VB_OK;
 }
 
@@ -278,6 +467,8 @@ island_modes(vb_island *is, const vb_scene *sc, char *err, size_t errlen)
         is->ca[j] = (2.0 / h + 2.0 * sgp - 0.5 * h * w2p) / D;
         is->cb[j] = 2.0 / D;
         is->cc[j] = h / (D * is->mass[j]);
+        is->dcoef[j] = 2.0 * is->mass[j] * sgp * h;
+        is->mw2[j] = is->mass[j] * w2p;
       } else if (is->family == VB_FAMILY_THREE_LEVEL) {
         double a1, a2, g;
         exact_centred(w0, sg, h, &a1, &a2, &g);
@@ -286,6 +477,8 @@ island_modes(vb_island *is, const vb_scene *sc, char *err, size_t errlen)
         is->w2[j] = 2.0 * g / ((1.0 + a2) * h * h);
         is->sig[j] = (1.0 - a2) / ((1.0 + a2) * h);
         is->cc[j] = 0.5 * h * h * (1.0 + a2) / is->mass[j];
+        is->dcoef[j] = 0.5 * is->mass[j] * is->sig[j] / h;
+        is->mw2[j] = is->mass[j] * is->w2[j];
         if (is->w2[j] * h * h >= 4.0) {
           snprintf(err, errlen, "%s:%d: body '%s': mode %d (%g Hz, sigma %g) has no "
                    "positive discrete energy at fs %g for a three-level scheme "
@@ -318,7 +511,7 @@ island_contacts(vb_island *is, const vb_scene *sc)
   int nm = is->nm, nc = is->nc;
   for (int c = 0; c < nc; c++) {
     const vb_contact *ct = &sc->contacts[is->contacts[c]];
-    double *row = is->S + (size_t)c * nm;
+    double *row = is->S + (size_t)c * is->nmp;
     int ends[2] = { ct->a, ct->b }, pts[2] = { ct->pa, ct->pb };
     for (int e = 0; e < 2; e++) {
       const vb_body *b = &sc->bodies[ends[e]];
@@ -340,7 +533,7 @@ island_contacts(vb_island *is, const vb_scene *sc)
   for (int c = 0; c < nc; c++)
     for (int d = 0; d < nc; d++) {
       double k = 0.0;
-      const double *rc = is->S + (size_t)c * nm, *rd = is->S + (size_t)d * nm;
+      const double *rc = is->S + (size_t)c * is->nmp, *rd = is->S + (size_t)d * is->nmp;
       if (is->family != VB_FAMILY_EXPLICIT)
         for (int j = 0; j < nm; j++)
           k += rc[j] * rd[j] * is->cc[j];
@@ -416,10 +609,11 @@ vb_islands_build(const vb_scene *sc, double dt, vb_island **out, int *n, char *e
   }
   for (int k = 0; k < count; k++) {
     vb_island *isl = &is[k];
-    int nm = 0, ncon = 0, nf = 0, nbod = 0, root = -1;
+    int nm = 0, ncon = 0, nf = 0, nbod = 0, npts = 0, root = -1;
     for (int i = 0; i < nb; i++)
       if (sc->bodies[i].kind != VB_BODY_WALL && root_island[find(parent, i)] == k) {
         nm += sc->bodies[i].nmodes;
+        npts += sc->bodies[i].kind == VB_BODY_MODAL ? sc->bodies[i].npoints : 1;
         nbod++;
         root = find(parent, i);
       }
@@ -432,7 +626,7 @@ vb_islands_build(const vb_scene *sc, double dt, vb_island **out, int *n, char *e
       nf += find(parent, sc->forces[f].body) == root;
     isl->scene = sc;
     isl->dt = dt;
-    if (island_alloc(isl, nm, ncon, nf, nbod) != VB_OK) {
+    if (island_alloc(isl, nm, ncon, nf, nbod, npts) != VB_OK) {
       count = k + 1;
       rc = VB_ENOMEM;
       goto done;
@@ -441,12 +635,21 @@ vb_islands_build(const vb_scene *sc, double dt, vb_island **out, int *n, char *e
                   ? sc->contacts[first_contact[root]].scheme->family : VB_FAMILY_TWO_LEVEL;
     isl->explicit_scheme = isl->family == VB_FAMILY_EXPLICIT
                            ? sc->contacts[first_contact[root]].scheme : NULL;
-    int m = 0, ib = 0;
+    int m = 0, ib = 0, row = 0;
     for (int i = 0; i < nb; i++)
       if (sc->bodies[i].kind != VB_BODY_WALL && find(parent, i) == root) {
+        const vb_body *b = &sc->bodies[i];
         isl->bodies[ib] = i;
+        isl->point_first[ib] = row;
         isl->offsets[ib++] = m;
-        m += sc->bodies[i].nmodes;
+        /* recorded point rows over the island's modes */
+        for (int pt = 0; pt < (b->kind == VB_BODY_MODAL ? b->npoints : 1); pt++, row++) {
+          for (int j = 0; j < b->nmodes; j++)
+            isl->P[(size_t)row * isl->nmp + m + j] = b->points[pt].shape[j];
+          isl->point_from[row] = m / 8 * 8;
+          isl->point_to[row] = (m + b->nmodes + 7) / 8 * 8;
+        }
+        m += b->nmodes;
       }
     int ic = 0;
     for (int c = 0; c < nc; c++) {
@@ -509,7 +712,7 @@ vb_island_compressions(const vb_island *is, const double *q, const double *v, do
 {
   int nm = is->nm;
   for (int c = 0; c < is->nc; c++) {
-    const double *row = is->S + (size_t)c * nm;
+    const double *row = is->S + (size_t)c * is->nmp;
     double xr, sx = 0.0, sv = 0.0;
     double xd = contact_drive(is->scene, &is->scene->contacts[is->contacts[c]], t, &xr);
     for (int j = 0; j < nm; j++) {
@@ -530,7 +733,7 @@ vb_island_accel(const vb_island *is, const double *q, const double *v, const dou
   for (int j = 0; j < nm; j++)
     a[j] = ext[j];
   for (int c = 0; c < is->nc; c++) {
-    const double *row = is->S + (size_t)c * nm;
+    const double *row = is->S + (size_t)c * is->nmp;
     for (int j = 0; j < nm; j++)
       a[j] -= row[j] * f[c];
   }
@@ -621,7 +824,7 @@ vb_island_start(vb_island *is)
   }
   for (int c = 0; c < is->nc; c++) {
     const vb_contact *ct = &sc->contacts[is->contacts[c]];
-    const double *row = is->S + (size_t)c * nm;
+    const double *row = is->S + (size_t)c * is->nmp;
     double sx = 0.0, sv = 0.0, sm = 0.0, xr, xrm;
     for (int j = 0; j < nm; j++) {
       sx += row[j] * is->q[j];
@@ -909,16 +1112,89 @@ solve_contacts(vb_island *is)
 
 /* ---------------------------------------------------------------- step */
 
-/* Two-level family step (trapezoidal modes). */
+/* Predicted modes qt and compressions xt of a step: qt = ca q + cb w +
+ * cc gen with w = v (two-level) or -qm (three-level, cb = a2); the walls
+ * and gap at n+1 into xd_next, rd_next. */
+static void
+predict(vb_island *is, const double *w, double t1)
+{
+  const vb_scene *sc = is->scene;
+  int nmp = is->nmp, nc = is->nc;
+  double *xd1 = is->xd_next, *r1 = is->rd_next;
+  double s = kernel_predict(nmp, is->q, w, is->ca, is->cb, is->cc, is->gen, is->qt,
+                            nc == 1 ? is->S : NULL);
+  for (int c = 0; c < nc; c++) {
+    if (nc > 1)
+      s = kernel_dot(0, nmp, is->S + (size_t)c * nmp, is->qt);
+    xd1[c] = contact_drive(sc, &sc->contacts[is->contacts[c]], t1, &r1[c]);
+    is->xt[c] = s + xd1[c];
+  }
+}
+
+/* Apply the contact forces to qt, all but the first of a one-contact
+ * island, which the update folds in: returns its force (or 0). */
+static double
+apply_forces(vb_island *is)
+{
+  int nmp = is->nmp, nc = is->nc;
+  if (nc == 1)
+    return is->fbar[0];
+  for (int c = 0; c < nc; c++)
+    if (is->fbar[c] != 0.0)
+      kernel_force(nmp, is->qt, is->cc, is->S + (size_t)c * nmp, is->fbar[c]);
+  return 0.0;
+}
+
+/* Recorded points of the island: u and v (three-level: rate of the step). */
+void
+vb_island_points(const vb_island *is, double *u, double *v)
+{
+  int nmp = is->nmp;
+  for (int r = 0; r < is->npts; r++) {
+    /* only the modes of the point's own body, in whole blocks */
+    const double *row = is->P + (size_t)r * nmp;
+    int from = is->point_from[r], to = is->point_to[r];
+    u[r] = kernel_dot(from, to, row, is->q);
+    if (is->family == VB_FAMILY_THREE_LEVEL)
+      v[r] = (u[r] - kernel_dot(from, to, row, is->qm)) / is->dt;
+    else
+      v[r] = kernel_dot(from, to, row, is->v);
+  }
+}
+
+/* Row of point p of body b among the island's recorded points. */
+int
+vb_island_point_row(const vb_island *is, int b, int p)
+{
+  for (int i = 0; i < is->nb; i++)
+    if (is->bodies[i] == b)
+      return is->point_first[i] + p;
+  return -1;
+}
+
+/* Sum of the contacts' potentials in the schemes' discrete energies. */
+static double
+contact_potential(const vb_island *is)
+{
+  double pot = 0.0;
+  for (int c = 0; c < is->nc; c++) {
+    const vb_contact *ct = &is->scene->contacts[is->contacts[c]];
+    pot += ct->scheme->potential ? ct->scheme->potential(ct, &is->hist[c])
+                                 : vb_law_potential(&ct->law, is->hist[c].x);
+  }
+  return pot;
+}
+
+/* Two-level family step (trapezoidal modes).  One pass predicts, the
+ * contacts are solved, one pass updates the modes and sums the step's
+ * dissipation, external work and the new modal energy. */
 static int
 step_two_level(vb_island *is, long n)
 {
   const vb_scene *sc = is->scene;
   int nm = is->nm, nc = is->nc;
   double h = is->dt, t1 = (n + 1) * h;
-  double *restrict q = is->q, *restrict v = is->v, *restrict qt = is->qt;
-  const double *restrict ca = is->ca, *restrict cb = is->cb, *restrict cc = is->cc;
-  double *restrict gen = is->gen;
+  double *restrict gen = is->gen, *r1 = is->rd_next, *xd1 = is->xd_next;
   /* the trapezoidal average of the external forces */
   if (is->nf > 0) {
     double *g1 = is->scratch;
@@ -927,62 +1203,40 @@ step_two_level(vb_island *is, long n)
     for (int j = 0; j < nm; j++)
       gen[j] = 0.5 * (gen[j] + g1[j]);
   }
-  for (int j = 0; j < nm; j++)
-    qt[j] = ca[j] * q[j] + cb[j] * v[j] + cc[j] * gen[j];
+  predict(is, is->v, t1);
   for (int c = 0; c < nc; c++) {
-    const double *restrict row = is->S + (size_t)c * nm;
-    const vb_contact *ct = &sc->contacts[is->contacts[c]];
-    double s = 0.0, r1;
-    for (int j = 0; j < nm; j++)
-      s += row[j] * qt[j];
-    double xd1 = contact_drive(sc, ct, t1, &r1);
-    is->xt[c] = s + xd1;
     vb_chist *hc = &is->hist[c];
     /* rate(n+1) = 2 (x1 - x)/h + roff, with the walls' motion exact */
-    hc->roff = -hc->rate - 2.0 * (xd1 - is->xdrv[c]) / h + is->xdrv_rate[c] + r1;
-    is->xdrv_m[c] = xd1;  /* two-level: holds the drive at n+1 */
+    hc->roff = -hc->rate - 2.0 * (xd1[c] - is->xdrv[c]) / h + is->xdrv_rate[c] + r1[c];
   }
   int rc = nc ? solve_contacts(is) : VB_OK;
   if (rc == VB_EDIVERGED)
     return rc;
-  /* modes: q1 = qt - cc S^T fbar; energy terms of the step */
-  double diss = 0.0, work = 0.0;
-  const double *restrict sig = is->sig, *restrict mass = is->mass;
-  for (int c = 0; c < nc; c++) {
-    const double *restrict row = is->S + (size_t)c * nm;
-    double f = is->fbar[c];
-    if (f != 0.0)
-      for (int j = 0; j < nm; j++)
-        qt[j] -= cc[j] * row[j] * f;
-  }
-  for (int j = 0; j < nm; j++) {
-    double q1 = qt[j];
-    double v1 = 2.0 * (q1 - q[j]) / h - v[j];
-    double vm = 0.5 * (v1 + v[j]);
-    diss += 2.0 * mass[j] * sig[j] * h * vm * vm;
-    work += gen[j] * (q1 - q[j]);
-    q[j] = q1;
-    v[j] = v1;
-  }
+  double f0 = apply_forces(is), sums[4];
+  kernel_update2(is->nmp, h, is->qt, is->cc, is->S, f0, is->q, is->v, is->mass, is->dcoef,
+                 is->mw2, is->gen, sums);
+  double diss = sums[0], work = sums[1], kin = sums[2], pot = sums[3];
   for (int c = 0; c < nc; c++) {
     const vb_contact *ct = &sc->contacts[is->contacts[c]];
     vb_chist *hc = &is->hist[c];
-    double x1 = is->x1[c], xd1 = is->xdrv_m[c], r1;
-    contact_drive(sc, ct, t1, &r1);
+    double x1 = is->x1[c];
     if (is->fbar[c] != 0.0 || vb_law_engaged(&ct->law, hc->x)) {
       diss += ct->scheme->dissipation(ct, hc, h, x1, is->fbar[c]);
-      work += is->fbar[c] * (xd1 - is->xdrv[c]);
+      work += is->fbar[c] * (xd1[c] - is->xdrv[c]);
     }
     double f1 = ct->scheme->held_force(ct, hc, h, x1, is->fbar[c]);
     hc->xm = hc->x;
     hc->rate = 2.0 * (x1 - hc->x) / h + hc->roff;
     hc->x = x1;
     hc->f = f1;
-    is->xdrv[c] = xd1;
-    is->xdrv_rate[c] = r1;
+    is->xdrv_m[c] = is->xdrv[c];
+    is->xdrv[c] = xd1[c];
+    is->xdrv_rate[c] = r1[c];
   }
   is->dissipated += diss;
   is->external += work;
+  is->kinetic = 0.5 * kin;
+  is->potential = 0.5 * pot + contact_potential(is);
   return rc;
 }
 
@@ -991,62 +1245,46 @@ static int
 step_three_level(vb_island *is, long n)
 {
   const vb_scene *sc = is->scene;
-  int nm = is->nm, nc = is->nc;
+  int nc = is->nc;
   double h = is->dt, t1 = (n + 1) * h;
-  double *restrict q = is->q, *restrict qm = is->qm, *restrict qt = is->qt;
-  const double *restrict ca = is->ca, *restrict cb = is->cb, *restrict cc = is->cc;
-  double *restrict gen = is->gen;
+  double *restrict qm = is->qm;
+  double *restrict gen = is->gen, *r1 = is->rd_next, *xd1 = is->xd_next;
+  double *restrict mqm = is->scratch;
   if (is->nf > 0)
     vb_island_external(is, n * h, gen);
-  for (int j = 0; j < nm; j++)
-    qt[j] = ca[j] * q[j] - cb[j] * qm[j] + cc[j] * gen[j];
-  for (int c = 0; c < nc; c++) {
-    const double *restrict row = is->S + (size_t)c * nm;
-    double s = 0.0, r1;
-    for (int j = 0; j < nm; j++)
-      s += row[j] * qt[j];
-    is->xt[c] = s + contact_drive(sc, &sc->contacts[is->contacts[c]], t1, &r1);
-  }
+#pragma omp simd
+  for (int j = 0; j < is->nmp; j++)
+    mqm[j] = -qm[j];
+  predict(is, mqm, t1);
   int rc = nc ? solve_contacts(is) : VB_OK;
   if (rc == VB_EDIVERGED)
     return rc;
-  double diss = 0.0, work = 0.0;
-  const double *restrict sig = is->sig, *restrict mass = is->mass;
-  for (int c = 0; c < nc; c++) {
-    const double *restrict row = is->S + (size_t)c * nm;
-    double f = is->fbar[c];
-    if (f != 0.0)
-      for (int j = 0; j < nm; j++)
-        qt[j] -= cc[j] * row[j] * f;
-  }
-  for (int j = 0; j < nm; j++) {
-    double q1 = qt[j], d2 = q1 - qm[j];
-    diss += mass[j] * sig[j] * d2 * d2 / (2.0 * h);
-    work += 0.5 * gen[j] * d2;
-    qm[j] = q[j];
-    q[j] = q1;
-  }
+  double f0 = apply_forces(is), sums[4];
+  kernel_update3(is->nmp, h, is->qt, is->cc, is->S, f0, is->q, is->qm, is->mass, is->dcoef,
+                 is->mw2, is->gen, sums);
+  double diss = sums[0], work = sums[1], kin = sums[2], pot = sums[3];
   for (int c = 0; c < nc; c++) {
     const vb_contact *ct = &sc->contacts[is->contacts[c]];
     vb_chist *hc = &is->hist[c];
-    double x1 = is->x1[c], r1;
-    double xd1 = contact_drive(sc, ct, t1, &r1);
+    double x1 = is->x1[c];
     if (is->fbar[c] != 0.0 || vb_law_engaged(&ct->law, hc->x)
         || vb_law_engaged(&ct->law, hc->xm)) {
       const vb_scheme *sch = is->fallback[c] ? &vb_scheme_three_point : ct->scheme;
       diss += sch->dissipation(ct, hc, h, x1, is->fbar[c]);
-      work += 0.5 * is->fbar[c] * (xd1 - is->xdrv_m[c]);
+      work += 0.5 * is->fbar[c] * (xd1[c] - is->xdrv_m[c]);
     }
     hc->f = ct->scheme->held_force(ct, hc, h, x1, is->fbar[c]);
     hc->xm = hc->x;
     hc->x = x1;
     hc->rate = (hc->x - hc->xm) / h;
     is->xdrv_m[c] = is->xdrv[c];
-    is->xdrv[c] = xd1;
-    is->xdrv_rate[c] = r1;
+    is->xdrv[c] = xd1[c];
+    is->xdrv_rate[c] = r1[c];
   }
   is->dissipated += diss;
   is->external += work;
+  is->kinetic = 0.5 * kin;
+  is->potential = 0.5 * pot + contact_potential(is);
   return rc;
 }
 
@@ -1099,7 +1337,7 @@ vb_island_step(vb_island *is, long n)
   is->time = (n + 1) * is->dt;
   if (rc == VB_ENOCONV)
     is->newton_failures++;
-  if (rc != VB_EDIVERGED)
+  if (rc != VB_EDIVERGED && is->family == VB_FAMILY_EXPLICIT)
     island_energy(is);
   return rc;
 }

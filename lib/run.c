@@ -34,6 +34,8 @@ struct vb_run {
   int *body_offset;            /* [nbodies] first mode within the island */
   double **point_u, **point_v; /* [nbodies] -> [npoints][nrec] m, m/s */
   double **modes_q;            /* [nbodies] -> [nmodes][nrec] m, or NULL */
+  double **pu, **pv;           /* [nislands] -> the island's points now */
+  double *points;              /* storage of pu, pv */
   double *record;              /* one block holding every recorded signal */
   size_t nsignals;             /* signals of nrec samples in record */
   double *energy;              /* [5][nrec] J */
@@ -59,6 +61,8 @@ vb_run_free(vb_run *run)
   vb_islands_free(run->islands, run->nislands);
   free(run->contact_island);
   free(run->point_u);
+  free(run->pu);
+  free(run->points);
   free(run->record);
   free(run->results);
   free(run->trackers);
@@ -152,6 +156,19 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
     if (!run->results[c].events)
       goto nomem;
   }
+  size_t npts = 0;
+  for (int i = 0; i < run->nislands; i++)
+    npts += (size_t)run->islands[i].npts;
+  run->pu = calloc(2 * (size_t)run->nislands + 1, sizeof(double *));
+  run->points = calloc(2 * npts + 1, sizeof(double));
+  if (!run->pu || !run->points)
+    goto nomem;
+  run->pv = run->pu + run->nislands;
+  for (int i = 0, at = 0; i < run->nislands; i++) {
+    run->pu[i] = run->points + at;
+    run->pv[i] = run->points + npts + at;
+    at += run->islands[i].npts;
+  }
   for (int b = 0; b < nb; b++)
     run->body_island[b] = run->body_offset[b] = -1;
   for (int i = 0; i < run->nislands; i++) {
@@ -195,8 +212,10 @@ static void
 record(vb_run *run, long n, long k)
 {
   const vb_scene *sc = run->scene;
-  double t = n * run->dt, h = run->dt;
+  double t = n * run->dt;
   size_t nrec = (size_t)run->nrec;
+  for (int i = 0; i < run->nislands; i++)
+    vb_island_points(&run->islands[i], run->pu[i], run->pv[i]);
   for (int b = 0; b < sc->nbodies; b++) {
     const vb_body *body = &sc->bodies[b];
     if (body->kind == VB_BODY_WALL) {
@@ -208,17 +227,11 @@ record(vb_run *run, long n, long k)
       continue;
     }
     const vb_island *is = &run->islands[run->body_island[b]];
-    int off = run->body_offset[b], three = is->family == VB_FAMILY_THREE_LEVEL;
-    const double *q = is->q + off, *v = is->v + off, *qm = is->qm + off;
+    int off = run->body_offset[b], row = vb_island_point_row(is, b, 0);
+    const double *q = is->q + off;
     for (int pt = 0; pt < recorded_points(body); pt++) {
-      const double *shape = body->points[pt].shape;
-      double u = 0.0, r = 0.0;
-      for (int j = 0; j < body->nmodes; j++) {
-        u += shape[j] * q[j];
-        r += shape[j] * (three ? (q[j] - qm[j]) / h : v[j]);
-      }
-      run->point_u[b][pt * nrec + k] = u;
-      run->point_v[b][pt * nrec + k] = r;
+      run->point_u[b][pt * nrec + k] = run->pu[run->body_island[b]][row + pt];
+      run->point_v[b][pt * nrec + k] = run->pv[run->body_island[b]][row + pt];
     }
     if (run->modes_q[b])
       for (int j = 0; j < body->nmodes; j++)

@@ -804,8 +804,8 @@ static const bad_case bad[] = {
      "two-point/am1, three-point/quadratic, or a single explicit scheme)"},
     /* 77: top level and syntax */
     {SCENE BODIES "sweep = { k = [1.0e8, 1.0e9]; };\n",
-     "bad.cfg:6: sweep: sweeps are not supported yet (valid: scene, bodies, "
-     "contacts, record)"},
+     "bad.cfg:6: sweep: a sweep makes this file a study of several scenes "
+     "(valid: load it with vb_study_load)"},
     {SCENE "bodies = (\n"
            "  { name = \"hammer\"; type = \"mass\"; mass = ; }\n"
            ");\n",

@@ -4,7 +4,8 @@
  * 44.1 kHz, recording the hammer and one pickup point at every sample:
  * prints samples/s, mode-steps/s (modes x steps per second) and the mean
  * Newton iterations per step, all measured in this one run.  The hammer
- * strikes again every time gravity brings it back, so contact steps recur. */
+ * strikes once and flies off: most steps have no contact that can close,
+ * and must not pay for a solve. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ scene(int nm, const char *scheme, double duration)
   char *s = NULL, buf[256];
   size_t n = 0, cap = 0;
   snprintf(buf, sizeof buf, "scene = { name = \"bench\"; fs = 44100.0; duration = %g; "
-           "gravity = 9.81; };\nbodies = (\n  { name = \"bar\"; type = \"modal\"; freq = [", duration);
+           "gravity = 0.0; };\nbodies = (\n  { name = \"bar\"; type = \"modal\"; freq = [", duration);
   cat(&s, &n, &cap, buf);
   for (int j = 0; j < nm; j++) {
     /* modes spread over 60 Hz .. 21 kHz */
