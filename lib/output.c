@@ -11,16 +11,25 @@
  *                          m, N, and one compound row per impact
  *     energy/total, kinetic, potential, dissipated    J
  *
+ *   /study                 attributes mode, sweep, scenes
+ *     table                one compound row per scene: index, swept
+ *                          parameters, status, summary figures
+ *     done                 uint8 per scene: 1 once the scene is complete
+ *
  * Every dataset carries a string attribute "units".  The file is written
- * as PATH.part and renamed onto PATH once it is complete and closed. */
+ * as PATH.part, scene by scene (vb_output_open / vb_output_scene /
+ * vb_output_finish), and renamed onto PATH once it is complete and
+ * closed; an interrupted PATH.part is resumed by vb_output_open. */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -562,19 +571,685 @@ static int sync_file(writer *w, const char *part)
   return rc;
 }
 
-/* Write the file under PATH.part, then rename it onto PATH. */
+/* ------------------------------------------------- the file, scene by scene */
+
+#define STATUS_LEN 128                  /* bytes of the table's status column */
+#define CONTACT_COLUMNS 4               /* table columns per contact */
+#define MARK_PERIOD 1.0                 /* s between flushes that mark scenes complete */
+
+/* What the top level of a file describes: a study, or the runs handed to
+ * vb_output_write (a study of that many scenes without parameters). */
+typedef struct layout {
+  const char *input;     /* the scene or study text */
+  const char *source;    /* its path */
+  const char *mode;      /* "grid", "zip", "random", "none" */
+  const char *sweep;     /* canonical sweep text, "" without one */
+  long nscenes;
+  const vb_study *study; /* parameter values, or NULL */
+  int nparams;
+  const vb_scene *first; /* contact names of every scene */
+} layout;
+
+struct vb_output {
+  writer w;
+  layout lay;
+  char *path, *part;
+  hid_t fapl, file, scenes, table, done;
+  hid_t row_mtype, row_ftype, code_mtype;
+  size_t rowsize;        /* bytes of one table row (packed) */
+  size_t off_params, off_code, off_status, off_final, off_balance, off_contacts;
+  unsigned char *row;    /* [rowsize] */
+  unsigned char *complete; /* [nscenes] 1 when the scene is marked complete */
+  long *unmarked;        /* [nunmarked] written, awaiting the flush that marks them */
+  long nunmarked, cap_unmarked;
+  double last_mark;      /* time of the last marking flush, s */
+  int *codes;            /* [nscenes] status_code of complete scenes */
+  char *units;           /* units attribute of the table */
+  H5E_auto2_t old_func;  /* HDF5's error printer, silenced during calls */
+  void *old_data;
+  int have_auto;
+};
+
+/* Silence HDF5's error stack printing for the span of a call (messages
+ * go through err instead) and point the writer's messages at err. */
+static void call_begin(vb_output *o, char *err, size_t errlen)
+{
+  o->w.err = err;
+  o->w.errlen = errlen;
+  o->w.failed = 0;
+  if (err && errlen > 0)
+    err[0] = '\0';
+  o->have_auto = H5Eget_auto2(H5E_DEFAULT, &o->old_func, &o->old_data) >= 0;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+/* Restore HDF5's error printing. */
+static void call_end(vb_output *o)
+{
+  if (o->have_auto)
+    H5Eset_auto2(H5E_DEFAULT, o->old_func, o->old_data);
+}
+
+/* Status code of a status text: 0 for "done", else the code of the
+ * failure the text names (VB_EDIVERGED, VB_ENOCONV) or VB_EINVAL. */
+static int status_code(const char *status)
+{
+  if (strcmp(status, "done") == 0)
+    return VB_OK;
+  if (strncmp(status, "diverged", 8) == 0)
+    return VB_EDIVERGED;
+  if (strncmp(status, "newton", 6) == 0)
+    return VB_ENOCONV;
+  return VB_EINVAL;
+}
+
+/* Append "name:units" to the table's units text. */
+static int units_add(vb_output *o, size_t *len, const char *name, const char *units)
+{
+  size_t n = strlen(name) + strlen(units) + 3;
+  char *grown = realloc(o->units, *len + n);
+
+  if (!grown)
+    return -1;
+  o->units = grown;
+  snprintf(o->units + *len, n, "%s%s:%s", *len ? " " : "", name, units);
+  *len += strlen(o->units + *len);
+  return 0;
+}
+
+/* Add a column to the memory and file row types. */
+static int column_add(vb_output *o, size_t *len, const char *name, size_t offset,
+                      hid_t mtype, hid_t ftype, const char *units)
+{
+  if (H5Tinsert(o->row_mtype, name, offset, mtype) < 0 ||
+      H5Tinsert(o->row_ftype, name, offset, ftype) < 0 ||
+      units_add(o, len, name, units) < 0)
+    return fail(&o->w, "cannot add column %s to the study table", name);
+  return 0;
+}
+
+/* Build the row types of /study/table: index, one float64 per swept
+ * parameter, status_code, status, final_energy, energy_balance_error,
+ * then per contact impacts, first_impact, mean_contact_duration and
+ * max_compression (named "<figure>:<contact>"). */
+static int row_types(vb_output *o)
+{
+  static const char *const figures[CONTACT_COLUMNS] = {
+    "impacts", "first_impact", "mean_contact_duration", "max_compression" };
+  static const char *const figure_units[CONTACT_COLUMNS] = { "1", "s", "s", "m" };
+  const layout *l = &o->lay;
+  char name[VB_NAME_MAX + 64];
+  size_t len = 0, off;
+  hid_t str = H5I_INVALID_HID;
+  int p, c, k, rc = -1;
+
+  o->off_params = 8;
+  o->off_code = o->off_params + 8 * (size_t)l->nparams;
+  o->off_status = o->off_code + 4;
+  o->off_final = o->off_status + STATUS_LEN;
+  o->off_balance = o->off_final + 8;
+  o->off_contacts = o->off_balance + 8;
+  o->rowsize = o->off_contacts + 8 * CONTACT_COLUMNS * (size_t)l->first->ncontacts;
+  o->row = calloc(1, o->rowsize);
+  o->row_mtype = H5Tcreate(H5T_COMPOUND, o->rowsize);
+  o->row_ftype = H5Tcreate(H5T_COMPOUND, o->rowsize);
+  o->code_mtype = H5Tcreate(H5T_COMPOUND, sizeof(int));
+  str = H5Tcopy(H5T_C_S1);
+  if (!o->row || o->row_mtype < 0 || o->row_ftype < 0 || o->code_mtype < 0 || str < 0 ||
+      H5Tset_size(str, STATUS_LEN) < 0 || H5Tset_strpad(str, H5T_STR_NULLPAD) < 0 ||
+      H5Tinsert(o->code_mtype, "status_code", 0, H5T_NATIVE_INT) < 0) {
+    fail(&o->w, "cannot build the study table types");
+    goto done;
+  }
+  if (column_add(o, &len, "index", 0, H5T_NATIVE_INT64, H5T_STD_I64LE, "1") < 0)
+    goto done;
+  for (p = 0; p < l->nparams; p++)
+    if (column_add(o, &len, vb_study_param(l->study, p), o->off_params + 8 * (size_t)p,
+                   H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, "SI") < 0)
+      goto done;
+  if (column_add(o, &len, "status_code", o->off_code, H5T_NATIVE_INT32, H5T_STD_I32LE,
+                 "1") < 0 ||
+      column_add(o, &len, "status", o->off_status, str, str, "-") < 0 ||
+      column_add(o, &len, "final_energy", o->off_final, H5T_NATIVE_DOUBLE,
+                 H5T_IEEE_F64LE, "J") < 0 ||
+      column_add(o, &len, "energy_balance_error", o->off_balance, H5T_NATIVE_DOUBLE,
+                 H5T_IEEE_F64LE, "J") < 0)
+    goto done;
+  for (c = 0; c < l->first->ncontacts; c++) {
+    if (check_name(&o->w, "contact", l->first->contacts[c].name) < 0)
+      goto done;
+    for (k = 0; k < CONTACT_COLUMNS; k++) {
+      off = o->off_contacts + 8 * ((size_t)c * CONTACT_COLUMNS + (size_t)k);
+      snprintf(name, sizeof name, "%s:%s", figures[k], l->first->contacts[c].name);
+      if (column_add(o, &len, name, off, k == 0 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE,
+                     k == 0 ? H5T_STD_I64LE : H5T_IEEE_F64LE, figure_units[k]) < 0)
+        goto done;
+    }
+  }
+  rc = 0;
+done:
+  close_id(str);
+  return rc;
+}
+
+/* Fill the row buffer with the table row of scene `index`. */
+static int row_fill(vb_output *o, long index, const vb_run *run)
+{
+  const vb_scene *sc = vb_run_scene(run);
+  const char *status = vb_run_status(run);
+  const double *total = vb_run_energy(run, 0);
+  long n = vb_run_samples(run), i, e, counted;
+  int64_t i64;
+  int32_t code;
+  double x, sum, nan = NAN;
+  int p, c;
+
+  if (sc->ncontacts != o->lay.first->ncontacts)
+    return fail(&o->w, "scene %ld has %d contacts, scene 0 has %d", index, sc->ncontacts,
+                o->lay.first->ncontacts);
+  for (c = 0; c < sc->ncontacts; c++)
+    if (strcmp(sc->contacts[c].name, o->lay.first->contacts[c].name) != 0)
+      return fail(&o->w, "contact %d of scene %ld is '%s', of scene 0 '%s'", c, index,
+                  sc->contacts[c].name, o->lay.first->contacts[c].name);
+  memset(o->row, 0, o->rowsize);
+  i64 = index;
+  memcpy(o->row, &i64, 8);
+  for (p = 0; p < o->lay.nparams; p++) {
+    x = vb_study_value(o->lay.study, index, p);
+    memcpy(o->row + o->off_params + 8 * (size_t)p, &x, 8);
+  }
+  code = status_code(status);
+  memcpy(o->row + o->off_code, &code, 4);
+  memcpy(o->row + o->off_status, status,
+         strlen(status) < STATUS_LEN ? strlen(status) : STATUS_LEN);
+  x = n > 0 && total ? total[n - 1] : nan;
+  memcpy(o->row + o->off_final, &x, 8);
+  x = vb_run_balance_error(run);
+  memcpy(o->row + o->off_balance, &x, 8);
+  for (c = 0; c < sc->ncontacts; c++) {
+    const vb_contact_result *r = vb_run_contact(run, c);
+    unsigned char *at = o->row + o->off_contacts + 8 * (size_t)c * CONTACT_COLUMNS;
+
+    if (!r)
+      return fail(&o->w, "the run has no results for contact %s", sc->contacts[c].name);
+    i64 = r->nevents;
+    memcpy(at, &i64, 8);
+    x = r->nevents > 0 ? r->events[0].t_on : nan;
+    memcpy(at + 8, &x, 8);
+    sum = 0.0;
+    counted = 0;
+    for (e = 0; e < r->nevents; e++)
+      if (isfinite(r->events[e].duration)) {
+        sum += r->events[e].duration;
+        counted++;
+      }
+    x = counted > 0 ? sum / (double)counted : nan;
+    memcpy(at + 16, &x, 8);
+    x = nan;
+    for (i = 0; i < n && r->compression; i++)
+      if (!(r->compression[i] <= x))
+        x = r->compression[i];
+    memcpy(at + 24, &x, 8);
+  }
+  return 0;
+}
+
+/* Create a fixed-size, contiguous, early-allocated 1-d dataset: its rows
+ * are rewritten in place, never moved, so a flush leaves earlier rows
+ * untouched. */
+static hid_t fixed_create(vb_output *o, hid_t loc, const char *name, hid_t ftype,
+                          long n, const char *units)
+{
+  hsize_t dims[1] = { (hsize_t)n };
+  hid_t space, dcpl, ds = H5I_INVALID_HID;
+  char where[WHERE_MAX];
+
+  snprintf(where, sizeof where, "/study/%s", name);
+  space = H5Screate_simple(1, dims, NULL);
+  dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  if (space >= 0 && dcpl >= 0 && H5Pset_layout(dcpl, H5D_CONTIGUOUS) >= 0 &&
+      H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
+      H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) >= 0)
+    ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  close_id(dcpl);
+  close_id(space);
+  if (ds < 0) {
+    fail(&o->w, "cannot create dataset %s", where);
+    return H5I_INVALID_HID;
+  }
+  if (attr_string(&o->w, ds, where, "units", units) < 0) {
+    close_id(ds);
+    return H5I_INVALID_HID;
+  }
+  return ds;
+}
+
+/* Write element `index` of a 1-d dataset from buf (memory type mtype). */
+static int element_write(vb_output *o, hid_t ds, const char *what, long index,
+                         hid_t mtype, const void *buf)
+{
+  hsize_t off[1] = { (hsize_t)index }, one[1] = { 1 };
+  hid_t fspace = H5Dget_space(ds), mspace = H5Screate_simple(1, one, NULL);
+  int rc = -1;
+
+  if (fspace >= 0 && mspace >= 0 &&
+      H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, one, NULL) >= 0 &&
+      H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0)
+    rc = 0;
+  close_id(mspace);
+  close_id(fspace);
+  if (rc < 0)
+    fail(&o->w, "cannot write row %ld of %s", index, what);
+  return rc;
+}
+
+/* Read a variable-length string attribute; the caller frees the copy. */
+static char *attr_read_string(hid_t obj, const char *name)
+{
+  hid_t attr, type;
+  char *value = NULL, *copy = NULL;
+
+  attr = H5Aopen(obj, name, H5P_DEFAULT);
+  type = H5Tcopy(H5T_C_S1);
+  if (attr >= 0 && type >= 0 && H5Tset_size(type, H5T_VARIABLE) >= 0 &&
+      H5Tset_cset(type, H5T_CSET_UTF8) >= 0 && H5Aread(attr, type, &value) >= 0 && value) {
+    copy = strdup(value);
+    H5free_memory(value);
+  }
+  close_id(type);
+  close_id(attr);
+  return copy;
+}
+
+/* Create the file's top level: root attributes, /scenes, /study with its
+ * attributes, table and completion marks. */
+static int top_create(vb_output *o)
+{
+  const layout *l = &o->lay;
+  hid_t study;
+  char where[WHERE_MAX];
+  int e;
+
+  errno = 0;
+  o->file = H5Fcreate(o->part, H5F_ACC_TRUNC, H5P_DEFAULT, o->fapl);
+  if (o->file < 0) {
+    e = errno;
+    return fail(&o->w, "cannot create %s%s%s", o->part, e ? ": " : "", e ? strerror(e) : "");
+  }
+  if (attr_string(&o->w, o->file, "/", "format", FORMAT_NAME) < 0 ||
+      attr_string(&o->w, o->file, "/", "vibro_version", vb_version()) < 0 ||
+      attr_string(&o->w, o->file, "/", "input", l->input) < 0 ||
+      attr_string(&o->w, o->file, "/", "source", l->source) < 0)
+    return -1;
+  /* /scenes lists its groups by name, that is by index, whatever order
+   * the threads finished them in */
+  o->scenes = H5Gcreate2(o->file, "scenes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (o->scenes < 0)
+    return fail(&o->w, "cannot create group /scenes");
+  study = group_create(&o->w, o->file, "/", "study", where);
+  if (study < 0)
+    return -1;
+  if (attr_string(&o->w, study, where, "mode", l->mode) < 0 ||
+      attr_string(&o->w, study, where, "sweep", l->sweep) < 0 ||
+      attr_int64(&o->w, study, where, "scenes", l->nscenes) < 0 ||
+      (o->table = fixed_create(o, study, "table", o->row_ftype, l->nscenes,
+                               o->units)) < 0 ||
+      (o->done = fixed_create(o, study, "done", H5T_STD_U8LE, l->nscenes, "1")) < 0) {
+    close_id(study);
+    return -1;
+  }
+  if (close_id(study) < 0)
+    return fail(&o->w, "cannot close group /study");
+  if (H5Fflush(o->file, H5F_SCOPE_LOCAL) < 0)
+    return fail(&o->w, "cannot flush %s", o->part);
+  return 0;
+}
+
+/* Reopen OUT.part to resume: same input, same table; the completion marks
+ * are read and every scene group not marked complete is deleted. */
+static int top_reopen(vb_output *o)
+{
+  const layout *l = &o->lay;
+  char *text, name[32];
+  hid_t space, ftype;
+  hssize_t n1 = -1, n2 = -1;
+  int same = 0;
+  long i;
+
+  o->file = H5Fopen(o->part, H5F_ACC_RDWR, o->fapl);
+  if (o->file < 0)
+    return fail(&o->w, "cannot reopen %s to resume (damaged, or not an HDF5 file?); run "
+                "without --resume to start over", o->part);
+  text = attr_read_string(o->file, "format");
+  same = text && strcmp(text, FORMAT_NAME) == 0;
+  free(text);
+  if (!same)
+    return fail(&o->w, "%s is not a vibro file (format is not %s); run without --resume "
+                "to start over", o->part, FORMAT_NAME);
+  text = attr_read_string(o->file, "input");
+  same = text && strcmp(text, l->input) == 0;
+  free(text);
+  if (!same)
+    return fail(&o->w, "%s was written for a different input than %s (its input "
+                "attribute differs); run without --resume to start over", o->part,
+                l->source);
+  o->scenes = H5Gopen2(o->file, "scenes", H5P_DEFAULT);
+  o->table = H5Dopen2(o->file, "study/table", H5P_DEFAULT);
+  o->done = H5Dopen2(o->file, "study/done", H5P_DEFAULT);
+  if (o->scenes < 0 || o->table < 0 || o->done < 0)
+    return fail(&o->w, "%s lacks /scenes, /study/table or /study/done; run without "
+                "--resume to start over", o->part);
+  space = H5Dget_space(o->table);
+  n1 = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  close_id(space);
+  space = H5Dget_space(o->done);
+  n2 = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  close_id(space);
+  ftype = H5Dget_type(o->table);
+  same = ftype >= 0 && H5Tequal(ftype, o->row_ftype) > 0;
+  close_id(ftype);
+  if (n1 != l->nscenes || n2 != l->nscenes || !same)
+    return fail(&o->w, "%s has a study table of another shape; run without --resume to "
+                "start over", o->part);
+  if (H5Dread(o->done, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, o->complete) < 0 ||
+      H5Dread(o->table, o->code_mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, o->codes) < 0)
+    return fail(&o->w, "cannot read the completion marks of %s", o->part);
+  for (i = 0; i < l->nscenes; i++) {
+    if (o->complete[i])
+      continue;
+    snprintf(name, sizeof name, "%06ld", i);
+    if (H5Lexists(o->scenes, name, H5P_DEFAULT) > 0 &&
+        H5Ldelete(o->scenes, name, H5P_DEFAULT) < 0)
+      return fail(&o->w, "cannot delete the incomplete scene /scenes/%s", name);
+  }
+  if (H5Fflush(o->file, H5F_SCOPE_LOCAL) < 0)
+    return fail(&o->w, "cannot flush %s", o->part);
+  return 0;
+}
+
+/* Release everything an output holds (the file is closed, not renamed). */
+static void output_close(vb_output *o)
+{
+  close_id(o->done);
+  close_id(o->table);
+  close_id(o->scenes);
+  close_id(o->file);
+  o->done = o->table = o->scenes = o->file = H5I_INVALID_HID;
+}
+
+/* Free an output and its memory; the caller has closed its file. */
+static void output_release(vb_output *o)
+{
+  close_id(o->fapl);
+  close_id(o->w.gcpl);
+  close_id(o->w.event_ftype);
+  close_id(o->w.event_mtype);
+  close_id(o->row_mtype);
+  close_id(o->row_ftype);
+  close_id(o->code_mtype);
+  free(o->row);
+  free(o->complete);
+  free(o->codes);
+  free(o->unmarked);
+  free(o->units);
+  free(o->path);
+  free(o->part);
+  free(o);
+}
+
+/* Open an output for a layout: create OUT.part, or reopen it to resume. */
+static int output_open(const char *path, const layout *lay, int resume, vb_output **out,
+                       char *err, size_t errlen)
+{
+  vb_output *o;
+  int rc = VB_EIO;
+
+  *out = NULL;
+  if (err && errlen > 0)
+    err[0] = '\0';
+  o = calloc(1, sizeof *o);
+  if (!o) {
+    if (err && errlen > 0)
+      snprintf(err, errlen, "%s: out of memory", path);
+    return VB_ENOMEM;
+  }
+  o->lay = *lay;
+  o->fapl = o->file = o->scenes = o->table = o->done = H5I_INVALID_HID;
+  o->row_mtype = o->row_ftype = o->code_mtype = H5I_INVALID_HID;
+  o->w.gcpl = o->w.event_mtype = o->w.event_ftype = H5I_INVALID_HID;
+  o->w.path = path;
+  call_begin(o, err, errlen);
+  o->path = strdup(path);
+  o->part = malloc(strlen(path) + sizeof PART_SUFFIX);
+  o->complete = calloc((size_t)lay->nscenes, 1);
+  o->codes = calloc((size_t)lay->nscenes, sizeof *o->codes);
+  if (!o->path || !o->part || !o->complete || !o->codes) {
+    fail(&o->w, "out of memory");
+    rc = VB_ENOMEM;
+    goto bad;
+  }
+  o->w.path = o->path;
+  strcpy(o->part, path);
+  strcat(o->part, PART_SUFFIX);
+  if (event_types(&o->w) < 0 || row_types(o) < 0)
+    goto bad;
+  o->w.gcpl = H5Pcreate(H5P_GROUP_CREATE);
+  /* Groups list their links in creation order (bodies and contacts as in
+   * the scene) and keep up to 16 attributes in the object header. */
+  if (o->w.gcpl < 0 ||
+      H5Pset_link_creation_order(o->w.gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
+      H5Pset_attr_phase_change(o->w.gcpl, 16, 12) < 0) {
+    fail(&o->w, "cannot set up group creation properties");
+    goto bad;
+  }
+  /* The 1.8 format: readable by HDF5 >= 1.8, and stores attributes larger
+   * than 64 KiB (a long scene text) densely instead of failing.  (A large
+   * fixed metadata cache, which would hold a scene's changed metadata
+   * until its flush, was measured: each flush then walks the whole cache
+   * and a study of n scenes costs O(n^2); HDF5's default adaptive cache
+   * stays linear.) */
+  o->fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (o->fapl < 0 || H5Pset_libver_bounds(o->fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0 ||
+      H5Pset_fclose_degree(o->fapl, H5F_CLOSE_SEMI) < 0) {
+    fail(&o->w, "cannot set up file access properties");
+    goto bad;
+  }
+  if ((resume ? top_reopen(o) : top_create(o)) < 0) {
+    rc = resume && o->file >= 0 ? VB_EINVAL : VB_EIO;
+    output_close(o);
+    if (!resume)
+      remove(o->part);
+    goto bad;
+  }
+  call_end(o);
+  *out = o;
+  return VB_OK;
+bad:
+  if (!o->w.failed)
+    fail(&o->w, "cannot open the output");
+  call_end(o);
+  output_release(o);
+  return rc;
+}
+
+/* Open the output of a study. */
+int vb_output_open(const char *path, const vb_study *study, int resume, vb_output **out,
+                   char *err, size_t errlen)
+{
+  layout lay;
+
+  *out = NULL;
+  if (!path || !path[0] || !study) {
+    if (err && errlen > 0)
+      snprintf(err, errlen, "vb_output_open: %s", study ? "no output path" : "no study");
+    return VB_EINVAL;
+  }
+  lay.input = vb_study_input(study);
+  lay.source = vb_study_path(study);
+  lay.mode = vb_study_mode(study);
+  lay.sweep = vb_study_sweep(study);
+  lay.nscenes = vb_study_scenes(study);
+  lay.study = study;
+  lay.nparams = vb_study_nparams(study);
+  lay.first = vb_study_first(study);
+  return output_open(path, &lay, resume, out, err, errlen);
+}
+
+/* Seconds on a monotonic clock. */
+static double seconds(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Mark the scenes written since the last mark complete: flush (their data
+ * reaches the file before their marks do), set their marks, flush. */
+static int mark_written(vb_output *o)
+{
+  static const unsigned char one = 1;
+  long k;
+
+  o->last_mark = seconds();
+  if (o->nunmarked == 0)
+    return 0;
+  if (H5Fflush(o->file, H5F_SCOPE_LOCAL) < 0)
+    return fail(&o->w, "cannot flush %s", o->part);
+  for (k = 0; k < o->nunmarked; k++)
+    if (element_write(o, o->done, "/study/done", o->unmarked[k], H5T_NATIVE_UCHAR, &one) < 0)
+      return -1;
+  if (H5Fflush(o->file, H5F_SCOPE_LOCAL) < 0)
+    return fail(&o->w, "cannot flush %s", o->part);
+  for (k = 0; k < o->nunmarked; k++)
+    o->complete[o->unmarked[k]] = 1;
+  o->nunmarked = 0;
+  return 0;
+}
+
+/* Whether a scene is marked complete. */
+int vb_output_complete(const vb_output *output, long index)
+{
+  return index >= 0 && index < output->lay.nscenes && output->complete[index];
+}
+
+/* Status code of a complete scene. */
+int vb_output_status_code(const vb_output *output, long index)
+{
+  return vb_output_complete(output, index) ? output->codes[index] : VB_EINVAL;
+}
+
+/* Write one scene; mark the scenes written so far complete when the last
+ * marking flush is MARK_PERIOD old (flushing after every scene would cost
+ * more than a short scene's simulation). */
+int vb_output_scene(vb_output *o, long index, const vb_run *run, char *err, size_t errlen)
+{
+  int rc = -1;
+
+  call_begin(o, err, errlen);
+  if (index < 0 || index >= o->lay.nscenes || !run || !vb_run_scene(run)) {
+    fail(&o->w, "no scene %ld to write (the study has %ld)", index, o->lay.nscenes);
+    goto done;
+  }
+  if (o->complete[index]) {
+    fail(&o->w, "scene %ld is already complete", index);
+    goto done;
+  }
+  if (o->nunmarked == o->cap_unmarked) {
+    long cap = o->cap_unmarked ? 2 * o->cap_unmarked : 64;
+    long *grown = realloc(o->unmarked, (size_t)cap * sizeof *grown);
+
+    if (!grown) {
+      fail(&o->w, "out of memory");
+      goto done;
+    }
+    o->unmarked = grown;
+    o->cap_unmarked = cap;
+  }
+  if (row_fill(o, index, run) < 0 || scene_write(&o->w, o->scenes, (int)index, run) < 0 ||
+      element_write(o, o->table, "/study/table", index, o->row_mtype, o->row) < 0)
+    goto done;
+  memcpy(&o->codes[index], o->row + o->off_code, sizeof(int32_t));
+  o->unmarked[o->nunmarked++] = index;
+  if (seconds() - o->last_mark >= MARK_PERIOD && mark_written(o) < 0)
+    goto done;
+  rc = 0;
+done:
+  call_end(o);
+  return rc == 0 ? VB_OK : VB_EIO;
+}
+
+/* Close the file and rename it into place. */
+int vb_output_finish(vb_output *o, char *err, size_t errlen)
+{
+  int rc = VB_EIO, e;
+
+  call_begin(o, err, errlen);
+  if (mark_written(o) < 0) {
+    output_close(o);
+    goto done;
+  }
+  close_id(o->done);
+  close_id(o->table);
+  e = close_id(o->scenes);
+  o->done = o->table = o->scenes = H5I_INVALID_HID;
+  if (e < 0) {
+    fail(&o->w, "cannot close group /scenes");
+    output_close(o);
+    goto done;
+  }
+  e = close_id(o->file);
+  o->file = H5I_INVALID_HID;
+  if (e < 0) {
+    fail(&o->w, "cannot close %s", o->part);
+    goto done;
+  }
+  if (sync_file(&o->w, o->part) < 0)
+    goto done;
+  if (rename(o->part, o->path) < 0) {
+    fail(&o->w, "cannot rename %s into place: %s", o->part, strerror(errno));
+    goto done;
+  }
+  rc = VB_OK;
+done:
+  call_end(o);
+  output_release(o);
+  return rc;
+}
+
+/* Close without finishing; OUT.part stays for a resume. */
+void vb_output_free(vb_output *output)
+{
+  if (!output)
+    return;
+  call_begin(output, NULL, 0);
+  if (output->file >= 0)
+    mark_written(output); /* keep what was written */
+  output_close(output);
+  call_end(output);
+  output_release(output);
+}
+
+/* Close without finishing and remove OUT.part. */
+static void output_discard(vb_output *o)
+{
+  char *part = strdup(o->part);
+
+  vb_output_free(o);
+  if (part)
+    remove(part);
+  free(part);
+}
+
+/* Write runs of one scene file: a study of nruns scenes without a sweep. */
 int vb_output_write(const char *path, const vb_run *const *runs, int nruns,
                     char *err, size_t errlen)
 {
-  writer w;
-  H5E_auto2_t old_func = NULL;
-  void *old_data = NULL;
-  int have_auto;
-  hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, scenes = H5I_INVALID_HID;
+  layout lay;
+  vb_output *o;
   const vb_scene *first;
-  char *part = NULL;
-  char where[WHERE_MAX];
-  int rc = VB_EIO, created = 0, i, e;
+  char *part;
+  int rc, i;
 
   if (err && errlen > 0)
     err[0] = '\0';
@@ -590,102 +1265,131 @@ int vb_output_write(const char *path, const vb_run *const *runs, int nruns,
         snprintf(err, errlen, "%s: run %d is missing", path, i);
       return VB_EINVAL;
     }
-  part = malloc(strlen(path) + sizeof PART_SUFFIX);
+  first = vb_run_scene(runs[0]);
+  lay.input = first->input;
+  lay.source = first->path;
+  lay.mode = "none";
+  lay.sweep = "";
+  lay.nscenes = nruns;
+  lay.study = NULL;
+  lay.nparams = 0;
+  lay.first = first;
+  rc = output_open(path, &lay, 0, &o, err, errlen);
+  if (rc != VB_OK)
+    return rc;
+  for (i = 0; i < nruns; i++)
+    if ((rc = vb_output_scene(o, i, runs[i], err, errlen)) != VB_OK) {
+      output_discard(o);
+      return rc;
+    }
+  /* no partial file is left behind, even when the rename fails */
+  part = strdup(o->part);
   if (!part) {
+    output_discard(o);
     if (err && errlen > 0)
       snprintf(err, errlen, "%s: out of memory", path);
     return VB_ENOMEM;
   }
-  strcpy(part, path);
-  strcat(part, PART_SUFFIX);
-
-  memset(&w, 0, sizeof w);
-  w.path = path;
-  w.err = err;
-  w.errlen = errlen;
-  w.gcpl = w.event_mtype = w.event_ftype = H5I_INVALID_HID;
-
-  have_auto = H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data) >= 0;
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-
-  if (event_types(&w) < 0)
-    goto done;
-  w.gcpl = H5Pcreate(H5P_GROUP_CREATE);
-  /* Groups list their links in creation order (bodies and contacts as in
-   * the scene) and keep up to 16 attributes in the object header. */
-  if (w.gcpl < 0 ||
-      H5Pset_link_creation_order(w.gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
-      H5Pset_attr_phase_change(w.gcpl, 16, 12) < 0) {
-    fail(&w, "cannot set up group creation properties");
-    goto done;
-  }
-  /* The 1.8 format: readable by HDF5 >= 1.8, and stores attributes larger
-   * than 64 KiB (a long scene text) densely instead of failing. */
-  fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0 ||
-      H5Pset_fclose_degree(fapl, H5F_CLOSE_SEMI) < 0) {
-    fail(&w, "cannot set up file access properties");
-    goto done;
-  }
-
-  errno = 0;
-  file = H5Fcreate(part, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  if (file < 0) {
-    e = errno;
-    fail(&w, "cannot create %s%s%s", part, e ? ": " : "", e ? strerror(e) : "");
-    goto done;
-  }
-  created = 1;
-
-  first = vb_run_scene(runs[0]);
-  if (attr_string(&w, file, "/", "format", FORMAT_NAME) < 0 ||
-      attr_string(&w, file, "/", "vibro_version", vb_version()) < 0 ||
-      attr_string(&w, file, "/", "input", first->input) < 0 ||
-      attr_string(&w, file, "/", "source", first->path) < 0)
-    goto done;
-
-  scenes = group_create(&w, file, "/", "scenes", where);
-  if (scenes < 0)
-    goto done;
-  for (i = 0; i < nruns; i++)
-    if (scene_write(&w, scenes, i, runs[i]) < 0)
-      goto done;
-  e = close_id(scenes);
-  scenes = H5I_INVALID_HID;
-  if (e < 0) {
-    fail(&w, "cannot close group /scenes");
-    goto done;
-  }
-
-  e = close_id(file);
-  file = H5I_INVALID_HID;
-  if (e < 0) {
-    fail(&w, "cannot close %s", part);
-    goto done;
-  }
-  if (sync_file(&w, part) < 0)
-    goto done;
-  if (rename(part, path) < 0) {
-    fail(&w, "cannot rename %s into place: %s", part, strerror(errno));
-    goto done;
-  }
-  rc = VB_OK;
-
-done:
-  close_id(scenes);
-  close_id(file);
-  close_id(fapl);
-  close_id(w.gcpl);
-  close_id(w.event_ftype);
-  close_id(w.event_mtype);
-  if (rc != VB_OK) {
-    if (created)
-      remove(part);
-    if (!w.failed)
-      fail(&w, "cannot write the file");
-  }
-  if (have_auto)
-    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+  rc = vb_output_finish(o, err, errlen);
+  if (rc != VB_OK)
+    remove(part);
   free(part);
   return rc;
+}
+
+/* Join complete per-process files into one. */
+int vb_output_merge(const char *path, const vb_study *study, const char *const *parts,
+                    int nparts, char *err, size_t errlen)
+{
+  static const unsigned char one = 1;
+  vb_output *o;
+  hid_t *files = NULL, *tables = NULL, *dones = NULL;
+  char name[32], src[48];
+  long i, n;
+  int rc, k, found;
+
+  rc = vb_output_open(path, study, 0, &o, err, errlen);
+  if (rc != VB_OK)
+    return rc;
+  call_begin(o, err, errlen);
+  rc = VB_EIO;
+  n = o->lay.nscenes;
+  files = malloc((size_t)nparts * sizeof *files);
+  tables = malloc((size_t)nparts * sizeof *tables);
+  dones = malloc((size_t)nparts * sizeof *dones);
+  if (!files || !tables || !dones) {
+    fail(&o->w, "out of memory");
+    goto done;
+  }
+  for (k = 0; k < nparts; k++)
+    files[k] = tables[k] = dones[k] = H5I_INVALID_HID;
+  for (k = 0; k < nparts; k++) {
+    files[k] = H5Fopen(parts[k], H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (files[k] < 0) {
+      fail(&o->w, "cannot open %s", parts[k]);
+      goto done;
+    }
+    tables[k] = H5Dopen2(files[k], "study/table", H5P_DEFAULT);
+    dones[k] = H5Dopen2(files[k], "study/done", H5P_DEFAULT);
+    if (tables[k] < 0 || dones[k] < 0) {
+      fail(&o->w, "%s has no study table", parts[k]);
+      goto done;
+    }
+  }
+  /* scene by scene, in index order, from the first part that has it */
+  for (i = 0; i < n; i++) {
+    hsize_t off[1] = { (hsize_t)i }, cnt[1] = { 1 };
+
+    found = 0;
+    for (k = 0; k < nparts && !found; k++) {
+      hid_t fspace = H5Dget_space(dones[k]), mspace = H5Screate_simple(1, cnt, NULL);
+      unsigned char m = 0;
+
+      if (fspace < 0 || mspace < 0 ||
+          H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
+          H5Dread(dones[k], H5T_NATIVE_UCHAR, mspace, fspace, H5P_DEFAULT, &m) < 0 ||
+          (m && H5Dread(tables[k], o->row_mtype, mspace, fspace, H5P_DEFAULT, o->row) < 0)) {
+        close_id(mspace);
+        close_id(fspace);
+        fail(&o->w, "cannot read scene %ld of %s", i, parts[k]);
+        goto done;
+      }
+      close_id(mspace);
+      close_id(fspace);
+      if (!m)
+        continue;
+      found = 1;
+      snprintf(name, sizeof name, "%06ld", i);
+      snprintf(src, sizeof src, "scenes/%s", name);
+      if (H5Ocopy(files[k], src, o->scenes, name, H5P_DEFAULT, H5P_DEFAULT) < 0) {
+        fail(&o->w, "cannot copy /scenes/%s from %s", name, parts[k]);
+        goto done;
+      }
+      if (element_write(o, o->table, "/study/table", i, o->row_mtype, o->row) < 0 ||
+          element_write(o, o->done, "/study/done", i, H5T_NATIVE_UCHAR, &one) < 0)
+        goto done;
+      o->complete[i] = 1;
+      memcpy(&o->codes[i], o->row + o->off_code, sizeof(int32_t));
+    }
+    if (!found) {
+      fail(&o->w, "scene %ld is complete in none of the %d parts", i, nparts);
+      goto done;
+    }
+  }
+  rc = VB_OK;
+done:
+  for (k = 0; files && k < nparts; k++) {
+    close_id(tables ? tables[k] : H5I_INVALID_HID);
+    close_id(dones ? dones[k] : H5I_INVALID_HID);
+    close_id(files[k]);
+  }
+  free(files);
+  free(tables);
+  free(dones);
+  call_end(o);
+  if (rc != VB_OK) {
+    output_discard(o);
+    return rc;
+  }
+  return vb_output_finish(o, err, errlen);
 }

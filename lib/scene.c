@@ -1694,8 +1694,10 @@ double vb_scene_record_bytes(const vb_scene *scene)
 
 /* ------------------------------------------------------------------ studies */
 
-/* Room for a sweep path such as "contacts.hit.k" or "bodies.bar.freq[2]". */
+/* Room for a sweep path such as "contacts.hit.k" or "bodies.bar.freq[2]",
+ * and the most components it may have. */
 #define PATH_MAX_LEN 256
+#define MAX_COMPONENTS 8
 
 /* Numeric keys a sweep may set in an object even where the file leaves
  * them out: per top-level setting, optionally only for one variant of the
@@ -1703,7 +1705,8 @@ double vb_scene_record_bytes(const vb_scene *scene)
  * functions above; a numeric key written in the file is sweepable whether
  * or not it is listed here, and the loader judges every value. */
 typedef struct sweep_keys {
-  const char *top;      /* "scene", "record", "bodies", "contacts" */
+  const char *top;      /* "scene", "bodies", "bodies.drive", ...: the kind
+                           of object, its path without element names */
   const char *selector; /* key that picks the variant, or NULL for all */
   const char *variant;  /* its value */
   const char *keys[8];
@@ -1712,14 +1715,18 @@ typedef struct sweep_keys {
 static const sweep_keys sweepable[] = {
   {"scene", NULL, NULL, {"fs", "duration", "gravity", NULL}},
   {"record", NULL, NULL, {"every", NULL}},
-  {"bodies", "type", "mass", {"mass", "u0", "v0", NULL}},
+  {"bodies", "type", "mass", {"mass", "u0", "v0", "k", "c", NULL}},
   {"bodies", "type", "wall", {"position", NULL}},
+  {"bodies.drive", "type", "sine", {"amplitude", "freq", "phase", NULL}},
+  {"bodies.drive", "type", "noise", {"rms", "bandwidth", NULL}},
+  {"bodies.drive", "type", "profile", {"speed", "spacing", "start", "scale", NULL}},
   {"contacts", NULL, NULL, {"k", "alpha", NULL}},
   {"contacts", "law", "hunt-crossley", {"mu", NULL}},
   {"contacts", "law", "rattle", {"h", NULL}},
   {"contacts", NULL, NULL, {"gap", NULL}},
   {"contacts", "scheme", "quadratic", {"s", NULL}},
   {"contacts", NULL, NULL, {"tolerance", "max_iterations", NULL}},
+  {"forces", NULL, NULL, {"value", "amplitude", "freq", "phase", NULL}},
 };
 
 #define NSWEEPABLE (sizeof sweepable / sizeof sweepable[0])
@@ -1764,23 +1771,21 @@ static int creatable(const char *top, const config_setting_t *obj, const char *k
   return 0;
 }
 
-/* Append the sweepable paths of one object ("top.name.key" for a list
- * element, "top.key" for a group) to a comma-separated list. */
-static void object_paths(const char *top, const char *name,
+/* Append the sweepable paths of one object to a comma-separated list:
+ * `kind` is its kind in the table above ("contacts", "bodies.drive"),
+ * `prefix` its path ("contacts.hit", "bodies.shaker.drive"); groups
+ * inside it are listed too. */
+static void object_paths(const char *kind, const char *prefix,
                          const config_setting_t *obj, char *list, size_t size)
 {
-  char prefix[PATH_MAX_LEN], item[PATH_MAX_LEN + 32];
+  char item[PATH_MAX_LEN + 32], subkind[PATH_MAX_LEN], subprefix[PATH_MAX_LEN];
   size_t i;
   int j, k, n;
 
-  if (name != NULL)
-    snprintf(prefix, sizeof prefix, "%s.%s", top, name);
-  else
-    snprintf(prefix, sizeof prefix, "%s", top);
   for (i = 0; i < NSWEEPABLE; i++) {
     const char *const *key;
 
-    if (!entry_applies(&sweepable[i], top, obj))
+    if (!entry_applies(&sweepable[i], kind, obj))
       continue;
     for (key = sweepable[i].keys; *key != NULL; key++) {
       snprintf(item, sizeof item, "%s.%s", prefix, *key);
@@ -1793,7 +1798,7 @@ static void object_paths(const char *top, const char *name,
     const char *key = config_setting_name(m);
     int t = config_setting_type(m);
 
-    if (is_number(m) && !creatable(top, obj, key)) {
+    if (is_number(m) && !creatable(kind, obj, key)) {
       snprintf(item, sizeof item, "%s.%s", prefix, key);
       list_add(list, size, item);
     } else if (t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) {
@@ -1802,6 +1807,10 @@ static void object_paths(const char *top, const char *name,
           snprintf(item, sizeof item, "%s.%s[%d]", prefix, key, k);
           list_add(list, size, item);
         }
+    } else if (t == CONFIG_TYPE_GROUP) {
+      snprintf(subkind, sizeof subkind, "%s.%s", kind, key);
+      snprintf(subprefix, sizeof subprefix, "%s.%s", prefix, key);
+      object_paths(subkind, subprefix, m, list, size);
     }
   }
 }
@@ -1829,7 +1838,7 @@ static void top_paths(const config_setting_t *top, const char *key, char *list,
   int i, n;
 
   if (config_setting_type(top) == CONFIG_TYPE_GROUP) {
-    object_paths(name, NULL, top, list, size);
+    object_paths(name, name, top, list, size);
     return;
   }
   if (config_setting_type(top) != CONFIG_TYPE_LIST)
@@ -1838,17 +1847,18 @@ static void top_paths(const config_setting_t *top, const char *key, char *list,
   for (i = 0; i < n; i++) {
     const config_setting_t *g = config_setting_get_elem(top, (unsigned)i);
     const char *elem = element_name(g);
-    char suffix[PATH_MAX_LEN];
+    char suffix[PATH_MAX_LEN], prefix[PATH_MAX_LEN];
     const char *p, *q;
 
     if (elem == NULL)
       continue;
+    snprintf(prefix, sizeof prefix, "%s.%s", name, elem);
     if (key == NULL) {
-      object_paths(name, elem, g, list, size);
+      object_paths(name, prefix, g, list, size);
       continue;
     }
     one[0] = '\0';
-    object_paths(name, elem, g, one, sizeof one);
+    object_paths(name, prefix, g, one, sizeof one);
     /* keep the items of `key` only */
     snprintf(suffix, sizeof suffix, ".%s", key);
     for (p = one; *p != '\0'; p = *q ? q + 2 : q) {
@@ -1897,17 +1907,19 @@ static int split_index(char *key, long *index)
   return errno == 0 && end[0] == ']' && end[1] == '\0';
 }
 
-/* Find or create the numeric setting a sweep path names. */
+/* Find or create the numeric setting a sweep path names: TOP.KEY for a
+ * group (scene.fs), TOP.NAME.KEY for an element of a list found by its
+ * name (contacts.hit.k), with groups inside the object on the way
+ * (bodies.shaker.drive.freq) and KEY[i] for an array element. */
 int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
                     const config_setting_t *origin, config_setting_t **target,
                     char *err, size_t errlen)
 {
   config_setting_t *root = config_root_setting(cfg), *top, *obj = NULL, *m;
-  char buf[PATH_MAX_LEN], valid[LIST_MAX], *comp[4];
-  const char *objname = NULL;
-  int ncomp = 0, i, n;
+  char buf[PATH_MAX_LEN], valid[LIST_MAX], kind[PATH_MAX_LEN], prefix[PATH_MAX_LEN];
+  char *comp[MAX_COMPONENTS], *p;
+  int ncomp = 0, first, i, n, c;
   long index;
-  char *p;
 
   *target = NULL;
   valid[0] = '\0';
@@ -1916,7 +1928,7 @@ int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
     goto unknown;
   }
   strcpy(buf, path);
-  for (p = buf; ncomp < 4;) {
+  for (p = buf; ncomp < MAX_COMPONENTS;) {
     comp[ncomp++] = p;
     p = strchr(p, '.');
     if (p == NULL)
@@ -1936,49 +1948,46 @@ int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
     all_paths(root, valid, sizeof valid);
     goto unknown;
   }
+  snprintf(kind, sizeof kind, "%s", comp[0]);
   if (config_setting_type(top) == CONFIG_TYPE_GROUP) {
     obj = top;
-    if (ncomp != 2) {
-      top_paths(top, NULL, valid, sizeof valid);
-      goto unknown;
-    }
+    first = 1;
+    snprintf(prefix, sizeof prefix, "%s", comp[0]);
   } else if (config_setting_type(top) == CONFIG_TYPE_LIST) {
     n = config_setting_length(top);
     for (i = 0; i < n && obj == NULL; i++) {
       config_setting_t *g = config_setting_get_elem(top, (unsigned)i);
       const char *name = element_name(g);
 
-      if (name != NULL && strcmp(name, comp[1]) == 0) {
+      if (name != NULL && strcmp(name, comp[1]) == 0)
         obj = g;
-        objname = name;
-      }
     }
-    if (obj == NULL || ncomp != 3) {
+    if (obj == NULL) {
       /* an unknown object: the same key on the objects that have it, else
        * every path of the list */
-      if (ncomp == 3) {
-        char key[PATH_MAX_LEN];
-
-        snprintf(key, sizeof key, "%s", comp[2]);
-        if (split_index(key, &index) && index < 0)
-          top_paths(top, key, valid, sizeof valid);
-      }
-      if (obj != NULL) {
-        valid[0] = '\0';
-        object_paths(comp[0], objname, obj, valid, sizeof valid);
-      } else if (valid[0] == '\0') {
+      if (ncomp >= 3 && strchr(comp[ncomp - 1], '[') == NULL)
+        top_paths(top, comp[ncomp - 1], valid, sizeof valid);
+      if (valid[0] == '\0')
         top_paths(top, NULL, valid, sizeof valid);
-      }
       goto unknown;
     }
+    first = 2;
+    snprintf(prefix, sizeof prefix, "%s.%s", comp[0], comp[1]);
   } else {
     all_paths(root, valid, sizeof valid);
     goto unknown;
   }
-
-  /* the key inside the object */
-  object_paths(comp[0], objname, obj, valid, sizeof valid);
-  if (!split_index(comp[ncomp - 1], &index))
+  /* groups inside the object, then the key */
+  for (c = first; c < ncomp - 1; c++) {
+    m = member(obj, comp[c]);
+    if (m == NULL || config_setting_type(m) != CONFIG_TYPE_GROUP)
+      break;
+    obj = m;
+    snprintf(kind + strlen(kind), sizeof kind - strlen(kind), ".%s", comp[c]);
+    snprintf(prefix + strlen(prefix), sizeof prefix - strlen(prefix), ".%s", comp[c]);
+  }
+  object_paths(kind, prefix, obj, valid, sizeof valid);
+  if (c != ncomp - 1 || ncomp <= first || !split_index(comp[ncomp - 1], &index))
     goto unknown;
   m = member(obj, comp[ncomp - 1]);
   if (index < 0) {
@@ -1986,7 +1995,7 @@ int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
       *target = m;
       return VB_OK;
     }
-    if (m == NULL && creatable(comp[0], obj, comp[ncomp - 1])) {
+    if (m == NULL && creatable(kind, obj, comp[ncomp - 1])) {
       *target = config_setting_add(obj, comp[ncomp - 1], CONFIG_TYPE_FLOAT);
       if (*target == NULL)
         return vb_source_fail(src, origin, "sweep", err, errlen,

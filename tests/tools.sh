@@ -42,6 +42,15 @@ error() {
   only_line "$tmp/err" "$msg"
 }
 
+# error_start START CMD...: CMD exits 1 with one line on stderr that starts
+# with START (for lists of signals that grow with the layout)
+error_start() {
+  start=$1; shift
+  expect 1 "$@"
+  if [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ "$(head -c ${#start} "$tmp/err")" = "$start" ]; then ok
+  else bad "expected one line starting '$start', got '$(cat "$tmp/err")'"; fi
+}
+
 # equal WHAT GOT WANT
 equal() {
   if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi
@@ -145,10 +154,10 @@ error "$b: no scene 7 (valid: 0)" "$vibro" events "$b" --scene 7
 error "$b: no scene 7 (valid: 0)" "$vibro" export "$b" --scene 7 --signal bodies/hammer/u --csv "$tmp/x.csv"
 error "$b: no contact 'hti' in scene 0 (valid: hit)" "$vibro" events "$b" --scene 0 --contact hti
 error "$b: no contact 'hti' in any scene (valid: hit)" "$vibro" events "$b" --contact hti
-error "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, energy/dissipated, energy/kinetic, energy/potential, energy/total)" \
+error_start "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, energy/dissipated, " \
   "$vibro" export "$b" --scene 0 --signal bodies/hamer/u --csv "$tmp/x.csv"
 [ -e "$tmp/x.csv" ] && bad "export left a file after an error" || ok
-error "$b: 'contacts/hit/events' in scene 0 is not a 1-d signal (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, energy/dissipated, energy/kinetic, energy/potential, energy/total)" \
+error_start "$b: 'contacts/hit/events' in scene 0 is not a 1-d signal (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, energy/dissipated, " \
   "$vibro" export "$b" --signal contacts/hit/events --wav "$tmp/x.wav"
 error "$tmp/no/dir/x.wav: cannot write: No such file or directory" \
   "$vibro" export "$b" --signal bodies/hammer/u --wav "$tmp/no/dir/x.wav"
@@ -275,11 +284,26 @@ with h5py.File(tmp + "/study.h5", "w") as f:
             probe = np.zeros(n)
             probe[:6] = [0.0, 1.5, -3.0, np.inf, np.nan, 0.75]
             dataset(g, "probe/diverged", probe, "m")
-        rows.append((s, mu, "done" if s != 2 else "diverged at t=0.00123", len(ev)))
-    table = np.array([(r[0], r[1], r[2], r[3]) for r in rows],
-                     dtype=[("index", "<i8"), ("contacts.hit.mu", "<f8"),
-                            ("status", h5py.string_dtype()), ("impacts_hit", "<i8")])
-    f.create_dataset("study/table", data=table)
+        rows.append((s, mu, -5 if s == 2 else 0,
+                     b"diverged at t=0.00123" if s == 2 else b"done", 0.005, 1e-6 * (s + 1),
+                     len(ev), ev["t_on"][0], 1.3e-4, u.max()))
+    cols = [("index", "<i8", "1"), ("contacts.hit.mu", "<f8", "SI"),
+            ("status_code", "<i4", "1"), ("status", "S128", "-"),
+            ("final_energy", "<f8", "J"), ("energy_balance_error", "<f8", "J"),
+            ("impacts:hit", "<i8", "1"), ("first_impact:hit", "<f8", "s"),
+            ("mean_contact_duration:hit", "<f8", "s"), ("max_compression:hit", "<f8", "m")]
+    table = np.array(rows, dtype=[c[:2] for c in cols])
+    d = f.create_dataset("study/table", data=table)
+    d.attrs["units"] = " ".join("%s:%s" % (c[0], c[2]) for c in cols)
+    f["study"].attrs["mode"] = "grid"
+    f["study"].attrs["scenes"] = np.int64(nscenes)
+    done = np.ones(nscenes, dtype=np.uint8)
+    done[7] = 0
+    f.create_dataset("study/done", data=done)
+with h5py.File(tmp + "/nostudy.h5", "w") as f:
+    f.attrs["format"] = "vibro-1"
+    g = f.create_group("scenes/000000")
+    dataset(g, "time", np.arange(4.0), "s")
 PY
 
 # the file is rejected or read as the README says
@@ -287,7 +311,7 @@ error "$tmp/noformat.h5: not a vibro output (no 'format' attribute)" "$vibro" in
 error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1)" \
   "$vibro" export "$tmp/wrongformat.h5" --signal x --csv "$tmp/x.csv"
 expect 0 "$vibro" info "$s"
-contains "$tmp/out" "12 scenes: 11 done, 1 failed"
+contains "$tmp/out" "12 scenes: 11 done, 1 failed, 1 not marked complete in /study/done (vibro run --resume)"
 contains "$tmp/out" "scene 1 'sweep': done; fs 44100 Hz, 51 samples (every 2 steps), 0.002 s"
 contains "$tmp/out" "  bodies: hammer (mass), plate (modal), wall (wall)"
 contains "$tmp/out" "  contact 'stop': power, two-point, 1 impact"
@@ -296,9 +320,9 @@ contains "$tmp/out" "... 9 more scenes (vibro info --all shows each)"
 contains "$tmp/out" "contact 'hit': 42 impacts in 12 scenes, 2 to 5 per scene"
 contains "$tmp/out" "failed: scene 2 'sweep': diverged at t=0.00123"
 contains "$tmp/out" "worst energy balance error: 1.2e-05 J = 0.0024 of the initial energy, scene 11 'sweep'"
-contains "$tmp/out" "study table: 12 rows"
+contains "$tmp/out" "study table: 12 rows, sweep mode grid"
 contains "$tmp/out" "  swept contacts.hit.mu: 0.1 .. 0.7, 4 values"
-contains "$tmp/out" "  other columns: index, status, impacts_hit"
+contains "$tmp/out" "  other columns: index, status_code, status, final_energy, energy_balance_error, impacts:hit, first_impact:hit, mean_contact_duration:hit, max_compression:hit"
 expect 0 "$vibro" info "$s" --all
 equal "info --all scenes" "$(grep -c '^scene ' "$tmp/out")" 12
 error "$s: 12 scenes: choose one with --scene (valid: 0-11)" \
@@ -308,6 +332,11 @@ expect 0 "$vibro" export "$s" --scene 1 --signal bodies/plate/p1/u --csv "$tmp/p
 equal "modal point csv lines" "$(wc -l <"$tmp/p1.csv" | tr -d ' ')" 52
 error "$s: 'bodies/plate/modes/q' in scene 1 is not a 1-d signal (valid: bodies/hammer/u, bodies/hammer/v, bodies/plate/p1/u, bodies/plate/p1/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, contacts/stop/compression, contacts/stop/force, energy/dissipated, energy/external, ...)" \
   "$vibro" export "$s" --scene 1 --signal bodies/plate/modes/q --csv "$tmp/x.csv"
+list0="bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, energy/dissipated, energy/kinetic, energy/potential, energy/total"
+error "$s: no signal 'bodies/hamer/u' in scene 0 (valid: $list0)" \
+  "$vibro" export "$s" --scene 0 --signal bodies/hamer/u --wav "$tmp/x.wav"
+error "$s: no signal 'bodies/hamer/u' in scene 0 (valid: $list0)" \
+  "$plot" signal "$s" --scene 0 --signal bodies/hamer/u -o "$tmp/x.png"
 expect 0 "$vibro" export "$s" --scene 1 --signal energy/external --wav "$tmp/ext.wav"
 equal "study rate" "$(le "$tmp/ext.wav" 24 4)" 22050
 expect 0 "$vibro" export "$s" --scene 3 --signal probe/diverged --wav "$tmp/nan.wav"
@@ -385,6 +414,8 @@ expect 0 "$plot" bifurcation "$s" --value v_out -o "$tmp/bif.png" --size 701x333
 png "$tmp/bif.png" 701 333
 expect 0 "$plot" bifurcation "$s" --param contacts.hit.mu --last 1 -o "$tmp/bif.pdf"
 equal "PDF magic" "$(text "$tmp/bif.pdf" 0 5)" "%PDF-"
+expect 0 "$plot" bifurcation "$s" --last 1 -o "$tmp/last.svg"
+contains "$tmp/last.svg" "<!-- v_in against contacts.hit.mu, 13 impacts -->"
 expect 0 "$plot" force "$b" -o "$tmp/force.svg"
 equal "SVG magic" "$(text "$tmp/force.svg" 0 5)" "<?xml"
 contains "$tmp/force.svg" "<svg"
@@ -405,24 +436,54 @@ contains "$tmp/vout.svg" "<!-- v_out against v_in, 43 impacts -->"
 expect 0 "$plot" bifurcation "$s" --value x_max --after 0.002 -o "$tmp/bif.svg"
 contains "$tmp/bif.svg" "<!-- x_max against contacts.hit.mu, 18 impacts -->"
 contains "$tmp/bif.svg" "<!-- x_max (m) -->"
+expect 0 "$plot" bifurcation "$s" --value max_compression:hit -o "$tmp/bifs.svg"
+contains "$tmp/bifs.svg" "<!-- max_compression:hit against contacts.hit.mu, 12 scenes -->"
+contains "$tmp/bifs.svg" "<!-- max_compression:hit (m) -->"
+
+# its helpers: which samples a contact figure draws, sizes, cut lists
+"$python" - "$plot" <<'PY' >"$tmp/py.out" 2>&1 && ok || bad "vibro-plot helpers: $(cat "$tmp/py.out")"
+import importlib.machinery, importlib.util, sys, numpy as np
+loader = importlib.machinery.SourceFileLoader("vibro_plot", sys.argv[1])
+spec = importlib.util.spec_from_loader("vibro_plot", loader)
+vp = importlib.util.module_from_spec(spec)
+loader.exec_module(vp)
+x = np.array([-1.0, -0.5, 0.2, 0.3, -0.1, -2.0, -3.0, 0.4])
+assert vp.in_contact(x, "hunt-crossley", 0.0, False).tolist() == \
+    [False, True, True, True, True, False, True, True]
+assert vp.in_contact(x, "rattle", 1.5, False).tolist() == \
+    [False, False, False, False, True, True, True, True]
+assert vp.in_contact(x, "hunt-crossley", 0.0, True).all()
+assert np.isnan(vp.broken(x, x > 0)[0]) and vp.broken(x, x > 0)[2] == 0.2
+assert vp.parse_size("6.4x4.8in", 50) == (6.4, 4.8)
+assert abs(vp.parse_size("201x113", 100)[0] * 100 - 201) < 1e-5
+assert vp.join_choices(["a" * 100, "b" * 100, "c" * 100]) == "a" * 100 + ", " + "b" * 100 + ", ..."
+PY
 
 # vibro-plot's errors: one line, exit 1
 error "$tmp/junk.h5: not a vibro output (not an HDF5 file)" "$plot" energy "$tmp/junk.h5" -o "$tmp/x.png"
 error "$tmp/noformat.h5: not a vibro output (no 'format' attribute)" "$plot" energy "$tmp/noformat.h5" -o "$tmp/x.png"
 error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1)" \
   "$plot" vout "$tmp/wrongformat.h5" -o "$tmp/x.png"
-error "$b: no /study/table: a bifurcation diagram needs a study (a scene file with a sweep)" \
-  "$plot" bifurcation "$b" -o "$tmp/x.png"
+error "$tmp/nostudy.h5: no /study/table: a bifurcation diagram needs a study (a scene file with a sweep)" \
+  "$plot" bifurcation "$tmp/nostudy.h5" -o "$tmp/x.png"
+# a plain scene's output has a one-row /study/table without swept columns
+if "$python" -c 'import sys, h5py; sys.exit("study/table" not in h5py.File(sys.argv[1], "r"))' "$b"; then
+  error "$b: /study/table has no swept parameter: a bifurcation diagram needs a study (a scene file with a sweep)" \
+    "$plot" bifurcation "$b" -o "$tmp/x.png"
+else
+  error "$b: no /study/table: a bifurcation diagram needs a study (a scene file with a sweep)" \
+    "$plot" bifurcation "$b" -o "$tmp/x.png"
+fi
 error "$b: no scene 3 (valid: 0)" "$plot" phase "$b" --scene 3 -o "$tmp/x.png"
 error "$s: 12 scenes: choose one with --scene (valid: 0-11)" "$plot" energy "$s" -o "$tmp/x.png"
 error "$s: scene 1 has 2 contacts: choose one with --contact (valid: hit, stop)" \
   "$plot" force "$s" --scene 1 -o "$tmp/x.png"
 error "$b: no contact 'hti' in scene 0 (valid: hit)" "$plot" phase "$b" --contact hti -o "$tmp/x.png"
-error "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, energy/dissipated, energy/kinetic, energy/potential, energy/total)" \
+error_start "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, energy/dissipated, " \
   "$plot" signal "$b" --signal bodies/hamer/u -o "$tmp/x.png"
 error "$s: no column 'contacts.hit.k' in /study/table (valid: contacts.hit.mu)" \
   "$plot" bifurcation "$s" --param contacts.hit.k -o "$tmp/x.png"
-error "$s: no event field 'vin' (valid: duration, duration_pred, energy_after, energy_before, fallbacks, newton_iterations_max, peak_force, samples, t_off, t_on, v_in, v_out, v_out_exact, v_out_pred, x_max, x_max_pred)" \
+error "$s: no event field or /study/table column 'vin' (valid: duration, duration_pred, energy_after, energy_before, fallbacks, newton_iterations_max, peak_force, samples, t_off, t_on, v_in, v_out, v_out_exact, v_out_pred, x_max, x_max_pred, status_code, final_energy, energy_balance_error, impacts:hit, ...)" \
   "$plot" bifurcation "$s" --value vin -o "$tmp/x.png"
 error "$tmp/x.jpg: unsupported figure format '.jpg' (valid: .png, .pdf, .svg)" \
   "$plot" energy "$b" -o "$tmp/x.jpg"

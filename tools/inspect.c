@@ -44,7 +44,8 @@ static const char usage_info[] =
   "scene's initial energy.  With more than 10 scenes only the first 3 are\n"
   "shown in detail, then totals (--all shows every scene).  A study's\n"
   "/study/table is summarised: rows, swept parameters (columns named by a\n"
-  "parameter path, such as contacts.hit.k) with their ranges, other columns.\n";
+  "parameter path, such as contacts.hit.k) with their ranges, other columns;\n"
+  "scenes that /study/done does not mark complete are counted.\n";
 
 static const char usage_events[] =
   "usage: vibro events OUT.h5 [--scene N] [--contact NAME] [--csv]\n"
@@ -784,17 +785,26 @@ cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Summarise /study/table: rows, swept parameters (columns whose name is a
- * parameter path, with a dot) and their ranges, the other columns. */
+/* True if a /study/table column is a swept parameter: named by its
+ * parameter path (contacts.hit.k), which has a dot, unlike the summary
+ * columns (impacts:hit, final_energy). */
+static int
+is_swept(const char *column)
+{
+  return strchr(column, '.') && !strchr(column, ':');
+}
+
+/* Summarise /study/table: rows, the swept parameters with their ranges,
+ * the other columns.  Nothing for a plain scene's one-row table. */
 static int
 info_study(const char *file, hid_t fid)
 {
-  hid_t ds = H5I_INVALID_HID, ftype = H5I_INVALID_HID;
-  namelist other = { 0 };
+  hid_t ds = H5I_INVALID_HID, ftype = H5I_INVALID_HID, study = H5I_INVALID_HID;
+  namelist swept = { 0 }, other = { 0 };
   double *col = NULL;
-  char list[CHOICES_MAX + 16];
+  char list[CHOICES_MAX + 16], mode[TEXT_MAX];
   long rows;
-  int nmembers, rc = -1, swept = 0;
+  int nmembers, rc = -1;
 
   rows = dataset_rows(fid, "study/table");
   if (rows < 0)
@@ -806,14 +816,6 @@ info_study(const char *file, hid_t fid)
     rc = 0;
     goto done;
   }
-  printf("study table: ");
-  print_count(rows, "row");
-  printf("\n");
-  col = malloc((size_t)(rows ? rows : 1) * sizeof *col);
-  if (!col) {
-    complain(file, "out of memory");
-    goto done;
-  }
   nmembers = H5Tget_nmembers(ftype);
   for (int m = 0; m < nmembers; m++) {
     char *name = H5Tget_member_name(ftype, (unsigned)m);
@@ -821,28 +823,43 @@ info_study(const char *file, hid_t fid)
     int numeric = cls == H5T_FLOAT || cls == H5T_INTEGER;
     if (!name)
       continue;
-    if (numeric && strchr(name, '.') && rows > 0) {
-      hid_t mtype = H5Tcreate(H5T_COMPOUND, sizeof(double));
-      long distinct = 0;
-      if (mtype >= 0 && H5Tinsert(mtype, name, 0, H5T_NATIVE_DOUBLE) >= 0 &&
-          H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, col) >= 0) {
-        qsort(col, (size_t)rows, sizeof *col, cmp_double);
-        for (long i = 0; i < rows; i++)
-          distinct += i == 0 || col[i] != col[i - 1];
-        printf("  swept %s: %.6g .. %.6g, ", name, col[0], col[rows - 1]);
-        print_count(distinct, "value");
-        printf("\n");
-        swept++;
-      }
-      close_id(mtype);
-    } else if (names_push(&other, name) < 0) {
+    if (names_push(numeric && is_swept(name) ? &swept : &other, name) < 0) {
       H5free_memory(name);
       complain(file, "out of memory");
       goto done;
     }
     H5free_memory(name);
   }
-  if (!swept)
+  if (swept.n == 0 && rows <= 1) {
+    rc = 0;
+    goto done;
+  }
+  printf("study table: ");
+  print_count(rows, "row");
+  study = H5Gopen2(fid, "study", H5P_DEFAULT);
+  if (study >= 0 && attr_text(study, "mode", mode, sizeof mode) == 0 && mode[0])
+    printf(", sweep mode %s", mode);
+  printf("\n");
+  col = malloc((size_t)(rows ? rows : 1) * sizeof *col);
+  if (!col) {
+    complain(file, "out of memory");
+    goto done;
+  }
+  for (size_t i = 0; i < swept.n && rows > 0; i++) {
+    hid_t mtype = H5Tcreate(H5T_COMPOUND, sizeof(double));
+    long distinct = 0;
+    if (mtype >= 0 && H5Tinsert(mtype, swept.v[i], 0, H5T_NATIVE_DOUBLE) >= 0 &&
+        H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, col) >= 0) {
+      qsort(col, (size_t)rows, sizeof *col, cmp_double);
+      for (long r = 0; r < rows; r++)
+        distinct += r == 0 || col[r] != col[r - 1];
+      printf("  swept %s: %.6g .. %.6g, ", swept.v[i], col[0], col[rows - 1]);
+      print_count(distinct, "value");
+      printf("\n");
+    }
+    close_id(mtype);
+  }
+  if (!swept.n)
     printf("  no swept parameter columns\n");
   names_join(&other, list, sizeof list);
   printf("  other columns: %s\n", list);
@@ -850,9 +867,35 @@ info_study(const char *file, hid_t fid)
 done:
   free(col);
   names_free(&other);
+  names_free(&swept);
+  close_id(study);
   close_id(ftype);
   close_id(ds);
   return rc;
+}
+
+/* Number of scenes /study/done does not mark complete (0 when absent). */
+static long
+not_done(hid_t fid)
+{
+  long n = signal_length(fid, "study/done"), missing = 0;
+  double *buf;
+  hid_t ds;
+
+  if (n <= 0)
+    return 0;
+  buf = malloc(BLOCK * sizeof *buf);
+  ds = buf ? H5Dopen2(fid, "study/done", H5P_DEFAULT) : H5I_INVALID_HID;
+  for (long start = 0; ds >= 0 && start < n; start += BLOCK) {
+    long count = n - start < BLOCK ? n - start : BLOCK;
+    if (read_block(ds, (hsize_t)start, (hsize_t)count, buf) < 0)
+      break;
+    for (long i = 0; i < count; i++)
+      missing += buf[i] == 0.0;
+  }
+  close_id(ds);
+  free(buf);
+  return missing;
 }
 
 /* vibro info */
@@ -864,7 +907,7 @@ cmd_info(int argc, char **argv)
   namelist scenes = { 0 }, failed = { 0 };
   tally t = { 0 };
   hid_t fid = H5I_INVALID_HID, root = H5I_INVALID_HID, sg = H5I_INVALID_HID;
-  long done = 0, detailed = 0, rows;
+  long done = 0, detailed = 0, rows, missing;
   int all = 0, rc = 1;
 
   for (int i = 1; i < argc; i++) {
@@ -933,6 +976,9 @@ cmd_info(int argc, char **argv)
   if (rows > (long)scenes.n)
     printf(", %ld not written (the study table has %ld rows)", rows - (long)scenes.n,
            rows);
+  missing = not_done(fid);
+  if (missing > 0)
+    printf(", %ld not marked complete in /study/done (vibro run --resume)", missing);
   printf("\n");
 
   for (size_t i = 0; i < scenes.n; i++) {

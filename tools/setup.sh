@@ -1,13 +1,24 @@
 #!/bin/sh
 # Set up vibro on a Debian 12 machine: install what is missing (apt-get),
 # then build in the source tree.  Safe to run again; installs nothing that
-# is already there.  Usage: tools/setup.sh
+# is already there.  Usage: tools/setup.sh [--with-mpi]
+# --with-mpi also installs OpenMPI (openmpi-bin, libopenmpi-dev) and builds
+# vibro with MPI, so that `mpirun vibro run` spreads a study over ranks.
 set -eu
 cd "$(dirname "$0")/.."
+
+mpi=no
+for arg in "$@"; do
+  case $arg in
+    --with-mpi) mpi=yes ;;
+    *) echo "setup: unknown option '$arg' (valid: --with-mpi)" >&2; exit 1 ;;
+  esac
+done
 
 packages="gcc make autoconf automake libtool pkg-config
   libhdf5-dev hdf5-tools libconfig-dev check
   python3 python3-h5py python3-matplotlib python3-numpy"
+[ "$mpi" = yes ] && packages="$packages openmpi-bin libopenmpi-dev"
 
 missing=""
 for p in $packages; do
@@ -27,6 +38,11 @@ else
 fi
 
 [ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi
-[ -f Makefile ] && [ config.status -nt configure ] || ./configure --quiet
+if [ "$mpi" = yes ]; then
+  grep -q '^WITH_MPI = yes' Makefile 2>/dev/null && [ config.status -nt configure ] ||
+    ./configure --quiet --with-mpi
+else
+  [ -f Makefile ] && [ config.status -nt configure ] || ./configure --quiet
+fi
 make -j"$(nproc 2>/dev/null || echo 2)"
 echo "setup: built tools/vibro"
