@@ -70,6 +70,8 @@ typedef struct vb_island {
                          the stride of every per-mode row */
   int nc;             /* contacts */
   int *contacts;      /* [nc] scene contact indices */
+  vb_contact *cts;    /* [nc] the contacts as stepped (exact_duration sets
+                         the stiffness to its beta* value) */
   int nb;             /* bodies */
   int *bodies;        /* [nb] scene body indices */
   int *offsets;       /* [nb] island index of each body's first mode */
@@ -118,6 +120,7 @@ typedef struct vb_island {
   /* energy of the island at n (the family's discrete definition), J */
   double kinetic, potential;
   double dissipated;  /* running, J */
+  double corrected;   /* running energy added by corrections, J */
   double external;    /* running work of forces, gravity and drivers, J */
   long newton_failures;
 } vb_island;
@@ -142,6 +145,12 @@ int vb_island_body_offset(const vb_island *is, int b);
 void vb_island_points(const vb_island *is, double *u, double *v);
 /* Row of point p of scene body b among the island's recorded points. */
 int vb_island_point_row(const vb_island *is, int b, int p);
+
+/* Move contact c of an island by dx in compression and dv in rate at the
+ * current step, sharing the change between its bodies by their compliance
+ * (a mass against a wall moves alone), and return the energy it added, J
+ * (Papetti 4.2 corrections).  Two-level and explicit families only. */
+double vb_island_correct(vb_island *is, int c, double dx, double dv);
 
 /* Helpers for the explicit schemes. */
 

@@ -48,6 +48,9 @@
 
 extern const vb_scheme vb_scheme_three_point;
 
+static void island_energy(vb_island *is);
+static void explicit_power(vb_island *is, double t, double *pd, double *pe);
+
 /* ----------------------------------------------------------- geometry */
 
 /* Displacement of a wall at time t (its position plus its drive). */
@@ -340,6 +343,7 @@ vb_islands_free(vb_island *is, int n)
     return;
   for (int i = 0; i < n; i++) {
     free(is[i].contacts);
+    free(is[i].cts);
     free(is[i].q);
     free(is[i].S);
     free(is[i].xdrv);
@@ -383,10 +387,11 @@ island_alloc(vb_island *is, int nm, int nc, int nf, int nb, int npts)
   is->piv = calloc(c + 1, sizeof(int));
   is->iterations = calloc(2 * c + 1, sizeof(int));
   is->contacts = calloc(c + 1, sizeof(int));
+  is->cts = calloc(c + 1, sizeof(vb_contact));
   is->forces = calloc(2 * (size_t)nf + 1, sizeof(int));
   is->bodies = calloc(3 * (size_t)nb + 2 * (size_t)npts + 1, sizeof(int));
   if (!is->q || !is->S || !is->P || !is->xdrv || !is->hist || !is->piv || !is->iterations
-      || !is->contacts || !is->forces || !is->bodies)
+      || !is->contacts || !is->cts || !is->forces || !is->bodies)
     return VB_ENOMEM;
   double *p = is->q;
   is->v = p += mp;
@@ -504,13 +509,46 @@ island_modes(vb_island *is, const vb_scene *sc, char *err, size_t errlen)
   return VB_OK;
 }
 
+/* Chatziioannou section 3: for alpha = 1 the beta* substitutions make the
+ * contact duration exact, pi / omega_c with omega_c = sqrt(k / m):
+ *   eq 15 (two-point):   beta2* = (1 - cos(w dt)) / (1 + cos(w dt)),
+ *   eq 16 (three-point): beta3* = (1 - cos(w dt)) / cos(w dt),
+ * with beta2 = k dt^2 / (4 m) and beta3 = k dt^2 / (2 m) for alpha = 1, so
+ * the scheme steps the contact with k* = 4 m beta2* / dt^2 (resp.
+ * 2 m beta3* / dt^2), m the contact's effective mass (for a mass against a
+ * wall exactly the paper's substitution).  Beyond the limits (w dt < pi,
+ * resp. pi/2) the scene is refused unless `saturate` is set; then
+ * w = 0.99 of the limit is used, a contact of 1.01 times the shortest
+ * duration the scheme can resolve. */
+static double
+exact_omega(const vb_contact *ct, double meff, double h, double *limit)
+{
+  double w = sqrt(ct->law.k / meff);
+  *limit = (ct->scheme->family == VB_FAMILY_THREE_LEVEL ? 0.5 : 1.0) * M_PI / h;
+  return w < *limit ? w : 0.99 * *limit;
+}
+
+static void
+exact_duration(vb_island *is, int c)
+{
+  vb_contact *ct = &is->cts[c];
+  if (!ct->exact_duration)
+    return;
+  double limit, h = is->dt, m = is->meff[c];
+  double cw = cos(exact_omega(ct, m, h, &limit) * h);
+  if (ct->scheme->family == VB_FAMILY_THREE_LEVEL)
+    ct->law.k = 2.0 * m / (h * h) * (1.0 - cw) / cw;      /* eq 16 */
+  else
+    ct->law.k = 4.0 * m / (h * h) * (1.0 - cw) / (1.0 + cw); /* eq 15 */
+}
+
 /* Compression rows, compliance, effective masses of an island. */
 static void
 island_contacts(vb_island *is, const vb_scene *sc)
 {
   int nm = is->nm, nc = is->nc;
   for (int c = 0; c < nc; c++) {
-    const vb_contact *ct = &sc->contacts[is->contacts[c]];
+    const vb_contact *ct = &is->cts[c];
     double *row = is->S + (size_t)c * is->nmp;
     int ends[2] = { ct->a, ct->b }, pts[2] = { ct->pa, ct->pb };
     for (int e = 0; e < 2; e++) {
@@ -522,14 +560,19 @@ island_contacts(vb_island *is, const vb_scene *sc)
       for (int k = 0; k < b->nmodes; k++)
         row[off + k] += (e == 0 ? 1.0 : -1.0) * shape[k];
     }
+    /* free-flight acceleration of the compression: gravity on the rigid
+     * (0 Hz) modes; on the elastic modes springs hold it as a static sag */
     double mob = 0.0, acc = 0.0;
     for (int j = 0; j < nm; j++) {
       mob += row[j] * row[j] / is->mass[j];
-      acc += row[j] * is->gconst[j] / is->mass[j];
+      if (is->w2[j] == 0.0)
+        acc += row[j] * is->gconst[j] / is->mass[j];
     }
     is->meff[c] = mob > 0.0 ? 1.0 / mob : INFINITY;
     is->aext[c] = acc;
   }
+  for (int c = 0; c < nc; c++)
+    exact_duration(is, c);
   for (int c = 0; c < nc; c++)
     for (int d = 0; d < nc; d++) {
       double k = 0.0;
@@ -655,8 +698,10 @@ vb_islands_build(const vb_scene *sc, double dt, vb_island **out, int *n, char *e
     for (int c = 0; c < nc; c++) {
       const vb_contact *ct = &sc->contacts[c];
       int body = sc->bodies[ct->a].kind != VB_BODY_WALL ? ct->a : ct->b;
-      if (find(parent, body) == root)
+      if (find(parent, body) == root) {
+        isl->cts[ic] = *ct;
         isl->contacts[ic++] = c;
+      }
     }
     int jf = 0;
     for (int f = 0; f < sc->nforces; f++)
@@ -668,6 +713,22 @@ vb_islands_build(const vb_scene *sc, double dt, vb_island **out, int *n, char *e
     if ((rc = island_modes(isl, sc, err, errlen)) != VB_OK)
       goto done;
     island_contacts(isl, sc);
+    for (int c = 0; c < isl->nc; c++) {
+      const vb_contact *ct = &sc->contacts[isl->contacts[c]];
+      double limit, w = ct->exact_duration ? sqrt(ct->law.k / isl->meff[c]) : 0.0;
+      exact_omega(ct, isl->meff[c], dt, &limit);
+      if (ct->exact_duration && !ct->saturate && !(w < limit)) {
+        snprintf(err, errlen, "%s:%d: contact '%s': exact_duration: omega_c = %.6g rad/s "
+                 "(contact time %.4g s) is beyond the limit of scheme '%s', %.6g rad/s "
+                 "(contact time %.4g s = %d steps) (valid: raise scene.fs above %.6g Hz, "
+                 "or set saturate = true to use the limit)", sc->path, ct->line, ct->name,
+                 w, M_PI / w, ct->scheme->name, limit, M_PI / limit,
+                 ct->scheme->family == VB_FAMILY_THREE_LEVEL ? 2 : 1,
+                 w * (ct->scheme->family == VB_FAMILY_THREE_LEVEL ? 2.0 : 1.0) / M_PI);
+        rc = VB_EINVAL;
+        goto done;
+      }
+    }
   }
 done:
   free(parent);
@@ -682,6 +743,131 @@ done:
   *out = is;
   *n = count;
   return VB_OK;
+}
+
+/* ----------------------------------------------------------- queries */
+
+/* Effective mass along a contact of a scene. */
+double
+vb_scene_contact_mass(const vb_scene *scene, int c)
+{
+  vb_island *is;
+  int n;
+  char err[8];
+  double m = NAN;
+  if (vb_islands_build(scene, 1.0 / scene->fs, &is, &n, err, sizeof err) != VB_OK)
+    return NAN;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < is[i].nc; k++)
+      if (is[i].contacts[k] == c)
+        m = is[i].meff[k];
+  vb_islands_free(is, n);
+  return m;
+}
+
+/* Initial state of a contact along its compression. */
+void
+vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0, double *a0,
+                       double *meff)
+{
+  vb_island *is;
+  int n;
+  char err[8];
+  *p0 = *v0 = *a0 = *meff = NAN;
+  if (vb_islands_build(scene, 1.0 / scene->fs, &is, &n, err, sizeof err) != VB_OK)
+    return;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < is[i].nc; k++) {
+      if (is[i].contacts[k] != c)
+        continue;
+      const vb_contact *ct = &scene->contacts[c];
+      const double *row = is[i].S + (size_t)k * is[i].nmp;
+      double x = 0.0, v = 0.0, rate;
+      for (int ib = 0; ib < is[i].nb; ib++) {
+        const vb_body *b = &scene->bodies[is[i].bodies[ib]];
+        for (int j = 0; j < b->nmodes; j++) {
+          x += row[is[i].offsets[ib] + j] * b->q0[j];
+          v += row[is[i].offsets[ib] + j] * b->dq0[j];
+        }
+      }
+      x += contact_drive(scene, ct, 0.0, &rate);
+      v += rate;
+      double sign = ct->law.kind == VB_LAW_RATTLE && x < 0.0 ? -1.0 : 1.0;
+      *p0 = vb_law_penetration(&ct->law, x);
+      *v0 = sign * v;
+      *a0 = sign * is[i].aext[k];
+      *meff = is[i].meff[k];
+    }
+  vb_islands_free(is, n);
+}
+
+/* Impact rate from free flight out of the initial state. */
+double
+vb_scene_approach_rate(const vb_scene *scene, int c)
+{
+  double p0, v0, a0, m;
+  vb_scene_contact_state(scene, c, &p0, &v0, &a0, &m);
+  if (!(p0 <= 0.0) || (v0 <= 0.0 && a0 <= 0.0))
+    return 0.0;
+  double v2 = v0 * v0 - 2.0 * a0 * p0;
+  return v2 > 0.0 ? sqrt(v2) : 0.0;
+}
+
+/* Exact-duration figures of an alpha = 1 contact. */
+void
+vb_contact_exact_duration(const vb_scene *scene, int c, double *omega, double *limit,
+                          double *used)
+{
+  const vb_contact *ct = &scene->contacts[c];
+  double m = vb_scene_contact_mass(scene, c);
+  *omega = sqrt(ct->law.k / m);
+  *used = exact_omega(ct, m, 1.0 / scene->fs, limit);
+}
+
+/* ----------------------------------------------------------- corrections */
+
+/* Papetti 4.2 corrections, shared by compliance. */
+double
+vb_island_correct(vb_island *is, int c, double dx, double dv)
+{
+  int nm = is->nm;
+  const double *row = is->S + (size_t)c * is->nmp;
+  double before = is->kinetic + is->potential;
+  for (int j = 0; j < nm; j++) {
+    /* the minimal mass-weighted change: delta q_j = S_j / M_j * m_eff * dx */
+    double g = row[j] / is->mass[j] * is->meff[c];
+    is->q[j] += g * dx;
+    is->v[j] += g * dv;
+  }
+  vb_chist *hc = &is->hist[c];
+  hc->x += dx;
+  hc->rate += dv;
+  hc->xm = hc->x;
+  hc->f = vb_law_force(&is->cts[c].law, hc->x, hc->rate);
+  is->fbar[c] = hc->f;
+  /* the other contacts of the island see their bodies move too */
+  for (int d = 0; d < is->nc; d++) {
+    if (d == c)
+      continue;
+    const double *rd = is->S + (size_t)d * is->nmp;
+    double sx = 0.0, sv = 0.0;
+    for (int j = 0; j < nm; j++) {
+      double g = row[j] / is->mass[j] * is->meff[c];
+      sx += rd[j] * g;
+      sv += rd[j] * g;
+    }
+    is->hist[d].x += sx * dx;
+    is->hist[d].rate += sv * dv;
+  }
+  if (is->family == VB_FAMILY_EXPLICIT) {
+    vb_island_external(is, is->time, is->gen);
+    vb_island_accel(is, is->q, is->v, is->fbar, is->gen, is->acc);
+    explicit_power(is, is->time, &is->power[0], &is->power[1]);
+  }
+  island_energy(is);
+  double added = is->kinetic + is->potential - before;
+  is->corrected += added;
+  return added;
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -714,7 +900,7 @@ vb_island_compressions(const vb_island *is, const double *q, const double *v, do
   for (int c = 0; c < is->nc; c++) {
     const double *row = is->S + (size_t)c * is->nmp;
     double xr, sx = 0.0, sv = 0.0;
-    double xd = contact_drive(is->scene, &is->scene->contacts[is->contacts[c]], t, &xr);
+    double xd = contact_drive(is->scene, &is->cts[c], t, &xr);
     for (int j = 0; j < nm; j++) {
       sx += row[j] * q[j];
       sv += row[j] * v[j];
@@ -762,7 +948,7 @@ island_energy(vb_island *is)
     }
   }
   for (int c = 0; c < is->nc; c++) {
-    const vb_contact *ct = &is->scene->contacts[is->contacts[c]];
+    const vb_contact *ct = &is->cts[c];
     pot += ct->scheme->potential ? ct->scheme->potential(ct, &is->hist[c])
                                  : vb_law_potential(&ct->law, is->hist[c].x);
   }
@@ -783,7 +969,7 @@ explicit_power(vb_island *is, double t, double *pd, double *pe)
     e += ext[j] * is->v[j];
   }
   for (int c = 0; c < is->nc; c++) {
-    const vb_contact *ct = &is->scene->contacts[is->contacts[c]];
+    const vb_contact *ct = &is->cts[c];
     d += vb_law_damping_power(&ct->law, is->hist[c].x, is->hist[c].rate);
     e += vb_law_force(&ct->law, is->hist[c].x, is->hist[c].rate) * is->xdrv_rate[c];
   }
@@ -801,7 +987,7 @@ vb_island_start(vb_island *is)
   double h = is->dt;
   int nm = is->nm;
   is->time = 0.0;
-  is->dissipated = is->external = 0.0;
+  is->dissipated = is->external = is->corrected = 0.0;
   is->newton_failures = 0;
   vb_island_external(is, 0.0, is->gen);
   for (int i = 0; i < is->nb; i++) {
@@ -823,7 +1009,7 @@ vb_island_start(vb_island *is)
     }
   }
   for (int c = 0; c < is->nc; c++) {
-    const vb_contact *ct = &sc->contacts[is->contacts[c]];
+    const vb_contact *ct = &is->cts[c];
     const double *row = is->S + (size_t)c * is->nmp;
     double sx = 0.0, sv = 0.0, sm = 0.0, xr, xrm;
     for (int j = 0; j < nm; j++) {
@@ -889,7 +1075,7 @@ scalar_residual(double y, void *data, double *dr)
 static int
 solve_one(vb_island *is, int c, double e, double w, double *x1)
 {
-  const vb_contact *ct = &is->scene->contacts[is->contacts[c]];
+  const vb_contact *ct = &is->cts[c];
   const vb_scheme *sch = ct->scheme;
   vb_chist *h = &is->hist[c];
   is->fallback[c] = 0;
@@ -911,7 +1097,7 @@ solve_one(vb_island *is, int c, double e, double w, double *x1)
 static double
 force_of(vb_island *is, int c, double x1, double *df)
 {
-  const vb_contact *ct = &is->scene->contacts[is->contacts[c]];
+  const vb_contact *ct = &is->cts[c];
   const vb_scheme *sch = is->fallback[c] ? &vb_scheme_three_point : ct->scheme;
   return sch->step_force(ct, &is->hist[c], is->dt, x1, df);
 }
@@ -969,7 +1155,7 @@ solve_dense(vb_island *is, int resume)
   int nc = is->nc, maxit = 0;
   double *x1 = is->x1, *J = is->jac, *r = is->rhs;
   for (int c = 0; c < nc; c++) {
-    const vb_contact *ct = &is->scene->contacts[is->contacts[c]];
+    const vb_contact *ct = &is->cts[c];
     if (!resume) {
       x1[c] = is->xt[c];
       is->fallback[c] = 0;
@@ -998,7 +1184,7 @@ solve_dense(vb_island *is, int resume)
       return VB_ENOCONV;
     lu_solve(J, is->piv, nc, r);
     for (int c = 0; c < nc; c++) {
-      const vb_contact *ct = &is->scene->contacts[is->contacts[c]];
+      const vb_contact *ct = &is->cts[c];
       const vb_chist *h = &is->hist[c];
       double scale = fabs(h->x) + fabs(is->xt[c] - h->x) + 1e-300;
       x1[c] += r[c];
@@ -1025,14 +1211,14 @@ solve_gauss_seidel(vb_island *is)
     is->x1[c] = is->xt[c];
     is->fallback[c] = 0;
     is->iterations[c] = 0;
-    int m = is->scene->contacts[is->contacts[c]].max_iterations;
+    int m = is->cts[c].max_iterations;
     if (m > maxit)
       maxit = m;
   }
   for (int sweep = 1; sweep <= maxit; sweep++) {
     int converged = 1;
     for (int c = 0; c < nc; c++) {
-      const vb_contact *ct = &is->scene->contacts[is->contacts[c]];
+      const vb_contact *ct = &is->cts[c];
       double e = is->xt[c], w = is->K[c * nc + c], y, df;
       for (int d = 0; d < nc; d++)
         if (d != c)
@@ -1066,7 +1252,7 @@ solve_contacts(vb_island *is)
 {
   int nc = is->nc, three = is->family == VB_FAMILY_THREE_LEVEL, any = 0;
   for (int c = 0; c < nc; c++) {
-    const vb_contact *ct = &is->scene->contacts[is->contacts[c]];
+    const vb_contact *ct = &is->cts[c];
     any |= may_act(ct, &is->hist[c], is->xt[c], three);
   }
   if (!any) {
@@ -1092,7 +1278,7 @@ solve_contacts(vb_island *is)
    * root rule must pick each contact's root */
   int closed = 0;
   for (int c = 0; c < nc; c++)
-    closed |= is->scene->contacts[is->contacts[c]].scheme->solve_single != NULL;
+    closed |= is->cts[c].scheme->solve_single != NULL;
   if (nc <= DENSE_MAX && !closed) {
     rc = solve_dense(is, 0);
   } else {
@@ -1126,7 +1312,7 @@ predict(vb_island *is, const double *w, double t1)
   for (int c = 0; c < nc; c++) {
     if (nc > 1)
       s = kernel_dot(0, nmp, is->S + (size_t)c * nmp, is->qt);
-    xd1[c] = contact_drive(sc, &sc->contacts[is->contacts[c]], t1, &r1[c]);
+    xd1[c] = contact_drive(sc, &is->cts[c], t1, &r1[c]);
     is->xt[c] = s + xd1[c];
   }
 }
@@ -1178,7 +1364,7 @@ contact_potential(const vb_island *is)
 {
   double pot = 0.0;
   for (int c = 0; c < is->nc; c++) {
-    const vb_contact *ct = &is->scene->contacts[is->contacts[c]];
+    const vb_contact *ct = &is->cts[c];
     pot += ct->scheme->potential ? ct->scheme->potential(ct, &is->hist[c])
                                  : vb_law_potential(&ct->law, is->hist[c].x);
   }
@@ -1191,7 +1377,6 @@ contact_potential(const vb_island *is)
 static int
 step_two_level(vb_island *is, long n)
 {
-  const vb_scene *sc = is->scene;
   int nm = is->nm, nc = is->nc;
   double h = is->dt, t1 = (n + 1) * h;
   double *restrict gen = is->gen, *r1 = is->rd_next, *xd1 = is->xd_next;
@@ -1217,7 +1402,7 @@ step_two_level(vb_island *is, long n)
                  is->mw2, is->gen, sums);
   double diss = sums[0], work = sums[1], kin = sums[2], pot = sums[3];
   for (int c = 0; c < nc; c++) {
-    const vb_contact *ct = &sc->contacts[is->contacts[c]];
+    const vb_contact *ct = &is->cts[c];
     vb_chist *hc = &is->hist[c];
     double x1 = is->x1[c];
     if (is->fbar[c] != 0.0 || vb_law_engaged(&ct->law, hc->x)) {
@@ -1244,7 +1429,6 @@ step_two_level(vb_island *is, long n)
 static int
 step_three_level(vb_island *is, long n)
 {
-  const vb_scene *sc = is->scene;
   int nc = is->nc;
   double h = is->dt, t1 = (n + 1) * h;
   double *restrict qm = is->qm;
@@ -1264,7 +1448,7 @@ step_three_level(vb_island *is, long n)
                  is->mw2, is->gen, sums);
   double diss = sums[0], work = sums[1], kin = sums[2], pot = sums[3];
   for (int c = 0; c < nc; c++) {
-    const vb_contact *ct = &sc->contacts[is->contacts[c]];
+    const vb_contact *ct = &is->cts[c];
     vb_chist *hc = &is->hist[c];
     double x1 = is->x1[c];
     if (is->fbar[c] != 0.0 || vb_law_engaged(&ct->law, hc->x)
@@ -1310,7 +1494,7 @@ step_explicit(vb_island *is, long n)
     hc->x = x[c];
     hc->rate = rate[c];
     is->xdrv_m[c] = is->xdrv[c];
-    is->xdrv[c] = contact_drive(is->scene, &is->scene->contacts[is->contacts[c]], t1, &r1);
+    is->xdrv[c] = contact_drive(is->scene, &is->cts[c], t1, &r1);
     is->xdrv_rate[c] = r1;
   }
   double pd, pe;

@@ -33,14 +33,15 @@
 #include <unistd.h>
 
 #include <hdf5.h>
+#include <zlib.h>
 
+#include "sweep.h"
 #include "vibro.h"
 
 #define FORMAT_NAME "vibro-1"
 #define PART_SUFFIX ".part"
 #define CHUNK_BYTES ((hsize_t)65536 * 8) /* 64 Ki doubles per chunk */
 #define DEFLATE_LEVEL 4
-#define TIME_BLOCK 65536L                /* samples of time computed at once */
 #define WHERE_MAX (3 * VB_NAME_MAX + 64)  /* longest object path we name */
 
 /* State of one call of vb_output_write. */
@@ -53,6 +54,8 @@ typedef struct writer {
   hid_t event_mtype; /* vb_event as laid out in memory */
   hid_t event_ftype; /* vb_event packed, little-endian, in the file */
   char event_units[512];
+  const vb_chunks *chunks; /* the scene's datasets compressed ahead, or NULL */
+  int cursor;        /* next dataset of chunks to look at */
 } writer;
 
 /* One field of vb_event as stored in /events. */
@@ -77,12 +80,20 @@ static const event_field event_fields[] = {
   { "duration_pred", HOFFSET(vb_event, duration_pred), 0, "s" },
   { "energy_before", HOFFSET(vb_event, energy_before), 0, "J" },
   { "energy_after", HOFFSET(vb_event, energy_after), 0, "J" },
+  { "energy_correction", HOFFSET(vb_event, energy_correction), 0, "J" },
   { "newton_iterations_max", HOFFSET(vb_event, newton_iterations_max), 1, "1" },
   { "fallbacks", HOFFSET(vb_event, fallbacks), 1, "1" },
   { "samples", HOFFSET(vb_event, samples), 1, "1" },
+  { "corrections", HOFFSET(vb_event, corrections), 1, "1" },
 };
 
 #define NEVENT_FIELDS (sizeof event_fields / sizeof event_fields[0])
+
+/* The datasets of /energy, in vb_run_energy's order. */
+static const char *const energy_names[] = { "total", "kinetic", "potential", "dissipated",
+                                            "external", "correction" };
+
+#define NENERGY ((int)(sizeof energy_names / sizeof energy_names[0]))
 
 /* Record the first failure as "PATH: message"; always returns -1. */
 static int fail(writer *w, const char *fmt, ...)
@@ -210,6 +221,251 @@ static hid_t group_create(writer *w, hid_t loc, const char *parent, const char *
   return g;
 }
 
+/* ------------------------------------------- datasets compressed ahead */
+
+/* A float64 dataset is stored in chunks of CHUNK_BYTES, each passed
+ * through HDF5's shuffle filter (byte k of every element, then byte k+1)
+ * and its deflate filter (zlib's compress2 at DEFLATE_LEVEL).  The thread
+ * that ran a scene does that work (vb_chunks_alloc) and the one writer
+ * stores the finished chunks with H5Dwrite_chunk into datasets created
+ * with the same chunk size and filters: the file is the one H5Dwrite
+ * would make, readable by any HDF5 reader. */
+
+/* One float64 dataset, compressed chunk by chunk. */
+typedef struct packed {
+  const double *data;   /* the run's array it was made from; NULL for time */
+  long n;               /* elements */
+  long chunk;           /* elements per chunk */
+  long nchunks;
+  size_t *ends;         /* [nchunks] end of each chunk in bytes, bytes */
+  unsigned char *bytes; /* [ends[nchunks - 1]] the compressed chunks */
+} packed;
+
+struct vb_chunks {
+  packed *sets; /* [nsets] in the order the writer writes them */
+  int nsets, cap;
+};
+
+/* Elements per chunk of a dataset of n > 0 elements of esize bytes. */
+static long chunk_length(long n, size_t esize)
+{
+  long cap = (long)(CHUNK_BYTES / esize);
+
+  if (cap < 1)
+    cap = 1;
+  return n < cap ? n : cap;
+}
+
+/* Free what a packed dataset holds. */
+static void packed_clear(packed *p)
+{
+  free(p->ends);
+  free(p->bytes);
+  p->ends = NULL;
+  p->bytes = NULL;
+}
+
+/* Compress a float64 dataset: n elements of data, or with data NULL the
+ * times k * every / fs of the samples.  Each chunk is shuffled as HDF5's
+ * shuffle filter shuffles 8-byte elements in the file's little-endian
+ * order (a partial last chunk is padded with zeros to the full chunk, as
+ * HDF5 stores it) and deflated.  VB_OK, VB_ENOMEM or VB_EIO. */
+static int packed_make(packed *p, const double *data, long n, long every, double fs)
+{
+  unsigned char *plane = NULL, *grown;
+  double *times = NULL;
+  size_t chunk_bytes, used = 0, cap = 0;
+  uLong bound;
+  uLongf out;
+  long k, j, start, count;
+  int b, rc = VB_ENOMEM;
+
+  memset(p, 0, sizeof *p);
+  p->data = data;
+  p->n = n;
+  p->chunk = chunk_length(n, 8);
+  p->nchunks = (n + p->chunk - 1) / p->chunk;
+  chunk_bytes = (size_t)p->chunk * 8;
+  bound = compressBound((uLong)chunk_bytes);
+  p->ends = malloc((size_t)p->nchunks * sizeof *p->ends);
+  plane = malloc(chunk_bytes);
+  if (!data)
+    times = malloc(chunk_bytes);
+  if (!p->ends || !plane || (!data && !times))
+    goto done;
+  for (k = 0; k < p->nchunks; k++) {
+    const double *src;
+
+    start = k * p->chunk;
+    count = n - start < p->chunk ? n - start : p->chunk;
+    if (data) {
+      src = data + start;
+    } else {
+      for (j = 0; j < count; j++)
+        times[j] = (double)((start + j) * every) / fs;
+      src = times;
+    }
+    /* shuffle: byte b of element j goes to plane[b * chunk + j] */
+    for (j = 0; j < count; j++) {
+      uint64_t bits;
+
+      memcpy(&bits, &src[j], 8);
+      for (b = 0; b < 8; b++)
+        plane[(size_t)b * (size_t)p->chunk + (size_t)j] = (unsigned char)(bits >> (8 * b));
+    }
+    if (count < p->chunk)
+      for (b = 0; b < 8; b++)
+        memset(plane + (size_t)b * (size_t)p->chunk + (size_t)count, 0,
+               (size_t)(p->chunk - count));
+    if (cap - used < bound) {
+      cap = used + bound;
+      grown = realloc(p->bytes, cap);
+      if (!grown)
+        goto done;
+      p->bytes = grown;
+    }
+    /* deflate exactly as HDF5's deflate filter does */
+    out = (uLongf)bound;
+    b = compress2(p->bytes + used, &out, plane, (uLong)chunk_bytes, DEFLATE_LEVEL);
+    if (b != Z_OK) {
+      rc = b == Z_MEM_ERROR ? VB_ENOMEM : VB_EIO;
+      goto done;
+    }
+    used += out;
+    p->ends[k] = used;
+  }
+  /* give back what compression saved */
+  grown = realloc(p->bytes, used > 0 ? used : 1);
+  if (grown)
+    p->bytes = grown;
+  rc = VB_OK;
+done:
+  free(plane);
+  free(times);
+  if (rc != VB_OK)
+    packed_clear(p);
+  return rc;
+}
+
+/* Free compressed datasets; NULL is a no-op. */
+void vb_chunks_free(vb_chunks *chunks)
+{
+  int i;
+
+  if (!chunks)
+    return;
+  for (i = 0; i < chunks->nsets; i++)
+    packed_clear(&chunks->sets[i]);
+  free(chunks->sets);
+  free(chunks);
+}
+
+/* Append the compressed dataset of n elements of data (NULL: the times)
+ * to chunks; an absent array (n > 0, data NULL) is left to the writer,
+ * which reports it. */
+static int chunks_add(vb_chunks *c, const double *data, long n, long every, double fs,
+                      int is_time)
+{
+  packed *grown;
+  int rc;
+
+  if (n <= 0 || (!data && !is_time))
+    return VB_OK;
+  if (c->nsets == c->cap) {
+    int cap = c->cap ? 2 * c->cap : 16;
+
+    grown = realloc(c->sets, (size_t)cap * sizeof *grown);
+    if (!grown)
+      return VB_ENOMEM;
+    c->sets = grown;
+    c->cap = cap;
+  }
+  rc = packed_make(&c->sets[c->nsets], data, n, every, fs);
+  if (rc == VB_OK)
+    c->nsets++;
+  return rc;
+}
+
+/* Compress a finished run's float64 datasets in the order scene_write
+ * writes them.  Touches no HDF5 state and no shared data: any thread may
+ * call it for its own run.  The caller frees *out with vb_chunks_free. */
+int vb_chunks_alloc(const vb_run *run, vb_chunks **out, char *err, size_t errlen)
+{
+  const vb_scene *sc = run ? vb_run_scene(run) : NULL;
+  vb_chunks *c;
+  long n;
+  int i, p, j, rc;
+
+  *out = NULL;
+  if (!sc) {
+    if (err && errlen > 0)
+      snprintf(err, errlen, "vb_chunks_alloc: no run");
+    return VB_EINVAL;
+  }
+  c = calloc(1, sizeof *c);
+  if (!c) {
+    if (err && errlen > 0)
+      snprintf(err, errlen, "%s: out of memory compressing the output", sc->name);
+    return VB_ENOMEM;
+  }
+  n = vb_run_samples(run);
+  rc = chunks_add(c, NULL, n, sc->record_every, sc->fs, 1);
+  for (i = 0; rc == VB_OK && i < sc->nbodies; i++) {
+    const vb_body *b = &sc->bodies[i];
+    const double *q = vb_run_modes_q(run, i);
+
+    if (b->kind != VB_BODY_MODAL) {
+      rc = chunks_add(c, vb_run_body_u(run, i), n, 0, 0.0, 0);
+      if (rc == VB_OK)
+        rc = chunks_add(c, vb_run_body_v(run, i), n, 0, 0.0, 0);
+      continue;
+    }
+    for (p = 0; rc == VB_OK && p < b->npoints; p++) {
+      rc = chunks_add(c, vb_run_point_u(run, i, p), n, 0, 0.0, 0);
+      if (rc == VB_OK)
+        rc = chunks_add(c, vb_run_point_v(run, i, p), n, 0, 0.0, 0);
+    }
+    for (j = 0; rc == VB_OK && q && j < b->nmodes; j++)
+      rc = chunks_add(c, q + (size_t)j * (size_t)n, n, 0, 0.0, 0);
+  }
+  for (i = 0; rc == VB_OK && i < sc->ncontacts; i++) {
+    const vb_contact_result *res = vb_run_contact(run, i);
+
+    if (!res)
+      continue;
+    rc = chunks_add(c, res->compression, n, 0, 0.0, 0);
+    if (rc == VB_OK)
+      rc = chunks_add(c, res->force, n, 0, 0.0, 0);
+  }
+  for (i = 0; rc == VB_OK && i < NENERGY; i++)
+    rc = chunks_add(c, vb_run_energy(run, i), n, 0, 0.0, 0);
+  if (rc != VB_OK) {
+    if (err && errlen > 0)
+      snprintf(err, errlen, "%s: %s compressing the output", sc->name,
+               rc == VB_ENOMEM ? "out of memory" : "zlib failed");
+    vb_chunks_free(c);
+    return rc;
+  }
+  *out = c;
+  return VB_OK;
+}
+
+/* The dataset of chunks made from (data, n), data NULL for the time, or
+ * NULL: searched from the cursor on, since the writer takes them in
+ * order. */
+static const packed *chunks_find(writer *w, const double *data, long n)
+{
+  const vb_chunks *c = w->chunks;
+  int i;
+
+  for (i = c ? w->cursor : 0; c && i < c->nsets; i++)
+    if (c->sets[i].data == data && c->sets[i].n == n) {
+      w->cursor = i + 1;
+      return &c->sets[i];
+    }
+  return NULL;
+}
+
 /* Create a 1-d dataset of n elements of ftype with a "units" attribute:
  * chunked, shuffled and deflated when n > 0, contiguous and empty when
  * n == 0.  Returns the dataset or a negative id. */
@@ -217,7 +473,7 @@ static hid_t dataset_create(writer *w, hid_t loc, const char *parent, const char
                             hid_t ftype, long n, const char *units)
 {
   char where[WHERE_MAX];
-  hsize_t dims[1], chunk[1], cap;
+  hsize_t dims[1], chunk[1];
   hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, ds = H5I_INVALID_HID;
   size_t esize;
   int ok = 0;
@@ -238,10 +494,7 @@ static hid_t dataset_create(writer *w, hid_t loc, const char *parent, const char
     esize = H5Tget_size(ftype);
     if (esize == 0)
       goto done;
-    cap = CHUNK_BYTES / esize;
-    if (cap < 1)
-      cap = 1;
-    chunk[0] = dims[0] < cap ? dims[0] : cap;
+    chunk[0] = (hsize_t)chunk_length(n, esize);
     if (H5Pset_chunk(dcpl, 1, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
         H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0)
       goto done;
@@ -285,70 +538,65 @@ static int dataset_write(writer *w, hid_t loc, const char *parent, const char *n
   return rc;
 }
 
+/* Write a float64 dataset of n > 0 elements from its compressed chunks
+ * (data NULL: the times k * every / fs), taken from the scene's chunks
+ * made ahead, or made here when there are none. */
+static int packed_write(writer *w, hid_t loc, const char *parent, const char *name,
+                        const double *data, long n, long every, double fs,
+                        const char *units)
+{
+  const packed *p = chunks_find(w, data, n);
+  packed own;
+  hsize_t off[1];
+  hid_t ds;
+  size_t start;
+  long k;
+  int rc = 0;
+
+  memset(&own, 0, sizeof own);
+  if (!p) {
+    rc = packed_make(&own, data, n, every, fs);
+    if (rc != VB_OK)
+      return fail(w, "%s compressing %s/%s", rc == VB_ENOMEM ? "out of memory"
+                  : "zlib failed", parent, name);
+    p = &own;
+  }
+  ds = dataset_create(w, loc, parent, name, H5T_IEEE_F64LE, n, units);
+  if (ds < 0) {
+    packed_clear(&own);
+    return -1;
+  }
+  /* filter mask 0: every filter of the pipeline was applied */
+  for (k = 0; k < p->nchunks && rc == 0; k++) {
+    start = k > 0 ? p->ends[k - 1] : 0;
+    off[0] = (hsize_t)(k * p->chunk);
+    if (H5Dwrite_chunk(ds, H5P_DEFAULT, 0, off, p->ends[k] - start, p->bytes + start) < 0)
+      rc = fail(w, "cannot write dataset %s/%s", parent, name);
+  }
+  if (close_id(ds) < 0 && rc == 0)
+    rc = fail(w, "cannot close dataset %s/%s", parent, name);
+  packed_clear(&own);
+  return rc;
+}
+
 /* Write n doubles as float64. */
 static int doubles_write(writer *w, hid_t loc, const char *parent, const char *name,
                          const double *data, long n, const char *units)
 {
+  if (n > 0 && data)
+    return packed_write(w, loc, parent, name, data, n, 0, 0.0, units);
   return dataset_write(w, loc, parent, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data,
                        n, units);
 }
 
-/* Write the time of sample k, k * every / fs, block by block so that no
- * full-length buffer is needed. */
+/* Write the time of sample k, k * every / fs. */
 static int time_write(writer *w, hid_t loc, const char *parent, long n, long every,
                       double fs)
 {
-  hid_t ds = H5I_INVALID_HID, fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
-  double *buf = NULL;
-  long start, count, i;
-  hsize_t off[1], cnt[1];
-  int rc = -1;
-
-  ds = dataset_create(w, loc, parent, "time", H5T_IEEE_F64LE, n, "s");
-  if (ds < 0)
-    return -1;
-  if (n > 0) {
-    buf = malloc((size_t)(n < TIME_BLOCK ? n : TIME_BLOCK) * sizeof *buf);
-    if (!buf) {
-      fail(w, "out of memory writing %s/time", parent);
-      goto done;
-    }
-    fspace = H5Dget_space(ds);
-    if (fspace < 0)
-      goto bad;
-    for (start = 0; start < n; start += count) {
-      count = n - start < TIME_BLOCK ? n - start : TIME_BLOCK;
-      for (i = 0; i < count; i++)
-        buf[i] = (double)((start + i) * every) / fs;
-      off[0] = (hsize_t)start;
-      cnt[0] = (hsize_t)count;
-      if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0)
-        goto bad;
-      mspace = H5Screate_simple(1, cnt, NULL);
-      if (mspace < 0)
-        goto bad;
-      if (H5Dwrite(ds, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, buf) < 0)
-        goto bad;
-      if (close_id(mspace) < 0) {
-        mspace = H5I_INVALID_HID;
-        goto bad;
-      }
-      mspace = H5I_INVALID_HID;
-    }
-  }
-  rc = 0;
-  goto done;
-bad:
-  fail(w, "cannot write dataset %s/time", parent);
-done:
-  free(buf);
-  if (close_id(mspace) < 0 && rc == 0)
-    rc = fail(w, "cannot close a dataspace of %s/time", parent);
-  if (close_id(fspace) < 0 && rc == 0)
-    rc = fail(w, "cannot close a dataspace of %s/time", parent);
-  if (close_id(ds) < 0 && rc == 0)
-    rc = fail(w, "cannot close dataset %s/time", parent);
-  return rc;
+  if (n > 0)
+    return packed_write(w, loc, parent, "time", NULL, n, every, fs, "s");
+  return dataset_write(w, loc, parent, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, NULL,
+                       0, "s");
 }
 
 /* Write one body group: attributes type (and mass), datasets u and v. */
@@ -460,8 +708,6 @@ done:
 static int energy_write(writer *w, hid_t scene, const char *parent, const vb_run *run,
                         long n)
 {
-  static const char *const names[5] = { "total", "kinetic", "potential", "dissipated",
-                                        "external" };
   char where[WHERE_MAX];
   hid_t g;
   int rc = 0, i;
@@ -469,8 +715,8 @@ static int energy_write(writer *w, hid_t scene, const char *parent, const vb_run
   g = group_create(w, scene, parent, "energy", where);
   if (g < 0)
     return -1;
-  for (i = 0; i < 5 && rc == 0; i++)
-    rc = doubles_write(w, g, where, names[i], vb_run_energy(run, i), n, "J");
+  for (i = 0; i < NENERGY && rc == 0; i++)
+    rc = doubles_write(w, g, where, energy_names[i], vb_run_energy(run, i), n, "J");
   if (close_id(g) < 0 && rc == 0)
     rc = fail(w, "cannot close group %s", where);
   return rc;
@@ -1139,14 +1385,24 @@ int vb_output_status_code(const vb_output *output, long index)
   return vb_output_complete(output, index) ? output->codes[index] : VB_EINVAL;
 }
 
-/* Write one scene; mark the scenes written so far complete when the last
- * marking flush is MARK_PERIOD old (flushing after every scene would cost
- * more than a short scene's simulation). */
+/* Write one scene, compressing its datasets here. */
 int vb_output_scene(vb_output *o, long index, const vb_run *run, char *err, size_t errlen)
+{
+  return vb_output_scene_chunks(o, index, run, NULL, err, errlen);
+}
+
+/* Write one scene, its datasets from chunks made ahead by vb_chunks_alloc
+ * (NULL: compressed here); mark the scenes written so far complete when
+ * the last marking flush is MARK_PERIOD old (flushing after every scene
+ * would cost more than a short scene's simulation). */
+int vb_output_scene_chunks(vb_output *o, long index, const vb_run *run,
+                           const vb_chunks *chunks, char *err, size_t errlen)
 {
   int rc = -1;
 
   call_begin(o, err, errlen);
+  o->w.chunks = chunks;
+  o->w.cursor = 0;
   if (index < 0 || index >= o->lay.nscenes || !run || !vb_run_scene(run)) {
     fail(&o->w, "no scene %ld to write (the study has %ld)", index, o->lay.nscenes);
     goto done;
@@ -1175,6 +1431,7 @@ int vb_output_scene(vb_output *o, long index, const vb_run *run, char *err, size
     goto done;
   rc = 0;
 done:
+  o->w.chunks = NULL;
   call_end(o);
   return rc == 0 ? VB_OK : VB_EIO;
 }

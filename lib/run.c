@@ -38,7 +38,7 @@ struct vb_run {
   double *points;              /* storage of pu, pv */
   double *record;              /* one block holding every recorded signal */
   size_t nsignals;             /* signals of nrec samples in record */
-  double *energy;              /* [5][nrec] J */
+  double *energy;              /* [6][nrec] J */
   vb_contact_result *results;  /* [ncontacts] */
   tracker *trackers;           /* [ncontacts] */
   double e_prev;               /* scene energy at the previous step, J */
@@ -112,7 +112,7 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
     vb_run_free(run);
     return rc;
   }
-  size_t nrec = (size_t)run->nrec, signals = 5;
+  size_t nrec = (size_t)run->nrec, signals = 6;
   for (int b = 0; b < nb; b++) {
     signals += 2 * (size_t)recorded_points(&scene->bodies[b]);
     if (scene->record_modes && scene->bodies[b].kind != VB_BODY_WALL)
@@ -135,7 +135,7 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   run->modes_q = run->point_v + nb;
   double *p = run->record;
   run->energy = p;
-  p += 5 * nrec;
+  p += 6 * nrec;
   for (int b = 0; b < nb; b++) {
     int np = recorded_points(&scene->bodies[b]);
     run->point_u[b] = p;
@@ -195,15 +195,17 @@ nomem:
 
 /* The scene's discrete energy at the islands' current step. */
 static void
-scene_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext)
+scene_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext,
+             double *corr)
 {
-  *kin = *pot = *diss = *ext = 0.0;
+  *kin = *pot = *diss = *ext = *corr = 0.0;
   for (int i = 0; i < run->nislands; i++) {
     const vb_island *is = &run->islands[i];
     *kin += is->kinetic;
     *pot += is->potential;
     *diss += is->dissipated;
     *ext += is->external;
+    *corr += is->corrected;
   }
 }
 
@@ -243,26 +245,27 @@ record(vb_run *run, long n, long k)
     run->results[c].compression[k] = hc->x;
     run->results[c].force[k] = hc->f;
   }
-  double kin, pot, diss, ext;
-  scene_energy(run, &kin, &pot, &diss, &ext);
+  double kin, pot, diss, ext, corr;
+  scene_energy(run, &kin, &pot, &diss, &ext, &corr);
   run->energy[k] = kin + pot;
   run->energy[nrec + k] = kin;
   run->energy[2 * nrec + k] = pot;
   run->energy[3 * nrec + k] = diss;
   run->energy[4 * nrec + k] = ext;
+  run->energy[5 * nrec + k] = corr;
 }
 
 /* --------------------------------------------------------------- events */
 
-/* Time from a sample at penetration p (<= 0) moving at rate r with
- * acceleration a until free flight reaches p = 0 (r > 0), or, with r < 0,
- * the time since it left p = 0. */
+/* Free flight under constant acceleration a between a sample at
+ * penetration p <= 0 with rate r and the crossing of p = 0: for r > 0 the
+ * time until it (p + r t + a t^2/2 = 0), for r < 0 the time since it
+ * (p - r t + a t^2/2 = 0); both are the root -2p / (|r| + sqrt(r^2 - 2ap)). */
 static double
 flight_time(double p, double r, double a)
 {
   double ar = fabs(r);
-  double sa = r > 0.0 ? a : -a;
-  double disc = ar * ar - 2.0 * sa * p;
+  double disc = ar * ar - 2.0 * a * p;
   if (ar <= 0.0)
     return 0.0;
   if (disc < 0.0)
@@ -303,33 +306,50 @@ finish_release(vb_run *run, int c, double rate_out, double e_after)
   vb_event *ev = &tr->ev;
   double pa = tr->sign * is->aext[lc];
   int three = is->family == VB_FAMILY_THREE_LEVEL;
-  ev->v_out = tr->sign * rate_out;
   ev->energy_after = e_after;
-  /* instantaneous rate at the release sample (secant minus a dt/2) */
-  double r = ev->v_out - (three ? 0.5 * pa * run->dt : 0.0);
+  /* instantaneous rate at the release sample (three-level: secant minus
+   * a dt/2), carried back along free flight to the crossing */
+  double r = tr->sign * rate_out - (three ? 0.5 * pa * run->dt : 0.0);
   double p1 = vb_law_penetration(&run->scene->contacts[c].law, tr->x_release);
-  ev->t_off = tr->n_release * run->dt - flight_time(p1, r, pa);
+  double tau = flight_time(p1, r, pa);
+  ev->t_off = tr->n_release * run->dt - tau;
+  ev->v_out = r - pa * tau;
   ev->duration = ev->t_off - ev->t_on;
   tr->pending = 0;
   return push_event(&run->results[c], ev);
 }
 
+/* Apply a Papetti correction to contact c (penetration change dp, rate
+ * change dr) and book its energy in the event and in *e_now. */
+static void
+correct(vb_run *run, int c, double dp, double dr, int flag, double *e_now)
+{
+  vb_island *is = island_of(run, c);
+  tracker *tr = &run->trackers[c];
+  double added = vb_island_correct(is, run->contact_local[c], tr->sign * dp, tr->sign * dr);
+  tr->ev.corrections |= flag;
+  tr->ev.energy_correction += added;
+  *e_now += added;
+}
+
 /* Update contact c's impact tracking after step n; x_before and
- * rate_before describe sample n-1; e_now is the scene energy at n. */
+ * rate_before describe sample n-1; *e_now is the scene energy at n (which
+ * a correction changes). */
 static int
-track(vb_run *run, int c, long n, double x_before, double rate_before, double e_now)
+track(vb_run *run, int c, long n, double x_before, double rate_before, double *e_now)
 {
   vb_island *is = island_of(run, c);
   int lc = run->contact_local[c];
   const vb_chist *hc = &is->hist[lc];
   tracker *tr = &run->trackers[c];
-  const vb_law *law = &run->scene->contacts[c].law;
+  const vb_contact *ct = &run->scene->contacts[c];
+  const vb_law *law = &ct->law;
   int three = is->family == VB_FAMILY_THREE_LEVEL;
   int rc = VB_OK;
   if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING)
     return VB_OK; /* always engaged: no impacts */
   if (tr->pending) {
-    rc = finish_release(run, c, (hc->x - tr->x_release) / run->dt, e_now);
+    rc = finish_release(run, c, (hc->x - tr->x_release) / run->dt, *e_now);
     if (rc)
       return rc;
   }
@@ -341,10 +361,13 @@ track(vb_run *run, int c, long n, double x_before, double rate_before, double e_
     tr->open = 1;
     tr->sign = law->kind == VB_LAW_RATTLE && hc->x < 0.0 ? -1.0 : 1.0;
     double pa = tr->sign * is->aext[lc];
-    ev->v_in = tr->sign * rate_before;
-    double r = ev->v_in + (three ? 0.5 * pa * run->dt : 0.0);
+    /* instantaneous rate at the last sample out (three-level: secant plus
+     * a dt/2), carried along free flight to the crossing */
+    double r = tr->sign * rate_before + (three ? 0.5 * pa * run->dt : 0.0);
     double p0 = vb_law_penetration(law, x_before);
-    ev->t_on = (n - 1) * run->dt + flight_time(p0, r, pa);
+    double tau = flight_time(p0, r, pa);
+    ev->t_on = (n - 1) * run->dt + tau;
+    ev->v_in = r + pa * tau;
     ev->energy_before = run->e_prev;
     vb_prediction pr;
     vb_law_predict(law, is->meff[lc], ev->v_in, &pr);
@@ -356,6 +379,11 @@ track(vb_run *run, int c, long n, double x_before, double rate_before, double e_
   }
   if (tr->open) {
     vb_event *ev = &tr->ev;
+    /* Papetti 4.2: never let the compression exceed the analytic x_max */
+    if ((ct->corrections & VB_CORRECT_XMAX) && p > ev->x_max_pred) {
+      correct(run, c, ev->x_max_pred - p, 0.0, VB_CORRECT_XMAX, e_now);
+      p = vb_law_penetration(law, hc->x);
+    }
     if (is->iterations[lc] > ev->newton_iterations_max)
       ev->newton_iterations_max = is->iterations[lc];
     ev->fallbacks += is->fallback[lc];
@@ -370,10 +398,23 @@ track(vb_run *run, int c, long n, double x_before, double rate_before, double e_
       tr->open = 0;
       tr->n_release = n;
       tr->x_release = hc->x;
+      /* Papetti 4.2: leave at the analytic v_out (root of eq 6, or eq 7-8) */
+      if ((ct->corrections & VB_CORRECT_VOUT) && !three) {
+        /* the target is the rate at the crossing; the sample, tau after
+         * it in free flight, has the rate target + a tau with
+         * p = target tau + a tau^2 / 2 */
+        double target = ct->vout_exact ? ev->v_out_exact : ev->v_out_pred;
+        double pa = tr->sign * is->aext[lc], p1 = vb_law_penetration(law, hc->x);
+        double disc = target * target + 2.0 * pa * p1;
+        double tau = disc >= 0.0 ? -2.0 * p1 / (-target + sqrt(disc)) : p1 / target;
+        if (isfinite(target))
+          correct(run, c, 0.0, target + pa * tau - tr->sign * hc->rate, VB_CORRECT_VOUT,
+                  e_now);
+      }
       if (three)
         tr->pending = 1;
       else
-        rc = finish_release(run, c, hc->rate, e_now);
+        rc = finish_release(run, c, hc->rate, *e_now);
     }
   }
   return rc;
@@ -451,8 +492,8 @@ vb_run_exec(vb_run *run)
     run->results[c].iterations = 0;
     open_at_start(run, c);
   }
-  double kin, pot, diss, ext;
-  scene_energy(run, &kin, &pot, &diss, &ext);
+  double kin, pot, diss, ext, corr;
+  scene_energy(run, &kin, &pot, &diss, &ext, &corr);
   run->e0 = kin + pot;
   run->e_prev = run->e0;
   record(run, 0, 0);
@@ -497,10 +538,10 @@ vb_run_exec(vb_run *run)
     }
     if (run->code)
       break;
-    scene_energy(run, &kin, &pot, &diss, &ext);
+    scene_energy(run, &kin, &pot, &diss, &ext, &corr);
     double etot = kin + pot;
     for (int c = 0; c < nc; c++) {
-      int rc = track(run, c, n, x_before[c], rate_before[c], etot);
+      int rc = track(run, c, n, x_before[c], rate_before[c], &etot);
       if (rc) {
         run->code = rc;
         snprintf(run->status, sizeof run->status, "out of memory at t=%.9g", n * run->dt);
@@ -509,7 +550,7 @@ vb_run_exec(vb_run *run)
     }
     if (run->code)
       break;
-    run->e_prev = etot;
+    run->e_prev = etot; /* corrections included */
     if (n % sc->record_every == 0)
       record(run, n, n / sc->record_every);
   }
@@ -591,7 +632,7 @@ vb_run_balance_error(const vb_run *run)
 {
   size_t last = (size_t)run->nrec - 1, nrec = (size_t)run->nrec;
   return run->energy[last] + run->energy[3 * nrec + last] - run->energy[4 * nrec + last]
-         - run->e0;
+         - run->energy[5 * nrec + last] - run->e0;
 }
 
 /* Effective mass along a contact. */

@@ -761,7 +761,14 @@ static int load_modal(loader *ld, const config_setting_t *g, const char *obj, vb
     if (!(b->modal_mass[j] > 0))
       return refuse(ld, g, obj, "mass", "> 0 for every mode", b->modal_mass[j]);
   if ((rc = load_damping(ld, g, obj, b)) != VB_OK ||
-      (rc = get_array(ld, g, obj, "q0", 0, 0, b->nmodes, &b->q0, NULL, &present)) != VB_OK ||
+      (rc = get_array(ld, g, obj, "gravity", 0, 1, b->nmodes, &b->gravity, NULL, &present)) != VB_OK)
+    return rc;
+  /* without q0 the elastic modes start at their static sag under gravity,
+   * -g gravity_j / omega_j^2, so nothing rings before anything happens */
+  for (j = 0; j < b->nmodes; j++)
+    if (b->freq[j] > 0.0)
+      b->q0[j] = -ld->scene->gravity * b->gravity[j] / pow(2.0 * M_PI * b->freq[j], 2.0);
+  if ((rc = get_array(ld, g, obj, "q0", 0, 0, b->nmodes, &b->q0, NULL, &present)) != VB_OK ||
       (rc = get_array(ld, g, obj, "dq0", 0, 0, b->nmodes, &b->dq0, NULL, &present)) != VB_OK ||
       (rc = get_array(ld, g, obj, "gravity", 0, 1, b->nmodes, &b->gravity, NULL, &present)) != VB_OK)
     return rc;
@@ -1147,6 +1154,10 @@ static int check_contact_keys(loader *ld, const config_setting_t *g,
     keys[n++] = "s";
   keys[n++] = "tolerance";
   keys[n++] = "max_iterations";
+  keys[n++] = "corrections";
+  keys[n++] = "vout";
+  keys[n++] = "exact_duration";
+  keys[n++] = "saturate";
   keys[n] = NULL;
   return check_keys(ld, g, obj, keys, rules);
 }
@@ -1197,6 +1208,88 @@ static int load_law(loader *ld, const config_setting_t *g, const char *obj,
     if (!(law->h >= 0))
       return refuse(ld, g, obj, "h", ">= 0", law->h);
   }
+  return VB_OK;
+}
+
+/* A boolean member; *out left alone when absent. */
+static int get_bool(const loader *ld, const config_setting_t *group, const char *object,
+                    const char *key, int *out)
+{
+  const config_setting_t *m = member(group, key);
+  if (m == NULL)
+    return VB_OK;
+  if (config_setting_type(m) != CONFIG_TYPE_BOOL)
+    return fail(ld, m, object, "'%s' must be true or false", key);
+  *out = config_setting_get_bool(m);
+  return VB_OK;
+}
+
+/* Papetti's corrections and the exact-duration substitution of a contact:
+ * corrections = ["xmax", "vout"]; vout = "exact" | "approx";
+ * exact_duration = true; saturate = true. */
+static int load_corrections(loader *ld, const config_setting_t *g, const char *obj,
+                            vb_contact *c)
+{
+  const config_setting_t *m = member(g, "corrections");
+  const vb_law *law = &c->law;
+  int rc;
+  c->corrections = 0;
+  c->vout_exact = 1;
+  c->exact_duration = c->saturate = 0;
+  if (m != NULL) {
+    int n = config_setting_length(m);
+    if (config_setting_type(m) != CONFIG_TYPE_ARRAY && config_setting_type(m) != CONFIG_TYPE_LIST)
+      return fail(ld, m, obj, "'corrections' must be an array of names (valid: xmax, vout)");
+    for (int i = 0; i < n; i++) {
+      const config_setting_t *e = config_setting_get_elem(m, (unsigned)i);
+      const char *name = config_setting_type(e) == CONFIG_TYPE_STRING
+                         ? config_setting_get_string(e) : NULL;
+      if (name != NULL && strcmp(name, "xmax") == 0)
+        c->corrections |= VB_CORRECT_XMAX;
+      else if (name != NULL && strcmp(name, "vout") == 0)
+        c->corrections |= VB_CORRECT_VOUT;
+      else
+        return fail(ld, m, obj, "unknown correction '%s' (valid: xmax, vout)",
+                    name ? name : "(not a string)");
+    }
+    if (law->kind != VB_LAW_POWER && law->kind != VB_LAW_HUNT_CROSSLEY &&
+        law->kind != VB_LAW_RATTLE)
+      return fail(ld, m, obj, "corrections need an impact law with analytic x_max and "
+                  "v_out (valid: power, hunt-crossley, rattle)");
+    if (c->scheme->family == VB_FAMILY_THREE_LEVEL)
+      return fail(ld, m, obj, "corrections apply to schemes whose state holds a velocity "
+                  "(valid: two-point, am1, verlet, heun, rk4)");
+  }
+  m = member(g, "vout");
+  if (m != NULL) {
+    const char *v = NULL;
+    if ((rc = get_string(ld, g, obj, "vout", 1, &v)) != VB_OK)
+      return rc;
+    if (!(c->corrections & VB_CORRECT_VOUT))
+      return fail(ld, m, obj, "'vout' applies only with corrections = [\"vout\"]");
+    if (strcmp(v, "exact") == 0)
+      c->vout_exact = 1;
+    else if (strcmp(v, "approx") == 0)
+      c->vout_exact = 0;
+    else
+      return fail(ld, m, obj, "unknown vout '%s' (valid: exact, approx)", v);
+  }
+  if ((rc = get_bool(ld, g, obj, "exact_duration", &c->exact_duration)) != VB_OK ||
+      (rc = get_bool(ld, g, obj, "saturate", &c->saturate)) != VB_OK)
+    return rc;
+  if (c->exact_duration) {
+    m = member(g, "exact_duration");
+    if (law->kind != VB_LAW_POWER || law->alpha != 1.0)
+      return fail(ld, m, obj, "exact_duration needs law 'power' with alpha = 1 "
+                  "(Chatziioannou eq 14-16)");
+    if (strcmp(c->scheme->name, "two-point") != 0 &&
+        strcmp(c->scheme->name, "three-point") != 0)
+      return fail(ld, m, obj, "exact_duration applies to schemes two-point and "
+                  "three-point (valid: two-point, three-point)");
+  }
+  if (c->saturate && !c->exact_duration)
+    return fail(ld, at(g, "saturate"), obj, "'saturate' applies only with "
+                "exact_duration = true");
   return VB_OK;
 }
 
@@ -1270,7 +1363,7 @@ static int load_contact(loader *ld, const config_setting_t *list, int i,
                     (double)it);
     c->max_iterations = (int)it;
   }
-  return VB_OK;
+  return load_corrections(ld, g, obj, c);
 }
 
 /* Load the contacts list (bodies must be loaded). */

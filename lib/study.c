@@ -5,8 +5,9 @@
  * sweep's values set in the parsed document, then loaded by the normal
  * scene loader: a swept scene gets exactly the checks and messages of a
  * plain scene.  The runner is an OpenMP loop over scenes (dynamic
- * schedule); each thread owns its scene and run, and one writer at a time
- * (an OpenMP critical section) writes a finished scene and marks it
+ * schedule); each thread owns its scene and run, compresses the run's
+ * datasets itself (vb_chunks_alloc), and one writer at a time (an OpenMP
+ * critical section) stores the finished chunks and marks the scene
  * complete.  Memory is bounded by the scenes in flight. */
 #include <errno.h>
 #include <math.h>
@@ -358,6 +359,7 @@ int vb_study_run(const vb_study *study, const char *out, const vb_study_options 
   for (i = 0; i < npending; i++) {
     vb_scene *sc = NULL;
     vb_run *run = NULL;
+    vb_chunks *chunks = NULL;
     char e[ERR_MAX];
     int lrc, code = VB_OK, halt;
     long index = pending[i];
@@ -373,6 +375,9 @@ int vb_study_run(const vb_study *study, const char *out, const vb_study_options 
       lrc = vb_run_alloc(sc, &run, e, sizeof e);
     if (lrc == VB_OK)
       code = vb_run_exec(run);
+    /* the expensive part of writing, outside the writer */
+    if (lrc == VB_OK)
+      lrc = vb_chunks_alloc(run, &chunks, e, sizeof e);
 #ifdef _OPENMP
 #pragma omp critical(vb_study_writer)
 #endif
@@ -380,7 +385,7 @@ int vb_study_run(const vb_study *study, const char *out, const vb_study_options 
       if (!stop && lrc == VB_OK) {
         double tw = now();
 
-        lrc = vb_output_scene(o, index, run, e, sizeof e);
+        lrc = vb_output_scene_chunks(o, index, run, chunks, e, sizeof e);
         rep.write_seconds += now() - tw;
         if (lrc == VB_OK) {
           rep.ran++;
@@ -412,6 +417,7 @@ int vb_study_run(const vb_study *study, const char *out, const vb_study_options 
         printed = 1;
       }
     }
+    vb_chunks_free(chunks);
     vb_run_free(run);
     vb_scene_free(sc);
   }

@@ -263,8 +263,19 @@ typedef struct vb_contact {
   double s;                 /* quadratic scheme parameter */
   double tolerance;         /* Newton relative tolerance */
   int max_iterations;       /* Newton cap */
+  unsigned corrections;     /* VB_CORRECT_XMAX | VB_CORRECT_VOUT (Papetti 4.2) */
+  int vout_exact;           /* vout target: 1 root of eq 6, 0 eq 7-8 */
+  int exact_duration;       /* beta* substitution (Chatziioannou eq 15, 16) */
+  int saturate;             /* exact_duration beyond its limit: use the limit */
   int line;                 /* line in the scene file */
 } vb_contact;
+
+/* Papetti's corrections (section 4.2), as flags in vb_contact.corrections
+ * and in each event's `corrections` field. */
+enum {
+  VB_CORRECT_XMAX = 1, /* compression clipped to the analytic x_max (eq 4) */
+  VB_CORRECT_VOUT = 2  /* exit rate set to v_out (eq 6, or eq 7-8) */
+};
 
 /* A loaded scene: immutable after vb_scene_load. */
 typedef struct vb_scene {
@@ -299,6 +310,23 @@ long vb_scene_steps(const vb_scene *scene);
 long vb_scene_samples(const vb_scene *scene);
 /* Bytes the recording of a scene needs (uncompressed). */
 double vb_scene_record_bytes(const vb_scene *scene);
+/* Effective mass along contact c (1 / sum over its modes of S^2 / M), kg;
+ * NaN if it cannot be computed. */
+double vb_scene_contact_mass(const vb_scene *scene, int c);
+/* A contact's initial state along its compression: penetration p0 (m),
+ * penetration rate v0 (m/s), the constant free-flight acceleration of the
+ * penetration from gravity a0 (m/s^2), and the effective mass (kg). */
+void vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0,
+                            double *a0, double *meff);
+/* The impact rate a contact will have when free flight from its initial
+ * state reaches it, m/s; 0 if none follows. */
+double vb_scene_approach_rate(const vb_scene *scene, int c);
+
+/* Natural frequency sqrt(k / m_eff) of an alpha = 1 contact, the largest
+ * the scheme's exact-duration substitution allows (pi/dt two-point,
+ * pi/(2 dt) three-point), and the one used after saturation, rad/s. */
+void vb_contact_exact_duration(const vb_scene *scene, int c, double *omega,
+                               double *limit, double *used);
 
 /* ------------------------------------------------------------------- run */
 
@@ -315,9 +343,11 @@ typedef struct vb_event {
   double duration_pred;   /* Papetti eq 9, s */
   double energy_before;   /* scene energy at the last sample before, J */
   double energy_after;    /* scene energy at the first sample after, J */
+  double energy_correction; /* energy the corrections added (< 0: removed), J */
   int newton_iterations_max;
   int fallbacks;          /* quadratic steps that fell back to eq 23 */
   int samples;            /* samples with penetration > 0 */
+  int corrections;        /* VB_CORRECT_* flags of the corrections that fired */
 } vb_event;
 
 /* Per-contact results. */
@@ -360,9 +390,11 @@ const double *vb_run_body_v(const vb_run *run, int body);
 const double *vb_run_modes_q(const vb_run *run, int body);
 const vb_contact_result *vb_run_contact(const vb_run *run, int contact);
 /* Energy signals [samples], J: 0 total, 1 kinetic, 2 potential,
- * 3 dissipated, 4 external (work done by gravity, forces and drivers). */
+ * 3 dissipated, 4 external (work done by gravity, forces and drivers),
+ * 5 correction (energy added by Papetti's corrections). */
 const double *vb_run_energy(const vb_run *run, int which);
-/* Energy balance error at the end: total + dissipated - external - initial, J. */
+/* Energy balance error at the end:
+ * total + dissipated - external - correction - initial, J. */
 double vb_run_balance_error(const vb_run *run);
 /* Effective mass of a contact (1 / sum of S^2/M over its modes), kg. */
 double vb_run_contact_mass(const vb_run *run, int contact);

@@ -23,7 +23,7 @@ step_explicit(vb_island *is)
   /* eq 22: f_(n+1) = f(x_(n+1), v~_(n+1)) */
   vb_island_compressions(is, q, vt, t1, is->x1, is->xt);
   for (int c = 0; c < nc; c++)
-    is->fbar[c] = vb_law_force(&is->scene->contacts[is->contacts[c]].law, is->x1[c], is->xt[c]);
+    is->fbar[c] = vb_law_force(&is->cts[c].law, is->x1[c], is->xt[c]);
   vb_island_external(is, t1, ext);
   vb_island_accel(is, q, vt, is->fbar, ext, a1);
   /* eq 22 corrector: v_(n+1) = v_n + h/2 (f_n + f_(n+1))/m */

@@ -12,7 +12,7 @@ stage(vb_island *is, const double *q, const double *v, double t, double *ext, do
 {
   vb_island_compressions(is, q, v, t, is->x1, is->xt);
   for (int c = 0; c < is->nc; c++)
-    is->fbar[c] = vb_law_force(&is->scene->contacts[is->contacts[c]].law, is->x1[c], is->xt[c]);
+    is->fbar[c] = vb_law_force(&is->cts[c].law, is->x1[c], is->xt[c]);
   vb_island_external(is, t, ext);
   vb_island_accel(is, q, v, is->fbar, ext, a);
 }

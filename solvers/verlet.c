@@ -24,7 +24,7 @@ step_explicit(vb_island *is)
   /* eq 21: f_(n+1) = f(x_(n+1), v_(n+1/2)) */
   vb_island_compressions(is, q, vh, t1, is->x1, is->xt);
   for (int c = 0; c < nc; c++)
-    is->fbar[c] = vb_law_force(&is->scene->contacts[is->contacts[c]].law, is->x1[c], is->xt[c]);
+    is->fbar[c] = vb_law_force(&is->cts[c].law, is->x1[c], is->xt[c]);
   vb_island_external(is, t1, ext);
   vb_island_accel(is, q, vh, is->fbar, ext, a);
   /* eq 21 corrector: v_(n+1) = v_(n+1/2) + h/2 f_(n+1)/m */

@@ -20,7 +20,7 @@
 #define TEST_BUILDDIR "."
 #endif
 
-#define NEVENT_FIELDS 16
+#define NEVENT_FIELDS 18
 #define DIR_LEN 1024 /* test directories; paths in them fit PATH_MAX */
 
 /* A mass hitting a rigid wall once. */
@@ -55,7 +55,7 @@ static const char long_text[] =
 static const char event_units[] =
   "t_on:s t_off:s duration:s v_in:m/s v_out:m/s x_max:m peak_force:N x_max_pred:m "
   "v_out_pred:m/s v_out_exact:m/s duration_pred:s energy_before:J energy_after:J "
-  "newton_iterations_max:1 fallbacks:1 samples:1";
+  "energy_correction:J newton_iterations_max:1 fallbacks:1 samples:1 corrections:1";
 
 /* The fields of /events, as this test expects them. */
 static const struct {
@@ -76,9 +76,11 @@ static const struct {
   { "duration_pred", HOFFSET(vb_event, duration_pred), 0 },
   { "energy_before", HOFFSET(vb_event, energy_before), 0 },
   { "energy_after", HOFFSET(vb_event, energy_after), 0 },
+  { "energy_correction", HOFFSET(vb_event, energy_correction), 0 },
   { "newton_iterations_max", HOFFSET(vb_event, newton_iterations_max), 1 },
   { "fallbacks", HOFFSET(vb_event, fallbacks), 1 },
   { "samples", HOFFSET(vb_event, samples), 1 },
+  { "corrections", HOFFSET(vb_event, corrections), 1 },
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -302,7 +304,7 @@ static void check_events(hid_t file, const char *path, const vb_contact_result *
   ftype = H5Dget_type(ds);
   ck_assert_int_eq(H5Tget_class(ftype), H5T_COMPOUND);
   ck_assert_int_eq(H5Tget_nmembers(ftype), NEVENT_FIELDS);
-  ck_assert_uint_eq(H5Tget_size(ftype), 13 * 8 + 3 * 4); /* packed */
+  ck_assert_uint_eq(H5Tget_size(ftype), 14 * 8 + 4 * 4); /* packed */
   for (f = 0; f < NEVENT_FIELDS; f++) {
     idx = H5Tget_member_index(ftype, fields[f].name);
     ck_assert_msg(idx >= 0, "%s has no field %s", path, fields[f].name);
@@ -338,7 +340,8 @@ static void check_scene(hid_t file, int index, const vb_run *run)
   hid_t g, ds;
   double *t;
   int i;
-  static const char *const energy[4] = { "total", "kinetic", "potential", "dissipated" };
+  static const char *const energy[6] = { "total", "kinetic", "potential", "dissipated",
+                                         "external", "correction" };
 
   snprintf(base, sizeof base, "/scenes/%06d", index);
   g = H5Gopen2(file, base, H5P_DEFAULT);
@@ -412,7 +415,7 @@ static void check_scene(hid_t file, int index, const vb_run *run)
   }
 
   /* energy */
-  for (i = 0; i < 4; i++) {
+  for (i = 0; i < 6; i++) {
     snprintf(p, sizeof p, "%s/energy/%s", base, energy[i]);
     check_doubles(file, p, vb_run_energy(run, i), n, "J");
   }

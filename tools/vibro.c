@@ -71,34 +71,6 @@ is_help(const char *s)
   return strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0;
 }
 
-/* Impact rate a contact is expected to have, from its initial state and
- * gravity (free flight); 0 if no impact follows. */
-static double
-approach_rate(const vb_scene *sc, const vb_contact *ct)
-{
-  const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
-  double x0 = vb_law_penetration(&ct->law, a->u0 - b->u0 - ct->gap);
-  double v0 = a->v0 - b->v0;
-  double acc = 0.0;
-  if (a->kind == VB_BODY_MASS && b->kind == VB_BODY_WALL)
-    acc = -sc->gravity;
-  else if (a->kind == VB_BODY_WALL && b->kind == VB_BODY_MASS)
-    acc = sc->gravity;
-  if (ct->law.kind == VB_LAW_RATTLE) {
-    double x = a->u0 - b->u0 - ct->gap;
-    if (x < 0.0) {
-      v0 = -v0;
-      acc = -acc;
-    }
-  }
-  if (x0 > 0.0)
-    return 0.0;
-  double v2 = v0 * v0 - 2.0 * acc * x0;
-  if (v0 <= 0.0 && acc <= 0.0)
-    return 0.0;
-  return v2 > 0.0 ? sqrt(v2) : 0.0;
-}
-
 /* Number of contacts of a scene shorter than their scheme resolves, for
  * the approach the initial state gives. */
 static int
@@ -107,11 +79,10 @@ short_contacts(const vb_scene *sc)
   int n = 0;
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
-    const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
-    if (ct->law.kind == VB_LAW_POLYNOMIAL || a->kind == b->kind)
+    if (ct->law.kind == VB_LAW_POLYNOMIAL || ct->law.kind == VB_LAW_SPRING)
       continue;
-    double m = a->kind == VB_BODY_WALL ? b->mass : a->mass;
-    double v_in = approach_rate(sc, ct);
+    double m = vb_scene_contact_mass(sc, c);
+    double v_in = vb_scene_approach_rate(sc, c);
     if (!(v_in > 0.0))
       continue;
     vb_prediction pr;
@@ -195,30 +166,54 @@ cmd_check(int argc, char **argv)
   for (int i = 0; i < sc->nbodies; i++) {
     const vb_body *b = &sc->bodies[i];
     if (b->kind == VB_BODY_MASS)
-      printf("body '%s': mass %g kg, u0 %g m, v0 %g m/s\n", b->name, b->mass, b->u0, b->v0);
+      printf("body '%s': mass %g kg, u0 %g m, v0 %g m/s%s\n", b->name, b->mass, b->u0, b->v0,
+             b->k > 0.0 || b->c > 0.0 ? ", on a spring to ground" : "");
+    else if (b->kind == VB_BODY_MODAL)
+      printf("body '%s': modal, %d modes (%g .. %g Hz), %d points\n", b->name, b->nmodes,
+             b->freq[0], b->freq[b->nmodes - 1], b->npoints);
     else
-      printf("body '%s': wall at %g m\n", b->name, b->u0);
+      printf("body '%s': wall at %g m%s\n", b->name, b->u0,
+             b->drive.kind == VB_DRIVE_NONE ? "" : ", driven");
   }
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
     const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
-    double m = a->kind == VB_BODY_WALL ? b->mass
-             : b->kind == VB_BODY_WALL ? a->mass
-             : a->mass * b->mass / (a->mass + b->mass);
-    printf("island %d: contact '%s' between '%s' and '%s', law %s, scheme %s (%s)\n",
-           c, ct->name, a->name, b->name, vb_law_name(ct->law.kind), ct->scheme->name,
-           ct->scheme->doc);
-    printf("  effective mass %g kg, k %g, alpha %g", m, ct->law.k, ct->law.alpha);
+    double m = vb_scene_contact_mass(sc, c);
+    printf("contact '%s' between '%s%s%s' and '%s%s%s', law %s, scheme %s (%s)\n", ct->name,
+           a->name, a->kind == VB_BODY_MODAL ? "." : "",
+           a->kind == VB_BODY_MODAL ? a->points[ct->pa].name : "", b->name,
+           b->kind == VB_BODY_MODAL ? "." : "", b->kind == VB_BODY_MODAL ? b->points[ct->pb].name : "",
+           vb_law_name(ct->law.kind), ct->scheme->name, ct->scheme->doc);
+    printf("  effective mass %g kg, k %g", m, ct->law.k);
+    if (ct->law.kind != VB_LAW_SPRING)
+      printf(", alpha %g", ct->law.alpha);
     if (ct->law.kind == VB_LAW_HUNT_CROSSLEY)
       printf(", mu %g s/m", ct->law.mu);
     if (ct->law.kind == VB_LAW_RATTLE)
       printf(", h %g m", ct->law.h);
+    if (ct->law.kind == VB_LAW_SPRING)
+      printf(", c %g N s/m", ct->law.c);
+    if (ct->corrections)
+      printf(", corrections%s%s (vout %s)", ct->corrections & VB_CORRECT_XMAX ? " xmax" : "",
+             ct->corrections & VB_CORRECT_VOUT ? " vout" : "", ct->vout_exact ? "exact" : "approx");
     printf("\n");
-    if (ct->law.kind == VB_LAW_POLYNOMIAL) {
-      printf("  polynomial spring: always engaged, no impacts\n");
+    if (ct->exact_duration) {
+      double w, limit, used;
+      vb_contact_exact_duration(sc, c, &w, &limit, &used);
+      printf("  exact_duration: omega_c %.6g rad/s, contact time %.6g s = %.3g samples\n", w,
+             M_PI / w, M_PI / w / dt);
+      if (used != w) {
+        printf("  warning: contact '%s' saturated: the sample rate resolves contacts down to "
+               "%.6g s (%.3g samples), not the %.6g s this one lasts; it will last %.6g s\n",
+               ct->name, M_PI / limit, M_PI / limit / dt, M_PI / w, M_PI / used);
+        warnings++;
+      }
+    }
+    if (ct->law.kind == VB_LAW_POLYNOMIAL || ct->law.kind == VB_LAW_SPRING) {
+      printf("  %s: always engaged, no impacts\n", vb_law_name(ct->law.kind));
       continue;
     }
-    double v_in = approach_rate(sc, ct);
+    double v_in = vb_scene_approach_rate(sc, c);
     if (!(v_in > 0.0)) {
       printf("  no impact follows from the initial state\n");
       continue;
