@@ -40,16 +40,23 @@ vb_body_clear_modes(vb_body *b)
   b->nmodes = b->npoints = 0;
 }
 
+/* Free the data a drive owns. */
+void
+vb_drive_clear(vb_drive *d)
+{
+  free(d->samples);
+  free(d->nfreq);
+  free(d->nphase);
+  free(d->namp);
+  d->samples = d->nfreq = d->nphase = d->namp = NULL;
+}
+
 /* Free everything a body owns. */
 void
 vb_body_clear(vb_body *b)
 {
   vb_body_clear_modes(b);
-  free(b->drive.samples);
-  free(b->drive.nfreq);
-  free(b->drive.nphase);
-  free(b->drive.namp);
-  b->drive.samples = b->drive.nfreq = b->drive.nphase = b->drive.namp = NULL;
+  vb_drive_clear(&b->drive);
 }
 
 /* A mass is one mode: m (q'' + (c/m) q' + (k/m) q) = f, shape 1 at its one

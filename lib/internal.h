@@ -49,6 +49,8 @@ int vb_drive_noise_setup(vb_drive *d, long ncomp);
 int vb_body_alloc_modes(vb_body *b, int nmodes, int npoints);
 /* Free a body's modal arrays and points. */
 void vb_body_clear_modes(vb_body *b);
+/* Free the data a drive owns (profile samples, noise components). */
+void vb_drive_clear(vb_drive *d);
 /* Free everything a body owns (modes, points, drive data). */
 void vb_body_clear(vb_body *b);
 /* Fill a mass's one mode from mass, k, c, u0 and v0. */

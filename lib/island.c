@@ -69,6 +69,11 @@ static double
 contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate)
 {
   double x = -ct->gap, r = 0.0, rw;
+  /* a driven gap (a surface profile under a rolling ball) */
+  if (ct->gap_drive.kind != VB_DRIVE_NONE) {
+    x -= vb_drive_eval(&ct->gap_drive, t, &rw);
+    r -= rw;
+  }
   if (sc->bodies[ct->a].kind == VB_BODY_WALL) {
     x += wall_u(&sc->bodies[ct->a], t, &rw);
     r += rw;

@@ -1149,6 +1149,7 @@ static int check_contact_keys(loader *ld, const config_setting_t *g,
   if (!law_known || kind == VB_LAW_RATTLE)
     keys[n++] = "h";
   keys[n++] = "gap";
+  keys[n++] = "gap_drive";
   keys[n++] = "scheme";
   if (!scheme_known || strcmp(scheme, "quadratic") == 0)
     keys[n++] = "s";
@@ -1340,6 +1341,9 @@ static int load_contact(loader *ld, const config_setting_t *list, int i,
     return rc;
   c->gap = 0.0;
   if ((rc = get_number(ld, g, obj, "gap", 0, &c->gap)) != VB_OK)
+    return rc;
+  if (member(g, "gap_drive") != NULL &&
+      (rc = load_drive(ld, member(g, "gap_drive"), obj, &c->gap_drive)) != VB_OK)
     return rc;
   c->s = 1.0;
   if (strcmp(scheme, "quadratic") == 0) {
@@ -1750,6 +1754,8 @@ void vb_scene_free(vb_scene *scene)
   free(scene->input);
   for (int i = 0; scene->bodies && i < scene->nbodies; i++)
     vb_body_clear(&scene->bodies[i]);
+  for (int i = 0; scene->contacts && i < scene->ncontacts; i++)
+    vb_drive_clear(&scene->contacts[i].gap_drive);
   free(scene->bodies);
   free(scene->forces);
   free(scene->contacts);

@@ -258,6 +258,8 @@ typedef struct vb_contact {
   int a, b;                 /* body indices: compression x = u_a - u_b - gap */
   int pa, pb;               /* point indices within a and b (0 for masses and walls) */
   double gap;               /* m */
+  vb_drive gap_drive;       /* gap_drive: the gap's prescribed motion, added
+                               to gap (a rolling ball's surface profile) */
   vb_law law;
   const vb_scheme *scheme;
   double s;                 /* quadratic scheme parameter */

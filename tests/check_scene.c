@@ -509,7 +509,7 @@ typedef struct bad_case {
 #define POWER "law = \"power\"; k = 1.0e9; alpha = 1.5; "
 #define AM1 "scheme = \"am1\";"
 #define POWER_KEYS \
-  "name, between, law, k, alpha, gap, scheme, tolerance, max_iterations, " \
+  "name, between, law, k, alpha, gap, gap_drive, scheme, tolerance, max_iterations, " \
   "corrections, vout, exact_duration, saturate"
 
 static const bad_case bad[] = {
@@ -542,7 +542,7 @@ static const bad_case bad[] = {
      "(valid: " POWER_KEYS ")"},
     {SCENE BODIES CONTACT(HC "h = 0.001; " AM1),
      "bad.cfg:8: contact 'hit': 'h' applies only to law 'rattle' (valid: "
-     "name, between, law, k, alpha, mu, gap, scheme, tolerance, "
+     "name, between, law, k, alpha, mu, gap, gap_drive, scheme, tolerance, "
      "max_iterations, corrections, vout, exact_duration, saturate)"},
     {SCENE BODIES CONTACT(POWER "s = 0.5; " AM1),
      "bad.cfg:8: contact 'hit': 's' applies only to scheme 'quadratic' "
