@@ -430,6 +430,90 @@ START_TEST(test_plate_rattles)
 }
 END_TEST
 
+/* ------------------------------------------------------- links, drives */
+
+/* A mass on a spring link to a wall oscillates at sqrt(k/m) (the spring
+ * law is always engaged, no impacts), and a constant force moves its rest
+ * point by F/k: energy conserved by two-point, static deflection exact. */
+START_TEST(test_spring_link_and_force)
+{
+  const double m = 0.0371, k = 2.93e4, F = 1.37;
+  char t[2048];
+  snprintf(t, sizeof t,
+           "scene = { name = \"spring\"; fs = 96000.0; duration = 0.5; };\n"
+           "bodies = ( { name = \"m\"; type = \"mass\"; mass = %.17e; v0 = 0.11; },\n"
+           "           { name = \"w\"; type = \"wall\"; } );\n"
+           "contacts = ( { name = \"link\"; between = [\"m\", \"w\"]; law = \"spring\"; k = %.17e;\n"
+           "               c = 0.0; scheme = \"two-point\"; } );\n"
+           "forces = ( { name = \"push\"; at = \"m\"; type = \"constant\"; value = %.17e; } );\n",
+           m, k, F);
+  tu_sim s = tu_run_text(t);
+  ck_assert_int_eq(s.rc, VB_OK);
+  ck_assert_int_eq(vb_run_contact(s.run, 0)->nevents, 0);
+  long n = vb_run_samples(s.run);
+  const double *u = vb_run_body_u(s.run, 0);
+  /* mean displacement over whole periods is the static deflection F/k */
+  double w = sqrt(k / m), period = 2.0 * M_PI / w;
+  long per = lround(period * 96000.0), cycles = (n - 1) / per;
+  double mean = 0.0;
+  for (long i = 0; i < cycles * per; i++)
+    mean += u[i];
+  mean /= (double)(cycles * per);
+  ck_assert_msg(fabs(mean - F / k) < 1e-3 * (F / k), "rest point %g, F/k %g", mean, F / k);
+  /* zero crossings of u - F/k give the frequency */
+  long first = -1, last = -1, count = 0;
+  for (long i = 1; i < n; i++)
+    if ((u[i - 1] - F / k) < 0.0 && (u[i] - F / k) >= 0.0) {
+      if (first < 0)
+        first = i;
+      last = i;
+      count++;
+    }
+  double measured = (count - 1) / ((last - first) / 96000.0);
+  ck_assert_msg(fabs(measured - w / (2 * M_PI)) < 1e-3 * w / (2 * M_PI), "frequency %g vs %g",
+                measured, w / (2 * M_PI));
+  /* a constant force does work; the balance closes to round-off */
+  ck_assert_msg(fabs(vb_run_balance_error(s.run)) < 1e-12 * fabs(vb_run_energy(s.run, 4)[n - 1]) + 1e-15,
+                "balance %g", vb_run_balance_error(s.run));
+  tu_free(&s);
+}
+END_TEST
+
+/* A noise-driven wall: the same seed gives the same signal, another seed
+ * another; its rms is the one asked for. */
+START_TEST(test_noise_drive)
+{
+  double rms[3];
+  const double *u[3];
+  tu_sim s[3];
+  const long seeds[3] = { 7, 7, 8 };
+  for (int i = 0; i < 3; i++) {
+    char t[1024];
+    snprintf(t, sizeof t,
+             "scene = { name = \"noise\"; fs = 44100.0; duration = 2.0; };\n"
+             "bodies = ( { name = \"m\"; type = \"mass\"; mass = 0.01; u0 = 1.0; },\n"
+             "           { name = \"shaker\"; type = \"wall\";\n"
+             "             drive = { type = \"noise\"; rms = 2.3e-4; bandwidth = 500.0; seed = %ld; }; } );\n"
+             "contacts = ( { name = \"c\"; between = [\"shaker\", \"m\"]; law = \"power\"; k = 1.0e6;\n"
+             "  alpha = 1.5; scheme = \"two-point\"; } );\n", seeds[i]);
+    s[i] = tu_run_text(t);
+    long n = vb_run_samples(s[i].run);
+    u[i] = vb_run_body_u(s[i].run, 1);
+    double sum = 0.0;
+    for (long k = 0; k < n; k++)
+      sum += u[i][k] * u[i][k];
+    rms[i] = sqrt(sum / n);
+  }
+  long n = vb_run_samples(s[0].run);
+  ck_assert(memcmp(u[0], u[1], (size_t)n * sizeof(double)) == 0);
+  ck_assert(memcmp(u[0], u[2], (size_t)n * sizeof(double)) != 0);
+  for (int i = 0; i < 3; i++)
+    ck_assert_msg(fabs(rms[i] - 2.3e-4) < 0.15 * 2.3e-4, "rms %g", rms[i]);
+  for (int i = 0; i < 3; i++)
+    tu_free(&s[i]);
+}
+END_TEST
+
 /* ------------------------------------------------------------ errors */
 
 /* Scene errors particular to networks, with their exact messages. */
@@ -495,6 +579,8 @@ network_suite(void)
   tcase_add_test(core, test_newtons_cradle);
   tcase_add_loop_test(core, test_convergence_hammer_bar, 0, 6);
   tcase_add_test(core, test_plate_rattles);
+  tcase_add_test(core, test_spring_link_and_force);
+  tcase_add_test(core, test_noise_drive);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("errors");
   tcase_add_test(errors, test_network_errors);

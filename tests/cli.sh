@@ -52,6 +52,17 @@ sed 's/scheme = "two-point";/scheme = "three-point";/' \
 expect 0 "$vibro" check "$tmp/hard3.cfg"
 contains "$tmp/out" "warning: contact 'collision' lasts 1.57 samples, shorter than the 2 scheme 'three-point' resolves"
 
+# exact duration beyond the limit: refused, or saturated with a warning
+sed 's/scheme = "two-point";/scheme = "three-point"; exact_duration = true;/' \
+  "$srcdir/scenes/chatziioannou-hard.cfg" >"$tmp/exact.cfg"
+expect 1 "$vibro" run "$tmp/exact.cfg" -o "$tmp/exact.h5"
+contains "$tmp/err" "exact_duration: omega_c = 100000 rad/s"
+sed 's/exact_duration = true;/exact_duration = true; saturate = true;/' "$tmp/exact.cfg" >"$tmp/sat.cfg"
+expect 0 "$vibro" run "$tmp/sat.cfg" -o "$tmp/sat.h5" --quiet
+contains "$tmp/err" "warning: contact 'collision' saturated: the sample rate resolves contacts down to 4e-05 s"
+expect 0 "$vibro" check "$tmp/sat.cfg"
+contains "$tmp/out" "warning: contact 'collision' saturated"
+
 # a bad scene: one clear line, exit 1, no file
 sed 's/scheme = "am1";/scheme = "rk5";/' "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/bad.cfg"
 expect 1 "$vibro" run "$tmp/bad.cfg" -o "$tmp/bad.h5"

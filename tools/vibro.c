@@ -402,6 +402,20 @@ cmd_run(int argc, char **argv)
     fprintf(stderr, "%s\n", err);
     status = 1;
   }
+  /* an exact-duration contact beyond its limit runs saturated: say so */
+  if (rank == 0 && status == 0) {
+    const vb_scene *first = vb_study_first(study);
+    for (int c = 0; c < first->ncontacts; c++) {
+      double w, limit, used;
+      if (!first->contacts[c].exact_duration)
+        continue;
+      vb_contact_exact_duration(first, c, &w, &limit, &used);
+      if (used != w)
+        fprintf(stderr, "warning: contact '%s' saturated: the sample rate resolves contacts "
+                "down to %.6g s, not the %.6g s this one lasts; it will last %.6g s\n",
+                first->contacts[c].name, M_PI / limit, M_PI / w, M_PI / used);
+    }
+  }
 #ifdef HAVE_MPI
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 #endif
