@@ -26,9 +26,24 @@
  *     m, then n (then cos before sin).
  *   - sigma, q0 and dq0 are left 0 by the presets: the loader sets damping.
  *
- * Modes files (see vb_modes_file_read) give shapes in the same sense: the
- * value at a point per unit modal displacement, with the masses that go
- * with that scaling. */
+ * Modes files give shapes in the same sense: the value at a point per unit
+ * modal displacement, with the modal masses that go with that scaling.
+ *   CSV: lines whose first non-blank character is '#', and blank lines, are
+ *   skipped anywhere.  The first other line is the header naming the
+ *   columns, comma-separated: freq (Hz), t60 (s; 0 or an empty field =
+ *   undamped), mass (kg), gravity (optional; an empty field = default),
+ *   and every other name is a point whose column gives its shape value.
+ *   The reserved columns may come in any order; freq and mass are
+ *   required, t60 and gravity optional; at least one point.  Then one line
+ *   per mode with one number per column; blanks around fields are ignored
+ *   and CRLF line ends accepted.
+ *   HDF5 (name ending in .h5 or .hdf5): 1-D numeric datasets /freq, /mass,
+ *   optional /t60 and /gravity, and a group /shapes holding one 1-D
+ *   dataset per point (named as the point), all of length nmodes.  Points
+ *   come in creation order when /shapes tracks it (h5py: track_order=True),
+ *   otherwise in name order.
+ *   Both: sigma = ln(1000)/t60 (0 when undamped); gravity defaults to 1
+ *   for a 0 Hz mode and 0 otherwise; at most 100000 modes. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -595,8 +610,8 @@ check_value(column_role role, double v, const char *where, const char *what, cha
 }
 
 /* Store the mode-level values of mode j: sigma = ln(1000)/t60 (amplitude
- * down 60 dB in t60; 0 when t60 is 0), gravity 1 for a 0 Hz mode and 0
- * otherwise unless given (gravity < 0 flags "not given" as NAN). */
+ * down 60 dB in t60; 0 when t60 is 0); gravity as given, or when it is
+ * NAN (not given) 1 for a 0 Hz mode and 0 otherwise. */
 static void
 store_mode(vb_body *b, int j, double freq, double t60, double mass, double gravity)
 {
@@ -730,7 +745,9 @@ modes_csv(vb_body *b, const char *path, char *text, char *err, size_t errlen)
                  "%s: no header line (expected: freq,t60,mass,<point>,...)", path);
     goto done;
   }
-  ncols = split_fields(lines[header], NULL, 0);
+  ncols = 1;
+  for (const char *c = lines[header]; *c; c++)
+    ncols += *c == ',';
   fields = malloc((size_t)ncols * sizeof *fields);
   role = malloc((size_t)ncols * sizeof *role);
   point = malloc((size_t)ncols * sizeof *point);
