@@ -89,6 +89,8 @@ typedef struct vb_island {
   double *gconst;     /* constant generalised force (gravity), N */
   double *gen;        /* scratch: generalised force of the step, N */
   double *qt;         /* scratch: predicted q without contact forces */
+  int ahead;          /* qt already holds the next step's prediction */
+  double ahead_dot;   /* and, with one contact, its dot with S */
   double *scratch;    /* scratch for explicit stages [6 * nm] */
   /* contacts [nc] */
   double *S;          /* [nc][nm] compression per unit modal displacement */

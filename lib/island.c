@@ -172,6 +172,23 @@ kernel_dot(int from, int to, const double *a, const double *b)
   return hsum(s0 + s1);
 }
 
+/* a . b and a . c in one pass over [from, to). */
+VB_CLONES static void
+kernel_dot2(int from, int to, const double *a, const double *b, const double *c,
+            double *ab, double *ac)
+{
+  v4 s0 = splat(0.0), s1 = s0, t0 = s0, t1 = s0;
+  for (int j = from; j < to; j += LANES) {
+    v4 a0 = ld4(a + j), a1 = ld4(a + j + 4);
+    s0 += a0 * ld4(b + j);
+    s1 += a1 * ld4(b + j + 4);
+    t0 += a0 * ld4(c + j);
+    t1 += a1 * ld4(c + j + 4);
+  }
+  *ab = hsum(s0 + s1);
+  *ac = hsum(t0 + t1);
+}
+
 /* qt -= cc row f */
 VB_CLONES static void
 kernel_force(int nmp, double *qt, const double *cc, const double *row, double f)
@@ -194,19 +211,28 @@ kernel_force(int nmp, double *qt, const double *cc, const double *row, double f)
     pot##k += ld4(mw2 + (j)) * q1 * q1;                                     \
     st4(q + (j), q1);                                                       \
     st4(v + (j), v1);                                                       \
+    if (ahead) {                                                            \
+      v4 qn = ld4(ca + (j)) * q1 + ld4(cb + (j)) * v1 + ld4(cc + (j)) * ld4(gen + (j)); \
+      st4(qt + (j), qn);                                                    \
+      dot##k += ld4(rowp + (j)) * qn;                                       \
+    }                                                                       \
   } while (0)
 
 /* Two-level mode update from the prediction qt and one more contact force
  * f0 along row0: q1, v1 = 2 (q1 - q)/h - v; sums of the step's
- * dissipation, external work, 2 x kinetic and 2 x potential energy. */
+ * dissipation, external work, 2 x kinetic and 2 x potential energy.  With
+ * `ahead` it also writes the next step's prediction into qt (as predict()
+ * would, for a constant generalised force) and its dot with rowp into
+ * out[4], saving the next step a pass over the modes. */
 VB_CLONES static void
-kernel_update2(int nmp, double h, const double *qt, const double *cc, const double *row0,
+kernel_update2(int nmp, double h, double *qt, const double *cc, const double *row0,
                double f0, double *q, double *v, const double *mass, const double *dcoef,
-               const double *mw2, const double *gen, double out[4])
+               const double *mw2, const double *gen, int ahead, const double *ca,
+               const double *cb, const double *rowp, double out[5])
 {
   v4 F = splat(f0), ih = splat(1.0 / h), two = splat(2.0), half = splat(0.5);
-  v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0;
-  v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0;
+  v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0, dot0 = diss0;
+  v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0, dot1 = diss0;
   for (int j = 0; j < nmp; j += LANES) {
     UPDATE2(j, 0);
     UPDATE2(j + 4, 1);
@@ -215,6 +241,7 @@ kernel_update2(int nmp, double h, const double *qt, const double *cc, const doub
   out[1] = hsum(work0 + work1);
   out[2] = hsum(kin0 + kin1);
   out[3] = hsum(pot0 + pot1);
+  out[4] = hsum(dot0 + dot1);
 }
 
 /* Three-level update of the 4 modes at j, into accumulators k. */
@@ -229,18 +256,24 @@ kernel_update2(int nmp, double h, const double *qt, const double *cc, const doub
     pot##k += ld4(mw2 + (j)) * q1 * q0;                                     \
     st4(qm + (j), q0);                                                      \
     st4(q + (j), q1);                                                       \
+    if (ahead) {                                                            \
+      v4 qn = ld4(ca + (j)) * q1 + ld4(cb + (j)) * (-q0) + ld4(cc + (j)) * ld4(gen + (j)); \
+      st4(qt + (j), qn);                                                    \
+      dot##k += ld4(rowp + (j)) * qn;                                       \
+    }                                                                       \
   } while (0)
 
 /* Three-level mode update: q1 from qt and f0 along row0, then qm = q,
  * q = q1; sums as kernel_update2 (energy of the step into n+1). */
 VB_CLONES static void
-kernel_update3(int nmp, double h, const double *qt, const double *cc, const double *row0,
+kernel_update3(int nmp, double h, double *qt, const double *cc, const double *row0,
                double f0, double *q, double *qm, const double *mass, const double *dcoef,
-               const double *mw2, const double *gen, double out[4])
+               const double *mw2, const double *gen, int ahead, const double *ca,
+               const double *cb, const double *rowp, double out[5])
 {
   v4 F = splat(f0), ih = splat(1.0 / h), half = splat(0.5);
-  v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0;
-  v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0;
+  v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0, dot0 = diss0;
+  v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0, dot1 = diss0;
   for (int j = 0; j < nmp; j += LANES) {
     UPDATE3(j, 0);
     UPDATE3(j + 4, 1);
@@ -249,6 +282,7 @@ kernel_update3(int nmp, double h, const double *qt, const double *cc, const doub
   out[1] = hsum(work0 + work1);
   out[2] = hsum(kin0 + kin1);
   out[3] = hsum(pot0 + pot1);
+  out[4] = hsum(dot0 + dot1);
 }
 
 /* ------------------------------------------------------- coefficients */
@@ -835,6 +869,7 @@ vb_contact_exact_duration(const vb_scene *scene, int c, double *omega, double *l
 double
 vb_island_correct(vb_island *is, int c, double dx, double dv)
 {
+  is->ahead = 0; /* the prediction made in passing is stale */
   int nm = is->nm;
   const double *row = is->S + (size_t)c * is->nmp;
   double before = is->kinetic + is->potential;
@@ -993,6 +1028,7 @@ vb_island_start(vb_island *is)
   int nm = is->nm;
   is->time = 0.0;
   is->dissipated = is->external = is->corrected = 0.0;
+  is->ahead = 0;
   is->newton_failures = 0;
   vb_island_external(is, 0.0, is->gen);
   for (int i = 0; i < is->nb; i++) {
@@ -1312,6 +1348,16 @@ predict(vb_island *is, const double *w, double t1)
   const vb_scene *sc = is->scene;
   int nmp = is->nmp, nc = is->nc;
   double *xd1 = is->xd_next, *r1 = is->rd_next;
+  if (is->ahead) {
+    /* the previous update already predicted this step */
+    is->ahead = 0;
+    for (int c = 0; c < nc; c++) {
+      double s = nc == 1 ? is->ahead_dot : kernel_dot(0, nmp, is->S + (size_t)c * nmp, is->qt);
+      xd1[c] = contact_drive(sc, &is->cts[c], t1, &r1[c]);
+      is->xt[c] = s + xd1[c];
+    }
+    return;
+  }
   double s = kernel_predict(nmp, is->q, w, is->ca, is->cb, is->cc, is->gen, is->qt,
                             nc == 1 ? is->S : NULL);
   for (int c = 0; c < nc; c++) {
@@ -1345,11 +1391,13 @@ vb_island_points(const vb_island *is, double *u, double *v)
     /* only the modes of the point's own body, in whole blocks */
     const double *row = is->P + (size_t)r * nmp;
     int from = is->point_from[r], to = is->point_to[r];
-    u[r] = kernel_dot(from, to, row, is->q);
-    if (is->family == VB_FAMILY_THREE_LEVEL)
-      v[r] = (u[r] - kernel_dot(from, to, row, is->qm)) / is->dt;
-    else
-      v[r] = kernel_dot(from, to, row, is->v);
+    if (is->family == VB_FAMILY_THREE_LEVEL) {
+      double um;
+      kernel_dot2(from, to, row, is->q, is->qm, &u[r], &um);
+      v[r] = (u[r] - um) / is->dt;
+    } else {
+      kernel_dot2(from, to, row, is->q, is->v, &u[r], &v[r]);
+    }
   }
 }
 
@@ -1402,9 +1450,13 @@ step_two_level(vb_island *is, long n)
   int rc = nc ? solve_contacts(is) : VB_OK;
   if (rc == VB_EDIVERGED)
     return rc;
-  double f0 = apply_forces(is), sums[4];
+  double f0 = apply_forces(is), sums[5];
+  /* with a constant generalised force, predict the next step in passing */
+  int ahead = is->nf == 0;
   kernel_update2(is->nmp, h, is->qt, is->cc, is->S, f0, is->q, is->v, is->mass, is->dcoef,
-                 is->mw2, is->gen, sums);
+                 is->mw2, is->gen, ahead, is->ca, is->cb, is->S, sums);
+  is->ahead = ahead;
+  is->ahead_dot = sums[4];
   double diss = sums[0], work = sums[1], kin = sums[2], pot = sums[3];
   for (int c = 0; c < nc; c++) {
     const vb_contact *ct = &is->cts[c];
@@ -1441,16 +1493,21 @@ step_three_level(vb_island *is, long n)
   double *restrict mqm = is->scratch;
   if (is->nf > 0)
     vb_island_external(is, n * h, gen);
+  if (!is->ahead) {
 #pragma omp simd
-  for (int j = 0; j < is->nmp; j++)
-    mqm[j] = -qm[j];
+    for (int j = 0; j < is->nmp; j++)
+      mqm[j] = -qm[j];
+  }
   predict(is, mqm, t1);
   int rc = nc ? solve_contacts(is) : VB_OK;
   if (rc == VB_EDIVERGED)
     return rc;
-  double f0 = apply_forces(is), sums[4];
+  double f0 = apply_forces(is), sums[5];
+  int ahead = is->nf == 0;
   kernel_update3(is->nmp, h, is->qt, is->cc, is->S, f0, is->q, is->qm, is->mass, is->dcoef,
-                 is->mw2, is->gen, sums);
+                 is->mw2, is->gen, ahead, is->ca, is->cb, is->S, sums);
+  is->ahead = ahead;
+  is->ahead_dot = sums[4];
   double diss = sums[0], work = sums[1], kin = sums[2], pot = sums[3];
   for (int c = 0; c < nc; c++) {
     const vb_contact *ct = &is->cts[c];
