@@ -318,7 +318,7 @@ static int packed_make(packed *p, const double *data, long n, long every, double
         memset(plane + (size_t)b * (size_t)p->chunk + (size_t)count, 0,
                (size_t)(p->chunk - count));
     if (cap - used < bound) {
-      cap = used + bound;
+      cap = used + bound > 2 * cap ? used + bound : 2 * cap;
       grown = realloc(p->bytes, cap);
       if (!grown)
         goto done;

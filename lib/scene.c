@@ -1124,7 +1124,7 @@ static int check_contact_keys(loader *ld, const config_setting_t *g,
                                    {"s", "scheme 'quadratic'"},
                                    {NULL, NULL}};
   const config_setting_t *m;
-  const char *keys[16], *law = NULL, *scheme = NULL;
+  const char *keys[32], *law = NULL, *scheme = NULL;
   vb_law_kind kind = VB_LAW_COUNT;
   int n = 0, law_known, scheme_known;
 

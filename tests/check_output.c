@@ -607,6 +607,100 @@ START_TEST(test_long)
 }
 END_TEST
 
+/* The chunks made ahead of writing are the ones HDF5's own filter
+ * pipeline makes from the same values (shuffle, then deflate level 4),
+ * the zero-padded partial last chunk included, stored with filter mask 0. */
+START_TEST(test_chunks_as_hdf5)
+{
+  static const char *const names[] = { "time", "bodies/hammer/u", "bodies/wall/v",
+                                        "contacts/hit/force", "energy/dissipated" };
+  vb_scene *scene;
+  vb_run *run;
+  char dir[DIR_LEN], path[PATH_MAX], ref_path[PATH_MAX], name[128];
+  hid_t file, ref, ds, rds, space, dcpl;
+  hsize_t chunk[1], off[1], size, rsize;
+  hssize_t n;
+  unsigned flags, cd[4];
+  size_t ncd;
+  uint32_t mask, rmask;
+  unsigned char *buf, *rbuf;
+  double *data;
+  long k, nchunks;
+  size_t i;
+
+  run_scene(long_text, "long.cfg", &scene, &run);
+  write_ok(dir, sizeof dir, path, sizeof path, (const vb_run *const *)&run, 1);
+  snprintf(ref_path, sizeof ref_path, "%s/ref.h5", dir);
+  file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ref = H5Fcreate(ref_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert_int_ge(file, 0);
+  ck_assert_int_ge(ref, 0);
+  for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+    snprintf(name, sizeof name, "/scenes/000000/%s", names[i]);
+    ds = H5Dopen2(file, name, H5P_DEFAULT);
+    ck_assert_msg(ds >= 0, "no %s", name);
+    space = H5Dget_space(ds);
+    n = H5Sget_simple_extent_npoints(space);
+    ck_assert_int_eq(n, vb_run_samples(run));
+    dcpl = H5Dget_create_plist(ds);
+    ck_assert_int_eq(H5Pget_chunk(dcpl, 1, chunk), 1);
+    ck_assert_uint_eq(chunk[0], 65536);
+    ck_assert_int_eq(H5Pget_nfilters(dcpl), 2);
+    ncd = 4;
+    ck_assert_int_eq(H5Pget_filter2(dcpl, 0, &flags, &ncd, cd, 0, NULL, NULL),
+                     H5Z_FILTER_SHUFFLE);
+    ncd = 4;
+    ck_assert_int_eq(H5Pget_filter2(dcpl, 1, &flags, &ncd, cd, 0, NULL, NULL),
+                     H5Z_FILTER_DEFLATE);
+    ck_assert_uint_eq(ncd, 1);
+    ck_assert_uint_eq(cd[0], 4);
+    /* the same values through H5Dwrite and the filters, in another file */
+    data = malloc((size_t)n * sizeof *data);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_int_ge(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), 0);
+    rds = H5Dcreate2(ref, "x", H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ck_assert_int_ge(rds, 0);
+    ck_assert_int_ge(H5Dwrite(rds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), 0);
+    ck_assert_int_ge(H5Dclose(rds), 0);
+    rds = H5Dopen2(ref, "x", H5P_DEFAULT);
+    nchunks = (long)((n + 65535) / 65536);
+    ck_assert_int_eq(nchunks, 2);
+    for (k = 0; k < nchunks; k++) {
+      off[0] = (hsize_t)k * 65536;
+      ck_assert_int_ge(H5Dget_chunk_storage_size(ds, off, &size), 0);
+      ck_assert_int_ge(H5Dget_chunk_storage_size(rds, off, &rsize), 0);
+      ck_assert_msg(size == rsize, "%s chunk %ld: %llu bytes, HDF5 makes %llu", name, k,
+                    (unsigned long long)size, (unsigned long long)rsize);
+      ck_assert_uint_lt(size, 65536 * 8); /* compressed */
+      buf = malloc(size);
+      rbuf = malloc(rsize);
+      ck_assert_ptr_nonnull(buf);
+      ck_assert_ptr_nonnull(rbuf);
+      mask = rmask = 99;
+      ck_assert_int_ge(H5Dread_chunk(ds, H5P_DEFAULT, off, &mask, buf), 0);
+      ck_assert_int_ge(H5Dread_chunk(rds, H5P_DEFAULT, off, &rmask, rbuf), 0);
+      ck_assert_uint_eq(mask, 0);
+      ck_assert_uint_eq(rmask, 0);
+      ck_assert_msg(memcmp(buf, rbuf, size) == 0, "%s chunk %ld differs from HDF5's", name, k);
+      free(buf);
+      free(rbuf);
+    }
+    ck_assert_int_ge(H5Dclose(rds), 0);
+    ck_assert_int_ge(H5Ldelete(ref, "x", H5P_DEFAULT), 0);
+    free(data);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Dclose(ds);
+  }
+  H5Fclose(ref);
+  H5Fclose(file);
+
+  remove_dir(dir);
+  vb_run_free(run);
+  vb_scene_free(scene);
+}
+END_TEST
+
 /* A scene text over 64 KiB still fits the input attribute. */
 START_TEST(test_large_input)
 {
@@ -792,6 +886,7 @@ int main(void)
   tcase_add_test(core, test_two_runs);
   tcase_add_test(core, test_overwrite);
   tcase_add_test(core, test_long);
+  tcase_add_test(core, test_chunks_as_hdf5);
   tcase_add_test(core, test_large_input);
   suite_add_tcase(s, core);
 

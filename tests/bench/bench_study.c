@@ -1,15 +1,46 @@
 /* bench_study.c - a 512-scene bouncing study (a 50 g mass dropped under
  * gravity on a Hunt-Crossley floor, 0.2 s each at fs = 882 kHz, recorded
  * at 44.1 kHz, swept over drop height and stiffness) run with 1 and 2
- * threads: scenes/s, the speed-up, and the time spent writing.  Not a
+ * threads: scenes/s, the speed-up, and the time spent writing.  On Linux
+ * it also prints the time the threads waited for a CPU (other programs
+ * running): a speed-up measured on a busy machine says little.  Not a
  * test: run it with `make bench`.
  * Usage: bench_study [RECORD_EVERY [FS]] (default 20, 882000). */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "vibro.h"
+
+/* Seconds the threads of this process have waited for a CPU, from
+ * /proc/self/task/N/schedstat (0 where there is none).  OpenMP keeps its
+ * threads between runs, so the difference over a run counts them all. */
+static double cpu_wait(void)
+{
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  double wait = 0.0;
+
+  while (d && (e = readdir(d)) != NULL) {
+    char path[300];
+    unsigned long long on_cpu, waiting;
+    FILE *f;
+
+    if (e->d_name[0] == '.')
+      continue;
+    snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
+    f = fopen(path, "r");
+    if (f && fscanf(f, "%llu %llu", &on_cpu, &waiting) == 2)
+      wait += 1e-9 * (double)waiting;
+    if (f)
+      fclose(f);
+  }
+  if (d)
+    closedir(d);
+  return wait;
+}
 
 static const char study_fmt[] =
   "scene = { name = \"bounce\"; fs = %.17g; duration = 0.2; gravity = 9.81; };\n"
@@ -29,6 +60,7 @@ int main(int argc, char **argv)
   double fs = argc > 2 ? atof(argv[2]) : 882000.0;
   vb_study *st;
   vb_study_report rep[2];
+  double waited;
   int t;
 
   snprintf(text, sizeof text, study_fmt, fs, every < 1 ? 1 : every);
@@ -42,6 +74,7 @@ int main(int argc, char **argv)
   for (t = 0; t < 2; t++) {
     vb_study_options opt = { t + 1, 0, 0, 0, 1 };
 
+    waited = cpu_wait();
     if (vb_study_run(st, out, &opt, &rep[t], err, sizeof err) != VB_OK) {
       fprintf(stderr, "%s\n", err);
       remove(out);
@@ -51,6 +84,9 @@ int main(int argc, char **argv)
     printf("  %d thread%s: %7.1f scenes/s  (%.3f s, of which writing %.3f s = %.0f %%)\n",
            t + 1, t ? "s" : " ", (double)rep[t].ran / rep[t].seconds, rep[t].seconds,
            rep[t].write_seconds, 100.0 * rep[t].write_seconds / rep[t].seconds);
+    waited = cpu_wait() - waited;
+    if (waited > 0.05 * rep[t].seconds)
+      printf("             the threads waited %.3f s for a CPU: the machine is busy\n", waited);
   }
   printf("  speed-up 2 threads / 1: %.2fx (target >= 1.85x)\n",
          rep[0].seconds / rep[1].seconds);
