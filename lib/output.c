@@ -394,7 +394,7 @@ int vb_chunks_alloc(const vb_run *run, vb_chunks **out, char *err, size_t errlen
   const vb_scene *sc = run ? vb_run_scene(run) : NULL;
   vb_chunks *c;
   long n;
-  int i, p, j, rc;
+  int i, p, rc;
 
   *out = NULL;
   if (!sc) {
@@ -425,8 +425,7 @@ int vb_chunks_alloc(const vb_run *run, vb_chunks **out, char *err, size_t errlen
       if (rc == VB_OK)
         rc = chunks_add(c, vb_run_point_v(run, i, p), n, 0, 0.0, 0);
     }
-    for (j = 0; rc == VB_OK && q && j < b->nmodes; j++)
-      rc = chunks_add(c, q + (size_t)j * (size_t)n, n, 0, 0.0, 0);
+    (void)q; /* the modes matrix is written by HDF5's filters (matrix_write) */
   }
   for (i = 0; rc == VB_OK && i < sc->ncontacts; i++) {
     const vb_contact_result *res = vb_run_contact(run, i);
@@ -434,6 +433,8 @@ int vb_chunks_alloc(const vb_run *run, vb_chunks **out, char *err, size_t errlen
     if (!res)
       continue;
     rc = chunks_add(c, res->compression, n, 0, 0.0, 0);
+    if (rc == VB_OK)
+      rc = chunks_add(c, res->rate, n, 0, 0.0, 0);
     if (rc == VB_OK)
       rc = chunks_add(c, res->force, n, 0, 0.0, 0);
   }
@@ -516,6 +517,43 @@ done:
     fail(w, "cannot create dataset %s", where);
   }
   return ds;
+}
+
+/* Write a rows x cols matrix of doubles (row-major) as one 2-D dataset,
+ * chunked by rows and compressed by HDF5's filters. */
+static int matrix_write(writer *w, hid_t loc, const char *parent, const char *name,
+                        const double *data, long rows, long cols, const char *units)
+{
+  char where[WHERE_MAX + VB_NAME_MAX + 2];
+  hsize_t dims[2] = { (hsize_t)rows, (hsize_t)cols };
+  hsize_t chunk[2] = { 1, (hsize_t)(cols < 65536 ? cols : 65536) };
+  hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, ds = H5I_INVALID_HID;
+  int rc = -1;
+
+  snprintf(where, sizeof where, "%s/%s", parent, name);
+  space = H5Screate_simple(2, dims, NULL);
+  dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  if (space < 0 || dcpl < 0)
+    goto done;
+  if (rows > 0 && cols > 0 &&
+      (H5Pset_chunk(dcpl, 2, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
+       H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0))
+    goto done;
+  ds = H5Dcreate2(loc, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (ds < 0 || attr_string(w, ds, where, "units", units) < 0)
+    goto done;
+  if (rows > 0 && cols > 0 &&
+      H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    goto done;
+  rc = 0;
+done:
+  close_id(dcpl);
+  close_id(space);
+  if (close_id(ds) < 0)
+    rc = -1;
+  if (rc < 0)
+    fail(w, "cannot write dataset %s", where);
+  return rc;
 }
 
 /* Write a whole dataset of n elements from data (memory type mtype). */
@@ -647,11 +685,9 @@ static int body_write(writer *w, hid_t bodies, const char *parent, const vb_run 
       mrc = doubles_write(w, mg, mw, "sigma", b->sigma, b->nmodes, "1/s");
     if (mrc == 0)
       mrc = doubles_write(w, mg, mw, "mass", b->modal_mass, b->nmodes, "kg");
-    for (int j = 0; mrc == 0 && vb_run_modes_q(run, index) && j < b->nmodes; j++) {
-      char qn[32];
-      snprintf(qn, sizeof qn, "q%04d", j);
-      mrc = doubles_write(w, mg, mw, qn, vb_run_modes_q(run, index) + (size_t)j * n, n, "m");
-    }
+    /* record.modes: q[mode][sample] */
+    if (mrc == 0 && vb_run_modes_q(run, index))
+      mrc = matrix_write(w, mg, mw, "q", vb_run_modes_q(run, index), b->nmodes, n, "m");
     if (close_id(mg) < 0 || mrc < 0)
       goto done;
   }
@@ -692,6 +728,7 @@ static int contact_write(writer *w, hid_t contacts, const char *parent, const vb
       attr_int64(w, g, where, "newton_iterations", res->iterations) < 0)
     goto done;
   if (doubles_write(w, g, where, "compression", res->compression, n, "m") < 0 ||
+      doubles_write(w, g, where, "rate", res->rate, n, "m/s") < 0 ||
       doubles_write(w, g, where, "force", res->force, n, "N") < 0)
     goto done;
   if (dataset_write(w, g, where, "events", w->event_ftype, w->event_mtype, res->events,

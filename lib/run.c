@@ -118,7 +118,7 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
     if (scene->record_modes && scene->bodies[b].kind != VB_BODY_WALL)
       signals += (size_t)scene->bodies[b].nmodes;
   }
-  signals += 2 * (size_t)nc;
+  signals += 3 * (size_t)nc;
   run->contact_island = calloc(2 * (size_t)nc + 2 * (size_t)nb + 1, sizeof(int));
   run->point_u = calloc(3 * (size_t)nb + 1, sizeof(double *));
   run->record = calloc(signals * nrec, sizeof(double));
@@ -149,8 +149,9 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   }
   for (int c = 0; c < nc; c++) {
     run->results[c].compression = p;
-    run->results[c].force = p + nrec;
-    p += 2 * nrec;
+    run->results[c].rate = p + nrec;
+    run->results[c].force = p + 2 * nrec;
+    p += 3 * nrec;
     run->results[c].cap = 16;
     run->results[c].events = malloc(16 * sizeof(vb_event));
     if (!run->results[c].events)
@@ -243,6 +244,7 @@ record(vb_run *run, long n, long k)
     const vb_island *is = &run->islands[run->contact_island[c]];
     const vb_chist *hc = &is->hist[run->contact_local[c]];
     run->results[c].compression[k] = hc->x;
+    run->results[c].rate[k] = hc->rate;
     run->results[c].force[k] = hc->f;
   }
   double kin, pot, diss, ext, corr;

@@ -1776,10 +1776,10 @@ long vb_scene_samples(const vb_scene *scene)
 
 /* Bytes of the in-memory recording: per sample, u and v of each mass and
  * wall and of each point of a modal object, its modes when recorded,
- * compression and force of each contact and the five energy signals. */
+ * compression, rate and force of each contact and the six energy signals. */
 double vb_scene_record_bytes(const vb_scene *scene)
 {
-  double per_sample = 2.0 * scene->ncontacts + 5.0;
+  double per_sample = 3.0 * scene->ncontacts + 6.0;
 
   for (int i = 0; i < scene->nbodies; i++) {
     const vb_body *b = &scene->bodies[i];

@@ -355,6 +355,8 @@ typedef struct vb_event {
 /* Per-contact results. */
 typedef struct vb_contact_result {
   double *compression;   /* [nrec] m */
+  double *rate;          /* [nrec] compression rate, m/s (three-level: of the
+                            step into the sample) */
   double *force;         /* [nrec] N */
   vb_event *events;      /* [nevents] */
   long nevents, cap;

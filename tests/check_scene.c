@@ -145,7 +145,7 @@ START_TEST(test_good_fields)
    * sample 2 * 4 + 2 * 2 + 4 = 16 doubles. */
   ck_assert_int_eq(vb_scene_steps(sc), 88);
   ck_assert_int_eq(vb_scene_samples(sc), 30);
-  ck_assert_double_eq(vb_scene_record_bytes(sc), 30.0 * 17 * 8);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 30.0 * 20 * 8);
   vb_scene_free(sc);
 }
 END_TEST
@@ -180,7 +180,7 @@ START_TEST(test_defaults)
   /* The papetti-case-b numbers: 88 steps, 89 samples of 10 doubles. */
   ck_assert_int_eq(vb_scene_steps(sc), 88);
   ck_assert_int_eq(vb_scene_samples(sc), 89);
-  ck_assert_double_eq(vb_scene_record_bytes(sc), 89.0 * 11 * 8);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 89.0 * 13 * 8);
   vb_scene_free(sc);
 }
 END_TEST
@@ -247,7 +247,7 @@ START_TEST(test_include_file)
   /* 480 steps, every 4: 121 samples of 2 * 2 + 2 + 4 doubles. */
   ck_assert_int_eq(vb_scene_steps(sc), 480);
   ck_assert_int_eq(vb_scene_samples(sc), 121);
-  ck_assert_double_eq(vb_scene_record_bytes(sc), 121.0 * 11 * 8);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 121.0 * 13 * 8);
   vb_scene_free(sc);
   free(text);
 }
@@ -311,7 +311,7 @@ START_TEST(test_no_contacts)
   ck_assert_ptr_null(sc->contacts);
   ck_assert_int_eq(vb_scene_steps(sc), 1000);
   ck_assert_int_eq(vb_scene_samples(sc), 1001);
-  ck_assert_double_eq(vb_scene_record_bytes(sc), 1001.0 * 7 * 8);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 1001.0 * 8 * 8);
   vb_scene_free(sc);
   snprintf(text, sizeof text, "%scontacts = ();\n", minimal);
   sc = load_ok(text);
@@ -429,7 +429,7 @@ START_TEST(test_steps)
     ck_assert_int_eq(vb_scene_steps(sc), cases[i].steps);
     ck_assert_int_eq(vb_scene_samples(sc), cases[i].samples);
     ck_assert_double_eq(vb_scene_record_bytes(sc),
-                        (double)cases[i].samples * 7 * 8);
+                        (double)cases[i].samples * 8 * 8);
     vb_scene_free(sc);
   }
 }

@@ -154,10 +154,10 @@ error "$b: no scene 7 (valid: 0)" "$vibro" events "$b" --scene 7
 error "$b: no scene 7 (valid: 0)" "$vibro" export "$b" --scene 7 --signal bodies/hammer/u --csv "$tmp/x.csv"
 error "$b: no contact 'hti' in scene 0 (valid: hit)" "$vibro" events "$b" --scene 0 --contact hti
 error "$b: no contact 'hti' in any scene (valid: hit)" "$vibro" events "$b" --contact hti
-error_start "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, energy/correction, energy/dissipated, " \
+error_start "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, contacts/hit/rate, energy/correction, energy/dissipated, " \
   "$vibro" export "$b" --scene 0 --signal bodies/hamer/u --csv "$tmp/x.csv"
 [ -e "$tmp/x.csv" ] && bad "export left a file after an error" || ok
-error_start "$b: 'contacts/hit/events' in scene 0 is not a 1-d signal (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, energy/correction, energy/dissipated, " \
+error_start "$b: 'contacts/hit/events' in scene 0 is not a 1-d signal (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, contacts/hit/rate, energy/correction, energy/dissipated, " \
   "$vibro" export "$b" --signal contacts/hit/events --wav "$tmp/x.wav"
 error "$tmp/no/dir/x.wav: cannot write: No such file or directory" \
   "$vibro" export "$b" --signal bodies/hammer/u --wav "$tmp/no/dir/x.wav"
@@ -479,7 +479,7 @@ error "$s: 12 scenes: choose one with --scene (valid: 0-11)" "$plot" energy "$s"
 error "$s: scene 1 has 2 contacts: choose one with --contact (valid: hit, stop)" \
   "$plot" force "$s" --scene 1 -o "$tmp/x.png"
 error "$b: no contact 'hti' in scene 0 (valid: hit)" "$plot" phase "$b" --contact hti -o "$tmp/x.png"
-error_start "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, energy/correction, energy/dissipated, " \
+error_start "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, contacts/hit/rate, energy/correction, energy/dissipated, " \
   "$plot" signal "$b" --signal bodies/hamer/u -o "$tmp/x.png"
 error "$s: no column 'contacts.hit.k' in /study/table (valid: contacts.hit.mu)" \
   "$plot" bifurcation "$s" --param contacts.hit.k -o "$tmp/x.png"
