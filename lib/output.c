@@ -1057,7 +1057,11 @@ static int row_fill(vb_output *o, long index, const vb_run *run)
       return fail(&o->w, "the run has no results for contact %s", sc->contacts[c].name);
     i64 = r->nevents;
     memcpy(at, &i64, 8);
-    x = r->nevents > 0 ? r->events[0].t_on : nan;
+    /* the first impact with a measured onset (a contact engaged at t = 0
+     * has none) */
+    x = nan;
+    for (e = 0; e < r->nevents && !isfinite(x); e++)
+      x = r->events[e].t_on;
     memcpy(at + 8, &x, 8);
     sum = 0.0;
     counted = 0;
