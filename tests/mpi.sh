@@ -8,10 +8,7 @@ vibro=${VIBRO:-tools/vibro}
 command -v mpirun >/dev/null && command -v h5diff >/dev/null || { echo "no mpirun/h5diff"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-mpi.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$srcdir/tests/testlib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 study="$srcdir/scenes/papetti-sweep.cfg"
 

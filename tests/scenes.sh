@@ -12,11 +12,7 @@ vibro=${VIBRO:-tools/vibro}
 plot=${VIBRO_PLOT:-$(dirname "$vibro")/vibro-plot}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-scenes.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$srcdir/tests/testlib.sh"
 
 python=$(sed -n '1s/^#! *//p' "$plot" 2>/dev/null)
 [ -n "$python" ] || python=/usr/bin/python3

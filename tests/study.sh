@@ -9,24 +9,7 @@ vibro=${VIBRO:-tools/vibro}
 command -v h5diff >/dev/null && command -v h5dump >/dev/null || { echo "no h5diff/h5dump"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-study.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect STATUS CMD...: run CMD, require its exit status
-expect() {
-  want=$1; shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  got=$?
-  if [ "$got" -eq "$want" ]; then ok; else bad "$* exited $got, expected $want: $(cat "$tmp/err")"; fi
-}
-
-# contains FILE TEXT: require TEXT in FILE
-contains() {
-  if grep -qF -- "$2" "$1"; then ok; else bad "'$2' not in $(cat "$1")"; fi
-}
+. "$srcdir/tests/testlib.sh"
 
 # same A B: h5diff finds no difference in any dataset or attribute
 same() {
