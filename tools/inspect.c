@@ -560,6 +560,25 @@ first_value(hid_t loc, const char *path)
   return v;
 }
 
+/* Last value of a 1-d dataset, NaN if there is none. */
+static double
+last_value(hid_t loc, const char *path)
+{
+  long n = signal_length(loc, path);
+  hid_t ds;
+  double v = NAN;
+
+  if (n < 1)
+    return NAN;
+  ds = H5Dopen2(loc, path, H5P_DEFAULT);
+  if (ds < 0)
+    return NAN;
+  if (read_block(ds, n - 1, 1, &v) < 0)
+    v = NAN;
+  close_id(ds);
+  return v;
+}
+
 /* Collect into out the paths (relative to the scene group) of every 1-d
  * numeric dataset below group `prefix` of the scene, except time. */
 static int
@@ -746,16 +765,17 @@ info_scene(const char *file, hid_t scenes_group, const char *group, int detail,
     printf("\n");
   }
 
-  /* Energy balance, relative to the initial energy when it is known */
+  /* Energy balance, relative to the energy that went through the scene:
+   * the initial energy plus the work done on it */
   e0 = first_value(g, "energy/total");
+  double work = has_object(g, "energy/external") ? last_value(g, "energy/external") : 0.0;
+  double scale = fabs(e0) + (isfinite(work) ? fabs(work) : 0.0);
   if (isfinite(balance)) {
-    double rel = isfinite(e0) && e0 != 0.0 ? fabs(balance / e0) : NAN;
+    double rel = isfinite(scale) && scale != 0.0 ? fabs(balance / scale) : NAN;
     if (detail) {
       printf("  energy balance error %.3g J", balance);
       if (isfinite(rel))
-        printf(" = %.3g of the initial energy %.6g J", rel, e0);
-      if (has_object(g, "energy/external"))
-        printf(" (with external work)");
+        printf(" = %.3g of the initial energy plus the work done, %.6g J", rel, scale);
       printf("\n");
     }
     text_format(text, sizeof text, "%s '%s'", label, name);
@@ -1003,7 +1023,8 @@ cmd_info(int argc, char **argv)
   if (failed.n > FAILED_MAX)
     printf("failed: ... and %zu more\n", failed.n - FAILED_MAX);
   if (t.worst_rel >= 0.0)
-    printf("worst energy balance error: %.3g J = %.3g of the initial energy, scene %s\n",
+    printf("worst energy balance error: %.3g J = %.3g of the initial energy plus the work "
+           "done, scene %s\n",
            t.worst_rel_abs, t.worst_rel, t.worst_rel_scene);
   if (t.worst_abs >= 0.0 && (t.worst_rel < 0.0 || strcmp(t.worst_abs_scene,
                                                         t.worst_rel_scene) != 0))
