@@ -1,0 +1,97 @@
+/* sweep.h - declarations shared by the scene loader, the sweep expansion,
+ * the study runner and the output writer inside libvibro; not installed. */
+#ifndef VIBRO_SWEEP_H
+#define VIBRO_SWEEP_H
+
+#include <stdint.h>
+
+#include <libconfig.h>
+
+#include "vibro.h"
+
+/* Largest number of scenes a study may have. */
+#define VB_STUDY_MAX_SCENES 100000000L
+
+/* The text of a scene or study file and where it came from. */
+typedef struct vb_source {
+  char *path;   /* name in messages (owned) */
+  char *text;   /* full text, NUL-terminated (owned) */
+  char *incdir; /* directory for @include, NULL for the working directory (owned) */
+} vb_source;
+
+/* Read a file into src (VB_EIO or VB_ENOMEM with a message on failure). */
+int vb_source_read(const char *path, vb_source *src, char *err, size_t errlen);
+/* Copy text into src, named `path` in messages. */
+int vb_source_copy(const char *text, const char *path, vb_source *src, char *err,
+                   size_t errlen);
+/* Free what src holds; a zeroed src is a no-op. */
+void vb_source_clear(vb_source *src);
+/* Parse src into cfg (which this initialises: the caller always calls
+ * config_destroy); "file:line: syntax error: ..." on failure. */
+int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen);
+/* Write "file:line: object: what" for setting s into err; returns VB_EINVAL. */
+int vb_source_fail(const vb_source *src, const config_setting_t *s, const char *object,
+                   char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Load a scene from a parsed document of src.  The document may carry a
+ * sweep block (already applied by the caller); it is removed from cfg. */
+int vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, char *err,
+                         size_t errlen);
+
+/* Find the numeric setting a sweep path names in cfg ("contacts.hit.k",
+ * "scene.fs", "bodies.bar.freq[2]"), creating an optional key the file
+ * leaves out.  `origin` (the path's own setting) places the messages. */
+int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
+                    const config_setting_t *origin, config_setting_t **target,
+                    char *err, size_t errlen);
+/* Give a target setting a swept value; messages about it will point at
+ * `origin`, the sweep parameter that set it. */
+void vb_sweep_assign(config_setting_t *target, double value,
+                     const config_setting_t *origin);
+/* Shortest decimal text of a double that reads back to the same value. */
+const char *vb_number_text(double x, char *buf, size_t size);
+
+/* A parsed sweep block (sweep.c). */
+typedef struct vb_sweep vb_sweep;
+
+/* Parse and check the sweep group of a study (paths are checked by the
+ * caller, with vb_sweep_target); *out is freed with vb_sweep_free. */
+int vb_sweep_parse(const vb_source *src, const config_setting_t *sweep, vb_sweep **out,
+                   char *err, size_t errlen);
+/* Free a sweep; NULL is a no-op. */
+void vb_sweep_free(vb_sweep *sweep);
+/* Number of scenes, of parameters; the path of parameter p. */
+long vb_sweep_scenes(const vb_sweep *sweep);
+int vb_sweep_nparams(const vb_sweep *sweep);
+const char *vb_sweep_path(const vb_sweep *sweep, int p);
+/* Mode name ("grid", "zip", "random") and canonical text of the sweep. */
+const char *vb_sweep_mode(const vb_sweep *sweep);
+const char *vb_sweep_text(const vb_sweep *sweep);
+/* Value of parameter p in scene `index`. */
+double vb_sweep_value(const vb_sweep *sweep, long index, int p);
+
+/* splitmix64 (Steele, Lea & Flood 2014): output number k (k = 0, 1, ...)
+ * of the stream started at `seed`; stateless, so any scene's draw is
+ * computed directly from its index. */
+uint64_t vb_splitmix64(uint64_t seed, uint64_t k);
+
+/* A finished run's float64 datasets compressed ahead of writing
+ * (output.c): each as the chunks HDF5's shuffle + deflate pipeline would
+ * store, so that the study's one writer only stores them. */
+typedef struct vb_chunks vb_chunks;
+
+/* Compress a finished run's datasets; calls no HDF5 function and shares
+ * nothing, so each thread does it for its own run.  The caller frees *out
+ * with vb_chunks_free (before freeing the run).  VB_OK, VB_ENOMEM or
+ * VB_EIO with a message. */
+int vb_chunks_alloc(const vb_run *run, vb_chunks **out, char *err, size_t errlen);
+/* Free compressed datasets; NULL is a no-op. */
+void vb_chunks_free(vb_chunks *chunks);
+/* vb_output_scene with the run's datasets taken from chunks made by
+ * vb_chunks_alloc for that run (NULL: compressed by the caller's thread
+ * as it writes).  One writer at a time. */
+int vb_output_scene_chunks(vb_output *output, long index, const vb_run *run,
+                           const vb_chunks *chunks, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,520 @@
+/* vibro.h - public interface of libvibro, a vibro-impact simulation library.
+ *
+ * Papers cited as: Chatziioannou (Chatziioannou & van Walstijn, ISMA 2017),
+ * Papetti (Papetti, Avanzini & Rocchesso), Avanzini (Avanzini & Rocchesso,
+ * contact time and spectral centroid), Ducceschi (non-iterative scheme).
+ * Equation numbers are the papers' own.
+ *
+ * Conventions: SI units throughout.  A contact joins bodies A and B; its
+ * compression is x = u_A - u_B - gap (positive = interpenetration); the
+ * contact force f > 0 pushes A towards -u and B towards +u.  Gravity acts
+ * along -u. */
+#ifndef VIBRO_H
+#define VIBRO_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VB_NAME_MAX 64
+
+/* Status codes returned by library functions; vb_strerror() gives the text. */
+enum {
+  VB_OK = 0,
+  VB_EINVAL = -1,     /* invalid input (scene file, argument) */
+  VB_ENOMEM = -2,     /* allocation failed or would not fit */
+  VB_ENOCONV = -3,    /* Newton did not converge within its cap */
+  VB_EIO = -4,        /* file could not be read or written */
+  VB_EDIVERGED = -5,  /* the state became non-finite */
+  VB_EDISCRIM = -6    /* quadratic scheme: negative discriminant */
+};
+
+/* Message text for a status code (static storage, never NULL). */
+const char *vb_strerror(int status);
+
+/* Version string of the library, e.g. "0.1.0". */
+const char *vb_version(void);
+
+/* ------------------------------------------------------------------ laws */
+
+/* Contact laws. */
+typedef enum {
+  VB_LAW_POWER = 0,     /* V = k/(a+1) [x]^(a+1)   (Chatziioannou eq 2) */
+  VB_LAW_HUNT_CROSSLEY, /* f = k [x]^a (1 + mu x') (Papetti eq 1) */
+  VB_LAW_RATTLE,        /* V = k/(a+1) [|x|-h]^(a+1) (Ducceschi eq 3c) */
+  VB_LAW_POLYNOMIAL,    /* V = k/(a+1) x^(a+1), a odd (Ducceschi eq 3a) */
+  VB_LAW_SPRING,        /* linear spring-damper, f = k x + c x', always active */
+  VB_LAW_COUNT
+} vb_law_kind;
+
+/* Parameters of one contact law. */
+typedef struct vb_law {
+  vb_law_kind kind;
+  double k;     /* stiffness, N/m^alpha */
+  double alpha; /* exponent, dimensionless */
+  double mu;    /* Hunt-Crossley damping, s/m (0 for the other laws) */
+  double h;     /* rattle half-clearance, m (0 for the other laws) */
+  double c;     /* spring damping, N s/m (0 for the other laws) */
+} vb_law;
+
+/* Resolve a law name ("power", ...); VB_EINVAL if unknown. */
+int vb_law_lookup(const char *name, vb_law_kind *kind);
+/* Name of a law kind. */
+const char *vb_law_name(vb_law_kind kind);
+/* Comma-separated list of valid law names, for messages. */
+const char *vb_law_choices(void);
+
+/* Penetration: the argument of the positive part, > 0 means in contact:
+ * x for power and Hunt-Crossley, |x| - h for rattle, +inf for polynomial
+ * (always engaged). m. */
+double vb_law_penetration(const vb_law *law, double x);
+/* Elastic potential V(x), J. */
+double vb_law_potential(const vb_law *law, double x);
+/* Elastic force V'(x), N. */
+double vb_law_elastic(const vb_law *law, double x);
+/* Elastic stiffness V''(x), N/m. */
+double vb_law_curvature(const vb_law *law, double x);
+/* Discrete gradient (V(x1) - V(x0)) / (x1 - x0), N; V' at the midpoint
+ * where x1 and x0 are too close for the quotient to be accurate. */
+double vb_law_gradient(const vb_law *law, double x1, double x0);
+/* Derivative of vb_law_gradient with respect to x1, N/m. */
+double vb_law_gradient_dx1(const vb_law *law, double x1, double x0);
+/* Total force V'(x) (1 + mu v) for compression x and rate v, N. */
+double vb_law_force(const vb_law *law, double x, double v);
+
+/* ------------------------------------------------------- analytic results */
+
+/* Papetti eq 4 (and its mu = 0 limit): maximum compression of a mass m
+ * hitting a rigid wall at v_in > 0 through the Hunt-Crossley law. m. */
+double vb_hc_x_max(double m, double k, double alpha, double mu, double v_in);
+/* Papetti eq 7-8: closed-form approximation of v_out (< 0), m/s. */
+double vb_hc_v_out_approx(double mu, double v_in);
+/* Papetti eq 6: exact v_out (< 0) as the root of the implicit equation;
+ * -v_in for mu = 0.  m/s. */
+double vb_hc_v_out_exact(double mu, double v_in);
+/* Papetti eq 9 (= Avanzini eq 12): contact time, with the endpoint
+ * singularities integrated exactly; the mu = 0 limit in closed form. s. */
+double vb_hc_contact_time(double m, double k, double alpha, double mu, double v_in);
+
+/* Analytic predictions of one impact against a rigid wall. */
+typedef struct vb_prediction {
+  double x_max;       /* maximum penetration, m */
+  double v_out;       /* eq 7-8 exit rate, m/s */
+  double v_out_exact; /* eq 6 exit rate, m/s */
+  double duration;    /* eq 9 contact time, s */
+} vb_prediction;
+
+/* Predictions for a law, effective mass m (kg) and entry rate v_in (m/s);
+ * NaN in every field where the law has none (polynomial). */
+void vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out);
+
+/* --------------------------------------------------------------- schemes */
+
+/* Scheme families: how the bodies of an island are stepped. */
+typedef enum {
+  VB_FAMILY_TWO_LEVEL = 0, /* implicit, state (x, v): two-point, am1 */
+  VB_FAMILY_THREE_LEVEL,   /* state (x^n, x^(n-1)): three-point, quadratic */
+  VB_FAMILY_EXPLICIT       /* one-step explicit: verlet, heun, rk4 */
+} vb_family;
+
+struct vb_contact;
+struct vb_island;
+
+/* History of one contact's compression that a scheme's step force needs.
+ * Two-level: x, rate and f at n, and roff such that the rate at n+1 is
+ * 2 (x1 - x) / dt + roff (the trapezoidal relation, Papetti eq 20).
+ * Three-level: x at n and xm at n-1. */
+typedef struct vb_chist {
+  double x;     /* compression at n, m */
+  double xm;    /* compression at n-1, m (three-level) */
+  double rate;  /* compression rate at n, m/s */
+  double roff;  /* two-level: rate(n+1) = 2 (x1 - x)/dt + roff, m/s */
+  double f;     /* force the scheme holds at n, N */
+} vb_chist;
+
+/* A numerical scheme: one const instance per file in solvers/. */
+typedef struct vb_scheme {
+  const char *name;      /* scene-file name, e.g. "two-point" */
+  const char *doc;       /* one line with the paper and equation */
+  vb_family family;
+  int order;             /* claimed order of accuracy for smooth laws */
+  int min_contact_steps; /* shortest contact it resolves (Papetti 3.3.2, Chatziioannou 2.1) */
+  int energy_conserving; /* 1 if a lossless contact keeps its discrete energy */
+  /* Implicit families: the force the contact applies over the step for a
+   * trial compression x1 at n+1 (two-level: from n to n+1; three-level:
+   * centred at n), N, and its derivative d/dx1 in *dfdx. */
+  double (*step_force)(const struct vb_contact *ct, const vb_chist *h, double dt,
+                       double x1, double *dfdx);
+  /* Optional closed form for an island with this one contact:
+   * x1 = e - w * step_force(x1) with compliance w > 0; VB_OK, or
+   * VB_EDISCRIM when it has no real solution (quadratic scheme). */
+  int (*solve_single)(const struct vb_contact *ct, const vb_chist *h, double dt,
+                      double e, double w, double *x1);
+  /* Force to hold at n+1 once the step force fbar is known (what the
+   * next step reuses and the recording shows), N. */
+  double (*held_force)(const struct vb_contact *ct, const vb_chist *h, double dt,
+                       double x1, double fbar);
+  /* Energy the law's damping took over the step, J. */
+  double (*dissipation)(const struct vb_contact *ct, const vb_chist *h, double dt,
+                        double x1, double fbar);
+  /* The contact's potential in the scheme's discrete energy, J, with h
+   * holding the state after the step (x at n+1, xm at n). */
+  double (*potential)(const struct vb_contact *ct, const vb_chist *h);
+  /* Explicit family: advance a whole island one step. */
+  int (*step_explicit)(struct vb_island *is);
+} vb_scheme;
+
+/* Look up a scheme by name; NULL if unknown. */
+const vb_scheme *vb_scheme_lookup(const char *name);
+/* All registered schemes; *n receives their count. */
+const vb_scheme *const *vb_scheme_list(size_t *n);
+/* Comma-separated list of registered scheme names, for messages. */
+const char *vb_scheme_choices(void);
+
+/* ----------------------------------------------------------------- scene */
+
+/* Body kinds.  Every mass and modal object is a set of linear modes with
+ * named points (a mass is one mode at its stiffness to ground, 0 Hz when
+ * free, with one unnamed point of shape 1); a wall has no modes and a
+ * prescribed displacement. */
+typedef enum { VB_BODY_MASS = 0, VB_BODY_WALL, VB_BODY_MODAL } vb_body_kind;
+
+/* Prescribed displacements (driven walls). */
+typedef enum {
+  VB_DRIVE_NONE = 0, /* fixed at `position` */
+  VB_DRIVE_SINE,     /* position + amplitude sin(2 pi freq t + phase) */
+  VB_DRIVE_PROFILE,  /* a sampled surface profile swept at `speed` */
+  VB_DRIVE_NOISE     /* seeded band-limited noise of rms `amplitude` */
+} vb_drive_kind;
+
+/* A prescribed displacement w(t) (added to a wall's position). */
+typedef struct vb_drive {
+  vb_drive_kind kind;
+  double amplitude;   /* sine: m; noise: rms, m; profile: height scale (1) */
+  double freq;        /* sine: Hz; noise: band limit, Hz */
+  double phase;       /* sine: rad */
+  double speed;       /* profile: sweep speed along the profile, m/s */
+  double spacing;     /* profile: distance between samples, m */
+  double start;       /* profile: position along the profile at t = 0, m */
+  unsigned long seed; /* noise */
+  long nsamples;      /* profile: samples; noise: components */
+  double *samples;    /* profile: heights, m [nsamples] (owned by the scene) */
+  double *nfreq, *nphase, *namp; /* noise: components [nsamples] (owned) */
+} vb_drive;
+
+/* A named point of a body, where contacts and forces attach. */
+typedef struct vb_point {
+  char name[VB_NAME_MAX]; /* "" for a mass's single point */
+  double *shape;          /* [body's nmodes] displacement per unit modal
+                             displacement; owned by the scene */
+  double x, y;            /* position used by a preset, m (else 0) */
+} vb_point;
+
+/* A body of the scene. */
+typedef struct vb_body {
+  char name[VB_NAME_MAX];
+  vb_body_kind kind;
+  double mass;   /* kg (mass) */
+  double u0;     /* initial displacement (mass) or position (wall), m */
+  double v0;     /* initial velocity, m/s (mass) */
+  double k;      /* mass: spring to ground, N/m (0 = none) */
+  double c;      /* mass: damper to ground, N s/m (0 = none) */
+  vb_drive drive; /* wall: prescribed motion */
+  /* Modes (masses too: one mode).  Each obeys
+   * modal_mass (q'' + 2 sigma q' + omega^2 q) = sum over points shape f. */
+  int nmodes;
+  double *freq;       /* [nmodes] undamped frequency, Hz (0 = rigid-body) */
+  double *sigma;      /* [nmodes] amplitude decay rate, 1/s (omega/(2Q)) */
+  double *modal_mass; /* [nmodes] kg */
+  double *q0, *dq0;   /* [nmodes] initial modal displacement m, velocity m/s */
+  double *gravity;    /* [nmodes] gravity participation: gravity pushes mode
+                         j with -g modal_mass gravity[j] (1 for a mass) */
+  int npoints;
+  vb_point *points;   /* [npoints]; a mass has one, named "" */
+  int line;           /* line in the scene file */
+} vb_body;
+
+/* External forces at points. */
+typedef enum { VB_FORCE_CONSTANT = 0, VB_FORCE_HARMONIC } vb_force_kind;
+
+/* A force applied at a point of a mass or modal object, N along +u:
+ * value + amplitude sin(2 pi freq t + phase). */
+typedef struct vb_force {
+  char name[VB_NAME_MAX];
+  vb_force_kind kind;
+  int body, point;
+  double value;      /* constant part, N */
+  double amplitude;  /* harmonic amplitude, N */
+  double freq;       /* Hz */
+  double phase;      /* rad */
+  int line;
+} vb_force;
+
+/* A contact element between a point of body a and a point of body b. */
+typedef struct vb_contact {
+  char name[VB_NAME_MAX];
+  int a, b;                 /* body indices: compression x = u_a - u_b - gap */
+  int pa, pb;               /* point indices within a and b (0 for masses and walls) */
+  double gap;               /* m */
+  vb_drive gap_drive;       /* gap_drive: the gap's prescribed motion, added
+                               to gap (a rolling ball's surface profile) */
+  vb_law law;
+  const vb_scheme *scheme;
+  double s;                 /* quadratic scheme parameter */
+  double tolerance;         /* Newton relative tolerance */
+  int max_iterations;       /* Newton cap */
+  unsigned corrections;     /* VB_CORRECT_XMAX | VB_CORRECT_VOUT (Papetti 4.2) */
+  int vout_exact;           /* vout target: 1 root of eq 6, 0 eq 7-8 */
+  int exact_duration;       /* beta* substitution (Chatziioannou eq 15, 16) */
+  int saturate;             /* exact_duration beyond its limit: use the limit */
+  int line;                 /* line in the scene file */
+} vb_contact;
+
+/* Papetti's corrections (section 4.2), as flags in vb_contact.corrections
+ * and in each event's `corrections` field. */
+enum {
+  VB_CORRECT_XMAX = 1, /* compression clipped to the analytic x_max (eq 4) */
+  VB_CORRECT_VOUT = 2  /* exit rate set to v_out (eq 6, or eq 7-8) */
+};
+
+/* A loaded scene: immutable after vb_scene_load. */
+typedef struct vb_scene {
+  char name[VB_NAME_MAX];
+  char *path;        /* file it came from */
+  char *input;       /* full text of the scene file */
+  double fs;         /* sample rate, Hz */
+  double duration;   /* s */
+  double gravity;    /* m/s^2, acting along -u */
+  long record_every; /* record one sample in this many steps */
+  int nbodies;
+  vb_body *bodies;   /* [nbodies] */
+  int ncontacts;
+  vb_contact *contacts; /* [ncontacts] */
+  int nforces;
+  vb_force *forces;  /* [nforces] */
+  int record_modes;  /* record.modes: write /bodies/<body>/modes/q */
+} vb_scene;
+
+/* Load and validate a scene file.  On error returns VB_EINVAL (or VB_EIO,
+ * VB_ENOMEM), sets *out to NULL and writes "file:line: message" into err.
+ * The caller frees *out with vb_scene_free. */
+int vb_scene_load(const char *path, vb_scene **out, char *err, size_t errlen);
+/* As vb_scene_load, from text; `path` names it in messages. */
+int vb_scene_load_string(const char *text, const char *path, vb_scene **out,
+                         char *err, size_t errlen);
+/* Free a scene; NULL is a no-op. */
+void vb_scene_free(vb_scene *scene);
+/* Number of steps of a scene: round(duration * fs). */
+long vb_scene_steps(const vb_scene *scene);
+/* Number of recorded samples: steps / record_every + 1. */
+long vb_scene_samples(const vb_scene *scene);
+/* Bytes the recording of a scene needs (uncompressed). */
+double vb_scene_record_bytes(const vb_scene *scene);
+/* Effective mass along contact c (1 / sum over its modes of S^2 / M), kg;
+ * NaN if it cannot be computed. */
+double vb_scene_contact_mass(const vb_scene *scene, int c);
+/* A contact's initial state along its compression: penetration p0 (m),
+ * penetration rate v0 (m/s), the constant free-flight acceleration of the
+ * penetration from gravity a0 (m/s^2), and the effective mass (kg). */
+void vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0,
+                            double *a0, double *meff);
+/* The impact rate a contact will have when free flight from its initial
+ * state reaches it, m/s; 0 if none follows. */
+double vb_scene_approach_rate(const vb_scene *scene, int c);
+
+/* Natural frequency sqrt(k / m_eff) of an alpha = 1 contact, the largest
+ * the scheme's exact-duration substitution allows (pi/dt two-point,
+ * pi/(2 dt) three-point), and the one used after saturation, rad/s. */
+void vb_contact_exact_duration(const vb_scene *scene, int c, double *omega,
+                               double *limit, double *used);
+
+/* ------------------------------------------------------------------- run */
+
+/* One impact of one contact (a row of /scenes/N/contacts/C/events). */
+typedef struct vb_event {
+  double t_on, t_off;     /* extrapolated zero crossings of penetration, s */
+  double duration;        /* t_off - t_on, s */
+  double v_in, v_out;     /* penetration rate entering (> 0) and leaving, m/s */
+  double x_max;           /* largest sampled penetration, m */
+  double peak_force;      /* largest |force| sampled, N */
+  double x_max_pred;      /* Papetti eq 4, m */
+  double v_out_pred;      /* Papetti eq 7-8, m/s */
+  double v_out_exact;     /* root of Papetti eq 6, m/s */
+  double duration_pred;   /* Papetti eq 9, s */
+  double energy_before;   /* scene energy at the last sample before, J */
+  double energy_after;    /* scene energy at the first sample after, J */
+  double energy_correction; /* energy the corrections added (< 0: removed), J */
+  int newton_iterations_max;
+  int fallbacks;          /* quadratic steps that fell back to eq 23 */
+  int samples;            /* samples with penetration > 0 */
+  int corrections;        /* VB_CORRECT_* flags of the corrections that fired */
+} vb_event;
+
+/* Per-contact results. */
+typedef struct vb_contact_result {
+  double *compression;   /* [nrec] m */
+  double *rate;          /* [nrec] compression rate, m/s (three-level: of the
+                            step into the sample) */
+  double *force;         /* [nrec] N */
+  vb_event *events;      /* [nevents] */
+  long nevents, cap;
+  long newton_failures;  /* steps whose Newton hit the cap */
+  long fallbacks;        /* quadratic steps that fell back */
+  long iterations;       /* Newton iterations in all */
+} vb_contact_result;
+
+/* State and results of one run of a scene.  Sized once by vb_run_alloc. */
+typedef struct vb_run vb_run;
+
+/* Allocate a run of a scene (the scene must outlive it).  VB_ENOMEM with
+ * the needed size in err when the recording would not fit. */
+int vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen);
+/* Free a run; NULL is a no-op. */
+void vb_run_free(vb_run *run);
+/* Simulate the whole scene.  Returns VB_OK when the status is "done",
+ * otherwise the first failure's code; the status text says what happened. */
+int vb_run_exec(vb_run *run);
+
+/* Read access to a run's results. */
+const vb_scene *vb_run_scene(const vb_run *run);
+const char *vb_run_status(const vb_run *run);  /* "done", "diverged at t=..." */
+long vb_run_samples(const vb_run *run);        /* recorded samples */
+/* Displacement and velocity of body `body` at its point `point` (0 for a
+ * mass or wall) [samples], m and m/s.  Three-level schemes record the rate
+ * of the step into each sample. */
+const double *vb_run_point_u(const vb_run *run, int body, int point);
+const double *vb_run_point_v(const vb_run *run, int body, int point);
+/* The same at point 0 (masses and walls). */
+const double *vb_run_body_u(const vb_run *run, int body);
+const double *vb_run_body_v(const vb_run *run, int body);
+/* Modal displacements of a body [nmodes][samples], m, when record.modes
+ * is set; NULL otherwise. */
+const double *vb_run_modes_q(const vb_run *run, int body);
+const vb_contact_result *vb_run_contact(const vb_run *run, int contact);
+/* Energy signals [samples], J: 0 total, 1 kinetic, 2 potential,
+ * 3 dissipated, 4 external (work done by gravity, forces and drivers),
+ * 5 correction (energy added by Papetti's corrections). */
+const double *vb_run_energy(const vb_run *run, int which);
+/* Energy balance error at the end:
+ * total + dissipated - external - correction - initial, J. */
+double vb_run_balance_error(const vb_run *run);
+/* Effective mass of a contact (1 / sum of S^2/M over its modes), kg. */
+double vb_run_contact_mass(const vb_run *run, int contact);
+
+/* ---------------------------------------------------------------- output */
+
+/* Write runs of one scene file to an HDF5 file (layout "vibro-1", see the
+ * README).  The file is written under a temporary name and renamed into
+ * place only when complete. */
+int vb_output_write(const char *path, const vb_run *const *runs, int nruns,
+                    char *err, size_t errlen);
+
+/* --------------------------------------------------------------- studies */
+
+/* A study: a scene file, with an optional `sweep` block that turns it into
+ * many scenes differing in a few numeric settings (see the README).  A
+ * file without a sweep is a study of one scene.  Immutable after loading;
+ * any number of threads may build scenes from it at once. */
+typedef struct vb_study vb_study;
+
+/* Load a study file and validate every scene it makes (each swept scene
+ * gets the checks of a plain scene; a message about scene i names its
+ * parameter values).  On error returns VB_EINVAL (or VB_EIO, VB_ENOMEM),
+ * sets *out to NULL and writes "file:line: message" into err.  The caller
+ * frees *out with vb_study_free. */
+int vb_study_load(const char *path, vb_study **out, char *err, size_t errlen);
+/* As vb_study_load, from text; `path` names it in messages. */
+int vb_study_load_string(const char *text, const char *path, vb_study **out,
+                         char *err, size_t errlen);
+/* Free a study; NULL is a no-op. */
+void vb_study_free(vb_study *study);
+/* Number of scenes. */
+long vb_study_scenes(const vb_study *study);
+/* Number of swept parameters (0 without a sweep). */
+int vb_study_nparams(const vb_study *study);
+/* Path of swept parameter p, e.g. "contacts.hit.k". */
+const char *vb_study_param(const vb_study *study, int p);
+/* Value of parameter p in scene `index`. */
+double vb_study_value(const vb_study *study, long index, int p);
+/* Sweep mode: "grid", "zip", "random", or "none" without a sweep. */
+const char *vb_study_mode(const vb_study *study);
+/* Canonical text of the sweep ("" without one). */
+const char *vb_study_sweep(const vb_study *study);
+/* The file's full text and its path. */
+const char *vb_study_input(const vb_study *study);
+const char *vb_study_path(const vb_study *study);
+/* Scene 0, as loaded during validation (contacts and bodies of every
+ * scene of the study have the same names, in the same order). */
+const vb_scene *vb_study_first(const vb_study *study);
+/* Largest recording of one scene and the sum over all scenes, bytes. */
+double vb_study_record_max(const vb_study *study);
+double vb_study_record_total(const vb_study *study);
+/* Build scene `index` (0 <= index < vb_study_scenes).  Thread-safe.  The
+ * caller frees *out with vb_scene_free. */
+int vb_study_scene(const vb_study *study, long index, vb_scene **out, char *err,
+                   size_t errlen);
+
+/* How vb_study_run runs a study. */
+typedef struct vb_study_options {
+  int threads;  /* OpenMP threads over scenes; 0 for the OpenMP default */
+  int resume;   /* 1: continue OUT.part, keeping its complete scenes */
+  int progress; /* 1: a progress line on stderr */
+  int rank;     /* this process runs the scenes with index % nranks == rank */
+  int nranks;   /* 1 for a single process */
+} vb_study_options;
+
+/* What vb_study_run did. */
+typedef struct vb_study_report {
+  long scenes;         /* scenes this process had to run in all */
+  long kept;           /* of those, complete already (resume) */
+  long ran;            /* run now */
+  long failed;         /* scenes whose status is not "done" (kept or run) */
+  double seconds;      /* wall time of the run, s */
+  double write_seconds; /* wall time spent writing, s */
+  long first_failed;   /* index of the first scene run now that failed, or -1 */
+  char first_status[160]; /* its status */
+} vb_study_report;
+
+/* Run a study's scenes (those of this rank) in parallel and write them to
+ * `out` (layout vibro-1 plus /study) through OUT.part, renamed onto `out`
+ * when every scene is complete.  VB_OK when the file is complete (some
+ * scenes may have failed: see report->failed and the table's status);
+ * otherwise an error code with the message in err, and OUT.part left for
+ * a later run with resume = 1. */
+int vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt,
+                 vb_study_report *report, char *err, size_t errlen);
+
+/* An output file being written scene by scene. */
+typedef struct vb_output vb_output;
+
+/* Create OUT.part for a study (replacing any old one), or with resume
+ * reopen it: refused when it was written for another input; scene groups
+ * not marked complete are deleted.  Free with vb_output_free. */
+int vb_output_open(const char *path, const vb_study *study, int resume, vb_output **out,
+                   char *err, size_t errlen);
+/* Whether scene `index` is complete in the file (1) or not (0). */
+int vb_output_complete(const vb_output *output, long index);
+/* Status code of a complete scene as stored in its table row. */
+int vb_output_status_code(const vb_output *output, long index);
+/* Write scene `index` (its group and table row), flush, then mark it
+ * complete and flush again.  Not thread-safe: one writer at a time. */
+int vb_output_scene(vb_output *output, long index, const vb_run *run, char *err,
+                    size_t errlen);
+/* Close the file and rename OUT.part onto OUT; every scene must be
+ * complete.  Frees the output in any case. */
+int vb_output_finish(vb_output *output, char *err, size_t errlen);
+/* Close without finishing, leaving OUT.part for a resume; NULL is a no-op. */
+void vb_output_free(vb_output *output);
+/* Join complete per-process files (e.g. OUT.rank0 ... of an MPI run, each
+ * holding some scenes) into OUT, through OUT.part: the result has the
+ * content a single process would have written. */
+int vb_output_merge(const char *path, const vb_study *study, const char *const *parts,
+                    int nparts, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VIBRO_H */

@@ -1,0 +1,63 @@
+/* three_point.c - the three-point, one-variable energy-conserving scheme
+ * (Chatziioannou eq 7 = Ducceschi eq 23), solved by Newton.
+ *
+ *   eq 7: y^(n+1) - 2 y^n + y^(n-1)
+ *           = -beta3 (G(y^(n+1)) - G(y^(n-1))) / (y^(n+1) - y^(n-1)),
+ * beta3 = k dt^2 / (m (a+1)): the centred second difference for the bodies
+ * (island.c steps the linear modes by the exact centred recursion, which
+ * for a mass is the second difference) with the contact force centred at n
+ * equal to the discrete gradient between n-1 and n+1.  Hunt-Crossley
+ * damping adds d * (x^(n+1) - x^(n-1)) / (2 dt), d = mu * gradient; the
+ * conserved energy is (Bilbao) m/2 ((x^(n+1) - x^n)/dt)^2
+ * + (V(x^(n+1)) + V(x^n))/2, and damping removes exactly
+ * d (x^(n+1) - x^(n-1))^2 / (4 dt) per step. */
+#include <math.h>
+#include "internal.h"
+
+/* Eq 7's force: discrete gradient over (n-1, n+1) plus centred damping. */
+static double
+step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double *dfdx)
+{
+  const vb_law *law = &ct->law;
+  double rate = (x1 - h->xm) / (2.0 * dt);
+  double g = vb_law_gradient(law, x1, h->xm);
+  double d = vb_law_damping(law, g);
+  *dfdx = vb_law_gradient_dx1(law, x1, h->xm) * (1.0 + vb_law_damping_slope(law) * rate)
+          + d / (2.0 * dt);
+  return g + d * rate;
+}
+
+/* The law at n+1 with the rate of the step into it. */
+static double
+held_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar)
+{
+  (void)fbar;
+  return vb_law_force(&ct->law, x1, (x1 - h->x) / dt);
+}
+
+static double
+dissipation(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar)
+{
+  (void)dt;
+  return 0.5 * (fbar - vb_law_gradient(&ct->law, x1, h->xm)) * (x1 - h->xm);
+}
+
+/* (V(x^(n+1)) + V(x^n)) / 2. */
+static double
+potential(const vb_contact *ct, const vb_chist *h)
+{
+  return 0.5 * (vb_law_potential(&ct->law, h->x) + vb_law_potential(&ct->law, h->xm));
+}
+
+const vb_scheme vb_scheme_three_point = {
+  .name = "three-point",
+  .doc = "three-point, one-variable energy-conserving scheme (Chatziioannou eq 7, Ducceschi eq 23), Newton",
+  .family = VB_FAMILY_THREE_LEVEL,
+  .order = 2,
+  .min_contact_steps = 2,
+  .energy_conserving = 1,
+  .step_force = step_force,
+  .held_force = held_force,
+  .dissipation = dissipation,
+  .potential = potential,
+};

@@ -1,0 +1,968 @@
+/* check_scene.c - tests of scene loading and validation (lib/scene.c). */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vibro.h"
+
+#ifndef TEST_SRCDIR
+#define TEST_SRCDIR "."
+#endif
+
+#define DATA TEST_SRCDIR "/tests/data/"
+
+/* A scene with every key set, some to irregular values. */
+static const char good[] =
+    "# A scene with every key.\n"
+    "scene = { name = \"papetti-case-b\"; fs = 44100.0; duration = 0.002;\n"
+    "          gravity = -9.81; };\n"
+    "bodies = (\n"
+    "  { name = \"hammer\"; type = \"mass\"; mass = 0.0137; u0 = -0.00025;\n"
+    "    v0 = 1.25; },\n"
+    "  { name = \"wall\"; type = \"wall\"; position = 0.003; },\n"
+    "  { name = \"bead_1\"; type = \"mass\"; mass = 2.5e-4; },\n"
+    "  { name = \"bead-2\"; type = \"mass\"; mass = 7.0e-4; v0 = -0.5; }\n"
+    ");\n"
+    "contacts = (\n"
+    "  { name = \"hit\"; between = [\"hammer\", \"wall\"];\n"
+    "    law = \"hunt-crossley\"; k = 1.0e9; alpha = 1.5; mu = 0.5;\n"
+    "    gap = 1.0e-5; scheme = \"am1\"; tolerance = 1.0e-10;\n"
+    "    max_iterations = 20; },\n"
+    "  { name = \"rattle\"; between = [\"bead-2\", \"bead_1\"];\n"
+    "    law = \"rattle\"; k = 3.3e7; alpha = 2.0; h = 0.0004;\n"
+    "    scheme = \"quadratic\"; s = 0.75; }\n"
+    ");\n"
+    "record = { every = 3; };\n";
+
+/* The smallest valid scene: one mass, no contacts. */
+static const char minimal[] =
+    "scene = { name = \"m\"; fs = 1000.0; duration = 1.0; };\n"
+    "bodies = ( { name = \"a\"; type = \"mass\"; mass = 1.0; } );\n";
+
+/* Load a scene from text that must be valid. */
+static vb_scene *load_ok(const char *text)
+{
+  vb_scene *sc = NULL;
+  char err[1024] = "";
+  int rc = vb_scene_load_string(text, "test.cfg", &sc, err, sizeof err);
+
+  ck_assert_msg(rc == VB_OK, "unexpected error %d: %s", rc, err);
+  ck_assert_ptr_nonnull(sc);
+  return sc;
+}
+
+/* Read a whole file in the test, to compare with scene->input. */
+static char *slurp(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  char *buf;
+  long n;
+
+  ck_assert_ptr_nonnull(f);
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  buf = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(buf);
+  ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* Every field of a scene with every key. */
+START_TEST(test_good_fields)
+{
+  vb_scene *sc = load_ok(good);
+  const vb_body *b = sc->bodies;
+  const vb_contact *c = sc->contacts;
+
+  ck_assert_str_eq(sc->name, "papetti-case-b");
+  ck_assert_str_eq(sc->path, "test.cfg");
+  ck_assert_str_eq(sc->input, good);
+  ck_assert_double_eq(sc->fs, 44100.0);
+  ck_assert_double_eq(sc->duration, 0.002);
+  ck_assert_double_eq(sc->gravity, -9.81);
+  ck_assert_int_eq(sc->record_every, 3);
+  ck_assert_int_eq(sc->nbodies, 4);
+  ck_assert_int_eq(sc->ncontacts, 2);
+
+  ck_assert_str_eq(b[0].name, "hammer");
+  ck_assert_int_eq(b[0].kind, VB_BODY_MASS);
+  ck_assert_double_eq(b[0].mass, 0.0137);
+  ck_assert_double_eq(b[0].u0, -0.00025);
+  ck_assert_double_eq(b[0].v0, 1.25);
+  ck_assert_int_eq(b[0].line, 5);
+  ck_assert_str_eq(b[1].name, "wall");
+  ck_assert_int_eq(b[1].kind, VB_BODY_WALL);
+  ck_assert_double_eq(b[1].mass, 0.0);
+  ck_assert_double_eq(b[1].u0, 0.003);
+  ck_assert_double_eq(b[1].v0, 0.0);
+  ck_assert_int_eq(b[1].line, 7);
+  ck_assert_str_eq(b[2].name, "bead_1");
+  ck_assert_double_eq(b[2].mass, 2.5e-4);
+  ck_assert_double_eq(b[2].u0, 0.0);
+  ck_assert_double_eq(b[2].v0, 0.0);
+  ck_assert_str_eq(b[3].name, "bead-2");
+  ck_assert_double_eq(b[3].mass, 7.0e-4);
+  ck_assert_double_eq(b[3].v0, -0.5);
+
+  ck_assert_str_eq(c[0].name, "hit");
+  ck_assert_int_eq(c[0].a, 0);
+  ck_assert_int_eq(c[0].b, 1);
+  ck_assert_int_eq(c[0].law.kind, VB_LAW_HUNT_CROSSLEY);
+  ck_assert_double_eq(c[0].law.k, 1.0e9);
+  ck_assert_double_eq(c[0].law.alpha, 1.5);
+  ck_assert_double_eq(c[0].law.mu, 0.5);
+  ck_assert_double_eq(c[0].law.h, 0.0);
+  ck_assert_double_eq(c[0].gap, 1.0e-5);
+  ck_assert_ptr_eq(c[0].scheme, vb_scheme_lookup("am1"));
+  ck_assert_str_eq(c[0].scheme->name, "am1");
+  ck_assert_double_eq(c[0].s, 1.0);
+  ck_assert_double_eq(c[0].tolerance, 1.0e-10);
+  ck_assert_int_eq(c[0].max_iterations, 20);
+  ck_assert_int_eq(c[0].line, 12);
+
+  ck_assert_str_eq(c[1].name, "rattle");
+  ck_assert_int_eq(c[1].a, 3);
+  ck_assert_int_eq(c[1].b, 2);
+  ck_assert_int_eq(c[1].law.kind, VB_LAW_RATTLE);
+  ck_assert_double_eq(c[1].law.k, 3.3e7);
+  ck_assert_double_eq(c[1].law.alpha, 2.0);
+  ck_assert_double_eq(c[1].law.mu, 0.0);
+  ck_assert_double_eq(c[1].law.h, 0.0004);
+  ck_assert_double_eq(c[1].gap, 0.0);
+  ck_assert_ptr_eq(c[1].scheme, vb_scheme_lookup("quadratic"));
+  ck_assert_double_eq(c[1].s, 0.75);
+  ck_assert_double_eq(c[1].tolerance, 1.0e-12);
+  ck_assert_int_eq(c[1].max_iterations, 50);
+  ck_assert_int_eq(c[1].line, 16);
+
+  /* 0.002 * 44100 = 88.2 -> 88 steps; 88 / 3 + 1 = 30 samples; per
+   * sample 2 * 4 + 2 * 2 + 4 = 16 doubles. */
+  ck_assert_int_eq(vb_scene_steps(sc), 88);
+  ck_assert_int_eq(vb_scene_samples(sc), 30);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 30.0 * 20 * 8);
+  vb_scene_free(sc);
+}
+END_TEST
+
+/* Defaults of every optional key. */
+START_TEST(test_defaults)
+{
+  vb_scene *sc = load_ok(
+      "scene = { name = \"d\"; fs = 44100.0; duration = 0.002; };\n"
+      "bodies = (\n"
+      "  { name = \"hammer\"; type = \"mass\"; mass = 0.01; },\n"
+      "  { name = \"wall\"; type = \"wall\"; }\n"
+      ");\n"
+      "contacts = (\n"
+      "  { name = \"hit\"; between = [\"wall\", \"hammer\"];\n"
+      "    law = \"hunt-crossley\"; k = 1.0e9; alpha = 1.5;\n"
+      "    scheme = \"quadratic\"; }\n"
+      ");\n");
+
+  ck_assert_double_eq(sc->gravity, 0.0);
+  ck_assert_int_eq(sc->record_every, 1);
+  ck_assert_double_eq(sc->bodies[0].u0, 0.0);
+  ck_assert_double_eq(sc->bodies[0].v0, 0.0);
+  ck_assert_double_eq(sc->bodies[1].u0, 0.0);
+  ck_assert_int_eq(sc->contacts[0].a, 1);
+  ck_assert_int_eq(sc->contacts[0].b, 0);
+  ck_assert_double_eq(sc->contacts[0].law.mu, 0.0);
+  ck_assert_double_eq(sc->contacts[0].gap, 0.0);
+  ck_assert_double_eq(sc->contacts[0].s, 1.0);
+  ck_assert_double_eq(sc->contacts[0].tolerance, 1e-12);
+  ck_assert_int_eq(sc->contacts[0].max_iterations, 50);
+  /* The papetti-case-b numbers: 88 steps, 89 samples of 10 doubles. */
+  ck_assert_int_eq(vb_scene_steps(sc), 88);
+  ck_assert_int_eq(vb_scene_samples(sc), 89);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 89.0 * 13 * 8);
+  vb_scene_free(sc);
+}
+END_TEST
+
+/* Integers are accepted where reals are expected. */
+START_TEST(test_integers_as_reals_values)
+{
+  vb_scene *sc = load_ok(
+      "scene = { name = \"i\"; fs = 48000; duration = 1; gravity = -10; };\n"
+      "bodies = (\n"
+      "  { name = \"a\"; type = \"mass\"; mass = 2; u0 = -1; v0 = 3; },\n"
+      "  { name = \"w\"; type = \"wall\"; position = 4; }\n"
+      ");\n"
+      "contacts = (\n"
+      "  { name = \"c\"; between = [\"a\", \"w\"]; law = \"polynomial\";\n"
+      "    k = 1000000000; alpha = 3; gap = 0; scheme = \"quadratic\";\n"
+      "    s = 2; }\n"
+      ");\n");
+
+  ck_assert_double_eq(sc->fs, 48000.0);
+  ck_assert_double_eq(sc->duration, 1.0);
+  ck_assert_double_eq(sc->gravity, -10.0);
+  ck_assert_double_eq(sc->bodies[0].mass, 2.0);
+  ck_assert_double_eq(sc->bodies[0].u0, -1.0);
+  ck_assert_double_eq(sc->bodies[0].v0, 3.0);
+  ck_assert_double_eq(sc->bodies[1].u0, 4.0);
+  ck_assert_int_eq(sc->contacts[0].law.kind, VB_LAW_POLYNOMIAL);
+  ck_assert_double_eq(sc->contacts[0].law.k, 1.0e9);
+  ck_assert_double_eq(sc->contacts[0].law.alpha, 3.0);
+  ck_assert_double_eq(sc->contacts[0].s, 2.0);
+  ck_assert_int_eq(vb_scene_steps(sc), 48000);
+  vb_scene_free(sc);
+}
+END_TEST
+
+/* A file with an @include, resolved against the file's directory. */
+START_TEST(test_include_file)
+{
+  vb_scene *sc = NULL;
+  char err[1024] = "";
+  char *text = slurp(DATA "scene-include.cfg");
+  int rc = vb_scene_load(DATA "scene-include.cfg", &sc, err, sizeof err);
+
+  ck_assert_msg(rc == VB_OK, "%s", err);
+  ck_assert_str_eq(sc->path, DATA "scene-include.cfg");
+  ck_assert_str_eq(sc->input, text);
+  ck_assert_str_eq(sc->name, "include-test");
+  ck_assert_double_eq(sc->fs, 48000.0);
+  ck_assert_double_eq(sc->gravity, -9.81);
+  ck_assert_int_eq(sc->nbodies, 2);
+  ck_assert_str_eq(sc->bodies[0].name, "ball");
+  ck_assert_double_eq(sc->bodies[0].mass, 0.0137);
+  ck_assert_double_eq(sc->bodies[0].u0, 0.002);
+  ck_assert_double_eq(sc->bodies[0].v0, -0.75);
+  ck_assert_int_eq(sc->bodies[0].line, 3);
+  ck_assert_int_eq(sc->bodies[1].kind, VB_BODY_WALL);
+  ck_assert_double_eq(sc->bodies[1].u0, -0.0005);
+  ck_assert_int_eq(sc->ncontacts, 1);
+  ck_assert_int_eq(sc->contacts[0].law.kind, VB_LAW_POWER);
+  ck_assert_double_eq(sc->contacts[0].law.k, 2.5e8);
+  ck_assert_double_eq(sc->contacts[0].gap, 0.001);
+  ck_assert_ptr_eq(sc->contacts[0].scheme, vb_scheme_lookup("two-point"));
+  ck_assert_int_eq(sc->contacts[0].line, 5);
+  /* 480 steps, every 4: 121 samples of 2 * 2 + 2 + 4 doubles. */
+  ck_assert_int_eq(vb_scene_steps(sc), 480);
+  ck_assert_int_eq(vb_scene_samples(sc), 121);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 121.0 * 13 * 8);
+  vb_scene_free(sc);
+  free(text);
+}
+END_TEST
+
+/* load_string resolves @include against the directory of its path name. */
+START_TEST(test_include_string)
+{
+  static const char text[] =
+      "scene = { name = \"s\"; fs = 100.0; duration = 1.0; };\n"
+      "@include \"scene-include-bodies.inc\"\n";
+  vb_scene *sc = NULL;
+  char err[1024] = "";
+  int rc = vb_scene_load_string(text, DATA "virtual.cfg", &sc, err,
+                                sizeof err);
+
+  ck_assert_msg(rc == VB_OK, "%s", err);
+  ck_assert_str_eq(sc->path, DATA "virtual.cfg");
+  ck_assert_str_eq(sc->input, text);
+  ck_assert_int_eq(sc->nbodies, 2);
+  ck_assert_str_eq(sc->bodies[1].name, "floor");
+  ck_assert_int_eq(sc->ncontacts, 0);
+  vb_scene_free(sc);
+}
+END_TEST
+
+/* Every registered scheme loads, and resolves to the registry's instance. */
+START_TEST(test_every_scheme)
+{
+  char names[512], text[1024], *name, *save = NULL;
+  int count = 0;
+
+  snprintf(names, sizeof names, "%s", vb_scheme_choices());
+  for (name = strtok_r(names, ", ", &save); name != NULL;
+       name = strtok_r(NULL, ", ", &save)) {
+    vb_scene *sc;
+
+    snprintf(text, sizeof text,
+             "scene = { name = \"s\"; fs = 44100.0; duration = 0.002; };\n"
+             "bodies = ( { name = \"m\"; type = \"mass\"; mass = 0.01; },\n"
+             "           { name = \"w\"; type = \"wall\"; } );\n"
+             "contacts = ( { name = \"c\"; between = [\"m\", \"w\"];\n"
+             "  law = \"power\"; k = 1e9; alpha = 1.5; scheme = \"%s\"; } );\n",
+             name);
+    sc = load_ok(text);
+    ck_assert_ptr_eq(sc->contacts[0].scheme, vb_scheme_lookup(name));
+    vb_scene_free(sc);
+    count++;
+  }
+  ck_assert_int_ge(count, 1);
+}
+END_TEST
+
+/* A scene with no contacts (absent or empty) and vb_scene_free(NULL). */
+START_TEST(test_no_contacts)
+{
+  vb_scene *sc = load_ok(minimal);
+  char text[512];
+
+  ck_assert_int_eq(sc->ncontacts, 0);
+  ck_assert_ptr_null(sc->contacts);
+  ck_assert_int_eq(vb_scene_steps(sc), 1000);
+  ck_assert_int_eq(vb_scene_samples(sc), 1001);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 1001.0 * 8 * 8);
+  vb_scene_free(sc);
+  snprintf(text, sizeof text, "%scontacts = ();\n", minimal);
+  sc = load_ok(text);
+  ck_assert_int_eq(sc->ncontacts, 0);
+  vb_scene_free(sc);
+  snprintf(text, sizeof text, "%scontacts = [];\n", minimal);
+  sc = load_ok(text);
+  ck_assert_int_eq(sc->ncontacts, 0);
+  vb_scene_free(sc);
+  vb_scene_free(NULL);
+}
+END_TEST
+
+/* Build a scene around one contact's parameters (line 5 of the text). */
+static void contact_scene(char *buf, size_t size, const char *params)
+{
+  snprintf(buf, size,
+           "scene = { name = \"t\"; fs = 44100.0; duration = 0.002; };\n"
+           "bodies = ( { name = \"m\"; type = \"mass\"; mass = 0.01; },\n"
+           "           { name = \"w\"; type = \"wall\"; } );\n"
+           "contacts = ( { name = \"c\"; between = [\"m\", \"w\"];\n"
+           "  %s } );\n",
+           params);
+}
+
+/* Values on the edges of their ranges are accepted. */
+START_TEST(test_edges)
+{
+  static const char *const params[] = {
+      "law = \"hunt-crossley\"; k = 1e-300; alpha = 1; mu = 0; scheme = \"am1\";",
+      "law = \"power\"; k = 1; alpha = 1; scheme = \"am1\"; tolerance = 9.99e-4;",
+      "law = \"power\"; k = 1; alpha = 1; scheme = \"am1\"; tolerance = 1e-300;",
+      "law = \"power\"; k = 1; alpha = 1; scheme = \"am1\"; max_iterations = 1;",
+      "law = \"power\"; k = 1; alpha = 1; scheme = \"am1\"; max_iterations = 1000;",
+      "law = \"power\"; k = 1; alpha = 1; scheme = \"am1\"; max_iterations = 7L;",
+      "law = \"rattle\"; k = 1; alpha = 1; h = 0; scheme = \"am1\";",
+      "law = \"polynomial\"; k = 1; alpha = 1; scheme = \"am1\";",
+      "law = \"polynomial\"; k = 1; alpha = 7.0; scheme = \"am1\";",
+      "law = \"power\"; k = 5000000000L; alpha = 1.5; scheme = \"am1\";",
+      "law = \"power\"; k = 1; alpha = 1; gap = -0.5; scheme = \"quadratic\"; s = 1e-9;",
+  };
+  char text[1024];
+  size_t i;
+
+  for (i = 0; i < sizeof params / sizeof *params; i++) {
+    vb_scene *sc;
+
+    contact_scene(text, sizeof text, params[i]);
+    sc = load_ok(text);
+    ck_assert_int_eq(sc->ncontacts, 1);
+    if (i == 5)
+      ck_assert_int_eq(sc->contacts[0].max_iterations, 7);
+    if (i == 9)
+      ck_assert_double_eq(sc->contacts[0].law.k, 5.0e9);
+    if (i == 10) {
+      ck_assert_double_eq(sc->contacts[0].gap, -0.5);
+      ck_assert_double_eq(sc->contacts[0].s, 1e-9);
+    }
+    vb_scene_free(sc);
+  }
+}
+END_TEST
+
+/* Names of exactly VB_NAME_MAX - 1 characters are accepted. */
+START_TEST(test_long_names)
+{
+  char name[VB_NAME_MAX], text[1024];
+  vb_scene *sc;
+
+  memset(name, 'x', VB_NAME_MAX - 1);
+  name[VB_NAME_MAX - 1] = '\0';
+  snprintf(text, sizeof text,
+           "scene = { name = \"%s\"; fs = 1.0; duration = 1.0; };\n"
+           "bodies = ( { name = \"%s\"; type = \"mass\"; mass = 1.0; },\n"
+           "           { name = \"w\"; type = \"wall\"; } );\n"
+           "contacts = ( { name = \"%s\"; between = [\"%s\", \"w\"];\n"
+           "  law = \"power\"; k = 1; alpha = 1; scheme = \"am1\"; } );\n",
+           name, name, name, name);
+  sc = load_ok(text);
+  ck_assert_str_eq(sc->name, name);
+  ck_assert_str_eq(sc->bodies[0].name, name);
+  ck_assert_str_eq(sc->contacts[0].name, name);
+  vb_scene_free(sc);
+}
+END_TEST
+
+/* Step counts round to nearest; samples count the first one. */
+START_TEST(test_steps)
+{
+  static const struct {
+    double fs, duration;
+    long every, steps, samples;
+  } cases[] = {
+      {2.0, 1.25, 1, 3, 4},        /* 2.5 rounds away from zero */
+      {2.0, 0.25, 1, 1, 2},        /* 0.5: the fewest steps allowed */
+      {44100.0, 0.002, 1, 88, 89}, /* 88.2 */
+      {44100.0, 0.002, 88, 88, 2},
+      {44100.0, 0.002, 89, 88, 1}, /* every > steps: only the start */
+      {96000.0, 60.0, 1000000000000L, 5760000, 1},
+      {1e9, 1e3, 1, 1000000000000L, 1000000000001L},
+  };
+  char text[1024];
+  size_t i;
+
+  for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+    vb_scene *sc;
+
+    snprintf(text, sizeof text,
+             "scene = { name = \"s\"; fs = %.17g; duration = %.17g; };\n"
+             "bodies = ( { name = \"a\"; type = \"mass\"; mass = 1.0; } );\n"
+             "record = { every = %ldL; };\n",
+             cases[i].fs, cases[i].duration, cases[i].every);
+    sc = load_ok(text);
+    ck_assert_int_eq(sc->record_every, cases[i].every);
+    ck_assert_int_eq(vb_scene_steps(sc), cases[i].steps);
+    ck_assert_int_eq(vb_scene_samples(sc), cases[i].samples);
+    ck_assert_double_eq(vb_scene_record_bytes(sc),
+                        (double)cases[i].samples * 8 * 8);
+    vb_scene_free(sc);
+  }
+}
+END_TEST
+
+/* Messages are truncated safely; a NULL buffer is allowed. */
+START_TEST(test_truncation)
+{
+  vb_scene *sc = (vb_scene *)&sc;
+  char err[16];
+  int rc;
+
+  memset(err, '#', sizeof err);
+  rc = vb_scene_load_string("scene = 1;\n", "bad.cfg", &sc, err, sizeof err);
+  ck_assert_int_eq(rc, VB_EINVAL);
+  ck_assert_ptr_null(sc);
+  ck_assert_str_eq(err, "bad.cfg:1: top ");
+  sc = (vb_scene *)&sc;
+  rc = vb_scene_load_string("scene = 1;\n", "bad.cfg", &sc, NULL, 0);
+  ck_assert_int_eq(rc, VB_EINVAL);
+  ck_assert_ptr_null(sc);
+  rc = vb_scene_load("/nonexistent/dir/x.cfg", &sc, err, 1);
+  ck_assert_int_eq(rc, VB_EIO);
+  ck_assert_str_eq(err, "");
+}
+END_TEST
+
+/* The list of bodies in a message is cut short when long. */
+START_TEST(test_long_list)
+{
+  char *text = malloc(65536), *p = text, err[4096];
+  vb_scene *sc = NULL;
+  size_t n;
+  int i, rc;
+
+  p += sprintf(p, "scene = { name = \"s\"; fs = 1.0; duration = 1.0; };\n"
+                  "bodies = (\n");
+  for (i = 0; i < 200; i++)
+    p += sprintf(p, "  { name = \"body_%03d_with_a_long_name\"; type = \"mass\";"
+                    " mass = 1.0; },\n", i);
+  p += sprintf(p, "  { name = \"w\"; type = \"wall\"; }\n);\n"
+                  "contacts = ( { name = \"c\"; between = [\"x\", \"w\"];\n"
+                  "  law = \"power\"; k = 1; alpha = 1; scheme = \"am1\"; } );\n");
+  rc = vb_scene_load_string(text, "big.cfg", &sc, err, sizeof err);
+  ck_assert_int_eq(rc, VB_EINVAL);
+  ck_assert_ptr_null(sc);
+  ck_assert_msg(strncmp(err, "big.cfg:205: contact 'c': 'between' names unknown "
+                             "body 'x' (valid: body_000_with_a_long_name, ",
+                        84) == 0, "%s", err);
+  n = strlen(err);
+  ck_assert_str_eq(err + n - 4, "...)");
+  ck_assert_ptr_null(strchr(err, '\n'));
+  free(text);
+}
+END_TEST
+
+/* One bad scene and the exact message it must give. */
+typedef struct bad_case {
+  const char *text;
+  const char *message; /* @SCHEMES@ and @LAWS@ stand for the choices */
+} bad_case;
+
+#define SCENE "scene = { name = \"t\"; fs = 44100.0; duration = 0.002; };\n"
+#define BODIES                                                          \
+  "bodies = (\n"                                                        \
+  "  { name = \"hammer\"; type = \"mass\"; mass = 0.01; v0 = 1.0; },\n" \
+  "  { name = \"wall\"; type = \"wall\"; position = 0.0; }\n"           \
+  ");\n"
+/* A contact on lines 6-9: the group and 'between' on 7, params on 8. */
+#define CONTACT(params)                                           \
+  "contacts = (\n"                                                \
+  "  { name = \"hit\"; between = [\"hammer\", \"wall\"];\n"       \
+  "    " params "\n"                                              \
+  "  }\n"                                                         \
+  ");\n"
+#define HC "law = \"hunt-crossley\"; k = 1.0e9; alpha = 1.5; "
+#define POWER "law = \"power\"; k = 1.0e9; alpha = 1.5; "
+#define AM1 "scheme = \"am1\";"
+#define POWER_KEYS \
+  "name, between, law, k, alpha, gap, gap_drive, scheme, tolerance, max_iterations, " \
+  "corrections, vout, exact_duration, saturate"
+
+static const bad_case bad[] = {
+    /* 0: registries */
+    {SCENE BODIES CONTACT(POWER "scheme = \"rk5\";"),
+     "bad.cfg:8: contact 'hit': unknown scheme 'rk5' (valid: @SCHEMES@)"},
+    {SCENE BODIES CONTACT("law = \"hertz\"; k = 1.0e9; alpha = 1.5; " AM1),
+     "bad.cfg:8: contact 'hit': unknown law 'hertz' (valid: @LAWS@)"},
+    /* 2: unknown keys at every level */
+    {"output = \"x.h5\";\n" SCENE BODIES,
+     "bad.cfg:1: top level: unknown key 'output' (valid: scene, bodies, "
+     "contacts, forces, record)"},
+    {"scene = { name = \"t\"; fps = 44100.0; duration = 0.002; };\n" BODIES,
+     "bad.cfg:1: scene: unknown key 'fps' (valid: name, fs, duration, "
+     "gravity)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"hammer\"; type = \"mass\"; mas = 0.01; },\n"
+           "  { name = \"wall\"; type = \"wall\"; }\n"
+           ");\n",
+     "bad.cfg:3: body 'hammer': unknown key 'mas' (valid: name, type, mass, "
+     "u0, v0, k, c)"},
+    {SCENE BODIES CONTACT(POWER "stiffness = 2.0; " AM1),
+     "bad.cfg:8: contact 'hit': unknown key 'stiffness' (valid: " POWER_KEYS
+     ")"},
+    {SCENE BODIES CONTACT(POWER AM1) "record = { evry = 2; };\n",
+     "bad.cfg:11: record: unknown key 'evry' (valid: every, modes)"},
+    /* 7: keys that do not apply */
+    {SCENE BODIES CONTACT(POWER "mu = 0.5; " AM1),
+     "bad.cfg:8: contact 'hit': 'mu' applies only to law 'hunt-crossley' "
+     "(valid: " POWER_KEYS ")"},
+    {SCENE BODIES CONTACT(HC "h = 0.001; " AM1),
+     "bad.cfg:8: contact 'hit': 'h' applies only to law 'rattle' (valid: "
+     "name, between, law, k, alpha, mu, gap, gap_drive, scheme, tolerance, "
+     "max_iterations, corrections, vout, exact_duration, saturate)"},
+    {SCENE BODIES CONTACT(POWER "s = 0.5; " AM1),
+     "bad.cfg:8: contact 'hit': 's' applies only to scheme 'quadratic' "
+     "(valid: " POWER_KEYS ")"},
+    {SCENE "bodies = (\n"
+           "  { name = \"wall\"; type = \"wall\"; mass = 1.0; }\n"
+           ");\n",
+     "bad.cfg:3: body 'wall': 'mass' applies only to type 'mass' (valid: "
+     "name, type, position, drive)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"hammer\"; type = \"mass\"; mass = 1.0;\n"
+           "    position = 0.5; }\n"
+           ");\n",
+     "bad.cfg:4: body 'hammer': 'position' applies only to type 'wall' "
+     "(valid: name, type, mass, u0, v0, k, c)"},
+    /* 12: missing required keys */
+    {SCENE BODIES CONTACT("law = \"power\"; k = 1.0e9; " AM1),
+     "bad.cfg:7: contact 'hit': missing required key 'alpha'"},
+    {SCENE BODIES CONTACT("law = \"rattle\"; k = 1.0e9; alpha = 1.5; " AM1),
+     "bad.cfg:7: contact 'hit': missing required key 'h'"},
+    {SCENE BODIES CONTACT("law = \"power\"; alpha = 1.5; " AM1),
+     "bad.cfg:7: contact 'hit': missing required key 'k'"},
+    {SCENE BODIES CONTACT(POWER),
+     "bad.cfg:7: contact 'hit': missing required key 'scheme'"},
+    {SCENE BODIES CONTACT("k = 1.0e9; alpha = 1.5; " AM1),
+     "bad.cfg:7: contact 'hit': missing required key 'law'"},
+    {SCENE BODIES
+     "contacts = (\n"
+     "  { name = \"hit\";\n"
+     "    " POWER AM1 " }\n"
+     ");\n",
+     "bad.cfg:7: contact 'hit': missing required key 'between'"},
+    {SCENE BODIES
+     "contacts = (\n"
+     "  { between = [\"hammer\", \"wall\"];\n"
+     "    " POWER AM1 " }\n"
+     ");\n",
+     "bad.cfg:7: contact #1: missing required key 'name'"},
+    {SCENE "bodies = (\n"
+           "  { name = \"wall\"; type = \"wall\"; },\n"
+           "  { name = \"hammer\"; type = \"mass\"; v0 = 1.0; }\n"
+           ");\n",
+     "bad.cfg:4: body 'hammer': missing required key 'mass'"},
+    {SCENE "bodies = (\n"
+           "  { name = \"hammer\"; mass = 1.0; }\n"
+           ");\n",
+     "bad.cfg:3: body 'hammer': missing required key 'type'"},
+    {"scene = { name = \"t\";\n"
+     "  duration = 0.002; };\n" BODIES,
+     "bad.cfg:1: scene: missing required key 'fs'"},
+    {"scene = { fs = 44100.0; duration = 0.002; };\n" BODIES,
+     "bad.cfg:1: scene: missing required key 'name'"},
+    {"# no scene\n" BODIES,
+     "bad.cfg:1: top level: missing required key 'scene'"},
+    {SCENE "contacts = ();\n",
+     "bad.cfg:1: top level: missing required key 'bodies'"},
+    /* 25: wrong types */
+    {"scene = { name = \"t\";\n"
+     "  fs = \"44100\"; duration = 0.002; };\n" BODIES,
+     "bad.cfg:2: scene: 'fs' must be a number"},
+    {"scene = { name = 5; fs = 44100.0; duration = 0.002; };\n" BODIES,
+     "bad.cfg:1: scene: 'name' must be a string"},
+    {SCENE "bodies = (\n"
+           "  { name = \"hammer\"; type = \"mass\"; mass = true; }\n"
+           ");\n",
+     "bad.cfg:3: body 'hammer': 'mass' must be a number"},
+    {SCENE BODIES CONTACT(POWER "max_iterations = 50.0; " AM1),
+     "bad.cfg:8: contact 'hit': 'max_iterations' must be an integer"},
+    {SCENE BODIES "record = { every = 1.5; };\n",
+     "bad.cfg:6: record: 'every' must be an integer"},
+    {SCENE BODIES CONTACT("law = 1; k = 1.0e9; alpha = 1.5; " AM1),
+     "bad.cfg:8: contact 'hit': 'law' must be a string"},
+    {"scene = [1, 2];\n" BODIES,
+     "bad.cfg:1: top level: 'scene' must be a group { ... }"},
+    {SCENE "bodies = { name = \"hammer\"; };\n",
+     "bad.cfg:2: top level: 'bodies' must be a list of groups ( { ... }, ... )"},
+    {SCENE "bodies = ( \"hammer\" );\n",
+     "bad.cfg:2: body #1: must be a group { name = ...; type = ...; }"},
+    {SCENE BODIES "record = 1;\n",
+     "bad.cfg:6: top level: 'record' must be a group { ... }"},
+    /* 35: values out of range */
+    {SCENE BODIES CONTACT("law = \"power\"; k = -1; alpha = 1.5; " AM1),
+     "bad.cfg:8: contact 'hit': 'k' must be > 0 (got -1)"},
+    {SCENE BODIES CONTACT("law = \"power\"; k = 0.0; alpha = 1.5; " AM1),
+     "bad.cfg:8: contact 'hit': 'k' must be > 0 (got 0)"},
+    {SCENE BODIES CONTACT("law = \"polynomial\"; k = 1e9; alpha = 2; " AM1),
+     "bad.cfg:8: contact 'hit': 'alpha' must be an odd integer >= 1 for law "
+     "'polynomial' (got 2)"},
+    {SCENE BODIES CONTACT("law = \"polynomial\"; k = 1e9; alpha = 1.5; " AM1),
+     "bad.cfg:8: contact 'hit': 'alpha' must be an odd integer >= 1 for law "
+     "'polynomial' (got 1.5)"},
+    {SCENE BODIES CONTACT("law = \"polynomial\"; k = 1e9; alpha = -1; " AM1),
+     "bad.cfg:8: contact 'hit': 'alpha' must be an odd integer >= 1 for law "
+     "'polynomial' (got -1)"},
+    {SCENE BODIES CONTACT("law = \"power\"; k = 1e9; alpha = 0.99; " AM1),
+     "bad.cfg:8: contact 'hit': 'alpha' must be >= 1 (got 0.99)"},
+    {SCENE BODIES CONTACT(HC "mu = -0.1; " AM1),
+     "bad.cfg:8: contact 'hit': 'mu' must be >= 0 (got -0.1)"},
+    {SCENE BODIES CONTACT("law = \"rattle\"; k = 1e9; alpha = 1.5; h = -1e-3; "
+                          AM1),
+     "bad.cfg:8: contact 'hit': 'h' must be >= 0 (got -0.001)"},
+    {SCENE BODIES CONTACT(POWER "scheme = \"quadratic\"; s = 0;"),
+     "bad.cfg:8: contact 'hit': 's' must be > 0 (got 0)"},
+    {SCENE BODIES CONTACT(POWER AM1 " tolerance = 1e-3;"),
+     "bad.cfg:8: contact 'hit': 'tolerance' must be > 0 and < 0.001 (got "
+     "0.001)"},
+    {SCENE BODIES CONTACT(POWER AM1 " tolerance = 0.0;"),
+     "bad.cfg:8: contact 'hit': 'tolerance' must be > 0 and < 0.001 (got 0)"},
+    {SCENE BODIES CONTACT(POWER AM1 " max_iterations = 0;"),
+     "bad.cfg:8: contact 'hit': 'max_iterations' must be between 1 and 1000 "
+     "(got 0)"},
+    {SCENE BODIES CONTACT(POWER AM1 " max_iterations = 1001;"),
+     "bad.cfg:8: contact 'hit': 'max_iterations' must be between 1 and 1000 "
+     "(got 1001)"},
+    {SCENE BODIES "record = { every = 0; };\n",
+     "bad.cfg:6: record: 'every' must be >= 1 (got 0)"},
+    {SCENE BODIES "record = { every = -3; };\n",
+     "bad.cfg:6: record: 'every' must be >= 1 (got -3)"},
+    {"scene = { name = \"t\"; fs = 0; duration = 0.002; };\n" BODIES,
+     "bad.cfg:1: scene: 'fs' must be > 0 (got 0)"},
+    {"scene = { name = \"t\"; fs = 44100.0;\n"
+     "          duration = -0.002; };\n" BODIES,
+     "bad.cfg:2: scene: 'duration' must be > 0 (got -0.002)"},
+    {"scene = { name = \"t\"; fs = 1000.0; duration = 1e-4; };\n" BODIES,
+     "bad.cfg:1: scene: 'duration' * 'fs' must give at least one step (got "
+     "0.1)"},
+    {"scene = { name = \"t\"; fs = 1e9; duration = 1e7; };\n" BODIES,
+     "bad.cfg:1: scene: 'duration' * 'fs' must give at most 1e+15 steps (got "
+     "1e+16)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"hammer\"; type = \"mass\"; mass = -0.01; }\n"
+           ");\n",
+     "bad.cfg:3: body 'hammer': 'mass' must be > 0 (got -0.01)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"hammer\"; type = \"mass\"; mass = 0; }\n"
+           ");\n",
+     "bad.cfg:3: body 'hammer': 'mass' must be > 0 (got 0)"},
+    /* 56: non-finite and overflowing numbers */
+    {SCENE BODIES CONTACT("law = \"power\"; k = 1e400; alpha = 1.5; " AM1),
+     "bad.cfg:8: contact 'hit': 'k' must be finite (got inf)"},
+    {"scene = { name = \"t\"; fs = 44100.0; duration = 0.002;\n"
+     "  gravity = -1e999; };\n" BODIES,
+     "bad.cfg:2: scene: 'gravity' must be finite (got -inf)"},
+    {SCENE BODIES CONTACT("law = \"power\"; k = 5000000000; alpha = 1.5; " AM1),
+     "bad.cfg:8: contact 'hit': 'k' = 5000000000 does not fit an integer "
+     "(valid: write 5000000000.0 or use an exponent)"},
+    {SCENE BODIES "record = { every = 4294967297; };\n",
+     "bad.cfg:6: record: 'every' = 4294967297 does not fit an integer "
+     "(valid: append L for a 64-bit integer)"},
+    /* 60: names */
+    {SCENE "bodies = (\n"
+           "  { name = \"hammer\"; type = \"mass\"; mass = 0.01; },\n"
+           "  { name = \"hammer\"; type = \"wall\"; }\n"
+           ");\n",
+     "bad.cfg:4: body 'hammer': duplicate body name (first defined at "
+     "bad.cfg:3)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"a\"; type = \"mass\"; mass = 0.01; },\n"
+           "  { name = \"b\"; type = \"mass\"; mass = 0.01; },\n"
+           "  { name = \"c\"; type = \"mass\"; mass = 0.01; },\n"
+           "  { name = \"d\"; type = \"mass\"; mass = 0.01; }\n"
+           ");\n"
+           "contacts = (\n"
+           "  { name = \"x\"; between = [\"a\", \"b\"]; " POWER AM1 " },\n"
+           "  { name = \"x\"; between = [\"c\", \"d\"]; " POWER AM1 " }\n"
+           ");\n",
+     "bad.cfg:10: contact 'x': duplicate contact name (first defined at "
+     "bad.cfg:9)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"my hammer\"; type = \"mass\"; mass = 0.01; }\n"
+           ");\n",
+     "bad.cfg:3: body #1: invalid name 'my hammer' (valid: letters, digits, "
+     "'_' and '-')"},
+    {SCENE "bodies = (\n"
+           "  { name = \"a/b\"; type = \"mass\"; mass = 0.01; }\n"
+           ");\n",
+     "bad.cfg:3: body #1: invalid name 'a/b' (valid: letters, digits, '_' "
+     "and '-')"},
+    {SCENE "bodies = (\n"
+           "  { name = \"\"; type = \"mass\"; mass = 0.01; }\n"
+           ");\n",
+     "bad.cfg:3: body #1: 'name' must not be empty"},
+    {SCENE "bodies = (\n"
+           "  { name = \"a\"; type = \"mass\"; mass = 0.01; },\n"
+           "  { name = \"x123456789x123456789x123456789x123456789x123456789"
+           "x123456789wxyz\"; type = \"wall\"; }\n"
+           ");\n",
+     "bad.cfg:4: body #2: 'name' is too long (valid: at most 63 characters)"},
+    {"scene = { name = \"\"; fs = 44100.0; duration = 0.002; };\n" BODIES,
+     "bad.cfg:1: scene: 'name' must not be empty"},
+    {SCENE BODIES
+     "contacts = (\n"
+     "  { name = \"hit!\"; between = [\"hammer\", \"wall\"]; " POWER AM1 " }\n"
+     ");\n",
+     "bad.cfg:7: contact #1: invalid name 'hit!' (valid: letters, digits, "
+     "'_' and '-')"},
+    {SCENE "bodies = (\n"
+           "  { name = \"hammer\"; type = \"spring\"; }\n"
+           ");\n",
+     "bad.cfg:3: body 'hammer': unknown type 'spring' (valid: mass, wall, modal)"},
+    {SCENE "bodies = ();\n",
+     "bad.cfg:2: bodies: at least one body is required"},
+    /* 70: between */
+    {SCENE BODIES
+     "contacts = (\n"
+     "  { name = \"hit\"; between = [\"hammer\"];\n"
+     "    " POWER AM1 " }\n"
+     ");\n",
+     "bad.cfg:7: contact 'hit': 'between' must name exactly two bodies (got "
+     "1)"},
+    {SCENE BODIES
+     "contacts = (\n"
+     "  { name = \"hit\"; between = [\"hammer\", \"wall\", \"hammer\"];\n"
+     "    " POWER AM1 " }\n"
+     ");\n",
+     "bad.cfg:7: contact 'hit': 'between' must name exactly two bodies (got "
+     "3)"},
+    {SCENE BODIES
+     "contacts = (\n"
+     "  { name = \"hit\";\n"
+     "    " POWER AM1 "\n"
+     "    between = [\"hamer\", \"wall\"]; }\n"
+     ");\n",
+     "bad.cfg:9: contact 'hit': 'between' names unknown body 'hamer' (valid: "
+     "hammer, wall)"},
+    {SCENE BODIES
+     "contacts = (\n"
+     "  { name = \"hit\"; between = \"hammer\";\n"
+     "    " POWER AM1 " }\n"
+     ");\n",
+     "bad.cfg:7: contact 'hit': 'between' must be an array of two body names"},
+    {SCENE BODIES
+     "contacts = (\n"
+     "  { name = \"hit\"; between = [\"hammer\", \"hammer\"];\n"
+     "    " POWER AM1 " }\n"
+     ");\n",
+     "bad.cfg:7: contact 'hit': 'between' names body 'hammer' twice (valid: "
+     "two different bodies)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"w1\"; type = \"wall\"; },\n"
+           "  { name = \"w2\"; type = \"wall\"; position = 1.0; }\n"
+           ");\n"
+           "contacts = (\n"
+           "  { name = \"hit\"; between = [\"w1\", \"w2\"]; " POWER AM1 " }\n"
+           ");\n",
+     "bad.cfg:7: contact 'hit': 'between' joins two walls 'w1' and 'w2' "
+     "(valid: at least one body of type 'mass' or 'modal')"},
+    {SCENE "bodies = (\n"
+           "  { name = \"a\"; type = \"mass\"; mass = 0.01; },\n"
+           "  { name = \"b\"; type = \"mass\"; mass = 0.01; },\n"
+           "  { name = \"c\"; type = \"mass\"; mass = 0.01; }\n"
+           ");\n"
+           "contacts = (\n"
+           "  { name = \"ab\"; between = [\"a\", \"b\"]; " POWER AM1 " },\n"
+           "  { name = \"cb\"; between = [\"c\", \"b\"];\n"
+           "    law = \"power\"; k = 1.0e8; alpha = 1.5; scheme = \"three-point\"; }\n"
+           ");\n",
+     "bad.cfg:9: contact 'cb': scheme 'three-point' cannot step body 'b' together "
+     "with contact 'ab' (scheme 'am1') in one island (valid: one family per island: "
+     "two-point/am1, three-point/quadratic, or a single explicit scheme)"},
+    /* 77: top level and syntax */
+    {SCENE BODIES "sweep = { k = [1.0e8, 1.0e9]; };\n",
+     "bad.cfg:6: sweep: a sweep makes this file a study of several scenes "
+     "(valid: load it with vb_study_load)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"hammer\"; type = \"mass\"; mass = ; }\n"
+           ");\n",
+     "bad.cfg:3: syntax error: syntax error"},
+    {SCENE SCENE BODIES,
+     "bad.cfg:2: syntax error: duplicate setting name"},
+    {SCENE "@include \"scene-no-such-file.inc\"\n",
+     "bad.cfg:2: syntax error: cannot open include file"},
+};
+
+/* Replace the placeholders of an expected message. */
+static void expand(const char *pattern, char *out, size_t size)
+{
+  const char *p = pattern;
+  size_t n = 0;
+
+  out[0] = '\0';
+  while (*p != '\0' && n + 1 < size) {
+    if (strncmp(p, "@SCHEMES@", 9) == 0) {
+      n += (size_t)snprintf(out + n, size - n, "%s", vb_scheme_choices());
+      p += 9;
+    } else if (strncmp(p, "@LAWS@", 6) == 0) {
+      n += (size_t)snprintf(out + n, size - n, "%s", vb_law_choices());
+      p += 6;
+    } else {
+      out[n++] = *p++;
+      out[n] = '\0';
+    }
+  }
+}
+
+/* Each bad scene fails with VB_EINVAL, *out NULL and its exact message. */
+START_TEST(test_bad_scene)
+{
+  vb_scene *sc = (vb_scene *)&sc;
+  char err[2048] = "", expected[2048];
+  int rc = vb_scene_load_string(bad[_i].text, "bad.cfg", &sc, err, sizeof err);
+
+  expand(bad[_i].message, expected, sizeof expected);
+  ck_assert_msg(rc == VB_EINVAL, "case %d: status %d, message %s", _i, rc, err);
+  ck_assert_ptr_null(sc);
+  ck_assert_msg(strcmp(err, expected) == 0,
+                "case %d:\n  got      %s\n  expected %s", _i, err, expected);
+}
+END_TEST
+
+/* A missing file is VB_EIO with the system's reason. */
+START_TEST(test_missing_file)
+{
+  vb_scene *sc = (vb_scene *)&sc;
+  char err[1024], expected[1024];
+  int rc = vb_scene_load(DATA "scene-no-such-file.cfg", &sc, err, sizeof err);
+
+  snprintf(expected, sizeof expected,
+           "%s: cannot read scene file: %s", DATA "scene-no-such-file.cfg",
+           strerror(ENOENT));
+  ck_assert_int_eq(rc, VB_EIO);
+  ck_assert_ptr_null(sc);
+  ck_assert_str_eq(err, expected);
+  rc = vb_scene_load(DATA, &sc, err, sizeof err);
+  snprintf(expected, sizeof expected, "%s: cannot read scene file: %s", DATA,
+           strerror(EISDIR));
+  ck_assert_int_eq(rc, VB_EIO);
+  ck_assert_ptr_null(sc);
+  ck_assert_str_eq(err, expected);
+}
+END_TEST
+
+/* Errors inside an included file name that file and its line. */
+START_TEST(test_error_in_include)
+{
+  vb_scene *sc = (vb_scene *)&sc;
+  char err[1024];
+  int rc = vb_scene_load(DATA "scene-include-bad.cfg", &sc, err, sizeof err);
+
+  ck_assert_int_eq(rc, VB_EINVAL);
+  ck_assert_ptr_null(sc);
+  ck_assert_str_eq(err, DATA "scene-include-bad-bodies.inc:3: body 'ball': "
+                             "unknown key 'mas' (valid: name, type, mass, u0, "
+                             "v0, k, c)");
+  sc = (vb_scene *)&sc;
+  rc = vb_scene_load_string(
+      "scene = { name = \"s\"; fs = 1.0; duration = 1.0; };\n"
+      "@include \"scene-include-bigint.inc\"\n",
+      DATA "virtual.cfg", &sc, err, sizeof err);
+  ck_assert_int_eq(rc, VB_EINVAL);
+  ck_assert_ptr_null(sc);
+  ck_assert_str_eq(err, DATA "scene-include-bigint.inc:3: body 'ball': 'mass' "
+                             "= 3000000000 does not fit an integer (valid: "
+                             "write 3000000000.0 or use an exponent)");
+}
+END_TEST
+
+/* A NUL byte inside a file is refused rather than silently cut. */
+START_TEST(test_nul_byte)
+{
+  static const char path[] = "/tmp/check_scene_nul.cfg";
+  static const char text[] = SCENE "\0bodies = ();\n";
+  vb_scene *sc = (vb_scene *)&sc;
+  char err[1024];
+  FILE *f = fopen(path, "wb");
+  int rc;
+
+  ck_assert_ptr_nonnull(f);
+  fwrite(text, 1, sizeof text - 1, f);
+  fclose(f);
+  rc = vb_scene_load(path, &sc, err, sizeof err);
+  remove(path);
+  ck_assert_int_eq(rc, VB_EINVAL);
+  ck_assert_ptr_null(sc);
+  ck_assert_str_eq(err, "/tmp/check_scene_nul.cfg:2: syntax error: NUL byte "
+                        "in the scene file");
+}
+END_TEST
+
+/* The suite: core loading, limits of the values, and error messages. */
+static Suite *scene_suite(void)
+{
+  Suite *s = suite_create("scene");
+  TCase *core = tcase_create("core");
+  TCase *limits = tcase_create("limits");
+  TCase *errors = tcase_create("errors");
+
+  tcase_add_test(core, test_good_fields);
+  tcase_add_test(core, test_defaults);
+  tcase_add_test(core, test_integers_as_reals_values);
+  tcase_add_test(core, test_include_file);
+  tcase_add_test(core, test_include_string);
+  tcase_add_test(core, test_every_scheme);
+  tcase_add_test(core, test_no_contacts);
+  suite_add_tcase(s, core);
+
+  tcase_add_test(limits, test_edges);
+  tcase_add_test(limits, test_long_names);
+  tcase_add_test(limits, test_steps);
+  tcase_add_test(limits, test_truncation);
+  tcase_add_test(limits, test_long_list);
+  suite_add_tcase(s, limits);
+
+  tcase_add_loop_test(errors, test_bad_scene, 0,
+                      (int)(sizeof bad / sizeof *bad));
+  tcase_add_test(errors, test_missing_file);
+  tcase_add_test(errors, test_error_in_include);
+  tcase_add_test(errors, test_nul_byte);
+  suite_add_tcase(s, errors);
+  return s;
+}
+
+/* Run the suite; non-zero exit status on any failure. */
+int main(void)
+{
+  SRunner *sr = srunner_create(scene_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

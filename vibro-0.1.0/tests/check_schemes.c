@@ -1,0 +1,230 @@
+/* check_schemes.c - the conformance suite: one set of tests looped over
+ * every registered scheme (free flight exact, energy behaviour,
+ * determinism, observed order of accuracy). */
+#include <math.h>
+#include "testutil.h"
+
+static const vb_scheme *
+scheme_at(int i)
+{
+  size_t n;
+  const vb_scheme *const *all = vb_scheme_list(&n);
+  ck_assert_int_lt(i, (int)n);
+  return all[i];
+}
+
+/* Scene text of one mass and one wall with the given contact. */
+static void
+scene_text(char *buf, size_t len, const char *scheme, double fs, double duration,
+           double gravity, double mass, double u0, double v0, const char *contact)
+{
+  const char *extra = strcmp(scheme, "quadratic") == 0 ? " s = 1.0;" : "";
+  snprintf(buf, len,
+           "scene = { name = \"conformance\"; fs = %.17g; duration = %.17g; gravity = %.17g; };\n"
+           "bodies = ( { name = \"ball\"; type = \"mass\"; mass = %.17g; u0 = %.17g; v0 = %.17g; },\n"
+           "           { name = \"wall\"; type = \"wall\"; position = 0.0; } );\n"
+           "contacts = ( { name = \"c\"; between = [\"ball\", \"wall\"]; %s scheme = \"%s\";%s } );\n",
+           fs, duration, gravity, mass, u0, v0, contact, scheme, extra);
+}
+
+/* Free flight under gravity, never reaching the wall, is exact. */
+START_TEST(test_free_flight)
+{
+  const vb_scheme *sc = scheme_at(_i);
+  char text[2048];
+  scene_text(text, sizeof text, sc->name, 44100.0, 0.05, 9.81, 0.0137, -0.02385, 0.531,
+             "law = \"hunt-crossley\"; k = 2.2e8; alpha = 1.37; mu = 0.41;");
+  tu_sim s = tu_run_text(text);
+  ck_assert_int_eq(s.rc, VB_OK);
+  const double *u = vb_run_body_u(s.run, 0), *v = vb_run_body_v(s.run, 0);
+  double dt = 1.0 / 44100.0, worst_u = 0.0, worst_v = 0.0;
+  for (long n = 0; n < vb_run_samples(s.run); n++) {
+    double t = n * dt;
+    double ue = -0.02385 + 0.531 * t - 0.5 * 9.81 * t * t;
+    double ve = 0.531 - 9.81 * t;
+    /* three-level schemes report the rate of the step into the sample */
+    if (sc->family == VB_FAMILY_THREE_LEVEL && n > 0)
+      ve = 0.531 - 9.81 * (t - 0.5 * dt);
+    if (sc->family == VB_FAMILY_THREE_LEVEL && n == 0)
+      ve = 0.531 + 0.5 * 9.81 * dt;
+    worst_u = fmax(worst_u, fabs(u[n] - ue));
+    worst_v = fmax(worst_v, fabs(v[n] - ve));
+  }
+  /* round-off in a recurrence over N steps grows like N^2 eps |u|
+   * (2205 steps: about 3e-11 m here), far below any scheme error */
+  ck_assert_msg(worst_u < 3e-11, "%s: u off by %g", sc->name, worst_u);
+  /* rates come from differences of positions: round-off N eps |u| / dt */
+  ck_assert_msg(worst_v < 1e-9, "%s: v off by %g", sc->name, worst_v);
+  ck_assert_int_eq(vb_run_contact(s.run, 0)->nevents, 0);
+  tu_free(&s);
+}
+END_TEST
+
+/* A lossless impact: energy-conserving schemes keep their discrete energy
+ * and rebound at the entry speed to round-off; the others stay within a
+ * percent for a contact of about 30 samples. */
+START_TEST(test_energy_lossless)
+{
+  const vb_scheme *sc = scheme_at(_i);
+  char text[2048];
+  scene_text(text, sizeof text, sc->name, 44100.0, 0.003, 0.0, 0.0137, -3.3e-5, 0.87,
+             "law = \"power\"; k = 2.385e7; alpha = 1.5;");
+  tu_sim s = tu_run_text(text);
+  ck_assert_int_eq(s.rc, VB_OK);
+  const vb_contact_result *r = vb_run_contact(s.run, 0);
+  ck_assert_int_eq(r->nevents, 1);
+  const vb_event *ev = &r->events[0];
+  ck_assert_int_ge(ev->samples, 25);
+  const double *e = vb_run_energy(s.run, 0);
+  double lo = e[0], hi = e[0];
+  for (long n = 0; n < vb_run_samples(s.run); n++) {
+    lo = fmin(lo, e[n]);
+    hi = fmax(hi, e[n]);
+  }
+  double drift = (hi - lo) / e[0];
+  double rebound = fabs(fabs(ev->v_out) - ev->v_in) / ev->v_in;
+  if (sc->energy_conserving) {
+    ck_assert_msg(drift < 1e-13, "%s: energy drift %g", sc->name, drift);
+    ck_assert_msg(rebound < 1e-12, "%s: rebound off by %g", sc->name, rebound);
+  } else {
+    ck_assert_msg(drift < 1e-2, "%s: energy drift %g", sc->name, drift);
+    ck_assert_msg(rebound < 1e-2, "%s: rebound off by %g", sc->name, rebound);
+    /* and the error is really there: these schemes do not conserve it */
+    ck_assert_msg(drift > 1e-9, "%s: energy drift %g suspiciously small", sc->name, drift);
+  }
+  tu_free(&s);
+}
+END_TEST
+
+/* With Hunt-Crossley damping and gravity the dissipated and external
+ * accounts close the balance:
+ * exactly for the energy-conserving schemes, within the scheme's own
+ * error (trapezoidal accounting) for the others. */
+START_TEST(test_energy_balance_damped)
+{
+  const vb_scheme *sc = scheme_at(_i);
+  char text[2048];
+  scene_text(text, sizeof text, sc->name, 96000.0, 0.003, 9.81, 0.0137, -3.3e-5, 0.87,
+             "law = \"hunt-crossley\"; k = 2.385e7; alpha = 1.5; mu = 0.61;");
+  tu_sim s = tu_run_text(text);
+  ck_assert_int_eq(s.rc, VB_OK);
+  const vb_contact_result *r = vb_run_contact(s.run, 0);
+  ck_assert_int_eq(r->nevents, 1);
+  const double *e = vb_run_energy(s.run, 0), *d = vb_run_energy(s.run, 3);
+  const double *x = vb_run_energy(s.run, 4);
+  long last = vb_run_samples(s.run) - 1;
+  ck_assert(d[last] > 0.01 * e[0]); /* damping did take energy */
+  ck_assert(x[last] > 0.001 * e[0]); /* gravity did work */
+  double worst = 0.0;
+  for (long n = 0; n <= last; n++)
+    worst = fmax(worst, fabs(e[n] + d[n] - x[n] - e[0]));
+  worst /= e[0];
+  ck_assert_double_eq(vb_run_balance_error(s.run), e[last] + d[last] - x[last] - e[0]);
+  /* round-off: the kinetic energy of a three-level scheme (and the rate
+   * of eq 8a) is a difference of positions, each sample off by about
+   * eps |x| / dt; over 288 steps this reaches ~1e-12 of the energy */
+  if (sc->energy_conserving)
+    ck_assert_msg(worst < 1e-11, "%s: balance error %g", sc->name, worst);
+  else
+    ck_assert_msg(worst < 2e-2, "%s: balance error %g", sc->name, worst);
+  tu_free(&s);
+}
+END_TEST
+
+/* The same scene twice gives bit-identical results. */
+START_TEST(test_determinism)
+{
+  const vb_scheme *sc = scheme_at(_i);
+  char text[2048];
+  scene_text(text, sizeof text, sc->name, 44100.0, 0.01, 9.81, 0.0137, -3.3e-5, 0.87,
+             "law = \"hunt-crossley\"; k = 2.385e7; alpha = 1.5; mu = 0.61;");
+  tu_sim a = tu_run_text(text), b = tu_run_text(text);
+  long n = vb_run_samples(a.run);
+  const vb_contact_result *ra = vb_run_contact(a.run, 0), *rb = vb_run_contact(b.run, 0);
+  ck_assert_int_gt(ra->nevents, 0);
+  ck_assert_int_eq(ra->nevents, rb->nevents);
+  ck_assert(memcmp(ra->compression, rb->compression, (size_t)n * sizeof(double)) == 0);
+  ck_assert(memcmp(ra->events, rb->events, (size_t)ra->nevents * sizeof(vb_event)) == 0);
+  ck_assert(memcmp(vb_run_energy(a.run, 0), vb_run_energy(b.run, 0), (size_t)n * sizeof(double)) == 0);
+  tu_free(&a);
+  tu_free(&b);
+}
+END_TEST
+
+/* Observed order of accuracy on a smooth problem (a linear spring, the
+ * polynomial law with alpha = 1): the error at t = 0.02 s falls with the
+ * step at the order the scheme claims. */
+START_TEST(test_order)
+{
+  const vb_scheme *sc = scheme_at(_i);
+  const double m = 0.0137, k = 3.71e4, v0 = 0.57, T = 0.02;
+  const double w = sqrt(k / m);
+  double err[3];
+  for (int j = 0; j < 3; j++) {
+    double fs = 32000.0 * pow(2.0, j);
+    char text[2048];
+    scene_text(text, sizeof text, sc->name, fs, T, 0.0, m, 0.0, v0,
+               "law = \"polynomial\"; k = 3.71e4; alpha = 1;");
+    tu_sim s = tu_run_text(text);
+    ck_assert_int_eq(s.rc, VB_OK);
+    const double *x = vb_run_contact(s.run, 0)->compression;
+    err[j] = 0.0;
+    for (long n = 0; n < vb_run_samples(s.run); n++)
+      err[j] = fmax(err[j], fabs(x[n] - v0 / w * sin(w * n / fs)));
+    tu_free(&s);
+  }
+  double p1 = log2(err[0] / err[1]), p2 = log2(err[1] / err[2]);
+  ck_assert_msg(fabs(p2 - sc->order) < 0.3 && fabs(p1 - sc->order) < 0.6,
+                "%s: observed order %.3f, %.3f (claims %d)",
+                sc->name, p1, p2, sc->order);
+}
+END_TEST
+
+/* The quadratic scheme with s = 1/2 is second order (Ducceschi 3). */
+START_TEST(test_order_quadratic_half)
+{
+  const double m = 0.0137, k = 3.71e4, v0 = 0.57, T = 0.02, w = sqrt(k / m);
+  double err[2];
+  for (int j = 0; j < 2; j++) {
+    double fs = 16000.0 * pow(2.0, j);
+    char text[2048];
+    snprintf(text, sizeof text,
+             "scene = { name = \"q\"; fs = %.17g; duration = %.17g; };\n"
+             "bodies = ( { name = \"ball\"; type = \"mass\"; mass = 0.0137; v0 = 0.57; },\n"
+             "           { name = \"wall\"; type = \"wall\"; } );\n"
+             "contacts = ( { name = \"c\"; between = [\"ball\", \"wall\"]; law = \"polynomial\";\n"
+             "  k = 3.71e4; alpha = 1; scheme = \"quadratic\"; s = 0.5; } );\n", fs, T);
+    tu_sim s = tu_run_text(text);
+    const double *x = vb_run_contact(s.run, 0)->compression;
+    err[j] = 0.0;
+    for (long n = 0; n < vb_run_samples(s.run); n++)
+      err[j] = fmax(err[j], fabs(x[n] - v0 / w * sin(w * n / fs)));
+    tu_free(&s);
+  }
+  ck_assert_msg(fabs(log2(err[0] / err[1]) - 2.0) < 0.3, "order %g", log2(err[0] / err[1]));
+}
+END_TEST
+
+static Suite *
+schemes_suite(void)
+{
+  size_t n;
+  vb_scheme_list(&n);
+  Suite *s = suite_create("schemes");
+  TCase *core = tcase_create("core");
+  tcase_set_timeout(core, 120);
+  tcase_add_loop_test(core, test_free_flight, 0, (int)n);
+  tcase_add_loop_test(core, test_energy_lossless, 0, (int)n);
+  tcase_add_loop_test(core, test_energy_balance_damped, 0, (int)n);
+  tcase_add_loop_test(core, test_determinism, 0, (int)n);
+  tcase_add_loop_test(core, test_order, 0, (int)n);
+  tcase_add_test(core, test_order_quadratic_half);
+  suite_add_tcase(s, core);
+  return s;
+}
+
+int
+main(void)
+{
+  return tu_main(schemes_suite());
+}

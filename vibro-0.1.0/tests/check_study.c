@@ -1,0 +1,475 @@
+/* check_study.c - studies: sweep expansion (grid, zip, random; linspace
+ * and logspace values exact), sweep errors with their exact messages,
+ * errors inside a swept scene, and the study runner's output: the table
+ * against direct single-scene runs, a plain scene's one-row table, and a
+ * resume refused for another input. */
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "testutil.h"
+#include "vibro.h"
+
+/* splitmix64's reference stream (seed 0), from the sweep internals. */
+uint64_t vb_splitmix64(uint64_t seed, uint64_t k);
+
+/* A hammer against a wall, with an irregular mass; the sweep is appended. */
+#define BASE \
+  "scene = { name = \"s\"; fs = 44100.0; duration = 0.002; };\n"                        \
+  "bodies = ( { name = \"hammer\"; type = \"mass\"; mass = 0.0137; v0 = 0.83; },\n"     \
+  "           { name = \"wall\"; type = \"wall\"; } );\n"                               \
+  "contacts = ( { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = \"hunt-crossley\";\n" \
+  "               k = 2.2e8; alpha = 1.37; mu = 0.41; scheme = \"am1\"; } );\n"
+
+/* Load a study from text; fails the test on error. */
+static vb_study *load(const char *text)
+{
+  char err[1024];
+  vb_study *st = NULL;
+  int rc = vb_study_load_string(text, "study.cfg", &st, err, sizeof err);
+
+  ck_assert_msg(rc == VB_OK, "study did not load: %s", err);
+  return st;
+}
+
+/* Load a study that must fail with exactly `expected`. */
+static void refused(const char *text, const char *expected)
+{
+  char err[1024];
+  vb_study *st = NULL;
+  int rc = vb_study_load_string(text, "study.cfg", &st, err, sizeof err);
+
+  ck_assert_int_eq(rc, VB_EINVAL);
+  ck_assert_ptr_eq(st, NULL);
+  ck_assert_str_eq(err, expected);
+}
+
+START_TEST(test_grid_order_and_values)
+{
+  vb_study *st = load(BASE "sweep = { mode = \"grid\"; params = (\n"
+                           "  { path = \"contacts.hit.k\"; values = [1.5e8, 2.5e8, 3.5e8]; },\n"
+                           "  { path = \"bodies.hammer.v0\"; linspace = [0.25, 1.0]; n = 4; }\n"
+                           "); };\n");
+  vb_scene *sc;
+  char err[512];
+
+  ck_assert_int_eq(vb_study_scenes(st), 12);
+  ck_assert_int_eq(vb_study_nparams(st), 2);
+  ck_assert_str_eq(vb_study_param(st, 0), "contacts.hit.k");
+  ck_assert_str_eq(vb_study_mode(st), "grid");
+  /* first parameter slowest */
+  ck_assert(vb_study_value(st, 0, 0) == 1.5e8 && vb_study_value(st, 3, 0) == 1.5e8);
+  ck_assert(vb_study_value(st, 4, 0) == 2.5e8 && vb_study_value(st, 11, 0) == 3.5e8);
+  ck_assert(vb_study_value(st, 5, 1) == 0.5 && vb_study_value(st, 7, 1) == 1.0);
+  /* the values reach the loaded scene */
+  ck_assert_int_eq(vb_study_scene(st, 6, &sc, err, sizeof err), VB_OK);
+  ck_assert(sc->contacts[0].law.k == 2.5e8);
+  ck_assert(sc->bodies[0].v0 == 0.75);
+  ck_assert(sc->bodies[0].mass == 0.0137);
+  vb_scene_free(sc);
+  ck_assert_int_eq(vb_study_scene(st, 12, &sc, err, sizeof err), VB_EINVAL);
+  vb_study_free(st);
+}
+END_TEST
+
+START_TEST(test_spaced_values_exact)
+{
+  static const double decades[] = { 1e6, 1e7, 1e8, 1e9, 1e10 };
+  vb_study *st = load(BASE "sweep = { mode = \"zip\"; params = (\n"
+                           "  { path = \"contacts.hit.k\"; logspace = [1.0e6, 1.0e10]; n = 5; },\n"
+                           "  { path = \"scene.fs\"; linspace = [22050.0, 176400.0]; n = 5; }\n"
+                           "); };\n");
+  int i;
+
+  ck_assert_int_eq(vb_study_scenes(st), 5);
+  for (i = 0; i < 5; i++) {
+    ck_assert_msg(vb_study_value(st, i, 0) == decades[i], "logspace %d: %.17g", i,
+                  vb_study_value(st, i, 0));
+    ck_assert(vb_study_value(st, i, 1) == (22050.0 * (4 - i) + 176400.0 * i) / 4.0);
+  }
+  ck_assert(vb_study_value(st, 1, 1) == 60637.5);
+  vb_study_free(st);
+}
+END_TEST
+
+START_TEST(test_random_splitmix)
+{
+  vb_study *st = load(BASE "sweep = { mode = \"random\"; n = 50; seed = 7; params = (\n"
+                           "  { path = \"contacts.hit.k\"; loguniform = [1.0e6, 1.0e10]; },\n"
+                           "  { path = \"bodies.hammer.v0\"; uniform = [0.5, 2.5]; },\n"
+                           "  { path = \"contacts.hit.mu\"; values = [0.1, 0.2, 0.3]; }\n"
+                           "); };\n");
+  vb_study *again = load(BASE "sweep = { mode = \"random\"; n = 50; seed = 7; params = (\n"
+                              "  { path = \"contacts.hit.k\"; loguniform = [1.0e6, 1.0e10]; },\n"
+                              "  { path = \"bodies.hammer.v0\"; uniform = [0.5, 2.5]; },\n"
+                              "  { path = \"contacts.hit.mu\"; values = [0.1, 0.2, 0.3]; }\n"
+                              "); };\n");
+  int i, seen[3] = { 0, 0, 0 };
+  double u;
+
+  /* the published first output of splitmix64 seeded with 0 */
+  ck_assert(vb_splitmix64(0, 0) == UINT64_C(0xE220A8397B1DCDAF));
+  ck_assert_int_eq(vb_study_scenes(st), 50);
+  for (i = 0; i < 50; i++) {
+    double k = vb_study_value(st, i, 0), v = vb_study_value(st, i, 1),
+           mu = vb_study_value(st, i, 2);
+
+    ck_assert(k >= 1e6 && k <= 1e10);
+    ck_assert(v >= 0.5 && v < 2.5);
+    ck_assert(mu == 0.1 || mu == 0.2 || mu == 0.3);
+    seen[mu == 0.1 ? 0 : mu == 0.2 ? 1 : 2]++;
+    ck_assert(k == vb_study_value(again, i, 0) && v == vb_study_value(again, i, 1));
+  }
+  ck_assert(seen[0] > 0 && seen[1] > 0 && seen[2] > 0);
+  /* scene 3, parameter 1 is draw 3 * 3 + 1 of the stream seeded with 7 */
+  u = (double)(vb_splitmix64(7, 10) >> 11) * 0x1.0p-53;
+  ck_assert(vb_study_value(st, 3, 1) == 0.5 + 2.0 * u);
+  vb_study_free(again);
+  vb_study_free(st);
+}
+END_TEST
+
+START_TEST(test_absent_keys_created)
+{
+  vb_study *st = load(BASE "sweep = { params = (\n"
+                           "  { path = \"contacts.hit.gap\"; values = [-2.5e-5, 0.0]; },\n"
+                           "  { path = \"record.every\"; values = [1, 3]; },\n"
+                           "  { path = \"scene.gravity\"; values = [9.81]; }\n"
+                           "); };\n");
+  vb_scene *sc;
+  char err[512];
+
+  ck_assert_int_eq(vb_study_scenes(st), 4);
+  ck_assert_int_eq(vb_study_scene(st, 1, &sc, err, sizeof err), VB_OK);
+  ck_assert(sc->contacts[0].gap == -2.5e-5);
+  ck_assert_int_eq(sc->record_every, 3);
+  ck_assert(sc->gravity == 9.81);
+  vb_scene_free(sc);
+  vb_study_free(st);
+}
+END_TEST
+
+START_TEST(test_plain_scene_is_one)
+{
+  vb_study *st = load(BASE);
+
+  ck_assert_int_eq(vb_study_scenes(st), 1);
+  ck_assert_int_eq(vb_study_nparams(st), 0);
+  ck_assert_str_eq(vb_study_mode(st), "none");
+  ck_assert_str_eq(vb_study_sweep(st), "");
+  ck_assert(vb_study_first(st)->contacts[0].law.k == 2.2e8);
+  vb_study_free(st);
+}
+END_TEST
+
+/* Bad sweeps: the message, exactly. */
+static const struct {
+  const char *sweep, *message;
+} bad_sweeps[] = {
+  {"sweep = { params = ( { path = \"contacts.hit.kk\"; values = [1.0]; } ); };\n",
+   "study.cfg:6: sweep: unknown parameter path 'contacts.hit.kk' (valid: contacts.hit.k, "
+   "contacts.hit.alpha, contacts.hit.mu, contacts.hit.gap, contacts.hit.tolerance, "
+   "contacts.hit.max_iterations)"},
+  {"sweep = { params = ( { path = \"contacts.hot.k\"; values = [1.0]; } ); };\n",
+   "study.cfg:6: sweep: unknown parameter path 'contacts.hot.k' (valid: contacts.hit.k)"},
+  {"sweep = { params = ( { path = \"bodies.wall.v0\"; values = [1.0]; } ); };\n",
+   "study.cfg:6: sweep: unknown parameter path 'bodies.wall.v0' (valid: bodies.wall.position)"},
+  {"sweep = { params = ( { path = \"scene.name\"; values = [1.0]; } ); };\n",
+   "study.cfg:6: sweep: unknown parameter path 'scene.name' (valid: scene.fs, "
+   "scene.duration, scene.gravity)"},
+  {"sweep = { params = ( { path = \"contacts.hit.k[0]\"; values = [1.0]; } ); };\n",
+   "study.cfg:6: sweep: unknown parameter path 'contacts.hit.k[0]' (valid: contacts.hit.k, "
+   "contacts.hit.alpha, contacts.hit.mu, contacts.hit.gap, contacts.hit.tolerance, "
+   "contacts.hit.max_iterations)"},
+  {"sweep = { mode = \"spiral\"; params = ( { path = \"scene.fs\"; values = [1.0]; } ); };\n",
+   "study.cfg:6: sweep: unknown mode 'spiral' (valid: grid, zip, random)"},
+  {"sweep = { mode = \"zip\"; params = ( { path = \"scene.fs\"; values = [1.0, 2.0]; },\n"
+   "  { path = \"contacts.hit.k\"; values = [1.0, 2.0, 3.0]; } ); };\n",
+   "study.cfg:7: sweep: mode 'zip' needs parameters of equal length ('scene.fs' has 2 "
+   "values, 'contacts.hit.k' has 3)"},
+  {"sweep = { params = ( { path = \"scene.fs\"; linspace = [1.0, 2.0]; } ); };\n",
+   "study.cfg:6: sweep: missing required key 'n' for 'linspace'"},
+  {"sweep = { params = ( { path = \"scene.fs\"; logspace = [0.0, 2.0]; n = 3; } ); };\n",
+   "study.cfg:6: sweep: 'logspace' must be two numbers > 0 (valid: use linspace for signed "
+   "ranges)"},
+  {"sweep = { params = ( { path = \"scene.fs\"; uniform = [1.0, 2.0]; } ); };\n",
+   "study.cfg:6: sweep: 'uniform' applies only to mode 'random' (valid: path, values, "
+   "linspace, logspace, n)"},
+  {"sweep = { mode = \"random\"; params = ( { path = \"scene.fs\"; uniform = [1.0, 2.0]; } ); };\n",
+   "study.cfg:6: sweep: missing required key 'n' for mode 'random'"},
+  {"sweep = { params = ( { path = \"scene.fs\"; values = [1.0]; },\n"
+   "  { path = \"scene.fs\"; values = [2.0]; } ); };\n",
+   "study.cfg:7: sweep: parameter 'scene.fs' is swept twice (valid: each path once)"},
+  {"sweep = { params = ( { path = \"scene.fs\"; } ); };\n",
+   "study.cfg:6: sweep: parameter 'scene.fs' has no values (valid: values, linspace, "
+   "logspace)"},
+  {"sweep = { params = ( { path = \"scene.fs\"; values = [1.0]; n = 2; } ); };\n",
+   "study.cfg:6: sweep: 'n' applies only to linspace and logspace (valid: path, values)"},
+  {"sweep = { params = ( ); };\n",
+   "study.cfg:6: sweep: 'params' must be a non-empty list of groups ( { path = ...; ... }, "
+   "... )"},
+  /* an error inside swept scene 2 names its values; the line is the sweep's */
+  {"sweep = { params = (\n"
+   "  { path = \"contacts.hit.k\"; values = [2.0e8, -1.0]; },\n"
+   "  { path = \"bodies.hammer.v0\"; values = [1.0, 2.0]; } ); };\n",
+   "study.cfg:7: contact 'hit': 'k' must be > 0 (got -1) (scene 2: contacts.hit.k = -1, "
+   "bodies.hammer.v0 = 1)"},
+  {"sweep = { params = ( { path = \"record.every\"; values = [1.0, 2.5]; } ); };\n",
+   "study.cfg:6: record: 'every' must be an integer (scene 1: record.every = 2.5)"},
+};
+
+START_TEST(test_bad_sweep)
+{
+  char text[2048];
+
+  snprintf(text, sizeof text, "%s%s", BASE, bad_sweeps[_i].sweep);
+  refused(text, bad_sweeps[_i].message);
+}
+END_TEST
+
+START_TEST(test_scene_loader_refuses_study)
+{
+  char err[512];
+  vb_scene *sc;
+
+  ck_assert_int_eq(vb_scene_load_string(BASE "sweep = { params = ( { path = \"scene.fs\"; "
+                                        "values = [1.0]; } ); };\n", "study.cfg", &sc,
+                                        err, sizeof err), VB_EINVAL);
+  ck_assert_str_eq(err, "study.cfg:6: sweep: a sweep makes this file a study of several "
+                        "scenes (valid: load it with vb_study_load)");
+}
+END_TEST
+
+/* ----------------------------------------------------------- the runner */
+
+/* A fresh output path in the build directory. */
+static void out_path(char *buf, size_t size, const char *name)
+{
+  snprintf(buf, size, "%s/tests/study-%ld-%s.h5", TEST_BUILDDIR, (long)getpid(), name);
+  remove(buf);
+}
+
+/* Read /study/table's rows into a buffer with memory type `mtype`. */
+static void read_table(const char *path, hid_t mtype, void *rows, long expect)
+{
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, "study/table", H5P_DEFAULT);
+  hid_t s = H5Dget_space(d);
+
+  ck_assert(f >= 0 && d >= 0 && s >= 0);
+  ck_assert_int_eq(H5Sget_simple_extent_npoints(s), expect);
+  ck_assert(H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+  H5Sclose(s);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
+typedef struct row {
+  int64_t index;
+  double k, v0;
+  int status_code;
+  char status[128];
+  double final_energy, balance;
+  int64_t impacts;
+  double first_impact, mean_duration, max_compression;
+} row;
+
+START_TEST(test_table_matches_single_runs)
+{
+  static const char sweep[] =
+      "sweep = { params = (\n"
+      "  { path = \"contacts.hit.k\"; logspace = [1.0e8, 1.0e9]; n = 3; },\n"
+      "  { path = \"bodies.hammer.v0\"; values = [0.83, 1.9]; } ); };\n";
+  char text[2048], out[1024], err[1024];
+  vb_study_options opt = { 2, 0, 0, 0, 1 };
+  vb_study_report rep;
+  vb_study *st;
+  row rows[6];
+  hid_t str, m;
+  long i;
+
+  snprintf(text, sizeof text, "%s%s", BASE, sweep);
+  st = load(text);
+  out_path(out, sizeof out, "table");
+  ck_assert_msg(vb_study_run(st, out, &opt, &rep, err, sizeof err) == VB_OK, "%s", err);
+  ck_assert_int_eq(rep.ran, 6);
+  ck_assert_int_eq(rep.failed, 0);
+  str = H5Tcopy(H5T_C_S1);
+  H5Tset_size(str, 128);
+  m = H5Tcreate(H5T_COMPOUND, sizeof(row));
+  H5Tinsert(m, "index", HOFFSET(row, index), H5T_NATIVE_INT64);
+  H5Tinsert(m, "contacts.hit.k", HOFFSET(row, k), H5T_NATIVE_DOUBLE);
+  H5Tinsert(m, "bodies.hammer.v0", HOFFSET(row, v0), H5T_NATIVE_DOUBLE);
+  H5Tinsert(m, "status_code", HOFFSET(row, status_code), H5T_NATIVE_INT);
+  H5Tinsert(m, "status", HOFFSET(row, status), str);
+  H5Tinsert(m, "final_energy", HOFFSET(row, final_energy), H5T_NATIVE_DOUBLE);
+  H5Tinsert(m, "energy_balance_error", HOFFSET(row, balance), H5T_NATIVE_DOUBLE);
+  H5Tinsert(m, "impacts:hit", HOFFSET(row, impacts), H5T_NATIVE_INT64);
+  H5Tinsert(m, "first_impact:hit", HOFFSET(row, first_impact), H5T_NATIVE_DOUBLE);
+  H5Tinsert(m, "mean_contact_duration:hit", HOFFSET(row, mean_duration), H5T_NATIVE_DOUBLE);
+  H5Tinsert(m, "max_compression:hit", HOFFSET(row, max_compression), H5T_NATIVE_DOUBLE);
+  read_table(out, m, rows, 6);
+  for (i = 0; i < 6; i++) {
+    char from_k[64], to_k[64], from_v[64], to_v[64];
+    const char *repl[4];
+    tu_sim s;
+    const vb_contact_result *r;
+    long n, j;
+    double maxc = -INFINITY;
+
+    ck_assert_int_eq(rows[i].index, i);
+    ck_assert(rows[i].k == vb_study_value(st, i, 0));
+    ck_assert(rows[i].v0 == vb_study_value(st, i, 1));
+    ck_assert_int_eq(rows[i].status_code, 0);
+    ck_assert_str_eq(rows[i].status, "done");
+    /* the same scene run directly, from text with the values written in */
+    snprintf(from_k, sizeof from_k, "k = 2.2e8;");
+    snprintf(to_k, sizeof to_k, "k = %.17g;", rows[i].k);
+    snprintf(from_v, sizeof from_v, "v0 = 0.83;");
+    snprintf(to_v, sizeof to_v, "v0 = %.17g;", rows[i].v0);
+    repl[0] = from_k;
+    repl[1] = to_k;
+    repl[2] = from_v;
+    repl[3] = to_v;
+    {
+      char *t = strdup(BASE);
+      tu_replace(&t, repl[0], repl[1]);
+      tu_replace(&t, repl[2], repl[3]);
+      s = tu_run_text(t);
+      free(t);
+    }
+    r = vb_run_contact(s.run, 0);
+    n = vb_run_samples(s.run);
+    for (j = 0; j < n; j++)
+      maxc = r->compression[j] > maxc ? r->compression[j] : maxc;
+    ck_assert_int_eq(rows[i].impacts, r->nevents);
+    ck_assert_int_ge(r->nevents, 1);
+    ck_assert(rows[i].first_impact == r->events[0].t_on);
+    ck_assert(rows[i].max_compression == maxc);
+    ck_assert(rows[i].final_energy == vb_run_energy(s.run, 0)[n - 1]);
+    ck_assert(rows[i].balance == vb_run_balance_error(s.run));
+    ck_assert(isnan(rows[i].mean_duration) || rows[i].mean_duration == r->events[0].duration);
+    tu_free(&s);
+  }
+  H5Tclose(m);
+  H5Tclose(str);
+  remove(out);
+  vb_study_free(st);
+}
+END_TEST
+
+START_TEST(test_plain_scene_table)
+{
+  char out[1024], err[1024], status[128];
+  vb_study *st = load(BASE);
+  hid_t m, str;
+  int64_t index = -1;
+  int code = -9;
+
+  out_path(out, sizeof out, "plain");
+  ck_assert_msg(vb_study_run(st, out, NULL, NULL, err, sizeof err) == VB_OK, "%s", err);
+  str = H5Tcopy(H5T_C_S1);
+  H5Tset_size(str, 128);
+  m = H5Tcreate(H5T_COMPOUND, 256);
+  H5Tinsert(m, "index", 0, H5T_NATIVE_INT64);
+  H5Tinsert(m, "status_code", 8, H5T_NATIVE_INT);
+  H5Tinsert(m, "status", 16, str);
+  {
+    unsigned char buf[256];
+
+    read_table(out, m, buf, 1);
+    memcpy(&index, buf, 8);
+    memcpy(&code, buf + 8, sizeof code);
+    memcpy(status, buf + 16, 128);
+  }
+  ck_assert_int_eq(index, 0);
+  ck_assert_int_eq(code, 0);
+  ck_assert_str_eq(status, "done");
+  H5Tclose(m);
+  H5Tclose(str);
+  remove(out);
+  vb_study_free(st);
+}
+END_TEST
+
+START_TEST(test_resume_other_input_refused)
+{
+  char out[1024], part[1100], err[1024];
+  vb_study *a = load(BASE "sweep = { params = ( { path = \"scene.fs\"; values = [44100.0, 48000.0]; } ); };\n");
+  vb_study *b = load(BASE "sweep = { params = ( { path = \"scene.fs\"; values = [44100.0, 96000.0]; } ); };\n");
+  vb_study_options resume = { 1, 1, 0, 0, 1 };
+  vb_output *o;
+
+  out_path(out, sizeof out, "resume");
+  snprintf(part, sizeof part, "%s.part", out);
+  /* an interrupted run of a: OUT.part with nothing complete */
+  ck_assert_int_eq(vb_output_open(out, a, 0, &o, err, sizeof err), VB_OK);
+  vb_output_free(o);
+  ck_assert_int_eq(access(part, F_OK), 0);
+  ck_assert_int_eq(vb_study_run(b, out, &resume, NULL, err, sizeof err), VB_EINVAL);
+  ck_assert_msg(strstr(err, "was written for a different input than study.cfg") != NULL,
+                "%s", err);
+  ck_assert_int_eq(access(part, F_OK), 0);
+  ck_assert_int_ne(access(out, F_OK), 0);
+  /* a scene group half written when the run died: not marked complete */
+  {
+    hid_t f = H5Fopen(part, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(f, "scenes/000001", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+
+    ck_assert(f >= 0 && g >= 0);
+    H5Gclose(g);
+    H5Fclose(f);
+  }
+  /* the same input resumes, redoes scene 1, and finishes */
+  ck_assert_msg(vb_study_run(a, out, &resume, NULL, err, sizeof err) == VB_OK, "%s", err);
+  ck_assert_int_ne(access(part, F_OK), 0);
+  ck_assert_int_eq(access(out, F_OK), 0);
+  {
+    hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+
+    ck_assert(f >= 0);
+    ck_assert(H5Lexists(f, "scenes/000001/time", H5P_DEFAULT) > 0);
+    ck_assert(H5Lexists(f, "scenes/000001/contacts/hit/events", H5P_DEFAULT) > 0);
+    H5Fclose(f);
+  }
+  remove(out);
+  vb_study_free(a);
+  vb_study_free(b);
+}
+END_TEST
+
+static Suite *study_suite(void)
+{
+  Suite *s = suite_create("study");
+  TCase *core = tcase_create("core"), *errors = tcase_create("errors"),
+        *runner = tcase_create("runner");
+
+  tcase_add_test(core, test_grid_order_and_values);
+  tcase_add_test(core, test_spaced_values_exact);
+  tcase_add_test(core, test_random_splitmix);
+  tcase_add_test(core, test_absent_keys_created);
+  tcase_add_test(core, test_plain_scene_is_one);
+  tcase_add_loop_test(errors, test_bad_sweep, 0,
+                      (int)(sizeof bad_sweeps / sizeof bad_sweeps[0]));
+  tcase_add_test(errors, test_scene_loader_refuses_study);
+  tcase_set_timeout(runner, 60);
+  tcase_add_test(runner, test_table_matches_single_runs);
+  tcase_add_test(runner, test_plain_scene_table);
+  tcase_add_test(runner, test_resume_other_input_refused);
+  suite_add_tcase(s, core);
+  suite_add_tcase(s, errors);
+  suite_add_tcase(s, runner);
+  return s;
+}
+
+int main(void)
+{
+  return tu_main(study_suite());
+}

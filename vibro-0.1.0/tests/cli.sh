@@ -1,0 +1,88 @@
+#!/bin/sh
+# cli.sh - the vibro command end to end: run, check, errors, exit codes,
+# no output file left behind on failure.  Run by make check.
+set -u
+srcdir=${srcdir:-.}
+vibro=${VIBRO:-tools/vibro}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+. "$srcdir/tests/testlib.sh"
+
+expect 0 "$vibro" --version
+contains "$tmp/out" "vibro "
+expect 0 "$vibro" --help
+contains "$tmp/out" "usage: vibro COMMAND"
+expect 0 "$vibro" run --help
+contains "$tmp/out" "usage: vibro run"
+expect 0 "$vibro" check --help
+expect 1 "$vibro"
+expect 1 "$vibro" frobnicate
+contains "$tmp/err" "vibro: unknown command 'frobnicate' (valid: run, check, info, events, export)"
+
+# every shipped scene checks and runs
+for scene in "$srcdir"/scenes/*.cfg; do
+  expect 0 "$vibro" check "$scene"
+  contains "$tmp/out" "valid"
+  expect 0 "$vibro" run "$scene" -o "$tmp/out.h5" --quiet
+  [ -f "$tmp/out.h5" ] && ok || bad "no output for $scene"
+  [ -f "$tmp/out.h5.part" ] && bad "part file left for $scene" || ok
+  rm -f "$tmp/out.h5"
+done
+
+# check warns where the sample rate is too low for the scheme
+sed 's/scheme = "two-point";/scheme = "three-point";/' \
+  "$srcdir/scenes/chatziioannou-hard.cfg" >"$tmp/hard3.cfg"
+expect 0 "$vibro" check "$tmp/hard3.cfg"
+contains "$tmp/out" "warning: contact 'collision' lasts 1.57 samples, shorter than the 2 scheme 'three-point' resolves"
+
+# exact duration beyond the limit: refused, or saturated with a warning
+sed 's/scheme = "two-point";/scheme = "three-point"; exact_duration = true;/' \
+  "$srcdir/scenes/chatziioannou-hard.cfg" >"$tmp/exact.cfg"
+expect 1 "$vibro" run "$tmp/exact.cfg" -o "$tmp/exact.h5"
+contains "$tmp/err" "exact_duration: omega_c = 100000 rad/s"
+sed 's/exact_duration = true;/exact_duration = true; saturate = true;/' "$tmp/exact.cfg" >"$tmp/sat.cfg"
+expect 0 "$vibro" run "$tmp/sat.cfg" -o "$tmp/sat.h5" --quiet
+contains "$tmp/err" "warning: contact 'collision' saturated: the sample rate resolves contacts down to 4e-05 s"
+expect 0 "$vibro" check "$tmp/sat.cfg"
+contains "$tmp/out" "warning: contact 'collision' saturated"
+
+# a bad scene: one clear line, exit 1, no file
+sed 's/scheme = "am1";/scheme = "rk5";/' "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/bad.cfg"
+expect 1 "$vibro" run "$tmp/bad.cfg" -o "$tmp/bad.h5"
+contains "$tmp/err" "bad.cfg:12: contact 'hit': unknown scheme 'rk5' (valid: two-point, am1, three-point, quadratic, verlet, heun, rk4)"
+[ -e "$tmp/bad.h5" ] || [ -e "$tmp/bad.h5.part" ] && bad "output left for a bad scene" || ok
+expect 1 "$vibro" check "$tmp/bad.cfg"
+expect 1 "$vibro" run "$tmp/missing.cfg" -o "$tmp/x.h5"
+contains "$tmp/err" "missing.cfg: cannot read scene file"
+
+# an output directory that does not exist: exit 1, clear message
+expect 1 "$vibro" run "$srcdir/scenes/papetti-case-b.cfg" -o "$tmp/no/such/dir/x.h5"
+contains "$tmp/err" "$tmp/no/such/dir/x.h5"
+
+# a recording that cannot fit is refused before it starts, with its size
+sed 's/duration = 0.002;/duration = 1.0e7;/' "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/huge.cfg"
+expect 1 "$vibro" run "$tmp/huge.cfg" -o "$tmp/huge.h5"
+contains "$tmp/err" "needs"
+contains "$tmp/err" "bytes"
+[ -e "$tmp/huge.h5" ] && bad "output left for a refused scene" || ok
+
+# Newton capped at one iteration on a hard impact: exit 2, the file says why
+sed 's/scheme = "two-point";/scheme = "two-point"; max_iterations = 1;/' \
+  "$srcdir/scenes/chatziioannou-hard.cfg" >"$tmp/cap.cfg"
+expect 2 "$vibro" run "$tmp/cap.cfg" -o "$tmp/cap.h5"
+contains "$tmp/err" "did not finish: newton failed at t="
+[ -f "$tmp/cap.h5" ] && ok || bad "no output file for a Newton failure"
+
+# an explicit scheme far beyond its stability limit diverges: exit 2
+cat >"$tmp/div.cfg" <<'CFG'
+scene = { name = "div"; fs = 44100.0; duration = 0.1; };
+bodies = ( { name = "m"; type = "mass"; mass = 1.0; v0 = 1.0; },
+           { name = "w"; type = "wall"; } );
+contacts = ( { name = "spring"; between = ["m", "w"]; law = "polynomial";
+               k = 1.0e12; alpha = 1; scheme = "verlet"; } );
+CFG
+expect 2 "$vibro" run "$tmp/div.cfg" -o "$tmp/div.h5"
+contains "$tmp/err" "did not finish: diverged at t="
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,306 @@
+#!/bin/sh
+# scenes.sh - the scene library end to end: every scene in scenes/ runs,
+# and shows what scenes/README.md says of it (the ball's bounces decay, the
+# rolling ball makes many short impacts, the bead rattles above the onset
+# amplitude and not below, the impact oscillator period-doubles, the
+# papers' cases give their headline numbers).  Results are read with
+# `vibro events --csv` and small h5py scripts.  A scene without checks
+# here is a failure.  Run by make check.
+set -u
+srcdir=${srcdir:-.}
+vibro=${VIBRO:-tools/vibro}
+plot=${VIBRO_PLOT:-$(dirname "$vibro")/vibro-plot}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-scenes.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+. "$srcdir/tests/testlib.sh"
+
+python=$(sed -n '1s/^#! *//p' "$plot" 2>/dev/null)
+[ -n "$python" ] || python=/usr/bin/python3
+if ! "$python" -c 'import h5py, numpy' 2>/dev/null; then
+  echo "SKIP: $python lacks h5py or numpy: the scenes are not checked"
+  exit 77
+fi
+
+# The scenes are run from a copy, so that a check can shorten one by
+# editing its text (data files such as the rolling profile come along).
+mkdir "$tmp/scenes"
+cp "$srcdir"/scenes/*.cfg "$srcdir"/scenes/*.txt "$tmp/scenes/"
+
+# run NAME [OUT]: run scenes/NAME.cfg (as it is in the copy) into OUT.h5
+run() {
+  out=${2:-$1}
+  if "$vibro" run "$tmp/scenes/$1.cfg" -o "$tmp/$out.h5" --quiet -j 2 >"$tmp/run.out" 2>&1
+  then ok; else bad "vibro run $1.cfg: $(cat "$tmp/run.out")"; fi
+}
+
+# check WHAT FILE.h5 <<'PY' ... PY: a Python check with h5py and numpy
+# given f (the open file), ev(contact, scene=0) (the event table) and
+# table (the /study/table rows); it fails by raising (assert) with a
+# message that says what was measured.
+check() {
+  what=$1
+  cat >"$tmp/check.py"
+  if "$python" - "$2" "$tmp/check.py" >"$tmp/py.out" 2>&1 <<'PY'
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+table = f["study/table"][()]
+def ev(contact, scene=0):
+    return f["scenes/%06d/contacts/%s/events" % (scene, contact)][()]
+def sig(path, scene=0):
+    return f["scenes/%06d/%s" % (scene, path)][()]
+exec(open(sys.argv[2]).read())
+PY
+  then ok; else bad "$what: $(tail -n 3 "$tmp/py.out")"; fi
+}
+
+# csv FILE.h5 CONTACT: the contact's events as CSV (vibro events --csv)
+csv() {
+  "$vibro" events "$1" --contact "$2" --csv >"$tmp/events.csv" 2>"$tmp/events.err" ||
+    bad "vibro events $1: $(cat "$tmp/events.err")"
+}
+
+# column NAME: one column of $tmp/events.csv, one value a line
+column() {
+  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+                        { print $c }' "$tmp/events.csv"
+}
+
+checked=""
+covered() { checked="$checked $1 "; }
+
+# ------------------------------------------------------------ bouncing
+run bouncing-ball
+csv "$tmp/bouncing-ball.h5" bounce
+n=$(column v_in | wc -l)
+[ "$n" -ge 20 ] && ok || bad "bouncing-ball: $n bounces, expected at least 20"
+# successive impact speeds decrease
+column v_in | awk 'NR > 1 && !($1 < prev) { bad = 1; print "bounce " NR ": " $1 " after " prev }
+                   { prev = $1 } END { exit bad }' >"$tmp/awk.out" && ok ||
+  bad "bouncing-ball: impact speeds do not decrease: $(head -n 2 "$tmp/awk.out")"
+# with the corrections every bounce leaves at the root of Papetti eq 6
+awk -F, '
+  NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "v_out") a = i; if ($i == "v_out_exact") b = i }; next }
+  { d = $a / $b - 1; if (d < 0) d = -d; if (d > 1e-9) { print NR ": " $a " vs " $b; bad = 1 } }
+  END { exit bad }' "$tmp/events.csv" >"$tmp/awk.out" && ok ||
+  bad "bouncing-ball: v_out is not the exact v_out: $(head -n 2 "$tmp/awk.out")"
+covered bouncing-ball
+
+run bouncing-on-plate
+check "bouncing-on-plate: first impact at the drop speed, then the bounces decay" \
+  "$tmp/bouncing-on-plate.h5" <<'PY'
+e = ev("bounce"); v = e["v_in"]
+assert abs(v[0] / np.sqrt(2 * 9.81 * 0.02) - 1) < 1e-3, "first v_in %g" % v[0]
+assert len(v) >= 20, "%d bounces" % len(v)
+assert v[len(v) // 2:].max() < 0.25 * v[0], "late bounces up to %g after %g" % (v[len(v) // 2:].max(), v[0])
+done = e[np.isfinite(e["t_off"])]
+assert len(done) >= len(e) - 1, "%d impacts unfinished" % (len(e) - len(done))
+assert np.all(done["v_out"] < 0) and np.all(done["corrections"] & 2), "v_out or corrections"
+PY
+check "bouncing-on-plate: the plate rings at the pickup" "$tmp/bouncing-on-plate.h5" <<'PY'
+u = sig("bodies/plate/pickup/u"); t = sig("time")
+ring = u[t > 0.1] - u[t > 0.1].mean()
+assert np.sqrt(np.mean(ring ** 2)) > 1e-8, "pickup rms %g" % np.sqrt(np.mean(ring ** 2))
+PY
+covered bouncing-on-plate
+
+# ------------------------------------------------------------- rolling
+run rolling-ball
+check "rolling-ball: many short impacts" "$tmp/rolling-ball.h5" <<'PY'
+e = ev("roll"); d = e["duration"]
+assert len(e) >= 150, "%d impacts in 0.5 s" % len(e)
+assert np.isfinite(d[1:-1]).all(), "unfinished impacts in the middle"
+med = np.nanmedian(d); gap = np.median(np.diff(e["t_on"][1:]))
+assert med < 0.5e-3, "median contact %g s" % med
+assert med < 0.3 * gap, "median contact %g s against %g s between impacts" % (med, gap)
+assert np.nanmedian(e["v_in"]) < 0.05, "median impact speed %g" % np.nanmedian(e["v_in"])
+PY
+check "rolling-ball: the impacts excite the plate" "$tmp/rolling-ball.h5" <<'PY'
+u = sig("bodies/plate/pickup/u")
+assert np.ptp(u) > 1e-8, "pickup moves by %g m" % np.ptp(u)
+PY
+# the impacts come from the speed: at 0.3 m/s the ball stays on the surface
+sed 's/speed = 1.0;/speed = 0.3;/' "$tmp/scenes/rolling-ball.cfg" >"$tmp/scenes/rolling-slow.cfg"
+run rolling-slow
+check "rolling-ball at 0.3 m/s: the ball stays on the surface" "$tmp/rolling-slow.h5" <<'PY'
+assert len(ev("roll")) <= 2, "%d impacts" % len(ev("roll"))
+PY
+covered rolling-ball
+
+# ------------------------------------------------------------ rattling
+run rattle-box
+check "rattle-box: no rattle below the onset amplitude g / omega^2" "$tmp/rattle-box.h5" <<'PY'
+onset = 9.81 / (2 * np.pi * 20.0) ** 2
+a = table["bodies.box.drive.amplitude"]; n = table["impacts:rattle"]
+assert (a < onset).sum() >= 5 and (a > onset).sum() >= 5, "amplitudes %s" % a
+assert np.all(n[a < onset] == 1), "impacts below the onset: %s" % n[a < onset]
+assert np.all(np.isnan(table["first_impact:rattle"][a < onset])), "a new impact below the onset"
+assert np.all(table["status_code"] == 0)
+PY
+check "rattle-box: the bead rattles above the onset amplitude" "$tmp/rattle-box.h5" <<'PY'
+onset = 9.81 / (2 * np.pi * 20.0) ** 2
+a = table["bodies.box.drive.amplitude"]; n = table["impacts:rattle"]
+assert np.all(n[a > onset] >= 20), "impacts above the onset: %s" % n[a > onset]
+PY
+covered rattle-box
+
+run snare-membrane
+check "snare-membrane: the stick strikes once (and grazes once)" "$tmp/snare-membrane.h5" <<'PY'
+e = ev("strike")
+assert 1 <= len(e) <= 2, "%d strikes" % len(e)
+assert abs(e["t_on"][0] - 1e-3 / 3.0) < 2.3e-5, "strike at %g s" % e["t_on"][0]
+assert e["v_in"][0] > 2.99, "strike speed %g" % e["v_in"][0]
+PY
+check "snare-membrane: every bead buzzes after the strike, and the buzz thins out" \
+  "$tmp/snare-membrane.h5" <<'PY'
+t0 = ev("strike")["t_on"][0]
+for c in ("r1", "r2", "r3", "r4"):
+    e = ev(c); t = e["t_on"]
+    assert len(e) >= 100, "%s: %d impacts" % (c, len(e))
+    assert t[0] > t0 and t[0] < t0 + 0.005, "%s: first impact at %g s" % (c, t[0])
+    early, late = (t < 0.1).sum(), (t >= 0.2).sum()
+    assert early > 2 * late, "%s: %d impacts in the first 0.1 s, %d in the last" % (c, early, late)
+PY
+covered snare-membrane
+
+# ---------------------------------------------------- impact oscillator
+run impact-oscillator
+cat >"$tmp/io.py" <<'PY'
+# After the transient (t >= 4 s): impacts per forcing period, the relative
+# spread of all impact speeds and of every other impact's speeds, and the
+# relative difference between the mean speeds of alternate impacts.
+def orbit(scene):
+    freq = table["forces.drive.freq"][scene]
+    v = ev("impact", scene)
+    v = v[v["t_on"] >= 4.0]["v_in"]
+    even, odd = v[0::2], v[1::2]
+    return dict(freq=freq, per_period=len(v) / (4.0 * freq),
+                spread=np.ptp(v) / v.mean(),
+                alt_spread=max(np.ptp(even) / even.mean(), np.ptp(odd) / odd.mean()),
+                alt_diff=abs(even.mean() - odd.mean()) / v.mean(), v=v)
+def scene_at(freq):
+    return int(np.argmin(abs(table["forces.drive.freq"] - freq)))
+PY
+check "impact-oscillator: period 1 (one impact speed per period) up to 26.2 Hz" \
+  "$tmp/impact-oscillator.h5" <<'PY'
+exec(open(sys.argv[2].replace("check.py", "io.py")).read())
+assert len(table) == 51 and np.all(table["status_code"] == 0)
+for i in np.nonzero(table["forces.drive.freq"] <= 26.2 + 1e-9)[0]:
+    o = orbit(i)
+    assert abs(o["per_period"] - 1) < 0.05, "%g Hz: %g impacts per period" % (o["freq"], o["per_period"])
+    assert o["spread"] < 0.025, "%g Hz: impact speeds spread by %g" % (o["freq"], o["spread"])
+PY
+check "impact-oscillator: period 2 (two alternating impact speeds) at 26.8 Hz" \
+  "$tmp/impact-oscillator.h5" <<'PY'
+exec(open(sys.argv[2].replace("check.py", "io.py")).read())
+o = orbit(scene_at(26.8))
+assert abs(o["freq"] - 26.8) < 1e-9
+assert abs(o["per_period"] - 1) < 0.05, "%g impacts per period" % o["per_period"]
+assert o["alt_spread"] < 0.025, "alternate impact speeds spread by %g" % o["alt_spread"]
+assert o["alt_diff"] > 0.05, "alternate impacts differ by %g only" % o["alt_diff"]
+assert o["spread"] > 0.05, "impact speeds spread by %g only" % o["spread"]
+PY
+check "impact-oscillator: irregular impacting beyond 27.1 Hz" "$tmp/impact-oscillator.h5" <<'PY'
+exec(open(sys.argv[2].replace("check.py", "io.py")).read())
+o = orbit(scene_at(27.4))
+assert o["alt_spread"] > 0.2, "alternate impact speeds spread by %g only" % o["alt_spread"]
+PY
+covered impact-oscillator
+
+# ----------------------------------------------------- the papers' cases
+# Papetti Table 1, AM1 at 44.1 kHz: v_out errors against eq 7-8 of
+# +1.293 % (case a) and +2.551 % (case b); x_max stays below eq 4.
+for case in a:1.293 b:2.551; do
+  name=papetti-case-${case%%:*}
+  run "$name"
+  cat >"$tmp/want.py" <<PY
+want = ${case#*:}
+PY
+  check "$name: one impact, Papetti Table 1 (AM1)" "$tmp/$name.h5" <<'PY'
+exec(open(sys.argv[2].replace("check.py", "want.py")).read())
+e = ev("hit")
+assert len(e) == 1, "%d impacts" % len(e)
+err = 100 * (e["v_out"][0] / e["v_out_pred"][0] - 1)
+assert abs(err - want) < 0.01, "v_out error %+.4f %%, Table 1 says %+.3f %%" % (err, want)
+assert e["x_max"][0] < e["x_max_pred"][0], "x_max %g above eq 4 %g" % (e["x_max"][0], e["x_max_pred"][0])
+PY
+  covered "$name"
+done
+
+run papetti-sweep
+check "papetti-sweep: 64 scenes, one impact each, shorter contacts when stiffer" \
+  "$tmp/papetti-sweep.h5" <<'PY'
+assert len(table) == 64 and np.all(table["status_code"] == 0)
+assert np.all(table["impacts:hit"] == 1), "impacts %s" % table["impacts:hit"]
+d = table["mean_contact_duration:hit"].reshape(8, 8)
+assert np.all(np.diff(d, axis=0) < 0), "contact time does not fall with k"
+PY
+covered papetti-sweep
+
+run chatziioannou-hard
+csv "$tmp/chatziioannou-hard.h5" collision
+row=$(sed -n 2p "$tmp/events.csv")
+[ "$(sed -n '$=' "$tmp/events.csv")" -eq 2 ] && ok || bad "chatziioannou-hard: not one impact"
+# energy conserving: it rebounds at its entry speed, after at least one step
+echo "$row" | awk -F, '{ d = $7 + $6; if (d < 0) d = -d; exit !(d < 1e-9 && $5 >= 2e-5 - 1e-12) }' && ok ||
+  bad "chatziioannou-hard: duration, v_in, v_out = $(echo "$row" | cut -d, -f5-7)"
+covered chatziioannou-hard
+
+run ducceschi-fig4
+sed 's/fs = 44100.0;/fs = 441000.0;/' "$tmp/scenes/ducceschi-fig4.cfg" >"$tmp/scenes/ducceschi-fine.cfg"
+run ducceschi-fine
+check "ducceschi-fig4: peak penetration 0.8725 mm" "$tmp/ducceschi-fig4.h5" <<'PY'
+e = ev("collision")
+assert len(e) == 1, "%d impacts" % len(e)
+assert abs(e["x_max_pred"][0] / 0.8725e-3 - 1) < 1e-4, "exact peak %g" % e["x_max_pred"][0]
+assert abs(e["x_max"][0] / 0.8725e-3 - 1) < 0.04, "sampled peak %g at 44.1 kHz" % e["x_max"][0]
+assert abs(e["v_out"][0] + 20.0) < 1e-6, "v_out %g" % e["v_out"][0]
+PY
+check "ducceschi-fig4 at 441 kHz: peak penetration 0.8725 mm within 0.2 %" "$tmp/ducceschi-fine.h5" <<'PY'
+x = ev("collision")["x_max"][0]
+assert abs(x / 0.8725e-3 - 1) < 2e-3, "sampled peak %g" % x
+PY
+covered ducceschi-fig4
+
+run avanzini-hammer-bar
+# the same hammer against a rigid wall: Avanzini eq 12 with its own mass
+cat >"$tmp/scenes/avanzini-wall.cfg" <<'CFG'
+scene = { name = "avanzini-wall"; fs = 44100.0; duration = 0.005; };
+bodies = ( { name = "hammer"; type = "mass"; mass = 0.01; u0 = 0.0; v0 = 1.0; },
+           { name = "wall"; type = "wall"; } );
+contacts = ( { name = "hit"; between = ["hammer", "wall"]; law = "hunt-crossley";
+               k = 1.5e11; alpha = 2.8; mu = 0.6; scheme = "am1"; } );
+CFG
+run avanzini-wall
+"$python" -c 'import sys, h5py; print(repr(float(h5py.File(sys.argv[1])["scenes/000000/contacts/hit/events"]["duration_pred"][0])))' \
+  "$tmp/avanzini-wall.h5" >"$tmp/wall.txt" 2>&1 || bad "avanzini-wall: $(cat "$tmp/wall.txt")"
+echo "rigid = $(cat "$tmp/wall.txt")" >"$tmp/rigid.py"
+check "avanzini-hammer-bar: one impact, longer than against a rigid wall (eq 12)" \
+  "$tmp/avanzini-hammer-bar.h5" <<'PY'
+exec(open(sys.argv[2].replace("check.py", "rigid.py")).read())
+e = ev("hit")
+assert len(e) == 1, "%d impacts" % len(e)
+d = e["duration"][0]
+assert abs(rigid / 1.1728e-3 - 1) < 1e-3, "eq 12 against a wall gives %g s" % rigid
+assert d > 1.03 * rigid and d < 1.15 * rigid, "contact %g s, rigid wall %g s" % (d, rigid)
+assert -0.6 < e["v_out"][0] < -0.5, "hammer leaves at %g m/s" % e["v_out"][0]
+PY
+check "avanzini-hammer-bar: the bar rings at 440 Hz" "$tmp/avanzini-hammer-bar.h5" <<'PY'
+u = sig("bodies/bar/strike/u"); fs = f["scenes/000000"].attrs["fs"]
+u = u[len(u) // 2:] - u[len(u) // 2:].mean()
+spec = np.abs(np.fft.rfft(u * np.hanning(len(u))))
+peak = np.argmax(spec) * fs / len(u)
+assert abs(peak - 440.0) < 3.0, "strongest partial at %g Hz" % peak
+PY
+covered avanzini-hammer-bar
+
+# every scene in scenes/ has its checks above
+for scene in "$srcdir"/scenes/*.cfg; do
+  name=$(basename "$scene" .cfg)
+  case "$checked" in
+  *" $name "*) ok ;;
+  *) bad "scenes/$name.cfg: no checks in tests/scenes.sh" ;;
+  esac
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

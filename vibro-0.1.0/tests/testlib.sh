@@ -1,0 +1,19 @@
+# testlib.sh - helpers shared by the shell tests (sourced; $tmp must be set).
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS CMD...: run CMD, require its exit status
+expect() {
+  want=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  if [ "$got" -eq "$want" ]; then ok; else bad "$* exited $got, expected $want: $(cat "$tmp/err")"; fi
+}
+
+# contains FILE TEXT: require TEXT in FILE
+contains() {
+  if grep -qF -- "$2" "$1"; then ok; else bad "'$2' not in $(cat "$1")"; fi
+}

@@ -1,0 +1,478 @@
+#!/bin/sh
+# tools.sh - the commands that read an output file, end to end: vibro info,
+# events and export, and every kind of vibro-plot; every error path with its
+# exact message; the WAV header, the PNG size, the CSV rows against h5py.
+# A study file (several scenes, a /study/table, a modal body, external work)
+# is made with h5py following the README's layout.  Run by make check.
+set -u
+srcdir=${srcdir:-.}
+vibro=${VIBRO:-tools/vibro}
+plot=${VIBRO_PLOT:-$(dirname "$vibro")/vibro-plot}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-tools.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+. "$srcdir/tests/testlib.sh"
+
+# only_line FILE TEXT: require FILE to be exactly the one line TEXT
+only_line() {
+  if [ "$(wc -l <"$1")" -eq 1 ] && [ "$(cat "$1")" = "$2" ]; then ok
+  else bad "expected the one line '$2', got '$(cat "$1")'"; fi
+}
+
+# error MESSAGE CMD...: CMD exits 1 with exactly MESSAGE on stderr
+error() {
+  msg=$1; shift
+  expect 1 "$@"
+  only_line "$tmp/err" "$msg"
+}
+
+# error_start START CMD...: CMD exits 1 with one line on stderr that starts
+# with START (for lists of signals that grow with the layout)
+error_start() {
+  start=$1; shift
+  expect 1 "$@"
+  if [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ "$(head -c ${#start} "$tmp/err")" = "$start" ]; then ok
+  else bad "expected one line starting '$start', got '$(cat "$tmp/err")'"; fi
+}
+
+# equal WHAT GOT WANT
+equal() {
+  if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi
+}
+
+# bytes FILE OFFSET COUNT: unsigned bytes, space-separated
+bytes() { od -An -tu1 -j"$2" -N"$3" "$1" | tr -s ' \n' '  ' | sed 's/^ //; s/ $//'; }
+# le FILE OFFSET COUNT: little-endian unsigned integer
+le() { bytes "$1" "$2" "$3" | awk '{ v = 0; for (i = NF; i >= 1; i--) v = v * 256 + $i; printf "%d", v }'; }
+# be FILE OFFSET COUNT: big-endian unsigned integer
+be() { bytes "$1" "$2" "$3" | awk '{ v = 0; for (i = 1; i <= NF; i++) v = v * 256 + $i; printf "%d", v }'; }
+# text FILE OFFSET COUNT: bytes as characters
+text() { dd if="$1" bs=1 skip="$2" count="$3" 2>/dev/null; }
+
+# png FILE W H: a PNG of exactly W x H pixels (signature, IHDR width/height)
+png() {
+  equal "$1 signature" "$(bytes "$1" 0 8)" "137 80 78 71 13 10 26 10"
+  equal "$1 IHDR" "$(text "$1" 12 4)" "IHDR"
+  equal "$1 size" "$(be "$1" 16 4)x$(be "$1" 20 4)" "$2x$3"
+}
+
+# ------------------------------------------------------------- a real run
+b="$tmp/b.h5"
+expect 0 "$vibro" run "$srcdir/scenes/papetti-case-b.cfg" -o "$b" --quiet
+samples=89 # round(0.002 s * 44100 Hz) = 88 steps, each recorded, and the start
+
+# --help of everything
+expect 0 "$vibro" --help
+contains "$tmp/out" "info OUT.h5"
+contains "$tmp/out" "events OUT.h5"
+contains "$tmp/out" "export OUT.h5"
+for cmd in info events export; do
+  expect 0 "$vibro" "$cmd" --help
+  contains "$tmp/out" "usage: vibro $cmd OUT.h5"
+done
+
+# info
+expect 0 "$vibro" info "$b"
+contains "$tmp/out" "$b: vibro-1, written by vibro "
+contains "$tmp/out" "1 scene: 1 done, 0 failed"
+contains "$tmp/out" "scene 0 'papetti-case-b': done; fs 44100 Hz, 89 samples, 0.002 s"
+contains "$tmp/out" "  bodies: hammer (mass), wall (wall)"
+contains "$tmp/out" "  contact 'hit': hunt-crossley, am1, 1 impact"
+contains "$tmp/out" "worst energy balance error: "
+
+# events as text: header, units, one row per impact
+expect 0 "$vibro" events "$b"
+equal "events text lines" "$(wc -l <"$tmp/out" | tr -d ' ')" 3
+contains "$tmp/out" " scene  contact          t_on"
+contains "$tmp/out" "[m/s]"
+expect 0 "$vibro" events "$b" --scene 0 --contact hit --csv
+cp "$tmp/out" "$tmp/b-events.csv"
+equal "events csv lines" "$(wc -l <"$tmp/b-events.csv" | tr -d ' ')" 2
+equal "events csv header" "$(head -n 1 "$tmp/b-events.csv")" \
+  "scene,contact,t_on,t_off,duration,v_in,v_out,x_max,peak_force,x_max_pred,v_out_pred,v_out_exact,duration_pred,energy_before,energy_after,energy_correction,newton_iterations_max,fallbacks,samples,corrections"
+
+# export CSV: header with units, one line per sample
+expect 0 "$vibro" export "$b" --scene 0 --signal bodies/hammer/u --csv "$tmp/u.csv"
+equal "csv header" "$(head -n 1 "$tmp/u.csv")" "time (s),bodies/hammer/u (m)"
+equal "csv lines" "$(wc -l <"$tmp/u.csv" | tr -d ' ')" $((samples + 1))
+expect 0 "$vibro" export "$b" --signal contacts/hit/force --csv -
+equal "csv to stdout" "$(sed -n 1p "$tmp/out")" "time (s),contacts/hit/force (N)"
+
+# export WAV: RIFF/WAVE, PCM mono 16-bit at fs, data = 2 bytes a sample
+w="$tmp/force.wav"
+expect 0 "$vibro" export "$b" --scene 0 --signal contacts/hit/force --wav "$w"
+contains "$tmp/out" "$w: 89 samples at 44100 Hz, 16-bit mono"
+equal "RIFF" "$(text "$w" 0 4)" "RIFF"
+equal "RIFF size" "$(le "$w" 4 4)" $((36 + 2 * samples))
+equal "WAVE" "$(text "$w" 8 4)" "WAVE"
+equal "fmt" "$(text "$w" 12 4)" "fmt "
+equal "fmt size" "$(le "$w" 16 4)" 16
+equal "PCM" "$(le "$w" 20 2)" 1
+equal "channels" "$(le "$w" 22 2)" 1
+equal "sample rate" "$(le "$w" 24 4)" 44100
+equal "byte rate" "$(le "$w" 28 4)" 88200
+equal "block align" "$(le "$w" 32 2)" 2
+equal "bits" "$(le "$w" 34 2)" 16
+equal "data" "$(text "$w" 36 4)" "data"
+equal "data size" "$(le "$w" 40 4)" $((2 * samples))
+equal "wav length" "$(wc -c <"$w" | tr -d ' ')" $((44 + 2 * samples))
+
+# a wall that never moves: silence, not a division by zero
+expect 0 "$vibro" export "$b" --signal bodies/wall/u --wav "$tmp/zero.wav"
+equal "silent wav" "$(od -An -v -tu1 -j44 "$tmp/zero.wav" | tr -s ' \n' '\n' | sort -u | tr -d '\n')" "0"
+
+# recorded every 3rd step: the WAV runs at fs / 3, with the recorded samples
+sed 's/every = 1;/every = 3;/' "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/every3.cfg"
+expect 0 "$vibro" run "$tmp/every3.cfg" -o "$tmp/e3.h5" --quiet
+expect 0 "$vibro" export "$tmp/e3.h5" --signal bodies/hammer/v --wav "$tmp/e3.wav" --csv "$tmp/e3.csv"
+equal "decimated rate" "$(le "$tmp/e3.wav" 24 4)" 14700
+n3=$(($(wc -l <"$tmp/e3.csv") - 1))
+equal "decimated data size" "$(le "$tmp/e3.wav" 40 4)" $((2 * n3))
+equal "decimated samples" "$n3" 30
+
+# ------------------------------------------------------------- errors
+printf 'not hdf5\n' >"$tmp/junk.h5"
+error "$tmp/junk.h5: not a vibro output (not an HDF5 file)" "$vibro" info "$tmp/junk.h5"
+error "$tmp/missing.h5: cannot open: No such file or directory" "$vibro" events "$tmp/missing.h5"
+error "$b: no scene 7 (valid: 0)" "$vibro" events "$b" --scene 7
+error "$b: no scene 7 (valid: 0)" "$vibro" export "$b" --scene 7 --signal bodies/hammer/u --csv "$tmp/x.csv"
+error "$b: no contact 'hti' in scene 0 (valid: hit)" "$vibro" events "$b" --scene 0 --contact hti
+error "$b: no contact 'hti' in any scene (valid: hit)" "$vibro" events "$b" --contact hti
+error_start "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, contacts/hit/rate, energy/correction, energy/dissipated, " \
+  "$vibro" export "$b" --scene 0 --signal bodies/hamer/u --csv "$tmp/x.csv"
+[ -e "$tmp/x.csv" ] && bad "export left a file after an error" || ok
+error_start "$b: 'contacts/hit/events' in scene 0 is not a 1-d signal (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, contacts/hit/rate, energy/correction, energy/dissipated, " \
+  "$vibro" export "$b" --signal contacts/hit/events --wav "$tmp/x.wav"
+error "$tmp/no/dir/x.wav: cannot write: No such file or directory" \
+  "$vibro" export "$b" --signal bodies/hammer/u --wav "$tmp/no/dir/x.wav"
+error "vibro export: no --csv FILE or --wav FILE given (see vibro export --help)" \
+  "$vibro" export "$b" --signal bodies/hammer/u
+error "vibro events: unknown option '--bogus' (valid: --scene N, --contact NAME, --csv, --help)" \
+  "$vibro" events "$b" --bogus
+error "vibro info: no output file given (see vibro info --help)" "$vibro" info
+
+# ------------------------------------------------------------- with h5py
+python=$(sed -n '1s/^#! *//p' "$plot")
+if ! "$python" -c 'import h5py, numpy, matplotlib' 2>/dev/null; then
+  echo "SKIP: $python lacks h5py, numpy or matplotlib: vibro-plot and the h5py checks not run"
+  echo "$pass passed, $fail failed"
+  [ "$fail" -eq 0 ]
+  exit
+fi
+
+# Files that are HDF5 but not vibro outputs, and a study made by hand that
+# follows the README: 12 scenes, one failed, a /study/table sweeping
+# contacts.hit.mu, a modal body in scene 1 with a 2-d modal dataset, a
+# second contact and external work in scene 1.
+s="$tmp/study.h5"
+"$python" - "$tmp" <<'PY' || bad "could not make the study file"
+import sys, h5py, numpy as np
+tmp = sys.argv[1]
+with h5py.File(tmp + "/noformat.h5", "w") as f:
+    f["x"] = np.arange(3.0)
+with h5py.File(tmp + "/wrongformat.h5", "w") as f:
+    f.attrs["format"] = "matlab-7"
+fields = ["t_on", "t_off", "duration", "v_in", "v_out", "x_max", "peak_force",
+          "x_max_pred", "v_out_pred", "v_out_exact", "duration_pred",
+          "energy_before", "energy_after"]
+units = {"t_on": "s", "t_off": "s", "duration": "s", "v_in": "m/s", "v_out": "m/s",
+         "x_max": "m", "peak_force": "N", "x_max_pred": "m", "v_out_pred": "m/s",
+         "v_out_exact": "m/s", "duration_pred": "s", "energy_before": "J",
+         "energy_after": "J", "newton_iterations_max": "1", "fallbacks": "1",
+         "samples": "1"}
+dtype = [(n, "<f8") for n in fields] + [("newton_iterations_max", "<i4"),
+                                         ("fallbacks", "<i4"), ("samples", "<i4")]
+def v_out_exact(mu, v):
+    # Papetti eq 6: mu v_out - ln(1 + mu v_out) = mu v_in - ln(1 + mu v_in)
+    g = lambda w: mu * w - np.log1p(mu * w) - (mu * v - np.log1p(mu * v))
+    lo, hi = -1.0 / mu + 1e-15, 0.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if g(mid) > 0 else (lo, mid)
+    return 0.5 * (lo + hi)
+def events(rng, mu, n):
+    ev = np.zeros(n, dtype=dtype)
+    for i in range(n):
+        v_in = 0.3 + 2.385 * rng.random()
+        ex = v_out_exact(mu, v_in)
+        ev[i] = (0.001 * i, 0.001 * i + 1.3e-4, 1.3e-4, v_in, ex * 1.01, 3.8e-5 * v_in,
+                 250.0 * v_in, 3.9e-5 * v_in, ex * 1.002, ex, 1.33e-4,
+                 0.005, 0.003, 4, 0, 5)
+    return ev
+def dataset(g, name, data, unit):
+    d = g.create_dataset(name, data=data)
+    d.attrs["units"] = unit
+    return d
+rng = np.random.default_rng(2385)
+nscenes, fs, every, n = 12, 44100.0, 2, 51
+mus = [0.1, 0.3, 0.5, 0.7]
+with h5py.File(tmp + "/study.h5", "w") as f:
+    f.attrs["format"] = "vibro-1"
+    f.attrs["vibro_version"] = "0.1.0"
+    f.attrs["source"] = "sweep.cfg"
+    f.attrs["input"] = "# made by tests/tools.sh\n"
+    rows = []
+    for s in range(nscenes):
+        mu = mus[s % 4]
+        g = f.create_group("scenes/%06d" % s)
+        g.attrs["name"] = "sweep"
+        g.attrs["fs"] = fs
+        g.attrs["duration"] = 0.002
+        g.attrs["gravity"] = 0.0
+        g.attrs["record_every"] = np.int64(every)
+        g.attrs["steps"] = np.int64((n - 1) * every)
+        g.attrs["status"] = "diverged at t=0.00123" if s == 2 else "done"
+        g.attrs["energy_balance_error"] = 1e-6 * (s + 1)
+        t = np.arange(n) * every / fs
+        dataset(g, "time", t, "s")
+        u = 1e-4 * np.sin(2 * np.pi * 1000 * t + s)
+        b = g.create_group("bodies/hammer")
+        b.attrs["type"] = "mass"
+        b.attrs["mass"] = 0.01
+        dataset(b, "u", u, "m")
+        dataset(b, "v", np.gradient(u, t), "m/s")
+        w = g.create_group("bodies/wall")
+        w.attrs["type"] = "wall"
+        dataset(w, "u", np.zeros(n), "m")
+        dataset(w, "v", np.zeros(n), "m/s")
+        c = g.create_group("contacts/hit")
+        for k, v in (("law", "hunt-crossley"), ("scheme", "am1")):
+            c.attrs[k] = v
+        for k, v in (("k", 1e9), ("alpha", 1.5), ("mu", mu), ("h", 0.0), ("gap", 0.0)):
+            c.attrs[k] = v
+        for k in ("newton_failures", "fallbacks", "newton_iterations"):
+            c.attrs[k] = np.int64(0)
+        dataset(c, "compression", u, "m")
+        dataset(c, "force", 1e9 * np.clip(u, 0, None) ** 1.5, "N")
+        ev = events(rng, mu, 2 + s % 4)
+        d = dataset(c, "events", ev, " ".join("%s:%s" % (k, units[k]) for k in units))
+        e = g.create_group("energy")
+        total = 0.005 + 1e-6 * np.cos(t)
+        for name, data in (("total", total), ("kinetic", 0.6 * total),
+                           ("potential", 0.4 * total), ("dissipated", 1e-5 * t)):
+            dataset(e, name, data, "J")
+        if s == 1:
+            p = g.create_group("bodies/plate")
+            p.attrs["type"] = "modal"
+            dataset(p, "p1/u", 2e-6 * np.sin(2 * np.pi * 3000 * t), "m")
+            dataset(p, "p1/v", 2e-6 * np.cos(2 * np.pi * 3000 * t), "m/s")
+            dataset(p, "modes/q", np.zeros((3, n)), "m")
+            dataset(e, "external", 1e-5 * t, "J")
+            c2 = g.create_group("contacts/stop")
+            c2.attrs["law"] = "power"
+            c2.attrs["scheme"] = "two-point"
+            dataset(c2, "compression", -u, "m")
+            dataset(c2, "force", np.zeros(n), "N")
+            dataset(c2, "events", events(rng, mu, 1), d.attrs["units"])
+        if s == 3:
+            probe = np.zeros(n)
+            probe[:6] = [0.0, 1.5, -3.0, np.inf, np.nan, 0.75]
+            dataset(g, "probe/diverged", probe, "m")
+        rows.append((s, mu, -5 if s == 2 else 0,
+                     b"diverged at t=0.00123" if s == 2 else b"done", 0.005, 1e-6 * (s + 1),
+                     len(ev), ev["t_on"][0], 1.3e-4, u.max()))
+    cols = [("index", "<i8", "1"), ("contacts.hit.mu", "<f8", "SI"),
+            ("status_code", "<i4", "1"), ("status", "S128", "-"),
+            ("final_energy", "<f8", "J"), ("energy_balance_error", "<f8", "J"),
+            ("impacts:hit", "<i8", "1"), ("first_impact:hit", "<f8", "s"),
+            ("mean_contact_duration:hit", "<f8", "s"), ("max_compression:hit", "<f8", "m")]
+    table = np.array(rows, dtype=[c[:2] for c in cols])
+    d = f.create_dataset("study/table", data=table)
+    d.attrs["units"] = " ".join("%s:%s" % (c[0], c[2]) for c in cols)
+    f["study"].attrs["mode"] = "grid"
+    f["study"].attrs["scenes"] = np.int64(nscenes)
+    done = np.ones(nscenes, dtype=np.uint8)
+    done[7] = 0
+    f.create_dataset("study/done", data=done)
+with h5py.File(tmp + "/nostudy.h5", "w") as f:
+    f.attrs["format"] = "vibro-1"
+    g = f.create_group("scenes/000000")
+    dataset(g, "time", np.arange(4.0), "s")
+PY
+
+# the file is rejected or read as the README says
+error "$tmp/noformat.h5: not a vibro output (no 'format' attribute)" "$vibro" info "$tmp/noformat.h5"
+error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1)" \
+  "$vibro" export "$tmp/wrongformat.h5" --signal x --csv "$tmp/x.csv"
+expect 0 "$vibro" info "$s"
+contains "$tmp/out" "12 scenes: 11 done, 1 failed, 1 not marked complete in /study/done (vibro run --resume)"
+contains "$tmp/out" "scene 1 'sweep': done; fs 44100 Hz, 51 samples (every 2 steps), 0.002 s"
+contains "$tmp/out" "  bodies: hammer (mass), plate (modal), wall (wall)"
+contains "$tmp/out" "  contact 'stop': power, two-point, 1 impact"
+contains "$tmp/out" "energy balance error 2e-06 J = 0.0004 of the initial energy plus the work done, 0.00500102 J"
+contains "$tmp/out" "... 9 more scenes (vibro info --all shows each)"
+contains "$tmp/out" "contact 'hit': 42 impacts in 12 scenes, 2 to 5 per scene"
+contains "$tmp/out" "failed: scene 2 'sweep': diverged at t=0.00123"
+contains "$tmp/out" "worst energy balance error: 1.2e-05 J = 0.0024 of the initial energy plus the work done, scene 11 'sweep'"
+contains "$tmp/out" "study table: 12 rows, sweep mode grid"
+contains "$tmp/out" "  swept contacts.hit.mu: 0.1 .. 0.7, 4 values"
+contains "$tmp/out" "  other columns: index, status_code, status, final_energy, energy_balance_error, impacts:hit, first_impact:hit, mean_contact_duration:hit, max_compression:hit"
+expect 0 "$vibro" info "$s" --all
+equal "info --all scenes" "$(grep -c '^scene ' "$tmp/out")" 12
+error "$s: 12 scenes: choose one with --scene (valid: 0-11)" \
+  "$vibro" export "$s" --signal bodies/hammer/u --csv "$tmp/x.csv"
+error "$s: no scene 12 (valid: 0-11)" "$vibro" events "$s" --scene 12
+expect 0 "$vibro" export "$s" --scene 1 --signal bodies/plate/p1/u --csv "$tmp/p1.csv"
+equal "modal point csv lines" "$(wc -l <"$tmp/p1.csv" | tr -d ' ')" 52
+error "$s: 'bodies/plate/modes/q' in scene 1 is not a 1-d signal (valid: bodies/hammer/u, bodies/hammer/v, bodies/plate/p1/u, bodies/plate/p1/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, contacts/stop/compression, contacts/stop/force, energy/dissipated, energy/external, ...)" \
+  "$vibro" export "$s" --scene 1 --signal bodies/plate/modes/q --csv "$tmp/x.csv"
+list0="bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, energy/dissipated, energy/kinetic, energy/potential, energy/total"
+error "$s: no signal 'bodies/hamer/u' in scene 0 (valid: $list0)" \
+  "$vibro" export "$s" --scene 0 --signal bodies/hamer/u --wav "$tmp/x.wav"
+error "$s: no signal 'bodies/hamer/u' in scene 0 (valid: $list0)" \
+  "$plot" signal "$s" --scene 0 --signal bodies/hamer/u -o "$tmp/x.png"
+expect 0 "$vibro" export "$s" --scene 1 --signal energy/external --wav "$tmp/ext.wav"
+equal "study rate" "$(le "$tmp/ext.wav" 24 4)" 22050
+expect 0 "$vibro" export "$s" --scene 3 --signal probe/diverged --wav "$tmp/nan.wav"
+contains "$tmp/out" "peak 3 m -> full scale"
+pcm=""
+for off in 44 46 48 50 52 54; do
+  v=$(le "$tmp/nan.wav" $off 2)
+  [ "$v" -ge 32768 ] && v=$((v - 65536))
+  pcm="$pcm${pcm:+ }$v"
+done
+equal "non-finite samples" "$pcm" "0 16384 -32767 0 0 8192"
+
+# events of every scene and contact, as CSV, against h5py cell by cell;
+# the CSV and WAV exports against h5py sample by sample
+expect 0 "$vibro" events "$s" --csv
+cp "$tmp/out" "$tmp/s-events.csv"
+equal "study events csv lines" "$(wc -l <"$tmp/s-events.csv" | tr -d ' ')" 44
+expect 0 "$vibro" events "$s" --contact stop
+equal "one contact's events" "$(wc -l <"$tmp/out" | tr -d ' ')" 3
+expect 0 "$vibro" events "$s" --scene 5
+equal "one scene's events" "$(wc -l <"$tmp/out" | tr -d ' ')" 5
+"$python" - "$tmp" <<'PY' >"$tmp/py.out" 2>&1 && ok || bad "h5py cross-check: $(cat "$tmp/py.out")"
+import csv, struct, sys, h5py, numpy as np
+tmp = sys.argv[1]
+def check_events(h5, name):
+    rows = list(csv.reader(open(tmp + "/" + name)))
+    header, rows = rows[0], rows[1:]
+    want = []
+    with h5py.File(tmp + "/" + h5, "r") as f:
+        for s in sorted(f["scenes"]):
+            for c in sorted(f["scenes"][s]["contacts"]):
+                for ev in f["scenes"][s]["contacts"][c]["events"][:]:
+                    want.append((int(s), c, ev))
+    assert len(rows) == len(want), (name, len(rows), len(want))
+    for row, (s, c, ev) in zip(rows, want):
+        assert int(row[0]) == s and row[1] == c, (row[:2], s, c)
+        for k, cell in zip(header[2:], row[2:]):
+            got, exp = float(cell), ev[k]
+            assert got == exp or (np.isnan(got) and np.isnan(exp)), (name, s, c, k, got, exp)
+check_events("b.h5", "b-events.csv")
+check_events("study.h5", "s-events.csv")
+with h5py.File(tmp + "/b.h5", "r") as f:
+    g = f["scenes/000000"]
+    t, u = np.loadtxt(tmp + "/u.csv", delimiter=",", skiprows=1, unpack=True)
+    assert np.array_equal(t, g["time"][:]) and np.array_equal(u, g["bodies/hammer/u"][:])
+    force = g["contacts/hit/force"][:]
+    raw = open(tmp + "/force.wav", "rb").read()
+    pcm = np.array(struct.unpack("<%dh" % len(force), raw[44:]))
+    assert np.array_equal(pcm, np.rint(force / np.abs(force).max() * 32767)), pcm
+    assert np.abs(pcm).max() == 32767
+PY
+
+# ------------------------------------------------------------- vibro-plot
+expect 0 "$plot" --help
+contains "$tmp/out" "usage: vibro-plot KIND OUT.h5 -o FIGURE"
+for kind in signal phase force energy vout bifurcation; do
+  expect 0 "$plot" "$kind" --help
+  contains "$tmp/out" "usage: vibro-plot $kind"
+done
+# (sizes whose width / dpi * dpi falls a hair short of a whole pixel)
+for kind in signal phase force energy vout; do
+  expect 0 "$plot" "$kind" "$b" -o "$tmp/$kind.png" --size 402x226
+  png "$tmp/$kind.png" 402 226
+done
+expect 0 "$plot" signal "$s" --scene 1 --signal bodies/hammer/u --signal bodies/plate/p1/u --signal energy/external \
+  -o "$tmp/signals.png" --size 3x2in --dpi 50
+png "$tmp/signals.png" 150 100
+expect 0 "$plot" phase "$s" --scene 1 --contact stop --full -o "$tmp/phase1.png" --size 500x500
+png "$tmp/phase1.png" 500 500
+expect 0 "$plot" energy "$s" --scene 1 -o "$tmp/energy1.png"
+png "$tmp/energy1.png" 800 600
+expect 0 "$plot" vout "$s" --contact hit -o "$tmp/vout.png" --size 640x480
+png "$tmp/vout.png" 640 480
+expect 0 "$plot" bifurcation "$s" --value v_out -o "$tmp/bif.png" --size 701x333
+png "$tmp/bif.png" 701 333
+expect 0 "$plot" bifurcation "$s" --param contacts.hit.mu --last 1 -o "$tmp/bif.pdf"
+equal "PDF magic" "$(text "$tmp/bif.pdf" 0 5)" "%PDF-"
+expect 0 "$plot" bifurcation "$s" --last 1 -o "$tmp/last.svg"
+contains "$tmp/last.svg" "<!-- v_in against contacts.hit.mu, 13 impacts -->"
+expect 0 "$plot" force "$b" -o "$tmp/force.svg"
+equal "SVG magic" "$(text "$tmp/force.svg" 0 5)" "<?xml"
+contains "$tmp/force.svg" "<svg"
+contains "$tmp/force.svg" "hunt-crossley, am1"
+
+# what the figures show: matplotlib's SVG keeps each text in a comment
+expect 0 "$plot" phase "$b" -o "$tmp/phase.svg"
+contains "$tmp/phase.svg" "<!-- analytic x_max (eq 4) -->"
+contains "$tmp/phase.svg" "<!-- analytic v_out (eq 6) -->"
+contains "$tmp/phase.svg" "<!-- v_out eq 7-8 -->"
+expect 0 "$plot" energy "$s" --scene 1 -o "$tmp/energy.svg"
+contains "$tmp/energy.svg" "<!-- external -->"
+contains "$tmp/energy.svg" "<!-- total + dissipated - external -->"
+expect 0 "$plot" vout "$s" -o "$tmp/vout.svg"
+contains "$tmp/vout.svg" "<!-- v_out_exact (eq 6), mu 0.7 -->"
+contains "$tmp/vout.svg" "<!-- v_out_pred (eq 7-8), mu 0.1 -->"
+contains "$tmp/vout.svg" "<!-- v_out against v_in, 43 impacts -->"
+expect 0 "$plot" bifurcation "$s" --value x_max --after 0.002 -o "$tmp/bif.svg"
+contains "$tmp/bif.svg" "<!-- x_max against contacts.hit.mu, 18 impacts -->"
+contains "$tmp/bif.svg" "<!-- x_max (m) -->"
+expect 0 "$plot" bifurcation "$s" --value max_compression:hit -o "$tmp/bifs.svg"
+contains "$tmp/bifs.svg" "<!-- max_compression:hit against contacts.hit.mu, 12 scenes -->"
+contains "$tmp/bifs.svg" "<!-- max_compression:hit (m) -->"
+
+# its helpers: which samples a contact figure draws, sizes, cut lists
+"$python" - "$plot" <<'PY' >"$tmp/py.out" 2>&1 && ok || bad "vibro-plot helpers: $(cat "$tmp/py.out")"
+import importlib.machinery, importlib.util, sys, numpy as np
+loader = importlib.machinery.SourceFileLoader("vibro_plot", sys.argv[1])
+spec = importlib.util.spec_from_loader("vibro_plot", loader)
+vp = importlib.util.module_from_spec(spec)
+loader.exec_module(vp)
+x = np.array([-1.0, -0.5, 0.2, 0.3, -0.1, -2.0, -3.0, 0.4])
+assert vp.in_contact(x, "hunt-crossley", 0.0, False).tolist() == \
+    [False, True, True, True, True, False, True, True]
+assert vp.in_contact(x, "rattle", 1.5, False).tolist() == \
+    [False, False, False, False, True, True, True, True]
+assert vp.in_contact(x, "hunt-crossley", 0.0, True).all()
+assert np.isnan(vp.broken(x, x > 0)[0]) and vp.broken(x, x > 0)[2] == 0.2
+assert vp.parse_size("6.4x4.8in", 50) == (6.4, 4.8)
+assert abs(vp.parse_size("201x113", 100)[0] * 100 - 201) < 1e-5
+assert vp.join_choices(["a" * 100, "b" * 100, "c" * 100]) == "a" * 100 + ", " + "b" * 100 + ", ..."
+PY
+
+# vibro-plot's errors: one line, exit 1
+error "$tmp/junk.h5: not a vibro output (not an HDF5 file)" "$plot" energy "$tmp/junk.h5" -o "$tmp/x.png"
+error "$tmp/noformat.h5: not a vibro output (no 'format' attribute)" "$plot" energy "$tmp/noformat.h5" -o "$tmp/x.png"
+error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1)" \
+  "$plot" vout "$tmp/wrongformat.h5" -o "$tmp/x.png"
+error "$tmp/nostudy.h5: no /study/table: a bifurcation diagram needs a study (a scene file with a sweep)" \
+  "$plot" bifurcation "$tmp/nostudy.h5" -o "$tmp/x.png"
+# a plain scene's output has a one-row /study/table without swept columns
+if "$python" -c 'import sys, h5py; sys.exit("study/table" not in h5py.File(sys.argv[1], "r"))' "$b"; then
+  error "$b: /study/table has no swept parameter: a bifurcation diagram needs a study (a scene file with a sweep)" \
+    "$plot" bifurcation "$b" -o "$tmp/x.png"
+else
+  error "$b: no /study/table: a bifurcation diagram needs a study (a scene file with a sweep)" \
+    "$plot" bifurcation "$b" -o "$tmp/x.png"
+fi
+error "$b: no scene 3 (valid: 0)" "$plot" phase "$b" --scene 3 -o "$tmp/x.png"
+error "$s: 12 scenes: choose one with --scene (valid: 0-11)" "$plot" energy "$s" -o "$tmp/x.png"
+error "$s: scene 1 has 2 contacts: choose one with --contact (valid: hit, stop)" \
+  "$plot" force "$s" --scene 1 -o "$tmp/x.png"
+error "$b: no contact 'hti' in scene 0 (valid: hit)" "$plot" phase "$b" --contact hti -o "$tmp/x.png"
+error_start "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, bodies/wall/u, bodies/wall/v, contacts/hit/compression, contacts/hit/force, contacts/hit/rate, energy/correction, energy/dissipated, " \
+  "$plot" signal "$b" --signal bodies/hamer/u -o "$tmp/x.png"
+error "$s: no column 'contacts.hit.k' in /study/table (valid: contacts.hit.mu)" \
+  "$plot" bifurcation "$s" --param contacts.hit.k -o "$tmp/x.png"
+error "$s: no event field or /study/table column 'vin' (valid: duration, duration_pred, energy_after, energy_before, fallbacks, newton_iterations_max, peak_force, samples, t_off, t_on, v_in, v_out, v_out_exact, v_out_pred, x_max, x_max_pred, status_code, final_energy, energy_balance_error, impacts:hit, ...)" \
+  "$plot" bifurcation "$s" --value vin -o "$tmp/x.png"
+error "$tmp/x.jpg: unsupported figure format '.jpg' (valid: .png, .pdf, .svg)" \
+  "$plot" energy "$b" -o "$tmp/x.jpg"
+error "bad --size '800by600' (expected WxH in pixels, e.g. 800x600, or WxHin in inches, e.g. 6.4x4.8in)" \
+  "$plot" energy "$b" -o "$tmp/x.png" --size 800by600
+[ -e "$tmp/x.png" ] && bad "vibro-plot left a figure after an error" || ok
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
