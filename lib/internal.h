@@ -42,6 +42,11 @@ double vb_drive_eval(const vb_drive *d, double t, double *rate);
  * (0, freq] and random phase, rms `amplitude`; allocates the components. */
 int vb_drive_noise_setup(vb_drive *d, long ncomp);
 
+/* The force a three-level scheme holds at n+1: the law at x1 with the rate
+ * of the step into it. */
+double vb_three_level_held_force(const vb_contact *ct, const vb_chist *h, double dt,
+                                 double x1, double fbar);
+
 /* -------------------------------------------------------------- bodies */
 
 /* Allocate a body's modal arrays (freq, sigma, modal_mass, q0, dq0,

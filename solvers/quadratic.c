@@ -85,13 +85,6 @@ solve_single(const vb_contact *ct, const vb_chist *h, double dt, double e, doubl
   return isfinite(*x1) ? VB_OK : VB_EDIVERGED;
 }
 
-static double
-held_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar)
-{
-  (void)fbar;
-  return vb_law_force(&ct->law, x1, (x1 - h->x) / dt);
-}
-
 /* c y^2 / (4 dt) with c from x^n. */
 static double
 dissipation(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar)
@@ -117,7 +110,7 @@ const vb_scheme vb_scheme_quadratic = {
   .energy_conserving = 1,
   .step_force = step_force,
   .solve_single = solve_single,
-  .held_force = held_force,
+  .held_force = vb_three_level_held_force,
   .dissipation = dissipation,
   .potential = potential,
 };

@@ -27,9 +27,11 @@ step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double
   return g + d * rate;
 }
 
-/* The law at n+1 with the rate of the step into it. */
-static double
-held_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar)
+/* The law at n+1 with the rate of the step into it (both three-level
+ * schemes hold this). */
+double
+vb_three_level_held_force(const vb_contact *ct, const vb_chist *h, double dt, double x1,
+                          double fbar)
 {
   (void)fbar;
   return vb_law_force(&ct->law, x1, (x1 - h->x) / dt);
@@ -57,7 +59,7 @@ const vb_scheme vb_scheme_three_point = {
   .min_contact_steps = 2,
   .energy_conserving = 1,
   .step_force = step_force,
-  .held_force = held_force,
+  .held_force = vb_three_level_held_force,
   .dissipation = dissipation,
   .potential = potential,
 };
