@@ -95,6 +95,7 @@ typedef struct vb_island {
   double *gen;        /* scratch: generalised force of the step, N */
   double *qt;         /* scratch: predicted q without contact forces */
   int ahead;          /* qt already holds the next step's prediction */
+  int has_gen;        /* some mode has a generalised force (gravity, forces) */
   double ahead_dot;   /* and, with one contact, its dot with S */
   double *scratch;    /* scratch for explicit stages [6 * nm] */
   /* contacts [nc] */

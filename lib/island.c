@@ -199,6 +199,8 @@ kernel_force(int nmp, double *qt, const double *cc, const double *row, double f)
 }
 
 /* Two-level update of the 4 modes at j, into accumulators with suffix k. */
+/* Two-level update of the 4 modes at j, into accumulators with suffix k;
+ * `gen` terms only when the island has a generalised force at all. */
 #define UPDATE2(j, k)                                                       \
   do {                                                                      \
     v4 q0 = ld4(q + (j)), v0 = ld4(v + (j));                                \
@@ -206,13 +208,16 @@ kernel_force(int nmp, double *qt, const double *cc, const double *row, double f)
     v4 v1 = two * (q1 - q0) * ih - v0;                                      \
     v4 vm = half * (v1 + v0);                                               \
     diss##k += ld4(dcoef + (j)) * vm * vm;                                  \
-    work##k += ld4(gen + (j)) * (q1 - q0);                                  \
+    if (has_gen)                                                            \
+      work##k += ld4(gen + (j)) * (q1 - q0);                                \
     kin##k += ld4(mass + (j)) * v1 * v1;                                    \
     pot##k += ld4(mw2 + (j)) * q1 * q1;                                     \
     st4(q + (j), q1);                                                       \
     st4(v + (j), v1);                                                       \
     if (ahead) {                                                            \
-      v4 qn = ld4(ca + (j)) * q1 + ld4(cb + (j)) * v1 + ld4(cc + (j)) * ld4(gen + (j)); \
+      v4 qn = ld4(ca + (j)) * q1 + ld4(cb + (j)) * v1;                      \
+      if (has_gen)                                                          \
+        qn += ld4(cc + (j)) * ld4(gen + (j));                               \
       st4(qt + (j), qn);                                                    \
       dot##k += ld4(rowp + (j)) * qn;                                       \
     }                                                                       \
@@ -223,25 +228,49 @@ kernel_force(int nmp, double *qt, const double *cc, const double *row, double f)
  * dissipation, external work, 2 x kinetic and 2 x potential energy.  With
  * `ahead` it also writes the next step's prediction into qt (as predict()
  * would, for a constant generalised force) and its dot with rowp into
- * out[4], saving the next step a pass over the modes. */
-VB_CLONES static void
+ * out[4], saving the next step a pass over the modes.  The flags are
+ * constants in each instance below, so the loop carries no branch; with
+ * no generalised force the skipped terms are exact zeros. */
+#define UPDATE2_INSTANCE(name, AHEAD, HAS_GEN)                              \
+  VB_CLONES static void                                                     \
+  name(int nmp, double h, double *qt, const double *cc, const double *row0, \
+       double f0, double *q, double *v, const double *mass,                 \
+       const double *dcoef, const double *mw2, const double *gen,           \
+       const double *ca, const double *cb, const double *rowp, double out[5]) \
+  {                                                                         \
+    v4 F = splat(f0), ih = splat(1.0 / h), two = splat(2.0), half = splat(0.5); \
+    v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0, dot0 = diss0; \
+    v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0, dot1 = diss0; \
+    const int ahead = AHEAD, has_gen = HAS_GEN;                             \
+    (void)ca; (void)cb; (void)rowp; (void)gen;                              \
+    for (int j = 0; j < nmp; j += LANES) {                                  \
+      UPDATE2(j, 0);                                                        \
+      UPDATE2(j + 4, 1);                                                    \
+    }                                                                       \
+    out[0] = hsum(diss0 + diss1);                                           \
+    out[1] = hsum(work0 + work1);                                           \
+    out[2] = hsum(kin0 + kin1);                                             \
+    out[3] = hsum(pot0 + pot1);                                             \
+    out[4] = hsum(dot0 + dot1);                                             \
+  }
+UPDATE2_INSTANCE(update2_plain, 0, 1)
+UPDATE2_INSTANCE(update2_ahead, 1, 1)
+UPDATE2_INSTANCE(update2_ahead_nogen, 1, 0)
+
+/* Two-level update: the instance for the island's case. */
+static void
 kernel_update2(int nmp, double h, double *qt, const double *cc, const double *row0,
                double f0, double *q, double *v, const double *mass, const double *dcoef,
-               const double *mw2, const double *gen, int ahead, const double *ca,
-               const double *cb, const double *rowp, double out[5])
+               const double *mw2, const double *gen, int ahead, int has_gen,
+               const double *ca, const double *cb, const double *rowp, double out[5])
 {
-  v4 F = splat(f0), ih = splat(1.0 / h), two = splat(2.0), half = splat(0.5);
-  v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0, dot0 = diss0;
-  v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0, dot1 = diss0;
-  for (int j = 0; j < nmp; j += LANES) {
-    UPDATE2(j, 0);
-    UPDATE2(j + 4, 1);
-  }
-  out[0] = hsum(diss0 + diss1);
-  out[1] = hsum(work0 + work1);
-  out[2] = hsum(kin0 + kin1);
-  out[3] = hsum(pot0 + pot1);
-  out[4] = hsum(dot0 + dot1);
+  if (!ahead)
+    update2_plain(nmp, h, qt, cc, row0, f0, q, v, mass, dcoef, mw2, gen, ca, cb, rowp, out);
+  else if (has_gen)
+    update2_ahead(nmp, h, qt, cc, row0, f0, q, v, mass, dcoef, mw2, gen, ca, cb, rowp, out);
+  else
+    update2_ahead_nogen(nmp, h, qt, cc, row0, f0, q, v, mass, dcoef, mw2, gen, ca, cb, rowp,
+                        out);
 }
 
 /* Three-level update of the 4 modes at j, into accumulators k. */
@@ -752,6 +781,9 @@ vb_islands_build(const vb_scene *sc, double dt, vb_island **out, int *n, char *e
     if ((rc = island_modes(isl, sc, err, errlen)) != VB_OK)
       goto done;
     island_contacts(isl, sc);
+    isl->has_gen = isl->nf > 0;
+    for (int j = 0; j < isl->nm; j++)
+      isl->has_gen |= isl->gconst[j] != 0.0;
     for (int c = 0; c < isl->nc; c++) {
       const vb_contact *ct = &sc->contacts[isl->contacts[c]];
       double limit, w = ct->exact_duration ? sqrt(ct->law.k / isl->meff[c]) : 0.0;
@@ -1454,7 +1486,7 @@ step_two_level(vb_island *is, long n)
   /* with a constant generalised force, predict the next step in passing */
   int ahead = is->nf == 0;
   kernel_update2(is->nmp, h, is->qt, is->cc, is->S, f0, is->q, is->v, is->mass, is->dcoef,
-                 is->mw2, is->gen, ahead, is->ca, is->cb, is->S, sums);
+                 is->mw2, is->gen, ahead, is->has_gen, is->ca, is->cb, is->S, sums);
   is->ahead = ahead;
   is->ahead_dot = sums[4];
   double diss = sums[0], work = sums[1], kin = sums[2], pot = sums[3];
