@@ -71,25 +71,40 @@ int main(int argc, char **argv)
   snprintf(out, sizeof out, "bench-study-%ld.h5", (long)getpid());
   printf("bench_study: %ld scenes of %.3g s at %g Hz, record.every %ld\n",
          vb_study_scenes(st), vb_study_first(st)->duration, vb_study_first(st)->fs, every);
-  for (t = 0; t < 2; t++) {
-    vb_study_options opt = { t + 1, 0, 0, 0, 1 };
+  /* each configuration three times, alternating, so that a noisy moment
+   * of the machine hits both: the best time is the estimate, the spread
+   * is printed too */
+  double best[2] = { 1e300, 1e300 }, worst[2] = { 0.0, 0.0 }, wbest[2] = { 0.0, 0.0 };
+  long ran = 0;
+  for (int rep_i = 0; rep_i < 3; rep_i++)
+    for (t = 0; t < 2; t++) {
+      vb_study_options opt = { t + 1, 0, 0, 0, 1 };
 
-    waited = cpu_wait();
-    if (vb_study_run(st, out, &opt, &rep[t], err, sizeof err) != VB_OK) {
-      fprintf(stderr, "%s\n", err);
-      remove(out);
-      vb_study_free(st);
-      return 1;
+      waited = cpu_wait();
+      if (vb_study_run(st, out, &opt, &rep[t], err, sizeof err) != VB_OK) {
+        fprintf(stderr, "%s\n", err);
+        remove(out);
+        vb_study_free(st);
+        return 1;
+      }
+      waited = cpu_wait() - waited;
+      ran = rep[t].ran;
+      if (rep[t].seconds < best[t]) {
+        best[t] = rep[t].seconds;
+        wbest[t] = rep[t].write_seconds;
+      }
+      if (rep[t].seconds > worst[t])
+        worst[t] = rep[t].seconds;
+      if (waited > 0.05 * rep[t].seconds)
+        printf("  (run %d, %d thread%s: the threads waited %.3f s for a CPU: the machine is "
+               "busy)\n", rep_i + 1, t + 1, t ? "s" : "", waited);
     }
-    printf("  %d thread%s: %7.1f scenes/s  (%.3f s, of which writing %.3f s = %.0f %%)\n",
-           t + 1, t ? "s" : " ", (double)rep[t].ran / rep[t].seconds, rep[t].seconds,
-           rep[t].write_seconds, 100.0 * rep[t].write_seconds / rep[t].seconds);
-    waited = cpu_wait() - waited;
-    if (waited > 0.05 * rep[t].seconds)
-      printf("             the threads waited %.3f s for a CPU: the machine is busy\n", waited);
-  }
-  printf("  speed-up 2 threads / 1: %.2fx (target >= 1.85x)\n",
-         rep[0].seconds / rep[1].seconds);
+  for (t = 0; t < 2; t++)
+    printf("  %d thread%s: %7.1f scenes/s  (best of 3: %.3f s, of which writing %.3f s = "
+           "%.0f %%; slowest %.3f s)\n", t + 1, t ? "s" : " ", (double)ran / best[t], best[t],
+           wbest[t], 100.0 * wbest[t] / best[t], worst[t]);
+  printf("  speed-up 2 threads / 1: %.2fx best/best, %.2fx to %.2fx over the runs "
+         "(target >= 1.85x)\n", best[0] / best[1], best[0] / worst[1], worst[0] / best[1]);
   remove(out);
   vb_study_free(st);
   return 0;
