@@ -874,10 +874,12 @@ vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0, dou
 
 /* Impact rate from free flight out of the initial state. */
 double
-vb_scene_approach_rate(const vb_scene *scene, int c)
+vb_scene_approach_rate(const vb_scene *scene, int c, double *meff)
 {
   double p0, v0, a0, m;
   vb_scene_contact_state(scene, c, &p0, &v0, &a0, &m);
+  if (meff)
+    *meff = m;
   if (!(p0 <= 0.0) || (v0 <= 0.0 && a0 <= 0.0))
     return 0.0;
   double v2 = v0 * v0 - 2.0 * a0 * p0;

@@ -1294,17 +1294,15 @@ static int load_corrections(loader *ld, const config_setting_t *g, const char *o
   return VB_OK;
 }
 
-/* Load one contact from its group; i is its index, owner[b] the contact
- * that already holds body b (or -1). */
-static int load_contact(loader *ld, const config_setting_t *list, int i,
-                        int *owner)
+/* Load one contact from its group; i is its index. */
+static int load_contact(loader *ld, const config_setting_t *list, int i)
 {
   const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
   vb_contact *c = &ld->scene->contacts[i];
   const vb_scene *sc = ld->scene;
   const char *name = NULL, *law = NULL, *scheme = NULL;
   char obj[OBJECT_MAX], loc[4200];
-  int rc, j, side;
+  int rc, j;
 
   snprintf(obj, sizeof obj, "contact #%d", i + 1);
   if (config_setting_type(g) != CONFIG_TYPE_GROUP)
@@ -1335,8 +1333,6 @@ static int load_contact(loader *ld, const config_setting_t *list, int i,
                 scheme, vb_scheme_choices());
   if ((rc = load_between(ld, g, obj, c)) != VB_OK)
     return rc;
-  (void)side;
-  (void)owner;
   if ((rc = load_law(ld, g, obj, &c->law)) != VB_OK)
     return rc;
   c->gap = 0.0;
@@ -1374,7 +1370,7 @@ static int load_contact(loader *ld, const config_setting_t *list, int i,
 static int load_contacts(loader *ld, const config_setting_t *list)
 {
   vb_scene *sc = ld->scene;
-  int i, n = config_setting_length(list), rc = VB_OK, *owner;
+  int i, n = config_setting_length(list), rc = VB_OK;
 
   if (!(config_setting_type(list) == CONFIG_TYPE_LIST ||
         (config_setting_type(list) == CONFIG_TYPE_ARRAY && n == 0)))
@@ -1383,19 +1379,14 @@ static int load_contacts(loader *ld, const config_setting_t *list)
   if (n == 0)
     return VB_OK;
   sc->contacts = calloc((size_t)n, sizeof *sc->contacts);
-  owner = malloc((size_t)sc->nbodies * sizeof *owner);
-  if (sc->contacts == NULL || owner == NULL) {
-    free(owner);
+  if (sc->contacts == NULL) {
     message(ld->err, ld->errlen, "%s: out of memory loading the scene",
             ld->path);
     return VB_ENOMEM;
   }
   sc->ncontacts = n;
-  for (i = 0; i < sc->nbodies; i++)
-    owner[i] = -1;
   for (i = 0; i < n && rc == VB_OK; i++)
-    rc = load_contact(ld, list, i, owner);
-  free(owner);
+    rc = load_contact(ld, list, i);
   return rc;
 }
 

@@ -321,8 +321,9 @@ double vb_scene_contact_mass(const vb_scene *scene, int c);
 void vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0,
                             double *a0, double *meff);
 /* The impact rate a contact will have when free flight from its initial
- * state reaches it, m/s; 0 if none follows. */
-double vb_scene_approach_rate(const vb_scene *scene, int c);
+ * state reaches it, m/s (0 if none follows); its effective mass (kg) into
+ * *meff when meff is not NULL (one island build for both). */
+double vb_scene_approach_rate(const vb_scene *scene, int c, double *meff);
 
 /* Natural frequency sqrt(k / m_eff) of an alpha = 1 contact, the largest
  * the scheme's exact-duration substitution allows (pi/dt two-point,

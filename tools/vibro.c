@@ -81,8 +81,8 @@ short_contacts(const vb_scene *sc)
     const vb_contact *ct = &sc->contacts[c];
     if (ct->law.kind == VB_LAW_POLYNOMIAL || ct->law.kind == VB_LAW_SPRING)
       continue;
-    double m = vb_scene_contact_mass(sc, c);
-    double v_in = vb_scene_approach_rate(sc, c);
+    double m;
+    double v_in = vb_scene_approach_rate(sc, c, &m);
     if (!(v_in > 0.0))
       continue;
     vb_prediction pr;
@@ -178,7 +178,8 @@ cmd_check(int argc, char **argv)
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
     const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
-    double m = vb_scene_contact_mass(sc, c);
+    double m;
+    double v_in = vb_scene_approach_rate(sc, c, &m);
     printf("contact '%s' between '%s%s%s' and '%s%s%s', law %s, scheme %s (%s)\n", ct->name,
            a->name, a->kind == VB_BODY_MODAL ? "." : "",
            a->kind == VB_BODY_MODAL ? a->points[ct->pa].name : "", b->name,
@@ -213,7 +214,6 @@ cmd_check(int argc, char **argv)
       printf("  %s: always engaged, no impacts\n", vb_law_name(ct->law.kind));
       continue;
     }
-    double v_in = vb_scene_approach_rate(sc, c);
     if (!(v_in > 0.0)) {
       printf("  no impact follows from the initial state\n");
       continue;
