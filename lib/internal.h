@@ -34,6 +34,13 @@ double vb_law_damping_power(const vb_law *law, double x, double v);
  * when penetrating; polynomial and spring always). */
 int vb_law_engaged(const vb_law *law, double x);
 
+/* The law as it acts during an impact that began with penetration rate
+ * v_in > 0 (m/s): a copy of *law whose impact-dependent parameters (the
+ * damping of laws set by a coefficient of restitution) are set from v_in.
+ * The stepping code calls it at each impact onset and steps the impact
+ * with *active. */
+void vb_law_at_onset(const vb_law *law, double v_in, vb_law *active);
+
 /* ------------------------------------------------------------- drivers */
 
 /* Prescribed displacement of a drive at time t, m, and its rate in *rate. */

@@ -164,3 +164,14 @@ vb_law_engaged(const vb_law *law, double x)
 {
   return vb_law_penetration(law, x) > 0.0;
 }
+
+/* The law as it acts during an impact that began with penetration rate
+ * v_in > 0: a copy whose impact-dependent parameters are set from v_in.
+ * No law so far has any; a law set by a coefficient of restitution
+ * (damping scaled by 1/v_in) sets them here. */
+void
+vb_law_at_onset(const vb_law *law, double v_in, vb_law *active)
+{
+  (void)v_in;
+  *active = *law;
+}
