@@ -738,7 +738,6 @@ vb_islands_build(const vb_scene *sc, double dt, vb_island **out, int *n, char *e
     isl->scene = sc;
     isl->dt = dt;
     if (island_alloc(isl, nm, ncon, nf, nbod, npts) != VB_OK) {
-      count = k + 1;
       rc = VB_ENOMEM;
       goto done;
     }
@@ -777,7 +776,6 @@ vb_islands_build(const vb_scene *sc, double dt, vb_island **out, int *n, char *e
         isl->forces[jf] = f;
         isl->force_mode[jf++] = vb_island_body_offset(isl, sc->forces[f].body);
       }
-    count = k + 1;
     if ((rc = island_modes(isl, sc, err, errlen)) != VB_OK)
       goto done;
     island_contacts(isl, sc);
