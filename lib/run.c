@@ -39,7 +39,7 @@ struct vb_run {
   double *points;              /* storage of pu, pv */
   double *record;              /* one block holding every recorded signal */
   size_t nsignals;             /* signals of nrec samples in record */
-  double *energy;              /* [6][nrec] J */
+  double *energy;              /* [VB_ENERGY_COUNT][nrec] J */
   vb_contact_result *results;  /* [ncontacts] */
   tracker *trackers;           /* [ncontacts] */
   double *e_prev;              /* [nislands] island energy at the previous step, J */
@@ -47,7 +47,7 @@ struct vb_run {
   double *x_before;            /* [ncontacts] compression at the previous step, m */
   double *rate_before;         /* [ncontacts] its rate, m/s */
   double e0;                   /* initial energy, J */
-  char status[160];
+  char status[320];
   int code;
 };
 
@@ -139,7 +139,7 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
     vb_run_free(run);
     return rc;
   }
-  size_t nrec = (size_t)run->nrec, signals = 6;
+  size_t nrec = (size_t)run->nrec, signals = VB_ENERGY_COUNT;
   for (int b = 0; b < nb; b++) {
     signals += 2 * (size_t)recorded_points(&scene->bodies[b]);
     if (scene->record_modes && scene->bodies[b].kind != VB_BODY_WALL)
@@ -162,7 +162,7 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   run->modes_q = run->point_v + nb;
   double *p = run->record;
   run->energy = p;
-  p += 6 * nrec;
+  p += VB_ENERGY_COUNT * nrec;
   for (int b = 0; b < nb; b++) {
     int np = recorded_points(&scene->bodies[b]);
     run->point_u[b] = p;
@@ -282,12 +282,12 @@ record(vb_run *run, long n, long k)
   }
   double kin, pot, diss, ext, corr;
   scene_energy(run, &kin, &pot, &diss, &ext, &corr);
-  run->energy[k] = kin + pot;
-  run->energy[nrec + k] = kin;
-  run->energy[2 * nrec + k] = pot;
-  run->energy[3 * nrec + k] = diss;
-  run->energy[4 * nrec + k] = ext;
-  run->energy[5 * nrec + k] = corr;
+  run->energy[VB_ENERGY_TOTAL * nrec + k] = kin + pot;
+  run->energy[VB_ENERGY_KINETIC * nrec + k] = kin;
+  run->energy[VB_ENERGY_POTENTIAL * nrec + k] = pot;
+  run->energy[VB_ENERGY_DISSIPATED * nrec + k] = diss;
+  run->energy[VB_ENERGY_EXTERNAL * nrec + k] = ext;
+  run->energy[VB_ENERGY_CORRECTION * nrec + k] = corr;
 }
 
 /* --------------------------------------------------------------- events */
@@ -509,6 +509,17 @@ blank_from(vb_run *run, long k0)
       run->record[s * nrec + k] = NAN;
 }
 
+/* End the run at step n: island `is` holds a non-finite quantity, or its
+ * step's solve failed (solve_failed). */
+static void
+diverged(vb_run *run, const vb_island *is, long n, int solve_failed)
+{
+  char what[256];
+  vb_island_nonfinite(is, solve_failed, what, sizeof what);
+  snprintf(run->status, sizeof run->status, "diverged at t=%.9g s: %s", n * run->dt, what);
+  run->code = VB_EDIVERGED;
+}
+
 /* Simulate the whole scene. */
 int
 vb_run_exec(vb_run *run)
@@ -528,6 +539,12 @@ vb_run_exec(vb_run *run)
     run->results[c].iterations = 0;
     open_at_start(run, c);
   }
+  for (int i = 0; i < run->nislands; i++)
+    if (!vb_island_finite(&run->islands[i])) {
+      diverged(run, &run->islands[i], 0, 0);
+      blank_from(run, 0);
+      return run->code;
+    }
   double kin, pot, diss, ext, corr;
   scene_energy(run, &kin, &pot, &diss, &ext, &corr);
   run->e0 = kin + pot;
@@ -557,13 +574,8 @@ vb_run_exec(vb_run *run)
           if (is->iterations[lc] >= sc->contacts[is->contacts[lc]].max_iterations)
             run->results[is->contacts[lc]].newton_failures++;
       }
-      int finite = rc != VB_EDIVERGED;
-      for (int lc = 0; lc < is->nc && finite; lc++)
-        finite = isfinite(is->hist[lc].x) && isfinite(is->hist[lc].rate);
-      if (!finite) {
-        snprintf(run->status, sizeof run->status, "diverged at t=%.9g (island of body '%s')",
-                 n * run->dt, sc->bodies[is->bodies[0]].name);
-        run->code = VB_EDIVERGED;
+      if (rc == VB_EDIVERGED || !vb_island_finite(is)) {
+        diverged(run, is, n, rc == VB_EDIVERGED);
         break;
       }
     }
@@ -613,6 +625,7 @@ vb_run_exec(vb_run *run)
 
 const vb_scene *vb_run_scene(const vb_run *run) { return run->scene; }
 const char *vb_run_status(const vb_run *run) { return run->status; }
+int vb_run_code(const vb_run *run) { return run->code; }
 long vb_run_samples(const vb_run *run) { return run->nrec; }
 
 const double *
@@ -662,8 +675,10 @@ double
 vb_run_balance_error(const vb_run *run)
 {
   size_t last = (size_t)run->nrec - 1, nrec = (size_t)run->nrec;
-  return run->energy[last] + run->energy[3 * nrec + last] - run->energy[4 * nrec + last]
-         - run->energy[5 * nrec + last] - run->e0;
+  return run->energy[VB_ENERGY_TOTAL * nrec + last]
+         + run->energy[VB_ENERGY_DISSIPATED * nrec + last]
+         - run->energy[VB_ENERGY_EXTERNAL * nrec + last]
+         - run->energy[VB_ENERGY_CORRECTION * nrec + last] - run->e0;
 }
 
 /* Effective mass along a contact. */

@@ -375,8 +375,15 @@ int vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen);
 /* Free a run; NULL is a no-op. */
 void vb_run_free(vb_run *run);
 /* Simulate the whole scene.  Returns VB_OK when the status is "done",
- * otherwise the first failure's code; the status text says what happened. */
+ * otherwise the first failure's code; the status text says what happened.
+ * A state, contact force or energy that becomes non-finite ends the run
+ * with VB_EDIVERGED and a status "diverged at t=T s: <quantity> is inf"
+ * naming the first non-finite quantity; the samples not reached are NaN. */
 int vb_run_exec(vb_run *run);
+/* Status code of a run: VB_OK (done, or not run yet), VB_EDIVERGED,
+ * VB_ENOCONV (Newton hit its cap in some step) or VB_ENOMEM; the code
+ * vb_run_exec returned.  Use it instead of parsing vb_run_status. */
+int vb_run_code(const vb_run *run);
 
 /* Read access to a run's results. */
 const vb_scene *vb_run_scene(const vb_run *run);
@@ -394,9 +401,17 @@ const double *vb_run_body_v(const vb_run *run, int body);
  * is set; NULL otherwise. */
 const double *vb_run_modes_q(const vb_run *run, int body);
 const vb_contact_result *vb_run_contact(const vb_run *run, int contact);
-/* Energy signals [samples], J: 0 total, 1 kinetic, 2 potential,
- * 3 dissipated, 4 external (work done by gravity, forces and drivers),
- * 5 correction (energy added by Papetti's corrections). */
+/* The recorded energy signals, J (the discrete energies of the schemes). */
+typedef enum {
+  VB_ENERGY_TOTAL = 0,  /* kinetic + potential */
+  VB_ENERGY_KINETIC,    /* of the modes */
+  VB_ENERGY_POTENTIAL,  /* of the modes and the contacts */
+  VB_ENERGY_DISSIPATED, /* running: damping of modes and contacts */
+  VB_ENERGY_EXTERNAL,   /* running: work done by gravity, forces and drivers */
+  VB_ENERGY_CORRECTION, /* running: energy added by Papetti's corrections */
+  VB_ENERGY_COUNT
+} vb_energy;
+/* Energy signal `which` (a vb_energy) [samples], J. */
 const double *vb_run_energy(const vb_run *run, int which);
 /* Energy balance error at the end:
  * total + dissipated - external - correction - initial, J. */
