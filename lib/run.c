@@ -308,6 +308,37 @@ flight_time(double p, double r, double a)
   return -2.0 * p / (ar + sqrt(disc));
 }
 
+/* Crossing of zero penetration of contact c near the sample at t0, for a
+ * contact whose walls or gap are driven: tau from t0 (> 0 after, < 0
+ * before) where the bodies' part of the compression, in free flight from
+ * x0 - drive(t0) with rate vb and constant acceleration a, plus the driven
+ * part at its exact position, leaves no penetration.  Newton from the
+ * constant-acceleration estimate tau.  The crossing thus carries the
+ * walls' own acceleration, and v_in and v_out keep the order of the
+ * trajectory.  Returns tau, and the penetration rate there in *v. */
+static double
+driven_crossing(const vb_run *run, int c, double sign, double t0, double x0, double vb,
+                double a, double tau, double *v)
+{
+  const vb_scene *sc = run->scene;
+  const vb_contact *ct = &sc->contacts[c];
+  double rd, xb = x0 - vb_contact_drive(sc, ct, t0, &rd);
+  double guess = tau;
+  for (int it = 0; it < 16; it++) {
+    double x = xb + vb * tau + 0.5 * a * tau * tau + vb_contact_drive(sc, ct, t0 + tau, &rd);
+    double dp = sign * (vb + a * tau + rd);
+    double step = dp != 0.0 ? vb_law_penetration(&ct->law, x) / dp : 0.0;
+    tau -= step;
+    if (!(fabs(step) > 1e-15 * run->dt))
+      break;
+  }
+  if (!(fabs(tau) <= 2.0 * run->dt))
+    tau = guess; /* no crossing nearby: keep the estimate */
+  vb_contact_drive(sc, ct, t0 + tau, &rd);
+  *v = sign * (vb + a * tau + rd);
+  return tau;
+}
+
 /* Append a finished event to a contact's table (grows by doubling). */
 static int
 push_event(vb_contact_result *res, const vb_event *ev)
@@ -346,9 +377,23 @@ finish_release(vb_run *run, int c, double rate_out, double e_after)
    * a dt/2), carried back along free flight to the crossing */
   double r = tr->sign * rate_out - (three ? 0.5 * pa * run->dt : 0.0);
   double p1 = vb_law_penetration(&run->scene->contacts[c].law, tr->x_release);
-  double tau = flight_time(p1, r, pa);
-  ev->t_off = tr->n_release * run->dt - tau;
+  double tau = flight_time(p1, r, pa), t1 = tr->n_release * run->dt;
+  ev->t_off = t1 - tau;
   ev->v_out = r - pa * tau;
+  const vb_contact *ct = &run->scene->contacts[c];
+  if (vb_contact_driven(run->scene, ct)) {
+    /* the bodies' rate at the release sample: without the drive's rate
+     * (three-level: its secant into the next sample), then as above */
+    double rd, d1 = vb_contact_drive(run->scene, ct, t1, &rd);
+    if (three) {
+      double d2 = vb_contact_drive(run->scene, ct, t1 + run->dt, &rd);
+      rd = (d2 - d1) / run->dt;
+    }
+    double vb = rate_out - rd - (three ? 0.5 * is->aext[lc] * run->dt : 0.0);
+    tau = driven_crossing(run, c, tr->sign, t1, tr->x_release, vb, is->aext[lc], -tau,
+                          &ev->v_out);
+    ev->t_off = t1 + tau;
+  }
   ev->duration = ev->t_off - ev->t_on;
   tr->pending = 0;
   return push_event(&run->results[c], ev);
@@ -401,9 +446,21 @@ track(vb_run *run, int c, long n, double x_before, double rate_before, double *e
      * a dt/2), carried along free flight to the crossing */
     double r = tr->sign * rate_before + (three ? 0.5 * pa * run->dt : 0.0);
     double p0 = vb_law_penetration(law, x_before);
-    double tau = flight_time(p0, r, pa);
-    ev->t_on = (n - 1) * run->dt + tau;
+    double tau = flight_time(p0, r, pa), t0 = (n - 1) * run->dt;
+    ev->t_on = t0 + tau;
     ev->v_in = r + pa * tau;
+    if (vb_contact_driven(run->scene, ct)) {
+      /* the bodies' rate at the last sample out: without the drive's rate
+       * (three-level: its secant into that sample), then as above */
+      double rd, d0 = vb_contact_drive(run->scene, ct, t0, &rd);
+      if (three) {
+        double dm = vb_contact_drive(run->scene, ct, t0 - run->dt, &rd);
+        rd = (d0 - dm) / run->dt;
+      }
+      double vb = rate_before - rd + (three ? 0.5 * is->aext[lc] * run->dt : 0.0);
+      tau = driven_crossing(run, c, tr->sign, t0, x_before, vb, is->aext[lc], tau, &ev->v_in);
+      ev->t_on = t0 + tau;
+    }
     ev->energy_before = run->e_prev[run->contact_island[c]];
     vb_prediction pr;
     vb_law_predict(law, is->meff[lc], ev->v_in, &pr);
