@@ -15,12 +15,13 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-random.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
 
+abs_srcdir=$(cd "$srcdir" && pwd)
 n=${VIBRO_RANDOM_STUDIES:-12}
 seed=${VIBRO_RANDOM_SEED:-1}
 last=$((seed + n - 1))
 echo "random studies: $n, seeds $seed to $last"
 while [ "$seed" -le "$last" ]; do
-  "$gen" "$seed" --sweep 6 --srcdir "$srcdir" >"$tmp/s.cfg" || { bad "seed $seed: random_scene failed"; break; }
+  "$gen" "$seed" --sweep 6 --srcdir "$abs_srcdir" >"$tmp/s.cfg" || { bad "seed $seed: random_scene failed"; break; }
   codes=""
   for run in a b c; do
     j=1
