@@ -27,12 +27,13 @@ struct vb_run {
   const vb_scene *scene;
   long nsteps, nrec;
   double dt;
-  vb_island *islands;          /* [nislands] */
+  vb_model *model;             /* the scene compiled (owned) */
+  vb_island_state **states;    /* [nislands] the islands' run states */
   int nislands;
-  int *contact_island;         /* [ncontacts] island of each contact */
-  int *contact_local;          /* [ncontacts] index within its island */
-  int *body_island;            /* [nbodies] island or -1 (walls) */
-  int *body_offset;            /* [nbodies] first mode within the island */
+  const int *contact_island;   /* [ncontacts] island of each contact (the model's) */
+  const int *contact_local;    /* [ncontacts] index within its island */
+  const int *body_island;      /* [nbodies] island or -1 (walls) */
+  const int *body_offset;      /* [nbodies] first mode within the island */
   double **point_u, **point_v; /* [nbodies] -> [npoints][nrec] m, m/s */
   double **modes_q;            /* [nbodies] -> [nmodes][nrec] m, or NULL */
   double **pu, **pv;           /* [nislands] -> the island's points now */
@@ -62,8 +63,11 @@ vb_run_free(vb_run *run)
   if (run->results)
     for (int c = 0; c < run->scene->ncontacts; c++)
       free(run->results[c].events);
-  vb_islands_free(run->islands, run->nislands);
-  free(run->contact_island);
+  if (run->states)
+    for (int i = 0; i < run->nislands; i++)
+      vb_island_state_free(run->states[i]);
+  free(run->states);
+  vb_model_free(run->model);
   free(run->point_u);
   free(run->pu);
   free(run->points);
@@ -134,11 +138,22 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   run->nsteps = vb_scene_steps(scene);
   run->nrec = vb_scene_samples(scene);
   run->dt = 1.0 / scene->fs;
-  int rc = vb_islands_build(scene, run->dt, &run->islands, &run->nislands, err, errlen);
+  int rc = vb_model_compile(scene, &run->model, err, errlen);
   if (rc != VB_OK) {
     vb_run_free(run);
     return rc;
   }
+  run->nislands = run->model->nislands;
+  run->contact_island = run->model->contact_island;
+  run->contact_local = run->model->contact_local;
+  run->body_island = run->model->body_island;
+  run->body_offset = run->model->body_offset;
+  run->states = calloc((size_t)run->nislands + 1, sizeof *run->states);
+  if (!run->states)
+    goto nomem;
+  for (int i = 0; i < run->nislands; i++)
+    if (vb_island_state_alloc(&run->model->islands[i], &run->states[i]) != VB_OK)
+      goto nomem;
   size_t nrec = (size_t)run->nrec, signals = VB_ENERGY_COUNT;
   for (int b = 0; b < nb; b++) {
     signals += 2 * (size_t)recorded_points(&scene->bodies[b]);
@@ -146,18 +161,14 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
       signals += (size_t)scene->bodies[b].nmodes;
   }
   signals += 3 * (size_t)nc;
-  run->contact_island = calloc(2 * (size_t)nc + 2 * (size_t)nb + 1, sizeof(int));
   run->point_u = calloc(3 * (size_t)nb + 1, sizeof(double *));
   run->record = record_alloc(signals * nrec);
   run->nsignals = signals;
   run->results = calloc((size_t)nc + 1, sizeof *run->results);
   run->trackers = calloc((size_t)nc + 1, sizeof *run->trackers);
-  if (!run->contact_island || !run->point_u || !run->record || !run->results
+  if (!run->point_u || !run->record || !run->results
       || !run->trackers)
     goto nomem;
-  run->contact_local = run->contact_island + nc;
-  run->body_island = run->contact_local + nc;
-  run->body_offset = run->body_island + nb;
   run->point_v = run->point_u + nb;
   run->modes_q = run->point_v + nb;
   double *p = run->record;
@@ -186,7 +197,7 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   }
   size_t npts = 0;
   for (int i = 0; i < run->nislands; i++)
-    npts += (size_t)run->islands[i].npts;
+    npts += (size_t)run->model->islands[i].npts;
   run->e_prev = calloc(2 * (size_t)run->nislands + 1, sizeof(double));
   run->x_before = calloc(2 * (size_t)nc + 1, sizeof(double));
   if (!run->e_prev || !run->x_before)
@@ -201,20 +212,7 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   for (int i = 0, at = 0; i < run->nislands; i++) {
     run->pu[i] = run->points + at;
     run->pv[i] = run->points + npts + at;
-    at += run->islands[i].npts;
-  }
-  for (int b = 0; b < nb; b++)
-    run->body_island[b] = run->body_offset[b] = -1;
-  for (int i = 0; i < run->nislands; i++) {
-    const vb_island *is = &run->islands[i];
-    for (int k = 0; k < is->nb; k++) {
-      run->body_island[is->bodies[k]] = i;
-      run->body_offset[is->bodies[k]] = is->offsets[k];
-    }
-    for (int c = 0; c < is->nc; c++) {
-      run->contact_island[is->contacts[c]] = i;
-      run->contact_local[is->contacts[c]] = c;
-    }
+    at += run->model->islands[i].npts;
   }
   snprintf(run->status, sizeof run->status, "not run");
   *out = run;
@@ -234,7 +232,7 @@ scene_energy(const vb_run *run, double *kin, double *pot, double *diss, double *
 {
   *kin = *pot = *diss = *ext = *corr = 0.0;
   for (int i = 0; i < run->nislands; i++) {
-    const vb_island *is = &run->islands[i];
+    const vb_island_state *is = run->states[i];
     *kin += is->kinetic;
     *pot += is->potential;
     *diss += is->dissipated;
@@ -251,7 +249,7 @@ record(vb_run *run, long n, long k)
   double t = n * run->dt;
   size_t nrec = (size_t)run->nrec;
   for (int i = 0; i < run->nislands; i++)
-    vb_island_points(&run->islands[i], run->pu[i], run->pv[i]);
+    vb_island_points(&run->model->islands[i], run->states[i], run->pu[i], run->pv[i]);
   for (int b = 0; b < sc->nbodies; b++) {
     const vb_body *body = &sc->bodies[b];
     if (body->kind == VB_BODY_WALL) {
@@ -262,9 +260,9 @@ record(vb_run *run, long n, long k)
       run->point_v[b][k] = r;
       continue;
     }
-    const vb_island *is = &run->islands[run->body_island[b]];
-    int off = run->body_offset[b], row = vb_island_point_row(is, b, 0);
-    const double *q = is->q + off;
+    int i = run->body_island[b];
+    int off = run->body_offset[b], row = vb_island_point_row(&run->model->islands[i], b, 0);
+    const double *q = run->states[i]->q + off;
     for (int pt = 0; pt < recorded_points(body); pt++) {
       run->point_u[b][pt * nrec + k] = run->pu[run->body_island[b]][row + pt];
       run->point_v[b][pt * nrec + k] = run->pv[run->body_island[b]][row + pt];
@@ -274,8 +272,7 @@ record(vb_run *run, long n, long k)
         run->modes_q[b][j * nrec + k] = q[j];
   }
   for (int c = 0; c < sc->ncontacts; c++) {
-    const vb_island *is = &run->islands[run->contact_island[c]];
-    const vb_chist *hc = &is->hist[run->contact_local[c]];
+    const vb_chist *hc = &run->states[run->contact_island[c]]->hist[run->contact_local[c]];
     run->results[c].compression[k] = hc->x;
     run->results[c].rate[k] = hc->rate;
     run->results[c].force[k] = hc->f;
@@ -354,11 +351,17 @@ push_event(vb_contact_result *res, const vb_event *ev)
   return VB_OK;
 }
 
-/* Island and history of contact c. */
-static vb_island *
-island_of(const vb_run *run, int c)
+/* Model and state of the island of contact c. */
+static const vb_island_model *
+model_of(const vb_run *run, int c)
 {
-  return &run->islands[run->contact_island[c]];
+  return &run->model->islands[run->contact_island[c]];
+}
+
+static vb_island_state *
+state_of(const vb_run *run, int c)
+{
+  return run->states[run->contact_island[c]];
 }
 
 /* Close a release: v_out is the rate at the first sample out (two-level,
@@ -366,7 +369,7 @@ island_of(const vb_run *run, int c)
 static int
 finish_release(vb_run *run, int c, double rate_out, double e_after)
 {
-  vb_island *is = island_of(run, c);
+  const vb_island_model *is = model_of(run, c);
   int lc = run->contact_local[c];
   tracker *tr = &run->trackers[c];
   vb_event *ev = &tr->ev;
@@ -405,9 +408,10 @@ finish_release(vb_run *run, int c, double rate_out, double e_after)
 static void
 correct(vb_run *run, int c, double dp, double dr, int flag, double *e_now)
 {
-  vb_island *is = island_of(run, c);
+  const vb_island_model *is = model_of(run, c);
+  vb_island_state *st = state_of(run, c);
   tracker *tr = &run->trackers[c];
-  double added = vb_island_correct(is, run->contact_local[c], tr->sign * dp, tr->sign * dr);
+  double added = vb_island_correct(is, st, run->contact_local[c], tr->sign * dp, tr->sign * dr);
   tr->ev.corrections |= flag;
   tr->ev.energy_correction += added;
   *e_now += added;
@@ -419,9 +423,10 @@ correct(vb_run *run, int c, double dp, double dr, int flag, double *e_now)
 static int
 track(vb_run *run, int c, long n, double x_before, double rate_before, double *e_now)
 {
-  vb_island *is = island_of(run, c);
+  const vb_island_model *is = model_of(run, c);
+  vb_island_state *st = state_of(run, c);
   int lc = run->contact_local[c];
-  const vb_chist *hc = &is->hist[lc];
+  const vb_chist *hc = &st->hist[lc];
   tracker *tr = &run->trackers[c];
   const vb_contact *ct = &run->scene->contacts[c];
   const vb_law *law = &ct->law;
@@ -477,9 +482,9 @@ track(vb_run *run, int c, long n, double x_before, double rate_before, double *e
       correct(run, c, ev->x_max_pred - p, 0.0, VB_CORRECT_XMAX, e_now);
       p = vb_law_penetration(law, hc->x);
     }
-    if (is->iterations[lc] > ev->newton_iterations_max)
-      ev->newton_iterations_max = is->iterations[lc];
-    ev->fallbacks += is->fallback[lc];
+    if (st->iterations[lc] > ev->newton_iterations_max)
+      ev->newton_iterations_max = st->iterations[lc];
+    ev->fallbacks += st->fallback[lc];
     if (p > 0.0) {
       ev->samples++;
       if (p > ev->x_max)
@@ -522,7 +527,7 @@ flush_events(vb_run *run)
     tracker *tr = &run->trackers[c];
     int rc = VB_OK;
     if (tr->pending) {
-      rc = finish_release(run, c, island_of(run, c)->hist[run->contact_local[c]].rate, NAN);
+      rc = finish_release(run, c, state_of(run, c)->hist[run->contact_local[c]].rate, NAN);
     } else if (tr->open) {
       tr->ev.t_off = tr->ev.duration = tr->ev.v_out = tr->ev.energy_after = NAN;
       rc = push_event(&run->results[c], &tr->ev);
@@ -539,7 +544,7 @@ static void
 open_at_start(vb_run *run, int c)
 {
   const vb_law *law = &run->scene->contacts[c].law;
-  const vb_chist *hc = &island_of(run, c)->hist[run->contact_local[c]];
+  const vb_chist *hc = &state_of(run, c)->hist[run->contact_local[c]];
   tracker *tr = &run->trackers[c];
   if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING
       || vb_law_penetration(law, hc->x) <= 0.0)
@@ -569,10 +574,10 @@ blank_from(vb_run *run, long k0)
 /* End the run at step n: island `is` holds a non-finite quantity, or its
  * step's solve failed (solve_failed). */
 static void
-diverged(vb_run *run, const vb_island *is, long n, int solve_failed)
+diverged(vb_run *run, int i, long n, int solve_failed)
 {
   char what[256];
-  vb_island_nonfinite(is, solve_failed, what, sizeof what);
+  vb_island_nonfinite(&run->model->islands[i], run->states[i], solve_failed, what, sizeof what);
   snprintf(run->status, sizeof run->status, "diverged at t=%.9g s: %s", n * run->dt, what);
   run->code = VB_EDIVERGED;
 }
@@ -587,7 +592,7 @@ vb_run_exec(vb_run *run)
   double *x_before = run->x_before, *rate_before = run->rate_before, *e_now = run->e_now;
   run->code = VB_OK;
   for (int i = 0; i < run->nislands; i++)
-    vb_island_start(&run->islands[i]);
+    vb_island_start(&run->model->islands[i], run->states[i]);
   for (int c = 0; c < nc; c++) {
     memset(&run->trackers[c], 0, sizeof run->trackers[c]);
     run->results[c].nevents = 0;
@@ -597,8 +602,8 @@ vb_run_exec(vb_run *run)
     open_at_start(run, c);
   }
   for (int i = 0; i < run->nislands; i++)
-    if (!vb_island_finite(&run->islands[i])) {
-      diverged(run, &run->islands[i], 0, 0);
+    if (!vb_island_finite(&run->model->islands[i], run->states[i])) {
+      diverged(run, i, 0, 0);
       blank_from(run, 0);
       return run->code;
     }
@@ -606,40 +611,41 @@ vb_run_exec(vb_run *run)
   scene_energy(run, &kin, &pot, &diss, &ext, &corr);
   run->e0 = kin + pot;
   for (int i = 0; i < run->nislands; i++)
-    run->e_prev[i] = run->islands[i].kinetic + run->islands[i].potential;
+    run->e_prev[i] = run->states[i]->kinetic + run->states[i]->potential;
   record(run, 0, 0);
   long n;
   for (n = 1; n <= run->nsteps; n++) {
     for (int c = 0; c < nc; c++) {
-      const vb_chist *hc = &island_of(run, c)->hist[run->contact_local[c]];
+      const vb_chist *hc = &state_of(run, c)->hist[run->contact_local[c]];
       x_before[c] = hc->x;
       rate_before[c] = hc->rate;
     }
     for (int i = 0; i < run->nislands; i++) {
-      vb_island *is = &run->islands[i];
-      int rc = vb_island_step(is, n - 1);
+      const vb_island_model *is = &run->model->islands[i];
+      vb_island_state *st = run->states[i];
+      int rc = vb_island_step(is, st, n - 1);
       for (int lc = 0; lc < is->nc; lc++) {
         vb_contact_result *res = &run->results[is->contacts[lc]];
-        res->iterations += is->iterations[lc];
-        res->fallbacks += is->fallback[lc];
+        res->iterations += st->iterations[lc];
+        res->fallbacks += st->fallback[lc];
       }
       if (rc == VB_ENOCONV) {
         failures++;
         if (first_failure < 0)
           first_failure = n;
         for (int lc = 0; lc < is->nc; lc++)
-          if (is->iterations[lc] >= sc->contacts[is->contacts[lc]].max_iterations)
+          if (st->iterations[lc] >= sc->contacts[is->contacts[lc]].max_iterations)
             run->results[is->contacts[lc]].newton_failures++;
       }
-      if (rc == VB_EDIVERGED || !vb_island_finite(is)) {
-        diverged(run, is, n, rc == VB_EDIVERGED);
+      if (rc == VB_EDIVERGED || !vb_island_finite(is, st)) {
+        diverged(run, i, n, rc == VB_EDIVERGED);
         break;
       }
     }
     if (run->code)
       break;
     for (int i = 0; i < run->nislands; i++)
-      e_now[i] = run->islands[i].kinetic + run->islands[i].potential;
+      e_now[i] = run->states[i]->kinetic + run->states[i]->potential;
     for (int c = 0; c < nc; c++) {
       int rc = track(run, c, n, x_before[c], rate_before[c], &e_now[run->contact_island[c]]);
       if (rc) {
@@ -742,5 +748,5 @@ vb_run_balance_error(const vb_run *run)
 double
 vb_run_contact_mass(const vb_run *run, int contact)
 {
-  return island_of(run, contact)->meff[run->contact_local[contact]];
+  return model_of(run, contact)->meff[run->contact_local[contact]];
 }
