@@ -392,6 +392,41 @@ typedef enum {
 } vb_energy;
 /* Energy signal `which` (a vb_energy) [samples], J. */
 const double *vb_run_energy(const vb_run *run, int which);
+/* What a recorded signal belongs to, and its group under the scene's
+ * group in the output (B: body, P: point, C: contact names). */
+typedef enum {
+  VB_SIGNAL_SCENE = 0, /* one per scene: "energy" */
+  VB_SIGNAL_POINT,     /* one per recorded point: each mass and wall
+                          ("bodies/B") and each named point of a modal
+                          object ("bodies/B/P"), bodies in order */
+  VB_SIGNAL_MODES,     /* one per mass or modal object when record.modes is
+                          set: "bodies/B/modes", one row per mode */
+  VB_SIGNAL_CONTACT    /* one per contact: "contacts/C" */
+} vb_signal_object;
+
+/* One recorded signal: a row of the table that the run's allocation
+ * iterates, and that writers and readers can iterate. */
+typedef struct vb_signal {
+  const char *name;        /* dataset name in its group: "u", "force", "total" */
+  const char *units;       /* "m", "m/s", "N", "J" */
+  vb_signal_object object; /* what it is recorded for */
+  const char *doc;         /* one line */
+} vb_signal;
+
+/* The table of recorded signals, in the order of the recording (the
+ * energies first, in vb_energy order); *n receives its length. */
+const vb_signal *vb_signal_table(int *n);
+/* Instances of signal s in a scene (points, bodies with modes, contacts, or
+ * 1 for the scene). */
+int vb_signal_count(const vb_signal *s, const vb_scene *sc);
+/* Rows of instance i: the body's modes for VB_SIGNAL_MODES, else 1. */
+int vb_signal_rows(const vb_signal *s, const vb_scene *sc, int i);
+/* Group of instance i ("energy", "bodies/ball", "bodies/plate/pickup",
+ * "bodies/plate/modes", "contacts/hit") into buf; snprintf's count. */
+int vb_signal_group(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t len);
+/* Samples of instance i of signal s (an entry of the table) in a run,
+ * [rows][samples]. */
+const double *vb_signal_data(const vb_run *run, const vb_signal *s, int i);
 /* Energy balance error at the end:
  * total + dissipated - external - correction - initial, J. */
 double vb_run_balance_error(const vb_run *run);
