@@ -1,5 +1,6 @@
 /* check_law.c - tests of lib/law.c and of the scheme registry. */
 #include <math.h>
+#include <string.h>
 #include "testutil.h"
 
 static const vb_law laws[] = {
@@ -116,6 +117,69 @@ START_TEST(test_scheme_lookup)
 }
 END_TEST
 
+/* The law table: every row complete, names unique and all in the
+ * choices, lookups of the first, the last and an unknown name, and
+ * parameter access by offset. */
+START_TEST(test_law_table)
+{
+  size_t listed = 0;
+  ck_assert_ptr_null(vb_law_info_of(VB_LAW_COUNT));
+  ck_assert_ptr_null(vb_law_info_of((vb_law_kind)-1));
+  for (int l = 0; l < VB_LAW_COUNT; l++) {
+    const vb_law_info *info = vb_law_info_of((vb_law_kind)l);
+    vb_law_kind k;
+    ck_assert_ptr_nonnull(info);
+    ck_assert_int_eq(vb_law_lookup(info->name, &k), VB_OK);
+    ck_assert_int_eq(k, l);
+    ck_assert_str_eq(vb_law_name(k), info->name);
+    ck_assert_msg(strlen(info->doc) > 10, "law %s has no doc", info->name);
+    /* the choices list each name once, as a whole item */
+    const char *c = vb_law_choices(), *hit = strstr(c, info->name);
+    size_t n = strlen(info->name);
+    while (hit && !((hit == c || hit[-1] == ' ') && (hit[n] == ',' || hit[n] == '\0')))
+      hit = strstr(hit + 1, info->name);
+    ck_assert_msg(hit != NULL, "%s not in choices '%s'", info->name, c);
+    listed++;
+    ck_assert_msg(info->params[0].key != NULL && strcmp(info->params[0].key, "k") == 0,
+                  "law %s: first parameter is not k", info->name);
+    ck_assert_msg(!(info->has_impacts && info->always_engaged), "law %s", info->name);
+    for (const vb_law_param *p = info->params; p->key; p++) {
+      vb_law law = { .kind = k };
+      ck_assert_msg(p->units && *p->units && p->condition && *p->condition && p->doc,
+                    "law %s key %s", info->name, p->key);
+      ck_assert_ptr_eq(vb_law_param_of(k, p->key), p);
+      vb_law_param_set(&law, p, 2.385);
+      ck_assert_double_eq(vb_law_param_value(&law, p), 2.385);
+      /* the offset names the field the key means */
+      if (strcmp(p->key, "k") == 0) ck_assert_double_eq(law.k, 2.385);
+      if (strcmp(p->key, "alpha") == 0) ck_assert_double_eq(law.alpha, 2.385);
+      if (strcmp(p->key, "mu") == 0) ck_assert_double_eq(law.mu, 2.385);
+      if (strcmp(p->key, "h") == 0) ck_assert_double_eq(law.h, 2.385);
+      if (strcmp(p->key, "c") == 0) ck_assert_double_eq(law.c, 2.385);
+      if (strcmp(p->key, "e") == 0) ck_assert_double_eq(law.e, 2.385);
+    }
+    for (int m = 0; m < l; m++)
+      ck_assert_str_ne(vb_law_info_of((vb_law_kind)m)->name, info->name);
+  }
+  /* as many commas as names less one: nothing else is listed */
+  const char *c = vb_law_choices();
+  size_t commas = 0;
+  for (; *c; c++)
+    commas += *c == ',';
+  ck_assert_int_eq(commas + 1, listed);
+  ck_assert_ptr_null(vb_law_param_of(VB_LAW_POWER, "mu"));
+  ck_assert_ptr_null(vb_law_param_of(VB_LAW_SPRING, "alpha"));
+  ck_assert_str_eq(vb_law_param_of(VB_LAW_POWER, "k")->units, "N/m^alpha");
+  ck_assert_str_eq(vb_law_param_of(VB_LAW_SPRING, "c")->units, "N s/m");
+  ck_assert_str_eq(vb_law_param_of(VB_LAW_HUNT_CROSSLEY, "mu")->units, "s/m");
+  /* conditions: the odd exponent of the polynomial, e in (0, 1] */
+  const vb_law_info *poly = vb_law_info_of(VB_LAW_POLYNOMIAL);
+  const vb_law_param *pa = vb_law_param_of(VB_LAW_POLYNOMIAL, "alpha");
+  ck_assert(vb_law_param_valid(poly, pa, 3.0) && !vb_law_param_valid(poly, pa, 2.0));
+  ck_assert(!vb_law_param_valid(poly, pa, 3.5) && !vb_law_param_valid(poly, pa, -1.0));
+}
+END_TEST
+
 START_TEST(test_strerror)
 {
   ck_assert_str_eq(vb_strerror(VB_OK), "success");
@@ -137,6 +201,7 @@ law_suite(void)
   tcase_add_test(errors, test_law_lookup);
   tcase_add_test(errors, test_scheme_lookup);
   tcase_add_test(errors, test_strerror);
+  tcase_add_test(errors, test_law_table);
   suite_add_tcase(s, errors);
   return s;
 }
