@@ -8,11 +8,29 @@
 #include <string.h>
 #include "internal.h"
 
+/* Lankarani & Nikravesh (1990), J. Mech. Des. 112:369-376, eq for the
+ * hysteresis damping factor: f = k x^a (1 + 3 (1 - e^2)/4 x'/v_in), an
+ * energy balance that assumes little loss (e near 1). */
+static double
+lambda_lankarani_nikravesh(double e)
+{
+  return 0.75 * (1.0 - e * e);
+}
+
+/* Flores, Machado, Silva & Martins (2011), Multibody Syst. Dyn. 25:357-375:
+ * f = k x^a (1 + 8 (1 - e)/(5 e) x'/v_in), derived for any e in (0, 1]. */
+static double
+lambda_flores(double e)
+{
+  return 1.6 * (1.0 - e) / e;
+}
+
 /* The law names, once: the table rows and the choices string take them
  * from here (REBOUND-style X-macro). */
 #define LAW_NAMES(X)                                                                     \
   X(POWER, "power") X(HUNT_CROSSLEY, "hunt-crossley") X(RATTLE, "rattle")               \
-  X(POLYNOMIAL, "polynomial") X(SPRING, "spring")
+  X(POLYNOMIAL, "polynomial") X(SPRING, "spring")                                        \
+  X(LANKARANI_NIKRAVESH, "lankarani-nikravesh") X(FLORES, "flores")
 #define DEFINE_NAME(id, text) static const char name_##id[] = text;
 #define CHOICE(id, text) ", " text
 LAW_NAMES(DEFINE_NAME)
@@ -25,6 +43,8 @@ static const char law_choices[] = LAW_NAMES(CHOICE);
 #define K_PARAM PARAM("k", k, "N/m^alpha", "> 0", 0.0, 1, INFINITY, 1, 0.0, "stiffness")
 #define ALPHA_PARAM                                                                      \
   PARAM("alpha", alpha, "1", ">= 1", 1.0, 0, INFINITY, 1, 0.0, "exponent")
+#define E_PARAM                                                                          \
+  PARAM("e", e, "1", "> 0 and <= 1", 0.0, 1, 1.0, 1, 0.0, "coefficient of restitution")
 #define END_PARAMS { .key = NULL }
 
 /* The law table: every fact of a law that the loader, the sweep, the
@@ -63,6 +83,17 @@ static const vb_law_info law_table[VB_LAW_COUNT] = {
         PARAM("c", c, "N s/m", ">= 0", 0.0, 0, INFINITY, 0, 0.0, "damping"),
         END_PARAMS },
     .damping = VB_DAMPING_LINEAR, .always_engaged = 1, .two_sided = 1, .alpha = 1.0 },
+  [VB_LAW_LANKARANI_NIKRAVESH] = {
+    .name = name_LANKARANI_NIKRAVESH,
+    .doc = "f = k [x]^a (1 + 3 (1 - e^2)/4 x'/v_in) (Lankarani & Nikravesh 1990)",
+    .params = (const vb_law_param[]){ K_PARAM, ALPHA_PARAM, E_PARAM, END_PARAMS },
+    .damping = VB_DAMPING_HUNT_CROSSLEY, .has_impacts = 1,
+    .onset_damping = lambda_lankarani_nikravesh },
+  [VB_LAW_FLORES] = {
+    .name = name_FLORES,
+    .doc = "f = k [x]^a (1 + 8 (1 - e)/(5 e) x'/v_in) (Flores et al. 2011)",
+    .params = (const vb_law_param[]){ K_PARAM, ALPHA_PARAM, E_PARAM, END_PARAMS },
+    .damping = VB_DAMPING_HUNT_CROSSLEY, .has_impacts = 1, .onset_damping = lambda_flores },
 };
 
 /* The table row of a law kind; NULL outside the table. */

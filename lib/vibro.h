@@ -46,6 +46,8 @@ typedef enum {
   VB_LAW_RATTLE,        /* V = k/(a+1) [|x|-h]^(a+1) (Ducceschi eq 3c) */
   VB_LAW_POLYNOMIAL,    /* V = k/(a+1) x^(a+1), a odd (Ducceschi eq 3a) */
   VB_LAW_SPRING,        /* linear spring-damper, f = k x + c x', always active */
+  VB_LAW_LANKARANI_NIKRAVESH, /* f = k [x]^a (1 + 3(1-e^2)/4 x'/v_in) (LN 1990) */
+  VB_LAW_FLORES,        /* f = k [x]^a (1 + 8(1-e)/(5e) x'/v_in) (Flores et al. 2011) */
   VB_LAW_COUNT
 } vb_law_kind;
 

@@ -1,6 +1,7 @@
 /* check_law.c - tests of lib/law.c and of the scheme registry. */
 #include <math.h>
 #include <string.h>
+#include "internal.h"
 #include "testutil.h"
 
 static const vb_law laws[] = {
@@ -10,6 +11,8 @@ static const vb_law laws[] = {
   { .kind = VB_LAW_POLYNOMIAL, .k = 7.3e9, .alpha = 3.0 },
   { .kind = VB_LAW_POWER, .k = 1.9e9, .alpha = 1.0 },
   { .kind = VB_LAW_SPRING, .k = 4.1e4, .alpha = 1.0, .c = 2.7 },
+  { .kind = VB_LAW_LANKARANI_NIKRAVESH, .k = 6.3e7, .alpha = 1.53, .e = 0.71 },
+  { .kind = VB_LAW_FLORES, .k = 8.9e6, .alpha = 1.17, .e = 0.44 },
 };
 #define NLAWS (int)(sizeof laws / sizeof laws[0])
 
@@ -177,6 +180,65 @@ START_TEST(test_law_table)
   const vb_law_param *pa = vb_law_param_of(VB_LAW_POLYNOMIAL, "alpha");
   ck_assert(vb_law_param_valid(poly, pa, 3.0) && !vb_law_param_valid(poly, pa, 2.0));
   ck_assert(!vb_law_param_valid(poly, pa, 3.5) && !vb_law_param_valid(poly, pa, -1.0));
+  const vb_law_info *fl = vb_law_info_of(VB_LAW_FLORES);
+  const vb_law_param *pe = vb_law_param_of(VB_LAW_FLORES, "e");
+  ck_assert(vb_law_param_valid(fl, pe, 1.0) && vb_law_param_valid(fl, pe, 1e-9));
+  ck_assert(!vb_law_param_valid(fl, pe, 0.0) && !vb_law_param_valid(fl, pe, 1.0000001));
+  ck_assert(!vb_law_param_valid(fl, pe, NAN));
+}
+END_TEST
+
+/* Lankarani-Nikravesh and Flores: at rest the law is the power law (the
+ * scene's law has no damping until an impact sets it); at the onset of an
+ * impact at v_in it is Hunt-Crossley with mu = lambda(e) / v_in, lambda =
+ * 3 (1 - e^2)/4 (Lankarani & Nikravesh 1990) or 8 (1 - e)/(5 e) (Flores et
+ * al. 2011). */
+START_TEST(test_restitution_laws)
+{
+  const double e = 0.637, v_in = 1.183, x = 2.3e-4, v = -0.417;
+  const vb_law_kind kinds[2] = { VB_LAW_LANKARANI_NIKRAVESH, VB_LAW_FLORES };
+  const double lambda[2] = { 3.0 * (1.0 - e * e) / 4.0, 8.0 * (1.0 - e) / (5.0 * e) };
+  for (int i = 0; i < 2; i++) {
+    vb_law law = { .kind = kinds[i], .k = 3.7e8, .alpha = 1.41, .e = e }, act;
+    double fe = law.k * pow(x, law.alpha);
+    /* at rest: elastic only */
+    ck_assert_double_eq_tol(vb_law_force(&law, x, v), fe, 1e-13 * fe);
+    ck_assert_double_eq(vb_law_damping(&law, fe), 0.0);
+    /* at onset: Hunt-Crossley with mu = lambda / v_in */
+    vb_law_at_onset(&law, v_in, &act);
+    ck_assert_int_eq(act.kind, law.kind);
+    ck_assert_double_eq(act.k, law.k);
+    ck_assert_double_eq(act.e, law.e);
+    ck_assert_double_eq_tol(act.mu, lambda[i] / v_in, 1e-15 * lambda[i] / v_in);
+    ck_assert_double_eq_tol(vb_law_force(&act, x, v), fe * (1.0 + lambda[i] / v_in * v),
+                            1e-13 * fe);
+    ck_assert_double_eq_tol(vb_law_damping(&act, fe), act.mu * fe, 1e-15 * act.mu * fe);
+    ck_assert_double_eq(vb_law_damping_slope(&act), act.mu);
+    ck_assert_double_eq_tol(vb_law_damping_power(&act, x, v), act.mu * fe * v * v,
+                            1e-13 * act.mu * fe * v * v);
+    ck_assert_double_eq(vb_law_force(&act, -x, v), 0.0); /* one-sided */
+    ck_assert_double_eq(vb_law_penetration(&act, x), x);
+    /* guards: no usable v_in leaves the law undamped */
+    const double bad[] = { 0.0, -1.2, NAN, INFINITY, 1e-320 };
+    for (int j = 0; j < 5; j++) {
+      vb_law_at_onset(&law, bad[j], &act);
+      ck_assert_msg(act.mu == 0.0, "law %d v_in %g: mu %g", i, bad[j], act.mu);
+    }
+    /* e = 1: perfectly elastic, no damping at any rate */
+    law.e = 1.0;
+    vb_law_at_onset(&law, v_in, &act);
+    ck_assert_double_eq(act.mu, 0.0);
+  }
+  /* the other laws are their own active law */
+  for (int l = 0; l < NLAWS; l++) {
+    vb_law act;
+    if (vb_law_info_of(laws[l].kind)->onset_damping != NULL)
+      continue;
+    vb_law_at_onset(&laws[l], v_in, &act);
+    ck_assert(act.kind == laws[l].kind && act.k == laws[l].k && act.alpha == laws[l].alpha &&
+              act.mu == laws[l].mu && act.h == laws[l].h && act.c == laws[l].c &&
+              act.e == laws[l].e);
+  }
 }
 END_TEST
 
@@ -196,6 +258,7 @@ law_suite(void)
   tcase_add_loop_test(core, test_derivatives, 0, NLAWS);
   tcase_add_loop_test(core, test_gradient, 0, NLAWS);
   tcase_add_test(core, test_one_sided);
+  tcase_add_test(core, test_restitution_laws);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("errors");
   tcase_add_test(errors, test_law_lookup);

@@ -185,6 +185,40 @@ START_TEST(test_defaults)
 }
 END_TEST
 
+/* The laws set by a coefficient of restitution load k, alpha and e, and
+ * no damping of their own (it is set at each impact's onset). */
+START_TEST(test_restitution_laws)
+{
+  vb_scene *sc = load_ok(
+      "scene = { name = \"r\"; fs = 44100.0; duration = 0.002; };\n"
+      "bodies = (\n"
+      "  { name = \"hammer\"; type = \"mass\"; mass = 0.01; },\n"
+      "  { name = \"bead\"; type = \"mass\"; mass = 0.003; u0 = 0.1; },\n"
+      "  { name = \"wall\"; type = \"wall\"; }\n"
+      ");\n"
+      "contacts = (\n"
+      "  { name = \"ln\"; between = [\"hammer\", \"wall\"];\n"
+      "    law = \"lankarani-nikravesh\"; k = 2.385e9; alpha = 1.5; e = 0.83;\n"
+      "    scheme = \"two-point\"; },\n"
+      "  { name = \"fl\"; between = [\"bead\", \"wall\"];\n"
+      "    law = \"flores\"; k = 7.1e7; alpha = 1.0; e = 1;\n"
+      "    scheme = \"am1\"; corrections = [\"xmax\"]; }\n"
+      ");\n");
+  const vb_law *ln = &sc->contacts[0].law, *fl = &sc->contacts[1].law;
+
+  ck_assert_int_eq(ln->kind, VB_LAW_LANKARANI_NIKRAVESH);
+  ck_assert_double_eq(ln->k, 2.385e9);
+  ck_assert_double_eq(ln->alpha, 1.5);
+  ck_assert_double_eq(ln->e, 0.83);
+  ck_assert_double_eq(ln->mu, 0.0);
+  ck_assert_int_eq(fl->kind, VB_LAW_FLORES);
+  ck_assert_double_eq(fl->alpha, 1.0);
+  ck_assert_double_eq(fl->e, 1.0);
+  ck_assert_int_eq(sc->contacts[1].corrections, VB_CORRECT_XMAX);
+  vb_scene_free(sc);
+}
+END_TEST
+
 /* Integers are accepted where reals are expected. */
 START_TEST(test_integers_as_reals_values)
 {
@@ -641,6 +675,26 @@ static const bad_case bad[] = {
      "bad.cfg:8: contact 'hit': 'alpha' must be >= 1 (got 0.99)"},
     {SCENE BODIES CONTACT(HC "mu = -0.1; " AM1),
      "bad.cfg:8: contact 'hit': 'mu' must be >= 0 (got -0.1)"},
+    /* the laws set by a coefficient of restitution */
+    {SCENE BODIES CONTACT("law = \"flores\"; k = 1e9; alpha = 1.5; " AM1),
+     "bad.cfg:7: contact 'hit': missing required key 'e'"},
+    {SCENE BODIES CONTACT("law = \"flores\"; k = 1e9; alpha = 1.5; e = 0.0; " AM1),
+     "bad.cfg:8: contact 'hit': 'e' must be > 0 and <= 1 (got 0)"},
+    {SCENE BODIES CONTACT("law = \"lankarani-nikravesh\"; k = 1e9; alpha = 1.5; "
+                          "e = 1.25; " AM1),
+     "bad.cfg:8: contact 'hit': 'e' must be > 0 and <= 1 (got 1.25)"},
+    {SCENE BODIES CONTACT("law = \"lankarani-nikravesh\"; k = 1e9; alpha = 0.5; "
+                          "e = 0.5; " AM1),
+     "bad.cfg:8: contact 'hit': 'alpha' must be >= 1 (got 0.5)"},
+    {SCENE BODIES CONTACT("law = \"flores\"; k = 1e9; alpha = 1.5; e = 0.5; mu = 0.1; "
+                          AM1),
+     "bad.cfg:8: contact 'hit': 'mu' applies only to law 'hunt-crossley' (valid: "
+     "name, between, law, k, alpha, e, gap, gap_drive, scheme, tolerance, "
+     "max_iterations, corrections, vout, exact_duration, saturate)"},
+    {SCENE BODIES CONTACT(HC "e = 0.5; " AM1),
+     "bad.cfg:8: contact 'hit': 'e' applies only to laws lankarani-nikravesh and flores "
+     "(valid: name, between, law, k, alpha, mu, gap, gap_drive, scheme, tolerance, "
+     "max_iterations, corrections, vout, exact_duration, saturate)"},
     {SCENE BODIES CONTACT("law = \"rattle\"; k = 1e9; alpha = 1.5; h = -1e-3; "
                           AM1),
      "bad.cfg:8: contact 'hit': 'h' must be >= 0 (got -0.001)"},
@@ -932,6 +986,7 @@ static Suite *scene_suite(void)
 
   tcase_add_test(core, test_good_fields);
   tcase_add_test(core, test_defaults);
+  tcase_add_test(core, test_restitution_laws);
   tcase_add_test(core, test_integers_as_reals_values);
   tcase_add_test(core, test_include_file);
   tcase_add_test(core, test_include_string);

@@ -30,8 +30,8 @@
   "contacts = (\n"                                                                       \
   "  { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = \"hunt-crossley\";\n"     \
   "    k = 2.2e8; alpha = 1.37; mu = 0.41; scheme = \"am1\"; },\n"                      \
-  "  { name = \"fl\"; between = [\"bead\", \"table\"]; law = \"power\";\n"               \
-  "    k = 3.3e7; alpha = 1.5; scheme = \"two-point\"; },\n"                          \
+  "  { name = \"fl\"; between = [\"bead\", \"table\"]; law = \"flores\";\n"              \
+  "    k = 3.3e7; alpha = 1.5; e = 0.62; scheme = \"two-point\"; },\n"                  \
   "  { name = \"sp\"; between = [\"box\", \"wall\"]; law = \"spring\"; k = 4.1e3;\n"     \
   "    scheme = \"two-point\"; },\n"                                                     \
   "  { name = \"q\"; between = [\"str.p\", \"wall\"]; law = \"power\"; gap = 0.02;\n"     \
@@ -65,6 +65,7 @@ static const struct {
   {"contacts.hit.mu", "0.3", "s/m"},
   {"contacts.hit.gap", "0.001", "m"},
   {"contacts.hit.tolerance", "1.0e-11", "1"},
+  {"contacts.fl.e", "0.8", "1"},
   {"contacts.fl.k", "4.4e7", "N/m^alpha"},
   {"contacts.sp.c", "0.37", "N s/m"},  /* optional key of the spring: created */
   {"contacts.q.s", "0.7", "1"},
