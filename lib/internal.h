@@ -102,8 +102,10 @@ typedef struct vb_island {
                          the stride of every per-mode row */
   int nc;             /* contacts */
   int *contacts;      /* [nc] scene contact indices */
-  vb_contact *cts;    /* [nc] the contacts as stepped (exact_duration sets
-                         the stiffness to its beta* value) */
+  vb_law *law0;       /* [nc] each contact's law as compiled (exact_duration
+                         sets the stiffness to its beta* value) */
+  vb_contact *cts;    /* [nc] the contacts as stepped, each with its active
+                         law: vb_law_at_onset of law0 at the impact's onset */
   int nb;             /* bodies */
   int *bodies;        /* [nb] scene body indices */
   int *offsets;       /* [nb] island index of each body's first mode */
