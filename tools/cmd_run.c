@@ -186,7 +186,7 @@ run_study(const run_request *rq, int rank, int nranks)
   vb_study_report rep;
   int status = 0, rc;
 
-  if (vb_study_load(rq->scene, &study, err, sizeof err) != VB_OK) {
+  if (cli_load_study(rq->scene, &study, err, sizeof err) != VB_OK) {
     if (rank == 0)
       fprintf(stderr, "%s\n", err);
     status = 1;
@@ -205,8 +205,15 @@ run_study(const run_request *rq, int rank, int nranks)
     vb_study_free(study);
     return status;
   }
-  vb_study_options opt = { rq->threads, rq->resume, !rq->quiet && isatty(2) && rank == 0,
-                           rank, nranks };
+  /* No more threads than scenes: a team that has nothing to do still
+   * costs its start-up */
+  int threads = rq->threads;
+  if ((threads == 0 || threads > vb_study_scenes(study)) && vb_study_scenes(study) < 2)
+    threads = 1;
+  else if (threads > vb_study_scenes(study))
+    threads = (int)vb_study_scenes(study);
+  vb_study_options opt = { threads, rq->resume, !rq->quiet && isatty(2) && rank == 0, rank,
+                           nranks };
 #ifdef HAVE_MPI
   if (nranks > 1)
     rc = run_ranks(study, rq->out, &opt, &rep, err, sizeof err);
