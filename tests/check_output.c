@@ -878,6 +878,8 @@ int main(void)
   Suite *s = suite_create("output");
   TCase *core = tcase_create("core");
   TCase *errors = tcase_create("errors");
+  tcase_set_timeout(core, 60);
+  tcase_set_timeout(errors, 60);
   SRunner *sr;
   int failed;
 
