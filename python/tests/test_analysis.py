@@ -28,6 +28,8 @@ def test_bar_modal_peaks(bar):
     assert spec["frequency"].attrs["units"] == "Hz" and spec.attrs["units"] == "dB re 1 m"
     got = peaks(spec, 3)
     assert np.all(np.abs(got - modes) <= spec.attrs["bin"]), (got, modes)
+    rect = peaks(vibro.spectrum(u, window="boxcar"), 3)
+    assert np.all(np.abs(rect - modes) <= spec.attrs["bin"]), (rect, modes)
     # and the window matters: the hammer's own spectrum has no such peaks
     h = vibro.spectrum(bar.signal(0, "bodies/hammer/u").sel(time=slice(0, 0.001)))
     assert h.sizes["frequency"] < spec.sizes["frequency"]
