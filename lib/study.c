@@ -27,14 +27,6 @@ struct vb_study {
   double record_total; /* all recordings, bytes */
 };
 
-/* Write a message into err. */
-static void message(char *err, size_t errlen, const char *fmt, const char *a,
-                    const char *b)
-{
-  if (err && errlen > 0)
-    snprintf(err, errlen, fmt, a, b);
-}
-
 /* Free a study; NULL is a no-op. */
 void vb_study_free(vb_study *study)
 {
