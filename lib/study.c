@@ -4,18 +4,12 @@
  * Every scene is built from a fresh parse of the study text with the
  * sweep's values set in the parsed document, then loaded by the normal
  * scene loader: a swept scene gets exactly the checks and messages of a
- * plain scene.  The runner is an OpenMP loop over scenes (dynamic
- * schedule); each thread owns its scene and run, compresses the run's
- * datasets itself (vb_chunks_alloc), and one writer at a time (an OpenMP
- * critical section) stores the finished chunks and marks the scene
- * complete.  Memory is bounded by the scenes in flight. */
+ * plain scene.  The runner is in study_run.c. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -23,10 +17,6 @@
 
 #include "sweep.h"
 #include "vibro.h"
-
-#define PART_SUFFIX ".part"
-#define ERR_MAX 1024
-#define PROGRESS_PERIOD 0.25 /* s between progress lines */
 
 struct vb_study {
   vb_source src;
@@ -36,23 +26,6 @@ struct vb_study {
   double record_max;   /* largest recording of a scene, bytes */
   double record_total; /* all recordings, bytes */
 };
-
-/* Seconds on a monotonic clock. */
-static double now(void)
-{
-  struct timespec ts;
-
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Write a message into err. */
-static void message(char *err, size_t errlen, const char *fmt, const char *a,
-                    const char *b)
-{
-  if (err && errlen > 0)
-    snprintf(err, errlen, fmt, a, b);
-}
 
 /* Free a study; NULL is a no-op. */
 void vb_study_free(vb_study *study)
@@ -95,12 +68,9 @@ int vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err,
   int rc, p;
 
   *out = NULL;
-  if (index < 0 || index >= st->nscenes) {
-    if (err && errlen > 0)
-      snprintf(err, errlen, "%s: no scene %ld (the study has %ld)", st->src.path, index,
-               st->nscenes);
-    return VB_EINVAL;
-  }
+  if (index < 0 || index >= st->nscenes)
+    return vb_errf(err, errlen, VB_EINVAL, "%s: no scene %ld (the study has %ld)",
+                   st->src.path, index, st->nscenes);
   rc = vb_source_parse(&st->src, &cfg, err, errlen);
   if (rc == VB_OK && st->sweep) {
     params = config_lookup(&cfg, "sweep.params");
@@ -205,10 +175,8 @@ int vb_study_load(const char *path, vb_study **out, char *err, size_t errlen)
   int rc;
 
   *out = NULL;
-  if (!st) {
-    message(err, errlen, "%s: out of memory loading the study%s", path, "");
-    return VB_ENOMEM;
-  }
+  if (!st)
+    return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the study", path);
   rc = vb_source_read(path, &st->src, err, errlen);
   if (rc != VB_OK) {
     free(st);
@@ -225,10 +193,8 @@ int vb_study_load_string(const char *text, const char *path, vb_study **out, cha
   int rc;
 
   *out = NULL;
-  if (!st) {
-    message(err, errlen, "%s: out of memory loading the study%s", path, "");
-    return VB_ENOMEM;
-  }
+  if (!st)
+    return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the study", path);
   rc = vb_source_copy(text, path, &st->src, err, errlen);
   if (rc != VB_OK) {
     free(st);
@@ -264,180 +230,3 @@ const char *vb_study_path(const vb_study *study) { return study->src.path; }
 const vb_scene *vb_study_first(const vb_study *study) { return study->first; }
 double vb_study_record_max(const vb_study *study) { return study->record_max; }
 double vb_study_record_total(const vb_study *study) { return study->record_total; }
-
-/* "1:02:03" or "2:03" for a number of seconds. */
-static const char *clock_text(double s, char *buf, size_t size)
-{
-  long t = isfinite(s) && s >= 0 ? (long)(s + 0.5) : 0;
-
-  if (t >= 3600)
-    snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else
-    snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
-  return buf;
-}
-
-/* Whether a file exists. */
-static int exists(const char *path)
-{
-  return access(path, F_OK) == 0;
-}
-
-/* Run a study's scenes into one output file. */
-int vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt,
-                 vb_study_report *report, char *err, size_t errlen)
-{
-  vb_study_options defaults = { 0, 0, 0, 0, 1 };
-  vb_study_report rep;
-  vb_output *o = NULL;
-  char *part = NULL, *first_err = NULL, left[32];
-  long *pending = NULL, npending = 0, i, total, finished;
-  double t0 = now(), last = 0.0;
-  int rc, stop = 0, stop_rc = VB_OK, renamed = 0, resume, printed = 0;
-
-  if (!opt)
-    opt = &defaults;
-  memset(&rep, 0, sizeof rep);
-  rep.first_failed = -1;
-  if (report)
-    memset(report, 0, sizeof *report);
-  if (opt->nranks < 1 || opt->rank < 0 || opt->rank >= opt->nranks) {
-    message(err, errlen, "%s: bad rank %s", out, "");
-    return VB_EINVAL;
-  }
-  part = malloc(strlen(out) + sizeof PART_SUFFIX);
-  first_err = malloc(ERR_MAX);
-  if (!part || !first_err) {
-    free(part);
-    free(first_err);
-    message(err, errlen, "%s: out of memory%s", out, "");
-    return VB_ENOMEM;
-  }
-  strcpy(part, out);
-  strcat(part, PART_SUFFIX);
-  first_err[0] = '\0';
-
-  /* --resume with nothing to resume starts afresh; with a finished file,
-   * reopens it to check it and finds nothing to do */
-  resume = opt->resume;
-  if (resume && !exists(part)) {
-    if (exists(out) && rename(out, part) == 0)
-      renamed = 1;
-    else
-      resume = 0;
-  }
-  rc = vb_output_open(out, study, resume, &o, err, errlen);
-  if (rc != VB_OK) {
-    if (renamed)
-      rename(part, out);
-    goto done;
-  }
-
-  /* the scenes of this rank, and what the file holds already */
-  pending = malloc((size_t)(study->nscenes / opt->nranks + 1) * sizeof *pending);
-  if (!pending) {
-    message(err, errlen, "%s: out of memory%s", out, "");
-    rc = VB_ENOMEM;
-    vb_output_free(o);
-    goto done;
-  }
-  for (i = opt->rank; i < study->nscenes; i += opt->nranks) {
-    rep.scenes++;
-    if (!vb_output_complete(o, i)) {
-      pending[npending++] = i;
-    } else {
-      rep.kept++;
-      rep.failed += vb_output_status_code(o, i) != VB_OK;
-    }
-  }
-  total = rep.scenes;
-  finished = rep.kept;
-
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(opt->threads > 0 ? opt->threads : omp_get_max_threads())
-#endif
-  for (i = 0; i < npending; i++) {
-    vb_scene *sc = NULL;
-    vb_run *run = NULL;
-    vb_chunks *chunks = NULL;
-    char e[ERR_MAX];
-    int lrc, code = VB_OK, halt;
-    long index = pending[i];
-
-#ifdef _OPENMP
-#pragma omp atomic read
-#endif
-    halt = stop;
-    if (halt)
-      continue;
-    lrc = vb_study_scene(study, index, &sc, e, sizeof e);
-    if (lrc == VB_OK)
-      lrc = vb_run_alloc(sc, &run, e, sizeof e);
-    if (lrc == VB_OK)
-      code = vb_run_exec(run);
-    /* the expensive part of writing, outside the writer */
-    if (lrc == VB_OK)
-      lrc = vb_chunks_alloc(run, &chunks, e, sizeof e);
-#ifdef _OPENMP
-#pragma omp critical(vb_study_writer)
-#endif
-    {
-      if (!stop && lrc == VB_OK) {
-        double tw = now();
-
-        lrc = vb_output_scene_chunks(o, index, run, chunks, e, sizeof e);
-        rep.write_seconds += now() - tw;
-        if (lrc == VB_OK) {
-          rep.ran++;
-          rep.failed += code != VB_OK;
-          finished++;
-          if (code != VB_OK && (rep.first_failed < 0 || index < rep.first_failed)) {
-            rep.first_failed = index;
-            snprintf(rep.first_status, sizeof rep.first_status, "%s", vb_run_status(run));
-          }
-        }
-      }
-      if (!stop && lrc != VB_OK) {
-        snprintf(first_err, ERR_MAX, "%s", e);
-        stop_rc = lrc;
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-        stop = 1;
-      }
-      if (opt->progress && !stop && (now() - last >= PROGRESS_PERIOD || finished == total)) {
-        double el = now() - t0, rate = rep.ran > 0 ? (double)rep.ran / el : 0.0;
-
-        last = now();
-        fprintf(stderr, "\r%ld/%ld scenes, %.3g scenes/s, %s left   ", finished, total,
-                rate, rate > 0 ? clock_text((double)(total - finished) / rate, left,
-                                            sizeof left)
-                               : "?");
-        fflush(stderr);
-        printed = 1;
-      }
-    }
-    vb_chunks_free(chunks);
-    vb_run_free(run);
-    vb_scene_free(sc);
-  }
-  if (printed)
-    fputc('\n', stderr);
-  if (stop) {
-    vb_output_free(o);
-    if (err && errlen > 0)
-      snprintf(err, errlen, "%s (the finished scenes are kept in %s: run again with "
-               "--resume to continue)", first_err, part);
-    rc = stop_rc;
-    goto done;
-  }
-  rc = vb_output_finish(o, err, errlen);
-done:
-  rep.seconds = now() - t0;
-  if (report)
-    *report = rep;
-  free(pending);
-  free(part);
-  free(first_err);
-  return rc;
-}
