@@ -17,10 +17,17 @@ int vb_errf(char *err, size_t errlen, int status, const char *fmt, ...)
  * (lib/source.c); returns buf. */
 const char *vb_number_text(double x, char *buf, size_t size);
 
-/* Whole content of a file, NUL-terminated; the caller frees it.  NULL with
- * errno set when it cannot be read (lib/source.c); *len receives the
- * number of bytes read. */
-char *vb_read_text(const char *path, size_t *len);
+/* Most bytes of a scene or study file (and each file it includes), and of
+ * a data file (profile, CSV modes file). */
+#define VB_TEXT_MAX ((size_t)64 << 20)
+#define VB_DATA_MAX ((size_t)256 << 20)
+
+/* Whole content of a file, NUL-terminated; the caller frees it; *len
+ * receives the number of bytes read.  Reading stops after the first NUL
+ * byte (binary content: strlen(text) < *len tells the caller), so a
+ * device such as /dev/zero cannot hang it.  NULL with errno set when it
+ * cannot be read, EFBIG when it holds more than max bytes (lib/source.c). */
+char *vb_read_text(const char *path, size_t max, size_t *len);
 
 /* ------------------------------------------------------------- Newton */
 
