@@ -201,12 +201,17 @@ track_contacts(vb_run *run, long n)
   double *e_now = run->e_now;
   for (int i = 0; i < run->nislands; i++)
     e_now[i] = run->states[i]->kinetic + run->states[i]->potential;
-  for (int c = 0; c < run->scene->ncontacts; c++) {
-    int rc = vb_events_track(run, c, n, run->x_before[c], run->rate_before[c],
-                             &e_now[run->contact_island[c]]);
-    if (rc) {
-      snprintf(run->status, sizeof run->status, "out of memory at t=%.9g", n * run->dt);
-      return run->code = rc;
+  /* island by island, each in its canonical contact order (a correction
+   * moves the bodies the next contact sees) */
+  for (int i = 0; i < run->nislands; i++) {
+    const vb_island_model *m = &run->model->islands[i];
+    for (int lc = 0; lc < m->nc; lc++) {
+      int c = m->contacts[lc];
+      int rc = vb_events_track(run, c, n, run->x_before[c], run->rate_before[c], &e_now[i]);
+      if (rc) {
+        snprintf(run->status, sizeof run->status, "out of memory at t=%.9g", n * run->dt);
+        return run->code = rc;
+      }
     }
   }
   for (int i = 0; i < run->nislands; i++)
