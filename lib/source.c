@@ -59,7 +59,7 @@ const char *vb_number_text(double x, char *buf, size_t size)
 {
   int digits;
 
-  for (digits = 1; digits <= 17; digits++) {
+  for (digits = 15; digits <= 17; digits++) {
     snprintf(buf, size, "%.*g", digits, x);
     if (!isfinite(x) || strtod(buf, NULL) == x)
       break;

@@ -484,6 +484,118 @@ done:
   return rc;
 }
 
+/* Index of a parameter's smallest (largest when `largest`) value. */
+static long extreme_index(const param *pr, int largest)
+{
+  long best = 0;
+
+  for (long i = 1; i < pr->nvalues; i++)
+    if (largest ? pr->values[i] > pr->values[best] : pr->values[i] < pr->values[best])
+      best = i;
+  return best;
+}
+
+/* Append index to out[*n] (room is the caller's). */
+static void push_index(long *out, long *n, long index)
+{
+  out[(*n)++] = index;
+}
+
+/* Compare two longs, for qsort. */
+static int compare_long(const void *a, const void *b)
+{
+  long x = *(const long *)a, y = *(const long *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* Value indices of a grid parameter to check: every value of a short
+ * parameter; of a long one (more than cap values) the first two, the last
+ * two, its extremes and cap evenly spaced ones.  Returns the count. */
+static long grid_value_indices(const param *pr, long cap, long *out)
+{
+  long n = 0, i;
+
+  if (pr->nvalues <= cap) {
+    for (i = 0; i < pr->nvalues; i++)
+      out[n++] = i;
+    return n;
+  }
+  out[n++] = 0;
+  out[n++] = 1;
+  out[n++] = pr->nvalues - 2;
+  out[n++] = pr->nvalues - 1;
+  out[n++] = extreme_index(pr, 0);
+  out[n++] = extreme_index(pr, 1);
+  for (i = 0; i < cap; i++)
+    out[n++] = (long)((double)i * (double)(pr->nvalues - 1) / (double)(cap - 1));
+  return n;
+}
+
+/* The scenes that stand for a sweep too large to validate scene by scene
+ * (see vb_sweep_sample in sweep.h for why they suffice). */
+long vb_sweep_sample(const vb_sweep *sw, long cap, long **out)
+{
+  int np = sw->nparams, corners_all = np <= 12, p;
+  long room = 2 * (cap + 8) * (np + 1) + (corners_all ? (1L << np) : 2L * np + 2) + 1;
+  long *idx = malloc((size_t)room * sizeof *idx), n = 0, i, k;
+
+  *out = NULL;
+  if (idx == NULL)
+    return -1;
+  push_index(idx, &n, 0);
+  switch (sw->mode) {
+  case MODE_GRID: {
+    long *vals = malloc(((size_t)cap + 8) * sizeof *vals);
+    if (vals == NULL) {
+      free(idx);
+      return -1;
+    }
+    /* each parameter's values with the others at their first value */
+    for (p = 0; p < np; p++) {
+      long nv = grid_value_indices(&sw->params[p], cap, vals);
+      for (i = 0; i < nv; i++)
+        push_index(idx, &n, vals[i] * sw->params[p].stride);
+    }
+    free(vals);
+    /* the corners: every parameter at its smallest or largest value (all
+     * 2^np of them, or with more than 12 parameters the two all-smallest
+     * and all-largest corners and each with one parameter flipped) */
+    for (k = 0; k < (corners_all ? (1L << np) : 2L * np + 2); k++) {
+      long index = 0;
+      for (p = 0; p < np; p++) {
+        int largest = corners_all ? (int)((k >> p) & 1)
+                                  : (k % 2 == 1) != (k / 2 - 1 == p);
+        index += extreme_index(&sw->params[p], largest) * sw->params[p].stride;
+      }
+      push_index(idx, &n, index);
+    }
+    break;
+  }
+  case MODE_ZIP:
+    /* real scenes only: evenly spaced ones and where each parameter takes
+     * its extremes */
+    for (i = 0; i < cap; i++)
+      push_index(idx, &n, (long)((double)i * (double)(sw->nscenes - 1) / (double)(cap - 1)));
+    for (p = 0; p < np; p++) {
+      push_index(idx, &n, extreme_index(&sw->params[p], 0));
+      push_index(idx, &n, extreme_index(&sw->params[p], 1));
+    }
+    break;
+  default:
+    /* independent uniform draws: the first cap scenes spread over the box */
+    for (i = 1; i < cap && i < sw->nscenes; i++)
+      push_index(idx, &n, i);
+    break;
+  }
+  qsort(idx, (size_t)n, sizeof *idx, compare_long);
+  for (i = 1, k = 1; i < n; i++)
+    if (idx[i] != idx[k - 1])
+      idx[k++] = idx[i];
+  *out = idx;
+  return k;
+}
+
 /* splitmix64 output number k of the stream seeded with `seed`. */
 uint64_t vb_splitmix64(uint64_t seed, uint64_t k)
 {
