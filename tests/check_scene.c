@@ -586,7 +586,7 @@ static const bad_case bad[] = {
     {SCENE "bodies = (\n"
            "  { name = \"wall\"; type = \"wall\"; mass = 1.0; }\n"
            ");\n",
-     "bad.cfg:3: body 'wall': 'mass' applies only to type 'mass' (valid: "
+     "bad.cfg:3: body 'wall': 'mass' applies only to types mass and modal (valid: "
      "name, type, position, drive)"},
     {SCENE "bodies = (\n"
            "  { name = \"hammer\"; type = \"mass\"; mass = 1.0;\n"
