@@ -309,70 +309,64 @@ static int read_profile(vb_loader *ld, const config_setting_t *at_s, const char 
   return rc;
 }
 
-/* A wall's drive: sine, profile or noise. */
+/* A drive group (a wall's drive, a contact's gap_drive): its type and
+ * numeric keys from drive.c's table, then a profile's file or a noise's
+ * components. */
 int vb_load_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_drive *d)
 {
-  static const char *const sine_keys[] = {"type", "amplitude", "freq", "phase", NULL};
-  static const char *const profile_keys[] = {"type", "file", "speed", "spacing", "start",
-                                             "scale", NULL};
-  static const char *const noise_keys[] = {"type", "rms", "bandwidth", "seed",
-                                           "components", NULL};
-  char dobj[2 * OBJECT_MAX];
-  const char *type = NULL;
-  int rc;
+  const char *keys[16], *type = NULL, *file = NULL;
+  char dobj[2 * OBJECT_MAX], valid[LIST_MAX] = "";
+  const vb_drive_info *info;
+  long comps = 0;
+  int rc, n = 0, count;
+
   snprintf(dobj, sizeof dobj, "%s drive", obj);
   if (config_setting_type(g) != CONFIG_TYPE_GROUP)
     return vb_src_fail(ld, g, obj, "'drive' must be a group { type = ...; ... }");
   if ((rc = vb_src_string(ld, g, dobj, "type", 1, &type)) != VB_OK)
     return rc;
-  if (strcmp(type, "sine") == 0) {
-    d->kind = VB_DRIVE_SINE;
-    if ((rc = vb_src_check_keys(ld, g, dobj, sine_keys, NULL)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "amplitude", 1, &d->amplitude)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "freq", 1, &d->freq)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "phase", 0, &d->phase)) != VB_OK)
-      return rc;
-    if (!(d->freq >= 0))
-      return vb_src_refuse(ld, g, dobj, "freq", ">= 0", d->freq);
-    return VB_OK;
+  info = vb_drive_lookup(type);
+  if (info == NULL) {
+    vb_drive_info_at(0, &count);
+    for (int i = 0; i < count; i++)
+      vb_list_add(valid, sizeof valid, vb_drive_info_at(i, NULL)->name);
+    return vb_src_fail(ld, vb_src_at(g, "type"), dobj, "unknown drive type '%s' (valid: %s)",
+                       type, valid);
   }
-  if (strcmp(type, "profile") == 0) {
-    const char *file = NULL;
-    d->kind = VB_DRIVE_PROFILE;
-    d->amplitude = 1.0;
-    if ((rc = vb_src_check_keys(ld, g, dobj, profile_keys, NULL)) != VB_OK ||
-        (rc = vb_src_string(ld, g, dobj, "file", 1, &file)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "speed", 1, &d->speed)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "spacing", 1, &d->spacing)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "start", 0, &d->start)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "scale", 0, &d->amplitude)) != VB_OK)
+  keys[n++] = "type";
+  if (info->file)
+    keys[n++] = "file";
+  for (const vb_drive_param *p = info->params; p->key; p++)
+    keys[n++] = p->key;
+  keys[n] = NULL;
+  if ((rc = vb_src_check_keys(ld, g, dobj, keys, NULL)) != VB_OK ||
+      (info->file && (rc = vb_src_string(ld, g, dobj, "file", 1, &file)) != VB_OK))
+    return rc;
+  d->kind = info->kind;
+  for (const vb_drive_param *p = info->params; p->key; p++) {
+    double x = p->fallback;
+    if (p->offset == VB_DRIVE_INTEGER) {
+      long v = (long)p->fallback;
+      if ((rc = vb_src_integer(ld, g, dobj, p->key, p->required, &v)) != VB_OK)
+        return rc;
+      x = (double)v;
+      if (strcmp(p->key, "seed") == 0)
+        d->seed = (unsigned long)v;
+      else
+        comps = v;
+    } else if ((rc = vb_src_number(ld, g, dobj, p->key, p->required, &x)) != VB_OK) {
       return rc;
-    if (!(d->spacing > 0))
-      return vb_src_refuse(ld, g, dobj, "spacing", "> 0", d->spacing);
+    }
+    if (!vb_drive_param_valid(p, x))
+      return vb_src_refuse(ld, g, dobj, p->key, p->condition, x);
+    if (p->offset != VB_DRIVE_INTEGER)
+      memcpy((char *)d + p->offset, &x, sizeof x);
+  }
+  if (info->file)
     return read_profile(ld, vb_src_at(g, "file"), dobj, file, d);
-  }
-  if (strcmp(type, "noise") == 0) {
-    long seed = 1, comps = 64;
-    d->kind = VB_DRIVE_NOISE;
-    if ((rc = vb_src_check_keys(ld, g, dobj, noise_keys, NULL)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "rms", 1, &d->amplitude)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "bandwidth", 1, &d->freq)) != VB_OK ||
-        (rc = vb_src_integer(ld, g, dobj, "seed", 0, &seed)) != VB_OK ||
-        (rc = vb_src_integer(ld, g, dobj, "components", 0, &comps)) != VB_OK)
-      return rc;
-    if (!(d->amplitude >= 0))
-      return vb_src_refuse(ld, g, dobj, "rms", ">= 0", d->amplitude);
-    if (!(d->freq > 0))
-      return vb_src_refuse(ld, g, dobj, "bandwidth", "> 0", d->freq);
-    if (comps < 1 || comps > 100000)
-      return vb_src_refuse(ld, g, dobj, "components", "between 1 and 100000", (double)comps);
-    d->seed = (unsigned long)seed;
-    if (vb_drive_noise_setup(d, comps) != VB_OK)
-      return vb_src_fail(ld, g, dobj, "out of memory");
-    return VB_OK;
-  }
-  return vb_src_fail(ld, vb_src_at(g, "type"), dobj, "unknown drive type '%s' (valid: sine, profile, "
-              "noise)", type);
+  if (info->kind == VB_DRIVE_NOISE && vb_drive_noise_setup(d, comps) != VB_OK)
+    return vb_src_fail(ld, g, dobj, "out of memory");
+  return VB_OK;
 }
 
 /* A mass: one mode at its stiffness to ground (vb_body_mass_modes). */

@@ -665,7 +665,8 @@ typedef struct sweep_key {
  * where the file leaves them out; the others only give the units of keys
  * the file writes (any numeric key written in the file is sweepable, and
  * the loader judges every value).  A contact's law keys come from the law
- * table (law.c), not from here. */
+ * table (law.c) and a drive's from the drive table (drive.c), not from
+ * here. */
 typedef struct sweep_keys {
   const char *top;      /* "scene", "bodies", "bodies.drive", ...: the kind
                            of object, its path without element names */
@@ -681,12 +682,7 @@ static const sweep_keys sweepable[] = {
   {"bodies", "type", "mass", 1,
    {{"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL}}},
   {"bodies", "type", "wall", 1, {{"position", "m"}, {NULL}}},
-  {"bodies.drive", "type", "sine", 1,
-   {{"amplitude", "m"}, {"freq", "Hz"}, {"phase", "rad"}, {NULL}}},
-  {"bodies.drive", "type", "noise", 1, {{"rms", "m"}, {"bandwidth", "Hz"}, {NULL}}},
-  {"bodies.drive", "type", "noise", 0, {{"seed", "1"}, {"components", "1"}, {NULL}}},
-  {"bodies.drive", "type", "profile", 1,
-   {{"speed", "m/s"}, {"spacing", "m"}, {"start", "m"}, {"scale", "1"}, {NULL}}},
+  {"bodies.drive", "type", NULL, 1, {{NULL}}}, /* the keys of the drive's type */
   {"bodies", "type", "modal", 0,
    {{"freq", "Hz"}, {"mass", "kg"}, {"quality", "1"}, {"t60", "s"}, {"zeta", "1"},
     {"loss[0]", "1/s"}, {"loss[1]", "s"}, {"q0", "m"}, {"dq0", "m/s"}, {"gravity", "1"},
@@ -750,12 +746,14 @@ static int entry_applies(const sweep_keys *e, const char *top,
 }
 
 /* The keys of an entry for object obj into out[ROW_KEYS_MAX] (a law row:
- * the parameters of the object's law); returns their number. */
-static int entry_keys(const sweep_keys *e, const config_setting_t *obj, sweep_key *out)
+ * the parameters of the object's law; a drive row: those of its type,
+ * without the integer ones when `creating`); returns their number. */
+static int entry_keys(const sweep_keys *e, const config_setting_t *obj, int creating,
+                      sweep_key *out)
 {
   int n = 0;
 
-  if (e->selector != NULL && e->variant == NULL) {
+  if (e->selector != NULL && e->variant == NULL && strcmp(e->top, "contacts") == 0) {
     vb_law_kind kind;
     if (vb_law_lookup(string_member(obj, e->selector), &kind) != VB_OK)
       return 0;
@@ -764,6 +762,16 @@ static int entry_keys(const sweep_keys *e, const config_setting_t *obj, sweep_ke
       out[n].key = p->key;
       out[n++].units = p->units;
     }
+    return n;
+  }
+  if (e->selector != NULL && e->variant == NULL) {
+    const vb_drive_info *info = vb_drive_lookup(string_member(obj, e->selector));
+    for (const vb_drive_param *p = info ? info->params : NULL; p && p->key && n < ROW_KEYS_MAX;
+         p++)
+      if (!creating || p->offset != VB_DRIVE_INTEGER) {
+        out[n].key = p->key;
+        out[n++].units = p->units;
+      }
     return n;
   }
   for (; n < ROW_KEYS_MAX && e->keys[n].key != NULL; n++)
@@ -785,7 +793,7 @@ static const char *key_units(const char *top, const config_setting_t *obj, const
   for (i = 0; i < NSWEEPABLE; i++) {
     if (!entry_applies(&sweepable[i], top, obj))
       continue;
-    n = entry_keys(&sweepable[i], obj, keys);
+    n = entry_keys(&sweepable[i], obj, 0, keys);
     for (j = 0; j < n; j++)
       if (strcmp(keys[j].key, key) == 0 ||
           (index >= 0 && strcmp(keys[j].key, indexed) == 0))
@@ -804,7 +812,7 @@ static int creatable(const char *top, const config_setting_t *obj, const char *k
   for (i = 0; i < NSWEEPABLE; i++) {
     if (!sweepable[i].create || !entry_applies(&sweepable[i], top, obj))
       continue;
-    n = entry_keys(&sweepable[i], obj, keys);
+    n = entry_keys(&sweepable[i], obj, 1, keys);
     for (j = 0; j < n; j++)
       if (strcmp(keys[j].key, key) == 0)
         return 1;
@@ -827,7 +835,7 @@ static void object_paths(const char *kind, const char *prefix,
   for (i = 0; i < NSWEEPABLE; i++) {
     if (!sweepable[i].create || !entry_applies(&sweepable[i], kind, obj))
       continue;
-    n = entry_keys(&sweepable[i], obj, keys);
+    n = entry_keys(&sweepable[i], obj, 1, keys);
     for (j = 0; j < n; j++) {
       snprintf(item, sizeof item, "%s.%s", prefix, keys[j].key);
       vb_list_add(list, size, item);

@@ -23,6 +23,8 @@
   "  { name = \"table\"; type = \"wall\"; position = -0.01;\n"                          \
   "    drive = { type = \"sine\"; amplitude = 1.0e-4; freq = 13.7; }; },\n"             \
   "  { name = \"wall\"; type = \"wall\"; },\n"                                           \
+  "  { name = \"shaker\"; type = \"wall\";\n"                                             \
+  "    drive = { type = \"noise\"; rms = 2.0e-5; bandwidth = 300.0; seed = 7; }; },\n"    \
   "  { name = \"str\"; type = \"modal\"; preset = { kind = \"string\"; nmodes = 3;\n"    \
   "      length = 0.65; tension = 71.3; linear_density = 6.1e-4; };\n"                 \
   "    t60 = 1.7; points = ( { name = \"p\"; x = 0.13; } ); }\n"                        \
@@ -56,6 +58,10 @@ static const struct {
   {"bodies.table.position", "-0.02", "m"},
   {"bodies.table.drive.freq", "11.0", "Hz"},
   {"bodies.table.drive.phase", "0.3", "rad"},
+  {"bodies.table.drive.amplitude", "2.0e-4", "m"},
+  {"bodies.shaker.drive.rms", "1.0e-5", "m"},
+  {"bodies.shaker.drive.bandwidth", "250.0", "Hz"},
+  {"bodies.shaker.drive.seed", "11", "1"},
   {"bodies.str.preset.tension", "60.0", "N"},
   {"bodies.str.preset.length", "0.6", "m"},
   {"bodies.str.preset.linear_density", "7.0e-4", "kg/m"},
