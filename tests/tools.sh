@@ -526,6 +526,12 @@ def study(path, scenes, nimpacts):
         e = st.create_dataset("events", data=np.array(events, dtype=et))
         e.attrs["units"] = ["1", "1", "s", "m/s", "1", "s/m"]
         e.attrs["contacts"] = contacts
+        sg = f.create_group("signals")
+        sg.create_dataset("scene", data=np.array(list(scenes), dtype="<i8"))
+        sg.create_dataset("time", data=np.arange(89) / 44100.0).attrs["units"] = "s"
+        force = np.array([np.sin(0.1 * (i + 1) * np.arange(89)) * (i + 1) for i in scenes])
+        sg.create_dataset("contacts.hit.force", data=force).attrs["units"] = "N"
+        sg.create_dataset("contacts.hit.mu", data=np.array([0.1 + 0.2 * i for i in scenes]))
         m = f.create_group("model")
         m.attrs["name"] = "v2"
         for b, kind in (("hammer", "mass"), ("wall", "wall")):
@@ -582,6 +588,27 @@ for name in "$tmp/run.h5" "$tmp/run.h5.part"; do
   expect 0 "$vibro" events "$name" --csv
   equal "running study events" "$(sed 1d "$tmp/out" | cut -d, -f1 | uniq | tr '\n' ' ')" "0 1 2 3 4 "
 done
+# export: the scene's row of a stacked signal, by either spelling of its
+# path, from the finished file and from a shard of the running study
+expect 0 "$vibro" export "$tmp/v2.h5" --scene 3 --signal contacts/hit/force --csv "$tmp/v2-3.csv"
+expect 0 "$vibro" export "$tmp/run.h5" --scene 3 --signal contacts.hit.force --csv "$tmp/run-3.csv"
+expect 0 "$vibro" export "$tmp/v2.h5" --scene 5 --signal contacts/hit/force --wav "$tmp/v2-5.wav"
+contains "$tmp/out" "$tmp/v2-5.wav: 89 samples at 44100 Hz, 16-bit mono, peak "
+"$python" - "$tmp" <<'PY' >"$tmp/py.out" 2>&1 && ok || bad "vibro-2 export: $(cat "$tmp/py.out")"
+import sys, h5py, numpy as np
+tmp = sys.argv[1]
+want = h5py.File(tmp + "/v2.h5", "r")["signals/contacts.hit.force"][3]
+for name in ("v2-3.csv", "run-3.csv"):
+    t, v = np.loadtxt(tmp + "/" + name, delimiter=",", skiprows=1, unpack=True)
+    assert np.array_equal(v, want) and np.array_equal(t, np.arange(89) / 44100.0), name
+assert open(tmp + "/v2-3.csv").readline().strip() == "time (s),contacts/hit/force (N)"
+PY
+error "$tmp/v2.h5: 6 scenes: choose one with --scene (valid: 0-5)" \
+  "$vibro" export "$tmp/v2.h5" --signal contacts/hit/force --csv "$tmp/x.csv"
+error "$tmp/v2.h5: no scene 9 (valid: 0-5)" \
+  "$vibro" export "$tmp/v2.h5" --scene 9 --signal contacts/hit/force --csv "$tmp/x.csv"
+error "$tmp/v2.h5: no signal 'contacts/hit/forc' of [scene][time] in /signals (valid: contacts.hit.force)" \
+  "$vibro" export "$tmp/v2.h5" --scene 1 --signal contacts/hit/forc --csv "$tmp/x.csv"
 mkdir "$tmp/empty.h5.part"
 expect 0 "$vibro" info "$tmp/empty.h5"
 contains "$tmp/out" "$tmp/empty.h5: running, no scene finished yet"
