@@ -24,7 +24,7 @@ short_contacts(const vb_scene *sc)
   int n = 0;
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
-    if (ct->law.kind == VB_LAW_POLYNOMIAL || ct->law.kind == VB_LAW_SPRING)
+    if (!vb_law_info_of(ct->law.kind) || !vb_law_info_of(ct->law.kind)->has_impacts)
       continue;
     double m;
     double v_in = vb_scene_approach_rate(sc, c, &m);
@@ -106,19 +106,20 @@ print_bodies(const vb_scene *sc)
   }
 }
 
-/* The law's parameters of a contact, ", k 1e+09, alpha 1.5, ...". */
+/* The law's parameters of a contact, from the law table:
+ * ", k 1e+09 N/m^alpha, alpha 1.5, mu 0.5 s/m". */
 static void
 print_law(const vb_contact *ct)
 {
-  printf(", k %g", ct->law.k);
-  if (ct->law.kind != VB_LAW_SPRING)
-    printf(", alpha %g", ct->law.alpha);
-  if (ct->law.kind == VB_LAW_HUNT_CROSSLEY)
-    printf(", mu %g s/m", ct->law.mu);
-  if (ct->law.kind == VB_LAW_RATTLE)
-    printf(", h %g m", ct->law.h);
-  if (ct->law.kind == VB_LAW_SPRING)
-    printf(", c %g N s/m", ct->law.c);
+  const vb_law_info *info = vb_law_info_of(ct->law.kind);
+
+  if (!info)
+    return;
+  for (const vb_law_param *p = info->params; p && p->key; p++)
+    printf(", %s %g%s%s", p->key, vb_law_param_value(&ct->law, p),
+           strcmp(p->units, "1") == 0 ? "" : " ", strcmp(p->units, "1") == 0 ? "" : p->units);
+  if (info->alpha > 0.0 && !vb_law_param_of(ct->law.kind, "alpha"))
+    printf(", alpha %g (fixed)", info->alpha);
 }
 
 /* One contact: what it joins, its law and scheme, and what to expect of
@@ -155,7 +156,7 @@ print_contact(const vb_scene *sc, int c)
       warnings++;
     }
   }
-  if (ct->law.kind == VB_LAW_POLYNOMIAL || ct->law.kind == VB_LAW_SPRING) {
+  if (!vb_law_info_of(ct->law.kind) || !vb_law_info_of(ct->law.kind)->has_impacts) {
     printf("  %s: always engaged, no impacts\n", vb_law_name(ct->law.kind));
     return warnings;
   }
