@@ -687,7 +687,7 @@ PY
 # vibro-plot's errors: one line, exit 1
 error "$tmp/junk.h5: not a vibro output (not an HDF5 file)" "$plot" energy "$tmp/junk.h5" -o "$tmp/x.png"
 error "$tmp/noformat.h5: not a vibro output (no 'format' attribute)" "$plot" energy "$tmp/noformat.h5" -o "$tmp/x.png"
-error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1)" \
+error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1 or vibro-2)" \
   "$plot" vout "$tmp/wrongformat.h5" -o "$tmp/x.png"
 error "$tmp/nostudy.h5: no /study/table: a bifurcation diagram needs a study (a scene file with a sweep)" \
   "$plot" bifurcation "$tmp/nostudy.h5" -o "$tmp/x.png"
