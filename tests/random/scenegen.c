@@ -124,6 +124,7 @@ typedef struct {
   const char *srcdir;
   double fs;
   int explicit_family; /* of the island being made */
+  int conserving_only; /* two-level islands use two-point only */
   gbody b[SG_MAX_ITEMS];
 } gen;
 
@@ -326,7 +327,7 @@ make_contact(gen *G, int k, int i, int j, int fam, const char *xscheme)
   sg_scene *g = G->g;
   buf t = { 0 };
   char name[32], pa[48], pb[48], a[40], c[40];
-  const char *scheme = fam == 0 ? (chance(&G->r, 0.5) ? "two-point" : "am1")
+  const char *scheme = fam == 0 ? (G->conserving_only || chance(&G->r, 0.5) ? "two-point" : "am1")
                        : fam == 1 ? (chance(&G->r, 0.5) ? "three-point" : "quadratic")
                        : xscheme;
   int law = pick(&G->r, 0, 4);
@@ -454,8 +455,11 @@ sg_generate(sg_scene *g, uint64_t seed, const char *srcdir)
   g->record = t.s;
 
   int nis = pick(&G.r, 1, 4);
+  /* a quarter of the scenes are stepped by energy-conserving schemes only,
+   * so that the energy balance is checked on whole scenes too */
+  G.conserving_only = chance(&G.r, 0.25);
   for (int k = 0; k < nis; k++) {
-    int fam = pick(&G.r, 0, 2);
+    int fam = G.conserving_only ? pick(&G.r, 0, 1) : pick(&G.r, 0, 2);
     const char *xs = explicit_schemes[pick(&G.r, 0, 2)];
     G.explicit_family = fam == 2;
     g->conserving[k] = 1;
