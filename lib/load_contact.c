@@ -111,20 +111,22 @@ static int load_between(vb_loader *ld, const config_setting_t *g,
 
 /* Check the keys of a contact group against its law and scheme, as far as
  * they resolve (an unresolved law or scheme allows all of its keys and is
- * reported afterwards). */
+ * reported afterwards).  The law keys come from the law table. */
 static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
                               const char *obj)
 {
-  static const vb_key_rule rules[] = {{"mu", "law 'hunt-crossley'"},
-                                   {"h", "law 'rattle'"},
-                                   {"c", "law 'spring'"},
-                                   {"alpha", "laws power, hunt-crossley, rattle and polynomial"},
-                                   {"s", "scheme 'quadratic'"},
-                                   {NULL, NULL}};
+  static const char *const before[] = {"name", "between", "law"};
+  static const char *const after[] = {"gap", "gap_drive", "scheme", "s", "tolerance",
+                                      "max_iterations", "corrections", "vout",
+                                      "exact_duration", "saturate"};
   const config_setting_t *m;
-  const char *keys[32], *law = NULL, *scheme = NULL;
+  const char *keys[64], *law = NULL, *scheme = NULL, *names[VB_LAW_COUNT];
+  const char *lk[VB_LAW_COUNT][VB_VARIANT_KEYS_MAX], *const *law_keys[VB_LAW_COUNT];
+  vb_key_rule rules[VB_VARIANT_KEYS_MAX + 2];
+  char only[VB_VARIANT_KEYS_MAX][LIST_MAX];
   vb_law_kind kind = VB_LAW_COUNT;
-  int n = 0, law_known, scheme_known;
+  int n = 0, nr, scheme_known;
+  size_t i;
 
   m = vb_src_member(g, "law");
   if (m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING)
@@ -132,80 +134,49 @@ static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
   m = vb_src_member(g, "scheme");
   if (m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING)
     scheme = config_setting_get_string(m);
-  law_known = law != NULL && vb_law_lookup(law, &kind) == VB_OK;
+  if (law == NULL || vb_law_lookup(law, &kind) != VB_OK)
+    kind = VB_LAW_COUNT;
   scheme_known = scheme != NULL && vb_scheme_lookup(scheme) != NULL;
-  keys[n++] = "name";
-  keys[n++] = "between";
-  keys[n++] = "law";
-  keys[n++] = "k";
-  if (!law_known || kind != VB_LAW_SPRING)
-    keys[n++] = "alpha";
-  if (!law_known || kind == VB_LAW_SPRING)
-    keys[n++] = "c";
-  if (!law_known || kind == VB_LAW_HUNT_CROSSLEY)
-    keys[n++] = "mu";
-  if (!law_known || kind == VB_LAW_RATTLE)
-    keys[n++] = "h";
-  keys[n++] = "gap";
-  keys[n++] = "gap_drive";
-  keys[n++] = "scheme";
-  if (!scheme_known || strcmp(scheme, "quadratic") == 0)
-    keys[n++] = "s";
-  keys[n++] = "tolerance";
-  keys[n++] = "max_iterations";
-  keys[n++] = "corrections";
-  keys[n++] = "vout";
-  keys[n++] = "exact_duration";
-  keys[n++] = "saturate";
+  /* the law keys from the law table */
+  for (int l = 0; l < VB_LAW_COUNT; l++) {
+    int j = 0;
+    names[l] = vb_law_name((vb_law_kind)l);
+    for (const vb_law_param *p = vb_law_info_of((vb_law_kind)l)->params; p->key; p++)
+      lk[l][j++] = p->key;
+    lk[l][j] = NULL;
+    law_keys[l] = lk[l];
+  }
+  for (i = 0; i < sizeof before / sizeof *before; i++)
+    keys[n++] = before[i];
+  nr = vb_variant_keys("law", VB_LAW_COUNT, names, law_keys,
+                       kind == VB_LAW_COUNT ? -1 : (int)kind, keys, &n, rules, only);
+  for (i = 0; i < sizeof after / sizeof *after; i++)
+    if (strcmp(after[i], "s") != 0 || !scheme_known || strcmp(scheme, "quadratic") == 0)
+      keys[n++] = after[i];
   keys[n] = NULL;
+  rules[nr].key = "s";
+  rules[nr++].only = "scheme 'quadratic'";
+  rules[nr].key = NULL;
   return vb_src_check_keys(ld, g, obj, keys, rules);
 }
 
-/* Load the law parameters of a contact: k, alpha, mu, h. */
+/* Load the law parameters of a contact from the law table: each key read
+ * (or its fallback), then checked against its condition. */
 static int load_law(vb_loader *ld, const config_setting_t *g, const char *obj,
                     vb_law *law)
 {
-  double a;
+  const vb_law_info *info = vb_law_info_of(law->kind);
   int rc;
 
-  if ((rc = vb_src_number(ld, g, obj, "k", 1, &law->k)) != VB_OK)
-    return rc;
-  if (!(law->k > 0))
-    return vb_src_refuse(ld, g, obj, "k", "> 0", law->k);
-  law->c = 0.0;
-  if (law->kind == VB_LAW_SPRING) {
-    /* linear spring-damper: alpha is 1 */
-    law->alpha = 1.0;
-    law->mu = law->h = 0.0;
-    if ((rc = vb_src_number(ld, g, obj, "c", 0, &law->c)) != VB_OK)
+  law->k = law->alpha = law->mu = law->h = law->c = law->e = 0.0;
+  law->alpha = info->alpha;
+  for (const vb_law_param *p = info->params; p->key; p++) {
+    double x = p->fallback;
+    if ((rc = vb_src_number(ld, g, obj, p->key, p->required, &x)) != VB_OK)
       return rc;
-    if (!(law->c >= 0))
-      return vb_src_refuse(ld, g, obj, "c", ">= 0", law->c);
-    return VB_OK;
-  }
-  if ((rc = vb_src_number(ld, g, obj, "alpha", 1, &law->alpha)) != VB_OK)
-    return rc;
-  a = law->alpha;
-  if (law->kind == VB_LAW_POLYNOMIAL) {
-    if (!(a >= 1 && a == floor(a) && fmod(a, 2.0) == 1.0))
-      return vb_src_refuse(ld, g, obj, "alpha",
-                    "an odd integer >= 1 for law 'polynomial'", a);
-  } else if (!(a >= 1)) {
-    return vb_src_refuse(ld, g, obj, "alpha", ">= 1", a);
-  }
-  law->mu = 0.0;
-  law->h = 0.0;
-  if (law->kind == VB_LAW_HUNT_CROSSLEY) {
-    if ((rc = vb_src_number(ld, g, obj, "mu", 0, &law->mu)) != VB_OK)
-      return rc;
-    if (!(law->mu >= 0))
-      return vb_src_refuse(ld, g, obj, "mu", ">= 0", law->mu);
-  }
-  if (law->kind == VB_LAW_RATTLE) {
-    if ((rc = vb_src_number(ld, g, obj, "h", 1, &law->h)) != VB_OK)
-      return rc;
-    if (!(law->h >= 0))
-      return vb_src_refuse(ld, g, obj, "h", ">= 0", law->h);
+    if (!vb_law_param_valid(info, p, x))
+      return vb_src_refuse(ld, g, obj, p->key, p->condition, x);
+    vb_law_param_set(law, p, x);
   }
   return VB_OK;
 }
@@ -238,10 +209,14 @@ static int load_corrections(vb_loader *ld, const config_setting_t *g, const char
         return vb_src_fail(ld, m, obj, "unknown correction '%s' (valid: xmax, vout)",
                     name ? name : "(not a string)");
     }
-    if (law->kind != VB_LAW_POWER && law->kind != VB_LAW_HUNT_CROSSLEY &&
-        law->kind != VB_LAW_RATTLE)
-      return vb_src_fail(ld, m, obj, "corrections need an impact law with analytic x_max and "
-                  "v_out (valid: power, hunt-crossley, rattle)");
+    if (!vb_law_info_of(law->kind)->has_impacts) {
+      char valid[LIST_MAX] = "";
+      for (int l = 0; l < VB_LAW_COUNT; l++)
+        if (vb_law_info_of((vb_law_kind)l)->has_impacts)
+          vb_list_add(valid, sizeof valid, vb_law_name((vb_law_kind)l));
+      return vb_src_fail(ld, m, obj, "corrections need an impact law with analytic x_max "
+                         "and v_out (valid: %s)", valid);
+    }
     if (c->scheme->family == VB_FAMILY_THREE_LEVEL)
       return vb_src_fail(ld, m, obj, "corrections apply to schemes whose state holds a velocity "
                   "(valid: two-point, am1, verlet, heun, rk4)");
@@ -284,26 +259,14 @@ static int load_contact(vb_loader *ld, const config_setting_t *list, int i)
 {
   const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
   vb_contact *c = &ld->scene->contacts[i];
-  const vb_scene *sc = ld->scene;
-  const char *name = NULL, *law = NULL, *scheme = NULL;
-  char obj[OBJECT_MAX], loc[4200];
-  int rc, j;
+  const char *law = NULL, *scheme = NULL;
+  char obj[OBJECT_MAX];
+  int rc;
 
-  snprintf(obj, sizeof obj, "contact #%d", i + 1);
-  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-    return vb_src_fail(ld, g, obj, "must be a group { name = ...; between = ...; }");
-  c->line = config_setting_source_line(g);
-  if ((rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
-      (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
+  if ((rc = vb_src_element(ld, list, i, "contact", "{ name = ...; between = ...; }",
+                           ld->scene->contacts[0].name, sizeof *c, obj, sizeof obj)) != VB_OK)
     return rc;
-  strcpy(c->name, name);
-  snprintf(obj, sizeof obj, "contact '%s'", name);
-  for (j = 0; j < i; j++)
-    if (strcmp(sc->contacts[j].name, name) == 0)
-      return vb_src_fail(ld, vb_src_at(g, "name"), obj,
-                  "duplicate contact name (first defined at %s)",
-                  vb_src_where(ld, config_setting_get_elem(list, (unsigned)j), loc,
-                        sizeof loc));
+  c->line = config_setting_source_line(g);
   if ((rc = check_contact_keys(ld, g, obj)) != VB_OK ||
       (rc = vb_src_string(ld, g, obj, "law", 1, &law)) != VB_OK)
     return rc;
@@ -392,21 +355,14 @@ int vb_load_forces(vb_loader *ld, const config_setting_t *list)
   for (int i = 0; i < n && rc == VB_OK; i++) {
     const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
     vb_force *f = &sc->forces[i];
-    const char *name = NULL, *atp = NULL, *type = NULL;
+    const char *atp = NULL, *type = NULL;
     char obj[OBJECT_MAX];
-    snprintf(obj, sizeof obj, "force #%d", i + 1);
-    if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-      return vb_src_fail(ld, g, obj, "must be a group { name = ...; at = ...; }");
-    f->line = config_setting_source_line(g);
-    if ((rc = vb_src_check_keys(ld, g, obj, keys, NULL)) != VB_OK ||
-        (rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
-        (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
+    if ((rc = vb_src_element(ld, list, i, "force", "{ name = ...; at = ...; }",
+                             sc->forces[0].name, sizeof *f, obj, sizeof obj)) != VB_OK)
       return rc;
-    strcpy(f->name, name);
-    snprintf(obj, sizeof obj, "force '%s'", name);
-    for (int j = 0; j < i; j++)
-      if (strcmp(sc->forces[j].name, name) == 0)
-        return vb_src_fail(ld, vb_src_at(g, "name"), obj, "duplicate force name");
+    f->line = config_setting_source_line(g);
+    if ((rc = vb_src_check_keys(ld, g, obj, keys, NULL)) != VB_OK)
+      return rc;
     if ((rc = vb_src_string(ld, g, obj, "at", 1, &atp)) != VB_OK ||
         (rc = resolve_point(ld, vb_src_at(g, "at"), obj, "at", atp, &f->body, &f->point)) != VB_OK)
       return rc;

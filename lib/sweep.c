@@ -484,6 +484,118 @@ done:
   return rc;
 }
 
+/* Index of a parameter's smallest (largest when `largest`) value. */
+static long extreme_index(const param *pr, int largest)
+{
+  long best = 0;
+
+  for (long i = 1; i < pr->nvalues; i++)
+    if (largest ? pr->values[i] > pr->values[best] : pr->values[i] < pr->values[best])
+      best = i;
+  return best;
+}
+
+/* Append index to out[*n] (room is the caller's). */
+static void push_index(long *out, long *n, long index)
+{
+  out[(*n)++] = index;
+}
+
+/* Compare two longs, for qsort. */
+static int compare_long(const void *a, const void *b)
+{
+  long x = *(const long *)a, y = *(const long *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* Value indices of a grid parameter to check: every value of a short
+ * parameter; of a long one (more than cap values) the first two, the last
+ * two, its extremes and cap evenly spaced ones.  Returns the count. */
+static long grid_value_indices(const param *pr, long cap, long *out)
+{
+  long n = 0, i;
+
+  if (pr->nvalues <= cap) {
+    for (i = 0; i < pr->nvalues; i++)
+      out[n++] = i;
+    return n;
+  }
+  out[n++] = 0;
+  out[n++] = 1;
+  out[n++] = pr->nvalues - 2;
+  out[n++] = pr->nvalues - 1;
+  out[n++] = extreme_index(pr, 0);
+  out[n++] = extreme_index(pr, 1);
+  for (i = 0; i < cap; i++)
+    out[n++] = (long)((double)i * (double)(pr->nvalues - 1) / (double)(cap - 1));
+  return n;
+}
+
+/* The scenes that stand for a sweep too large to validate scene by scene
+ * (see vb_sweep_sample in sweep.h for why they suffice). */
+long vb_sweep_sample(const vb_sweep *sw, long cap, long **out)
+{
+  int np = sw->nparams, corners_all = np <= 12, p;
+  long room = 2 * (cap + 8) * (np + 1) + (corners_all ? (1L << np) : 2L * np + 2) + 1;
+  long *idx = malloc((size_t)room * sizeof *idx), n = 0, i, k;
+
+  *out = NULL;
+  if (idx == NULL)
+    return -1;
+  push_index(idx, &n, 0);
+  switch (sw->mode) {
+  case MODE_GRID: {
+    long *vals = malloc(((size_t)cap + 8) * sizeof *vals);
+    if (vals == NULL) {
+      free(idx);
+      return -1;
+    }
+    /* each parameter's values with the others at their first value */
+    for (p = 0; p < np; p++) {
+      long nv = grid_value_indices(&sw->params[p], cap, vals);
+      for (i = 0; i < nv; i++)
+        push_index(idx, &n, vals[i] * sw->params[p].stride);
+    }
+    free(vals);
+    /* the corners: every parameter at its smallest or largest value (all
+     * 2^np of them, or with more than 12 parameters the two all-smallest
+     * and all-largest corners and each with one parameter flipped) */
+    for (k = 0; k < (corners_all ? (1L << np) : 2L * np + 2); k++) {
+      long index = 0;
+      for (p = 0; p < np; p++) {
+        int largest = corners_all ? (int)((k >> p) & 1)
+                                  : (k % 2 == 1) != (k / 2 - 1 == p);
+        index += extreme_index(&sw->params[p], largest) * sw->params[p].stride;
+      }
+      push_index(idx, &n, index);
+    }
+    break;
+  }
+  case MODE_ZIP:
+    /* real scenes only: evenly spaced ones and where each parameter takes
+     * its extremes */
+    for (i = 0; i < cap; i++)
+      push_index(idx, &n, (long)((double)i * (double)(sw->nscenes - 1) / (double)(cap - 1)));
+    for (p = 0; p < np; p++) {
+      push_index(idx, &n, extreme_index(&sw->params[p], 0));
+      push_index(idx, &n, extreme_index(&sw->params[p], 1));
+    }
+    break;
+  default:
+    /* independent uniform draws: the first cap scenes spread over the box */
+    for (i = 1; i < cap && i < sw->nscenes; i++)
+      push_index(idx, &n, i);
+    break;
+  }
+  qsort(idx, (size_t)n, sizeof *idx, compare_long);
+  for (i = 1, k = 1; i < n; i++)
+    if (idx[i] != idx[k - 1])
+      idx[k++] = idx[i];
+  *out = idx;
+  return k;
+}
+
 /* splitmix64 output number k of the stream seeded with `seed`. */
 uint64_t vb_splitmix64(uint64_t seed, uint64_t k)
 {
@@ -541,37 +653,58 @@ double vb_sweep_value(const vb_sweep *sweep, long index, int p)
 #define PATH_MAX_LEN 256
 #define MAX_COMPONENTS 8
 
-/* Numeric keys a sweep may set in an object even where the file leaves
- * them out: per top-level setting, optionally only for one variant of the
- * object (its `type`, `law` or `scheme`).  Keep in step with the load_*
- * functions above; a numeric key written in the file is sweepable whether
- * or not it is listed here, and the loader judges every value. */
+/* A numeric key of an object and its SI units ("1" when dimensionless). */
+typedef struct sweep_key {
+  const char *key;
+  const char *units;
+} sweep_key;
+
+/* The numeric keys of one kind of object: per top-level setting,
+ * optionally only for one variant of the object (its `type`, `law`,
+ * `scheme` or `kind`).  Rows with `create` are keys a sweep may set even
+ * where the file leaves them out; the others only give the units of keys
+ * the file writes (any numeric key written in the file is sweepable, and
+ * the loader judges every value).  A contact's law keys come from the law
+ * table (law.c) and a drive's from the drive table (drive.c), not from
+ * here. */
 typedef struct sweep_keys {
   const char *top;      /* "scene", "bodies", "bodies.drive", ...: the kind
                            of object, its path without element names */
   const char *selector; /* key that picks the variant, or NULL for all */
   const char *variant;  /* its value */
-  const char *keys[8];
+  int create;           /* 1: a sweep may create these keys */
+  sweep_key keys[12];   /* ended by a NULL key */
 } sweep_keys;
 
 static const sweep_keys sweepable[] = {
-  {"scene", NULL, NULL, {"fs", "duration", "gravity", NULL}},
-  {"record", NULL, NULL, {"every", NULL}},
-  {"bodies", "type", "mass", {"mass", "u0", "v0", "k", "c", NULL}},
-  {"bodies", "type", "wall", {"position", NULL}},
-  {"bodies.drive", "type", "sine", {"amplitude", "freq", "phase", NULL}},
-  {"bodies.drive", "type", "noise", {"rms", "bandwidth", NULL}},
-  {"bodies.drive", "type", "profile", {"speed", "spacing", "start", "scale", NULL}},
-  {"contacts", NULL, NULL, {"k", "alpha", NULL}},
-  {"contacts", "law", "hunt-crossley", {"mu", NULL}},
-  {"contacts", "law", "rattle", {"h", NULL}},
-  {"contacts", NULL, NULL, {"gap", NULL}},
-  {"contacts", "scheme", "quadratic", {"s", NULL}},
-  {"contacts", NULL, NULL, {"tolerance", "max_iterations", NULL}},
-  {"forces", NULL, NULL, {"value", "amplitude", "freq", "phase", NULL}},
+  {"scene", NULL, NULL, 1, {{"fs", "Hz"}, {"duration", "s"}, {"gravity", "m/s^2"}, {NULL}}},
+  {"record", NULL, NULL, 1, {{"every", "1"}, {NULL}}},
+  {"bodies", "type", "mass", 1,
+   {{"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL}}},
+  {"bodies", "type", "wall", 1, {{"position", "m"}, {NULL}}},
+  {"bodies.drive", "type", NULL, 1, {{NULL}}}, /* the keys of the drive's type */
+  {"bodies", "type", "modal", 0,
+   {{"freq", "Hz"}, {"mass", "kg"}, {"quality", "1"}, {"t60", "s"}, {"zeta", "1"},
+    {"loss[0]", "1/s"}, {"loss[1]", "s"}, {"q0", "m"}, {"dq0", "m/s"}, {"gravity", "1"},
+    {NULL}}},
+  {"bodies.preset", NULL, NULL, 0,
+   {{"nmodes", "1"}, {"length", "m"}, {"width", "m"}, {"thickness", "m"}, {"youngs", "Pa"},
+    {"density", "kg/m^3"}, {"poisson", "1"}, {"linear_density", "kg/m"},
+    {"surface_density", "kg/m^2"}, {"radius", "m"}, {NULL}}},
+  {"bodies.preset", "kind", "string", 0, {{"tension", "N"}, {NULL}}},
+  {"bodies.preset", "kind", "membrane", 0, {{"tension", "N/m"}, {NULL}}},
+  {"contacts", "law", NULL, 1, {{NULL}}}, /* the keys of the contact's law */
+  {"contacts", NULL, NULL, 1, {{"gap", "m"}, {NULL}}},
+  {"contacts", "scheme", "quadratic", 1, {{"s", "1"}, {NULL}}},
+  {"contacts", NULL, NULL, 1, {{"tolerance", "1"}, {"max_iterations", "1"}, {NULL}}},
+  {"forces", NULL, NULL, 1,
+   {{"value", "N"}, {"amplitude", "N"}, {"freq", "Hz"}, {"phase", "rad"}, {NULL}}},
 };
 
 #define NSWEEPABLE (sizeof sweepable / sizeof sweepable[0])
+
+/* Most keys one row gives (a law has fewer than this many parameters). */
+#define ROW_KEYS_MAX 16
 
 /* Whether a setting holds a single number. */
 static int is_number(const config_setting_t *s)
@@ -581,29 +714,109 @@ static int is_number(const config_setting_t *s)
   return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
 }
 
-/* Whether a table entry applies to an object of top-level setting `top`. */
+/* A string member of a group, or NULL. */
+static const char *string_member(const config_setting_t *obj, const char *key)
+{
+  const config_setting_t *m = vb_src_member(obj, key);
+
+  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING
+             ? config_setting_get_string(m)
+             : NULL;
+}
+
+/* A drive is the same kind of object wherever it is: a contact's
+ * gap_drive uses the rows of a wall's drive. */
+static const char *canonical_kind(const char *top)
+{
+  return strcmp(top, "contacts.gap_drive") == 0 ? "bodies.drive" : top;
+}
+
+/* Whether a table entry applies to an object of kind `top`. */
 static int entry_applies(const sweep_keys *e, const char *top,
                          const config_setting_t *obj)
 {
-  const config_setting_t *m;
+  const char *v;
 
-  if (strcmp(e->top, top) != 0)
+  if (strcmp(e->top, canonical_kind(top)) != 0)
     return 0;
   if (e->selector == NULL)
     return 1;
-  m = vb_src_member(obj, e->selector);
-  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING &&
-         strcmp(config_setting_get_string(m), e->variant) == 0;
+  v = string_member(obj, e->selector);
+  return v != NULL && (e->variant == NULL || strcmp(v, e->variant) == 0);
+}
+
+/* The keys of an entry for object obj into out[ROW_KEYS_MAX] (a law row:
+ * the parameters of the object's law; a drive row: those of its type,
+ * without the integer ones when `creating`); returns their number. */
+static int entry_keys(const sweep_keys *e, const config_setting_t *obj, int creating,
+                      sweep_key *out)
+{
+  int n = 0;
+
+  if (e->selector != NULL && e->variant == NULL && strcmp(e->top, "contacts") == 0) {
+    vb_law_kind kind;
+    if (vb_law_lookup(string_member(obj, e->selector), &kind) != VB_OK)
+      return 0;
+    for (const vb_law_param *p = vb_law_info_of(kind)->params; p->key && n < ROW_KEYS_MAX;
+         p++) {
+      out[n].key = p->key;
+      out[n++].units = p->units;
+    }
+    return n;
+  }
+  if (e->selector != NULL && e->variant == NULL) {
+    const vb_drive_info *info = vb_drive_lookup(string_member(obj, e->selector));
+    for (const vb_drive_param *p = info ? info->params : NULL; p && p->key && n < ROW_KEYS_MAX;
+         p++)
+      if (!creating || p->offset != VB_DRIVE_INTEGER) {
+        out[n].key = p->key;
+        out[n++].units = p->units;
+      }
+    return n;
+  }
+  for (; n < ROW_KEYS_MAX && e->keys[n].key != NULL; n++)
+    out[n] = e->keys[n];
+  return n;
+}
+
+/* The units of `key` of an object of kind `top` ("loss[1]" is looked up
+ * with its index, then without), or NULL when no row has it. */
+static const char *key_units(const char *top, const config_setting_t *obj, const char *key,
+                             long index)
+{
+  sweep_key keys[ROW_KEYS_MAX];
+  char indexed[PATH_MAX_LEN];
+  size_t i;
+  int j, n;
+
+  snprintf(indexed, sizeof indexed, "%s[%ld]", key, index);
+  for (i = 0; i < NSWEEPABLE; i++) {
+    if (!entry_applies(&sweepable[i], top, obj))
+      continue;
+    n = entry_keys(&sweepable[i], obj, 0, keys);
+    for (j = 0; j < n; j++)
+      if (strcmp(keys[j].key, key) == 0 ||
+          (index >= 0 && strcmp(keys[j].key, indexed) == 0))
+        return keys[j].units;
+  }
+  return NULL;
 }
 
 /* Whether `key` is an optional numeric key a sweep may create in obj. */
 static int creatable(const char *top, const config_setting_t *obj, const char *key)
 {
+  sweep_key keys[ROW_KEYS_MAX];
   size_t i;
+  int j, n;
 
-  for (i = 0; i < NSWEEPABLE; i++)
-    if (entry_applies(&sweepable[i], top, obj) && vb_has_key(sweepable[i].keys, key))
-      return 1;
+  for (i = 0; i < NSWEEPABLE; i++) {
+    if (!sweepable[i].create || !entry_applies(&sweepable[i], top, obj))
+      continue;
+    n = entry_keys(&sweepable[i], obj, 1, keys);
+    for (j = 0; j < n; j++)
+      if (strcmp(keys[j].key, key) == 0)
+        return 1;
+  }
   return 0;
 }
 
@@ -615,16 +828,16 @@ static void object_paths(const char *kind, const char *prefix,
                          const config_setting_t *obj, char *list, size_t size)
 {
   char item[PATH_MAX_LEN + 32], subkind[PATH_MAX_LEN], subprefix[PATH_MAX_LEN];
+  sweep_key keys[ROW_KEYS_MAX];
   size_t i;
   int j, k, n;
 
   for (i = 0; i < NSWEEPABLE; i++) {
-    const char *const *key;
-
-    if (!entry_applies(&sweepable[i], kind, obj))
+    if (!sweepable[i].create || !entry_applies(&sweepable[i], kind, obj))
       continue;
-    for (key = sweepable[i].keys; *key != NULL; key++) {
-      snprintf(item, sizeof item, "%s.%s", prefix, *key);
+    n = entry_keys(&sweepable[i], obj, 1, keys);
+    for (j = 0; j < n; j++) {
+      snprintf(item, sizeof item, "%s.%s", prefix, keys[j].key);
       vb_list_add(list, size, item);
     }
   }
@@ -780,6 +993,25 @@ static config_setting_t *find_object(config_setting_t *top, char **comp, int nco
   return NULL;
 }
 
+/* Split a path in place at its dots into at most MAX_COMPONENTS
+ * components; *rest is NULL, or the unsplit remainder when there were
+ * more.  Returns the number of components. */
+static int split_path(char *buf, char **comp, char **rest)
+{
+  char *p = buf;
+  int ncomp = 0;
+
+  while (ncomp < MAX_COMPONENTS) {
+    comp[ncomp++] = p;
+    p = strchr(p, '.');
+    if (p == NULL)
+      break;
+    *p++ = '\0';
+  }
+  *rest = p;
+  return ncomp;
+}
+
 /* Find or create the numeric setting a sweep path names: TOP.KEY for a
  * group (scene.fs), TOP.NAME.KEY for an element of a list found by its
  * name (contacts.hit.k), with groups inside the object on the way
@@ -801,13 +1033,7 @@ int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
     goto unknown;
   }
   strcpy(buf, path);
-  for (p = buf; ncomp < MAX_COMPONENTS;) {
-    comp[ncomp++] = p;
-    p = strchr(p, '.');
-    if (p == NULL)
-      break;
-    *p++ = '\0';
-  }
+  ncomp = split_path(buf, comp, &p);
   top = strcmp(comp[0], "sweep") == 0 ? NULL : vb_src_member(root, comp[0]);
   /* record is optional as a whole: a sweep of record.every creates it */
   if (top == NULL && strcmp(comp[0], "record") == 0 && ncomp == 2 &&
@@ -886,4 +1112,39 @@ void vb_sweep_assign(config_setting_t *target, double value,
   }
   target->line = origin->line;
   target->file = origin->file;
+}
+
+/* SI units of the numeric setting a sweep path names in cfg, from the
+ * tables (the law table for a contact's law keys), or NULL when no table
+ * knows the key. */
+const char *vb_sweep_units(config_t *cfg, const char *path)
+{
+  config_setting_t *root = config_root_setting(cfg), *top, *obj, *m;
+  char buf[PATH_MAX_LEN], kind[PATH_MAX_LEN], prefix[PATH_MAX_LEN], valid[LIST_MAX];
+  char *comp[MAX_COMPONENTS], *rest;
+  int ncomp, first = 1, c;
+  long index;
+
+  if (strlen(path) >= sizeof buf)
+    return NULL;
+  strcpy(buf, path);
+  ncomp = split_path(buf, comp, &rest);
+  top = vb_src_member(root, comp[0]);
+  if (top == NULL || ncomp < 2 || rest != NULL)
+    return NULL;
+  valid[0] = '\0';
+  obj = find_object(top, comp, ncomp, &first, prefix, sizeof prefix, valid, sizeof valid);
+  if (obj == NULL)
+    return NULL;
+  snprintf(kind, sizeof kind, "%s", comp[0]);
+  for (c = first; c < ncomp - 1; c++) {
+    m = vb_src_member(obj, comp[c]);
+    if (m == NULL || config_setting_type(m) != CONFIG_TYPE_GROUP)
+      return NULL;
+    obj = m;
+    snprintf(kind + strlen(kind), sizeof kind - strlen(kind), ".%s", comp[c]);
+  }
+  if (c != ncomp - 1 || !split_index(comp[ncomp - 1], &index))
+    return NULL;
+  return key_units(kind, obj, comp[ncomp - 1], index);
 }

@@ -65,9 +65,12 @@ print_study(const vb_study *st)
 static int
 study_warnings(const vb_study *st)
 {
-  long n = vb_study_scenes(st), count = 0, first = -1;
+  const long *idx;
+  long n = vb_study_checked(st, &idx), count = 0, first = -1;
   char err[CLI_ERRLEN];
-  for (long i = 1; i < n; i++) {
+  /* the scenes the load validated: all, or those that stand for a huge sweep */
+  for (long k = 1; k < n; k++) {
+    long i = idx ? idx[k] : k;
     vb_scene *sc;
     if (vb_study_scene(st, i, &sc, err, sizeof err) != VB_OK)
       continue;
@@ -80,8 +83,8 @@ study_warnings(const vb_study *st)
   }
   if (!count)
     return 0;
-  printf("warning: %ld of the other %ld scenes have a contact shorter than its scheme "
-         "resolves (first: scene %ld)\n", count, n - 1, first);
+  printf("warning: %ld of the other %ld scenes%s have a contact shorter than its scheme "
+         "resolves (first: scene %ld)\n", count, n - 1, idx ? " checked" : "", first);
   return 1;
 }
 
@@ -218,7 +221,7 @@ check_main(const cli_command *cmd, int argc, char **argv)
     cli_end(&a);
     return key == 'h' ? 0 : 1;
   }
-  if (vb_study_load(a.operands[0], &study, err, sizeof err) != VB_OK) {
+  if (cli_load_study(a.operands[0], &study, err, sizeof err) != VB_OK) {
     fprintf(stderr, "%s\n", err);
     cli_end(&a);
     return 1;
