@@ -68,6 +68,38 @@ void vb_law_at_onset(const vb_law *law, double v_in, vb_law *active);
 
 /* ------------------------------------------------------------- drivers */
 
+/* The offset of a drive parameter that is an integer the loader handles
+ * itself (noise seed and components), not a double of vb_drive. */
+#define VB_DRIVE_INTEGER ((size_t)-1)
+
+/* One numeric key of a drive type. */
+typedef struct vb_drive_param {
+  const char *key;       /* scene-file key, e.g. "freq" */
+  const char *units;     /* SI units, "1" when dimensionless */
+  size_t offset;         /* offset of its double in vb_drive, or VB_DRIVE_INTEGER */
+  int required;          /* 1: the drive group must give it */
+  double fallback;       /* its value when absent and not required */
+  double min, max;       /* valid values: >= min (> min when min_open); an
+                            integer also <= max */
+  int min_open;
+  const char *condition; /* the valid values in words, NULL when any */
+} vb_drive_param;
+
+/* A drive type (a row of drive.c's table). */
+typedef struct vb_drive_info {
+  const char *name;             /* scene-file type, e.g. "sine" */
+  vb_drive_kind kind;
+  int file;                     /* 1: also a string key `file` (profile) */
+  const vb_drive_param *params; /* numeric keys, NULL-key-terminated */
+} vb_drive_info;
+
+/* The drive type of a scene-file name, or NULL. */
+const vb_drive_info *vb_drive_lookup(const char *name);
+/* Row i of the drive table, NULL beyond; *n (may be NULL) gets the count. */
+const vb_drive_info *vb_drive_info_at(int i, int *n);
+/* Whether x is a valid value of drive parameter p (p->condition). */
+int vb_drive_param_valid(const vb_drive_param *p, double x);
+
 /* Prescribed displacement of a drive at time t, m, and its rate in *rate. */
 double vb_drive_eval(const vb_drive *d, double t, double *rate);
 /* Set up seeded band-limited noise: ncomp cosines of random frequency in

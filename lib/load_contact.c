@@ -109,58 +109,6 @@ static int load_between(vb_loader *ld, const config_setting_t *g,
   return VB_OK;
 }
 
-/* Most law keys in all (the union over the law table). */
-#define LAW_KEYS_MAX 16
-
-/* The keys of law `kind` (every law's keys, each once, for VB_LAW_COUNT)
- * appended to keys[n...]; returns the new count. */
-static int law_keys(vb_law_kind kind, const char **keys, int n)
-{
-  for (int l = 0; l < VB_LAW_COUNT; l++) {
-    if (kind != VB_LAW_COUNT && l != (int)kind)
-      continue;
-    for (const vb_law_param *p = vb_law_info_of((vb_law_kind)l)->params; p->key; p++) {
-      int seen = 0;
-      for (int j = 0; j < n && !seen; j++)
-        seen = strcmp(keys[j], p->key) == 0;
-      if (!seen)
-        keys[n++] = p->key;
-    }
-  }
-  return n;
-}
-
-/* For each key some law has and law `kind` has not, where it applies:
- * "law 'rattle'" or "laws power, hunt-crossley and rattle", into rules
- * (text in buf); returns the number of rules. */
-static int law_rules(vb_law_kind kind, vb_key_rule *rules, char (*buf)[LIST_MAX])
-{
-  const char *all[LAW_KEYS_MAX];
-  int nall = law_keys(VB_LAW_COUNT, all, 0), nr = 0;
-
-  for (int j = 0; j < nall; j++) {
-    const char *laws[VB_LAW_COUNT];
-    int nl = 0;
-    if (kind != VB_LAW_COUNT && vb_law_param_of(kind, all[j]) != NULL)
-      continue;
-    for (int l = 0; l < VB_LAW_COUNT; l++)
-      if (vb_law_param_of((vb_law_kind)l, all[j]) != NULL)
-        laws[nl++] = vb_law_name((vb_law_kind)l);
-    if (nl == 1) {
-      snprintf(buf[nr], LIST_MAX, "law '%s'", laws[0]);
-    } else {
-      snprintf(buf[nr], LIST_MAX, "laws");
-      for (int l = 0; l < nl; l++)
-        snprintf(buf[nr] + strlen(buf[nr]), LIST_MAX - strlen(buf[nr]), "%s %s",
-                 l == 0 ? "" : l == nl - 1 ? " and" : ",", laws[l]);
-    }
-    rules[nr].key = all[j];
-    rules[nr].only = buf[nr];
-    nr++;
-  }
-  return nr;
-}
-
 /* Check the keys of a contact group against its law and scheme, as far as
  * they resolve (an unresolved law or scheme allows all of its keys and is
  * reported afterwards).  The law keys come from the law table. */
@@ -172,9 +120,10 @@ static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
                                       "max_iterations", "corrections", "vout",
                                       "exact_duration", "saturate"};
   const config_setting_t *m;
-  const char *keys[32], *law = NULL, *scheme = NULL;
-  vb_key_rule rules[LAW_KEYS_MAX + 2];
-  char only[LAW_KEYS_MAX][LIST_MAX];
+  const char *keys[64], *law = NULL, *scheme = NULL, *names[VB_LAW_COUNT];
+  const char *lk[VB_LAW_COUNT][VB_VARIANT_KEYS_MAX], *const *law_keys[VB_LAW_COUNT];
+  vb_key_rule rules[VB_VARIANT_KEYS_MAX + 2];
+  char only[VB_VARIANT_KEYS_MAX][LIST_MAX];
   vb_law_kind kind = VB_LAW_COUNT;
   int n = 0, nr, scheme_known;
   size_t i;
@@ -188,14 +137,23 @@ static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
   if (law == NULL || vb_law_lookup(law, &kind) != VB_OK)
     kind = VB_LAW_COUNT;
   scheme_known = scheme != NULL && vb_scheme_lookup(scheme) != NULL;
+  /* the law keys from the law table */
+  for (int l = 0; l < VB_LAW_COUNT; l++) {
+    int j = 0;
+    names[l] = vb_law_name((vb_law_kind)l);
+    for (const vb_law_param *p = vb_law_info_of((vb_law_kind)l)->params; p->key; p++)
+      lk[l][j++] = p->key;
+    lk[l][j] = NULL;
+    law_keys[l] = lk[l];
+  }
   for (i = 0; i < sizeof before / sizeof *before; i++)
     keys[n++] = before[i];
-  n = law_keys(kind, keys, n);
+  nr = vb_variant_keys("law", VB_LAW_COUNT, names, law_keys,
+                       kind == VB_LAW_COUNT ? -1 : (int)kind, keys, &n, rules, only);
   for (i = 0; i < sizeof after / sizeof *after; i++)
     if (strcmp(after[i], "s") != 0 || !scheme_known || strcmp(scheme, "quadratic") == 0)
       keys[n++] = after[i];
   keys[n] = NULL;
-  nr = law_rules(kind, rules, only);
   rules[nr].key = "s";
   rules[nr++].only = "scheme 'quadratic'";
   rules[nr].key = NULL;
@@ -301,26 +259,14 @@ static int load_contact(vb_loader *ld, const config_setting_t *list, int i)
 {
   const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
   vb_contact *c = &ld->scene->contacts[i];
-  const vb_scene *sc = ld->scene;
-  const char *name = NULL, *law = NULL, *scheme = NULL;
-  char obj[OBJECT_MAX], loc[4200];
-  int rc, j;
+  const char *law = NULL, *scheme = NULL;
+  char obj[OBJECT_MAX];
+  int rc;
 
-  snprintf(obj, sizeof obj, "contact #%d", i + 1);
-  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-    return vb_src_fail(ld, g, obj, "must be a group { name = ...; between = ...; }");
-  c->line = config_setting_source_line(g);
-  if ((rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
-      (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
+  if ((rc = vb_src_element(ld, list, i, "contact", "{ name = ...; between = ...; }",
+                           ld->scene->contacts[0].name, sizeof *c, obj, sizeof obj)) != VB_OK)
     return rc;
-  strcpy(c->name, name);
-  snprintf(obj, sizeof obj, "contact '%s'", name);
-  for (j = 0; j < i; j++)
-    if (strcmp(sc->contacts[j].name, name) == 0)
-      return vb_src_fail(ld, vb_src_at(g, "name"), obj,
-                  "duplicate contact name (first defined at %s)",
-                  vb_src_where(ld, config_setting_get_elem(list, (unsigned)j), loc,
-                        sizeof loc));
+  c->line = config_setting_source_line(g);
   if ((rc = check_contact_keys(ld, g, obj)) != VB_OK ||
       (rc = vb_src_string(ld, g, obj, "law", 1, &law)) != VB_OK)
     return rc;
@@ -409,21 +355,14 @@ int vb_load_forces(vb_loader *ld, const config_setting_t *list)
   for (int i = 0; i < n && rc == VB_OK; i++) {
     const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
     vb_force *f = &sc->forces[i];
-    const char *name = NULL, *atp = NULL, *type = NULL;
+    const char *atp = NULL, *type = NULL;
     char obj[OBJECT_MAX];
-    snprintf(obj, sizeof obj, "force #%d", i + 1);
-    if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-      return vb_src_fail(ld, g, obj, "must be a group { name = ...; at = ...; }");
-    f->line = config_setting_source_line(g);
-    if ((rc = vb_src_check_keys(ld, g, obj, keys, NULL)) != VB_OK ||
-        (rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
-        (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
+    if ((rc = vb_src_element(ld, list, i, "force", "{ name = ...; at = ...; }",
+                             sc->forces[0].name, sizeof *f, obj, sizeof obj)) != VB_OK)
       return rc;
-    strcpy(f->name, name);
-    snprintf(obj, sizeof obj, "force '%s'", name);
-    for (int j = 0; j < i; j++)
-      if (strcmp(sc->forces[j].name, name) == 0)
-        return vb_src_fail(ld, vb_src_at(g, "name"), obj, "duplicate force name");
+    f->line = config_setting_source_line(g);
+    if ((rc = vb_src_check_keys(ld, g, obj, keys, NULL)) != VB_OK)
+      return rc;
     if ((rc = vb_src_string(ld, g, obj, "at", 1, &atp)) != VB_OK ||
         (rc = resolve_point(ld, vb_src_at(g, "at"), obj, "at", atp, &f->body, &f->point)) != VB_OK)
       return rc;

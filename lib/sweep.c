@@ -484,6 +484,118 @@ done:
   return rc;
 }
 
+/* Index of a parameter's smallest (largest when `largest`) value. */
+static long extreme_index(const param *pr, int largest)
+{
+  long best = 0;
+
+  for (long i = 1; i < pr->nvalues; i++)
+    if (largest ? pr->values[i] > pr->values[best] : pr->values[i] < pr->values[best])
+      best = i;
+  return best;
+}
+
+/* Append index to out[*n] (room is the caller's). */
+static void push_index(long *out, long *n, long index)
+{
+  out[(*n)++] = index;
+}
+
+/* Compare two longs, for qsort. */
+static int compare_long(const void *a, const void *b)
+{
+  long x = *(const long *)a, y = *(const long *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* Value indices of a grid parameter to check: every value of a short
+ * parameter; of a long one (more than cap values) the first two, the last
+ * two, its extremes and cap evenly spaced ones.  Returns the count. */
+static long grid_value_indices(const param *pr, long cap, long *out)
+{
+  long n = 0, i;
+
+  if (pr->nvalues <= cap) {
+    for (i = 0; i < pr->nvalues; i++)
+      out[n++] = i;
+    return n;
+  }
+  out[n++] = 0;
+  out[n++] = 1;
+  out[n++] = pr->nvalues - 2;
+  out[n++] = pr->nvalues - 1;
+  out[n++] = extreme_index(pr, 0);
+  out[n++] = extreme_index(pr, 1);
+  for (i = 0; i < cap; i++)
+    out[n++] = (long)((double)i * (double)(pr->nvalues - 1) / (double)(cap - 1));
+  return n;
+}
+
+/* The scenes that stand for a sweep too large to validate scene by scene
+ * (see vb_sweep_sample in sweep.h for why they suffice). */
+long vb_sweep_sample(const vb_sweep *sw, long cap, long **out)
+{
+  int np = sw->nparams, corners_all = np <= 12, p;
+  long room = 2 * (cap + 8) * (np + 1) + (corners_all ? (1L << np) : 2L * np + 2) + 1;
+  long *idx = malloc((size_t)room * sizeof *idx), n = 0, i, k;
+
+  *out = NULL;
+  if (idx == NULL)
+    return -1;
+  push_index(idx, &n, 0);
+  switch (sw->mode) {
+  case MODE_GRID: {
+    long *vals = malloc(((size_t)cap + 8) * sizeof *vals);
+    if (vals == NULL) {
+      free(idx);
+      return -1;
+    }
+    /* each parameter's values with the others at their first value */
+    for (p = 0; p < np; p++) {
+      long nv = grid_value_indices(&sw->params[p], cap, vals);
+      for (i = 0; i < nv; i++)
+        push_index(idx, &n, vals[i] * sw->params[p].stride);
+    }
+    free(vals);
+    /* the corners: every parameter at its smallest or largest value (all
+     * 2^np of them, or with more than 12 parameters the two all-smallest
+     * and all-largest corners and each with one parameter flipped) */
+    for (k = 0; k < (corners_all ? (1L << np) : 2L * np + 2); k++) {
+      long index = 0;
+      for (p = 0; p < np; p++) {
+        int largest = corners_all ? (int)((k >> p) & 1)
+                                  : (k % 2 == 1) != (k / 2 - 1 == p);
+        index += extreme_index(&sw->params[p], largest) * sw->params[p].stride;
+      }
+      push_index(idx, &n, index);
+    }
+    break;
+  }
+  case MODE_ZIP:
+    /* real scenes only: evenly spaced ones and where each parameter takes
+     * its extremes */
+    for (i = 0; i < cap; i++)
+      push_index(idx, &n, (long)((double)i * (double)(sw->nscenes - 1) / (double)(cap - 1)));
+    for (p = 0; p < np; p++) {
+      push_index(idx, &n, extreme_index(&sw->params[p], 0));
+      push_index(idx, &n, extreme_index(&sw->params[p], 1));
+    }
+    break;
+  default:
+    /* independent uniform draws: the first cap scenes spread over the box */
+    for (i = 1; i < cap && i < sw->nscenes; i++)
+      push_index(idx, &n, i);
+    break;
+  }
+  qsort(idx, (size_t)n, sizeof *idx, compare_long);
+  for (i = 1, k = 1; i < n; i++)
+    if (idx[i] != idx[k - 1])
+      idx[k++] = idx[i];
+  *out = idx;
+  return k;
+}
+
 /* splitmix64 output number k of the stream seeded with `seed`. */
 uint64_t vb_splitmix64(uint64_t seed, uint64_t k)
 {
@@ -553,7 +665,8 @@ typedef struct sweep_key {
  * where the file leaves them out; the others only give the units of keys
  * the file writes (any numeric key written in the file is sweepable, and
  * the loader judges every value).  A contact's law keys come from the law
- * table (law.c), not from here. */
+ * table (law.c) and a drive's from the drive table (drive.c), not from
+ * here. */
 typedef struct sweep_keys {
   const char *top;      /* "scene", "bodies", "bodies.drive", ...: the kind
                            of object, its path without element names */
@@ -569,12 +682,7 @@ static const sweep_keys sweepable[] = {
   {"bodies", "type", "mass", 1,
    {{"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL}}},
   {"bodies", "type", "wall", 1, {{"position", "m"}, {NULL}}},
-  {"bodies.drive", "type", "sine", 1,
-   {{"amplitude", "m"}, {"freq", "Hz"}, {"phase", "rad"}, {NULL}}},
-  {"bodies.drive", "type", "noise", 1, {{"rms", "m"}, {"bandwidth", "Hz"}, {NULL}}},
-  {"bodies.drive", "type", "noise", 0, {{"seed", "1"}, {"components", "1"}, {NULL}}},
-  {"bodies.drive", "type", "profile", 1,
-   {{"speed", "m/s"}, {"spacing", "m"}, {"start", "m"}, {"scale", "1"}, {NULL}}},
+  {"bodies.drive", "type", NULL, 1, {{NULL}}}, /* the keys of the drive's type */
   {"bodies", "type", "modal", 0,
    {{"freq", "Hz"}, {"mass", "kg"}, {"quality", "1"}, {"t60", "s"}, {"zeta", "1"},
     {"loss[0]", "1/s"}, {"loss[1]", "s"}, {"q0", "m"}, {"dq0", "m/s"}, {"gravity", "1"},
@@ -638,12 +746,14 @@ static int entry_applies(const sweep_keys *e, const char *top,
 }
 
 /* The keys of an entry for object obj into out[ROW_KEYS_MAX] (a law row:
- * the parameters of the object's law); returns their number. */
-static int entry_keys(const sweep_keys *e, const config_setting_t *obj, sweep_key *out)
+ * the parameters of the object's law; a drive row: those of its type,
+ * without the integer ones when `creating`); returns their number. */
+static int entry_keys(const sweep_keys *e, const config_setting_t *obj, int creating,
+                      sweep_key *out)
 {
   int n = 0;
 
-  if (e->selector != NULL && e->variant == NULL) {
+  if (e->selector != NULL && e->variant == NULL && strcmp(e->top, "contacts") == 0) {
     vb_law_kind kind;
     if (vb_law_lookup(string_member(obj, e->selector), &kind) != VB_OK)
       return 0;
@@ -652,6 +762,16 @@ static int entry_keys(const sweep_keys *e, const config_setting_t *obj, sweep_ke
       out[n].key = p->key;
       out[n++].units = p->units;
     }
+    return n;
+  }
+  if (e->selector != NULL && e->variant == NULL) {
+    const vb_drive_info *info = vb_drive_lookup(string_member(obj, e->selector));
+    for (const vb_drive_param *p = info ? info->params : NULL; p && p->key && n < ROW_KEYS_MAX;
+         p++)
+      if (!creating || p->offset != VB_DRIVE_INTEGER) {
+        out[n].key = p->key;
+        out[n++].units = p->units;
+      }
     return n;
   }
   for (; n < ROW_KEYS_MAX && e->keys[n].key != NULL; n++)
@@ -673,7 +793,7 @@ static const char *key_units(const char *top, const config_setting_t *obj, const
   for (i = 0; i < NSWEEPABLE; i++) {
     if (!entry_applies(&sweepable[i], top, obj))
       continue;
-    n = entry_keys(&sweepable[i], obj, keys);
+    n = entry_keys(&sweepable[i], obj, 0, keys);
     for (j = 0; j < n; j++)
       if (strcmp(keys[j].key, key) == 0 ||
           (index >= 0 && strcmp(keys[j].key, indexed) == 0))
@@ -692,7 +812,7 @@ static int creatable(const char *top, const config_setting_t *obj, const char *k
   for (i = 0; i < NSWEEPABLE; i++) {
     if (!sweepable[i].create || !entry_applies(&sweepable[i], top, obj))
       continue;
-    n = entry_keys(&sweepable[i], obj, keys);
+    n = entry_keys(&sweepable[i], obj, 1, keys);
     for (j = 0; j < n; j++)
       if (strcmp(keys[j].key, key) == 0)
         return 1;
@@ -715,7 +835,7 @@ static void object_paths(const char *kind, const char *prefix,
   for (i = 0; i < NSWEEPABLE; i++) {
     if (!sweepable[i].create || !entry_applies(&sweepable[i], kind, obj))
       continue;
-    n = entry_keys(&sweepable[i], obj, keys);
+    n = entry_keys(&sweepable[i], obj, 1, keys);
     for (j = 0; j < n; j++) {
       snprintf(item, sizeof item, "%s.%s", prefix, keys[j].key);
       vb_list_add(list, size, item);

@@ -524,6 +524,13 @@ long vb_study_scenes(const vb_study *study);
 int vb_study_nparams(const vb_study *study);
 /* Path of swept parameter p, e.g. "contacts.hit.k". */
 const char *vb_study_param(const vb_study *study, int p);
+/* The scenes vb_study_load validated one by one, for tools that look at
+ * every scene (vibro check): their number; *indices is NULL when that is
+ * every scene (0 .. count-1), else the sorted indices of the scenes that
+ * stand for a sweep of more than 20000 scenes (each parameter's values and
+ * the grid's corners; lib/sweep.h vb_sweep_sample says why they suffice).
+ * The array belongs to the study. */
+long vb_study_checked(const vb_study *study, const long **indices);
 /* SI units of swept parameter p, from the law table and the loader's
  * tables: "N/m^alpha" (a law's k), "m/s" (a mass's v0), "kg", "Hz", "s",
  * "1" when dimensionless, "" when no table knows the key; NULL when p is
