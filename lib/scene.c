@@ -227,10 +227,9 @@ static int load_parsed(const vb_source *src, const config_t *cfg, vb_scene **out
   rc = load_root(&ld, config_root_setting(cfg));
   if (rc == VB_OK) {
     /* islands: one family each, every mode steppable at this rate */
-    vb_island *is;
-    int nis;
-    rc = vb_islands_build(sc, 1.0 / sc->fs, &is, &nis, err, errlen);
-    vb_islands_free(is, nis);
+    vb_model *model;
+    rc = vb_model_compile(sc, &model, err, errlen);
+    vb_model_free(model);
   }
   if (rc != VB_OK) {
     vb_scene_free(sc);

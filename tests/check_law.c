@@ -92,34 +92,6 @@ START_TEST(test_law_lookup)
 }
 END_TEST
 
-/* Scheme registry: first, last, unknown; every name listed in the choices. */
-START_TEST(test_scheme_lookup)
-{
-  size_t n;
-  const vb_scheme *const *all = vb_scheme_list(&n);
-  ck_assert_int_eq(n, 7);
-  ck_assert_ptr_eq(vb_scheme_lookup("two-point"), all[0]);
-  ck_assert_ptr_eq(vb_scheme_lookup("rk4"), all[n - 1]);
-  ck_assert_ptr_null(vb_scheme_lookup("rk5"));
-  ck_assert_ptr_null(vb_scheme_lookup(""));
-  ck_assert_ptr_null(vb_scheme_lookup(NULL));
-  for (size_t i = 0; i < n; i++) {
-    ck_assert_ptr_eq(vb_scheme_lookup(all[i]->name), all[i]);
-    ck_assert_ptr_nonnull(strstr(vb_scheme_choices(), all[i]->name));
-    /* SUNDIALS-style: every operation the family needs is there */
-    if (all[i]->family == VB_FAMILY_EXPLICIT) {
-      ck_assert_ptr_nonnull(all[i]->step_explicit);
-    } else {
-      ck_assert_ptr_nonnull(all[i]->step_force);
-      ck_assert_ptr_nonnull(all[i]->held_force);
-      ck_assert_ptr_nonnull(all[i]->dissipation);
-      ck_assert_ptr_nonnull(all[i]->potential);
-    }
-    ck_assert(strlen(all[i]->doc) > 10);
-  }
-}
-END_TEST
-
 /* The law table: every row complete, names unique and all in the
  * choices, lookups of the first, the last and an unknown name, and
  * parameter access by offset. */
@@ -307,7 +279,6 @@ law_suite(void)
   TCase *errors = tcase_create("errors");
   tcase_set_timeout(errors, 60);
   tcase_add_test(errors, test_law_lookup);
-  tcase_add_test(errors, test_scheme_lookup);
   tcase_add_test(errors, test_strerror);
   tcase_add_test(errors, test_law_table);
   suite_add_tcase(s, errors);
