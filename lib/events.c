@@ -92,12 +92,12 @@ state_of(const vb_run *run, int c)
 static int
 finish_release(vb_run *run, int c, double rate_out, double e_after)
 {
-  const vb_island_model *is = model_of(run, c);
+  const vb_island_model *m = model_of(run, c);
   int lc = run->contact_local[c];
   vb_tracker *tr = &run->trackers[c];
   vb_event *ev = &tr->ev;
-  double pa = tr->sign * is->aext[lc];
-  int three = is->family == VB_FAMILY_THREE_LEVEL;
+  double pa = tr->sign * m->aext[lc];
+  int three = m->family == VB_FAMILY_THREE_LEVEL;
   ev->energy_after = e_after;
   /* instantaneous rate at the release sample (three-level: secant minus
    * a dt/2), carried back along free flight to the crossing */
@@ -115,8 +115,8 @@ finish_release(vb_run *run, int c, double rate_out, double e_after)
       double d2 = vb_contact_drive(run->scene, ct, t1 + run->dt, &rd);
       rd = (d2 - d1) / run->dt;
     }
-    double vb = rate_out - rd - (three ? 0.5 * is->aext[lc] * run->dt : 0.0);
-    tau = driven_crossing(run, c, tr->sign, t1, tr->x_release, vb, is->aext[lc], -tau,
+    double vb = rate_out - rd - (three ? 0.5 * m->aext[lc] * run->dt : 0.0);
+    tau = driven_crossing(run, c, tr->sign, t1, tr->x_release, vb, m->aext[lc], -tau,
                           &ev->v_out);
     ev->t_off = t1 + tau;
   }
@@ -131,10 +131,10 @@ finish_release(vb_run *run, int c, double rate_out, double e_after)
 static void
 correct(vb_run *run, int c, double dp, double dr, int flag, double *e_now)
 {
-  const vb_island_model *is = model_of(run, c);
+  const vb_island_model *m = model_of(run, c);
   vb_island_state *st = state_of(run, c);
   vb_tracker *tr = &run->trackers[c];
-  double added = vb_island_correct(is, st, run->contact_local[c], tr->sign * dp, tr->sign * dr);
+  double added = vb_island_correct(m, st, run->contact_local[c], tr->sign * dp, tr->sign * dr);
   tr->ev.corrections |= flag;
   tr->ev.energy_correction += added;
   *e_now += added;
@@ -146,8 +146,8 @@ correct(vb_run *run, int c, double dp, double dr, int flag, double *e_now)
 static void
 open_impact(vb_run *run, int c, long n, double x_before, double rate_before)
 {
-  const vb_island_model *is = model_of(run, c);
-  int lc = run->contact_local[c], three = is->family == VB_FAMILY_THREE_LEVEL;
+  const vb_island_model *m = model_of(run, c);
+  int lc = run->contact_local[c], three = m->family == VB_FAMILY_THREE_LEVEL;
   const vb_chist *hc = &state_of(run, c)->hist[lc];
   const vb_contact *ct = &run->scene->contacts[c];
   const vb_law *law = &ct->law;
@@ -156,7 +156,7 @@ open_impact(vb_run *run, int c, long n, double x_before, double rate_before)
   memset(ev, 0, sizeof *ev);
   tr->open = 1;
   tr->sign = law->kind == VB_LAW_RATTLE && hc->x < 0.0 ? -1.0 : 1.0;
-  double pa = tr->sign * is->aext[lc];
+  double pa = tr->sign * m->aext[lc];
   /* instantaneous rate at the last sample out (three-level: secant plus
    * a dt/2), carried along free flight to the crossing */
   double r = tr->sign * rate_before + (three ? 0.5 * pa * run->dt : 0.0);
@@ -172,13 +172,13 @@ open_impact(vb_run *run, int c, long n, double x_before, double rate_before)
       double dm = vb_contact_drive(run->scene, ct, t0 - run->dt, &rd);
       rd = (d0 - dm) / run->dt;
     }
-    double vb = rate_before - rd + (three ? 0.5 * is->aext[lc] * run->dt : 0.0);
-    tau = driven_crossing(run, c, tr->sign, t0, x_before, vb, is->aext[lc], tau, &ev->v_in);
+    double vb = rate_before - rd + (three ? 0.5 * m->aext[lc] * run->dt : 0.0);
+    tau = driven_crossing(run, c, tr->sign, t0, x_before, vb, m->aext[lc], tau, &ev->v_in);
     ev->t_on = t0 + tau;
   }
   ev->energy_before = run->e_prev[run->contact_island[c]];
   vb_prediction pr;
-  vb_law_predict(law, is->meff[lc], ev->v_in, &pr);
+  vb_law_predict(law, m->meff[lc], ev->v_in, &pr);
   ev->x_max_pred = pr.x_max;
   ev->v_out_pred = pr.v_out;
   ev->v_out_exact = pr.v_out_exact;
@@ -191,8 +191,8 @@ open_impact(vb_run *run, int c, long n, double x_before, double rate_before)
 static int
 release(vb_run *run, int c, long n, double *e_now)
 {
-  const vb_island_model *is = model_of(run, c);
-  int lc = run->contact_local[c], three = is->family == VB_FAMILY_THREE_LEVEL;
+  const vb_island_model *m = model_of(run, c);
+  int lc = run->contact_local[c], three = m->family == VB_FAMILY_THREE_LEVEL;
   const vb_chist *hc = &state_of(run, c)->hist[lc];
   const vb_contact *ct = &run->scene->contacts[c];
   vb_tracker *tr = &run->trackers[c];
@@ -206,7 +206,7 @@ release(vb_run *run, int c, long n, double *e_now)
      * free flight, has the rate target + a tau with p = target tau + a
      * tau^2 / 2 */
     double target = ct->vout_exact ? ev->v_out_exact : ev->v_out_pred;
-    double pa = tr->sign * is->aext[lc], p1 = vb_law_penetration(&ct->law, hc->x);
+    double pa = tr->sign * m->aext[lc], p1 = vb_law_penetration(&ct->law, hc->x);
     double disc = target * target + 2.0 * pa * p1;
     double tau = disc >= 0.0 ? -2.0 * p1 / (-target + sqrt(disc)) : p1 / target;
     if (isfinite(target))

@@ -496,12 +496,21 @@ island_layout(builder *bd, const vb_scene *sc, int *parent, int root)
       }
       at += b->nmodes;
     }
+  /* the contacts in a canonical order, by name: the contact solve's sweep
+   * and the corrections go contact by contact, so that the results do not
+   * depend on the order in which the scene lists them */
   int ic = 0;
   for (int c = 0; c < sc->ncontacts; c++)
     if (find(parent, moved_body(sc, &sc->contacts[c])) == root) {
-      bd->cts[ic] = sc->contacts[c];
-      bd->contacts[ic++] = c;
+      int at = ic++;
+      while (at > 0 && strcmp(sc->contacts[bd->contacts[at - 1]].name, sc->contacts[c].name) > 0) {
+        bd->contacts[at] = bd->contacts[at - 1];
+        at--;
+      }
+      bd->contacts[at] = c;
     }
+  for (int k = 0; k < ic; k++)
+    bd->cts[k] = sc->contacts[bd->contacts[k]];
   int jf = 0;
   for (int f = 0; f < sc->nforces; f++)
     if (find(parent, sc->forces[f].body) == root) {

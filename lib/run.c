@@ -169,11 +169,11 @@ step_islands(vb_run *run, long n, long *failures, long *first_failure)
 {
   const vb_scene *sc = run->scene;
   for (int i = 0; i < run->nislands; i++) {
-    const vb_island_model *is = &run->model->islands[i];
+    const vb_island_model *m = &run->model->islands[i];
     vb_island_state *st = run->states[i];
-    int rc = vb_island_step(is, st, n - 1);
-    for (int lc = 0; lc < is->nc; lc++) {
-      vb_contact_result *res = &run->results[is->contacts[lc]];
+    int rc = vb_island_step(m, st, n - 1);
+    for (int lc = 0; lc < m->nc; lc++) {
+      vb_contact_result *res = &run->results[m->contacts[lc]];
       res->iterations += st->iterations[lc];
       res->fallbacks += st->fallback[lc];
     }
@@ -181,11 +181,11 @@ step_islands(vb_run *run, long n, long *failures, long *first_failure)
       ++*failures;
       if (*first_failure < 0)
         *first_failure = n;
-      for (int lc = 0; lc < is->nc; lc++)
-        if (st->iterations[lc] >= sc->contacts[is->contacts[lc]].max_iterations)
-          run->results[is->contacts[lc]].newton_failures++;
+      for (int lc = 0; lc < m->nc; lc++)
+        if (st->iterations[lc] >= sc->contacts[m->contacts[lc]].max_iterations)
+          run->results[m->contacts[lc]].newton_failures++;
     }
-    if (rc == VB_EDIVERGED || !vb_island_finite(is, st)) {
+    if (rc == VB_EDIVERGED || !vb_island_finite(m, st)) {
       diverged(run, i, n, rc == VB_EDIVERGED);
       return run->code;
     }
@@ -201,12 +201,17 @@ track_contacts(vb_run *run, long n)
   double *e_now = run->e_now;
   for (int i = 0; i < run->nislands; i++)
     e_now[i] = run->states[i]->kinetic + run->states[i]->potential;
-  for (int c = 0; c < run->scene->ncontacts; c++) {
-    int rc = vb_events_track(run, c, n, run->x_before[c], run->rate_before[c],
-                             &e_now[run->contact_island[c]]);
-    if (rc) {
-      snprintf(run->status, sizeof run->status, "out of memory at t=%.9g", n * run->dt);
-      return run->code = rc;
+  /* island by island, each in its canonical contact order (a correction
+   * moves the bodies the next contact sees) */
+  for (int i = 0; i < run->nislands; i++) {
+    const vb_island_model *m = &run->model->islands[i];
+    for (int lc = 0; lc < m->nc; lc++) {
+      int c = m->contacts[lc];
+      int rc = vb_events_track(run, c, n, run->x_before[c], run->rate_before[c], &e_now[i]);
+      if (rc) {
+        snprintf(run->status, sizeof run->status, "out of memory at t=%.9g", n * run->dt);
+        return run->code = rc;
+      }
     }
   }
   for (int i = 0; i < run->nislands; i++)
