@@ -1,0 +1,972 @@
+/* output_file.c - the vibro-2 layout of one HDF5 file (doc/format.md):
+ * the signal list of a scene, the table and event row types, packing a
+ * finished run, and writing a file of stacked scenes block by block.
+ * Knows nothing of shards, studies or threads. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5_hl.h>
+
+#include "h5util.h"
+#include "output.h"
+
+#define CONTACT_COLUMNS 7 /* table columns per contact */
+#define PACK_COPY_MAX (8.0 * 1024 * 1024) /* bytes: larger recordings are borrowed */
+
+/* Write a message into err (unless one is there); returns code. */
+static int failf(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#include <stdarg.h>
+static int failf(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (err && errlen > 0 && !err[0]) {
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+/* One field of vb_event as stored in /study/events. */
+typedef struct event_field {
+  const char *name;
+  size_t offset;
+  int is_int; /* int32 rather than float64 */
+  const char *units;
+} event_field;
+
+static const event_field event_fields[] = {
+  { "t_on", offsetof(vb_event, t_on), 0, "s" },
+  { "t_off", offsetof(vb_event, t_off), 0, "s" },
+  { "duration", offsetof(vb_event, duration), 0, "s" },
+  { "v_in", offsetof(vb_event, v_in), 0, "m/s" },
+  { "v_out", offsetof(vb_event, v_out), 0, "m/s" },
+  { "x_max", offsetof(vb_event, x_max), 0, "m" },
+  { "peak_force", offsetof(vb_event, peak_force), 0, "N" },
+  { "x_max_pred", offsetof(vb_event, x_max_pred), 0, "m" },
+  { "v_out_pred", offsetof(vb_event, v_out_pred), 0, "m/s" },
+  { "v_out_exact", offsetof(vb_event, v_out_exact), 0, "m/s" },
+  { "duration_pred", offsetof(vb_event, duration_pred), 0, "s" },
+  { "energy_before", offsetof(vb_event, energy_before), 0, "J" },
+  { "energy_after", offsetof(vb_event, energy_after), 0, "J" },
+  { "energy_correction", offsetof(vb_event, energy_correction), 0, "J" },
+  { "newton_iterations_max", offsetof(vb_event, newton_iterations_max), 1, "1" },
+  { "fallbacks", offsetof(vb_event, fallbacks), 1, "1" },
+  { "samples", offsetof(vb_event, samples), 1, "1" },
+  { "corrections", offsetof(vb_event, corrections), 1, "1" },
+};
+
+#define NEVENT_FIELDS ((int)(sizeof event_fields / sizeof event_fields[0]))
+#define EVENT_FIXED (8 + 4) /* scene int64, contact int32 */
+
+static const char *const energy_names[] = { "total", "kinetic", "potential", "dissipated",
+                                            "external", "correction" };
+#define NENERGY ((int)(sizeof energy_names / sizeof energy_names[0]))
+
+static const char *const contact_figures[CONTACT_COLUMNS] = {
+  "impacts", "first_impact", "mean_contact_duration", "max_compression",
+  "newton_failures", "fallbacks", "newton_iterations" };
+static const char *const contact_units[CONTACT_COLUMNS] = { "1", "s", "s", "m", "1", "1",
+                                                            "1" };
+
+/* Append a signal. */
+static int sig_add(vb_format *f, int *cap, const char *name, const char *units,
+                   vb_signal_source src, vb_signal_shape shape, int body, int point,
+                   int contact, int which, int nmodes)
+{
+  vb_signal_desc *s;
+
+  if (f->nsig == *cap) {
+    int ncap = *cap ? 2 * *cap : 32;
+    vb_signal_desc *g = realloc(f->sig, (size_t)ncap * sizeof *g);
+    if (!g)
+      return -1;
+    f->sig = g;
+    *cap = ncap;
+  }
+  s = &f->sig[f->nsig++];
+  memset(s, 0, sizeof *s);
+  snprintf(s->name, sizeof s->name, "%s", name);
+  s->units = units;
+  s->src = src;
+  s->shape = shape;
+  s->body = body;
+  s->point = point;
+  s->contact = contact;
+  s->which = which;
+  s->nmodes = nmodes;
+  return 0;
+}
+
+/* The signals of scene 0: what can change (walls record nothing). */
+static int signals_list(vb_format *f)
+{
+  const vb_scene *sc = f->lay.first;
+  char name[3 * VB_NAME_MAX + 32];
+  int cap = 0, b, p, c, k, rc = 0;
+
+  for (b = 0; b < sc->nbodies && rc == 0; b++) {
+    const vb_body *bd = &sc->bodies[b];
+    if (bd->kind == VB_BODY_WALL)
+      continue;
+    if (bd->kind == VB_BODY_MASS) {
+      snprintf(name, sizeof name, "bodies.%s.u", bd->name);
+      rc |= sig_add(f, &cap, name, "m", SRC_BODY_U, SHAPE_SERIES, b, 0, 0, 0, 0);
+      snprintf(name, sizeof name, "bodies.%s.v", bd->name);
+      rc |= sig_add(f, &cap, name, "m/s", SRC_BODY_V, SHAPE_SERIES, b, 0, 0, 0, 0);
+      continue;
+    }
+    for (p = 0; p < bd->npoints; p++) {
+      snprintf(name, sizeof name, "bodies.%s.%s.u", bd->name, bd->points[p].name);
+      rc |= sig_add(f, &cap, name, "m", SRC_POINT_U, SHAPE_SERIES, b, p, 0, 0, 0);
+      snprintf(name, sizeof name, "bodies.%s.%s.v", bd->name, bd->points[p].name);
+      rc |= sig_add(f, &cap, name, "m/s", SRC_POINT_V, SHAPE_SERIES, b, p, 0, 0, 0);
+    }
+    snprintf(name, sizeof name, "bodies.%s.modes.freq", bd->name);
+    rc |= sig_add(f, &cap, name, "Hz", SRC_FREQ, SHAPE_MODES, b, 0, 0, 0, bd->nmodes);
+    snprintf(name, sizeof name, "bodies.%s.modes.sigma", bd->name);
+    rc |= sig_add(f, &cap, name, "1/s", SRC_SIGMA, SHAPE_MODES, b, 0, 0, 0, bd->nmodes);
+    snprintf(name, sizeof name, "bodies.%s.modes.mass", bd->name);
+    rc |= sig_add(f, &cap, name, "kg", SRC_MMASS, SHAPE_MODES, b, 0, 0, 0, bd->nmodes);
+    if (sc->record_modes) {
+      snprintf(name, sizeof name, "bodies.%s.modes.q", bd->name);
+      rc |= sig_add(f, &cap, name, "m", SRC_Q, SHAPE_MODES_SERIES, b, 0, 0, 0, bd->nmodes);
+    }
+  }
+  for (c = 0; c < sc->ncontacts && rc == 0; c++) {
+    static const char *const cn[3] = { "compression", "rate", "force" };
+    static const char *const cu[3] = { "m", "m/s", "N" };
+    for (k = 0; k < 3; k++) {
+      snprintf(name, sizeof name, "contacts.%s.%s", sc->contacts[c].name, cn[k]);
+      rc |= sig_add(f, &cap, name, cu[k], (vb_signal_source)(SRC_COMPRESSION + k),
+                    SHAPE_SERIES, 0, 0, c, 0, 0);
+    }
+  }
+  for (k = 0; k < NENERGY && rc == 0; k++) {
+    snprintf(name, sizeof name, "energy.%s", energy_names[k]);
+    rc |= sig_add(f, &cap, name, "J", SRC_ENERGY, SHAPE_SERIES, 0, 0, 0, k, 0);
+  }
+  return rc;
+}
+
+/* Values per scene of a signal. */
+long vb_signal_width(const vb_signal_desc *s, long n)
+{
+  switch (s->shape) {
+  case SHAPE_SERIES: return n;
+  case SHAPE_MODES: return s->nmodes;
+  default: return (long)s->nmodes * n;
+  }
+}
+
+/* A column of a compound type being built. */
+static int column(hid_t type, const char **units, int *nf, const char *name, size_t off,
+                  hid_t ftype, const char *unit)
+{
+  if (H5Tinsert(type, name, off, ftype) < 0)
+    return -1;
+  units[(*nf)++] = unit;
+  return 0;
+}
+
+/* Build the table row type. */
+static int row_type(vb_format *f, char *err, size_t errlen)
+{
+  const vb_output_layout *l = &f->lay;
+  int nc = l->first->ncontacts, nfields = 12 + l->nparams + CONTACT_COLUMNS * nc, p, c, k;
+  hid_t str = H5I_INVALID_HID;
+  char name[VB_NAME_MAX + 64];
+  int rc = 0;
+
+  f->off_params = 8;
+  f->off_code = f->off_params + 8 * (size_t)l->nparams;
+  f->off_status = f->off_code + 4;
+  f->off_samples = f->off_status + VB_STATUS_LEN;
+  f->off_interval = f->off_samples + 8;
+  f->off_final = f->off_interval + 8;
+  f->off_balance = f->off_final + 8;
+  f->off_evstart = f->off_balance + 8;
+  f->off_evcount = f->off_evstart + 8;
+  f->off_contacts = f->off_evcount + 8;
+  f->rowsize = f->off_contacts + 8 * CONTACT_COLUMNS * (size_t)nc;
+  f->row_units = calloc((size_t)nfields, sizeof *f->row_units);
+  f->row_type = H5Tcreate(H5T_COMPOUND, f->rowsize);
+  str = H5Tcopy(H5T_C_S1);
+  if (!f->row_units || f->row_type < 0 || str < 0 || H5Tset_size(str, VB_STATUS_LEN) < 0 ||
+      H5Tset_strpad(str, H5T_STR_NULLPAD) < 0)
+    rc = -1;
+  if (rc == 0)
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, "index", 0, H5T_STD_I64LE, "1");
+  for (p = 0; p < l->nparams && rc == 0; p++)
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, l->param_names[p],
+                 f->off_params + 8 * (size_t)p, H5T_IEEE_F64LE, l->param_units[p]);
+  if (rc == 0) {
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, "status_code", f->off_code,
+                 H5T_STD_I32LE, "1");
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, "status", f->off_status, str, "-");
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, "samples", f->off_samples,
+                 H5T_STD_I64LE, "1");
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, "sample_interval",
+                 f->off_interval, H5T_IEEE_F64LE, "s");
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, "final_energy", f->off_final,
+                 H5T_IEEE_F64LE, "J");
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, "energy_balance_error",
+                 f->off_balance, H5T_IEEE_F64LE, "J");
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, "events_start", f->off_evstart,
+                 H5T_STD_I64LE, "1");
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, "events_count", f->off_evcount,
+                 H5T_STD_I64LE, "1");
+  }
+  for (c = 0; c < nc && rc == 0; c++)
+    for (k = 0; k < CONTACT_COLUMNS && rc == 0; k++) {
+      int is_int = k == 0 || k >= 4;
+      snprintf(name, sizeof name, "%s:%s", contact_figures[k], l->first->contacts[c].name);
+      rc |= column(f->row_type, f->row_units, &f->nrowfields, name,
+                   f->off_contacts + 8 * ((size_t)c * CONTACT_COLUMNS + (size_t)k),
+                   is_int ? H5T_STD_I64LE : H5T_IEEE_F64LE, contact_units[k]);
+    }
+  vb_h5_close(str);
+  if (rc != 0)
+    return failf(err, errlen, VB_EINVAL, "cannot build the study table type (a swept path "
+                 "or contact name used twice?)");
+  return VB_OK;
+}
+
+/* Build the event row type. */
+static int event_type(vb_format *f, char *err, size_t errlen)
+{
+  const vb_output_layout *l = &f->lay;
+  int nfields = 2 + NEVENT_FIELDS + l->nparams, i, rc = 0;
+  size_t off = EVENT_FIXED;
+
+  for (i = 0; i < NEVENT_FIELDS; i++)
+    off += event_fields[i].is_int ? 4 : 8;
+  f->off_event_params = off;
+  f->eventsize = off + 8 * (size_t)l->nparams;
+  f->event_units = calloc((size_t)nfields, sizeof *f->event_units);
+  f->event_type = H5Tcreate(H5T_COMPOUND, f->eventsize);
+  if (!f->event_units || f->event_type < 0)
+    rc = -1;
+  if (rc == 0) {
+    rc |= column(f->event_type, f->event_units, &f->neventfields, "scene", 0, H5T_STD_I64LE,
+                 "1");
+    rc |= column(f->event_type, f->event_units, &f->neventfields, "contact", 8,
+                 H5T_STD_I32LE, "1");
+  }
+  off = EVENT_FIXED;
+  for (i = 0; i < NEVENT_FIELDS && rc == 0; i++) {
+    rc |= column(f->event_type, f->event_units, &f->neventfields, event_fields[i].name, off,
+                 event_fields[i].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
+                 event_fields[i].units);
+    off += event_fields[i].is_int ? 4 : 8;
+  }
+  for (i = 0; i < l->nparams && rc == 0; i++)
+    rc |= column(f->event_type, f->event_units, &f->neventfields, l->param_names[i],
+                 f->off_event_params + 8 * (size_t)i, H5T_IEEE_F64LE, l->param_units[i]);
+  if (rc != 0)
+    return failf(err, errlen, VB_EINVAL, "cannot build the event table type (a swept path "
+                 "named like an event field?)");
+  return VB_OK;
+}
+
+/* Build the format of a layout. */
+int vb_format_init(vb_format *f, const vb_output_layout *lay, char *err, size_t errlen)
+{
+  int c, rc;
+
+  memset(f, 0, sizeof *f);
+  f->row_type = f->event_type = H5I_INVALID_HID;
+  f->lay = *lay;
+  f->contact_names = calloc((size_t)lay->first->ncontacts + 1, sizeof *f->contact_names);
+  if (!f->contact_names || signals_list(f) != 0)
+    return failf(err, errlen, VB_ENOMEM, "out of memory");
+  for (c = 0; c < lay->first->ncontacts; c++)
+    f->contact_names[c] = lay->first->contacts[c].name;
+  rc = row_type(f, err, errlen);
+  if (rc == VB_OK)
+    rc = event_type(f, err, errlen);
+  return rc;
+}
+
+/* Release a format. */
+void vb_format_clear(vb_format *f)
+{
+  vb_h5_close(f->row_type);
+  vb_h5_close(f->event_type);
+  free(f->sig);
+  free(f->row_units);
+  free(f->event_units);
+  free(f->contact_names);
+  memset(f, 0, sizeof *f);
+  f->row_type = f->event_type = H5I_INVALID_HID;
+}
+
+/* ----------------------------------------------------------- packing */
+
+/* Status code of a status text. */
+static int status_code(const char *status)
+{
+  if (strcmp(status, "done") == 0)
+    return VB_OK;
+  if (strncmp(status, "diverged", 8) == 0)
+    return VB_EDIVERGED;
+  if (strncmp(status, "newton", 6) == 0)
+    return VB_ENOCONV;
+  return VB_EINVAL;
+}
+
+/* Where signal s of a run is. */
+static const double *signal_data(const vb_signal_desc *s, const vb_run *run)
+{
+  const vb_scene *sc = vb_run_scene(run);
+  const vb_contact_result *r;
+
+  switch (s->src) {
+  case SRC_BODY_U: return vb_run_body_u(run, s->body);
+  case SRC_BODY_V: return vb_run_body_v(run, s->body);
+  case SRC_POINT_U: return vb_run_point_u(run, s->body, s->point);
+  case SRC_POINT_V: return vb_run_point_v(run, s->body, s->point);
+  case SRC_FREQ: return sc->bodies[s->body].freq;
+  case SRC_SIGMA: return sc->bodies[s->body].sigma;
+  case SRC_MMASS: return sc->bodies[s->body].modal_mass;
+  case SRC_Q: return vb_run_modes_q(run, s->body);
+  case SRC_COMPRESSION: r = vb_run_contact(run, s->contact); return r ? r->compression : NULL;
+  case SRC_RATE: r = vb_run_contact(run, s->contact); return r ? r->rate : NULL;
+  case SRC_FORCE: r = vb_run_contact(run, s->contact); return r ? r->force : NULL;
+  case SRC_ENERGY: return vb_run_energy(run, s->which);
+  }
+  return NULL;
+}
+
+static void put_i64(unsigned char *at, long v) { int64_t x = v; memcpy(at, &x, 8); }
+static void put_i32(unsigned char *at, int v) { int32_t x = v; memcpy(at, &x, 4); }
+static void put_f64(unsigned char *at, double v) { memcpy(at, &v, 8); }
+
+/* Fill the table row of a run. */
+static void row_fill(const vb_format *f, unsigned char *row, long index, const double *params,
+                     const vb_run *run)
+{
+  const vb_scene *sc = vb_run_scene(run);
+  const char *status = vb_run_status(run);
+  const double *total = vb_run_energy(run, 0);
+  long n = vb_run_samples(run), i, e, counted;
+  double x, sum;
+  int p, c;
+
+  memset(row, 0, f->rowsize);
+  put_i64(row, index);
+  for (p = 0; p < f->lay.nparams; p++)
+    put_f64(row + f->off_params + 8 * (size_t)p, params[p]);
+  put_i32(row + f->off_code, status_code(status));
+  memcpy(row + f->off_status, status,
+         strlen(status) < VB_STATUS_LEN ? strlen(status) : VB_STATUS_LEN);
+  put_i64(row + f->off_samples, n);
+  put_f64(row + f->off_interval, (double)sc->record_every / sc->fs);
+  put_f64(row + f->off_final, n > 0 && total ? total[n - 1] : NAN);
+  put_f64(row + f->off_balance, vb_run_balance_error(run));
+  for (c = 0; c < sc->ncontacts; c++) {
+    const vb_contact_result *r = vb_run_contact(run, c);
+    unsigned char *at = row + f->off_contacts + 8 * (size_t)c * CONTACT_COLUMNS;
+
+    put_i64(at, r->nevents);
+    /* the first impact with a measured onset (one engaged at t = 0 has none) */
+    x = NAN;
+    for (e = 0; e < r->nevents && !isfinite(x); e++)
+      x = r->events[e].t_on;
+    put_f64(at + 8, x);
+    sum = 0.0;
+    counted = 0;
+    for (e = 0; e < r->nevents; e++)
+      if (isfinite(r->events[e].duration)) {
+        sum += r->events[e].duration;
+        counted++;
+      }
+    put_f64(at + 16, counted > 0 ? sum / (double)counted : NAN);
+    x = NAN;
+    for (i = 0; i < n && r->compression; i++)
+      if (!(r->compression[i] <= x))
+        x = r->compression[i];
+    put_f64(at + 24, x);
+    put_i64(at + 32, r->newton_failures);
+    put_i64(at + 40, r->fallbacks);
+    put_i64(at + 48, r->iterations);
+  }
+}
+
+/* Fill the event rows of a run. */
+static void events_fill(const vb_format *f, unsigned char *out, long index,
+                        const double *params, const vb_run *run)
+{
+  const vb_scene *sc = vb_run_scene(run);
+  int c, i, p;
+  long e;
+
+  for (c = 0; c < sc->ncontacts; c++) {
+    const vb_contact_result *r = vb_run_contact(run, c);
+    for (e = 0; e < r->nevents; e++) {
+      const unsigned char *ev = (const unsigned char *)&r->events[e];
+      size_t off = EVENT_FIXED;
+
+      memset(out, 0, f->eventsize);
+      put_i64(out, index);
+      put_i32(out + 8, c);
+      for (i = 0; i < NEVENT_FIELDS; i++) {
+        size_t w = event_fields[i].is_int ? 4 : 8;
+        memcpy(out + off, ev + event_fields[i].offset, w);
+        off += w;
+      }
+      for (p = 0; p < f->lay.nparams; p++)
+        put_f64(out + f->off_event_params + 8 * (size_t)p, params[p]);
+      out += f->eventsize;
+    }
+  }
+}
+
+/* Free a packed scene. */
+void vb_packed_scene_free(vb_packed_scene *p)
+{
+  if (!p)
+    return;
+  free(p->row);
+  free(p->events);
+  free(p->sig);
+  free(p->own);
+  free(p);
+}
+
+/* Check that a run has the shape of scene 0. */
+static int shape_check(const vb_format *f, long index, const vb_run *run, char *err,
+                       size_t errlen)
+{
+  const vb_scene *sc = vb_run_scene(run), *s0 = f->lay.first;
+  int c, b;
+
+  if (sc->ncontacts != s0->ncontacts || sc->nbodies != s0->nbodies)
+    return failf(err, errlen, VB_EINVAL, "scene %ld has %d bodies and %d contacts, scene 0 "
+                 "has %d and %d", index, sc->nbodies, sc->ncontacts, s0->nbodies,
+                 s0->ncontacts);
+  for (c = 0; c < sc->ncontacts; c++)
+    if (strcmp(sc->contacts[c].name, s0->contacts[c].name) != 0 || !vb_run_contact(run, c))
+      return failf(err, errlen, VB_EINVAL, "contact %d of scene %ld is '%s', of scene 0 "
+                   "'%s'", c, index, sc->contacts[c].name, s0->contacts[c].name);
+  for (b = 0; b < sc->nbodies; b++)
+    if (sc->bodies[b].kind != s0->bodies[b].kind ||
+        (sc->bodies[b].kind == VB_BODY_MODAL &&
+         (sc->bodies[b].nmodes != s0->bodies[b].nmodes ||
+          sc->bodies[b].npoints != s0->bodies[b].npoints)))
+      return failf(err, errlen, VB_EINVAL, "body '%s' of scene %ld differs in kind, modes "
+                   "or points from scene 0 (a sweep may not change them)",
+                   sc->bodies[b].name, index);
+  return VB_OK;
+}
+
+/* Pack a finished run. */
+int vb_format_pack(const vb_format *f, long index, const double *params, const vb_run *run,
+                   vb_packed_scene **out, char *err, size_t errlen)
+{
+  vb_packed_scene *p;
+  long n = vb_run_samples(run), nev = 0, total = 0, at = 0;
+  int s, c, rc;
+
+  *out = NULL;
+  rc = shape_check(f, index, run, err, errlen);
+  if (rc != VB_OK)
+    return rc;
+  for (c = 0; c < vb_run_scene(run)->ncontacts; c++)
+    nev += vb_run_contact(run, c)->nevents;
+  for (s = 0; s < f->nsig; s++)
+    total += vb_signal_width(&f->sig[s], n);
+  p = calloc(1, sizeof *p);
+  if (!p)
+    return failf(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
+  p->index = index;
+  p->samples = n;
+  p->interval = (double)vb_run_scene(run)->record_every / vb_run_scene(run)->fs;
+  p->nevents = nev;
+  p->bytes = 8.0 * (double)total;
+  p->row = malloc(f->rowsize);
+  p->events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
+  p->sig = calloc((size_t)f->nsig + 1, sizeof *p->sig);
+  if (p->bytes <= PACK_COPY_MAX)
+    p->own = malloc(total > 0 ? (size_t)total * sizeof(double) : 1);
+  if (!p->row || !p->events || !p->sig || (p->bytes <= PACK_COPY_MAX && !p->own)) {
+    vb_packed_scene_free(p);
+    return failf(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
+  }
+  row_fill(f, p->row, index, params, run);
+  events_fill(f, p->events, index, params, run);
+  for (s = 0; s < f->nsig; s++) {
+    const double *d = signal_data(&f->sig[s], run);
+    long w = vb_signal_width(&f->sig[s], n);
+
+    if (!d && w > 0) {
+      vb_packed_scene_free(p);
+      return failf(err, errlen, VB_EINVAL, "scene %ld did not record %s", index,
+                   f->sig[s].name);
+    }
+    if (p->own) {
+      if (w > 0)
+        memcpy(p->own + at, d, (size_t)w * sizeof(double));
+      p->sig[s] = p->own + at;
+      at += w;
+    } else {
+      p->sig[s] = d;
+    }
+  }
+  *out = p;
+  return VB_OK;
+}
+
+/* ------------------------------------------------- a file of stacked scenes */
+
+struct vb_stack {
+  const vb_format *f;
+  char *path;
+  hid_t file, table, events, scene, time, *sig, *params;
+  long rows, T;
+  double interval;
+};
+
+/* Create a 1-d, 2-d or 3-d float64/int64 dataset, contiguous, NaN-filled. */
+static hid_t dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                     const char *units)
+{
+  hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t ds = H5I_INVALID_HID;
+  double nan = NAN;
+
+  if (space >= 0 && dcpl >= 0 &&
+      (!H5Tequal(type, H5T_IEEE_F64LE) ||
+       H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0))
+    ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  vb_h5_close(space);
+  vb_h5_close(dcpl);
+  if (ds >= 0 && units && vb_h5_attr_string(ds, "units", units) < 0) {
+    vb_h5_close(ds);
+    ds = H5I_INVALID_HID;
+  }
+  return ds;
+}
+
+/* Write /model: scene 0's bodies and contacts. */
+static int model_write(const vb_format *f, hid_t file)
+{
+  static const char *const kinds[] = { "mass", "wall", "modal" };
+  const vb_scene *sc = f->lay.first;
+  hid_t model = H5Gcreate2(file, "model", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t bodies = model >= 0 ? H5Gcreate2(model, "bodies", 0, 0, 0) : -1;
+  hid_t contacts = model >= 0 ? H5Gcreate2(model, "contacts", 0, 0, 0) : -1;
+  int rc = model >= 0 && bodies >= 0 && contacts >= 0 ? 0 : -1, i;
+
+  rc |= vb_h5_attr_string(model, "name", sc->name);
+  rc |= vb_h5_attr_double(model, "fs", sc->fs);
+  rc |= vb_h5_attr_double(model, "duration", sc->duration);
+  rc |= vb_h5_attr_double(model, "gravity", sc->gravity);
+  rc |= vb_h5_attr_int64(model, "record_every", sc->record_every);
+  rc |= vb_h5_attr_int64(model, "steps", vb_scene_steps(sc));
+  for (i = 0; i < sc->nbodies && rc == 0; i++) {
+    const vb_body *b = &sc->bodies[i];
+    hid_t g = H5Gcreate2(bodies, b->name, 0, 0, 0);
+    rc |= g < 0 ? -1 : 0;
+    rc |= vb_h5_attr_string(g, "type", kinds[b->kind]);
+    if (b->kind == VB_BODY_MASS) {
+      rc |= vb_h5_attr_double(g, "mass", b->mass);
+      rc |= vb_h5_attr_double(g, "v0", b->v0);
+    }
+    if (b->kind != VB_BODY_MODAL)
+      rc |= vb_h5_attr_double(g, "u0", b->u0);
+    rc |= vb_h5_close(g);
+  }
+  for (i = 0; i < sc->ncontacts && rc == 0; i++) {
+    const vb_contact *c = &sc->contacts[i];
+    const char *between[2] = { sc->bodies[c->a].name, sc->bodies[c->b].name };
+    hid_t g = H5Gcreate2(contacts, c->name, 0, 0, 0);
+    rc |= g < 0 ? -1 : 0;
+    rc |= vb_h5_attr_string(g, "law", vb_law_name(c->law.kind));
+    rc |= vb_h5_attr_string(g, "scheme", c->scheme ? c->scheme->name : "");
+    rc |= vb_h5_attr_double(g, "k", c->law.k);
+    rc |= vb_h5_attr_double(g, "alpha", c->law.alpha);
+    rc |= vb_h5_attr_double(g, "mu", c->law.mu);
+    rc |= vb_h5_attr_double(g, "h", c->law.h);
+    rc |= vb_h5_attr_double(g, "gap", c->gap);
+    rc |= vb_h5_attr_strings(g, "between", between, 2);
+    rc |= vb_h5_close(g);
+  }
+  rc |= vb_h5_close(contacts);
+  rc |= vb_h5_close(bodies);
+  rc |= vb_h5_close(model);
+  return rc;
+}
+
+/* Create the /signals group: coordinates, swept values and signals. */
+static int signals_create(vb_stack *st, hid_t sg)
+{
+  const vb_format *f = st->f;
+  hsize_t d[3];
+  hid_t sample = H5I_INVALID_HID;
+  int s, p, b, rc = 0;
+  hid_t *modes = calloc((size_t)f->lay.first->nbodies + 1, sizeof *modes);
+
+  if (!modes)
+    return -1;
+  for (b = 0; b < f->lay.first->nbodies; b++)
+    modes[b] = H5I_INVALID_HID;
+  d[0] = (hsize_t)st->rows;
+  st->scene = dataset(sg, "scene", H5T_STD_I64LE, 1, d, "1");
+  rc |= st->scene < 0 || H5DSset_scale(st->scene, "scene") < 0 ? -1 : 0;
+  if (st->interval > 0) {
+    d[0] = (hsize_t)st->T;
+    st->time = dataset(sg, "time", H5T_IEEE_F64LE, 1, d, "s");
+    rc |= st->time < 0 || H5DSset_scale(st->time, "time") < 0 ? -1 : 0;
+  } else {
+    d[0] = (hsize_t)st->T;
+    sample = dataset(sg, "sample", H5T_STD_I64LE, 1, d, "1");
+    rc |= sample < 0 || H5DSset_scale(sample, "sample") < 0 ? -1 : 0;
+    d[0] = (hsize_t)st->rows;
+    d[1] = (hsize_t)st->T;
+    st->time = dataset(sg, "time", H5T_IEEE_F64LE, 2, d, "s");
+    rc |= st->time < 0 || H5DSattach_scale(st->time, st->scene, 0) < 0 ||
+          H5DSattach_scale(st->time, sample, 1) < 0 ? -1 : 0;
+  }
+  if (rc == 0 && st->interval > 0) {
+    double *t = malloc((size_t)(st->T > 0 ? st->T : 1) * sizeof *t);
+    long k;
+    if (!t)
+      rc = -1;
+    for (k = 0; t && k < st->T; k++)
+      t[k] = (double)k * st->interval;
+    if (t && st->T > 0 && H5Dwrite(st->time, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
+                                   H5P_DEFAULT, t) < 0)
+      rc = -1;
+    free(t);
+  }
+  if (rc == 0 && sample >= 0 && st->T > 0) {
+    int64_t *k = malloc((size_t)st->T * sizeof *k);
+    long i;
+    for (i = 0; k && i < st->T; i++)
+      k[i] = i;
+    if (!k || H5Dwrite(sample, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, k) < 0)
+      rc = -1;
+    free(k);
+  }
+  for (p = 0; p < f->lay.nparams && rc == 0; p++) {
+    d[0] = (hsize_t)st->rows;
+    st->params[p] = dataset(sg, f->lay.param_names[p], H5T_IEEE_F64LE, 1, d,
+                            f->lay.param_units[p]);
+    rc |= st->params[p] < 0 || H5DSattach_scale(st->params[p], st->scene, 0) < 0 ? -1 : 0;
+  }
+  for (s = 0; s < f->nsig && rc == 0; s++) {
+    const vb_signal_desc *sd = &f->sig[s];
+    hid_t tscale = st->interval > 0 ? st->time : sample;
+    int rank = 0;
+
+    d[rank++] = (hsize_t)st->rows;
+    if (sd->shape != SHAPE_SERIES) {
+      if (modes[sd->body] < 0) {
+        char name[VB_NAME_MAX + 16];
+        hsize_t nm = (hsize_t)sd->nmodes;
+        int64_t *k = malloc((size_t)(sd->nmodes + 1) * sizeof *k);
+        int i;
+        snprintf(name, sizeof name, "mode.%s", f->lay.first->bodies[sd->body].name);
+        modes[sd->body] = dataset(sg, name, H5T_STD_I64LE, 1, &nm, "1");
+        for (i = 0; k && i < sd->nmodes; i++)
+          k[i] = i;
+        if (!k || modes[sd->body] < 0 || H5DSset_scale(modes[sd->body], name) < 0 ||
+            (nm > 0 && H5Dwrite(modes[sd->body], H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
+                                H5P_DEFAULT, k) < 0))
+          rc = -1;
+        free(k);
+        if (rc)
+          break;
+      }
+      d[rank++] = (hsize_t)sd->nmodes;
+    }
+    if (sd->shape != SHAPE_MODES)
+      d[rank++] = (hsize_t)st->T;
+    st->sig[s] = dataset(sg, sd->name, H5T_IEEE_F64LE, rank, d, sd->units);
+    if (st->sig[s] < 0 || H5DSattach_scale(st->sig[s], st->scene, 0) < 0)
+      rc = -1;
+    else if (sd->shape != SHAPE_SERIES && H5DSattach_scale(st->sig[s], modes[sd->body], 1) < 0)
+      rc = -1;
+    else if (sd->shape != SHAPE_MODES &&
+             H5DSattach_scale(st->sig[s], tscale, (unsigned)rank - 1) < 0)
+      rc = -1;
+  }
+  for (b = 0; b < f->lay.first->nbodies; b++)
+    vb_h5_close(modes[b]);
+  free(modes);
+  vb_h5_close(sample);
+  return rc;
+}
+
+/* Create a stacked file. */
+int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
+                    double interval, long nevents, vb_stack **out, char *err,
+                    size_t errlen)
+{
+  const vb_output_layout *l = &f->lay;
+  vb_stack *st = calloc(1, sizeof *st);
+  hid_t fapl = H5I_INVALID_HID, study = H5I_INVALID_HID, sg = H5I_INVALID_HID;
+  hsize_t d[1];
+  int rc = -1, s;
+
+  *out = NULL;
+  if (!st)
+    return failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+  st->f = f;
+  st->rows = rows;
+  st->T = T;
+  st->interval = interval;
+  st->file = st->table = st->events = st->scene = st->time = H5I_INVALID_HID;
+  st->path = strdup(path);
+  st->sig = malloc(((size_t)f->nsig + 1) * sizeof *st->sig);
+  st->params = malloc(((size_t)l->nparams + 1) * sizeof *st->params);
+  if (!st->path || !st->sig || !st->params) {
+    vb_stack_close(st, NULL, 0);
+    return failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+  }
+  for (s = 0; s < f->nsig; s++)
+    st->sig[s] = H5I_INVALID_HID;
+  for (s = 0; s < l->nparams; s++)
+    st->params[s] = H5I_INVALID_HID;
+  /* the 1.8 file format: readable by HDF5 >= 1.8 (MATLAB, h5py, h5dump) */
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
+    st->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  vb_h5_close(fapl);
+  if (st->file < 0)
+    goto done;
+  if (vb_h5_attr_string(st->file, "format", VB_FORMAT_NAME) < 0 ||
+      vb_h5_attr_string(st->file, "vibro_version", vb_version()) < 0 ||
+      vb_h5_attr_string(st->file, "input", l->input) < 0 ||
+      vb_h5_attr_string(st->file, "source", l->source) < 0 ||
+      vb_h5_attr_int64(st->file, "scenes", rows) < 0)
+    goto done;
+  study = H5Gcreate2(st->file, "study", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (study < 0 || vb_h5_attr_string(study, "mode", l->mode) < 0 ||
+      vb_h5_attr_string(study, "sweep", l->sweep) < 0 ||
+      vb_h5_attr_int64(study, "scenes", l->nscenes) < 0 ||
+      vb_h5_attr_strings(study, "params", (const char *const *)l->param_names,
+                         (size_t)l->nparams) < 0 ||
+      vb_h5_attr_strings(study, "param_units", (const char *const *)l->param_units,
+                         (size_t)l->nparams) < 0)
+    goto done;
+  d[0] = (hsize_t)rows;
+  st->table = dataset(study, "table", f->row_type, 1, d, NULL);
+  d[0] = (hsize_t)nevents;
+  st->events = dataset(study, "events", f->event_type, 1, d, NULL);
+  if (st->table < 0 || st->events < 0 ||
+      vb_h5_attr_strings(st->table, "units", f->row_units, (size_t)f->nrowfields) < 0 ||
+      vb_h5_attr_strings(st->events, "units", f->event_units, (size_t)f->neventfields) < 0 ||
+      vb_h5_attr_strings(st->events, "contacts", f->contact_names,
+                         (size_t)l->first->ncontacts) < 0)
+    goto done;
+  if (model_write(f, st->file) < 0)
+    goto done;
+  sg = H5Gcreate2(st->file, "signals", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (sg < 0 || signals_create(st, sg) < 0)
+    goto done;
+  rc = 0;
+done:
+  vb_h5_close(sg);
+  vb_h5_close(study);
+  if (rc < 0) {
+    vb_stack_close(st, NULL, 0);
+    return failf(err, errlen, VB_EIO, "cannot create %s", path);
+  }
+  *out = st;
+  return VB_OK;
+}
+
+/* Write rows [r0, r0 + nr) of a dataset of rank 1-3 from buf. */
+static int rows_write(const vb_format *f, hid_t ds, hid_t mtype, long r0, long nr,
+                      const void *buf)
+{
+  hid_t fspace = H5Dget_space(ds), mspace = H5I_INVALID_HID;
+  hsize_t off[3] = { 0, 0, 0 }, cnt[3];
+  int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1, rc = -1;
+
+  if (rank < 1 || H5Sget_simple_extent_dims(fspace, cnt, NULL) < 0) {
+    vb_h5_close(fspace);
+    return -1;
+  }
+  off[0] = (hsize_t)r0;
+  cnt[0] = (hsize_t)nr;
+  if (nr == 0 || (rank > 1 && cnt[1] == 0) || (rank > 2 && cnt[2] == 0)) {
+    vb_h5_close(fspace);
+    return 0;
+  }
+  if (f->tick)
+    f->tick(f->tick_ctx);
+  mspace = H5Screate_simple(rank, cnt, NULL);
+  if (mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL) >= 0 &&
+      H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0)
+    rc = 0;
+  vb_h5_close(mspace);
+  vb_h5_close(fspace);
+  return rc;
+}
+
+/* Write rows of the file. */
+int vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
+                        double *const *sigbuf, char *err, size_t errlen)
+{
+  const vb_format *f = st->f;
+  int64_t *idx = malloc((size_t)(nr > 0 ? nr : 1) * sizeof *idx);
+  double *col = malloc((size_t)(nr > 0 ? nr : 1) * sizeof *col), *tbuf = NULL;
+  long r, k;
+  int s, p, rc = 0;
+
+  if (!idx || !col)
+    rc = -1;
+  for (r = 0; rc == 0 && r < nr; r++)
+    memcpy(&idx[r], rows + (size_t)r * f->rowsize, 8);
+  if (rc == 0 && (rows_write(f, st->table, f->row_type, r0, nr, rows) < 0 ||
+                  rows_write(f, st->scene, H5T_NATIVE_INT64, r0, nr, idx) < 0))
+    rc = -1;
+  for (p = 0; p < f->lay.nparams && rc == 0; p++) {
+    for (r = 0; r < nr; r++)
+      memcpy(&col[r], rows + (size_t)r * f->rowsize + f->off_params + 8 * (size_t)p, 8);
+    rc = rows_write(f, st->params[p], H5T_NATIVE_DOUBLE, r0, nr, col);
+  }
+  if (rc == 0 && st->interval <= 0 && st->T > 0) {
+    /* time per scene: its own interval, NaN past its samples */
+    tbuf = malloc((size_t)nr * (size_t)st->T * sizeof *tbuf);
+    for (r = 0; tbuf && r < nr; r++) {
+      int64_t n;
+      double dt;
+      memcpy(&n, rows + (size_t)r * f->rowsize + f->off_samples, 8);
+      memcpy(&dt, rows + (size_t)r * f->rowsize + f->off_interval, 8);
+      for (k = 0; k < st->T; k++)
+        tbuf[r * st->T + k] = k < n ? (double)k * dt : NAN;
+    }
+    rc = tbuf ? rows_write(f, st->time, H5T_NATIVE_DOUBLE, r0, nr, tbuf) : -1;
+  }
+  for (s = 0; s < f->nsig && rc == 0; s++)
+    rc = rows_write(f, st->sig[s], H5T_NATIVE_DOUBLE, r0, nr, sigbuf[s]);
+  free(idx);
+  free(col);
+  free(tbuf);
+  if (rc < 0)
+    return failf(err, errlen, VB_EIO, "cannot write scenes to %s", st->path);
+  return VB_OK;
+}
+
+/* Write event rows. */
+int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events,
+                          char *err, size_t errlen)
+{
+  if (rows_write(st->f, st->events, st->f->event_type, e0, ne, events) < 0)
+    return failf(err, errlen, VB_EIO, "cannot write events to %s", st->path);
+  return VB_OK;
+}
+
+/* Close a stacked file. */
+int vb_stack_close(vb_stack *st, char *err, size_t errlen)
+{
+  int rc = 0, s;
+
+  if (!st)
+    return VB_OK;
+  for (s = 0; st->sig && s < st->f->nsig; s++)
+    rc |= vb_h5_close(st->sig[s]);
+  for (s = 0; st->params && s < st->f->lay.nparams; s++)
+    rc |= vb_h5_close(st->params[s]);
+  rc |= vb_h5_close(st->scene);
+  rc |= vb_h5_close(st->time);
+  rc |= vb_h5_close(st->table);
+  rc |= vb_h5_close(st->events);
+  rc |= vb_h5_close(st->file);
+  if (rc != 0)
+    failf(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
+  free(st->sig);
+  free(st->params);
+  free(st->path);
+  free(st);
+  return rc ? VB_EIO : VB_OK;
+}
+
+/* Write a batch of packed scenes as one file. */
+int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc,
+                         long n, char *err, size_t errlen)
+{
+  vb_stack *st = NULL;
+  unsigned char *rows = NULL, *events = NULL;
+  double **buf = NULL, interval = n > 0 ? sc[0]->interval : 1.0;
+  long T = 0, nev = 0, i, e = 0;
+  int s, rc, borrowed = n == 1;
+
+  for (i = 0; i < n; i++) {
+    T = sc[i]->samples > T ? sc[i]->samples : T;
+    nev += sc[i]->nevents;
+    if (sc[i]->interval != interval)
+      interval = 0.0;
+  }
+  rows = malloc((size_t)(n > 0 ? n : 1) * f->rowsize);
+  events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
+  buf = calloc((size_t)f->nsig + 1, sizeof *buf);
+  if (!rows || !events || !buf) {
+    rc = failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    goto done;
+  }
+  for (i = 0; i < n; i++) {
+    long evstart = e;
+    memcpy(rows + (size_t)i * f->rowsize, sc[i]->row, f->rowsize);
+    put_i64(rows + (size_t)i * f->rowsize + f->off_evstart, evstart);
+    put_i64(rows + (size_t)i * f->rowsize + f->off_evcount, sc[i]->nevents);
+    if (sc[i]->nevents > 0)
+      memcpy(events + (size_t)e * f->eventsize, sc[i]->events,
+             (size_t)sc[i]->nevents * f->eventsize);
+    e += sc[i]->nevents;
+  }
+  /* one scene: its signals are written from where they are */
+  for (s = 0; s < f->nsig; s++) {
+    long w = vb_signal_width(&f->sig[s], T);
+    if (borrowed) {
+      buf[s] = (double *)sc[0]->sig[s];
+      continue;
+    }
+    buf[s] = malloc((size_t)(n * w > 0 ? n * w : 1) * sizeof(double));
+    if (!buf[s]) {
+      rc = failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+      goto done;
+    }
+    for (i = 0; i < n; i++) {
+      double *row = buf[s] + i * w;
+      long own = vb_signal_width(&f->sig[s], sc[i]->samples), k;
+      if (f->sig[s].shape == SHAPE_MODES_SERIES) {
+        /* [mode][T] from [mode][samples] */
+        int m;
+        for (m = 0; m < f->sig[s].nmodes; m++)
+          for (k = 0; k < T; k++)
+            row[(long)m * T + k] = k < sc[i]->samples ? sc[i]->sig[s][(long)m * sc[i]->samples + k]
+                                                       : NAN;
+      } else {
+        memcpy(row, sc[i]->sig[s], (size_t)own * sizeof(double));
+        for (k = own; k < w; k++)
+          row[k] = NAN;
+      }
+    }
+  }
+  rc = vb_stack_create(f, path, n, T, interval, nev, &st, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_stack_write_rows(st, 0, n, rows, buf, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_stack_write_events(st, 0, nev, events, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_stack_close(st, err, errlen);
+  else
+    vb_stack_close(st, NULL, 0);
+done:
+  for (s = 0; buf && !borrowed && s < f->nsig; s++)
+    free(buf[s]);
+  free(buf);
+  free(rows);
+  free(events);
+  return rc;
+}
