@@ -30,8 +30,8 @@
 #include "output.h"
 
 #define PART_SUFFIX ".part"
-#define BATCH_SECONDS 1.0                 /* a shard about every second */
-#define BATCH_BYTES (32.0 * 1024 * 1024)  /* or every 32 MiB of signals */
+#define BATCH_SECONDS 10.0                /* a shard about every 10 s */
+#define BATCH_BYTES (128.0 * 1024 * 1024) /* or every 128 MiB of signals */
 #define LINE_MAX_LEN 256
 
 typedef vb_shard shard;
@@ -667,17 +667,17 @@ static int flush(vb_output *o)
   if (!tpath)
     return msg(o->err, o->errlen, VB_ENOMEM, "%s: out of memory", o->path);
   tick(o);
+  /* the shard is built in memory and written in one piece on closing */
   errno = 0;
-  rc = vb_stack_write_batch(&o->fmt, tpath, o->batch, o->nbatch, NULL, 0);
+  rc = vb_stack_write_batch(&o->fmt, tpath, o->batch, o->nbatch, 0, NULL, 0);
   e = errno;
+  free(tpath);
   if (rc != VB_OK) {
     unlinkat(o->dirfd, tmp, 0);
-    free(tpath);
     return rc == VB_ENOMEM ? msg(o->err, o->errlen, rc, "%s: out of memory writing a shard "
                                  "of %ld scenes", o->path, o->nbatch)
                            : write_failed(o, tmp, e);
   }
-  free(tpath);
   tick(o);
   fd = openat(o->dirfd, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0 || fsync(fd) < 0) {
@@ -688,6 +688,7 @@ static int flush(vb_output *o)
     return write_failed(o, tmp, e);
   }
   close(fd);
+  crc = file_crc(o->dirfd, tmp, &size);
   tick(o);
   if (renameat(o->dirfd, tmp, o->dirfd, name) < 0) {
     e = errno;
@@ -697,7 +698,6 @@ static int flush(vb_output *o)
   o->next_shard++;
   tick(o);
   fsync(o->dirfd);
-  crc = file_crc(o->dirfd, name, &size);
   memset(&s, 0, sizeof s);
   snprintf(s.name, sizeof s.name, "%s", name);
   s.size = size;

@@ -83,21 +83,26 @@ typedef struct vb_stack vb_stack;
  * nevents event rows; interval > 0: every scene samples at that interval
  * (a 1-d time scale), else time is [scene][sample]. */
 int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
-                    double interval, long nevents, vb_stack **out, char *err,
-                    size_t errlen);
+                    double interval, long nevents, int in_memory, vb_stack **out,
+                    char *err, size_t errlen);
 /* Write scenes r0 .. r0+nr-1 of the file: their table rows (packed, nr
- * rows) and per signal a buffer [nr][width(T)] padded with NaN. */
+ * rows) and, unless sigbuf is NULL, per signal a buffer [nr][width(T)]
+ * padded with NaN. */
 int vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
                         double *const *sigbuf, char *err, size_t errlen);
+/* Write rows r0 .. r0+nr-1 of signal s from buf [nr][width(T)]. */
+int vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf,
+                          char *err, size_t errlen);
 /* Write event rows e0 .. e0+ne-1. */
 int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events,
                           char *err, size_t errlen);
 /* Close the file; VB_OK or VB_EIO.  Frees st in any case. */
 int vb_stack_close(vb_stack *st, char *err, size_t errlen);
 
-/* Write a batch of packed scenes (ascending index) as one file. */
+/* Write a batch of packed scenes (ascending index) as one file at path;
+ * in_memory: built in memory and written in one piece when closed. */
 int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc,
-                         long n, char *err, size_t errlen);
+                         long n, int in_memory, char *err, size_t errlen);
 
 /* Shared by output.c and output_merge.c. */
 typedef struct vb_shard {

@@ -706,8 +706,8 @@ static int signals_create(vb_stack *st, hid_t sg)
 
 /* Create a stacked file. */
 int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
-                    double interval, long nevents, vb_stack **out, char *err,
-                    size_t errlen)
+                    double interval, long nevents, int in_memory, vb_stack **out,
+                    char *err, size_t errlen)
 {
   const vb_output_layout *l = &f->lay;
   vb_stack *st = calloc(1, sizeof *st);
@@ -736,6 +736,9 @@ int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
     st->params[s] = H5I_INVALID_HID;
   /* the 1.8 file format: readable by HDF5 >= 1.8 (MATLAB, h5py, h5dump) */
   fapl = H5Pcreate(H5P_FILE_ACCESS);
+  /* built in memory, written to path in one piece when closed */
+  if (in_memory && fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 1) < 0)
+    vb_h5_close(fapl), fapl = H5I_INVALID_HID;
   if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
     st->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   vb_h5_close(fapl);
@@ -847,13 +850,22 @@ int vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *row
     }
     rc = tbuf ? rows_write(f, st->time, H5T_NATIVE_DOUBLE, r0, nr, tbuf) : -1;
   }
-  for (s = 0; s < f->nsig && rc == 0; s++)
+  for (s = 0; sigbuf && s < f->nsig && rc == 0; s++)
     rc = rows_write(f, st->sig[s], H5T_NATIVE_DOUBLE, r0, nr, sigbuf[s]);
   free(idx);
   free(col);
   free(tbuf);
   if (rc < 0)
     return failf(err, errlen, VB_EIO, "cannot write scenes to %s", st->path);
+  return VB_OK;
+}
+
+/* Write rows of one signal from buf [nr][width(T)]. */
+int vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf,
+                          char *err, size_t errlen)
+{
+  if (rows_write(st->f, st->sig[s], H5T_NATIVE_DOUBLE, r0, nr, buf) < 0)
+    return failf(err, errlen, VB_EIO, "cannot write %s to %s", st->f->sig[s].name, st->path);
   return VB_OK;
 }
 
@@ -893,11 +905,11 @@ int vb_stack_close(vb_stack *st, char *err, size_t errlen)
 
 /* Write a batch of packed scenes as one file. */
 int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc,
-                         long n, char *err, size_t errlen)
+                         long n, int in_memory, char *err, size_t errlen)
 {
   vb_stack *st = NULL;
   unsigned char *rows = NULL, *events = NULL;
-  double **buf = NULL, interval = n > 0 ? sc[0]->interval : 1.0;
+  double interval = n > 0 ? sc[0]->interval : 1.0;
   long T = 0, nev = 0, i, e = 0;
   int s, rc, borrowed = n == 1;
 
@@ -909,8 +921,7 @@ int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *
   }
   rows = malloc((size_t)(n > 0 ? n : 1) * f->rowsize);
   events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
-  buf = calloc((size_t)f->nsig + 1, sizeof *buf);
-  if (!rows || !events || !buf) {
+  if (!rows || !events) {
     rc = failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
     goto done;
   }
@@ -924,20 +935,26 @@ int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *
              (size_t)sc[i]->nevents * f->eventsize);
     e += sc[i]->nevents;
   }
-  /* one scene: its signals are written from where they are */
-  for (s = 0; s < f->nsig; s++) {
+  rc = vb_stack_create(f, path, n, T, interval, nev, in_memory, &st, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_stack_write_rows(st, 0, n, rows, NULL, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_stack_write_events(st, 0, nev, events, err, errlen);
+  /* signals one at a time, stacked [scene][T] and padded with NaN; one
+   * scene is written from where it is */
+  for (s = 0; s < f->nsig && rc == VB_OK; s++) {
     long w = vb_signal_width(&f->sig[s], T);
-    if (borrowed) {
-      buf[s] = (double *)sc[0]->sig[s];
-      continue;
+    double *stage = NULL;
+
+    if (!borrowed) {
+      stage = malloc((size_t)(n * w > 0 ? n * w : 1) * sizeof(double));
+      if (!stage) {
+        rc = failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+        break;
+      }
     }
-    buf[s] = malloc((size_t)(n * w > 0 ? n * w : 1) * sizeof(double));
-    if (!buf[s]) {
-      rc = failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
-      goto done;
-    }
-    for (i = 0; i < n; i++) {
-      double *row = buf[s] + i * w;
+    for (i = 0; stage && i < n; i++) {
+      double *row = stage + i * w;
       long own = vb_signal_width(&f->sig[s], sc[i]->samples), k;
       if (f->sig[s].shape == SHAPE_MODES_SERIES) {
         /* [mode][T] from [mode][samples] */
@@ -952,20 +969,14 @@ int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *
           row[k] = NAN;
       }
     }
+    rc = vb_stack_write_signal(st, s, 0, n, stage ? stage : sc[0]->sig[s], err, errlen);
+    free(stage);
   }
-  rc = vb_stack_create(f, path, n, T, interval, nev, &st, err, errlen);
-  if (rc == VB_OK)
-    rc = vb_stack_write_rows(st, 0, n, rows, buf, err, errlen);
-  if (rc == VB_OK)
-    rc = vb_stack_write_events(st, 0, nev, events, err, errlen);
   if (rc == VB_OK)
     rc = vb_stack_close(st, err, errlen);
   else
     vb_stack_close(st, NULL, 0);
 done:
-  for (s = 0; buf && !borrowed && s < f->nsig; s++)
-    free(buf[s]);
-  free(buf);
   free(rows);
   free(events);
   return rc;

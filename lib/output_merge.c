@@ -20,7 +20,7 @@
 #include "output.h"
 
 #define PART_SUFFIX ".part"
-#define MERGE_BYTES (64.0 * 1024 * 1024) /* staging of a block, all signals */
+#define MERGE_BYTES (64.0 * 1024 * 1024) /* staging of one signal of a block */
 #define FINAL_TMP "final.tmp"
 
 /* Write a message into err unless one is there; returns code. */
@@ -174,20 +174,23 @@ static int merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
   const vb_format *f = &m->f;
   hid_t *files = calloc((size_t)m->nsh, sizeof *files);
   unsigned char *rows = malloc((size_t)nr * f->rowsize), *events = NULL;
-  double **buf = calloc((size_t)f->nsig + 1, sizeof *buf);
-  long nev = 0, i, k, e, done;
+  long *evat = NULL; /* [nr] first event row of each scene */
+  long nev = 0, i, k, done;
   int s, rc = VB_OK;
 
-  if (!files || !rows || !buf) {
+  if (!files || !rows) {
     rc = msg(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
     goto out;
   }
   for (k = 0; k < m->nsh; k++)
     files[k] = H5I_INVALID_HID;
-  for (i = b0; i < b0 + nr; i++)
+  evat = malloc((size_t)nr * sizeof *evat);
+  for (i = b0; evat && i < b0 + nr; i++) {
+    evat[i - b0] = *ev0 + nev;
     nev += m->evcount[i];
+  }
   events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
-  if (!events) {
+  if (!events || !evat) {
     rc = msg(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
     goto out;
   }
@@ -225,9 +228,7 @@ static int merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
       memcpy(row, srows + (size_t)m->pos[i] * f->rowsize, f->rowsize);
       memcpy(&start, row + f->off_evstart, 8);
       /* this scene's events go after those of the scenes before it */
-      at = *ev0;
-      for (e = b0; e < i; e++)
-        at += m->evcount[e];
+      at = evat[i - b0];
       if (m->evcount[i] > 0)
         memcpy(events + (size_t)(at - *ev0) * f->eventsize, sev + (size_t)start * f->eventsize,
                (size_t)m->evcount[i] * f->eventsize);
@@ -237,11 +238,16 @@ static int merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
     free(srows);
     free(sev);
   }
+  if (rc == VB_OK)
+    rc = vb_stack_write_rows(st, b0, nr, rows, NULL, m->err, m->errlen);
+  if (rc == VB_OK)
+    rc = vb_stack_write_events(st, *ev0, nev, events, m->err, m->errlen);
+  *ev0 += nev;
   /* signals, one at a time */
   for (s = 0; s < f->nsig && rc == VB_OK; s++) {
     long w = vb_signal_width(&f->sig[s], m->T);
-    buf[s] = malloc((size_t)(nr * w > 0 ? nr * w : 1) * sizeof(double));
-    if (!buf[s]) {
+    double *stage = malloc((size_t)(nr * w > 0 ? nr * w : 1) * sizeof(double));
+    if (!stage) {
       rc = msg(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
       break;
     }
@@ -261,24 +267,20 @@ static int merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
       }
       for (i = b0; i < b0 + nr; i++)
         if (m->owner[i] == k)
-          row_copy(&f->sig[s], buf[s] + (i - b0) * w, m->T, data + m->pos[i] * ws, m->sh[k].T);
+          row_copy(&f->sig[s], stage + (i - b0) * w, m->T, data + m->pos[i] * ws, m->sh[k].T);
       free(data);
     }
+    if (rc == VB_OK)
+      rc = vb_stack_write_signal(st, s, b0, nr, stage, m->err, m->errlen);
+    free(stage);
   }
-  if (rc == VB_OK)
-    rc = vb_stack_write_rows(st, b0, nr, rows, buf, m->err, m->errlen);
-  if (rc == VB_OK)
-    rc = vb_stack_write_events(st, *ev0, nev, events, m->err, m->errlen);
-  *ev0 += nev;
 out:
   for (k = 0; files && k < m->nsh; k++)
     vb_h5_close(files[k]);
-  for (s = 0; buf && s < f->nsig; s++)
-    free(buf[s]);
-  free(buf);
   free(files);
   free(rows);
   free(events);
+  free(evat);
   return rc;
 }
 
@@ -385,9 +387,10 @@ int vb_output_merge(const char *path, const vb_output_layout *lay, const volatil
   }
   for (i = 0; i < m.n; i++)
     nev += m.evcount[i];
-  /* rows per block: every signal's staging together within MERGE_BYTES */
+  /* rows per block: one signal's staging within MERGE_BYTES */
   for (s = 0; s < m.f.nsig; s++)
-    maxw += vb_signal_width(&m.f.sig[s], m.T);
+    if (vb_signal_width(&m.f.sig[s], m.T) > maxw)
+      maxw = vb_signal_width(&m.f.sig[s], m.T);
   B = (long)(MERGE_BYTES / (8.0 * (double)maxw));
   B = B < 1 ? 1 : B;
   tmp = vb_part_file(m.part, FINAL_TMP);
@@ -396,7 +399,7 @@ int vb_output_merge(const char *path, const vb_output_layout *lay, const volatil
     goto done;
   }
   tick(&m);
-  rc = vb_stack_create(&m.f, tmp, m.n, m.T, m.interval, nev, &st, err, errlen);
+  rc = vb_stack_create(&m.f, tmp, m.n, m.T, m.interval, nev, 0, &st, err, errlen);
   for (b0 = 0; rc == VB_OK && b0 < m.n; b0 += B) {
     if (stop && *stop) {
       rc = msg(err, errlen, VB_EINTR, "%s: interrupted while merging; run again with "
