@@ -49,6 +49,7 @@ struct vb_output {
   double batch_bytes, last_flush;
   long next_shard;
   long kill_at, writes;    /* test hook VIBRO_TEST_KILL_AT */
+  long batch_scenes;       /* test hook VIBRO_TEST_BATCH: scenes per shard */
   char *err;               /* where messages go during a call */
   size_t errlen;
 };
@@ -113,6 +114,25 @@ static long file_crc(int dirfd, const char *name, long *size)
     return -1;
   *size = total;
   return (long)crc;
+}
+
+/* Write len bytes to fd, calling tick between pieces; 0 or an errno. */
+int vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void *ctx)
+{
+  size_t done = 0;
+
+  while (done < len) {
+    size_t piece = len - done < ((size_t)1 << 24) ? len - done : ((size_t)1 << 24);
+    ssize_t w = write(fd, (const char *)buf + done, piece);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return w < 0 ? errno : ENOSPC;
+    done += (size_t)w;
+    if (done < len && tick)
+      tick(ctx);
+  }
+  return 0;
 }
 
 /* Whether a cause of failure is a full disk or a file size limit. */
@@ -563,6 +583,7 @@ int vb_output_open(const char *path, const vb_output_layout *lay, int resume, in
   o->err = err;
   o->errlen = errlen;
   o->kill_at = env_kill_at();
+  o->batch_scenes = getenv("VIBRO_TEST_BATCH") ? atol(getenv("VIBRO_TEST_BATCH")) : 0;
   o->path = strdup(path);
   o->part = malloc(strlen(path) + sizeof PART_SUFFIX);
   o->complete = calloc((size_t)lay->nscenes, 1);
@@ -655,7 +676,8 @@ static int flush(vb_output *o)
   shard s;
   long k, size, crc;
   int rc, fd, e;
-  size_t len;
+  size_t len, ilen = 0;
+  void *image = NULL;
 
   o->last_flush = now();
   if (o->nbatch == 0)
@@ -667,28 +689,28 @@ static int flush(vb_output *o)
   if (!tpath)
     return msg(o->err, o->errlen, VB_ENOMEM, "%s: out of memory", o->path);
   tick(o);
-  /* the shard is built in memory and written in one piece on closing */
-  errno = 0;
-  rc = vb_stack_write_batch(&o->fmt, tpath, o->batch, o->nbatch, 0, NULL, 0);
-  e = errno;
+  /* the shard is made in memory and written here: a full disk is an
+   * error of write() (HDF5 1.10 crashes at exit after a failed write of
+   * its own), and the CRC comes from the buffer */
+  rc = vb_stack_write_batch(&o->fmt, tpath, o->batch, o->nbatch, &image, &ilen, NULL, 0);
   free(tpath);
-  if (rc != VB_OK) {
-    unlinkat(o->dirfd, tmp, 0);
-    return rc == VB_ENOMEM ? msg(o->err, o->errlen, rc, "%s: out of memory writing a shard "
-                                 "of %ld scenes", o->path, o->nbatch)
-                           : write_failed(o, tmp, e);
-  }
+  if (rc != VB_OK)
+    return msg(o->err, o->errlen, rc, "%s: out of memory writing a shard of %ld scenes",
+               o->path, o->nbatch);
+  crc = (long)crc32(crc32(0L, Z_NULL, 0), image, (uInt)ilen);
+  size = (long)ilen;
   tick(o);
-  fd = openat(o->dirfd, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 || fsync(fd) < 0) {
+  fd = openat(o->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  e = fd < 0 ? errno : vb_write_all(fd, image, ilen, tick, o);
+  free(image);
+  if (e == 0 && fsync(fd) < 0)
     e = errno;
-    if (fd >= 0)
-      close(fd);
+  if (fd >= 0 && close(fd) < 0 && e == 0)
+    e = errno;
+  if (e != 0) {
     unlinkat(o->dirfd, tmp, 0);
     return write_failed(o, tmp, e);
   }
-  close(fd);
-  crc = file_crc(o->dirfd, tmp, &size);
   tick(o);
   if (renameat(o->dirfd, tmp, o->dirfd, name) < 0) {
     e = errno;
@@ -784,7 +806,8 @@ int vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
   }
   o->batch[o->nbatch++] = p;
   o->batch_bytes += p->bytes;
-  if (borrowed || o->batch_bytes >= BATCH_BYTES || now() - o->last_flush >= BATCH_SECONDS)
+  if (borrowed || o->batch_bytes >= BATCH_BYTES || now() - o->last_flush >= BATCH_SECONDS ||
+      (o->batch_scenes > 0 && o->nbatch >= o->batch_scenes))
     return vb_output_flush(o, err, errlen);
   return VB_OK;
 }

@@ -99,10 +99,13 @@ int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *e
 /* Close the file; VB_OK or VB_EIO.  Frees st in any case. */
 int vb_stack_close(vb_stack *st, char *err, size_t errlen);
 
-/* Write a batch of packed scenes (ascending index) as one file at path;
- * in_memory: built in memory and written in one piece when closed. */
+/* Write a batch of packed scenes (ascending index) as one file at path,
+ * or with image not NULL in memory, returning the file image (*image
+ * malloc'ed, freed by the caller). */
 int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc,
-                         long n, int in_memory, char *err, size_t errlen);
+                         long n, void **image, size_t *image_len, char *err, size_t errlen);
+/* Close a file created in_memory, returning its image (malloc'ed). */
+int vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t errlen);
 
 /* Shared by output.c and output_merge.c. */
 typedef struct vb_shard {
@@ -120,6 +123,9 @@ int vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay,
  * not NULL, mark them with their status codes; 0 or -1. */
 int vb_shard_scenes(const char *part, const vb_shard *s, long nscenes, int64_t *idx,
                     unsigned char *complete, int *codes, long *ndone, long *T);
+/* Write len bytes to fd, calling tick (if any) between pieces of 16 MiB;
+ * 0 or an errno. */
+int vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void *ctx);
 /* "PART/NAME", malloc'ed. */
 char *vb_part_file(const char *part, const char *name);
 

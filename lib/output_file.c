@@ -734,12 +734,15 @@ int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
     st->sig[s] = H5I_INVALID_HID;
   for (s = 0; s < l->nparams; s++)
     st->params[s] = H5I_INVALID_HID;
-  /* the 1.8 file format: readable by HDF5 >= 1.8 (MATLAB, h5py, h5dump) */
   fapl = H5Pcreate(H5P_FILE_ACCESS);
-  /* built in memory, written to path in one piece when closed */
-  if (in_memory && fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 1) < 0)
+  /* built in memory: the caller takes the image (vb_stack_close_image) and
+   * writes it, so a full disk is an error of write(), not of HDF5 */
+  if (in_memory && fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) < 0)
     vb_h5_close(fapl), fapl = H5I_INVALID_HID;
-  if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
+  /* the earliest format that holds the layout (superblock 0: a file
+   * image of it is valid, which 1.10 does not ensure for superblock 2),
+   * at most 1.8's: readable by HDF5 >= 1.8 */
+  if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_V18) >= 0)
     st->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   vb_h5_close(fapl);
   if (st->file < 0)
@@ -878,6 +881,26 @@ int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *e
   return VB_OK;
 }
 
+/* Close a stacked file held in memory, returning its image. */
+int vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t errlen)
+{
+  ssize_t n;
+
+  *image = NULL;
+  *len = 0;
+  if (H5Fflush(st->file, H5F_SCOPE_LOCAL) < 0 ||
+      (n = H5Fget_file_image(st->file, NULL, 0)) <= 0 || !(*image = malloc((size_t)n)) ||
+      H5Fget_file_image(st->file, *image, (size_t)n) != n) {
+    free(*image);
+    *image = NULL;
+    vb_stack_close(st, NULL, 0);
+    return failf(err, errlen, VB_ENOMEM, "%s: out of memory making the file image",
+                 st->path);
+  }
+  *len = (size_t)n;
+  return vb_stack_close(st, err, errlen);
+}
+
 /* Close a stacked file. */
 int vb_stack_close(vb_stack *st, char *err, size_t errlen)
 {
@@ -893,7 +916,22 @@ int vb_stack_close(vb_stack *st, char *err, size_t errlen)
   rc |= vb_h5_close(st->time);
   rc |= vb_h5_close(st->table);
   rc |= vb_h5_close(st->events);
-  rc |= vb_h5_close(st->file);
+  if (st->file >= 0 && H5Fclose(st->file) < 0) {
+    /* a write failed (a full disk): HDF5 keeps the file open, and would
+     * crash flushing it again at exit; drop every object of it */
+    hid_t ids[64];
+    ssize_t n, i;
+    rc = -1;
+    while ((n = H5Fget_obj_ids(st->file, H5F_OBJ_ALL & ~H5F_OBJ_FILE, 64, ids)) > 0) {
+      for (i = 0; i < n; i++)
+        H5Idec_ref(ids[i]);
+      if (n < 64)
+        break;
+    }
+    for (i = 0; i < 4 && H5Iis_valid(st->file) > 0; i++)
+      if (H5Fclose(st->file) >= 0)
+        break;
+  }
   if (rc != 0)
     failf(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
   free(st->sig);
@@ -905,7 +943,7 @@ int vb_stack_close(vb_stack *st, char *err, size_t errlen)
 
 /* Write a batch of packed scenes as one file. */
 int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc,
-                         long n, int in_memory, char *err, size_t errlen)
+                         long n, void **image, size_t *image_len, char *err, size_t errlen)
 {
   vb_stack *st = NULL;
   unsigned char *rows = NULL, *events = NULL;
@@ -935,7 +973,7 @@ int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *
              (size_t)sc[i]->nevents * f->eventsize);
     e += sc[i]->nevents;
   }
-  rc = vb_stack_create(f, path, n, T, interval, nev, in_memory, &st, err, errlen);
+  rc = vb_stack_create(f, path, n, T, interval, nev, image != NULL, &st, err, errlen);
   if (rc == VB_OK)
     rc = vb_stack_write_rows(st, 0, n, rows, NULL, err, errlen);
   if (rc == VB_OK)
@@ -972,7 +1010,9 @@ int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *
     rc = vb_stack_write_signal(st, s, 0, n, stage ? stage : sc[0]->sig[s], err, errlen);
     free(stage);
   }
-  if (rc == VB_OK)
+  if (rc == VB_OK && image)
+    rc = vb_stack_close_image(st, image, image_len, err, errlen);
+  else if (rc == VB_OK)
     rc = vb_stack_close(st, err, errlen);
   else
     vb_stack_close(st, NULL, 0);

@@ -22,6 +22,7 @@
 #define PART_SUFFIX ".part"
 #define MERGE_BYTES (64.0 * 1024 * 1024) /* staging of one signal of a block */
 #define FINAL_TMP "final.tmp"
+#define IMAGE_MAX (256.0 * 1024 * 1024) /* merged in memory up to this size */
 
 /* Write a message into err unless one is there; returns code. */
 static int msg(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -343,7 +344,10 @@ int vb_output_merge(const char *path, const vb_output_layout *lay, const volatil
   char *tmp = NULL;
   const char *env = getenv("VIBRO_TEST_KILL_AT");
   long b0, B, maxw = 1, ev0 = 0, nev = 0, i;
-  int rc, s;
+  int rc, s, in_memory;
+  double total = 0.0;
+  void *image = NULL;
+  size_t ilen = 0;
 
   if (err && errlen > 0)
     err[0] = '\0';
@@ -398,8 +402,13 @@ int vb_output_merge(const char *path, const vb_output_layout *lay, const volatil
     rc = msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
     goto done;
   }
+  /* a file that fits is built in memory and written here (write() errors,
+   * not HDF5's, on a full disk) */
+  for (i = 0; i < m.nsh; i++)
+    total += (double)m.sh[i].size;
+  in_memory = total <= IMAGE_MAX;
   tick(&m);
-  rc = vb_stack_create(&m.f, tmp, m.n, m.T, m.interval, nev, 0, &st, err, errlen);
+  rc = vb_stack_create(&m.f, tmp, m.n, m.T, m.interval, nev, in_memory, &st, err, errlen);
   for (b0 = 0; rc == VB_OK && b0 < m.n; b0 += B) {
     if (stop && *stop) {
       rc = msg(err, errlen, VB_EINTR, "%s: interrupted while merging; run again with "
@@ -408,10 +417,24 @@ int vb_output_merge(const char *path, const vb_output_layout *lay, const volatil
     }
     rc = merge_block(&m, st, b0, b0 + B <= m.n ? B : m.n - b0, &ev0);
   }
-  if (rc == VB_OK)
+  if (rc == VB_OK && in_memory) {
+    rc = vb_stack_close_image(st, &image, &ilen, err, errlen);
+    if (rc == VB_OK) {
+      int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+      int e = fd < 0 ? errno : vb_write_all(fd, image, ilen, tick, &m);
+      if (fd >= 0 && close(fd) < 0 && e == 0)
+        e = errno;
+      if (e != 0) {
+        errno = e;
+        rc = msg(err, errlen, VB_EIO, "%s: cannot write %s: %s", path, tmp, strerror(e));
+      }
+    }
+    free(image);
+  } else if (rc == VB_OK) {
     rc = vb_stack_close(st, err, errlen);
-  else
+  } else {
     vb_stack_close(st, NULL, 0);
+  }
   st = NULL;
   tick(&m);
   if (rc == VB_OK && sync_path(tmp, 0) < 0)

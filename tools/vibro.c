@@ -13,6 +13,7 @@
 #include <mpi.h>
 #endif
 #include "vibro.h"
+#include <hdf5.h>
 #include "output_v1.h"
 #include "inspect.h"
 
@@ -577,6 +578,10 @@ finish:
 int
 main(int argc, char **argv)
 {
+  /* HDF5 1.10 crashes in its exit handler after a failed write (a full
+   * disk); the library closes what it opened, so the handler is not
+   * needed */
+  H5dont_atexit();
   if (argc < 2) {
     fputs(usage_main, stderr);
     return 1;
