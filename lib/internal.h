@@ -4,6 +4,24 @@
 
 #include "vibro.h"
 
+/* ------------------------------------------------------------- status */
+
+/* The library's one message helper: format a message into err[errlen]
+ * (truncated safely; nothing when err is NULL or errlen is 0) and return
+ * `status`, so that callers write
+ *   return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory ...", path); */
+int vb_errf(char *err, size_t errlen, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Shortest decimal text of a double that reads back to the same value
+ * (lib/source.c); returns buf. */
+const char *vb_number_text(double x, char *buf, size_t size);
+
+/* Whole content of a file, NUL-terminated; the caller frees it.  NULL with
+ * errno set when it cannot be read (lib/source.c); *len receives the
+ * number of bytes read. */
+char *vb_read_text(const char *path, size_t *len);
+
 /* ------------------------------------------------------------- Newton */
 
 /* Scalar residual r(y) and its derivative, for vb_newton_solve. */
@@ -84,8 +102,10 @@ typedef struct vb_island {
                          the stride of every per-mode row */
   int nc;             /* contacts */
   int *contacts;      /* [nc] scene contact indices */
-  vb_contact *cts;    /* [nc] the contacts as stepped (exact_duration sets
-                         the stiffness to its beta* value) */
+  vb_law *law0;       /* [nc] each contact's law as compiled (exact_duration
+                         sets the stiffness to its beta* value) */
+  vb_contact *cts;    /* [nc] the contacts as stepped, each with its active
+                         law: vb_law_at_onset of law0 at the impact's onset */
   int nb;             /* bodies */
   int *bodies;        /* [nb] scene body indices */
   int *offsets;       /* [nb] island index of each body's first mode */

@@ -49,6 +49,7 @@
 extern const vb_scheme vb_scheme_three_point;
 
 static void island_energy(vb_island *is);
+static void onset_law(vb_island *is, int c);
 static void explicit_power(vb_island *is, double t, double *pd, double *pe);
 
 /* ----------------------------------------------------------- geometry */
@@ -412,6 +413,7 @@ vb_islands_free(vb_island *is, int n)
   for (int i = 0; i < n; i++) {
     free(is[i].contacts);
     free(is[i].cts);
+    free(is[i].law0);
     free(is[i].q);
     free(is[i].S);
     free(is[i].xdrv);
@@ -456,10 +458,11 @@ island_alloc(vb_island *is, int nm, int nc, int nf, int nb, int npts)
   is->iterations = calloc(2 * c + 1, sizeof(int));
   is->contacts = calloc(c + 1, sizeof(int));
   is->cts = calloc(c + 1, sizeof(vb_contact));
+  is->law0 = calloc(c + 1, sizeof(vb_law));
   is->forces = calloc(2 * (size_t)nf + 1, sizeof(int));
   is->bodies = calloc(3 * (size_t)nb + 2 * (size_t)npts + 1, sizeof(int));
   if (!is->q || !is->S || !is->P || !is->xdrv || !is->hist || !is->piv || !is->iterations
-      || !is->contacts || !is->cts || !is->forces || !is->bodies)
+      || !is->contacts || !is->cts || !is->law0 || !is->forces || !is->bodies)
     return VB_ENOMEM;
   double *p = is->q;
   is->v = p += mp;
@@ -639,8 +642,10 @@ island_contacts(vb_island *is, const vb_scene *sc)
     is->meff[c] = mob > 0.0 ? 1.0 / mob : INFINITY;
     is->aext[c] = acc;
   }
-  for (int c = 0; c < nc; c++)
+  for (int c = 0; c < nc; c++) {
     exact_duration(is, c);
+    is->law0[c] = is->cts[c].law;
+  }
   for (int c = 0; c < nc; c++)
     for (int d = 0; d < nc; d++) {
       double k = 0.0;
@@ -738,7 +743,6 @@ vb_islands_build(const vb_scene *sc, double dt, vb_island **out, int *n, char *e
     isl->scene = sc;
     isl->dt = dt;
     if (island_alloc(isl, nm, ncon, nf, nbod, npts) != VB_OK) {
-      count = k + 1;
       rc = VB_ENOMEM;
       goto done;
     }
@@ -777,7 +781,6 @@ vb_islands_build(const vb_scene *sc, double dt, vb_island **out, int *n, char *e
         isl->forces[jf] = f;
         isl->force_mode[jf++] = vb_island_body_offset(isl, sc->forces[f].body);
       }
-    count = k + 1;
     if ((rc = island_modes(isl, sc, err, errlen)) != VB_OK)
       goto done;
     island_contacts(isl, sc);
@@ -1104,6 +1107,8 @@ vb_island_start(vb_island *is)
     } else {
       hc->xm = hc->x;
     }
+    /* a contact in contact at t = 0 takes its law at its initial rate */
+    onset_law(is, c);
     hc->f = vb_law_force(&ct->law, hc->x, hc->rate);
     is->fbar[c] = hc->f;
     is->iterations[c] = 0;
@@ -1117,6 +1122,34 @@ vb_island_start(vb_island *is)
 }
 
 /* --------------------------------------------------------------- solve */
+
+/* Contact c, out of contact at n, takes the law of an impact that would
+ * begin in this step: vb_law_at_onset of its compiled law with v_in the
+ * penetration rate at n, the rate at the last step before penetration
+ * (three-level: the secant rate into n).  A contact in contact keeps the
+ * law its impact began with. */
+static void
+onset_law(vb_island *is, int c)
+{
+  const vb_chist *hc = &is->hist[c];
+  const vb_law *law = &is->law0[c];
+  double sign = law->kind == VB_LAW_RATTLE && hc->x < 0.0 ? -1.0 : 1.0;
+  vb_law_at_onset(law, sign * hc->rate, &is->cts[c].law);
+}
+
+/* onset_law for every contact out of contact at n (and, three-level, at
+ * n-1). */
+static void
+onset_laws(vb_island *is)
+{
+  int three = is->family == VB_FAMILY_THREE_LEVEL;
+  for (int c = 0; c < is->nc; c++) {
+    const vb_chist *hc = &is->hist[c];
+    if (!vb_law_engaged(&is->law0[c], hc->x)
+        && !(three && vb_law_engaged(&is->law0[c], hc->xm)))
+      onset_law(is, c);
+  }
+}
 
 /* Whether a contact could exert a force this step. */
 static int
@@ -1340,6 +1373,7 @@ solve_contacts(vb_island *is)
     }
     return VB_OK;
   }
+  onset_laws(is);
   int rc;
   if (nc == 1) {
     double w = is->K[0];
@@ -1576,6 +1610,7 @@ step_explicit(vb_island *is, long n)
   is->time = n * h;
   for (int c = 0; c < is->nc; c++)
     is->iterations[c] = is->fallback[c] = 0;
+  onset_laws(is);
   int rc = is->explicit_scheme->step_explicit(is);
   for (int j = 0; j < is->nm; j++)
     if (!isfinite(is->q[j]) || !isfinite(is->v[j]))

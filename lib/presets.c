@@ -1,5 +1,5 @@
-/* presets.c - modal bodies computed from geometry and material, and modal
- * data read from a file (measured or FEM).
+/* presets.c - modal bodies computed from geometry and material (the modes
+ * files are read in modes_file.c, by the same conventions).
  *
  * Conventions, shared by every preset and by the modes files:
  *   - The displacement of the body is u(x) = sum_j phi_j(x) q_j; a point's
@@ -24,66 +24,19 @@
  *                 peak of J_m (< 1) otherwise.
  *   - Modes come lowest frequency first; equal frequencies are ordered by
  *     m, then n (then cos before sin).
- *   - sigma, q0 and dq0 are left 0 by the presets: the loader sets damping.
- *
- * Modes files give shapes in the same sense: the value at a point per unit
- * modal displacement, with the modal masses that go with that scaling.
- *   CSV: lines whose first non-blank character is '#', and blank lines, are
- *   skipped anywhere.  The first other line is the header naming the
- *   columns, comma-separated: freq (Hz), t60 (s; 0 or an empty field =
- *   undamped), mass (kg), gravity (optional; an empty field = default),
- *   and every other name is a point whose column gives its shape value.
- *   The reserved columns may come in any order; freq and mass are
- *   required, t60 and gravity optional; at least one point.  Then one line
- *   per mode with one number per column; blanks around fields are ignored
- *   and CRLF line ends accepted.
- *   HDF5 (name ending in .h5 or .hdf5): 1-D numeric datasets /freq, /mass,
- *   optional /t60 and /gravity, and a group /shapes holding one 1-D
- *   dataset per point (named as the point), all of length nmodes.  Points
- *   come in creation order when /shapes tracks it (h5py: track_order=True),
- *   otherwise in name order.
- *   Both: sigma = ln(1000)/t60 (0 when undamped); gravity defaults to 1
- *   for a 0 Hz mode and 0 otherwise; at most 100000 modes. */
+ *   - sigma, q0 and dq0 are left 0 by the presets: the loader sets damping. */
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <hdf5.h>
 
 #include "internal.h"
 
 /* Most modes a preset or a modes file may give. */
 #define MODES_MAX 100000
-
-/* Write a message into the caller's buffer, truncating safely. */
-static int
-message(char *err, size_t errlen, int status, const char *fmt, ...)
-{
-  va_list ap;
-
-  if (err == NULL || errlen == 0)
-    return status;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return status;
-}
-
-/* Shortest decimal text of a double that reads back to the same value. */
-static const char *
-number_text(double x, char *buf, size_t size)
-{
-  for (int digits = 1; digits <= 17; digits++) {
-    snprintf(buf, size, "%.*g", digits, x);
-    if (!isfinite(x) || strtod(buf, NULL) == x)
-      break;
-  }
-  return buf;
-}
 
 /* ------------------------------------------------------- root finding */
 
@@ -429,8 +382,8 @@ check_positive(const char *kind, const char *key, double v, char *err, size_t er
   char num[32];
   if (isfinite(v) && v > 0.0)
     return VB_OK;
-  return message(err, errlen, VB_EINVAL, "preset '%s': '%s' must be > 0 (got %s)", kind,
-                 key, number_text(v, num, sizeof num));
+  return vb_errf(err, errlen, VB_EINVAL, "preset '%s': '%s' must be > 0 (got %s)", kind,
+                 key, vb_number_text(v, num, sizeof num));
 }
 
 /* Check the parameters a kind uses (the others are ignored). */
@@ -451,9 +404,9 @@ check_parameters(kind_id kind, const vb_preset *p, char *err, size_t errlen)
         (rc = check_positive(k, "density", p->density, err, errlen)) != VB_OK)
       return rc;
     if (kind == KIND_PLATE && !(p->poisson > -1.0 && p->poisson < 0.5))
-      return message(err, errlen, VB_EINVAL,
+      return vb_errf(err, errlen, VB_EINVAL,
                      "preset 'plate': 'poisson' must be > -1 and < 0.5 (got %s)",
-                     number_text(p->poisson, num, sizeof num));
+                     vb_number_text(p->poisson, num, sizeof num));
     return VB_OK;
   case KIND_STRING:
     if ((rc = check_positive(k, "length", p->length, err, errlen)) != VB_OK ||
@@ -483,27 +436,27 @@ check_point(kind_id kind, const vb_preset *p, const char *name, double x, double
   case KIND_STRING:
     if (x >= 0.0 && x <= p->length)
       return VB_OK;
-    return message(err, errlen, VB_EINVAL,
+    return vb_errf(err, errlen, VB_EINVAL,
                    "preset '%s': point '%s' at x = %s is outside the %s (valid: 0 <= x <= %s)",
-                   k, name, number_text(x, nx, sizeof nx), k,
-                   number_text(p->length, l1, sizeof l1));
+                   k, name, vb_number_text(x, nx, sizeof nx), k,
+                   vb_number_text(p->length, l1, sizeof l1));
   case KIND_PLATE:
     if (x >= 0.0 && x <= p->length && y >= 0.0 && y <= p->width)
       return VB_OK;
-    return message(err, errlen, VB_EINVAL,
+    return vb_errf(err, errlen, VB_EINVAL,
                    "preset 'plate': point '%s' at (x, y) = (%s, %s) is outside the plate "
                    "(valid: 0 <= x <= %s, 0 <= y <= %s)",
-                   name, number_text(x, nx, sizeof nx), number_text(y, ny, sizeof ny),
-                   number_text(p->length, l1, sizeof l1), number_text(p->width, l2, sizeof l2));
+                   name, vb_number_text(x, nx, sizeof nx), vb_number_text(y, ny, sizeof ny),
+                   vb_number_text(p->length, l1, sizeof l1), vb_number_text(p->width, l2, sizeof l2));
   case KIND_MEMBRANE:
     /* the rim is included up to rounding of a point placed on it */
     if (hypot(x, y) <= p->radius * (1.0 + 1e-12))
       return VB_OK;
-    return message(err, errlen, VB_EINVAL,
+    return vb_errf(err, errlen, VB_EINVAL,
                    "preset 'membrane': point '%s' at (x, y) = (%s, %s) is outside the "
                    "membrane (valid: sqrt(x^2 + y^2) <= %s)",
-                   name, number_text(x, nx, sizeof nx), number_text(y, ny, sizeof ny),
-                   number_text(p->radius, l1, sizeof l1));
+                   name, vb_number_text(x, nx, sizeof nx), vb_number_text(y, ny, sizeof ny),
+                   vb_number_text(p->radius, l1, sizeof l1));
   default:
     return VB_EINVAL;
   }
@@ -521,21 +474,21 @@ vb_preset_fill(vb_body *b, const vb_preset *p, int npoints, const double *px,
     if (p->kind != NULL && strcmp(p->kind, kind_names[kind]) == 0)
       break;
   if (kind == KIND_COUNT)
-    return message(err, errlen, VB_EINVAL, "preset: unknown kind '%s' (valid: %s)",
+    return vb_errf(err, errlen, VB_EINVAL, "preset: unknown kind '%s' (valid: %s)",
                    p->kind ? p->kind : "", vb_preset_choices());
   if (p->nmodes < 1 || p->nmodes > MODES_MAX)
-    return message(err, errlen, VB_EINVAL,
+    return vb_errf(err, errlen, VB_EINVAL,
                    "preset '%s': 'nmodes' must be between 1 and %d (got %d)",
                    kind_names[kind], MODES_MAX, p->nmodes);
   if ((rc = check_parameters((kind_id)kind, p, err, errlen)) != VB_OK)
     return rc;
   if (npoints < 0 || (npoints > 0 && px == NULL))
-    return message(err, errlen, VB_EINVAL, "preset '%s': no point positions",
+    return vb_errf(err, errlen, VB_EINVAL, "preset '%s': no point positions",
                    kind_names[kind]);
   for (int i = 0; i < npoints; i++) {
     const char *name = names && names[i] ? names[i] : "";
     if (strlen(name) >= VB_NAME_MAX)
-      return message(err, errlen, VB_EINVAL,
+      return vb_errf(err, errlen, VB_EINVAL,
                      "preset '%s': point name '%s' is too long (valid: at most %d "
                      "characters)", kind_names[kind], name, VB_NAME_MAX - 1);
     if ((rc = check_point((kind_id)kind, p, name, px[i], py ? py[i] : 0.0, err, errlen)) !=
@@ -544,7 +497,7 @@ vb_preset_fill(vb_body *b, const vb_preset *p, int npoints, const double *px,
   }
 
   if ((rc = vb_body_alloc_modes(b, p->nmodes, npoints)) != VB_OK)
-    return message(err, errlen, rc, "preset '%s': out of memory", kind_names[kind]);
+    return vb_errf(err, errlen, rc, "preset '%s': out of memory", kind_names[kind]);
   for (int i = 0; i < npoints; i++) {
     const char *name = names && names[i] ? names[i] : "";
     strncpy(b->points[i].name, name, VB_NAME_MAX - 1);
@@ -568,555 +521,7 @@ vb_preset_fill(vb_body *b, const vb_preset *p, int npoints, const double *px,
   }
   if (rc != VB_OK) {
     vb_body_clear_modes(b);
-    return message(err, errlen, rc, "preset '%s': out of memory", kind_names[kind]);
+    return vb_errf(err, errlen, rc, "preset '%s': out of memory", kind_names[kind]);
   }
   return VB_OK;
-}
-
-/* ---------------------------------------------------------- modes files */
-
-/* Columns of a modes file other than the points. */
-typedef enum { COL_FREQ = 0, COL_T60, COL_MASS, COL_GRAVITY, COL_POINT } column_role;
-
-static const char *const column_names[COL_POINT] = {"freq", "t60", "mass", "gravity"};
-
-/* Check one value of a column; VB_OK or VB_EINVAL with "<where>'<what>'
- * must be ... (got ...)" in err. */
-static int
-check_value(column_role role, double v, const char *where, const char *what, char *err,
-            size_t errlen)
-{
-  char num[32];
-  const char *condition = NULL;
-
-  switch (role) {
-  case COL_FREQ:
-    condition = isfinite(v) && v >= 0.0 ? NULL : ">= 0";
-    break;
-  case COL_T60:
-    condition = isfinite(v) && v >= 0.0 ? NULL : "> 0, or 0 for undamped";
-    break;
-  case COL_MASS:
-    condition = isfinite(v) && v > 0.0 ? NULL : "> 0";
-    break;
-  default:
-    condition = isfinite(v) ? NULL : "finite";
-    break;
-  }
-  if (condition == NULL)
-    return VB_OK;
-  return message(err, errlen, VB_EINVAL, "%s%s must be %s (got %s)", where, what, condition,
-                 number_text(v, num, sizeof num));
-}
-
-/* Store the mode-level values of mode j: sigma = ln(1000)/t60 (amplitude
- * down 60 dB in t60; 0 when t60 is 0); gravity as given, or when it is
- * NAN (not given) 1 for a 0 Hz mode and 0 otherwise. */
-static void
-store_mode(vb_body *b, int j, double freq, double t60, double mass, double gravity)
-{
-  b->freq[j] = freq;
-  b->sigma[j] = t60 > 0.0 ? log(1000.0) / t60 : 0.0;
-  b->modal_mass[j] = mass;
-  b->gravity[j] = isnan(gravity) ? (freq == 0.0 ? 1.0 : 0.0) : gravity;
-}
-
-/* Whole content of a file, NUL-terminated; the caller frees it.  NULL
- * with errno set when it cannot be read. */
-static char *
-read_text(const char *path, size_t *length)
-{
-  FILE *f = fopen(path, "rb");
-  size_t cap = 4096, n = 0;
-  char *text;
-
-  if (f == NULL)
-    return NULL;
-  text = malloc(cap);
-  while (text != NULL) {
-    n += fread(text + n, 1, cap - 1 - n, f);
-    if (n < cap - 1)
-      break;
-    char *more = realloc(text, 2 * cap);
-    if (more == NULL) {
-      free(text);
-      text = NULL;
-      errno = ENOMEM;
-      break;
-    }
-    text = more;
-    cap *= 2;
-  }
-  if (text != NULL && ferror(f)) {
-    int e = errno;
-    free(text);
-    text = NULL;
-    errno = e ? e : EIO;
-  }
-  fclose(f);
-  if (text != NULL) {
-    text[n] = '\0';
-    *length = n;
-  }
-  return text;
-}
-
-/* Strip leading and trailing blanks (spaces, tabs, CR) in place. */
-static char *
-trim(char *s)
-{
-  char *end;
-  while (*s == ' ' || *s == '\t' || *s == '\r')
-    s++;
-  end = s + strlen(s);
-  while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-    *--end = '\0';
-  return s;
-}
-
-/* Split a line at commas in place into at most max trimmed fields; returns
- * the number of fields (which may exceed max: the rest are not stored). */
-static int
-split_fields(char *line, char **fields, int max)
-{
-  int n = 0;
-  for (;;) {
-    char *comma = strchr(line, ',');
-    if (comma != NULL)
-      *comma = '\0';
-    if (n < max)
-      fields[n] = trim(line);
-    n++;
-    if (comma == NULL)
-      return n;
-    line = comma + 1;
-  }
-}
-
-/* Parse a number that fills the whole field. */
-static int
-parse_number(const char *s, double *v)
-{
-  char *end;
-  if (*s == '\0')
-    return 0;
-  errno = 0;
-  *v = strtod(s, &end);
-  return *end == '\0';
-}
-
-/* A CSV modes file: '#' comment lines and blank lines anywhere; a header
- * naming the columns (freq, t60, mass, optional gravity, then one column
- * per point, in any order; freq and mass required); one line per mode. */
-static int
-modes_csv(vb_body *b, const char *path, char *text, char *err, size_t errlen)
-{
-  char **lines = NULL, **fields = NULL, **colname = NULL;
-  column_role *role = NULL;
-  int *point = NULL;
-  int nlines = 1, header = -1, ncols = 0, npoints = 0, nmodes = 0, rc = VB_OK;
-  int col_of[COL_POINT] = {-1, -1, -1, -1};
-  char where[256];
-
-  for (char *c = text; *c; c++)
-    nlines += *c == '\n';
-  lines = malloc((size_t)nlines * sizeof *lines);
-  if (lines == NULL)
-    return message(err, errlen, VB_ENOMEM, "%s: out of memory", path);
-  nlines = 0;
-  for (char *c = text;;) {
-    char *nl = strchr(c, '\n');
-    lines[nlines++] = c;
-    if (nl == NULL)
-      break;
-    *nl = '\0';
-    c = nl + 1;
-  }
-
-  /* the header: the first line that is neither blank nor a comment */
-  for (int i = 0; i < nlines && header < 0; i++) {
-    char *s = trim(lines[i]);
-    lines[i] = s;
-    if (*s != '\0' && *s != '#')
-      header = i;
-  }
-  if (header < 0) {
-    rc = message(err, errlen, VB_EINVAL,
-                 "%s: no header line (expected: freq,t60,mass,<point>,...)", path);
-    goto done;
-  }
-  ncols = 1;
-  for (const char *c = lines[header]; *c; c++)
-    ncols += *c == ',';
-  fields = malloc((size_t)ncols * sizeof *fields);
-  role = malloc((size_t)ncols * sizeof *role);
-  point = malloc((size_t)ncols * sizeof *point);
-  colname = malloc((size_t)ncols * sizeof *colname);
-  if (fields == NULL || role == NULL || point == NULL || colname == NULL) {
-    rc = message(err, errlen, VB_ENOMEM, "%s: out of memory", path);
-    goto done;
-  }
-  /* the header's fields stay in place: the column names */
-  split_fields(lines[header], colname, ncols);
-  for (int c = 0; c < ncols; c++) {
-    const char *name = colname[c];
-    role[c] = COL_POINT;
-    point[c] = -1;
-    for (int r = 0; r < COL_POINT; r++)
-      if (strcmp(name, column_names[r]) == 0)
-        role[c] = (column_role)r;
-    if (*name == '\0') {
-      rc = message(err, errlen, VB_EINVAL, "%s:%d: column %d has no name", path,
-                   header + 1, c + 1);
-      goto done;
-    }
-    if (strlen(name) >= VB_NAME_MAX) {
-      rc = message(err, errlen, VB_EINVAL,
-                   "%s:%d: column name '%s' is too long (valid: at most %d characters)",
-                   path, header + 1, name, VB_NAME_MAX - 1);
-      goto done;
-    }
-    for (int d = 0; d < c; d++)
-      if (strcmp(colname[d], name) == 0) {
-        rc = message(err, errlen, VB_EINVAL, "%s:%d: duplicate column '%s'", path,
-                     header + 1, name);
-        goto done;
-      }
-    if (role[c] == COL_POINT)
-      point[c] = npoints++;
-    else
-      col_of[role[c]] = c;
-  }
-  for (int r = COL_FREQ; r <= COL_MASS; r++)
-    if (r != COL_T60 && col_of[r] < 0) {
-      rc = message(err, errlen, VB_EINVAL,
-                   "%s:%d: no column '%s' (expected: freq,t60,mass,<point>,...)", path,
-                   header + 1, column_names[r]);
-      goto done;
-    }
-  if (npoints == 0) {
-    rc = message(err, errlen, VB_EINVAL,
-                 "%s:%d: no point columns (expected: freq,t60,mass,<point>,...)", path,
-                 header + 1);
-    goto done;
-  }
-
-  /* count the modes, then fill them */
-  for (int i = header + 1; i < nlines; i++) {
-    char *s = trim(lines[i]);
-    lines[i] = s;
-    if (*s != '\0' && *s != '#' && ++nmodes > MODES_MAX) {
-      rc = message(err, errlen, VB_EINVAL, "%s:%d: more than %d modes", path, i + 1,
-                   MODES_MAX);
-      goto done;
-    }
-  }
-  if (nmodes == 0) {
-    rc = message(err, errlen, VB_EINVAL, "%s: no modes (expected one line per mode after "
-                 "the header)", path);
-    goto done;
-  }
-  if ((rc = vb_body_alloc_modes(b, nmodes, npoints)) != VB_OK) {
-    rc = message(err, errlen, rc, "%s: out of memory", path);
-    goto done;
-  }
-  for (int c = 0; c < ncols; c++)
-    if (role[c] == COL_POINT)
-      strcpy(b->points[point[c]].name, colname[c]);
-  for (int i = header + 1, j = 0; i < nlines; i++) {
-    double value[COL_POINT] = {0.0, 0.0, 0.0, NAN};
-    char *s = lines[i];
-    if (*s == '\0' || *s == '#')
-      continue;
-    int n = split_fields(s, fields, ncols);
-    if (n != ncols) {
-      rc = message(err, errlen, VB_EINVAL, "%s:%d: expected %d numbers, got %d", path,
-                   i + 1, ncols, n);
-      goto done;
-    }
-    for (int c = 0; c < ncols; c++) {
-      double v = NAN;
-      const char *name = colname[c];
-      if (*fields[c] == '\0' && (role[c] == COL_T60 || role[c] == COL_GRAVITY))
-        continue; /* empty: undamped, or the default participation */
-      if (*fields[c] == '\0') {
-        rc = message(err, errlen, VB_EINVAL, "%s:%d: no value in column '%s'", path, i + 1,
-                     name);
-        goto done;
-      }
-      if (!parse_number(fields[c], &v)) {
-        rc = message(err, errlen, VB_EINVAL, "%s:%d: '%s' is not a number", path, i + 1,
-                     fields[c]);
-        goto done;
-      }
-      snprintf(where, sizeof where, "%s:%d: ", path, i + 1);
-      char what[VB_NAME_MAX + 2];
-      snprintf(what, sizeof what, "'%s'", name);
-      if ((rc = check_value(role[c], v, where, what, err, errlen)) != VB_OK)
-        goto done;
-      if (role[c] == COL_POINT)
-        b->points[point[c]].shape[j] = v;
-      else
-        value[role[c]] = v;
-    }
-    store_mode(b, j, value[COL_FREQ], value[COL_T60], value[COL_MASS], value[COL_GRAVITY]);
-    j++;
-  }
-
-done:
-  if (rc != VB_OK)
-    vb_body_clear_modes(b);
-  free(lines);
-  free(fields);
-  free(role);
-  free(point);
-  free(colname);
-  return rc;
-}
-
-/* Names of the links of a group, collected by H5Literate. */
-typedef struct name_list {
-  char **names;
-  int count, cap;
-} name_list;
-
-static herr_t
-collect_name(hid_t group, const char *name, const H5L_info_t *info, void *data)
-{
-  name_list *list = data;
-  (void)group;
-  (void)info;
-  if (list->count == list->cap) {
-    int grown = 2 * list->cap + 16;
-    char **more = realloc(list->names, (size_t)grown * sizeof *more);
-    if (more == NULL)
-      return -1;
-    list->names = more;
-    list->cap = grown;
-  }
-  list->names[list->count] = malloc(strlen(name) + 1);
-  if (list->names[list->count] == NULL)
-    return -1;
-  strcpy(list->names[list->count++], name);
-  return 0;
-}
-
-/* Read a numeric 1-D dataset into a new array (*values, freed by the
- * caller) of *n doubles.  VB_OK; VB_EINVAL with a message, or 1 when
- * the dataset is absent and optional. */
-static int
-read_vector(hid_t file, const char *path, const char *name, int required, double **values,
-            hsize_t *n, char *err, size_t errlen)
-{
-  hid_t set = H5I_INVALID_HID, space = H5I_INVALID_HID, type = H5I_INVALID_HID;
-  int rc = VB_OK;
-
-  *values = NULL;
-  if (H5Lexists(file, name, H5P_DEFAULT) <= 0 ||
-      (set = H5Dopen2(file, name, H5P_DEFAULT)) < 0) {
-    if (!required)
-      return 1;
-    return message(err, errlen, VB_EINVAL, "%s: no dataset %s", path, name);
-  }
-  type = H5Dget_type(set);
-  space = H5Dget_space(set);
-  if (type < 0 || space < 0) {
-    rc = message(err, errlen, VB_EIO, "%s: cannot read %s", path, name);
-  } else if (H5Tget_class(type) != H5T_INTEGER && H5Tget_class(type) != H5T_FLOAT) {
-    rc = message(err, errlen, VB_EINVAL, "%s: %s is not numeric", path, name);
-  } else if (H5Sget_simple_extent_ndims(space) != 1) {
-    rc = message(err, errlen, VB_EINVAL, "%s: %s is not a 1-D dataset", path, name);
-  } else {
-    H5Sget_simple_extent_dims(space, n, NULL);
-    *values = malloc((size_t)*n * sizeof **values + 1);
-    if (*values == NULL)
-      rc = message(err, errlen, VB_ENOMEM, "%s: out of memory", path);
-    else if (*n > 0 &&
-             H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *values) < 0)
-      rc = message(err, errlen, VB_EIO, "%s: cannot read %s", path, name);
-  }
-  if (rc != VB_OK) {
-    free(*values);
-    *values = NULL;
-  }
-  if (type >= 0)
-    H5Tclose(type);
-  if (space >= 0)
-    H5Sclose(space);
-  H5Dclose(set);
-  return rc;
-}
-
-/* Check that a dataset has one value per mode and each value is valid. */
-static int
-check_vector(const char *path, const char *name, column_role role, const double *v,
-             hsize_t n, hsize_t nmodes, char *err, size_t errlen)
-{
-  char prefix[4200], what[VB_NAME_MAX + 64];
-
-  if (n != nmodes)
-    return message(err, errlen, VB_EINVAL, "%s: %s has %llu values, /freq has %llu", path,
-                   name, (unsigned long long)n, (unsigned long long)nmodes);
-  snprintf(prefix, sizeof prefix, "%s: ", path);
-  for (hsize_t j = 0; j < n; j++) {
-    snprintf(what, sizeof what, "%s[%llu]", name, (unsigned long long)j);
-    if (check_value(role, v[j], prefix, what, err, errlen) != VB_OK)
-      return VB_EINVAL;
-  }
-  return VB_OK;
-}
-
-/* An HDF5 modes file: datasets /freq, /mass, optional /t60 and /gravity,
- * and a group /shapes with one dataset per point (points in creation
- * order when the group tracks it, else in name order). */
-static int
-modes_hdf5(vb_body *b, const char *path, char *err, size_t errlen)
-{
-  hid_t file = H5I_INVALID_HID, group = H5I_INVALID_HID, gcpl = H5I_INVALID_HID;
-  double *freq = NULL, *t60 = NULL, *mass = NULL, *gravity = NULL, *shape = NULL;
-  hsize_t nmodes = 0, n = 0;
-  name_list points = {NULL, 0, 0};
-  unsigned order = 0;
-  int rc;
-
-  if (H5Fis_hdf5(path) <= 0)
-    return message(err, errlen, VB_EIO, "%s: cannot read: not an HDF5 file", path);
-  file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0)
-    return message(err, errlen, VB_EIO, "%s: cannot read: HDF5 cannot open it", path);
-
-  if ((rc = read_vector(file, path, "/freq", 1, &freq, &nmodes, err, errlen)) != VB_OK)
-    goto done;
-  if (nmodes < 1 || nmodes > MODES_MAX) {
-    rc = message(err, errlen, VB_EINVAL, "%s: /freq has %llu values (valid: 1 to %d modes)",
-                 path, (unsigned long long)nmodes, MODES_MAX);
-    goto done;
-  }
-  if ((rc = check_vector(path, "/freq", COL_FREQ, freq, nmodes, nmodes, err, errlen)) != VB_OK ||
-      (rc = read_vector(file, path, "/mass", 1, &mass, &n, err, errlen)) != VB_OK ||
-      (rc = check_vector(path, "/mass", COL_MASS, mass, n, nmodes, err, errlen)) != VB_OK)
-    goto done;
-  if ((rc = read_vector(file, path, "/t60", 0, &t60, &n, err, errlen)) < VB_OK ||
-      (rc == VB_OK &&
-       (rc = check_vector(path, "/t60", COL_T60, t60, n, nmodes, err, errlen)) != VB_OK))
-    goto done;
-  if ((rc = read_vector(file, path, "/gravity", 0, &gravity, &n, err, errlen)) < VB_OK ||
-      (rc == VB_OK &&
-       (rc = check_vector(path, "/gravity", COL_GRAVITY, gravity, n, nmodes, err, errlen)) !=
-           VB_OK))
-    goto done;
-
-  /* the points: the datasets of /shapes */
-  if (H5Lexists(file, "/shapes", H5P_DEFAULT) <= 0 ||
-      (group = H5Gopen2(file, "/shapes", H5P_DEFAULT)) < 0) {
-    rc = message(err, errlen, VB_EINVAL, "%s: no group /shapes", path);
-    goto done;
-  }
-  gcpl = H5Gget_create_plist(group);
-  if (gcpl >= 0 && H5Pget_link_creation_order(gcpl, &order) < 0)
-    order = 0;
-  if (H5Literate(group, (order & H5P_CRT_ORDER_TRACKED) ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME,
-                 H5_ITER_INC, NULL, collect_name, &points) < 0) {
-    rc = message(err, errlen, VB_EIO, "%s: cannot list /shapes", path);
-    goto done;
-  }
-  if (points.count == 0) {
-    rc = message(err, errlen, VB_EINVAL, "%s: group /shapes has no datasets (one per point)",
-                 path);
-    goto done;
-  }
-  if ((rc = vb_body_alloc_modes(b, (int)nmodes, points.count)) != VB_OK) {
-    rc = message(err, errlen, rc, "%s: out of memory", path);
-    goto done;
-  }
-  for (int i = 0; i < points.count; i++) {
-    char name[VB_NAME_MAX + 16];
-    if (strlen(points.names[i]) >= VB_NAME_MAX) {
-      rc = message(err, errlen, VB_EINVAL,
-                   "%s: point name '%s' is too long (valid: at most %d characters)", path,
-                   points.names[i], VB_NAME_MAX - 1);
-      goto done;
-    }
-    snprintf(name, sizeof name, "/shapes/%s", points.names[i]);
-    if ((rc = read_vector(file, path, name, 1, &shape, &n, err, errlen)) != VB_OK ||
-        (rc = check_vector(path, name, COL_POINT, shape, n, nmodes, err, errlen)) != VB_OK)
-      goto done;
-    strcpy(b->points[i].name, points.names[i]);
-    for (hsize_t j = 0; j < nmodes; j++)
-      b->points[i].shape[j] = shape[j];
-    free(shape);
-    shape = NULL;
-  }
-  for (hsize_t j = 0; j < nmodes; j++)
-    store_mode(b, (int)j, freq[j], t60 ? t60[j] : 0.0, mass[j], gravity ? gravity[j] : NAN);
-  rc = VB_OK;
-
-done:
-  if (rc != VB_OK)
-    vb_body_clear_modes(b);
-  for (int i = 0; i < points.count; i++)
-    free(points.names[i]);
-  free(points.names);
-  free(freq);
-  free(t60);
-  free(mass);
-  free(gravity);
-  free(shape);
-  if (gcpl >= 0)
-    H5Pclose(gcpl);
-  if (group >= 0)
-    H5Gclose(group);
-  H5Fclose(file);
-  return rc;
-}
-
-/* Whether a path names an HDF5 file by its extension (.h5, .hdf5). */
-static int
-hdf5_extension(const char *path)
-{
-  const char *dot = strrchr(path, '.');
-  const char *slash = strrchr(path, '/');
-  if (dot == NULL || (slash != NULL && dot < slash))
-    return 0;
-  char ext[8];
-  size_t i;
-  for (i = 0; i < sizeof ext - 1 && dot[1 + i]; i++)
-    ext[i] = (char)tolower((unsigned char)dot[1 + i]);
-  ext[i] = '\0';
-  return dot[1 + i] == '\0' && (strcmp(ext, "h5") == 0 || strcmp(ext, "hdf5") == 0);
-}
-
-/* Read a modes file (CSV, or HDF5 by its extension) into a modal body. */
-int
-vb_modes_file_read(vb_body *b, const char *path, char *err, size_t errlen)
-{
-  size_t length = 0;
-  char *text;
-  int rc;
-
-  if (hdf5_extension(path)) {
-    H5E_auto2_t old_func = NULL;
-    void *old_data = NULL;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-      return message(err, errlen, VB_EIO, "%s: cannot read: %s", path, strerror(errno));
-    fclose(f);
-    /* HDF5's own error stack would print on stderr: silence it */
-    int have_auto = H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data) >= 0;
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    rc = modes_hdf5(b, path, err, errlen);
-    if (have_auto)
-      H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
-    return rc;
-  }
-  text = read_text(path, &length);
-  if (text == NULL)
-    return message(err, errlen, VB_EIO, "%s: cannot read: %s", path, strerror(errno));
-  if (strlen(text) != length) {
-    free(text);
-    return message(err, errlen, VB_EINVAL, "%s: not a text file (it holds a NUL byte)", path);
-  }
-  rc = modes_csv(b, path, text, err, errlen);
-  free(text);
-  return rc;
 }

@@ -42,7 +42,10 @@ struct vb_run {
   double *energy;              /* [6][nrec] J */
   vb_contact_result *results;  /* [ncontacts] */
   tracker *trackers;           /* [ncontacts] */
-  double e_prev;               /* scene energy at the previous step, J */
+  double *e_prev;              /* [nislands] island energy at the previous step, J */
+  double *e_now;               /* [nislands] island energy now, corrections included, J */
+  double *x_before;            /* [ncontacts] compression at the previous step, m */
+  double *rate_before;         /* [ncontacts] its rate, m/s */
   double e0;                   /* initial energy, J */
   char status[160];
   int code;
@@ -67,6 +70,8 @@ vb_run_free(vb_run *run)
   free(run->record);
   free(run->results);
   free(run->trackers);
+  free(run->e_prev);
+  free(run->x_before);
   free(run);
 }
 
@@ -182,6 +187,12 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   size_t npts = 0;
   for (int i = 0; i < run->nislands; i++)
     npts += (size_t)run->islands[i].npts;
+  run->e_prev = calloc(2 * (size_t)run->nislands + 1, sizeof(double));
+  run->x_before = calloc(2 * (size_t)nc + 1, sizeof(double));
+  if (!run->e_prev || !run->x_before)
+    goto nomem;
+  run->e_now = run->e_prev + run->nislands;
+  run->rate_before = run->x_before + nc;
   run->pu = calloc(2 * (size_t)run->nislands + 1, sizeof(double *));
   run->points = calloc(2 * npts + 1, sizeof(double));
   if (!run->pu || !run->points)
@@ -344,7 +355,8 @@ finish_release(vb_run *run, int c, double rate_out, double e_after)
 }
 
 /* Apply a Papetti correction to contact c (penetration change dp, rate
- * change dr) and book its energy in the event and in *e_now. */
+ * change dr) and book its energy in the event and in *e_now (the energy of
+ * the contact's island). */
 static void
 correct(vb_run *run, int c, double dp, double dr, int flag, double *e_now)
 {
@@ -357,8 +369,8 @@ correct(vb_run *run, int c, double dp, double dr, int flag, double *e_now)
 }
 
 /* Update contact c's impact tracking after step n; x_before and
- * rate_before describe sample n-1; *e_now is the scene energy at n (which
- * a correction changes). */
+ * rate_before describe sample n-1; *e_now is the energy of the contact's
+ * island at n (which a correction changes). */
 static int
 track(vb_run *run, int c, long n, double x_before, double rate_before, double *e_now)
 {
@@ -392,7 +404,7 @@ track(vb_run *run, int c, long n, double x_before, double rate_before, double *e
     double tau = flight_time(p0, r, pa);
     ev->t_on = (n - 1) * run->dt + tau;
     ev->v_in = r + pa * tau;
-    ev->energy_before = run->e_prev;
+    ev->energy_before = run->e_prev[run->contact_island[c]];
     vb_prediction pr;
     vb_law_predict(law, is->meff[lc], ev->v_in, &pr);
     ev->x_max_pred = pr.x_max;
@@ -504,7 +516,7 @@ vb_run_exec(vb_run *run)
   const vb_scene *sc = run->scene;
   int nc = sc->ncontacts;
   long first_failure = -1, failures = 0;
-  double *x_before = NULL, *rate_before = NULL;
+  double *x_before = run->x_before, *rate_before = run->rate_before, *e_now = run->e_now;
   run->code = VB_OK;
   for (int i = 0; i < run->nislands; i++)
     vb_island_start(&run->islands[i]);
@@ -519,14 +531,9 @@ vb_run_exec(vb_run *run)
   double kin, pot, diss, ext, corr;
   scene_energy(run, &kin, &pot, &diss, &ext, &corr);
   run->e0 = kin + pot;
-  run->e_prev = run->e0;
+  for (int i = 0; i < run->nislands; i++)
+    run->e_prev[i] = run->islands[i].kinetic + run->islands[i].potential;
   record(run, 0, 0);
-  x_before = malloc(2 * ((size_t)nc + 1) * sizeof(double));
-  if (!x_before) {
-    snprintf(run->status, sizeof run->status, "out of memory");
-    return run->code = VB_ENOMEM;
-  }
-  rate_before = x_before + nc + 1;
   long n;
   for (n = 1; n <= run->nsteps; n++) {
     for (int c = 0; c < nc; c++) {
@@ -562,10 +569,10 @@ vb_run_exec(vb_run *run)
     }
     if (run->code)
       break;
-    scene_energy(run, &kin, &pot, &diss, &ext, &corr);
-    double etot = kin + pot;
+    for (int i = 0; i < run->nislands; i++)
+      e_now[i] = run->islands[i].kinetic + run->islands[i].potential;
     for (int c = 0; c < nc; c++) {
-      int rc = track(run, c, n, x_before[c], rate_before[c], &etot);
+      int rc = track(run, c, n, x_before[c], rate_before[c], &e_now[run->contact_island[c]]);
       if (rc) {
         run->code = rc;
         snprintf(run->status, sizeof run->status, "out of memory at t=%.9g", n * run->dt);
@@ -574,11 +581,11 @@ vb_run_exec(vb_run *run)
     }
     if (run->code)
       break;
-    run->e_prev = etot; /* corrections included */
+    for (int i = 0; i < run->nislands; i++)
+      run->e_prev[i] = e_now[i]; /* corrections included */
     if (n % sc->record_every == 0)
       record(run, n, n / sc->record_every);
   }
-  free(x_before);
   if (run->code) {
     /* samples not reached are NaN, so nothing looks computed that was not */
     blank_from(run, n / sc->record_every + (n % sc->record_every ? 1 : 0));

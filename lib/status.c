@@ -1,5 +1,9 @@
-/* status.c - status messages and the version string. */
-#include "vibro.h"
+/* status.c - status codes, their messages, the one message helper of the
+ * library, and the version string. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "internal.h"
 #include "config.h"
 
 /* Message text for a status code. */
@@ -17,6 +21,21 @@ vb_strerror(int status)
   case VB_EINTR: return "interrupted";
   default: return "unknown status";
   }
+}
+
+/* Format a message into the caller's buffer (truncated safely; nothing
+ * when err is NULL or errlen 0) and return status. */
+int
+vb_errf(char *err, size_t errlen, int status, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (err == NULL || errlen == 0)
+    return status;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return status;
 }
 
 /* Version of the library. */

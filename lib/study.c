@@ -27,14 +27,6 @@ struct vb_study {
   double record_total; /* all recordings, bytes */
 };
 
-/* Write a message into err. */
-static void message(char *err, size_t errlen, const char *fmt, const char *a,
-                    const char *b)
-{
-  if (err && errlen > 0)
-    snprintf(err, errlen, fmt, a, b);
-}
-
 /* Free a study; NULL is a no-op. */
 void vb_study_free(vb_study *study)
 {
@@ -76,12 +68,9 @@ int vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err,
   int rc, p;
 
   *out = NULL;
-  if (index < 0 || index >= st->nscenes) {
-    if (err && errlen > 0)
-      snprintf(err, errlen, "%s: no scene %ld (the study has %ld)", st->src.path, index,
-               st->nscenes);
-    return VB_EINVAL;
-  }
+  if (index < 0 || index >= st->nscenes)
+    return vb_errf(err, errlen, VB_EINVAL, "%s: no scene %ld (the study has %ld)",
+                   st->src.path, index, st->nscenes);
   rc = vb_source_parse(&st->src, &cfg, err, errlen);
   if (rc == VB_OK && st->sweep) {
     params = config_lookup(&cfg, "sweep.params");
@@ -186,10 +175,8 @@ int vb_study_load(const char *path, vb_study **out, char *err, size_t errlen)
   int rc;
 
   *out = NULL;
-  if (!st) {
-    message(err, errlen, "%s: out of memory loading the study%s", path, "");
-    return VB_ENOMEM;
-  }
+  if (!st)
+    return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the study", path);
   rc = vb_source_read(path, &st->src, err, errlen);
   if (rc != VB_OK) {
     free(st);
@@ -206,10 +193,8 @@ int vb_study_load_string(const char *text, const char *path, vb_study **out, cha
   int rc;
 
   *out = NULL;
-  if (!st) {
-    message(err, errlen, "%s: out of memory loading the study%s", path, "");
-    return VB_ENOMEM;
-  }
+  if (!st)
+    return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the study", path);
   rc = vb_source_copy(text, path, &st->src, err, errlen);
   if (rc != VB_OK) {
     free(st);

@@ -18,12 +18,15 @@
  * with `seed`, so scene i's values do not depend on how scenes are
  * distributed over threads or ranks.  Paths are checked against the scene
  * by the caller (vb_sweep_target in scene.c). */
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "source.h"
 #include "sweep.h"
 
 /* Room for the canonical text of one parameter. */
@@ -108,38 +111,16 @@ void vb_sweep_free(vb_sweep *sweep)
   free(sweep);
 }
 
-/* Refuse any key of a group outside `allowed`; a key in `elsewhere` is
- * told where it applies. */
+/* Refuse any key of a group outside `allowed`, through the loader's one
+ * key check; keys in `rules` are told where they apply. */
 static int check_keys(const vb_source *src, const config_setting_t *g,
-                      const char *const *allowed, const char *const *elsewhere,
-                      const char *where_else, char *err, size_t errlen)
+                      const char *const *allowed, const vb_key_rule *rules, char *err,
+                      size_t errlen)
 {
-  char valid[512];
-  const char *const *k;
-  int i, n = config_setting_length(g);
+  vb_loader ld;
 
-  valid[0] = '\0';
-  for (k = allowed; *k != NULL; k++)
-    snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s",
-             k == allowed ? "" : ", ", *k);
-  for (i = 0; i < n; i++) {
-    const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
-    const char *key = config_setting_name(m);
-    int ok = 0;
-
-    for (k = allowed; *k != NULL && !ok; k++)
-      ok = strcmp(*k, key) == 0;
-    if (ok)
-      continue;
-    for (k = elsewhere; k != NULL && *k != NULL; k++)
-      if (strcmp(*k, key) == 0)
-        return vb_source_fail(src, m, "sweep", err, errlen,
-                              "'%s' applies only to %s (valid: %s)", key, where_else,
-                              valid);
-    return vb_source_fail(src, m, "sweep", err, errlen, "unknown key '%s' (valid: %s)",
-                          key, valid);
-  }
-  return VB_OK;
+  vb_loader_init(&ld, src, err, errlen, NULL);
+  return vb_src_check_keys(&ld, g, "sweep", allowed, rules);
 }
 
 /* Read `key` = [first, last] of a parameter group. */
@@ -191,28 +172,53 @@ static int spaced(param *pr, double a, double b, long n)
   return VB_OK;
 }
 
+/* Read `values` = [...] of a parameter group. */
+static int read_values(const vb_source *src, const config_setting_t *spec, param *pr,
+                       char *err, size_t errlen)
+{
+  int i;
+
+  if (!is_sequence(spec) || config_setting_length(spec) < 1)
+    return vb_source_fail(src, spec, "sweep", err, errlen,
+                          "'values' must be a non-empty array of numbers");
+  pr->nvalues = config_setting_length(spec);
+  pr->values = malloc((size_t)pr->nvalues * sizeof *pr->values);
+  if (pr->values == NULL)
+    return VB_ENOMEM;
+  for (i = 0; i < pr->nvalues; i++)
+    if (!read_number(config_setting_get_elem(spec, (unsigned)i), &pr->values[i]))
+      return vb_source_fail(src, spec, "sweep", err, errlen,
+                            "'values' must be a non-empty array of numbers (element "
+                            "%d is not a finite number)", i);
+  return VB_OK;
+}
+
 /* Read one parameter group; `mode` decides which value specs apply. */
 static int read_param(const vb_source *src, const config_setting_t *g, mode_kind mode,
                       param *pr, char *err, size_t errlen)
 {
   static const char *const grid_keys[] = {"path", "values", "linspace", "logspace", "n",
                                           NULL};
-  static const char *const grid_else[] = {"uniform", "loguniform", NULL};
+  static const vb_key_rule grid_else[] = {{"uniform", "mode 'random'"},
+                                          {"loguniform", "mode 'random'"},
+                                          {NULL, NULL}};
   static const char *const random_keys[] = {"path", "values", "uniform", "loguniform",
                                             NULL};
-  static const char *const random_else[] = {"linspace", "logspace", "n", NULL};
+  static const vb_key_rule random_else[] = {{"linspace", "modes 'grid' and 'zip'"},
+                                            {"logspace", "modes 'grid' and 'zip'"},
+                                            {"n", "modes 'grid' and 'zip'"},
+                                            {NULL, NULL}};
   const config_setting_t *m, *spec = NULL, *nset;
   long long n = 0;
   double a, b;
-  int rc, k, i;
+  int rc, k;
 
   if (config_setting_type(g) != CONFIG_TYPE_GROUP)
     return vb_source_fail(src, g, "sweep", err, errlen,
                           "each parameter must be a group { path = ...; values = ...; }");
   rc = mode == MODE_RANDOM
-           ? check_keys(src, g, random_keys, random_else, "modes 'grid' and 'zip'", err,
-                        errlen)
-           : check_keys(src, g, grid_keys, grid_else, "mode 'random'", err, errlen);
+           ? check_keys(src, g, random_keys, random_else, err, errlen)
+           : check_keys(src, g, grid_keys, grid_else, err, errlen);
   if (rc != VB_OK)
     return rc;
   m = config_setting_get_member(g, "path");
@@ -250,19 +256,7 @@ static int read_param(const vb_source *src, const config_setting_t *g, mode_kind
 
   switch (pr->spec) {
   case SPEC_VALUES:
-    if (!is_sequence(spec) || config_setting_length(spec) < 1)
-      return vb_source_fail(src, spec, "sweep", err, errlen,
-                            "'values' must be a non-empty array of numbers");
-    pr->nvalues = config_setting_length(spec);
-    pr->values = malloc((size_t)pr->nvalues * sizeof *pr->values);
-    if (pr->values == NULL)
-      return VB_ENOMEM;
-    for (i = 0; i < pr->nvalues; i++)
-      if (!read_number(config_setting_get_elem(spec, (unsigned)i), &pr->values[i]))
-        return vb_source_fail(src, spec, "sweep", err, errlen,
-                              "'values' must be a non-empty array of numbers (element "
-                              "%d is not a finite number)", i);
-    return VB_OK;
+    return read_values(src, spec, pr, err, errlen);
   case SPEC_LINSPACE:
   case SPEC_LOGSPACE:
     if ((rc = read_pair(src, spec, &a, &b, err, errlen)) != VB_OK)
@@ -347,17 +341,72 @@ static int describe(vb_sweep *sw)
   return rc;
 }
 
+/* The number of scenes of a parsed sweep: the product of the parameters'
+ * lengths (grid, with each parameter's stride), their common length (zip)
+ * or n (random, with the seed). */
+static int count_scenes(const vb_source *src, const config_setting_t *sweep,
+                        const config_setting_t *params, vb_sweep *sw, char *err,
+                        size_t errlen)
+{
+  const config_setting_t *m;
+  long long n;
+  int p;
+
+  switch (sw->mode) {
+  case MODE_GRID:
+    sw->nscenes = 1;
+    for (p = sw->nparams - 1; p >= 0; p--) {
+      sw->params[p].stride = sw->nscenes;
+      if (sw->params[p].nvalues > VB_STUDY_MAX_SCENES / sw->nscenes)
+        return vb_source_fail(src, params, "sweep", err, errlen,
+                              "the grid has more than %ld scenes", VB_STUDY_MAX_SCENES);
+      sw->nscenes *= sw->params[p].nvalues;
+    }
+    break;
+  case MODE_ZIP:
+    sw->nscenes = sw->params[0].nvalues;
+    for (p = 1; p < sw->nparams; p++)
+      if (sw->params[p].nvalues != sw->nscenes)
+        return vb_source_fail(src, config_setting_get_elem(params, (unsigned)p), "sweep",
+                              err, errlen,
+                              "mode 'zip' needs parameters of equal length ('%s' has "
+                              "%ld values, '%s' has %ld)", sw->params[0].path,
+                              sw->params[0].nvalues, sw->params[p].path,
+                              sw->params[p].nvalues);
+    break;
+  case MODE_RANDOM:
+    m = config_setting_get_member(sweep, "n");
+    if (m == NULL)
+      return vb_source_fail(src, sweep, "sweep", err, errlen,
+                            "missing required key 'n' for mode 'random'");
+    if (!read_integer(m, &n) || n < 1 || n > VB_STUDY_MAX_SCENES)
+      return vb_source_fail(src, m, "sweep", err, errlen,
+                            "'n' must be an integer between 1 and %ld",
+                            VB_STUDY_MAX_SCENES);
+    sw->nscenes = (long)n;
+    m = config_setting_get_member(sweep, "seed");
+    n = 0;
+    if (m != NULL && (!read_integer(m, &n) || n < 0))
+      return vb_source_fail(src, m, "sweep", err, errlen,
+                            "'seed' must be an integer >= 0");
+    sw->seed = (unsigned long long)n;
+    break;
+  }
+  return VB_OK;
+}
+
 /* Parse and check a sweep group. */
 int vb_sweep_parse(const vb_source *src, const config_setting_t *sweep, vb_sweep **out,
                    char *err, size_t errlen)
 {
   static const char *const grid_keys[] = {"mode", "params", NULL};
-  static const char *const grid_else[] = {"n", "seed", NULL};
+  static const vb_key_rule grid_else[] = {{"n", "mode 'random'"},
+                                          {"seed", "mode 'random'"},
+                                          {NULL, NULL}};
   static const char *const random_keys[] = {"mode", "params", "n", "seed", NULL};
   const config_setting_t *m, *params;
   const char *mode = "grid";
   vb_sweep *sw;
-  long long n;
   int rc = VB_OK, p, q;
 
   *out = NULL;
@@ -382,8 +431,8 @@ int vb_sweep_parse(const vb_source *src, const config_setting_t *sweep, vb_sweep
   }
   sw->mode = (mode_kind)p;
   rc = sw->mode == MODE_RANDOM
-           ? check_keys(src, sweep, random_keys, NULL, NULL, err, errlen)
-           : check_keys(src, sweep, grid_keys, grid_else, "mode 'random'", err, errlen);
+           ? check_keys(src, sweep, random_keys, NULL, err, errlen)
+           : check_keys(src, sweep, grid_keys, grid_else, err, errlen);
   if (rc != VB_OK)
     goto done;
 
@@ -420,64 +469,16 @@ int vb_sweep_parse(const vb_source *src, const config_setting_t *sweep, vb_sweep
       }
   }
 
-  /* the number of scenes */
-  switch (sw->mode) {
-  case MODE_GRID:
-    sw->nscenes = 1;
-    for (p = sw->nparams - 1; p >= 0; p--) {
-      sw->params[p].stride = sw->nscenes;
-      if (sw->params[p].nvalues > VB_STUDY_MAX_SCENES / sw->nscenes) {
-        rc = vb_source_fail(src, params, "sweep", err, errlen,
-                            "the grid has more than %ld scenes", VB_STUDY_MAX_SCENES);
-        goto done;
-      }
-      sw->nscenes *= sw->params[p].nvalues;
-    }
-    break;
-  case MODE_ZIP:
-    sw->nscenes = sw->params[0].nvalues;
-    for (p = 1; p < sw->nparams; p++)
-      if (sw->params[p].nvalues != sw->nscenes) {
-        rc = vb_source_fail(src, config_setting_get_elem(params, (unsigned)p), "sweep",
-                            err, errlen,
-                            "mode 'zip' needs parameters of equal length ('%s' has "
-                            "%ld values, '%s' has %ld)", sw->params[0].path,
-                            sw->params[0].nvalues, sw->params[p].path,
-                            sw->params[p].nvalues);
-        goto done;
-      }
-    break;
-  case MODE_RANDOM:
-    m = config_setting_get_member(sweep, "n");
-    if (m == NULL) {
-      rc = vb_source_fail(src, sweep, "sweep", err, errlen,
-                          "missing required key 'n' for mode 'random'");
-      goto done;
-    }
-    if (!read_integer(m, &n) || n < 1 || n > VB_STUDY_MAX_SCENES) {
-      rc = vb_source_fail(src, m, "sweep", err, errlen,
-                          "'n' must be an integer between 1 and %ld",
-                          VB_STUDY_MAX_SCENES);
-      goto done;
-    }
-    sw->nscenes = (long)n;
-    m = config_setting_get_member(sweep, "seed");
-    n = 0;
-    if (m != NULL && (!read_integer(m, &n) || n < 0)) {
-      rc = vb_source_fail(src, m, "sweep", err, errlen,
-                          "'seed' must be an integer >= 0");
-      goto done;
-    }
-    sw->seed = (unsigned long long)n;
-    break;
-  }
+  rc = count_scenes(src, sweep, params, sw, err, errlen);
+  if (rc != VB_OK)
+    goto done;
   if (describe(sw) != VB_OK)
     goto nomem;
   *out = sw;
   return VB_OK;
 nomem:
   rc = VB_ENOMEM;
-  snprintf(err, errlen, "%s: out of memory reading the sweep", src->path);
+  vb_errf(err, errlen, rc, "%s: out of memory reading the sweep", src->path);
 done:
   vb_sweep_free(sw);
   return rc;
@@ -531,4 +532,358 @@ double vb_sweep_value(const vb_sweep *sweep, long index, int p)
       return exp(log(pr->lo) + (log(pr->hi) - log(pr->lo)) * u);
     return pr->values[(long)(u * (double)pr->nvalues)];
   }
+}
+
+/* ------------------------------------------------------------ parameter paths */
+
+/* Room for a sweep path such as "contacts.hit.k" or "bodies.bar.freq[2]",
+ * and the most components it may have. */
+#define PATH_MAX_LEN 256
+#define MAX_COMPONENTS 8
+
+/* Numeric keys a sweep may set in an object even where the file leaves
+ * them out: per top-level setting, optionally only for one variant of the
+ * object (its `type`, `law` or `scheme`).  Keep in step with the load_*
+ * functions above; a numeric key written in the file is sweepable whether
+ * or not it is listed here, and the loader judges every value. */
+typedef struct sweep_keys {
+  const char *top;      /* "scene", "bodies", "bodies.drive", ...: the kind
+                           of object, its path without element names */
+  const char *selector; /* key that picks the variant, or NULL for all */
+  const char *variant;  /* its value */
+  const char *keys[8];
+} sweep_keys;
+
+static const sweep_keys sweepable[] = {
+  {"scene", NULL, NULL, {"fs", "duration", "gravity", NULL}},
+  {"record", NULL, NULL, {"every", NULL}},
+  {"bodies", "type", "mass", {"mass", "u0", "v0", "k", "c", NULL}},
+  {"bodies", "type", "wall", {"position", NULL}},
+  {"bodies.drive", "type", "sine", {"amplitude", "freq", "phase", NULL}},
+  {"bodies.drive", "type", "noise", {"rms", "bandwidth", NULL}},
+  {"bodies.drive", "type", "profile", {"speed", "spacing", "start", "scale", NULL}},
+  {"contacts", NULL, NULL, {"k", "alpha", NULL}},
+  {"contacts", "law", "hunt-crossley", {"mu", NULL}},
+  {"contacts", "law", "rattle", {"h", NULL}},
+  {"contacts", NULL, NULL, {"gap", NULL}},
+  {"contacts", "scheme", "quadratic", {"s", NULL}},
+  {"contacts", NULL, NULL, {"tolerance", "max_iterations", NULL}},
+  {"forces", NULL, NULL, {"value", "amplitude", "freq", "phase", NULL}},
+};
+
+#define NSWEEPABLE (sizeof sweepable / sizeof sweepable[0])
+
+/* Whether a setting holds a single number. */
+static int is_number(const config_setting_t *s)
+{
+  int t = config_setting_type(s);
+
+  return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
+}
+
+/* Whether a table entry applies to an object of top-level setting `top`. */
+static int entry_applies(const sweep_keys *e, const char *top,
+                         const config_setting_t *obj)
+{
+  const config_setting_t *m;
+
+  if (strcmp(e->top, top) != 0)
+    return 0;
+  if (e->selector == NULL)
+    return 1;
+  m = vb_src_member(obj, e->selector);
+  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING &&
+         strcmp(config_setting_get_string(m), e->variant) == 0;
+}
+
+/* Whether `key` is an optional numeric key a sweep may create in obj. */
+static int creatable(const char *top, const config_setting_t *obj, const char *key)
+{
+  size_t i;
+
+  for (i = 0; i < NSWEEPABLE; i++)
+    if (entry_applies(&sweepable[i], top, obj) && vb_has_key(sweepable[i].keys, key))
+      return 1;
+  return 0;
+}
+
+/* Append the sweepable paths of one object to a comma-separated list:
+ * `kind` is its kind in the table above ("contacts", "bodies.drive"),
+ * `prefix` its path ("contacts.hit", "bodies.shaker.drive"); groups
+ * inside it are listed too. */
+static void object_paths(const char *kind, const char *prefix,
+                         const config_setting_t *obj, char *list, size_t size)
+{
+  char item[PATH_MAX_LEN + 32], subkind[PATH_MAX_LEN], subprefix[PATH_MAX_LEN];
+  size_t i;
+  int j, k, n;
+
+  for (i = 0; i < NSWEEPABLE; i++) {
+    const char *const *key;
+
+    if (!entry_applies(&sweepable[i], kind, obj))
+      continue;
+    for (key = sweepable[i].keys; *key != NULL; key++) {
+      snprintf(item, sizeof item, "%s.%s", prefix, *key);
+      vb_list_add(list, size, item);
+    }
+  }
+  n = config_setting_length(obj);
+  for (j = 0; j < n; j++) {
+    const config_setting_t *m = config_setting_get_elem(obj, (unsigned)j);
+    const char *key = config_setting_name(m);
+    int t = config_setting_type(m);
+
+    if (is_number(m) && !creatable(kind, obj, key)) {
+      snprintf(item, sizeof item, "%s.%s", prefix, key);
+      vb_list_add(list, size, item);
+    } else if (t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) {
+      for (k = 0; k < config_setting_length(m); k++)
+        if (is_number(config_setting_get_elem(m, (unsigned)k))) {
+          snprintf(item, sizeof item, "%s.%s[%d]", prefix, key, k);
+          vb_list_add(list, size, item);
+        }
+    } else if (t == CONFIG_TYPE_GROUP) {
+      snprintf(subkind, sizeof subkind, "%s.%s", kind, key);
+      snprintf(subprefix, sizeof subprefix, "%s.%s", prefix, key);
+      object_paths(subkind, subprefix, m, list, size);
+    }
+  }
+}
+
+/* Name of a list element (a group with a string `name`), or NULL. */
+static const char *element_name(const config_setting_t *g)
+{
+  const config_setting_t *m;
+
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return NULL;
+  m = vb_src_member(g, "name");
+  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING
+             ? config_setting_get_string(m)
+             : NULL;
+}
+
+/* Append the sweepable paths under a top-level setting to a list; with
+ * `key` set, only the paths of that key (on every element of a list). */
+static void top_paths(const config_setting_t *top, const char *key, char *list,
+                      size_t size)
+{
+  const char *name = config_setting_name(top);
+  char one[LIST_MAX];
+  int i, n;
+
+  if (config_setting_type(top) == CONFIG_TYPE_GROUP) {
+    object_paths(name, name, top, list, size);
+    return;
+  }
+  if (config_setting_type(top) != CONFIG_TYPE_LIST)
+    return;
+  n = config_setting_length(top);
+  for (i = 0; i < n; i++) {
+    const config_setting_t *g = config_setting_get_elem(top, (unsigned)i);
+    const char *elem = element_name(g);
+    char suffix[PATH_MAX_LEN], prefix[PATH_MAX_LEN];
+    const char *p, *q;
+
+    if (elem == NULL)
+      continue;
+    snprintf(prefix, sizeof prefix, "%s.%s", name, elem);
+    if (key == NULL) {
+      object_paths(name, prefix, g, list, size);
+      continue;
+    }
+    one[0] = '\0';
+    object_paths(name, prefix, g, one, sizeof one);
+    /* keep the items of `key` only */
+    snprintf(suffix, sizeof suffix, ".%s", key);
+    for (p = one; *p != '\0'; p = *q ? q + 2 : q) {
+      char item[PATH_MAX_LEN + 32];
+      size_t len;
+
+      q = strstr(p, ", ");
+      if (q == NULL)
+        q = p + strlen(p);
+      len = (size_t)(q - p) < sizeof item ? (size_t)(q - p) : sizeof item - 1;
+      memcpy(item, p, len);
+      item[len] = '\0';
+      if (len > strlen(suffix) && strcmp(item + len - strlen(suffix), suffix) == 0)
+        vb_list_add(list, size, item);
+    }
+  }
+}
+
+/* Every sweepable path of a document. */
+static void all_paths(const config_setting_t *root, char *list, size_t size)
+{
+  int i, n = config_setting_length(root);
+
+  for (i = 0; i < n; i++) {
+    const config_setting_t *m = config_setting_get_elem(root, (unsigned)i);
+
+    if (strcmp(config_setting_name(m), "sweep") != 0)
+      top_paths(m, NULL, list, size);
+  }
+}
+
+/* Split "key[3]" into key and index; *index is -1 without brackets.
+ * Returns 0 if the brackets are malformed. */
+static int split_index(char *key, long *index)
+{
+  char *open = strchr(key, '['), *end;
+
+  *index = -1;
+  if (open == NULL)
+    return strchr(key, ']') == NULL;
+  *open = '\0';
+  if (!isdigit((unsigned char)open[1]))
+    return 0;
+  errno = 0;
+  *index = strtol(open + 1, &end, 10);
+  return errno == 0 && end[0] == ']' && end[1] == '\0';
+}
+
+/* The object a sweep path's components name under top-level setting
+ * `top`: the group itself (TOP.KEY, *first = 1) or the list element of
+ * that name (TOP.NAME.KEY, *first = 2), with its path in prefix.  NULL
+ * when there is none, with the paths of the list to suggest in valid
+ * (a top-level setting that is neither group nor list has none). */
+static config_setting_t *find_object(config_setting_t *top, char **comp, int ncomp,
+                                     int *first, char *prefix, size_t psize, char *valid,
+                                     size_t vsize)
+{
+  int i, n;
+
+  if (config_setting_type(top) == CONFIG_TYPE_GROUP) {
+    *first = 1;
+    snprintf(prefix, psize, "%s", comp[0]);
+    return top;
+  }
+  if (config_setting_type(top) != CONFIG_TYPE_LIST)
+    return NULL;
+  *first = 2;
+  snprintf(prefix, psize, "%s.%s", comp[0], comp[1]);
+  n = config_setting_length(top);
+  for (i = 0; i < n; i++) {
+    config_setting_t *g = config_setting_get_elem(top, (unsigned)i);
+    const char *name = element_name(g);
+
+    if (name != NULL && strcmp(name, comp[1]) == 0)
+      return g;
+  }
+  /* an unknown object: the same key on the objects that have it, else
+   * every path of the list */
+  if (ncomp >= 3 && strchr(comp[ncomp - 1], '[') == NULL)
+    top_paths(top, comp[ncomp - 1], valid, vsize);
+  if (valid[0] == '\0')
+    top_paths(top, NULL, valid, vsize);
+  return NULL;
+}
+
+/* Find or create the numeric setting a sweep path names: TOP.KEY for a
+ * group (scene.fs), TOP.NAME.KEY for an element of a list found by its
+ * name (contacts.hit.k), with groups inside the object on the way
+ * (bodies.shaker.drive.freq) and KEY[i] for an array element. */
+int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
+                    const config_setting_t *origin, config_setting_t **target,
+                    char *err, size_t errlen)
+{
+  config_setting_t *root = config_root_setting(cfg), *top, *obj = NULL, *m;
+  char buf[PATH_MAX_LEN], valid[LIST_MAX], kind[PATH_MAX_LEN], prefix[PATH_MAX_LEN];
+  char *comp[MAX_COMPONENTS], *p;
+  int ncomp = 0, first = 1, c;
+  long index;
+
+  *target = NULL;
+  valid[0] = '\0';
+  if (strlen(path) >= sizeof buf) {
+    all_paths(root, valid, sizeof valid);
+    goto unknown;
+  }
+  strcpy(buf, path);
+  for (p = buf; ncomp < MAX_COMPONENTS;) {
+    comp[ncomp++] = p;
+    p = strchr(p, '.');
+    if (p == NULL)
+      break;
+    *p++ = '\0';
+  }
+  top = strcmp(comp[0], "sweep") == 0 ? NULL : vb_src_member(root, comp[0]);
+  /* record is optional as a whole: a sweep of record.every creates it */
+  if (top == NULL && strcmp(comp[0], "record") == 0 && ncomp == 2 &&
+      strcmp(comp[1], "every") == 0) {
+    top = config_setting_add(root, "record", CONFIG_TYPE_GROUP);
+    if (top == NULL)
+      return vb_source_fail(src, origin, "sweep", err, errlen,
+                            "cannot create 'record' for '%s'", path);
+  }
+  if (top == NULL || ncomp < 2 || p != NULL) {
+    all_paths(root, valid, sizeof valid);
+    goto unknown;
+  }
+  snprintf(kind, sizeof kind, "%s", comp[0]);
+  obj = find_object(top, comp, ncomp, &first, prefix, sizeof prefix, valid, sizeof valid);
+  if (obj == NULL) {
+    if (config_setting_type(top) != CONFIG_TYPE_LIST)
+      all_paths(root, valid, sizeof valid);
+    goto unknown;
+  }
+  /* groups inside the object, then the key */
+  for (c = first; c < ncomp - 1; c++) {
+    m = vb_src_member(obj, comp[c]);
+    if (m == NULL || config_setting_type(m) != CONFIG_TYPE_GROUP)
+      break;
+    obj = m;
+    snprintf(kind + strlen(kind), sizeof kind - strlen(kind), ".%s", comp[c]);
+    snprintf(prefix + strlen(prefix), sizeof prefix - strlen(prefix), ".%s", comp[c]);
+  }
+  object_paths(kind, prefix, obj, valid, sizeof valid);
+  if (c != ncomp - 1 || ncomp <= first || !split_index(comp[ncomp - 1], &index))
+    goto unknown;
+  m = vb_src_member(obj, comp[ncomp - 1]);
+  if (index < 0) {
+    if (m != NULL && is_number(m)) {
+      *target = m;
+      return VB_OK;
+    }
+    if (m == NULL && creatable(kind, obj, comp[ncomp - 1])) {
+      *target = config_setting_add(obj, comp[ncomp - 1], CONFIG_TYPE_FLOAT);
+      if (*target == NULL)
+        return vb_source_fail(src, origin, "sweep", err, errlen,
+                              "cannot create '%s'", path);
+      return VB_OK;
+    }
+    goto unknown;
+  }
+  if (m != NULL &&
+      (config_setting_type(m) == CONFIG_TYPE_ARRAY ||
+       config_setting_type(m) == CONFIG_TYPE_LIST) &&
+      index < config_setting_length(m) &&
+      is_number(config_setting_get_elem(m, (unsigned)index))) {
+    *target = config_setting_get_elem(m, (unsigned)index);
+    return VB_OK;
+  }
+unknown:
+  return vb_source_fail(src, origin, "sweep", err, errlen,
+                        "unknown parameter path '%s' (valid: %s)", path,
+                        valid[0] != '\0' ? valid : "no numeric settings");
+}
+
+/* Set a swept value: an integral value is stored as a 64-bit integer (so
+ * that integer keys such as record.every accept it; real keys accept
+ * integers too), any other as a real.  The setting then reports the line
+ * of the sweep parameter. */
+void vb_sweep_assign(config_setting_t *target, double value,
+                     const config_setting_t *origin)
+{
+  target->format = CONFIG_FORMAT_DEFAULT;
+  if (value == floor(value) && fabs(value) < 9007199254740992.0) {
+    target->type = CONFIG_TYPE_INT64;
+    config_setting_set_int64(target, (long long)value);
+  } else {
+    target->type = CONFIG_TYPE_FLOAT;
+    config_setting_set_float(target, value);
+  }
+  target->line = origin->line;
+  target->file = origin->file;
 }

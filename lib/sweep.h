@@ -7,32 +7,10 @@
 
 #include <libconfig.h>
 
-#include "vibro.h"
+#include "source.h"
 
 /* Largest number of scenes a study may have. */
 #define VB_STUDY_MAX_SCENES 100000000L
-
-/* The text of a scene or study file and where it came from. */
-typedef struct vb_source {
-  char *path;   /* name in messages (owned) */
-  char *text;   /* full text, NUL-terminated (owned) */
-  char *incdir; /* directory for @include, NULL for the working directory (owned) */
-} vb_source;
-
-/* Read a file into src (VB_EIO or VB_ENOMEM with a message on failure). */
-int vb_source_read(const char *path, vb_source *src, char *err, size_t errlen);
-/* Copy text into src, named `path` in messages. */
-int vb_source_copy(const char *text, const char *path, vb_source *src, char *err,
-                   size_t errlen);
-/* Free what src holds; a zeroed src is a no-op. */
-void vb_source_clear(vb_source *src);
-/* Parse src into cfg (which this initialises: the caller always calls
- * config_destroy); "file:line: syntax error: ..." on failure. */
-int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen);
-/* Write "file:line: object: what" for setting s into err; returns VB_EINVAL. */
-int vb_source_fail(const vb_source *src, const config_setting_t *s, const char *object,
-                   char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
 
 /* Load a scene from a parsed document of src.  The document may carry a
  * sweep block (already applied by the caller); it is removed from cfg. */
@@ -49,9 +27,6 @@ int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
  * `origin`, the sweep parameter that set it. */
 void vb_sweep_assign(config_setting_t *target, double value,
                      const config_setting_t *origin);
-/* Shortest decimal text of a double that reads back to the same value. */
-const char *vb_number_text(double x, char *buf, size_t size);
-
 /* A parsed sweep block (sweep.c). */
 typedef struct vb_sweep vb_sweep;
 

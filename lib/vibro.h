@@ -345,8 +345,8 @@ typedef struct vb_event {
   double v_out_pred;      /* Papetti eq 7-8, m/s */
   double v_out_exact;     /* root of Papetti eq 6, m/s */
   double duration_pred;   /* Papetti eq 9, s */
-  double energy_before;   /* scene energy at the last sample before, J */
-  double energy_after;    /* scene energy at the first sample after, J */
+  double energy_before;   /* energy of the contact's island at the last sample before, J */
+  double energy_after;    /* energy of the contact's island at the first sample after, J */
   double energy_correction; /* energy the corrections added (< 0: removed), J */
   int newton_iterations_max;
   int fallbacks;          /* quadratic steps that fell back to eq 23 */

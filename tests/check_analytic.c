@@ -415,6 +415,8 @@ analytic_suite(void)
   TCase *core = tcase_create("core");
   TCase *limits = tcase_create("limits");
   TCase *errors = tcase_create("errors");
+  tcase_set_timeout(limits, 60);
+  tcase_set_timeout(errors, 60);
 
   tcase_set_timeout(core, 60);
   tcase_add_loop_test(core, test_x_max_ode, 0, (int)N_ODE);

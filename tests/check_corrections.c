@@ -301,6 +301,7 @@ corrections_suite(void)
   tcase_add_test(core, test_vout_two_bodies);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("errors");
+  tcase_set_timeout(errors, 60);
   tcase_add_test(errors, test_correction_errors);
   suite_add_tcase(s, errors);
   return s;

@@ -129,11 +129,13 @@ law_suite(void)
 {
   Suite *s = suite_create("law");
   TCase *core = tcase_create("core");
+  tcase_set_timeout(core, 60);
   tcase_add_loop_test(core, test_derivatives, 0, NLAWS);
   tcase_add_loop_test(core, test_gradient, 0, NLAWS);
   tcase_add_test(core, test_one_sided);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("errors");
+  tcase_set_timeout(errors, 60);
   tcase_add_test(errors, test_law_lookup);
   tcase_add_test(errors, test_scheme_lookup);
   tcase_add_test(errors, test_strerror);

@@ -620,6 +620,7 @@ network_suite(void)
   tcase_add_test(core, test_noise_drive);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("errors");
+  tcase_set_timeout(errors, 60);
   tcase_add_test(errors, test_network_errors);
   suite_add_tcase(s, errors);
   return s;

@@ -418,6 +418,9 @@ static Suite *output_suite(void)
   TCase *core = tcase_create("core"), *safety = tcase_create("safety"),
         *errors = tcase_create("errors");
 
+  tcase_set_timeout(core, 60);
+  tcase_set_timeout(safety, 60);
+  tcase_set_timeout(errors, 60);
   tcase_add_test(core, test_layout_and_values);
   tcase_add_test(safety, test_resume_verifies_shards);
   tcase_add_test(safety, test_torn_manifest_line);

@@ -929,6 +929,9 @@ static Suite *scene_suite(void)
   TCase *core = tcase_create("core");
   TCase *limits = tcase_create("limits");
   TCase *errors = tcase_create("errors");
+  tcase_set_timeout(core, 60);
+  tcase_set_timeout(limits, 60);
+  tcase_set_timeout(errors, 60);
 
   tcase_add_test(core, test_good_fields);
   tcase_add_test(core, test_defaults);

@@ -490,6 +490,8 @@ static Suite *study_suite(void)
   tcase_add_loop_test(errors, test_bad_sweep, 0,
                       (int)(sizeof bad_sweeps / sizeof bad_sweeps[0]));
   tcase_add_test(errors, test_scene_loader_refuses_study);
+  tcase_set_timeout(core, 60);
+  tcase_set_timeout(errors, 60);
   tcase_set_timeout(runner, 60);
   tcase_add_test(runner, test_table_matches_single_runs);
   tcase_add_test(runner, test_plain_scene_table);

@@ -4,6 +4,7 @@
 set -u
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
+case $vibro in /*) ;; *) vibro=$PWD/$vibro ;; esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
@@ -18,6 +19,60 @@ expect 0 "$vibro" check --help
 expect 1 "$vibro"
 expect 1 "$vibro" frobnicate
 contains "$tmp/err" "vibro: unknown command 'frobnicate' (valid: run, check, info, events, export)"
+
+# getopt_long conventions: attached and separate values, long options with
+# =, options before or after the operand, -- before an operand that looks
+# like an option; a missing argument is named
+scene="$srcdir/scenes/papetti-case-b.cfg"
+expect 0 "$vibro" run -j2 --output="$tmp/o1.h5" -q "$scene"
+[ -f "$tmp/o1.h5" ] && ok || bad "run -j2 --output=FILE wrote nothing"
+expect 0 "$vibro" run "$scene" --jobs=2 --output "$tmp/o2.h5" --quiet
+[ -f "$tmp/o2.h5" ] && ok || bad "run --jobs=2 --output FILE wrote nothing"
+expect 0 "$vibro" run --jobs 1 -o"$tmp/o3.h5" -q "$scene"
+[ -f "$tmp/o3.h5" ] && ok || bad "run -oFILE wrote nothing"
+cp "$scene" "$tmp/-dash.cfg"
+(cd "$tmp" && "$vibro" run -q -o o4.h5 -- -dash.cfg) >"$tmp/out" 2>"$tmp/err" && ok ||
+  bad "run -- -dash.cfg: $(cat "$tmp/err")"
+[ -f "$tmp/o4.h5" ] && ok || bad "run -- -dash.cfg wrote nothing"
+expect 1 "$vibro" run "$scene"
+only_line "$tmp/err" "vibro run: missing -o OUT.h5 (see vibro help run)"
+expect 1 "$vibro" run -o "$tmp/x.h5"
+only_line "$tmp/err" "vibro run: missing SCENE.cfg (see vibro help run)"
+expect 1 "$vibro" run "$scene" -o
+only_line "$tmp/err" "vibro run: option -o/--output needs a value (OUT.h5)"
+expect 1 "$vibro" run "$scene" "$scene" -o "$tmp/x.h5"
+only_line "$tmp/err" "vibro run: more than one SCENE.cfg ('$scene')"
+expect 1 "$vibro" run "$scene" -o "$tmp/x.h5" --jobz=2
+only_line "$tmp/err" "vibro run: unknown option '--jobz=2' (valid: -o/--output OUT.h5, -j/--jobs N, --resume, -q/--quiet, --help)"
+expect 1 "$vibro" run "$scene" -o "$tmp/x.h5" -x
+only_line "$tmp/err" "vibro run: unknown option '-x' (valid: -o/--output OUT.h5, -j/--jobs N, --resume, -q/--quiet, --help)"
+expect 1 "$vibro" run "$scene" -o "$tmp/x.h5" -j2x
+only_line "$tmp/err" "vibro run: -j 2x: not a number of threads (valid: 1 to 4096)"
+[ -e "$tmp/x.h5" ] && bad "output written after a bad command line" || ok
+expect 1 "$vibro" check
+only_line "$tmp/err" "vibro check: missing SCENE.cfg (see vibro help check)"
+# vibro help CMD is vibro CMD --help; every command has one
+for cmd in run check info events export; do
+  expect 0 "$vibro" help "$cmd"
+  cp "$tmp/out" "$tmp/help1"
+  expect 0 "$vibro" "$cmd" --help
+  cmp -s "$tmp/out" "$tmp/help1" && ok || bad "vibro help $cmd differs from vibro $cmd --help"
+  contains "$tmp/out" "usage: vibro $cmd "
+  expect 0 "$vibro" "$cmd" -h
+done
+expect 0 "$vibro" help
+contains "$tmp/out" "usage: vibro COMMAND"
+expect 1 "$vibro" help frobnicate
+only_line "$tmp/err" "vibro: help: unknown command 'frobnicate' (valid: run, check, info, events, export)"
+# the man page's synopsis names every option of every command
+for cmd in run check info events export; do
+  "$vibro" help "$cmd" | sed -n '/^options:/,$ s/^ *\(-., \)\{0,1\}--\([a-z-]*\).*/\2/p' | while read -r opt; do
+    [ "$opt" = help ] && continue
+    sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$srcdir/tools/vibro.1" |
+      grep -qF -- "\\-\\-$opt" || echo "vibro.1 synopsis lacks $cmd --$opt"
+  done
+done >"$tmp/man"
+[ -s "$tmp/man" ] && bad "$(cat "$tmp/man")" || ok
 
 # every shipped scene checks and runs
 for scene in "$srcdir"/scenes/*.cfg; do

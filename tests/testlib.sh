@@ -17,3 +17,9 @@ expect() {
 contains() {
   if grep -qF -- "$2" "$1"; then ok; else bad "'$2' not in $(cat "$1")"; fi
 }
+
+# only_line FILE TEXT: require FILE to be exactly the one line TEXT
+only_line() {
+  if [ "$(wc -l <"$1")" -eq 1 ] && [ "$(cat "$1")" = "$2" ]; then ok
+  else bad "expected the one line '$2', got '$(cat "$1")'"; fi
+}

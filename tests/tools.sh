@@ -12,12 +12,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-tools.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
 
-# only_line FILE TEXT: require FILE to be exactly the one line TEXT
-only_line() {
-  if [ "$(wc -l <"$1")" -eq 1 ] && [ "$(cat "$1")" = "$2" ]; then ok
-  else bad "expected the one line '$2', got '$(cat "$1")'"; fi
-}
-
 # error MESSAGE CMD...: CMD exits 1 with exactly MESSAGE on stderr
 error() {
   msg=$1; shift
@@ -144,11 +138,11 @@ error_start "$b: 'contacts/hit/events' in scene 0 is not a 1-d signal (valid: bo
   "$vibro" export "$b" --signal contacts/hit/events --wav "$tmp/x.wav"
 error "$tmp/no/dir/x.wav: cannot write: No such file or directory" \
   "$vibro" export "$b" --signal bodies/hammer/u --wav "$tmp/no/dir/x.wav"
-error "vibro export: no --csv FILE or --wav FILE given (see vibro export --help)" \
+error "vibro export: missing --csv FILE, --wav FILE or --flac FILE (see vibro help export)" \
   "$vibro" export "$b" --signal bodies/hammer/u
 error "vibro events: unknown option '--bogus' (valid: --scene N, --contact NAME, --csv, --help)" \
   "$vibro" events "$b" --bogus
-error "vibro info: no output file given (see vibro info --help)" "$vibro" info
+error "vibro info: missing OUT.h5 (see vibro help info)" "$vibro" info
 
 # ------------------------------------------------------------- with h5py
 python=$(sed -n '1s/^#! *//p' "$plot")
@@ -370,6 +364,76 @@ with h5py.File(tmp + "/b.h5", "r") as f:
     pcm = np.array(struct.unpack("<%dh" % len(force), raw[44:]))
     assert np.array_equal(pcm, np.rint(force / np.abs(force).max() * 32767)), pcm
     assert np.abs(pcm).max() == 32767
+PY
+
+# sound through libsndfile: channels, encodings, FLAC, fixed gain, clipping
+expect 0 "$vibro" export "$b" --signal contacts/hit/force --signal bodies/hammer/u \
+  --wav "$tmp/two.wav" --encoding pcm24 --csv "$tmp/two.csv"
+contains "$tmp/out" "$tmp/two.wav: 89 samples at 44100 Hz, 24-bit, 2 channels, peak "
+equal "two-signal csv header" "$(head -n 1 "$tmp/two.csv")" \
+  "time (s),contacts/hit/force (N),bodies/hammer/u (m)"
+expect 0 "$vibro" export "$b" --signal contacts/hit/force --wav "$tmp/gain.wav" \
+  --encoding float --gain 0.00125
+contains "$tmp/out" "32-bit float mono, peak "
+contains "$tmp/out" ", gain 0.00125 -> "
+expect 0 "$vibro" export "$b" --signal contacts/hit/force --wav "$tmp/clip.wav" --gain 1
+contains "$tmp/err" "$tmp/clip.wav: "
+contains "$tmp/err" "samples beyond full scale clipped"
+expect 0 "$vibro" export "$b" --signal contacts/hit/force --flac "$tmp/force.flac" --encoding pcm24
+contains "$tmp/out" "$tmp/force.flac: 89 samples at 44100 Hz, 24-bit mono"
+"$vibro" export "$b" --signal contacts/hit/force --wav - >"$tmp/stdout.wav" && ok ||
+  bad "WAV on standard output failed"
+cmp -s "$tmp/stdout.wav" "$tmp/force.wav" && ok || bad "WAV on standard output differs from the file"
+error "$tmp/x.flac: FLAC holds integer samples (valid --encoding: pcm16, pcm24)" \
+  "$vibro" export "$b" --signal contacts/hit/force --flac "$tmp/x.flac" --encoding float
+error "vibro export: --encoding pcm8: unknown (valid: pcm16, pcm24, float)" \
+  "$vibro" export "$b" --signal contacts/hit/force --wav "$tmp/x.wav" --encoding pcm8
+error "vibro export: --gain and --normalize exclude each other" \
+  "$vibro" export "$b" --signal contacts/hit/force --wav "$tmp/x.wav" --gain 2 --normalize
+error "vibro export: --gain -1: not a positive number" \
+  "$vibro" export "$b" --signal contacts/hit/force --wav "$tmp/x.wav" --gain -1
+error "vibro export: only one of --csv, --wav and --flac can write to standard output" \
+  "$vibro" export "$b" --signal contacts/hit/force --wav - --csv -
+[ -e "$tmp/x.wav" ] || [ -e "$tmp/x.flac" ] && bad "export left a file after an error" || ok
+"$python" - "$tmp" <<'PY' >"$tmp/py.out" 2>&1 && ok || bad "sound cross-check: $(cat "$tmp/py.out")"
+import struct, sys, h5py, numpy as np
+tmp = sys.argv[1]
+def chunks(path):
+    raw = open(path, "rb").read()
+    assert raw[:4] == b"RIFF" and raw[8:12] == b"WAVE", path
+    out, i = {}, 12
+    while i + 8 <= len(raw):
+        tag, size = raw[i:i + 4], struct.unpack("<I", raw[i + 4:i + 8])[0]
+        out[tag] = raw[i + 8:i + 8 + size]
+        i += 8 + size + (size & 1)
+    return out
+with h5py.File(tmp + "/b.h5", "r") as f:
+    g = f["scenes/000000"]
+    force, u = g["contacts/hit/force"][:], g["bodies/hammer/u"][:]
+# two channels of 24 bits, scaled by the peak of both
+c = chunks(tmp + "/two.wav")
+fmt = struct.unpack("<HHIIHH", c[b"fmt "][:16])
+assert fmt[1] == 2 and fmt[2] == 44100 and fmt[5] == 24, fmt
+d = np.frombuffer(c[b"data"], dtype=np.uint8).reshape(-1, 3).astype(np.int64)
+v = d[:, 0] | (d[:, 1] << 8) | (d[:, 2] << 16)
+v = np.where(v >= 1 << 23, v - (1 << 24), v).reshape(-1, 2)
+peak = max(np.abs(force).max(), np.abs(u).max())
+assert np.array_equal(v[:, 0], np.rint(force / peak * 8388607)), v[:5]
+assert np.array_equal(v[:, 1], np.rint(u / peak * 8388607)), v[:5]
+# float at a fixed gain: the samples times the gain, unclipped
+c = chunks(tmp + "/gain.wav")
+assert struct.unpack("<H", c[b"fmt "][:2])[0] in (3, 0xFFFE)
+x = np.frombuffer(c[b"data"], dtype="<f4")
+assert np.array_equal(x, (force * 0.00125).astype(np.float32)), x[:5]
+# gain 1 on a force of hundreds of newtons: clipped to full scale
+x = np.frombuffer(chunks(tmp + "/clip.wav")[b"data"], dtype="<i2")
+assert np.array_equal(x, np.rint(np.clip(force, -1, 1) * 32767)), x[:5]
+# FLAC: its STREAMINFO says 44100 Hz, mono, 24 bits, 89 samples
+raw = open(tmp + "/force.flac", "rb").read()
+assert raw[:4] == b"fLaC" and raw[4] & 0x7F == 0, raw[:8]
+bits = int.from_bytes(raw[18:26], "big")
+rate, ch, bps, n = bits >> 44, ((bits >> 41) & 7) + 1, ((bits >> 36) & 31) + 1, bits & (2**36 - 1)
+assert (rate, ch, bps, n) == (44100, 1, 24, len(force)), (rate, ch, bps, n)
 PY
 
 # ------------------------------------------------------------- vibro-plot

@@ -1,0 +1,477 @@
+/* load_body.c - bodies from a parsed scene document: masses, walls and
+ * modal objects (modes from arrays, a preset or a modes file), their
+ * damping, points and drives.  Messages through source.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source.h"
+
+/* Damping of a modal body: quality, t60, zeta (arrays or one number) or
+ * loss = [b1, b3] (sigma = b1 + b3 omega^2); none leaves sigma as is. */
+static int load_damping(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  static const char *const keys[] = {"quality", "t60", "zeta", "loss"};
+  int n = b->nmodes, which = -1, present, rc, j;
+  for (j = 0; j < 4; j++)
+    if (vb_src_member(g, keys[j]) != NULL) {
+      if (which >= 0)
+        return vb_src_fail(ld, vb_src_at(g, keys[j]), obj, "'%s' and '%s' both give the damping "
+                    "(valid: one of quality, t60, zeta, loss)", keys[which], keys[j]);
+      which = j;
+    }
+  if (which < 0)
+    return VB_OK;
+  double *v = malloc(((size_t)n + 2) * sizeof(double));
+  if (v == NULL)
+    return vb_src_fail(ld, g, obj, "out of memory");
+  if (which == 3) {
+    int cnt = 2;
+    rc = vb_src_array(ld, g, obj, "loss", 1, 0, 2, &v, &cnt, &present);
+    for (j = 0; rc == VB_OK && j < n; j++) {
+      double w = 2.0 * M_PI * b->freq[j];
+      b->sigma[j] = v[0] + v[1] * w * w;
+      if (!(v[0] >= 0 && v[1] >= 0))
+        rc = vb_src_fail(ld, vb_src_at(g, "loss"), obj, "'loss' = [b1, b3] must be >= 0");
+    }
+    free(v);
+    return rc;
+  }
+  rc = vb_src_array(ld, g, obj, keys[which], 1, 1, n, &v, NULL, &present);
+  for (j = 0; rc == VB_OK && j < n; j++) {
+    double w = 2.0 * M_PI * b->freq[j], x = v[j];
+    if (which == 0) {         /* omega/Q is the damping term: sigma = omega/(2Q) */
+      if (!(x > 0))
+        rc = vb_src_refuse(ld, g, obj, "quality", "> 0", x);
+      b->sigma[j] = w / (2.0 * x);
+    } else if (which == 1) {  /* amplitude down 60 dB in t60 */
+      if (!(x > 0))
+        rc = vb_src_refuse(ld, g, obj, "t60", "> 0", x);
+      b->sigma[j] = log(1000.0) / x;
+    } else {                  /* damping ratio */
+      if (!(x >= 0))
+        rc = vb_src_refuse(ld, g, obj, "zeta", ">= 0", x);
+      b->sigma[j] = x * w;
+    }
+  }
+  free(v);
+  return rc;
+}
+
+/* Points of a modal body given by shape: ( { name; shape = [...]; } ). */
+static int load_shape_points(vb_loader *ld, const config_setting_t *g, const char *obj,
+                             vb_body *b)
+{
+  static const char *const keys[] = {"name", "shape", NULL};
+  const config_setting_t *list = vb_src_member(g, "points");
+  int i, rc;
+  for (i = 0; i < b->npoints; i++) {
+    const config_setting_t *p = config_setting_get_elem(list, (unsigned)i);
+    const char *name = NULL;
+    char pobj[2 * OBJECT_MAX];
+    snprintf(pobj, sizeof pobj, "%s point #%d", obj, i + 1);
+    if (config_setting_type(p) != CONFIG_TYPE_GROUP)
+      return vb_src_fail(ld, p, pobj, "must be a group { name = ...; shape = [...]; }");
+    if ((rc = vb_src_check_keys(ld, p, pobj, keys, NULL)) != VB_OK ||
+        (rc = vb_src_string(ld, p, pobj, "name", 1, &name)) != VB_OK ||
+        (rc = vb_src_check_name(ld, p, pobj, name)) != VB_OK)
+      return rc;
+    strcpy(b->points[i].name, name);
+    snprintf(pobj, sizeof pobj, "%s point '%s'", obj, name);
+    for (int j = 0; j < i; j++)
+      if (strcmp(b->points[j].name, name) == 0)
+        return vb_src_fail(ld, vb_src_at(p, "name"), pobj, "duplicate point name");
+    if ((rc = vb_src_array(ld, p, pobj, "shape", 1, 0, b->nmodes, &b->points[i].shape, NULL,
+                        NULL)) != VB_OK)
+      return rc;
+  }
+  return VB_OK;
+}
+
+/* Points of a preset body given by position: ( { name; x; y; } ). */
+static int load_preset(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  static const char *const pkeys[] = {"kind", "nmodes", "length", "width", "thickness",
+                                      "youngs", "density", "poisson", "tension",
+                                      "linear_density", "surface_density", "radius", NULL};
+  static const char *const keys[] = {"name", "x", "y", NULL};
+  const config_setting_t *pg = vb_src_member(g, "preset"), *list = vb_src_member(g, "points");
+  char pobj[2 * OBJECT_MAX];
+  vb_preset p;
+  long nm = 0;
+  int rc, i, np;
+
+  memset(&p, 0, sizeof p);
+  snprintf(pobj, sizeof pobj, "%s preset", obj);
+  if (config_setting_type(pg) != CONFIG_TYPE_GROUP)
+    return vb_src_fail(ld, pg, obj, "'preset' must be a group { kind = ...; ... }");
+  if ((rc = vb_src_check_keys(ld, pg, pobj, pkeys, NULL)) != VB_OK ||
+      (rc = vb_src_string(ld, pg, pobj, "kind", 1, &p.kind)) != VB_OK ||
+      (rc = vb_src_integer(ld, pg, pobj, "nmodes", 1, &nm)) != VB_OK)
+    return rc;
+  p.nmodes = nm > 0 && nm < 1000000 ? (int)nm : 0;
+  if (p.nmodes == 0)
+    return vb_src_refuse(ld, pg, pobj, "nmodes", "between 1 and 100000", (double)nm);
+  p.poisson = 0.3;
+  if ((rc = vb_src_number(ld, pg, pobj, "length", 0, &p.length)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "width", 0, &p.width)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "thickness", 0, &p.thickness)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "youngs", 0, &p.youngs)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "density", 0, &p.density)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "poisson", 0, &p.poisson)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "tension", 0, &p.tension)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "linear_density", 0, &p.linear_density)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "surface_density", 0, &p.surface_density)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "radius", 0, &p.radius)) != VB_OK)
+    return rc;
+  np = list ? config_setting_length(list) : 0;
+  double *xy = calloc(2 * (size_t)np + 2, sizeof(double));
+  const char **names = calloc((size_t)np + 1, sizeof(char *));
+  if (!xy || !names) {
+    free(xy);
+    free(names);
+    return vb_src_fail(ld, g, obj, "out of memory");
+  }
+  rc = VB_OK;
+  for (i = 0; i < np && rc == VB_OK; i++) {
+    const config_setting_t *pt = config_setting_get_elem(list, (unsigned)i);
+    char qobj[3 * OBJECT_MAX];
+    snprintf(qobj, sizeof qobj, "%s point #%d", obj, i + 1);
+    if (config_setting_type(pt) != CONFIG_TYPE_GROUP)
+      rc = vb_src_fail(ld, pt, qobj, "must be a group { name = ...; x = ...; }");
+    else if ((rc = vb_src_check_keys(ld, pt, qobj, keys, NULL)) == VB_OK &&
+             (rc = vb_src_string(ld, pt, qobj, "name", 1, &names[i])) == VB_OK &&
+             (rc = vb_src_check_name(ld, pt, qobj, names[i])) == VB_OK &&
+             (rc = vb_src_number(ld, pt, qobj, "x", 1, &xy[i])) == VB_OK)
+      rc = vb_src_number(ld, pt, qobj, "y", 0, &xy[np + i]);
+    for (int j = 0; rc == VB_OK && j < i; j++)
+      if (strcmp(names[j], names[i]) == 0)
+        rc = vb_src_fail(ld, pt, qobj, "duplicate point name '%s'", names[i]);
+  }
+  if (rc == VB_OK) {
+    char msg[1024];
+    if (vb_preset_fill(b, &p, np, xy, xy + np, names, msg, sizeof msg) != VB_OK)
+      rc = vb_src_fail(ld, pg, obj, "%s", msg);
+  }
+  free(xy);
+  free(names);
+  return rc;
+}
+
+/* Load a modal object: modes from arrays, a preset or a data file. */
+static int load_modal(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  const config_setting_t *points = vb_src_member(g, "points");
+  int sources = (vb_src_member(g, "freq") != NULL) + (vb_src_member(g, "preset") != NULL) +
+                (vb_src_member(g, "modes_file") != NULL);
+  int rc, present, j;
+
+  if (sources != 1)
+    return vb_src_fail(ld, g, obj, "give the modes by exactly one of 'freq' (with 'mass' and "
+                "point shapes), 'preset' or 'modes_file' (got %d)", sources);
+  if (points != NULL && config_setting_type(points) != CONFIG_TYPE_LIST &&
+      !(config_setting_type(points) == CONFIG_TYPE_ARRAY && config_setting_length(points) == 0))
+    return vb_src_fail(ld, points, obj, "'points' must be a list of groups ( { ... }, ... )");
+  if (vb_src_member(g, "freq") != NULL) {
+    double *freq = NULL;
+    int n = 0;
+    if ((rc = vb_src_array(ld, g, obj, "freq", 1, 0, -1, &freq, &n, NULL)) != VB_OK) {
+      free(freq);
+      return rc;
+    }
+    if (n < 1) {
+      free(freq);
+      return vb_src_fail(ld, vb_src_at(g, "freq"), obj, "'freq' must list at least one mode");
+    }
+    if (points == NULL || config_setting_length(points) == 0) {
+      free(freq);
+      return vb_src_fail(ld, g, obj, "missing required key 'points' (valid: ( { name = ...; "
+                  "shape = [...]; } ))");
+    }
+    rc = vb_body_alloc_modes(b, n, config_setting_length(points));
+    if (rc == VB_OK)
+      memcpy(b->freq, freq, (size_t)n * sizeof(double));
+    free(freq);
+    if (rc != VB_OK)
+      return vb_src_fail(ld, g, obj, "out of memory");
+    for (j = 0; j < n; j++) {
+      if (!(b->freq[j] >= 0))
+        return vb_src_refuse(ld, g, obj, "freq", ">= 0 for every mode", b->freq[j]);
+      b->gravity[j] = b->freq[j] == 0.0 ? 1.0 : 0.0;
+    }
+    if ((rc = vb_src_array(ld, g, obj, "mass", 1, 1, n, &b->modal_mass, NULL, NULL)) != VB_OK ||
+        (rc = load_shape_points(ld, g, obj, b)) != VB_OK)
+      return rc;
+  } else if (vb_src_member(g, "preset") != NULL) {
+    if ((rc = load_preset(ld, g, obj, b)) != VB_OK)
+      return rc;
+    if (vb_src_member(g, "mass") != NULL)
+      return vb_src_fail(ld, vb_src_at(g, "mass"), obj, "'mass' applies only to modes given by 'freq' "
+                  "(a preset computes its modal masses)");
+  } else {
+    const char *file = NULL;
+    char path[4200], msg[1024];
+    if ((rc = vb_src_string(ld, g, obj, "modes_file", 1, &file)) != VB_OK)
+      return rc;
+    if (points != NULL)
+      return vb_src_fail(ld, points, obj, "'points' come from the modes file '%s'", file);
+    if (vb_src_member(g, "mass") != NULL)
+      return vb_src_fail(ld, vb_src_at(g, "mass"), obj, "'mass' applies only to modes given by 'freq' "
+                  "(the modes file gives the modal masses)");
+    vb_src_data_path(ld, file, path, sizeof path);
+    if (vb_modes_file_read(b, path, msg, sizeof msg) != VB_OK)
+      return vb_src_fail(ld, vb_src_at(g, "modes_file"), obj, "%s", msg);
+  }
+  for (j = 0; j < b->nmodes; j++)
+    if (!(b->modal_mass[j] > 0))
+      return vb_src_refuse(ld, g, obj, "mass", "> 0 for every mode", b->modal_mass[j]);
+  if ((rc = load_damping(ld, g, obj, b)) != VB_OK ||
+      (rc = vb_src_array(ld, g, obj, "gravity", 0, 1, b->nmodes, &b->gravity, NULL, &present)) != VB_OK)
+    return rc;
+  /* without q0 the elastic modes start at their static sag under gravity,
+   * -g gravity_j / omega_j^2, so nothing rings before anything happens */
+  for (j = 0; j < b->nmodes; j++)
+    if (b->freq[j] > 0.0)
+      b->q0[j] = -ld->scene->gravity * b->gravity[j] / pow(2.0 * M_PI * b->freq[j], 2.0);
+  if ((rc = vb_src_array(ld, g, obj, "q0", 0, 0, b->nmodes, &b->q0, NULL, &present)) != VB_OK ||
+      (rc = vb_src_array(ld, g, obj, "dq0", 0, 0, b->nmodes, &b->dq0, NULL, &present)) != VB_OK ||
+      (rc = vb_src_array(ld, g, obj, "gravity", 0, 1, b->nmodes, &b->gravity, NULL, &present)) != VB_OK)
+    return rc;
+  return VB_OK;
+}
+
+/* Read a profile file: one height (m) per line, '#' comments. */
+static int read_profile(vb_loader *ld, const config_setting_t *at_s, const char *obj,
+                        const char *file, vb_drive *d)
+{
+  char path[4200], line[256];
+  vb_src_data_path(ld, file, path, sizeof path);
+  FILE *f = fopen(path, "r");
+  if (f == NULL)
+    return vb_src_fail(ld, at_s, obj, "cannot read profile '%s': %s", path, strerror(errno));
+  long cap = 256, n = 0, lineno = 0;
+  d->samples = malloc((size_t)cap * sizeof(double));
+  int rc = d->samples ? VB_OK : VB_ENOMEM;
+  while (rc == VB_OK && fgets(line, sizeof line, f)) {
+    char *p = line, *end;
+    lineno++;
+    while (isspace((unsigned char)*p))
+      p++;
+    if (*p == '#' || *p == '\0')
+      continue;
+    double x = strtod(p, &end);
+    while (isspace((unsigned char)*end))
+      end++;
+    if (end == p || *end != '\0' || !isfinite(x)) {
+      rc = vb_src_fail(ld, at_s, obj, "profile '%s' line %ld: '%.*s' is not a number", path,
+                lineno, (int)strcspn(p, "\r\n"), p);
+      break;
+    }
+    if (n == cap) {
+      double *g2 = realloc(d->samples, 2 * (size_t)cap * sizeof(double));
+      if (!g2) {
+        rc = VB_ENOMEM;
+        break;
+      }
+      d->samples = g2;
+      cap *= 2;
+    }
+    d->samples[n++] = x;
+  }
+  fclose(f);
+  if (rc == VB_ENOMEM)
+    return vb_src_fail(ld, at_s, obj, "out of memory reading profile '%s'", path);
+  if (rc == VB_OK && n < 4)
+    return vb_src_fail(ld, at_s, obj, "profile '%s' has %ld samples (valid: at least 4)", path, n);
+  d->nsamples = n;
+  return rc;
+}
+
+/* A wall's drive: sine, profile or noise. */
+int vb_load_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_drive *d)
+{
+  static const char *const sine_keys[] = {"type", "amplitude", "freq", "phase", NULL};
+  static const char *const profile_keys[] = {"type", "file", "speed", "spacing", "start",
+                                             "scale", NULL};
+  static const char *const noise_keys[] = {"type", "rms", "bandwidth", "seed",
+                                           "components", NULL};
+  char dobj[2 * OBJECT_MAX];
+  const char *type = NULL;
+  int rc;
+  snprintf(dobj, sizeof dobj, "%s drive", obj);
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return vb_src_fail(ld, g, obj, "'drive' must be a group { type = ...; ... }");
+  if ((rc = vb_src_string(ld, g, dobj, "type", 1, &type)) != VB_OK)
+    return rc;
+  if (strcmp(type, "sine") == 0) {
+    d->kind = VB_DRIVE_SINE;
+    if ((rc = vb_src_check_keys(ld, g, dobj, sine_keys, NULL)) != VB_OK ||
+        (rc = vb_src_number(ld, g, dobj, "amplitude", 1, &d->amplitude)) != VB_OK ||
+        (rc = vb_src_number(ld, g, dobj, "freq", 1, &d->freq)) != VB_OK ||
+        (rc = vb_src_number(ld, g, dobj, "phase", 0, &d->phase)) != VB_OK)
+      return rc;
+    if (!(d->freq >= 0))
+      return vb_src_refuse(ld, g, dobj, "freq", ">= 0", d->freq);
+    return VB_OK;
+  }
+  if (strcmp(type, "profile") == 0) {
+    const char *file = NULL;
+    d->kind = VB_DRIVE_PROFILE;
+    d->amplitude = 1.0;
+    if ((rc = vb_src_check_keys(ld, g, dobj, profile_keys, NULL)) != VB_OK ||
+        (rc = vb_src_string(ld, g, dobj, "file", 1, &file)) != VB_OK ||
+        (rc = vb_src_number(ld, g, dobj, "speed", 1, &d->speed)) != VB_OK ||
+        (rc = vb_src_number(ld, g, dobj, "spacing", 1, &d->spacing)) != VB_OK ||
+        (rc = vb_src_number(ld, g, dobj, "start", 0, &d->start)) != VB_OK ||
+        (rc = vb_src_number(ld, g, dobj, "scale", 0, &d->amplitude)) != VB_OK)
+      return rc;
+    if (!(d->spacing > 0))
+      return vb_src_refuse(ld, g, dobj, "spacing", "> 0", d->spacing);
+    return read_profile(ld, vb_src_at(g, "file"), dobj, file, d);
+  }
+  if (strcmp(type, "noise") == 0) {
+    long seed = 1, comps = 64;
+    d->kind = VB_DRIVE_NOISE;
+    if ((rc = vb_src_check_keys(ld, g, dobj, noise_keys, NULL)) != VB_OK ||
+        (rc = vb_src_number(ld, g, dobj, "rms", 1, &d->amplitude)) != VB_OK ||
+        (rc = vb_src_number(ld, g, dobj, "bandwidth", 1, &d->freq)) != VB_OK ||
+        (rc = vb_src_integer(ld, g, dobj, "seed", 0, &seed)) != VB_OK ||
+        (rc = vb_src_integer(ld, g, dobj, "components", 0, &comps)) != VB_OK)
+      return rc;
+    if (!(d->amplitude >= 0))
+      return vb_src_refuse(ld, g, dobj, "rms", ">= 0", d->amplitude);
+    if (!(d->freq > 0))
+      return vb_src_refuse(ld, g, dobj, "bandwidth", "> 0", d->freq);
+    if (comps < 1 || comps > 100000)
+      return vb_src_refuse(ld, g, dobj, "components", "between 1 and 100000", (double)comps);
+    d->seed = (unsigned long)seed;
+    if (vb_drive_noise_setup(d, comps) != VB_OK)
+      return vb_src_fail(ld, g, dobj, "out of memory");
+    return VB_OK;
+  }
+  return vb_src_fail(ld, vb_src_at(g, "type"), dobj, "unknown drive type '%s' (valid: sine, profile, "
+              "noise)", type);
+}
+
+/* Load one body from its group; i is its index. */
+static int load_body(vb_loader *ld, const config_setting_t *list, int i)
+{
+  static const char *const mass_keys[] = {"name", "type", "mass", "u0", "v0", "k", "c",
+                                          NULL};
+  static const char *const wall_keys[] = {"name", "type", "position", "drive", NULL};
+  static const char *const modal_keys[] = {"name", "type", "freq", "mass", "quality",
+                                           "t60", "zeta", "loss", "q0", "dq0",
+                                           "gravity", "points", "preset", "modes_file",
+                                           NULL};
+  static const char *const all_keys[] = {"name", "type", "mass", "u0", "v0", "k", "c",
+                                         "position", "drive", "freq", "quality", "t60",
+                                         "zeta", "loss", "q0", "dq0", "gravity",
+                                         "points", "preset", "modes_file", NULL};
+  static const vb_key_rule mass_rules[] = {{"position", "type 'wall'"},
+                                        {"drive", "type 'wall'"},
+                                        {"freq", "type 'modal'"},
+                                        {"points", "type 'modal'"},
+                                        {NULL, NULL}};
+  static const vb_key_rule wall_rules[] = {{"mass", "type 'mass'"},
+                                        {"u0", "type 'mass'"},
+                                        {"v0", "type 'mass'"},
+                                        {NULL, NULL}};
+  static const vb_key_rule modal_rules[] = {{"position", "type 'wall'"},
+                                         {"u0", "type 'mass'"},
+                                         {"v0", "type 'mass'"},
+                                         {"k", "type 'mass'"},
+                                         {"c", "type 'mass'"},
+                                         {NULL, NULL}};
+  const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+  vb_body *b = &ld->scene->bodies[i];
+  const char *name = NULL, *type = NULL;
+  char obj[OBJECT_MAX], loc[4200];
+  int rc, j;
+
+  snprintf(obj, sizeof obj, "body #%d", i + 1);
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return vb_src_fail(ld, g, obj, "must be a group { name = ...; type = ...; }");
+  b->line = config_setting_source_line(g);
+  if ((rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
+      (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
+    return rc;
+  strcpy(b->name, name);
+  snprintf(obj, sizeof obj, "body '%s'", name);
+  for (j = 0; j < i; j++)
+    if (strcmp(ld->scene->bodies[j].name, name) == 0)
+      return vb_src_fail(ld, vb_src_at(g, "name"), obj,
+                  "duplicate body name (first defined at %s)",
+                  vb_src_where(ld, config_setting_get_elem(list, (unsigned)j), loc,
+                        sizeof loc));
+  /* The type decides which keys are valid; an unknown or missing type is
+   * reported after the keys, with all keys of every type allowed. */
+  if (vb_src_member(g, "type") != NULL &&
+      config_setting_type(vb_src_member(g, "type")) == CONFIG_TYPE_STRING)
+    type = config_setting_get_string(vb_src_member(g, "type"));
+  if (type != NULL && strcmp(type, "mass") == 0)
+    rc = vb_src_check_keys(ld, g, obj, mass_keys, mass_rules);
+  else if (type != NULL && strcmp(type, "wall") == 0)
+    rc = vb_src_check_keys(ld, g, obj, wall_keys, wall_rules);
+  else if (type != NULL && strcmp(type, "modal") == 0)
+    rc = vb_src_check_keys(ld, g, obj, modal_keys, modal_rules);
+  else
+    rc = vb_src_check_keys(ld, g, obj, all_keys, NULL);
+  if (rc != VB_OK || (rc = vb_src_string(ld, g, obj, "type", 1, &type)) != VB_OK)
+    return rc;
+  if (strcmp(type, "mass") == 0) {
+    b->kind = VB_BODY_MASS;
+    if ((rc = vb_src_number(ld, g, obj, "mass", 1, &b->mass)) != VB_OK)
+      return rc;
+    if (!(b->mass > 0))
+      return vb_src_refuse(ld, g, obj, "mass", "> 0", b->mass);
+    if ((rc = vb_src_number(ld, g, obj, "u0", 0, &b->u0)) != VB_OK ||
+        (rc = vb_src_number(ld, g, obj, "v0", 0, &b->v0)) != VB_OK ||
+        (rc = vb_src_number(ld, g, obj, "k", 0, &b->k)) != VB_OK ||
+        (rc = vb_src_number(ld, g, obj, "c", 0, &b->c)) != VB_OK)
+      return rc;
+    if (!(b->k >= 0))
+      return vb_src_refuse(ld, g, obj, "k", ">= 0", b->k);
+    if (!(b->c >= 0))
+      return vb_src_refuse(ld, g, obj, "c", ">= 0", b->c);
+    if (vb_body_mass_modes(b) != VB_OK)
+      return vb_src_fail(ld, g, obj, "out of memory");
+    return VB_OK;
+  }
+  if (strcmp(type, "wall") == 0) {
+    b->kind = VB_BODY_WALL;
+    if ((rc = vb_src_number(ld, g, obj, "position", 0, &b->u0)) != VB_OK)
+      return rc;
+    return vb_src_member(g, "drive") ? vb_load_drive(ld, vb_src_member(g, "drive"), obj, &b->drive) : VB_OK;
+  }
+  if (strcmp(type, "modal") == 0) {
+    b->kind = VB_BODY_MODAL;
+    return load_modal(ld, g, obj, b);
+  }
+  return vb_src_fail(ld, vb_src_at(g, "type"), obj, "unknown type '%s' (valid: mass, wall, modal)",
+              type);
+}
+
+/* Load the bodies list. */
+int vb_load_bodies(vb_loader *ld, const config_setting_t *list)
+{
+  int i, n = config_setting_length(list), rc;
+
+  if (!(config_setting_type(list) == CONFIG_TYPE_LIST ||
+        (config_setting_type(list) == CONFIG_TYPE_ARRAY && n == 0)))
+    return vb_src_fail(ld, list, "top level",
+                "'bodies' must be a list of groups ( { ... }, ... )");
+  if (n == 0)
+    return vb_src_fail(ld, list, "bodies", "at least one body is required");
+  ld->scene->bodies = calloc((size_t)n, sizeof *ld->scene->bodies);
+  if (ld->scene->bodies == NULL)
+    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene",
+                   ld->path);
+  ld->scene->nbodies = n;
+  for (i = 0; i < n; i++)
+    if ((rc = load_body(ld, list, i)) != VB_OK)
+      return rc;
+  return VB_OK;
+}

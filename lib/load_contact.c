@@ -1,0 +1,440 @@
+/* load_contact.c - contacts and forces from a parsed scene document: the
+ * "body" or "body.point" they act at, the law and its parameters, the
+ * scheme, and Papetti's corrections.  Messages through source.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source.h"
+
+/* Index of a body by name, or -1. */
+static int find_body(const vb_scene *sc, const char *name)
+{
+  int i;
+
+  for (i = 0; i < sc->nbodies; i++)
+    if (strcmp(sc->bodies[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+/* Resolve "body" or "body.point" into a body and point index; a modal
+ * object needs a point, a mass or wall takes none.  Messages go to m. */
+static int resolve_point(vb_loader *ld, const config_setting_t *m, const char *obj,
+                         const char *key, const char *text, int *body, int *point)
+{
+  const vb_scene *sc = ld->scene;
+  char bname[VB_NAME_MAX * 2 + 2], valid[LIST_MAX];
+  const char *dot = strchr(text, '.');
+  size_t n = dot ? (size_t)(dot - text) : strlen(text);
+  int j;
+
+  if (n >= sizeof bname)
+    n = sizeof bname - 1;
+  memcpy(bname, text, n);
+  bname[n] = '\0';
+  *body = find_body(sc, bname);
+  if (*body < 0) {
+    valid[0] = '\0';
+    for (j = 0; j < sc->nbodies; j++)
+      vb_list_add(valid, sizeof valid, sc->bodies[j].name);
+    return vb_src_fail(ld, m, obj, "'%s' names unknown body '%s' (valid: %s)", key, bname, valid);
+  }
+  const vb_body *b = &sc->bodies[*body];
+  *point = 0;
+  if (b->kind != VB_BODY_MODAL) {
+    if (dot != NULL)
+      return vb_src_fail(ld, m, obj, "'%s' names point '%s' of %s '%s', which has no points "
+                  "(valid: '%s')", key, dot + 1, b->kind == VB_BODY_WALL ? "wall" : "mass",
+                  bname, bname);
+    return VB_OK;
+  }
+  valid[0] = '\0';
+  for (j = 0; j < b->npoints; j++) {
+    char full[4 * VB_NAME_MAX + 4];
+    snprintf(full, sizeof full, "%s.%s", bname, b->points[j].name);
+    vb_list_add(valid, sizeof valid, full);
+    if (dot != NULL && strcmp(dot + 1, b->points[j].name) == 0)
+      *point = j;
+  }
+  if (dot == NULL)
+    return vb_src_fail(ld, m, obj, "'%s' must name a point of modal object '%s' (valid: %s)",
+                key, bname, valid);
+  if (strcmp(dot + 1, b->points[*point].name) != 0)
+    return vb_src_fail(ld, m, obj, "'%s' names unknown point '%s' (valid: %s)", key, text, valid);
+  return VB_OK;
+}
+
+/* Resolve the 'between' array of a contact into body and point indices. */
+static int load_between(vb_loader *ld, const config_setting_t *g,
+                        const char *obj, vb_contact *c)
+{
+  const config_setting_t *m = vb_src_member(g, "between");
+  const vb_scene *sc = ld->scene;
+  const char *names[2];
+  int i, n, idx[2], pt[2], rc;
+
+  if (m == NULL)
+    return vb_src_fail(ld, g, obj, "missing required key 'between'");
+  if (config_setting_type(m) != CONFIG_TYPE_ARRAY &&
+      config_setting_type(m) != CONFIG_TYPE_LIST)
+    return vb_src_fail(ld, m, obj, "'between' must be an array of two body names");
+  n = config_setting_length(m);
+  for (i = 0; i < n; i++)
+    if (config_setting_type(config_setting_get_elem(m, (unsigned)i)) !=
+        CONFIG_TYPE_STRING)
+      return vb_src_fail(ld, m, obj, "'between' must be an array of two body names");
+  if (n != 2)
+    return vb_src_fail(ld, m, obj, "'between' must name exactly two bodies (got %d)",
+                n);
+  for (i = 0; i < 2; i++) {
+    names[i] = config_setting_get_string_elem(m, i);
+    if ((rc = resolve_point(ld, m, obj, "between", names[i], &idx[i], &pt[i])) != VB_OK)
+      return rc;
+  }
+  if (idx[0] == idx[1] && pt[0] == pt[1])
+    return vb_src_fail(ld, m, obj,
+                "'between' names body '%s' twice (valid: two different bodies)",
+                names[0]);
+  if (sc->bodies[idx[0]].kind == VB_BODY_WALL &&
+      sc->bodies[idx[1]].kind == VB_BODY_WALL)
+    return vb_src_fail(ld, m, obj,
+                "'between' joins two walls '%s' and '%s' (valid: at least one "
+                "body of type 'mass' or 'modal')", names[0], names[1]);
+  c->a = idx[0];
+  c->b = idx[1];
+  c->pa = pt[0];
+  c->pb = pt[1];
+  return VB_OK;
+}
+
+/* Check the keys of a contact group against its law and scheme, as far as
+ * they resolve (an unresolved law or scheme allows all of its keys and is
+ * reported afterwards). */
+static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
+                              const char *obj)
+{
+  static const vb_key_rule rules[] = {{"mu", "law 'hunt-crossley'"},
+                                   {"h", "law 'rattle'"},
+                                   {"c", "law 'spring'"},
+                                   {"alpha", "laws power, hunt-crossley, rattle and polynomial"},
+                                   {"s", "scheme 'quadratic'"},
+                                   {NULL, NULL}};
+  const config_setting_t *m;
+  const char *keys[32], *law = NULL, *scheme = NULL;
+  vb_law_kind kind = VB_LAW_COUNT;
+  int n = 0, law_known, scheme_known;
+
+  m = vb_src_member(g, "law");
+  if (m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING)
+    law = config_setting_get_string(m);
+  m = vb_src_member(g, "scheme");
+  if (m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING)
+    scheme = config_setting_get_string(m);
+  law_known = law != NULL && vb_law_lookup(law, &kind) == VB_OK;
+  scheme_known = scheme != NULL && vb_scheme_lookup(scheme) != NULL;
+  keys[n++] = "name";
+  keys[n++] = "between";
+  keys[n++] = "law";
+  keys[n++] = "k";
+  if (!law_known || kind != VB_LAW_SPRING)
+    keys[n++] = "alpha";
+  if (!law_known || kind == VB_LAW_SPRING)
+    keys[n++] = "c";
+  if (!law_known || kind == VB_LAW_HUNT_CROSSLEY)
+    keys[n++] = "mu";
+  if (!law_known || kind == VB_LAW_RATTLE)
+    keys[n++] = "h";
+  keys[n++] = "gap";
+  keys[n++] = "gap_drive";
+  keys[n++] = "scheme";
+  if (!scheme_known || strcmp(scheme, "quadratic") == 0)
+    keys[n++] = "s";
+  keys[n++] = "tolerance";
+  keys[n++] = "max_iterations";
+  keys[n++] = "corrections";
+  keys[n++] = "vout";
+  keys[n++] = "exact_duration";
+  keys[n++] = "saturate";
+  keys[n] = NULL;
+  return vb_src_check_keys(ld, g, obj, keys, rules);
+}
+
+/* Load the law parameters of a contact: k, alpha, mu, h. */
+static int load_law(vb_loader *ld, const config_setting_t *g, const char *obj,
+                    vb_law *law)
+{
+  double a;
+  int rc;
+
+  if ((rc = vb_src_number(ld, g, obj, "k", 1, &law->k)) != VB_OK)
+    return rc;
+  if (!(law->k > 0))
+    return vb_src_refuse(ld, g, obj, "k", "> 0", law->k);
+  law->c = 0.0;
+  if (law->kind == VB_LAW_SPRING) {
+    /* linear spring-damper: alpha is 1 */
+    law->alpha = 1.0;
+    law->mu = law->h = 0.0;
+    if ((rc = vb_src_number(ld, g, obj, "c", 0, &law->c)) != VB_OK)
+      return rc;
+    if (!(law->c >= 0))
+      return vb_src_refuse(ld, g, obj, "c", ">= 0", law->c);
+    return VB_OK;
+  }
+  if ((rc = vb_src_number(ld, g, obj, "alpha", 1, &law->alpha)) != VB_OK)
+    return rc;
+  a = law->alpha;
+  if (law->kind == VB_LAW_POLYNOMIAL) {
+    if (!(a >= 1 && a == floor(a) && fmod(a, 2.0) == 1.0))
+      return vb_src_refuse(ld, g, obj, "alpha",
+                    "an odd integer >= 1 for law 'polynomial'", a);
+  } else if (!(a >= 1)) {
+    return vb_src_refuse(ld, g, obj, "alpha", ">= 1", a);
+  }
+  law->mu = 0.0;
+  law->h = 0.0;
+  if (law->kind == VB_LAW_HUNT_CROSSLEY) {
+    if ((rc = vb_src_number(ld, g, obj, "mu", 0, &law->mu)) != VB_OK)
+      return rc;
+    if (!(law->mu >= 0))
+      return vb_src_refuse(ld, g, obj, "mu", ">= 0", law->mu);
+  }
+  if (law->kind == VB_LAW_RATTLE) {
+    if ((rc = vb_src_number(ld, g, obj, "h", 1, &law->h)) != VB_OK)
+      return rc;
+    if (!(law->h >= 0))
+      return vb_src_refuse(ld, g, obj, "h", ">= 0", law->h);
+  }
+  return VB_OK;
+}
+
+/* Papetti's corrections and the exact-duration substitution of a contact:
+ * corrections = ["xmax", "vout"]; vout = "exact" | "approx";
+ * exact_duration = true; saturate = true. */
+static int load_corrections(vb_loader *ld, const config_setting_t *g, const char *obj,
+                            vb_contact *c)
+{
+  const config_setting_t *m = vb_src_member(g, "corrections");
+  const vb_law *law = &c->law;
+  int rc;
+  c->corrections = 0;
+  c->vout_exact = 1;
+  c->exact_duration = c->saturate = 0;
+  if (m != NULL) {
+    int n = config_setting_length(m);
+    if (config_setting_type(m) != CONFIG_TYPE_ARRAY && config_setting_type(m) != CONFIG_TYPE_LIST)
+      return vb_src_fail(ld, m, obj, "'corrections' must be an array of names (valid: xmax, vout)");
+    for (int i = 0; i < n; i++) {
+      const config_setting_t *e = config_setting_get_elem(m, (unsigned)i);
+      const char *name = config_setting_type(e) == CONFIG_TYPE_STRING
+                         ? config_setting_get_string(e) : NULL;
+      if (name != NULL && strcmp(name, "xmax") == 0)
+        c->corrections |= VB_CORRECT_XMAX;
+      else if (name != NULL && strcmp(name, "vout") == 0)
+        c->corrections |= VB_CORRECT_VOUT;
+      else
+        return vb_src_fail(ld, m, obj, "unknown correction '%s' (valid: xmax, vout)",
+                    name ? name : "(not a string)");
+    }
+    if (law->kind != VB_LAW_POWER && law->kind != VB_LAW_HUNT_CROSSLEY &&
+        law->kind != VB_LAW_RATTLE)
+      return vb_src_fail(ld, m, obj, "corrections need an impact law with analytic x_max and "
+                  "v_out (valid: power, hunt-crossley, rattle)");
+    if (c->scheme->family == VB_FAMILY_THREE_LEVEL)
+      return vb_src_fail(ld, m, obj, "corrections apply to schemes whose state holds a velocity "
+                  "(valid: two-point, am1, verlet, heun, rk4)");
+  }
+  m = vb_src_member(g, "vout");
+  if (m != NULL) {
+    const char *v = NULL;
+    if ((rc = vb_src_string(ld, g, obj, "vout", 1, &v)) != VB_OK)
+      return rc;
+    if (!(c->corrections & VB_CORRECT_VOUT))
+      return vb_src_fail(ld, m, obj, "'vout' applies only with corrections = [\"vout\"]");
+    if (strcmp(v, "exact") == 0)
+      c->vout_exact = 1;
+    else if (strcmp(v, "approx") == 0)
+      c->vout_exact = 0;
+    else
+      return vb_src_fail(ld, m, obj, "unknown vout '%s' (valid: exact, approx)", v);
+  }
+  if ((rc = vb_src_bool(ld, g, obj, "exact_duration", &c->exact_duration)) != VB_OK ||
+      (rc = vb_src_bool(ld, g, obj, "saturate", &c->saturate)) != VB_OK)
+    return rc;
+  if (c->exact_duration) {
+    m = vb_src_member(g, "exact_duration");
+    if (law->kind != VB_LAW_POWER || law->alpha != 1.0)
+      return vb_src_fail(ld, m, obj, "exact_duration needs law 'power' with alpha = 1 "
+                  "(Chatziioannou eq 14-16)");
+    if (strcmp(c->scheme->name, "two-point") != 0 &&
+        strcmp(c->scheme->name, "three-point") != 0)
+      return vb_src_fail(ld, m, obj, "exact_duration applies to schemes two-point and "
+                  "three-point (valid: two-point, three-point)");
+  }
+  if (c->saturate && !c->exact_duration)
+    return vb_src_fail(ld, vb_src_at(g, "saturate"), obj, "'saturate' applies only with "
+                "exact_duration = true");
+  return VB_OK;
+}
+
+/* Load one contact from its group; i is its index. */
+static int load_contact(vb_loader *ld, const config_setting_t *list, int i)
+{
+  const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+  vb_contact *c = &ld->scene->contacts[i];
+  const vb_scene *sc = ld->scene;
+  const char *name = NULL, *law = NULL, *scheme = NULL;
+  char obj[OBJECT_MAX], loc[4200];
+  int rc, j;
+
+  snprintf(obj, sizeof obj, "contact #%d", i + 1);
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return vb_src_fail(ld, g, obj, "must be a group { name = ...; between = ...; }");
+  c->line = config_setting_source_line(g);
+  if ((rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
+      (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
+    return rc;
+  strcpy(c->name, name);
+  snprintf(obj, sizeof obj, "contact '%s'", name);
+  for (j = 0; j < i; j++)
+    if (strcmp(sc->contacts[j].name, name) == 0)
+      return vb_src_fail(ld, vb_src_at(g, "name"), obj,
+                  "duplicate contact name (first defined at %s)",
+                  vb_src_where(ld, config_setting_get_elem(list, (unsigned)j), loc,
+                        sizeof loc));
+  if ((rc = check_contact_keys(ld, g, obj)) != VB_OK ||
+      (rc = vb_src_string(ld, g, obj, "law", 1, &law)) != VB_OK)
+    return rc;
+  if (vb_law_lookup(law, &c->law.kind) != VB_OK)
+    return vb_src_fail(ld, vb_src_at(g, "law"), obj, "unknown law '%s' (valid: %s)", law,
+                vb_law_choices());
+  if ((rc = vb_src_string(ld, g, obj, "scheme", 1, &scheme)) != VB_OK)
+    return rc;
+  c->scheme = vb_scheme_lookup(scheme);
+  if (c->scheme == NULL)
+    return vb_src_fail(ld, vb_src_at(g, "scheme"), obj, "unknown scheme '%s' (valid: %s)",
+                scheme, vb_scheme_choices());
+  if ((rc = load_between(ld, g, obj, c)) != VB_OK)
+    return rc;
+  if ((rc = load_law(ld, g, obj, &c->law)) != VB_OK)
+    return rc;
+  c->gap = 0.0;
+  if ((rc = vb_src_number(ld, g, obj, "gap", 0, &c->gap)) != VB_OK)
+    return rc;
+  if (vb_src_member(g, "gap_drive") != NULL &&
+      (rc = vb_load_drive(ld, vb_src_member(g, "gap_drive"), obj, &c->gap_drive)) != VB_OK)
+    return rc;
+  c->s = 1.0;
+  if (strcmp(scheme, "quadratic") == 0) {
+    if ((rc = vb_src_number(ld, g, obj, "s", 0, &c->s)) != VB_OK)
+      return rc;
+    if (!(c->s > 0))
+      return vb_src_refuse(ld, g, obj, "s", "> 0", c->s);
+  }
+  c->tolerance = 1e-12;
+  if ((rc = vb_src_number(ld, g, obj, "tolerance", 0, &c->tolerance)) != VB_OK)
+    return rc;
+  if (!(c->tolerance > 0 && c->tolerance < 1e-3))
+    return vb_src_refuse(ld, g, obj, "tolerance", "> 0 and < 0.001", c->tolerance);
+  {
+    long it = 50;
+
+    if ((rc = vb_src_integer(ld, g, obj, "max_iterations", 0, &it)) != VB_OK)
+      return rc;
+    if (it < 1 || it > 1000)
+      return vb_src_refuse(ld, g, obj, "max_iterations", "between 1 and 1000",
+                    (double)it);
+    c->max_iterations = (int)it;
+  }
+  return load_corrections(ld, g, obj, c);
+}
+
+/* Load the contacts list (bodies must be loaded). */
+int vb_load_contacts(vb_loader *ld, const config_setting_t *list)
+{
+  vb_scene *sc = ld->scene;
+  int i, n = config_setting_length(list), rc = VB_OK;
+
+  if (!(config_setting_type(list) == CONFIG_TYPE_LIST ||
+        (config_setting_type(list) == CONFIG_TYPE_ARRAY && n == 0)))
+    return vb_src_fail(ld, list, "top level",
+                "'contacts' must be a list of groups ( { ... }, ... )");
+  if (n == 0)
+    return VB_OK;
+  sc->contacts = calloc((size_t)n, sizeof *sc->contacts);
+  if (sc->contacts == NULL)
+    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene",
+                   ld->path);
+  sc->ncontacts = n;
+  for (i = 0; i < n && rc == VB_OK; i++)
+    rc = load_contact(ld, list, i);
+  return rc;
+}
+
+/* Load the forces list: { name; at; type = constant | harmonic; ... }. */
+int vb_load_forces(vb_loader *ld, const config_setting_t *list)
+{
+  static const char *const keys[] = {"name", "at", "type", "value", "amplitude", "freq",
+                                     "phase", NULL};
+  vb_scene *sc = ld->scene;
+  int n = config_setting_length(list), rc = VB_OK;
+  if (!(config_setting_type(list) == CONFIG_TYPE_LIST ||
+        (config_setting_type(list) == CONFIG_TYPE_ARRAY && n == 0)))
+    return vb_src_fail(ld, list, "top level", "'forces' must be a list of groups ( { ... }, ... )");
+  if (n == 0)
+    return VB_OK;
+  sc->forces = calloc((size_t)n, sizeof *sc->forces);
+  if (sc->forces == NULL)
+    return vb_src_fail(ld, list, "top level", "out of memory");
+  sc->nforces = n;
+  for (int i = 0; i < n && rc == VB_OK; i++) {
+    const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+    vb_force *f = &sc->forces[i];
+    const char *name = NULL, *atp = NULL, *type = NULL;
+    char obj[OBJECT_MAX];
+    snprintf(obj, sizeof obj, "force #%d", i + 1);
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+      return vb_src_fail(ld, g, obj, "must be a group { name = ...; at = ...; }");
+    f->line = config_setting_source_line(g);
+    if ((rc = vb_src_check_keys(ld, g, obj, keys, NULL)) != VB_OK ||
+        (rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
+        (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
+      return rc;
+    strcpy(f->name, name);
+    snprintf(obj, sizeof obj, "force '%s'", name);
+    for (int j = 0; j < i; j++)
+      if (strcmp(sc->forces[j].name, name) == 0)
+        return vb_src_fail(ld, vb_src_at(g, "name"), obj, "duplicate force name");
+    if ((rc = vb_src_string(ld, g, obj, "at", 1, &atp)) != VB_OK ||
+        (rc = resolve_point(ld, vb_src_at(g, "at"), obj, "at", atp, &f->body, &f->point)) != VB_OK)
+      return rc;
+    if (sc->bodies[f->body].kind == VB_BODY_WALL)
+      return vb_src_fail(ld, vb_src_at(g, "at"), obj, "a force cannot act on wall '%s' (valid: a mass or "
+                  "a point of a modal object)", sc->bodies[f->body].name);
+    if ((rc = vb_src_string(ld, g, obj, "type", 1, &type)) != VB_OK)
+      return rc;
+    if (strcmp(type, "constant") == 0) {
+      f->kind = VB_FORCE_CONSTANT;
+      if ((rc = vb_src_number(ld, g, obj, "value", 1, &f->value)) != VB_OK)
+        return rc;
+      if (vb_src_member(g, "amplitude") || vb_src_member(g, "freq") || vb_src_member(g, "phase"))
+        return vb_src_fail(ld, g, obj, "'amplitude', 'freq' and 'phase' apply only to type "
+                    "'harmonic'");
+    } else if (strcmp(type, "harmonic") == 0) {
+      f->kind = VB_FORCE_HARMONIC;
+      if ((rc = vb_src_number(ld, g, obj, "value", 0, &f->value)) != VB_OK ||
+          (rc = vb_src_number(ld, g, obj, "amplitude", 1, &f->amplitude)) != VB_OK ||
+          (rc = vb_src_number(ld, g, obj, "freq", 1, &f->freq)) != VB_OK ||
+          (rc = vb_src_number(ld, g, obj, "phase", 0, &f->phase)) != VB_OK)
+        return rc;
+      if (!(f->freq >= 0))
+        return vb_src_refuse(ld, g, obj, "freq", ">= 0", f->freq);
+    } else {
+      return vb_src_fail(ld, vb_src_at(g, "type"), obj, "unknown force type '%s' (valid: constant, "
+                  "harmonic)", type);
+    }
+  }
+  return rc;
+}

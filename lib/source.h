@@ -1,0 +1,124 @@
+/* source.h - the text of a scene or study file, its libconfig parse, and
+ * the typed getters and message helper every part of the loader shares
+ * (lib/source.c); inside libvibro only, not installed.
+ *
+ * Every message reads "file:line: object: what is wrong (valid: ...)". */
+#ifndef VIBRO_SOURCE_H
+#define VIBRO_SOURCE_H
+
+#include <stddef.h>
+
+#include <libconfig.h>
+
+#include "internal.h"
+
+/* Room for a formatted object name such as "contact 'hit'". */
+#define OBJECT_MAX (VB_NAME_MAX + 32)
+
+/* Room for a comma-separated list of choices in a message. */
+#define LIST_MAX 512
+
+/* The text of a scene or study file and where it came from. */
+typedef struct vb_source {
+  char *path;   /* name in messages (owned) */
+  char *text;   /* full text, NUL-terminated (owned) */
+  char *incdir; /* directory for @include, NULL for the working directory (owned) */
+} vb_source;
+
+/* Read a file into src (VB_EIO or VB_ENOMEM with a message on failure). */
+int vb_source_read(const char *path, vb_source *src, char *err, size_t errlen);
+/* Copy text into src, named `path` in messages. */
+int vb_source_copy(const char *text, const char *path, vb_source *src, char *err,
+                   size_t errlen);
+/* Free what src holds; a zeroed src is a no-op. */
+void vb_source_clear(vb_source *src);
+/* Parse src into cfg (which this initialises: the caller always calls
+ * config_destroy); "file:line: syntax error: ..." on failure. */
+int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen);
+/* Write "file:line: object: what" for setting s into err; returns VB_EINVAL. */
+int vb_source_fail(const vb_source *src, const config_setting_t *s, const char *object,
+                   char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* State of one load: where messages go and what is being built. */
+typedef struct vb_loader {
+  const char *path;   /* name of the top file, for messages */
+  const char *text;   /* its full text */
+  const char *incdir; /* include directory, NULL for the working directory */
+  char *err;          /* the caller's message buffer [errlen] */
+  size_t errlen;
+  vb_scene *scene;    /* the scene being loaded (NULL: messages only) */
+} vb_loader;
+
+/* A key that is valid only in some variant of an object. */
+typedef struct vb_key_rule {
+  const char *key;
+  const char *only; /* e.g. "law 'hunt-crossley'" */
+} vb_key_rule;
+
+/* A loader for messages about src (scene NULL) or for loading into scene. */
+void vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errlen,
+                    vb_scene *scene);
+
+/* Report a problem with setting s as "FILE:LINE: OBJECT: what" (object may
+ * be NULL); returns VB_EINVAL so that callers can write return vb_src_fail(...). */
+int vb_src_fail(const vb_loader *ld, const config_setting_t *s, const char *object,
+                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Refuse a number that breaks a condition: "'k' must be > 0 (got -1)";
+ * VB_EINVAL. */
+int vb_src_refuse(const vb_loader *ld, const config_setting_t *group, const char *object,
+                  const char *key, const char *condition, double x);
+/* Refuse any member of a group that is not in the NULL-terminated
+ * `allowed`; keys listed in `rules` (NULL-key-terminated, may be NULL) get
+ * a message saying where they do apply. */
+int vb_src_check_keys(const vb_loader *ld, const config_setting_t *group,
+                      const char *object, const char *const *allowed,
+                      const vb_key_rule *rules);
+/* Check a body or contact name: non-empty, short, [A-Za-z0-9_-]. */
+int vb_src_check_name(const vb_loader *ld, const config_setting_t *group,
+                      const char *object, const char *name);
+
+/* Member of a group, or NULL. */
+config_setting_t *vb_src_member(const config_setting_t *group, const char *key);
+/* The setting to point at for a key: its own line, else the group's. */
+const config_setting_t *vb_src_at(const config_setting_t *group, const char *key);
+/* Typed members.  Each leaves *out alone when the key is absent and not
+ * required, and refuses a wrong type or (numbers) a non-finite value. */
+int vb_src_string(const vb_loader *ld, const config_setting_t *group, const char *object,
+                  const char *key, int required, const char **out);
+int vb_src_number(const vb_loader *ld, const config_setting_t *group, const char *object,
+                  const char *key, int required, double *out);
+int vb_src_integer(const vb_loader *ld, const config_setting_t *group, const char *object,
+                   const char *key, int required, long *out);
+int vb_src_bool(const vb_loader *ld, const config_setting_t *group, const char *object,
+                const char *key, int *out);
+/* A numeric array (or, when scalar_ok, one number applied to all n) into
+ * out[n]; n < 0 allocates *out with the array's own length in *count.
+ * *present (may be NULL) says whether the key was there. */
+int vb_src_array(const vb_loader *ld, const config_setting_t *group, const char *object,
+                 const char *key, int required, int scalar_ok, int n, double **out,
+                 int *count, int *present);
+
+/* Location "FILE:LINE" of a setting, for "first defined at" messages. */
+const char *vb_src_where(const vb_loader *ld, const config_setting_t *s, char *buf,
+                         size_t size);
+/* A data file named in the scene, relative to the scene's directory. */
+void vb_src_data_path(const vb_loader *ld, const char *file, char *buf, size_t size);
+
+/* Append an item to a comma-separated list, ending in "..." when full. */
+void vb_list_add(char *list, size_t size, const char *item);
+/* Join a NULL-terminated array of keys into a comma-separated list. */
+const char *vb_key_list(const char *const *keys, char *buf, size_t size);
+/* Whether a NULL-terminated array of keys holds a key. */
+int vb_has_key(const char *const *keys, const char *key);
+
+/* The parts of the scene loader (load_body.c, load_contact.c): each loads
+ * one top-level list of a parsed document into ld->scene. */
+int vb_load_bodies(vb_loader *ld, const config_setting_t *list);
+int vb_load_contacts(vb_loader *ld, const config_setting_t *list);
+int vb_load_forces(vb_loader *ld, const config_setting_t *list);
+/* A drive group (a wall's drive, a contact's gap_drive) into *d, with
+ * messages about `obj` (load_body.c). */
+int vb_load_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_drive *d);
+
+#endif

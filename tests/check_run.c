@@ -1,0 +1,270 @@
+/* check_run.c - the run as a whole (lib/run.c): independent islands, free
+ * bodies, and the end of a run (issue 10). */
+#include <float.h>
+#include <math.h>
+#include "testutil.h"
+
+/* --------------------------------------------------------------- islands */
+
+#define HEAD "scene = { name = \"i\"; fs = 48000.0; duration = 0.03; gravity = 9.81; };\n"
+
+/* Four islands of different families, a free mass under a force and gravity,
+ * a free modal body and a driven wall in no contact.  Each island is a list
+ * of bodies and a list of contacts. */
+static const char *const island_bodies[] = {
+  /* 0: a bouncing ball on a floor, AM1 with Papetti's corrections */
+  "{ name = \"ball\"; type = \"mass\"; mass = 0.0113; u0 = 2.385e-4; v0 = -0.317; },\n"
+  "{ name = \"floor\"; type = \"wall\"; position = 0.0; },\n",
+  /* 1: a mass striking a two-mode bar held by a spring, three-point */
+  "{ name = \"hammer\"; type = \"mass\"; mass = 0.0217; u0 = 1.0e-5; v0 = -0.613; },\n"
+  "{ name = \"bar\"; type = \"modal\"; freq = [0.0, 413.7]; mass = [0.173, 0.0871];\n"
+  "  quality = [1.0e9, 93.0]; points = ( { name = \"top\"; shape = [1.0, 0.83]; } ); },\n"
+  "{ name = \"ground\"; type = \"wall\"; },\n",
+  /* 2: a mass on a shaken table, rk4 */
+  "{ name = \"bead\"; type = \"mass\"; mass = 0.00193; u0 = 1.7e-4; v0 = 0.0; },\n"
+  "{ name = \"table\"; type = \"wall\"; drive = { type = \"sine\"; amplitude = 2.1e-4;\n"
+  "  freq = 61.3; phase = 0.37; }; },\n",
+  /* 3: a spring link to a wall, two-point */
+  "{ name = \"sprung\"; type = \"mass\"; mass = 0.0413; u0 = 3.1e-4; v0 = 0.023; },\n"
+  "{ name = \"post\"; type = \"wall\"; position = 1.3e-4; },\n",
+};
+static const char *const island_contacts[] = {
+  "{ name = \"bounce\"; between = [\"ball\", \"floor\"]; law = \"hunt-crossley\"; k = 2.3e7;\n"
+  "  alpha = 1.17; mu = 0.27; scheme = \"am1\"; corrections = [\"xmax\", \"vout\"]; },\n",
+  "{ name = \"strike\"; between = [\"hammer\", \"bar.top\"]; law = \"hunt-crossley\"; k = 3.7e8;\n"
+  "  alpha = 1.5; mu = 0.31; scheme = \"three-point\"; },\n"
+  "{ name = \"hold\"; between = [\"bar.top\", \"ground\"]; law = \"spring\"; k = 2.9e4; c = 1.3;\n"
+  "  scheme = \"three-point\"; },\n",
+  "{ name = \"shake\"; between = [\"bead\", \"table\"]; law = \"power\"; k = 4.1e6; alpha = 1.5;\n"
+  "  scheme = \"rk4\"; },\n",
+  "{ name = \"link\"; between = [\"sprung\", \"post\"]; law = \"spring\"; k = 1.9e3;\n"
+  "  scheme = \"two-point\"; },\n",
+};
+#define NISLANDS 4
+
+/* Bodies that touch nothing. */
+static const char free_bodies[] =
+  "{ name = \"drifter\"; type = \"mass\"; mass = 0.0237; u0 = 0.013; v0 = 0.41; },\n"
+  "{ name = \"bell\"; type = \"modal\"; freq = [37.3, 211.9]; mass = [0.31, 0.17];\n"
+  "  quality = [41.0, 1.0e9]; q0 = [1.3e-3, -2.1e-4]; dq0 = [0.0, 0.071];\n"
+  "  points = ( { name = \"rim\"; shape = [1.0, -0.6]; } ); },\n"
+  "{ name = \"shaker\"; type = \"wall\"; position = 2.0e-3; drive = { type = \"sine\";\n"
+  "  amplitude = 1.1e-3; freq = 17.9; phase = 0.21; }; },\n";
+static const char free_forces[] =
+  "forces = ( { name = \"push\"; at = \"drifter\"; type = \"constant\"; value = 0.0531; } );\n";
+
+/* Append to a growing scene text. */
+static void
+put(char **t, size_t *n, const char *s)
+{
+  size_t k = strlen(s);
+  *t = realloc(*t, *n + k + 1);
+  ck_assert(*t != NULL);
+  memcpy(*t + *n, s, k + 1);
+  *n += k;
+}
+
+/* Drop the comma after the last item of a list and close it. */
+static void
+end_list(char **t, size_t *n, const char *close)
+{
+  if (*n >= 2 && (*t)[*n - 2] == ',')
+    (*t)[(*n -= 2)] = '\0';
+  put(t, n, close);
+}
+
+/* Scene text of the islands whose bit is set in `mask`, listed in the
+ * order of `order`, with the free bodies if `with_free`; the caller frees. */
+static char *
+islands_text(unsigned mask, const int *order, int with_free)
+{
+  char *t = NULL;
+  size_t n = 0;
+  put(&t, &n, HEAD "bodies = (\n");
+  for (int k = 0; k < NISLANDS; k++)
+    if (mask & (1u << order[k]))
+      put(&t, &n, island_bodies[order[k]]);
+  if (with_free)
+    put(&t, &n, free_bodies);
+  end_list(&t, &n, "\n);\ncontacts = (\n");
+  for (int k = 0; k < NISLANDS; k++)
+    if (mask & (1u << order[k]))
+      put(&t, &n, island_contacts[order[k]]);
+  end_list(&t, &n, "\n);\n");
+  if (with_free)
+    put(&t, &n, free_forces);
+  return t;
+}
+
+/* Index of the body or contact called `name` in a scene, or -1. */
+static int
+body_index(const vb_scene *sc, const char *name)
+{
+  for (int b = 0; b < sc->nbodies; b++)
+    if (strcmp(sc->bodies[b].name, name) == 0)
+      return b;
+  return -1;
+}
+
+static int
+contact_index(const vb_scene *sc, const char *name)
+{
+  for (int c = 0; c < sc->ncontacts; c++)
+    if (strcmp(sc->contacts[c].name, name) == 0)
+      return c;
+  return -1;
+}
+
+/* Every recorded signal and event of `alone` equals, bit for bit, the same
+ * body's or contact's in `together`. */
+static void
+assert_same_as_alone(const tu_sim *alone, const tu_sim *together, const char *what)
+{
+  const vb_scene *sa = alone->scene, *st = together->scene;
+  long n = vb_run_samples(alone->run);
+  size_t bytes = (size_t)n * sizeof(double);
+  ck_assert_int_eq(n, vb_run_samples(together->run));
+  for (int b = 0; b < sa->nbodies; b++) {
+    int bt = body_index(st, sa->bodies[b].name);
+    ck_assert_int_ge(bt, 0);
+    int np = sa->bodies[b].kind == VB_BODY_MODAL ? sa->bodies[b].npoints : 1;
+    for (int p = 0; p < np; p++) {
+      ck_assert_msg(memcmp(vb_run_point_u(alone->run, b, p), vb_run_point_u(together->run, bt, p),
+                           bytes) == 0, "%s: body '%s' u differs", what, sa->bodies[b].name);
+      ck_assert_msg(memcmp(vb_run_point_v(alone->run, b, p), vb_run_point_v(together->run, bt, p),
+                           bytes) == 0, "%s: body '%s' v differs", what, sa->bodies[b].name);
+    }
+  }
+  for (int c = 0; c < sa->ncontacts; c++) {
+    int ct = contact_index(st, sa->contacts[c].name);
+    ck_assert_int_ge(ct, 0);
+    const vb_contact_result *ra = vb_run_contact(alone->run, c);
+    const vb_contact_result *rt = vb_run_contact(together->run, ct);
+    ck_assert_msg(memcmp(ra->compression, rt->compression, bytes) == 0
+                  && memcmp(ra->rate, rt->rate, bytes) == 0
+                  && memcmp(ra->force, rt->force, bytes) == 0,
+                  "%s: contact '%s' signals differ", what, sa->contacts[c].name);
+    ck_assert_int_eq(ra->nevents, rt->nevents);
+    ck_assert_int_eq(ra->iterations, rt->iterations);
+    ck_assert_msg(memcmp(ra->events, rt->events, (size_t)ra->nevents * sizeof *ra->events) == 0,
+                  "%s: contact '%s' events differ", what, sa->contacts[c].name);
+  }
+}
+
+/* Independent islands once crashed (SIGSEGV in record()): only the first
+ * island was built.  Any number of islands, listed in any order and with
+ * free bodies beside them, gives each island's results bit for bit, and
+ * the scene's energies are the sums of the islands'. */
+START_TEST(test_islands_alone_and_together)
+{
+  static const int orders[][NISLANDS] = { { 0, 1, 2, 3 }, { 3, 1, 0, 2 }, { 2, 0, 3, 1 } };
+  const int *order = orders[_i];
+  char *text = islands_text(0xf, order, 1);
+  tu_sim all = tu_run_text(text);
+  free(text);
+  ck_assert_msg(all.rc == VB_OK, "together: %s", vb_run_status(all.run));
+  long n = vb_run_samples(all.run);
+  double sum[6][2] = { { 0 } };
+  int events = 0;
+  for (int k = 0; k < NISLANDS; k++) {
+    char *t = islands_text(1u << k, order, 0);
+    tu_sim one = tu_run_text(t);
+    free(t);
+    ck_assert_msg(one.rc == VB_OK, "island %d: %s", k, vb_run_status(one.run));
+    char what[64];
+    snprintf(what, sizeof what, "order %d, island %d", _i, k);
+    assert_same_as_alone(&one, &all, what);
+    for (int e = 0; e < 6; e++) {
+      sum[e][0] += vb_run_energy(one.run, e)[0];
+      sum[e][1] += vb_run_energy(one.run, e)[n - 1];
+    }
+    for (int c = 0; c < one.scene->ncontacts; c++)
+      events += vb_run_contact(one.run, c)->nevents;
+    tu_free(&one);
+  }
+  /* the scenes are not idle: the impact islands have impacts */
+  ck_assert_int_ge(events, 3);
+  /* energies: the islands' plus the free bodies' (which do work under
+   * gravity and the push, and ring down) */
+  for (int e = 0; e < 6; e++)
+    ck_assert(isfinite(vb_run_energy(all.run, e)[n - 1]));
+  double free_kin = 0.5 * 0.0237 * 0.41 * 0.41;
+  ck_assert(vb_run_energy(all.run, 1)[0] > sum[1][0] + 0.99 * free_kin);
+  tu_free(&all);
+}
+END_TEST
+
+/* Bodies in no contact at all move freely: a mass under gravity and a
+ * constant force follows u0 + v0 t + (F/m - g) t^2/2 (the trapezoidal step
+ * is exact for it), a modal body rings at its own frequencies, a driven
+ * wall follows its drive; all are recorded. */
+START_TEST(test_free_bodies)
+{
+  const char *text =
+    "scene = { name = \"free\"; fs = 48000.0; duration = 0.25; gravity = 9.81; };\n"
+    "bodies = (\n"
+    "{ name = \"drifter\"; type = \"mass\"; mass = 0.0237; u0 = 0.013; v0 = 0.41; },\n"
+    "{ name = \"bell\"; type = \"modal\"; freq = [37.3]; mass = [0.31]; q0 = [1.3e-3];\n"
+    "  points = ( { name = \"rim\"; shape = [0.7]; } ); },\n"
+    "{ name = \"shaker\"; type = \"wall\"; position = 2.0e-3; drive = { type = \"sine\";\n"
+    "  amplitude = 1.1e-3; freq = 17.9; phase = 0.21; }; } );\n"
+    "forces = ( { name = \"push\"; at = \"drifter\"; type = \"constant\"; value = 0.0531; } );\n";
+  tu_sim s = tu_run_text(text);
+  ck_assert_msg(s.rc == VB_OK, "%s", vb_run_status(s.run));
+  long n = vb_run_samples(s.run);
+  const double *u = vb_run_body_u(s.run, 0), *v = vb_run_body_v(s.run, 0);
+  const double *ub = vb_run_body_u(s.run, 1), *uw = vb_run_body_u(s.run, 2);
+  const double *vw = vb_run_body_v(s.run, 2);
+  double a = 0.0531 / 0.0237 - 9.81, w = 2.0 * M_PI * 37.3, ww = 2.0 * M_PI * 17.9;
+  double eu = 0.0, ev = 0.0, eb = 0.0, ew = 0.0, umax = 0.0;
+  for (long k = 0; k < n; k++) {
+    double t = k / 48000.0;
+    double ue = 0.013 + 0.41 * t + 0.5 * a * t * t;
+    eu = fmax(eu, fabs(u[k] - ue));
+    ev = fmax(ev, fabs(v[k] - (0.41 + a * t)));
+    umax = fmax(umax, fabs(ue));
+    eb = fmax(eb, fabs(ub[k] - 0.7 * 1.3e-3 * cos(w * t)));
+    ew = fmax(ew, fabs(uw[k] - (2.0e-3 + 1.1e-3 * sin(ww * t + 0.21)))
+                  + fabs(vw[k] - 1.1e-3 * ww * cos(ww * t + 0.21)));
+  }
+  /* round-off only: v1 = 2 (q1 - q)/dt - v carries the rounding of q1 - q
+   * (a few eps |u|) divided by dt into every step, so after N steps v is
+   * off by up to N 4 eps max|u| / dt and u by up to N dt times that */
+  double dt = 1.0 / 48000.0, dv = (double)n * 4.0 * DBL_EPSILON * umax / dt;
+  ck_assert_msg(ev < dv, "free mass: v off by %g (round-off bound %g)", ev, dv);
+  ck_assert_msg(eu < (double)n * dt * dv, "free mass: u off by %g (bound %g)", eu, n * dt * dv);
+  /* the bilinear pre-warp puts the discrete pole exactly on the mode's */
+  ck_assert_msg(eb < 1e-9 * 0.7 * 1.3e-3, "free mode: u off by %g", eb);
+  ck_assert_msg(ew < 1e-12 * 1.1e-3 * ww, "free wall: off its drive by %g", ew);
+  /* the energy balance closes: gravity and the push did the work */
+  double ext = vb_run_energy(s.run, 4)[n - 1];
+  ck_assert(fabs(ext) > 1e-3);
+  /* (to the round-off of v above: kinetic energy m v dv) */
+  double vmax = fmax(fabs(v[0]), fabs(v[n - 1]));
+  ck_assert_msg(fabs(vb_run_balance_error(s.run)) < 0.0237 * vmax * dv, "balance %g of %g",
+                vb_run_balance_error(s.run), ext);
+  tu_free(&s);
+}
+END_TEST
+
+static Suite *
+run_suite(void)
+{
+  Suite *s = suite_create("run");
+  TCase *islands = tcase_create("islands");
+  tcase_set_timeout(islands, 60);
+  tcase_add_loop_test(islands, test_islands_alone_and_together, 0, 3);
+  tcase_add_test(islands, test_free_bodies);
+  suite_add_tcase(s, islands);
+  return s;
+}
+
+int
+main(void)
+{
+  SRunner *sr = srunner_create(run_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,240 @@
+/* cmd_check.c - vibro check: validate a scene file and print what to
+ * expect of it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vibro.h"
+#include "cli.h"
+
+static const char description[] =
+  "Validate SCENE.cfg (every scene of a study) and print, for a study, the\n"
+  "number of scenes and the head of the parameter table; then, for the\n"
+  "(first) scene and per contact, its scheme, the analytic\n"
+  "x_max, v_out and contact time for the initial approach velocity, the\n"
+  "contact time in samples, and a warning where the sample rate is too low\n"
+  "for the scheme (Papetti 3.3.2, Chatziioannou 2.1).\n";
+
+/* Number of contacts of a scene shorter than their scheme resolves, for
+ * the approach the initial state gives. */
+static int
+short_contacts(const vb_scene *sc)
+{
+  int n = 0;
+  for (int c = 0; c < sc->ncontacts; c++) {
+    const vb_contact *ct = &sc->contacts[c];
+    if (ct->law.kind == VB_LAW_POLYNOMIAL || ct->law.kind == VB_LAW_SPRING)
+      continue;
+    double m;
+    double v_in = vb_scene_approach_rate(sc, c, &m);
+    if (!(v_in > 0.0))
+      continue;
+    vb_prediction pr;
+    vb_law_predict(&ct->law, m, v_in, &pr);
+    n += pr.duration * sc->fs < ct->scheme->min_contact_steps;
+  }
+  return n;
+}
+
+/* The size of a study and the head of its parameter table. */
+static void
+print_study(const vb_study *st)
+{
+  long n = vb_study_scenes(st), head = n < 8 ? n : 8;
+  int np = vb_study_nparams(st);
+  printf("study: %ld scenes, mode %s, %d parameter%s\n", n, vb_study_mode(st), np,
+         np == 1 ? "" : "s");
+  printf("  %8s", "scene");
+  for (int p = 0; p < np; p++)
+    printf("  %16s", vb_study_param(st, p));
+  printf("\n");
+  for (long i = 0; i < head; i++) {
+    printf("  %8ld", i);
+    for (int p = 0; p < np; p++)
+      printf("  %16.10g", vb_study_value(st, i, p));
+    printf("\n");
+  }
+  if (head < n)
+    printf("  ... %ld more\n", n - head);
+  printf("scene 0 of the study:\n");
+}
+
+/* Warn once for the scenes of a study (beyond scene 0) that have a contact
+ * shorter than their scheme resolves; returns 1 if there are any. */
+static int
+study_warnings(const vb_study *st)
+{
+  long n = vb_study_scenes(st), count = 0, first = -1;
+  char err[CLI_ERRLEN];
+  for (long i = 1; i < n; i++) {
+    vb_scene *sc;
+    if (vb_study_scene(st, i, &sc, err, sizeof err) != VB_OK)
+      continue;
+    if (short_contacts(sc)) {
+      count++;
+      if (first < 0)
+        first = i;
+    }
+    vb_scene_free(sc);
+  }
+  if (!count)
+    return 0;
+  printf("warning: %ld of the other %ld scenes have a contact shorter than its scheme "
+         "resolves (first: scene %ld)\n", count, n - 1, first);
+  return 1;
+}
+
+/* The bodies of a scene, a line each. */
+static void
+print_bodies(const vb_scene *sc)
+{
+  for (int i = 0; i < sc->nbodies; i++) {
+    const vb_body *b = &sc->bodies[i];
+    if (b->kind == VB_BODY_MASS)
+      printf("body '%s': mass %g kg, u0 %g m, v0 %g m/s%s\n", b->name, b->mass, b->u0, b->v0,
+             b->k > 0.0 || b->c > 0.0 ? ", on a spring to ground" : "");
+    else if (b->kind == VB_BODY_MODAL)
+      printf("body '%s': modal, %d modes (%g .. %g Hz), %d points\n", b->name, b->nmodes,
+             b->freq[0], b->freq[b->nmodes - 1], b->npoints);
+    else
+      printf("body '%s': wall at %g m%s\n", b->name, b->u0,
+             b->drive.kind == VB_DRIVE_NONE ? "" : ", driven");
+  }
+}
+
+/* The law's parameters of a contact, ", k 1e+09, alpha 1.5, ...". */
+static void
+print_law(const vb_contact *ct)
+{
+  printf(", k %g", ct->law.k);
+  if (ct->law.kind != VB_LAW_SPRING)
+    printf(", alpha %g", ct->law.alpha);
+  if (ct->law.kind == VB_LAW_HUNT_CROSSLEY)
+    printf(", mu %g s/m", ct->law.mu);
+  if (ct->law.kind == VB_LAW_RATTLE)
+    printf(", h %g m", ct->law.h);
+  if (ct->law.kind == VB_LAW_SPRING)
+    printf(", c %g N s/m", ct->law.c);
+}
+
+/* One contact: what it joins, its law and scheme, and what to expect of
+ * its first impact.  Returns the number of warnings printed. */
+static int
+print_contact(const vb_scene *sc, int c)
+{
+  const vb_contact *ct = &sc->contacts[c];
+  const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
+  double dt = 1.0 / sc->fs, m;
+  double v_in = vb_scene_approach_rate(sc, c, &m);
+  int warnings = 0;
+
+  printf("contact '%s' between '%s%s%s' and '%s%s%s', law %s, scheme %s (%s)\n", ct->name,
+         a->name, a->kind == VB_BODY_MODAL ? "." : "",
+         a->kind == VB_BODY_MODAL ? a->points[ct->pa].name : "", b->name,
+         b->kind == VB_BODY_MODAL ? "." : "", b->kind == VB_BODY_MODAL ? b->points[ct->pb].name : "",
+         vb_law_name(ct->law.kind), ct->scheme->name, ct->scheme->doc);
+  printf("  effective mass %g kg", m);
+  print_law(ct);
+  if (ct->corrections)
+    printf(", corrections%s%s (vout %s)", ct->corrections & VB_CORRECT_XMAX ? " xmax" : "",
+           ct->corrections & VB_CORRECT_VOUT ? " vout" : "", ct->vout_exact ? "exact" : "approx");
+  printf("\n");
+  if (ct->exact_duration) {
+    double w, limit, used;
+    vb_contact_exact_duration(sc, c, &w, &limit, &used);
+    printf("  exact_duration: omega_c %.6g rad/s, contact time %.6g s = %.3g samples\n", w,
+           M_PI / w, M_PI / w / dt);
+    if (used != w) {
+      printf("  warning: contact '%s' saturated: the sample rate resolves contacts down to "
+             "%.6g s (%.3g samples), not the %.6g s this one lasts; it will last %.6g s\n",
+             ct->name, M_PI / limit, M_PI / limit / dt, M_PI / w, M_PI / used);
+      warnings++;
+    }
+  }
+  if (ct->law.kind == VB_LAW_POLYNOMIAL || ct->law.kind == VB_LAW_SPRING) {
+    printf("  %s: always engaged, no impacts\n", vb_law_name(ct->law.kind));
+    return warnings;
+  }
+  if (!(v_in > 0.0)) {
+    printf("  no impact follows from the initial state\n");
+    return warnings;
+  }
+  vb_prediction pr;
+  vb_law_predict(&ct->law, m, v_in, &pr);
+  double samples = pr.duration / dt;
+  printf("  at v_in %.6g m/s: x_max %.6g m, v_out %.6g m/s (eq 7-8: %.6g), "
+         "contact time %.6g s = %.3g samples\n",
+         v_in, pr.x_max, pr.v_out_exact, pr.v_out, pr.duration, samples);
+  if (samples < ct->scheme->min_contact_steps) {
+    printf("  warning: contact '%s' lasts %.3g samples, shorter than the %d "
+           "scheme '%s' resolves; raise fs above %.6g Hz\n",
+           ct->name, samples, ct->scheme->min_contact_steps, ct->scheme->name,
+           ct->scheme->min_contact_steps / pr.duration);
+    warnings++;
+  }
+  return warnings;
+}
+
+/* Print the check of a loaded study; the number of warnings. */
+static int
+check_study(const vb_study *study)
+{
+  const vb_scene *sc = vb_study_first(study);
+  int warnings = 0;
+
+  if (vb_study_scenes(study) > 1)
+    print_study(study);
+  printf("scene '%s': fs %g Hz, duration %g s (%ld steps), gravity %g m/s^2\n",
+         sc->name, sc->fs, sc->duration, vb_scene_steps(sc), sc->gravity);
+  printf("recording: every %ld steps, %ld samples, %.3g bytes\n", sc->record_every,
+         vb_scene_samples(sc), vb_scene_record_bytes(sc));
+  print_bodies(sc);
+  for (int c = 0; c < sc->ncontacts; c++)
+    warnings += print_contact(sc, c);
+  if (vb_study_scenes(study) > 1)
+    warnings += study_warnings(study);
+  return warnings;
+}
+
+static const cli_option options[] = {
+  { 0, NULL, NULL, NULL },
+};
+
+/* vibro check */
+static int
+check_main(const cli_command *cmd, int argc, char **argv)
+{
+  static const char *const operands[] = { "SCENE.cfg" };
+  char err[CLI_ERRLEN];
+  vb_study *study;
+  cli_args a;
+  int key, warnings;
+
+  cli_begin(&a, cmd, argc, argv);
+  while ((key = cli_next(&a)) > 0 && key != 'h')
+    ;
+  if (key != 0 || cli_operands(&a, 1, operands) < 0) {
+    cli_end(&a);
+    return key == 'h' ? 0 : 1;
+  }
+  if (vb_study_load(a.operands[0], &study, err, sizeof err) != VB_OK) {
+    fprintf(stderr, "%s\n", err);
+    cli_end(&a);
+    return 1;
+  }
+  warnings = check_study(study);
+  printf("%s: valid, %d warning%s\n", a.operands[0], warnings, warnings == 1 ? "" : "s");
+  vb_study_free(study);
+  cli_end(&a);
+  return 0;
+}
+
+const cli_command cli_check = {
+  .name = "check",
+  .synopsis = "SCENE.cfg",
+  .summary = "validate a scene and print what to expect",
+  .description = description,
+  .options = options,
+  .main = check_main,
+};

@@ -1,0 +1,487 @@
+/* cmd_events.c - vibro events: the impact tables, as text or CSV. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "h5read.h"
+
+#define UNITS_LEN 32    /* longest units text of an event field */
+
+static const char description[] =
+  "Print the impact tables (/scenes/N/contacts/NAME/events) of every scene\n"
+  "and contact, or of the chosen ones, as one aligned table with a units\n"
+  "line, a row per impact, led by the scene number and the contact name.\n"
+  "Every field in the file is shown (see README.md for their meaning).\n"
+  "--csv prints comma-separated values instead: one header line of field\n"
+  "names, then the rows, numbers with 17 significant digits.\n";
+
+/* One field of an event table. */
+typedef enum { FIELD_FLOAT, FIELD_INT, FIELD_VSTRING, FIELD_FSTRING } field_kind;
+
+typedef struct field {
+  char name[NAME_LEN];
+  char units[UNITS_LEN]; /* from the dataset's "units" attribute, "" if none */
+  field_kind kind;
+  size_t size;           /* bytes of a fixed-length string */
+  int width;             /* column width of the text table */
+} field;
+
+/* One event table selected for printing. */
+typedef struct table {
+  long scene;            /* scene number, -1 if the group name is not one */
+  char group[NAME_LEN];  /* scene group name, e.g. "000000" */
+  char contact[NAME_LEN];
+  hsize_t rows;
+} table;
+
+
+/* Units of field name from an events "units" attribute of the form
+ * "t_on:s t_off:s ...", into buf ("" if not listed). */
+static void
+field_units(const char *units, const char *name, char *buf, size_t len)
+{
+  size_t n = strlen(name);
+  const char *p = units;
+
+  buf[0] = '\0';
+  while (p && *p) {
+    while (*p == ' ')
+      p++;
+    if (strncmp(p, name, n) == 0 && p[n] == ':') {
+      size_t k = strcspn(p + n + 1, " ");
+      snprintf(buf, len, "%.*s", (int)k, p + n + 1);
+      return;
+    }
+    p = strchr(p, ' ');
+  }
+}
+
+/* Add the fields of an event table's type to the union of fields. */
+static int
+fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
+{
+  char units[TEXT_MAX];
+  int n = H5Tget_nmembers(ftype);
+
+  attr_text(ds, "units", units, sizeof units);
+  for (int m = 0; m < n; m++) {
+    char *name = H5Tget_member_name(ftype, (unsigned)m);
+    hid_t mt = H5Tget_member_type(ftype, (unsigned)m);
+    H5T_class_t cls = mt < 0 ? H5T_NO_CLASS : H5Tget_class(mt);
+    field f = { .kind = FIELD_FLOAT };
+    size_t i;
+    int known = 0;
+
+    if (!name || (cls != H5T_FLOAT && cls != H5T_INTEGER && cls != H5T_STRING)) {
+      H5free_memory(name);
+      close_id(mt);
+      continue;
+    }
+    for (i = 0; i < *nfields && !known; i++)
+      known = strcmp((*fields)[i].name, name) == 0;
+    if (!known) {
+      field *more = realloc(*fields, (*nfields + 1) * sizeof *more);
+      if (!more) {
+        H5free_memory(name);
+        close_id(mt);
+        return -1;
+      }
+      *fields = more;
+      snprintf(f.name, sizeof f.name, "%s", name);
+      field_units(units, name, f.units, sizeof f.units);
+      f.kind = cls == H5T_FLOAT ? FIELD_FLOAT : cls == H5T_INTEGER ? FIELD_INT
+             : H5Tis_variable_str(mt) > 0 ? FIELD_VSTRING : FIELD_FSTRING;
+      f.size = f.kind == FIELD_FSTRING ? H5Tget_size(mt) + 1 : 0;
+      f.width = (int)strlen(f.name);
+      if (f.units[0] && (int)strlen(f.units) + 2 > f.width)
+        f.width = (int)strlen(f.units) + 2;
+      if (f.kind == FIELD_FLOAT && f.width < 12)
+        f.width = 12;
+      if (f.kind == FIELD_INT && f.width < 6)
+        f.width = 6;
+      if (f.kind == FIELD_FSTRING && f.width < (int)f.size)
+        f.width = (int)f.size;
+      if (f.kind == FIELD_VSTRING && f.width < 12)
+        f.width = 12;
+      (*fields)[(*nfields)++] = f;
+    } else if ((*fields)[i - 1].kind == FIELD_FSTRING && cls == H5T_STRING &&
+               H5Tis_variable_str(mt) <= 0 && H5Tget_size(mt) + 1 > (*fields)[i - 1].size) {
+      (*fields)[i - 1].size = H5Tget_size(mt) + 1;
+    }
+    H5free_memory(name);
+    close_id(mt);
+  }
+  return 0;
+}
+
+/* Print a text cell of a CSV row, quoted when it needs to be. */
+static void
+csv_text(const char *s)
+{
+  if (!strpbrk(s, ",\"\n")) {
+    fputs(s, stdout);
+    return;
+  }
+  putchar('"');
+  for (; *s; s++) {
+    if (*s == '"')
+      putchar('"');
+    putchar(*s);
+  }
+  putchar('"');
+}
+
+/* The memory type of the union's fields that a table of file type ftype
+ * has: offset[i] receives each field's place in a row (SIZE_MAX where the
+ * table lacks it), *row the bytes of a row.  The type, or negative. */
+static hid_t
+memory_type(hid_t ftype, const field *fields, size_t nfields, size_t *offset, size_t *row)
+{
+  hid_t mtype;
+
+  *row = 0;
+  for (size_t i = 0; i < nfields; i++) {
+    size_t size = fields[i].kind == FIELD_FSTRING ? fields[i].size
+                : fields[i].kind == FIELD_VSTRING ? sizeof(char *) : 8;
+    offset[i] = SIZE_MAX;
+    if (H5Tget_member_index(ftype, fields[i].name) < 0)
+      continue;
+    offset[i] = *row;
+    *row += (size + 7) / 8 * 8;
+  }
+  mtype = H5Tcreate(H5T_COMPOUND, *row ? *row : 8);
+  if (mtype < 0)
+    return mtype;
+  for (size_t i = 0; i < nfields; i++) {
+    hid_t t;
+    herr_t r;
+    if (offset[i] == SIZE_MAX)
+      continue;
+    switch (fields[i].kind) {
+    case FIELD_FLOAT: r = H5Tinsert(mtype, fields[i].name, offset[i], H5T_NATIVE_DOUBLE); break;
+    case FIELD_INT: r = H5Tinsert(mtype, fields[i].name, offset[i], H5T_NATIVE_LLONG); break;
+    default:
+      t = H5Tcopy(H5T_C_S1);
+      r = t < 0 ? -1 : H5Tset_size(t, fields[i].kind == FIELD_VSTRING ? H5T_VARIABLE
+                                                                       : fields[i].size);
+      if (r >= 0)
+        r = H5Tinsert(mtype, fields[i].name, offset[i], t);
+      close_id(t);
+      break;
+    }
+    if (r < 0) {
+      close_id(mtype);
+      return H5I_INVALID_HID;
+    }
+  }
+  return mtype;
+}
+
+/* Print the rows of one event table: read them whole, with the union's
+ * fields that this table has, and print each in text or CSV. */
+static int
+events_print(const char *file, hid_t fid, const table *tb, const field *fields,
+             size_t nfields, int contact_width, int csv)
+{
+  char path[PATH_LEN], label[PATH_LEN];
+  hid_t ds = H5I_INVALID_HID, ftype = H5I_INVALID_HID, mtype = H5I_INVALID_HID;
+  hid_t space = H5I_INVALID_HID;
+  size_t *offset = NULL, row = 0;
+  unsigned char *buf = NULL;
+  int rc = -1;
+
+  if (tb->rows == 0)
+    return 0;
+  text_format(path, sizeof path, "scenes/%s/contacts/%s/events", tb->group, tb->contact);
+  ds = H5Dopen2(fid, path, H5P_DEFAULT);
+  ftype = ds < 0 ? H5I_INVALID_HID : H5Dget_type(ds);
+  space = ds < 0 ? H5I_INVALID_HID : H5Dget_space(ds);
+  offset = malloc(nfields * sizeof *offset);
+  if (ftype < 0 || space < 0 || !offset) {
+    cli_complain(file, "cannot read /%s", path);
+    goto done;
+  }
+  mtype = memory_type(ftype, fields, nfields, offset, &row);
+  if (mtype < 0)
+    goto bad;
+  buf = calloc((size_t)tb->rows, row ? row : 8);
+  if (!buf) {
+    cli_complain(file, "out of memory reading /%s", path);
+    goto done;
+  }
+  if (H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+    goto bad;
+
+  if (tb->scene >= 0)
+    snprintf(label, sizeof label, "%ld", tb->scene);
+  else
+    snprintf(label, sizeof label, "%s", tb->group);
+  for (hsize_t r = 0; r < tb->rows; r++) {
+    const unsigned char *p = buf + r * row;
+    if (csv) {
+      csv_text(label);
+      putchar(',');
+      csv_text(tb->contact);
+    } else {
+      printf("%6s  %-*s", label, contact_width, tb->contact);
+    }
+    for (size_t i = 0; i < nfields; i++) {
+      const field *f = &fields[i];
+      char cell[TEXT_MAX];
+      double d;
+      long long k;
+      const char *s;
+      if (offset[i] == SIZE_MAX) {
+        snprintf(cell, sizeof cell, "%s", csv ? "" : "-");
+      } else if (f->kind == FIELD_FLOAT) {
+        memcpy(&d, p + offset[i], sizeof d);
+        snprintf(cell, sizeof cell, csv ? "%.17g" : "%.6g", d);
+      } else if (f->kind == FIELD_INT) {
+        memcpy(&k, p + offset[i], sizeof k);
+        snprintf(cell, sizeof cell, "%lld", k);
+      } else if (f->kind == FIELD_VSTRING) {
+        memcpy(&s, p + offset[i], sizeof s);
+        snprintf(cell, sizeof cell, "%s", s ? s : "");
+      } else {
+        snprintf(cell, sizeof cell, "%s", (const char *)(p + offset[i]));
+      }
+      if (csv) {
+        putchar(',');
+        csv_text(cell);
+      } else if (f->kind == FIELD_VSTRING || f->kind == FIELD_FSTRING) {
+        printf("  %-*s", f->width, cell);
+      } else {
+        printf("  %*s", f->width, cell);
+      }
+    }
+    putchar('\n');
+  }
+  reclaim(mtype, space, buf);
+  rc = 0;
+  goto done;
+bad:
+  cli_complain(file, "cannot read /%s", path);
+done:
+  free(buf);
+  free(offset);
+  close_id(mtype);
+  close_id(space);
+  close_id(ftype);
+  close_id(ds);
+  return rc;
+}
+
+/* Add the event tables of one scene group (all contacts, or the one named
+ * contact) to the selection and their fields to the union. */
+static int
+events_select(const char *file, hid_t fid, const char *group, const char *contact,
+              table **tables, size_t *ntables, field **fields, size_t *nfields,
+              namelist *seen)
+{
+  namelist contacts = { 0 };
+  char path[PATH_LEN];
+  int rc = -1;
+
+  snprintf(path, sizeof path, "scenes/%s/contacts", group);
+  if (children(file, fid, path, &contacts) < 0)
+    return -1;
+  for (size_t i = 0; i < contacts.n; i++) {
+    hid_t ds, ftype;
+    long rows;
+    table *more;
+    if (names_find(seen, contacts.v[i]) < 0 && names_push(seen, contacts.v[i]) < 0)
+      goto oom;
+    if (contact && strcmp(contact, contacts.v[i]) != 0)
+      continue;
+    snprintf(path, sizeof path, "scenes/%s/contacts/%s/events", group, contacts.v[i]);
+    rows = dataset_rows(fid, path);
+    if (rows < 0)
+      continue;
+    ds = H5Dopen2(fid, path, H5P_DEFAULT);
+    ftype = ds < 0 ? H5I_INVALID_HID : H5Dget_type(ds);
+    if (ftype < 0 || H5Tget_class(ftype) != H5T_COMPOUND) {
+      close_id(ftype);
+      close_id(ds);
+      continue;
+    }
+    if (fields_add(fields, nfields, ds, ftype) < 0) {
+      close_id(ftype);
+      close_id(ds);
+      goto oom;
+    }
+    close_id(ftype);
+    close_id(ds);
+    more = realloc(*tables, (*ntables + 1) * sizeof *more);
+    if (!more)
+      goto oom;
+    *tables = more;
+    more += (*ntables)++;
+    more->scene = scene_number(group);
+    snprintf(more->group, sizeof more->group, "%s", group);
+    snprintf(more->contact, sizeof more->contact, "%s", contacts.v[i]);
+    more->rows = (hsize_t)rows;
+  }
+  rc = 0;
+  goto done;
+oom:
+  cli_complain(file, "out of memory");
+done:
+  names_free(&contacts);
+  return rc;
+}
+
+/* Select the tables of the chosen scene (or all) and contact (or all);
+ * an unknown scene or contact is an error. */
+static int
+select_tables(const char *file, hid_t fid, const namelist *scenes, const char *scene,
+              const char *contact, table **tables, size_t *ntables, field **fields,
+              size_t *nfields)
+{
+  char choices[CHOICES_MAX + 16], label[PATH_LEN];
+  namelist seen = { 0 };
+  int rc = -1;
+
+  if (scene) {
+    long s = scene_find(file, scenes, scene);
+    if (s < 0 || events_select(file, fid, scenes->v[s], contact, tables, ntables, fields,
+                               nfields, &seen) < 0)
+      goto done;
+    if (contact && names_find(&seen, contact) < 0) {
+      names_join(&seen, choices, sizeof choices);
+      scene_label(scenes->v[s], label, sizeof label);
+      cli_complain(file, "no contact '%s' in scene %s (valid: %s)", contact, label, choices);
+      goto done;
+    }
+  } else {
+    for (size_t s = 0; s < scenes->n; s++)
+      if (events_select(file, fid, scenes->v[s], contact, tables, ntables, fields, nfields,
+                        &seen) < 0)
+        goto done;
+    if (contact && names_find(&seen, contact) < 0) {
+      names_join(&seen, choices, sizeof choices);
+      cli_complain(file, "no contact '%s' in any scene (valid: %s)", contact, choices);
+      goto done;
+    }
+  }
+  rc = 0;
+done:
+  names_free(&seen);
+  return rc;
+}
+
+/* The header: names (and a units line for text). */
+static void
+print_header(const field *fields, size_t nfields, int contact_width, int csv)
+{
+  if (csv) {
+    printf("scene,contact");
+    for (size_t i = 0; i < nfields; i++) {
+      putchar(',');
+      csv_text(fields[i].name);
+    }
+    putchar('\n');
+    return;
+  }
+  printf("%6s  %-*s", "scene", contact_width, "contact");
+  for (size_t i = 0; i < nfields; i++)
+    printf("  %*s", fields[i].width, fields[i].name);
+  printf("\n%6s  %-*s", "", contact_width, "");
+  for (size_t i = 0; i < nfields; i++) {
+    char units[UNITS_LEN + 2];
+    snprintf(units, sizeof units, fields[i].units[0] ? "[%s]" : "%s", fields[i].units);
+    printf("  %*s", fields[i].width, units);
+  }
+  putchar('\n');
+}
+
+/* Print the chosen event tables of an open file. */
+static int
+events_file(const char *file, hid_t fid, const char *scene, const char *contact, int csv)
+{
+  namelist scenes = { 0 };
+  table *tables = NULL;
+  field *fields = NULL;
+  size_t ntables = 0, nfields = 0;
+  int rc = -1, contact_width = 7;
+
+  if (children(file, fid, "scenes", &scenes) < 0)
+    goto done;
+  if (scenes.n == 0) {
+    cli_complain(file, "no scenes");
+    goto done;
+  }
+  if (select_tables(file, fid, &scenes, scene, contact, &tables, &ntables, &fields,
+                    &nfields) < 0)
+    goto done;
+  for (size_t i = 0; i < ntables; i++)
+    if ((int)strlen(tables[i].contact) > contact_width)
+      contact_width = (int)strlen(tables[i].contact);
+  print_header(fields, nfields, contact_width, csv);
+  for (size_t i = 0; i < ntables; i++)
+    if (events_print(file, fid, &tables[i], fields, nfields, contact_width, csv) < 0)
+      goto done;
+  if (fflush(stdout) != 0) {
+    cli_complain(file, "cannot write the events: %s", strerror(errno));
+    goto done;
+  }
+  rc = 0;
+done:
+  free(tables);
+  free(fields);
+  names_free(&scenes);
+  return rc;
+}
+
+enum { OPT_SCENE = 256, OPT_CONTACT, OPT_CSV };
+
+static const cli_option options[] = {
+  { OPT_SCENE, "scene", "N", "only scene N (a number, or a scene group's name)" },
+  { OPT_CONTACT, "contact", "NAME", "only the contact NAME" },
+  { OPT_CSV, "csv", NULL, "comma-separated values, 17 significant digits" },
+  { 0, NULL, NULL, NULL },
+};
+
+/* vibro events */
+static int
+events_main(const cli_command *cmd, int argc, char **argv)
+{
+  static const char *const operands[] = { "OUT.h5" };
+  const char *scene = NULL, *contact = NULL;
+  char format[TEXT_MAX];
+  cli_args a;
+  hid_t fid;
+  int csv = 0, key, rc;
+
+  cli_begin(&a, cmd, argc, argv);
+  while ((key = cli_next(&a)) > 0 && key != 'h') {
+    if (key == OPT_SCENE)
+      scene = a.value;
+    else if (key == OPT_CONTACT)
+      contact = a.value;
+    else if (key == OPT_CSV)
+      csv = 1;
+  }
+  if (key != 0 || cli_operands(&a, 1, operands) < 0) {
+    cli_end(&a);
+    return key == 'h' ? 0 : 1;
+  }
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  fid = output_open(a.operands[0], format, sizeof format);
+  rc = fid < 0 || events_file(a.operands[0], fid, scene, contact, csv) < 0;
+  close_id(fid);
+  cli_end(&a);
+  return rc;
+}
+
+const cli_command cli_events = {
+  .name = "events",
+  .synopsis = "OUT.h5 [--scene N] [--contact NAME] [--csv]",
+  .summary = "the impact tables, as text or CSV",
+  .description = description,
+  .options = options,
+  .main = events_main,
+};

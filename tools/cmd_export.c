@@ -1,0 +1,510 @@
+/* cmd_export.c - vibro export: recorded signals of a scene as CSV columns
+ * or as the channels of a sound file (WAV or FLAC, through libsndfile). */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sndfile.h>
+
+#include "cli.h"
+#include "h5read.h"
+#include "outfile.h"
+
+#define CHANNELS_MAX 64 /* signals exported at once */
+#define FRAMES 8192     /* frames converted at once */
+
+static const char description[] =
+  "Write recorded signals of a scene: each PATH is a 1-d dataset relative\n"
+  "to /scenes/NNNNNN, e.g. bodies/hammer/u, contacts/hit/force,\n"
+  "energy/total.  Give --signal once per signal: a CSV has a column each,\n"
+  "a sound file a channel each.\n"
+  "--csv FILE   time and the signals, after a header naming the units\n"
+  "--wav FILE   a WAV file at the recorded rate, fs / record_every (rounded\n"
+  "--flac FILE  to whole hertz), or a FLAC file (16 or 24 bits)\n"
+  "A sound file is normalised by default: the peak over all channels is\n"
+  "full scale (an all-zero signal gives silence; NaN and inf become 0).\n"
+  "--gain G instead scales every sample by G (full scale is 1), so that\n"
+  "two scenes can be compared at the same gain; PCM samples beyond full\n"
+  "scale are clipped, with a warning.  FILE - is standard output.  The\n"
+  "file is written beside FILE under a temporary name and renamed when\n"
+  "complete: a failed export leaves FILE as it was.  FILE may not be a\n"
+  "symbolic link, a directory, a device or OUT.h5 itself.\n"
+  "--scene may be left out when the file holds a single scene.\n";
+
+/* A sample encoding of a sound file. */
+typedef struct encoding {
+  const char *name;  /* --encoding value */
+  const char *text;  /* for the summary line */
+  int subtype;       /* libsndfile subtype */
+  double full;       /* full-scale integer, 0 for float */
+  int shift;         /* left shift into libsndfile's 32-bit ints */
+} encoding;
+
+static const encoding encodings[] = {
+  { "pcm16", "16-bit", SF_FORMAT_PCM_16, 32767.0, 16 },
+  { "pcm24", "24-bit", SF_FORMAT_PCM_24, 8388607.0, 8 },
+  { "float", "32-bit float", SF_FORMAT_FLOAT, 0.0, 0 },
+};
+#define NENCODINGS ((int)(sizeof encodings / sizeof encodings[0]))
+
+/* What export reads. */
+typedef struct exported {
+  const char *file;                 /* the output file, for messages */
+  int nsignals;
+  const char *paths[CHANNELS_MAX];  /* as given, without a leading / */
+  hid_t ds[CHANNELS_MAX];           /* the signal datasets */
+  char units[CHANNELS_MAX][64];     /* their units attributes, "" if none */
+  hid_t time;                       /* the scene's time dataset, or negative */
+  long n;                           /* samples of each signal */
+  double rate;                      /* recorded rate, Hz: fs / record_every */
+} exported;
+
+/* What export was asked for. */
+typedef struct request {
+  const char *scene, *csv, *wav, *flac;
+  const encoding *enc;
+  double gain;   /* fixed gain, or NaN to normalise */
+} request;
+
+/* Read frames [start, start + count) of every signal, interleaved. */
+static int
+read_frames(const exported *sg, long start, long count, double *col, double *frames)
+{
+  for (int c = 0; c < sg->nsignals; c++) {
+    if (read_block(sg->ds[c], (hsize_t)start, (hsize_t)count, col) < 0)
+      return cli_complain(sg->file, "cannot read %s", sg->paths[c]);
+    for (long i = 0; i < count; i++)
+      frames[i * sg->nsignals + c] = col[i];
+  }
+  return 0;
+}
+
+/* Write time and the signals as CSV rows; times from the time dataset,
+ * else k / rate. */
+static int
+export_csv(const exported *sg, FILE *out)
+{
+  double *v = malloc(BLOCK * sizeof *v), *t = malloc(BLOCK * sizeof *t);
+  double *frames = malloc((size_t)BLOCK * (size_t)sg->nsignals * sizeof *frames);
+  int rc = -1;
+
+  if (!v || !t || !frames) {
+    cli_complain(sg->file, "out of memory");
+    goto done;
+  }
+  fprintf(out, "time (s)");
+  for (int c = 0; c < sg->nsignals; c++)
+    fprintf(out, sg->units[c][0] ? ",%s (%s)" : ",%s", sg->paths[c], sg->units[c]);
+  fputc('\n', out);
+  for (long start = 0; start < sg->n; start += BLOCK) {
+    long count = sg->n - start < BLOCK ? sg->n - start : BLOCK;
+    if (read_frames(sg, start, count, v, frames) < 0)
+      goto done;
+    if (sg->time >= 0 && read_block(sg->time, (hsize_t)start, (hsize_t)count, t) < 0) {
+      cli_complain(sg->file, "cannot read time");
+      goto done;
+    }
+    for (long i = 0; i < count; i++) {
+      fprintf(out, "%.17g", sg->time >= 0 ? t[i] : (double)(start + i) / sg->rate);
+      for (int c = 0; c < sg->nsignals; c++)
+        fprintf(out, ",%.17g", frames[i * sg->nsignals + c]);
+      fputc('\n', out);
+    }
+  }
+  rc = 0;
+done:
+  free(frames);
+  free(t);
+  free(v);
+  return rc;
+}
+
+/* The largest |sample| of every signal (non-finite samples count as 0). */
+static int
+signals_peak(const exported *sg, double *peak)
+{
+  double *v = malloc(BLOCK * sizeof *v);
+
+  *peak = 0.0;
+  if (!v)
+    return cli_complain(sg->file, "out of memory");
+  for (int c = 0; c < sg->nsignals; c++)
+    for (long start = 0; start < sg->n; start += BLOCK) {
+      long count = sg->n - start < BLOCK ? sg->n - start : BLOCK;
+      if (read_block(sg->ds[c], (hsize_t)start, (hsize_t)count, v) < 0) {
+        free(v);
+        return cli_complain(sg->file, "cannot read %s", sg->paths[c]);
+      }
+      for (long i = 0; i < count; i++)
+        if (isfinite(v[i]) && fabs(v[i]) > *peak)
+          *peak = fabs(v[i]);
+    }
+  free(v);
+  return 0;
+}
+
+/* Convert a block of frames in place to the encoding: scale, NaN and inf
+ * to 0, PCM clipped to full scale (counted in *clipped), then into
+ * libsndfile's 32-bit ints (ints) or floats (floats). */
+static void
+convert(const encoding *enc, double scale, double *x, long n, int *ints, float *floats,
+        long *clipped)
+{
+  for (long i = 0; i < n; i++) {
+    double s = isfinite(x[i]) ? x[i] * scale : 0.0;
+    if (enc->full == 0.0) {
+      floats[i] = (float)s;
+      continue;
+    }
+    if (s > 1.0 || s < -1.0) {
+      (*clipped)++;
+      s = s > 1.0 ? 1.0 : -1.0;
+    }
+    ints[i] = (int)((uint32_t)(int32_t)lrint(s * enc->full) << enc->shift);
+  }
+}
+
+/* Write the signals as a sound file of format (SF_FORMAT_WAV or _FLAC)
+ * to the open file o, every sample times scale; *clipped counts the PCM
+ * samples beyond full scale. */
+static int
+export_sound(const exported *sg, outfile *o, int format, const encoding *enc, double scale,
+             long *clipped)
+{
+  SF_INFO info = { .samplerate = (int)lrint(sg->rate), .channels = sg->nsignals,
+                   .format = format | enc->subtype };
+  size_t nf = (size_t)FRAMES * (size_t)sg->nsignals;
+  double *col = malloc(FRAMES * sizeof *col), *frames = malloc(nf * sizeof *frames);
+  int *ints = malloc(nf * sizeof *ints);
+  float *floats = malloc(nf * sizeof *floats);
+  SNDFILE *snd = NULL;
+  int rc = -1;
+
+  *clipped = 0;
+  if (info.samplerate < 1)
+    info.samplerate = 1;
+  if (!col || !frames || !ints || !floats) {
+    cli_complain(sg->file, "out of memory");
+    goto done;
+  }
+  snd = sf_open_fd(o->fd, SFM_WRITE, &info, 0);
+  if (!snd) {
+    cli_complain(o->dest, "cannot write: %s", sf_strerror(NULL));
+    goto done;
+  }
+  for (long start = 0; start < sg->n; start += FRAMES) {
+    long count = sg->n - start < FRAMES ? sg->n - start : FRAMES;
+    sf_count_t wrote;
+    if (read_frames(sg, start, count, col, frames) < 0)
+      goto done;
+    convert(enc, scale, frames, count * sg->nsignals, ints, floats, clipped);
+    wrote = enc->full == 0.0 ? sf_writef_float(snd, floats, count)
+                             : sf_writef_int(snd, ints, count);
+    if (wrote != count) {
+      cli_complain(o->dest, "cannot write: %s", sf_strerror(snd));
+      goto done;
+    }
+  }
+  rc = 0;
+done:
+  if (snd && sf_close(snd) != 0 && rc == 0)
+    rc = cli_complain(o->dest, "cannot write: %s", sf_strerror(NULL));
+  free(floats);
+  free(ints);
+  free(frames);
+  free(col);
+  return rc;
+}
+
+/* Write a sound file through a temporary file and say what was written.
+ * Standard output gets a finished file, copied from an unnamed one. */
+static int
+write_sound(const exported *sg, const request *rq, const char *dest, int format,
+            int quiet)
+{
+  const char *inputs[] = { sg->file };
+  double peak = 0.0, scale;
+  long clipped = 0;
+  outfile o;
+  int failed, same_units = 1;
+
+  if (format == SF_FORMAT_FLAC && rq->enc->full == 0.0)
+    return cli_complain(dest, "FLAC holds integer samples (valid --encoding: pcm16, pcm24)");
+  if (sg->rate > 2147483647.0 || (double)sg->n * sg->nsignals * 4.0 > 4294967000.0)
+    return cli_complain(dest, "the signals are too long or too fast for a sound file");
+  if (signals_peak(sg, &peak) < 0)
+    return -1;
+  scale = isnan(rq->gain) ? (peak > 0.0 ? 1.0 / peak : 0.0) : rq->gain;
+  if (outfile_open(&o, dest, inputs, 1) < 0)
+    return -1;
+  if (o.fd == 1) {
+    /* libsndfile seeks back to finish a header: write an unnamed file */
+    FILE *tmp = tmpfile();
+    char buf[65536];
+    size_t got;
+    outfile t = { .dest = dest, .fd = tmp ? fileno(tmp) : -1 };
+    failed = !tmp || export_sound(sg, &t, format, rq->enc, scale, &clipped) < 0;
+    if (tmp && !failed && fseek(tmp, 0, SEEK_SET) == 0)
+      while ((got = fread(buf, 1, sizeof buf, tmp)) > 0)
+        failed |= fwrite(buf, 1, got, stdout) != got;
+    if (tmp)
+      fclose(tmp);
+  } else {
+    failed = export_sound(sg, &o, format, rq->enc, scale, &clipped) < 0;
+  }
+  if (outfile_close(&o, failed) < 0)
+    return -1;
+  if (clipped)
+    fprintf(stderr, "warning: %s: %ld samples beyond full scale clipped (peak %.6g times "
+            "gain %g)\n", dest, clipped, peak, scale);
+  if (quiet)
+    return 0;
+  printf("%s: %ld samples at %ld Hz, %s", dest, sg->n, lrint(sg->rate), rq->enc->text);
+  if (sg->nsignals == 1)
+    printf(" mono");
+  else
+    printf(", %d channels", sg->nsignals);
+  for (int c = 1; c < sg->nsignals; c++)
+    same_units &= strcmp(sg->units[c], sg->units[0]) == 0;
+  printf(", peak %.6g%s%s", peak, same_units && sg->units[0][0] ? " " : "",
+         same_units ? sg->units[0] : "");
+  if (isnan(rq->gain))
+    printf(" -> full scale\n");
+  else
+    printf(", gain %g -> %.3g of full scale\n", rq->gain, peak * rq->gain);
+  return 0;
+}
+
+/* The scene group chosen (or the only one) under /scenes; its name into
+ * group, or -1 after a message. */
+static int
+choose_scene(const char *file, hid_t fid, const char *scene, char *group, size_t len)
+{
+  char choices[CHOICES_MAX + 16];
+  namelist scenes = { 0 };
+  long s = -1;
+
+  if (children(file, fid, "scenes", &scenes) < 0)
+    return -1;
+  if (scenes.n == 0)
+    cli_complain(file, "no scenes");
+  else if (scene)
+    s = scene_find(file, &scenes, scene);
+  else if (scenes.n == 1)
+    s = 0;
+  else {
+    scene_choices(&scenes, choices, sizeof choices);
+    cli_complain(file, "%zu scenes: choose one with --scene (valid: %s)", scenes.n, choices);
+  }
+  if (s >= 0)
+    snprintf(group, len, "%s", scenes.v[s]);
+  names_free(&scenes);
+  return s >= 0 ? 0 : -1;
+}
+
+/* Open signal c of the scene group g: a 1-d numeric dataset, as long as
+ * the first.  -1 after a message naming the valid signals. */
+static int
+open_signal(exported *sg, hid_t g, const char *label, int c)
+{
+  char choices[CHOICES_MAX + 16];
+  namelist valid = { 0 };
+  long n = signal_length(g, sg->paths[c]);
+
+  if (n < 0) {
+    int exists = has_object(g, sg->paths[c]);
+    if (collect_signals(sg->file, g, "", 0, &valid) < 0)
+      return -1;
+    names_join(&valid, choices, sizeof choices);
+    names_free(&valid);
+    if (exists)
+      return cli_complain(sg->file, "'%s' in scene %s is not a 1-d signal (valid: %s)",
+                          sg->paths[c], label, choices);
+    return cli_complain(sg->file, "no signal '%s' in scene %s (valid: %s)", sg->paths[c],
+                        label, choices);
+  }
+  if (c > 0 && n != sg->n)
+    return cli_complain(sg->file, "'%s' has %ld samples, '%s' %ld: signals of one export "
+                        "share a time axis", sg->paths[c], n, sg->paths[0], sg->n);
+  sg->n = n;
+  sg->ds[c] = H5Dopen2(g, sg->paths[c], H5P_DEFAULT);
+  if (sg->ds[c] < 0)
+    return cli_complain(sg->file, "cannot open %s in scene %s", sg->paths[c], label);
+  attr_text(sg->ds[c], "units", sg->units[c], sizeof sg->units[c]);
+  return 0;
+}
+
+/* Open the scene's signals and its rate, then write each destination. */
+static int
+export_file(exported *sg, hid_t fid, const request *rq)
+{
+  char group[NAME_LEN], label[PATH_LEN], path[PATH_LEN];
+  double fs, every;
+  hid_t g;
+  int rc = -1;
+
+  if (choose_scene(sg->file, fid, rq->scene, group, sizeof group) < 0)
+    return -1;
+  scene_label(group, label, sizeof label);
+  text_format(path, sizeof path, "scenes/%s", group);
+  g = H5Gopen2(fid, path, H5P_DEFAULT);
+  if (g < 0)
+    return cli_complain(sg->file, "cannot open /scenes/%s", group);
+  for (int c = 0; c < sg->nsignals; c++)
+    if (open_signal(sg, g, label, c) < 0)
+      goto done;
+  if (signal_length(g, "time") == sg->n)
+    sg->time = H5Dopen2(g, "time", H5P_DEFAULT);
+  attr_number(g, "fs", &fs);
+  if (attr_number(g, "record_every", &every) < 0)
+    every = 1.0;
+  sg->rate = fs / every;
+  if (!(sg->rate > 0.0) || !isfinite(sg->rate)) {
+    cli_complain(sg->file, "scene %s has no valid sample rate (attributes fs, record_every)",
+                 label);
+    goto done;
+  }
+  if (rq->csv) {
+    const char *inputs[] = { sg->file };
+    outfile o;
+    FILE *out;
+    if (outfile_open(&o, rq->csv, inputs, 1) < 0)
+      goto done;
+    out = outfile_stream(&o);
+    if (outfile_close(&o, !out || export_csv(sg, out) < 0) < 0)
+      goto done;
+  }
+  int quiet = rq->csv && strcmp(rq->csv, "-") == 0;
+  if (rq->wav && write_sound(sg, rq, rq->wav, SF_FORMAT_WAV,
+                             quiet || strcmp(rq->wav, "-") == 0) < 0)
+    goto done;
+  if (rq->flac && write_sound(sg, rq, rq->flac, SF_FORMAT_FLAC,
+                              quiet || strcmp(rq->flac, "-") == 0) < 0)
+    goto done;
+  rc = 0;
+done:
+  close_id(g);
+  return rc;
+}
+
+enum { OPT_SCENE = 256, OPT_SIGNAL, OPT_CSV, OPT_WAV, OPT_FLAC, OPT_ENCODING, OPT_GAIN,
+       OPT_NORMALIZE };
+
+static const cli_option options[] = {
+  { OPT_SCENE, "scene", "N", "the scene (a number, or a scene group's name)" },
+  { OPT_SIGNAL, "signal", "PATH", "a signal of the scene (repeat for more columns/channels)" },
+  { OPT_CSV, "csv", "FILE", "write CSV: time and the signals" },
+  { OPT_WAV, "wav", "FILE", "write a WAV file" },
+  { OPT_FLAC, "flac", "FILE", "write a FLAC file" },
+  { OPT_ENCODING, "encoding", "E", "sound samples: pcm16 (default), pcm24, float" },
+  { OPT_GAIN, "gain", "G", "scale samples by G (full scale is 1)" },
+  { OPT_NORMALIZE, "normalize", NULL, "peak of all channels to full scale (default)" },
+  { 0, NULL, NULL, NULL },
+};
+
+/* Apply one option to the request; 0, or 1 after a message. */
+static int
+take_option(const cli_command *cmd, int key, const char *value, request *rq, exported *sg)
+{
+  switch (key) {
+  case OPT_SCENE: rq->scene = value; return 0;
+  case OPT_CSV: rq->csv = value; return 0;
+  case OPT_WAV: rq->wav = value; return 0;
+  case OPT_FLAC: rq->flac = value; return 0;
+  case OPT_NORMALIZE: return 0;
+  case OPT_SIGNAL:
+    if (sg->nsignals == CHANNELS_MAX)
+      return cli_fail(cmd, "more than %d signals", CHANNELS_MAX);
+    while (value[0] == '/')
+      value++;
+    sg->paths[sg->nsignals++] = value;
+    return 0;
+  case OPT_GAIN:
+    if (cli_double(value, &rq->gain) < 0 || !(rq->gain > 0.0))
+      return cli_fail(cmd, "--gain %s: not a positive number", value);
+    return 0;
+  case OPT_ENCODING:
+    for (int i = 0; i < NENCODINGS; i++)
+      if (strcmp(value, encodings[i].name) == 0) {
+        rq->enc = &encodings[i];
+        return 0;
+      }
+    return cli_fail(cmd, "--encoding %s: unknown (valid: pcm16, pcm24, float)", value);
+  default: return 1;
+  }
+}
+
+/* Check the request as a whole; 0, or 1 after a message. */
+static int
+check_request(const cli_command *cmd, const request *rq, const exported *sg, int normalize)
+{
+  int to_stdout = 0;
+
+  if (sg->nsignals == 0)
+    return cli_fail(cmd, "missing --signal PATH (see vibro help export)");
+  if (!rq->csv && !rq->wav && !rq->flac)
+    return cli_fail(cmd, "missing --csv FILE, --wav FILE or --flac FILE (see vibro help "
+                    "export)");
+  if (normalize && !isnan(rq->gain))
+    return cli_fail(cmd, "--gain and --normalize exclude each other");
+  to_stdout = (rq->csv && strcmp(rq->csv, "-") == 0) + (rq->wav && strcmp(rq->wav, "-") == 0)
+              + (rq->flac && strcmp(rq->flac, "-") == 0);
+  if (to_stdout > 1)
+    return cli_fail(cmd, "only one of --csv, --wav and --flac can write to standard output");
+  return 0;
+}
+
+/* vibro export */
+static int
+export_main(const cli_command *cmd, int argc, char **argv)
+{
+  static const char *const operands[] = { "OUT.h5" };
+  char format[TEXT_MAX];
+  request rq = { .enc = &encodings[0], .gain = NAN };
+  exported sg = { .time = H5I_INVALID_HID };
+  cli_args a;
+  hid_t fid;
+  int key, rc = 1, normalize = 0;
+
+  for (int c = 0; c < CHANNELS_MAX; c++)
+    sg.ds[c] = H5I_INVALID_HID;
+  cli_begin(&a, cmd, argc, argv);
+  while ((key = cli_next(&a)) > 0 && key != 'h') {
+    normalize |= key == OPT_NORMALIZE;
+    if (take_option(cmd, key, a.value, &rq, &sg)) {
+      key = -1;
+      break;
+    }
+  }
+  if (key != 0 || cli_operands(&a, 1, operands) < 0 ||
+      check_request(cmd, &rq, &sg, normalize)) {
+    cli_end(&a);
+    return key == 'h' ? 0 : 1;
+  }
+  sg.file = a.operands[0];
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  fid = output_open(sg.file, format, sizeof format);
+  if (fid >= 0 && export_file(&sg, fid, &rq) == 0)
+    rc = 0;
+  for (int c = 0; c < sg.nsignals; c++)
+    close_id(sg.ds[c]);
+  close_id(sg.time);
+  close_id(fid);
+  cli_end(&a);
+  return rc;
+}
+
+const cli_command cli_export = {
+  .name = "export",
+  .synopsis = "OUT.h5 [--scene N] --signal PATH [--signal PATH ...] "
+              "(--csv FILE | --wav FILE | --flac FILE) [--encoding pcm16|pcm24|float] "
+              "[--gain G | --normalize]",
+  .summary = "recorded signals as CSV, or as the channels of a WAV or FLAC file",
+  .description = description,
+  .options = options,
+  .main = export_main,
+};

@@ -1,0 +1,411 @@
+/* cmd_run.c - vibro run: simulate a scene or a study and write its
+ * output file. */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include "config.h"
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+#include "vibro.h"
+#include "output_v1.h"
+#include "cli.h"
+
+static const char description[] =
+  "Simulate SCENE.cfg (a scene, or a study: a scene with a sweep block)\n"
+  "and write OUT.h5 (layout vibro-1, see README.md).  Scenes run in\n"
+  "parallel; the results do not depend on the number of threads or ranks.\n"
+  "The file is written as OUT.h5.part and appears only once complete.\n"
+  "--resume refuses a .part written from a different input.\n"
+  "Under mpirun (built with --with-mpi) scenes are spread over the ranks.\n"
+  "Exit status: 0 every scene done; 1 bad input or I/O error; 2 some scene\n"
+  "did not finish cleanly (the table's status says why).\n";
+
+/* What vibro run was asked for. */
+typedef struct run_request {
+  const char *scene;  /* the scene file */
+  const char *out;    /* the output file */
+  int threads;        /* scenes at a time, 0 for the default */
+  int resume;         /* continue OUT.h5.part */
+  int quiet;          /* no summary, no progress */
+} run_request;
+
+/* Refuse a recording that cannot fit on the output's file system. */
+static int
+check_disk(const char *out, double need, char *err, size_t errlen)
+{
+  char *copy = strdup(out);
+  if (!copy)
+    return 0;
+  struct statvfs fs;
+  int ok = statvfs(dirname(copy), &fs) == 0;
+  free(copy);
+  if (!ok)
+    return 1; /* the writer reports a missing directory */
+  double avail = (double)fs.f_bavail * (double)fs.f_frsize;
+  if (need > avail) {
+    snprintf(err, errlen, "%s: the recording needs up to %.3g bytes, only %.3g "
+             "free on its file system; raise record.every or shorten the duration",
+             out, need, avail);
+    return 0;
+  }
+  return 1;
+}
+
+/* Set by SIGTERM, SIGINT or SIGHUP: the run stops taking scenes
+ * (vb_study_options.stop); the signal number gives the exit status. */
+static volatile sig_atomic_t stop_signal;
+static volatile int stop_flag;
+
+static void
+on_stop(int sig)
+{
+  stop_signal = sig;
+  stop_flag = 1;
+}
+
+/* Catch the signals a batch system or a user sends to stop a run; a file
+ * size limit gives EFBIG (one message) instead of killing the process. */
+static void
+catch_signals(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  signal(SIGXFSZ, SIG_IGN);
+}
+
+/* Progress: on a terminal one line rewritten in place; otherwise (a batch
+ * log) one line per report, about every 10 s. */
+static void
+show_progress(const vb_study_progress *p, void *ctx)
+{
+  int tty = *(const int *)ctx;
+  char left[32];
+  long t = isfinite(p->left) && p->left >= 0 ? (long)(p->left + 0.5) : -1;
+  if (t < 0)
+    snprintf(left, sizeof left, "?");
+  else if (t >= 3600)
+    snprintf(left, sizeof left, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    snprintf(left, sizeof left, "%ld:%02ld", t / 60, t % 60);
+  fprintf(stderr, "%s%ld/%ld scenes, %.3g/s, %s left%s", tty ? "\r" : "", p->done, p->total,
+          p->rate, left, tty ? "   " : "\n");
+  if (tty && p->done == p->total)
+    fputc('\n', stderr);
+  fflush(stderr);
+}
+
+#ifdef HAVE_MPI
+/* Run a study over MPI ranks, scenes round-robin: every rank writes its
+ * shards into OUT.part/ (resumable rank by rank), then rank 0 merges them
+ * into OUT.  The reports are summed. */
+static int
+run_ranks(const vb_study *study, const char *out, const vb_study_options *opt,
+          vb_study_report *rep, char *err, size_t errlen)
+{
+  int rank = opt->rank, rc;
+  memset(rep, 0, sizeof *rep);
+  rep->first_failed = -1;
+  rc = vb_study_run(study, out, opt, rep, err, errlen);
+  int bad = rc != VB_OK ? (rc == VB_EINTR ? 1 : 2) : 0, any_bad;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_bad) {
+    if (!bad)
+      err[0] = '\0';
+    return any_bad == 1 ? VB_EINTR : VB_EIO;
+  }
+  long in[4] = { rep->scenes, rep->kept, rep->ran, rep->failed }, sum[4];
+  MPI_Allreduce(in, sum, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  double t[2] = { rep->seconds, rep->write_seconds }, tmax[2];
+  MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  struct { long index; int rank; } first = { rep->first_failed >= 0 ? rep->first_failed
+                                                                    : vb_study_scenes(study),
+                                             rank }, lowest;
+  MPI_Allreduce(&first, &lowest, 1, MPI_LONG_INT, MPI_MINLOC, MPI_COMM_WORLD);
+  MPI_Bcast(rep->first_status, sizeof rep->first_status, MPI_CHAR, lowest.rank,
+            MPI_COMM_WORLD);
+  rep->scenes = sum[0];
+  rep->kept = sum[1];
+  rep->ran = sum[2];
+  rep->failed = sum[3];
+  rep->seconds = tmax[0];
+  rep->write_seconds = tmax[1];
+  rep->first_failed = lowest.index < vb_study_scenes(study) ? lowest.index : -1;
+  rc = VB_OK;
+  if (rank == 0) {
+    char part[4200];
+    snprintf(part, sizeof part, "%s.part", out);
+    if (access(part, F_OK) == 0)
+      rc = vb_study_merge(study, out, opt->stop, err, errlen);
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rc != VB_OK && rank != 0)
+    err[0] = '\0';
+  return rc;
+}
+#endif
+
+#ifdef HAVE_MPI
+/* vibro-1 (transitional): run a study over MPI ranks, scenes round-robin: rank K writes
+ * OUT.rankK (through OUT.rankK.part, resumable), then rank 0 joins the
+ * rank files into OUT and removes them.  The reports are summed. */
+static int
+run_ranks_v1(const vb_study *study, const char *out, const vb_study_options *opt,
+          vb_study_report *rep, char *err, size_t errlen)
+{
+  int rank = opt->rank, nranks = opt->nranks, rc = VB_OK;
+  char mine[4096], mine_part[4200];
+  snprintf(mine, sizeof mine, "%s.rank%d", out, rank);
+  snprintf(mine_part, sizeof mine_part, "%s.part", mine);
+  /* resuming after the join: rank 0 only checks the finished file */
+  int skip = opt->resume && access(out, F_OK) == 0 && access(mine, F_OK) != 0
+             && access(mine_part, F_OK) != 0, all_skip;
+  MPI_Allreduce(&skip, &all_skip, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  memset(rep, 0, sizeof *rep);
+  rep->first_failed = -1;
+  if (all_skip) {
+    vb_study_options one = *opt;
+    one.rank = 0;
+    one.nranks = 1;
+    if (rank == 0)
+      rc = vb_study_run(study, out, &one, rep, err, errlen);
+  } else {
+    rc = vb_study_run(study, mine, opt, rep, err, errlen);
+  }
+  int bad = rc != VB_OK, any_bad;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_bad) {
+    if (!bad)
+      err[0] = '\0';
+    return VB_EIO;
+  }
+  long in[4] = { rep->scenes, rep->kept, rep->ran, rep->failed }, sum[4];
+  MPI_Allreduce(in, sum, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  double t[2] = { rep->seconds, rep->write_seconds }, tmax[2];
+  MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  struct { long index; int rank; } first = { rep->first_failed >= 0 ? rep->first_failed
+                                                                    : vb_study_scenes(study),
+                                             rank }, lowest;
+  MPI_Allreduce(&first, &lowest, 1, MPI_LONG_INT, MPI_MINLOC, MPI_COMM_WORLD);
+  MPI_Bcast(rep->first_status, sizeof rep->first_status, MPI_CHAR, lowest.rank,
+            MPI_COMM_WORLD);
+  rep->scenes = sum[0];
+  rep->kept = sum[1];
+  rep->ran = sum[2];
+  rep->failed = sum[3];
+  rep->seconds = tmax[0];
+  rep->write_seconds = tmax[1];
+  rep->first_failed = lowest.index < vb_study_scenes(study) ? lowest.index : -1;
+  if (all_skip)
+    return VB_OK;
+  if (rank == 0) {
+    char **parts = calloc((size_t)nranks, sizeof *parts);
+    rc = parts ? VB_OK : VB_ENOMEM;
+    for (int r = 0; r < nranks && rc == VB_OK; r++) {
+      parts[r] = malloc(strlen(out) + 32);
+      if (!parts[r])
+        rc = VB_ENOMEM;
+      else
+        sprintf(parts[r], "%s.rank%d", out, r);
+    }
+    if (rc == VB_OK)
+      rc = vb_v1_merge(out, study, (const char *const *)parts, nranks, err, errlen);
+    else
+      snprintf(err, errlen, "%s: out of memory", out);
+    for (int r = 0; parts && r < nranks; r++) {
+      if (rc == VB_OK)
+        remove(parts[r]);
+      free(parts[r]);
+    }
+    free(parts);
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rc != VB_OK && rank != 0)
+    err[0] = '\0';
+  return rc;
+}
+#endif
+
+/* Warn of exact-duration contacts beyond their limit, which run saturated. */
+static void
+saturation_warnings(const vb_scene *first)
+{
+  for (int c = 0; c < first->ncontacts; c++) {
+    double w, limit, used;
+    if (!first->contacts[c].exact_duration)
+      continue;
+    vb_contact_exact_duration(first, c, &w, &limit, &used);
+    if (used != w)
+      fprintf(stderr, "warning: contact '%s' saturated: the sample rate resolves contacts "
+              "down to %.6g s, not the %.6g s this one lasts; it will last %.6g s\n",
+              first->contacts[c].name, M_PI / limit, M_PI / w, M_PI / used);
+  }
+}
+
+/* The summary line and, when scenes failed, why; the exit status. */
+static int
+report(const run_request *rq, const vb_study *study, const vb_study_report *rep, int rank)
+{
+  if (rank != 0)
+    return rep->failed > 0 ? 2 : 0;
+  if (!rq->quiet)
+    printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish, %.3g s, %.3g s "
+           "writing -> %s\n", rq->scene, vb_study_scenes(study),
+           vb_study_scenes(study) == 1 ? "" : "s", rep->ran, rep->kept, rep->failed,
+           rep->seconds, rep->write_seconds, rq->out);
+  if (rep->failed <= 0)
+    return 0;
+  if (vb_study_scenes(study) == 1)
+    fprintf(stderr, "%s: scene '%s' did not finish: %s\n", rq->scene,
+            vb_study_first(study)->name, rep->first_status);
+  else
+    fprintf(stderr, "%s: %ld of %ld scenes did not finish%s%s (status_code in "
+            "/study/table)\n", rq->scene, rep->failed, vb_study_scenes(study),
+            rep->first_failed >= 0 ? "; first: " : "",
+            rep->first_failed >= 0 ? rep->first_status : "");
+  return 2;
+}
+
+/* Load, check and run the study; the exit status. */
+static int
+run_study(const run_request *rq, int rank, int nranks)
+{
+  char err[CLI_ERRLEN];
+  vb_study *study = NULL;
+  vb_study_report rep;
+  int status = 0, rc;
+
+  if (vb_study_load(rq->scene, &study, err, sizeof err) != VB_OK) {
+    if (rank == 0)
+      fprintf(stderr, "%s\n", err);
+    status = 1;
+  }
+  if (status == 0 && rank == 0 &&
+      !check_disk(rq->out, vb_study_record_total(study), err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    status = 1;
+  }
+  if (status == 0 && rank == 0)
+    saturation_warnings(vb_study_first(study));
+#ifdef HAVE_MPI
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+#endif
+  if (status) {
+    vb_study_free(study);
+    return status;
+  }
+  int tty = isatty(2);
+  vb_study_options opt = { rq->threads, rq->resume, 0, rank, nranks, NULL, &tty,
+                           tty ? 0.25 : 10.0, &stop_flag, 1 };
+  if (!rq->quiet && rank == 0)
+    opt.on_progress = show_progress;
+  /* vibro-1 until info, events, export and vibro-plot read vibro-2 */
+  const char *format = getenv("VIBRO_FORMAT");
+  if (format && strcmp(format, "vibro-2") == 0)
+    opt.format = 2;
+  catch_signals();
+#ifdef HAVE_MPI
+  if (nranks > 1)
+    rc = opt.format == 1 ? run_ranks_v1(study, rq->out, &opt, &rep, err, sizeof err)
+                         : run_ranks(study, rq->out, &opt, &rep, err, sizeof err);
+  else
+#endif
+    rc = vb_study_run(study, rq->out, &opt, &rep, err, sizeof err);
+  if (rc != VB_OK) {
+    if (err[0])
+      fprintf(stderr, "%s\n", err);
+    status = rc == VB_EINTR && stop_signal ? 128 + stop_signal : 1;
+  } else {
+    status = report(rq, study, &rep, rank);
+  }
+  vb_study_free(study);
+  return status;
+}
+
+enum { OPT_RESUME = 256 };
+
+static const cli_option options[] = {
+  { 'o', "output", "OUT.h5", "the output file (required)" },
+  { 'j', "jobs", "N", "run N scenes at a time (default: OMP_NUM_THREADS or all cores)" },
+  { OPT_RESUME, "resume", NULL, "continue from OUT.h5.part, keeping its complete scenes" },
+  { 'q', "quiet", NULL, "no summary, no progress line (shown only on a terminal)" },
+  { 0, NULL, NULL, NULL },
+};
+
+/* Read the command line into rq; 0, 'h' after help, or 1 after a message. */
+static int
+parse(const cli_command *cmd, int argc, char **argv, run_request *rq)
+{
+  static const char *const operands[] = { "SCENE.cfg" };
+  cli_args a;
+  long jobs;
+  int key, rc = 0;
+
+  cli_begin(&a, cmd, argc, argv);
+  while (rc == 0 && (key = cli_next(&a)) > 0 && key != 'h') {
+    if (key == 'o') {
+      rq->out = a.value;
+    } else if (key == 'j') {
+      if (cli_long(a.value, 1, 4096, &jobs) < 0)
+        rc = cli_fail(cmd, "-j %s: not a number of threads (valid: 1 to 4096)", a.value);
+      rq->threads = (int)jobs;
+    } else if (key == OPT_RESUME) {
+      rq->resume = 1;
+    } else if (key == 'q') {
+      rq->quiet = 1;
+    }
+  }
+  if (rc == 0 && key != 0)
+    rc = key == 'h' ? 'h' : 1;
+  if (rc == 0 && cli_operands(&a, 1, operands) < 0)
+    rc = 1;
+  if (rc == 0 && !rq->out)
+    rc = cli_fail(cmd, "missing -o OUT.h5 (see vibro help run)");
+  if (rc == 0)
+    rq->scene = a.operands[0];
+  cli_end(&a);
+  return rc;
+}
+
+/* vibro run */
+static int
+run_main(const cli_command *cmd, int argc, char **argv)
+{
+  run_request rq = { 0 };
+  int rank = 0, nranks = 1, status;
+
+  status = parse(cmd, argc, argv, &rq);
+  if (status)
+    return status == 'h' ? 0 : status;
+#ifdef HAVE_MPI
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+#endif
+  status = run_study(&rq, rank, nranks);
+#ifdef HAVE_MPI
+  MPI_Finalize();
+#endif
+  return status;
+}
+
+const cli_command cli_run = {
+  .name = "run",
+  .synopsis = "SCENE.cfg -o OUT.h5 [-j N] [--resume] [-q]",
+  .summary = "simulate a scene or a study and write the HDF5 output",
+  .description = description,
+  .options = options,
+  .main = run_main,
+};

@@ -1,0 +1,84 @@
+/* h5read.h - reading a vibro output file (layout "vibro-N", see
+ * doc/format.md and README.md) with the HDF5 C API, for the commands info,
+ * events and export.  Nothing here uses libvibro's internals: the file
+ * layout is the interface.  Functions that can fail print one line
+ * "FILE: what is wrong" on stderr where the problem is found and return
+ * -1 (or a negative id); callers print nothing more. */
+#ifndef VIBRO_H5READ_H
+#define VIBRO_H5READ_H
+
+#include <stddef.h>
+#include <hdf5.h>
+
+#define TEXT_MAX 1024   /* longest attribute text kept */
+#define PATH_LEN 512    /* longest object path built */
+#define NAME_LEN 256    /* longest field or link name kept */
+#define CHOICES_MAX 240 /* a list of valid choices longer than this is cut */
+#define BLOCK 65536     /* samples read at once */
+
+/* A growable list of names, each its own allocation. */
+typedef struct namelist {
+  char **v;   /* [n] names */
+  size_t n;   /* names held */
+  size_t cap; /* slots allocated */
+} namelist;
+
+/* Append a copy of s to the list; -1 when out of memory. */
+int names_push(namelist *l, const char *s);
+/* Index of s in the list, or -1. */
+long names_find(const namelist *l, const char *s);
+/* Free the names and empty the list. */
+void names_free(namelist *l);
+/* Join the names with ", " into buf, cut with ", ..." beyond CHOICES_MAX
+ * characters; "none" for an empty list. */
+void names_join(const namelist *l, char *buf, size_t len);
+
+/* snprintf into buf, cutting what does not fit. */
+__attribute__((format(printf, 3, 4))) void text_format(char *buf, size_t len,
+                                                       const char *fmt, ...);
+
+/* Close an HDF5 identifier of any kind; negative ids are ignored. */
+void close_id(hid_t id);
+/* Free the memory HDF5 allocated for variable-length data in buf. */
+void reclaim(hid_t mtype, hid_t space, void *buf);
+/* True if path (relative to loc) names an object. */
+int has_object(hid_t loc, const char *path);
+/* Add the names of the links in group path under loc, in name order, to
+ * out; an absent group adds nothing.  0, or -1 (reported against file). */
+int children(const char *file, hid_t loc, const char *path, namelist *out);
+/* A scalar string attribute into buf; 0, or -1 if absent (buf is ""). */
+int attr_text(hid_t obj, const char *name, char *buf, size_t len);
+/* A scalar numeric attribute; 0, or -1 if absent (*out is NaN). */
+int attr_number(hid_t obj, const char *name, double *out);
+
+/* Open path read-only (also while a study is still writing it) and check
+ * its root attribute format reads "vibro-N"; the file, or a negative id
+ * after saying why.  format receives the attribute. */
+hid_t output_open(const char *path, char *format, size_t len);
+
+/* Scene number of a group name of digits, or -1. */
+long scene_number(const char *group);
+/* The valid scene choices for a message: "0-999", or the group names. */
+void scene_choices(const namelist *scenes, char *buf, size_t len);
+/* Name a scene in messages: its number, or its quoted group name. */
+void scene_label(const char *group, char *buf, size_t len);
+/* Index among scenes of the one arg names (a number or a group name), or
+ * -1 after saying which are valid. */
+long scene_find(const char *file, const namelist *scenes, const char *arg);
+
+/* Length of a 1-d numeric dataset at path under loc; -1 if none. */
+long signal_length(hid_t loc, const char *path);
+/* Rows of a 1-d dataset of any type at path; -1 if none. */
+long dataset_rows(hid_t loc, const char *path);
+/* Read count doubles from position start of a 1-d dataset; 0 or -1. */
+int read_block(hid_t ds, hsize_t start, hsize_t count, double *buf);
+/* The first value of a 1-d numeric dataset at path, or NaN. */
+double first_value(hid_t loc, const char *path);
+/* The last value of a 1-d numeric dataset at path, or NaN. */
+double last_value(hid_t loc, const char *path);
+/* Add to out the paths (relative to the scene group) of every 1-d numeric
+ * dataset below group prefix ("" for the scene) except time. */
+int collect_signals(const char *file, hid_t scene, const char *prefix, int depth,
+                    namelist *out);
+
+#endif /* VIBRO_H5READ_H */
