@@ -689,6 +689,26 @@ static int flush(vb_output *o)
   if (!tpath)
     return msg(o->err, o->errlen, VB_ENOMEM, "%s: out of memory", o->path);
   tick(o);
+  if (o->nbatch == 1 && !o->batch[0]->own) {
+    /* one large scene: HDF5 writes it from the run's memory (a copy in
+     * memory would cost as much as the write) */
+    errno = 0;
+    rc = vb_stack_write_batch(&o->fmt, tpath, o->batch, 1, NULL, NULL, NULL, 0);
+    e = errno;
+    free(tpath);
+    fd = rc == VB_OK ? openat(o->dirfd, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (rc != VB_OK || fd < 0 || fsync(fd) < 0) {
+      e = rc != VB_OK ? e : errno;
+      if (fd >= 0)
+        close(fd);
+      unlinkat(o->dirfd, tmp, 0);
+      return rc == VB_ENOMEM ? msg(o->err, o->errlen, rc, "%s: out of memory writing a shard",
+                                   o->path)
+                             : write_failed(o, tmp, e);
+    }
+    close(fd);
+    crc = file_crc(o->dirfd, tmp, &size);
+  } else {
   /* the shard is made in memory and written here: a full disk is an
    * error of write() (HDF5 1.10 crashes at exit after a failed write of
    * its own), and the CRC comes from the buffer */
@@ -710,6 +730,7 @@ static int flush(vb_output *o)
   if (e != 0) {
     unlinkat(o->dirfd, tmp, 0);
     return write_failed(o, tmp, e);
+  }
   }
   tick(o);
   if (renameat(o->dirfd, tmp, o->dirfd, name) < 0) {

@@ -103,7 +103,50 @@ static int sig_add(vb_format *f, int *cap, const char *name, const char *units,
   return 0;
 }
 
-/* The signals of scene 0: what can change (walls record nothing). */
+/* Whether any swept path contains `part`. */
+static int swept(const vb_format *f, const char *part)
+{
+  int p;
+
+  for (p = 0; p < f->lay.nparams; p++)
+    if (strstr(f->lay.param_names[p], part))
+      return 1;
+  return 0;
+}
+
+/* Whether energy signal k can be other than zero in some scene of the
+ * layout: the external work needs gravity, a force or a driven motion,
+ * the correction energy a contact with Papetti's corrections. */
+static int energy_can_change(const vb_format *f, int k)
+{
+  const vb_scene *sc = f->lay.first;
+  int i;
+
+  if (strcmp(energy_names[k], "external") == 0) {
+    if (sc->gravity != 0.0 || sc->nforces > 0 || swept(f, "gravity") || swept(f, "forces") ||
+        swept(f, "drive"))
+      return 1;
+    for (i = 0; i < sc->nbodies; i++)
+      if (sc->bodies[i].drive.kind != VB_DRIVE_NONE)
+        return 1;
+    for (i = 0; i < sc->ncontacts; i++)
+      if (sc->contacts[i].gap_drive.kind != VB_DRIVE_NONE)
+        return 1;
+    return 0;
+  }
+  if (strcmp(energy_names[k], "correction") == 0) {
+    if (swept(f, "correct"))
+      return 1;
+    for (i = 0; i < sc->ncontacts; i++)
+      if (sc->contacts[i].corrections != 0)
+        return 1;
+    return 0;
+  }
+  return 1;
+}
+
+/* The signals of scene 0: what can change (walls record nothing, nor
+ * energies that are zero by construction). */
 static int signals_list(vb_format *f)
 {
   const vb_scene *sc = f->lay.first;
@@ -148,6 +191,8 @@ static int signals_list(vb_format *f)
     }
   }
   for (k = 0; k < NENERGY && rc == 0; k++) {
+    if (!energy_can_change(f, k))
+      continue;
     snprintf(name, sizeof name, "energy.%s", energy_names[k]);
     rc |= sig_add(f, &cap, name, "J", SRC_ENERGY, SHAPE_SERIES, 0, 0, 0, k, 0);
   }
