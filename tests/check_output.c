@@ -311,14 +311,18 @@ START_TEST(test_torn_manifest_line)
   ck_assert(vb_output_complete(o, 1) && !vb_output_complete(o, 0));
   vb_output_free(o);
   {
-    /* change the listed size: the line's own CRC no longer matches */
-    char text[512];
+    /* change the line's input CRC: the line's own CRC no longer matches,
+     * so it is ignored (rather than refused as another input) */
+    char text[512], *field;
     size_t n;
+    int k;
     f = fopen(manifest, "r+");
     n = fread(text, 1, sizeof text - 1, f);
     text[n] = '\0';
     ck_assert(n > 20);
-    text[16] = text[16] == '1' ? '2' : '1';
+    for (field = text, k = 0; k < 6; k++)
+      field = strchr(field, ' ') + 1;
+    field[0] = field[0] == 'a' ? 'b' : 'a';
     rewind(f);
     fwrite(text, 1, n, f);
     fclose(f);
