@@ -669,25 +669,15 @@ static int by_index(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Write the batch as a shard: temporary, fsync, rename, manifest line. */
-static int flush(vb_output *o)
+/* Write the batch as the file tmp (tpath, freed here) of OUT.part/,
+ * fsync'ed; its CRC-32 and size.  VB_OK or an error with the message. */
+static int shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, long *sizep)
 {
-  char name[64], tmp[72], line[LINE_MAX_LEN], *tpath;
-  shard s;
-  long k, size, crc;
+  long crc = -1, size = 0;
   int rc, fd, e;
-  size_t len, ilen = 0;
+  size_t ilen = 0;
   void *image = NULL;
 
-  o->last_flush = now();
-  if (o->nbatch == 0)
-    return VB_OK;
-  qsort(o->batch, (size_t)o->nbatch, sizeof *o->batch, by_index);
-  snprintf(name, sizeof name, "r%03d-%06ld.h5", o->rank, o->next_shard);
-  snprintf(tmp, sizeof tmp, "%s.tmp", name);
-  tpath = vb_part_file(o->part, tmp);
-  if (!tpath)
-    return msg(o->err, o->errlen, VB_ENOMEM, "%s: out of memory", o->path);
   tick(o);
   if (o->nbatch == 1 && !o->batch[0]->own) {
     /* one large scene: HDF5 writes it from the run's memory (a copy in
@@ -708,6 +698,8 @@ static int flush(vb_output *o)
     }
     close(fd);
     crc = file_crc(o->dirfd, tmp, &size);
+    if (crc < 0)
+      return write_failed(o, tmp, errno);
   } else {
   /* the shard is made in memory and written here: a full disk is an
    * error of write() (HDF5 1.10 crashes at exit after a failed write of
@@ -732,6 +724,32 @@ static int flush(vb_output *o)
     return write_failed(o, tmp, e);
   }
   }
+  *crcp = crc;
+  *sizep = size;
+  return VB_OK;
+}
+
+/* Write the batch as a shard: temporary, fsync, rename, manifest line. */
+static int flush(vb_output *o)
+{
+  char name[64], tmp[72], line[LINE_MAX_LEN], *tpath;
+  shard s;
+  long k, size = 0, crc = -1;
+  int rc, e;
+  size_t len;
+
+  o->last_flush = now();
+  if (o->nbatch == 0)
+    return VB_OK;
+  qsort(o->batch, (size_t)o->nbatch, sizeof *o->batch, by_index);
+  snprintf(name, sizeof name, "r%03d-%06ld.h5", o->rank, o->next_shard);
+  snprintf(tmp, sizeof tmp, "%s.tmp", name);
+  tpath = vb_part_file(o->part, tmp);
+  if (!tpath)
+    return msg(o->err, o->errlen, VB_ENOMEM, "%s: out of memory", o->path);
+  rc = shard_write(o, tmp, tpath, &crc, &size);
+  if (rc != VB_OK)
+    return rc;
   tick(o);
   if (renameat(o->dirfd, tmp, o->dirfd, name) < 0) {
     e = errno;

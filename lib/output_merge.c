@@ -169,82 +169,14 @@ static void row_copy(const vb_signal_desc *s, double *dst, long T, const double 
       dst[(long)md * T + k] = k < Ts ? src[(long)md * Ts + k] : NAN;
 }
 
-/* Merge scenes b0 .. b0+nr-1 into st. */
-static int merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
+/* Merge the signals of scenes b0 .. b0+nr-1, one signal at a time, from
+ * the open shards files[]. */
+static int merge_signals(merge *m, vb_stack *st, const hid_t *files, long b0, long nr)
 {
   const vb_format *f = &m->f;
-  hid_t *files = calloc((size_t)m->nsh, sizeof *files);
-  unsigned char *rows = malloc((size_t)nr * f->rowsize), *events = NULL;
-  long *evat = NULL; /* [nr] first event row of each scene */
-  long nev = 0, i, k, done;
+  long i, k;
   int s, rc = VB_OK;
 
-  if (!files || !rows) {
-    rc = msg(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
-    goto out;
-  }
-  for (k = 0; k < m->nsh; k++)
-    files[k] = H5I_INVALID_HID;
-  evat = malloc((size_t)nr * sizeof *evat);
-  for (i = b0; evat && i < b0 + nr; i++) {
-    evat[i - b0] = *ev0 + nev;
-    nev += m->evcount[i];
-  }
-  events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
-  if (!events || !evat) {
-    rc = msg(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
-    goto out;
-  }
-  /* open the shards this block needs */
-  for (i = b0; i < b0 + nr && rc == VB_OK; i++) {
-    k = m->owner[i];
-    if (files[k] < 0) {
-      char *path = vb_part_file(m->part, m->sh[k].name);
-      files[k] = path ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-      free(path);
-      if (files[k] < 0)
-        rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot open %s/%s", m->path, m->part,
-                 m->sh[k].name);
-    }
-  }
-  /* table rows and events, shard by shard */
-  for (k = 0, done = 0; k < m->nsh && rc == VB_OK; k++) {
-    unsigned char *srows, *sev;
-    if (files[k] < 0)
-      continue;
-    srows = read_all(files[k], "study/table", f->row_type, f->rowsize, NULL);
-    sev = read_all(files[k], "study/events", f->event_type, f->eventsize, NULL);
-    if (!srows || !sev) {
-      free(srows);
-      free(sev);
-      rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot read %s/%s", m->path, m->part,
-               m->sh[k].name);
-      break;
-    }
-    for (i = b0; i < b0 + nr; i++) {
-      unsigned char *row = rows + (size_t)(i - b0) * f->rowsize;
-      int64_t start, at;
-      if (m->owner[i] != k)
-        continue;
-      memcpy(row, srows + (size_t)m->pos[i] * f->rowsize, f->rowsize);
-      memcpy(&start, row + f->off_evstart, 8);
-      /* this scene's events go after those of the scenes before it */
-      at = evat[i - b0];
-      if (m->evcount[i] > 0)
-        memcpy(events + (size_t)(at - *ev0) * f->eventsize, sev + (size_t)start * f->eventsize,
-               (size_t)m->evcount[i] * f->eventsize);
-      memcpy(row + f->off_evstart, &at, 8);
-      done++;
-    }
-    free(srows);
-    free(sev);
-  }
-  if (rc == VB_OK)
-    rc = vb_stack_write_rows(st, b0, nr, rows, NULL, m->err, m->errlen);
-  if (rc == VB_OK)
-    rc = vb_stack_write_events(st, *ev0, nev, events, m->err, m->errlen);
-  *ev0 += nev;
-  /* signals, one at a time */
   for (s = 0; s < f->nsig && rc == VB_OK; s++) {
     long w = vb_signal_width(&f->sig[s], m->T);
     double *stage = malloc((size_t)(nr * w > 0 ? nr * w : 1) * sizeof(double));
@@ -275,6 +207,99 @@ static int merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
       rc = vb_stack_write_signal(st, s, b0, nr, stage, m->err, m->errlen);
     free(stage);
   }
+  return rc;
+}
+
+/* Gather the table rows and events of scenes b0 .. b0+nr-1 from the open
+ * shards files[] into rows and events (the block's first event is row
+ * ev0 of the file, scene i's is evat[i - b0]). */
+static int merge_rows(merge *m, const hid_t *files, long b0, long nr, const long *evat,
+                      long ev0, unsigned char *rows, unsigned char *events)
+{
+  const vb_format *f = &m->f;
+  long i, k;
+  int rc = VB_OK;
+
+  for (k = 0; k < m->nsh && rc == VB_OK; k++) {
+    unsigned char *srows, *sev;
+    if (files[k] < 0)
+      continue;
+    srows = read_all(files[k], "study/table", f->row_type, f->rowsize, NULL);
+    sev = read_all(files[k], "study/events", f->event_type, f->eventsize, NULL);
+    if (!srows || !sev) {
+      free(srows);
+      free(sev);
+      rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot read %s/%s", m->path, m->part,
+               m->sh[k].name);
+      break;
+    }
+    for (i = b0; i < b0 + nr; i++) {
+      unsigned char *row = rows + (size_t)(i - b0) * f->rowsize;
+      int64_t start, at;
+      if (m->owner[i] != k)
+        continue;
+      memcpy(row, srows + (size_t)m->pos[i] * f->rowsize, f->rowsize);
+      memcpy(&start, row + f->off_evstart, 8);
+      /* this scene's events go after those of the scenes before it */
+      at = evat[i - b0];
+      if (m->evcount[i] > 0)
+        memcpy(events + (size_t)(at - ev0) * f->eventsize, sev + (size_t)start * f->eventsize,
+               (size_t)m->evcount[i] * f->eventsize);
+      memcpy(row + f->off_evstart, &at, 8);
+    }
+    free(srows);
+    free(sev);
+  }
+  return rc;
+}
+
+/* Merge scenes b0 .. b0+nr-1 into st. */
+static int merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
+{
+  const vb_format *f = &m->f;
+  hid_t *files = calloc((size_t)m->nsh, sizeof *files);
+  unsigned char *rows = malloc((size_t)nr * f->rowsize), *events = NULL;
+  long *evat = NULL; /* [nr] first event row of each scene */
+  long nev = 0, i, k;
+  int rc = VB_OK;
+
+  if (!files || !rows) {
+    rc = msg(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
+    goto out;
+  }
+  for (k = 0; k < m->nsh; k++)
+    files[k] = H5I_INVALID_HID;
+  evat = malloc((size_t)nr * sizeof *evat);
+  for (i = b0; evat && i < b0 + nr; i++) {
+    evat[i - b0] = *ev0 + nev;
+    nev += m->evcount[i];
+  }
+  events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
+  if (!events || !evat) {
+    rc = msg(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
+    goto out;
+  }
+  /* open the shards this block needs */
+  for (i = b0; i < b0 + nr && rc == VB_OK; i++) {
+    k = m->owner[i];
+    if (files[k] < 0) {
+      char *path = vb_part_file(m->part, m->sh[k].name);
+      files[k] = path ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+      free(path);
+      if (files[k] < 0)
+        rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot open %s/%s", m->path, m->part,
+                 m->sh[k].name);
+    }
+  }
+  if (rc == VB_OK)
+    rc = merge_rows(m, files, b0, nr, evat, *ev0, rows, events);
+  if (rc == VB_OK)
+    rc = vb_stack_write_rows(st, b0, nr, rows, NULL, m->err, m->errlen);
+  if (rc == VB_OK)
+    rc = vb_stack_write_events(st, *ev0, nev, events, m->err, m->errlen);
+  *ev0 += nev;
+  if (rc == VB_OK)
+    rc = merge_signals(m, st, files, b0, nr);
 out:
   for (k = 0; files && k < m->nsh; k++)
     vb_h5_close(files[k]);
@@ -334,20 +359,92 @@ static void merge_clear(merge *m)
     close(m->dirfd);
 }
 
+/* Write every scene into tmp (built in memory when it fits: then a full
+ * disk is an error of write(), not of HDF5), fsync it and rename it onto
+ * OUT.  A nonzero *stop abandons it between blocks. */
+static int merge_write(merge *m, const char *tmp, const volatile int *stop)
+{
+  vb_stack *st = NULL;
+  long b0, B, maxw = 1, ev0 = 0, nev = 0, i;
+  int rc, s, in_memory;
+  double total = 0.0;
+  void *image = NULL;
+  size_t ilen = 0;
+
+  for (i = 0; i < m->n; i++)
+    nev += m->evcount[i];
+  /* rows per block: one signal's staging within MERGE_BYTES */
+  for (s = 0; s < m->f.nsig; s++)
+    if (vb_signal_width(&m->f.sig[s], m->T) > maxw)
+      maxw = vb_signal_width(&m->f.sig[s], m->T);
+  B = (long)(MERGE_BYTES / (8.0 * (double)maxw));
+  B = B < 1 ? 1 : B;
+  /* a file that fits is built in memory and written here (write() errors,
+   * not HDF5's, on a full disk) */
+  for (i = 0; i < m->nsh; i++)
+    total += (double)m->sh[i].size;
+  in_memory = total <= IMAGE_MAX;
+  tick(m);
+  rc = vb_stack_create(&m->f, tmp, m->n, m->T, m->interval, nev, in_memory, &st, m->err,
+                       m->errlen);
+  for (b0 = 0; rc == VB_OK && b0 < m->n; b0 += B) {
+    if (stop && *stop) {
+      rc = msg(m->err, m->errlen, VB_EINTR, "%s: interrupted while merging; run again with "
+               "--resume", m->path);
+      break;
+    }
+    rc = merge_block(m, st, b0, b0 + B <= m->n ? B : m->n - b0, &ev0);
+  }
+  if (rc == VB_OK && in_memory) {
+    rc = vb_stack_close_image(st, &image, &ilen, m->err, m->errlen);
+    if (rc == VB_OK) {
+      int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+      int e = fd < 0 ? errno : vb_write_all(fd, image, ilen, tick, m);
+      if (fd >= 0 && close(fd) < 0 && e == 0)
+        e = errno;
+      if (e != 0) {
+        errno = e;
+        rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot write %s: %s", m->path, tmp,
+                 strerror(e));
+      }
+    }
+    free(image);
+  } else if (rc == VB_OK) {
+    rc = vb_stack_close(st, m->err, m->errlen);
+  } else {
+    vb_stack_close(st, NULL, 0);
+  }
+  st = NULL;
+  tick(m);
+  if (rc == VB_OK && sync_path(tmp, 0) < 0)
+    rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot sync %s: %s", m->path, tmp,
+             strerror(errno));
+  tick(m);
+  if (rc == VB_OK && rename(tmp, m->path) < 0)
+    rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot rename %s into place: %s", m->path, tmp,
+             strerror(errno));
+  if (rc != VB_OK) {
+    if (rc == VB_EIO && m->err && errno && (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)) {
+      m->err[0] = '\0';
+      msg(m->err, m->errlen, VB_EIO, "%s: cannot write the merged file: %s; every scene is kept "
+          "in %s: run again with --resume to finish", m->path,
+          errno == EFBIG ? "the file size limit was reached" : "the disk is full", m->part);
+    }
+    unlink(tmp);
+    return rc;
+  }
+  return VB_OK;
+}
+
 /* Merge every verified shard into OUT. */
 int vb_output_merge(const char *path, const vb_output_layout *lay, const volatile int *stop,
                     char *err, size_t errlen)
 {
   merge m;
   vb_h5quiet q;
-  vb_stack *st = NULL;
   char *tmp = NULL;
   const char *env = getenv("VIBRO_TEST_KILL_AT");
-  long b0, B, maxw = 1, ev0 = 0, nev = 0, i;
-  int rc, s, in_memory;
-  double total = 0.0;
-  void *image = NULL;
-  size_t ilen = 0;
+  int rc;
 
   if (err && errlen > 0)
     err[0] = '\0';
@@ -389,70 +486,14 @@ int vb_output_merge(const char *path, const vb_output_layout *lay, const volatil
     }
     goto finished;
   }
-  for (i = 0; i < m.n; i++)
-    nev += m.evcount[i];
-  /* rows per block: one signal's staging within MERGE_BYTES */
-  for (s = 0; s < m.f.nsig; s++)
-    if (vb_signal_width(&m.f.sig[s], m.T) > maxw)
-      maxw = vb_signal_width(&m.f.sig[s], m.T);
-  B = (long)(MERGE_BYTES / (8.0 * (double)maxw));
-  B = B < 1 ? 1 : B;
   tmp = vb_part_file(m.part, FINAL_TMP);
   if (!tmp) {
     rc = msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
     goto done;
   }
-  /* a file that fits is built in memory and written here (write() errors,
-   * not HDF5's, on a full disk) */
-  for (i = 0; i < m.nsh; i++)
-    total += (double)m.sh[i].size;
-  in_memory = total <= IMAGE_MAX;
-  tick(&m);
-  rc = vb_stack_create(&m.f, tmp, m.n, m.T, m.interval, nev, in_memory, &st, err, errlen);
-  for (b0 = 0; rc == VB_OK && b0 < m.n; b0 += B) {
-    if (stop && *stop) {
-      rc = msg(err, errlen, VB_EINTR, "%s: interrupted while merging; run again with "
-               "--resume", path);
-      break;
-    }
-    rc = merge_block(&m, st, b0, b0 + B <= m.n ? B : m.n - b0, &ev0);
-  }
-  if (rc == VB_OK && in_memory) {
-    rc = vb_stack_close_image(st, &image, &ilen, err, errlen);
-    if (rc == VB_OK) {
-      int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-      int e = fd < 0 ? errno : vb_write_all(fd, image, ilen, tick, &m);
-      if (fd >= 0 && close(fd) < 0 && e == 0)
-        e = errno;
-      if (e != 0) {
-        errno = e;
-        rc = msg(err, errlen, VB_EIO, "%s: cannot write %s: %s", path, tmp, strerror(e));
-      }
-    }
-    free(image);
-  } else if (rc == VB_OK) {
-    rc = vb_stack_close(st, err, errlen);
-  } else {
-    vb_stack_close(st, NULL, 0);
-  }
-  st = NULL;
-  tick(&m);
-  if (rc == VB_OK && sync_path(tmp, 0) < 0)
-    rc = msg(err, errlen, VB_EIO, "%s: cannot sync %s: %s", path, tmp, strerror(errno));
-  tick(&m);
-  if (rc == VB_OK && rename(tmp, path) < 0)
-    rc = msg(err, errlen, VB_EIO, "%s: cannot rename %s into place: %s", path, tmp,
-             strerror(errno));
-  if (rc != VB_OK) {
-    if (rc == VB_EIO && err && errno && (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)) {
-      err[0] = '\0';
-      msg(err, errlen, VB_EIO, "%s: cannot write the merged file: %s; every scene is kept "
-          "in %s: run again with --resume to finish", path,
-          errno == EFBIG ? "the file size limit was reached" : "the disk is full", m.part);
-    }
-    unlink(tmp);
+  rc = merge_write(&m, tmp, stop);
+  if (rc != VB_OK)
     goto done;
-  }
 finished:
   tick(&m);
   sync_path(path, 1);
@@ -460,8 +501,6 @@ finished:
   part_remove(&m);
   rc = VB_OK;
 done:
-  if (st)
-    vb_stack_close(st, NULL, 0);
   vb_h5_quiet_end(&q);
   free(tmp);
   merge_clear(&m);

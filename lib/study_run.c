@@ -166,20 +166,181 @@ int vb_study_merge(const vb_study *study, const char *out, const volatile int *s
   return rc;
 }
 
+/* The state of one vb_study_run shared by its threads. */
+typedef struct runner {
+  const vb_study *study;
+  const vb_study_options *opt;
+  const char *out;
+  vb_output *o;
+  vb_study_report rep;
+  long *pending, npending;
+  double t0, last, period;
+  int stop;               /* an error stopped the run */
+  int stop_rc;            /* its code */
+  char first_err[ERR_MAX]; /* its message */
+} runner;
+
+/* Run scene `index` and pack it (in the calling thread); *code is the
+ * run's status.  VB_OK or an error with the message in e. */
+static int scene_run(const runner *r, long index, vb_scene **sc, vb_run **run,
+                     vb_packed_scene **packed, int *code, char *e, size_t elen)
+{
+  int np = vb_study_nparams(r->study), p, rc = VB_OK;
+  double params[64], *pv = np <= 64 ? params : malloc((size_t)np * sizeof *pv);
+
+  if (!pv) {
+    snprintf(e, elen, "%s: out of memory", r->out);
+    return VB_ENOMEM;
+  }
+  for (p = 0; p < np; p++)
+    pv[p] = vb_study_value(r->study, index, p);
+  rc = vb_study_scene(r->study, index, sc, e, elen);
+  if (rc == VB_OK)
+    rc = vb_run_alloc(*sc, run, e, elen);
+  if (rc == VB_OK)
+    *code = vb_run_exec(*run);
+  /* packing (copying) runs in this thread, outside the writer */
+  if (rc == VB_OK)
+    rc = vb_output_pack(r->o, index, pv, *run, packed, e, elen);
+  if (pv != params)
+    free(pv);
+  return rc;
+}
+
+/* The writer's part (one thread at a time): hand the packed scene to the
+ * output, count it, report progress; the first error stops the run. */
+static void scene_write(runner *r, long index, const vb_run *run, vb_packed_scene **packed,
+                        int code, int lrc, char *e, size_t elen)
+{
+  if (!r->stop && lrc == VB_OK) {
+    double tw = now();
+
+    lrc = vb_output_add(r->o, *packed, e, elen);
+    *packed = NULL;
+    r->rep.write_seconds += now() - tw;
+    if (lrc == VB_OK) {
+      r->rep.ran++;
+      r->rep.failed += code != VB_OK;
+      if (code != VB_OK && (r->rep.first_failed < 0 || index < r->rep.first_failed)) {
+        r->rep.first_failed = index;
+        snprintf(r->rep.first_status, sizeof r->rep.first_status, "%s", vb_run_status(run));
+      }
+    }
+  }
+  if (!r->stop && lrc != VB_OK) {
+    snprintf(r->first_err, ERR_MAX, "%s", e);
+    r->stop_rc = lrc;
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+    r->stop = 1;
+  }
+  if (!r->stop && now() - r->last >= r->period) {
+    r->last = now();
+    progress(r->opt, r->rep.kept + r->rep.ran, r->rep.scenes, r->rep.ran, r->t0);
+  }
+}
+
+/* Run the pending scenes over the threads. */
+static void scenes_run(runner *r)
+{
+  long i;
+
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(r->opt->threads > 0 ? r->opt->threads : omp_get_max_threads())
+#endif
+  for (i = 0; i < r->npending; i++) {
+    vb_scene *sc = NULL;
+    vb_run *run = NULL;
+    vb_packed_scene *packed = NULL;
+    char e[ERR_MAX];
+    int lrc, code = VB_OK, halt;
+
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+    halt = r->stop;
+    if (halt || (r->opt->stop && *r->opt->stop))
+      continue;
+    e[0] = '\0';
+    lrc = scene_run(r, r->pending[i], &sc, &run, &packed, &code, e, sizeof e);
+#ifdef _OPENMP
+#pragma omp critical(vb_study_writer)
+#endif
+    scene_write(r, r->pending[i], run, &packed, code, lrc, e, sizeof e);
+    vb_packed_scene_free(packed);
+    vb_run_free(run);
+    vb_scene_free(sc);
+  }
+}
+
+/* After the loop: write what was finished, and say why the run stopped
+ * (an error, a signal) or merge the shards.  The return code. */
+static int scenes_finish(runner *r, const char *part, char *err, size_t errlen)
+{
+  char e[ERR_MAX];
+  int frc = vb_output_flush(r->o, e, sizeof e), interrupted;
+  long kept;
+
+  interrupted = !r->stop && r->opt->stop && *r->opt->stop;
+  if (frc != VB_OK && !r->stop) {
+    snprintf(r->first_err, ERR_MAX, "%s", e);
+    r->stop_rc = frc;
+    r->stop = 1;
+  }
+  kept = vb_output_scenes_done(r->o);
+  if (r->stop) {
+    /* out of memory or a full disk: say what is kept, if anything */
+    if (strstr(r->first_err, "--resume") || strstr(r->first_err, "no scene was"))
+      snprintf(err, errlen, "%s", r->first_err);
+    else if (kept > 0)
+      snprintf(err, errlen, "%s (the %ld finished scenes are kept in %s: run again with "
+               "--resume to continue)", r->first_err, kept, part);
+    else
+      snprintf(err, errlen, "%s (no scene was finished)", r->first_err);
+    return r->stop_rc;
+  }
+  if (interrupted) {
+    snprintf(err, errlen, "%s: interrupted after %ld of %ld scenes; run again with --resume",
+             r->out, kept, vb_study_scenes(r->study));
+    return VB_EINTR;
+  }
+  progress(r->opt, r->rep.kept + r->rep.ran, r->rep.scenes, r->rep.ran, r->t0);
+  vb_output_free(r->o);
+  r->o = NULL;
+  return r->opt->nranks == 1 ? vb_study_merge(r->study, r->out, r->opt->stop, err, errlen)
+                             : VB_OK;
+}
+
+/* Open the output and list the scenes of this rank still to run. */
+static int scenes_plan(runner *r, const vb_output_layout *lay, char *err, size_t errlen)
+{
+  long i, nscenes = vb_study_scenes(r->study);
+  int rc = vb_output_open(r->out, lay, r->opt->resume, r->opt->rank, &r->o, err, errlen);
+
+  for (i = r->opt->rank; rc == VB_OK && i < nscenes; i += r->opt->nranks) {
+    r->rep.scenes++;
+    if (!vb_output_complete(r->o, i)) {
+      r->pending[r->npending++] = i;
+    } else {
+      r->rep.kept++;
+      r->rep.failed += vb_output_status_code(r->o, i) != VB_OK;
+    }
+  }
+  return rc;
+}
+
 /* Run a study's scenes into one output file. */
 int vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt,
                  vb_study_report *report, char *err, size_t errlen)
 {
   vb_study_options defaults;
-  vb_study_report rep;
   vb_output_layout lay;
-  vb_output *o = NULL;
+  runner *r = NULL;
   const char **names = NULL, **units = NULL;
-  char *part = NULL, *first_err = NULL;
-  long *pending = NULL, npending = 0, i, nscenes = vb_study_scenes(study);
-  double t0 = now(), last, period;
-  int rc, stop = 0, stop_rc = VB_OK, interrupted = 0, np = vb_study_nparams(study);
-  char dummy[1];
+  char *part = NULL, dummy[1];
+  long i, nscenes = vb_study_scenes(study);
+  int rc, np = vb_study_nparams(study);
 
   if (!err || errlen == 0) {
     err = dummy;
@@ -192,10 +353,6 @@ int vb_study_run(const vb_study *study, const char *out, const vb_study_options 
     opt = &defaults;
   if (opt->format == 1)
     return vb_v1_study_run(study, out, opt, report, err, errlen);
-  period = opt->progress_period > 0 ? opt->progress_period : PROGRESS_PERIOD;
-  last = t0;
-  memset(&rep, 0, sizeof rep);
-  rep.first_failed = -1;
   if (report)
     memset(report, 0, sizeof *report);
   if (opt->nranks < 1 || opt->rank < 0 || opt->rank >= opt->nranks) {
@@ -205,160 +362,51 @@ int vb_study_run(const vb_study *study, const char *out, const vb_study_options 
   rc = output_check(study, out, err, errlen);
   if (rc != VB_OK)
     return rc;
+  r = calloc(1, sizeof *r);
   names = calloc((size_t)np + 1, sizeof *names);
   units = calloc((size_t)np + 1, sizeof *units);
   part = malloc(strlen(out) + sizeof PART_SUFFIX);
-  first_err = malloc(ERR_MAX);
-  pending = malloc((size_t)(nscenes / opt->nranks + 1) * sizeof *pending);
-  if (!names || !units || !part || !first_err || !pending) {
+  if (r)
+    r->pending = malloc((size_t)(nscenes / opt->nranks + 1) * sizeof *r->pending);
+  if (!r || !names || !units || !part || !r->pending) {
     snprintf(err, errlen, "%s: out of memory", out);
     rc = VB_ENOMEM;
     goto done;
   }
+  r->study = study;
+  r->opt = opt;
+  r->out = out;
+  r->t0 = r->last = now();
+  r->period = opt->progress_period > 0 ? opt->progress_period : PROGRESS_PERIOD;
+  r->rep.first_failed = -1;
   strcpy(part, out);
   strcat(part, PART_SUFFIX);
-  first_err[0] = '\0';
   vb_study_layout(study, &lay, names, units);
-
   /* --resume after the end: the finished file is checked, nothing runs */
   if (opt->resume && access(part, F_OK) != 0 && access(out, F_OK) == 0 &&
       finished_file(study, out)) {
     for (i = opt->rank; i < nscenes; i += opt->nranks)
-      rep.scenes++;
-    rep.kept = rep.scenes;
+      r->rep.scenes++;
+    r->rep.kept = r->rep.scenes;
     rc = VB_OK;
     goto done;
   }
-  rc = vb_output_open(out, &lay, opt->resume, opt->rank, &o, err, errlen);
-  if (rc != VB_OK)
-    goto done;
-  for (i = opt->rank; i < nscenes; i += opt->nranks) {
-    rep.scenes++;
-    if (!vb_output_complete(o, i)) {
-      pending[npending++] = i;
-    } else {
-      rep.kept++;
-      rep.failed += vb_output_status_code(o, i) != VB_OK;
-    }
+  rc = scenes_plan(r, &lay, err, errlen);
+  if (rc == VB_OK) {
+    scenes_run(r);
+    rc = scenes_finish(r, part, err, errlen);
   }
-
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(opt->threads > 0 ? opt->threads : omp_get_max_threads())
-#endif
-  for (i = 0; i < npending; i++) {
-    vb_scene *sc = NULL;
-    vb_run *run = NULL;
-    vb_packed_scene *packed = NULL;
-    char e[ERR_MAX];
-    double params[64], *pv = np <= 64 ? params : malloc((size_t)np * sizeof *pv);
-    int lrc = pv ? VB_OK : VB_ENOMEM, code = VB_OK, halt, p;
-    long index = pending[i];
-
-#ifdef _OPENMP
-#pragma omp atomic read
-#endif
-    halt = stop;
-    if (halt || (opt->stop && *opt->stop)) {
-      if (pv != params)
-        free(pv);
-      continue;
-    }
-    e[0] = '\0';
-    if (!pv)
-      snprintf(e, sizeof e, "%s: out of memory", out);
-    for (p = 0; pv && p < np; p++)
-      pv[p] = vb_study_value(study, index, p);
-    if (lrc == VB_OK)
-      lrc = vb_study_scene(study, index, &sc, e, sizeof e);
-    if (lrc == VB_OK)
-      lrc = vb_run_alloc(sc, &run, e, sizeof e);
-    if (lrc == VB_OK)
-      code = vb_run_exec(run);
-    /* packing (copying) runs in this thread, outside the writer */
-    if (lrc == VB_OK)
-      lrc = vb_output_pack(o, index, pv, run, &packed, e, sizeof e);
-#ifdef _OPENMP
-#pragma omp critical(vb_study_writer)
-#endif
-    {
-      if (!stop && lrc == VB_OK) {
-        double tw = now();
-
-        lrc = vb_output_add(o, packed, e, sizeof e);
-        packed = NULL;
-        rep.write_seconds += now() - tw;
-        if (lrc == VB_OK) {
-          rep.ran++;
-          rep.failed += code != VB_OK;
-          if (code != VB_OK && (rep.first_failed < 0 || index < rep.first_failed)) {
-            rep.first_failed = index;
-            snprintf(rep.first_status, sizeof rep.first_status, "%s", vb_run_status(run));
-          }
-        }
-      }
-      if (!stop && lrc != VB_OK) {
-        snprintf(first_err, ERR_MAX, "%s", e);
-        stop_rc = lrc;
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-        stop = 1;
-      }
-      if (!stop && now() - last >= period) {
-        last = now();
-        progress(opt, rep.kept + rep.ran, rep.scenes, rep.ran, t0);
-      }
-    }
-    vb_packed_scene_free(packed);
-    vb_run_free(run);
-    vb_scene_free(sc);
-    if (pv != params)
-      free(pv);
-  }
-  interrupted = !stop && opt->stop && *opt->stop;
-  /* what was finished is written, whatever stopped the loop */
-  {
-    char e[ERR_MAX];
-    int frc = vb_output_flush(o, e, sizeof e);
-    if (frc != VB_OK && !stop) {
-      snprintf(first_err, ERR_MAX, "%s", e);
-      stop_rc = frc;
-      stop = 1;
-    }
-  }
-  if (stop) {
-    long kept = vb_output_scenes_done(o);
-    int wrote = strstr(first_err, "--resume") != NULL || strstr(first_err, "no scene was") != NULL;
-
-    if (wrote)
-      snprintf(err, errlen, "%s", first_err);
-    else if (kept > 0)
-      snprintf(err, errlen, "%s (the %ld finished scenes are kept in %s: run again with "
-               "--resume to continue)", first_err, kept, part);
-    else
-      snprintf(err, errlen, "%s (no scene was finished)", first_err);
-    rc = stop_rc;
-    goto done;
-  }
-  if (interrupted) {
-    snprintf(err, errlen, "%s: interrupted after %ld of %ld scenes; run again with --resume",
-             out, vb_output_scenes_done(o), nscenes);
-    rc = VB_EINTR;
-    goto done;
-  }
-  progress(opt, rep.kept + rep.ran, rep.scenes, rep.ran, t0);
-  vb_output_free(o);
-  o = NULL;
-  rc = opt->nranks == 1 ? vb_study_merge(study, out, opt->stop, err, errlen) : VB_OK;
 done:
-  vb_output_free(o);
-  rep.seconds = now() - t0;
-  if (report)
-    *report = rep;
+  if (r) {
+    vb_output_free(r->o);
+    r->rep.seconds = now() - r->t0;
+    if (report)
+      *report = r->rep;
+    free(r->pending);
+  }
+  free(r);
   free(names);
   free(units);
-  free(pending);
   free(part);
-  free(first_err);
   return rc;
 }

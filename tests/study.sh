@@ -1,6 +1,6 @@
 #!/bin/sh
 # study.sh - studies end to end in layout vibro-2 (doc/format.md): -j 1 and
-# -j 2 give identical files; the interruption matrix (SIGKILL at every 4th
+# -j 2 give identical files; the interruption matrix (SIGKILL at every 3rd
 # write point of the output through VIBRO_TEST_KILL_AT, SIGKILL from
 # outside, a full disk through ulimit -f, SIGTERM, a damaged shard), each
 # followed by --resume, equals the uninterrupted file (h5diff); a reader
@@ -42,12 +42,12 @@ expect 0 "$vibro" run "$tmp/other.cfg" -o "$tmp/other.h5" -j 2 --quiet
 h5diff "$tmp/j1.h5" "$tmp/other.h5" >/dev/null 2>&1 && bad "h5diff found no difference" || ok
 
 # The interruption matrix.  Shards of 16 scenes (VIBRO_TEST_BATCH) give
-# about 95 write points; the run kills itself (SIGKILL) at the k-th, for
-# every 4th k, then --resume must give the uninterrupted file.
+# about 85 write points; the run kills itself (SIGKILL) at the k-th, for
+# every 3rd k, then --resume must give the uninterrupted file.
 ref="$tmp/j1.h5"
 points=0
 k=1
-while [ "$k" -le 93 ]; do
+while [ "$k" -le 85 ]; do
   rm -rf "$tmp/k.h5" "$tmp/k.h5.part"
   VIBRO_TEST_BATCH=16 VIBRO_TEST_KILL_AT=$k "$vibro" run "$study" -o "$tmp/k.h5" -j 2 --quiet \
     >/dev/null 2>&1
@@ -60,7 +60,7 @@ while [ "$k" -le 93 ]; do
     same "$ref" "$tmp/k.h5" "SIGKILL at write $k, then --resume"
     [ -e "$tmp/k.h5.part" ] && bad "kill at write $k: shards left after resume" || ok
   fi
-  k=$((k + 4))
+  k=$((k + 3))
 done
 [ "$points" -ge 20 ] && ok || bad "only $points kill points (want >= 20)"
 echo "SIGKILL at $points write points: each resumed to the uninterrupted file"
