@@ -288,7 +288,7 @@ START_TEST(test_table_matches_single_runs)
       "  { path = \"contacts.hit.k\"; logspace = [1.0e8, 1.0e9]; n = 3; },\n"
       "  { path = \"bodies.hammer.v0\"; values = [0.83, 1.9]; } ); };\n";
   char text[2048], out[1024], err[1024];
-  vb_study_options opt = { 2, 0, 0, 0, 1, NULL, NULL, 0, NULL };
+  vb_study_options opt = { 2, 0, 0, 0, 1, NULL, NULL, 0, NULL, 2 };
   vb_study_report rep;
   vb_study *st;
   row rows[6];

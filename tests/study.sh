@@ -212,6 +212,25 @@ else
   echo "xarray or h5netcdf not importable: xarray test skipped"
 fi
 
+# out of memory: the message says what is kept, and only when something is
+cat >"$tmp/oom.cfg" <<'CFG'
+scene = { name = "oom"; fs = 44100.0; duration = 0.01; gravity = 0.0; };
+bodies = ( { name = "hammer"; type = "mass"; mass = 0.01; u0 = 0.0; v0 = 1.0; },
+           { name = "wall"; type = "wall"; position = 0.0; } );
+contacts = ( { name = "hit"; between = ["hammer", "wall"]; law = "hunt-crossley";
+               k = 1.0e9; alpha = 1.5; mu = 0.5; scheme = "am1"; } );
+sweep = { params = ( { path = "scene.duration"; values = [0.01, 3000.0]; } ); };
+CFG
+sed 's/values = \[0.01, 3000.0\]/values = [3000.0, 0.01]/' "$tmp/oom.cfg" >"$tmp/oom0.cfg"
+(ulimit -v 3000000; exec "$vibro" run "$tmp/oom.cfg" -o "$tmp/oom.h5" -j 1 --quiet) 2>"$tmp/err"
+[ $? -eq 1 ] && ok || bad "out of memory: not exit 1"
+contains "$tmp/err" "out of memory"
+contains "$tmp/err" "(the 1 finished scenes are kept in $tmp/oom.h5.part: run again with --resume to continue)"
+(ulimit -v 3000000; exec "$vibro" run "$tmp/oom0.cfg" -o "$tmp/oom0.h5" -j 1 --quiet) 2>"$tmp/err"
+[ $? -eq 1 ] && ok || bad "out of memory: not exit 1"
+contains "$tmp/err" "(no scene was finished)"
+grep -q "kept" "$tmp/err" && bad "claims kept scenes when none finished: $(cat "$tmp/err")" || ok
+
 # a scene that does not finish: exit 2, the file is complete, its table says why
 cat >"$tmp/cap.cfg" <<'CFG'
 scene = { name = "cap"; fs = 44100.0; duration = 0.002; };
