@@ -231,6 +231,30 @@ contains "$tmp/err" "(the 1 finished scenes are kept in $tmp/oom.h5.part: run ag
 contains "$tmp/err" "(no scene was finished)"
 grep -q "kept" "$tmp/err" && bad "claims kept scenes when none finished: $(cat "$tmp/err")" || ok
 
+# /study/events: every impact of every scene, one flat table (pandas in one
+# call when installed), with the swept values and units aligned with the fields
+"$python" - "$ref" >"$tmp/ev" 2>&1 <<'PY' && ok || bad "/study/events: $(tail -3 "$tmp/ev")"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+ev = f["study/events"]
+rows = ev[()]
+t = f["study/table"][()]
+assert len(rows) == t["impacts:hit"].sum() == t["events_count"].sum() == 64, len(rows)
+assert list(ev.attrs["units"][:4]) == ["1", "1", "s", "s"] or \
+       [u.decode() if isinstance(u, bytes) else u for u in ev.attrs["units"][:4]] == ["1", "1", "s", "s"]
+assert len(ev.attrs["units"]) == len(rows.dtype.names)
+assert (rows["contacts.hit.k"] == t["contacts.hit.k"][rows["scene"]]).all()
+assert (np.diff(rows["scene"]) >= 0).all()
+units = dict(zip(t.dtype.names, [u.decode() if isinstance(u, bytes) else u for u in f["study/table"].attrs["units"]]))
+assert units["contacts.hit.k"] == "N/m^alpha" and units["bodies.hammer.v0"] == "m/s", units
+try:
+    import pandas
+    df = pandas.DataFrame(rows)
+    assert df.shape[0] == 64 and "v_out" in df.columns
+except ImportError:
+    pass
+PY
+
 # a scene that does not finish: exit 2, the file is complete, its table says why
 cat >"$tmp/cap.cfg" <<'CFG'
 scene = { name = "cap"; fs = 44100.0; duration = 0.002; };
