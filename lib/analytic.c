@@ -5,7 +5,7 @@
  * exit rate depends on w_in = mu v_in only: with g(w) = w - log(1 + w),
  * eq 6 reads g(w_out) = g(w_in), and eq 3 reads
  * x^(a+1) = m (a+1) / (k mu^2) (g(w_in) - g(w)). */
-#include "vibro.h"
+#include "internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -344,31 +344,30 @@ vb_hc_contact_time(double m, double k, double alpha, double mu, double v_in)
   return pow(m / k, 1.0 / p) * pow(p, -q) * pow(mu, 2.0 * q - 1.0) * total;
 }
 
-/* Papetti eqs 4, 6, 7-8 and 9 for one impact against a rigid wall: the
- * power law and the rattle (whose penetration |x| - h obeys the same power
- * law) are the mu = 0 case; Hunt-Crossley uses law->mu.  The polynomial
- * and spring laws are always engaged and have no impact, so every field is
- * NaN, as for a non-positive or non-finite v_in. */
+/* Papetti eqs 4, 6, 7-8 and 9 for one impact against a rigid wall, for
+ * every law of the table with impacts, through the law as it acts during
+ * this impact (vb_law_at_onset) and the Hunt-Crossley mu in effect: 0 for
+ * the power law and the rattle (whose penetration |x| - h obeys the same
+ * power law), law->mu for Hunt-Crossley, lambda(e)/v_in for the laws set
+ * by a coefficient of restitution (which are Hunt-Crossley with that mu).
+ * The polynomial and spring laws are always engaged and have no impact,
+ * so every field is NaN, as for a non-positive or non-finite v_in. */
 void
 vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out)
 {
+  const vb_law_info *info;
+  vb_law active;
   double mu;
   if (!out)
     return;
   out->x_max = out->v_out = out->v_out_exact = out->duration = NAN;
   if (!law || !(v_in > 0.0) || !isfinite(v_in))
     return;
-  switch (law->kind) {
-  case VB_LAW_POWER:
-  case VB_LAW_RATTLE:
-    mu = 0.0;
-    break;
-  case VB_LAW_HUNT_CROSSLEY:
-    mu = law->mu;
-    break;
-  default:
+  info = vb_law_info_of(law->kind);
+  if (info == NULL || !info->has_impacts)
     return;
-  }
+  vb_law_at_onset(law, v_in, &active);
+  mu = vb_law_damping_slope(&active);
   out->x_max = vb_hc_x_max(m, law->k, law->alpha, mu, v_in);
   out->v_out = vb_hc_v_out_approx(mu, v_in);
   out->v_out_exact = vb_hc_v_out_exact(mu, v_in);

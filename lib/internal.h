@@ -17,10 +17,17 @@ int vb_errf(char *err, size_t errlen, int status, const char *fmt, ...)
  * (lib/source.c); returns buf. */
 const char *vb_number_text(double x, char *buf, size_t size);
 
-/* Whole content of a file, NUL-terminated; the caller frees it.  NULL with
- * errno set when it cannot be read (lib/source.c); *len receives the
- * number of bytes read. */
-char *vb_read_text(const char *path, size_t *len);
+/* Most bytes of a scene or study file (and each file it includes), and of
+ * a data file (profile, CSV modes file). */
+#define VB_TEXT_MAX ((size_t)64 << 20)
+#define VB_DATA_MAX ((size_t)256 << 20)
+
+/* Whole content of a file, NUL-terminated; the caller frees it; *len
+ * receives the number of bytes read.  Reading stops after the first NUL
+ * byte (binary content: strlen(text) < *len tells the caller), so a
+ * device such as /dev/zero cannot hang it.  NULL with errno set when it
+ * cannot be read, EFBIG when it holds more than max bytes (lib/source.c). */
+char *vb_read_text(const char *path, size_t max, size_t *len);
 
 /* ------------------------------------------------------------- Newton */
 
@@ -175,6 +182,20 @@ void vb_island_start(vb_island *is);
 /* Advance an island from step n to n + 1.  VB_OK, VB_ENOCONV (Newton hit
  * its cap in some contact; the step is still taken), VB_EDIVERGED. */
 int vb_island_step(vb_island *is, long n);
+/* Whether the island's contact states, forces and energies are all
+ * finite (a non-finite mode shows in the energies).  A few operations per
+ * contact: called every step. */
+int vb_island_finite(const vb_island *is);
+/* Name the island's first non-finite quantity in what[len], e.g.
+ * "contact 'hit': force is inf" or "body 'ball': mode 0 velocity is nan"
+ * (with solve_failed, after the step's solve gave VB_EDIVERGED, also its
+ * iterates); 0 if there is none. */
+int vb_island_nonfinite(const vb_island *is, int solve_failed, char *what, size_t len);
+/* The part of contact ct's compression that no mode carries (walls and
+ * gap, with their drives) at time t, m, and its rate in *rate, m/s. */
+double vb_contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate);
+/* Whether a wall of contact ct or its gap is driven. */
+int vb_contact_driven(const vb_scene *sc, const vb_contact *ct);
 /* Island mode index of the first mode of scene body b, or -1. */
 int vb_island_body_offset(const vb_island *is, int b);
 /* Displacement u[npts] and velocity v[npts] of every recorded point (three-

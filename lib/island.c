@@ -66,8 +66,8 @@ wall_u(const vb_body *b, double t, double *rate)
 }
 
 /* Part of contact ct's compression not carried by modes: walls and gap. */
-static double
-contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate)
+double
+vb_contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate)
 {
   double x = -ct->gap, r = 0.0, rw;
   /* a driven gap (a surface profile under a rolling ball) */
@@ -85,6 +85,15 @@ contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate)
   }
   *rate = r;
   return x;
+}
+
+/* Whether a wall of contact ct or its gap is driven. */
+int
+vb_contact_driven(const vb_scene *sc, const vb_contact *ct)
+{
+  return ct->gap_drive.kind != VB_DRIVE_NONE
+         || (sc->bodies[ct->a].kind == VB_BODY_WALL && sc->bodies[ct->a].drive.kind != VB_DRIVE_NONE)
+         || (sc->bodies[ct->b].kind == VB_BODY_WALL && sc->bodies[ct->b].drive.kind != VB_DRIVE_NONE);
 }
 
 /* ------------------------------------------------------------ kernels
@@ -864,7 +873,7 @@ vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0, dou
           v += row[is[i].offsets[ib] + j] * b->dq0[j];
         }
       }
-      x += contact_drive(scene, ct, 0.0, &rate);
+      x += vb_contact_drive(scene, ct, 0.0, &rate);
       v += rate;
       double sign = ct->law.kind == VB_LAW_RATTLE && x < 0.0 ? -1.0 : 1.0;
       *p0 = vb_law_penetration(&ct->law, x);
@@ -977,7 +986,7 @@ vb_island_compressions(const vb_island *is, const double *q, const double *v, do
   for (int c = 0; c < is->nc; c++) {
     const double *row = is->S + (size_t)c * is->nmp;
     double xr, sx = 0.0, sv = 0.0;
-    double xd = contact_drive(is->scene, &is->cts[c], t, &xr);
+    double xd = vb_contact_drive(is->scene, &is->cts[c], t, &xr);
     for (int j = 0; j < nm; j++) {
       sx += row[j] * q[j];
       sv += row[j] * v[j];
@@ -1095,9 +1104,9 @@ vb_island_start(vb_island *is)
       sv += row[j] * is->v[j];
       sm += row[j] * is->qm[j];
     }
-    is->xdrv[c] = contact_drive(sc, ct, 0.0, &xr);
+    is->xdrv[c] = vb_contact_drive(sc, ct, 0.0, &xr);
     is->xdrv_rate[c] = xr;
-    is->xdrv_m[c] = contact_drive(sc, ct, -h, &xrm);
+    is->xdrv_m[c] = vb_contact_drive(sc, ct, -h, &xrm);
     vb_chist *hc = &is->hist[c];
     hc->x = sx + is->xdrv[c];
     hc->rate = sv + xr;
@@ -1421,7 +1430,7 @@ predict(vb_island *is, const double *w, double t1)
     is->ahead = 0;
     for (int c = 0; c < nc; c++) {
       double s = nc == 1 ? is->ahead_dot : kernel_dot(0, nmp, is->S + (size_t)c * nmp, is->qt);
-      xd1[c] = contact_drive(sc, &is->cts[c], t1, &r1[c]);
+      xd1[c] = vb_contact_drive(sc, &is->cts[c], t1, &r1[c]);
       is->xt[c] = s + xd1[c];
     }
     return;
@@ -1431,7 +1440,7 @@ predict(vb_island *is, const double *w, double t1)
   for (int c = 0; c < nc; c++) {
     if (nc > 1)
       s = kernel_dot(0, nmp, is->S + (size_t)c * nmp, is->qt);
-    xd1[c] = contact_drive(sc, &is->cts[c], t1, &r1[c]);
+    xd1[c] = vb_contact_drive(sc, &is->cts[c], t1, &r1[c]);
     is->xt[c] = s + xd1[c];
   }
 }
@@ -1625,7 +1634,7 @@ step_explicit(vb_island *is, long n)
     hc->x = x[c];
     hc->rate = rate[c];
     is->xdrv_m[c] = is->xdrv[c];
-    is->xdrv[c] = contact_drive(is->scene, &is->cts[c], t1, &r1);
+    is->xdrv[c] = vb_contact_drive(is->scene, &is->cts[c], t1, &r1);
     is->xdrv_rate[c] = r1;
   }
   double pd, pe;
@@ -1636,6 +1645,97 @@ step_explicit(vb_island *is, long n)
   is->power[0] = pd;
   is->power[1] = pe;
   return rc;
+}
+
+/* ----------------------------------------------------------- finiteness */
+
+/* x * 0 is 0 for a finite x and NaN otherwise: the sum over every checked
+ * quantity is 0 exactly when all are finite, whatever their size. */
+int
+vb_island_finite(const vb_island *is)
+{
+  double z = is->kinetic * 0.0 + is->potential * 0.0 + is->dissipated * 0.0
+             + is->external * 0.0 + is->corrected * 0.0;
+  for (int c = 0; c < is->nc; c++) {
+    const vb_chist *hc = &is->hist[c];
+    z += hc->x * 0.0 + hc->rate * 0.0 + hc->f * 0.0;
+  }
+  return z == 0.0;
+}
+
+/* "is inf", "is -inf" or "is nan" for a non-finite x; NULL if finite. */
+static const char *
+nonfinite_text(double x)
+{
+  if (isnan(x))
+    return "is nan";
+  if (isinf(x))
+    return x > 0.0 ? "is inf" : "is -inf";
+  return NULL;
+}
+
+/* The island's first non-finite quantity: contacts, modes, energies, and
+ * then (after a failed solve) the step's solve. */
+int
+vb_island_nonfinite(const vb_island *is, int solve_failed, char *what, size_t len)
+{
+  const vb_scene *sc = is->scene;
+  const char *t;
+  for (int c = 0; c < is->nc; c++) {
+    const vb_chist *hc = &is->hist[c];
+    const double val[3] = { hc->x, hc->rate, hc->f };
+    static const char *const name[3] = { "compression", "compression rate", "force" };
+    for (int k = 0; k < 3; k++)
+      if ((t = nonfinite_text(val[k])) != NULL) {
+        snprintf(what, len, "contact '%s': %s %s", is->cts[c].name, name[k], t);
+        return 1;
+      }
+  }
+  int three = is->family == VB_FAMILY_THREE_LEVEL;
+  for (int i = 0; i < is->nb; i++) {
+    const vb_body *b = &sc->bodies[is->bodies[i]];
+    for (int k = 0; k < b->nmodes; k++) {
+      int j = is->offsets[i] + k;
+      const double val[2] = { is->q[j], three ? is->qm[j] : is->v[j] };
+      const char *name[2] = { "displacement", three ? "previous displacement" : "velocity" };
+      for (int m = 0; m < 2; m++)
+        if ((t = nonfinite_text(val[m])) != NULL) {
+          snprintf(what, len, "body '%s': mode %d %s %s", b->name, k, name[m], t);
+          return 1;
+        }
+    }
+  }
+  const double val[5] = { is->kinetic, is->potential, is->dissipated, is->external,
+                          is->corrected };
+  static const char *const name[5] = { "kinetic energy", "potential energy",
+                                       "dissipated energy", "external work",
+                                       "correction energy" };
+  for (int k = 0; k < 5; k++)
+    if ((t = nonfinite_text(val[k])) != NULL) {
+      snprintf(what, len, "%s of the island of body '%s' %s", name[k],
+               sc->bodies[is->bodies[0]].name, t);
+      return 1;
+    }
+  for (int c = 0; c < is->nc && solve_failed; c++) {
+    /* the solve stops at a non-finite iterate or a force that overflows
+     * at a finite compression */
+    const vb_contact *ct = &is->cts[c];
+    if ((t = nonfinite_text(is->x1[c])) != NULL) {
+      snprintf(what, len, "contact '%s': compression solved for the step %s", ct->name, t);
+      return 1;
+    }
+    if (is->family != VB_FAMILY_EXPLICIT && ct->scheme->step_force) {
+      double df, f = ct->scheme->step_force(ct, &is->hist[c], is->dt, is->x1[c], &df);
+      if ((t = nonfinite_text(f)) != NULL) {
+        snprintf(what, len, "contact '%s': step force %s at compression %.6g m", ct->name, t,
+                 is->x1[c]);
+        return 1;
+      }
+    }
+  }
+  snprintf(what, len, "the step of the island of body '%s' failed",
+           sc->bodies[is->bodies[0]].name);
+  return 0;
 }
 
 /* Advance an island one step. */

@@ -4,19 +4,149 @@
  * (positive = interpenetration) as a potential V(x) whose derivative is the
  * elastic force; Hunt-Crossley adds the damping factor (1 + mu x'). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include "internal.h"
 
-static const char *const law_names[VB_LAW_COUNT] = {
-  "power", "hunt-crossley", "rattle", "polynomial", "spring"
+/* Lankarani & Nikravesh (1990), J. Mech. Des. 112:369-376, eq for the
+ * hysteresis damping factor: f = k x^a (1 + 3 (1 - e^2)/4 x'/v_in), an
+ * energy balance that assumes little loss (e near 1). */
+static double
+lambda_lankarani_nikravesh(double e)
+{
+  return 0.75 * (1.0 - e * e);
+}
+
+/* Flores, Machado, Silva & Martins (2011), Multibody Syst. Dyn. 25:357-375:
+ * f = k x^a (1 + 8 (1 - e)/(5 e) x'/v_in), derived for any e in (0, 1]. */
+static double
+lambda_flores(double e)
+{
+  return 1.6 * (1.0 - e) / e;
+}
+
+/* The law names, once: the table rows and the choices string take them
+ * from here (REBOUND-style X-macro). */
+#define LAW_NAMES(X)                                                                     \
+  X(POWER, "power") X(HUNT_CROSSLEY, "hunt-crossley") X(RATTLE, "rattle")               \
+  X(POLYNOMIAL, "polynomial") X(SPRING, "spring")                                        \
+  X(LANKARANI_NIKRAVESH, "lankarani-nikravesh") X(FLORES, "flores")
+#define DEFINE_NAME(id, text) static const char name_##id[] = text;
+#define CHOICE(id, text) ", " text
+LAW_NAMES(DEFINE_NAME)
+static const char law_choices[] = LAW_NAMES(CHOICE);
+
+#define PARAM(name, field, unit, cond, lo, open, hi, req, def, text)                     \
+  { .key = name, .units = unit, .offset = offsetof(vb_law, field), .min = lo,           \
+    .min_open = open, .max = hi, .required = req, .fallback = def, .condition = cond,   \
+    .doc = text }
+#define K_PARAM PARAM("k", k, "N/m^alpha", "> 0", 0.0, 1, INFINITY, 1, 0.0, "stiffness")
+#define ALPHA_PARAM                                                                      \
+  PARAM("alpha", alpha, "1", ">= 1", 1.0, 0, INFINITY, 1, 0.0, "exponent")
+#define E_PARAM                                                                          \
+  PARAM("e", e, "1", "> 0 and <= 1", 0.0, 1, 1.0, 1, 0.0, "coefficient of restitution")
+#define END_PARAMS { .key = NULL }
+
+/* The law table: every fact of a law that the loader, the sweep, the
+ * output writer and `vibro check` need.  Indexed by vb_law_kind. */
+static const vb_law_info law_table[VB_LAW_COUNT] = {
+  [VB_LAW_POWER] = {
+    .name = name_POWER, .doc = "V = k/(a+1) [x]^(a+1) (Chatziioannou eq 2)",
+    .params = (const vb_law_param[]){ K_PARAM, ALPHA_PARAM, END_PARAMS },
+    .has_impacts = 1 },
+  [VB_LAW_HUNT_CROSSLEY] = {
+    .name = name_HUNT_CROSSLEY, .doc = "f = k [x]^a (1 + mu x') (Papetti eq 1)",
+    .params = (const vb_law_param[]){
+        K_PARAM, ALPHA_PARAM,
+        PARAM("mu", mu, "s/m", ">= 0", 0.0, 0, INFINITY, 0, 0.0, "damping"),
+        END_PARAMS },
+    .damping = VB_DAMPING_HUNT_CROSSLEY, .has_impacts = 1 },
+  [VB_LAW_RATTLE] = {
+    .name = name_RATTLE, .doc = "V = k/(a+1) [|x| - h]^(a+1) (Ducceschi eq 3c)",
+    .params = (const vb_law_param[]){
+        K_PARAM, ALPHA_PARAM,
+        PARAM("h", h, "m", ">= 0", 0.0, 0, INFINITY, 1, 0.0, "half-clearance"),
+        END_PARAMS },
+    .has_impacts = 1, .two_sided = 1 },
+  [VB_LAW_POLYNOMIAL] = {
+    .name = name_POLYNOMIAL, .doc = "V = k/(a+1) x^(a+1), a odd (Ducceschi eq 3a)",
+    .params = (const vb_law_param[]){
+        K_PARAM,
+        PARAM("alpha", alpha, "1", "an odd integer >= 1 for law 'polynomial'", 1.0, 0,
+              INFINITY, 1, 0.0, "exponent, odd"),
+        END_PARAMS },
+    .always_engaged = 1, .two_sided = 1, .odd_alpha = 1 },
+  [VB_LAW_SPRING] = {
+    .name = name_SPRING, .doc = "f = k x + c x', linear spring-damper, always active",
+    .params = (const vb_law_param[]){
+        K_PARAM,
+        PARAM("c", c, "N s/m", ">= 0", 0.0, 0, INFINITY, 0, 0.0, "damping"),
+        END_PARAMS },
+    .damping = VB_DAMPING_LINEAR, .always_engaged = 1, .two_sided = 1, .alpha = 1.0 },
+  [VB_LAW_LANKARANI_NIKRAVESH] = {
+    .name = name_LANKARANI_NIKRAVESH,
+    .doc = "f = k [x]^a (1 + 3 (1 - e^2)/4 x'/v_in) (Lankarani & Nikravesh 1990)",
+    .params = (const vb_law_param[]){ K_PARAM, ALPHA_PARAM, E_PARAM, END_PARAMS },
+    .damping = VB_DAMPING_HUNT_CROSSLEY, .has_impacts = 1,
+    .onset_damping = lambda_lankarani_nikravesh },
+  [VB_LAW_FLORES] = {
+    .name = name_FLORES,
+    .doc = "f = k [x]^a (1 + 8 (1 - e)/(5 e) x'/v_in) (Flores et al. 2011)",
+    .params = (const vb_law_param[]){ K_PARAM, ALPHA_PARAM, E_PARAM, END_PARAMS },
+    .damping = VB_DAMPING_HUNT_CROSSLEY, .has_impacts = 1, .onset_damping = lambda_flores },
 };
+
+/* The table row of a law kind; NULL outside the table. */
+const vb_law_info *
+vb_law_info_of(vb_law_kind kind)
+{
+  return (unsigned)kind < VB_LAW_COUNT ? &law_table[kind] : NULL;
+}
+
+/* The value of a law parameter in a law. */
+double
+vb_law_param_value(const vb_law *law, const vb_law_param *p)
+{
+  double v;
+  memcpy(&v, (const char *)law + p->offset, sizeof v);
+  return v;
+}
+
+/* Set a law parameter. */
+void
+vb_law_param_set(vb_law *law, const vb_law_param *p, double value)
+{
+  memcpy((char *)law + p->offset, &value, sizeof value);
+}
+
+/* Whether a value satisfies a parameter's condition. */
+int
+vb_law_param_valid(const vb_law_info *info, const vb_law_param *p, double x)
+{
+  if (!(p->min_open ? x > p->min : x >= p->min) || !(x <= p->max))
+    return 0;
+  if (info->odd_alpha && p->offset == offsetof(vb_law, alpha))
+    return x == floor(x) && fmod(x, 2.0) == 1.0;
+  return 1;
+}
+
+/* The parameter of a law with this key, or NULL. */
+const vb_law_param *
+vb_law_param_of(vb_law_kind kind, const char *key)
+{
+  const vb_law_info *info = vb_law_info_of(kind);
+  for (const vb_law_param *p = info ? info->params : NULL; p && p->key; p++)
+    if (strcmp(p->key, key) == 0)
+      return p;
+  return NULL;
+}
 
 /* Resolve a law name. */
 int
 vb_law_lookup(const char *name, vb_law_kind *kind)
 {
   for (int i = 0; i < VB_LAW_COUNT; i++)
-    if (name && strcmp(name, law_names[i]) == 0) {
+    if (name && strcmp(name, law_table[i].name) == 0) {
       *kind = (vb_law_kind)i;
       return VB_OK;
     }
@@ -27,41 +157,38 @@ vb_law_lookup(const char *name, vb_law_kind *kind)
 const char *
 vb_law_name(vb_law_kind kind)
 {
-  return (unsigned)kind < VB_LAW_COUNT ? law_names[kind] : "unknown";
+  return (unsigned)kind < VB_LAW_COUNT ? law_table[kind].name : "unknown";
 }
 
-/* Valid law names, for messages. */
+/* Valid law names, for messages: every row of the table. */
 const char *
 vb_law_choices(void)
 {
-  return "power, hunt-crossley, rattle, polynomial, spring";
+  return law_choices + 2;
 }
 
 /* Penetration: the argument of the positive part (Ducceschi eq 3b, 3c). */
 double
 vb_law_penetration(const vb_law *law, double x)
 {
-  switch (law->kind) {
-  case VB_LAW_RATTLE: return fabs(x) - law->h;
-  case VB_LAW_POLYNOMIAL:
-  case VB_LAW_SPRING: return INFINITY;
-  default: return x;
-  }
+  const vb_law_info *info = &law_table[law->kind];
+  if (info->always_engaged)
+    return INFINITY;
+  return info->two_sided ? fabs(x) - law->h : x;
 }
 
 /* Side of the barrier a compression presses on: +1 or -1 (rattle). */
 static double
 side(const vb_law *law, double x)
 {
-  return (law->kind == VB_LAW_RATTLE || law->kind == VB_LAW_POLYNOMIAL
-          || law->kind == VB_LAW_SPRING) && x < 0.0 ? -1.0 : 1.0;
+  return law_table[law->kind].two_sided && x < 0.0 ? -1.0 : 1.0;
 }
 
 /* Engaged amount: [p]_+ for one-sided laws, |x| for the polynomial. */
 static double
 engaged(const vb_law *law, double x)
 {
-  if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING)
+  if (law_table[law->kind].always_engaged)
     return fabs(x);
   double p = vb_law_penetration(law, x);
   return p > 0.0 ? p : 0.0;
@@ -93,8 +220,7 @@ vb_law_curvature(const vb_law *law, double x)
 {
   double p = engaged(law, x);
   if (p == 0.0)
-    return (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING)
-           && law->alpha == 1.0 ? law->k : 0.0;
+    return law_table[law->kind].always_engaged && law->alpha == 1.0 ? law->k : 0.0;
   if (law->alpha == 1.0)
     return law->k;
   return law->k * law->alpha * pow(p, law->alpha - 1.0);
@@ -125,13 +251,14 @@ vb_law_gradient_dx1(const vb_law *law, double x1, double x0)
   return (vb_law_elastic(law, x1) - vb_law_gradient(law, x1, x0)) / d;
 }
 
-/* Damping coefficient: Hunt-Crossley mu V'(x) (Papetti eq 1), spring c. */
+/* Damping coefficient: Hunt-Crossley mu V'(x) (Papetti eq 1; the laws set
+ * by a restitution coefficient with the mu of their impact), spring c. */
 double
 vb_law_damping(const vb_law *law, double fe)
 {
-  switch (law->kind) {
-  case VB_LAW_HUNT_CROSSLEY: return law->mu * fe;
-  case VB_LAW_SPRING: return law->c;
+  switch (law_table[law->kind].damping) {
+  case VB_DAMPING_HUNT_CROSSLEY: return law->mu * fe;
+  case VB_DAMPING_LINEAR: return law->c;
   default: return 0.0;
   }
 }
@@ -140,7 +267,7 @@ vb_law_damping(const vb_law *law, double fe)
 double
 vb_law_damping_slope(const vb_law *law)
 {
-  return law->kind == VB_LAW_HUNT_CROSSLEY ? law->mu : 0.0;
+  return law_table[law->kind].damping == VB_DAMPING_HUNT_CROSSLEY ? law->mu : 0.0;
 }
 
 /* Papetti eq 1: f = k [x]^a (1 + mu v); f = k x + c v for the spring. */
@@ -167,11 +294,17 @@ vb_law_engaged(const vb_law *law, double x)
 
 /* The law as it acts during an impact that began with penetration rate
  * v_in > 0: a copy whose impact-dependent parameters are set from v_in.
- * No law so far has any; a law set by a coefficient of restitution
- * (damping scaled by 1/v_in) sets them here. */
+ * A law set by a coefficient of restitution is Hunt-Crossley with
+ * mu = lambda(e) / v_in (Lankarani & Nikravesh 1990; Flores et al. 2011);
+ * without a usable v_in (not > 0, not finite, or so small that mu would
+ * overflow) it acts undamped, as the elastic law it is at rest. */
 void
 vb_law_at_onset(const vb_law *law, double v_in, vb_law *active)
 {
-  (void)v_in;
+  double (*lambda)(double) = law_table[law->kind].onset_damping;
   *active = *law;
+  if (lambda == NULL)
+    return;
+  double mu = v_in > 0.0 && isfinite(v_in) ? lambda(law->e) / v_in : 0.0;
+  active->mu = isfinite(mu) ? mu : 0.0;
 }

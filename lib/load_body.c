@@ -243,20 +243,38 @@ static int load_modal(vb_loader *ld, const config_setting_t *g, const char *obj,
   return VB_OK;
 }
 
-/* Read a profile file: one height (m) per line, '#' comments. */
+/* Read a profile file: one height (m) per line, '#' comments.  Text only
+ * (a NUL byte is refused) and at most VB_DATA_MAX bytes. */
 static int read_profile(vb_loader *ld, const config_setting_t *at_s, const char *obj,
                         const char *file, vb_drive *d)
 {
-  char path[4200], line[256];
-  vb_src_data_path(ld, file, path, sizeof path);
-  FILE *f = fopen(path, "r");
-  if (f == NULL)
-    return vb_src_fail(ld, at_s, obj, "cannot read profile '%s': %s", path, strerror(errno));
+  char path[4200], *text, *line, *next;
+  size_t len = 0;
   long cap = 256, n = 0, lineno = 0;
+  int rc = VB_OK;
+
+  vb_src_data_path(ld, file, path, sizeof path);
+  text = vb_read_text(path, VB_DATA_MAX, &len);
+  if (text == NULL && errno == EFBIG)
+    return vb_src_fail(ld, at_s, obj, "profile '%s' is larger than %zu MiB (valid: a text "
+                       "file of at most %zu MiB)", path, VB_DATA_MAX >> 20, VB_DATA_MAX >> 20);
+  if (text == NULL)
+    return vb_src_fail(ld, at_s, obj, "cannot read profile '%s': %s", path, strerror(errno));
+  if (strlen(text) != len) {
+    for (line = text; line < text + strlen(text); line++)
+      lineno += *line == '\n';
+    free(text);
+    return vb_src_fail(ld, at_s, obj, "profile '%s' line %ld: binary content (a NUL byte; "
+                       "valid: one number per line)", path, lineno + 1);
+  }
   d->samples = malloc((size_t)cap * sizeof(double));
-  int rc = d->samples ? VB_OK : VB_ENOMEM;
-  while (rc == VB_OK && fgets(line, sizeof line, f)) {
+  if (d->samples == NULL)
+    rc = VB_ENOMEM;
+  for (line = text; rc == VB_OK && line != NULL; line = next) {
     char *p = line, *end;
+    next = strchr(line, '\n');
+    if (next != NULL)
+      *next++ = '\0';
     lineno++;
     while (isspace((unsigned char)*p))
       p++;
@@ -266,8 +284,8 @@ static int read_profile(vb_loader *ld, const config_setting_t *at_s, const char 
     while (isspace((unsigned char)*end))
       end++;
     if (end == p || *end != '\0' || !isfinite(x)) {
-      rc = vb_src_fail(ld, at_s, obj, "profile '%s' line %ld: '%.*s' is not a number", path,
-                lineno, (int)strcspn(p, "\r\n"), p);
+      rc = vb_src_fail(ld, at_s, obj, "profile '%s' line %ld: '%.*s' is not a number",
+                       path, lineno, (int)strcspn(p, "\r\n"), p);
       break;
     }
     if (n == cap) {
@@ -281,11 +299,12 @@ static int read_profile(vb_loader *ld, const config_setting_t *at_s, const char 
     }
     d->samples[n++] = x;
   }
-  fclose(f);
+  free(text);
   if (rc == VB_ENOMEM)
     return vb_src_fail(ld, at_s, obj, "out of memory reading profile '%s'", path);
   if (rc == VB_OK && n < 4)
-    return vb_src_fail(ld, at_s, obj, "profile '%s' has %ld samples (valid: at least 4)", path, n);
+    return vb_src_fail(ld, at_s, obj, "profile '%s' has %ld samples (valid: at least 4)",
+                       path, n);
   d->nsamples = n;
   return rc;
 }

@@ -109,22 +109,75 @@ static int load_between(vb_loader *ld, const config_setting_t *g,
   return VB_OK;
 }
 
+/* Most law keys in all (the union over the law table). */
+#define LAW_KEYS_MAX 16
+
+/* The keys of law `kind` (every law's keys, each once, for VB_LAW_COUNT)
+ * appended to keys[n...]; returns the new count. */
+static int law_keys(vb_law_kind kind, const char **keys, int n)
+{
+  for (int l = 0; l < VB_LAW_COUNT; l++) {
+    if (kind != VB_LAW_COUNT && l != (int)kind)
+      continue;
+    for (const vb_law_param *p = vb_law_info_of((vb_law_kind)l)->params; p->key; p++) {
+      int seen = 0;
+      for (int j = 0; j < n && !seen; j++)
+        seen = strcmp(keys[j], p->key) == 0;
+      if (!seen)
+        keys[n++] = p->key;
+    }
+  }
+  return n;
+}
+
+/* For each key some law has and law `kind` has not, where it applies:
+ * "law 'rattle'" or "laws power, hunt-crossley and rattle", into rules
+ * (text in buf); returns the number of rules. */
+static int law_rules(vb_law_kind kind, vb_key_rule *rules, char (*buf)[LIST_MAX])
+{
+  const char *all[LAW_KEYS_MAX];
+  int nall = law_keys(VB_LAW_COUNT, all, 0), nr = 0;
+
+  for (int j = 0; j < nall; j++) {
+    const char *laws[VB_LAW_COUNT];
+    int nl = 0;
+    if (kind != VB_LAW_COUNT && vb_law_param_of(kind, all[j]) != NULL)
+      continue;
+    for (int l = 0; l < VB_LAW_COUNT; l++)
+      if (vb_law_param_of((vb_law_kind)l, all[j]) != NULL)
+        laws[nl++] = vb_law_name((vb_law_kind)l);
+    if (nl == 1) {
+      snprintf(buf[nr], LIST_MAX, "law '%s'", laws[0]);
+    } else {
+      snprintf(buf[nr], LIST_MAX, "laws");
+      for (int l = 0; l < nl; l++)
+        snprintf(buf[nr] + strlen(buf[nr]), LIST_MAX - strlen(buf[nr]), "%s %s",
+                 l == 0 ? "" : l == nl - 1 ? " and" : ",", laws[l]);
+    }
+    rules[nr].key = all[j];
+    rules[nr].only = buf[nr];
+    nr++;
+  }
+  return nr;
+}
+
 /* Check the keys of a contact group against its law and scheme, as far as
  * they resolve (an unresolved law or scheme allows all of its keys and is
- * reported afterwards). */
+ * reported afterwards).  The law keys come from the law table. */
 static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
                               const char *obj)
 {
-  static const vb_key_rule rules[] = {{"mu", "law 'hunt-crossley'"},
-                                   {"h", "law 'rattle'"},
-                                   {"c", "law 'spring'"},
-                                   {"alpha", "laws power, hunt-crossley, rattle and polynomial"},
-                                   {"s", "scheme 'quadratic'"},
-                                   {NULL, NULL}};
+  static const char *const before[] = {"name", "between", "law"};
+  static const char *const after[] = {"gap", "gap_drive", "scheme", "s", "tolerance",
+                                      "max_iterations", "corrections", "vout",
+                                      "exact_duration", "saturate"};
   const config_setting_t *m;
   const char *keys[32], *law = NULL, *scheme = NULL;
+  vb_key_rule rules[LAW_KEYS_MAX + 2];
+  char only[LAW_KEYS_MAX][LIST_MAX];
   vb_law_kind kind = VB_LAW_COUNT;
-  int n = 0, law_known, scheme_known;
+  int n = 0, nr, scheme_known;
+  size_t i;
 
   m = vb_src_member(g, "law");
   if (m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING)
@@ -132,80 +185,40 @@ static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
   m = vb_src_member(g, "scheme");
   if (m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING)
     scheme = config_setting_get_string(m);
-  law_known = law != NULL && vb_law_lookup(law, &kind) == VB_OK;
+  if (law == NULL || vb_law_lookup(law, &kind) != VB_OK)
+    kind = VB_LAW_COUNT;
   scheme_known = scheme != NULL && vb_scheme_lookup(scheme) != NULL;
-  keys[n++] = "name";
-  keys[n++] = "between";
-  keys[n++] = "law";
-  keys[n++] = "k";
-  if (!law_known || kind != VB_LAW_SPRING)
-    keys[n++] = "alpha";
-  if (!law_known || kind == VB_LAW_SPRING)
-    keys[n++] = "c";
-  if (!law_known || kind == VB_LAW_HUNT_CROSSLEY)
-    keys[n++] = "mu";
-  if (!law_known || kind == VB_LAW_RATTLE)
-    keys[n++] = "h";
-  keys[n++] = "gap";
-  keys[n++] = "gap_drive";
-  keys[n++] = "scheme";
-  if (!scheme_known || strcmp(scheme, "quadratic") == 0)
-    keys[n++] = "s";
-  keys[n++] = "tolerance";
-  keys[n++] = "max_iterations";
-  keys[n++] = "corrections";
-  keys[n++] = "vout";
-  keys[n++] = "exact_duration";
-  keys[n++] = "saturate";
+  for (i = 0; i < sizeof before / sizeof *before; i++)
+    keys[n++] = before[i];
+  n = law_keys(kind, keys, n);
+  for (i = 0; i < sizeof after / sizeof *after; i++)
+    if (strcmp(after[i], "s") != 0 || !scheme_known || strcmp(scheme, "quadratic") == 0)
+      keys[n++] = after[i];
   keys[n] = NULL;
+  nr = law_rules(kind, rules, only);
+  rules[nr].key = "s";
+  rules[nr++].only = "scheme 'quadratic'";
+  rules[nr].key = NULL;
   return vb_src_check_keys(ld, g, obj, keys, rules);
 }
 
-/* Load the law parameters of a contact: k, alpha, mu, h. */
+/* Load the law parameters of a contact from the law table: each key read
+ * (or its fallback), then checked against its condition. */
 static int load_law(vb_loader *ld, const config_setting_t *g, const char *obj,
                     vb_law *law)
 {
-  double a;
+  const vb_law_info *info = vb_law_info_of(law->kind);
   int rc;
 
-  if ((rc = vb_src_number(ld, g, obj, "k", 1, &law->k)) != VB_OK)
-    return rc;
-  if (!(law->k > 0))
-    return vb_src_refuse(ld, g, obj, "k", "> 0", law->k);
-  law->c = 0.0;
-  if (law->kind == VB_LAW_SPRING) {
-    /* linear spring-damper: alpha is 1 */
-    law->alpha = 1.0;
-    law->mu = law->h = 0.0;
-    if ((rc = vb_src_number(ld, g, obj, "c", 0, &law->c)) != VB_OK)
+  law->k = law->alpha = law->mu = law->h = law->c = law->e = 0.0;
+  law->alpha = info->alpha;
+  for (const vb_law_param *p = info->params; p->key; p++) {
+    double x = p->fallback;
+    if ((rc = vb_src_number(ld, g, obj, p->key, p->required, &x)) != VB_OK)
       return rc;
-    if (!(law->c >= 0))
-      return vb_src_refuse(ld, g, obj, "c", ">= 0", law->c);
-    return VB_OK;
-  }
-  if ((rc = vb_src_number(ld, g, obj, "alpha", 1, &law->alpha)) != VB_OK)
-    return rc;
-  a = law->alpha;
-  if (law->kind == VB_LAW_POLYNOMIAL) {
-    if (!(a >= 1 && a == floor(a) && fmod(a, 2.0) == 1.0))
-      return vb_src_refuse(ld, g, obj, "alpha",
-                    "an odd integer >= 1 for law 'polynomial'", a);
-  } else if (!(a >= 1)) {
-    return vb_src_refuse(ld, g, obj, "alpha", ">= 1", a);
-  }
-  law->mu = 0.0;
-  law->h = 0.0;
-  if (law->kind == VB_LAW_HUNT_CROSSLEY) {
-    if ((rc = vb_src_number(ld, g, obj, "mu", 0, &law->mu)) != VB_OK)
-      return rc;
-    if (!(law->mu >= 0))
-      return vb_src_refuse(ld, g, obj, "mu", ">= 0", law->mu);
-  }
-  if (law->kind == VB_LAW_RATTLE) {
-    if ((rc = vb_src_number(ld, g, obj, "h", 1, &law->h)) != VB_OK)
-      return rc;
-    if (!(law->h >= 0))
-      return vb_src_refuse(ld, g, obj, "h", ">= 0", law->h);
+    if (!vb_law_param_valid(info, p, x))
+      return vb_src_refuse(ld, g, obj, p->key, p->condition, x);
+    vb_law_param_set(law, p, x);
   }
   return VB_OK;
 }
@@ -238,10 +251,14 @@ static int load_corrections(vb_loader *ld, const config_setting_t *g, const char
         return vb_src_fail(ld, m, obj, "unknown correction '%s' (valid: xmax, vout)",
                     name ? name : "(not a string)");
     }
-    if (law->kind != VB_LAW_POWER && law->kind != VB_LAW_HUNT_CROSSLEY &&
-        law->kind != VB_LAW_RATTLE)
-      return vb_src_fail(ld, m, obj, "corrections need an impact law with analytic x_max and "
-                  "v_out (valid: power, hunt-crossley, rattle)");
+    if (!vb_law_info_of(law->kind)->has_impacts) {
+      char valid[LIST_MAX] = "";
+      for (int l = 0; l < VB_LAW_COUNT; l++)
+        if (vb_law_info_of((vb_law_kind)l)->has_impacts)
+          vb_list_add(valid, sizeof valid, vb_law_name((vb_law_kind)l));
+      return vb_src_fail(ld, m, obj, "corrections need an impact law with analytic x_max "
+                         "and v_out (valid: %s)", valid);
+    }
     if (c->scheme->family == VB_FAMILY_THREE_LEVEL)
       return vb_src_fail(ld, m, obj, "corrections apply to schemes whose state holds a velocity "
                   "(valid: two-point, am1, verlet, heun, rk4)");

@@ -7,7 +7,10 @@
  *   skipped anywhere.  The first other line is the header naming the
  *   columns, comma-separated: freq (Hz), t60 (s; 0 or an empty field =
  *   undamped), mass (kg), gravity (optional; an empty field = default),
- *   and every other name is a point whose column gives its shape value.
+ *   and every other name is a point whose column gives its shape value
+ *   (a valid point name, [A-Za-z0-9_-], that does not read like a mistyped
+ *   reserved name: within one edit of one ignoring case, or one followed by
+ *   ' ', '_', '-', '(' or '[', as in "T60", "gravty", "mass_kg").
  *   The reserved columns may come in any order; freq and mass are
  *   required, t60 and gravity optional; at least one point.  Then one line
  *   per mode with one number per column; blanks around fields are ignored
@@ -17,7 +20,8 @@
  *   dataset per point (named as the point), all of length nmodes.  Points
  *   come in creation order when /shapes tracks it (h5py: track_order=True),
  *   otherwise in name order.
- *   Both: sigma = ln(1000)/t60 (0 when undamped); gravity defaults to 1
+ *   Both: text of at most VB_DATA_MAX bytes and no NUL byte (CSV);
+ *   sigma = ln(1000)/t60 (0 when undamped); gravity defaults to 1
  *   for a 0 Hz mode and 0 otherwise; at most 100000 modes. */
 #include <ctype.h>
 #include <errno.h>
@@ -607,7 +611,10 @@ vb_modes_file_read(vb_body *b, const char *path, char *err, size_t errlen)
       H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
     return rc;
   }
-  text = vb_read_text(path, &length);
+  text = vb_read_text(path, VB_DATA_MAX, &length);
+  if (text == NULL && errno == EFBIG)
+    return vb_errf(err, errlen, VB_EINVAL, "%s: larger than %zu MiB (valid: a CSV modes "
+                   "file of at most %zu MiB)", path, VB_DATA_MAX >> 20, VB_DATA_MAX >> 20);
   if (text == NULL)
     return vb_errf(err, errlen, VB_EIO, "%s: cannot read: %s", path, strerror(errno));
   if (strlen(text) != length) {

@@ -39,7 +39,7 @@ struct vb_run {
   double *points;              /* storage of pu, pv */
   double *record;              /* one block holding every recorded signal */
   size_t nsignals;             /* signals of nrec samples in record */
-  double *energy;              /* [6][nrec] J */
+  double *energy;              /* [VB_ENERGY_COUNT][nrec] J */
   vb_contact_result *results;  /* [ncontacts] */
   tracker *trackers;           /* [ncontacts] */
   double *e_prev;              /* [nislands] island energy at the previous step, J */
@@ -47,7 +47,7 @@ struct vb_run {
   double *x_before;            /* [ncontacts] compression at the previous step, m */
   double *rate_before;         /* [ncontacts] its rate, m/s */
   double e0;                   /* initial energy, J */
-  char status[160];
+  char status[320];
   int code;
 };
 
@@ -139,7 +139,7 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
     vb_run_free(run);
     return rc;
   }
-  size_t nrec = (size_t)run->nrec, signals = 6;
+  size_t nrec = (size_t)run->nrec, signals = VB_ENERGY_COUNT;
   for (int b = 0; b < nb; b++) {
     signals += 2 * (size_t)recorded_points(&scene->bodies[b]);
     if (scene->record_modes && scene->bodies[b].kind != VB_BODY_WALL)
@@ -162,7 +162,7 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   run->modes_q = run->point_v + nb;
   double *p = run->record;
   run->energy = p;
-  p += 6 * nrec;
+  p += VB_ENERGY_COUNT * nrec;
   for (int b = 0; b < nb; b++) {
     int np = recorded_points(&scene->bodies[b]);
     run->point_u[b] = p;
@@ -282,12 +282,12 @@ record(vb_run *run, long n, long k)
   }
   double kin, pot, diss, ext, corr;
   scene_energy(run, &kin, &pot, &diss, &ext, &corr);
-  run->energy[k] = kin + pot;
-  run->energy[nrec + k] = kin;
-  run->energy[2 * nrec + k] = pot;
-  run->energy[3 * nrec + k] = diss;
-  run->energy[4 * nrec + k] = ext;
-  run->energy[5 * nrec + k] = corr;
+  run->energy[VB_ENERGY_TOTAL * nrec + k] = kin + pot;
+  run->energy[VB_ENERGY_KINETIC * nrec + k] = kin;
+  run->energy[VB_ENERGY_POTENTIAL * nrec + k] = pot;
+  run->energy[VB_ENERGY_DISSIPATED * nrec + k] = diss;
+  run->energy[VB_ENERGY_EXTERNAL * nrec + k] = ext;
+  run->energy[VB_ENERGY_CORRECTION * nrec + k] = corr;
 }
 
 /* --------------------------------------------------------------- events */
@@ -306,6 +306,37 @@ flight_time(double p, double r, double a)
   if (disc < 0.0)
     return -p / ar;
   return -2.0 * p / (ar + sqrt(disc));
+}
+
+/* Crossing of zero penetration of contact c near the sample at t0, for a
+ * contact whose walls or gap are driven: tau from t0 (> 0 after, < 0
+ * before) where the bodies' part of the compression, in free flight from
+ * x0 - drive(t0) with rate vb and constant acceleration a, plus the driven
+ * part at its exact position, leaves no penetration.  Newton from the
+ * constant-acceleration estimate tau.  The crossing thus carries the
+ * walls' own acceleration, and v_in and v_out keep the order of the
+ * trajectory.  Returns tau, and the penetration rate there in *v. */
+static double
+driven_crossing(const vb_run *run, int c, double sign, double t0, double x0, double vb,
+                double a, double tau, double *v)
+{
+  const vb_scene *sc = run->scene;
+  const vb_contact *ct = &sc->contacts[c];
+  double rd, xb = x0 - vb_contact_drive(sc, ct, t0, &rd);
+  double guess = tau;
+  for (int it = 0; it < 16; it++) {
+    double x = xb + vb * tau + 0.5 * a * tau * tau + vb_contact_drive(sc, ct, t0 + tau, &rd);
+    double dp = sign * (vb + a * tau + rd);
+    double step = dp != 0.0 ? vb_law_penetration(&ct->law, x) / dp : 0.0;
+    tau -= step;
+    if (!(fabs(step) > 1e-15 * run->dt))
+      break;
+  }
+  if (!(fabs(tau) <= 2.0 * run->dt))
+    tau = guess; /* no crossing nearby: keep the estimate */
+  vb_contact_drive(sc, ct, t0 + tau, &rd);
+  *v = sign * (vb + a * tau + rd);
+  return tau;
 }
 
 /* Append a finished event to a contact's table (grows by doubling). */
@@ -346,9 +377,23 @@ finish_release(vb_run *run, int c, double rate_out, double e_after)
    * a dt/2), carried back along free flight to the crossing */
   double r = tr->sign * rate_out - (three ? 0.5 * pa * run->dt : 0.0);
   double p1 = vb_law_penetration(&run->scene->contacts[c].law, tr->x_release);
-  double tau = flight_time(p1, r, pa);
-  ev->t_off = tr->n_release * run->dt - tau;
+  double tau = flight_time(p1, r, pa), t1 = tr->n_release * run->dt;
+  ev->t_off = t1 - tau;
   ev->v_out = r - pa * tau;
+  const vb_contact *ct = &run->scene->contacts[c];
+  if (vb_contact_driven(run->scene, ct)) {
+    /* the bodies' rate at the release sample: without the drive's rate
+     * (three-level: its secant into the next sample), then as above */
+    double rd, d1 = vb_contact_drive(run->scene, ct, t1, &rd);
+    if (three) {
+      double d2 = vb_contact_drive(run->scene, ct, t1 + run->dt, &rd);
+      rd = (d2 - d1) / run->dt;
+    }
+    double vb = rate_out - rd - (three ? 0.5 * is->aext[lc] * run->dt : 0.0);
+    tau = driven_crossing(run, c, tr->sign, t1, tr->x_release, vb, is->aext[lc], -tau,
+                          &ev->v_out);
+    ev->t_off = t1 + tau;
+  }
   ev->duration = ev->t_off - ev->t_on;
   tr->pending = 0;
   return push_event(&run->results[c], ev);
@@ -401,9 +446,21 @@ track(vb_run *run, int c, long n, double x_before, double rate_before, double *e
      * a dt/2), carried along free flight to the crossing */
     double r = tr->sign * rate_before + (three ? 0.5 * pa * run->dt : 0.0);
     double p0 = vb_law_penetration(law, x_before);
-    double tau = flight_time(p0, r, pa);
-    ev->t_on = (n - 1) * run->dt + tau;
+    double tau = flight_time(p0, r, pa), t0 = (n - 1) * run->dt;
+    ev->t_on = t0 + tau;
     ev->v_in = r + pa * tau;
+    if (vb_contact_driven(run->scene, ct)) {
+      /* the bodies' rate at the last sample out: without the drive's rate
+       * (three-level: its secant into that sample), then as above */
+      double rd, d0 = vb_contact_drive(run->scene, ct, t0, &rd);
+      if (three) {
+        double dm = vb_contact_drive(run->scene, ct, t0 - run->dt, &rd);
+        rd = (d0 - dm) / run->dt;
+      }
+      double vb = rate_before - rd + (three ? 0.5 * is->aext[lc] * run->dt : 0.0);
+      tau = driven_crossing(run, c, tr->sign, t0, x_before, vb, is->aext[lc], tau, &ev->v_in);
+      ev->t_on = t0 + tau;
+    }
     ev->energy_before = run->e_prev[run->contact_island[c]];
     vb_prediction pr;
     vb_law_predict(law, is->meff[lc], ev->v_in, &pr);
@@ -509,6 +566,17 @@ blank_from(vb_run *run, long k0)
       run->record[s * nrec + k] = NAN;
 }
 
+/* End the run at step n: island `is` holds a non-finite quantity, or its
+ * step's solve failed (solve_failed). */
+static void
+diverged(vb_run *run, const vb_island *is, long n, int solve_failed)
+{
+  char what[256];
+  vb_island_nonfinite(is, solve_failed, what, sizeof what);
+  snprintf(run->status, sizeof run->status, "diverged at t=%.9g s: %s", n * run->dt, what);
+  run->code = VB_EDIVERGED;
+}
+
 /* Simulate the whole scene. */
 int
 vb_run_exec(vb_run *run)
@@ -528,6 +596,12 @@ vb_run_exec(vb_run *run)
     run->results[c].iterations = 0;
     open_at_start(run, c);
   }
+  for (int i = 0; i < run->nislands; i++)
+    if (!vb_island_finite(&run->islands[i])) {
+      diverged(run, &run->islands[i], 0, 0);
+      blank_from(run, 0);
+      return run->code;
+    }
   double kin, pot, diss, ext, corr;
   scene_energy(run, &kin, &pot, &diss, &ext, &corr);
   run->e0 = kin + pot;
@@ -557,13 +631,8 @@ vb_run_exec(vb_run *run)
           if (is->iterations[lc] >= sc->contacts[is->contacts[lc]].max_iterations)
             run->results[is->contacts[lc]].newton_failures++;
       }
-      int finite = rc != VB_EDIVERGED;
-      for (int lc = 0; lc < is->nc && finite; lc++)
-        finite = isfinite(is->hist[lc].x) && isfinite(is->hist[lc].rate);
-      if (!finite) {
-        snprintf(run->status, sizeof run->status, "diverged at t=%.9g (island of body '%s')",
-                 n * run->dt, sc->bodies[is->bodies[0]].name);
-        run->code = VB_EDIVERGED;
+      if (rc == VB_EDIVERGED || !vb_island_finite(is)) {
+        diverged(run, is, n, rc == VB_EDIVERGED);
         break;
       }
     }
@@ -613,6 +682,7 @@ vb_run_exec(vb_run *run)
 
 const vb_scene *vb_run_scene(const vb_run *run) { return run->scene; }
 const char *vb_run_status(const vb_run *run) { return run->status; }
+int vb_run_code(const vb_run *run) { return run->code; }
 long vb_run_samples(const vb_run *run) { return run->nrec; }
 
 const double *
@@ -662,8 +732,10 @@ double
 vb_run_balance_error(const vb_run *run)
 {
   size_t last = (size_t)run->nrec - 1, nrec = (size_t)run->nrec;
-  return run->energy[last] + run->energy[3 * nrec + last] - run->energy[4 * nrec + last]
-         - run->energy[5 * nrec + last] - run->e0;
+  return run->energy[VB_ENERGY_TOTAL * nrec + last]
+         + run->energy[VB_ENERGY_DISSIPATED * nrec + last]
+         - run->energy[VB_ENERGY_EXTERNAL * nrec + last]
+         - run->energy[VB_ENERGY_CORRECTION * nrec + last] - run->e0;
 }
 
 /* Effective mass along a contact. */

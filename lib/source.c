@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "source.h"
 
@@ -126,7 +127,7 @@ int vb_src_check_keys(const vb_loader *ld, const config_setting_t *group,
 
 /* Read a whole file into a NUL-terminated buffer; NULL with errno set on
  * failure.  *len receives the number of bytes read. */
-char *vb_read_text(const char *path, size_t *len)
+char *vb_read_text(const char *path, size_t max, size_t *len)
 {
   FILE *f = fopen(path, "rb");
   char *buf = NULL, *grown;
@@ -147,8 +148,20 @@ char *vb_read_text(const char *path, size_t *len)
       }
       buf = grown;
     }
-    got = fread(buf + n, 1, cap - n - 1, f);
+    got = fread(buf + n, 1, cap - n - 1 < max + 1 - n ? cap - n - 1 : max + 1 - n, f);
+    /* binary content: stop at the first NUL (the caller sees it as
+     * strlen < len), so /dev/zero cannot make the read go on forever */
+    if (got > 0 && memchr(buf + n, '\0', got) != NULL) {
+      n += got;
+      break;
+    }
     n += got;
+    if (n > max) {
+      free(buf);
+      fclose(f);
+      errno = EFBIG;
+      return NULL;
+    }
     if (got == 0)
       break;
   }
@@ -183,7 +196,7 @@ static int int_literal_fits(const vb_loader *ld, const config_setting_t *s,
   text = ld->text;
   if (config_setting_source_file(s) != NULL) {
     owned = vb_read_text(source_name(ld, config_setting_source_file(s), file,
-                                  sizeof file), &len);
+                                  sizeof file), VB_TEXT_MAX, &len);
     if (owned == NULL)
       return 1;
     text = owned;
@@ -522,7 +535,10 @@ int vb_source_read(const char *path, vb_source *src, char *err, size_t errlen)
   char *text;
 
   memset(src, 0, sizeof *src);
-  text = vb_read_text(path, &len);
+  text = vb_read_text(path, VB_TEXT_MAX, &len);
+  if (text == NULL && errno == EFBIG)
+    return vb_errf(err, errlen, VB_EINVAL, "%s: larger than %zu MiB (valid: a scene file "
+                   "of at most %zu MiB)", path, VB_TEXT_MAX >> 20, VB_TEXT_MAX >> 20);
   if (text == NULL) {
     int e = errno;
 
@@ -546,6 +562,124 @@ int vb_source_copy(const char *text, const char *path, vb_source *src, char *err
   return adopt_text(copy, len, path, src, err, errlen);
 }
 
+/* Deepest chain of @include files (libconfig 1.5 stops at 10). */
+#define INCLUDE_DEPTH_MAX 10
+
+/* The @include files of one text as libconfig would open them: each line
+ * whose first token is @include "name", outside block comments. */
+typedef struct include_check {
+  const vb_source *src;
+  char *err;
+  size_t errlen;
+  char *chain[INCLUDE_DEPTH_MAX + 1]; /* real paths of the files being read */
+  int depth;
+} include_check;
+
+static int check_includes(include_check *ic, const char *text, const char *name);
+
+/* Check one @include "file" of `name` at `line`: a non-empty name of a
+ * regular, readable text file (no NUL byte, at most VB_TEXT_MAX bytes)
+ * that is not being read already, then the files it includes. */
+static int check_include(include_check *ic, const char *name, int line, const char *file)
+{
+  char path[4200], *real, *text;
+  struct stat st;
+  size_t len = 0;
+  int rc, i;
+
+  if (file[0] == '\0')
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include \"\": empty file name "
+                   "(valid: the name of a scene file)", name, line);
+  if (file[0] == '/' || ic->src->incdir == NULL)
+    snprintf(path, sizeof path, "%s", file);
+  else
+    snprintf(path, sizeof path, "%s/%s", ic->src->incdir, file);
+  if (stat(path, &st) != 0)
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': cannot read "
+                   "'%s': %s", name, line, file, path, strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': '%s' is a "
+                   "directory (valid: a scene file)", name, line, file, path);
+  if (!S_ISREG(st.st_mode))
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': '%s' is not a "
+                   "regular file (valid: a scene file)", name, line, file, path);
+  real = realpath(path, NULL);
+  if (real == NULL)
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': cannot read "
+                   "'%s': %s", name, line, file, path, strerror(errno));
+  for (i = 0; i < ic->depth; i++)
+    if (ic->chain[i] != NULL && strcmp(ic->chain[i], real) == 0) {
+      free(real);
+      return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': '%s' includes "
+                     "itself (valid: includes that do not form a cycle)", name, line, file,
+                     path);
+    }
+  if (ic->depth >= INCLUDE_DEPTH_MAX) {
+    free(real);
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': includes nested "
+                   "deeper than %d files", name, line, file, INCLUDE_DEPTH_MAX);
+  }
+  text = vb_read_text(path, VB_TEXT_MAX, &len);
+  if (text == NULL || strlen(text) != len) {
+    int e = errno;
+    free(real);
+    free(text);
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': %s '%s'%s%s",
+                   name, line, file, text ? "binary content (a NUL byte) in" : "cannot read",
+                   path, text ? "" : ": ", text ? "" : e == EFBIG ? "larger than 64 MiB"
+                                                                  : strerror(e));
+  }
+  ic->chain[ic->depth++] = real;
+  rc = check_includes(ic, text, path);
+  free(ic->chain[--ic->depth]);
+  ic->chain[ic->depth] = NULL;
+  free(text);
+  return rc;
+}
+
+/* Check every @include of a text named `name`, before libconfig sees it:
+ * libconfig 1.5's scanner calls exit(2) on a directory or an empty name,
+ * reads a device forever, and says only "nesting too deep" of a cycle. */
+static int check_includes(include_check *ic, const char *text, const char *name)
+{
+  int line = 1, in_comment = 0, rc;
+
+  for (const char *p = text; *p != '\0'; line++) {
+    const char *eol = strchr(p, '\n'), *q = p;
+    size_t n = eol ? (size_t)(eol - p) : strlen(p);
+    /* block comments that span lines: the rest of the line after the end */
+    for (const char *c = p; c < p + n; c++) {
+      if (!in_comment && c[0] == '/' && c[1] == '*') {
+        in_comment = 1;
+        c++;
+      } else if (in_comment && c[0] == '*' && c[1] == '/') {
+        in_comment = 0;
+        q = c + 2;
+        c++;
+      }
+    }
+    while (q < p + n && (*q == ' ' || *q == '\t'))
+      q++;
+    if (!in_comment && strncmp(q, "@include", 8) == 0) {
+      char file[4096];
+      const char *open = strchr(q + 8, '"'), *close;
+      size_t fl;
+      if (open == NULL || open > p + n || (close = strchr(open + 1, '"')) == NULL ||
+          close > p + n)
+        return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include needs a quoted "
+                       "file name (valid: @include \"file.cfg\")", name, line);
+      fl = (size_t)(close - open - 1) < sizeof file ? (size_t)(close - open - 1)
+                                                     : sizeof file - 1;
+      memcpy(file, open + 1, fl);
+      file[fl] = '\0';
+      if ((rc = check_include(ic, name, line, file)) != VB_OK)
+        return rc;
+    }
+    p = eol ? eol + 1 : p + n;
+  }
+  return VB_OK;
+}
+
 /* Parse a source with libconfig into cfg (initialised here). */
 int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen)
 {
@@ -557,6 +691,16 @@ int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errle
   config_set_options(cfg, config_get_options(cfg) | CONFIG_OPTION_AUTOCONVERT);
   if (src->incdir != NULL) /* libconfig 1.5 crashes on NULL */
     config_set_include_dir(cfg, src->incdir);
+  {
+    include_check ic = {.src = src, .err = err, .errlen = errlen};
+    int rc;
+    ic.chain[0] = realpath(src->path, NULL); /* NULL for text not from a file */
+    ic.depth = 1;
+    rc = check_includes(&ic, src->text, src->path);
+    free(ic.chain[0]);
+    if (rc != VB_OK)
+      return rc;
+  }
   if (config_read_string(cfg, src->text))
     return VB_OK;
   return vb_errf(err, errlen, VB_EINVAL, "%s:%d: syntax error: %s",

@@ -21,6 +21,7 @@
 struct vb_study {
   vb_source src;
   vb_sweep *sweep;     /* NULL without a sweep */
+  const char **units;  /* [nparams] SI units of each parameter (static text) */
   long nscenes;
   vb_scene *first;     /* scene 0 */
   double record_max;   /* largest recording of a scene, bytes */
@@ -34,6 +35,7 @@ void vb_study_free(vb_study *study)
     return;
   vb_source_clear(&study->src);
   vb_sweep_free(study->sweep);
+  free(study->units);
   vb_scene_free(study->first);
   free(study);
 }
@@ -107,12 +109,20 @@ static int study_init(vb_study *st, char *err, size_t errlen)
                       : NULL;
   if (sweep)
     rc = vb_sweep_parse(&st->src, sweep, &st->sweep, err, errlen);
+  if (rc == VB_OK && st->sweep) {
+    st->units = calloc((size_t)vb_sweep_nparams(st->sweep), sizeof *st->units);
+    if (st->units == NULL)
+      rc = vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the study",
+                   st->src.path);
+  }
   for (p = 0; rc == VB_OK && st->sweep && p < vb_sweep_nparams(st->sweep); p++) {
     const config_setting_t *g =
         config_setting_get_elem(config_setting_get_member(sweep, "params"), (unsigned)p);
 
     rc = vb_sweep_target(&st->src, &cfg, vb_sweep_path(st->sweep, p),
                          config_setting_get_member(g, "path"), &target, err, errlen);
+    if (rc == VB_OK)
+      st->units[p] = vb_sweep_units(&cfg, vb_sweep_path(st->sweep, p));
   }
   config_destroy(&cfg);
   if (rc != VB_OK)
@@ -212,6 +222,12 @@ int vb_study_nparams(const vb_study *study)
 const char *vb_study_param(const vb_study *study, int p)
 {
   return vb_sweep_path(study->sweep, p);
+}
+const char *vb_study_param_units(const vb_study *study, int p)
+{
+  if (study->sweep == NULL || p < 0 || p >= vb_sweep_nparams(study->sweep))
+    return NULL;
+  return study->units[p] != NULL ? study->units[p] : "";
 }
 double vb_study_value(const vb_study *study, long index, int p)
 {

@@ -541,37 +541,62 @@ double vb_sweep_value(const vb_sweep *sweep, long index, int p)
 #define PATH_MAX_LEN 256
 #define MAX_COMPONENTS 8
 
-/* Numeric keys a sweep may set in an object even where the file leaves
- * them out: per top-level setting, optionally only for one variant of the
- * object (its `type`, `law` or `scheme`).  Keep in step with the load_*
- * functions above; a numeric key written in the file is sweepable whether
- * or not it is listed here, and the loader judges every value. */
+/* A numeric key of an object and its SI units ("1" when dimensionless). */
+typedef struct sweep_key {
+  const char *key;
+  const char *units;
+} sweep_key;
+
+/* The numeric keys of one kind of object: per top-level setting,
+ * optionally only for one variant of the object (its `type`, `law`,
+ * `scheme` or `kind`).  Rows with `create` are keys a sweep may set even
+ * where the file leaves them out; the others only give the units of keys
+ * the file writes (any numeric key written in the file is sweepable, and
+ * the loader judges every value).  A contact's law keys come from the law
+ * table (law.c), not from here. */
 typedef struct sweep_keys {
   const char *top;      /* "scene", "bodies", "bodies.drive", ...: the kind
                            of object, its path without element names */
   const char *selector; /* key that picks the variant, or NULL for all */
   const char *variant;  /* its value */
-  const char *keys[8];
+  int create;           /* 1: a sweep may create these keys */
+  sweep_key keys[12];   /* ended by a NULL key */
 } sweep_keys;
 
 static const sweep_keys sweepable[] = {
-  {"scene", NULL, NULL, {"fs", "duration", "gravity", NULL}},
-  {"record", NULL, NULL, {"every", NULL}},
-  {"bodies", "type", "mass", {"mass", "u0", "v0", "k", "c", NULL}},
-  {"bodies", "type", "wall", {"position", NULL}},
-  {"bodies.drive", "type", "sine", {"amplitude", "freq", "phase", NULL}},
-  {"bodies.drive", "type", "noise", {"rms", "bandwidth", NULL}},
-  {"bodies.drive", "type", "profile", {"speed", "spacing", "start", "scale", NULL}},
-  {"contacts", NULL, NULL, {"k", "alpha", NULL}},
-  {"contacts", "law", "hunt-crossley", {"mu", NULL}},
-  {"contacts", "law", "rattle", {"h", NULL}},
-  {"contacts", NULL, NULL, {"gap", NULL}},
-  {"contacts", "scheme", "quadratic", {"s", NULL}},
-  {"contacts", NULL, NULL, {"tolerance", "max_iterations", NULL}},
-  {"forces", NULL, NULL, {"value", "amplitude", "freq", "phase", NULL}},
+  {"scene", NULL, NULL, 1, {{"fs", "Hz"}, {"duration", "s"}, {"gravity", "m/s^2"}, {NULL}}},
+  {"record", NULL, NULL, 1, {{"every", "1"}, {NULL}}},
+  {"bodies", "type", "mass", 1,
+   {{"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL}}},
+  {"bodies", "type", "wall", 1, {{"position", "m"}, {NULL}}},
+  {"bodies.drive", "type", "sine", 1,
+   {{"amplitude", "m"}, {"freq", "Hz"}, {"phase", "rad"}, {NULL}}},
+  {"bodies.drive", "type", "noise", 1, {{"rms", "m"}, {"bandwidth", "Hz"}, {NULL}}},
+  {"bodies.drive", "type", "noise", 0, {{"seed", "1"}, {"components", "1"}, {NULL}}},
+  {"bodies.drive", "type", "profile", 1,
+   {{"speed", "m/s"}, {"spacing", "m"}, {"start", "m"}, {"scale", "1"}, {NULL}}},
+  {"bodies", "type", "modal", 0,
+   {{"freq", "Hz"}, {"mass", "kg"}, {"quality", "1"}, {"t60", "s"}, {"zeta", "1"},
+    {"loss[0]", "1/s"}, {"loss[1]", "s"}, {"q0", "m"}, {"dq0", "m/s"}, {"gravity", "1"},
+    {NULL}}},
+  {"bodies.preset", NULL, NULL, 0,
+   {{"nmodes", "1"}, {"length", "m"}, {"width", "m"}, {"thickness", "m"}, {"youngs", "Pa"},
+    {"density", "kg/m^3"}, {"poisson", "1"}, {"linear_density", "kg/m"},
+    {"surface_density", "kg/m^2"}, {"radius", "m"}, {NULL}}},
+  {"bodies.preset", "kind", "string", 0, {{"tension", "N"}, {NULL}}},
+  {"bodies.preset", "kind", "membrane", 0, {{"tension", "N/m"}, {NULL}}},
+  {"contacts", "law", NULL, 1, {{NULL}}}, /* the keys of the contact's law */
+  {"contacts", NULL, NULL, 1, {{"gap", "m"}, {NULL}}},
+  {"contacts", "scheme", "quadratic", 1, {{"s", "1"}, {NULL}}},
+  {"contacts", NULL, NULL, 1, {{"tolerance", "1"}, {"max_iterations", "1"}, {NULL}}},
+  {"forces", NULL, NULL, 1,
+   {{"value", "N"}, {"amplitude", "N"}, {"freq", "Hz"}, {"phase", "rad"}, {NULL}}},
 };
 
 #define NSWEEPABLE (sizeof sweepable / sizeof sweepable[0])
+
+/* Most keys one row gives (a law has fewer than this many parameters). */
+#define ROW_KEYS_MAX 16
 
 /* Whether a setting holds a single number. */
 static int is_number(const config_setting_t *s)
@@ -581,29 +606,97 @@ static int is_number(const config_setting_t *s)
   return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
 }
 
-/* Whether a table entry applies to an object of top-level setting `top`. */
+/* A string member of a group, or NULL. */
+static const char *string_member(const config_setting_t *obj, const char *key)
+{
+  const config_setting_t *m = vb_src_member(obj, key);
+
+  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING
+             ? config_setting_get_string(m)
+             : NULL;
+}
+
+/* A drive is the same kind of object wherever it is: a contact's
+ * gap_drive uses the rows of a wall's drive. */
+static const char *canonical_kind(const char *top)
+{
+  return strcmp(top, "contacts.gap_drive") == 0 ? "bodies.drive" : top;
+}
+
+/* Whether a table entry applies to an object of kind `top`. */
 static int entry_applies(const sweep_keys *e, const char *top,
                          const config_setting_t *obj)
 {
-  const config_setting_t *m;
+  const char *v;
 
-  if (strcmp(e->top, top) != 0)
+  if (strcmp(e->top, canonical_kind(top)) != 0)
     return 0;
   if (e->selector == NULL)
     return 1;
-  m = vb_src_member(obj, e->selector);
-  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING &&
-         strcmp(config_setting_get_string(m), e->variant) == 0;
+  v = string_member(obj, e->selector);
+  return v != NULL && (e->variant == NULL || strcmp(v, e->variant) == 0);
+}
+
+/* The keys of an entry for object obj into out[ROW_KEYS_MAX] (a law row:
+ * the parameters of the object's law); returns their number. */
+static int entry_keys(const sweep_keys *e, const config_setting_t *obj, sweep_key *out)
+{
+  int n = 0;
+
+  if (e->selector != NULL && e->variant == NULL) {
+    vb_law_kind kind;
+    if (vb_law_lookup(string_member(obj, e->selector), &kind) != VB_OK)
+      return 0;
+    for (const vb_law_param *p = vb_law_info_of(kind)->params; p->key && n < ROW_KEYS_MAX;
+         p++) {
+      out[n].key = p->key;
+      out[n++].units = p->units;
+    }
+    return n;
+  }
+  for (; n < ROW_KEYS_MAX && e->keys[n].key != NULL; n++)
+    out[n] = e->keys[n];
+  return n;
+}
+
+/* The units of `key` of an object of kind `top` ("loss[1]" is looked up
+ * with its index, then without), or NULL when no row has it. */
+static const char *key_units(const char *top, const config_setting_t *obj, const char *key,
+                             long index)
+{
+  sweep_key keys[ROW_KEYS_MAX];
+  char indexed[PATH_MAX_LEN];
+  size_t i;
+  int j, n;
+
+  snprintf(indexed, sizeof indexed, "%s[%ld]", key, index);
+  for (i = 0; i < NSWEEPABLE; i++) {
+    if (!entry_applies(&sweepable[i], top, obj))
+      continue;
+    n = entry_keys(&sweepable[i], obj, keys);
+    for (j = 0; j < n; j++)
+      if (strcmp(keys[j].key, key) == 0 ||
+          (index >= 0 && strcmp(keys[j].key, indexed) == 0))
+        return keys[j].units;
+  }
+  return NULL;
 }
 
 /* Whether `key` is an optional numeric key a sweep may create in obj. */
 static int creatable(const char *top, const config_setting_t *obj, const char *key)
 {
+  sweep_key keys[ROW_KEYS_MAX];
   size_t i;
+  int j, n;
 
-  for (i = 0; i < NSWEEPABLE; i++)
-    if (entry_applies(&sweepable[i], top, obj) && vb_has_key(sweepable[i].keys, key))
-      return 1;
+  for (i = 0; i < NSWEEPABLE; i++) {
+    if (!sweepable[i].create || !entry_applies(&sweepable[i], top, obj))
+      continue;
+    n = entry_keys(&sweepable[i], obj, keys);
+    for (j = 0; j < n; j++)
+      if (strcmp(keys[j].key, key) == 0)
+        return 1;
+  }
   return 0;
 }
 
@@ -615,16 +708,16 @@ static void object_paths(const char *kind, const char *prefix,
                          const config_setting_t *obj, char *list, size_t size)
 {
   char item[PATH_MAX_LEN + 32], subkind[PATH_MAX_LEN], subprefix[PATH_MAX_LEN];
+  sweep_key keys[ROW_KEYS_MAX];
   size_t i;
   int j, k, n;
 
   for (i = 0; i < NSWEEPABLE; i++) {
-    const char *const *key;
-
-    if (!entry_applies(&sweepable[i], kind, obj))
+    if (!sweepable[i].create || !entry_applies(&sweepable[i], kind, obj))
       continue;
-    for (key = sweepable[i].keys; *key != NULL; key++) {
-      snprintf(item, sizeof item, "%s.%s", prefix, *key);
+    n = entry_keys(&sweepable[i], obj, keys);
+    for (j = 0; j < n; j++) {
+      snprintf(item, sizeof item, "%s.%s", prefix, keys[j].key);
       vb_list_add(list, size, item);
     }
   }
@@ -780,6 +873,25 @@ static config_setting_t *find_object(config_setting_t *top, char **comp, int nco
   return NULL;
 }
 
+/* Split a path in place at its dots into at most MAX_COMPONENTS
+ * components; *rest is NULL, or the unsplit remainder when there were
+ * more.  Returns the number of components. */
+static int split_path(char *buf, char **comp, char **rest)
+{
+  char *p = buf;
+  int ncomp = 0;
+
+  while (ncomp < MAX_COMPONENTS) {
+    comp[ncomp++] = p;
+    p = strchr(p, '.');
+    if (p == NULL)
+      break;
+    *p++ = '\0';
+  }
+  *rest = p;
+  return ncomp;
+}
+
 /* Find or create the numeric setting a sweep path names: TOP.KEY for a
  * group (scene.fs), TOP.NAME.KEY for an element of a list found by its
  * name (contacts.hit.k), with groups inside the object on the way
@@ -801,13 +913,7 @@ int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
     goto unknown;
   }
   strcpy(buf, path);
-  for (p = buf; ncomp < MAX_COMPONENTS;) {
-    comp[ncomp++] = p;
-    p = strchr(p, '.');
-    if (p == NULL)
-      break;
-    *p++ = '\0';
-  }
+  ncomp = split_path(buf, comp, &p);
   top = strcmp(comp[0], "sweep") == 0 ? NULL : vb_src_member(root, comp[0]);
   /* record is optional as a whole: a sweep of record.every creates it */
   if (top == NULL && strcmp(comp[0], "record") == 0 && ncomp == 2 &&
@@ -886,4 +992,39 @@ void vb_sweep_assign(config_setting_t *target, double value,
   }
   target->line = origin->line;
   target->file = origin->file;
+}
+
+/* SI units of the numeric setting a sweep path names in cfg, from the
+ * tables (the law table for a contact's law keys), or NULL when no table
+ * knows the key. */
+const char *vb_sweep_units(config_t *cfg, const char *path)
+{
+  config_setting_t *root = config_root_setting(cfg), *top, *obj, *m;
+  char buf[PATH_MAX_LEN], kind[PATH_MAX_LEN], prefix[PATH_MAX_LEN], valid[LIST_MAX];
+  char *comp[MAX_COMPONENTS], *rest;
+  int ncomp, first = 1, c;
+  long index;
+
+  if (strlen(path) >= sizeof buf)
+    return NULL;
+  strcpy(buf, path);
+  ncomp = split_path(buf, comp, &rest);
+  top = vb_src_member(root, comp[0]);
+  if (top == NULL || ncomp < 2 || rest != NULL)
+    return NULL;
+  valid[0] = '\0';
+  obj = find_object(top, comp, ncomp, &first, prefix, sizeof prefix, valid, sizeof valid);
+  if (obj == NULL)
+    return NULL;
+  snprintf(kind, sizeof kind, "%s", comp[0]);
+  for (c = first; c < ncomp - 1; c++) {
+    m = vb_src_member(obj, comp[c]);
+    if (m == NULL || config_setting_type(m) != CONFIG_TYPE_GROUP)
+      return NULL;
+    obj = m;
+    snprintf(kind + strlen(kind), sizeof kind - strlen(kind), ".%s", comp[c]);
+  }
+  if (c != ncomp - 1 || !split_index(comp[ncomp - 1], &index))
+    return NULL;
+  return key_units(kind, obj, comp[ncomp - 1], index);
 }

@@ -23,6 +23,10 @@ int vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, ch
 int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
                     const config_setting_t *origin, config_setting_t **target,
                     char *err, size_t errlen);
+/* SI units of the numeric setting a sweep path names in cfg ("N/m^alpha"
+ * for a law's k, "Hz" for scene.fs, "1" when dimensionless), from the
+ * law table and the sweep's table of keys; NULL when no table knows it. */
+const char *vb_sweep_units(config_t *cfg, const char *path);
 /* Give a target setting a swept value; messages about it will point at
  * `origin`, the sweep parameter that set it. */
 void vb_sweep_assign(config_setting_t *target, double value,

@@ -47,6 +47,8 @@ typedef enum {
   VB_LAW_RATTLE,        /* V = k/(a+1) [|x|-h]^(a+1) (Ducceschi eq 3c) */
   VB_LAW_POLYNOMIAL,    /* V = k/(a+1) x^(a+1), a odd (Ducceschi eq 3a) */
   VB_LAW_SPRING,        /* linear spring-damper, f = k x + c x', always active */
+  VB_LAW_LANKARANI_NIKRAVESH, /* f = k [x]^a (1 + 3(1-e^2)/4 x'/v_in) (LN 1990) */
+  VB_LAW_FLORES,        /* f = k [x]^a (1 + 8(1-e)/(5e) x'/v_in) (Flores et al. 2011) */
   VB_LAW_COUNT
 } vb_law_kind;
 
@@ -58,7 +60,63 @@ typedef struct vb_law {
   double mu;    /* Hunt-Crossley damping, s/m (0 for the other laws) */
   double h;     /* rattle half-clearance, m (0 for the other laws) */
   double c;     /* spring damping, N s/m (0 for the other laws) */
+  double e;     /* coefficient of restitution (lankarani-nikravesh, flores;
+                   0 for the other laws); their mu is set at each impact's
+                   onset by vb_law_at_onset */
 } vb_law;
+
+/* One parameter of a law as the scene file names it (a row of the law
+ * table's params, which ends in a row whose key is NULL). */
+typedef struct vb_law_param {
+  const char *key;       /* scene-file key, e.g. "k" */
+  const char *units;     /* SI units, e.g. "N/m^alpha"; "1" when dimensionless */
+  const char *condition; /* the valid values in words, e.g. "> 0 and <= 1" */
+  const char *doc;       /* what it is, e.g. "stiffness" */
+  size_t offset;         /* offset of its double in vb_law */
+  double min;            /* smallest valid value (excluded when min_open) */
+  int min_open;
+  double max;            /* largest valid value (included) */
+  int required;          /* 1: the scene file must give it */
+  double fallback;       /* its value when absent and not required */
+} vb_law_param;
+
+/* How a law damps: not at all, Hunt-Crossley (mu V'(x) x'), or linear c x'. */
+typedef enum {
+  VB_DAMPING_NONE = 0, VB_DAMPING_HUNT_CROSSLEY, VB_DAMPING_LINEAR
+} vb_damping_kind;
+
+/* Everything the library knows about a law, one row per vb_law_kind:
+ * the loader's keys and checks, the sweepable paths, the output's
+ * attributes and `vibro check` all iterate it.  For example
+ *   for (const vb_law_param *p = vb_law_info_of(kind)->params; p->key; p++)
+ *     printf("%s = %g %s\n", p->key, vb_law_param_value(law, p), p->units); */
+typedef struct vb_law_info {
+  const char *name;             /* scene-file name, e.g. "hunt-crossley" */
+  const char *doc;              /* the force law and its reference, one line */
+  const vb_law_param *params;   /* its parameters, NULL-key-terminated */
+  vb_damping_kind damping;
+  int has_impacts;   /* one-sided: impacts with events and predictions */
+  int two_sided;     /* acts on both sides of x = 0 (rattle |x| - h, and the
+                        always engaged laws) */
+  int always_engaged;/* engaged at every x (polynomial, spring): no impacts */
+  int odd_alpha;     /* alpha must be an odd integer */
+  double alpha;      /* the exponent when it is not a key (spring: 1), else 0 */
+  /* Laws set by a coefficient of restitution e: the damping factor
+   * lambda(e), so that mu = lambda / v_in at the impact's onset; NULL for
+   * the other laws. */
+  double (*onset_damping)(double e);
+} vb_law_info;
+
+/* The table row of a law kind; NULL for a kind outside the table. */
+const vb_law_info *vb_law_info_of(vb_law_kind kind);
+/* The parameter of law `kind` with scene-file key `key`, or NULL. */
+const vb_law_param *vb_law_param_of(vb_law_kind kind, const char *key);
+/* The value of parameter p in a law (in p->units). */
+double vb_law_param_value(const vb_law *law, const vb_law_param *p);
+/* Set parameter p of a law. */
+void vb_law_param_set(vb_law *law, const vb_law_param *p, double value);
+/* Whether x is a valid value of parameter p of law `info` (p->condition). */
+int vb_law_param_valid(const vb_law_info *info, const vb_law_param *p, double x);
 
 /* Resolve a law name ("power", ...); VB_EINVAL if unknown. */
 int vb_law_lookup(const char *name, vb_law_kind *kind);
@@ -376,8 +434,15 @@ int vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen);
 /* Free a run; NULL is a no-op. */
 void vb_run_free(vb_run *run);
 /* Simulate the whole scene.  Returns VB_OK when the status is "done",
- * otherwise the first failure's code; the status text says what happened. */
+ * otherwise the first failure's code; the status text says what happened.
+ * A state, contact force or energy that becomes non-finite ends the run
+ * with VB_EDIVERGED and a status "diverged at t=T s: <quantity> is inf"
+ * naming the first non-finite quantity; the samples not reached are NaN. */
 int vb_run_exec(vb_run *run);
+/* Status code of a run: VB_OK (done, or not run yet), VB_EDIVERGED,
+ * VB_ENOCONV (Newton hit its cap in some step) or VB_ENOMEM; the code
+ * vb_run_exec returned.  Use it instead of parsing vb_run_status. */
+int vb_run_code(const vb_run *run);
 
 /* Read access to a run's results. */
 const vb_scene *vb_run_scene(const vb_run *run);
@@ -395,9 +460,17 @@ const double *vb_run_body_v(const vb_run *run, int body);
  * is set; NULL otherwise. */
 const double *vb_run_modes_q(const vb_run *run, int body);
 const vb_contact_result *vb_run_contact(const vb_run *run, int contact);
-/* Energy signals [samples], J: 0 total, 1 kinetic, 2 potential,
- * 3 dissipated, 4 external (work done by gravity, forces and drivers),
- * 5 correction (energy added by Papetti's corrections). */
+/* The recorded energy signals, J (the discrete energies of the schemes). */
+typedef enum {
+  VB_ENERGY_TOTAL = 0,  /* kinetic + potential */
+  VB_ENERGY_KINETIC,    /* of the modes */
+  VB_ENERGY_POTENTIAL,  /* of the modes and the contacts */
+  VB_ENERGY_DISSIPATED, /* running: damping of modes and contacts */
+  VB_ENERGY_EXTERNAL,   /* running: work done by gravity, forces and drivers */
+  VB_ENERGY_CORRECTION, /* running: energy added by Papetti's corrections */
+  VB_ENERGY_COUNT
+} vb_energy;
+/* Energy signal `which` (a vb_energy) [samples], J. */
 const double *vb_run_energy(const vb_run *run, int which);
 /* Energy balance error at the end:
  * total + dissipated - external - correction - initial, J. */
@@ -495,6 +568,11 @@ long vb_study_scenes(const vb_study *study);
 int vb_study_nparams(const vb_study *study);
 /* Path of swept parameter p, e.g. "contacts.hit.k". */
 const char *vb_study_param(const vb_study *study, int p);
+/* SI units of swept parameter p, from the law table and the loader's
+ * tables: "N/m^alpha" (a law's k), "m/s" (a mass's v0), "kg", "Hz", "s",
+ * "1" when dimensionless, "" when no table knows the key; NULL when p is
+ * not a parameter.  Static text, valid for the life of the program. */
+const char *vb_study_param_units(const vb_study *study, int p);
 /* Value of parameter p in scene `index`. */
 double vb_study_value(const vb_study *study, long index, int p);
 /* Sweep mode: "grid", "zip", "random", or "none" without a sweep. */

@@ -268,7 +268,8 @@ START_TEST(test_correction_errors)
     { "law = \"power\"; k = 1.0e9; alpha = 1.0; scheme = \"two-point\"; saturate = true;",
       "'saturate' applies only with exact_duration = true" },
     { "law = \"polynomial\"; k = 1.0e9; alpha = 3; scheme = \"am1\"; corrections = [\"xmax\"];",
-      "corrections need an impact law with analytic x_max and v_out (valid: power, hunt-crossley, rattle)" },
+      "corrections need an impact law with analytic x_max and v_out (valid: power, hunt-crossley, rattle, "
+      "lankarani-nikravesh, flores)" },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char t[1024], err[1024], expected[512];

@@ -914,6 +914,21 @@ START_TEST(test_csv_errors)
     {"freq,t60,mass\n3,1.5,0.1\n", ":1: no point columns (expected: freq,t60,mass,<point>,...)"},
     {"freq,t60,mass,tip,tip\n", ":1: duplicate column 'tip'"},
     {"freq,,mass,tip\n", ":1: column 2 has no name"},
+    /* issue 10: a mistyped reserved column is an error, not a point */
+    {"freq,t6O,mass,tip\n1,1,1,1\n", ":1: column 't6O' looks like a mistyped 't60' (valid: "
+     "freq, t60, mass, gravity, or a point name that is not one of them)"},
+    {"freq,t60,mass,gravty,tip\n1,1,1,0,1\n", ":1: column 'gravty' looks like a mistyped "
+     "'gravity' (valid: freq, t60, mass, gravity, or a point name that is not one of them)"},
+    {"freq,T60,mass,tip\n1,1,1,1\n", ":1: column 'T60' looks like a mistyped 't60' (valid: "
+     "freq, t60, mass, gravity, or a point name that is not one of them)"},
+    {"freq,mass,t06,tip\n1,1,1,1\n", ":1: column 't06' looks like a mistyped 't60' (valid: "
+     "freq, t60, mass, gravity, or a point name that is not one of them)"},
+    {"freq,mass_kg,tip\n1,1,1\n", ":1: column 'mass_kg' looks like a mistyped 'mass' "
+     "(valid: freq, t60, mass, gravity, or a point name that is not one of them)"},
+    {"freq (Hz),mass,tip\n1,1,1\n", ":1: column 'freq (Hz)' looks like a mistyped 'freq' "
+     "(valid: freq, t60, mass, gravity, or a point name that is not one of them)"},
+    {"freq,mass,tip point\n1,1,1\n", ":1: invalid point name 'tip point' in column 3 "
+     "(valid: letters, digits, '_' and '-')"},
     {"freq,t60,mass,tip\n# nothing else\n\n", ": no modes (expected one line per mode after the header)"},
     {"# only comments\n\n", ": no header line (expected: freq,t60,mass,<point>,...)"},
     {"", ": no header line (expected: freq,t60,mass,<point>,...)"},

@@ -63,9 +63,12 @@ hash_run(FILE *out, const char *where, const vb_run *run)
     const vb_body *body = &sc->bodies[b];
     int np = body->kind == VB_BODY_MODAL ? body->npoints : 1;
     for (int p = 0; p < np; p++) {
-      snprintf(what, sizeof what, "bodies/%s/%s/u", body->name, body->points[p].name);
+      /* a wall has no points: its lines have always read "(null)" (glibc's
+       * text for a NULL %s, which UBSan rightly refused to compute) */
+      const char *pname = body->points ? body->points[p].name : "(null)";
+      snprintf(what, sizeof what, "bodies/%s/%s/u", body->name, pname);
       line(out, where, what, fnv(vb_run_point_u(run, b, p), bytes));
-      snprintf(what, sizeof what, "bodies/%s/%s/v", body->name, body->points[p].name);
+      snprintf(what, sizeof what, "bodies/%s/%s/v", body->name, pname);
       line(out, where, what, fnv(vb_run_point_v(run, b, p), bytes));
     }
     const double *q = vb_run_modes_q(run, b);

@@ -247,6 +247,104 @@ START_TEST(test_free_bodies)
 }
 END_TEST
 
+/* ------------------------------------------------------------ divergence */
+
+/* Overflow once ran to "done" with inf and NaN energies: gravity 1e308 or a
+ * contact stiffness 1e308 ends the run as diverged, at the step where it
+ * happened, naming the first non-finite quantity; the samples not reached
+ * are NaN and vb_run_code says VB_EDIVERGED. */
+START_TEST(test_overflow_diverges)
+{
+  static const char *const schemes[] = { "am1", "three-point", "rk4", "verlet" };
+  const char *scheme = schemes[_i / 2];
+  int big_k = _i % 2;
+  char t[1024];
+  snprintf(t, sizeof t,
+           "scene = { name = \"o\"; fs = 44100.0; duration = 0.002; gravity = %s; };\n"
+           "bodies = ( { name = \"ball\"; type = \"mass\"; mass = 0.0113; u0 = 1.0e-6; v0 = -0.3; },\n"
+           "  { name = \"floor\"; type = \"wall\"; } );\n"
+           "contacts = ( { name = \"bounce\"; between = [\"floor\", \"ball\"]; law = \"hunt-crossley\";\n"
+           "  k = %s; alpha = 1.17; mu = 0.27; scheme = \"%s\"; } );\n",
+           big_k ? "9.81" : "1.0e308", big_k ? "1.0e308" : "2.3e7", scheme);
+  tu_sim s = tu_run_text(t);
+  const char *status = vb_run_status(s.run);
+  long n = vb_run_samples(s.run);
+  printf("%s, %s: %s\n", scheme, big_k ? "k 1e308" : "gravity 1e308", status);
+  ck_assert_int_eq(vb_run_code(s.run), s.rc);
+  if (s.rc == VB_ENOCONV) {
+    /* Newton gave up (three-point, k 1e308) but the state stayed finite */
+    for (long k = 0; k < n; k++)
+      ck_assert(isfinite(vb_run_energy(s.run, VB_ENERGY_TOTAL)[k]));
+    tu_free(&s);
+    return;
+  }
+  ck_assert_msg(s.rc == VB_EDIVERGED, "%s, %s: rc %d, status '%s'", scheme,
+                big_k ? "k 1e308" : "gravity 1e308", s.rc, status);
+  ck_assert_msg(strncmp(status, "diverged at t=", 14) == 0, "status '%s'", status);
+  /* it names the quantity (a contact, a body's mode or an island's energy) */
+  ck_assert_msg(strstr(status, "contact 'bounce'") || strstr(status, "body 'ball'")
+                || strstr(status, "of the island of body 'ball'"), "status '%s'", status);
+  ck_assert_msg(strstr(status, " is inf") || strstr(status, " is -inf")
+                || strstr(status, " is nan"), "status '%s'", status);
+  /* the time it names is a step of the run, and nothing after it was recorded */
+  double t_div = atof(status + 14);
+  long k_div = lround(t_div * 44100.0);
+  ck_assert(k_div >= 0 && k_div < n - 1);
+  ck_assert(isnan(vb_run_energy(s.run, VB_ENERGY_TOTAL)[n - 1]));
+  ck_assert(isnan(vb_run_body_u(s.run, 0)[k_div]));
+  for (long k = 0; k < k_div; k++)
+    ck_assert_msg(isfinite(vb_run_energy(s.run, VB_ENERGY_TOTAL)[k]), "sample %ld", k);
+  tu_free(&s);
+}
+END_TEST
+
+/* The exact messages of the first non-finite quantity: a force that
+ * overflows inside the solve, an energy that overflows while the state is
+ * finite, and a free body whose energy is already inf at t = 0. */
+START_TEST(test_diverged_messages)
+{
+  static const char *const cases[][2] = {
+    { "gravity = 1.0e308; };\n"
+      "bodies = ( { name = \"ball\"; type = \"mass\"; mass = 0.0113; u0 = 1.0e-6; v0 = -0.3; },\n"
+      "  { name = \"floor\"; type = \"wall\"; } );\n"
+      "contacts = ( { name = \"bounce\"; between = [\"floor\", \"ball\"]; law = \"hunt-crossley\";\n"
+      "  k = 2.3e7; alpha = 1.17; mu = 0.27; scheme = \"am1\"; } );\n",
+      "diverged at t=2.2675737e-05 s: contact 'bounce': step force is inf at compression "
+      "2.57095e+298 m" },
+    { "gravity = 9.81; };\n"
+      "bodies = ( { name = \"ball\"; type = \"mass\"; mass = 0.0113; u0 = 1.0e-6; v0 = -0.3; },\n"
+      "  { name = \"floor\"; type = \"wall\"; } );\n"
+      "contacts = ( { name = \"bounce\"; between = [\"floor\", \"ball\"]; law = \"hunt-crossley\";\n"
+      "  k = 1.0e308; alpha = 1.17; mu = 0.27; scheme = \"am1\"; } );\n",
+      "diverged at t=4.53514739e-05 s: kinetic energy of the island of body 'ball' is inf" },
+    { "gravity = 9.81; };\n"
+      "bodies = ( { name = \"m\"; type = \"mass\"; mass = 0.0113; v0 = 1.0e200; } );\n",
+      "diverged at t=0 s: kinetic energy of the island of body 'm' is inf" },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char t[1024];
+    snprintf(t, sizeof t, "scene = { name = \"o\"; fs = 44100.0; duration = 0.002; %s",
+             cases[i][0]);
+    tu_sim s = tu_run_text(t);
+    ck_assert_int_eq(s.rc, VB_EDIVERGED);
+    ck_assert_msg(strcmp(vb_run_status(s.run), cases[i][1]) == 0,
+                  "case %zu:\n  got      %s\n  expected %s", i, vb_run_status(s.run), cases[i][1]);
+    tu_free(&s);
+  }
+}
+END_TEST
+
+/* A run that finishes says so in its code. */
+START_TEST(test_run_code_done)
+{
+  tu_sim s = tu_run_text(HEAD "bodies = ( { name = \"m\"; type = \"mass\"; mass = 0.01; } );\n");
+  ck_assert_int_eq(s.rc, VB_OK);
+  ck_assert_int_eq(vb_run_code(s.run), VB_OK);
+  ck_assert_str_eq(vb_run_status(s.run), "done");
+  tu_free(&s);
+}
+END_TEST
+
 static Suite *
 run_suite(void)
 {
@@ -256,6 +354,11 @@ run_suite(void)
   tcase_add_loop_test(islands, test_islands_alone_and_together, 0, 3);
   tcase_add_test(islands, test_free_bodies);
   suite_add_tcase(s, islands);
+  TCase *limits = tcase_create("limits");
+  tcase_add_loop_test(limits, test_overflow_diverges, 0, 8);
+  tcase_add_test(limits, test_diverged_messages);
+  tcase_add_test(limits, test_run_code_done);
+  suite_add_tcase(s, limits);
   return s;
 }
 

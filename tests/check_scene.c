@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vibro.h"
 
@@ -181,6 +183,40 @@ START_TEST(test_defaults)
   ck_assert_int_eq(vb_scene_steps(sc), 88);
   ck_assert_int_eq(vb_scene_samples(sc), 89);
   ck_assert_double_eq(vb_scene_record_bytes(sc), 89.0 * 13 * 8);
+  vb_scene_free(sc);
+}
+END_TEST
+
+/* The laws set by a coefficient of restitution load k, alpha and e, and
+ * no damping of their own (it is set at each impact's onset). */
+START_TEST(test_restitution_laws)
+{
+  vb_scene *sc = load_ok(
+      "scene = { name = \"r\"; fs = 44100.0; duration = 0.002; };\n"
+      "bodies = (\n"
+      "  { name = \"hammer\"; type = \"mass\"; mass = 0.01; },\n"
+      "  { name = \"bead\"; type = \"mass\"; mass = 0.003; u0 = 0.1; },\n"
+      "  { name = \"wall\"; type = \"wall\"; }\n"
+      ");\n"
+      "contacts = (\n"
+      "  { name = \"ln\"; between = [\"hammer\", \"wall\"];\n"
+      "    law = \"lankarani-nikravesh\"; k = 2.385e9; alpha = 1.5; e = 0.83;\n"
+      "    scheme = \"two-point\"; },\n"
+      "  { name = \"fl\"; between = [\"bead\", \"wall\"];\n"
+      "    law = \"flores\"; k = 7.1e7; alpha = 1.0; e = 1;\n"
+      "    scheme = \"am1\"; corrections = [\"xmax\"]; }\n"
+      ");\n");
+  const vb_law *ln = &sc->contacts[0].law, *fl = &sc->contacts[1].law;
+
+  ck_assert_int_eq(ln->kind, VB_LAW_LANKARANI_NIKRAVESH);
+  ck_assert_double_eq(ln->k, 2.385e9);
+  ck_assert_double_eq(ln->alpha, 1.5);
+  ck_assert_double_eq(ln->e, 0.83);
+  ck_assert_double_eq(ln->mu, 0.0);
+  ck_assert_int_eq(fl->kind, VB_LAW_FLORES);
+  ck_assert_double_eq(fl->alpha, 1.0);
+  ck_assert_double_eq(fl->e, 1.0);
+  ck_assert_int_eq(sc->contacts[1].corrections, VB_CORRECT_XMAX);
   vb_scene_free(sc);
 }
 END_TEST
@@ -641,6 +677,26 @@ static const bad_case bad[] = {
      "bad.cfg:8: contact 'hit': 'alpha' must be >= 1 (got 0.99)"},
     {SCENE BODIES CONTACT(HC "mu = -0.1; " AM1),
      "bad.cfg:8: contact 'hit': 'mu' must be >= 0 (got -0.1)"},
+    /* the laws set by a coefficient of restitution */
+    {SCENE BODIES CONTACT("law = \"flores\"; k = 1e9; alpha = 1.5; " AM1),
+     "bad.cfg:7: contact 'hit': missing required key 'e'"},
+    {SCENE BODIES CONTACT("law = \"flores\"; k = 1e9; alpha = 1.5; e = 0.0; " AM1),
+     "bad.cfg:8: contact 'hit': 'e' must be > 0 and <= 1 (got 0)"},
+    {SCENE BODIES CONTACT("law = \"lankarani-nikravesh\"; k = 1e9; alpha = 1.5; "
+                          "e = 1.25; " AM1),
+     "bad.cfg:8: contact 'hit': 'e' must be > 0 and <= 1 (got 1.25)"},
+    {SCENE BODIES CONTACT("law = \"lankarani-nikravesh\"; k = 1e9; alpha = 0.5; "
+                          "e = 0.5; " AM1),
+     "bad.cfg:8: contact 'hit': 'alpha' must be >= 1 (got 0.5)"},
+    {SCENE BODIES CONTACT("law = \"flores\"; k = 1e9; alpha = 1.5; e = 0.5; mu = 0.1; "
+                          AM1),
+     "bad.cfg:8: contact 'hit': 'mu' applies only to law 'hunt-crossley' (valid: "
+     "name, between, law, k, alpha, e, gap, gap_drive, scheme, tolerance, "
+     "max_iterations, corrections, vout, exact_duration, saturate)"},
+    {SCENE BODIES CONTACT(HC "e = 0.5; " AM1),
+     "bad.cfg:8: contact 'hit': 'e' applies only to laws lankarani-nikravesh and flores "
+     "(valid: name, between, law, k, alpha, mu, gap, gap_drive, scheme, tolerance, "
+     "max_iterations, corrections, vout, exact_duration, saturate)"},
     {SCENE BODIES CONTACT("law = \"rattle\"; k = 1e9; alpha = 1.5; h = -1e-3; "
                           AM1),
      "bad.cfg:8: contact 'hit': 'h' must be >= 0 (got -0.001)"},
@@ -814,7 +870,8 @@ static const bad_case bad[] = {
     {SCENE SCENE BODIES,
      "bad.cfg:2: syntax error: duplicate setting name"},
     {SCENE "@include \"scene-no-such-file.inc\"\n",
-     "bad.cfg:2: syntax error: cannot open include file"},
+     "bad.cfg:2: @include 'scene-no-such-file.inc': cannot read "
+     "'scene-no-such-file.inc': No such file or directory"},
 };
 
 /* Replace the placeholders of an expected message. */
@@ -900,6 +957,148 @@ START_TEST(test_error_in_include)
 }
 END_TEST
 
+/* A scratch directory for the tests that need files; removed by rm_tree. */
+static void make_dir(char *dir)
+{
+  strcpy(dir, "/tmp/check_scene_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+/* Write n bytes of text to dir/name (n = -1: strlen). */
+static void put_file(const char *dir, const char *name, const char *text, long n)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fwrite(text, 1, n < 0 ? strlen(text) : (size_t)n, f);
+  fclose(f);
+}
+
+/* Load dir/name, which must fail with VB_EINVAL and the message `want`
+ * (with "DIR" standing for dir). */
+static void load_fails(const char *dir, const char *name, const char *want)
+{
+  char path[512], err[2048], expected[2048];
+  vb_scene *sc = NULL;
+  const char *d = strstr(want, "DIR");
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  int rc = vb_scene_load(path, &sc, err, sizeof err);
+  ck_assert_msg(rc == VB_EINVAL, "%s: rc %d (%s)", name, rc, err);
+  ck_assert_ptr_null(sc);
+  expected[0] = '\0';
+  for (const char *w = want; *w;) {
+    if (d == w) {
+      strcat(expected, dir);
+      w += 3;
+      d = strstr(w, "DIR");
+    } else {
+      strncat(expected, w, 1);
+      w++;
+    }
+  }
+  ck_assert_str_eq(err, expected);
+}
+
+/* Remove the scratch directory and what the tests put there. */
+static void rm_tree(const char *dir)
+{
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Issue 10: an @include of a directory, of an empty name, of a missing
+ * file, of a device or in a cycle is a file:line error, found before
+ * libconfig's scanner sees it (which exits the process on the first two
+ * and reads a device forever). */
+START_TEST(test_include_robust)
+{
+  char dir[64], sub[128];
+  make_dir(dir);
+  snprintf(sub, sizeof sub, "%s/inc", dir);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  put_file(dir, "dir.cfg", SCENE "@include \"inc\"\n", -1);
+  load_fails(dir, "dir.cfg", "DIR/dir.cfg:2: @include 'inc': 'DIR/inc' is a directory "
+                             "(valid: a scene file)");
+  put_file(dir, "empty.cfg", SCENE "\n  @include \"\"\n", -1);
+  load_fails(dir, "empty.cfg", "DIR/empty.cfg:3: @include \"\": empty file name (valid: the "
+                               "name of a scene file)");
+  put_file(dir, "missing.cfg", SCENE "@include \"nope.inc\"\n", -1);
+  load_fails(dir, "missing.cfg", "DIR/missing.cfg:2: @include 'nope.inc': cannot read "
+                                 "'DIR/nope.inc': No such file or directory");
+  put_file(dir, "self.cfg", SCENE "@include \"self.cfg\"\n", -1);
+  load_fails(dir, "self.cfg", "DIR/self.cfg:2: @include 'self.cfg': 'DIR/self.cfg' "
+                              "includes itself (valid: includes that do not form a cycle)");
+  /* a -> b -> a: reported where b includes a */
+  put_file(dir, "a.cfg", SCENE "@include \"b.inc\"\n", -1);
+  put_file(dir, "b.inc", "# b\n\n@include \"a.cfg\"\n", -1);
+  load_fails(dir, "a.cfg", "DIR/b.inc:3: @include 'a.cfg': 'DIR/a.cfg' includes itself "
+                           "(valid: includes that do not form a cycle)");
+  put_file(dir, "dev.cfg", SCENE "@include \"/dev/zero\"\n", -1);
+  load_fails(dir, "dev.cfg", "DIR/dev.cfg:2: @include '/dev/zero': '/dev/zero' is not a "
+                             "regular file (valid: a scene file)");
+  put_file(dir, "bin.inc", "bodies = ();\n\0\0", 15);
+  put_file(dir, "bin.cfg", SCENE "@include \"bin.inc\"\n", -1);
+  load_fails(dir, "bin.cfg", "DIR/bin.cfg:2: @include 'bin.inc': binary content (a NUL "
+                             "byte) in 'DIR/bin.inc'");
+  /* a commented-out include is not looked at; a good one still loads */
+  put_file(dir, "bodies.inc", "bodies = ( { name = \"m\"; type = \"mass\"; mass = 1.0; } );\n",
+           -1);
+  put_file(dir, "ok.cfg", SCENE "/* @include \"nope.inc\"\n @include \"inc\" */\n"
+                          "@include \"bodies.inc\"\n", -1);
+  char path[512], err[1024];
+  vb_scene *sc = NULL;
+  snprintf(path, sizeof path, "%s/ok.cfg", dir);
+  ck_assert_msg(vb_scene_load(path, &sc, err, sizeof err) == VB_OK, "%s", err);
+  ck_assert_int_eq(sc->nbodies, 1);
+  vb_scene_free(sc);
+  rm_tree(dir);
+}
+END_TEST
+
+/* Issue 10: data files hold text: a profile of NUL bytes (/dev/zero hung
+ * the loader, NUL reading as a blank line) or with a NUL inside is refused
+ * with its file:line, and so is a CSV modes file. */
+START_TEST(test_data_files_binary)
+{
+  char dir[64];
+  make_dir(dir);
+#define WALL_PROFILE(file)                                                               \
+  SCENE "bodies = (\n"                                                                   \
+  "  { name = \"m\"; type = \"mass\"; mass = 0.01; },\n"                                 \
+  "  { name = \"w\"; type = \"wall\"; drive = { type = \"profile\"; file = \"" file "\";\n" \
+  "    speed = 1.0; spacing = 0.001; }; } );\n"
+  put_file(dir, "zero.cfg", WALL_PROFILE("/dev/zero"), -1);
+  load_fails(dir, "zero.cfg", "DIR/zero.cfg:4: body 'w' drive: profile '/dev/zero' line 1: "
+                              "binary content (a NUL byte; valid: one number per line)");
+  put_file(dir, "p.txt", "0.0\n1e-4\n# c\n2e-4\n\0003e-4\n", 24);
+  put_file(dir, "nul.cfg", WALL_PROFILE("p.txt"), -1);
+  load_fails(dir, "nul.cfg", "DIR/nul.cfg:4: body 'w' drive: profile 'DIR/p.txt' line 5: "
+                             "binary content (a NUL byte; valid: one number per line)");
+  put_file(dir, "q.txt", "0.0\n1e-4\n2e-4\n3e-4\n", -1);
+  put_file(dir, "good.cfg", WALL_PROFILE("q.txt"), -1);
+  char path[512], err[1024];
+  vb_scene *sc = NULL;
+  snprintf(path, sizeof path, "%s/good.cfg", dir);
+  ck_assert_msg(vb_scene_load(path, &sc, err, sizeof err) == VB_OK, "%s", err);
+  ck_assert_int_eq(sc->bodies[1].drive.nsamples, 4);
+  ck_assert_double_eq(sc->bodies[1].drive.samples[3], 3e-4);
+  vb_scene_free(sc);
+  put_file(dir, "modes.csv", "freq,mass,p\n100,0.1,1\n\0", 24);
+  put_file(dir, "csv.cfg", SCENE "bodies = ( { name = \"b\"; type = \"modal\";\n"
+                           "  modes_file = \"modes.csv\"; } );\n", -1);
+  load_fails(dir, "csv.cfg", "DIR/csv.cfg:3: body 'b': DIR/modes.csv: not a text file (it "
+                             "holds a NUL byte)");
+  put_file(dir, "zcsv.cfg", SCENE "bodies = ( { name = \"b\"; type = \"modal\";\n"
+                            "  modes_file = \"/dev/zero\"; } );\n", -1);
+  load_fails(dir, "zcsv.cfg", "DIR/zcsv.cfg:3: body 'b': /dev/zero: not a text file (it "
+                              "holds a NUL byte)");
+#undef WALL_PROFILE
+  rm_tree(dir);
+}
+END_TEST
+
 /* A NUL byte inside a file is refused rather than silently cut. */
 START_TEST(test_nul_byte)
 {
@@ -935,6 +1134,9 @@ static Suite *scene_suite(void)
 
   tcase_add_test(core, test_good_fields);
   tcase_add_test(core, test_defaults);
+  tcase_add_test(core, test_restitution_laws);
+  tcase_add_test(core, test_include_robust);
+  tcase_add_test(core, test_data_files_binary);
   tcase_add_test(core, test_integers_as_reals_values);
   tcase_add_test(core, test_include_file);
   tcase_add_test(core, test_include_string);

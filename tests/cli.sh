@@ -139,5 +139,38 @@ CFG
 expect 2 "$vibro" run "$tmp/div.cfg" -o "$tmp/div.h5"
 contains "$tmp/err" "did not finish: diverged at t="
 
+# -o that is an input, a directory or a symbolic link: refused before the
+# run starts, the input untouched
+cp "$srcdir/scenes/papetti-case-b.cfg" "$tmp/self.cfg"
+cp "$tmp/self.cfg" "$tmp/self.orig"
+expect 1 "$vibro" run "$tmp/self.cfg" -o "$tmp/self.cfg"
+only_line "$tmp/err" "$tmp/self.cfg: is the input $tmp/self.cfg; refusing to overwrite it"
+cmp -s "$tmp/self.cfg" "$tmp/self.orig" && ok || bad "-o the scene file changed the scene"
+mkdir "$tmp/sub"
+expect 1 "$vibro" run "$tmp/self.cfg" -o "$tmp/sub/../self.cfg"
+contains "$tmp/err" "is the input $tmp/self.cfg"
+ln "$tmp/self.cfg" "$tmp/hard.h5"
+expect 1 "$vibro" run "$tmp/self.cfg" -o "$tmp/hard.h5"
+only_line "$tmp/err" "$tmp/hard.h5: is the input $tmp/self.cfg; refusing to overwrite it"
+cmp -s "$tmp/self.cfg" "$tmp/self.orig" && ok || bad "-o a hard link of the scene changed the scene"
+# a file the scene reads (rolling-ball's profile) is an input too
+mkdir "$tmp/roll"
+cp "$srcdir/scenes/rolling-ball.cfg" "$srcdir/scenes/rolling-profile.txt" "$tmp/roll/"
+cp "$tmp/roll/rolling-profile.txt" "$tmp/profile.orig"
+expect 1 "$vibro" run "$tmp/roll/rolling-ball.cfg" -o "$tmp/roll/rolling-profile.txt"
+only_line "$tmp/err" "$tmp/roll/rolling-profile.txt: is the input $tmp/roll/rolling-profile.txt; refusing to overwrite it"
+cmp -s "$tmp/roll/rolling-profile.txt" "$tmp/profile.orig" && ok || bad "-o the profile changed it"
+# a directory: refused at once, not after the run
+sed 's/duration = 0.002;/duration = 2.0;/' "$tmp/self.cfg" >"$tmp/long.cfg"
+expect 1 "$vibro" run "$tmp/long.cfg" -o "$tmp/sub"
+only_line "$tmp/err" "$tmp/sub: is a directory; name a file in it"
+[ -e "$tmp/sub.part" ] && bad "a .part was made for a directory output" || ok
+# a symbolic link: refused, its target untouched
+echo keep >"$tmp/target.h5"
+ln -s "$tmp/target.h5" "$tmp/link.h5"
+expect 1 "$vibro" run "$tmp/self.cfg" -o "$tmp/link.h5"
+only_line "$tmp/err" "$tmp/link.h5: is a symbolic link; refusing to write through it (name the file it points to)"
+[ "$(cat "$tmp/target.h5")" = keep ] && ok || bad "run -o a symlink wrote its target"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -194,7 +194,7 @@ expect 1 "$vibro" run "$study" -o "$tmp/elsewhere" --quiet
 contains "$tmp/err" "elsewhere: is a directory"
 cp "$study" "$tmp/scene.cfg"
 expect 1 "$vibro" run "$tmp/scene.cfg" -o "$tmp/scene.cfg" --quiet
-contains "$tmp/err" "is the study file"
+contains "$tmp/err" "scene.cfg: is the input $tmp/scene.cfg; refusing to overwrite it"
 cmp -s "$study" "$tmp/scene.cfg" && ok || bad "the scene file was changed"
 
 # xarray with h5netcdf: /signals is one Dataset with a time coordinate

@@ -144,6 +144,52 @@ error "vibro events: unknown option '--bogus' (valid: --scene N, --contact NAME,
   "$vibro" events "$b" --bogus
 error "vibro info: missing OUT.h5 (see vibro help info)" "$vibro" info
 
+# ---------------------------------------------------- export's file safety
+# a failing export (here the file size limit, EFBIG) leaves an existing
+# destination as it was, and no temporary file beside it
+mkdir "$tmp/safe"
+echo keep >"$tmp/safe/u.csv"
+(trap '' XFSZ; ulimit -f 1; "$vibro" export "$b" --signal bodies/hammer/u --csv "$tmp/safe/u.csv") \
+  >"$tmp/out" 2>"$tmp/err" && bad "export beyond the file size limit succeeded" || ok
+contains "$tmp/err" "$tmp/safe/u.csv: cannot write: File too large"
+[ "$(cat "$tmp/safe/u.csv" 2>/dev/null)" = keep ] && ok || bad "a failed export changed its destination"
+equal "files beside a failed export" "$(ls -A "$tmp/safe")" "u.csv"
+# a successful export replaces the destination whole
+expect 0 "$vibro" export "$b" --signal bodies/hammer/u --csv "$tmp/safe/u.csv"
+equal "replaced destination" "$(wc -l <"$tmp/safe/u.csv" | tr -d ' ')" $((samples + 1))
+equal "files beside an export" "$(ls -A "$tmp/safe")" "u.csv"
+# not a regular file: a device (as root, a copy of /dev/null), a FIFO, a
+# directory: refused, left as it was
+if mknod "$tmp/safe/null" c 1 3 2>/dev/null; then
+  error "$tmp/safe/null: is not a regular file (a device, FIFO or socket); refusing to replace it (use - for standard output)" \
+    "$vibro" export "$b" --signal bodies/hammer/u --wav "$tmp/safe/null"
+  [ -c "$tmp/safe/null" ] && ok || bad "export replaced a device node"
+  rm -f "$tmp/safe/null"
+fi
+mkfifo "$tmp/safe/fifo"
+error "$tmp/safe/fifo: is not a regular file (a device, FIFO or socket); refusing to replace it (use - for standard output)" \
+  timeout 20 "$vibro" export "$b" --signal bodies/hammer/u --csv "$tmp/safe/fifo"
+[ -p "$tmp/safe/fifo" ] && ok || bad "export replaced a FIFO"
+rm -f "$tmp/safe/fifo"
+error "$tmp/safe: is a directory; name a file in it" \
+  "$vibro" export "$b" --signal bodies/hammer/u --csv "$tmp/safe"
+# a symbolic link: refused, its target untouched
+ln -s "$tmp/safe/u.csv" "$tmp/safe/link.csv"
+cp "$tmp/safe/u.csv" "$tmp/u.orig"
+error "$tmp/safe/link.csv: is a symbolic link; refusing to write through it (name the file it points to)" \
+  "$vibro" export "$b" --signal bodies/hammer/u --csv "$tmp/safe/link.csv"
+cmp -s "$tmp/safe/u.csv" "$tmp/u.orig" && ok || bad "export wrote through a symbolic link"
+rm -f "$tmp/safe/link.csv"
+# the output file itself, by another name: refused, untouched
+cp "$b" "$tmp/b.orig"
+ln "$b" "$tmp/safe/b-again.wav"
+error "$tmp/safe/b-again.wav: is the input $b; refusing to overwrite it" \
+  "$vibro" export "$b" --signal bodies/hammer/u --wav "$tmp/safe/b-again.wav"
+error "$b: is the input $b; refusing to overwrite it" \
+  "$vibro" export "$b" --signal bodies/hammer/u --csv "$b"
+cmp -s "$b" "$tmp/b.orig" && ok || bad "export onto its own input changed it"
+rm -f "$tmp/safe/b-again.wav"
+
 # ------------------------------------------------------------- with h5py
 python=$(sed -n '1s/^#! *//p' "$plot")
 if ! "$python" -c 'import h5py, numpy, matplotlib' 2>/dev/null; then

@@ -1,5 +1,6 @@
 /* cmd_run.c - vibro run: simulate a scene or a study and write its
  * output file. */
+#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <math.h>
@@ -16,12 +17,17 @@
 #include "vibro.h"
 #include "output_v1.h"
 #include "cli.h"
+#include "outfile.h"
+
+#define INPUTS_MAX 64 /* files a scene reads that -o is compared with */
 
 static const char description[] =
   "Simulate SCENE.cfg (a scene, or a study: a scene with a sweep block)\n"
   "and write OUT.h5 (layout vibro-1, see README.md).  Scenes run in\n"
   "parallel; the results do not depend on the number of threads or ranks.\n"
   "The file is written as OUT.h5.part and appears only once complete.\n"
+  "OUT.h5 may not be the scene file or a file it reads (by inode), a\n"
+  "directory or a symbolic link: such an output is refused at once.\n"
   "--resume refuses a .part written from a different input.\n"
   "Under mpirun (built with --with-mpi) scenes are spread over the ranks.\n"
   "Exit status: 0 every scene done; 1 bad input or I/O error; 2 some scene\n"
@@ -237,6 +243,72 @@ run_ranks_v1(const vb_study *study, const char *out, const vb_study_options *opt
 }
 #endif
 
+/* Append to paths the files the scene text names as inputs: every string
+ * value of a key `file` (drive profiles), `modes_file` or an @include,
+ * resolved against the scene file's directory as the loader resolves them.
+ * Returns the number of paths; each is malloc'ed. */
+static int
+scene_inputs(const char *scene, const char *text, char **paths, int n)
+{
+  static const char *const keys[] = { "modes_file", "file", "@include" };
+  char *copy = strdup(scene);
+  const char *dir = copy ? dirname(copy) : ".";
+
+  for (const char *p = text; p && *p && n < INPUTS_MAX; p++) {
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+      size_t len = strlen(keys[k]);
+      const char *q = p + len, *end;
+      int word = p == text || !(p[-1] == '_' || isalnum((unsigned char)p[-1]));
+      if (!word || strncmp(p, keys[k], len) != 0 || isalnum((unsigned char)*q) || *q == '_')
+        continue;
+      while (*q == ' ' || *q == '\t')
+        q++;
+      if (k < 2 && *q != '=' && *q != ':')
+        continue;
+      q += k < 2;
+      while (*q == ' ' || *q == '\t')
+        q++;
+      if (*q != '"' || !(end = strchr(q + 1, '"')))
+        continue;
+      int m = (int)(end - q - 1);
+      char *path = malloc((size_t)m + strlen(dir) + 2);
+      if (!path)
+        break;
+      if (q[1] == '/')
+        sprintf(path, "%.*s", m, q + 1);
+      else
+        sprintf(path, "%s/%.*s", dir, m, q + 1);
+      paths[n++] = path;
+      p = end;
+      break;
+    }
+  }
+  free(copy);
+  return n;
+}
+
+/* Refuse an output that is the scene file or a file it reads (by inode),
+ * a directory or a symbolic link, before anything runs; 0 or -1. */
+static int
+check_output(const char *out, const vb_study *study)
+{
+  char *paths[INPUTS_MAX];
+  const char *inputs[INPUTS_MAX];
+  int n, rc;
+
+  paths[0] = strdup(vb_study_path(study));
+  n = paths[0] ? 1 : 0;
+  n = scene_inputs(vb_study_path(study), vb_study_input(study), paths, n);
+  for (int i = 0; i < n; i++)
+    inputs[i] = paths[i];
+  rc = strcmp(out, "-") == 0 ? cli_complain(out, "vibro run writes an HDF5 file, not standard "
+                                                 "output; name a file")
+                             : outfile_check(out, inputs, n);
+  for (int i = 0; i < n; i++)
+    free(paths[i]);
+  return rc;
+}
+
 /* Warn of exact-duration contacts beyond their limit, which run saturated. */
 static void
 saturation_warnings(const vb_scene *first)
@@ -286,11 +358,13 @@ run_study(const run_request *rq, int rank, int nranks)
   vb_study_report rep;
   int status = 0, rc;
 
-  if (vb_study_load(rq->scene, &study, err, sizeof err) != VB_OK) {
+  if (cli_load_study(rq->scene, &study, err, sizeof err) != VB_OK) {
     if (rank == 0)
       fprintf(stderr, "%s\n", err);
     status = 1;
   }
+  if (status == 0 && rank == 0 && check_output(rq->out, study) < 0)
+    status = 1;
   if (status == 0 && rank == 0 &&
       !check_disk(rq->out, vb_study_record_total(study), err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
@@ -305,8 +379,15 @@ run_study(const run_request *rq, int rank, int nranks)
     vb_study_free(study);
     return status;
   }
+  /* No more threads than scenes: a team that has nothing to do still
+   * costs its start-up */
+  int threads = rq->threads;
+  if ((threads == 0 || threads > vb_study_scenes(study)) && vb_study_scenes(study) < 2)
+    threads = 1;
+  else if (threads > vb_study_scenes(study))
+    threads = (int)vb_study_scenes(study);
   int tty = isatty(2);
-  vb_study_options opt = { rq->threads, rq->resume, 0, rank, nranks, NULL, &tty,
+  vb_study_options opt = { threads, rq->resume, 0, rank, nranks, NULL, &tty,
                            tty ? 0.25 : 10.0, &stop_flag, 1 };
   if (!rq->quiet && rank == 0)
     opt.on_progress = show_progress;

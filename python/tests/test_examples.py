@@ -1,0 +1,95 @@
+"""The examples in their reduced form (--quick), and vibro-plot's new kinds."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import TOP
+
+EXAMPLES = os.path.join(TOP, "examples")
+
+
+def run_example(name, tmp_path, *extra):
+    png = tmp_path / (name + ".png")
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"), "--quick",
+                        "-o", str(png), "--dir", str(tmp_path)] + list(extra),
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    return r.stdout
+
+
+def test_fig8(tmp_path):
+    out = run_example("papetti_fig8", tmp_path)
+    # the corrected runs keep to the analytic impact times within 0.2 ms
+    for line in out.splitlines():
+        m = re.search(r"(corrected|uncorrected)\s+(\d+) bounces.*by ([-+][0-9.]+) ms", line)
+        if m and m.group(1) == "corrected":
+            assert abs(float(m.group(3))) < 0.2, line
+    assert out.count(" corrected ") == 2
+
+
+def test_cor(tmp_path):
+    out = run_example("cor_hunt_crossley", tmp_path)
+    assert out.startswith("20 impacts")
+
+
+def test_impact_oscillator(tmp_path):
+    out = run_example("impact_oscillator", tmp_path)
+    assert "24:" in out and "29:" in out
+
+
+def plot(plot_program, *args):
+    return subprocess.run([plot_program] + [str(a) for a in args], capture_output=True,
+                          text=True)
+
+
+def test_plot_spectrum(plot_program, bar, study, tmp_path):
+    svg = tmp_path / "spec.svg"
+    r = plot(plot_program, "spectrum", bar.path, "-o", svg)
+    assert r.returncode == 0, r.stderr
+    text = svg.read_text()
+    assert "<!-- modes of bar (3) -->" in text and "<!-- dB re 1 m -->" in text
+    assert "<!-- bodies/bar/strike/u -->" in text
+    r = plot(plot_program, "spectrum", bar.path, "--from", 0.1, "--to", 0.2,
+             "--fmax", 3000, "-o", tmp_path / "spec.png", "--size", "640x400")
+    assert r.returncode == 0, r.stderr
+    r = plot(plot_program, "spectrogram", bar.path, "-o", tmp_path / "sg.svg", "--fmax", 3000)
+    assert r.returncode == 0, r.stderr
+    assert "(1024-sample segments)" in (tmp_path / "sg.svg").read_text()
+    r = plot(plot_program, "spectrum", bar.path, "--from", 0.6, "-o", tmp_path / "x.png")
+    assert r.returncode == 1 and r.stderr == (
+        "%s: scene 0: no samples between 0.6 and inf s (recorded 0 to 0.5 s)\n" % bar.path)
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_plot_signal_scales(plot_program, bar, tmp_path):
+    """The hammer (mm) and the bar (um) get separate axes."""
+    svg = tmp_path / "sig.svg"
+    r = plot(plot_program, "signal", bar.path, "--signal", "bodies/hammer/u",
+             "--signal", "bodies/bar/strike/u", "--to", 0.01, "-o", svg)
+    assert r.returncode == 0, r.stderr
+    assert svg.read_text().count("<!-- value (m) -->") == 2
+    r = plot(plot_program, "signal", bar.path, "--signal", "bodies/hammer/u",
+             "--signal", "bodies/hammer/u", "-o", svg)
+    assert svg.read_text().count("<!-- value (m) -->") == 1
+
+
+def test_plot_color_by(plot_program, study, tmp_path):
+    svg = tmp_path / "vout.svg"
+    r = plot(plot_program, "vout", study.path, "--color-by", "contacts.hit.mu", "-o", svg)
+    assert r.returncode == 0, r.stderr
+    assert "<!-- contacts.hit.mu (s/m) -->" in svg.read_text()
+    # two swept parameters: the second colours the bifurcation diagram
+    r = plot(plot_program, "bifurcation", study.path, "--param", "bodies.hammer.v0",
+             "--value", "cor", "-o", svg)
+    assert r.returncode == 0, r.stderr
+    text = svg.read_text()
+    assert "<!-- bodies.hammer.v0 (m/s) -->" in text and "<!-- contacts.hit.mu (s/m) -->" in text
+    r = plot(plot_program, "vout", study.path, "--color-by", "contacts.hit.muu", "-o", svg)
+    assert r.returncode == 1 and r.stderr.startswith(
+        "%s: --color-by: no numeric column 'contacts.hit.muu' in /study/table (valid: "
+        "contacts.hit.mu, bodies.hammer.v0, status_code, " % study.path)

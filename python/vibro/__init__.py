@@ -1,0 +1,28 @@
+"""vibro for Python: read, run and plot vibro studies.
+
+    import vibro
+    study = vibro.open("sweep.h5")            # a finished (or running) study
+    ev = study.events()                       # every impact, one DataFrame, with cor
+    ev.plot.scatter("v_in", "cor")            # COR against impact velocity
+
+    u = study.signal(0, "bodies/bar/strike/u")     # xarray.DataArray on time (s)
+    spec = vibro.spectrum(u)                       # dB against frequency (Hz)
+
+    study = vibro.run({"scene": {...}, "bodies": [...], ...}, "out.h5")
+    text = vibro.scene_text({...})            # libconfig text of a scene or study
+
+Files of layout "vibro-1" and "vibro-2" are read alike; the root attribute
+`format` decides how.  Needs numpy, h5py, pandas and xarray (Debian:
+python3-numpy python3-h5py python3-pandas python3-xarray).
+"""
+
+from ._errors import VibroError
+from ._study import open, Study, Scene, FORMATS
+from ._run import run, scene_text, program
+from ._analysis import spectrum, spectrogram, v_out_exact, param_units
+
+__version__ = "0.1.0"
+
+__all__ = ["open", "run", "scene_text", "program", "Study", "Scene", "VibroError",
+           "spectrum", "spectrogram", "v_out_exact", "param_units", "FORMATS",
+           "__version__"]

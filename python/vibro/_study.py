@@ -1,0 +1,558 @@
+"""Reading vibro output files: `open(path) -> Study`.
+
+The root attribute `format` decides how a file is read:
+- "vibro-1" (README.md, "Output"): per-scene groups /scenes/NNNNNN with
+  their signals and per-contact event tables, a /study/table compound with
+  one row per scene, `units` attributes as one "field:unit ..." string;
+  events are gathered by iterating the scene groups.
+- "vibro-2" (doc/format.md): a flat /study/events table; `units` of a table
+  is an array of strings aligned with its fields.
+Both give the same Study: a table, the events with a `cor` column, signals
+as xarray DataArrays on time.
+"""
+
+import builtins
+import contextlib
+import os
+import re
+
+import numpy as np
+
+from ._errors import VibroError
+from ._analysis import param_units
+
+# The layouts this package reads (vibro-2 joins once its definition lands).
+FORMATS = ("vibro-1",)
+_FORMAT_RE = re.compile(r"vibro-0*([1-9][0-9]*)")
+_NO_UNITS = ("", "SI", "-")
+
+
+def _text(value):
+    """An attribute as str (h5py gives bytes for fixed-length strings)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, np.ndarray) and value.shape == ():
+        return _text(value[()])
+    if isinstance(value, np.generic):
+        return _text(value.item())
+    return str(value)
+
+
+def _units(ds):
+    """{field: unit} of a compound dataset, or {None: unit} of a plain one.
+
+    vibro-1 writes one string "name:unit name:unit ..." (a name may hold
+    colons: `impacts:hit:1`); vibro-2 an array of strings aligned with the
+    fields.  Units missing from the file are left out."""
+    if "units" not in ds.attrs:
+        return {}
+    attr = ds.attrs["units"]
+    names = ds.dtype.names
+    if isinstance(attr, np.ndarray) and attr.ndim == 1:
+        values = [_text(u) for u in attr]
+        if names and len(values) == len(names):
+            return dict(zip(names, values))
+        return {None: " ".join(values)} if not names else {}
+    text = _text(attr)
+    if not names:
+        return {None: text}
+    out = {}
+    for item in text.split():
+        name, _, unit = item.rpartition(":")
+        if name:
+            out[name] = unit
+    return out
+
+
+def _decode(df):
+    """Fixed-length byte-string columns of a DataFrame as str."""
+    for col in df.columns:
+        if df[col].dtype == object and len(df) and isinstance(df[col].iloc[0], bytes):
+            df[col] = [v.decode("utf-8", "replace").rstrip("\0") for v in df[col]]
+    return df
+
+
+def _frame(records):
+    """A structured numpy array as a DataFrame (strings decoded)."""
+    import pandas as pd
+    return _decode(pd.DataFrame.from_records(records) if len(records)
+                   else pd.DataFrame({n: np.zeros(0, records.dtype[n])
+                                      for n in records.dtype.names or ()}))
+
+
+def _is_signal(obj):
+    import h5py
+    return isinstance(obj, h5py.Dataset) and obj.ndim in (1, 2) and obj.dtype.kind in "fiu"
+
+
+def _signal_paths(group, prefix="", depth=0):
+    """Paths of every numeric 1-d or 2-d dataset below group, except time."""
+    import h5py
+    out = []
+    if depth > 8:
+        return out
+    for name in sorted(group.keys()):
+        try:
+            obj = group[name]
+        except (KeyError, OSError):
+            continue
+        path = prefix + name
+        if isinstance(obj, h5py.Group):
+            out += _signal_paths(obj, path + "/", depth + 1)
+        elif path != "time" and _is_signal(obj) and not (
+                obj.ndim == 1 and group.name.rsplit("/", 1)[-1] == "modes"):
+            out.append(path)
+    return out
+
+
+def _choices(names, limit=240):
+    out = ""
+    for i, name in enumerate(names):
+        piece = (", " if i else "") + str(name)
+        if len(out) + len(piece) > limit:
+            return out + (", ..." if i else "...")
+        out += piece
+    return out or "none"
+
+
+def open(path):
+    """Open a vibro output file (HDF5, layout vibro-1 or vibro-2) as a Study.
+
+    `path` is the output named by `vibro run -o`.  While a study runs (or
+    after it was interrupted) only `path.part` exists: a vibro-2 file is
+    then read as far as it is complete (doc/format.md); vibro-1 cannot be
+    read while its writer holds it, and says so.  Raises VibroError (one
+    line naming the file) for anything that is not a vibro output."""
+    return Study(path)
+
+
+class Study:
+    """A vibro output file: the study table, every impact, every signal.
+
+    Attributes: `path`, `format` ("vibro-1" or "vibro-2"), `version` (of
+    the vibro that wrote it), `input` (the scene or study file's text),
+    `source` (its path), `mode` and `sweep` (the sweep as parsed), `params`
+    (the swept parameter paths, in sweep order), `param_units` ({path:
+    units}), `scenes` (the scene numbers in the file), `has_table` (whether
+    the file has a /study/table), `complete` (False while a study runs or
+    after an interrupted one).  The file is opened
+    for each call and closed after it, so a Study holds no HDF5 handle."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        self._file_path = self.path
+        self.complete = not self.path.endswith(".part")
+        if not os.path.exists(self.path) and os.path.exists(self.path + ".part"):
+            self._file_path = self.path + ".part"
+            self.complete = False
+        self._read_header()
+
+    # ------------------------------------------------------------ access
+    @contextlib.contextmanager
+    def _h5(self):
+        import h5py
+        path = self._file_path
+        try:
+            with builtins.open(path, "rb"):
+                pass
+        except OSError as e:
+            raise VibroError("%s: cannot open: %s" % (self.path, e.strerror)) from None
+        if not h5py.is_hdf5(path):
+            raise VibroError("%s: not a vibro output (not an HDF5 file)" % path)
+        try:
+            f = h5py.File(path, "r")
+        except OSError as e:
+            if "lock" in str(e).lower() or not self.complete:
+                raise VibroError(
+                    "%s: a running study's file (its writer holds it); layout vibro-1 "
+                    "cannot be read until the run ends (vibro-2 files can)" % path) from None
+            raise VibroError("%s: cannot open the HDF5 file (%s)" % (path, e)) from None
+        with f:
+            yield f
+
+    def _read_header(self):
+        with self._h5() as f:
+            if "format" not in f.attrs:
+                raise VibroError("%s: not a vibro output (no 'format' attribute)"
+                                 % self._file_path)
+            fmt = _text(f.attrs["format"])
+            m = _FORMAT_RE.fullmatch(fmt)
+            if not m or fmt not in FORMATS:
+                raise VibroError("%s: not a vibro output (format '%s', expected %s)"
+                                 % (self._file_path, fmt, " or ".join(FORMATS))
+                                 if not m else
+                                 "%s: format '%s' is newer than this package reads (%s): "
+                                 "update vibro's Python package" % (self._file_path, fmt,
+                                                                    ", ".join(FORMATS)))
+            self.format = fmt
+            self._v = int(m.group(1))
+            a = f.attrs
+            self.version = _text(a.get("vibro_version", ""))
+            self.input = _text(a.get("input", ""))
+            self.source = _text(a.get("source", ""))
+            st = f["study"].attrs if "study" in f else {}
+            self.mode = _text(st.get("mode", "none"))
+            self.sweep = _text(st.get("sweep", ""))
+            self.scenes = self._scene_numbers(f)
+            self._done = None
+            if "study/done" in f:
+                self._done = f["study/done"][:].astype(bool)
+            names = ()
+            self._table_units = {}
+            self.has_table = "study/table" in f
+            if "study/table" in f:
+                t = f["study/table"]
+                names = t.dtype.names or ()
+                self._table_units = _units(t)
+            self.params = self._swept(f, names)
+            law = {}
+            if self.scenes:
+                g = self._scene_group(f, self.scenes[0])
+                for c in g["contacts"] if "contacts" in g else ():
+                    law[c] = _text(g["contacts"][c].attrs.get("law", ""))
+            self.param_units = {}
+            for p in self.params:
+                u = self._table_units.get(p, "")
+                if u in _NO_UNITS:
+                    parts = p.split(".")
+                    u = param_units(p, law.get(parts[1]) if len(parts) > 2 else None)
+                self.param_units[p] = u
+
+    def _swept(self, f, names):
+        """The swept parameter paths: the table columns named by a path
+        (contacts.hit.k), unlike the summary columns (impacts:hit)."""
+        if "study/table" in f and "params" in f["study/table"].attrs:
+            return [_text(p) for p in f["study/table"].attrs["params"]]
+        return [n for n in names if "." in n and ":" not in n]
+
+    def _scene_numbers(self, f):
+        if "scenes" not in f:
+            return []
+        return sorted(int(n) for n in f["scenes"].keys() if n.isdigit())
+
+    def _scene_group(self, f, i):
+        name = "%06d" % i
+        if "scenes" not in f or name not in f["scenes"]:
+            raise VibroError("%s: no scene %s (valid: %s)"
+                             % (self.path, i, _scene_choices(self.scenes)))
+        return f["scenes"][name]
+
+    def _index(self, scene):
+        if isinstance(scene, Scene):
+            return scene.index
+        try:
+            i = int(scene)
+        except (TypeError, ValueError):
+            raise VibroError("%s: no scene %r (valid: %s)"
+                             % (self.path, scene, _scene_choices(self.scenes))) from None
+        if i != scene and not isinstance(scene, str):
+            raise VibroError("%s: no scene %r (valid: %s)"
+                             % (self.path, scene, _scene_choices(self.scenes)))
+        if i not in self.scenes:
+            raise VibroError("%s: no scene %s (valid: %s)"
+                             % (self.path, i, _scene_choices(self.scenes)))
+        return i
+
+    # ------------------------------------------------------------ the table
+    @property
+    def table(self):
+        """The study table as a pandas DataFrame, one row per scene, indexed
+        by the scene number: the swept parameters as columns named by their
+        paths (contacts.hit.k), status_code, status, final_energy,
+        energy_balance_error and the per-contact summaries (impacts:hit,
+        ...).  `.attrs["units"]` maps each column to its units (swept
+        columns included).  While a study runs, only the scenes written so
+        far."""
+        import pandas as pd
+        with self._h5() as f:
+            if "study/table" not in f:
+                df = pd.DataFrame(index=pd.Index([], name="scene", dtype=np.int64))
+                df.attrs["units"] = {}
+                return df
+            rec = f["study/table"][:]
+        df = _frame(rec)
+        if "index" in df.columns:
+            df = df.set_index("index")
+        df.index.name = "scene"
+        if not self.complete and self._done is not None:
+            done = self._written()
+            df = df[df.index.isin(done)]
+        units = {k: v for k, v in self._table_units.items() if k != "index"}
+        units.update(self.param_units)
+        df.attrs["units"] = units
+        return df
+
+    def _written(self):
+        if self._done is None:
+            return self.scenes
+        return [i for i in self.scenes if i < len(self._done) and self._done[i]]
+
+    def _param_rows(self):
+        """{scene: {param: value}} from the table."""
+        if not self.params:
+            return {}
+        t = self.table
+        return {int(i): {p: float(row[p]) for p in self.params}
+                for i, row in t[self.params].iterrows()}
+
+    # ------------------------------------------------------------ events
+    def events(self, contact=None):
+        """Every impact of every scene as one DataFrame.
+
+        Columns: `scene`, `contact`, `impact` (its number within the scene
+        and contact, from 0), the event fields (t_on, t_off, duration, v_in,
+        v_out, x_max, peak_force, the analytic predictions, ...), the swept
+        parameter values, and `cor` = -v_out / v_in (Papetti eq 5; NaN where
+        either is unmeasured).  `contact` selects one contact by name.
+        `.attrs["units"]` maps each column to its units."""
+        import pandas as pd
+        with self._h5() as f:
+            if self._v >= 2 and "study/events" in f:
+                df, units = self._events_flat(f)
+            else:
+                df, units = self._events_scenes(f)
+        if contact is not None:
+            names = sorted(set(df["contact"])) if len(df) else self._contact_names()
+            if contact not in names:
+                raise VibroError("%s: no contact '%s' in any scene (valid: %s)"
+                                 % (self.path, contact, _choices(names)))
+            df = df[df["contact"] == contact].reset_index(drop=True)
+        if not self.complete:
+            df = df[df["scene"].isin(self._written())].reset_index(drop=True)
+        rows = self._param_rows()
+        for p in self.params:
+            df[p] = np.array([rows.get(int(s), {}).get(p, np.nan) for s in df["scene"]],
+                             dtype=float)
+            units[p] = self.param_units[p]
+        if "v_in" in df.columns and "v_out" in df.columns:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                df["cor"] = -df["v_out"].to_numpy(float) / df["v_in"].to_numpy(float)
+        else:
+            df["cor"] = np.full(len(df), np.nan)
+        units["cor"] = "1"
+        df.attrs["units"] = units
+        return df
+
+    def _contact_names(self):
+        names = set()
+        with self._h5() as f:
+            for i in self.scenes:
+                g = self._scene_group(f, i)
+                names.update(g["contacts"].keys() if "contacts" in g else ())
+        return sorted(names)
+
+    def _events_scenes(self, f):
+        """vibro-1: the per-contact event tables of every scene, gathered."""
+        import pandas as pd
+        parts, units, dtype = [], {"scene": "1", "contact": "-", "impact": "1"}, None
+        for i in self.scenes:
+            g = self._scene_group(f, i)
+            if "contacts" not in g:
+                continue
+            for c in sorted(g["contacts"].keys()):
+                grp = g["contacts"][c]
+                if "events" not in grp:
+                    continue
+                ds = grp["events"]
+                units.update({k: v for k, v in _units(ds).items() if k})
+                ev = ds[:]
+                dtype = dtype or ev.dtype
+                df = _frame(ev)
+                df.insert(0, "impact", np.arange(len(ev), dtype=np.int64))
+                df.insert(0, "contact", c)
+                df.insert(0, "scene", np.full(len(ev), i, dtype=np.int64))
+                parts.append(df)
+        if parts:
+            return pd.concat(parts, ignore_index=True), units
+        cols = {"scene": np.zeros(0, np.int64), "contact": np.zeros(0, object),
+                "impact": np.zeros(0, np.int64)}
+        for n in (dtype.names if dtype is not None else ()):
+            cols[n] = np.zeros(0, dtype[n])
+        return pd.DataFrame(cols), units
+
+    def _events_flat(self, f):
+        """vibro-2: the flat /study/events table."""
+        ds = f["study/events"]
+        units = {k: v for k, v in _units(ds).items() if k}
+        df = _frame(ds[:])
+        if "contact" in df.columns and df["contact"].dtype.kind in "iu":
+            names = [_text(n) for n in ds.attrs.get("contacts", [])]
+            if names:
+                df["contact"] = [names[k] for k in df["contact"]]
+        if "impact" not in df.columns and len(df):
+            df.insert(2, "impact", df.groupby(["scene", "contact"]).cumcount().astype(np.int64))
+        units.setdefault("scene", "1")
+        units.setdefault("contact", "-")
+        units.setdefault("impact", "1")
+        return df, units
+
+    def contacts(self):
+        """Every contact of every scene as a DataFrame: `scene`, `contact`
+        and the contact group's attributes (law, scheme, k, alpha, mu, h,
+        gap, newton_failures, fallbacks, newton_iterations)."""
+        import pandas as pd
+        rows = []
+        with self._h5() as f:
+            for i in self.scenes:
+                g = self._scene_group(f, i)
+                for c in sorted(g["contacts"].keys()) if "contacts" in g else ():
+                    row = {"scene": i, "contact": c}
+                    for k, v in g["contacts"][c].attrs.items():
+                        row[k] = _text(v) if isinstance(v, (str, bytes)) else (
+                            v.item() if isinstance(v, np.generic) else v)
+                    rows.append(row)
+        return pd.DataFrame(rows, columns=None if rows else ["scene", "contact"])
+
+    # ------------------------------------------------------------ scenes
+    def scene(self, i):
+        """Scene number i as a Scene: its attributes, swept values, signals,
+        events and modes."""
+        return Scene(self, self._index(i))
+
+    def __len__(self):
+        return len(self.scenes)
+
+    def __iter__(self):
+        for i in self.scenes:
+            yield Scene(self, i)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def close(self):
+        """Nothing to close: the file is opened per call."""
+
+    def __repr__(self):
+        return "<vibro.Study %r: %s, %d scene%s%s%s>" % (
+            self.path, self.format, len(self.scenes), "" if len(self.scenes) == 1 else "s",
+            ", swept " + ", ".join(self.params) if self.params else "",
+            "" if self.complete else ", incomplete")
+
+    def signal(self, scene, path):
+        """A recorded signal of a scene as an xarray.DataArray on a `time`
+        coordinate (s), named by its path relative to the scene
+        (`bodies/hammer/u`, `contacts/hit/force`, `energy/total`), with the
+        signal's `units` in attrs.  Modal displacements `bodies/<b>/modes/q`
+        are 2-d, on (`mode`, `time`)."""
+        import xarray as xr
+        i = self._index(scene)
+        with self._h5() as f:
+            g = self._scene_group(f, i)
+            key = str(path).strip("/")
+            obj = None
+            try:
+                obj = g[key] if key else None
+            except (KeyError, OSError, ValueError):
+                obj = None
+            if obj is None or not _is_signal(obj) or key == "time":
+                what = ("'%s' in scene %d is not a signal" if obj is not None
+                        else "no signal '%s' in scene %d")
+                raise VibroError(("%s: " + what + " (valid: %s)")
+                                 % (self.path, key, i, _choices(_signal_paths(g))))
+            data = obj[()]
+            units = _units(obj).get(None, "")
+            n = data.shape[-1]
+            t = self._time(g, obj, n)
+        attrs = {"units": units, "scene": i, "path": key}
+        tc = ("time", t, {"units": "s"})
+        if data.ndim == 2:
+            return xr.DataArray(data, dims=("mode", "time"),
+                                coords={"time": tc, "mode": np.arange(data.shape[0])},
+                                name=key, attrs=attrs)
+        return xr.DataArray(data, dims=("time",), coords={"time": tc}, name=key,
+                            attrs=attrs)
+
+    def _time(self, g, obj, n):
+        """Time of each of n samples (s): the dataset's dimension scale, the
+        scene's time dataset, or the sample rate."""
+        try:
+            dim = obj.dims[obj.ndim - 1]
+            if len(dim):
+                t = dim[0][()]
+                if t.shape == (n,):
+                    return np.asarray(t, dtype=float)
+        except (AttributeError, IndexError, KeyError, RuntimeError):
+            pass
+        if "time" in g and g["time"].shape == (n,):
+            return np.asarray(g["time"][()], dtype=float)
+        fs = float(g.attrs.get("fs", 1.0))
+        every = float(g.attrs.get("record_every", 1))
+        return np.arange(n) * every / fs
+
+
+def _scene_choices(nums):
+    if nums and nums == list(range(nums[0], nums[0] + len(nums))):
+        return "%d-%d" % (nums[0], nums[-1]) if len(nums) > 1 else str(nums[0])
+    return _choices(nums)
+
+
+class Scene:
+    """One scene of a Study.
+
+    Attributes: `index`, `name`, `attrs` (the scene group's attributes: fs,
+    duration, gravity, record_every, steps, status, energy_balance_error),
+    `status`, `fs` (Hz), `params` ({path: value} swept for this scene),
+    `signals` (the paths `signal` accepts), `contacts`, `bodies` ({name:
+    type})."""
+
+    def __init__(self, study, index):
+        self.study = study
+        self.index = index
+        with study._h5() as f:
+            g = study._scene_group(f, index)
+            self.attrs = {k: (_text(v) if isinstance(v, (str, bytes)) else
+                              v.item() if isinstance(v, np.generic) else v)
+                          for k, v in g.attrs.items()}
+            self.signals = _signal_paths(g)
+            self.contacts = sorted(g["contacts"].keys()) if "contacts" in g else []
+            self.bodies = {b: _text(g["bodies"][b].attrs.get("type", ""))
+                           for b in sorted(g["bodies"].keys())} if "bodies" in g else {}
+            self.params = {p: float(g.attrs[p]) for p in study.params if p in g.attrs}
+        if study.params and len(self.params) < len(study.params):
+            self.params = study._param_rows().get(index, self.params)
+        self.name = self.attrs.get("name", "")
+        self.status = self.attrs.get("status", "")
+        self.fs = float(self.attrs.get("fs", np.nan))
+
+    def __repr__(self):
+        return "<vibro.Scene %d %r of %r: %s%s>" % (
+            self.index, self.name, self.study.path, self.status,
+            "".join(", %s = %g" % kv for kv in self.params.items()))
+
+    def signal(self, path):
+        """A recorded signal as an xarray.DataArray on time (see Study.signal)."""
+        return self.study.signal(self.index, path)
+
+    def events(self, contact=None):
+        """This scene's impacts (see Study.events)."""
+        ev = self.study.events(contact)
+        return ev[ev["scene"] == self.index].reset_index(drop=True)
+
+    def modes(self, body=None):
+        """The modes of the scene's modal bodies as a DataFrame with columns
+        `body`, `mode`, `freq` (Hz), `sigma` (1/s), `mass` (kg); `body`
+        selects one.  Empty when the scene has no modal body."""
+        import pandas as pd
+        rows = []
+        with self.study._h5() as f:
+            g = self.study._scene_group(f, self.index)
+            names = [b for b in self.bodies if "modes" in g["bodies"][b]]
+            if body is not None:
+                if body not in names:
+                    raise VibroError("%s: scene %d has no modal body '%s' (valid: %s)"
+                                     % (self.study.path, self.index, body, _choices(names)))
+                names = [body]
+            for b in names:
+                m = g["bodies"][b]["modes"]
+                freq = m["freq"][()] if "freq" in m else np.zeros(0)
+                for j, fr in enumerate(freq):
+                    rows.append({"body": b, "mode": j, "freq": float(fr),
+                                 "sigma": float(m["sigma"][j]) if "sigma" in m else np.nan,
+                                 "mass": float(m["mass"][j]) if "mass" in m else np.nan})
+        df = pd.DataFrame(rows, columns=["body", "mode", "freq", "sigma", "mass"])
+        df.attrs["units"] = {"freq": "Hz", "sigma": "1/s", "mass": "kg", "mode": "1",
+                             "body": "-"}
+        return df

@@ -1,0 +1,37 @@
+#!/bin/sh
+# python.sh - the vibro Python package's pytest suite (python/tests: every
+# call of the package on small studies run here, vibro-plot's new kinds,
+# the examples in their reduced form).  Run by make check.  Exit 77 (skip)
+# only when the Python lacks a module the package needs, saying which.
+set -u
+srcdir=${srcdir:-.}
+python=${PYTHON:-/usr/bin/python3}
+for m in numpy h5py pandas xarray matplotlib pytest; do
+  if ! "$python" -c "import $m" 2>/dev/null; then
+    echo "SKIP: $python lacks $m (tools/setup.sh installs python3-$m): pytest not run"
+    exit 77
+  fi
+done
+VIBRO_PLOT=${VIBRO_PLOT:-$(dirname "${VIBRO:-tools/vibro}")/vibro-plot}
+PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
+export VIBRO_PLOT PYTHONPATH
+out=$(mktemp "${TMPDIR:-/tmp}/vibro-pytest.XXXXXX")
+trap 'rm -f "$out"' EXIT
+"$python" -m pytest -p no:cacheprovider -q -rs "$srcdir/python/tests" >"$out" 2>&1
+rc=$?
+cat "$out"
+last=$(grep -E '^=* ?[0-9]+ (passed|failed|error|skipped)' "$out" | tail -1)
+count() { echo "$last" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }
+pass=$(count passed)
+fail=$(($(count failed) + $(count errors) + $(count error)))
+skip=$(count skipped)
+if [ "$rc" -eq 5 ]; then
+  echo "FAIL: pytest collected no tests from $srcdir/python/tests"
+  fail=$((fail + 1))
+elif [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+  echo "FAIL: pytest exited $rc"
+  fail=1
+fi
+[ "$skip" -gt 0 ] && echo "pytest skipped $skip (reasons above)"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
