@@ -389,8 +389,8 @@ static int merge_write(merge *m, const char *tmp, const volatile int *stop)
                        m->errlen);
   for (b0 = 0; rc == VB_OK && b0 < m->n; b0 += B) {
     if (stop && *stop) {
-      rc = msg(m->err, m->errlen, VB_EINTR, "%s: interrupted while merging; run again with "
-               "--resume", m->path);
+      rc = msg(m->err, m->errlen, VB_EINTR, "%s: interrupted after %ld of %ld scenes; run again "
+               "with --resume (to merge them)", m->path, m->n, m->n);
       break;
     }
     rc = merge_block(m, st, b0, b0 + B <= m->n ? B : m->n - b0, &ev0);
