@@ -26,6 +26,10 @@
 
 #include <zlib.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "h5util.h"
 #include "output.h"
 
@@ -33,6 +37,7 @@
 #define BATCH_SECONDS 10.0                /* a shard about every 10 s */
 #define BATCH_BYTES (128.0 * 1024 * 1024) /* or every 128 MiB of signals */
 #define LINE_MAX_LEN 256
+#define IMAGE_BYTES (16.0 * 1024 * 1024) /* shards up to this are built in memory */
 
 typedef vb_shard shard;
 
@@ -94,25 +99,55 @@ static long env_kill_at(void)
   return s ? atol(s) : 0;
 }
 
-/* CRC-32 of a whole file by name under dirfd; -1 on error; *size its bytes. */
+/* CRC-32 of a whole file by name under dirfd; -1 on error; *size its bytes.
+ * Pieces of 4 MiB are read and summed by the threads (outside a parallel
+ * region: the final shard, resume), then combined in order. */
 static long file_crc(int dirfd, const char *name, long *size)
 {
-  unsigned char buf[1 << 16];
-  uLong crc = crc32(0L, Z_NULL, 0);
-  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  ssize_t n;
-  long total = 0;
+  const long piece = 1L << 22;
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), bad = 0;
+  struct stat st;
+  long n, k;
+  uLong crc = crc32(0L, Z_NULL, 0), *part;
 
   if (fd < 0)
     return -1;
-  while ((n = read(fd, buf, sizeof buf)) > 0) {
-    crc = crc32(crc, buf, (uInt)n);
-    total += n;
-  }
-  close(fd);
-  if (n < 0)
+  if (fstat(fd, &st) < 0) {
+    close(fd);
     return -1;
-  *size = total;
+  }
+  n = ((long)st.st_size + piece - 1) / piece;
+  part = calloc((size_t)(n > 0 ? n : 1), sizeof *part);
+  if (!part) {
+    close(fd);
+    return -1;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad)
+#endif
+  for (k = 0; k < n; k++) {
+    unsigned char *buf = malloc((size_t)piece);
+    long want = k == n - 1 ? (long)st.st_size - k * piece : piece, got = 0;
+    while (buf && got < want) {
+      ssize_t r = pread(fd, buf + got, (size_t)(want - got), (off_t)(k * piece + got));
+      if (r <= 0)
+        break;
+      got += r;
+    }
+    if (!buf || got < want)
+      bad = 1;
+    else
+      part[k] = crc32(0L, buf, (uInt)want);
+    free(buf);
+  }
+  for (k = 0; !bad && k < n; k++)
+    crc = crc32_combine(crc, part[k], (z_off_t)(k == n - 1 ? (long)st.st_size - k * piece
+                                                            : piece));
+  free(part);
+  close(fd);
+  if (bad)
+    return -1;
+  *size = (long)st.st_size;
   return (long)crc;
 }
 
@@ -679,11 +714,13 @@ static int shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, l
   void *image = NULL;
 
   tick(o);
-  if (o->nbatch == 1 && !o->batch[0]->own) {
-    /* one large scene: HDF5 writes it from the run's memory (a copy in
-     * memory would cost as much as the write) */
+  if (o->batch_bytes > IMAGE_BYTES || (o->nbatch == 1 && !o->batch[0]->own)) {
+    /* a large batch: HDF5 writes it from the staging buffers or the run's
+     * memory (an image in memory would cost two more passes over it; a
+     * failed write is reported, and vibro's main skips HDF5's exit
+     * handler, which would crash on it) */
     errno = 0;
-    rc = vb_stack_write_batch(&o->fmt, tpath, o->batch, 1, NULL, NULL, NULL, 0);
+    rc = vb_stack_write_batch(&o->fmt, tpath, o->batch, o->nbatch, NULL, NULL, NULL, 0);
     e = errno;
     free(tpath);
     fd = rc == VB_OK ? openat(o->dirfd, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
