@@ -449,6 +449,25 @@ int vb_stack_close(vb_stack *st, char *err, size_t errlen)
   return rc ? VB_EIO : VB_OK;
 }
 
+/* Copy a scene's values of signal s (n samples) into a row of T samples,
+ * NaN past its own. */
+static void stage_row(const vb_signal_desc *s, double *row, long T, const double *src, long n)
+{
+  long w = vb_signal_width(s, T), own = vb_signal_width(s, n), k;
+  int m;
+
+  if (s->shape != SHAPE_MODES_SERIES) {
+    memcpy(row, src, (size_t)own * sizeof(double));
+    for (k = own; k < w; k++)
+      row[k] = NAN;
+    return;
+  }
+  /* [mode][T] from [mode][n] */
+  for (m = 0; m < s->nmodes; m++)
+    for (k = 0; k < T; k++)
+      row[(long)m * T + k] = k < n ? src[(long)m * n + k] : NAN;
+}
+
 /* Write a batch of packed scenes as one file. */
 int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc,
                          long n, void **image, size_t *image_len, char *err, size_t errlen)
@@ -456,8 +475,9 @@ int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *
   vb_stack *st = NULL;
   unsigned char *rows = NULL, *events = NULL;
   double interval = n > 0 ? sc[0]->interval : 1.0;
-  long T = 0, nev = 0, i, e = 0;
+  long T = 0, nev = 0, i, e = 0, wmax = 1;
   int s, rc, borrowed = n == 1;
+  double *stage = NULL;
 
   for (i = 0; i < n; i++) {
     T = sc[i]->samples > T ? sc[i]->samples : T;
@@ -486,38 +506,27 @@ int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *
     rc = vb_stack_write_rows(st, 0, n, rows, NULL, err, errlen);
   if (rc == VB_OK)
     rc = vb_stack_write_events(st, 0, nev, events, err, errlen);
-  /* signals one at a time, stacked [scene][T] and padded with NaN; one
-   * scene is written from where it is */
+  /* signals one at a time, stacked [scene][T] and padded with NaN, in one
+   * staging buffer (filled by the threads when not called from a parallel
+   * region); one scene is written from where it is */
+  for (s = 0; s < f->nsig; s++)
+    wmax = vb_signal_width(&f->sig[s], T) > wmax ? vb_signal_width(&f->sig[s], T) : wmax;
+  if (!borrowed && rc == VB_OK) {
+    stage = malloc((size_t)(n * wmax > 0 ? n * wmax : 1) * sizeof(double));
+    if (!stage)
+      rc = failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+  }
   for (s = 0; s < f->nsig && rc == VB_OK; s++) {
     long w = vb_signal_width(&f->sig[s], T);
-    double *stage = NULL;
 
-    if (!borrowed) {
-      stage = malloc((size_t)(n * w > 0 ? n * w : 1) * sizeof(double));
-      if (!stage) {
-        rc = failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
-        break;
-      }
-    }
-    for (i = 0; stage && i < n; i++) {
-      double *row = stage + i * w;
-      long own = vb_signal_width(&f->sig[s], sc[i]->samples), k;
-      if (f->sig[s].shape == SHAPE_MODES_SERIES) {
-        /* [mode][T] from [mode][samples] */
-        int m;
-        for (m = 0; m < f->sig[s].nmodes; m++)
-          for (k = 0; k < T; k++)
-            row[(long)m * T + k] = k < sc[i]->samples ? sc[i]->sig[s][(long)m * sc[i]->samples + k]
-                                                       : NAN;
-      } else {
-        memcpy(row, sc[i]->sig[s], (size_t)own * sizeof(double));
-        for (k = own; k < w; k++)
-          row[k] = NAN;
-      }
-    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n > 64)
+#endif
+    for (i = 0; i < (stage ? n : 0); i++)
+      stage_row(&f->sig[s], stage + i * w, T, sc[i]->sig[s], sc[i]->samples);
     rc = vb_stack_write_signal(st, s, 0, n, stage ? stage : sc[0]->sig[s], err, errlen);
-    free(stage);
   }
+  free(stage);
   if (rc == VB_OK && image)
     rc = vb_stack_close_image(st, image, image_len, err, errlen);
   else if (rc == VB_OK)
