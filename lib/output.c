@@ -294,8 +294,8 @@ static void line_format(char *line, size_t len, const shard *s, unsigned long in
  * CRC-32 match (their scenes read from the shard), in *out.  A line for
  * another input is an error (VB_EINVAL). */
 static int shards_verified(int dirfd, const char *part, const char *source,
-                           unsigned long input_crc, shard **out, long *nout, char *err,
-                           size_t errlen)
+                           unsigned long input_crc, int check, shard **out, long *nout,
+                           char *err, size_t errlen)
 {
   DIR *d;
   struct dirent *e;
@@ -334,13 +334,18 @@ static int shards_verified(int dirfd, const char *part, const char *source,
 
       if (strchr(line, '\n') == NULL || line_parse(line, &s, &icrc) != 0)
         continue; /* torn or damaged line: its shard is not listed */
-      if (icrc != input_crc) {
+      if (check && icrc != input_crc) {
         rc = msg(err, errlen, VB_EINVAL, "%s was written for a different input than %s; run "
                  "without --resume to start over", part, source);
         break;
       }
-      if ((long)file_crc(dirfd, s.name, &size) != (long)s.crc || size != s.size)
+      if (check && ((long)file_crc(dirfd, s.name, &size) != (long)s.crc || size != s.size))
         continue; /* damaged or missing: its scenes are run again */
+      if (!check) {
+        struct stat st;
+        if (fstatat(dirfd, s.name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_size != s.size)
+          continue;
+      }
       if (n == cap) {
         long ncap = cap ? 2 * cap : 16;
         shard *g = realloc(list, (size_t)ncap * sizeof *g);
@@ -432,7 +437,7 @@ static unsigned long input_crc(const vb_output_layout *lay);
 int vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay,
                      vb_shard **out, long *nout, char *err, size_t errlen)
 {
-  return shards_verified(dirfd, part, lay->source, input_crc(lay), out, nout, err, errlen);
+  return shards_verified(dirfd, part, lay->source, input_crc(lay), 1, out, nout, err, errlen);
 }
 
 /* CRC-32 of the input text. */
@@ -639,7 +644,7 @@ int vb_output_open(const char *path, const vb_output_layout *lay, int resume, in
   if (rc == VB_OK)
     rc = take_lock(o);
   if (rc == VB_OK && resume)
-    rc = shards_verified(o->dirfd, o->part, lay->source, o->input_crc, &kept, &nkept, err,
+    rc = shards_verified(o->dirfd, o->part, lay->source, o->input_crc, 1, &kept, &nkept, err,
                          errlen);
   for (k = 0; rc == VB_OK && k < nkept; k++)
     if (vb_shard_scenes(o->part, &kept[k], lay->nscenes, NULL, o->complete, o->codes, &o->ndone, &T) < 0)
@@ -910,4 +915,57 @@ void vb_output_free(vb_output *o)
   if (o->dirfd >= 0)
     close(o->dirfd);
   output_release(o);
+}
+
+/* The shards of a running study. */
+int vb_output_running(const char *path, char ***paths, long *n, char *err, size_t errlen)
+{
+  char *part = malloc(strlen(path) + sizeof PART_SUFFIX);
+  shard *list = NULL;
+  long k, count = 0;
+  int dirfd, rc;
+
+  *paths = NULL;
+  *n = 0;
+  if (err && errlen > 0)
+    err[0] = '\0';
+  if (!part)
+    return msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+  strcpy(part, path);
+  strcat(part, PART_SUFFIX);
+  dirfd = open(part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dirfd < 0) {
+    rc = msg(err, errlen, VB_EINVAL, "%s: no running study (%s: %s)", path, part,
+             strerror(errno));
+    free(part);
+    return rc;
+  }
+  rc = shards_verified(dirfd, part, path, 0, 0, &list, &count, err, errlen);
+  close(dirfd);
+  if (rc == VB_OK && count > 0) {
+    *paths = calloc((size_t)count, sizeof **paths);
+    for (k = 0; *paths && k < count; k++)
+      if (!((*paths)[k] = vb_part_file(part, list[k].name)))
+        break;
+    if (!*paths || k < count) {
+      vb_output_running_free(*paths, count);
+      *paths = NULL;
+      rc = msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    } else {
+      *n = count;
+    }
+  }
+  free(list);
+  free(part);
+  return rc;
+}
+
+/* Free what vb_output_running returned. */
+void vb_output_running_free(char **paths, long n)
+{
+  long k;
+
+  for (k = 0; paths && k < n; k++)
+    free(paths[k]);
+  free(paths);
 }
