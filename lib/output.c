@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,15 +101,17 @@ static long env_kill_at(void)
 }
 
 /* CRC-32 of a whole file by name under dirfd; -1 on error; *size its bytes.
- * Pieces of 4 MiB are read and summed by the threads (outside a parallel
- * region: the final shard, resume), then combined in order. */
+ * The file is mapped (no copy out of the page cache) and its pieces of
+ * 4 MiB summed by the threads (outside a parallel region: the final
+ * shard, resume), then combined in order. */
 static long file_crc(int dirfd, const char *name, long *size)
 {
   const long piece = 1L << 22;
-  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), bad = 0;
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
   long n, k;
   uLong crc = crc32(0L, Z_NULL, 0), *part;
+  const unsigned char *map;
 
   if (fd < 0)
     return -1;
@@ -116,38 +119,33 @@ static long file_crc(int dirfd, const char *name, long *size)
     close(fd);
     return -1;
   }
-  n = ((long)st.st_size + piece - 1) / piece;
-  part = calloc((size_t)(n > 0 ? n : 1), sizeof *part);
-  if (!part) {
+  *size = (long)st.st_size;
+  if (st.st_size == 0) {
     close(fd);
+    return (long)crc;
+  }
+  map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED)
+    return -1;
+  madvise((void *)map, (size_t)st.st_size, MADV_SEQUENTIAL);
+  n = ((long)st.st_size + piece - 1) / piece;
+  part = calloc((size_t)n, sizeof *part);
+  if (!part) {
+    munmap((void *)map, (size_t)st.st_size);
     return -1;
   }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad)
+#pragma omp parallel for schedule(dynamic, 1)
 #endif
-  for (k = 0; k < n; k++) {
-    unsigned char *buf = malloc((size_t)piece);
-    long want = k == n - 1 ? (long)st.st_size - k * piece : piece, got = 0;
-    while (buf && got < want) {
-      ssize_t r = pread(fd, buf + got, (size_t)(want - got), (off_t)(k * piece + got));
-      if (r <= 0)
-        break;
-      got += r;
-    }
-    if (!buf || got < want)
-      bad = 1;
-    else
-      part[k] = crc32(0L, buf, (uInt)want);
-    free(buf);
-  }
-  for (k = 0; !bad && k < n; k++)
+  for (k = 0; k < n; k++)
+    part[k] = crc32(0L, map + k * piece,
+                    (uInt)(k == n - 1 ? (long)st.st_size - k * piece : piece));
+  for (k = 0; k < n; k++)
     crc = crc32_combine(crc, part[k], (z_off_t)(k == n - 1 ? (long)st.st_size - k * piece
                                                             : piece));
   free(part);
-  close(fd);
-  if (bad)
-    return -1;
-  *size = (long)st.st_size;
+  munmap((void *)map, (size_t)st.st_size);
   return (long)crc;
 }
 
