@@ -1,6 +1,8 @@
 /* drive.c - prescribed displacements of driven walls. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include "internal.h"
 
 /* Catmull-Rom interpolation of a periodic profile at sample position p. */
@@ -88,4 +90,66 @@ vb_drive_noise_setup(vb_drive *d, long ncomp)
     d->namp[k] = a;
   }
   return VB_OK;
+}
+
+/* --------------------------------------------------------------- table */
+
+#define DOUBLE(name, field, unit, req, def, lo, open, cond)                               \
+  { .key = name, .units = unit, .offset = offsetof(vb_drive, field), .required = req,   \
+    .fallback = def, .min = lo, .min_open = open, .condition = cond }
+#define INTEGER(name, unit, def, lo, hi)                                                 \
+  { .key = name, .units = unit, .offset = VB_DRIVE_INTEGER, .fallback = def, .min = lo,  \
+    .max = hi, .condition = "between " #lo " and " #hi }
+#define ANY (-INFINITY)
+
+/* The drive types: every numeric key with its units, field and condition
+ * (the loader and the sweep iterate it), in the order the loader reads
+ * them. */
+static const vb_drive_info drive_table[] = {
+  { .name = "sine", .kind = VB_DRIVE_SINE, .params = (const vb_drive_param[]){
+        DOUBLE("amplitude", amplitude, "m", 1, 0.0, ANY, 0, NULL),
+        DOUBLE("freq", freq, "Hz", 1, 0.0, 0.0, 0, ">= 0"),
+        DOUBLE("phase", phase, "rad", 0, 0.0, ANY, 0, NULL), { .key = NULL } } },
+  { .name = "profile", .kind = VB_DRIVE_PROFILE, .file = 1,
+    .params = (const vb_drive_param[]){
+        DOUBLE("speed", speed, "m/s", 1, 0.0, ANY, 0, NULL),
+        DOUBLE("spacing", spacing, "m", 1, 0.0, 0.0, 1, "> 0"),
+        DOUBLE("start", start, "m", 0, 0.0, ANY, 0, NULL),
+        DOUBLE("scale", amplitude, "1", 0, 1.0, ANY, 0, NULL), { .key = NULL } } },
+  { .name = "noise", .kind = VB_DRIVE_NOISE, .params = (const vb_drive_param[]){
+        DOUBLE("rms", amplitude, "m", 1, 0.0, 0.0, 0, ">= 0"),
+        DOUBLE("bandwidth", freq, "Hz", 1, 0.0, 0.0, 1, "> 0"),
+        { .key = "seed", .units = "1", .offset = VB_DRIVE_INTEGER, .fallback = 1.0,
+          .min = -INFINITY, .max = INFINITY },
+        INTEGER("components", "1", 64, 1, 100000), { .key = NULL } } },
+};
+#define NDRIVES (int)(sizeof drive_table / sizeof drive_table[0])
+
+/* The row of a drive type by its scene-file name, or NULL. */
+const vb_drive_info *
+vb_drive_lookup(const char *name)
+{
+  for (int i = 0; i < NDRIVES; i++)
+    if (name != NULL && strcmp(name, drive_table[i].name) == 0)
+      return &drive_table[i];
+  return NULL;
+}
+
+/* Row i of the drive table (0 .. count-1), NULL beyond; *n (when not NULL)
+ * receives the count. */
+const vb_drive_info *
+vb_drive_info_at(int i, int *n)
+{
+  if (n != NULL)
+    *n = NDRIVES;
+  return i >= 0 && i < NDRIVES ? &drive_table[i] : NULL;
+}
+
+/* Whether x is a valid value of a drive parameter. */
+int
+vb_drive_param_valid(const vb_drive_param *p, double x)
+{
+  if (p->offset == VB_DRIVE_INTEGER)
+    return x == floor(x) && x >= p->min && x <= p->max;
+  return p->min_open ? x > p->min : x >= p->min;
 }

@@ -68,16 +68,44 @@ void vb_law_at_onset(const vb_law *law, double v_in, vb_law *active);
 
 /* ------------------------------------------------------------- drivers */
 
+/* The offset of a drive parameter that is an integer the loader handles
+ * itself (noise seed and components), not a double of vb_drive. */
+#define VB_DRIVE_INTEGER ((size_t)-1)
+
+/* One numeric key of a drive type. */
+typedef struct vb_drive_param {
+  const char *key;       /* scene-file key, e.g. "freq" */
+  const char *units;     /* SI units, "1" when dimensionless */
+  size_t offset;         /* offset of its double in vb_drive, or VB_DRIVE_INTEGER */
+  int required;          /* 1: the drive group must give it */
+  double fallback;       /* its value when absent and not required */
+  double min, max;       /* valid values: >= min (> min when min_open); an
+                            integer also <= max */
+  int min_open;
+  const char *condition; /* the valid values in words, NULL when any */
+} vb_drive_param;
+
+/* A drive type (a row of drive.c's table). */
+typedef struct vb_drive_info {
+  const char *name;             /* scene-file type, e.g. "sine" */
+  vb_drive_kind kind;
+  int file;                     /* 1: also a string key `file` (profile) */
+  const vb_drive_param *params; /* numeric keys, NULL-key-terminated */
+} vb_drive_info;
+
+/* The drive type of a scene-file name, or NULL. */
+const vb_drive_info *vb_drive_lookup(const char *name);
+/* Row i of the drive table, NULL beyond; *n (may be NULL) gets the count. */
+const vb_drive_info *vb_drive_info_at(int i, int *n);
+/* Whether x is a valid value of drive parameter p (p->condition). */
+int vb_drive_param_valid(const vb_drive_param *p, double x);
+
 /* Prescribed displacement of a drive at time t, m, and its rate in *rate. */
 double vb_drive_eval(const vb_drive *d, double t, double *rate);
 /* Set up seeded band-limited noise: ncomp cosines of random frequency in
  * (0, freq] and random phase, rms `amplitude`; allocates the components. */
 int vb_drive_noise_setup(vb_drive *d, long ncomp);
 
-/* The force a three-level scheme holds at n+1: the law at x1 with the rate
- * of the step into it. */
-double vb_three_level_held_force(const vb_contact *ct, const vb_chist *h, double dt,
-                                 double x1, double fbar);
 
 /* -------------------------------------------------------------- bodies */
 
@@ -95,133 +123,9 @@ int vb_body_mass_modes(vb_body *b);
 
 /* ------------------------------------------------------------- islands */
 
-/* One island: the bodies joined by contacts, with their modes laid out
- * contiguously (structure of arrays), stepped by one family.  Built once
- * per run; the step allocates nothing. */
-typedef struct vb_island {
-  const vb_scene *scene;
-  vb_family family;
-  const vb_scheme *explicit_scheme; /* explicit family: the scheme */
-  double dt;
-  double time;        /* t of the state, s */
-  int nm;             /* modes */
-  int nmp;            /* modes padded to a multiple of 8 (zeros beyond nm):
-                         the stride of every per-mode row */
-  int nc;             /* contacts */
-  int *contacts;      /* [nc] scene contact indices */
-  vb_law *law0;       /* [nc] each contact's law as compiled (exact_duration
-                         sets the stiffness to its beta* value) */
-  vb_contact *cts;    /* [nc] the contacts as stepped, each with its active
-                         law: vb_law_at_onset of law0 at the impact's onset */
-  int nb;             /* bodies */
-  int *bodies;        /* [nb] scene body indices */
-  int *offsets;       /* [nb] island index of each body's first mode */
-  /* modes [nm] */
-  double *q, *v, *qm; /* state: q^n, v^n (two-level, explicit), q^(n-1) (three-level) */
-  double *acc;        /* explicit: stored acceleration at n, m/s^2 */
-  double *mass;       /* modal mass, kg */
-  double *w2;         /* omega^2 used by the family (warped), 1/s^2 */
-  double *sig;        /* sigma used by the family (warped), 1/s */
-  double *ca, *cb, *cc; /* family update coefficients (see island.c) */
-  double *dcoef;      /* per-mode dissipation coefficient of a step */
-  double *mw2;        /* modal mass times omega^2 */
-  double *gconst;     /* constant generalised force (gravity), N */
-  double *gen;        /* scratch: generalised force of the step, N */
-  double *qt;         /* scratch: predicted q without contact forces */
-  int ahead;          /* qt already holds the next step's prediction */
-  int has_gen;        /* some mode has a generalised force (gravity, forces) */
-  double ahead_dot;   /* and, with one contact, its dot with S */
-  double *scratch;    /* scratch for explicit stages [6 * nm] */
-  /* contacts [nc] */
-  double *S;          /* [nc][nm] compression per unit modal displacement */
-  double *K;          /* [nc][nc] compliance of the step, m/N */
-  double *xdrv;       /* compression from walls and gap at n, m */
-  double *xdrv_rate;  /* its rate at n, m/s */
-  double *xdrv_m;     /* three-level: at n-1, m */
-  double *power;      /* explicit: [2] dissipated and external power at n, W */
-  double *xd_next;    /* scratch: walls and gap at n+1, m */
-  double *rd_next;    /* scratch: their rate at n+1, m/s */
-  vb_chist *hist;     /* contact histories */
-  double *fbar;       /* step forces, N */
-  double *xt;         /* scratch: predicted compressions */
-  double *x1;         /* scratch: new compressions */
-  double *jac;        /* scratch: [nc][nc] Newton matrix */
-  double *rhs;        /* scratch: [nc] */
-  int *piv;           /* scratch: [nc] */
-  double *meff;       /* effective mass along each contact, kg */
-  double *aext;       /* free-flight acceleration of each compression, m/s^2 */
-  int *iterations;    /* Newton iterations of the last step per contact */
-  int *fallback;      /* quadratic fall-back in the last step per contact */
-  /* forces [nforces of the scene acting on this island] */
-  int nf;
-  int *forces;        /* scene force indices */
-  int *force_mode;    /* first island mode of the force's body */
-  /* recorded points of the island's bodies [npts] */
-  int npts;
-  double *P;          /* [npts][nmp] displacement per unit modal displacement */
-  int *point_first;   /* [nb] row of each body's first recorded point */
-  int *point_from, *point_to; /* [npts] the row's nonzero modes, in blocks of 8 */
-  /* energy of the island at n (the family's discrete definition), J */
-  double kinetic, potential;
-  double dissipated;  /* running, J */
-  double corrected;   /* running energy added by corrections, J */
-  double external;    /* running work of forces, gravity and drivers, J */
-  long newton_failures;
-} vb_island;
-
-/* Build the islands of a scene for time step dt.  *out receives an array
- * of *n islands (free with vb_islands_free).  VB_EINVAL with a message
- * when a mode cannot be stepped (above Nyquist, beyond an explicit
- * scheme's stability limit). */
-int vb_islands_build(const vb_scene *sc, double dt, vb_island **out, int *n,
-                     char *err, size_t errlen);
-/* Free islands; NULL is a no-op. */
-void vb_islands_free(vb_island *is, int n);
-/* Set the state at t = 0 and the energy at n = 0. */
-void vb_island_start(vb_island *is);
-/* Advance an island from step n to n + 1.  VB_OK, VB_ENOCONV (Newton hit
- * its cap in some contact; the step is still taken), VB_EDIVERGED. */
-int vb_island_step(vb_island *is, long n);
-/* Whether the island's contact states, forces and energies are all
- * finite (a non-finite mode shows in the energies).  A few operations per
- * contact: called every step. */
-int vb_island_finite(const vb_island *is);
-/* Name the island's first non-finite quantity in what[len], e.g.
- * "contact 'hit': force is inf" or "body 'ball': mode 0 velocity is nan"
- * (with solve_failed, after the step's solve gave VB_EDIVERGED, also its
- * iterates); 0 if there is none. */
-int vb_island_nonfinite(const vb_island *is, int solve_failed, char *what, size_t len);
-/* The part of contact ct's compression that no mode carries (walls and
- * gap, with their drives) at time t, m, and its rate in *rate, m/s. */
-double vb_contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate);
-/* Whether a wall of contact ct or its gap is driven. */
-int vb_contact_driven(const vb_scene *sc, const vb_contact *ct);
-/* Island mode index of the first mode of scene body b, or -1. */
-int vb_island_body_offset(const vb_island *is, int b);
-/* Displacement u[npts] and velocity v[npts] of every recorded point (three-
- * level: the rate of the step into the sample). */
-void vb_island_points(const vb_island *is, double *u, double *v);
-/* Row of point p of scene body b among the island's recorded points. */
-int vb_island_point_row(const vb_island *is, int b, int p);
-
-/* Move contact c of an island by dx in compression and dv in rate at the
- * current step, sharing the change between its bodies by their compliance
- * (a mass against a wall moves alone), and return the energy it added, J
- * (Papetti 4.2 corrections).  Two-level and explicit families only. */
-double vb_island_correct(vb_island *is, int c, double dx, double dv);
-
-/* Helpers for the explicit schemes. */
-
-/* Generalised force on every mode at time t from gravity and forces, into
- * gen[nm], N. */
-void vb_island_external(vb_island *is, double t, double *gen);
-/* Contact compressions and rates of a modal state (q, v) at time t. */
-void vb_island_compressions(const vb_island *is, const double *q, const double *v,
-                            double t, double *x, double *rate);
-/* Accelerations of every mode for state (q, v), contact forces f[nc] and
- * external generalised force ext[nm]: into a[nm]. */
-void vb_island_accel(const vb_island *is, const double *q, const double *v,
-                     const double *f, const double *ext, double *a);
+/* The compiled model, the run state and the schemes' interface
+ * (lib/island.h, solvers/scheme.h). */
+#include "island.h"
 
 /* ------------------------------------------------------------- presets */
 

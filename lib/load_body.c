@@ -309,168 +309,158 @@ static int read_profile(vb_loader *ld, const config_setting_t *at_s, const char 
   return rc;
 }
 
-/* A wall's drive: sine, profile or noise. */
+/* A drive group (a wall's drive, a contact's gap_drive): its type and
+ * numeric keys from drive.c's table, then a profile's file or a noise's
+ * components. */
 int vb_load_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_drive *d)
 {
-  static const char *const sine_keys[] = {"type", "amplitude", "freq", "phase", NULL};
-  static const char *const profile_keys[] = {"type", "file", "speed", "spacing", "start",
-                                             "scale", NULL};
-  static const char *const noise_keys[] = {"type", "rms", "bandwidth", "seed",
-                                           "components", NULL};
-  char dobj[2 * OBJECT_MAX];
-  const char *type = NULL;
-  int rc;
+  const char *keys[16], *type = NULL, *file = NULL;
+  char dobj[2 * OBJECT_MAX], valid[LIST_MAX] = "";
+  const vb_drive_info *info;
+  long comps = 0;
+  int rc, n = 0, count;
+
   snprintf(dobj, sizeof dobj, "%s drive", obj);
   if (config_setting_type(g) != CONFIG_TYPE_GROUP)
     return vb_src_fail(ld, g, obj, "'drive' must be a group { type = ...; ... }");
   if ((rc = vb_src_string(ld, g, dobj, "type", 1, &type)) != VB_OK)
     return rc;
-  if (strcmp(type, "sine") == 0) {
-    d->kind = VB_DRIVE_SINE;
-    if ((rc = vb_src_check_keys(ld, g, dobj, sine_keys, NULL)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "amplitude", 1, &d->amplitude)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "freq", 1, &d->freq)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "phase", 0, &d->phase)) != VB_OK)
-      return rc;
-    if (!(d->freq >= 0))
-      return vb_src_refuse(ld, g, dobj, "freq", ">= 0", d->freq);
-    return VB_OK;
+  info = vb_drive_lookup(type);
+  if (info == NULL) {
+    vb_drive_info_at(0, &count);
+    for (int i = 0; i < count; i++)
+      vb_list_add(valid, sizeof valid, vb_drive_info_at(i, NULL)->name);
+    return vb_src_fail(ld, vb_src_at(g, "type"), dobj, "unknown drive type '%s' (valid: %s)",
+                       type, valid);
   }
-  if (strcmp(type, "profile") == 0) {
-    const char *file = NULL;
-    d->kind = VB_DRIVE_PROFILE;
-    d->amplitude = 1.0;
-    if ((rc = vb_src_check_keys(ld, g, dobj, profile_keys, NULL)) != VB_OK ||
-        (rc = vb_src_string(ld, g, dobj, "file", 1, &file)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "speed", 1, &d->speed)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "spacing", 1, &d->spacing)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "start", 0, &d->start)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "scale", 0, &d->amplitude)) != VB_OK)
+  keys[n++] = "type";
+  if (info->file)
+    keys[n++] = "file";
+  for (const vb_drive_param *p = info->params; p->key; p++)
+    keys[n++] = p->key;
+  keys[n] = NULL;
+  if ((rc = vb_src_check_keys(ld, g, dobj, keys, NULL)) != VB_OK ||
+      (info->file && (rc = vb_src_string(ld, g, dobj, "file", 1, &file)) != VB_OK))
+    return rc;
+  d->kind = info->kind;
+  for (const vb_drive_param *p = info->params; p->key; p++) {
+    double x = p->fallback;
+    if (p->offset == VB_DRIVE_INTEGER) {
+      long v = (long)p->fallback;
+      if ((rc = vb_src_integer(ld, g, dobj, p->key, p->required, &v)) != VB_OK)
+        return rc;
+      x = (double)v;
+      if (strcmp(p->key, "seed") == 0)
+        d->seed = (unsigned long)v;
+      else
+        comps = v;
+    } else if ((rc = vb_src_number(ld, g, dobj, p->key, p->required, &x)) != VB_OK) {
       return rc;
-    if (!(d->spacing > 0))
-      return vb_src_refuse(ld, g, dobj, "spacing", "> 0", d->spacing);
+    }
+    if (!vb_drive_param_valid(p, x))
+      return vb_src_refuse(ld, g, dobj, p->key, p->condition, x);
+    if (p->offset != VB_DRIVE_INTEGER)
+      memcpy((char *)d + p->offset, &x, sizeof x);
+  }
+  if (info->file)
     return read_profile(ld, vb_src_at(g, "file"), dobj, file, d);
-  }
-  if (strcmp(type, "noise") == 0) {
-    long seed = 1, comps = 64;
-    d->kind = VB_DRIVE_NOISE;
-    if ((rc = vb_src_check_keys(ld, g, dobj, noise_keys, NULL)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "rms", 1, &d->amplitude)) != VB_OK ||
-        (rc = vb_src_number(ld, g, dobj, "bandwidth", 1, &d->freq)) != VB_OK ||
-        (rc = vb_src_integer(ld, g, dobj, "seed", 0, &seed)) != VB_OK ||
-        (rc = vb_src_integer(ld, g, dobj, "components", 0, &comps)) != VB_OK)
-      return rc;
-    if (!(d->amplitude >= 0))
-      return vb_src_refuse(ld, g, dobj, "rms", ">= 0", d->amplitude);
-    if (!(d->freq > 0))
-      return vb_src_refuse(ld, g, dobj, "bandwidth", "> 0", d->freq);
-    if (comps < 1 || comps > 100000)
-      return vb_src_refuse(ld, g, dobj, "components", "between 1 and 100000", (double)comps);
-    d->seed = (unsigned long)seed;
-    if (vb_drive_noise_setup(d, comps) != VB_OK)
-      return vb_src_fail(ld, g, dobj, "out of memory");
-    return VB_OK;
-  }
-  return vb_src_fail(ld, vb_src_at(g, "type"), dobj, "unknown drive type '%s' (valid: sine, profile, "
-              "noise)", type);
+  if (info->kind == VB_DRIVE_NOISE && vb_drive_noise_setup(d, comps) != VB_OK)
+    return vb_src_fail(ld, g, dobj, "out of memory");
+  return VB_OK;
 }
+
+/* A mass: one mode at its stiffness to ground (vb_body_mass_modes). */
+static int load_mass(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  int rc;
+
+  if ((rc = vb_src_number(ld, g, obj, "mass", 1, &b->mass)) != VB_OK)
+    return rc;
+  if (!(b->mass > 0))
+    return vb_src_refuse(ld, g, obj, "mass", "> 0", b->mass);
+  if ((rc = vb_src_number(ld, g, obj, "u0", 0, &b->u0)) != VB_OK ||
+      (rc = vb_src_number(ld, g, obj, "v0", 0, &b->v0)) != VB_OK ||
+      (rc = vb_src_number(ld, g, obj, "k", 0, &b->k)) != VB_OK ||
+      (rc = vb_src_number(ld, g, obj, "c", 0, &b->c)) != VB_OK)
+    return rc;
+  if (!(b->k >= 0))
+    return vb_src_refuse(ld, g, obj, "k", ">= 0", b->k);
+  if (!(b->c >= 0))
+    return vb_src_refuse(ld, g, obj, "c", ">= 0", b->c);
+  if (vb_body_mass_modes(b) != VB_OK)
+    return vb_src_fail(ld, g, obj, "out of memory");
+  return VB_OK;
+}
+
+/* A wall: fixed at `position`, or driven. */
+static int load_wall(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  int rc;
+
+  if ((rc = vb_src_number(ld, g, obj, "position", 0, &b->u0)) != VB_OK)
+    return rc;
+  if (vb_src_member(g, "drive") == NULL)
+    return VB_OK;
+  return vb_load_drive(ld, vb_src_member(g, "drive"), obj, &b->drive);
+}
+
+/* The body types: their scene-file name, keys and loader, one row each
+ * (the valid keys, the 'applies only to type' rules and the choices all
+ * come from here). */
+static const struct body_type {
+  const char *name;
+  vb_body_kind kind;
+  const char *const *keys;
+  int (*load)(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b);
+} body_types[] = {
+  {"mass", VB_BODY_MASS,
+   (const char *const[]){"name", "type", "mass", "u0", "v0", "k", "c", NULL}, load_mass},
+  {"wall", VB_BODY_WALL, (const char *const[]){"name", "type", "position", "drive", NULL},
+   load_wall},
+  {"modal", VB_BODY_MODAL,
+   (const char *const[]){"name", "type", "freq", "mass", "quality", "t60", "zeta", "loss",
+                         "q0", "dq0", "gravity", "points", "preset", "modes_file", NULL},
+   load_modal},
+};
+#define NTYPES (int)(sizeof body_types / sizeof body_types[0])
 
 /* Load one body from its group; i is its index. */
 static int load_body(vb_loader *ld, const config_setting_t *list, int i)
 {
-  static const char *const mass_keys[] = {"name", "type", "mass", "u0", "v0", "k", "c",
-                                          NULL};
-  static const char *const wall_keys[] = {"name", "type", "position", "drive", NULL};
-  static const char *const modal_keys[] = {"name", "type", "freq", "mass", "quality",
-                                           "t60", "zeta", "loss", "q0", "dq0",
-                                           "gravity", "points", "preset", "modes_file",
-                                           NULL};
-  static const char *const all_keys[] = {"name", "type", "mass", "u0", "v0", "k", "c",
-                                         "position", "drive", "freq", "quality", "t60",
-                                         "zeta", "loss", "q0", "dq0", "gravity",
-                                         "points", "preset", "modes_file", NULL};
-  static const vb_key_rule mass_rules[] = {{"position", "type 'wall'"},
-                                        {"drive", "type 'wall'"},
-                                        {"freq", "type 'modal'"},
-                                        {"points", "type 'modal'"},
-                                        {NULL, NULL}};
-  static const vb_key_rule wall_rules[] = {{"mass", "type 'mass'"},
-                                        {"u0", "type 'mass'"},
-                                        {"v0", "type 'mass'"},
-                                        {NULL, NULL}};
-  static const vb_key_rule modal_rules[] = {{"position", "type 'wall'"},
-                                         {"u0", "type 'mass'"},
-                                         {"v0", "type 'mass'"},
-                                         {"k", "type 'mass'"},
-                                         {"c", "type 'mass'"},
-                                         {NULL, NULL}};
   const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
   vb_body *b = &ld->scene->bodies[i];
-  const char *name = NULL, *type = NULL;
-  char obj[OBJECT_MAX], loc[4200];
-  int rc, j;
+  const char *type = NULL, *names[NTYPES], *const *keysets[NTYPES];
+  const char *keys[VB_VARIANT_KEYS_MAX + 1];
+  vb_key_rule rules[VB_VARIANT_KEYS_MAX + 1];
+  char obj[OBJECT_MAX], only[VB_VARIANT_KEYS_MAX][LIST_MAX], valid[LIST_MAX] = "";
+  int rc, t, self = -1, n = 0;
 
-  snprintf(obj, sizeof obj, "body #%d", i + 1);
-  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-    return vb_src_fail(ld, g, obj, "must be a group { name = ...; type = ...; }");
-  b->line = config_setting_source_line(g);
-  if ((rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
-      (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
+  if ((rc = vb_src_element(ld, list, i, "body", "{ name = ...; type = ...; }",
+                           ld->scene->bodies[0].name, sizeof *b, obj, sizeof obj)) != VB_OK)
     return rc;
-  strcpy(b->name, name);
-  snprintf(obj, sizeof obj, "body '%s'", name);
-  for (j = 0; j < i; j++)
-    if (strcmp(ld->scene->bodies[j].name, name) == 0)
-      return vb_src_fail(ld, vb_src_at(g, "name"), obj,
-                  "duplicate body name (first defined at %s)",
-                  vb_src_where(ld, config_setting_get_elem(list, (unsigned)j), loc,
-                        sizeof loc));
+  b->line = config_setting_source_line(g);
   /* The type decides which keys are valid; an unknown or missing type is
    * reported after the keys, with all keys of every type allowed. */
   if (vb_src_member(g, "type") != NULL &&
       config_setting_type(vb_src_member(g, "type")) == CONFIG_TYPE_STRING)
     type = config_setting_get_string(vb_src_member(g, "type"));
-  if (type != NULL && strcmp(type, "mass") == 0)
-    rc = vb_src_check_keys(ld, g, obj, mass_keys, mass_rules);
-  else if (type != NULL && strcmp(type, "wall") == 0)
-    rc = vb_src_check_keys(ld, g, obj, wall_keys, wall_rules);
-  else if (type != NULL && strcmp(type, "modal") == 0)
-    rc = vb_src_check_keys(ld, g, obj, modal_keys, modal_rules);
-  else
-    rc = vb_src_check_keys(ld, g, obj, all_keys, NULL);
-  if (rc != VB_OK || (rc = vb_src_string(ld, g, obj, "type", 1, &type)) != VB_OK)
+  for (t = 0; t < NTYPES; t++) {
+    names[t] = body_types[t].name;
+    keysets[t] = body_types[t].keys;
+    if (type != NULL && strcmp(type, names[t]) == 0)
+      self = t;
+    vb_list_add(valid, sizeof valid, names[t]);
+  }
+  vb_variant_keys("type", NTYPES, names, keysets, self, keys, &n, rules, only);
+  keys[n] = NULL;
+  if ((rc = vb_src_check_keys(ld, g, obj, keys, self >= 0 ? rules : NULL)) != VB_OK ||
+      (rc = vb_src_string(ld, g, obj, "type", 1, &type)) != VB_OK)
     return rc;
-  if (strcmp(type, "mass") == 0) {
-    b->kind = VB_BODY_MASS;
-    if ((rc = vb_src_number(ld, g, obj, "mass", 1, &b->mass)) != VB_OK)
-      return rc;
-    if (!(b->mass > 0))
-      return vb_src_refuse(ld, g, obj, "mass", "> 0", b->mass);
-    if ((rc = vb_src_number(ld, g, obj, "u0", 0, &b->u0)) != VB_OK ||
-        (rc = vb_src_number(ld, g, obj, "v0", 0, &b->v0)) != VB_OK ||
-        (rc = vb_src_number(ld, g, obj, "k", 0, &b->k)) != VB_OK ||
-        (rc = vb_src_number(ld, g, obj, "c", 0, &b->c)) != VB_OK)
-      return rc;
-    if (!(b->k >= 0))
-      return vb_src_refuse(ld, g, obj, "k", ">= 0", b->k);
-    if (!(b->c >= 0))
-      return vb_src_refuse(ld, g, obj, "c", ">= 0", b->c);
-    if (vb_body_mass_modes(b) != VB_OK)
-      return vb_src_fail(ld, g, obj, "out of memory");
-    return VB_OK;
-  }
-  if (strcmp(type, "wall") == 0) {
-    b->kind = VB_BODY_WALL;
-    if ((rc = vb_src_number(ld, g, obj, "position", 0, &b->u0)) != VB_OK)
-      return rc;
-    return vb_src_member(g, "drive") ? vb_load_drive(ld, vb_src_member(g, "drive"), obj, &b->drive) : VB_OK;
-  }
-  if (strcmp(type, "modal") == 0) {
-    b->kind = VB_BODY_MODAL;
-    return load_modal(ld, g, obj, b);
-  }
-  return vb_src_fail(ld, vb_src_at(g, "type"), obj, "unknown type '%s' (valid: mass, wall, modal)",
-              type);
+  if (self < 0)
+    return vb_src_fail(ld, vb_src_at(g, "type"), obj, "unknown type '%s' (valid: %s)", type,
+                       valid);
+  b->kind = body_types[self].kind;
+  return body_types[self].load(ld, g, obj, b);
 }
 
 /* Load the bodies list. */

@@ -109,56 +109,29 @@ static int load_between(vb_loader *ld, const config_setting_t *g,
   return VB_OK;
 }
 
-/* Most law keys in all (the union over the law table). */
-#define LAW_KEYS_MAX 16
-
-/* The keys of law `kind` (every law's keys, each once, for VB_LAW_COUNT)
- * appended to keys[n...]; returns the new count. */
-static int law_keys(vb_law_kind kind, const char **keys, int n)
+/* Whether scheme s takes the scene key `key` as a parameter of its own. */
+static int scheme_takes(const vb_scheme *s, const char *key)
 {
-  for (int l = 0; l < VB_LAW_COUNT; l++) {
-    if (kind != VB_LAW_COUNT && l != (int)kind)
-      continue;
-    for (const vb_law_param *p = vb_law_info_of((vb_law_kind)l)->params; p->key; p++) {
-      int seen = 0;
-      for (int j = 0; j < n && !seen; j++)
-        seen = strcmp(keys[j], p->key) == 0;
-      if (!seen)
-        keys[n++] = p->key;
-    }
-  }
-  return n;
+  for (const char *const *p = s ? s->params : NULL; p && *p; p++)
+    if (strcmp(*p, key) == 0)
+      return 1;
+  return 0;
 }
 
-/* For each key some law has and law `kind` has not, where it applies:
- * "law 'rattle'" or "laws power, hunt-crossley and rattle", into rules
- * (text in buf); returns the number of rules. */
-static int law_rules(vb_law_kind kind, vb_key_rule *rules, char (*buf)[LIST_MAX])
-{
-  const char *all[LAW_KEYS_MAX];
-  int nall = law_keys(VB_LAW_COUNT, all, 0), nr = 0;
+static int takes_s(const vb_scheme *s) { return scheme_takes(s, "s"); }
+static int has_velocity(const vb_scheme *s) { return s->family != VB_FAMILY_THREE_LEVEL; }
+static int exact_duration(const vb_scheme *s) { return s->exact_duration_eq != 0; }
 
-  for (int j = 0; j < nall; j++) {
-    const char *laws[VB_LAW_COUNT];
-    int nl = 0;
-    if (kind != VB_LAW_COUNT && vb_law_param_of(kind, all[j]) != NULL)
-      continue;
-    for (int l = 0; l < VB_LAW_COUNT; l++)
-      if (vb_law_param_of((vb_law_kind)l, all[j]) != NULL)
-        laws[nl++] = vb_law_name((vb_law_kind)l);
-    if (nl == 1) {
-      snprintf(buf[nr], LIST_MAX, "law '%s'", laws[0]);
-    } else {
-      snprintf(buf[nr], LIST_MAX, "laws");
-      for (int l = 0; l < nl; l++)
-        snprintf(buf[nr] + strlen(buf[nr]), LIST_MAX - strlen(buf[nr]), "%s %s",
-                 l == 0 ? "" : l == nl - 1 ? " and" : ",", laws[l]);
-    }
-    rules[nr].key = all[j];
-    rules[nr].only = buf[nr];
-    nr++;
-  }
-  return nr;
+/* The registered schemes that `keep` accepts, comma-separated into list
+ * (so messages follow the registry, not a copy of it). */
+static void scheme_list(char *list, size_t size, int (*keep)(const vb_scheme *))
+{
+  size_t n;
+  const vb_scheme *const *all = vb_scheme_list(&n);
+  list[0] = '\0';
+  for (size_t i = 0; i < n; i++)
+    if (keep(all[i]))
+      vb_list_add(list, size, all[i]->name);
 }
 
 /* Check the keys of a contact group against its law and scheme, as far as
@@ -172,9 +145,10 @@ static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
                                       "max_iterations", "corrections", "vout",
                                       "exact_duration", "saturate"};
   const config_setting_t *m;
-  const char *keys[32], *law = NULL, *scheme = NULL;
-  vb_key_rule rules[LAW_KEYS_MAX + 2];
-  char only[LAW_KEYS_MAX][LIST_MAX];
+  const char *keys[64], *law = NULL, *scheme = NULL, *names[VB_LAW_COUNT];
+  const char *lk[VB_LAW_COUNT][VB_VARIANT_KEYS_MAX], *const *law_keys[VB_LAW_COUNT];
+  vb_key_rule rules[VB_VARIANT_KEYS_MAX + 2];
+  char only[VB_VARIANT_KEYS_MAX][LIST_MAX], only_s[LIST_MAX + 8];
   vb_law_kind kind = VB_LAW_COUNT;
   int n = 0, nr, scheme_known;
   size_t i;
@@ -188,16 +162,28 @@ static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
   if (law == NULL || vb_law_lookup(law, &kind) != VB_OK)
     kind = VB_LAW_COUNT;
   scheme_known = scheme != NULL && vb_scheme_lookup(scheme) != NULL;
+  /* the law keys from the law table */
+  for (int l = 0; l < VB_LAW_COUNT; l++) {
+    int j = 0;
+    names[l] = vb_law_name((vb_law_kind)l);
+    for (const vb_law_param *p = vb_law_info_of((vb_law_kind)l)->params; p->key; p++)
+      lk[l][j++] = p->key;
+    lk[l][j] = NULL;
+    law_keys[l] = lk[l];
+  }
   for (i = 0; i < sizeof before / sizeof *before; i++)
     keys[n++] = before[i];
-  n = law_keys(kind, keys, n);
+  nr = vb_variant_keys("law", VB_LAW_COUNT, names, law_keys,
+                       kind == VB_LAW_COUNT ? -1 : (int)kind, keys, &n, rules, only);
   for (i = 0; i < sizeof after / sizeof *after; i++)
-    if (strcmp(after[i], "s") != 0 || !scheme_known || strcmp(scheme, "quadratic") == 0)
+    if (strcmp(after[i], "s") != 0 || !scheme_known || takes_s(vb_scheme_lookup(scheme)))
       keys[n++] = after[i];
   keys[n] = NULL;
-  nr = law_rules(kind, rules, only);
+  char takers[LIST_MAX];
+  scheme_list(takers, sizeof takers, takes_s);
+  snprintf(only_s, sizeof only_s, strchr(takers, ',') ? "schemes %s" : "scheme '%s'", takers);
   rules[nr].key = "s";
-  rules[nr++].only = "scheme 'quadratic'";
+  rules[nr++].only = only_s;
   rules[nr].key = NULL;
   return vb_src_check_keys(ld, g, obj, keys, rules);
 }
@@ -259,9 +245,12 @@ static int load_corrections(vb_loader *ld, const config_setting_t *g, const char
       return vb_src_fail(ld, m, obj, "corrections need an impact law with analytic x_max "
                          "and v_out (valid: %s)", valid);
     }
-    if (c->scheme->family == VB_FAMILY_THREE_LEVEL)
+    if (!has_velocity(c->scheme)) {
+      char valid[LIST_MAX];
+      scheme_list(valid, sizeof valid, has_velocity);
       return vb_src_fail(ld, m, obj, "corrections apply to schemes whose state holds a velocity "
-                  "(valid: two-point, am1, verlet, heun, rk4)");
+                         "(valid: %s)", valid);
+    }
   }
   m = vb_src_member(g, "vout");
   if (m != NULL) {
@@ -285,10 +274,12 @@ static int load_corrections(vb_loader *ld, const config_setting_t *g, const char
     if (law->kind != VB_LAW_POWER || law->alpha != 1.0)
       return vb_src_fail(ld, m, obj, "exact_duration needs law 'power' with alpha = 1 "
                   "(Chatziioannou eq 14-16)");
-    if (strcmp(c->scheme->name, "two-point") != 0 &&
-        strcmp(c->scheme->name, "three-point") != 0)
-      return vb_src_fail(ld, m, obj, "exact_duration applies to schemes two-point and "
-                  "three-point (valid: two-point, three-point)");
+    if (!exact_duration(c->scheme)) {
+      char valid[LIST_MAX];
+      scheme_list(valid, sizeof valid, exact_duration);
+      return vb_src_fail(ld, m, obj, "exact_duration applies to the schemes with an exact "
+                         "contact duration (valid: %s)", valid);
+    }
   }
   if (c->saturate && !c->exact_duration)
     return vb_src_fail(ld, vb_src_at(g, "saturate"), obj, "'saturate' applies only with "
@@ -301,26 +292,14 @@ static int load_contact(vb_loader *ld, const config_setting_t *list, int i)
 {
   const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
   vb_contact *c = &ld->scene->contacts[i];
-  const vb_scene *sc = ld->scene;
-  const char *name = NULL, *law = NULL, *scheme = NULL;
-  char obj[OBJECT_MAX], loc[4200];
-  int rc, j;
+  const char *law = NULL, *scheme = NULL;
+  char obj[OBJECT_MAX];
+  int rc;
 
-  snprintf(obj, sizeof obj, "contact #%d", i + 1);
-  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-    return vb_src_fail(ld, g, obj, "must be a group { name = ...; between = ...; }");
-  c->line = config_setting_source_line(g);
-  if ((rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
-      (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
+  if ((rc = vb_src_element(ld, list, i, "contact", "{ name = ...; between = ...; }",
+                           ld->scene->contacts[0].name, sizeof *c, obj, sizeof obj)) != VB_OK)
     return rc;
-  strcpy(c->name, name);
-  snprintf(obj, sizeof obj, "contact '%s'", name);
-  for (j = 0; j < i; j++)
-    if (strcmp(sc->contacts[j].name, name) == 0)
-      return vb_src_fail(ld, vb_src_at(g, "name"), obj,
-                  "duplicate contact name (first defined at %s)",
-                  vb_src_where(ld, config_setting_get_elem(list, (unsigned)j), loc,
-                        sizeof loc));
+  c->line = config_setting_source_line(g);
   if ((rc = check_contact_keys(ld, g, obj)) != VB_OK ||
       (rc = vb_src_string(ld, g, obj, "law", 1, &law)) != VB_OK)
     return rc;
@@ -344,7 +323,7 @@ static int load_contact(vb_loader *ld, const config_setting_t *list, int i)
       (rc = vb_load_drive(ld, vb_src_member(g, "gap_drive"), obj, &c->gap_drive)) != VB_OK)
     return rc;
   c->s = 1.0;
-  if (strcmp(scheme, "quadratic") == 0) {
+  if (takes_s(c->scheme)) {
     if ((rc = vb_src_number(ld, g, obj, "s", 0, &c->s)) != VB_OK)
       return rc;
     if (!(c->s > 0))
@@ -409,21 +388,14 @@ int vb_load_forces(vb_loader *ld, const config_setting_t *list)
   for (int i = 0; i < n && rc == VB_OK; i++) {
     const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
     vb_force *f = &sc->forces[i];
-    const char *name = NULL, *atp = NULL, *type = NULL;
+    const char *atp = NULL, *type = NULL;
     char obj[OBJECT_MAX];
-    snprintf(obj, sizeof obj, "force #%d", i + 1);
-    if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-      return vb_src_fail(ld, g, obj, "must be a group { name = ...; at = ...; }");
-    f->line = config_setting_source_line(g);
-    if ((rc = vb_src_check_keys(ld, g, obj, keys, NULL)) != VB_OK ||
-        (rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
-        (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
+    if ((rc = vb_src_element(ld, list, i, "force", "{ name = ...; at = ...; }",
+                             sc->forces[0].name, sizeof *f, obj, sizeof obj)) != VB_OK)
       return rc;
-    strcpy(f->name, name);
-    snprintf(obj, sizeof obj, "force '%s'", name);
-    for (int j = 0; j < i; j++)
-      if (strcmp(sc->forces[j].name, name) == 0)
-        return vb_src_fail(ld, vb_src_at(g, "name"), obj, "duplicate force name");
+    f->line = config_setting_source_line(g);
+    if ((rc = vb_src_check_keys(ld, g, obj, keys, NULL)) != VB_OK)
+      return rc;
     if ((rc = vb_src_string(ld, g, obj, "at", 1, &atp)) != VB_OK ||
         (rc = resolve_point(ld, vb_src_at(g, "at"), obj, "at", atp, &f->body, &f->point)) != VB_OK)
       return rc;

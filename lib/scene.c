@@ -80,6 +80,80 @@ static int load_record(vb_loader *ld, const config_setting_t *g)
   return VB_OK;
 }
 
+/* The element of list `top` of the document that loaded scene object i,
+ * or the root when there is none. */
+static const config_setting_t *element(const config_setting_t *root, const char *top, int i)
+{
+  const config_setting_t *list = vb_src_member(root, top);
+  const config_setting_t *e = list ? config_setting_get_elem(list, (unsigned)i) : NULL;
+
+  return e != NULL ? e : root;
+}
+
+/* The largest displacement body b can reach by free motion over the
+ * scene: its start, initial speed and gravity (and a drive's amplitude),
+ * m; the scale of every compression that involves it. */
+static double reach(const vb_scene *sc, const vb_body *b)
+{
+  double T = sc->duration, r = 0.0;
+
+  if (b->kind == VB_BODY_WALL) /* a drive's scale, a profile's samples aside */
+    return fabs(b->u0) + fabs(b->drive.amplitude);
+  for (int j = 0; j < b->nmodes; j++)
+    r += fabs(b->q0[j]) + fabs(b->dq0[j]) * T + 0.5 * fabs(sc->gravity * b->gravity[j]) * T * T;
+  return r;
+}
+
+/* Refuse the inputs whose overflow can be seen before running (issue 10):
+ * a body's initial energy, the energy gravity gives it over the duration
+ * (m (g T)^2 / 2), and a contact's force and potential at the largest
+ * compression its bodies can reach (k L^alpha, k L^(alpha+1)) must be
+ * finite.  What only the dynamics can show (an under-resolved stiff
+ * contact) is reported by the run as diverged or not converged. */
+static int check_overflow(vb_loader *ld, const config_setting_t *root)
+{
+  const vb_scene *sc = ld->scene;
+  double T = sc->duration;
+  char num[32];
+
+  for (int i = 0; i < sc->nbodies; i++) {
+    const vb_body *b = &sc->bodies[i];
+    const config_setting_t *g = element(root, "bodies", i);
+    char obj[OBJECT_MAX];
+    snprintf(obj, sizeof obj, "body '%s'", b->name);
+    for (int j = 0; j < b->nmodes; j++) {
+      double M = b->modal_mass[j], w = 2.0 * M_PI * b->freq[j];
+      double fall = sc->gravity * b->gravity[j] * T;
+      if (!isfinite(0.5 * M * b->dq0[j] * b->dq0[j]) ||
+          !isfinite(0.5 * M * w * w * b->q0[j] * b->q0[j]))
+        return vb_src_fail(ld, g, obj, "its initial energy (mode %d) is not finite (valid: "
+                           "smaller start values)", j);
+      if (!isfinite(0.5 * M * fall * fall))
+        return vb_src_fail(ld, vb_src_at(vb_src_member(root, "scene"), "gravity"), "scene",
+                           "'gravity' = %s overflows: the energy it gives body '%s' over "
+                           "the duration, m (g T)^2/2, is not finite (valid: a smaller "
+                           "|gravity| or duration)", vb_number_text(sc->gravity, num,
+                           sizeof num), b->name);
+    }
+  }
+  for (int c = 0; c < sc->ncontacts; c++) {
+    const vb_contact *ct = &sc->contacts[c];
+    const config_setting_t *g = element(root, "contacts", c);
+    double L = reach(sc, &sc->bodies[ct->a]) + reach(sc, &sc->bodies[ct->b]) + fabs(ct->gap) +
+               fabs(ct->gap_drive.amplitude);
+    const vb_law *law = &ct->law;
+    char obj[OBJECT_MAX];
+    snprintf(obj, sizeof obj, "contact '%s'", ct->name);
+    if (L > 0.0 && (!isfinite(law->k * pow(L, law->alpha)) ||
+                    !isfinite(law->k / (law->alpha + 1.0) * pow(L, law->alpha + 1.0))))
+      return vb_src_fail(ld, vb_src_at(g, "k"), obj, "'k' = %s overflows: the force or "
+                         "potential at a compression of %.3g m, which the bodies can reach, "
+                         "is not finite (valid: a smaller k or alpha)",
+                         vb_number_text(law->k, num, sizeof num), L);
+  }
+  return VB_OK;
+}
+
 /* Load a whole parsed document into ld->scene. */
 static int load_root(vb_loader *ld, const config_setting_t *root)
 {
@@ -127,7 +201,9 @@ static int load_root(vb_loader *ld, const config_setting_t *root)
   if (m != NULL && (rc = vb_load_contacts(ld, m)) != VB_OK)
     return rc;
   m = vb_src_member(root, "forces");
-  return m != NULL ? vb_load_forces(ld, m) : VB_OK;
+  if (m != NULL && (rc = vb_load_forces(ld, m)) != VB_OK)
+    return rc;
+  return check_overflow(ld, root);
 }
 
 /* Validate a parsed document into a new scene; the common part of all
@@ -151,10 +227,9 @@ static int load_parsed(const vb_source *src, const config_t *cfg, vb_scene **out
   rc = load_root(&ld, config_root_setting(cfg));
   if (rc == VB_OK) {
     /* islands: one family each, every mode steppable at this rate */
-    vb_island *is;
-    int nis;
-    rc = vb_islands_build(sc, 1.0 / sc->fs, &is, &nis, err, errlen);
-    vb_islands_free(is, nis);
+    vb_model *model;
+    rc = vb_model_compile(sc, &model, err, errlen);
+    vb_model_free(model);
   }
   if (rc != VB_OK) {
     vb_scene_free(sc);

@@ -59,7 +59,7 @@ const char *vb_number_text(double x, char *buf, size_t size)
 {
   int digits;
 
-  for (digits = 1; digits <= 17; digits++) {
+  for (digits = 15; digits <= 17; digits++) {
     snprintf(buf, size, "%.*g", digits, x);
     if (!isfinite(x) || strtod(buf, NULL) == x)
       break;
@@ -722,4 +722,78 @@ int vb_source_fail(const vb_source *src, const config_setting_t *s, const char *
   va_end(ap);
   vb_loader_init(&ld, src, err, errlen, NULL);
   return vb_src_fail(&ld, s, object, "%s", what);
+}
+
+/* Start loading element i of a list of named objects: a group, whose name
+ * is valid and unique among the elements before it; see source.h. */
+int vb_src_element(vb_loader *ld, const config_setting_t *list, int i, const char *kind,
+                   const char *shape, char *names, size_t stride, char *obj, size_t objsize)
+{
+  const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+  const char *name = NULL;
+  char loc[4200];
+  int rc;
+
+  snprintf(obj, objsize, "%s #%d", kind, i + 1);
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return vb_src_fail(ld, g, obj, "must be a group %s", shape);
+  if ((rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
+      (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
+    return rc;
+  snprintf(obj, objsize, "%s '%s'", kind, name);
+  for (int j = 0; j < i; j++)
+    if (strcmp(names + (size_t)j * stride, name) == 0)
+      return vb_src_fail(ld, vb_src_at(g, "name"), obj,
+                         "duplicate %s name (first defined at %s)", kind,
+                         vb_src_where(ld, config_setting_get_elem(list, (unsigned)j), loc,
+                                      sizeof loc));
+  strcpy(names + (size_t)i * stride, name);
+  return VB_OK;
+}
+
+/* The keys of variant `self` of an object and the rules for the keys of
+ * the other variants; see source.h. */
+int vb_variant_keys(const char *word, int nvariants, const char *const *names,
+                    const char *const *const *keys, int self, const char **out, int *n,
+                    vb_key_rule *rules, char (*buf)[LIST_MAX])
+{
+  int nr = 0;
+
+  for (int v = 0; v < nvariants; v++)
+    for (const char *const *k = keys[v]; *k != NULL && (self < 0 || v == self); k++) {
+      int seen = 0;
+      for (int j = 0; j < *n && !seen; j++)
+        seen = strcmp(out[j], *k) == 0;
+      if (!seen)
+        out[(*n)++] = *k;
+    }
+  if (self < 0)
+    return 0;
+  for (int v = 0; v < nvariants; v++)
+    for (const char *const *k = keys[v]; *k != NULL; k++) {
+      const char *where[VB_VARIANTS_MAX];
+      int nw = 0, seen = 0;
+      if (vb_has_key(keys[self], *k))
+        continue;
+      for (int j = 0; j < nr && !seen; j++)
+        seen = strcmp(rules[j].key, *k) == 0;
+      if (seen)
+        continue;
+      for (int u = 0; u < nvariants && nw < VB_VARIANTS_MAX; u++)
+        if (vb_has_key(keys[u], *k))
+          where[nw++] = names[u];
+      if (nw == 1) {
+        snprintf(buf[nr], LIST_MAX, "%s '%s'", word, where[0]);
+      } else {
+        snprintf(buf[nr], LIST_MAX, "%ss", word);
+        for (int u = 0; u < nw; u++)
+          snprintf(buf[nr] + strlen(buf[nr]), LIST_MAX - strlen(buf[nr]), "%s %s",
+                   u == 0 ? "" : u == nw - 1 ? " and" : ",", where[u]);
+      }
+      rules[nr].key = *k;
+      rules[nr].only = buf[nr];
+      nr++;
+    }
+  rules[nr].key = NULL;
+  return nr;
 }

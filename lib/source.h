@@ -78,6 +78,32 @@ int vb_src_check_keys(const vb_loader *ld, const config_setting_t *group,
 int vb_src_check_name(const vb_loader *ld, const config_setting_t *group,
                       const char *object, const char *name);
 
+/* Start loading element i of a list of named objects of one kind ("body"):
+ * it must be a group (`shape`, e.g. "{ name = ...; type = ...; }", names
+ * its form in the message) with a valid name that no element before it
+ * has.  The names live `stride` bytes apart from `names` (the name field
+ * of the first object); the name is copied to element i's, and obj
+ * receives "kind 'name'" for the messages that follow. */
+int vb_src_element(vb_loader *ld, const config_setting_t *list, int i, const char *kind,
+                   const char *shape, char *names, size_t stride, char *obj, size_t objsize);
+
+/* Most variants (law kinds, body types) and keys in all that
+ * vb_variant_keys handles. */
+#define VB_VARIANTS_MAX 16
+#define VB_VARIANT_KEYS_MAX 32
+
+/* Keys of an object that has variants (a contact's law, a body's type)
+ * from one table of the keys of each: the keys of variant `self` (of every
+ * variant, each once, when self < 0: the variant is unknown yet) are
+ * appended to out[*n]; for self >= 0, each key of another variant that
+ * self lacks gets a rule in rules[] (NULL-key-terminated; room for
+ * VB_VARIANT_KEYS_MAX + 1) saying where it applies, "law 'rattle'" or
+ * "types mass and modal" (`word` is "law", "type"), with its text in buf.
+ * Returns the number of rules. */
+int vb_variant_keys(const char *word, int nvariants, const char *const *names,
+                    const char *const *const *keys, int self, const char **out, int *n,
+                    vb_key_rule *rules, char (*buf)[LIST_MAX]);
+
 /* Member of a group, or NULL. */
 config_setting_t *vb_src_member(const config_setting_t *group, const char *key);
 /* The setting to point at for a key: its own line, else the group's. */

@@ -22,6 +22,8 @@ struct vb_study {
   vb_source src;
   vb_sweep *sweep;     /* NULL without a sweep */
   const char **units;  /* [nparams] SI units of each parameter (static text) */
+  long *checked;       /* [nchecked] scenes validated one by one, sorted; NULL: all */
+  long nchecked;
   long nscenes;
   vb_scene *first;     /* scene 0 */
   double record_max;   /* largest recording of a scene, bytes */
@@ -36,6 +38,7 @@ void vb_study_free(vb_study *study)
   vb_source_clear(&study->src);
   vb_sweep_free(study->sweep);
   free(study->units);
+  free(study->checked);
   vb_scene_free(study->first);
   free(study);
 }
@@ -94,14 +97,87 @@ int vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err,
   return rc;
 }
 
-/* Parse the sweep, check its paths, and validate every scene. */
+/* Studies of up to this many scenes are validated scene by scene; larger
+ * ones through the scenes that stand for them (vb_sweep_sample), with
+ * this many values of a long parameter. */
+#define CHECK_ALL_MAX 20000L
+#define SAMPLE_VALUES 1024L
+
+/* Validate scenes idx[0..n) (idx NULL: 0..n-1) in parallel: the smallest
+ * failing index into *bad (else left), the largest recording into *rmax
+ * and the sum of the recordings into *rsum. */
+static void check_indices(const vb_study *st, const long *idx, long n, long *bad,
+                          double *rmax, double *rsum)
+{
+  long i, b = *bad;
+  double mx = *rmax, sum = 0.0;
+
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16) reduction(min : b) reduction(max : mx) \
+    reduction(+ : sum)
+#endif
+  for (i = 0; i < n; i++) {
+    long index = idx ? idx[i] : i;
+    vb_scene *sc;
+    char e[8];
+    double bytes;
+
+    if (vb_study_scene(st, index, &sc, e, sizeof e) != VB_OK) {
+      b = index < b ? index : b;
+      continue;
+    }
+    bytes = vb_scene_record_bytes(sc);
+    mx = bytes > mx ? bytes : mx;
+    sum += bytes;
+    vb_scene_free(sc);
+  }
+  *bad = b;
+  *rmax = mx;
+  *rsum = sum;
+}
+
+/* Validate every scene of the study but scene 0 (loaded already), or for
+ * a sweep of more than CHECK_ALL_MAX scenes those that stand for it
+ * (vb_sweep_sample says why they suffice; every scene is validated again
+ * as it is built at run time).  Sets record_max and record_total (the
+ * latter, for a sampled sweep, the sample's mean times the scene count). */
+static int check_scenes(vb_study *st, char *err, size_t errlen)
+{
+  double bytes0 = vb_scene_record_bytes(st->first), rmax = bytes0, rsum = 0.0;
+  long bad = st->nscenes, *idx = NULL, n;
+  int rc = VB_OK;
+
+  if (st->nscenes <= CHECK_ALL_MAX) {
+    check_indices(st, NULL, st->nscenes, &bad, &rmax, &rsum);
+    st->record_total = rsum;
+    st->nchecked = st->nscenes;
+  } else {
+    n = vb_sweep_sample(st->sweep, SAMPLE_VALUES, &idx);
+    if (n < 0)
+      return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory checking the study",
+                     st->src.path);
+    check_indices(st, idx, n, &bad, &rmax, &rsum);
+    st->record_total = rsum / (double)n * (double)st->nscenes;
+    st->checked = idx;
+    st->nchecked = n;
+  }
+  st->record_max = rmax;
+  if (bad < st->nscenes) {
+    vb_scene *sc;
+
+    rc = vb_study_scene(st, bad, &sc, err, errlen);
+    vb_scene_free(sc);
+    return rc != VB_OK ? rc : VB_EINVAL;
+  }
+  return VB_OK;
+}
+
+/* Parse the sweep, check its paths, and validate the scenes. */
 static int study_init(vb_study *st, char *err, size_t errlen)
 {
   config_t cfg;
   const config_setting_t *sweep;
   config_setting_t *target;
-  long i, bad;
-  double rmax, rtotal;
   int rc, p;
 
   rc = vb_source_parse(&st->src, &cfg, err, errlen);
@@ -133,36 +209,7 @@ static int study_init(vb_study *st, char *err, size_t errlen)
   rc = vb_study_scene(st, 0, &st->first, err, errlen);
   if (rc != VB_OK)
     return rc;
-  rmax = rtotal = vb_scene_record_bytes(st->first);
-  bad = st->nscenes;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) reduction(min : bad) \
-    reduction(max : rmax) reduction(+ : rtotal)
-#endif
-  for (i = 1; i < st->nscenes; i++) {
-    vb_scene *sc;
-    char e[8];
-    double bytes;
-
-    if (vb_study_scene(st, i, &sc, e, sizeof e) != VB_OK) {
-      bad = i < bad ? i : bad;
-      continue;
-    }
-    bytes = vb_scene_record_bytes(sc);
-    rmax = bytes > rmax ? bytes : rmax;
-    rtotal += bytes;
-    vb_scene_free(sc);
-  }
-  st->record_max = rmax;
-  st->record_total = rtotal;
-  if (bad < st->nscenes) {
-    vb_scene *sc;
-
-    rc = vb_study_scene(st, bad, &sc, err, errlen);
-    vb_scene_free(sc);
-    return rc != VB_OK ? rc : VB_EINVAL;
-  }
-  return VB_OK;
+  return check_scenes(st, err, errlen);
 }
 
 /* Finish loading a study whose source is read. */
@@ -222,6 +269,11 @@ int vb_study_nparams(const vb_study *study)
 const char *vb_study_param(const vb_study *study, int p)
 {
   return vb_sweep_path(study->sweep, p);
+}
+long vb_study_checked(const vb_study *study, const long **indices)
+{
+  *indices = study->checked;
+  return study->nchecked;
 }
 const char *vb_study_param_units(const vb_study *study, int p)
 {

@@ -50,6 +50,30 @@ const char *vb_sweep_text(const vb_sweep *sweep);
 /* Value of parameter p in scene `index`. */
 double vb_sweep_value(const vb_sweep *sweep, long index, int p);
 
+/* The scenes that stand for a sweep too large to validate one by one:
+ * *out (freed by the caller) receives the sorted distinct indices, their
+ * number is returned (-1: out of memory).  Always scene 0.
+ *   grid: each parameter's values (all of them up to `cap`; of a longer
+ *   linspace or logspace its first two, last two, extremes and `cap`
+ *   evenly spaced ones) with the others at their first value, and every
+ *   corner of the grid (each parameter at its smallest or largest value;
+ *   with more than 12 parameters the all-smallest and all-largest corners
+ *   and each with one parameter flipped).  This suffices because every
+ *   check of a value is an interval condition (between two valid values
+ *   of a linspace or logspace every value is valid; the neighbours of the
+ *   ends catch a step that breaks an integer or odd-integer key), and
+ *   every check that combines values (steps = duration fs, modes below
+ *   Nyquist and an explicit scheme's stability limit, exact-duration
+ *   limits, forces that overflow) is monotone in each value, so the worst
+ *   case of a grid is one of its corners.
+ *   zip: `cap` evenly spaced scenes and those where a parameter takes its
+ *   smallest or largest value (corners of a zip are not scenes).
+ *   random: the first `cap` scenes (independent draws over the box).
+ * Every scene is still validated as it is built at run time
+ * (vb_study_scene), so a zip or random scene outside the sample fails
+ * there with its own message. */
+long vb_sweep_sample(const vb_sweep *sweep, long cap, long **out);
+
 /* splitmix64 (Steele, Lea & Flood 2014): output number k (k = 0, 1, ...)
  * of the stream started at `seed`; stateless, so any scene's draw is
  * computed directly from its index. */

@@ -178,22 +178,11 @@ typedef enum {
   VB_FAMILY_EXPLICIT       /* one-step explicit: verlet, heun, rk4 */
 } vb_family;
 
-struct vb_contact;
-struct vb_island;
+struct vb_scheme_ops; /* its operations (solvers/scheme.h, not installed) */
 
-/* History of one contact's compression that a scheme's step force needs.
- * Two-level: x, rate and f at n, and roff such that the rate at n+1 is
- * 2 (x1 - x) / dt + roff (the trapezoidal relation, Papetti eq 20).
- * Three-level: x at n and xm at n-1. */
-typedef struct vb_chist {
-  double x;     /* compression at n, m */
-  double xm;    /* compression at n-1, m (three-level) */
-  double rate;  /* compression rate at n, m/s */
-  double roff;  /* two-level: rate(n+1) = 2 (x1 - x)/dt + roff, m/s */
-  double f;     /* force the scheme holds at n, N */
-} vb_chist;
-
-/* A numerical scheme: one const instance per file in solvers/. */
+/* A numerical scheme: one const instance per file in solvers/.  Its facts
+ * are these fields; the library reaches its operations through ops and
+ * never names a scheme. */
 typedef struct vb_scheme {
   const char *name;      /* scene-file name, e.g. "two-point" */
   const char *doc;       /* one line with the paper and equation */
@@ -201,28 +190,18 @@ typedef struct vb_scheme {
   int order;             /* claimed order of accuracy for smooth laws */
   int min_contact_steps; /* shortest contact it resolves (Papetti 3.3.2, Chatziioannou 2.1) */
   int energy_conserving; /* 1 if a lossless contact keeps its discrete energy */
-  /* Implicit families: the force the contact applies over the step for a
-   * trial compression x1 at n+1 (two-level: from n to n+1; three-level:
-   * centred at n), N, and its derivative d/dx1 in *dfdx. */
-  double (*step_force)(const struct vb_contact *ct, const vb_chist *h, double dt,
-                       double x1, double *dfdx);
-  /* Optional closed form for an island with this one contact:
-   * x1 = e - w * step_force(x1) with compliance w > 0; VB_OK, or
-   * VB_EDISCRIM when it has no real solution (quadratic scheme). */
-  int (*solve_single)(const struct vb_contact *ct, const vb_chist *h, double dt,
-                      double e, double w, double *x1);
-  /* Force to hold at n+1 once the step force fbar is known (what the
-   * next step reuses and the recording shows), N. */
-  double (*held_force)(const struct vb_contact *ct, const vb_chist *h, double dt,
-                       double x1, double fbar);
-  /* Energy the law's damping took over the step, J. */
-  double (*dissipation)(const struct vb_contact *ct, const vb_chist *h, double dt,
-                        double x1, double fbar);
-  /* The contact's potential in the scheme's discrete energy, J, with h
-   * holding the state after the step (x at n+1, xm at n). */
-  double (*potential)(const struct vb_contact *ct, const vb_chist *h);
-  /* Explicit family: advance a whole island one step. */
-  int (*step_explicit)(struct vb_island *is);
+  double stability_limit; /* explicit family: the largest omega dt of an
+                             undamped mode it steps stably (0 for the
+                             implicit families, which have none) */
+  const struct vb_scheme *fallback; /* the scheme that steps a contact where
+                             this one's closed form has no real root
+                             (quadratic: three-point), or NULL */
+  const char *const *params; /* scene keys of the scheme's own parameters,
+                             NULL-terminated (quadratic: "s"), or NULL */
+  int exact_duration_eq; /* Chatziioannou's equation of the exact contact
+                            duration for alpha = 1 it supports (15: two-point,
+                            16: three-point), or 0 */
+  const struct vb_scheme_ops *ops; /* operations (solvers/scheme.h) */
 } vb_scheme;
 
 /* Look up a scheme by name; NULL if unknown. */
@@ -472,6 +451,41 @@ typedef enum {
 } vb_energy;
 /* Energy signal `which` (a vb_energy) [samples], J. */
 const double *vb_run_energy(const vb_run *run, int which);
+/* What a recorded signal belongs to, and its group under the scene's
+ * group in the output (B: body, P: point, C: contact names). */
+typedef enum {
+  VB_SIGNAL_SCENE = 0, /* one per scene: "energy" */
+  VB_SIGNAL_POINT,     /* one per recorded point: each mass and wall
+                          ("bodies/B") and each named point of a modal
+                          object ("bodies/B/P"), bodies in order */
+  VB_SIGNAL_MODES,     /* one per mass or modal object when record.modes is
+                          set: "bodies/B/modes", one row per mode */
+  VB_SIGNAL_CONTACT    /* one per contact: "contacts/C" */
+} vb_signal_object;
+
+/* One recorded signal: a row of the table that the run's allocation
+ * iterates, and that writers and readers can iterate. */
+typedef struct vb_signal {
+  const char *name;        /* dataset name in its group: "u", "force", "total" */
+  const char *units;       /* "m", "m/s", "N", "J" */
+  vb_signal_object object; /* what it is recorded for */
+  const char *doc;         /* one line */
+} vb_signal;
+
+/* The table of recorded signals, in the order of the recording (the
+ * energies first, in vb_energy order); *n receives its length. */
+const vb_signal *vb_signal_table(int *n);
+/* Instances of signal s in a scene (points, bodies with modes, contacts, or
+ * 1 for the scene). */
+int vb_signal_count(const vb_signal *s, const vb_scene *sc);
+/* Rows of instance i: the body's modes for VB_SIGNAL_MODES, else 1. */
+int vb_signal_rows(const vb_signal *s, const vb_scene *sc, int i);
+/* Group of instance i ("energy", "bodies/ball", "bodies/plate/pickup",
+ * "bodies/plate/modes", "contacts/hit") into buf; snprintf's count. */
+int vb_signal_group(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t len);
+/* Samples of instance i of signal s (an entry of the table) in a run,
+ * [rows][samples]. */
+const double *vb_signal_data(const vb_run *run, const vb_signal *s, int i);
 /* Energy balance error at the end:
  * total + dissipated - external - correction - initial, J. */
 double vb_run_balance_error(const vb_run *run);
@@ -576,6 +590,13 @@ long vb_study_scenes(const vb_study *study);
 int vb_study_nparams(const vb_study *study);
 /* Path of swept parameter p, e.g. "contacts.hit.k". */
 const char *vb_study_param(const vb_study *study, int p);
+/* The scenes vb_study_load validated one by one, for tools that look at
+ * every scene (vibro check): their number; *indices is NULL when that is
+ * every scene (0 .. count-1), else the sorted indices of the scenes that
+ * stand for a sweep of more than 20000 scenes (each parameter's values and
+ * the grid's corners; lib/sweep.h vb_sweep_sample says why they suffice).
+ * The array belongs to the study. */
+long vb_study_checked(const vb_study *study, const long **indices);
 /* SI units of swept parameter p, from the law table and the loader's
  * tables: "N/m^alpha" (a law's k), "m/s" (a mass's v0), "kg", "Hz", "s",
  * "1" when dimensionless, "" when no table knows the key; NULL when p is

@@ -12,6 +12,7 @@
  * rate v_(n+1) = 2 (x_(n+1) - x_n) / h - v_n. */
 #include <math.h>
 #include "internal.h"
+#include "scheme.h"
 
 /* Rate at n+1 implied by eq 20 for a trial compression. */
 static double
@@ -57,6 +58,13 @@ potential(const vb_contact *ct, const vb_chist *h)
   return vb_law_potential(&ct->law, h->x);
 }
 
+static const vb_scheme_ops ops = {
+  .step_force = step_force,
+  .held_force = held_force,
+  .dissipation = dissipation,
+  .potential = potential,
+};
+
 const vb_scheme vb_scheme_am1 = {
   .name = "am1",
   .doc = "1-step Adams-Moulton (trapezoidal), K-method + Newton (Papetti eq 20)",
@@ -64,8 +72,5 @@ const vb_scheme vb_scheme_am1 = {
   .order = 2,
   .min_contact_steps = 4,
   .energy_conserving = 0,
-  .step_force = step_force,
-  .held_force = held_force,
-  .dissipation = dissipation,
-  .potential = potential,
+  .ops = &ops,
 };

@@ -4,16 +4,30 @@
  * predicted velocity v~_n as eq 22 does, and is reused in both the
  * predictor and the corrector of the next step. */
 #include <math.h>
+#include <stdlib.h>
 #include "internal.h"
+#include "scheme.h"
+
+/* Work space: vt[nm], a1[nm], then x and rate [nc]. */
+static void *
+alloc(int nm, int nc)
+{
+  return calloc(2 * (size_t)nm + 2 * (size_t)nc + 1, sizeof(double));
+}
+
+static void
+release(void *ws)
+{
+  free(ws);
+}
 
 static int
-step_explicit(vb_island *is)
+step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, double *a,
+     double *f)
 {
-  int nm = is->nm, nc = is->nc;
-  double h = is->dt;
-  double *q = is->q, *v = is->v, *a = is->acc;
-  double *vt = is->scratch, *ext = is->scratch + nm, *a1 = is->scratch + 2 * nm;
-  double t1 = is->time + h;
+  int nm = sys->nm;
+  double *vt = ws, *a1 = vt + nm, *x = a1 + nm, *rate = x + sys->nc;
+  double t1 = t + h;
   for (int j = 0; j < nm; j++) {
     /* eq 22 predictor: v~_(n+1) = v_n + h f_n/m */
     vt[j] = v[j] + h * a[j];
@@ -21,20 +35,16 @@ step_explicit(vb_island *is)
     q[j] += 0.5 * h * (v[j] + vt[j]);
   }
   /* eq 22: f_(n+1) = f(x_(n+1), v~_(n+1)) */
-  vb_island_compressions(is, q, vt, t1, is->x1, is->xt);
-  for (int c = 0; c < nc; c++)
-    is->fbar[c] = vb_law_force(&is->cts[c].law, is->x1[c], is->xt[c]);
-  vb_island_external(is, t1, ext);
-  vb_island_accel(is, q, vt, is->fbar, ext, a1);
+  sys->accel(sys->ctx, t1, q, vt, a1, x, rate, f);
   /* eq 22 corrector: v_(n+1) = v_n + h/2 (f_n + f_(n+1))/m */
   for (int j = 0; j < nm; j++) {
     v[j] += 0.5 * h * (a[j] + a1[j]);
     a[j] = a1[j];
   }
-  for (int c = 0; c < nc; c++)
-    is->hist[c].f = is->fbar[c];
   return VB_OK;
 }
+
+static const vb_scheme_ops ops = { .alloc = alloc, .free = release, .step = step };
 
 const vb_scheme vb_scheme_heun = {
   .name = "heun",
@@ -43,5 +53,6 @@ const vb_scheme vb_scheme_heun = {
   .order = 2,
   .min_contact_steps = 4,
   .energy_conserving = 0,
-  .step_explicit = step_explicit,
+  .stability_limit = 1.0, /* grows by sqrt(1 + (w dt)^4 / 4) a step */
+  .ops = &ops,
 };

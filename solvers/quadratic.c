@@ -31,6 +31,7 @@
  * is counted in `fallbacks` and flagged in the impact's event row. */
 #include <math.h>
 #include "internal.h"
+#include "scheme.h"
 
 /* Ducceschi eq 6: P(s) of the contact expanded around `at`, taken at `to`. */
 static double
@@ -101,6 +102,19 @@ potential(const vb_contact *ct, const vb_chist *h)
   return taylor(ct, h->xm, h->x);
 }
 
+extern const vb_scheme vb_scheme_three_point;
+
+/* Its parameter s (eq 16). */
+static const char *const params[] = { "s", NULL };
+
+static const vb_scheme_ops ops = {
+  .step_force = step_force,
+  .solve_single = solve_single,
+  .held_force = vb_three_level_held_force,
+  .dissipation = dissipation,
+  .potential = potential,
+};
+
 const vb_scheme vb_scheme_quadratic = {
   .name = "quadratic",
   .doc = "Ducceschi's non-iterative energy-conserving scheme, parameter s (Ducceschi eq 16-19)",
@@ -108,9 +122,7 @@ const vb_scheme vb_scheme_quadratic = {
   .order = 1,
   .min_contact_steps = 2,
   .energy_conserving = 1,
-  .step_force = step_force,
-  .solve_single = solve_single,
-  .held_force = vb_three_level_held_force,
-  .dissipation = dissipation,
-  .potential = potential,
+  .fallback = &vb_scheme_three_point,
+  .params = params,
+  .ops = &ops,
 };

@@ -1,30 +1,77 @@
 /* registry.c - the table of numerical schemes, resolved by name. */
+#include <stdio.h>
 #include <string.h>
-#include "vibro.h"
+#include "scheme.h"
 
-/* Every scheme, in the order they are listed to users. */
-#define VB_SCHEMES(X) \
-  X(two_point) X(am1) X(three_point) X(quadratic) X(verlet) X(heun) X(rk4)
+/* Every scheme, in the order they are listed to users: X(id, scene name).
+ * A new scheme is one file in solvers/ and one line here. */
+#define VB_SCHEMES(X)                                                       \
+  X(two_point, "two-point") X(am1, "am1") X(three_point, "three-point")     \
+  X(quadratic, "quadratic") X(verlet, "verlet") X(heun, "heun") X(rk4, "rk4")
 
-#define DECLARE(id) extern const vb_scheme vb_scheme_##id;
+#define DECLARE(id, name) extern const vb_scheme vb_scheme_##id;
 VB_SCHEMES(DECLARE)
 #undef DECLARE
 
-#define ENTRY(id) &vb_scheme_##id,
+#define ENTRY(id, name) &vb_scheme_##id,
 static const vb_scheme *const schemes[] = { VB_SCHEMES(ENTRY) };
 #undef ENTRY
 
+/* ", two-point, am1, ...": the choices, from the same list. */
+#define NAME(id, name) ", " name
+static const char choices[] = VB_SCHEMES(NAME);
+#undef NAME
+
+/* The scene names, from the same list (a scheme file's .name must match). */
+#define NAME(id, name) name,
+static const char *const names[] = { VB_SCHEMES(NAME) };
+#undef NAME
+
 #define NSCHEMES (sizeof schemes / sizeof schemes[0])
 
-/* Look up a scheme by name. */
+/* Check a scheme's operations and facts against its family. */
+int
+vb_scheme_check(const vb_scheme *s, char *err, size_t errlen)
+{
+  static const char *const family[] = { "two-level", "three-level", "explicit" };
+  const vb_scheme_ops *o = s->ops;
+  const char *missing = NULL;
+  if (!s->name || !s->doc || !o)
+    missing = !s->name ? "name" : !s->doc ? "doc" : "ops";
+  else if (s->family == VB_FAMILY_EXPLICIT)
+    missing = !o->alloc ? "alloc" : !o->free ? "free" : !o->step ? "step"
+              : !(s->stability_limit > 0.0) ? "stability_limit" : NULL;
+  else
+    missing = !o->step_force ? "step_force" : !o->held_force ? "held_force"
+              : !o->dissipation ? "dissipation" : !o->potential ? "potential"
+              : o->solve_single && !s->fallback ? "fallback" : NULL;
+  if (!missing && s->fallback
+      && (s->fallback->family != s->family || !s->fallback->ops
+          || !s->fallback->ops->step_force || s->fallback->fallback)) {
+    snprintf(err, errlen, "scheme '%s': fallback '%s' cannot step its contacts (it needs "
+             "the same family, a step_force and no fallback of its own)", s->name,
+             s->fallback->name ? s->fallback->name : "");
+    return VB_EINVAL;
+  }
+  if (missing) {
+    snprintf(err, errlen, "scheme '%s': no %s (the %s family needs it)",
+             s->name ? s->name : "", missing, family[s->family]);
+    return VB_EINVAL;
+  }
+  return VB_OK;
+}
+
+/* Look up a scheme by name; a scheme that fails its check is not found. */
 const vb_scheme *
 vb_scheme_lookup(const char *name)
 {
+  char err[160];
   if (!name)
     return NULL;
   for (size_t i = 0; i < NSCHEMES; i++)
-    if (strcmp(schemes[i]->name, name) == 0)
-      return schemes[i];
+    if (strcmp(names[i], name) == 0)
+      return strcmp(schemes[i]->name, names[i]) == 0
+             && vb_scheme_check(schemes[i], err, sizeof err) == VB_OK ? schemes[i] : NULL;
   return NULL;
 }
 
@@ -40,5 +87,5 @@ vb_scheme_list(size_t *n)
 const char *
 vb_scheme_choices(void)
 {
-  return "two-point, am1, three-point, quadratic, verlet, heun, rk4";
+  return choices + 2;
 }

@@ -4,27 +4,30 @@
  * at the end of the previous step; the three other stages evaluate the
  * law afresh. */
 #include <math.h>
+#include <stdlib.h>
 #include "internal.h"
+#include "scheme.h"
 
-/* Acceleration of the island at stage state (q, v) and time t into a. */
-static void
-stage(vb_island *is, const double *q, const double *v, double t, double *ext, double *a)
+/* Work space: qs, vs, ak, dq, dv [nm], then x, rate and the stage forces [nc]. */
+static void *
+alloc(int nm, int nc)
 {
-  vb_island_compressions(is, q, v, t, is->x1, is->xt);
-  for (int c = 0; c < is->nc; c++)
-    is->fbar[c] = vb_law_force(&is->cts[c].law, is->x1[c], is->xt[c]);
-  vb_island_external(is, t, ext);
-  vb_island_accel(is, q, v, is->fbar, ext, a);
+  return calloc(5 * (size_t)nm + 3 * (size_t)nc + 1, sizeof(double));
+}
+
+static void
+release(void *ws)
+{
+  free(ws);
 }
 
 static int
-step_explicit(vb_island *is)
+step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, double *a,
+     double *f)
 {
-  int nm = is->nm;
-  double h = is->dt, t = is->time;
-  double *q = is->q, *v = is->v, *a = is->acc;
-  double *qs = is->scratch, *vs = is->scratch + nm, *ak = is->scratch + 2 * nm;
-  double *ext = is->scratch + 3 * nm, *dq = is->scratch + 4 * nm, *dv = is->scratch + 5 * nm;
+  int nm = sys->nm, nc = sys->nc;
+  double *qs = ws, *vs = qs + nm, *ak = vs + nm, *dq = ak + nm, *dv = dq + nm;
+  double *x = dv + nm, *rate = x + nc, *fs = rate + nc;
   /* eq 23b: k1 = h f_n/m, l1 = h v_n */
   for (int j = 0; j < nm; j++) {
     dq[j] = h * v[j];
@@ -33,7 +36,7 @@ step_explicit(vb_island *is)
     vs[j] = v[j] + 0.5 * h * a[j];
   }
   /* k2 = h f(x_n + l1/2, v_n + k1/2)/m, l2 = h (v_n + k1/2) */
-  stage(is, qs, vs, t + 0.5 * h, ext, ak);
+  sys->accel(sys->ctx, t + 0.5 * h, qs, vs, ak, x, rate, fs);
   for (int j = 0; j < nm; j++) {
     double l2 = h * vs[j], k2 = h * ak[j];
     dq[j] += 2.0 * l2;
@@ -42,7 +45,7 @@ step_explicit(vb_island *is)
     vs[j] = v[j] + 0.5 * k2;
   }
   /* k3 = h f(x_n + l2/2, v_n + k2/2)/m, l3 = h (v_n + k2/2) */
-  stage(is, qs, vs, t + 0.5 * h, ext, ak);
+  sys->accel(sys->ctx, t + 0.5 * h, qs, vs, ak, x, rate, fs);
   for (int j = 0; j < nm; j++) {
     double l3 = h * vs[j], k3 = h * ak[j];
     dq[j] += 2.0 * l3;
@@ -51,7 +54,7 @@ step_explicit(vb_island *is)
     vs[j] = v[j] + k3;
   }
   /* k4 = h f(x_n + l3, v_n + k3)/m, l4 = h (v_n + k3) */
-  stage(is, qs, vs, t + h, ext, ak);
+  sys->accel(sys->ctx, t + h, qs, vs, ak, x, rate, fs);
   for (int j = 0; j < nm; j++) {
     dq[j] += h * vs[j];
     dv[j] += h * ak[j];
@@ -60,11 +63,11 @@ step_explicit(vb_island *is)
     v[j] += dv[j] / 6.0;
   }
   /* f_(n+1) = f(x_(n+1), v_(n+1)), stored for k1 of the next step */
-  stage(is, q, v, t + h, ext, a);
-  for (int c = 0; c < is->nc; c++)
-    is->hist[c].f = is->fbar[c];
+  sys->accel(sys->ctx, t + h, q, v, a, x, rate, f);
   return VB_OK;
 }
+
+static const vb_scheme_ops ops = { .alloc = alloc, .free = release, .step = step };
 
 const vb_scheme vb_scheme_rk4 = {
   .name = "rk4",
@@ -73,5 +76,6 @@ const vb_scheme vb_scheme_rk4 = {
   .order = 4,
   .min_contact_steps = 4,
   .energy_conserving = 0,
-  .step_explicit = step_explicit,
+  .stability_limit = 2.78, /* 2 sqrt(2) on the imaginary axis, less a margin */
+  .ops = &ops,
 };

@@ -13,6 +13,7 @@
  * d (x^(n+1) - x^(n-1))^2 / (4 dt) per step. */
 #include <math.h>
 #include "internal.h"
+#include "scheme.h"
 
 /* Eq 7's force: discrete gradient over (n-1, n+1) plus centred damping. */
 static double
@@ -51,6 +52,13 @@ potential(const vb_contact *ct, const vb_chist *h)
   return 0.5 * (vb_law_potential(&ct->law, h->x) + vb_law_potential(&ct->law, h->xm));
 }
 
+static const vb_scheme_ops ops = {
+  .step_force = step_force,
+  .held_force = vb_three_level_held_force,
+  .dissipation = dissipation,
+  .potential = potential,
+};
+
 const vb_scheme vb_scheme_three_point = {
   .name = "three-point",
   .doc = "three-point, one-variable energy-conserving scheme (Chatziioannou eq 7, Ducceschi eq 23), Newton",
@@ -58,8 +66,6 @@ const vb_scheme vb_scheme_three_point = {
   .order = 2,
   .min_contact_steps = 2,
   .energy_conserving = 1,
-  .step_force = step_force,
-  .held_force = vb_three_level_held_force,
-  .dissipation = dissipation,
-  .potential = potential,
+  .exact_duration_eq = 16,
+  .ops = &ops,
 };

@@ -14,6 +14,7 @@
  * sum m v^2 / 2 + V(x) balances to Newton tolerance. */
 #include <math.h>
 #include "internal.h"
+#include "scheme.h"
 
 /* Eq 8b: the discrete gradient plus damping at the step's mean rate. */
 static double
@@ -50,6 +51,13 @@ potential(const vb_contact *ct, const vb_chist *h)
   return vb_law_potential(&ct->law, h->x);
 }
 
+static const vb_scheme_ops ops = {
+  .step_force = step_force,
+  .held_force = held_force,
+  .dissipation = dissipation,
+  .potential = potential,
+};
+
 const vb_scheme vb_scheme_two_point = {
   .name = "two-point",
   .doc = "two-point, two-variable energy-conserving scheme (Chatziioannou eq 8), Newton",
@@ -57,8 +65,6 @@ const vb_scheme vb_scheme_two_point = {
   .order = 2,
   .min_contact_steps = 1,
   .energy_conserving = 1,
-  .step_force = step_force,
-  .held_force = held_force,
-  .dissipation = dissipation,
-  .potential = potential,
+  .exact_duration_eq = 15,
+  .ops = &ops,
 };

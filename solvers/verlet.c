@@ -5,16 +5,30 @@
  * v_(n-1/2)) (and any velocity-dependent modal damping) is evaluated with
  * v_(n-1/2), exactly as eq 21 reuses it.  For one mass a_n = (-f_n + F)/m. */
 #include <math.h>
+#include <stdlib.h>
 #include "internal.h"
+#include "scheme.h"
+
+/* Work space: vh[nm], then x and rate [nc]. */
+static void *
+alloc(int nm, int nc)
+{
+  return calloc((size_t)nm + 2 * (size_t)nc + 1, sizeof(double));
+}
+
+static void
+release(void *ws)
+{
+  free(ws);
+}
 
 static int
-step_explicit(vb_island *is)
+step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, double *a,
+     double *f)
 {
-  int nm = is->nm, nc = is->nc;
-  double h = is->dt;
-  double *q = is->q, *v = is->v, *a = is->acc;
-  double *vh = is->scratch, *ext = is->scratch + nm;
-  double t1 = is->time + h;
+  int nm = sys->nm;
+  double *vh = ws, *x = vh + nm, *rate = x + sys->nc;
+  double t1 = t + h;
   for (int j = 0; j < nm; j++) {
     /* eq 21: x_(n+1) = x_n + h v_n + h^2/2 f_n/m */
     q[j] += h * v[j] + 0.5 * h * h * a[j];
@@ -22,18 +36,14 @@ step_explicit(vb_island *is)
     vh[j] = v[j] + 0.5 * h * a[j];
   }
   /* eq 21: f_(n+1) = f(x_(n+1), v_(n+1/2)) */
-  vb_island_compressions(is, q, vh, t1, is->x1, is->xt);
-  for (int c = 0; c < nc; c++)
-    is->fbar[c] = vb_law_force(&is->cts[c].law, is->x1[c], is->xt[c]);
-  vb_island_external(is, t1, ext);
-  vb_island_accel(is, q, vh, is->fbar, ext, a);
+  sys->accel(sys->ctx, t1, q, vh, a, x, rate, f);
   /* eq 21 corrector: v_(n+1) = v_(n+1/2) + h/2 f_(n+1)/m */
   for (int j = 0; j < nm; j++)
     v[j] = vh[j] + 0.5 * h * a[j];
-  for (int c = 0; c < nc; c++)
-    is->hist[c].f = is->fbar[c];
   return VB_OK;
 }
+
+static const vb_scheme_ops ops = { .alloc = alloc, .free = release, .step = step };
 
 const vb_scheme vb_scheme_verlet = {
   .name = "verlet",
@@ -42,5 +52,6 @@ const vb_scheme vb_scheme_verlet = {
   .order = 2,
   .min_contact_steps = 4,
   .energy_conserving = 0,
-  .step_explicit = step_explicit,
+  .stability_limit = 2.0, /* leapfrog */
+  .ops = &ops,
 };

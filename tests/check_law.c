@@ -92,34 +92,6 @@ START_TEST(test_law_lookup)
 }
 END_TEST
 
-/* Scheme registry: first, last, unknown; every name listed in the choices. */
-START_TEST(test_scheme_lookup)
-{
-  size_t n;
-  const vb_scheme *const *all = vb_scheme_list(&n);
-  ck_assert_int_eq(n, 7);
-  ck_assert_ptr_eq(vb_scheme_lookup("two-point"), all[0]);
-  ck_assert_ptr_eq(vb_scheme_lookup("rk4"), all[n - 1]);
-  ck_assert_ptr_null(vb_scheme_lookup("rk5"));
-  ck_assert_ptr_null(vb_scheme_lookup(""));
-  ck_assert_ptr_null(vb_scheme_lookup(NULL));
-  for (size_t i = 0; i < n; i++) {
-    ck_assert_ptr_eq(vb_scheme_lookup(all[i]->name), all[i]);
-    ck_assert_ptr_nonnull(strstr(vb_scheme_choices(), all[i]->name));
-    /* SUNDIALS-style: every operation the family needs is there */
-    if (all[i]->family == VB_FAMILY_EXPLICIT) {
-      ck_assert_ptr_nonnull(all[i]->step_explicit);
-    } else {
-      ck_assert_ptr_nonnull(all[i]->step_force);
-      ck_assert_ptr_nonnull(all[i]->held_force);
-      ck_assert_ptr_nonnull(all[i]->dissipation);
-      ck_assert_ptr_nonnull(all[i]->potential);
-    }
-    ck_assert(strlen(all[i]->doc) > 10);
-  }
-}
-END_TEST
-
 /* The law table: every row complete, names unique and all in the
  * choices, lookups of the first, the last and an unknown name, and
  * parameter access by offset. */
@@ -283,6 +255,23 @@ START_TEST(test_restitution_events)
 }
 END_TEST
 
+/* The library's one message helper: formats, truncates safely, tolerates
+ * no buffer, and returns the status it is given. */
+START_TEST(test_errf)
+{
+  char err[16];
+  memset(err, 'x', sizeof err);
+  ck_assert_int_eq(vb_errf(err, sizeof err, VB_ENOMEM, "%s:%d: %s", "scene.cfg", 17,
+                           "out of memory"), VB_ENOMEM);
+  ck_assert_str_eq(err, "scene.cfg:17: o");
+  ck_assert_int_eq(vb_errf(err, 4, VB_EINVAL, "%d", 123456), VB_EINVAL);
+  ck_assert_str_eq(err, "123");
+  ck_assert_int_eq(vb_errf(NULL, 100, VB_EIO, "%s", "x"), VB_EIO);
+  ck_assert_int_eq(vb_errf(err, 0, VB_OK, "%s", "y"), VB_OK);
+  ck_assert_str_eq(err, "123");
+}
+END_TEST
+
 START_TEST(test_strerror)
 {
   ck_assert_str_eq(vb_strerror(VB_OK), "success");
@@ -307,8 +296,8 @@ law_suite(void)
   TCase *errors = tcase_create("errors");
   tcase_set_timeout(errors, 60);
   tcase_add_test(errors, test_law_lookup);
-  tcase_add_test(errors, test_scheme_lookup);
   tcase_add_test(errors, test_strerror);
+  tcase_add_test(errors, test_errf);
   tcase_add_test(errors, test_law_table);
   suite_add_tcase(s, errors);
   return s;

@@ -802,7 +802,7 @@ START_TEST(test_preset_errors)
     {&bar, offsetof(vb_preset, length), -0.437, "preset 'bar': 'length' must be > 0 (got -0.437)"},
     {&bar, offsetof(vb_preset, width), 0.0, "preset 'bar': 'width' must be > 0 (got 0)"},
     {&bar, offsetof(vb_preset, thickness), NAN, "preset 'bar': 'thickness' must be > 0 (got nan)"},
-    {&bar, offsetof(vb_preset, youngs), -1e9, "preset 'bar': 'youngs' must be > 0 (got -1e+09)"},
+    {&bar, offsetof(vb_preset, youngs), -1e9, "preset 'bar': 'youngs' must be > 0 (got -1000000000)"},
     {&bar, offsetof(vb_preset, density), INFINITY, "preset 'bar': 'density' must be > 0 (got inf)"},
     {&string, offsetof(vb_preset, length), 0.0, "preset 'string': 'length' must be > 0 (got 0)"},
     {&string, offsetof(vb_preset, tension), -83.7,

@@ -586,7 +586,7 @@ static const bad_case bad[] = {
     {SCENE "bodies = (\n"
            "  { name = \"wall\"; type = \"wall\"; mass = 1.0; }\n"
            ");\n",
-     "bad.cfg:3: body 'wall': 'mass' applies only to type 'mass' (valid: "
+     "bad.cfg:3: body 'wall': 'mass' applies only to types mass and modal (valid: "
      "name, type, position, drive)"},
     {SCENE "bodies = (\n"
            "  { name = \"hammer\"; type = \"mass\"; mass = 1.0;\n"
@@ -677,6 +677,21 @@ static const bad_case bad[] = {
      "bad.cfg:8: contact 'hit': 'alpha' must be >= 1 (got 0.99)"},
     {SCENE BODIES CONTACT(HC "mu = -0.1; " AM1),
      "bad.cfg:8: contact 'hit': 'mu' must be >= 0 (got -0.1)"},
+    /* issue 10: overflow that the loader can see */
+    {"scene = { name = \"t\"; fs = 44100.0; duration = 0.002; gravity = -1e308; };\n" BODIES,
+     "bad.cfg:1: scene: 'gravity' = -1e+308 overflows: the energy it gives body 'hammer' "
+     "over the duration, m (g T)^2/2, is not finite (valid: a smaller |gravity| or "
+     "duration)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"hammer\"; type = \"mass\"; mass = 0.01; v0 = 1.0e160; },\n"
+           "  { name = \"wall\"; type = \"wall\"; }\n"
+           ");\n",
+     "bad.cfg:3: body 'hammer': its initial energy (mode 0) is not finite (valid: smaller "
+     "start values)"},
+    {SCENE BODIES CONTACT("law = \"power\"; k = 1e300; alpha = 1.0; gap = 1e10; " AM1),
+     "bad.cfg:8: contact 'hit': 'k' = 1e+300 overflows: the force or potential at a "
+     "compression of 1e+10 m, which the bodies can reach, is not finite (valid: a smaller "
+     "k or alpha)"},
     /* the laws set by a coefficient of restitution */
     {SCENE BODIES CONTACT("law = \"flores\"; k = 1e9; alpha = 1.5; " AM1),
      "bad.cfg:7: contact 'hit': missing required key 'e'"},

@@ -139,6 +139,19 @@ CFG
 expect 2 "$vibro" run "$tmp/div.cfg" -o "$tmp/div.h5"
 contains "$tmp/err" "did not finish: diverged at t="
 
+# vibro check prints each law's parameters from the law table, with units
+cat >"$tmp/laws.cfg" <<'CFG'
+scene = { name = "laws"; fs = 44100.0; duration = 0.01; };
+bodies = ( { name = "m"; type = "mass"; mass = 1.0; v0 = 1.0; },
+           { name = "w"; type = "wall"; } );
+contacts = ( { name = "s"; between = ["m", "w"]; law = "spring"; k = 100.0; c = 0.5; scheme = "am1"; },
+             { name = "f"; between = ["m", "w"]; law = "flores"; k = 1e8; alpha = 1.5; e = 0.8; scheme = "am1"; } );
+CFG
+expect 0 "$vibro" check "$tmp/laws.cfg"
+contains "$tmp/out" "effective mass 1 kg, k 1e+08 N/m^alpha, alpha 1.5, e 0.8"
+contains "$tmp/out" ", c 0.5 N s/m, alpha 1 (fixed)"
+contains "$tmp/out" "  spring: always engaged, no impacts"
+
 # -o that is an input, a directory or a symbolic link: refused before the
 # run starts, the input untouched
 cp "$srcdir/scenes/papetti-case-b.cfg" "$tmp/self.cfg"

@@ -482,6 +482,138 @@ rate, ch, bps, n = bits >> 44, ((bits >> 41) & 7) + 1, ((bits >> 36) & 31) + 1, 
 assert (rate, ch, bps, n) == (44100, 1, 24, len(force)), (rate, ch, bps, n)
 PY
 
+# ------------------------------------------------ layout vibro-2 (doc/format.md)
+# a finished file and a running study (OUT.part/ with a manifest and
+# shards), made with h5py as doc/format.md lays them out: info and events
+# read /study/table and /study/events, and the shards that the manifest
+# lists with an intact line, in scene order
+"$python" - "$tmp" <<'PY' >"$tmp/py.out" 2>&1 && ok || bad "making vibro-2 files: $(cat "$tmp/py.out")"
+import os, sys, zlib, h5py, numpy as np
+tmp = sys.argv[1]
+contacts = ["hit", "stop"]
+def study(path, scenes, nimpacts):
+    with h5py.File(path, "w") as f:
+        f.attrs["format"] = "vibro-2"
+        f.attrs["vibro_version"] = "0.2.0"
+        f.attrs["source"] = "v2.cfg"
+        f.attrs["scenes"] = np.int64(len(scenes))
+        st = f.create_group("study")
+        st.attrs["mode"] = "grid"
+        st.attrs["scenes"] = np.int64(6)
+        st.attrs["params"] = ["contacts.hit.mu"]
+        st.attrs["param_units"] = ["s/m"]
+        tt = np.dtype([("index", "<i8"), ("contacts.hit.mu", "<f8"), ("status_code", "<i4"),
+                       ("status", "S128"), ("samples", "<i8"), ("sample_interval", "<f8"),
+                       ("final_energy", "<f8"), ("energy_balance_error", "<f8"),
+                       ("events_start", "<i8"), ("events_count", "<i8"),
+                       ("impacts:hit", "<i8"), ("newton_failures:hit", "<i8"), ("fallbacks:hit", "<i8"),
+                       ("impacts:stop", "<i8"), ("newton_failures:stop", "<i8"), ("fallbacks:stop", "<i8")])
+        et = np.dtype([("scene", "<i8"), ("contact", "<i4"), ("t_on", "<f8"), ("v_in", "<f8"),
+                       ("samples", "<i4"), ("contacts.hit.mu", "<f8")])
+        rows, events = [], []
+        for i in scenes:
+            mu = 0.1 + 0.2 * i
+            failed = i == 4
+            n = nimpacts(i)
+            rows.append((i, mu, -3 if failed else 0, b"diverged at t=0.00123" if failed else b"done",
+                         89, 1 / 44100.0, 0.005, 1e-6 * (i + 1), len(events), 2 * n,
+                         n, 0, i, n, 0, 0))
+            for c in range(2):
+                for k in range(n):
+                    events.append((i, c, 0.001 * k + 1e-4 * c, 1.0 - 0.125 * k, 16 + k, mu))
+        t = st.create_dataset("table", data=np.array(rows, dtype=tt))
+        t.attrs["units"] = ["1", "s/m", "1", "-", "1", "s", "J", "J", "1", "1", "1", "1", "1", "1", "1", "1"]
+        e = st.create_dataset("events", data=np.array(events, dtype=et))
+        e.attrs["units"] = ["1", "1", "s", "m/s", "1", "s/m"]
+        e.attrs["contacts"] = contacts
+        sg = f.create_group("signals")
+        sg.create_dataset("scene", data=np.array(list(scenes), dtype="<i8"))
+        sg.create_dataset("time", data=np.arange(89) / 44100.0).attrs["units"] = "s"
+        force = np.array([np.sin(0.1 * (i + 1) * np.arange(89)) * (i + 1) for i in scenes])
+        sg.create_dataset("contacts.hit.force", data=force).attrs["units"] = "N"
+        sg.create_dataset("contacts.hit.mu", data=np.array([0.1 + 0.2 * i for i in scenes]))
+        m = f.create_group("model")
+        m.attrs["name"] = "v2"
+        for b, kind in (("hammer", "mass"), ("wall", "wall")):
+            m.create_group("bodies/" + b).attrs["type"] = kind
+        for c in contacts:
+            g = m.create_group("contacts/" + c)
+            g.attrs["law"] = "hunt-crossley"
+            g.attrs["scheme"] = "am1"
+impacts = lambda i: 1 + i % 3
+study(tmp + "/v2.h5", range(6), impacts)
+part = tmp + "/run.h5.part"
+os.mkdir(part)
+study(part + "/r000-000001.h5", [3, 4], impacts)
+study(part + "/r000-000000.h5", [0, 1, 2], impacts)
+study(part + "/r000-000002.h5", [5], impacts)  # listed with a damaged line: not read
+study(part + "/r000-000003.h5.tmp", [5], impacts)
+def line(name, lo, hi):
+    text = "%s %d %08x %d %d %d %08x " % (name, os.path.getsize(part + "/" + name), 0, hi - lo + 1, lo, hi, 0)
+    return text + "%08x\n" % zlib.crc32(text.encode())
+with open(part + "/manifest.r000", "w") as f:
+    f.write(line("r000-000001.h5", 3, 4))
+    f.write(line("r000-000000.h5", 0, 2))
+    f.write(line("r000-000002.h5", 5, 5).replace(" 5 5 ", " 5 6 "))
+PY
+expect 0 "$vibro" info "$tmp/v2.h5"
+contains "$tmp/out" "$tmp/v2.h5: vibro-2, written by vibro 0.2.0, from v2.cfg"
+contains "$tmp/out" "model 'v2', bodies: hammer (mass), wall (wall)"
+contains "$tmp/out" "6 scenes finished"
+contains "$tmp/out" "scene 1 'v2': done; 89 samples at 44100 Hz; contacts.hit.mu 0.3"
+contains "$tmp/out" "  contact 'stop': hunt-crossley, am1, 2 impacts"
+contains "$tmp/out" "  contact 'hit': hunt-crossley, am1, 3 impacts, 2 quadratic fall-backs"
+contains "$tmp/out" "5 done, 1 failed"
+contains "$tmp/out" "failed: scene 4: diverged at t=0.00123"
+contains "$tmp/out" "largest absolute energy balance error: 6e-06 J, scene 5"
+contains "$tmp/out" "study events: 24 impacts in /study/events"
+contains "$tmp/out" "  swept contacts.hit.mu: 0.1 .. 1.1 s/m, 6 values"
+expect 0 "$vibro" info "$tmp/v2.h5" --all
+equal "v2 info --all scenes" "$(grep -c '^scene ' "$tmp/out")" 6
+expect 0 "$vibro" events "$tmp/v2.h5" --csv
+equal "v2 events header" "$(head -n 1 "$tmp/out")" "scene,contact,t_on,v_in,samples,contacts.hit.mu"
+equal "v2 events rows" "$(($(wc -l <"$tmp/out") - 1))" 24
+equal "v2 events row 4" "$(sed -n 5p "$tmp/out")" "1,hit,0.001,0.875,17,0.30000000000000004"
+expect 0 "$vibro" events "$tmp/v2.h5" --scene 2 --contact stop
+equal "v2 events of scene 2, stop" "$(sed 1,2d "$tmp/out" | awk '{print $1, $2, $3}' | tr '\n' ';')" \
+  "2 stop 0.0001;2 stop 0.0011;2 stop 0.0021;"
+contains "$tmp/out" "[m/s]"
+error "$tmp/v2.h5: no scene 6 (valid: 0-5)" "$vibro" events "$tmp/v2.h5" --scene 6
+error "$tmp/v2.h5: no contact 'hti' (valid: hit, stop)" "$vibro" events "$tmp/v2.h5" --contact hti
+# the running study: by OUT (not there yet) or by OUT.part, intact lines only
+for name in "$tmp/run.h5" "$tmp/run.h5.part"; do
+  expect 0 "$vibro" info "$name"
+  contains "$tmp/out" "$name: vibro-2, written by vibro 0.2.0, from v2.cfg; running: 2 shards finished so far"
+  contains "$tmp/out" "5 scenes finished of the study's 6 (1 not yet)"
+  expect 0 "$vibro" events "$name" --csv
+  equal "running study events" "$(sed 1d "$tmp/out" | cut -d, -f1 | uniq | tr '\n' ' ')" "0 1 2 3 4 "
+done
+# export: the scene's row of a stacked signal, by either spelling of its
+# path, from the finished file and from a shard of the running study
+expect 0 "$vibro" export "$tmp/v2.h5" --scene 3 --signal contacts/hit/force --csv "$tmp/v2-3.csv"
+expect 0 "$vibro" export "$tmp/run.h5" --scene 3 --signal contacts.hit.force --csv "$tmp/run-3.csv"
+expect 0 "$vibro" export "$tmp/v2.h5" --scene 5 --signal contacts/hit/force --wav "$tmp/v2-5.wav"
+contains "$tmp/out" "$tmp/v2-5.wav: 89 samples at 44100 Hz, 16-bit mono, peak "
+"$python" - "$tmp" <<'PY' >"$tmp/py.out" 2>&1 && ok || bad "vibro-2 export: $(cat "$tmp/py.out")"
+import sys, h5py, numpy as np
+tmp = sys.argv[1]
+want = h5py.File(tmp + "/v2.h5", "r")["signals/contacts.hit.force"][3]
+for name in ("v2-3.csv", "run-3.csv"):
+    t, v = np.loadtxt(tmp + "/" + name, delimiter=",", skiprows=1, unpack=True)
+    assert np.array_equal(v, want) and np.array_equal(t, np.arange(89) / 44100.0), name
+assert open(tmp + "/v2-3.csv").readline().strip() == "time (s),contacts/hit/force (N)"
+PY
+error "$tmp/v2.h5: 6 scenes: choose one with --scene (valid: 0-5)" \
+  "$vibro" export "$tmp/v2.h5" --signal contacts/hit/force --csv "$tmp/x.csv"
+error "$tmp/v2.h5: no scene 9 (valid: 0-5)" \
+  "$vibro" export "$tmp/v2.h5" --scene 9 --signal contacts/hit/force --csv "$tmp/x.csv"
+error "$tmp/v2.h5: no signal 'contacts/hit/forc' of [scene][time] in /signals (valid: contacts.hit.force)" \
+  "$vibro" export "$tmp/v2.h5" --scene 1 --signal contacts/hit/forc --csv "$tmp/x.csv"
+mkdir "$tmp/empty.h5.part"
+expect 0 "$vibro" info "$tmp/empty.h5"
+contains "$tmp/out" "$tmp/empty.h5: running, no scene finished yet"
+error "$tmp/none.h5: cannot open: No such file or directory" "$vibro" info "$tmp/none.h5"
+
 # ------------------------------------------------------------- vibro-plot
 expect 0 "$plot" --help
 contains "$tmp/out" "usage: vibro-plot KIND OUT.h5 -o FIGURE"
@@ -555,7 +687,7 @@ PY
 # vibro-plot's errors: one line, exit 1
 error "$tmp/junk.h5: not a vibro output (not an HDF5 file)" "$plot" energy "$tmp/junk.h5" -o "$tmp/x.png"
 error "$tmp/noformat.h5: not a vibro output (no 'format' attribute)" "$plot" energy "$tmp/noformat.h5" -o "$tmp/x.png"
-error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1)" \
+error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1 or vibro-2)" \
   "$plot" vout "$tmp/wrongformat.h5" -o "$tmp/x.png"
 error "$tmp/nostudy.h5: no /study/table: a bifurcation diagram needs a study (a scene file with a sweep)" \
   "$plot" bifurcation "$tmp/nostudy.h5" -o "$tmp/x.png"

@@ -24,7 +24,7 @@ short_contacts(const vb_scene *sc)
   int n = 0;
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
-    if (ct->law.kind == VB_LAW_POLYNOMIAL || ct->law.kind == VB_LAW_SPRING)
+    if (!vb_law_info_of(ct->law.kind) || !vb_law_info_of(ct->law.kind)->has_impacts)
       continue;
     double m;
     double v_in = vb_scene_approach_rate(sc, c, &m);
@@ -65,9 +65,12 @@ print_study(const vb_study *st)
 static int
 study_warnings(const vb_study *st)
 {
-  long n = vb_study_scenes(st), count = 0, first = -1;
+  const long *idx;
+  long n = vb_study_checked(st, &idx), count = 0, first = -1;
   char err[CLI_ERRLEN];
-  for (long i = 1; i < n; i++) {
+  /* the scenes the load validated: all, or those that stand for a huge sweep */
+  for (long k = 1; k < n; k++) {
+    long i = idx ? idx[k] : k;
     vb_scene *sc;
     if (vb_study_scene(st, i, &sc, err, sizeof err) != VB_OK)
       continue;
@@ -80,8 +83,8 @@ study_warnings(const vb_study *st)
   }
   if (!count)
     return 0;
-  printf("warning: %ld of the other %ld scenes have a contact shorter than its scheme "
-         "resolves (first: scene %ld)\n", count, n - 1, first);
+  printf("warning: %ld of the other %ld scenes%s have a contact shorter than its scheme "
+         "resolves (first: scene %ld)\n", count, n - 1, idx ? " checked" : "", first);
   return 1;
 }
 
@@ -103,19 +106,20 @@ print_bodies(const vb_scene *sc)
   }
 }
 
-/* The law's parameters of a contact, ", k 1e+09, alpha 1.5, ...". */
+/* The law's parameters of a contact, from the law table:
+ * ", k 1e+09 N/m^alpha, alpha 1.5, mu 0.5 s/m". */
 static void
 print_law(const vb_contact *ct)
 {
-  printf(", k %g", ct->law.k);
-  if (ct->law.kind != VB_LAW_SPRING)
-    printf(", alpha %g", ct->law.alpha);
-  if (ct->law.kind == VB_LAW_HUNT_CROSSLEY)
-    printf(", mu %g s/m", ct->law.mu);
-  if (ct->law.kind == VB_LAW_RATTLE)
-    printf(", h %g m", ct->law.h);
-  if (ct->law.kind == VB_LAW_SPRING)
-    printf(", c %g N s/m", ct->law.c);
+  const vb_law_info *info = vb_law_info_of(ct->law.kind);
+
+  if (!info)
+    return;
+  for (const vb_law_param *p = info->params; p && p->key; p++)
+    printf(", %s %g%s%s", p->key, vb_law_param_value(&ct->law, p),
+           strcmp(p->units, "1") == 0 ? "" : " ", strcmp(p->units, "1") == 0 ? "" : p->units);
+  if (info->alpha > 0.0 && !vb_law_param_of(ct->law.kind, "alpha"))
+    printf(", alpha %g (fixed)", info->alpha);
 }
 
 /* One contact: what it joins, its law and scheme, and what to expect of
@@ -152,7 +156,7 @@ print_contact(const vb_scene *sc, int c)
       warnings++;
     }
   }
-  if (ct->law.kind == VB_LAW_POLYNOMIAL || ct->law.kind == VB_LAW_SPRING) {
+  if (!vb_law_info_of(ct->law.kind) || !vb_law_info_of(ct->law.kind)->has_impacts) {
     printf("  %s: always engaged, no impacts\n", vb_law_name(ct->law.kind));
     return warnings;
   }

@@ -17,7 +17,10 @@ static const char description[] =
   "line, a row per impact, led by the scene number and the contact name.\n"
   "Every field in the file is shown (see README.md for their meaning).\n"
   "--csv prints comma-separated values instead: one header line of field\n"
-  "names, then the rows, numbers with 17 significant digits.\n";
+  "names, then the rows, numbers with 17 significant digits.\n"
+  "On the layout vibro-2 the rows come from /study/events (every impact of\n"
+  "the study, with its swept values), read in blocks; on a running study\n"
+  "(OUT.h5 not there yet, or OUT.h5.part) from the shards finished so far.\n";
 
 /* One field of an event table. */
 typedef enum { FIELD_FLOAT, FIELD_INT, FIELD_VSTRING, FIELD_FSTRING } field_kind;
@@ -28,6 +31,7 @@ typedef struct field {
   field_kind kind;
   size_t size;           /* bytes of a fixed-length string */
   int width;             /* column width of the text table */
+  int hidden;            /* vibro-2's scene and contact: printed as the row's label */
 } field;
 
 /* One event table selected for printing. */
@@ -65,9 +69,11 @@ static int
 fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
 {
   char units[TEXT_MAX];
+  namelist aligned = { 0 }; /* vibro-2: a units array aligned with the fields */
   int n = H5Tget_nmembers(ftype);
 
-  attr_text(ds, "units", units, sizeof units);
+  if (attr_text(ds, "units", units, sizeof units) < 0)
+    attr_strings(ds, "units", &aligned);
   for (int m = 0; m < n; m++) {
     char *name = H5Tget_member_name(ftype, (unsigned)m);
     hid_t mt = H5Tget_member_type(ftype, (unsigned)m);
@@ -88,11 +94,16 @@ fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
       if (!more) {
         H5free_memory(name);
         close_id(mt);
+        names_free(&aligned);
         return -1;
       }
       *fields = more;
       snprintf(f.name, sizeof f.name, "%s", name);
-      field_units(units, name, f.units, sizeof f.units);
+      if (aligned.n == (size_t)n)
+        snprintf(f.units, sizeof f.units, "%s", strcmp(aligned.v[m], "1") == 0 ||
+                 strcmp(aligned.v[m], "-") == 0 ? "" : aligned.v[m]);
+      else
+        field_units(units, name, f.units, sizeof f.units);
       f.kind = cls == H5T_FLOAT ? FIELD_FLOAT : cls == H5T_INTEGER ? FIELD_INT
              : H5Tis_variable_str(mt) > 0 ? FIELD_VSTRING : FIELD_FSTRING;
       f.size = f.kind == FIELD_FSTRING ? H5Tget_size(mt) + 1 : 0;
@@ -115,6 +126,7 @@ fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
     H5free_memory(name);
     close_id(mt);
   }
+  names_free(&aligned);
   return 0;
 }
 
@@ -181,6 +193,54 @@ memory_type(hid_t ftype, const field *fields, size_t nfields, size_t *offset, si
   return mtype;
 }
 
+/* Print one row of events: the label (scene) and contact, then the
+ * fields at offset[] in p (SIZE_MAX: absent from this table). */
+static void
+print_row(const char *label, const char *contact, const unsigned char *p,
+          const field *fields, const size_t *offset, size_t nfields, int contact_width,
+          int csv)
+{
+  if (csv) {
+    csv_text(label);
+    putchar(',');
+    csv_text(contact);
+  } else {
+    printf("%6s  %-*s", label, contact_width, contact);
+  }
+  for (size_t i = 0; i < nfields; i++) {
+    const field *f = &fields[i];
+    char cell[TEXT_MAX];
+    double d;
+    long long k;
+    const char *s;
+    if (f->hidden)
+      continue;
+    if (offset[i] == SIZE_MAX) {
+      snprintf(cell, sizeof cell, "%s", csv ? "" : "-");
+    } else if (f->kind == FIELD_FLOAT) {
+      memcpy(&d, p + offset[i], sizeof d);
+      snprintf(cell, sizeof cell, csv ? "%.17g" : "%.6g", d);
+    } else if (f->kind == FIELD_INT) {
+      memcpy(&k, p + offset[i], sizeof k);
+      snprintf(cell, sizeof cell, "%lld", k);
+    } else if (f->kind == FIELD_VSTRING) {
+      memcpy(&s, p + offset[i], sizeof s);
+      snprintf(cell, sizeof cell, "%s", s ? s : "");
+    } else {
+      snprintf(cell, sizeof cell, "%s", (const char *)(p + offset[i]));
+    }
+    if (csv) {
+      putchar(',');
+      csv_text(cell);
+    } else if (f->kind == FIELD_VSTRING || f->kind == FIELD_FSTRING) {
+      printf("  %-*s", f->width, cell);
+    } else {
+      printf("  %*s", f->width, cell);
+    }
+  }
+  putchar('\n');
+}
+
 /* Print the rows of one event table: read them whole, with the union's
  * fields that this table has, and print each in text or CSV. */
 static int
@@ -220,46 +280,8 @@ events_print(const char *file, hid_t fid, const table *tb, const field *fields,
     snprintf(label, sizeof label, "%ld", tb->scene);
   else
     snprintf(label, sizeof label, "%s", tb->group);
-  for (hsize_t r = 0; r < tb->rows; r++) {
-    const unsigned char *p = buf + r * row;
-    if (csv) {
-      csv_text(label);
-      putchar(',');
-      csv_text(tb->contact);
-    } else {
-      printf("%6s  %-*s", label, contact_width, tb->contact);
-    }
-    for (size_t i = 0; i < nfields; i++) {
-      const field *f = &fields[i];
-      char cell[TEXT_MAX];
-      double d;
-      long long k;
-      const char *s;
-      if (offset[i] == SIZE_MAX) {
-        snprintf(cell, sizeof cell, "%s", csv ? "" : "-");
-      } else if (f->kind == FIELD_FLOAT) {
-        memcpy(&d, p + offset[i], sizeof d);
-        snprintf(cell, sizeof cell, csv ? "%.17g" : "%.6g", d);
-      } else if (f->kind == FIELD_INT) {
-        memcpy(&k, p + offset[i], sizeof k);
-        snprintf(cell, sizeof cell, "%lld", k);
-      } else if (f->kind == FIELD_VSTRING) {
-        memcpy(&s, p + offset[i], sizeof s);
-        snprintf(cell, sizeof cell, "%s", s ? s : "");
-      } else {
-        snprintf(cell, sizeof cell, "%s", (const char *)(p + offset[i]));
-      }
-      if (csv) {
-        putchar(',');
-        csv_text(cell);
-      } else if (f->kind == FIELD_VSTRING || f->kind == FIELD_FSTRING) {
-        printf("  %-*s", f->width, cell);
-      } else {
-        printf("  %*s", f->width, cell);
-      }
-    }
-    putchar('\n');
-  }
+  for (hsize_t r = 0; r < tb->rows; r++)
+    print_row(label, tb->contact, buf + r * row, fields, offset, nfields, contact_width, csv);
   reclaim(mtype, space, buf);
   rc = 0;
   goto done;
@@ -380,6 +402,8 @@ print_header(const field *fields, size_t nfields, int contact_width, int csv)
   if (csv) {
     printf("scene,contact");
     for (size_t i = 0; i < nfields; i++) {
+      if (fields[i].hidden)
+        continue;
       putchar(',');
       csv_text(fields[i].name);
     }
@@ -388,10 +412,13 @@ print_header(const field *fields, size_t nfields, int contact_width, int csv)
   }
   printf("%6s  %-*s", "scene", contact_width, "contact");
   for (size_t i = 0; i < nfields; i++)
-    printf("  %*s", fields[i].width, fields[i].name);
+    if (!fields[i].hidden)
+      printf("  %*s", fields[i].width, fields[i].name);
   printf("\n%6s  %-*s", "", contact_width, "");
   for (size_t i = 0; i < nfields; i++) {
     char units[UNITS_LEN + 2];
+    if (fields[i].hidden)
+      continue;
     snprintf(units, sizeof units, fields[i].units[0] ? "[%s]" : "%s", fields[i].units);
     printf("  %*s", fields[i].width, units);
   }
@@ -436,6 +463,156 @@ done:
   return rc;
 }
 
+/* vibro-2: the fields of /study/events (scene and contact hidden: they
+ * lead each row), the contact names, and the filters; 0 or -1. */
+static int
+events_v2_fields(const char *file, hid_t fid, const char *scene, const char *contact,
+                 field **fields, size_t *nfields, namelist *contacts, long *want_scene,
+                 long *want_contact)
+{
+  char choices[CHOICES_MAX + 16];
+  hid_t ds = has_object(fid, "study/events") ? H5Dopen2(fid, "study/events", H5P_DEFAULT)
+                                              : H5I_INVALID_HID;
+  hid_t ftype = ds < 0 ? H5I_INVALID_HID : H5Dget_type(ds);
+  hid_t study = H5Gopen2(fid, "study", H5P_DEFAULT);
+  double total = NAN;
+  int rc = -1;
+
+  if (ftype < 0 || H5Tget_class(ftype) != H5T_COMPOUND) {
+    cli_complain(file, "no /study/events table");
+    goto done;
+  }
+  if (fields_add(fields, nfields, ds, ftype) < 0) {
+    cli_complain(file, "out of memory");
+    goto done;
+  }
+  attr_strings(ds, "contacts", contacts);
+  for (size_t i = 0; i < *nfields; i++)
+    (*fields)[i].hidden = strcmp((*fields)[i].name, "scene") == 0 ||
+                          strcmp((*fields)[i].name, "contact") == 0;
+  if (study >= 0)
+    attr_number(study, "scenes", &total);
+  if (scene) {
+    *want_scene = scene_number(scene);
+    if (*want_scene < 0 || (isfinite(total) && *want_scene >= total)) {
+      cli_complain(file, "no scene %s (valid: 0-%.0f)", scene, total - 1);
+      goto done;
+    }
+  }
+  if (contact) {
+    *want_contact = names_find(contacts, contact);
+    if (*want_contact < 0) {
+      names_join(contacts, choices, sizeof choices);
+      cli_complain(file, "no contact '%s' (valid: %s)", contact, choices);
+      goto done;
+    }
+  }
+  rc = 0;
+done:
+  close_id(study);
+  close_id(ftype);
+  close_id(ds);
+  return rc;
+}
+
+/* vibro-2: print the chosen rows of one file's /study/events, read in
+ * blocks; scene and contact are at offset[sc] and offset[ct]. */
+static int
+events_v2_file(const char *file, hid_t fid, const field *fields, size_t nfields,
+               const namelist *contacts, long want_scene, long want_contact, int width,
+               int csv)
+{
+  size_t *offset = malloc((nfields + 1) * sizeof *offset), row = 0, sc = SIZE_MAX, ct = SIZE_MAX;
+  hid_t ds = H5Dopen2(fid, "study/events", H5P_DEFAULT), mtype = H5I_INVALID_HID;
+  hid_t ftype = ds < 0 ? H5I_INVALID_HID : H5Dget_type(ds);
+  long rows = dataset_rows(fid, "study/events");
+  unsigned char *buf = NULL;
+  int rc = -1;
+
+  if (ftype >= 0 && offset)
+    mtype = memory_type(ftype, fields, nfields, offset, &row);
+  for (size_t i = 0; mtype >= 0 && i < nfields; i++) {
+    if (strcmp(fields[i].name, "scene") == 0)
+      sc = offset[i];
+    if (strcmp(fields[i].name, "contact") == 0)
+      ct = offset[i];
+  }
+  buf = mtype >= 0 ? malloc(BLOCK * row) : NULL;
+  if (!buf || sc == SIZE_MAX || ct == SIZE_MAX) {
+    cli_complain(file, "cannot read /study/events");
+    goto done;
+  }
+  for (long start = 0; start < rows; start += BLOCK) {
+    hsize_t first = (hsize_t)start, count = (hsize_t)(rows - start < BLOCK ? rows - start : BLOCK);
+    hid_t fspace = H5Dget_space(ds), mspace = H5Screate_simple(1, &count, NULL);
+    herr_t r = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &first, NULL, &count, NULL);
+    if (r >= 0)
+      r = H5Dread(ds, mtype, mspace, fspace, H5P_DEFAULT, buf);
+    close_id(mspace);
+    close_id(fspace);
+    if (r < 0) {
+      cli_complain(file, "cannot read /study/events");
+      goto done;
+    }
+    for (hsize_t i = 0; i < count; i++) {
+      const unsigned char *p = buf + i * row;
+      long long scene, contact;
+      char label[32];
+      memcpy(&scene, p + sc, sizeof scene);
+      memcpy(&contact, p + ct, sizeof contact);
+      if ((want_scene >= 0 && scene != want_scene) || (want_contact >= 0 && contact != want_contact))
+        continue;
+      snprintf(label, sizeof label, "%lld", scene);
+      print_row(label, contact >= 0 && (size_t)contact < contacts->n ? contacts->v[contact] : "?",
+                p, fields, offset, nfields, width, csv);
+    }
+  }
+  rc = 0;
+done:
+  free(buf);
+  free(offset);
+  close_id(mtype);
+  close_id(ftype);
+  close_id(ds);
+  return rc;
+}
+
+/* vibro-2: every impact of every file (the shards of a running study in
+ * scene order), filtered by scene and contact. */
+static int
+events_v2(const char *file, const output_files *of, const char *scene, const char *contact,
+          int csv)
+{
+  field *fields = NULL;
+  size_t nfields = 0;
+  namelist contacts = { 0 };
+  long want_scene = -1, want_contact = -1;
+  int rc = -1, width = 7;
+
+  if (of->n == 0)
+    return 0;
+  if (events_v2_fields(file, of->fid[0], scene, contact, &fields, &nfields, &contacts,
+                       &want_scene, &want_contact) < 0)
+    goto done;
+  for (size_t i = 0; i < contacts.n; i++)
+    if ((int)strlen(contacts.v[i]) > width)
+      width = (int)strlen(contacts.v[i]);
+  print_header(fields, nfields, width, csv);
+  for (int f = 0; f < of->n; f++)
+    if (events_v2_file(file, of->fid[f], fields, nfields, &contacts, want_scene, want_contact,
+                       width, csv) < 0)
+      goto done;
+  if (fflush(stdout) != 0) {
+    cli_complain(file, "cannot write the events: %s", strerror(errno));
+    goto done;
+  }
+  rc = 0;
+done:
+  free(fields);
+  names_free(&contacts);
+  return rc;
+}
+
 enum { OPT_SCENE = 256, OPT_CONTACT, OPT_CSV };
 
 static const cli_option options[] = {
@@ -451,9 +628,8 @@ events_main(const cli_command *cmd, int argc, char **argv)
 {
   static const char *const operands[] = { "OUT.h5" };
   const char *scene = NULL, *contact = NULL;
-  char format[TEXT_MAX];
+  output_files of;
   cli_args a;
-  hid_t fid;
   int csv = 0, key, rc;
 
   cli_begin(&a, cmd, argc, argv);
@@ -469,10 +645,15 @@ events_main(const cli_command *cmd, int argc, char **argv)
     cli_end(&a);
     return key == 'h' ? 0 : 1;
   }
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  fid = output_open(a.operands[0], format, sizeof format);
-  rc = fid < 0 || events_file(a.operands[0], fid, scene, contact, csv) < 0;
-  close_id(fid);
+  if (outputs_open(a.operands[0], &of) < 0) {
+    cli_end(&a);
+    return 1;
+  }
+  if (of.version >= 2)
+    rc = events_v2(a.operands[0], &of, scene, contact, csv) < 0;
+  else
+    rc = events_file(a.operands[0], of.fid[0], scene, contact, csv) < 0;
+  outputs_close(&of);
   cli_end(&a);
   return rc;
 }

@@ -21,7 +21,10 @@ static const char description[] =
   "Write recorded signals of a scene: each PATH is a 1-d dataset relative\n"
   "to /scenes/NNNNNN, e.g. bodies/hammer/u, contacts/hit/force,\n"
   "energy/total.  Give --signal once per signal: a CSV has a column each,\n"
-  "a sound file a channel each.\n"
+  "a sound file a channel each.  On the layout vibro-2 PATH names a stacked\n"
+  "signal of /signals (bodies/hammer/u or bodies.hammer.u), and the scene's\n"
+  "row is exported, as many samples as its row of /study/table says; a\n"
+  "running study's shards are searched for the scene.\n"
   "--csv FILE   time and the signals, after a header naming the units\n"
   "--wav FILE   a WAV file at the recorded rate, fs / record_every (rounded\n"
   "--flac FILE  to whole hertz), or a FLAC file (16 or 24 bits)\n"
@@ -61,7 +64,30 @@ typedef struct exported {
   hid_t time;                       /* the scene's time dataset, or negative */
   long n;                           /* samples of each signal */
   double rate;                      /* recorded rate, Hz: fs / record_every */
+  int stacked;                      /* vibro-2: signals are [scene][time] ... */
+  hsize_t row;                      /* ... and the scene is this row */
 } exported;
+
+/* Read count samples from start of a signal of the scene. */
+static int
+signal_block(const exported *sg, hid_t ds, hsize_t start, hsize_t count, double *buf)
+{
+  hsize_t first[2] = { sg->row, start }, size[2] = { 1, count };
+  hid_t fspace, mspace;
+  int rc = -1;
+
+  if (!sg->stacked)
+    return read_block(ds, start, count, buf);
+  fspace = H5Dget_space(ds);
+  mspace = H5Screate_simple(1, &count, NULL);
+  if (fspace >= 0 && mspace >= 0 &&
+      H5Sselect_hyperslab(fspace, H5S_SELECT_SET, first, NULL, size, NULL) >= 0 &&
+      H5Dread(ds, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, buf) >= 0)
+    rc = 0;
+  close_id(mspace);
+  close_id(fspace);
+  return rc;
+}
 
 /* What export was asked for. */
 typedef struct request {
@@ -75,7 +101,7 @@ static int
 read_frames(const exported *sg, long start, long count, double *col, double *frames)
 {
   for (int c = 0; c < sg->nsignals; c++) {
-    if (read_block(sg->ds[c], (hsize_t)start, (hsize_t)count, col) < 0)
+    if (signal_block(sg, sg->ds[c], (hsize_t)start, (hsize_t)count, col) < 0)
       return cli_complain(sg->file, "cannot read %s", sg->paths[c]);
     for (long i = 0; i < count; i++)
       frames[i * sg->nsignals + c] = col[i];
@@ -135,7 +161,7 @@ signals_peak(const exported *sg, double *peak)
   for (int c = 0; c < sg->nsignals; c++)
     for (long start = 0; start < sg->n; start += BLOCK) {
       long count = sg->n - start < BLOCK ? sg->n - start : BLOCK;
-      if (read_block(sg->ds[c], (hsize_t)start, (hsize_t)count, v) < 0) {
+      if (signal_block(sg, sg->ds[c], (hsize_t)start, (hsize_t)count, v) < 0) {
         free(v);
         return cli_complain(sg->file, "cannot read %s", sg->paths[c]);
       }
@@ -338,9 +364,9 @@ open_signal(exported *sg, hid_t g, const char *label, int c)
   return 0;
 }
 
-/* Open the scene's signals and its rate, then write each destination. */
+/* vibro-1: open the chosen scene's signals and its rate. */
 static int
-export_file(exported *sg, hid_t fid, const request *rq)
+open_v1(exported *sg, hid_t fid, const request *rq)
 {
   char group[NAME_LEN], label[PATH_LEN], path[PATH_LEN];
   double fs, every;
@@ -363,32 +389,128 @@ export_file(exported *sg, hid_t fid, const request *rq)
   if (attr_number(g, "record_every", &every) < 0)
     every = 1.0;
   sg->rate = fs / every;
-  if (!(sg->rate > 0.0) || !isfinite(sg->rate)) {
-    cli_complain(sg->file, "scene %s has no valid sample rate (attributes fs, record_every)",
-                 label);
-    goto done;
+  rc = 0;
+  if (!(sg->rate > 0.0) || !isfinite(sg->rate))
+    rc = cli_complain(sg->file, "scene %s has no valid sample rate (attributes fs, "
+                      "record_every)", label);
+done:
+  close_id(g);
+  return rc;
+}
+
+/* vibro-2: the file and row that hold scene (or the only scene), with its
+ * samples and sample interval from /study/table.  -1 after a message. */
+static int
+find_row_v2(exported *sg, const output_files *of, const char *scene, hid_t *fid,
+            double *interval)
+{
+  long want = scene ? scene_number(scene) : -1, total = 0;
+
+  for (int f = 0; f < of->n; f++) {
+    rows_reader r;
+    unsigned char *buf;
+    if (rows_open(of->fid[f], "study/table", &r) < 0)
+      continue;
+    buf = malloc(r.row ? r.row : 8);
+    for (long i = 0; buf && i < r.rows; i++) {
+      if (rows_read(&r, (hsize_t)i, 1, buf) < 0)
+        break;
+      long index = (long)rows_number(&r, buf, rows_column(&r, "index"));
+      if (index == want || (!scene && r.rows == 1 && of->n == 1)) {
+        sg->row = (hsize_t)i;
+        sg->n = (long)rows_number(&r, buf, rows_column(&r, "samples"));
+        *interval = rows_number(&r, buf, rows_column(&r, "sample_interval"));
+        *fid = of->fid[f];
+        free(buf);
+        rows_close(&r);
+        return 0;
+      }
+    }
+    total += r.rows;
+    free(buf);
+    rows_close(&r);
   }
+  if (!scene)
+    return cli_complain(sg->file, "%ld scenes: choose one with --scene (valid: 0-%ld)", total,
+                        total - 1);
+  return cli_complain(sg->file, "no scene %s (valid: 0-%ld)", scene, total - 1);
+}
+
+/* vibro-2: open the chosen scene's rows of the stacked /signals. */
+static int
+open_v2(exported *sg, const output_files *of, const request *rq)
+{
+  char name[PATH_LEN], choices[CHOICES_MAX + 16];
+  double interval = NAN;
+  hid_t fid = H5I_INVALID_HID;
+
+  if (find_row_v2(sg, of, rq->scene, &fid, &interval) < 0)
+    return -1;
+  sg->stacked = 1;
+  for (int c = 0; c < sg->nsignals; c++) {
+    /* bodies/hammer/u and bodies.hammer.u name the same signal */
+    text_format(name, sizeof name, "signals/%s", sg->paths[c]);
+    for (char *p = name + 8; *p; p++)
+      *p = *p == '/' ? '.' : *p;
+    hid_t ds = has_object(fid, name) ? H5Dopen2(fid, name, H5P_DEFAULT) : H5I_INVALID_HID;
+    hid_t space = ds < 0 ? H5I_INVALID_HID : H5Dget_space(ds);
+    if (space < 0 || H5Sget_simple_extent_ndims(space) != 2 || strcmp(name, "signals/time") == 0) {
+      namelist all = { 0 }, valid = { 0 };
+      children(sg->file, fid, "signals", &all);
+      for (size_t i = 0; i < all.n; i++) {
+        hid_t d;
+        text_format(name, sizeof name, "signals/%s", all.v[i]);
+        d = H5Dopen2(fid, name, H5P_DEFAULT);
+        hid_t sp = d < 0 ? H5I_INVALID_HID : H5Dget_space(d);
+        if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 2)
+          names_push(&valid, all.v[i]);
+        close_id(sp);
+        close_id(d);
+      }
+      names_join(&valid, choices, sizeof choices);
+      names_free(&valid);
+      names_free(&all);
+      close_id(space);
+      close_id(ds);
+      return cli_complain(sg->file, "no signal '%s' of [scene][time] in /signals (valid: %s)",
+                          sg->paths[c], choices);
+    }
+    close_id(space);
+    sg->ds[c] = ds;
+    attr_text(ds, "units", sg->units[c], sizeof sg->units[c]);
+  }
+  if (signal_length(fid, "signals/time") >= sg->n)
+    sg->time = H5Dopen2(fid, "signals/time", H5P_DEFAULT);
+  sg->rate = 1.0 / interval;
+  if (!(sg->n >= 0) || !(sg->rate > 0.0) || !isfinite(sg->rate))
+    return cli_complain(sg->file, "scene %s has no valid samples or sample_interval in "
+                        "/study/table", rq->scene ? rq->scene : "0");
+  return 0;
+}
+
+/* Write each destination. */
+static int
+write_all(exported *sg, const request *rq)
+{
+  int quiet = rq->csv && strcmp(rq->csv, "-") == 0;
+
   if (rq->csv) {
     const char *inputs[] = { sg->file };
     outfile o;
     FILE *out;
     if (outfile_open(&o, rq->csv, inputs, 1) < 0)
-      goto done;
+      return -1;
     out = outfile_stream(&o);
     if (outfile_close(&o, !out || export_csv(sg, out) < 0) < 0)
-      goto done;
+      return -1;
   }
-  int quiet = rq->csv && strcmp(rq->csv, "-") == 0;
   if (rq->wav && write_sound(sg, rq, rq->wav, SF_FORMAT_WAV,
                              quiet || strcmp(rq->wav, "-") == 0) < 0)
-    goto done;
+    return -1;
   if (rq->flac && write_sound(sg, rq, rq->flac, SF_FORMAT_FLAC,
                               quiet || strcmp(rq->flac, "-") == 0) < 0)
-    goto done;
-  rc = 0;
-done:
-  close_id(g);
-  return rc;
+    return -1;
+  return 0;
 }
 
 enum { OPT_SCENE = 256, OPT_SIGNAL, OPT_CSV, OPT_WAV, OPT_FLAC, OPT_ENCODING, OPT_GAIN,
@@ -463,11 +585,10 @@ static int
 export_main(const cli_command *cmd, int argc, char **argv)
 {
   static const char *const operands[] = { "OUT.h5" };
-  char format[TEXT_MAX];
   request rq = { .enc = &encodings[0], .gain = NAN };
   exported sg = { .time = H5I_INVALID_HID };
+  output_files of = { .n = 0 };
   cli_args a;
-  hid_t fid;
   int key, rc = 1, normalize = 0;
 
   for (int c = 0; c < CHANNELS_MAX; c++)
@@ -486,14 +607,14 @@ export_main(const cli_command *cmd, int argc, char **argv)
     return key == 'h' ? 0 : 1;
   }
   sg.file = a.operands[0];
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  fid = output_open(sg.file, format, sizeof format);
-  if (fid >= 0 && export_file(&sg, fid, &rq) == 0)
+  if (outputs_open(sg.file, &of) == 0 &&
+      (of.version >= 2 ? open_v2(&sg, &of, &rq) : open_v1(&sg, of.fid[0], &rq)) == 0 &&
+      write_all(&sg, &rq) == 0)
     rc = 0;
   for (int c = 0; c < sg.nsignals; c++)
     close_id(sg.ds[c]);
   close_id(sg.time);
-  close_id(fid);
+  outputs_close(&of);
   cli_end(&a);
   return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "h5read.h"
+#include "info2.h"
 
 #define DETAIL_ALL 10   /* info details every scene up to this many */
 #define DETAIL_HEAD 3   /* ... and the first few beyond that */
@@ -22,7 +23,11 @@ static const char description[] =
   "shown in detail, then totals (--all shows every scene).  A study's\n"
   "/study/table is summarised: rows, swept parameters (columns named by a\n"
   "parameter path, such as contacts.hit.k) with their ranges, other columns;\n"
-  "scenes that /study/done does not mark complete are counted.\n";
+  "scenes that /study/done does not mark complete are counted.\n"
+  "On the layout vibro-2 (doc/format.md) everything comes from /study/table\n"
+  "and /model in one pass.  A study still running can be watched: give its\n"
+  "OUT.h5 (not there yet) or OUT.h5.part, and the shards finished so far\n"
+  "are read.\n";
 
 /* Running totals of info over all scenes. */
 typedef struct tally {
@@ -496,9 +501,8 @@ static int
 info_main(const cli_command *cmd, int argc, char **argv)
 {
   static const char *const operands[] = { "OUT.h5" };
-  char format[TEXT_MAX];
+  output_files of;
   cli_args a;
-  hid_t fid;
   int all = 0, key, rc;
 
   cli_begin(&a, cmd, argc, argv);
@@ -509,10 +513,15 @@ info_main(const cli_command *cmd, int argc, char **argv)
     cli_end(&a);
     return key == 'h' ? 0 : 1;
   }
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  fid = output_open(a.operands[0], format, sizeof format);
-  rc = fid < 0 || info_file(a.operands[0], fid, format, all) < 0;
-  close_id(fid);
+  if (outputs_open(a.operands[0], &of) < 0) {
+    cli_end(&a);
+    return 1;
+  }
+  if (of.version >= 2)
+    rc = info_v2(a.operands[0], &of, all) < 0;
+  else
+    rc = info_file(a.operands[0], of.fid[0], of.format, all) < 0;
+  outputs_close(&of);
   cli_end(&a);
   return rc;
 }

@@ -4,9 +4,13 @@
  * assuming one version's list, so datasets added later show up without a
  * change here. */
 
+#include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
+#include <zlib.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,10 +257,9 @@ hid_t
 output_open(const char *path, char *format, size_t len)
 {
   FILE *f;
-  hid_t file, root;
+  hid_t file, root, fapl;
   htri_t is;
-  char *end;
-  long version;
+  int version;
 
   f = fopen(path, "rb");
   if (!f) {
@@ -269,7 +272,21 @@ output_open(const char *path, char *format, size_t len)
     cli_complain(path, "not a vibro output (not an HDF5 file)");
     return H5I_INVALID_HID;
   }
-  file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  /* A metadata cache of at most 4 MiB: reading the groups of thousands of
+   * scenes (layout vibro-1) then takes bounded memory */
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl >= 0) {
+    H5AC_cache_config_t mdc = { .version = H5AC__CURR_CACHE_CONFIG_VERSION };
+    if (H5Pget_mdc_config(fapl, &mdc) >= 0) {
+      mdc.set_initial_size = 1;
+      mdc.initial_size = 1 << 20;
+      mdc.min_size = 1 << 20;
+      mdc.max_size = 4 << 20;
+      H5Pset_mdc_config(fapl, &mdc);
+    }
+  }
+  file = H5Fopen(path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+  close_id(fapl);
   if (file < 0) {
     cli_complain(path, "cannot open the HDF5 file");
     return H5I_INVALID_HID;
@@ -282,13 +299,7 @@ output_open(const char *path, char *format, size_t len)
     return H5I_INVALID_HID;
   }
   close_id(root);
-  version = 0;
-  if (strncmp(format, FORMAT_PREFIX, strlen(FORMAT_PREFIX)) == 0) {
-    errno = 0;
-    version = strtol(format + strlen(FORMAT_PREFIX), &end, 10);
-    if (errno || *end || end == format + strlen(FORMAT_PREFIX))
-      version = 0;
-  }
+  version = format_version(format);
   if (version < 1) {
     cli_complain(path, "not a vibro output (format '%s', expected vibro-1)", format);
     close_id(file);
@@ -501,3 +512,355 @@ collect_signals(const char *file, hid_t scene, const char *prefix, int depth,
   return rc;
 }
 
+
+int
+format_version(const char *format)
+{
+  char *end;
+  long version = 0;
+
+  if (strncmp(format, FORMAT_PREFIX, strlen(FORMAT_PREFIX)) == 0) {
+    errno = 0;
+    version = strtol(format + strlen(FORMAT_PREFIX), &end, 10);
+    if (errno || *end || end == format + strlen(FORMAT_PREFIX) || version > 1000)
+      version = 0;
+  }
+  return (int)version;
+}
+
+/* A shard listed in a manifest. */
+typedef struct listed {
+  char name[64];
+  long lo; /* lowest scene index it holds */
+} listed;
+
+/* Order shards by their lowest scene. */
+static int
+cmp_listed(const void *a, const void *b)
+{
+  long x = ((const listed *)a)->lo, y = ((const listed *)b)->lo;
+  return (x > y) - (x < y);
+}
+
+/* Parse a manifest line "NAME SIZE CRC ROWS LO HI ... LINECRC\n", whose
+ * last field is the CRC-32 of the text before it (doc/format.md); 0 when
+ * it is complete and intact. */
+static int
+manifest_line(const char *line, listed *out)
+{
+  const char *nl = strchr(line, '\n'), *last;
+  unsigned long crc;
+  long size, rows, hi;
+  char *end;
+
+  if (!nl)
+    return -1;
+  for (last = nl; last > line && last[-1] != ' '; last--)
+    ;
+  if (last == line)
+    return -1;
+  crc = strtoul(last, &end, 16);
+  if (end != nl || crc32(0L, (const Bytef *)line, (uInt)(last - line)) != crc)
+    return -1;
+  if (sscanf(line, "%63s %ld %*x %ld %ld %ld", out->name, &size, &rows, &out->lo, &hi) != 5)
+    return -1;
+  return strchr(out->name, '/') ? -1 : 0;
+}
+
+/* True if name is "manifest.rNNN". */
+static int
+is_manifest(const char *name)
+{
+  size_t n = strlen("manifest.r");
+  if (strncmp(name, "manifest.r", n) != 0 || !name[n])
+    return 0;
+  for (const char *p = name + n; *p; p++)
+    if (*p < '0' || *p > '9')
+      return 0;
+  return 1;
+}
+
+/* The shards every manifest of the directory part lists, by lowest scene. */
+static int
+list_shards(const char *part, listed **out, int *n)
+{
+  char path[PATH_LEN + 64], line[1024];
+  struct dirent *e;
+  DIR *d = opendir(part);
+  int cap = 0;
+
+  *out = NULL;
+  *n = 0;
+  if (!d)
+    return cli_complain(part, "cannot list: %s", strerror(errno));
+  while ((e = readdir(d)) != NULL) {
+    FILE *f;
+    if (!is_manifest(e->d_name))
+      continue;
+    text_format(path, sizeof path, "%s/%s", part, e->d_name);
+    f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f)) {
+      listed l;
+      if (manifest_line(line, &l) < 0)
+        continue;
+      if (*n == cap) {
+        listed *more = realloc(*out, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *more);
+        if (!more) {
+          fclose(f);
+          closedir(d);
+          return cli_complain(part, "out of memory");
+        }
+        *out = more;
+      }
+      (*out)[(*n)++] = l;
+    }
+    if (f)
+      fclose(f);
+  }
+  closedir(d);
+  if (*n)
+    qsort(*out, (size_t)*n, sizeof **out, cmp_listed);
+  return 0;
+}
+
+/* Open the shards of a running study in its directory part. */
+static int
+open_shards(const char *path, const char *part, output_files *of)
+{
+  char name[PATH_LEN + 64], format[TEXT_MAX];
+  listed *shards;
+  int n;
+
+  if (list_shards(part, &shards, &n) < 0)
+    return -1;
+  of->fid = malloc((size_t)(n ? n : 1) * sizeof *of->fid);
+  if (!of->fid) {
+    free(shards);
+    return cli_complain(path, "out of memory");
+  }
+  of->running = 1;
+  for (int i = 0; i < n; i++) {
+    hid_t fid;
+    text_format(name, sizeof name, "%s/%s", part, shards[i].name);
+    fid = H5Fopen(name, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (fid < 0)
+      continue; /* removed since (merged, or resumed): skip */
+    of->fid[of->n++] = fid;
+    if (of->n == 1) {
+      hid_t root = H5Gopen2(fid, "/", H5P_DEFAULT);
+      attr_text(root, "format", format, sizeof format);
+      close_id(root);
+      snprintf(of->format, sizeof of->format, "%s", format);
+    }
+  }
+  free(shards);
+  if (of->n == 0) {
+    snprintf(of->format, sizeof of->format, "vibro-2");
+    printf("%s: running, no scene finished yet (%s holds no shard)\n", path, part);
+  }
+  of->version = format_version(of->format);
+  return 0;
+}
+
+int
+outputs_open(const char *path, output_files *of)
+{
+  char part[PATH_LEN];
+  struct stat st;
+  size_t len = strlen(path);
+
+  memset(of, 0, sizeof *of);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  /* OUT.part/ given, or OUT not there yet while OUT.part/ is: a running study */
+  if (len > 5 && strcmp(path + len - 5, ".part") == 0 && stat(path, &st) == 0 &&
+      S_ISDIR(st.st_mode))
+    return open_shards(path, path, of);
+  text_format(part, sizeof part, "%s.part", path);
+  if (stat(path, &st) != 0 && errno == ENOENT && stat(part, &st) == 0 && S_ISDIR(st.st_mode))
+    return open_shards(path, part, of);
+  of->fid = malloc(sizeof *of->fid);
+  if (!of->fid)
+    return cli_complain(path, "out of memory");
+  of->fid[0] = output_open(path, of->format, sizeof of->format);
+  if (of->fid[0] < 0)
+    return -1;
+  of->n = 1;
+  of->version = format_version(of->format);
+  return 0;
+}
+
+void
+outputs_close(output_files *of)
+{
+  for (int i = 0; i < of->n; i++)
+    close_id(of->fid[i]);
+  free(of->fid);
+  of->fid = NULL;
+  of->n = 0;
+}
+
+int
+attr_strings(hid_t obj, const char *name, namelist *out)
+{
+  hid_t attr, ftype = H5I_INVALID_HID, space = H5I_INVALID_HID, mtype = H5I_INVALID_HID;
+  hssize_t n;
+  int rc = -1;
+
+  if (H5Aexists(obj, name) <= 0)
+    return -1;
+  attr = H5Aopen(obj, name, H5P_DEFAULT);
+  ftype = attr < 0 ? H5I_INVALID_HID : H5Aget_type(attr);
+  space = attr < 0 ? H5I_INVALID_HID : H5Aget_space(attr);
+  n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
+  if (ftype < 0 || n < 0 || H5Tget_class(ftype) != H5T_STRING)
+    goto done;
+  mtype = H5Tcopy(H5T_C_S1);
+  if (H5Tis_variable_str(ftype) > 0) {
+    char **v = calloc((size_t)n + 1, sizeof *v);
+    if (v && H5Tset_size(mtype, H5T_VARIABLE) >= 0 && H5Aread(attr, mtype, v) >= 0) {
+      rc = 0;
+      for (hssize_t i = 0; i < n; i++)
+        if (names_push(out, v[i] ? v[i] : "") < 0)
+          rc = -1;
+      reclaim(mtype, space, v);
+    }
+    free(v);
+  } else {
+    size_t size = H5Tget_size(ftype) + 1;
+    char *v = calloc((size_t)n + 1, size);
+    if (v && H5Tset_size(mtype, size) >= 0 && H5Tset_strpad(mtype, H5T_STR_NULLTERM) >= 0 &&
+        H5Aread(attr, mtype, v) >= 0) {
+      rc = 0;
+      for (hssize_t i = 0; i < n; i++)
+        if (names_push(out, v + (size_t)i * size) < 0)
+          rc = -1;
+    }
+    free(v);
+  }
+done:
+  close_id(mtype);
+  close_id(space);
+  close_id(ftype);
+  close_id(attr);
+  return rc;
+}
+
+int
+rows_open(hid_t loc, const char *path, rows_reader *r)
+{
+  hid_t ftype;
+  int n;
+
+  memset(r, 0, sizeof *r);
+  r->ds = r->mtype = H5I_INVALID_HID;
+  r->rows = dataset_rows(loc, path);
+  if (r->rows < 0)
+    return -1;
+  r->ds = H5Dopen2(loc, path, H5P_DEFAULT);
+  ftype = r->ds < 0 ? H5I_INVALID_HID : H5Dget_type(r->ds);
+  if (ftype < 0 || H5Tget_class(ftype) != H5T_COMPOUND) {
+    close_id(ftype);
+    rows_close(r);
+    return -1;
+  }
+  n = H5Tget_nmembers(ftype);
+  r->offset = calloc((size_t)n + 1, sizeof *r->offset);
+  r->text = calloc((size_t)n + 1, sizeof *r->text);
+  if (!r->offset || !r->text)
+    goto bad;
+  for (int m = 0; m < n; m++) {
+    char *name = H5Tget_member_name(ftype, (unsigned)m);
+    H5T_class_t cls = H5Tget_member_class(ftype, (unsigned)m);
+    hid_t mt = H5Tget_member_type(ftype, (unsigned)m);
+    int vlen = cls == H5T_STRING && H5Tis_variable_str(mt) > 0;
+    close_id(mt);
+    r->offset[m] = SIZE_MAX;
+    if (!name || names_push(&r->names, name) < 0) {
+      H5free_memory(name);
+      goto bad;
+    }
+    H5free_memory(name);
+    if ((cls != H5T_FLOAT && cls != H5T_INTEGER && cls != H5T_STRING) || vlen)
+      continue;
+    r->text[m] = cls == H5T_STRING;
+    r->offset[m] = r->row;
+    r->row += r->text[m] ? ROW_TEXT : sizeof(double);
+  }
+  r->mtype = H5Tcreate(H5T_COMPOUND, r->row ? r->row : 8);
+  for (int m = 0; m < n && r->mtype >= 0; m++) {
+    hid_t t = H5I_INVALID_HID;
+    if (r->offset[m] == SIZE_MAX)
+      continue;
+    if (r->text[m]) {
+      t = H5Tcopy(H5T_C_S1);
+      H5Tset_size(t, ROW_TEXT);
+      H5Tset_strpad(t, H5T_STR_NULLTERM);
+    }
+    if (H5Tinsert(r->mtype, r->names.v[m], r->offset[m], t >= 0 ? t : H5T_NATIVE_DOUBLE) < 0) {
+      close_id(r->mtype);
+      r->mtype = H5I_INVALID_HID;
+    }
+    close_id(t);
+  }
+  close_id(ftype);
+  if (r->mtype < 0)
+    goto bad2;
+  return 0;
+bad:
+  close_id(ftype);
+bad2:
+  rows_close(r);
+  return -1;
+}
+
+int
+rows_read(const rows_reader *r, hsize_t start, hsize_t count, unsigned char *buf)
+{
+  hid_t fspace = H5Dget_space(r->ds), mspace = H5Screate_simple(1, &count, NULL);
+  int rc = -1;
+
+  if (fspace >= 0 && mspace >= 0 &&
+      H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0 &&
+      H5Dread(r->ds, r->mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0)
+    rc = 0;
+  close_id(mspace);
+  close_id(fspace);
+  return rc;
+}
+
+int
+rows_column(const rows_reader *r, const char *name)
+{
+  long i = names_find(&r->names, name);
+  return i >= 0 && r->offset[i] != SIZE_MAX ? (int)i : -1;
+}
+
+double
+rows_number(const rows_reader *r, const unsigned char *row, int column)
+{
+  double v;
+  if (column < 0 || r->text[column])
+    return NAN;
+  memcpy(&v, row + r->offset[column], sizeof v);
+  return v;
+}
+
+const char *
+rows_text(const rows_reader *r, const unsigned char *row, int column)
+{
+  if (column < 0 || !r->text[column])
+    return "";
+  return (const char *)(row + r->offset[column]);
+}
+
+void
+rows_close(rows_reader *r)
+{
+  close_id(r->mtype);
+  close_id(r->ds);
+  names_free(&r->names);
+  free(r->offset);
+  free(r->text);
+  memset(r, 0, sizeof *r);
+  r->ds = r->mtype = H5I_INVALID_HID;
+}

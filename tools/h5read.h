@@ -56,6 +56,26 @@ int attr_number(hid_t obj, const char *name, double *out);
  * after saying why.  format receives the attribute. */
 hid_t output_open(const char *path, char *format, size_t len);
 
+/* The N of a format "vibro-N", or 0. */
+int format_version(const char *format);
+
+/* The files of one output: the finished file, or the shards of a running
+ * study (OUT.part/, doc/format.md), in scene order. */
+typedef struct output_files {
+  char format[TEXT_MAX]; /* the root attribute format, e.g. "vibro-2" */
+  int version;           /* N of vibro-N */
+  int running;           /* 1 when read from the shards of OUT.part/ */
+  hid_t *fid;            /* [n] open files */
+  int n;
+} output_files;
+
+/* Open path: a finished output, or, when path is OUT.part/ or OUT does not
+ * exist yet but OUT.part/ does, the shards its manifests list (a study
+ * still running).  0, or -1 after a message. */
+int outputs_open(const char *path, output_files *of);
+/* Close what outputs_open opened. */
+void outputs_close(output_files *of);
+
 /* Scene number of a group name of digits, or -1. */
 long scene_number(const char *group);
 /* The valid scene choices for a message: "0-999", or the group names. */
@@ -80,5 +100,36 @@ double last_value(hid_t loc, const char *path);
  * dataset below group prefix ("" for the scene) except time. */
 int collect_signals(const char *file, hid_t scene, const char *prefix, int depth,
                     namelist *out);
+
+/* Read a string-array attribute (or a scalar string) into out; 0, or -1
+ * if absent or not strings. */
+int attr_strings(hid_t obj, const char *name, namelist *out);
+
+#define ROW_TEXT 160 /* bytes kept of a text column */
+
+/* A compound table read block by block: every numeric member as a double,
+ * every fixed-length string as text of at most ROW_TEXT - 1 bytes. */
+typedef struct rows_reader {
+  hid_t ds, mtype;
+  namelist names; /* [n] member names, in file order */
+  size_t *offset; /* [n] place in a row; SIZE_MAX for a member not read */
+  int *text;      /* [n] 1 for a text member */
+  size_t row;     /* bytes of a row in memory */
+  long rows;      /* rows of the table */
+} rows_reader;
+
+/* Open the compound dataset path under loc; 0, or -1 (nothing said) if
+ * there is none. */
+int rows_open(hid_t loc, const char *path, rows_reader *r);
+/* Read rows [start, start + count) into buf (count * r->row bytes). */
+int rows_read(const rows_reader *r, hsize_t start, hsize_t count, unsigned char *buf);
+/* The column of a member read, or -1. */
+int rows_column(const rows_reader *r, const char *name);
+/* A numeric cell (NaN for a text or absent column). */
+double rows_number(const rows_reader *r, const unsigned char *row, int column);
+/* A text cell ("" for a numeric or absent column). */
+const char *rows_text(const rows_reader *r, const unsigned char *row, int column);
+/* Close and free; a closed reader may be closed again. */
+void rows_close(rows_reader *r);
 
 #endif /* VIBRO_H5READ_H */

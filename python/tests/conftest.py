@@ -1,9 +1,12 @@
 """Fixtures: small studies run here by the built vibro (or $VIBRO), so the
 tests read whatever layout the tree writes today."""
 
+import contextlib
 import os
 import shutil
+import tempfile
 
+import h5py
 import pytest
 
 import vibro
@@ -29,31 +32,79 @@ def hammer(mu=0.5, v0=1.0, sweep=None, **contact):
     return scene
 
 
-@pytest.fixture(scope="session")
-def workdir(tmp_path_factory):
-    return tmp_path_factory.mktemp("vibro")
+@contextlib.contextmanager
+def layout(fmt):
+    """vibro run writing layout fmt (VIBRO_FORMAT, while both exist)."""
+    old = os.environ.get("VIBRO_FORMAT")
+    os.environ["VIBRO_FORMAT"] = fmt
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["VIBRO_FORMAT"]
+        else:
+            os.environ["VIBRO_FORMAT"] = old
+
+
+def writable_layouts():
+    """The layouts the vibro under test writes: its default, and each of
+    vibro.FORMATS that VIBRO_FORMAT selects.  Every fixture study is made
+    in each, so every test runs on each layout."""
+    found = []
+    with tempfile.TemporaryDirectory() as d:
+        for fmt in (None,) + vibro.FORMATS:
+            out = os.path.join(d, "%s.h5" % fmt)
+            with layout(fmt) if fmt else contextlib.nullcontext():
+                st = vibro.run(hammer(), out)
+            if st.format not in found:
+                found.append(st.format)
+    return sorted(found)
+
+
+LAYOUTS = writable_layouts()
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line("layouts tested: %s (of %s)"
+                                % (", ".join(LAYOUTS), ", ".join(vibro.FORMATS)))
+
+
+@pytest.fixture(scope="session", params=LAYOUTS)
+def fmt(request):
+    return request.param
 
 
 @pytest.fixture(scope="session")
-def study(workdir):
+def workdir(tmp_path_factory, fmt):
+    return tmp_path_factory.mktemp(fmt)
+
+
+@pytest.fixture(scope="session")
+def study(workdir, fmt):
     """A 3 x 2 grid: mu (s/m) slowest, then the impact velocity (m/s); one
     impact per scene."""
     sweep = {"mode": "grid", "params": [
         {"path": "contacts.hit.mu", "values": [0.1, 0.5, 2.385]},
         {"path": "bodies.hammer.v0", "values": [0.6, 1.7]}]}
-    return vibro.run(hammer(sweep=sweep), str(workdir / "study.h5"), jobs=2)
+    with layout(fmt):
+        st = vibro.run(hammer(sweep=sweep), str(workdir / "study.h5"), jobs=2)
+    assert st.format == fmt
+    return st
 
 
 @pytest.fixture(scope="session")
-def bounce(workdir):
-    """The bouncing ball for 0.4 s: many impacts in one scene, gravity."""
-    return vibro.run(os.path.join(SCENES, "bouncing-ball.cfg"), str(workdir / "ball.h5"))
+def bounce(workdir, fmt):
+    """The bouncing ball (1.4 s): many impacts in one scene, gravity."""
+    with layout(fmt):
+        return vibro.run(os.path.join(SCENES, "bouncing-ball.cfg"), str(workdir / "ball.h5"))
 
 
 @pytest.fixture(scope="session")
-def bar(workdir):
+def bar(workdir, fmt):
     """Avanzini's hammer on the three-mode bar (0.5 s at 44.1 kHz)."""
-    return vibro.run(os.path.join(SCENES, "avanzini-hammer-bar.cfg"), str(workdir / "bar.h5"))
+    with layout(fmt):
+        return vibro.run(os.path.join(SCENES, "avanzini-hammer-bar.cfg"),
+                         str(workdir / "bar.h5"))
 
 
 @pytest.fixture

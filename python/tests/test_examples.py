@@ -93,3 +93,28 @@ def test_plot_color_by(plot_program, study, tmp_path):
     assert r.returncode == 1 and r.stderr.startswith(
         "%s: --color-by: no numeric column 'contacts.hit.muu' in /study/table (valid: "
         "contacts.hit.mu, bodies.hammer.v0, status_code, " % study.path)
+
+
+def test_plot_file_safety(plot_program, study, tmp_path):
+    """The figure is written whole or not at all; symbolic links and the
+    input are refused; a missing directory is one line."""
+    link = tmp_path / "link.png"
+    target = tmp_path / "target.png"
+    target.write_bytes(b"keep")
+    link.symlink_to(target)
+    r = plot(plot_program, "vout", study.path, "-o", link)
+    assert r.returncode == 1 and r.stderr == "%s: is a symbolic link; not writing through it\n" % link
+    assert target.read_bytes() == b"keep"
+    svg = tmp_path / "in.svg"
+    os.link(study.path, svg)
+    r = plot(plot_program, "vout", svg, "-o", svg)
+    assert r.returncode == 1 and r.stderr == "%s: is the input file; not overwriting it\n" % svg
+    r = plot(plot_program, "vout", study.path, "-o", tmp_path / "no" / "x.png")
+    assert r.returncode == 1 and r.stderr == (
+        "%s: cannot write: No such file or directory\n" % (tmp_path / "no" / "x.png"))
+    old = tmp_path / "old.png"
+    old.write_bytes(b"old")
+    r = plot(plot_program, "vout", study.path, "-o", old)
+    assert r.returncode == 0 and old.read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.svg", "link.png", "old.png",
+                                                          "target.png"]

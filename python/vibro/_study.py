@@ -5,8 +5,10 @@ The root attribute `format` decides how a file is read:
   their signals and per-contact event tables, a /study/table compound with
   one row per scene, `units` attributes as one "field:unit ..." string;
   events are gathered by iterating the scene groups.
-- "vibro-2" (doc/format.md): a flat /study/events table; `units` of a table
-  is an array of strings aligned with its fields.
+- "vibro-2" (doc/format.md): signals stacked [scene][time] in /signals
+  with dimension scales, a flat /study/events table, `units` of a table an
+  array of strings aligned with its fields, /model for scene 0's bodies and
+  contacts; while a study runs, complete shards listed in OUT.part/manifest.r*.
 Both give the same Study: a table, the events with a `cor` column, signals
 as xarray DataArrays on time.
 """
@@ -21,8 +23,8 @@ import numpy as np
 from ._errors import VibroError
 from ._analysis import param_units
 
-# The layouts this package reads (vibro-2 joins once its definition lands).
-FORMATS = ("vibro-1",)
+# The layouts this package reads.
+FORMATS = ("vibro-1", "vibro-2")
 _FORMAT_RE = re.compile(r"vibro-0*([1-9][0-9]*)")
 _NO_UNITS = ("", "SI", "-")
 
@@ -115,6 +117,54 @@ def _choices(names, limit=240):
     return out or "none"
 
 
+def _strings(attr):
+    """A string-array attribute as a list (h5py gives Empty for none)."""
+    if isinstance(attr, (str, bytes)):
+        return [_text(attr)]
+    try:
+        return [_text(x) for x in attr]
+    except TypeError:
+        return []
+
+
+def _slash(path):
+    """A signal path in the package's form, `bodies/hammer/u` (vibro-2's
+    dataset names are `bodies.hammer.u`; vibro names hold no dots)."""
+    return str(path).strip("/").replace(".", "/")
+
+
+def _shards(part):
+    """The shards of a running (or interrupted) vibro-2 study, from the
+    valid lines of OUT.part/manifest.r*: complete lines whose own CRC-32
+    matches, naming a shard of the listed size and CRC-32 (doc/format.md)."""
+    import zlib
+    out = []
+    for name in sorted(os.listdir(part)):
+        if not re.fullmatch(r"manifest\.r[0-9]+", name):
+            continue
+        with builtins.open(os.path.join(part, name), "rb") as fh:
+            lines = fh.read().split(b"\n")[:-1]      # an unfinished last line has no \n
+        for line in lines:
+            head, _, tail = line.rpartition(b" ")
+            try:
+                ok = zlib.crc32(head + b" ") == int(tail, 16)
+            except ValueError:
+                ok = False
+            words = head.split()
+            if not ok or len(words) < 3:
+                continue
+            shard = os.path.join(part, os.path.basename(words[0].decode("utf-8", "replace")))
+            try:
+                size, crc = int(words[1]), int(words[2], 16)
+                with builtins.open(shard, "rb") as fh:
+                    data = fh.read()
+            except (OSError, ValueError):
+                continue
+            if len(data) == size and zlib.crc32(data) == crc:
+                out.append(shard)
+    return out
+
+
 def open(path):
     """Open a vibro output file (HDF5, layout vibro-1 or vibro-2) as a Study.
 
@@ -142,10 +192,41 @@ class Study:
         self.path = os.fspath(path)
         self._file_path = self.path
         self.complete = not self.path.endswith(".part")
-        if not os.path.exists(self.path) and os.path.exists(self.path + ".part"):
+        self._files = None                  # vibro-2 shards of a running study
+        part = self.path if self.path.endswith(".part") else self.path + ".part"
+        if os.path.isdir(part) and (part == self.path or not os.path.exists(self.path)):
+            self.complete = False
+            self._files = _shards(part)
+            if not self._files:
+                raise VibroError("%s: a study is running or was interrupted, and %s/ "
+                                 "holds no complete shard yet" % (self.path, part))
+            self._file_path = self._files[0]
+        elif not os.path.exists(self.path) and os.path.exists(self.path + ".part"):
             self._file_path = self.path + ".part"
             self.complete = False
         self._read_header()
+
+    @contextlib.contextmanager
+    def _each(self):
+        """Every file of the study (the shards of a running vibro-2 study,
+        else the one file), opened: a list of h5py.File."""
+        import h5py
+        if self._files is None:
+            with self._h5() as f:
+                yield [f]
+            return
+        files = []
+        try:
+            for path in self._files:
+                try:
+                    files.append(h5py.File(path, "r"))
+                except OSError as e:
+                    raise VibroError("%s: cannot open the shard %s (%s)"
+                                     % (self.path, path, e)) from None
+            yield files
+        finally:
+            for f in files:
+                f.close()
 
     # ------------------------------------------------------------ access
     @contextlib.contextmanager
@@ -193,7 +274,6 @@ class Study:
             st = f["study"].attrs if "study" in f else {}
             self.mode = _text(st.get("mode", "none"))
             self.sweep = _text(st.get("sweep", ""))
-            self.scenes = self._scene_numbers(f)
             self._done = None
             if "study/done" in f:
                 self._done = f["study/done"][:].astype(bool)
@@ -205,25 +285,73 @@ class Study:
                 names = t.dtype.names or ()
                 self._table_units = _units(t)
             self.params = self._swept(f, names)
+            file_units = {}
+            if "study" in f and "param_units" in f["study"].attrs:
+                file_units = dict(zip(self.params, _strings(f["study"].attrs["param_units"])))
             law = {}
-            if self.scenes:
-                g = self._scene_group(f, self.scenes[0])
-                for c in g["contacts"] if "contacts" in g else ():
-                    law[c] = _text(g["contacts"][c].attrs.get("law", ""))
+            if self._v >= 2:
+                self._model = self._read_model(f)
+                law = {c: a.get("law", "") for c, a in self._model["contacts"].items()}
+            else:
+                scenes = self._scene_numbers(f)
+                if scenes:
+                    g = self._scene_group(f, scenes[0])
+                    for c in g["contacts"] if "contacts" in g else ():
+                        law[c] = _text(g["contacts"][c].attrs.get("law", ""))
             self.param_units = {}
             for p in self.params:
-                u = self._table_units.get(p, "")
+                u = file_units.get(p) or self._table_units.get(p, "")
                 if u in _NO_UNITS:
                     parts = p.split(".")
                     u = param_units(p, law.get(parts[1]) if len(parts) > 2 else None)
                 self.param_units[p] = u
 
+        if self._v >= 2:
+            self._locate()
+        else:
+            with self._h5() as f:
+                self.scenes = self._scene_numbers(f)
+
     def _swept(self, f, names):
-        """The swept parameter paths: the table columns named by a path
-        (contacts.hit.k), unlike the summary columns (impacts:hit)."""
-        if "study/table" in f and "params" in f["study/table"].attrs:
-            return [_text(p) for p in f["study/table"].attrs["params"]]
+        """The swept parameter paths: vibro-2's /study attribute `params`,
+        else the table columns named by a path (contacts.hit.k), unlike the
+        summary columns (impacts:hit)."""
+        if "study" in f and "params" in f["study"].attrs:
+            return _strings(f["study"].attrs["params"])
         return [n for n in names if "." in n and ":" not in n]
+
+    @staticmethod
+    def _attrs(obj):
+        return {k: (_text(v) if isinstance(v, (str, bytes)) else
+                    [_text(x) for x in v] if isinstance(v, np.ndarray) and v.dtype.kind == "O"
+                    else v.item() if isinstance(v, np.generic) else v)
+                for k, v in obj.attrs.items()}
+
+    def _read_model(self, f):
+        """vibro-2's /model: scene 0's bodies and contacts (attributes)."""
+        out = {"bodies": {}, "contacts": {}}
+        for kind in out:
+            if "model/" + kind in f:
+                for name, g in f["model/" + kind].items():
+                    out[kind][name] = self._attrs(g)
+        return out
+
+    def _locate(self):
+        """vibro-2: where each scene is (file number, row of /signals), and
+        each scene's row of the table."""
+        self._where = {}
+        self._rows = {}
+        with self._each() as files:
+            for k, f in enumerate(files):
+                if "signals/scene" in f:
+                    for row, i in enumerate(f["signals/scene"][()]):
+                        self._where[int(i)] = (k, row)
+                if "study/table" in f:
+                    t = f["study/table"]
+                    idx = t["index"] if "index" in (t.dtype.names or ()) else range(len(t))
+                    for row, i in enumerate(idx):
+                        self._rows[int(i)] = (k, row)
+        self.scenes = sorted(set(self._where) | set(self._rows))
 
     def _scene_numbers(self, f):
         if "scenes" not in f:
@@ -264,17 +392,17 @@ class Study:
         columns included).  While a study runs, only the scenes written so
         far."""
         import pandas as pd
-        with self._h5() as f:
-            if "study/table" not in f:
-                df = pd.DataFrame(index=pd.Index([], name="scene", dtype=np.int64))
-                df.attrs["units"] = {}
-                return df
-            rec = f["study/table"][:]
-        df = _frame(rec)
+        with self._each() as files:
+            recs = [f["study/table"][:] for f in files if "study/table" in f]
+        if not recs:
+            df = pd.DataFrame(index=pd.Index([], name="scene", dtype=np.int64))
+            df.attrs["units"] = {}
+            return df
+        df = _frame(np.concatenate(recs))
         if "index" in df.columns:
-            df = df.set_index("index")
+            df = df.set_index("index").sort_index()
         df.index.name = "scene"
-        if not self.complete and self._done is not None:
+        if not self.complete and self._done is not None and self._v < 2:
             done = self._written()
             df = df[df.index.isin(done)]
         units = {k: v for k, v in self._table_units.items() if k != "index"}
@@ -306,10 +434,19 @@ class Study:
         either is unmeasured).  `contact` selects one contact by name.
         `.attrs["units"]` maps each column to its units."""
         import pandas as pd
-        with self._h5() as f:
-            if self._v >= 2 and "study/events" in f:
-                df, units = self._events_flat(f)
-            else:
+        if self._v >= 2:
+            with self._each() as files:
+                parts = [self._events_flat(f) for f in files if "study/events" in f]
+            units = {}
+            for _, u in parts:
+                units.update(u)
+            df = (pd.concat([d for d, _ in parts], ignore_index=True) if parts
+                  else pd.DataFrame({"scene": np.zeros(0, np.int64),
+                                     "contact": np.zeros(0, object),
+                                     "impact": np.zeros(0, np.int64)}))
+            df = df.sort_values("scene", kind="stable").reset_index(drop=True)
+        else:
+            with self._h5() as f:
                 df, units = self._events_scenes(f)
         if contact is not None:
             names = sorted(set(df["contact"])) if len(df) else self._contact_names()
@@ -317,7 +454,7 @@ class Study:
                 raise VibroError("%s: no contact '%s' in any scene (valid: %s)"
                                  % (self.path, contact, _choices(names)))
             df = df[df["contact"] == contact].reset_index(drop=True)
-        if not self.complete:
+        if not self.complete and self._v < 2:
             df = df[df["scene"].isin(self._written())].reset_index(drop=True)
         rows = self._param_rows()
         for p in self.params:
@@ -334,6 +471,8 @@ class Study:
         return df
 
     def _contact_names(self):
+        if self._v >= 2:
+            return sorted(self._model["contacts"])
         names = set()
         with self._h5() as f:
             for i in self.scenes:
@@ -377,10 +516,11 @@ class Study:
         df = _frame(ds[:])
         if "contact" in df.columns and df["contact"].dtype.kind in "iu":
             names = [_text(n) for n in ds.attrs.get("contacts", [])]
-            if names:
-                df["contact"] = [names[k] for k in df["contact"]]
-        if "impact" not in df.columns and len(df):
-            df.insert(2, "impact", df.groupby(["scene", "contact"]).cumcount().astype(np.int64))
+            df["contact"] = np.array([names[k] if 0 <= k < len(names) else str(k)
+                                      for k in df["contact"]], dtype=object)
+        if "impact" not in df.columns:
+            df.insert(2, "impact", df.groupby(["scene", "contact"]).cumcount().astype(np.int64)
+                      if len(df) else np.zeros(0, np.int64))
         units.setdefault("scene", "1")
         units.setdefault("contact", "-")
         units.setdefault("impact", "1")
@@ -392,6 +532,18 @@ class Study:
         gap, newton_failures, fallbacks, newton_iterations)."""
         import pandas as pd
         rows = []
+        if self._v >= 2:
+            values = self._param_rows()
+            for i in self.scenes:
+                for c in sorted(self._model["contacts"]):
+                    row = {"scene": i, "contact": c}
+                    row.update(self._model["contacts"][c])
+                    for p, v in values.get(i, {}).items():
+                        parts = p.split(".")
+                        if len(parts) == 3 and parts[:2] == ["contacts", c]:
+                            row[parts[2]] = v
+                    rows.append(row)
+            return pd.DataFrame(rows, columns=None if rows else ["scene", "contact"])
         with self._h5() as f:
             for i in self.scenes:
                 g = self._scene_group(f, i)
@@ -439,9 +591,11 @@ class Study:
         are 2-d, on (`mode`, `time`)."""
         import xarray as xr
         i = self._index(scene)
+        if self._v >= 2:
+            return self._signal2(i, path)
         with self._h5() as f:
             g = self._scene_group(f, i)
-            key = str(path).strip("/")
+            key = _slash(path)
             obj = None
             try:
                 obj = g[key] if key else None
@@ -464,6 +618,52 @@ class Study:
                                 name=key, attrs=attrs)
         return xr.DataArray(data, dims=("time",), coords={"time": tc}, name=key,
                             attrs=attrs)
+
+    def _signal_names2(self, f):
+        """vibro-2: the signals of /signals, in the package's path form."""
+        skip = set(self.params) | {"scene", "time", "sample"}
+        out = []
+        for name, ds in f["signals"].items():
+            if name in skip or name.startswith("mode.") or ds.ndim < 2:
+                continue
+            if re.search(r"\.modes\.(freq|sigma|mass)$", name):
+                continue
+            out.append(_slash(name))
+        return sorted(out)
+
+    def _signal2(self, i, path):
+        import xarray as xr
+        key = _slash(path)
+        k, row = self._where.get(i, (None, None))
+        if k is None:
+            raise VibroError("%s: scene %d has no signals in the file" % (self.path, i))
+        samples = None
+        t = self.table
+        if "samples" in t.columns and i in t.index:
+            samples = int(t.loc[i, "samples"])
+        with self._each() as files:
+            f = files[k]
+            names = self._signal_names2(f)
+            if key not in names:
+                what = ("'%s' in scene %d is not a signal"
+                        if key.replace("/", ".") in f["signals"] or key == "time"
+                        else "no signal '%s' in scene %d")
+                raise VibroError(("%s: " + what + " (valid: %s)")
+                                 % (self.path, key, i, _choices(names)))
+            ds = f["signals"][key.replace("/", ".")]
+            data = ds[row]
+            units = _units(ds).get(None, "")
+            time = f["signals/time"]
+            t_all = time[()] if time.ndim == 1 else time[row]
+        n = data.shape[-1] if samples is None else min(samples, data.shape[-1])
+        data = data[..., :n]
+        tc = ("time", np.asarray(t_all[:n], dtype=float), {"units": "s"})
+        attrs = {"units": units, "scene": i, "path": key}
+        if data.ndim == 2:
+            return xr.DataArray(data, dims=("mode", "time"),
+                                coords={"time": tc, "mode": np.arange(data.shape[0])},
+                                name=key, attrs=attrs)
+        return xr.DataArray(data, dims=("time",), coords={"time": tc}, name=key, attrs=attrs)
 
     def _time(self, g, obj, n):
         """Time of each of n samples (s): the dataset's dimension scale, the
@@ -501,6 +701,9 @@ class Scene:
     def __init__(self, study, index):
         self.study = study
         self.index = index
+        if study._v >= 2:
+            self._init2()
+            return
         with study._h5() as f:
             g = study._scene_group(f, index)
             self.attrs = {k: (_text(v) if isinstance(v, (str, bytes)) else
@@ -513,6 +716,33 @@ class Scene:
             self.params = {p: float(g.attrs[p]) for p in study.params if p in g.attrs}
         if study.params and len(self.params) < len(study.params):
             self.params = study._param_rows().get(index, self.params)
+        self.name = self.attrs.get("name", "")
+        self.status = self.attrs.get("status", "")
+        self.fs = float(self.attrs.get("fs", np.nan))
+
+    def _init2(self):
+        """vibro-2: the scene's row of the table, the model, its signals."""
+        st = self.study
+        t = st.table
+        row = t.loc[self.index].to_dict() if self.index in t.index else {}
+        self.attrs = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()
+                      if k not in st.params and ":" not in k}
+        m = re.search(r"scene\s*=\s*\{([^}]*)\}", st.input)
+        block = m.group(1) if m else ""
+        for key in ("name", "fs", "duration", "gravity"):
+            mm = re.search(r"\b%s\s*=\s*(\"[^\"]*\"|[-+0-9.eE]+)" % key, block)
+            if mm:
+                v = mm.group(1)
+                self.attrs[key] = v.strip('"') if v.startswith('"') else float(v)
+        for p in st.params:
+            if p.startswith("scene."):
+                self.attrs[p[6:]] = row.get(p)
+        self.contacts = sorted(st._model["contacts"])
+        self.bodies = {b: str(a.get("type", "")) for b, a in sorted(st._model["bodies"].items())}
+        self.params = {p: float(row[p]) for p in st.params if p in row}
+        k = st._where.get(self.index, (0, 0))[0]
+        with st._each() as files:
+            self.signals = st._signal_names2(files[k])
         self.name = self.attrs.get("name", "")
         self.status = self.attrs.get("status", "")
         self.fs = float(self.attrs.get("fs", np.nan))
@@ -537,6 +767,32 @@ class Scene:
         selects one.  Empty when the scene has no modal body."""
         import pandas as pd
         rows = []
+        if self.study._v >= 2:
+            k, row = self.study._where.get(self.index, (0, 0))
+            with self.study._each() as files:
+                sig = files[k]["signals"]
+                names = [b for b in self.bodies if "bodies.%s.modes.freq" % b in sig]
+                if body is not None:
+                    if body not in names:
+                        raise VibroError("%s: scene %d has no modal body '%s' (valid: %s)"
+                                         % (self.study.path, self.index, body,
+                                            _choices(names)))
+                    names = [body]
+                for b in names:
+                    col = {q: sig["bodies.%s.modes.%s" % (b, q)][row]
+                           for q in ("freq", "sigma", "mass")
+                           if "bodies.%s.modes.%s" % (b, q) in sig}
+                    for j, fr in enumerate(col["freq"]):
+                        if np.isfinite(fr):
+                            rows.append({"body": b, "mode": j, "freq": float(fr),
+                                         "sigma": float(col["sigma"][j]) if "sigma" in col
+                                         else np.nan,
+                                         "mass": float(col["mass"][j]) if "mass" in col
+                                         else np.nan})
+            df = pd.DataFrame(rows, columns=["body", "mode", "freq", "sigma", "mass"])
+            df.attrs["units"] = {"freq": "Hz", "sigma": "1/s", "mass": "kg", "mode": "1",
+                                 "body": "-"}
+            return df
         with self.study._h5() as f:
             g = self.study._scene_group(f, self.index)
             names = [b for b in self.bodies if "modes" in g["bodies"][b]]

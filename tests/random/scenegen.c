@@ -124,6 +124,7 @@ typedef struct {
   const char *srcdir;
   double fs;
   int explicit_family; /* of the island being made */
+  int conserving_only; /* two-level islands use two-point only */
   gbody b[SG_MAX_ITEMS];
 } gen;
 
@@ -316,7 +317,7 @@ point_name(gen *G, int i, char *out, size_t len)
 }
 
 static const char *const laws[] = { "power", "hunt-crossley", "rattle", "polynomial",
-                                     "spring" };
+                                     "spring", "lankarani-nikravesh", "flores" };
 
 /* A contact of island k between bodies i and j with a scheme of family
  * fam (0 two-level, 1 three-level, 2 explicit; scheme = the explicit one). */
@@ -326,10 +327,10 @@ make_contact(gen *G, int k, int i, int j, int fam, const char *xscheme)
   sg_scene *g = G->g;
   buf t = { 0 };
   char name[32], pa[48], pb[48], a[40], c[40];
-  const char *scheme = fam == 0 ? (chance(&G->r, 0.5) ? "two-point" : "am1")
+  const char *scheme = fam == 0 ? (G->conserving_only || chance(&G->r, 0.5) ? "two-point" : "am1")
                        : fam == 1 ? (chance(&G->r, 0.5) ? "three-point" : "quadratic")
                        : xscheme;
-  int law = pick(&G->r, 0, 4);
+  int law = pick(&G->r, 0, 6);
   /* stiffness at 100 um of penetration */
   double keff = logu(&G->r, 1e5, 1e7), x0 = 1e-4;
   double alpha = 1.0, gap = uni(&G->r, 2e-5, 3e-4);
@@ -368,6 +369,12 @@ make_contact(gen *G, int k, int i, int j, int fam, const char *xscheme)
         real(alpha, c, 40));
     gap = uni(&G->r, -2e-5, 2e-5);
     break;
+  case 5: /* lankarani-nikravesh and flores: damping set by restitution e */
+  case 6:
+    alpha = uni(&G->r, 1.0, 2.5);
+    put(&t, " k = %s; alpha = %s; e = %s;", real(keff / pow(x0, alpha - 1.0), a, 40),
+        real(alpha, c, 40), real(uni(&G->r, 0.3, 1.0), (char[40]){ 0 }, 40));
+    break;
   default: /* spring, always engaged */
     keff /= 30.0;
     put(&t, " k = %s;", real(keff, a, 40));
@@ -384,7 +391,7 @@ make_contact(gen *G, int k, int i, int j, int fam, const char *xscheme)
   }
   if (strcmp(scheme, "quadratic") == 0 && chance(&G->r, 0.5))
     put(&t, " s = %s;", real(uni(&G->r, 0.5, 3.0), a, 40));
-  if (law <= 2 && fam != 1 && chance(&G->r, 0.3)) {
+  if ((law <= 2 || law >= 5) && fam != 1 && chance(&G->r, 0.3)) {
     int which = pick(&G->r, 1, 3);
     put(&t, " corrections = [%s%s%s];", which & 1 ? "\"xmax\"" : "",
         which == 3 ? ", " : "", which & 2 ? "\"vout\"" : "");
@@ -454,8 +461,11 @@ sg_generate(sg_scene *g, uint64_t seed, const char *srcdir)
   g->record = t.s;
 
   int nis = pick(&G.r, 1, 4);
+  /* a quarter of the scenes are stepped by energy-conserving schemes only,
+   * so that the energy balance is checked on whole scenes too */
+  G.conserving_only = chance(&G.r, 0.25);
   for (int k = 0; k < nis; k++) {
-    int fam = pick(&G.r, 0, 2);
+    int fam = G.conserving_only ? pick(&G.r, 0, 1) : pick(&G.r, 0, 2);
     const char *xs = explicit_schemes[pick(&G.r, 0, 2)];
     G.explicit_family = fam == 2;
     g->conserving[k] = 1;

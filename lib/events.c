@@ -1,0 +1,303 @@
+/* events.c - each contact's table of impacts.
+ *
+ * An impact opens at the first sample in contact and closes at the first
+ * sample out; its crossings of zero penetration are extrapolated between
+ * samples along the bodies' free flight (and the exact motion of driven
+ * walls and gaps), which gives t_on, v_in, t_off and v_out.  Papetti's
+ * corrections (section 4.2) act here: the x_max clip while in contact, the
+ * v_out impulse at the release (corrections.c moves the bodies). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "run.h"
+
+
+/* Free flight under constant acceleration a between a sample at
+ * penetration p <= 0 with rate r and the crossing of p = 0: for r > 0 the
+ * time until it (p + r t + a t^2/2 = 0), for r < 0 the time since it
+ * (p - r t + a t^2/2 = 0); both are the root -2p / (|r| + sqrt(r^2 - 2ap)). */
+static double
+flight_time(double p, double r, double a)
+{
+  double ar = fabs(r);
+  double disc = ar * ar - 2.0 * a * p;
+  if (ar <= 0.0)
+    return 0.0;
+  if (disc < 0.0)
+    return -p / ar;
+  return -2.0 * p / (ar + sqrt(disc));
+}
+
+/* Crossing of zero penetration of contact c near the sample at t0, for a
+ * contact whose walls or gap are driven: tau from t0 (> 0 after, < 0
+ * before) where the bodies' part of the compression, in free flight from
+ * x0 - drive(t0) with rate vb and constant acceleration a, plus the driven
+ * part at its exact position, leaves no penetration.  Newton from the
+ * constant-acceleration estimate tau.  The crossing thus carries the
+ * walls' own acceleration, and v_in and v_out keep the order of the
+ * trajectory.  Returns tau, and the penetration rate there in *v. */
+static double
+driven_crossing(const vb_run *run, int c, double sign, double t0, double x0, double vb,
+                double a, double tau, double *v)
+{
+  const vb_scene *sc = run->scene;
+  const vb_contact *ct = &sc->contacts[c];
+  double rd, xb = x0 - vb_contact_drive(sc, ct, t0, &rd);
+  double guess = tau;
+  for (int it = 0; it < 16; it++) {
+    double x = xb + vb * tau + 0.5 * a * tau * tau + vb_contact_drive(sc, ct, t0 + tau, &rd);
+    double dp = sign * (vb + a * tau + rd);
+    double step = dp != 0.0 ? vb_law_penetration(&ct->law, x) / dp : 0.0;
+    tau -= step;
+    if (!(fabs(step) > 1e-15 * run->dt))
+      break;
+  }
+  if (!(fabs(tau) <= 2.0 * run->dt))
+    tau = guess; /* no crossing nearby: keep the estimate */
+  vb_contact_drive(sc, ct, t0 + tau, &rd);
+  *v = sign * (vb + a * tau + rd);
+  return tau;
+}
+
+/* Append a finished event to a contact's table (grows by doubling). */
+static int
+push_event(vb_contact_result *res, const vb_event *ev)
+{
+  if (res->nevents == res->cap) {
+    vb_event *grown = realloc(res->events, 2 * (size_t)res->cap * sizeof *grown);
+    if (!grown)
+      return VB_ENOMEM;
+    res->events = grown;
+    res->cap *= 2;
+  }
+  res->events[res->nevents++] = *ev;
+  return VB_OK;
+}
+
+/* Model and state of the island of contact c. */
+static const vb_island_model *
+model_of(const vb_run *run, int c)
+{
+  return &run->model->islands[run->contact_island[c]];
+}
+
+static vb_island_state *
+state_of(const vb_run *run, int c)
+{
+  return run->states[run->contact_island[c]];
+}
+
+/* Close a release: v_out is the rate at the first sample out (two-level,
+ * explicit) or of the step leaving it (three-level, one step later). */
+static int
+finish_release(vb_run *run, int c, double rate_out, double e_after)
+{
+  const vb_island_model *m = model_of(run, c);
+  int lc = run->contact_local[c];
+  vb_tracker *tr = &run->trackers[c];
+  vb_event *ev = &tr->ev;
+  double pa = tr->sign * m->aext[lc];
+  int three = m->family == VB_FAMILY_THREE_LEVEL;
+  ev->energy_after = e_after;
+  /* instantaneous rate at the release sample (three-level: secant minus
+   * a dt/2), carried back along free flight to the crossing */
+  double r = tr->sign * rate_out - (three ? 0.5 * pa * run->dt : 0.0);
+  double p1 = vb_law_penetration(&run->scene->contacts[c].law, tr->x_release);
+  double tau = flight_time(p1, r, pa), t1 = tr->n_release * run->dt;
+  ev->t_off = t1 - tau;
+  ev->v_out = r - pa * tau;
+  const vb_contact *ct = &run->scene->contacts[c];
+  if (vb_contact_driven(run->scene, ct)) {
+    /* the bodies' rate at the release sample: without the drive's rate
+     * (three-level: its secant into the next sample), then as above */
+    double rd, d1 = vb_contact_drive(run->scene, ct, t1, &rd);
+    if (three) {
+      double d2 = vb_contact_drive(run->scene, ct, t1 + run->dt, &rd);
+      rd = (d2 - d1) / run->dt;
+    }
+    double vb = rate_out - rd - (three ? 0.5 * m->aext[lc] * run->dt : 0.0);
+    tau = driven_crossing(run, c, tr->sign, t1, tr->x_release, vb, m->aext[lc], -tau,
+                          &ev->v_out);
+    ev->t_off = t1 + tau;
+  }
+  ev->duration = ev->t_off - ev->t_on;
+  tr->pending = 0;
+  return push_event(&run->results[c], ev);
+}
+
+/* Apply a Papetti correction to contact c (penetration change dp, rate
+ * change dr) and book its energy in the event and in *e_now (the energy of
+ * the contact's island). */
+static void
+correct(vb_run *run, int c, double dp, double dr, int flag, double *e_now)
+{
+  const vb_island_model *m = model_of(run, c);
+  vb_island_state *st = state_of(run, c);
+  vb_tracker *tr = &run->trackers[c];
+  double added = vb_island_correct(m, st, run->contact_local[c], tr->sign * dp, tr->sign * dr);
+  tr->ev.corrections |= flag;
+  tr->ev.energy_correction += added;
+  *e_now += added;
+}
+
+/* Open contact c's impact at step n (sample n-1 was the last one out):
+ * the crossing extrapolated from sample n-1, and the predictions from its
+ * v_in. */
+static void
+open_impact(vb_run *run, int c, long n, double x_before, double rate_before)
+{
+  const vb_island_model *m = model_of(run, c);
+  int lc = run->contact_local[c], three = m->family == VB_FAMILY_THREE_LEVEL;
+  const vb_chist *hc = &state_of(run, c)->hist[lc];
+  const vb_contact *ct = &run->scene->contacts[c];
+  const vb_law *law = &ct->law;
+  vb_tracker *tr = &run->trackers[c];
+  vb_event *ev = &tr->ev;
+  memset(ev, 0, sizeof *ev);
+  tr->open = 1;
+  tr->sign = law->kind == VB_LAW_RATTLE && hc->x < 0.0 ? -1.0 : 1.0;
+  double pa = tr->sign * m->aext[lc];
+  /* instantaneous rate at the last sample out (three-level: secant plus
+   * a dt/2), carried along free flight to the crossing */
+  double r = tr->sign * rate_before + (three ? 0.5 * pa * run->dt : 0.0);
+  double p0 = vb_law_penetration(law, x_before);
+  double tau = flight_time(p0, r, pa), t0 = (n - 1) * run->dt;
+  ev->t_on = t0 + tau;
+  ev->v_in = r + pa * tau;
+  if (vb_contact_driven(run->scene, ct)) {
+    /* the bodies' rate at the last sample out: without the drive's rate
+     * (three-level: its secant into that sample), then as above */
+    double rd, d0 = vb_contact_drive(run->scene, ct, t0, &rd);
+    if (three) {
+      double dm = vb_contact_drive(run->scene, ct, t0 - run->dt, &rd);
+      rd = (d0 - dm) / run->dt;
+    }
+    double vb = rate_before - rd + (three ? 0.5 * m->aext[lc] * run->dt : 0.0);
+    tau = driven_crossing(run, c, tr->sign, t0, x_before, vb, m->aext[lc], tau, &ev->v_in);
+    ev->t_on = t0 + tau;
+  }
+  ev->energy_before = run->e_prev[run->contact_island[c]];
+  vb_prediction pr;
+  vb_law_predict(law, m->meff[lc], ev->v_in, &pr);
+  ev->x_max_pred = pr.x_max;
+  ev->v_out_pred = pr.v_out;
+  ev->v_out_exact = pr.v_out_exact;
+  ev->duration_pred = pr.duration;
+  ev->x_max = -INFINITY;
+}
+
+/* Release contact c's impact at step n (sample n is the first one out),
+ * with Papetti's v_out correction where asked (two-level and explicit). */
+static int
+release(vb_run *run, int c, long n, double *e_now)
+{
+  const vb_island_model *m = model_of(run, c);
+  int lc = run->contact_local[c], three = m->family == VB_FAMILY_THREE_LEVEL;
+  const vb_chist *hc = &state_of(run, c)->hist[lc];
+  const vb_contact *ct = &run->scene->contacts[c];
+  vb_tracker *tr = &run->trackers[c];
+  vb_event *ev = &tr->ev;
+  tr->open = 0;
+  tr->n_release = n;
+  tr->x_release = hc->x;
+  /* Papetti 4.2: leave at the analytic v_out (root of eq 6, or eq 7-8) */
+  if ((ct->corrections & VB_CORRECT_VOUT) && !three) {
+    /* the target is the rate at the crossing; the sample, tau after it in
+     * free flight, has the rate target + a tau with p = target tau + a
+     * tau^2 / 2 */
+    double target = ct->vout_exact ? ev->v_out_exact : ev->v_out_pred;
+    double pa = tr->sign * m->aext[lc], p1 = vb_law_penetration(&ct->law, hc->x);
+    double disc = target * target + 2.0 * pa * p1;
+    double tau = disc >= 0.0 ? -2.0 * p1 / (-target + sqrt(disc)) : p1 / target;
+    if (isfinite(target))
+      correct(run, c, 0.0, target + pa * tau - tr->sign * hc->rate, VB_CORRECT_VOUT, e_now);
+  }
+  if (three) {
+    tr->pending = 1;
+    return VB_OK;
+  }
+  return finish_release(run, c, hc->rate, *e_now);
+}
+
+/* Update contact c's impact tracking after step n. */
+int
+vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before,
+                double *e_now)
+{
+  const vb_island_state *st = state_of(run, c);
+  int lc = run->contact_local[c];
+  const vb_chist *hc = &st->hist[lc];
+  vb_tracker *tr = &run->trackers[c];
+  const vb_contact *ct = &run->scene->contacts[c];
+  const vb_law *law = &ct->law;
+  if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING)
+    return VB_OK; /* always engaged: no impacts */
+  if (tr->pending) {
+    int rc = finish_release(run, c, (hc->x - tr->x_release) / run->dt, *e_now);
+    if (rc)
+      return rc;
+  }
+  double p = vb_law_penetration(law, hc->x);
+  if (p > 0.0 && !tr->open)
+    open_impact(run, c, n, x_before, rate_before);
+  if (!tr->open)
+    return VB_OK;
+  vb_event *ev = &tr->ev;
+  /* Papetti 4.2: never let the compression exceed the analytic x_max */
+  if ((ct->corrections & VB_CORRECT_XMAX) && p > ev->x_max_pred) {
+    correct(run, c, ev->x_max_pred - p, 0.0, VB_CORRECT_XMAX, e_now);
+    p = vb_law_penetration(law, hc->x);
+  }
+  if (st->iterations[lc] > ev->newton_iterations_max)
+    ev->newton_iterations_max = st->iterations[lc];
+  ev->fallbacks += st->fallback[lc];
+  if (!(p > 0.0))
+    return release(run, c, n, e_now);
+  ev->samples++;
+  if (p > ev->x_max)
+    ev->x_max = p;
+  if (fabs(hc->f) > ev->peak_force)
+    ev->peak_force = fabs(hc->f);
+  return VB_OK;
+}
+
+/* An impact still open (or a release still pending) at the end is kept
+ * with NaN for what could not be measured. */
+int
+vb_events_flush(vb_run *run)
+{
+  for (int c = 0; c < run->scene->ncontacts; c++) {
+    vb_tracker *tr = &run->trackers[c];
+    int rc = VB_OK;
+    if (tr->pending) {
+      rc = finish_release(run, c, state_of(run, c)->hist[run->contact_local[c]].rate, NAN);
+    } else if (tr->open) {
+      tr->ev.t_off = tr->ev.duration = tr->ev.v_out = tr->ev.energy_after = NAN;
+      rc = push_event(&run->results[c], &tr->ev);
+      tr->open = 0;
+    }
+    if (rc)
+      return rc;
+  }
+  return VB_OK;
+}
+
+/* A contact engaged at t = 0 has no onset to extrapolate from. */
+void
+vb_events_start(vb_run *run, int c)
+{
+  const vb_law *law = &run->scene->contacts[c].law;
+  const vb_chist *hc = &state_of(run, c)->hist[run->contact_local[c]];
+  vb_tracker *tr = &run->trackers[c];
+  if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING
+      || vb_law_penetration(law, hc->x) <= 0.0)
+    return;
+  memset(&tr->ev, 0, sizeof tr->ev);
+  tr->open = 1;
+  tr->sign = law->kind == VB_LAW_RATTLE && hc->x < 0.0 ? -1.0 : 1.0;
+  tr->ev.t_on = tr->ev.v_in = tr->ev.energy_before = NAN;
+  tr->ev.x_max_pred = tr->ev.v_out_pred = tr->ev.v_out_exact = tr->ev.duration_pred = NAN;
+  tr->ev.x_max = vb_law_penetration(law, hc->x);
+  tr->ev.samples = 1;
+}
+

@@ -1,0 +1,635 @@
+/* model.c - a scene compiled for stepping: its islands and their families.
+ *
+ * Every mass and modal object is a set of linear modes, each obeying
+ *   M (q'' + 2 sigma q' + omega^2 q) = sum over points shape f + F_ext,
+ * and every contact's compression is linear in the modes:
+ *   x_c = sum_j S_cj q_j + (wall displacements) - gap.
+ * An island is a set of bodies joined by contacts (walls, being fixed or
+ * driven, join nothing).  Its family decides how the modes are stepped:
+ *
+ * Two-level (two-point, am1): the trapezoidal rule (Papetti eq 20;
+ *   Chatziioannou eq 8a), with omega and sigma pre-warped through the
+ *   bilinear map, s' = (2/dt) tanh(s dt / 2), so that the discrete free
+ *   modes ring at exactly the continuous frequency and decay rate.  With the
+ *   contact force over the step fbar the update is
+ *     q1 = ca q + cb v + cc (F - S^T fbar),  v1 = 2 (q1 - q)/dt - v,
+ *   ca = (2/dt + 2 sigma' - dt omega'^2/2)/D, cb = 2/D, cc = dt/(D M),
+ *   D = 2/dt + 2 sigma' + dt omega'^2/2; for a free mass (omega = sigma =
+ *   0) this is q1 = q + dt v + dt^2/(2m) (F - fbar): eq 20 and eq 8.  The
+ *   discrete energy sum M (v^2 + omega'^2 q^2)/2 changes by exactly the
+ *   work of the forces, minus 2 M sigma' dt ((v1 + v)/2)^2.
+ * Three-level (three-point, quadratic): the centred recursion with the
+ *   exact free response, q1 = a1 q - a2 qm + beta (F - S^T fbar)/M with
+ *   a1 = z1 + z2, a2 = z1 z2 for the exact poles z = exp(s dt); it is
+ *   M (dtt q + 2 sigma* dt. q + Omega^2 q) = force with sigma* dt =
+ *   tanh(sigma dt), Omega^2 dt^2 = 2 (1 + a2 - a1)/(1 + a2) and beta =
+ *   dt^2 (1 + a2)/2; for a free mass q1 = 2q - qm + dt^2 F/m
+ *   (Chatziioannou eq 7, Ducceschi eq 23).  Energy (Bilbao):
+ *   M/2 ((q1 - q)/dt)^2 + M Omega^2 q1 q / 2.
+ * Explicit (verlet, heun, rk4): the scheme integrates the whole island's
+ *   first-order system literally (solvers/).
+ *
+ * The contacts of an implicit island are solved together by the K-method
+ * (solvers/kmethod.c) with the compliance K_cd = sum_j S_cj S_dj cc_j. */
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+/* ----------------------------------------------------------- geometry */
+
+/* Displacement of a wall at time t (its position plus its drive). */
+static double
+wall_u(const vb_body *b, double t, double *rate)
+{
+  double r = 0.0, u = b->u0;
+  if (b->drive.kind != VB_DRIVE_NONE)
+    u += vb_drive_eval(&b->drive, t, &r);
+  *rate = r;
+  return u;
+}
+
+/* Part of contact ct's compression not carried by modes: walls and gap. */
+double
+vb_contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate)
+{
+  double x = -ct->gap, r = 0.0, rw;
+  /* a driven gap (a surface profile under a rolling ball) */
+  if (ct->gap_drive.kind != VB_DRIVE_NONE) {
+    x -= vb_drive_eval(&ct->gap_drive, t, &rw);
+    r -= rw;
+  }
+  if (sc->bodies[ct->a].kind == VB_BODY_WALL) {
+    x += wall_u(&sc->bodies[ct->a], t, &rw);
+    r += rw;
+  }
+  if (sc->bodies[ct->b].kind == VB_BODY_WALL) {
+    x -= wall_u(&sc->bodies[ct->b], t, &rw);
+    r -= rw;
+  }
+  *rate = r;
+  return x;
+}
+
+/* Whether a wall of contact ct or its gap is driven. */
+int
+vb_contact_driven(const vb_scene *sc, const vb_contact *ct)
+{
+  const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
+  return ct->gap_drive.kind != VB_DRIVE_NONE
+         || (a->kind == VB_BODY_WALL && a->drive.kind != VB_DRIVE_NONE)
+         || (b->kind == VB_BODY_WALL && b->drive.kind != VB_DRIVE_NONE);
+}
+
+/* ------------------------------------------------------- coefficients */
+
+/* Bilinear pre-warping: the continuous (omega'^2, sigma') whose trapezoidal
+ * discretisation has the exact poles exp(s dt) of (omega, sigma). */
+static void
+warp_bilinear(double w0, double sig, double h, double *w2p, double *sigp)
+{
+  double disc = sig * sig - w0 * w0;
+  if (w0 == 0.0 && sig == 0.0) {
+    *w2p = 0.0;
+    *sigp = 0.0;
+  } else if (disc < 0.0) {
+    double complex s = -sig + I * sqrt(-disc);
+    double complex sp = (2.0 / h) * ctanh(s * h / 2.0);
+    *sigp = -creal(sp);
+    *w2p = creal(sp) * creal(sp) + cimag(sp) * cimag(sp);
+  } else {
+    double r = sqrt(disc);
+    double p1 = (2.0 / h) * tanh((-sig + r) * h / 2.0);
+    double p2 = (2.0 / h) * tanh((-sig - r) * h / 2.0);
+    *sigp = -0.5 * (p1 + p2);
+    *w2p = p1 * p2;
+  }
+}
+
+/* Exact centred recursion: a1 = z1 + z2, a2 = z1 z2 for z = exp(s dt), and
+ * g = 1 + a2 - a1 computed without cancellation. */
+static void
+exact_centred(double w0, double sig, double h, double *a1, double *a2, double *g)
+{
+  double disc = sig * sig - w0 * w0;
+  if (disc < 0.0) {
+    double wd = sqrt(-disc), e = exp(-sig * h), one_e = -expm1(-sig * h);
+    double sn = sin(0.5 * wd * h);
+    *a1 = 2.0 * e * cos(wd * h);
+    *a2 = e * e;
+    *g = one_e * one_e + 4.0 * e * sn * sn;
+  } else {
+    double r = sqrt(disc);
+    double s1 = -sig + r, s2 = -sig - r;
+    *a1 = exp(s1 * h) + exp(s2 * h);
+    *a2 = exp((s1 + s2) * h);
+    *g = expm1(s1 * h) * expm1(s2 * h);
+  }
+}
+
+/* ------------------------------------------------------------ storage */
+
+/* An island being compiled: the model and writable views of its arrays. */
+typedef struct {
+  vb_island_model *m;
+  int *contacts, *bodies, *offsets, *forces, *force_mode;
+  int *point_first, *point_from, *point_to;
+  vb_contact *cts;
+  double *mass, *w2, *sig, *ca, *cb, *cc, *dcoef, *mw2, *gconst;
+  double *S, *K, *meff, *aext, *P;
+} builder;
+
+/* Aligned storage for an island's arrays in one zeroed block: doubles
+ * first (each array 64-byte aligned), then contacts, then ints. */
+static int
+island_alloc(builder *bd, vb_island_model *m, int nm, int nc, int nf, int nb, int npts)
+{
+  size_t mp = ((size_t)nm + 7) / 8 * 8, c = (size_t)nc;
+  m->nm = nm;
+  m->nmp = (int)mp;
+  m->nc = nc;
+  m->nf = nf;
+  m->nb = nb;
+  m->npts = npts;
+  /* 9 mode arrays, S and P rows, K, meff, aext; each rounded up to 8 */
+  size_t r8 = (c * c + 7) / 8 * 8, rc = (c + 7) / 8 * 8;
+  size_t cs = c > 0 ? c : 1; /* a zero row for an island in no contact */
+  size_t ndouble = 9 * mp + (cs + (size_t)npts) * mp + r8 + 2 * rc;
+  size_t nint = 3 * c + 2 * (size_t)nf + 3 * (size_t)nb + 2 * (size_t)npts;
+  size_t bytes = ndouble * sizeof(double) + c * sizeof(vb_contact) + nint * sizeof(int);
+  bytes = (bytes + 63) / 64 * 64 + 64;
+  char *block = aligned_alloc(64, bytes);
+  if (!block)
+    return VB_ENOMEM;
+  memset(block, 0, bytes);
+  m->block = block;
+  bd->m = m;
+  double *p = (double *)block;
+  double **mode[9] = { &bd->mass, &bd->w2, &bd->sig, &bd->ca, &bd->cb, &bd->cc,
+                       &bd->dcoef, &bd->mw2, &bd->gconst };
+  for (int k = 0; k < 9; k++, p += mp)
+    *mode[k] = p;
+  bd->S = p;
+  p += cs * mp;
+  bd->P = p;
+  p += (size_t)npts * mp;
+  bd->K = p;
+  p += r8;
+  bd->meff = p;
+  bd->aext = p + rc;
+  p += 2 * rc;
+  bd->cts = (vb_contact *)p;
+  int *q = (int *)(bd->cts + c);
+  bd->contacts = q;
+  bd->bodies = q += c;
+  bd->offsets = q += nb;
+  bd->forces = q += nb;
+  bd->force_mode = q += nf;
+  bd->point_first = q += nf;
+  bd->point_from = q += nb;
+  bd->point_to = q += npts;
+  for (size_t j = (size_t)nm; j < mp; j++)
+    bd->mass[j] = 1.0; /* padding: inert */
+  m->contacts = bd->contacts;
+  m->cts = bd->cts;
+  m->bodies = bd->bodies;
+  m->offsets = bd->offsets;
+  m->forces = bd->forces;
+  m->force_mode = bd->force_mode;
+  m->mass = bd->mass;
+  m->w2 = bd->w2;
+  m->sig = bd->sig;
+  m->ca = bd->ca;
+  m->cb = bd->cb;
+  m->cc = bd->cc;
+  m->dcoef = bd->dcoef;
+  m->mw2 = bd->mw2;
+  m->gconst = bd->gconst;
+  m->S = bd->S;
+  m->K = bd->K;
+  m->meff = bd->meff;
+  m->aext = bd->aext;
+  m->P = bd->P;
+  m->point_first = bd->point_first;
+  m->point_from = bd->point_from;
+  m->point_to = bd->point_to;
+  return VB_OK;
+}
+
+/* Free a model. */
+void
+vb_model_free(vb_model *m)
+{
+  if (!m)
+    return;
+  if (m->islands)
+    for (int i = 0; i < m->nislands; i++)
+      free(m->islands[i].block);
+  free(m->islands);
+  free(m->contact_island);
+  free(m);
+}
+
+/* Island mode index of the first mode of scene body b, or -1. */
+static int
+body_offset(const vb_island_model *m, int b)
+{
+  for (int i = 0; i < m->nb; i++)
+    if (m->bodies[i] == b)
+      return m->offsets[i];
+  return -1;
+}
+
+/* Row of point p of body b among the island's recorded points. */
+int
+vb_island_point_row(const vb_island_model *m, int b, int p)
+{
+  for (int i = 0; i < m->nb; i++)
+    if (m->bodies[i] == b)
+      return m->point_first[i] + p;
+  return -1;
+}
+
+/* -------------------------------------------------------------- modes */
+
+/* Coefficients of mode j of a body at step h in the island's family
+ * (see the header); VB_EINVAL with a message when it cannot be stepped. */
+static int
+mode_coefficients(builder *bd, const vb_scene *sc, const vb_body *b, int k, int j,
+                  char *err, size_t errlen)
+{
+  const vb_island_model *m = bd->m;
+  double h = m->dt, w0 = 2.0 * M_PI * b->freq[k], sg = b->sigma[k];
+  bd->mass[j] = b->modal_mass[k];
+  bd->gconst[j] = -sc->gravity * b->modal_mass[k] * b->gravity[k];
+  if (b->freq[k] >= 0.5 * sc->fs)
+    return vb_errf(err, errlen, VB_EINVAL, "%s:%d: body '%s': mode %d at %g Hz is at or "
+                   "above the Nyquist frequency %g Hz (valid: raise scene.fs or drop the "
+                   "mode)", sc->path, b->line, b->name, k, b->freq[k], 0.5 * sc->fs);
+  if (m->family == VB_FAMILY_TWO_LEVEL) {
+    double w2p, sgp;
+    warp_bilinear(w0, sg, h, &w2p, &sgp);
+    double D = 2.0 / h + 2.0 * sgp + 0.5 * h * w2p;
+    bd->w2[j] = w2p;
+    bd->sig[j] = sgp;
+    bd->ca[j] = (2.0 / h + 2.0 * sgp - 0.5 * h * w2p) / D;
+    bd->cb[j] = 2.0 / D;
+    bd->cc[j] = h / (D * bd->mass[j]);
+    bd->dcoef[j] = 2.0 * bd->mass[j] * sgp * h;
+    bd->mw2[j] = bd->mass[j] * w2p;
+  } else if (m->family == VB_FAMILY_THREE_LEVEL) {
+    double a1, a2, g;
+    exact_centred(w0, sg, h, &a1, &a2, &g);
+    bd->ca[j] = a1;
+    bd->cb[j] = a2;
+    bd->w2[j] = 2.0 * g / ((1.0 + a2) * h * h);
+    bd->sig[j] = (1.0 - a2) / ((1.0 + a2) * h);
+    bd->cc[j] = 0.5 * h * h * (1.0 + a2) / bd->mass[j];
+    bd->dcoef[j] = 0.5 * bd->mass[j] * bd->sig[j] / h;
+    bd->mw2[j] = bd->mass[j] * bd->w2[j];
+    if (bd->w2[j] * h * h >= 4.0)
+      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: body '%s': mode %d (%g Hz, sigma %g) "
+                     "has no positive discrete energy at fs %g for a three-level scheme "
+                     "(valid: raise scene.fs or use a two-level scheme)", sc->path, b->line,
+                     b->name, k, b->freq[k], sg, sc->fs);
+  } else {
+    bd->w2[j] = w0 * w0;
+    bd->sig[j] = sg;
+    double lim = m->scheme->stability_limit;
+    if (w0 * h > lim)
+      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: body '%s': mode %d at %g Hz is beyond "
+                     "the stability limit of scheme '%s' (omega dt = %.3g > %g; valid: raise "
+                     "scene.fs above %.6g Hz or use a two-level or three-level scheme)",
+                     sc->path, b->line, b->name, k, b->freq[k], m->scheme->name, w0 * h, lim,
+                     w0 / lim);
+  }
+  return VB_OK;
+}
+
+/* Fill the modes of an island and check each can be stepped. */
+static int
+island_modes(builder *bd, const vb_scene *sc, char *err, size_t errlen)
+{
+  const vb_island_model *m = bd->m;
+  for (int i = 0; i < m->nb; i++) {
+    const vb_body *b = &sc->bodies[m->bodies[i]];
+    for (int k = 0; k < b->nmodes; k++) {
+      int rc = mode_coefficients(bd, sc, b, k, m->offsets[i] + k, err, errlen);
+      if (rc != VB_OK)
+        return rc;
+    }
+  }
+  return VB_OK;
+}
+
+/* ----------------------------------------------------------- contacts */
+
+/* Chatziioannou section 3: for alpha = 1 the beta* substitutions make the
+ * contact duration exact, pi / omega_c with omega_c = sqrt(k / m):
+ *   eq 15 (two-point):   beta2* = (1 - cos(w dt)) / (1 + cos(w dt)),
+ *   eq 16 (three-point): beta3* = (1 - cos(w dt)) / cos(w dt),
+ * with beta2 = k dt^2 / (4 m) and beta3 = k dt^2 / (2 m) for alpha = 1, so
+ * the scheme steps the contact with k* = 4 m beta2* / dt^2 (resp.
+ * 2 m beta3* / dt^2), m the contact's effective mass (for a mass against a
+ * wall exactly the paper's substitution).  Beyond the limits (w dt < pi,
+ * resp. pi/2) the scene is refused unless `saturate` is set; then
+ * w = 0.99 of the limit is used, a contact of 1.01 times the shortest
+ * duration the scheme can resolve. */
+double
+vb_exact_omega(const vb_contact *ct, double meff, double h, double *limit)
+{
+  double w = sqrt(ct->law.k / meff);
+  *limit = (ct->scheme->exact_duration_eq == 16 ? 0.5 : 1.0) * M_PI / h;
+  return w < *limit ? w : 0.99 * *limit;
+}
+
+/* The beta* stiffness of an exact-duration contact (eq 15 or 16). */
+static void
+exact_duration(builder *bd, int c)
+{
+  vb_contact *ct = &bd->cts[c];
+  if (!ct->exact_duration)
+    return;
+  double limit, h = bd->m->dt, m = bd->meff[c];
+  double cw = cos(vb_exact_omega(ct, m, h, &limit) * h);
+  if (ct->scheme->exact_duration_eq == 16)
+    ct->law.k = 2.0 * m / (h * h) * (1.0 - cw) / cw;      /* eq 16 */
+  else
+    ct->law.k = 4.0 * m / (h * h) * (1.0 - cw) / (1.0 + cw); /* eq 15 */
+}
+
+/* Compression rows, compliance, effective masses of an island. */
+static void
+island_contacts(builder *bd, const vb_scene *sc)
+{
+  const vb_island_model *m = bd->m;
+  int nm = m->nm, nc = m->nc;
+  for (int c = 0; c < nc; c++) {
+    const vb_contact *ct = &bd->cts[c];
+    double *row = bd->S + (size_t)c * m->nmp;
+    int ends[2] = { ct->a, ct->b }, pts[2] = { ct->pa, ct->pb };
+    for (int e = 0; e < 2; e++) {
+      const vb_body *b = &sc->bodies[ends[e]];
+      if (b->kind == VB_BODY_WALL)
+        continue;
+      int off = body_offset(m, ends[e]);
+      const double *shape = b->points[pts[e]].shape;
+      for (int k = 0; k < b->nmodes; k++)
+        row[off + k] += (e == 0 ? 1.0 : -1.0) * shape[k];
+    }
+    /* free-flight acceleration of the compression: gravity on the rigid
+     * (0 Hz) modes; on the elastic modes springs hold it as a static sag */
+    double mob = 0.0, acc = 0.0;
+    for (int j = 0; j < nm; j++) {
+      mob += row[j] * row[j] / bd->mass[j];
+      if (bd->w2[j] == 0.0)
+        acc += row[j] * bd->gconst[j] / bd->mass[j];
+    }
+    bd->meff[c] = mob > 0.0 ? 1.0 / mob : INFINITY;
+    bd->aext[c] = acc;
+  }
+  for (int c = 0; c < nc; c++)
+    exact_duration(bd, c);
+  for (int c = 0; c < nc; c++)
+    for (int d = 0; d < nc; d++) {
+      double k = 0.0;
+      const double *rc = bd->S + (size_t)c * m->nmp, *rd = bd->S + (size_t)d * m->nmp;
+      if (m->family != VB_FAMILY_EXPLICIT)
+        for (int j = 0; j < nm; j++)
+          k += rc[j] * rd[j] * bd->cc[j];
+      bd->K[c * nc + d] = k;
+    }
+}
+
+/* An exact-duration contact whose omega_c is beyond its scheme's limit,
+ * unless saturate is set. */
+static int
+check_exact_duration(const vb_island_model *m, const vb_scene *sc, char *err, size_t errlen)
+{
+  for (int c = 0; c < m->nc; c++) {
+    const vb_contact *ct = &sc->contacts[m->contacts[c]];
+    double limit, w = ct->exact_duration ? sqrt(ct->law.k / m->meff[c]) : 0.0;
+    vb_exact_omega(ct, m->meff[c], m->dt, &limit);
+    int steps = ct->scheme->exact_duration_eq == 16 ? 2 : 1;
+    if (ct->exact_duration && !ct->saturate && !(w < limit))
+      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: contact '%s': exact_duration: omega_c = "
+                     "%.6g rad/s (contact time %.4g s) is beyond the limit of scheme '%s', "
+                     "%.6g rad/s (contact time %.4g s = %d steps) (valid: raise scene.fs "
+                     "above %.6g Hz, or set saturate = true to use the limit)", sc->path,
+                     ct->line, ct->name, w, M_PI / w, ct->scheme->name, limit, M_PI / limit,
+                     steps, w * steps / M_PI);
+  }
+  return VB_OK;
+}
+
+/* ------------------------------------------------------------ islands */
+
+static int
+find(int *parent, int i)
+{
+  while (parent[i] != i)
+    i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/* The non-wall body a contact moves (a contact joins at most two). */
+static int
+moved_body(const vb_scene *sc, const vb_contact *ct)
+{
+  return sc->bodies[ct->a].kind != VB_BODY_WALL ? ct->a : ct->b;
+}
+
+/* The first contact of each island (first[root]); VB_EINVAL when two
+ * contacts of one island need different families or explicit schemes. */
+static int
+island_families(const vb_scene *sc, int *parent, int *first, char *err, size_t errlen)
+{
+  for (int c = 0; c < sc->ncontacts; c++) {
+    const vb_contact *ct = &sc->contacts[c];
+    int body = moved_body(sc, ct), r = find(parent, body);
+    if (first[r] < 0) {
+      first[r] = c;
+      continue;
+    }
+    const vb_contact *c0 = &sc->contacts[first[r]];
+    int clash = c0->scheme->family != ct->scheme->family
+                || (ct->scheme->family == VB_FAMILY_EXPLICIT && c0->scheme != ct->scheme);
+    if (!clash)
+      continue;
+    /* name a body the two contacts share, if they touch one */
+    int walls[2] = { sc->bodies[ct->a].kind == VB_BODY_WALL,
+                     sc->bodies[ct->b].kind == VB_BODY_WALL };
+    if (!walls[0] && (ct->a == c0->a || ct->a == c0->b))
+      body = ct->a;
+    else if (!walls[1] && (ct->b == c0->a || ct->b == c0->b))
+      body = ct->b;
+    return vb_errf(err, errlen, VB_EINVAL, "%s:%d: contact '%s': scheme '%s' cannot step body "
+                   "'%s' together with contact '%s' (scheme '%s') in one island (valid: one "
+                   "family per island: two-point/am1, three-point/quadratic, or a single "
+                   "explicit scheme)", sc->path, ct->line, ct->name, ct->scheme->name,
+                   sc->bodies[body].name, c0->name, c0->scheme->name);
+  }
+  return VB_OK;
+}
+
+/* Lay out the bodies, recorded points, contacts and forces of the island
+ * whose union-find root is `root`. */
+static void
+island_layout(builder *bd, const vb_scene *sc, int *parent, int root)
+{
+  vb_island_model *m = bd->m;
+  int at = 0, ib = 0, row = 0;
+  for (int i = 0; i < sc->nbodies; i++)
+    if (sc->bodies[i].kind != VB_BODY_WALL && find(parent, i) == root) {
+      const vb_body *b = &sc->bodies[i];
+      bd->bodies[ib] = i;
+      bd->point_first[ib] = row;
+      bd->offsets[ib++] = at;
+      /* recorded point rows over the island's modes */
+      for (int pt = 0; pt < (b->kind == VB_BODY_MODAL ? b->npoints : 1); pt++, row++) {
+        for (int j = 0; j < b->nmodes; j++)
+          bd->P[(size_t)row * m->nmp + at + j] = b->points[pt].shape[j];
+        bd->point_from[row] = at / 8 * 8;
+        bd->point_to[row] = (at + b->nmodes + 7) / 8 * 8;
+      }
+      at += b->nmodes;
+    }
+  /* the contacts in a canonical order, by name: the contact solve's sweep
+   * and the corrections go contact by contact, so that the results do not
+   * depend on the order in which the scene lists them */
+  int ic = 0;
+  for (int c = 0; c < sc->ncontacts; c++)
+    if (find(parent, moved_body(sc, &sc->contacts[c])) == root) {
+      int at = ic++;
+      while (at > 0 && strcmp(sc->contacts[bd->contacts[at - 1]].name, sc->contacts[c].name) > 0) {
+        bd->contacts[at] = bd->contacts[at - 1];
+        at--;
+      }
+      bd->contacts[at] = c;
+    }
+  for (int k = 0; k < ic; k++)
+    bd->cts[k] = sc->contacts[bd->contacts[k]];
+  int jf = 0;
+  for (int f = 0; f < sc->nforces; f++)
+    if (find(parent, sc->forces[f].body) == root) {
+      bd->forces[jf] = f;
+      bd->force_mode[jf++] = body_offset(m, sc->forces[f].body);
+    }
+}
+
+/* Compile island k (union-find root `root`, first contact `first`, or -1
+ * for a body in no contact). */
+static int
+island_compile(vb_model *md, int k, int *parent, int root, int first, char *err,
+               size_t errlen)
+{
+  const vb_scene *sc = md->scene;
+  vb_island_model *m = &md->islands[k];
+  int nm = 0, nc = 0, nf = 0, nb = 0, npts = 0;
+  for (int i = 0; i < sc->nbodies; i++)
+    if (sc->bodies[i].kind != VB_BODY_WALL && find(parent, i) == root) {
+      nm += sc->bodies[i].nmodes;
+      npts += sc->bodies[i].kind == VB_BODY_MODAL ? sc->bodies[i].npoints : 1;
+      nb++;
+    }
+  for (int c = 0; c < sc->ncontacts; c++)
+    nc += find(parent, moved_body(sc, &sc->contacts[c])) == root;
+  for (int f = 0; f < sc->nforces; f++)
+    nf += find(parent, sc->forces[f].body) == root;
+  m->scene = sc;
+  m->dt = md->dt;
+  builder bd;
+  if (island_alloc(&bd, m, nm, nc, nf, nb, npts) != VB_OK)
+    return VB_ENOMEM;
+  m->family = first >= 0 ? sc->contacts[first].scheme->family : VB_FAMILY_TWO_LEVEL;
+  m->scheme = m->family == VB_FAMILY_EXPLICIT ? sc->contacts[first].scheme : NULL;
+  island_layout(&bd, sc, parent, root);
+  int rc = island_modes(&bd, sc, err, errlen);
+  if (rc != VB_OK)
+    return rc;
+  island_contacts(&bd, sc);
+  m->has_gen = m->nf > 0;
+  for (int j = 0; j < m->nm; j++)
+    m->has_gen |= m->gconst[j] != 0.0;
+  return check_exact_duration(m, sc, err, errlen);
+}
+
+/* Where each body and contact lives. */
+static void
+model_index(vb_model *md)
+{
+  const vb_scene *sc = md->scene;
+  for (int b = 0; b < sc->nbodies; b++)
+    md->body_island[b] = md->body_offset[b] = -1;
+  for (int i = 0; i < md->nislands; i++) {
+    const vb_island_model *m = &md->islands[i];
+    for (int k = 0; k < m->nb; k++) {
+      md->body_island[m->bodies[k]] = i;
+      md->body_offset[m->bodies[k]] = m->offsets[k];
+    }
+    for (int c = 0; c < m->nc; c++) {
+      md->contact_island[m->contacts[c]] = i;
+      md->contact_local[m->contacts[c]] = c;
+    }
+  }
+}
+
+/* Compile a scene. */
+int
+vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
+{
+  int nb = sc->nbodies, nc = sc->ncontacts, count = 0, rc = VB_OK;
+  int *parent = malloc(3 * ((size_t)nb + 1) * sizeof(int));
+  vb_model *md = calloc(1, sizeof *md);
+  *out = NULL;
+  if (!parent || !md)
+    goto nomem;
+  int *root_island = parent + nb + 1, *first = root_island + nb + 1;
+  md->scene = sc;
+  md->dt = 1.0 / sc->fs;
+  for (int i = 0; i < nb; i++) {
+    parent[i] = i;
+    root_island[i] = first[i] = -1;
+  }
+  for (int c = 0; c < nc; c++) {
+    const vb_contact *ct = &sc->contacts[c];
+    if (sc->bodies[ct->a].kind != VB_BODY_WALL && sc->bodies[ct->b].kind != VB_BODY_WALL)
+      parent[find(parent, ct->a)] = find(parent, ct->b);
+  }
+  for (int i = 0; i < nb; i++)
+    if (sc->bodies[i].kind != VB_BODY_WALL && root_island[find(parent, i)] < 0)
+      root_island[find(parent, i)] = count++;
+  md->nislands = count;
+  md->islands = calloc((size_t)count + 1, sizeof *md->islands);
+  md->contact_island = calloc(2 * (size_t)nc + 2 * (size_t)nb + 1, sizeof(int));
+  if (!md->islands || !md->contact_island)
+    goto nomem;
+  md->contact_local = md->contact_island + nc;
+  md->body_island = md->contact_local + nc;
+  md->body_offset = md->body_island + nb;
+  if ((rc = island_families(sc, parent, first, err, errlen)) != VB_OK)
+    goto fail;
+  for (int k = 0; k < count; k++) {
+    int root = -1;
+    for (int i = 0; i < nb && root < 0; i++)
+      if (sc->bodies[i].kind != VB_BODY_WALL && root_island[find(parent, i)] == k)
+        root = find(parent, i);
+    rc = island_compile(md, k, parent, root, first[root], err, errlen);
+    if (rc == VB_ENOMEM)
+      goto nomem;
+    if (rc != VB_OK)
+      goto fail;
+  }
+  model_index(md);
+  free(parent);
+  *out = md;
+  return VB_OK;
+nomem:
+  rc = vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory building islands", sc->name);
+fail:
+  free(parent);
+  vb_model_free(md);
+  return rc;
+}

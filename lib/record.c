@@ -1,0 +1,323 @@
+/* record.c - what a run records: the signal table, the recording, and
+ * each sample.
+ *
+ * The table below is the one list of recorded signals.  vb_run_alloc sizes
+ * the recording by iterating it, one block holding every series of nrec
+ * samples in table order (object by object), and the writer and readers
+ * can iterate it for names, groups and units (vb_signal_*). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include "run.h"
+
+/* The recorded signals, in the order of the recording.  The energies
+ * follow vb_energy. */
+static const vb_signal table[] = {
+  { "total", "J", VB_SIGNAL_SCENE, "kinetic + potential energy" },
+  { "kinetic", "J", VB_SIGNAL_SCENE, "kinetic energy of the modes" },
+  { "potential", "J", VB_SIGNAL_SCENE, "potential energy of the modes and contacts" },
+  { "dissipated", "J", VB_SIGNAL_SCENE, "energy taken by damping, running" },
+  { "external", "J", VB_SIGNAL_SCENE, "work of gravity, forces and drivers, running" },
+  { "correction", "J", VB_SIGNAL_SCENE, "energy added by Papetti's corrections, running" },
+  { "u", "m", VB_SIGNAL_POINT, "displacement" },
+  { "v", "m/s", VB_SIGNAL_POINT, "velocity (three-level: of the step into the sample)" },
+  { "q", "m", VB_SIGNAL_MODES, "modal displacements, one row per mode" },
+  { "compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact" },
+  { "rate", "m/s", VB_SIGNAL_CONTACT, "compression rate" },
+  { "force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)" },
+};
+#define NSIGNALS ((int)(sizeof table / sizeof table[0]))
+enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };
+
+/* The table of recorded signals. */
+const vb_signal *
+vb_signal_table(int *n)
+{
+  *n = NSIGNALS;
+  return table;
+}
+
+/* Recorded points of a body: its named points, or one for masses and walls. */
+static int
+points_of(const vb_body *b)
+{
+  return b->kind == VB_BODY_MODAL ? b->npoints : 1;
+}
+
+/* Whether body b records its modes. */
+static int
+records_modes(const vb_scene *sc, int b)
+{
+  return sc->record_modes && sc->bodies[b].kind != VB_BODY_WALL;
+}
+
+/* Instances of a signal in a scene. */
+int
+vb_signal_count(const vb_signal *s, const vb_scene *sc)
+{
+  int n = 0;
+  switch (s->object) {
+  case VB_SIGNAL_SCENE:
+    return 1;
+  case VB_SIGNAL_POINT:
+    for (int b = 0; b < sc->nbodies; b++)
+      n += points_of(&sc->bodies[b]);
+    return n;
+  case VB_SIGNAL_MODES:
+    for (int b = 0; b < sc->nbodies; b++)
+      n += records_modes(sc, b);
+    return n;
+  case VB_SIGNAL_CONTACT:
+    return sc->ncontacts;
+  }
+  return 0;
+}
+
+/* Body (and point) of instance i of a point or modes signal. */
+static int
+body_of(const vb_signal *s, const vb_scene *sc, int i, int *point)
+{
+  for (int b = 0; b < sc->nbodies; b++) {
+    int n = s->object == VB_SIGNAL_POINT ? points_of(&sc->bodies[b]) : records_modes(sc, b);
+    if (i < n) {
+      *point = i;
+      return b;
+    }
+    i -= n;
+  }
+  *point = -1;
+  return -1;
+}
+
+/* Rows of instance i (nmodes for modes, else 1). */
+int
+vb_signal_rows(const vb_signal *s, const vb_scene *sc, int i)
+{
+  int p, b = s->object == VB_SIGNAL_MODES ? body_of(s, sc, i, &p) : -1;
+  return b >= 0 ? sc->bodies[b].nmodes : 1;
+}
+
+/* Group of instance i under the scene's group. */
+int
+vb_signal_group(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t len)
+{
+  int p, b;
+  switch (s->object) {
+  case VB_SIGNAL_SCENE:
+    return snprintf(buf, len, "energy");
+  case VB_SIGNAL_POINT:
+    b = body_of(s, sc, i, &p);
+    if (sc->bodies[b].kind == VB_BODY_MODAL)
+      return snprintf(buf, len, "bodies/%s/%s", sc->bodies[b].name,
+                      sc->bodies[b].points[p].name);
+    return snprintf(buf, len, "bodies/%s", sc->bodies[b].name);
+  case VB_SIGNAL_MODES:
+    b = body_of(s, sc, i, &p);
+    return snprintf(buf, len, "bodies/%s/modes", sc->bodies[b].name);
+  case VB_SIGNAL_CONTACT:
+    return snprintf(buf, len, "contacts/%s", sc->contacts[i].name);
+  }
+  return -1;
+}
+
+/* Samples of instance i of a signal, [rows][samples]. */
+const double *
+vb_signal_data(const vb_run *run, const vb_signal *s, int i)
+{
+  const vb_scene *sc = run->scene;
+  int p, row = (int)(s - table), b;
+  switch (row) {
+  case ROW_U:
+  case ROW_V:
+    b = body_of(s, sc, i, &p);
+    return (row == ROW_U ? run->point_u[b] : run->point_v[b]) + (size_t)p * (size_t)run->nrec;
+  case ROW_Q:
+    b = body_of(s, sc, i, &p);
+    return run->modes_q[b];
+  case ROW_COMPRESSION:
+    return run->results[i].compression;
+  case ROW_RATE:
+    return run->results[i].rate;
+  case ROW_FORCE:
+    return run->results[i].force;
+  default:
+    return run->energy + (size_t)row * (size_t)run->nrec;
+  }
+}
+
+/* ------------------------------------------------------------ recording */
+
+/* Bytes of memory available now, or 0 if unknown. */
+static double
+available_memory(void)
+{
+  long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+}
+
+/* Whether the recording of a scene fits in the memory available now;
+ * VB_ENOMEM with the figures in err if not. */
+int
+vb_record_fits(const vb_scene *scene, char *err, size_t errlen)
+{
+  double need = vb_scene_record_bytes(scene);
+  double avail = available_memory();
+  if (avail > 0.0 && need > 0.8 * avail)
+    return vb_errf(err, errlen, VB_ENOMEM, "%s: scene '%s': the recording needs %.3g bytes "
+                   "(%ld samples), more than the %.3g bytes of memory available; raise "
+                   "record.every or shorten the duration", scene->path ? scene->path : "scene",
+                   scene->name, need, vb_scene_samples(scene), avail);
+  return VB_OK;
+}
+
+/* Zeroed memory for the recording.  A large one is aligned to 2 MiB and
+ * offered to the kernel for transparent huge pages: a 10 s recording then
+ * costs a few dozen page faults instead of thousands in the middle of the
+ * run.  Freed with free(). */
+static double *
+record_alloc(size_t n)
+{
+  size_t bytes = n * sizeof(double), huge = (size_t)2 << 20;
+  if (bytes < 2 * huge)
+    return calloc(n ? n : 1, sizeof(double));
+  void *p = NULL;
+  size_t size = (bytes + huge - 1) / huge * huge;
+  if (posix_memalign(&p, huge, size) != 0)
+    return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise(p, size, MADV_HUGEPAGE); /* a hint: no error if refused */
+#endif
+  memset(p, 0, bytes);
+  return p;
+}
+
+
+/* Size the recording from the table and point every series into it. */
+int
+vb_record_alloc(vb_run *run)
+{
+  const vb_scene *sc = run->scene;
+  int nb = sc->nbodies, nc = sc->ncontacts;
+  size_t nrec = (size_t)run->nrec, series = 0;
+  for (int r = 0; r < NSIGNALS; r++)
+    for (int i = 0, n = vb_signal_count(&table[r], sc); i < n; i++)
+      series += (size_t)vb_signal_rows(&table[r], sc, i);
+  run->nseries = series;
+  run->record = record_alloc(series * nrec);
+  run->point_u = calloc(3 * (size_t)nb + 1, sizeof(double *));
+  if (!run->record || !run->point_u)
+    return VB_ENOMEM;
+  run->point_v = run->point_u + nb;
+  run->modes_q = run->point_v + nb;
+  /* table order: energies, u of every point, v, modes, then the contacts'
+   * compression, rate and force */
+  double *p = run->record;
+  run->energy = p;
+  p += VB_ENERGY_COUNT * nrec;
+  for (int b = 0; b < nb; b++) {
+    run->point_u[b] = p;
+    p += (size_t)points_of(&sc->bodies[b]) * nrec;
+  }
+  for (int b = 0; b < nb; b++) {
+    run->point_v[b] = p;
+    p += (size_t)points_of(&sc->bodies[b]) * nrec;
+  }
+  for (int b = 0; b < nb; b++)
+    if (records_modes(sc, b)) {
+      run->modes_q[b] = p;
+      p += (size_t)sc->bodies[b].nmodes * nrec;
+    }
+  for (int c = 0; c < nc; c++, p += nrec)
+    run->results[c].compression = p;
+  for (int c = 0; c < nc; c++, p += nrec)
+    run->results[c].rate = p;
+  for (int c = 0; c < nc; c++, p += nrec)
+    run->results[c].force = p;
+  return VB_OK;
+}
+
+/* Free the recording. */
+void
+vb_record_free(vb_run *run)
+{
+  free(run->record);
+  free(run->point_u);
+}
+
+/* Fill the samples a failed run did not reach with NaN. */
+void
+vb_record_blank_from(vb_run *run, long k0)
+{
+  size_t nrec = (size_t)run->nrec;
+  /* every series is a block of nrec samples laid out back to back */
+  for (size_t s = 0; s < run->nseries; s++)
+    for (long k = k0; k < run->nrec; k++)
+      run->record[s * nrec + k] = NAN;
+}
+
+
+/* The scene's discrete energy at the islands' current step. */
+void
+vb_record_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext,
+             double *corr)
+{
+  *kin = *pot = *diss = *ext = *corr = 0.0;
+  for (int i = 0; i < run->nislands; i++) {
+    const vb_island_state *is = run->states[i];
+    *kin += is->kinetic;
+    *pot += is->potential;
+    *diss += is->dissipated;
+    *ext += is->external;
+    *corr += is->corrected;
+  }
+}
+
+/* Record sample k of step n. */
+void
+vb_record_sample(vb_run *run, long n, long k)
+{
+  const vb_scene *sc = run->scene;
+  double t = n * run->dt;
+  size_t nrec = (size_t)run->nrec;
+  for (int i = 0; i < run->nislands; i++)
+    vb_island_points(&run->model->islands[i], run->states[i], run->pu[i], run->pv[i]);
+  for (int b = 0; b < sc->nbodies; b++) {
+    const vb_body *body = &sc->bodies[b];
+    if (body->kind == VB_BODY_WALL) {
+      double r = 0.0, u = body->u0;
+      if (body->drive.kind != VB_DRIVE_NONE)
+        u += vb_drive_eval(&body->drive, t, &r);
+      run->point_u[b][k] = u;
+      run->point_v[b][k] = r;
+      continue;
+    }
+    int i = run->body_island[b];
+    int off = run->body_offset[b], row = vb_island_point_row(&run->model->islands[i], b, 0);
+    const double *q = run->states[i]->q + off;
+    for (int pt = 0; pt < points_of(body); pt++) {
+      run->point_u[b][pt * nrec + k] = run->pu[run->body_island[b]][row + pt];
+      run->point_v[b][pt * nrec + k] = run->pv[run->body_island[b]][row + pt];
+    }
+    if (run->modes_q[b])
+      for (int j = 0; j < body->nmodes; j++)
+        run->modes_q[b][j * nrec + k] = q[j];
+  }
+  for (int c = 0; c < sc->ncontacts; c++) {
+    const vb_chist *hc = &run->states[run->contact_island[c]]->hist[run->contact_local[c]];
+    run->results[c].compression[k] = hc->x;
+    run->results[c].rate[k] = hc->rate;
+    run->results[c].force[k] = hc->f;
+  }
+  double kin, pot, diss, ext, corr;
+  vb_record_energy(run, &kin, &pot, &diss, &ext, &corr);
+  run->energy[VB_ENERGY_TOTAL * nrec + k] = kin + pot;
+  run->energy[VB_ENERGY_KINETIC * nrec + k] = kin;
+  run->energy[VB_ENERGY_POTENTIAL * nrec + k] = pot;
+  run->energy[VB_ENERGY_DISSIPATED * nrec + k] = diss;
+  run->energy[VB_ENERGY_EXTERNAL * nrec + k] = ext;
+  run->energy[VB_ENERGY_CORRECTION * nrec + k] = corr;
+}
+

@@ -1,0 +1,80 @@
+/* run.h - a run of a scene, shared by run.c, events.c and record.c (not
+ * installed). */
+#ifndef VIBRO_RUN_H
+#define VIBRO_RUN_H
+
+#include "internal.h"
+
+/* Event bookkeeping of one contact. */
+typedef struct {
+  int open;           /* an impact is in progress */
+  int pending;        /* three-level: released, v_out awaits the next step */
+  long n_release;     /* first sample out of contact */
+  double x_release;   /* compression at that sample, m */
+  double sign;        /* side of the barrier (rattle) */
+  vb_event ev;
+} vb_tracker;
+
+struct vb_run {
+  const vb_scene *scene;
+  long nsteps, nrec;
+  double dt;                   /* s */
+  vb_model *model;             /* the scene compiled (owned) */
+  vb_island_state **states;    /* [nislands] the islands' run states */
+  int nislands;
+  const int *contact_island;   /* [ncontacts] island of each contact (the model's) */
+  const int *contact_local;    /* [ncontacts] index within its island */
+  const int *body_island;      /* [nbodies] island or -1 (walls) */
+  const int *body_offset;      /* [nbodies] first mode within the island */
+  double **point_u, **point_v; /* [nbodies] -> [npoints][nrec] m, m/s */
+  double **modes_q;            /* [nbodies] -> [nmodes][nrec] m, or NULL */
+  double **pu, **pv;           /* [nislands] -> the island's points now */
+  double *points;              /* storage of pu, pv */
+  double *record;              /* one block holding every recorded signal */
+  size_t nseries;              /* series of nrec samples in record */
+  double *energy;              /* [VB_ENERGY_COUNT][nrec] J */
+  vb_contact_result *results;  /* [ncontacts] */
+  vb_tracker *trackers;        /* [ncontacts] */
+  double *e_prev;              /* [nislands] island energy at the previous step, J */
+  double *e_now;               /* [nislands] island energy now, corrections included, J */
+  double *x_before;            /* [ncontacts] compression at the previous step, m */
+  double *rate_before;         /* [ncontacts] its rate, m/s */
+  double e0;                   /* initial energy, J */
+  char status[320];
+  int code;
+};
+
+/* ---------------------------------------------------------------- events */
+
+/* Start contact c's tracking at t = 0 (a contact engaged at t = 0 has no
+ * onset to extrapolate from: its event gets NaN for what it cannot know). */
+void vb_events_start(vb_run *run, int c);
+/* Update contact c's impact tracking after step n: onset, Papetti's
+ * corrections, release.  x_before and rate_before describe sample n-1;
+ * *e_now is the energy of the contact's island at n (which a correction
+ * changes).  VB_OK or VB_ENOMEM (the event table could not grow). */
+int vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before,
+                    double *e_now);
+/* Keep the impacts still open (or releases pending) at the end, with NaN
+ * for what could not be measured. */
+int vb_events_flush(vb_run *run);
+
+/* ---------------------------------------------------------------- record */
+
+/* Whether the recording of a scene fits in the memory available now;
+ * VB_ENOMEM with the figures in err if not. */
+int vb_record_fits(const vb_scene *scene, char *err, size_t errlen);
+/* Size the recording from the signal table and point every series into
+ * one block; VB_ENOMEM. */
+int vb_record_alloc(vb_run *run);
+/* Free the recording. */
+void vb_record_free(vb_run *run);
+/* Record sample k of step n. */
+void vb_record_sample(vb_run *run, long n, long k);
+/* Fill the samples from k0 on with NaN (a run that stopped early). */
+void vb_record_blank_from(vb_run *run, long k0);
+/* The scene's discrete energy at the islands' current step, J. */
+void vb_record_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext,
+                      double *corr);
+
+#endif

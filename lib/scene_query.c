@@ -1,0 +1,83 @@
+/* scene_query.c - figures of a scene's contacts from its compiled model
+ * only (vibro check and the loader's reports): effective mass, initial
+ * state along the compression, impact rate, exact-duration figures. */
+#include <math.h>
+#include "internal.h"
+
+/* Initial state of contact c along its compression, from a model. */
+static void
+contact_state(const vb_model *md, int c, double *p0, double *v0, double *a0, double *meff)
+{
+  const vb_scene *scene = md->scene;
+  const vb_island_model *m = &md->islands[md->contact_island[c]];
+  int k = md->contact_local[c];
+  const vb_contact *ct = &scene->contacts[c];
+  const double *row = m->S + (size_t)k * m->nmp;
+  double x = 0.0, v = 0.0, rate;
+  for (int ib = 0; ib < m->nb; ib++) {
+    const vb_body *b = &scene->bodies[m->bodies[ib]];
+    for (int j = 0; j < b->nmodes; j++) {
+      x += row[m->offsets[ib] + j] * b->q0[j];
+      v += row[m->offsets[ib] + j] * b->dq0[j];
+    }
+  }
+  x += vb_contact_drive(scene, ct, 0.0, &rate);
+  v += rate;
+  double sign = ct->law.kind == VB_LAW_RATTLE && x < 0.0 ? -1.0 : 1.0;
+  *p0 = vb_law_penetration(&ct->law, x);
+  *v0 = sign * v;
+  *a0 = sign * m->aext[k];
+  *meff = m->meff[k];
+}
+
+/* Effective mass along a contact of a scene. */
+double
+vb_scene_contact_mass(const vb_scene *scene, int c)
+{
+  vb_model *md;
+  char err[8];
+  if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK)
+    return NAN;
+  double m = md->islands[md->contact_island[c]].meff[md->contact_local[c]];
+  vb_model_free(md);
+  return m;
+}
+
+/* Initial state of a contact along its compression. */
+void
+vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0, double *a0,
+                       double *meff)
+{
+  vb_model *md;
+  char err[8];
+  *p0 = *v0 = *a0 = *meff = NAN;
+  if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK)
+    return;
+  contact_state(md, c, p0, v0, a0, meff);
+  vb_model_free(md);
+}
+
+/* Impact rate from free flight out of the initial state. */
+double
+vb_scene_approach_rate(const vb_scene *scene, int c, double *meff)
+{
+  double p0, v0, a0, m;
+  vb_scene_contact_state(scene, c, &p0, &v0, &a0, &m);
+  if (meff)
+    *meff = m;
+  if (!(p0 <= 0.0) || (v0 <= 0.0 && a0 <= 0.0))
+    return 0.0;
+  double v2 = v0 * v0 - 2.0 * a0 * p0;
+  return v2 > 0.0 ? sqrt(v2) : 0.0;
+}
+
+/* Exact-duration figures of an alpha = 1 contact. */
+void
+vb_contact_exact_duration(const vb_scene *scene, int c, double *omega, double *limit,
+                          double *used)
+{
+  const vb_contact *ct = &scene->contacts[c];
+  double m = vb_scene_contact_mass(scene, c);
+  *omega = sqrt(ct->law.k / m);
+  *used = vb_exact_omega(ct, m, 1.0 / scene->fs, limit);
+}

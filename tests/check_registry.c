@@ -1,0 +1,124 @@
+/* check_registry.c - the scheme registry (solvers/registry.c): lookup of
+ * the first, the last and an unknown name, the choices built from the
+ * list, and the check of each scheme's operations (issue 11). */
+#include "testutil.h"
+#include "scheme.h"
+
+/* Lookup: the first and the last entry (a registration loop once skipped
+ * entry 0), every entry by its own name, and names that are not there. */
+START_TEST(test_lookup)
+{
+  size_t n;
+  const vb_scheme *const *all = vb_scheme_list(&n);
+  ck_assert_uint_ge(n, 2);
+  ck_assert_ptr_eq(vb_scheme_lookup(all[0]->name), all[0]);
+  ck_assert_ptr_eq(vb_scheme_lookup(all[n - 1]->name), all[n - 1]);
+  ck_assert_str_eq(all[0]->name, "two-point");
+  ck_assert_str_eq(all[n - 1]->name, "rk4");
+  ck_assert_ptr_null(vb_scheme_lookup("rk5"));
+  ck_assert_ptr_null(vb_scheme_lookup(""));
+  ck_assert_ptr_null(vb_scheme_lookup("Two-Point"));
+  ck_assert_ptr_null(vb_scheme_lookup(NULL));
+  for (size_t i = 0; i < n; i++)
+    ck_assert_ptr_eq(vb_scheme_lookup(all[i]->name), all[i]);
+}
+END_TEST
+
+/* The choices are the list's names in its order, ", "-separated. */
+START_TEST(test_choices)
+{
+  size_t n;
+  const vb_scheme *const *all = vb_scheme_list(&n);
+  char expect[512] = "";
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      strcat(expect, ", ");
+    strcat(expect, all[i]->name);
+  }
+  ck_assert_str_eq(vb_scheme_choices(), expect);
+}
+END_TEST
+
+/* Every registered scheme passes the check of its family's operations and
+ * facts; the facts the library reads instead of names are right. */
+START_TEST(test_every_scheme_checks)
+{
+  size_t n;
+  char err[256];
+  const vb_scheme *const *all = vb_scheme_list(&n);
+  for (size_t i = 0; i < n; i++) {
+    const vb_scheme *s = all[i];
+    ck_assert_msg(vb_scheme_check(s, err, sizeof err) == VB_OK, "%s", err);
+    ck_assert(strlen(s->doc) > 10);
+    ck_assert_int_eq(s->family == VB_FAMILY_EXPLICIT, s->stability_limit > 0.0);
+  }
+  const vb_scheme *q = vb_scheme_lookup("quadratic");
+  ck_assert_ptr_eq(q->fallback, vb_scheme_lookup("three-point"));
+  ck_assert_str_eq(q->params[0], "s");
+  ck_assert_ptr_null(q->params[1]);
+  ck_assert_int_eq(vb_scheme_lookup("two-point")->exact_duration_eq, 15);
+  ck_assert_int_eq(vb_scheme_lookup("three-point")->exact_duration_eq, 16);
+  ck_assert_int_eq(vb_scheme_lookup("am1")->exact_duration_eq, 0);
+  ck_assert_double_eq(vb_scheme_lookup("verlet")->stability_limit, 2.0);
+}
+END_TEST
+
+/* A scheme that lacks an operation its family needs is refused, with the
+ * operation named (SUNDIALS checks a plug-in once, where it is attached). */
+START_TEST(test_check_refuses)
+{
+  char err[256];
+  const vb_scheme *tp = vb_scheme_lookup("three-point"), *rk4 = vb_scheme_lookup("rk4");
+  vb_scheme_ops ops = *tp->ops;
+  vb_scheme broken = *tp;
+  broken.name = "broken";
+  broken.ops = &ops;
+  ops.held_force = NULL;
+  ck_assert_int_eq(vb_scheme_check(&broken, err, sizeof err), VB_EINVAL);
+  ck_assert_str_eq(err, "scheme 'broken': no held_force (the three-level family needs it)");
+  ops = *tp->ops;
+  ops.solve_single = vb_scheme_lookup("quadratic")->ops->solve_single;
+  ck_assert_int_eq(vb_scheme_check(&broken, err, sizeof err), VB_EINVAL);
+  ck_assert_str_eq(err, "scheme 'broken': no fallback (the three-level family needs it)");
+  broken.fallback = vb_scheme_lookup("two-point");
+  ck_assert_int_eq(vb_scheme_check(&broken, err, sizeof err), VB_EINVAL);
+  ck_assert_str_eq(err, "scheme 'broken': fallback 'two-point' cannot step its contacts (it "
+                        "needs the same family, a step_force and no fallback of its own)");
+  vb_scheme_ops eops = *rk4->ops;
+  vb_scheme ebroken = *rk4;
+  ebroken.name = "ebroken";
+  ebroken.ops = &eops;
+  eops.step = NULL;
+  ck_assert_int_eq(vb_scheme_check(&ebroken, err, sizeof err), VB_EINVAL);
+  ck_assert_str_eq(err, "scheme 'ebroken': no step (the explicit family needs it)");
+  eops = *rk4->ops;
+  ebroken.stability_limit = 0.0;
+  ck_assert_int_eq(vb_scheme_check(&ebroken, err, sizeof err), VB_EINVAL);
+  ck_assert_str_eq(err, "scheme 'ebroken': no stability_limit (the explicit family needs it)");
+}
+END_TEST
+
+static Suite *
+registry_suite(void)
+{
+  Suite *s = suite_create("registry");
+  TCase *core = tcase_create("core");
+  tcase_add_test(core, test_lookup);
+  tcase_add_test(core, test_choices);
+  tcase_add_test(core, test_every_scheme_checks);
+  suite_add_tcase(s, core);
+  TCase *errors = tcase_create("errors");
+  tcase_add_test(errors, test_check_refuses);
+  suite_add_tcase(s, errors);
+  return s;
+}
+
+int
+main(void)
+{
+  SRunner *sr = srunner_create(registry_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

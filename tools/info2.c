@@ -1,0 +1,350 @@
+/* info2.c - vibro info on the layout vibro-2 (doc/format.md): everything
+ * comes from /study/table, read block by block, and /model, so a study of
+ * any size is summarised in one pass over one table, in bounded memory;
+ * the shards of a running study are read as they are listed. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "h5read.h"
+#include "info2.h"
+
+#define ROWS_AT_ONCE 4096
+#define FAILED_MAX 10
+
+/* What one pass over the table gathers. */
+typedef struct summary {
+  long rows, done, failed;
+  namelist failures;   /* the first FAILED_MAX failed scenes, as text */
+  namelist contacts;   /* contact names, from the impacts:C columns */
+  long *impacts, *least, *most; /* [contacts.n] totals, fewest and most a scene */
+  double worst;        /* largest |energy balance error|, J */
+  long worst_scene;
+  namelist swept;      /* swept parameter columns */
+  double *values;      /* [swept.n][rows] their values */
+  long events;         /* rows of /study/events */
+} summary;
+
+/* The columns of a table that name contacts: impacts:C. */
+static int
+find_contacts(const rows_reader *r, summary *s)
+{
+  for (size_t m = 0; m < r->names.n; m++)
+    if (strncmp(r->names.v[m], "impacts:", 8) == 0 && names_find(&s->contacts,
+                                                              r->names.v[m] + 8) < 0 &&
+        names_push(&s->contacts, r->names.v[m] + 8) < 0)
+      return -1;
+  s->impacts = calloc(s->contacts.n + 1, sizeof *s->impacts);
+  s->least = calloc(s->contacts.n + 1, sizeof *s->least);
+  s->most = calloc(s->contacts.n + 1, sizeof *s->most);
+  return s->impacts && s->least && s->most ? 0 : -1;
+}
+
+/* The detail of one scene: status, swept values, contacts, balance. */
+static void
+print_scene(hid_t model, const rows_reader *r, const unsigned char *row, const summary *s,
+            const char *name)
+{
+  char path[PATH_LEN], law[TEXT_MAX], scheme[TEXT_MAX];
+  double samples = rows_number(r, row, rows_column(r, "samples"));
+  double interval = rows_number(r, row, rows_column(r, "sample_interval"));
+
+  printf("scene %.0f '%s': %s", rows_number(r, row, rows_column(r, "index")), name,
+         rows_text(r, row, rows_column(r, "status")));
+  if (isfinite(samples))
+    printf("; %.0f samples", samples);
+  if (interval > 0.0)
+    printf(" at %g Hz", 1.0 / interval);
+  for (size_t p = 0; p < s->swept.n; p++)
+    printf("%s %s %g", p ? "," : ";", s->swept.v[p],
+           rows_number(r, row, rows_column(r, s->swept.v[p])));
+  printf("\n");
+  for (size_t c = 0; c < s->contacts.n; c++) {
+    char column[NAME_LEN + 32];
+    hid_t g;
+    text_format(path, sizeof path, "contacts/%s", s->contacts.v[c]);
+    law[0] = scheme[0] = '\0';
+    g = has_object(model, path) ? H5Gopen2(model, path, H5P_DEFAULT) : H5I_INVALID_HID;
+    if (g >= 0) {
+      attr_text(g, "law", law, sizeof law);
+      attr_text(g, "scheme", scheme, sizeof scheme);
+    }
+    close_id(g);
+    text_format(column, sizeof column, "impacts:%s", s->contacts.v[c]);
+    printf("  contact '%s': %s, %s, %.0f impacts", s->contacts.v[c], law[0] ? law : "law ?",
+           scheme[0] ? scheme : "scheme ?", rows_number(r, row, rows_column(r, column)));
+    text_format(column, sizeof column, "newton_failures:%s", s->contacts.v[c]);
+    if (rows_number(r, row, rows_column(r, column)) > 0)
+      printf(", %.0f Newton failures", rows_number(r, row, rows_column(r, column)));
+    text_format(column, sizeof column, "fallbacks:%s", s->contacts.v[c]);
+    if (rows_number(r, row, rows_column(r, column)) > 0)
+      printf(", %.0f quadratic fall-backs", rows_number(r, row, rows_column(r, column)));
+    printf("\n");
+  }
+  printf("  energy balance error %.3g J\n",
+         rows_number(r, row, rows_column(r, "energy_balance_error")));
+}
+
+/* Add one row to the summary. */
+static int
+add_row(const rows_reader *r, const unsigned char *row, summary *s)
+{
+  double index = rows_number(r, row, rows_column(r, "index"));
+  double balance = rows_number(r, row, rows_column(r, "energy_balance_error"));
+  char text[TEXT_MAX];
+
+  if (rows_number(r, row, rows_column(r, "status_code")) == 0.0) {
+    s->done++;
+  } else {
+    s->failed++;
+    text_format(text, sizeof text, "scene %.0f: %s", index,
+                rows_text(r, row, rows_column(r, "status")));
+    if (s->failures.n < FAILED_MAX && names_push(&s->failures, text) < 0)
+      return -1;
+  }
+  for (size_t c = 0; c < s->contacts.n; c++) {
+    char column[NAME_LEN + 32];
+    text_format(column, sizeof column, "impacts:%s", s->contacts.v[c]);
+    double v = rows_number(r, row, rows_column(r, column));
+    long n = isfinite(v) ? (long)v : 0;
+    s->impacts[c] += n;
+    if (s->rows == 0 || n < s->least[c])
+      s->least[c] = n;
+    if (s->rows == 0 || n > s->most[c])
+      s->most[c] = n;
+  }
+  if (isfinite(balance) && !(fabs(balance) <= s->worst)) {
+    s->worst = fabs(balance);
+    s->worst_scene = (long)index;
+  }
+  return 0;
+}
+
+/* One pass over the table of every file: the summary, and the detail of
+ * the scenes chosen (the first `detail` rows). */
+static int
+scan_tables(const char *file, const output_files *of, long total, long detail,
+            const char *name, summary *s)
+{
+  unsigned char *buf = NULL;
+  int rc = -1;
+
+  for (int f = 0; f < of->n; f++) {
+    rows_reader r;
+    hid_t model;
+    if (rows_open(of->fid[f], "study/table", &r) < 0)
+      continue;
+    model = H5Gopen2(of->fid[f], "model", H5P_DEFAULT);
+    if (!buf && !(buf = malloc(ROWS_AT_ONCE * (r.row ? r.row : 8)))) {
+      rows_close(&r);
+      close_id(model);
+      return cli_complain(file, "out of memory");
+    }
+    for (long start = 0; start < r.rows; start += ROWS_AT_ONCE) {
+      long count = r.rows - start < ROWS_AT_ONCE ? r.rows - start : ROWS_AT_ONCE;
+      if (rows_read(&r, (hsize_t)start, (hsize_t)count, buf) < 0) {
+        cli_complain(file, "cannot read /study/table");
+        rows_close(&r);
+        close_id(model);
+        goto done;
+      }
+      for (long i = 0; i < count; i++) {
+        const unsigned char *row = buf + (size_t)i * r.row;
+        if (s->rows < detail)
+          print_scene(model, &r, row, s, name);
+        if (add_row(&r, row, s) < 0) {
+          cli_complain(file, "out of memory");
+          rows_close(&r);
+          close_id(model);
+          goto done;
+        }
+        for (size_t p = 0; p < s->swept.n; p++)
+          s->values[p * (size_t)total + (size_t)s->rows] =
+            rows_number(&r, row, rows_column(&r, s->swept.v[p]));
+        s->rows++;
+      }
+    }
+    s->events += dataset_rows(of->fid[f], "study/events") > 0
+               ? dataset_rows(of->fid[f], "study/events") : 0;
+    rows_close(&r);
+    close_id(model);
+  }
+  rc = 0;
+done:
+  free(buf);
+  return rc;
+}
+
+/* Compare doubles for qsort. */
+static int
+cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The study's parameters: ranges and distinct values, with units. */
+static void
+print_params(hid_t fid, const summary *s)
+{
+  namelist units = { 0 };
+  hid_t study = H5Gopen2(fid, "study", H5P_DEFAULT);
+  char mode[TEXT_MAX];
+
+  printf("study table: %ld row%s", s->rows, s->rows == 1 ? "" : "s");
+  if (study >= 0 && attr_text(study, "mode", mode, sizeof mode) == 0 && mode[0])
+    printf(", sweep mode %s", mode);
+  printf("\n");
+  if (study >= 0)
+    attr_strings(study, "param_units", &units);
+  for (size_t p = 0; p < s->swept.n && s->rows > 0; p++) {
+    double *v = s->values + p * (size_t)s->rows;
+    long distinct = 0;
+    qsort(v, (size_t)s->rows, sizeof *v, cmp_double);
+    for (long i = 0; i < s->rows; i++)
+      distinct += i == 0 || v[i] != v[i - 1];
+    printf("  swept %s: %.6g .. %.6g%s%s, %ld value%s\n", s->swept.v[p], v[0], v[s->rows - 1],
+           p < units.n ? " " : "", p < units.n ? units.v[p] : "", distinct,
+           distinct == 1 ? "" : "s");
+  }
+  if (!s->swept.n)
+    printf("  no swept parameters\n");
+  names_free(&units);
+  close_id(study);
+}
+
+/* The totals after the scenes. */
+static void
+print_totals(const summary *s, long detailed)
+{
+  if (detailed < s->rows) {
+    printf("... %ld more scenes (vibro info --all shows each)\n", s->rows - detailed);
+    for (size_t c = 0; c < s->contacts.n; c++)
+      printf("contact '%s': %ld impacts in %ld scenes, %ld to %ld per scene\n",
+             s->contacts.v[c], s->impacts[c], s->rows, s->least[c], s->most[c]);
+  }
+  for (size_t i = 0; i < s->failures.n; i++)
+    printf("failed: %s\n", s->failures.v[i]);
+  if (s->failed > (long)s->failures.n)
+    printf("failed: ... and %ld more\n", s->failed - (long)s->failures.n);
+  if (s->worst >= 0.0)
+    printf("largest absolute energy balance error: %.3g J, scene %ld\n", s->worst,
+           s->worst_scene);
+  printf("study events: %ld impact%s in /study/events\n", s->events, s->events == 1 ? "" : "s");
+}
+
+/* The model every scene shares: its name and bodies. */
+static void
+print_model(const char *file, hid_t model, const char *name)
+{
+  char path[PATH_LEN], type[TEXT_MAX];
+  namelist bodies = { 0 };
+
+  if (children(file, model, "bodies", &bodies) < 0)
+    return;
+  printf("model '%s', bodies:", name);
+  for (size_t i = 0; i < bodies.n; i++) {
+    hid_t b;
+    text_format(path, sizeof path, "bodies/%s", bodies.v[i]);
+    b = H5Gopen2(model, path, H5P_DEFAULT);
+    type[0] = '\0';
+    if (b >= 0)
+      attr_text(b, "type", type, sizeof type);
+    close_id(b);
+    printf("%s %s%s%s%s", i ? "," : "", bodies.v[i], type[0] ? " (" : "", type,
+           type[0] ? ")" : "");
+  }
+  printf("\n");
+  names_free(&bodies);
+}
+
+/* The headline: format, writer, source, and the count of scenes. */
+static long
+print_head(const char *file, const output_files *of, char *name, size_t len, long *total)
+{
+  char text[TEXT_MAX];
+  hid_t root = of->n ? H5Gopen2(of->fid[0], "/", H5P_DEFAULT) : H5I_INVALID_HID;
+  hid_t model = of->n ? H5Gopen2(of->fid[0], "model", H5P_DEFAULT) : H5I_INVALID_HID;
+  hid_t study = of->n ? H5Gopen2(of->fid[0], "study", H5P_DEFAULT) : H5I_INVALID_HID;
+  double scenes = NAN;
+  long rows = 0;
+
+  printf("%s: %s", file, of->format);
+  if (root >= 0 && attr_text(root, "vibro_version", text, sizeof text) == 0)
+    printf(", written by vibro %s", text);
+  if (root >= 0 && attr_text(root, "source", text, sizeof text) == 0 && text[0])
+    printf(", from %s", text);
+  if (of->running)
+    printf("; running: %d shard%s finished so far", of->n, of->n == 1 ? "" : "s");
+  printf("\n");
+  name[0] = '\0';
+  if (model >= 0)
+    attr_text(model, "name", name, len);
+  if (study >= 0)
+    attr_number(study, "scenes", &scenes);
+  for (int f = 0; f < of->n; f++) {
+    long n = dataset_rows(of->fid[f], "study/table");
+    rows += n > 0 ? n : 0;
+  }
+  *total = isfinite(scenes) ? (long)scenes : rows;
+  if (model >= 0)
+    print_model(file, model, name);
+  close_id(study);
+  close_id(model);
+  close_id(root);
+  return rows;
+}
+
+int
+info_v2(const char *file, const output_files *of, int all)
+{
+  char name[TEXT_MAX];
+  summary s = { .worst = -1.0, .worst_scene = -1 };
+  rows_reader r;
+  long total, rows = print_head(file, of, name, sizeof name, &total), detail;
+  int rc = -1;
+  hid_t study;
+
+  /* The contacts and swept columns, from the first table */
+  if (of->n && rows_open(of->fid[0], "study/table", &r) == 0) {
+    study = H5Gopen2(of->fid[0], "study", H5P_DEFAULT);
+    if (study >= 0)
+      attr_strings(study, "params", &s.swept);
+    close_id(study);
+    rc = find_contacts(&r, &s);
+    rows_close(&r);
+    if (rc < 0) {
+      cli_complain(file, "out of memory");
+      goto done;
+    }
+  }
+  s.values = malloc((s.swept.n * (size_t)(rows ? rows : 1) + 1) * sizeof *s.values);
+  if (!s.values) {
+    rc = cli_complain(file, "out of memory");
+    goto done;
+  }
+  detail = all || rows <= 10 ? rows : 3;
+  /* First the count of scenes, then the detail */
+  printf("%ld scene%s finished", rows, rows == 1 ? "" : "s");
+  if (total > rows)
+    printf(" of the study's %ld (%ld not yet)", total, total - rows);
+  printf("\n");
+  rc = scan_tables(file, of, rows, detail, name, &s);
+  if (rc == 0) {
+    printf("%ld done, %ld failed\n", s.done, s.failed);
+    print_totals(&s, detail);
+    if (of->n)
+      print_params(of->fid[0], &s);
+  }
+done:
+  names_free(&s.failures);
+  names_free(&s.contacts);
+  names_free(&s.swept);
+  free(s.impacts);
+  free(s.least);
+  free(s.most);
+  free(s.values);
+  return rc;
+}
