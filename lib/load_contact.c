@@ -109,6 +109,31 @@ static int load_between(vb_loader *ld, const config_setting_t *g,
   return VB_OK;
 }
 
+/* Whether scheme s takes the scene key `key` as a parameter of its own. */
+static int scheme_takes(const vb_scheme *s, const char *key)
+{
+  for (const char *const *p = s ? s->params : NULL; p && *p; p++)
+    if (strcmp(*p, key) == 0)
+      return 1;
+  return 0;
+}
+
+static int takes_s(const vb_scheme *s) { return scheme_takes(s, "s"); }
+static int has_velocity(const vb_scheme *s) { return s->family != VB_FAMILY_THREE_LEVEL; }
+static int exact_duration(const vb_scheme *s) { return s->exact_duration_eq != 0; }
+
+/* The registered schemes that `keep` accepts, comma-separated into list
+ * (so messages follow the registry, not a copy of it). */
+static void scheme_list(char *list, size_t size, int (*keep)(const vb_scheme *))
+{
+  size_t n;
+  const vb_scheme *const *all = vb_scheme_list(&n);
+  list[0] = '\0';
+  for (size_t i = 0; i < n; i++)
+    if (keep(all[i]))
+      vb_list_add(list, size, all[i]->name);
+}
+
 /* Check the keys of a contact group against its law and scheme, as far as
  * they resolve (an unresolved law or scheme allows all of its keys and is
  * reported afterwards).  The law keys come from the law table. */
@@ -123,7 +148,7 @@ static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
   const char *keys[64], *law = NULL, *scheme = NULL, *names[VB_LAW_COUNT];
   const char *lk[VB_LAW_COUNT][VB_VARIANT_KEYS_MAX], *const *law_keys[VB_LAW_COUNT];
   vb_key_rule rules[VB_VARIANT_KEYS_MAX + 2];
-  char only[VB_VARIANT_KEYS_MAX][LIST_MAX];
+  char only[VB_VARIANT_KEYS_MAX][LIST_MAX], only_s[LIST_MAX + 8];
   vb_law_kind kind = VB_LAW_COUNT;
   int n = 0, nr, scheme_known;
   size_t i;
@@ -151,11 +176,14 @@ static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
   nr = vb_variant_keys("law", VB_LAW_COUNT, names, law_keys,
                        kind == VB_LAW_COUNT ? -1 : (int)kind, keys, &n, rules, only);
   for (i = 0; i < sizeof after / sizeof *after; i++)
-    if (strcmp(after[i], "s") != 0 || !scheme_known || strcmp(scheme, "quadratic") == 0)
+    if (strcmp(after[i], "s") != 0 || !scheme_known || takes_s(vb_scheme_lookup(scheme)))
       keys[n++] = after[i];
   keys[n] = NULL;
+  char takers[LIST_MAX];
+  scheme_list(takers, sizeof takers, takes_s);
+  snprintf(only_s, sizeof only_s, strchr(takers, ',') ? "schemes %s" : "scheme '%s'", takers);
   rules[nr].key = "s";
-  rules[nr++].only = "scheme 'quadratic'";
+  rules[nr++].only = only_s;
   rules[nr].key = NULL;
   return vb_src_check_keys(ld, g, obj, keys, rules);
 }
@@ -217,9 +245,12 @@ static int load_corrections(vb_loader *ld, const config_setting_t *g, const char
       return vb_src_fail(ld, m, obj, "corrections need an impact law with analytic x_max "
                          "and v_out (valid: %s)", valid);
     }
-    if (c->scheme->family == VB_FAMILY_THREE_LEVEL)
+    if (!has_velocity(c->scheme)) {
+      char valid[LIST_MAX];
+      scheme_list(valid, sizeof valid, has_velocity);
       return vb_src_fail(ld, m, obj, "corrections apply to schemes whose state holds a velocity "
-                  "(valid: two-point, am1, verlet, heun, rk4)");
+                         "(valid: %s)", valid);
+    }
   }
   m = vb_src_member(g, "vout");
   if (m != NULL) {
@@ -243,10 +274,12 @@ static int load_corrections(vb_loader *ld, const config_setting_t *g, const char
     if (law->kind != VB_LAW_POWER || law->alpha != 1.0)
       return vb_src_fail(ld, m, obj, "exact_duration needs law 'power' with alpha = 1 "
                   "(Chatziioannou eq 14-16)");
-    if (strcmp(c->scheme->name, "two-point") != 0 &&
-        strcmp(c->scheme->name, "three-point") != 0)
-      return vb_src_fail(ld, m, obj, "exact_duration applies to schemes two-point and "
-                  "three-point (valid: two-point, three-point)");
+    if (!exact_duration(c->scheme)) {
+      char valid[LIST_MAX];
+      scheme_list(valid, sizeof valid, exact_duration);
+      return vb_src_fail(ld, m, obj, "exact_duration applies to the schemes with an exact "
+                         "contact duration (valid: %s)", valid);
+    }
   }
   if (c->saturate && !c->exact_duration)
     return vb_src_fail(ld, vb_src_at(g, "saturate"), obj, "'saturate' applies only with "
@@ -290,7 +323,7 @@ static int load_contact(vb_loader *ld, const config_setting_t *list, int i)
       (rc = vb_load_drive(ld, vb_src_member(g, "gap_drive"), obj, &c->gap_drive)) != VB_OK)
     return rc;
   c->s = 1.0;
-  if (strcmp(scheme, "quadratic") == 0) {
+  if (takes_s(c->scheme)) {
     if ((rc = vb_src_number(ld, g, obj, "s", 0, &c->s)) != VB_OK)
       return rc;
     if (!(c->s > 0))

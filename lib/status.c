@@ -18,6 +18,7 @@ vb_strerror(int status)
   case VB_EIO: return "input/output error";
   case VB_EDIVERGED: return "simulation diverged";
   case VB_EDISCRIM: return "negative discriminant in the quadratic scheme";
+  case VB_EINTR: return "interrupted";
   default: return "unknown status";
   }
 }

@@ -1,14 +1,17 @@
 /* study_run.c - run a study's scenes in parallel into one output.
  *
- * An OpenMP loop over scenes (dynamic schedule); each thread owns its
- * scene and run, compresses the run's datasets itself (vb_chunks_alloc),
- * and one writer at a time (an OpenMP critical section) stores the
- * finished chunks and marks the scene complete.  Memory is bounded by the
- * scenes in flight. */
+ * An OpenMP loop over scenes (dynamic schedule).  Each thread owns its
+ * scene and run and packs the finished run itself (vb_output_pack); one
+ * writer at a time (an OpenMP critical section) hands it to the output,
+ * which writes shards (output.c).  Memory is bounded by the scenes in
+ * flight and one batch.  A stop request (opt->stop, set by a signal
+ * handler) lets the scenes in flight finish and be written. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,12 +19,15 @@
 #include <omp.h>
 #endif
 
-#include "sweep.h"
+#include <hdf5.h>
+
+#include "h5util.h"
 #include "vibro.h"
+#include "output_v1.h"
 
 #define PART_SUFFIX ".part"
 #define ERR_MAX 1024
-#define PROGRESS_PERIOD 0.25 /* s between progress lines */
+#define PROGRESS_PERIOD 10.0 /* s between progress reports by default */
 
 /* Seconds on a monotonic clock. */
 static double now(void)
@@ -32,187 +38,375 @@ static double now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Write a message into err. */
-static void message(char *err, size_t errlen, const char *fmt, const char *a,
-                    const char *b)
+/* Units of a swept path, from its last key (until the loader's table
+ * gives them). */
+static const char *param_units(const vb_study *study, int p)
 {
-  if (err && errlen > 0)
-    snprintf(err, errlen, fmt, a, b);
+  static const struct { const char *key, *units; } known[] = {
+    { "k", "N/m^alpha" }, { "alpha", "1" }, { "mu", "s/m" }, { "h", "1" }, { "gap", "m" },
+    { "u0", "m" }, { "v0", "m/s" }, { "mass", "kg" }, { "c", "N s/m" }, { "fs", "Hz" },
+    { "duration", "s" }, { "gravity", "m/s^2" }, { "every", "1" }, { "position", "m" },
+    { "freq", "Hz" }, { "amplitude", "m" }, { "phase", "rad" }, { "value", "N" },
+    { "e", "1" }, { "length", "m" }, { "s", "1" }, { "tolerance", "1" },
+  };
+  const char *path = vb_study_param(study, p), *dot = strrchr(path, '.');
+  const char *key = dot ? dot + 1 : path;
+  size_t i;
+
+  for (i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(known[i].key, key) == 0)
+      return known[i].units;
+  return "?";
 }
 
-/* "1:02:03" or "2:03" for a number of seconds. */
-static const char *clock_text(double s, char *buf, size_t size)
+/* The output layout of a study. */
+void vb_study_layout(const vb_study *study, vb_output_layout *lay, const char **names,
+                     const char **units)
 {
-  long t = isfinite(s) && s >= 0 ? (long)(s + 0.5) : 0;
+  int p;
 
-  if (t >= 3600)
-    snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else
-    snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
-  return buf;
+  memset(lay, 0, sizeof *lay);
+  lay->input = vb_study_input(study);
+  lay->source = vb_study_path(study);
+  lay->mode = vb_study_mode(study);
+  lay->sweep = vb_study_sweep(study);
+  lay->nscenes = vb_study_scenes(study);
+  lay->nparams = vb_study_nparams(study);
+  for (p = 0; p < lay->nparams; p++) {
+    names[p] = vb_study_param(study, p);
+    units[p] = param_units(study, p);
+  }
+  lay->param_names = names;
+  lay->param_units = units;
+  lay->first = vb_study_first(study);
 }
 
-/* Whether a file exists. */
-static int exists(const char *path)
+/* Refuse an output that is a directory or the study file itself. */
+static int output_check(const vb_study *study, const char *out, char *err, size_t errlen)
 {
-  return access(path, F_OK) == 0;
+  struct stat so, si;
+
+  if (stat(out, &so) == 0) {
+    if (S_ISDIR(so.st_mode)) {
+      snprintf(err, errlen, "%s: is a directory; -o names the output file", out);
+      return VB_EINVAL;
+    }
+    if (vb_study_path(study) && stat(vb_study_path(study), &si) == 0 &&
+        si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+      snprintf(err, errlen, "%s: is the study file %s itself; choose another output", out,
+               vb_study_path(study));
+      return VB_EINVAL;
+    }
+  }
+  return VB_OK;
+}
+
+/* A finished OUT for this input: every scene kept. */
+static int finished_file(const vb_study *study, const char *out)
+{
+  vb_h5quiet q;
+  hid_t f;
+  char *format = NULL, *input = NULL;
+  long scenes = -1;
+  int same;
+
+  vb_h5_quiet_begin(&q);
+  f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f >= 0) {
+    hid_t st = H5Gopen2(f, "study", H5P_DEFAULT);
+    format = vb_h5_attr_read_string(f, "format");
+    input = vb_h5_attr_read_string(f, "input");
+    if (st >= 0)
+      vb_h5_attr_read_int64(st, "scenes", &scenes);
+    vb_h5_close(st);
+  }
+  vb_h5_close(f);
+  vb_h5_quiet_end(&q);
+  same = format && input && strcmp(format, "vibro-2") == 0 &&
+         strcmp(input, vb_study_input(study)) == 0 && scenes == vb_study_scenes(study);
+  free(format);
+  free(input);
+  return same;
+}
+
+/* Report progress through the callback. */
+static void progress(const vb_study_options *opt, long done, long total, long ran, double t0)
+{
+  vb_study_progress p;
+  double el = now() - t0;
+
+  if (!opt->on_progress)
+    return;
+  p.done = done;
+  p.total = total;
+  p.rate = ran > 0 && el > 0 ? (double)ran / el : 0.0;
+  p.left = p.rate > 0 ? (double)(total - done) / p.rate : NAN;
+  opt->on_progress(&p, opt->progress_ctx);
+}
+
+/* Merge the shards of every rank into out. */
+int vb_study_merge(const vb_study *study, const char *out, const volatile int *stop,
+                   char *err, size_t errlen)
+{
+  vb_output_layout lay;
+  const char **names = calloc((size_t)vb_study_nparams(study) + 1, sizeof *names);
+  const char **units = calloc((size_t)vb_study_nparams(study) + 1, sizeof *units);
+  int rc;
+
+  if (!names || !units) {
+    free(names);
+    free(units);
+    snprintf(err, errlen, "%s: out of memory", out);
+    return VB_ENOMEM;
+  }
+  vb_study_layout(study, &lay, names, units);
+  rc = vb_output_merge(out, &lay, stop, err, errlen);
+  free(names);
+  free(units);
+  return rc;
+}
+
+/* The state of one vb_study_run shared by its threads. */
+typedef struct runner {
+  const vb_study *study;
+  const vb_study_options *opt;
+  const char *out;
+  vb_output *o;
+  vb_study_report rep;
+  long *pending, npending;
+  double t0, last, period;
+  int stop;               /* an error stopped the run */
+  int stop_rc;            /* its code */
+  char first_err[ERR_MAX]; /* its message */
+} runner;
+
+/* Run scene `index` and pack it (in the calling thread); *code is the
+ * run's status.  VB_OK or an error with the message in e. */
+static int scene_run(const runner *r, long index, vb_scene **sc, vb_run **run,
+                     vb_packed_scene **packed, int *code, char *e, size_t elen)
+{
+  int np = vb_study_nparams(r->study), p, rc = VB_OK;
+  double params[64], *pv = np <= 64 ? params : malloc((size_t)np * sizeof *pv);
+
+  if (!pv) {
+    snprintf(e, elen, "%s: out of memory", r->out);
+    return VB_ENOMEM;
+  }
+  for (p = 0; p < np; p++)
+    pv[p] = vb_study_value(r->study, index, p);
+  rc = vb_study_scene(r->study, index, sc, e, elen);
+  if (rc == VB_OK)
+    rc = vb_run_alloc(*sc, run, e, elen);
+  if (rc == VB_OK)
+    *code = vb_run_exec(*run);
+  /* packing (copying) runs in this thread, outside the writer */
+  if (rc == VB_OK)
+    rc = vb_output_pack(r->o, index, pv, *run, packed, e, elen);
+  if (pv != params)
+    free(pv);
+  return rc;
+}
+
+/* The writer's part (one thread at a time): hand the packed scene to the
+ * output, count it, report progress; the first error stops the run. */
+static void scene_write(runner *r, long index, const vb_run *run, vb_packed_scene **packed,
+                        int code, int lrc, char *e, size_t elen)
+{
+  if (!r->stop && lrc == VB_OK) {
+    double tw = now();
+
+    lrc = vb_output_add(r->o, *packed, e, elen);
+    *packed = NULL;
+    r->rep.write_seconds += now() - tw;
+    if (lrc == VB_OK) {
+      r->rep.ran++;
+      r->rep.failed += code != VB_OK;
+      if (code != VB_OK && (r->rep.first_failed < 0 || index < r->rep.first_failed)) {
+        r->rep.first_failed = index;
+        snprintf(r->rep.first_status, sizeof r->rep.first_status, "%s", vb_run_status(run));
+      }
+    }
+  }
+  if (!r->stop && lrc != VB_OK) {
+    snprintf(r->first_err, ERR_MAX, "%s", e);
+    r->stop_rc = lrc;
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+    r->stop = 1;
+  }
+  if (!r->stop && now() - r->last >= r->period) {
+    r->last = now();
+    progress(r->opt, r->rep.kept + r->rep.ran, r->rep.scenes, r->rep.ran, r->t0);
+  }
+}
+
+/* Run the pending scenes over the threads. */
+static void scenes_run(runner *r)
+{
+  long i;
+
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(r->opt->threads > 0 ? r->opt->threads : omp_get_max_threads())
+#endif
+  for (i = 0; i < r->npending; i++) {
+    vb_scene *sc = NULL;
+    vb_run *run = NULL;
+    vb_packed_scene *packed = NULL;
+    char e[ERR_MAX];
+    int lrc, code = VB_OK, halt;
+
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+    halt = r->stop;
+    if (halt || (r->opt->stop && *r->opt->stop))
+      continue;
+    e[0] = '\0';
+    lrc = scene_run(r, r->pending[i], &sc, &run, &packed, &code, e, sizeof e);
+#ifdef _OPENMP
+#pragma omp critical(vb_study_writer)
+#endif
+    scene_write(r, r->pending[i], run, &packed, code, lrc, e, sizeof e);
+    vb_packed_scene_free(packed);
+    vb_run_free(run);
+    vb_scene_free(sc);
+  }
+}
+
+/* After the loop: write what was finished, and say why the run stopped
+ * (an error, a signal) or merge the shards.  The return code. */
+static int scenes_finish(runner *r, const char *part, char *err, size_t errlen)
+{
+  char e[ERR_MAX];
+  int frc = vb_output_flush(r->o, e, sizeof e), interrupted;
+  long kept;
+
+  interrupted = !r->stop && r->opt->stop && *r->opt->stop;
+  if (frc != VB_OK && !r->stop) {
+    snprintf(r->first_err, ERR_MAX, "%s", e);
+    r->stop_rc = frc;
+    r->stop = 1;
+  }
+  kept = vb_output_scenes_done(r->o);
+  if (r->stop) {
+    /* out of memory or a full disk: say what is kept, if anything */
+    if (strstr(r->first_err, "--resume") || strstr(r->first_err, "no scene was"))
+      snprintf(err, errlen, "%s", r->first_err);
+    else if (kept > 0)
+      snprintf(err, errlen, "%s (the %ld finished scenes are kept in %s: run again with "
+               "--resume to continue)", r->first_err, kept, part);
+    else
+      snprintf(err, errlen, "%s (no scene was finished)", r->first_err);
+    return r->stop_rc;
+  }
+  if (interrupted) {
+    snprintf(err, errlen, "%s: interrupted after %ld of %ld scenes; run again with --resume",
+             r->out, kept, vb_study_scenes(r->study));
+    return VB_EINTR;
+  }
+  progress(r->opt, r->rep.kept + r->rep.ran, r->rep.scenes, r->rep.ran, r->t0);
+  vb_output_free(r->o);
+  r->o = NULL;
+  return r->opt->nranks == 1 ? vb_study_merge(r->study, r->out, r->opt->stop, err, errlen)
+                             : VB_OK;
+}
+
+/* Open the output and list the scenes of this rank still to run. */
+static int scenes_plan(runner *r, const vb_output_layout *lay, char *err, size_t errlen)
+{
+  long i, nscenes = vb_study_scenes(r->study);
+  int rc = vb_output_open(r->out, lay, r->opt->resume, r->opt->rank, &r->o, err, errlen);
+
+  for (i = r->opt->rank; rc == VB_OK && i < nscenes; i += r->opt->nranks) {
+    r->rep.scenes++;
+    if (!vb_output_complete(r->o, i)) {
+      r->pending[r->npending++] = i;
+    } else {
+      r->rep.kept++;
+      r->rep.failed += vb_output_status_code(r->o, i) != VB_OK;
+    }
+  }
+  return rc;
 }
 
 /* Run a study's scenes into one output file. */
 int vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt,
                  vb_study_report *report, char *err, size_t errlen)
 {
-  vb_study_options defaults = { 0, 0, 0, 0, 1 };
-  vb_study_report rep;
-  vb_output *o = NULL;
-  char *part = NULL, *first_err = NULL, left[32];
-  long *pending = NULL, npending = 0, i, total, finished;
-  double t0 = now(), last = 0.0;
-  int rc, stop = 0, stop_rc = VB_OK, renamed = 0, resume, printed = 0;
+  vb_study_options defaults;
+  vb_output_layout lay;
+  runner *r = NULL;
+  const char **names = NULL, **units = NULL;
+  char *part = NULL, dummy[1];
+  long i, nscenes = vb_study_scenes(study);
+  int rc, np = vb_study_nparams(study);
 
+  if (!err || errlen == 0) {
+    err = dummy;
+    errlen = sizeof dummy;
+  }
+  err[0] = '\0';
+  memset(&defaults, 0, sizeof defaults);
+  defaults.nranks = 1;
   if (!opt)
     opt = &defaults;
-  memset(&rep, 0, sizeof rep);
-  rep.first_failed = -1;
+  if (opt->format == 1)
+    return vb_v1_study_run(study, out, opt, report, err, errlen);
   if (report)
     memset(report, 0, sizeof *report);
   if (opt->nranks < 1 || opt->rank < 0 || opt->rank >= opt->nranks) {
-    message(err, errlen, "%s: bad rank %s", out, "");
+    snprintf(err, errlen, "%s: bad rank %d of %d", out, opt->rank, opt->nranks);
     return VB_EINVAL;
   }
+  rc = output_check(study, out, err, errlen);
+  if (rc != VB_OK)
+    return rc;
+  r = calloc(1, sizeof *r);
+  names = calloc((size_t)np + 1, sizeof *names);
+  units = calloc((size_t)np + 1, sizeof *units);
   part = malloc(strlen(out) + sizeof PART_SUFFIX);
-  first_err = malloc(ERR_MAX);
-  if (!part || !first_err) {
-    free(part);
-    free(first_err);
-    message(err, errlen, "%s: out of memory%s", out, "");
-    return VB_ENOMEM;
+  if (r)
+    r->pending = malloc((size_t)(nscenes / opt->nranks + 1) * sizeof *r->pending);
+  if (!r || !names || !units || !part || !r->pending) {
+    snprintf(err, errlen, "%s: out of memory", out);
+    rc = VB_ENOMEM;
+    goto done;
   }
+  r->study = study;
+  r->opt = opt;
+  r->out = out;
+  r->t0 = r->last = now();
+  r->period = opt->progress_period > 0 ? opt->progress_period : PROGRESS_PERIOD;
+  r->rep.first_failed = -1;
   strcpy(part, out);
   strcat(part, PART_SUFFIX);
-  first_err[0] = '\0';
-
-  /* --resume with nothing to resume starts afresh; with a finished file,
-   * reopens it to check it and finds nothing to do */
-  resume = opt->resume;
-  if (resume && !exists(part)) {
-    if (exists(out) && rename(out, part) == 0)
-      renamed = 1;
-    else
-      resume = 0;
-  }
-  rc = vb_output_open(out, study, resume, &o, err, errlen);
-  if (rc != VB_OK) {
-    if (renamed)
-      rename(part, out);
+  vb_study_layout(study, &lay, names, units);
+  /* --resume after the end: the finished file is checked, nothing runs */
+  if (opt->resume && access(part, F_OK) != 0 && access(out, F_OK) == 0 &&
+      finished_file(study, out)) {
+    for (i = opt->rank; i < nscenes; i += opt->nranks)
+      r->rep.scenes++;
+    r->rep.kept = r->rep.scenes;
+    rc = VB_OK;
     goto done;
   }
-
-  /* the scenes of this rank, and what the file holds already */
-  pending = malloc((size_t)(vb_study_scenes(study) / opt->nranks + 1) * sizeof *pending);
-  if (!pending) {
-    message(err, errlen, "%s: out of memory%s", out, "");
-    rc = VB_ENOMEM;
-    vb_output_free(o);
-    goto done;
+  rc = scenes_plan(r, &lay, err, errlen);
+  if (rc == VB_OK) {
+    scenes_run(r);
+    rc = scenes_finish(r, part, err, errlen);
   }
-  for (i = opt->rank; i < vb_study_scenes(study); i += opt->nranks) {
-    rep.scenes++;
-    if (!vb_output_complete(o, i)) {
-      pending[npending++] = i;
-    } else {
-      rep.kept++;
-      rep.failed += vb_output_status_code(o, i) != VB_OK;
-    }
-  }
-  total = rep.scenes;
-  finished = rep.kept;
-
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(opt->threads > 0 ? opt->threads : omp_get_max_threads())
-#endif
-  for (i = 0; i < npending; i++) {
-    vb_scene *sc = NULL;
-    vb_run *run = NULL;
-    vb_chunks *chunks = NULL;
-    char e[ERR_MAX];
-    int lrc, code = VB_OK, halt;
-    long index = pending[i];
-
-#ifdef _OPENMP
-#pragma omp atomic read
-#endif
-    halt = stop;
-    if (halt)
-      continue;
-    lrc = vb_study_scene(study, index, &sc, e, sizeof e);
-    if (lrc == VB_OK)
-      lrc = vb_run_alloc(sc, &run, e, sizeof e);
-    if (lrc == VB_OK)
-      code = vb_run_exec(run);
-    /* the expensive part of writing, outside the writer */
-    if (lrc == VB_OK)
-      lrc = vb_chunks_alloc(run, &chunks, e, sizeof e);
-#ifdef _OPENMP
-#pragma omp critical(vb_study_writer)
-#endif
-    {
-      if (!stop && lrc == VB_OK) {
-        double tw = now();
-
-        lrc = vb_output_scene_chunks(o, index, run, chunks, e, sizeof e);
-        rep.write_seconds += now() - tw;
-        if (lrc == VB_OK) {
-          rep.ran++;
-          rep.failed += code != VB_OK;
-          finished++;
-          if (code != VB_OK && (rep.first_failed < 0 || index < rep.first_failed)) {
-            rep.first_failed = index;
-            snprintf(rep.first_status, sizeof rep.first_status, "%s", vb_run_status(run));
-          }
-        }
-      }
-      if (!stop && lrc != VB_OK) {
-        snprintf(first_err, ERR_MAX, "%s", e);
-        stop_rc = lrc;
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-        stop = 1;
-      }
-      if (opt->progress && !stop && (now() - last >= PROGRESS_PERIOD || finished == total)) {
-        double el = now() - t0, rate = rep.ran > 0 ? (double)rep.ran / el : 0.0;
-
-        last = now();
-        fprintf(stderr, "\r%ld/%ld scenes, %.3g scenes/s, %s left   ", finished, total,
-                rate, rate > 0 ? clock_text((double)(total - finished) / rate, left,
-                                            sizeof left)
-                               : "?");
-        fflush(stderr);
-        printed = 1;
-      }
-    }
-    vb_chunks_free(chunks);
-    vb_run_free(run);
-    vb_scene_free(sc);
-  }
-  if (printed)
-    fputc('\n', stderr);
-  if (stop) {
-    vb_output_free(o);
-    if (err && errlen > 0)
-      snprintf(err, errlen, "%s (the finished scenes are kept in %s: run again with "
-               "--resume to continue)", first_err, part);
-    rc = stop_rc;
-    goto done;
-  }
-  rc = vb_output_finish(o, err, errlen);
 done:
-  rep.seconds = now() - t0;
-  if (report)
-    *report = rep;
-  free(pending);
+  if (r) {
+    vb_output_free(r->o);
+    r->rep.seconds = now() - r->t0;
+    if (report)
+      *report = r->rep;
+    free(r->pending);
+  }
+  free(r);
+  free(names);
+  free(units);
   free(part);
-  free(first_err);
   return rc;
 }

@@ -79,22 +79,4 @@ long vb_sweep_sample(const vb_sweep *sweep, long cap, long **out);
  * computed directly from its index. */
 uint64_t vb_splitmix64(uint64_t seed, uint64_t k);
 
-/* A finished run's float64 datasets compressed ahead of writing
- * (output.c): each as the chunks HDF5's shuffle + deflate pipeline would
- * store, so that the study's one writer only stores them. */
-typedef struct vb_chunks vb_chunks;
-
-/* Compress a finished run's datasets; calls no HDF5 function and shares
- * nothing, so each thread does it for its own run.  The caller frees *out
- * with vb_chunks_free (before freeing the run).  VB_OK, VB_ENOMEM or
- * VB_EIO with a message. */
-int vb_chunks_alloc(const vb_run *run, vb_chunks **out, char *err, size_t errlen);
-/* Free compressed datasets; NULL is a no-op. */
-void vb_chunks_free(vb_chunks *chunks);
-/* vb_output_scene with the run's datasets taken from chunks made by
- * vb_chunks_alloc for that run (NULL: compressed by the caller's thread
- * as it writes).  One writer at a time. */
-int vb_output_scene_chunks(vb_output *output, long index, const vb_run *run,
-                           const vb_chunks *chunks, char *err, size_t errlen);
-
 #endif

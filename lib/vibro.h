@@ -28,7 +28,8 @@ enum {
   VB_ENOCONV = -3,    /* Newton did not converge within its cap */
   VB_EIO = -4,        /* file could not be read or written */
   VB_EDIVERGED = -5,  /* the state became non-finite */
-  VB_EDISCRIM = -6    /* quadratic scheme: negative discriminant */
+  VB_EDISCRIM = -6,   /* quadratic scheme: negative discriminant */
+  VB_EINTR = -7       /* stopped on request (a signal); resumable */
 };
 
 /* Message text for a status code (static storage, never NULL). */
@@ -493,9 +494,66 @@ double vb_run_contact_mass(const vb_run *run, int contact);
 
 /* ---------------------------------------------------------------- output */
 
-/* Write runs of one scene file to an HDF5 file (layout "vibro-1", see the
- * README).  The file is written under a temporary name and renamed into
- * place only when complete. */
+/* What an output file describes (layout "vibro-2", doc/format.md): the
+ * writer knows this, not studies. */
+typedef struct vb_output_layout {
+  const char *input;   /* the scene or study text */
+  const char *source;  /* its path */
+  const char *mode;    /* sweep mode: "grid", "zip", "random", "none" */
+  const char *sweep;   /* canonical sweep text, "" without one */
+  long nscenes;        /* scenes of the whole study */
+  int nparams;         /* swept parameters */
+  const char *const *param_names; /* [nparams] paths, "contacts.hit.k" */
+  const char *const *param_units; /* [nparams] units, "N/m^alpha" */
+  const vb_scene *first;          /* scene 0: names of bodies and contacts */
+} vb_output_layout;
+
+/* The shards of an output being written (OUT.part/, doc/format.md). */
+typedef struct vb_output vb_output;
+/* A finished scene packed for the writer. */
+typedef struct vb_packed_scene vb_packed_scene;
+
+/* Open OUT.part/ for this process (rank `rank` of an MPI run, else 0):
+ * create it (refusing a symlink or a foreign directory there), lock it
+ * (refusing a second writer, named with its PID), and with resume keep
+ * the shards whose size and CRC-32 match the manifest, deleting the rest.
+ * Free with vb_output_free. */
+int vb_output_open(const char *path, const vb_output_layout *lay, int resume, int rank,
+                   vb_output **out, char *err, size_t errlen);
+/* Whether scene `index` is in a kept or written shard (1) or not (0). */
+int vb_output_complete(const vb_output *output, long index);
+/* Status code of a complete scene as stored in its table row. */
+int vb_output_status_code(const vb_output *output, long index);
+/* Pack a finished run as scene `index` with its swept values [nparams]:
+ * copies small recordings, borrows large ones (the run must then live
+ * until vb_output_add returns).  Thread-safe.  Free with
+ * vb_packed_scene_free unless handed to vb_output_add. */
+int vb_output_pack(const vb_output *output, long index, const double *param_values,
+                   const vb_run *run, vb_packed_scene **out, char *err, size_t errlen);
+/* Free a packed scene; NULL is a no-op. */
+void vb_packed_scene_free(vb_packed_scene *scene);
+/* Take a packed scene (always, even on error) into the current batch, and
+ * write the batch as a shard when it is a second old or large.  One
+ * writer at a time. */
+int vb_output_add(vb_output *output, vb_packed_scene *scene, char *err, size_t errlen);
+/* vb_output_pack then vb_output_add. */
+int vb_output_scene(vb_output *output, long index, const double *param_values,
+                    const vb_run *run, char *err, size_t errlen);
+/* Write the scenes added so far as a shard (none: nothing to do). */
+int vb_output_flush(vb_output *output, char *err, size_t errlen);
+/* Scenes in shards of this output (kept and written). */
+long vb_output_scenes_done(const vb_output *output);
+/* Unlock and free, dropping scenes not flushed; OUT.part stays.  NULL is a
+ * no-op. */
+void vb_output_free(vb_output *output);
+/* Merge every verified shard of OUT.part/ (of any rank) into OUT, through
+ * a temporary renamed into place, and remove OUT.part/; every scene must be
+ * in a shard.  A nonzero *stop (may be NULL) abandons the merge with
+ * VB_EINTR, the shards kept. */
+int vb_output_merge(const char *path, const vb_output_layout *lay,
+                    const volatile int *stop, char *err, size_t errlen);
+/* Write runs of one scene file to OUT (a study of nruns scenes without
+ * a sweep), through OUT.part/, renamed into place when complete. */
 int vb_output_write(const char *path, const vb_run *const *runs, int nruns,
                     char *err, size_t errlen);
 
@@ -556,13 +614,33 @@ double vb_study_record_total(const vb_study *study);
 int vb_study_scene(const vb_study *study, long index, vb_scene **out, char *err,
                    size_t errlen);
 
+/* Progress of a running study, handed to vb_study_options.on_progress. */
+typedef struct vb_study_progress {
+  long done;       /* scenes of this process finished (kept and run) */
+  long total;      /* scenes of this process */
+  double rate;     /* scenes run per second of wall time so far */
+  double left;     /* estimated seconds left (NaN before the first scene) */
+} vb_study_progress;
+
 /* How vb_study_run runs a study. */
 typedef struct vb_study_options {
   int threads;  /* OpenMP threads over scenes; 0 for the OpenMP default */
-  int resume;   /* 1: continue OUT.part, keeping its complete scenes */
-  int progress; /* 1: a progress line on stderr */
+  int resume;   /* 1: continue OUT.part, keeping its verified shards */
+  int progress; /* unused; progress goes through on_progress */
   int rank;     /* this process runs the scenes with index % nranks == rank */
   int nranks;   /* 1 for a single process */
+  /* Called about every progress_period seconds and once at the end, from
+   * the writer (one thread at a time); NULL for none. */
+  void (*on_progress)(const vb_study_progress *p, void *ctx);
+  void *progress_ctx;
+  double progress_period; /* s; 0 for 10 s */
+  /* Set nonzero (e.g. by a signal handler) to stop: no new scene starts,
+   * those in flight are written, and vb_study_run returns VB_EINTR with
+   * "OUT: interrupted after N of M scenes; run again with --resume". */
+  const volatile int *stop;
+  /* 0 or 2: layout vibro-2 (doc/format.md); 1: the transitional vibro-1
+   * writer (one HDF5 file, no shards), until every reader reads vibro-2. */
+  int format;
 } vb_study_options;
 
 /* What vb_study_run did. */
@@ -577,41 +655,23 @@ typedef struct vb_study_report {
   char first_status[160]; /* its status */
 } vb_study_report;
 
-/* Run a study's scenes (those of this rank) in parallel and write them to
- * `out` (layout vibro-1 plus /study) through OUT.part, renamed onto `out`
- * when every scene is complete.  VB_OK when the file is complete (some
- * scenes may have failed: see report->failed and the table's status);
- * otherwise an error code with the message in err, and OUT.part left for
- * a later run with resume = 1. */
+/* Run a study's scenes (those of this rank) in parallel into OUT.part/
+ * shards and, with one rank, merge them into `out` (vb_study_merge does
+ * that for an MPI run).  VB_OK when done (some scenes may have failed: see
+ * report->failed and the table's status); VB_EINTR when stopped; otherwise
+ * an error code with the message in err, and OUT.part left for a later run
+ * with resume = 1.  `out` that is a directory or an input of the study is
+ * refused before anything runs. */
 int vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt,
                  vb_study_report *report, char *err, size_t errlen);
-
-/* An output file being written scene by scene. */
-typedef struct vb_output vb_output;
-
-/* Create OUT.part for a study (replacing any old one), or with resume
- * reopen it: refused when it was written for another input; scene groups
- * not marked complete are deleted.  Free with vb_output_free. */
-int vb_output_open(const char *path, const vb_study *study, int resume, vb_output **out,
+/* Merge the shards every rank wrote into `out` (rank 0, after all ranks
+ * returned from vb_study_run). */
+int vb_study_merge(const vb_study *study, const char *out, const volatile int *stop,
                    char *err, size_t errlen);
-/* Whether scene `index` is complete in the file (1) or not (0). */
-int vb_output_complete(const vb_output *output, long index);
-/* Status code of a complete scene as stored in its table row. */
-int vb_output_status_code(const vb_output *output, long index);
-/* Write scene `index` (its group and table row), flush, then mark it
- * complete and flush again.  Not thread-safe: one writer at a time. */
-int vb_output_scene(vb_output *output, long index, const vb_run *run, char *err,
-                    size_t errlen);
-/* Close the file and rename OUT.part onto OUT; every scene must be
- * complete.  Frees the output in any case. */
-int vb_output_finish(vb_output *output, char *err, size_t errlen);
-/* Close without finishing, leaving OUT.part for a resume; NULL is a no-op. */
-void vb_output_free(vb_output *output);
-/* Join complete per-process files (e.g. OUT.rank0 ... of an MPI run, each
- * holding some scenes) into OUT, through OUT.part: the result has the
- * content a single process would have written. */
-int vb_output_merge(const char *path, const vb_study *study, const char *const *parts,
-                    int nparts, char *err, size_t errlen);
+/* The output layout of a study; param_names and param_units must hold
+ * vb_study_nparams entries and outlive the layout. */
+void vb_study_layout(const vb_study *study, vb_output_layout *lay,
+                     const char **param_names, const char **param_units);
 
 #ifdef __cplusplus
 }

@@ -264,7 +264,7 @@ START_TEST(test_correction_errors)
     { "law = \"hunt-crossley\"; k = 1.0e9; alpha = 1.5; mu = 0.5; scheme = \"two-point\"; exact_duration = true;",
       "exact_duration needs law 'power' with alpha = 1 (Chatziioannou eq 14-16)" },
     { "law = \"power\"; k = 1.0e9; alpha = 1.0; scheme = \"am1\"; exact_duration = true;",
-      "exact_duration applies to schemes two-point and three-point (valid: two-point, three-point)" },
+      "exact_duration applies to the schemes with an exact contact duration (valid: two-point, three-point)" },
     { "law = \"power\"; k = 1.0e9; alpha = 1.0; scheme = \"two-point\"; saturate = true;",
       "'saturate' applies only with exact_duration = true" },
     { "law = \"polynomial\"; k = 1.0e9; alpha = 3; scheme = \"am1\"; corrections = [\"xmax\"];",

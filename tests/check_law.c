@@ -255,6 +255,23 @@ START_TEST(test_restitution_events)
 }
 END_TEST
 
+/* The library's one message helper: formats, truncates safely, tolerates
+ * no buffer, and returns the status it is given. */
+START_TEST(test_errf)
+{
+  char err[16];
+  memset(err, 'x', sizeof err);
+  ck_assert_int_eq(vb_errf(err, sizeof err, VB_ENOMEM, "%s:%d: %s", "scene.cfg", 17,
+                           "out of memory"), VB_ENOMEM);
+  ck_assert_str_eq(err, "scene.cfg:17: o");
+  ck_assert_int_eq(vb_errf(err, 4, VB_EINVAL, "%d", 123456), VB_EINVAL);
+  ck_assert_str_eq(err, "123");
+  ck_assert_int_eq(vb_errf(NULL, 100, VB_EIO, "%s", "x"), VB_EIO);
+  ck_assert_int_eq(vb_errf(err, 0, VB_OK, "%s", "y"), VB_OK);
+  ck_assert_str_eq(err, "123");
+}
+END_TEST
+
 START_TEST(test_strerror)
 {
   ck_assert_str_eq(vb_strerror(VB_OK), "success");
@@ -280,6 +297,7 @@ law_suite(void)
   tcase_set_timeout(errors, 60);
   tcase_add_test(errors, test_law_lookup);
   tcase_add_test(errors, test_strerror);
+  tcase_add_test(errors, test_errf);
   tcase_add_test(errors, test_law_table);
   suite_add_tcase(s, errors);
   return s;

@@ -288,7 +288,7 @@ START_TEST(test_table_matches_single_runs)
       "  { path = \"contacts.hit.k\"; logspace = [1.0e8, 1.0e9]; n = 3; },\n"
       "  { path = \"bodies.hammer.v0\"; values = [0.83, 1.9]; } ); };\n";
   char text[2048], out[1024], err[1024];
-  vb_study_options opt = { 2, 0, 0, 0, 1 };
+  vb_study_options opt = { 2, 0, 0, 0, 1, NULL, NULL, 0, NULL, 2 };
   vb_study_report rep;
   vb_study *st;
   row rows[6];
@@ -404,39 +404,70 @@ START_TEST(test_resume_other_input_refused)
   char out[1024], part[1100], err[1024];
   vb_study *a = load(BASE "sweep = { params = ( { path = \"scene.fs\"; values = [44100.0, 48000.0]; } ); };\n");
   vb_study *b = load(BASE "sweep = { params = ( { path = \"scene.fs\"; values = [44100.0, 96000.0]; } ); };\n");
-  vb_study_options resume = { 1, 1, 0, 0, 1 };
+  vb_study_options resume = { 1, 1, 0, 0, 1, NULL, NULL, 0, NULL, 2 };
+  vb_output_layout lay;
+  const char *names[1], *units[1];
   vb_output *o;
+  vb_scene *sc;
+  vb_run *run;
+  double value;
 
   out_path(out, sizeof out, "resume");
   snprintf(part, sizeof part, "%s.part", out);
-  /* an interrupted run of a: OUT.part with nothing complete */
-  ck_assert_int_eq(vb_output_open(out, a, 0, &o, err, sizeof err), VB_OK);
+  /* an interrupted run of a: scene 0 in a shard */
+  vb_study_layout(a, &lay, names, units);
+  ck_assert_str_eq(units[0], "Hz");
+  ck_assert_int_eq(vb_output_open(out, &lay, 0, 0, &o, err, sizeof err), VB_OK);
+  ck_assert_int_eq(vb_study_scene(a, 0, &sc, err, sizeof err), VB_OK);
+  ck_assert_int_eq(vb_run_alloc(sc, &run, err, sizeof err), VB_OK);
+  vb_run_exec(run);
+  value = vb_study_value(a, 0, 0);
+  ck_assert_int_eq(vb_output_scene(o, 0, &value, run, err, sizeof err), VB_OK);
+  ck_assert_int_eq(vb_output_flush(o, err, sizeof err), VB_OK);
+  ck_assert_int_eq(vb_output_scenes_done(o), 1);
   vb_output_free(o);
+  vb_run_free(run);
+  vb_scene_free(sc);
   ck_assert_int_eq(access(part, F_OK), 0);
   ck_assert_int_eq(vb_study_run(b, out, &resume, NULL, err, sizeof err), VB_EINVAL);
   ck_assert_msg(strstr(err, "was written for a different input than study.cfg") != NULL,
                 "%s", err);
   ck_assert_int_eq(access(part, F_OK), 0);
   ck_assert_int_ne(access(out, F_OK), 0);
-  /* a scene group half written when the run died: not marked complete */
+  /* a shard half written when the run died, never listed */
   {
-    hid_t f = H5Fopen(part, H5F_ACC_RDWR, H5P_DEFAULT);
-    hid_t g = H5Gcreate2(f, "scenes/000001", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    char junk[1200];
+    FILE *f;
 
-    ck_assert(f >= 0 && g >= 0);
-    H5Gclose(g);
-    H5Fclose(f);
+    snprintf(junk, sizeof junk, "%s/r000-000007.h5.tmp", part);
+    f = fopen(junk, "w");
+    ck_assert(f != NULL);
+    fputs("half a shard", f);
+    fclose(f);
   }
-  /* the same input resumes, redoes scene 1, and finishes */
-  ck_assert_msg(vb_study_run(a, out, &resume, NULL, err, sizeof err) == VB_OK, "%s", err);
+  /* the same input resumes, keeps scene 0, runs scene 1, and finishes */
+  {
+    vb_study_report rep;
+    ck_assert_msg(vb_study_run(a, out, &resume, &rep, err, sizeof err) == VB_OK, "%s", err);
+    ck_assert_int_eq(rep.kept, 1);
+    ck_assert_int_eq(rep.ran, 1);
+  }
   ck_assert_int_ne(access(part, F_OK), 0);
   ck_assert_int_eq(access(out, F_OK), 0);
   {
+    /* two sample rates: time is [scene][sample] */
     hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "signals/time", H5P_DEFAULT), sp = H5Dget_space(d);
+    hsize_t dims[2];
 
-    ck_assert(f >= 0);
-    ck_assert(H5Lexists(f, "scenes/000001/time", H5P_DEFAULT) > 0);
-    ck_assert(H5Lexists(f, "scenes/000001/contacts/hit/events", H5P_DEFAULT) > 0);
+    ck_assert(f >= 0 && d >= 0);
+    ck_assert_int_eq(H5Sget_simple_extent_ndims(sp), 2);
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    ck_assert_int_eq(dims[0], 2);
+    ck_assert(H5Lexists(f, "signals/sample", H5P_DEFAULT) > 0);
+    ck_assert(H5Lexists(f, "study/events", H5P_DEFAULT) > 0);
+    H5Sclose(sp);
+    H5Dclose(d);
     H5Fclose(f);
   }
   remove(out);

@@ -170,6 +170,44 @@ START_TEST(test_huge_grid)
 }
 END_TEST
 
+/* Large zip and random sweeps: real scenes only (a zip's corners are not
+ * scenes), evenly spread, with where each zip parameter is extreme. */
+START_TEST(test_huge_zip_random)
+{
+  char err[1024];
+  vb_study *st = NULL;
+  const long *idx;
+  int rc = vb_study_load_string(HAMMER("am1")
+                                "sweep = { mode = \"zip\"; params = (\n"
+                                "  { path = \"contacts.hit.k\"; logspace = [1.0e9, 1.0e6]; "
+                                "n = 3000000; },\n"
+                                "  { path = \"bodies.hammer.v0\"; linspace = [0.1, 2.0]; "
+                                "n = 3000000; } ); };\n",
+                                "zip.cfg", &st, err, sizeof err);
+  ck_assert_msg(rc == VB_OK, "%s", err);
+  long n = vb_study_checked(st, &idx);
+  ck_assert_ptr_nonnull(idx);
+  ck_assert(n >= 1024 && n <= 1024 + 4 + 1);
+  ck_assert_int_eq(idx[0], 0);
+  ck_assert_int_eq(idx[n - 1], 3000000L - 1);
+  /* long spaces are described by their ends and count */
+  ck_assert_msg(strstr(vb_study_sweep(st), "\ncontacts.hit.k: logspace [1000000000, 1000000]; "
+                       "n = 3000000\nbodies.hammer.v0: linspace [0.1, 2]; n = 3000000") != NULL,
+                "%s", vb_study_sweep(st));
+  vb_study_free(st);
+  rc = vb_study_load_string(HAMMER("am1")
+                            "sweep = { mode = \"random\"; n = 5000000; seed = 3; params = (\n"
+                            "  { path = \"contacts.hit.k\"; loguniform = [1.0e6, 1.0e9]; } "
+                            "); };\n",
+                            "random.cfg", &st, err, sizeof err);
+  ck_assert_msg(rc == VB_OK, "%s", err);
+  n = vb_study_checked(st, &idx);
+  ck_assert_int_eq(n, 1024);
+  ck_assert_int_eq(idx[n - 1], 1023);
+  vb_study_free(st);
+}
+END_TEST
+
 /* A bad listed value in the middle of a large grid is found (each listed
  * value is checked), and named with the first scene that has it. */
 START_TEST(test_huge_grid_bad_value)
@@ -226,6 +264,7 @@ sweep_suite(void)
   tcase_set_timeout(limits, 60);
   tcase_add_test(limits, test_huge_grid);
   tcase_add_test(limits, test_huge_grid_bad_value);
+  tcase_add_test(limits, test_huge_zip_random);
   tcase_add_test(limits, test_huge_grid_corner);
   suite_add_tcase(s, limits);
   return s;

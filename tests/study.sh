@@ -1,77 +1,259 @@
 #!/bin/sh
-# study.sh - studies end to end: -j 1 and -j 2 give identical files, a run
-# killed with SIGKILL halfway and resumed equals an uninterrupted run, a
-# resume against another input is refused, exit status 2 when a scene
-# fails, bad sweep paths.  Run by make check; needs h5diff and h5dump.
+# study.sh - studies end to end in layout vibro-2 (doc/format.md): -j 1 and
+# -j 2 give identical files; the interruption matrix (SIGKILL at every 3rd
+# write point of the output through VIBRO_TEST_KILL_AT, SIGKILL from
+# outside, a full disk through ulimit -f, SIGTERM, a damaged shard), each
+# followed by --resume, equals the uninterrupted file (h5diff); a reader
+# opens a running study; file safety (second writer, symlink, directory,
+# the scene file as output); xarray/h5netcdf opens /signals.  Run by make
+# check; needs h5diff.
 set -u
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
+python=${PYTHON:-/usr/bin/python3}
 command -v h5diff >/dev/null && command -v h5dump >/dev/null || { echo "no h5diff/h5dump"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-study.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
+VIBRO_FORMAT=vibro-2
+export VIBRO_FORMAT
 
 # same A B: h5diff finds no difference in any dataset or attribute
 same() {
-  if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$1 and $2 differ: $(head -5 "$tmp/diff")"; fi
+  if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$3: $1 and $2 differ: $(head -5 "$tmp/diff")"; fi
 }
 
-# completed FILE: number of scenes marked complete in /study/done
-completed() {
-  HDF5_USE_FILE_LOCKING=FALSE h5dump -y -d /study/done "$1" 2>/dev/null |
-    sed -n '/DATA {/,/}/p' | tr ',' '\n' | grep -c '^ *1 *$'
+# shards DIR: scenes listed in the shard manifests of DIR
+shards() {
+  cat "$1"/manifest.r* 2>/dev/null | awk '{ n += $4 } END { print n + 0 }'
 }
 
 # 64 scenes: the same file with one thread and two
 study="$srcdir/scenes/papetti-sweep.cfg"
-expect 0 "$vibro" check "$study"
-contains "$tmp/out" "study: 64 scenes, mode grid, 2 parameters"
 expect 0 "$vibro" run "$study" -o "$tmp/j1.h5" -j 1 --quiet
 expect 0 "$vibro" run "$study" -o "$tmp/j2.h5" -j 2 --quiet
-same "$tmp/j1.h5" "$tmp/j2.h5"
-[ "$(completed "$tmp/j2.h5")" -eq 64 ] && ok || bad "not 64 scenes complete"
+same "$tmp/j1.h5" "$tmp/j2.h5" "-j 1 against -j 2"
+[ -e "$tmp/j1.h5.part" ] && bad "shard directory left after a finished run" || ok
+h5dump -a /format "$tmp/j1.h5" >"$tmp/format" 2>&1
+contains "$tmp/format" '"vibro-2"'
 # h5diff sees a difference where there is one (the test can fail)
-sed 's/n = 8; }/n = 8; }/; s/mu = 0.5;/mu = 0.51;/' "$study" >"$tmp/other.cfg"
+sed 's/mu = 0.5;/mu = 0.51;/' "$study" >"$tmp/other.cfg"
 expect 0 "$vibro" run "$tmp/other.cfg" -o "$tmp/other.h5" -j 2 --quiet
 h5diff "$tmp/j1.h5" "$tmp/other.h5" >/dev/null 2>&1 && bad "h5diff found no difference" || ok
 
-# killed halfway with SIGKILL, then resumed: equal to an uninterrupted run
-sed 's/duration = 0.002;/duration = 0.3;/' "$study" >"$tmp/long.cfg"
-start=$(date +%s%N)
-expect 0 "$vibro" run "$tmp/long.cfg" -o "$tmp/ref.h5" -j 2 --quiet
-half=$(( ($(date +%s%N) - start) / 2000000 ))
-killed=0
-for try in 1 2 3 4 5 6; do
-  rm -f "$tmp/k.h5" "$tmp/k.h5.part"
-  "$vibro" run "$tmp/long.cfg" -o "$tmp/k.h5" -j 2 --quiet &
+# The interruption matrix.  Shards of 16 scenes (VIBRO_TEST_BATCH) give
+# about 85 write points; the run kills itself (SIGKILL) at the k-th, for
+# every 3rd k, then --resume must give the uninterrupted file.
+ref="$tmp/j1.h5"
+points=0
+k=1
+while [ "$k" -le 85 ]; do
+  rm -rf "$tmp/k.h5" "$tmp/k.h5.part"
+  VIBRO_TEST_BATCH=16 VIBRO_TEST_KILL_AT=$k "$vibro" run "$study" -o "$tmp/k.h5" -j 2 --quiet \
+    >/dev/null 2>&1
+  got=$?
+  if [ "$got" -eq 137 ]; then
+    points=$((points + 1))
+    [ -e "$tmp/k.h5" ] && [ -e "$tmp/k.h5.part" ] && [ "$k" -lt 80 ] &&
+      bad "kill at write $k: k.h5 exists while shards remain"
+    expect 0 "$vibro" run "$study" -o "$tmp/k.h5" -j 2 --resume --quiet
+    same "$ref" "$tmp/k.h5" "SIGKILL at write $k, then --resume"
+    [ -e "$tmp/k.h5.part" ] && bad "kill at write $k: shards left after resume" || ok
+  fi
+  k=$((k + 3))
+done
+[ "$points" -ge 20 ] && ok || bad "only $points kill points (want >= 20)"
+echo "SIGKILL at $points write points: each resumed to the uninterrupted file"
+
+# killed twice in a row, then resumed
+rm -rf "$tmp/k.h5" "$tmp/k.h5.part"
+VIBRO_TEST_BATCH=16 VIBRO_TEST_KILL_AT=30 "$vibro" run "$study" -o "$tmp/k.h5" --quiet >/dev/null 2>&1
+VIBRO_TEST_BATCH=16 VIBRO_TEST_KILL_AT=20 "$vibro" run "$study" -o "$tmp/k.h5" --resume --quiet \
+  >/dev/null 2>&1
+expect 0 "$vibro" run "$study" -o "$tmp/k.h5" --resume --quiet
+same "$ref" "$tmp/k.h5" "killed twice"
+
+# a damaged shard is found by its CRC-32 and its scenes run again
+rm -rf "$tmp/k.h5" "$tmp/k.h5.part"
+VIBRO_TEST_BATCH=16 VIBRO_TEST_KILL_AT=70 "$vibro" run "$study" -o "$tmp/k.h5" --quiet >/dev/null 2>&1
+n=$(shards "$tmp/k.h5.part")
+[ "$n" -ge 32 ] && ok || bad "expected shards before write 70, have $n scenes"
+first=$(ls "$tmp/k.h5.part"/r000-*.h5 | head -n 1)
+printf 'X' | dd of="$first" bs=1 seek=3000 conv=notrunc 2>/dev/null
+expect 0 "$vibro" run "$study" -o "$tmp/k.h5" --resume
+contains "$tmp/out" "($((64 - n + 16)) run, $((n - 16)) kept)"
+same "$ref" "$tmp/k.h5" "damaged shard"
+
+# SIGKILL from outside at random moments of a longer study
+sed 's/duration = 0.002;/duration = 0.05;/' "$study" >"$tmp/long.cfg"
+expect 0 "$vibro" run "$tmp/long.cfg" -o "$tmp/lref.h5" -j 2 --quiet
+for delay in 0.2 0.5 0.9; do
+  rm -rf "$tmp/l.h5" "$tmp/l.h5.part"
+  VIBRO_TEST_BATCH=4 "$vibro" run "$tmp/long.cfg" -o "$tmp/l.h5" -j 2 --quiet >/dev/null 2>&1 &
   pid=$!
-  sleep "$(awk -v ms="$half" -v t="$try" 'BEGIN { printf "%.3f", ms * (0.4 + 0.1 * t) / 1000 }')"
+  sleep "$delay"
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
-  [ -f "$tmp/k.h5.part" ] || continue
-  n=$(completed "$tmp/k.h5.part")
-  if [ "$n" -gt 0 ] && [ "$n" -lt 64 ]; then killed=1; break; fi
+  expect 0 "$vibro" run "$tmp/long.cfg" -o "$tmp/l.h5" -j 2 --resume --quiet
+  same "$tmp/lref.h5" "$tmp/l.h5" "SIGKILL after $delay s"
 done
-if [ "$killed" -eq 1 ]; then
+
+# another input is refused, the shards kept
+rm -rf "$tmp/k.h5" "$tmp/k.h5.part"
+VIBRO_TEST_BATCH=16 VIBRO_TEST_KILL_AT=40 "$vibro" run "$study" -o "$tmp/k.h5" --quiet >/dev/null 2>&1
+sed 's/mu = 0.5;/mu = 0.6;/' "$study" >"$tmp/study2.cfg"
+expect 1 "$vibro" run "$tmp/study2.cfg" -o "$tmp/k.h5" --resume --quiet
+contains "$tmp/err" "k.h5.part was written for a different input than $tmp/study2.cfg"
+[ "$(shards "$tmp/k.h5.part")" -gt 0 ] && ok || bad "refused resume removed the shards"
+expect 0 "$vibro" run "$study" -o "$tmp/k.h5" --resume --quiet
+same "$ref" "$tmp/k.h5" "after a refused resume"
+# resuming a finished file checks it and runs nothing
+expect 0 "$vibro" run "$study" -o "$tmp/k.h5" --resume
+contains "$tmp/out" "(0 run, 64 kept)"
+
+# full disk: a file size limit (ulimit -f) during the shards and the merge
+for limit in 64 400; do
+  rm -rf "$tmp/f.h5" "$tmp/f.h5.part"
+  (ulimit -f "$limit"; VIBRO_TEST_BATCH=16 exec "$vibro" run "$study" -o "$tmp/f.h5" --quiet) \
+    >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  [ "$got" -eq 1 ] && ok || bad "ulimit -f $limit: exit $got, expected 1: $(cat "$tmp/err")"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok || bad "ulimit -f $limit: not one line: $(cat "$tmp/err")"
+  contains "$tmp/err" "the file size limit was reached"
+  expect 0 "$vibro" run "$study" -o "$tmp/f.h5" --resume --quiet
+  same "$ref" "$tmp/f.h5" "ulimit -f $limit, then --resume"
+done
+
+# SIGTERM: the scenes in flight finish, a resumable shard directory, 128 + 15
+sed 's/duration = 0.002;/duration = 1.0;/' "$study" >"$tmp/slow.cfg"
+expect 0 "$vibro" run "$tmp/slow.cfg" -o "$tmp/sref.h5" -j 2 --quiet
+start=$(date +%s%N)
+"$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 2 --quiet >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+got=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+if [ "$got" -eq 143 ]; then
   ok
-  echo "killed with $n of 64 scenes complete"
-  [ -e "$tmp/k.h5" ] && bad "an interrupted run left k.h5" || ok
-  # another input is refused, and the part file is kept
-  sed 's/mu = 0.5;/mu = 0.6;/' "$tmp/long.cfg" >"$tmp/long2.cfg"
-  expect 1 "$vibro" run "$tmp/long2.cfg" -o "$tmp/k.h5" --resume --quiet
-  contains "$tmp/err" "k.h5.part was written for a different input than $tmp/long2.cfg"
-  [ -f "$tmp/k.h5.part" ] && ok || bad "refused resume removed the part file"
-  expect 0 "$vibro" run "$tmp/long.cfg" -o "$tmp/k.h5" -j 2 --resume
-  contains "$tmp/out" "($((64 - n)) run, $n kept)"
-  [ -e "$tmp/k.h5.part" ] && bad "part file left after resume" || ok
-  same "$tmp/ref.h5" "$tmp/k.h5"
-  # resuming a finished file checks it and runs nothing
-  expect 0 "$vibro" run "$tmp/long.cfg" -o "$tmp/k.h5" --resume
-  contains "$tmp/out" "(0 run, 64 kept)"
-  same "$tmp/ref.h5" "$tmp/k.h5"
+  contains "$tmp/err" "t.h5: interrupted after "
+  contains "$tmp/err" " of 64 scenes; run again with --resume"
+  [ -e "$tmp/t.h5" ] && bad "an interrupted run left t.h5" || ok
+  expect 0 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 2 --resume --quiet
+  same "$tmp/sref.h5" "$tmp/t.h5" "SIGTERM, then --resume"
+elif [ "$got" -eq 0 ]; then
+  echo "SIGTERM came after the end ($ms ms): not tested"
 else
-  bad "could not kill a run halfway in 6 tries"
+  bad "SIGTERM: exit $got, expected 143: $(cat "$tmp/err")"
 fi
+
+# a reader opens a running study, and a second writer is refused
+rm -rf "$tmp/w.h5" "$tmp/w.h5.part"
+VIBRO_TEST_BATCH=4 "$vibro" run "$tmp/slow.cfg" -o "$tmp/w.h5" -j 1 --quiet >"$tmp/wout" 2>&1 &
+pid=$!
+tries=0
+while [ "$(shards "$tmp/w.h5.part")" -eq 0 ] && [ "$tries" -lt 100 ]; do
+  sleep 0.05
+  tries=$((tries + 1))
+done
+if kill -0 "$pid" 2>/dev/null && [ "$(shards "$tmp/w.h5.part")" -gt 0 ]; then
+  ok
+  "$python" - "$tmp/w.h5.part" >"$tmp/reader" 2>&1 <<'PY' && ok || bad "reading a running study: $(cat "$tmp/reader")"
+import sys, os, h5py
+part = sys.argv[1]
+n = 0
+for m in sorted(os.listdir(part)):
+    if not m.startswith("manifest."):
+        continue
+    for line in open(os.path.join(part, m)):
+        if not line.endswith("\n"):
+            continue
+        with h5py.File(os.path.join(part, line.split()[0]), "r") as f:
+            assert f.attrs["format"] == "vibro-2"
+            n += len(f["study/table"])
+            assert f["signals/contacts.hit.force"].shape[0] == len(f["signals/scene"])
+assert n > 0 and n < 64, "%d scenes" % n
+print(n, "scenes readable while running")
+PY
+  expect 1 "$vibro" run "$tmp/slow.cfg" -o "$tmp/w.h5" -j 1 --quiet
+  contains "$tmp/err" "w.h5: being written by process $pid"
+else
+  bad "the study finished before a reader could look"
+fi
+wait "$pid" && ok || bad "the first writer failed: $(cat "$tmp/wout")"
+same "$tmp/sref.h5" "$tmp/w.h5" "the first writer, after a refused second"
+
+# file safety: a planted symlink, a directory, the scene file itself
+mkdir "$tmp/elsewhere"
+ln -s "$tmp/elsewhere" "$tmp/s.h5.part"
+expect 1 "$vibro" run "$study" -o "$tmp/s.h5" --quiet
+contains "$tmp/err" "is a symbolic link, not vibro's shard directory"
+[ -z "$(ls "$tmp/elsewhere")" ] && ok || bad "wrote through the symlink"
+expect 1 "$vibro" run "$study" -o "$tmp/elsewhere" --quiet
+contains "$tmp/err" "elsewhere: is a directory"
+cp "$study" "$tmp/scene.cfg"
+expect 1 "$vibro" run "$tmp/scene.cfg" -o "$tmp/scene.cfg" --quiet
+contains "$tmp/err" "scene.cfg: is the input $tmp/scene.cfg; refusing to overwrite it"
+cmp -s "$study" "$tmp/scene.cfg" && ok || bad "the scene file was changed"
+
+# xarray with h5netcdf: /signals is one Dataset with a time coordinate
+if "$python" -c 'import xarray, h5netcdf' 2>/dev/null; then
+  "$python" - "$ref" >"$tmp/xr" 2>&1 <<'PY' && ok || bad "xarray: $(tail -3 "$tmp/xr")"
+import sys, xarray as xr
+ds = xr.open_dataset(sys.argv[1], group="signals", engine="h5netcdf")
+f = ds["contacts.hit.force"]
+assert f.dims == ("scene", "time"), f.dims
+assert "time" in ds.coords and abs(float(ds.time[1]) - 1 / 44100) < 1e-15
+assert len(ds.scene) == 64 and "contacts.hit.k" in ds
+print(float(f.sel(scene=5).max()))
+PY
+else
+  echo "xarray or h5netcdf not importable: xarray test skipped"
+fi
+
+# out of memory: the message says what is kept, and only when something is
+cat >"$tmp/oom.cfg" <<'CFG'
+scene = { name = "oom"; fs = 44100.0; duration = 0.01; gravity = 0.0; };
+bodies = ( { name = "hammer"; type = "mass"; mass = 0.01; u0 = 0.0; v0 = 1.0; },
+           { name = "wall"; type = "wall"; position = 0.0; } );
+contacts = ( { name = "hit"; between = ["hammer", "wall"]; law = "hunt-crossley";
+               k = 1.0e9; alpha = 1.5; mu = 0.5; scheme = "am1"; } );
+sweep = { params = ( { path = "scene.duration"; values = [0.01, 3000.0]; } ); };
+CFG
+sed 's/values = \[0.01, 3000.0\]/values = [3000.0, 0.01]/' "$tmp/oom.cfg" >"$tmp/oom0.cfg"
+(ulimit -v 3000000; exec "$vibro" run "$tmp/oom.cfg" -o "$tmp/oom.h5" -j 1 --quiet) 2>"$tmp/err"
+[ $? -eq 1 ] && ok || bad "out of memory: not exit 1"
+contains "$tmp/err" "out of memory"
+contains "$tmp/err" "(the 1 finished scenes are kept in $tmp/oom.h5.part: run again with --resume to continue)"
+(ulimit -v 3000000; exec "$vibro" run "$tmp/oom0.cfg" -o "$tmp/oom0.h5" -j 1 --quiet) 2>"$tmp/err"
+[ $? -eq 1 ] && ok || bad "out of memory: not exit 1"
+contains "$tmp/err" "(no scene was finished)"
+grep -q "kept" "$tmp/err" && bad "claims kept scenes when none finished: $(cat "$tmp/err")" || ok
+
+# /study/events: every impact of every scene, one flat table (pandas in one
+# call when installed), with the swept values and units aligned with the fields
+"$python" - "$ref" >"$tmp/ev" 2>&1 <<'PY' && ok || bad "/study/events: $(tail -3 "$tmp/ev")"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+ev = f["study/events"]
+rows = ev[()]
+t = f["study/table"][()]
+assert len(rows) == t["impacts:hit"].sum() == t["events_count"].sum() == 64, len(rows)
+assert list(ev.attrs["units"][:4]) == ["1", "1", "s", "s"] or \
+       [u.decode() if isinstance(u, bytes) else u for u in ev.attrs["units"][:4]] == ["1", "1", "s", "s"]
+assert len(ev.attrs["units"]) == len(rows.dtype.names)
+assert (rows["contacts.hit.k"] == t["contacts.hit.k"][rows["scene"]]).all()
+assert (np.diff(rows["scene"]) >= 0).all()
+units = dict(zip(t.dtype.names, [u.decode() if isinstance(u, bytes) else u for u in f["study/table"].attrs["units"]]))
+assert units["contacts.hit.k"] == "N/m^alpha" and units["bodies.hammer.v0"] == "m/s", units
+try:
+    import pandas
+    df = pandas.DataFrame(rows)
+    assert df.shape[0] == 64 and "v_out" in df.columns
+except ImportError:
+    pass
+PY
 
 # a scene that does not finish: exit 2, the file is complete, its table says why
 cat >"$tmp/cap.cfg" <<'CFG'

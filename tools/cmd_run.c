@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <mpi.h>
 #endif
 #include "vibro.h"
+#include "output_v1.h"
 #include "cli.h"
 #include "outfile.h"
 
@@ -62,12 +64,110 @@ check_disk(const char *out, double need, char *err, size_t errlen)
   return 1;
 }
 
+/* Set by SIGTERM, SIGINT or SIGHUP: the run stops taking scenes
+ * (vb_study_options.stop); the signal number gives the exit status. */
+static volatile sig_atomic_t stop_signal;
+static volatile int stop_flag;
+
+static void
+on_stop(int sig)
+{
+  stop_signal = sig;
+  stop_flag = 1;
+}
+
+/* Catch the signals a batch system or a user sends to stop a run; a file
+ * size limit gives EFBIG (one message) instead of killing the process. */
+static void
+catch_signals(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  signal(SIGXFSZ, SIG_IGN);
+}
+
+/* Progress: on a terminal one line rewritten in place; otherwise (a batch
+ * log) one line per report, about every 10 s. */
+static void
+show_progress(const vb_study_progress *p, void *ctx)
+{
+  int tty = *(const int *)ctx;
+  char left[32];
+  long t = isfinite(p->left) && p->left >= 0 ? (long)(p->left + 0.5) : -1;
+  if (t < 0)
+    snprintf(left, sizeof left, "?");
+  else if (t >= 3600)
+    snprintf(left, sizeof left, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    snprintf(left, sizeof left, "%ld:%02ld", t / 60, t % 60);
+  fprintf(stderr, "%s%ld/%ld scenes, %.3g/s, %s left%s", tty ? "\r" : "", p->done, p->total,
+          p->rate, left, tty ? "   " : "\n");
+  if (tty && p->done == p->total)
+    fputc('\n', stderr);
+  fflush(stderr);
+}
+
 #ifdef HAVE_MPI
-/* Run a study over MPI ranks, scenes round-robin: rank K writes
+/* Run a study over MPI ranks, scenes round-robin: every rank writes its
+ * shards into OUT.part/ (resumable rank by rank), then rank 0 merges them
+ * into OUT.  The reports are summed. */
+static int
+run_ranks(const vb_study *study, const char *out, const vb_study_options *opt,
+          vb_study_report *rep, char *err, size_t errlen)
+{
+  int rank = opt->rank, rc;
+  memset(rep, 0, sizeof *rep);
+  rep->first_failed = -1;
+  rc = vb_study_run(study, out, opt, rep, err, errlen);
+  int bad = rc != VB_OK ? (rc == VB_EINTR ? 1 : 2) : 0, any_bad;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_bad) {
+    if (!bad)
+      err[0] = '\0';
+    return any_bad == 1 ? VB_EINTR : VB_EIO;
+  }
+  long in[4] = { rep->scenes, rep->kept, rep->ran, rep->failed }, sum[4];
+  MPI_Allreduce(in, sum, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  double t[2] = { rep->seconds, rep->write_seconds }, tmax[2];
+  MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  struct { long index; int rank; } first = { rep->first_failed >= 0 ? rep->first_failed
+                                                                    : vb_study_scenes(study),
+                                             rank }, lowest;
+  MPI_Allreduce(&first, &lowest, 1, MPI_LONG_INT, MPI_MINLOC, MPI_COMM_WORLD);
+  MPI_Bcast(rep->first_status, sizeof rep->first_status, MPI_CHAR, lowest.rank,
+            MPI_COMM_WORLD);
+  rep->scenes = sum[0];
+  rep->kept = sum[1];
+  rep->ran = sum[2];
+  rep->failed = sum[3];
+  rep->seconds = tmax[0];
+  rep->write_seconds = tmax[1];
+  rep->first_failed = lowest.index < vb_study_scenes(study) ? lowest.index : -1;
+  rc = VB_OK;
+  if (rank == 0) {
+    char part[4200];
+    snprintf(part, sizeof part, "%s.part", out);
+    if (access(part, F_OK) == 0)
+      rc = vb_study_merge(study, out, opt->stop, err, errlen);
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rc != VB_OK && rank != 0)
+    err[0] = '\0';
+  return rc;
+}
+#endif
+
+#ifdef HAVE_MPI
+/* vibro-1 (transitional): run a study over MPI ranks, scenes round-robin: rank K writes
  * OUT.rankK (through OUT.rankK.part, resumable), then rank 0 joins the
  * rank files into OUT and removes them.  The reports are summed. */
 static int
-run_ranks(const vb_study *study, const char *out, const vb_study_options *opt,
+run_ranks_v1(const vb_study *study, const char *out, const vb_study_options *opt,
           vb_study_report *rep, char *err, size_t errlen)
 {
   int rank = opt->rank, nranks = opt->nranks, rc = VB_OK;
@@ -126,7 +226,7 @@ run_ranks(const vb_study *study, const char *out, const vb_study_options *opt,
         sprintf(parts[r], "%s.rank%d", out, r);
     }
     if (rc == VB_OK)
-      rc = vb_output_merge(out, study, (const char *const *)parts, nranks, err, errlen);
+      rc = vb_v1_merge(out, study, (const char *const *)parts, nranks, err, errlen);
     else
       snprintf(err, errlen, "%s: out of memory", out);
     for (int r = 0; parts && r < nranks; r++) {
@@ -286,18 +386,27 @@ run_study(const run_request *rq, int rank, int nranks)
     threads = 1;
   else if (threads > vb_study_scenes(study))
     threads = (int)vb_study_scenes(study);
-  vb_study_options opt = { threads, rq->resume, !rq->quiet && isatty(2) && rank == 0, rank,
-                           nranks };
+  int tty = isatty(2);
+  vb_study_options opt = { threads, rq->resume, 0, rank, nranks, NULL, &tty,
+                           tty ? 0.25 : 10.0, &stop_flag, 1 };
+  if (!rq->quiet && rank == 0)
+    opt.on_progress = show_progress;
+  /* vibro-1 until info, events, export and vibro-plot read vibro-2 */
+  const char *format = getenv("VIBRO_FORMAT");
+  if (format && strcmp(format, "vibro-2") == 0)
+    opt.format = 2;
+  catch_signals();
 #ifdef HAVE_MPI
   if (nranks > 1)
-    rc = run_ranks(study, rq->out, &opt, &rep, err, sizeof err);
+    rc = opt.format == 1 ? run_ranks_v1(study, rq->out, &opt, &rep, err, sizeof err)
+                         : run_ranks(study, rq->out, &opt, &rep, err, sizeof err);
   else
 #endif
     rc = vb_study_run(study, rq->out, &opt, &rep, err, sizeof err);
   if (rc != VB_OK) {
     if (err[0])
       fprintf(stderr, "%s\n", err);
-    status = 1;
+    status = rc == VB_EINTR && stop_signal ? 128 + stop_signal : 1;
   } else {
     status = report(rq, study, &rep, rank);
   }

@@ -2,6 +2,7 @@
  * cmd_NAME.c), `vibro help CMD`, --help and --version. */
 #include <stdio.h>
 #include <string.h>
+#include <hdf5.h>
 
 #include "vibro.h"
 #include "cli.h"
@@ -82,6 +83,9 @@ main(int argc, char **argv)
   char names[256];
   const cli_command *cmd;
 
+  /* HDF5 1.10 crashes in its exit handler after a failed write (a full
+   * disk); everything is closed explicitly, so the handler is not needed */
+  H5dont_atexit();
   if (argc < 2) {
     usage(stderr);
     return 1;

@@ -264,7 +264,9 @@ def running2(study, tmp_path):
         "record": {"every": 20},
         "sweep": {"params": [{"path": "forces.drive.freq", "linspace": [24.0, 29.0],
                               "n": 400}]}}))
-    env = dict(os.environ, VIBRO_FORMAT=study.format)
+    # a shard every 8 scenes (doc/format.md's test hook): the writer's own
+    # period, 10 s, can be longer than this whole study on a fast machine
+    env = dict(os.environ, VIBRO_FORMAT=study.format, VIBRO_TEST_BATCH="8")
     proc = subprocess.Popen([vibro.program(), "run", str(cfg), "-o", str(out), "-j", "1",
                              "--quiet"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -1,3 +1,10 @@
+/* proto_layouts.c - the measurement behind doc/format.md's choice of design:
+ * 2000 scenes of 15 float64 signals x 89 samples written as one group per
+ * scene (with and without a time dimension scale), as SWMR appends to
+ * stacked datasets, and as shards of stacked scenes (fsync + rename).
+ * Standalone, not built by make:
+ *   gcc -O2 -o proto proto_layouts.c $(pkg-config --cflags --libs hdf5) -lhdf5_hl
+ *   ./proto groups; ./proto groups scales; ./proto shards 256; ./proto swmr [each] */
 #include <hdf5.h>
 #include <hdf5_hl.h>
 #include <stdio.h>

@@ -1,0 +1,166 @@
+/* h5util.c - small HDF5 helpers: closing, attributes, error silencing. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5util.h"
+
+/* Silence HDF5's error printing for the span of a call. */
+void vb_h5_quiet_begin(vb_h5quiet *q)
+{
+  q->saved = H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data) >= 0;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+/* Restore HDF5's error printing. */
+void vb_h5_quiet_end(vb_h5quiet *q)
+{
+  if (q->saved)
+    H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
+}
+
+/* Close an identifier of any kind. */
+int vb_h5_close(hid_t id)
+{
+  herr_t r;
+
+  if (id < 0)
+    return 0;
+  switch (H5Iget_type(id)) {
+  case H5I_FILE: r = H5Fclose(id); break;
+  case H5I_GROUP: r = H5Gclose(id); break;
+  case H5I_DATASET: r = H5Dclose(id); break;
+  case H5I_DATASPACE: r = H5Sclose(id); break;
+  case H5I_DATATYPE: r = H5Tclose(id); break;
+  case H5I_ATTR: r = H5Aclose(id); break;
+  case H5I_GENPROP_LST: r = H5Pclose(id); break;
+  default: r = -1; break;
+  }
+  return r < 0 ? -1 : 0;
+}
+
+/* Write an attribute of type ftype and dataspace space from value. */
+static int attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, hid_t space,
+                      const void *value)
+{
+  hid_t attr = H5I_INVALID_HID;
+  int rc = -1;
+
+  if (space >= 0)
+    attr = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr >= 0 && H5Awrite(attr, mtype, value) >= 0)
+    rc = 0;
+  if (vb_h5_close(attr) < 0)
+    rc = -1;
+  return rc;
+}
+
+/* A variable-length UTF-8 string type, or a negative id. */
+static hid_t vlen_string(void)
+{
+  hid_t type = H5Tcopy(H5T_C_S1);
+
+  if (type >= 0 && (H5Tset_size(type, H5T_VARIABLE) < 0 ||
+                    H5Tset_cset(type, H5T_CSET_UTF8) < 0)) {
+    vb_h5_close(type);
+    return H5I_INVALID_HID;
+  }
+  return type;
+}
+
+/* Scalar variable-length UTF-8 string attribute (NULL as ""). */
+int vb_h5_attr_string(hid_t obj, const char *name, const char *value)
+{
+  hid_t type = vlen_string(), space = H5Screate(H5S_SCALAR);
+  int rc = -1;
+
+  if (!value)
+    value = "";
+  if (type >= 0)
+    rc = attr_write(obj, name, type, type, space, &value);
+  if (vb_h5_close(type) < 0 || vb_h5_close(space) < 0)
+    rc = -1;
+  return rc;
+}
+
+/* Scalar float64 attribute. */
+int vb_h5_attr_double(hid_t obj, const char *name, double value)
+{
+  hid_t space = H5Screate(H5S_SCALAR);
+  int rc = attr_write(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, space, &value);
+
+  return vb_h5_close(space) < 0 ? -1 : rc;
+}
+
+/* Scalar int64 attribute. */
+int vb_h5_attr_int64(hid_t obj, const char *name, long value)
+{
+  int64_t v = (int64_t)value;
+  hid_t space = H5Screate(H5S_SCALAR);
+  int rc = attr_write(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, space, &v);
+
+  return vb_h5_close(space) < 0 ? -1 : rc;
+}
+
+/* 1-d attribute of variable-length strings. */
+int vb_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n)
+{
+  hsize_t dims[1] = { (hsize_t)n };
+  hid_t type = vlen_string(), space;
+  int rc = -1;
+
+  if (n == 0)
+    space = H5Screate(H5S_NULL);
+  else
+    space = H5Screate_simple(1, dims, NULL);
+  if (type >= 0 && space >= 0) {
+    if (n == 0) {
+      hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+      rc = attr >= 0 ? 0 : -1;
+      if (vb_h5_close(attr) < 0)
+        rc = -1;
+    } else {
+      rc = attr_write(obj, name, type, type, space, values);
+    }
+  }
+  if (vb_h5_close(type) < 0 || vb_h5_close(space) < 0)
+    rc = -1;
+  return rc;
+}
+
+/* Read a variable-length string attribute. */
+char *vb_h5_attr_read_string(hid_t obj, const char *name)
+{
+  hid_t attr, type;
+  char *value = NULL, *copy = NULL;
+
+  if (H5Aexists(obj, name) <= 0)
+    return NULL;
+  attr = H5Aopen(obj, name, H5P_DEFAULT);
+  type = vlen_string();
+  if (attr >= 0 && type >= 0 && H5Aread(attr, type, &value) >= 0 && value) {
+    copy = strdup(value);
+    H5free_memory(value);
+  }
+  vb_h5_close(type);
+  vb_h5_close(attr);
+  return copy;
+}
+
+/* Read a scalar int64 attribute. */
+int vb_h5_attr_read_int64(hid_t obj, const char *name, long *value)
+{
+  hid_t attr;
+  int64_t v;
+  int rc = -1;
+
+  if (H5Aexists(obj, name) <= 0)
+    return -1;
+  attr = H5Aopen(obj, name, H5P_DEFAULT);
+  if (attr >= 0 && H5Aread(attr, H5T_NATIVE_INT64, &v) >= 0) {
+    *value = (long)v;
+    rc = 0;
+  }
+  vb_h5_close(attr);
+  return rc;
+}

@@ -1,0 +1,33 @@
+/* h5util.h - small HDF5 helpers shared by the writer (internal). */
+#ifndef VB_H5UTIL_H
+#define VB_H5UTIL_H
+
+#include <stddef.h>
+#include <hdf5.h>
+
+/* HDF5's error printing, saved while a call runs silenced. */
+typedef struct vb_h5quiet {
+  H5E_auto2_t func;
+  void *data;
+  int saved;
+} vb_h5quiet;
+
+/* Silence HDF5's error stack printing (messages go through err instead). */
+void vb_h5_quiet_begin(vb_h5quiet *q);
+/* Restore what vb_h5_quiet_begin saved. */
+void vb_h5_quiet_end(vb_h5quiet *q);
+/* Close an identifier of any kind; negative ids are ignored.  0 or -1. */
+int vb_h5_close(hid_t id);
+/* Scalar attributes; 0 or -1. */
+int vb_h5_attr_string(hid_t obj, const char *name, const char *value);
+int vb_h5_attr_double(hid_t obj, const char *name, double value);
+int vb_h5_attr_int64(hid_t obj, const char *name, long value);
+/* A 1-d attribute of n variable-length UTF-8 strings; 0 or -1. */
+int vb_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n);
+/* Read a variable-length string attribute; the caller frees the copy (NULL
+ * if there is none). */
+char *vb_h5_attr_read_string(hid_t obj, const char *name);
+/* Read a scalar int64 attribute into *value; 0 or -1. */
+int vb_h5_attr_read_int64(hid_t obj, const char *name, long *value);
+
+#endif

@@ -1,0 +1,132 @@
+/* output.h - the vibro-2 layout shared by the shard writer and the merge
+ * (internal; see doc/format.md).  The writer knows a layout
+ * (vb_output_layout), not studies. */
+#ifndef VB_OUTPUT_H
+#define VB_OUTPUT_H
+
+#include <stdint.h>
+#include <hdf5.h>
+
+#include "vibro.h"
+
+#define VB_FORMAT_NAME "vibro-2"
+#define VB_STATUS_LEN 128 /* bytes of the table's status column */
+
+/* Where a signal's values come from in a run. */
+typedef enum {
+  SRC_BODY_U, SRC_BODY_V, SRC_POINT_U, SRC_POINT_V, SRC_FREQ, SRC_SIGMA, SRC_MMASS,
+  SRC_Q, SRC_COMPRESSION, SRC_RATE, SRC_FORCE, SRC_ENERGY
+} vb_signal_source;
+
+/* Shape of a signal per scene: [time], [mode], [mode][time]. */
+typedef enum { SHAPE_SERIES, SHAPE_MODES, SHAPE_MODES_SERIES } vb_signal_shape;
+
+/* One recorded signal: /signals/<name>. */
+typedef struct vb_signal_desc {
+  char name[3 * VB_NAME_MAX + 32]; /* "contacts.hit.force" */
+  const char *units;
+  vb_signal_source src;
+  vb_signal_shape shape;
+  int body, point, contact, which; /* indices into the scene */
+  int nmodes;                      /* modes of the body (SHAPE_MODES*) */
+} vb_signal_desc;
+
+/* The layout of a file: signals, table and event row types. */
+typedef struct vb_format {
+  vb_output_layout lay;
+  int nsig;
+  vb_signal_desc *sig;           /* [nsig] */
+  hid_t row_type;                /* /study/table, packed little-endian */
+  size_t rowsize;
+  size_t off_params, off_code, off_status, off_samples, off_interval, off_final,
+      off_balance, off_evstart, off_evcount, off_contacts;
+  const char **row_units;        /* [nrowfields] */
+  int nrowfields;
+  hid_t event_type;              /* /study/events, packed little-endian */
+  size_t eventsize, off_event_params;
+  const char **event_units;      /* [neventfields] */
+  int neventfields;
+  const char **contact_names;    /* [ncontacts] */
+  void (*tick)(void *ctx);       /* test hook, called before each dataset write */
+  void *tick_ctx;
+} vb_format;
+
+/* A finished scene, packed for the writer: its table row, its event rows
+ * and its signals. */
+struct vb_packed_scene {
+  long index;
+  long samples;
+  double interval;      /* s between samples */
+  unsigned char *row;   /* [rowsize] */
+  unsigned char *events; /* [nevents][eventsize] */
+  long nevents;
+  const double **sig;   /* [nsig]: samples, nmodes or nmodes * samples values */
+  double *own;          /* the copied signals, NULL when borrowed from the run */
+  double bytes;         /* bytes of signal data */
+};
+
+/* Build the format of a layout; VB_OK or an error with the message. */
+int vb_format_init(vb_format *f, const vb_output_layout *lay, char *err, size_t errlen);
+/* Release what vb_format_init allocated. */
+void vb_format_clear(vb_format *f);
+/* Values per scene of signal s for a scene of n samples. */
+long vb_signal_width(const vb_signal_desc *s, long n);
+
+/* Pack a finished run as scene index (thread-safe). */
+int vb_format_pack(const vb_format *f, long index, const double *params, const vb_run *run,
+                   vb_packed_scene **out, char *err, size_t errlen);
+
+/* An open vibro-2 file of `rows` scenes, written block by block. */
+typedef struct vb_stack vb_stack;
+
+/* Create `path` (truncating it) for rows scenes of at most T samples and
+ * nevents event rows; interval > 0: every scene samples at that interval
+ * (a 1-d time scale), else time is [scene][sample]. */
+int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
+                    double interval, long nevents, int in_memory, vb_stack **out,
+                    char *err, size_t errlen);
+/* Write scenes r0 .. r0+nr-1 of the file: their table rows (packed, nr
+ * rows) and, unless sigbuf is NULL, per signal a buffer [nr][width(T)]
+ * padded with NaN. */
+int vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
+                        double *const *sigbuf, char *err, size_t errlen);
+/* Write rows r0 .. r0+nr-1 of signal s from buf [nr][width(T)]. */
+int vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf,
+                          char *err, size_t errlen);
+/* Write event rows e0 .. e0+ne-1. */
+int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events,
+                          char *err, size_t errlen);
+/* Close the file; VB_OK or VB_EIO.  Frees st in any case. */
+int vb_stack_close(vb_stack *st, char *err, size_t errlen);
+
+/* Write a batch of packed scenes (ascending index) as one file at path,
+ * or with image not NULL in memory, returning the file image (*image
+ * malloc'ed, freed by the caller). */
+int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc,
+                         long n, void **image, size_t *image_len, char *err, size_t errlen);
+/* Close a file created in_memory, returning its image (malloc'ed). */
+int vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t errlen);
+
+/* Shared by output.c and output_merge.c. */
+typedef struct vb_shard {
+  char name[64];
+  long size, rows, T, lo, hi; /* bytes, scenes, samples, lowest and highest index */
+  unsigned long crc;
+  int rank;
+} vb_shard;
+
+/* The shards of OUT.part/ (opened as dirfd) listed in a manifest whose size
+ * and CRC-32 match; *out is freed by the caller. */
+int vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay,
+                     vb_shard **out, long *nout, char *err, size_t errlen);
+/* Read a shard's scene indices (and T, its samples) and, when complete is
+ * not NULL, mark them with their status codes; 0 or -1. */
+int vb_shard_scenes(const char *part, const vb_shard *s, long nscenes, int64_t *idx,
+                    unsigned char *complete, int *codes, long *ndone, long *T);
+/* Write len bytes to fd, calling tick (if any) between pieces of 16 MiB;
+ * 0 or an errno. */
+int vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void *ctx);
+/* "PART/NAME", malloc'ed. */
+char *vb_part_file(const char *part, const char *name);
+
+#endif

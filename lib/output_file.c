@@ -1,0 +1,540 @@
+/* output_file.c - one HDF5 file of stacked scenes in the vibro-2 layout
+ * (doc/format.md), written block by block: /study, /model, /signals with
+ * their dimension scales.  Knows nothing of shards, studies or threads. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5_hl.h>
+
+#include "h5util.h"
+#include "output.h"
+
+/* Write a message into err (unless one is there); returns code. */
+static int failf(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int failf(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (err && errlen > 0 && !err[0]) {
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+static void put_i64(unsigned char *at, long v) { int64_t x = v; memcpy(at, &x, 8); }
+
+/* ------------------------------------------------- a file of stacked scenes */
+
+struct vb_stack {
+  const vb_format *f;
+  char *path;
+  hid_t file, table, events, scene, time, *sig, *params;
+  long rows, T;
+  double interval;
+};
+
+/* Create a 1-d, 2-d or 3-d float64/int64 dataset, contiguous, NaN-filled. */
+static hid_t dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                     const char *units)
+{
+  hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t ds = H5I_INVALID_HID;
+  double nan = NAN;
+
+  if (space >= 0 && dcpl >= 0 &&
+      (!H5Tequal(type, H5T_IEEE_F64LE) ||
+       H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0))
+    ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  vb_h5_close(space);
+  vb_h5_close(dcpl);
+  if (ds >= 0 && units && vb_h5_attr_string(ds, "units", units) < 0) {
+    vb_h5_close(ds);
+    ds = H5I_INVALID_HID;
+  }
+  return ds;
+}
+
+/* Write /model: scene 0's bodies and contacts. */
+static int model_write(const vb_format *f, hid_t file)
+{
+  static const char *const kinds[] = { "mass", "wall", "modal" };
+  const vb_scene *sc = f->lay.first;
+  hid_t model = H5Gcreate2(file, "model", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t bodies = model >= 0 ? H5Gcreate2(model, "bodies", 0, 0, 0) : -1;
+  hid_t contacts = model >= 0 ? H5Gcreate2(model, "contacts", 0, 0, 0) : -1;
+  int rc = model >= 0 && bodies >= 0 && contacts >= 0 ? 0 : -1, i;
+
+  rc |= vb_h5_attr_string(model, "name", sc->name);
+  rc |= vb_h5_attr_double(model, "fs", sc->fs);
+  rc |= vb_h5_attr_double(model, "duration", sc->duration);
+  rc |= vb_h5_attr_double(model, "gravity", sc->gravity);
+  rc |= vb_h5_attr_int64(model, "record_every", sc->record_every);
+  rc |= vb_h5_attr_int64(model, "steps", vb_scene_steps(sc));
+  for (i = 0; i < sc->nbodies && rc == 0; i++) {
+    const vb_body *b = &sc->bodies[i];
+    hid_t g = H5Gcreate2(bodies, b->name, 0, 0, 0);
+    rc |= g < 0 ? -1 : 0;
+    rc |= vb_h5_attr_string(g, "type", kinds[b->kind]);
+    if (b->kind == VB_BODY_MASS) {
+      rc |= vb_h5_attr_double(g, "mass", b->mass);
+      rc |= vb_h5_attr_double(g, "v0", b->v0);
+    }
+    if (b->kind != VB_BODY_MODAL)
+      rc |= vb_h5_attr_double(g, "u0", b->u0);
+    rc |= vb_h5_close(g);
+  }
+  for (i = 0; i < sc->ncontacts && rc == 0; i++) {
+    const vb_contact *c = &sc->contacts[i];
+    const char *between[2] = { sc->bodies[c->a].name, sc->bodies[c->b].name };
+    hid_t g = H5Gcreate2(contacts, c->name, 0, 0, 0);
+    rc |= g < 0 ? -1 : 0;
+    rc |= vb_h5_attr_string(g, "law", vb_law_name(c->law.kind));
+    rc |= vb_h5_attr_string(g, "scheme", c->scheme ? c->scheme->name : "");
+    rc |= vb_h5_attr_double(g, "k", c->law.k);
+    rc |= vb_h5_attr_double(g, "alpha", c->law.alpha);
+    rc |= vb_h5_attr_double(g, "mu", c->law.mu);
+    rc |= vb_h5_attr_double(g, "h", c->law.h);
+    rc |= vb_h5_attr_double(g, "gap", c->gap);
+    rc |= vb_h5_attr_strings(g, "between", between, 2);
+    rc |= vb_h5_close(g);
+  }
+  rc |= vb_h5_close(contacts);
+  rc |= vb_h5_close(bodies);
+  rc |= vb_h5_close(model);
+  return rc;
+}
+
+/* Create the /signals group: coordinates, swept values and signals. */
+static int signals_create(vb_stack *st, hid_t sg)
+{
+  const vb_format *f = st->f;
+  hsize_t d[3];
+  hid_t sample = H5I_INVALID_HID;
+  int s, p, b, rc = 0;
+  hid_t *modes = calloc((size_t)f->lay.first->nbodies + 1, sizeof *modes);
+
+  if (!modes)
+    return -1;
+  for (b = 0; b < f->lay.first->nbodies; b++)
+    modes[b] = H5I_INVALID_HID;
+  d[0] = (hsize_t)st->rows;
+  st->scene = dataset(sg, "scene", H5T_STD_I64LE, 1, d, "1");
+  rc |= st->scene < 0 || H5DSset_scale(st->scene, "scene") < 0 ? -1 : 0;
+  if (st->interval > 0) {
+    d[0] = (hsize_t)st->T;
+    st->time = dataset(sg, "time", H5T_IEEE_F64LE, 1, d, "s");
+    rc |= st->time < 0 || H5DSset_scale(st->time, "time") < 0 ? -1 : 0;
+  } else {
+    d[0] = (hsize_t)st->T;
+    sample = dataset(sg, "sample", H5T_STD_I64LE, 1, d, "1");
+    rc |= sample < 0 || H5DSset_scale(sample, "sample") < 0 ? -1 : 0;
+    d[0] = (hsize_t)st->rows;
+    d[1] = (hsize_t)st->T;
+    st->time = dataset(sg, "time", H5T_IEEE_F64LE, 2, d, "s");
+    rc |= st->time < 0 || H5DSattach_scale(st->time, st->scene, 0) < 0 ||
+          H5DSattach_scale(st->time, sample, 1) < 0 ? -1 : 0;
+  }
+  if (rc == 0 && st->interval > 0) {
+    double *t = malloc((size_t)(st->T > 0 ? st->T : 1) * sizeof *t);
+    long k;
+    if (!t)
+      rc = -1;
+    for (k = 0; t && k < st->T; k++)
+      t[k] = (double)k * st->interval;
+    if (t && st->T > 0 && H5Dwrite(st->time, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
+                                   H5P_DEFAULT, t) < 0)
+      rc = -1;
+    free(t);
+  }
+  if (rc == 0 && sample >= 0 && st->T > 0) {
+    int64_t *k = malloc((size_t)st->T * sizeof *k);
+    long i;
+    for (i = 0; k && i < st->T; i++)
+      k[i] = i;
+    if (!k || H5Dwrite(sample, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, k) < 0)
+      rc = -1;
+    free(k);
+  }
+  for (p = 0; p < f->lay.nparams && rc == 0; p++) {
+    d[0] = (hsize_t)st->rows;
+    st->params[p] = dataset(sg, f->lay.param_names[p], H5T_IEEE_F64LE, 1, d,
+                            f->lay.param_units[p]);
+    rc |= st->params[p] < 0 || H5DSattach_scale(st->params[p], st->scene, 0) < 0 ? -1 : 0;
+  }
+  for (s = 0; s < f->nsig && rc == 0; s++) {
+    const vb_signal_desc *sd = &f->sig[s];
+    hid_t tscale = st->interval > 0 ? st->time : sample;
+    int rank = 0;
+
+    d[rank++] = (hsize_t)st->rows;
+    if (sd->shape != SHAPE_SERIES) {
+      if (modes[sd->body] < 0) {
+        char name[VB_NAME_MAX + 16];
+        hsize_t nm = (hsize_t)sd->nmodes;
+        int64_t *k = malloc((size_t)(sd->nmodes + 1) * sizeof *k);
+        int i;
+        snprintf(name, sizeof name, "mode.%s", f->lay.first->bodies[sd->body].name);
+        modes[sd->body] = dataset(sg, name, H5T_STD_I64LE, 1, &nm, "1");
+        for (i = 0; k && i < sd->nmodes; i++)
+          k[i] = i;
+        if (!k || modes[sd->body] < 0 || H5DSset_scale(modes[sd->body], name) < 0 ||
+            (nm > 0 && H5Dwrite(modes[sd->body], H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
+                                H5P_DEFAULT, k) < 0))
+          rc = -1;
+        free(k);
+        if (rc)
+          break;
+      }
+      d[rank++] = (hsize_t)sd->nmodes;
+    }
+    if (sd->shape != SHAPE_MODES)
+      d[rank++] = (hsize_t)st->T;
+    st->sig[s] = dataset(sg, sd->name, H5T_IEEE_F64LE, rank, d, sd->units);
+    if (st->sig[s] < 0 || H5DSattach_scale(st->sig[s], st->scene, 0) < 0)
+      rc = -1;
+    else if (sd->shape != SHAPE_SERIES && H5DSattach_scale(st->sig[s], modes[sd->body], 1) < 0)
+      rc = -1;
+    else if (sd->shape != SHAPE_MODES &&
+             H5DSattach_scale(st->sig[s], tscale, (unsigned)rank - 1) < 0)
+      rc = -1;
+  }
+  for (b = 0; b < f->lay.first->nbodies; b++)
+    vb_h5_close(modes[b]);
+  free(modes);
+  vb_h5_close(sample);
+  return rc;
+}
+
+/* Create a stacked file. */
+int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
+                    double interval, long nevents, int in_memory, vb_stack **out,
+                    char *err, size_t errlen)
+{
+  const vb_output_layout *l = &f->lay;
+  vb_stack *st = calloc(1, sizeof *st);
+  hid_t fapl = H5I_INVALID_HID, study = H5I_INVALID_HID, sg = H5I_INVALID_HID;
+  hsize_t d[1];
+  int rc = -1, s;
+
+  *out = NULL;
+  if (!st)
+    return failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+  st->f = f;
+  st->rows = rows;
+  st->T = T;
+  st->interval = interval;
+  st->file = st->table = st->events = st->scene = st->time = H5I_INVALID_HID;
+  st->path = strdup(path);
+  st->sig = malloc(((size_t)f->nsig + 1) * sizeof *st->sig);
+  st->params = malloc(((size_t)l->nparams + 1) * sizeof *st->params);
+  if (!st->path || !st->sig || !st->params) {
+    vb_stack_close(st, NULL, 0);
+    return failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+  }
+  for (s = 0; s < f->nsig; s++)
+    st->sig[s] = H5I_INVALID_HID;
+  for (s = 0; s < l->nparams; s++)
+    st->params[s] = H5I_INVALID_HID;
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+  /* built in memory: the caller takes the image (vb_stack_close_image) and
+   * writes it, so a full disk is an error of write(), not of HDF5 */
+  if (in_memory && fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) < 0)
+    vb_h5_close(fapl), fapl = H5I_INVALID_HID;
+  /* the earliest format that holds the layout (superblock 0: a file
+   * image of it is valid, which 1.10 does not ensure for superblock 2),
+   * at most 1.8's: readable by HDF5 >= 1.8 */
+  if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_V18) >= 0)
+    st->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  vb_h5_close(fapl);
+  if (st->file < 0)
+    goto done;
+  if (vb_h5_attr_string(st->file, "format", VB_FORMAT_NAME) < 0 ||
+      vb_h5_attr_string(st->file, "vibro_version", vb_version()) < 0 ||
+      vb_h5_attr_string(st->file, "input", l->input) < 0 ||
+      vb_h5_attr_string(st->file, "source", l->source) < 0 ||
+      vb_h5_attr_int64(st->file, "scenes", rows) < 0)
+    goto done;
+  study = H5Gcreate2(st->file, "study", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (study < 0 || vb_h5_attr_string(study, "mode", l->mode) < 0 ||
+      vb_h5_attr_string(study, "sweep", l->sweep) < 0 ||
+      vb_h5_attr_int64(study, "scenes", l->nscenes) < 0 ||
+      vb_h5_attr_strings(study, "params", (const char *const *)l->param_names,
+                         (size_t)l->nparams) < 0 ||
+      vb_h5_attr_strings(study, "param_units", (const char *const *)l->param_units,
+                         (size_t)l->nparams) < 0)
+    goto done;
+  d[0] = (hsize_t)rows;
+  st->table = dataset(study, "table", f->row_type, 1, d, NULL);
+  d[0] = (hsize_t)nevents;
+  st->events = dataset(study, "events", f->event_type, 1, d, NULL);
+  if (st->table < 0 || st->events < 0 ||
+      vb_h5_attr_strings(st->table, "units", f->row_units, (size_t)f->nrowfields) < 0 ||
+      vb_h5_attr_strings(st->events, "units", f->event_units, (size_t)f->neventfields) < 0 ||
+      vb_h5_attr_strings(st->events, "contacts", f->contact_names,
+                         (size_t)l->first->ncontacts) < 0)
+    goto done;
+  if (model_write(f, st->file) < 0)
+    goto done;
+  sg = H5Gcreate2(st->file, "signals", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (sg < 0 || signals_create(st, sg) < 0)
+    goto done;
+  rc = 0;
+done:
+  vb_h5_close(sg);
+  vb_h5_close(study);
+  if (rc < 0) {
+    vb_stack_close(st, NULL, 0);
+    return failf(err, errlen, VB_EIO, "cannot create %s", path);
+  }
+  *out = st;
+  return VB_OK;
+}
+
+/* Write rows [r0, r0 + nr) of a dataset of rank 1-3 from buf. */
+static int rows_write(const vb_format *f, hid_t ds, hid_t mtype, long r0, long nr,
+                      const void *buf)
+{
+  hid_t fspace = H5Dget_space(ds), mspace = H5I_INVALID_HID;
+  hsize_t off[3] = { 0, 0, 0 }, cnt[3];
+  int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1, rc = -1;
+
+  if (rank < 1 || H5Sget_simple_extent_dims(fspace, cnt, NULL) < 0) {
+    vb_h5_close(fspace);
+    return -1;
+  }
+  off[0] = (hsize_t)r0;
+  cnt[0] = (hsize_t)nr;
+  if (nr == 0 || (rank > 1 && cnt[1] == 0) || (rank > 2 && cnt[2] == 0)) {
+    vb_h5_close(fspace);
+    return 0;
+  }
+  if (f->tick)
+    f->tick(f->tick_ctx);
+  mspace = H5Screate_simple(rank, cnt, NULL);
+  if (mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL) >= 0 &&
+      H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0)
+    rc = 0;
+  vb_h5_close(mspace);
+  vb_h5_close(fspace);
+  return rc;
+}
+
+/* Write rows of the file. */
+int vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
+                        double *const *sigbuf, char *err, size_t errlen)
+{
+  const vb_format *f = st->f;
+  int64_t *idx = malloc((size_t)(nr > 0 ? nr : 1) * sizeof *idx);
+  double *col = malloc((size_t)(nr > 0 ? nr : 1) * sizeof *col), *tbuf = NULL;
+  long r, k;
+  int s, p, rc = 0;
+
+  if (!idx || !col)
+    rc = -1;
+  for (r = 0; rc == 0 && r < nr; r++)
+    memcpy(&idx[r], rows + (size_t)r * f->rowsize, 8);
+  if (rc == 0 && (rows_write(f, st->table, f->row_type, r0, nr, rows) < 0 ||
+                  rows_write(f, st->scene, H5T_NATIVE_INT64, r0, nr, idx) < 0))
+    rc = -1;
+  for (p = 0; p < f->lay.nparams && rc == 0; p++) {
+    for (r = 0; r < nr; r++)
+      memcpy(&col[r], rows + (size_t)r * f->rowsize + f->off_params + 8 * (size_t)p, 8);
+    rc = rows_write(f, st->params[p], H5T_NATIVE_DOUBLE, r0, nr, col);
+  }
+  if (rc == 0 && st->interval <= 0 && st->T > 0) {
+    /* time per scene: its own interval, NaN past its samples */
+    tbuf = malloc((size_t)nr * (size_t)st->T * sizeof *tbuf);
+    for (r = 0; tbuf && r < nr; r++) {
+      int64_t n;
+      double dt;
+      memcpy(&n, rows + (size_t)r * f->rowsize + f->off_samples, 8);
+      memcpy(&dt, rows + (size_t)r * f->rowsize + f->off_interval, 8);
+      for (k = 0; k < st->T; k++)
+        tbuf[r * st->T + k] = k < n ? (double)k * dt : NAN;
+    }
+    rc = tbuf ? rows_write(f, st->time, H5T_NATIVE_DOUBLE, r0, nr, tbuf) : -1;
+  }
+  for (s = 0; sigbuf && s < f->nsig && rc == 0; s++)
+    rc = rows_write(f, st->sig[s], H5T_NATIVE_DOUBLE, r0, nr, sigbuf[s]);
+  free(idx);
+  free(col);
+  free(tbuf);
+  if (rc < 0)
+    return failf(err, errlen, VB_EIO, "cannot write scenes to %s", st->path);
+  return VB_OK;
+}
+
+/* Write rows of one signal from buf [nr][width(T)]. */
+int vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf,
+                          char *err, size_t errlen)
+{
+  if (rows_write(st->f, st->sig[s], H5T_NATIVE_DOUBLE, r0, nr, buf) < 0)
+    return failf(err, errlen, VB_EIO, "cannot write %s to %s", st->f->sig[s].name, st->path);
+  return VB_OK;
+}
+
+/* Write event rows. */
+int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events,
+                          char *err, size_t errlen)
+{
+  if (rows_write(st->f, st->events, st->f->event_type, e0, ne, events) < 0)
+    return failf(err, errlen, VB_EIO, "cannot write events to %s", st->path);
+  return VB_OK;
+}
+
+/* Close a stacked file held in memory, returning its image. */
+int vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t errlen)
+{
+  ssize_t n;
+
+  *image = NULL;
+  *len = 0;
+  if (H5Fflush(st->file, H5F_SCOPE_LOCAL) < 0 ||
+      (n = H5Fget_file_image(st->file, NULL, 0)) <= 0 || !(*image = malloc((size_t)n)) ||
+      H5Fget_file_image(st->file, *image, (size_t)n) != n) {
+    free(*image);
+    *image = NULL;
+    vb_stack_close(st, NULL, 0);
+    return failf(err, errlen, VB_ENOMEM, "%s: out of memory making the file image",
+                 st->path);
+  }
+  *len = (size_t)n;
+  return vb_stack_close(st, err, errlen);
+}
+
+/* Close a stacked file. */
+int vb_stack_close(vb_stack *st, char *err, size_t errlen)
+{
+  int rc = 0, s;
+
+  if (!st)
+    return VB_OK;
+  for (s = 0; st->sig && s < st->f->nsig; s++)
+    rc |= vb_h5_close(st->sig[s]);
+  for (s = 0; st->params && s < st->f->lay.nparams; s++)
+    rc |= vb_h5_close(st->params[s]);
+  rc |= vb_h5_close(st->scene);
+  rc |= vb_h5_close(st->time);
+  rc |= vb_h5_close(st->table);
+  rc |= vb_h5_close(st->events);
+  if (st->file >= 0 && H5Fclose(st->file) < 0) {
+    /* a write failed (a full disk): HDF5 keeps the file open, and would
+     * crash flushing it again at exit; drop every object of it */
+    hid_t ids[64];
+    ssize_t n, i;
+    rc = -1;
+    while ((n = H5Fget_obj_ids(st->file, H5F_OBJ_ALL & ~H5F_OBJ_FILE, 64, ids)) > 0) {
+      for (i = 0; i < n; i++)
+        H5Idec_ref(ids[i]);
+      if (n < 64)
+        break;
+    }
+    for (i = 0; i < 4 && H5Iis_valid(st->file) > 0; i++)
+      if (H5Fclose(st->file) >= 0)
+        break;
+  }
+  if (rc != 0)
+    failf(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
+  free(st->sig);
+  free(st->params);
+  free(st->path);
+  free(st);
+  return rc ? VB_EIO : VB_OK;
+}
+
+/* Copy a scene's values of signal s (n samples) into a row of T samples,
+ * NaN past its own. */
+static void stage_row(const vb_signal_desc *s, double *row, long T, const double *src, long n)
+{
+  long w = vb_signal_width(s, T), own = vb_signal_width(s, n), k;
+  int m;
+
+  if (s->shape != SHAPE_MODES_SERIES) {
+    memcpy(row, src, (size_t)own * sizeof(double));
+    for (k = own; k < w; k++)
+      row[k] = NAN;
+    return;
+  }
+  /* [mode][T] from [mode][n] */
+  for (m = 0; m < s->nmodes; m++)
+    for (k = 0; k < T; k++)
+      row[(long)m * T + k] = k < n ? src[(long)m * n + k] : NAN;
+}
+
+/* Write a batch of packed scenes as one file. */
+int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc,
+                         long n, void **image, size_t *image_len, char *err, size_t errlen)
+{
+  vb_stack *st = NULL;
+  unsigned char *rows = NULL, *events = NULL;
+  double interval = n > 0 ? sc[0]->interval : 1.0;
+  long T = 0, nev = 0, i, e = 0, wmax = 1;
+  int s, rc, borrowed = n == 1;
+  double *stage = NULL;
+
+  for (i = 0; i < n; i++) {
+    T = sc[i]->samples > T ? sc[i]->samples : T;
+    nev += sc[i]->nevents;
+    if (sc[i]->interval != interval)
+      interval = 0.0;
+  }
+  rows = malloc((size_t)(n > 0 ? n : 1) * f->rowsize);
+  events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
+  if (!rows || !events) {
+    rc = failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    goto done;
+  }
+  for (i = 0; i < n; i++) {
+    long evstart = e;
+    memcpy(rows + (size_t)i * f->rowsize, sc[i]->row, f->rowsize);
+    put_i64(rows + (size_t)i * f->rowsize + f->off_evstart, evstart);
+    put_i64(rows + (size_t)i * f->rowsize + f->off_evcount, sc[i]->nevents);
+    if (sc[i]->nevents > 0)
+      memcpy(events + (size_t)e * f->eventsize, sc[i]->events,
+             (size_t)sc[i]->nevents * f->eventsize);
+    e += sc[i]->nevents;
+  }
+  rc = vb_stack_create(f, path, n, T, interval, nev, image != NULL, &st, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_stack_write_rows(st, 0, n, rows, NULL, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_stack_write_events(st, 0, nev, events, err, errlen);
+  /* signals one at a time, stacked [scene][T] and padded with NaN, in one
+   * staging buffer (filled by the threads when not called from a parallel
+   * region); one scene is written from where it is */
+  for (s = 0; s < f->nsig; s++)
+    wmax = vb_signal_width(&f->sig[s], T) > wmax ? vb_signal_width(&f->sig[s], T) : wmax;
+  if (!borrowed && rc == VB_OK) {
+    stage = malloc((size_t)(n * wmax > 0 ? n * wmax : 1) * sizeof(double));
+    if (!stage)
+      rc = failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+  }
+  for (s = 0; s < f->nsig && rc == VB_OK; s++) {
+    long w = vb_signal_width(&f->sig[s], T);
+
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n > 64)
+#endif
+    for (i = 0; i < (stage ? n : 0); i++)
+      stage_row(&f->sig[s], stage + i * w, T, sc[i]->sig[s], sc[i]->samples);
+    rc = vb_stack_write_signal(st, s, 0, n, stage ? stage : sc[0]->sig[s], err, errlen);
+  }
+  free(stage);
+  if (rc == VB_OK && image)
+    rc = vb_stack_close_image(st, image, image_len, err, errlen);
+  else if (rc == VB_OK)
+    rc = vb_stack_close(st, err, errlen);
+  else
+    vb_stack_close(st, NULL, 0);
+done:
+  free(rows);
+  free(events);
+  return rc;
+}

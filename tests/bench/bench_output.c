@@ -1,0 +1,211 @@
+/* bench_output.c - the output-v2 figures of issue 9 (doc/format.md):
+ *   - the 2000 x 0.01 s study (Papetti's hammer swept over k and v0,
+ *     442 samples a scene): per-scene cost at -j 1 (wall and CPU), the
+ *     speed-up on 2 threads, and the metadata share of the file;
+ *   - Avanzini's hammer on a 3-mode bar for 60 s at 44.1 kHz
+ *     (scenes/avanzini-hammer-bar.cfg): recording every sample against
+ *     recording nothing (record.every = the whole run: 2 samples), whole
+ *     study (load, run, write), and the file size.
+ * Each configuration three times, alternating; the best is reported with
+ * the time the threads waited for a CPU (a busy machine says little).
+ * Not a test: `make bench`.  Usage: bench_output [SRCDIR]. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "vibro.h"
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds of this process (user + system). */
+static double cpu(void)
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+         (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+/* Seconds the threads of this process waited for a CPU. */
+static double cpu_wait(void)
+{
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  double wait = 0.0;
+
+  while (d && (e = readdir(d)) != NULL) {
+    char path[300];
+    unsigned long long on_cpu, waiting;
+    FILE *f;
+    if (e->d_name[0] == '.')
+      continue;
+    snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
+    f = fopen(path, "r");
+    if (f && fscanf(f, "%llu %llu", &on_cpu, &waiting) == 2)
+      wait += 1e-9 * (double)waiting;
+    if (f)
+      fclose(f);
+  }
+  if (d)
+    closedir(d);
+  return wait;
+}
+
+/* Bytes of raw data of every dataset (H5Dget_storage_size). */
+static herr_t storage(hid_t obj, const char *name, const H5O_info_t *info, void *data)
+{
+  if (info->type == H5O_TYPE_DATASET) {
+    hid_t d = H5Dopen2(obj, name, H5P_DEFAULT);
+    *(double *)data += (double)H5Dget_storage_size(d);
+    H5Dclose(d);
+  }
+  return 0;
+}
+
+/* Metadata share of a file: 1 - raw data / file size. */
+static double metadata_share(const char *path, double *size)
+{
+  struct stat st;
+  double raw = 0.0;
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+
+  H5Ovisit(f, H5_INDEX_NAME, H5_ITER_INC, storage, &raw);
+  H5Fclose(f);
+  stat(path, &st);
+  *size = (double)st.st_size;
+  return 1.0 - raw / *size;
+}
+
+/* Load text and run it into out; wall seconds of the whole (load, run,
+ * write), CPU seconds in *cpus, the wait for a CPU in *waited. */
+static double run_text(const char *text, const char *out, int threads, double *cpus,
+                       double *waited, long *scenes)
+{
+  char err[1024];
+  vb_study *st;
+  vb_study_options opt = { threads, 0, 0, 0, 1, NULL, NULL, 0, NULL, 2 };
+  vb_study_report rep;
+  double t0 = now(), c0 = cpu(), w0 = cpu_wait();
+
+  if (vb_study_load_string(text, "bench.cfg", &st, err, sizeof err) != VB_OK ||
+      vb_study_run(st, out, &opt, &rep, err, sizeof err) != VB_OK) {
+    fprintf(stderr, "%s\n", err);
+    exit(1);
+  }
+  *scenes = vb_study_scenes(st);
+  vb_study_free(st);
+  *cpus = cpu() - c0;
+  *waited = cpu_wait() - w0;
+  return now() - t0;
+}
+
+/* Text of a file, with `duration = X;` and `every = N;` replaced. */
+static char *scene_text(const char *path, const char *duration, const char *every)
+{
+  FILE *f = fopen(path, "r");
+  static char buf[1 << 16], out[1 << 16];
+  size_t n;
+  char *p, *q;
+
+  if (!f) {
+    perror(path);
+    exit(1);
+  }
+  n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  p = strstr(buf, "duration = 0.5;");
+  q = strstr(buf, "every = 1;");
+  if (!p || !q || q < p) {
+    fprintf(stderr, "%s: no 'duration = 0.5;' and 'every = 1;'\n", path);
+    exit(1);
+  }
+  snprintf(out, sizeof out, "%.*sduration = %s;%.*severy = %s;%s", (int)(p - buf), buf,
+           duration, (int)(q - p - 15), p + 15, every, q + 10);
+  return out;
+}
+
+int main(int argc, char **argv)
+{
+  static const char study[] =
+    "scene = { name = \"papetti-sweep\"; fs = 44100.0; duration = 0.01; gravity = 0.0; };\n"
+    "bodies = ( { name = \"hammer\"; type = \"mass\"; mass = 0.01; u0 = 0.0; v0 = 1.0; },\n"
+    "           { name = \"wall\"; type = \"wall\"; position = 0.0; } );\n"
+    "contacts = ( { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = \"hunt-crossley\";\n"
+    "               k = 1.0e9; alpha = 1.5; mu = 0.5; scheme = \"am1\"; } );\n"
+    "sweep = { mode = \"grid\"; params = (\n"
+    "  { path = \"contacts.hit.k\"; logspace = [1.0e8, 1.0e10]; n = 40; },\n"
+    "  { path = \"bodies.hammer.v0\"; linspace = [0.25, 2.0]; n = 50; } ); };\n";
+  const char *srcdir = argc > 1 ? argv[1] : ".";
+  char out[256], bar[1024];
+  double best[2] = { 1e300, 1e300 }, bcpu[2] = { 0, 0 }, bwait[2] = { 0, 0 }, size, share;
+  long n = 0;
+  int r, t;
+
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  snprintf(out, sizeof out, "bench-output-%ld.h5", (long)getpid());
+  for (r = 0; r < 3; r++)
+    for (t = 0; t < 2; t++) {
+      double c, w, s = run_text(study, out, t + 1, &c, &w, &n);
+      if (s < best[t]) {
+        best[t] = s;
+        bcpu[t] = c;
+        bwait[t] = w;
+      }
+    }
+  share = metadata_share(out, &size);
+  printf("bench_output: %ld scenes of 0.01 s (442 samples, 11 signals), whole study "
+         "(load, validate, run, write):\n", n);
+  printf("  per-scene cost -j 1: %.3f ms wall, %.3f ms CPU (target <= 0.6 ms)%s\n",
+         1e3 * best[0] / (double)n, 1e3 * bcpu[0] / (double)n,
+         bwait[0] > 0.05 * best[0] ? "  [the machine is busy]" : "");
+  printf("  -j 2: %.3f ms wall a scene; speed-up %.2fx (target >= 1.8); threads waited "
+         "%.2f s for a CPU%s\n", 1e3 * best[1] / (double)n, best[0] / best[1], bwait[1],
+         bwait[1] > 0.05 * best[1] ? "  [the machine is busy: the speed-up says little]" : "");
+  printf("  file %.1f MB, metadata share %.2f %% (target <= 20 %%)\n", size / 1e6,
+         100.0 * share);
+  remove(out);
+
+  /* recording cost: every sample against (almost) nothing */
+  snprintf(bar, sizeof bar, "%s/scenes/avanzini-hammer-bar.cfg", srcdir);
+  {
+    char *all = strdup(scene_text(bar, "60.0", "1"));
+    char *none = strdup(scene_text(bar, "60.0", "2646000"));
+    double ball = 1e300, bnone = 1e300, c, w, s, call = 0, cnone = 0, fsize = 0;
+    for (r = 0; r < 3; r++) {
+      s = run_text(all, out, 1, &c, &w, &n);
+      if (s < ball) {
+        struct stat st;
+        ball = s;
+        call = c;
+        stat(out, &st);
+        fsize = (double)st.st_size;
+      }
+      remove(out);
+      s = run_text(none, out, 1, &c, &w, &n);
+      if (s < bnone) {
+        bnone = s;
+        cnone = c;
+      }
+      remove(out);
+    }
+    printf("bench_output: avanzini-hammer-bar, 60 s at 44.1 kHz (2646001 samples):\n");
+    printf("  recording every sample %.3f s (%.0f MB), nothing %.3f s: ratio %.2fx wall, "
+           "%.2fx CPU (target <= 2)\n", ball, fsize / 1e6, bnone, ball / bnone, call / cnone);
+    free(all);
+    free(none);
+  }
+  return 0;
+}
