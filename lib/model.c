@@ -426,6 +426,39 @@ check_exact_duration(const vb_island_model *m, const vb_scene *sc, char *err, si
 
 /* ------------------------------------------------------------ islands */
 
+/* The scene's bodies, contacts and forces in a canonical order, by name:
+ * an island's modes, its contact solve's sweep, its corrections (contact
+ * by contact, each moving the bodies the next one sees) and every sum over
+ * them then follow the names, and the results cannot depend on the order
+ * in which the scene lists them. */
+typedef struct {
+  int *bodies;   /* [nbodies] scene body indices by name */
+  int *contacts; /* [ncontacts] */
+  int *forces;   /* [nforces] */
+} name_order;
+
+typedef struct {
+  const char *name;
+  int index;
+} named;
+
+static int
+by_name(const void *a, const void *b)
+{
+  return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+/* order[0..n) = 0..n-1 sorted by the names at base + i * stride. */
+static void
+sort_by_name(const char *base, size_t stride, int n, named *tmp, int *order)
+{
+  for (int i = 0; i < n; i++)
+    tmp[i] = (named){ base + (size_t)i * stride, i };
+  qsort(tmp, (size_t)n, sizeof *tmp, by_name);
+  for (int i = 0; i < n; i++)
+    order[i] = tmp[i].index;
+}
+
 static int
 find(int *parent, int i)
 {
@@ -475,13 +508,14 @@ island_families(const vb_scene *sc, int *parent, int *first, char *err, size_t e
 }
 
 /* Lay out the bodies, recorded points, contacts and forces of the island
- * whose union-find root is `root`. */
+ * whose union-find root is `root`, each in name order. */
 static void
-island_layout(builder *bd, const vb_scene *sc, int *parent, int root)
+island_layout(builder *bd, const vb_scene *sc, int *parent, int root, const name_order *by)
 {
   vb_island_model *m = bd->m;
   int at = 0, ib = 0, row = 0;
-  for (int i = 0; i < sc->nbodies; i++)
+  for (int k = 0; k < sc->nbodies; k++) {
+    int i = by->bodies[k];
     if (sc->bodies[i].kind != VB_BODY_WALL && find(parent, i) == root) {
       const vb_body *b = &sc->bodies[i];
       bd->bodies[ib] = i;
@@ -496,34 +530,30 @@ island_layout(builder *bd, const vb_scene *sc, int *parent, int root)
       }
       at += b->nmodes;
     }
-  /* the contacts in a canonical order, by name: the contact solve's sweep
-   * and the corrections go contact by contact, so that the results do not
-   * depend on the order in which the scene lists them */
+  }
   int ic = 0;
-  for (int c = 0; c < sc->ncontacts; c++)
+  for (int k = 0; k < sc->ncontacts; k++) {
+    int c = by->contacts[k];
     if (find(parent, moved_body(sc, &sc->contacts[c])) == root) {
-      int at = ic++;
-      while (at > 0 && strcmp(sc->contacts[bd->contacts[at - 1]].name, sc->contacts[c].name) > 0) {
-        bd->contacts[at] = bd->contacts[at - 1];
-        at--;
-      }
-      bd->contacts[at] = c;
+      bd->cts[ic] = sc->contacts[c];
+      bd->contacts[ic++] = c;
     }
-  for (int k = 0; k < ic; k++)
-    bd->cts[k] = sc->contacts[bd->contacts[k]];
+  }
   int jf = 0;
-  for (int f = 0; f < sc->nforces; f++)
+  for (int k = 0; k < sc->nforces; k++) {
+    int f = by->forces[k];
     if (find(parent, sc->forces[f].body) == root) {
       bd->forces[jf] = f;
       bd->force_mode[jf++] = body_offset(m, sc->forces[f].body);
     }
+  }
 }
 
 /* Compile island k (union-find root `root`, first contact `first`, or -1
  * for a body in no contact). */
 static int
-island_compile(vb_model *md, int k, int *parent, int root, int first, char *err,
-               size_t errlen)
+island_compile(vb_model *md, int k, int *parent, int root, int first, const name_order *by,
+               char *err, size_t errlen)
 {
   const vb_scene *sc = md->scene;
   vb_island_model *m = &md->islands[k];
@@ -545,7 +575,7 @@ island_compile(vb_model *md, int k, int *parent, int root, int first, char *err,
     return VB_ENOMEM;
   m->family = first >= 0 ? sc->contacts[first].scheme->family : VB_FAMILY_TWO_LEVEL;
   m->scheme = m->family == VB_FAMILY_EXPLICIT ? sc->contacts[first].scheme : NULL;
-  island_layout(&bd, sc, parent, root);
+  island_layout(&bd, sc, parent, root, by);
   int rc = island_modes(&bd, sc, err, errlen);
   if (rc != VB_OK)
     return rc;
@@ -580,13 +610,24 @@ model_index(vb_model *md)
 int
 vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
 {
-  int nb = sc->nbodies, nc = sc->ncontacts, count = 0, rc = VB_OK;
-  int *parent = malloc(3 * ((size_t)nb + 1) * sizeof(int));
+  int nb = sc->nbodies, nc = sc->ncontacts, nf = sc->nforces, count = 0, rc = VB_OK;
+  int most = nb > nc ? (nb > nf ? nb : nf) : (nc > nf ? nc : nf);
+  int *parent = malloc((4 * ((size_t)nb + 1) + (size_t)nc + (size_t)nf + 2) * sizeof(int));
+  named *tmp = malloc(((size_t)most + 1) * sizeof *tmp);
   vb_model *md = calloc(1, sizeof *md);
   *out = NULL;
-  if (!parent || !md)
+  if (!parent || !tmp || !md)
     goto nomem;
   int *root_island = parent + nb + 1, *first = root_island + nb + 1;
+  name_order by = { first + nb + 1, NULL, NULL };
+  by.contacts = by.bodies + nb + 1;
+  by.forces = by.contacts + nc + 1;
+  if (nb > 0)
+    sort_by_name(sc->bodies[0].name, sizeof sc->bodies[0], nb, tmp, by.bodies);
+  if (nc > 0)
+    sort_by_name(sc->contacts[0].name, sizeof sc->contacts[0], nc, tmp, by.contacts);
+  if (nf > 0)
+    sort_by_name(sc->forces[0].name, sizeof sc->forces[0], nf, tmp, by.forces);
   md->scene = sc;
   md->dt = 1.0 / sc->fs;
   for (int i = 0; i < nb; i++) {
@@ -598,9 +639,12 @@ vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
     if (sc->bodies[ct->a].kind != VB_BODY_WALL && sc->bodies[ct->b].kind != VB_BODY_WALL)
       parent[find(parent, ct->a)] = find(parent, ct->b);
   }
-  for (int i = 0; i < nb; i++)
+  /* islands numbered in the name order of their bodies */
+  for (int k = 0; k < nb; k++) {
+    int i = by.bodies[k];
     if (sc->bodies[i].kind != VB_BODY_WALL && root_island[find(parent, i)] < 0)
       root_island[find(parent, i)] = count++;
+  }
   md->nislands = count;
   md->islands = calloc((size_t)count + 1, sizeof *md->islands);
   md->contact_island = calloc(2 * (size_t)nc + 2 * (size_t)nb + 1, sizeof(int));
@@ -616,7 +660,7 @@ vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
     for (int i = 0; i < nb && root < 0; i++)
       if (sc->bodies[i].kind != VB_BODY_WALL && root_island[find(parent, i)] == k)
         root = find(parent, i);
-    rc = island_compile(md, k, parent, root, first[root], err, errlen);
+    rc = island_compile(md, k, parent, root, first[root], &by, err, errlen);
     if (rc == VB_ENOMEM)
       goto nomem;
     if (rc != VB_OK)
@@ -624,12 +668,14 @@ vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
   }
   model_index(md);
   free(parent);
+  free(tmp);
   *out = md;
   return VB_OK;
 nomem:
   rc = vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory building islands", sc->name);
 fail:
   free(parent);
+  free(tmp);
   vb_model_free(md);
   return rc;
 }
