@@ -9,7 +9,10 @@
  *  2. where every island is stepped by energy-conserving schemes (two-point,
  *     three-point, quadratic without fall-backs), the energy balance closes
  *     to 1e-9 relative: |vb_run_balance_error| over the initial energy plus
- *     the work done, as `vibro info` reports it;
+ *     the work done, as `vibro info` reports it, but with the largest work
+ *     done at any sample: under a harmonic force the final net work can be
+ *     far below the energy that went through (a free body alone: 1.3e-11 J
+ *     net, an error of 2e-20 J, seed 572);
  *  3. a second run gives bitwise identical results;
  *  4. each island, run alone, gives bitwise the results it has in the scene
  *     (every body and contact signal, every event field but the scene-wide
@@ -154,11 +157,15 @@ check_energy(const sg_scene *g, const char *text, const tu_sim *s)
     if (vb_run_contact(s->run, c)->fallbacks > 0)
       return; /* the quadratic scheme's fall-back changes its discrete energy */
   long n = vb_run_samples(s->run);
-  double e0 = vb_run_energy(s->run, 0)[0], work = vb_run_energy(s->run, 4)[n - 1];
-  double err = vb_run_balance_error(s->run), scale = fabs(e0) + fabs(work);
+  const double *external = vb_run_energy(s->run, 4);
+  double e0 = vb_run_energy(s->run, 0)[0], work = 0.0;
+  for (long i = 0; i < n; i++)
+    work = fmax(work, fabs(external[i]));
+  double err = vb_run_balance_error(s->run), scale = fabs(e0) + work;
   REQUIRE(fabs(err) <= 1e-9 * scale, g, text,
           "energy balance error %.6g J = %.3g of the initial energy plus the work done "
-          "(%.6g J)", err, fabs(err) / scale, scale);
+          "(%.6g J; the final work %.6g J)", err, fabs(err) / scale, scale,
+          external[n - 1]);
 }
 
 static int
