@@ -143,8 +143,25 @@ static int energy_can_change(const vb_format *f, int k)
   return 1;
 }
 
-/* The signals of scene 0: what can change (walls record nothing, nor
- * energies that are zero by construction). */
+/* Append a recorded signal if scene 0 records it: `name` is its dataset
+ * name, its path (what record.signals matches) the same with '/' for '.'. */
+static int sig_rec(vb_format *f, int *cap, const char *name, const char *units,
+                   vb_signal_source src, vb_signal_shape shape, int body, int point,
+                   int contact, int which, int nmodes)
+{
+  char path[3 * VB_NAME_MAX + 32], *d;
+
+  snprintf(path, sizeof path, "%s", name);
+  for (d = path; *d; d++)
+    if (*d == '.')
+      *d = '/';
+  if (!vb_scene_records(f->lay.first, path))
+    return 0;
+  return sig_add(f, cap, name, units, src, shape, body, point, contact, which, nmodes);
+}
+
+/* The signals of scene 0: what it records (record.signals) that can change
+ * (walls record nothing, nor energies that are zero by construction). */
 static int signals_list(vb_format *f)
 {
   const vb_scene *sc = f->lay.first;
@@ -157,16 +174,16 @@ static int signals_list(vb_format *f)
       continue;
     if (bd->kind == VB_BODY_MASS) {
       snprintf(name, sizeof name, "bodies.%s.u", bd->name);
-      rc |= sig_add(f, &cap, name, "m", SRC_BODY_U, SHAPE_SERIES, b, 0, 0, 0, 0);
+      rc |= sig_rec(f, &cap, name, "m", SRC_BODY_U, SHAPE_SERIES, b, 0, 0, 0, 0);
       snprintf(name, sizeof name, "bodies.%s.v", bd->name);
-      rc |= sig_add(f, &cap, name, "m/s", SRC_BODY_V, SHAPE_SERIES, b, 0, 0, 0, 0);
+      rc |= sig_rec(f, &cap, name, "m/s", SRC_BODY_V, SHAPE_SERIES, b, 0, 0, 0, 0);
       continue;
     }
     for (p = 0; p < bd->npoints; p++) {
       snprintf(name, sizeof name, "bodies.%s.%s.u", bd->name, bd->points[p].name);
-      rc |= sig_add(f, &cap, name, "m", SRC_POINT_U, SHAPE_SERIES, b, p, 0, 0, 0);
+      rc |= sig_rec(f, &cap, name, "m", SRC_POINT_U, SHAPE_SERIES, b, p, 0, 0, 0);
       snprintf(name, sizeof name, "bodies.%s.%s.v", bd->name, bd->points[p].name);
-      rc |= sig_add(f, &cap, name, "m/s", SRC_POINT_V, SHAPE_SERIES, b, p, 0, 0, 0);
+      rc |= sig_rec(f, &cap, name, "m/s", SRC_POINT_V, SHAPE_SERIES, b, p, 0, 0, 0);
     }
     snprintf(name, sizeof name, "bodies.%s.modes.freq", bd->name);
     rc |= sig_add(f, &cap, name, "Hz", SRC_FREQ, SHAPE_MODES, b, 0, 0, 0, bd->nmodes);
@@ -176,7 +193,7 @@ static int signals_list(vb_format *f)
     rc |= sig_add(f, &cap, name, "kg", SRC_MMASS, SHAPE_MODES, b, 0, 0, 0, bd->nmodes);
     if (sc->record_modes) {
       snprintf(name, sizeof name, "bodies.%s.modes.q", bd->name);
-      rc |= sig_add(f, &cap, name, "m", SRC_Q, SHAPE_MODES_SERIES, b, 0, 0, 0, bd->nmodes);
+      rc |= sig_rec(f, &cap, name, "m", SRC_Q, SHAPE_MODES_SERIES, b, 0, 0, 0, bd->nmodes);
     }
   }
   for (c = 0; c < sc->ncontacts && rc == 0; c++) {
@@ -184,7 +201,7 @@ static int signals_list(vb_format *f)
     static const char *const cu[3] = { "m", "m/s", "N" };
     for (k = 0; k < 3; k++) {
       snprintf(name, sizeof name, "contacts.%s.%s", sc->contacts[c].name, cn[k]);
-      rc |= sig_add(f, &cap, name, cu[k], (vb_signal_source)(SRC_COMPRESSION + k),
+      rc |= sig_rec(f, &cap, name, cu[k], (vb_signal_source)(SRC_COMPRESSION + k),
                     SHAPE_SERIES, 0, 0, c, 0, 0);
     }
   }
@@ -192,7 +209,7 @@ static int signals_list(vb_format *f)
     if (!energy_can_change(f, k))
       continue;
     snprintf(name, sizeof name, "energy.%s", energy_names[k]);
-    rc |= sig_add(f, &cap, name, "J", SRC_ENERGY, SHAPE_SERIES, 0, 0, 0, k, 0);
+    rc |= sig_rec(f, &cap, name, "J", SRC_ENERGY, SHAPE_SERIES, 0, 0, 0, k, 0);
   }
   return rc;
 }
@@ -396,8 +413,7 @@ static void row_fill(const vb_format *f, unsigned char *row, long index, const d
 {
   const vb_scene *sc = vb_run_scene(run);
   const char *status = vb_run_status(run);
-  const double *total = vb_run_energy(run, 0);
-  long n = vb_run_samples(run), i, e, counted;
+  long n = vb_run_samples(run), e, counted;
   double x, sum;
   int p, c;
 
@@ -410,7 +426,7 @@ static void row_fill(const vb_format *f, unsigned char *row, long index, const d
          strlen(status) < VB_STATUS_LEN ? strlen(status) : VB_STATUS_LEN);
   put_i64(row + f->off_samples, n);
   put_f64(row + f->off_interval, (double)sc->record_every / sc->fs);
-  put_f64(row + f->off_final, n > 0 && total ? total[n - 1] : NAN);
+  put_f64(row + f->off_final, n > 0 ? vb_run_final_energy(run, VB_ENERGY_TOTAL) : NAN);
   put_f64(row + f->off_balance, vb_run_balance_error(run));
   for (c = 0; c < sc->ncontacts; c++) {
     const vb_contact_result *r = vb_run_contact(run, c);
@@ -430,11 +446,7 @@ static void row_fill(const vb_format *f, unsigned char *row, long index, const d
         counted++;
       }
     put_f64(at + 16, counted > 0 ? sum / (double)counted : NAN);
-    x = NAN;
-    for (i = 0; i < n && r->compression; i++)
-      if (!(r->compression[i] <= x))
-        x = r->compression[i];
-    put_f64(at + 24, x);
+    put_f64(at + 24, n > 0 ? r->max_compression : NAN);
     put_i64(at + 32, r->newton_failures);
     put_i64(at + 40, r->fallbacks);
     put_i64(at + 48, r->iterations);

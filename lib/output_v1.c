@@ -1381,6 +1381,12 @@ int vb_v1_open(const char *path, const vb_study *study, int resume, vb_v1_output
   lay.study = study;
   lay.nparams = vb_study_nparams(study);
   lay.first = vb_study_first(study);
+  if (lay.first->record_select) {
+    if (err && errlen > 0)
+      snprintf(err, errlen, "%s: record.signals needs the vibro-2 format "
+               "(VIBRO_FORMAT=vibro-2)", lay.source ? lay.source : path);
+    return VB_EINVAL;
+  }
   return output_open(path, &lay, resume, out, err, errlen);
 }
 
@@ -1559,6 +1565,12 @@ int vb_v1_write(const char *path, const vb_run *const *runs, int nruns,
                                                                      : "no runs to write");
     return VB_EINVAL;
   }
+  for (i = 0; i < nruns; i++)
+    if (runs[i] && vb_run_scene(runs[i]) && vb_run_scene(runs[i])->record_select) {
+      if (err && errlen > 0)
+        snprintf(err, errlen, "%s: record.signals needs the vibro-2 format", path);
+      return VB_EINVAL;
+    }
   for (i = 0; i < nruns; i++)
     if (!runs[i] || !vb_run_scene(runs[i])) {
       if (err && errlen > 0)

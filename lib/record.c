@@ -5,6 +5,7 @@
  * the recording by iterating it, one block holding every series of nrec
  * samples in table order (object by object), and the writer and readers
  * can iterate it for names, groups and units (vb_signal_*). */
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,51 @@ vb_signal_group(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t
   return -1;
 }
 
+/* Path of instance i: group and name. */
+int
+vb_signal_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t len)
+{
+  char group[3 * VB_NAME_MAX + 16];
+  vb_signal_group(s, sc, i, group, sizeof group);
+  return snprintf(buf, len, "%s/%s", group, s->name);
+}
+
+/* Whether a scene records the signal at a path. */
+int
+vb_scene_records(const vb_scene *sc, const char *path)
+{
+  if (!sc->record_select)
+    return 1;
+  for (int g = 0; g < sc->nrecord_globs; g++)
+    if (fnmatch(sc->record_globs[g], path, 0) == 0)
+      return 1;
+  return 0;
+}
+
+/* Whether instance i of a signal is recorded. */
+int
+vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i)
+{
+  char path[4 * VB_NAME_MAX + 32];
+  if (!sc->record_select)
+    return 1;
+  vb_signal_path(s, sc, i, path, sizeof path);
+  return vb_scene_records(sc, path);
+}
+
+/* Bytes of the in-memory recording: nrec samples of each row of each
+ * recorded instance of the table. */
+double
+vb_scene_record_bytes(const vb_scene *scene)
+{
+  double series = 0.0;
+  for (int r = 0; r < NSIGNALS; r++)
+    for (int i = 0, n = vb_signal_count(&table[r], scene); i < n; i++)
+      if (vb_signal_recorded(&table[r], scene, i))
+        series += vb_signal_rows(&table[r], scene, i);
+  return (double)vb_scene_samples(scene) * series * sizeof(double);
+}
+
 /* Samples of instance i of a signal, [rows][samples]. */
 const double *
 vb_signal_data(const vb_run *run, const vb_signal *s, int i)
@@ -132,8 +178,8 @@ vb_signal_data(const vb_run *run, const vb_signal *s, int i)
   switch (row) {
   case ROW_U:
   case ROW_V:
-    b = body_of(s, sc, i, &p);
-    return (row == ROW_U ? run->point_u[b] : run->point_v[b]) + (size_t)p * (size_t)run->nrec;
+    (void)sc;
+    return row == ROW_U ? run->point_u[i] : run->point_v[i];
   case ROW_Q:
     b = body_of(s, sc, i, &p);
     return run->modes_q[b];
@@ -144,7 +190,7 @@ vb_signal_data(const vb_run *run, const vb_signal *s, int i)
   case ROW_FORCE:
     return run->results[i].force;
   default:
-    return run->energy + (size_t)row * (size_t)run->nrec;
+    return run->energy[row];
   }
 }
 
@@ -195,47 +241,79 @@ record_alloc(size_t n)
 }
 
 
-/* Size the recording from the table and point every series into it. */
+/* Series (rows of nrec samples) of instance i of signal r when recorded,
+ * else 0. */
+static size_t
+series_of(const vb_scene *sc, int r, int i)
+{
+  return vb_signal_recorded(&table[r], sc, i) ? (size_t)vb_signal_rows(&table[r], sc, i) : 0;
+}
+
+/* Size the recording from the table, the selected signals only, and point
+ * every recorded series into it (the others stay NULL). */
 int
 vb_record_alloc(vb_run *run)
 {
   const vb_scene *sc = run->scene;
-  int nb = sc->nbodies, nc = sc->ncontacts;
+  int nb = sc->nbodies, nc = sc->ncontacts, npts = 0;
   size_t nrec = (size_t)run->nrec, series = 0;
   for (int r = 0; r < NSIGNALS; r++)
     for (int i = 0, n = vb_signal_count(&table[r], sc); i < n; i++)
-      series += (size_t)vb_signal_rows(&table[r], sc, i);
+      series += series_of(sc, r, i);
+  for (int b = 0; b < nb; b++)
+    npts += points_of(&sc->bodies[b]);
   run->nseries = series;
-  run->record = record_alloc(series * nrec);
-  run->point_u = calloc(3 * (size_t)nb + 1, sizeof(double *));
-  if (!run->record || !run->point_u)
+  run->record = series > 0 ? record_alloc(series * nrec) : NULL;
+  run->point_u = calloc(2 * (size_t)npts + (size_t)nb + 1, sizeof(double *));
+  run->point_first = calloc((size_t)nb + 1, sizeof(int));
+  if ((series > 0 && !run->record) || !run->point_u || !run->point_first)
     return VB_ENOMEM;
-  run->point_v = run->point_u + nb;
-  run->modes_q = run->point_v + nb;
+  run->point_v = run->point_u + npts;
+  run->modes_q = run->point_v + npts;
+  for (int b = 0, at = 0; b < nb; b++) {
+    run->point_first[b] = at;
+    at += points_of(&sc->bodies[b]);
+  }
   /* table order: energies, u of every point, v, modes, then the contacts'
    * compression, rate and force */
   double *p = run->record;
-  run->energy = p;
-  p += VB_ENERGY_COUNT * nrec;
-  for (int b = 0; b < nb; b++) {
-    run->point_u[b] = p;
-    p += (size_t)points_of(&sc->bodies[b]) * nrec;
-  }
-  for (int b = 0; b < nb; b++) {
-    run->point_v[b] = p;
-    p += (size_t)points_of(&sc->bodies[b]) * nrec;
-  }
-  for (int b = 0; b < nb; b++)
-    if (records_modes(sc, b)) {
+  for (int e = 0; e < VB_ENERGY_COUNT; e++)
+    if (series_of(sc, e, 0)) {
+      run->energy[e] = p;
+      p += nrec;
+    }
+  for (int i = 0; i < npts; i++)
+    if (series_of(sc, ROW_U, i)) {
+      run->point_u[i] = p;
+      p += nrec;
+      run->record_points = 1;
+    }
+  for (int i = 0; i < npts; i++)
+    if (series_of(sc, ROW_V, i)) {
+      run->point_v[i] = p;
+      p += nrec;
+      run->record_points = 1;
+    }
+  for (int b = 0, i = 0; b < nb; b++)
+    if (records_modes(sc, b) && series_of(sc, ROW_Q, i++)) {
       run->modes_q[b] = p;
       p += (size_t)sc->bodies[b].nmodes * nrec;
     }
-  for (int c = 0; c < nc; c++, p += nrec)
-    run->results[c].compression = p;
-  for (int c = 0; c < nc; c++, p += nrec)
-    run->results[c].rate = p;
-  for (int c = 0; c < nc; c++, p += nrec)
-    run->results[c].force = p;
+  for (int c = 0; c < nc; c++)
+    if (series_of(sc, ROW_COMPRESSION, c)) {
+      run->results[c].compression = p;
+      p += nrec;
+    }
+  for (int c = 0; c < nc; c++)
+    if (series_of(sc, ROW_RATE, c)) {
+      run->results[c].rate = p;
+      p += nrec;
+    }
+  for (int c = 0; c < nc; c++)
+    if (series_of(sc, ROW_FORCE, c)) {
+      run->results[c].force = p;
+      p += nrec;
+    }
   return VB_OK;
 }
 
@@ -245,6 +323,7 @@ vb_record_free(vb_run *run)
 {
   free(run->record);
   free(run->point_u);
+  free(run->point_first);
 }
 
 /* Fill the samples a failed run did not reach with NaN. */
@@ -256,6 +335,13 @@ vb_record_blank_from(vb_run *run, long k0)
   for (size_t s = 0; s < run->nseries; s++)
     for (long k = k0; k < run->nrec; k++)
       run->record[s * nrec + k] = NAN;
+  /* the figures kept whether or not their signals are recorded */
+  if (k0 < run->nrec) {
+    for (int e = 0; e < VB_ENERGY_COUNT; e++)
+      run->e_last[e] = NAN;
+    for (int c = 0; c < run->scene->ncontacts; c++)
+      run->results[c].max_compression = NAN;
+  }
 }
 
 
@@ -275,49 +361,70 @@ vb_record_energy(const vb_run *run, double *kin, double *pot, double *diss, doub
   }
 }
 
-/* Record sample k of step n. */
+/* Store v at sample k of a series that may not be recorded. */
+static inline void
+put(double *series, long k, double v)
+{
+  if (series)
+    series[k] = v;
+}
+
+/* Record sample k of step n: the selected signals, and the figures kept
+ * whether or not their signals are (each contact's largest compression,
+ * the energies at the last sample). */
 void
 vb_record_sample(vb_run *run, long n, long k)
 {
   const vb_scene *sc = run->scene;
   double t = n * run->dt;
   size_t nrec = (size_t)run->nrec;
-  for (int i = 0; i < run->nislands; i++)
-    vb_island_points(&run->model->islands[i], run->states[i], run->pu[i], run->pv[i]);
+  if (run->record_points)
+    for (int i = 0; i < run->nislands; i++)
+      vb_island_points(&run->model->islands[i], run->states[i], run->pu[i], run->pv[i]);
   for (int b = 0; b < sc->nbodies; b++) {
     const vb_body *body = &sc->bodies[b];
+    int at = run->point_first[b];
     if (body->kind == VB_BODY_WALL) {
+      if (!run->point_u[at] && !run->point_v[at])
+        continue;
       double r = 0.0, u = body->u0;
       if (body->drive.kind != VB_DRIVE_NONE)
         u += vb_drive_eval(&body->drive, t, &r);
-      run->point_u[b][k] = u;
-      run->point_v[b][k] = r;
+      put(run->point_u[at], k, u);
+      put(run->point_v[at], k, r);
       continue;
     }
     int i = run->body_island[b];
-    int off = run->body_offset[b], row = vb_island_point_row(&run->model->islands[i], b, 0);
-    const double *q = run->states[i]->q + off;
-    for (int pt = 0; pt < points_of(body); pt++) {
-      run->point_u[b][pt * nrec + k] = run->pu[run->body_island[b]][row + pt];
-      run->point_v[b][pt * nrec + k] = run->pv[run->body_island[b]][row + pt];
+    if (run->record_points) {
+      int row = vb_island_point_row(&run->model->islands[i], b, 0);
+      for (int pt = 0; pt < points_of(body); pt++) {
+        put(run->point_u[at + pt], k, run->pu[i][row + pt]);
+        put(run->point_v[at + pt], k, run->pv[i][row + pt]);
+      }
     }
-    if (run->modes_q[b])
+    if (run->modes_q[b]) {
+      const double *q = run->states[i]->q + run->body_offset[b];
       for (int j = 0; j < body->nmodes; j++)
         run->modes_q[b][j * nrec + k] = q[j];
+    }
   }
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_chist *hc = &run->states[run->contact_island[c]]->hist[run->contact_local[c]];
-    run->results[c].compression[k] = hc->x;
-    run->results[c].rate[k] = hc->rate;
-    run->results[c].force[k] = hc->f;
+    vb_contact_result *res = &run->results[c];
+    put(res->compression, k, hc->x);
+    put(res->rate, k, hc->rate);
+    put(res->force, k, hc->f);
+    /* the largest, as a reader of the whole series finds it (a NaN
+     * sample replaces it, the next sample replaces a NaN) */
+    if (k == 0 || !(hc->x <= res->max_compression))
+      res->max_compression = hc->x;
   }
-  double kin, pot, diss, ext, corr;
-  vb_record_energy(run, &kin, &pot, &diss, &ext, &corr);
-  run->energy[VB_ENERGY_TOTAL * nrec + k] = kin + pot;
-  run->energy[VB_ENERGY_KINETIC * nrec + k] = kin;
-  run->energy[VB_ENERGY_POTENTIAL * nrec + k] = pot;
-  run->energy[VB_ENERGY_DISSIPATED * nrec + k] = diss;
-  run->energy[VB_ENERGY_EXTERNAL * nrec + k] = ext;
-  run->energy[VB_ENERGY_CORRECTION * nrec + k] = corr;
+  double e[VB_ENERGY_COUNT];
+  vb_record_energy(run, &e[VB_ENERGY_KINETIC], &e[VB_ENERGY_POTENTIAL],
+                   &e[VB_ENERGY_DISSIPATED], &e[VB_ENERGY_EXTERNAL], &e[VB_ENERGY_CORRECTION]);
+  e[VB_ENERGY_TOTAL] = e[VB_ENERGY_KINETIC] + e[VB_ENERGY_POTENTIAL];
+  for (int w = 0; w < VB_ENERGY_COUNT; w++) {
+    run->e_last[w] = e[w];
+    put(run->energy[w], k, e[w]);
+  }
 }
-

@@ -271,13 +271,13 @@ long vb_run_samples(const vb_run *run) { return run->nrec; }
 const double *
 vb_run_point_u(const vb_run *run, int body, int point)
 {
-  return run->point_u[body] + (size_t)point * (size_t)run->nrec;
+  return run->point_u[run->point_first[body] + point];
 }
 
 const double *
 vb_run_point_v(const vb_run *run, int body, int point)
 {
-  return run->point_v[body] + (size_t)point * (size_t)run->nrec;
+  return run->point_v[run->point_first[body] + point];
 }
 
 const double *
@@ -307,18 +307,21 @@ vb_run_contact(const vb_run *run, int contact)
 const double *
 vb_run_energy(const vb_run *run, int which)
 {
-  return run->energy + (size_t)which * (size_t)run->nrec;
+  return run->energy[which];
+}
+
+double
+vb_run_final_energy(const vb_run *run, int which)
+{
+  return run->e_last[which];
 }
 
 /* Energy balance error at the end of the run. */
 double
 vb_run_balance_error(const vb_run *run)
 {
-  size_t last = (size_t)run->nrec - 1, nrec = (size_t)run->nrec;
-  return run->energy[VB_ENERGY_TOTAL * nrec + last]
-         + run->energy[VB_ENERGY_DISSIPATED * nrec + last]
-         - run->energy[VB_ENERGY_EXTERNAL * nrec + last]
-         - run->energy[VB_ENERGY_CORRECTION * nrec + last] - run->e0;
+  return run->e_last[VB_ENERGY_TOTAL] + run->e_last[VB_ENERGY_DISSIPATED]
+         - run->e_last[VB_ENERGY_EXTERNAL] - run->e_last[VB_ENERGY_CORRECTION] - run->e0;
 }
 
 /* Effective mass along a contact. */

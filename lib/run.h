@@ -26,13 +26,16 @@ struct vb_run {
   const int *contact_local;    /* [ncontacts] index within its island */
   const int *body_island;      /* [nbodies] island or -1 (walls) */
   const int *body_offset;      /* [nbodies] first mode within the island */
-  double **point_u, **point_v; /* [nbodies] -> [npoints][nrec] m, m/s */
+  int *point_first;            /* [nbodies] index of the body's point 0 in point_u */
+  double **point_u, **point_v; /* [recorded points] -> [nrec] m, m/s, or NULL */
   double **modes_q;            /* [nbodies] -> [nmodes][nrec] m, or NULL */
+  int record_points;           /* some u or v is recorded */
   double **pu, **pv;           /* [nislands] -> the island's points now */
   double *points;              /* storage of pu, pv */
   double *record;              /* one block holding every recorded signal */
   size_t nseries;              /* series of nrec samples in record */
-  double *energy;              /* [VB_ENERGY_COUNT][nrec] J */
+  double *energy[VB_ENERGY_COUNT]; /* [nrec] J, or NULL */
+  double e_last[VB_ENERGY_COUNT]; /* energies at the last sample recorded, J */
   vb_contact_result *results;  /* [ncontacts] */
   vb_tracker *trackers;        /* [ncontacts] */
   double *e_prev;              /* [nislands] island energy at the previous step, J */

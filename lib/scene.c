@@ -5,6 +5,7 @@
  * checked once, here and in load_body.c and load_contact.c: an unknown
  * key, a wrong type or a value out of range is an error with the file and
  * line, never a silent fallback to a default. */
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,10 +58,39 @@ static int load_scene_group(vb_loader *ld, const config_setting_t *g)
   return vb_src_number(ld, g, obj, "gravity", 0, &sc->gravity);
 }
 
-/* Load the record group: every. */
+/* Load record.signals: a list of glob strings (the paths they match are
+ * checked once the bodies and contacts are known, check_signals). */
+static int load_signals(vb_loader *ld, const config_setting_t *m)
+{
+  const char *obj = "record";
+  vb_scene *sc = ld->scene;
+  int n;
+
+  if (config_setting_type(m) != CONFIG_TYPE_LIST && config_setting_type(m) != CONFIG_TYPE_ARRAY)
+    return vb_src_fail(ld, m, obj, "'signals' must be a list of glob strings, such as "
+                       "[\"contacts/*/force\", \"energy/total\"] ([] for events only)");
+  n = config_setting_length(m);
+  sc->record_select = 1;
+  sc->record_globs = calloc((size_t)n + 1, sizeof *sc->record_globs);
+  if (sc->record_globs == NULL)
+    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "out of memory loading record.signals");
+  for (int i = 0; i < n; i++) {
+    const config_setting_t *e = config_setting_get_elem(m, (unsigned)i);
+    const char *glob = config_setting_get_string(e);
+    if (glob == NULL || glob[0] == '\0')
+      return vb_src_fail(ld, e, obj, "'signals' element %d must be a non-empty string "
+                         "(valid: a glob such as \"contacts/*/force\")", i + 1);
+    if ((sc->record_globs[i] = strdup(glob)) == NULL)
+      return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "out of memory loading record.signals");
+    sc->nrecord_globs = i + 1;
+  }
+  return VB_OK;
+}
+
+/* Load the record group: every, modes, signals. */
 static int load_record(vb_loader *ld, const config_setting_t *g)
 {
-  static const char *const keys[] = {"every", "modes", NULL};
+  static const char *const keys[] = {"every", "modes", "signals", NULL};
   const char *obj = "record";
   const config_setting_t *m;
   int rc;
@@ -76,6 +106,37 @@ static int load_record(vb_loader *ld, const config_setting_t *g)
     if (config_setting_type(m) != CONFIG_TYPE_BOOL)
       return vb_src_fail(ld, m, obj, "'modes' must be true or false");
     ld->scene->record_modes = config_setting_get_bool(m);
+  }
+  m = vb_src_member(g, "signals");
+  return m != NULL ? load_signals(ld, m) : VB_OK;
+}
+
+/* Every glob of record.signals must match some signal of the scene; the
+ * message lists the valid paths (as many as fit). */
+static int check_signals(vb_loader *ld, const config_setting_t *root)
+{
+  const vb_scene *sc = ld->scene;
+  const config_setting_t *rec = vb_src_member(root, "record");
+  const config_setting_t *list = rec ? vb_src_member(rec, "signals") : NULL;
+  char path[4 * VB_NAME_MAX + 32], valid[LIST_MAX];
+  int nt;
+  const vb_signal *t = vb_signal_table(&nt);
+
+  if (!sc->record_select || list == NULL)
+    return VB_OK;
+  for (int g = 0; g < sc->nrecord_globs; g++) {
+    int hit = 0;
+    valid[0] = '\0';
+    for (int r = 0; r < nt && !hit; r++)
+      for (int i = 0, n = vb_signal_count(&t[r], sc); i < n && !hit; i++) {
+        vb_signal_path(&t[r], sc, i, path, sizeof path);
+        hit = fnmatch(sc->record_globs[g], path, 0) == 0;
+        vb_list_add(valid, sizeof valid, path);
+      }
+    if (!hit)
+      return vb_src_fail(ld, config_setting_get_elem(list, (unsigned)g), "record",
+                         "'signals' glob \"%s\" matches no signal of the scene (valid: %s)",
+                         sc->record_globs[g], valid);
   }
   return VB_OK;
 }
@@ -203,6 +264,8 @@ static int load_root(vb_loader *ld, const config_setting_t *root)
   m = vb_src_member(root, "forces");
   if (m != NULL && (rc = vb_load_forces(ld, m)) != VB_OK)
     return rc;
+  if ((rc = check_signals(ld, root)) != VB_OK)
+    return rc;
   return check_overflow(ld, root);
 }
 
@@ -310,6 +373,9 @@ void vb_scene_free(vb_scene *scene)
   free(scene->bodies);
   free(scene->forces);
   free(scene->contacts);
+  for (int i = 0; scene->record_globs && i < scene->nrecord_globs; i++)
+    free(scene->record_globs[i]);
+  free(scene->record_globs);
   free(scene);
 }
 
@@ -323,21 +389,4 @@ long vb_scene_steps(const vb_scene *scene)
 long vb_scene_samples(const vb_scene *scene)
 {
   return vb_scene_steps(scene) / scene->record_every + 1;
-}
-
-/* Bytes of the in-memory recording: per sample, u and v of each mass and
- * wall and of each point of a modal object, its modes when recorded,
- * compression, rate and force of each contact and the six energy signals. */
-double vb_scene_record_bytes(const vb_scene *scene)
-{
-  double per_sample = 3.0 * scene->ncontacts + 6.0;
-
-  for (int i = 0; i < scene->nbodies; i++) {
-    const vb_body *b = &scene->bodies[i];
-    per_sample += 2.0 * (b->kind == VB_BODY_MODAL ? b->npoints : 1);
-    if (scene->record_modes && b->kind != VB_BODY_WALL)
-      per_sample += b->nmodes;
-  }
-
-  return (double)vb_scene_samples(scene) * per_sample * sizeof(double);
 }

@@ -333,6 +333,10 @@ typedef struct vb_scene {
   int nforces;
   vb_force *forces;  /* [nforces] */
   int record_modes;  /* record.modes: write /bodies/<body>/modes/q */
+  int record_select; /* record.signals given: record only what its globs match */
+  int nrecord_globs;
+  char **record_globs; /* [nrecord_globs] record.signals: fnmatch(3) globs over
+                          signal paths (vb_signal_path); none: events only */
 } vb_scene;
 
 /* Load and validate a scene file.  On error returns VB_EINVAL (or VB_EIO,
@@ -348,7 +352,8 @@ void vb_scene_free(vb_scene *scene);
 long vb_scene_steps(const vb_scene *scene);
 /* Number of recorded samples: steps / record_every + 1. */
 long vb_scene_samples(const vb_scene *scene);
-/* Bytes the recording of a scene needs (uncompressed). */
+/* Bytes the recording of a scene needs (uncompressed): the selected
+ * signals only (record.signals). */
 double vb_scene_record_bytes(const vb_scene *scene);
 /* Effective mass along contact c (1 / sum over its modes of S^2 / M), kg;
  * NaN if it cannot be computed. */
@@ -393,10 +398,12 @@ typedef struct vb_event {
 
 /* Per-contact results. */
 typedef struct vb_contact_result {
-  double *compression;   /* [nrec] m */
+  double *compression;   /* [nrec] m (NULL when not recorded, as rate, force) */
   double *rate;          /* [nrec] compression rate, m/s (three-level: of the
                             step into the sample) */
   double *force;         /* [nrec] N */
+  double max_compression; /* largest compression at a recorded sample, recorded
+                             or not (NaN if a sample was not reached), m */
   vb_event *events;      /* [nevents] */
   long nevents, cap;
   long newton_failures;  /* steps whose Newton hit the cap */
@@ -429,7 +436,9 @@ const char *vb_run_status(const vb_run *run);  /* "done", "diverged at t=..." */
 long vb_run_samples(const vb_run *run);        /* recorded samples */
 /* Displacement and velocity of body `body` at its point `point` (0 for a
  * mass or wall) [samples], m and m/s.  Three-level schemes record the rate
- * of the step into each sample. */
+ * of the step into each sample.  These accessors (and vb_run_modes_q,
+ * vb_run_energy, a contact's compression, rate and force) give NULL for a
+ * signal that record.signals does not select. */
 const double *vb_run_point_u(const vb_run *run, int body, int point);
 const double *vb_run_point_v(const vb_run *run, int body, int point);
 /* The same at point 0 (masses and walls). */
@@ -449,8 +458,11 @@ typedef enum {
   VB_ENERGY_CORRECTION, /* running: energy added by Papetti's corrections */
   VB_ENERGY_COUNT
 } vb_energy;
-/* Energy signal `which` (a vb_energy) [samples], J. */
+/* Energy signal `which` (a vb_energy) [samples], J; NULL when not recorded. */
 const double *vb_run_energy(const vb_run *run, int which);
+/* Energy `which` (a vb_energy) at the last recorded sample, J, whether or
+ * not its signal is recorded; NaN when the run did not reach that sample. */
+double vb_run_final_energy(const vb_run *run, int which);
 /* What a recorded signal belongs to, and its group under the scene's
  * group in the output (B: body, P: point, C: contact names). */
 typedef enum {
@@ -483,11 +495,20 @@ int vb_signal_rows(const vb_signal *s, const vb_scene *sc, int i);
 /* Group of instance i ("energy", "bodies/ball", "bodies/plate/pickup",
  * "bodies/plate/modes", "contacts/hit") into buf; snprintf's count. */
 int vb_signal_group(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t len);
+/* Path of instance i, its group and name ("energy/total",
+ * "bodies/plate/pickup/u", "bodies/plate/modes/q", "contacts/hit/force"),
+ * what record.signals matches; snprintf's count. */
+int vb_signal_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t len);
+/* Whether a scene records the signal at `path` (a vb_signal_path): true
+ * without record.signals, else when one of its globs matches. */
+int vb_scene_records(const vb_scene *sc, const char *path);
+/* Whether instance i of signal s is recorded (vb_scene_records of its path). */
+int vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i);
 /* Samples of instance i of signal s (an entry of the table) in a run,
- * [rows][samples]. */
+ * [rows][samples]; NULL when it is not recorded. */
 const double *vb_signal_data(const vb_run *run, const vb_signal *s, int i);
-/* Energy balance error at the end:
- * total + dissipated - external - correction - initial, J. */
+/* Energy balance error at the end (from vb_run_final_energy, recorded or
+ * not): total + dissipated - external - correction - initial, J. */
 double vb_run_balance_error(const vb_run *run);
 /* Effective mass of a contact (1 / sum of S^2/M over its modes), kg. */
 double vb_run_contact_mass(const vb_run *run, int contact);

@@ -1,6 +1,10 @@
 /* check_record.c - the signal table (lib/record.c): every row's instances,
  * groups and data agree with the run's accessors, and the recording's size
- * is the one the scene announces. */
+ * is the one the scene announces; record.signals selects what is recorded
+ * (and allocated), events and the table's figures do not change, and a glob
+ * that matches nothing is refused. */
+#include <fnmatch.h>
+#include <math.h>
 #include "testutil.h"
 
 /* A ball, a modal plate with two points, a driven wall, two contacts, and
@@ -83,12 +87,221 @@ START_TEST(test_table_is_the_recording)
 }
 END_TEST
 
+
+/* The scene text with `record` replaced. */
+static char *
+with_record(const char *record)
+{
+  char *t = strdup(scene_text);
+  ck_assert(t != NULL);
+  tu_replace(&t, "record = { every = 1; modes = true; };\n", record);
+  return t;
+}
+
+/* Whether two runs of the same scene found the same impacts, bit for bit. */
+static void
+same_events(const vb_run *a, const vb_run *b)
+{
+  const vb_scene *sc = vb_run_scene(a);
+  for (int c = 0; c < sc->ncontacts; c++) {
+    const vb_contact_result *ra = vb_run_contact(a, c), *rb = vb_run_contact(b, c);
+    ck_assert_int_eq(ra->nevents, rb->nevents);
+    ck_assert(memcmp(ra->events, rb->events, (size_t)ra->nevents * sizeof(vb_event)) == 0);
+    ck_assert_int_eq(ra->newton_failures, rb->newton_failures);
+    ck_assert_int_eq(ra->fallbacks, rb->fallbacks);
+    ck_assert_int_eq(ra->iterations, rb->iterations);
+  }
+}
+
+/* The figures the study table takes from the signals, kept whether or not
+ * they are recorded: b's are a's, and a's (all recorded) are its series'. */
+static void
+same_figures(const vb_run *all, const vb_run *b)
+{
+  long n = vb_run_samples(all);
+  ck_assert_int_eq(n, vb_run_samples(b));
+  for (int w = 0; w < VB_ENERGY_COUNT; w++) {
+    ck_assert(vb_run_final_energy(all, w) == vb_run_energy(all, w)[n - 1]);
+    ck_assert(memcmp(&(double){ vb_run_final_energy(all, w) },
+                     &(double){ vb_run_final_energy(b, w) }, sizeof(double)) == 0);
+  }
+  ck_assert(vb_run_balance_error(all) == vb_run_balance_error(b));
+  for (int c = 0; c < vb_run_scene(all)->ncontacts; c++) {
+    const vb_contact_result *ra = vb_run_contact(all, c), *rb = vb_run_contact(b, c);
+    double x = -INFINITY;
+    for (long k = 0; k < n; k++)
+      x = ra->compression[k] > x ? ra->compression[k] : x;
+    ck_assert(ra->max_compression == x);
+    ck_assert(rb->max_compression == x);
+  }
+}
+
+START_TEST(test_signals_select)
+{
+  static const char *const globs[] = { "contacts/*/force", "bodies/ball/*", "energy/total" };
+  char *text = with_record("record = { modes = true; signals = [\"contacts/*/force\", "
+                           "\"bodies/ball/*\", \"energy/total\"]; };\n");
+  tu_sim all = tu_run_text(scene_text), some = tu_run_text(text);
+  ck_assert_int_eq(all.rc, VB_OK);
+  ck_assert_int_eq(some.rc, VB_OK);
+  int n, recorded = 0;
+  double series = 0.0;
+  const vb_signal *t = vb_signal_table(&n);
+  long samples = vb_run_samples(some.run);
+  char path[256];
+  for (int r = 0; r < n; r++)
+    for (int i = 0, count = vb_signal_count(&t[r], some.scene); i < count; i++) {
+      int want = 0;
+      vb_signal_path(&t[r], some.scene, i, path, sizeof path);
+      for (int g = 0; g < 3; g++)
+        want |= fnmatch(globs[g], path, 0) == 0;
+      ck_assert_int_eq(vb_signal_recorded(&t[r], some.scene, i), want);
+      ck_assert_int_eq(vb_scene_records(some.scene, path), want);
+      ck_assert(vb_signal_recorded(&t[r], all.scene, i));
+      const double *d = vb_signal_data(some.run, &t[r], i);
+      if (!want) {
+        ck_assert_msg(d == NULL, "%s is not selected but recorded", path);
+        continue;
+      }
+      /* the selected signals hold what the full recording holds */
+      int rows = vb_signal_rows(&t[r], some.scene, i);
+      ck_assert_msg(d != NULL, "%s is selected but not recorded", path);
+      ck_assert(memcmp(d, vb_signal_data(all.run, &t[r], i),
+                       (size_t)rows * (size_t)samples * sizeof(double)) == 0);
+      series += rows;
+      recorded++;
+    }
+  /* energy/total, ball u, v and modes/q, force of both contacts */
+  ck_assert_int_eq(recorded, 6);
+  ck_assert_double_eq(series, 6.0);
+  ck_assert_double_eq(vb_scene_record_bytes(some.scene), 6.0 * (double)samples * sizeof(double));
+  ck_assert_ptr_null(vb_run_energy(some.run, VB_ENERGY_KINETIC));
+  ck_assert_ptr_nonnull(vb_run_energy(some.run, VB_ENERGY_TOTAL));
+  ck_assert_ptr_null(vb_run_point_u(some.run, 1, 1));
+  ck_assert_ptr_null(vb_run_modes_q(some.run, 1));
+  ck_assert_ptr_null(vb_run_contact(some.run, 0)->compression);
+  ck_assert_ptr_nonnull(vb_run_contact(some.run, 0)->force);
+  same_events(all.run, some.run);
+  same_figures(all.run, some.run);
+  tu_free(&some);
+  tu_free(&all);
+  free(text);
+}
+END_TEST
+
+START_TEST(test_events_only)
+{
+  char *text = with_record("record = { signals = []; };\n");
+  tu_sim all = tu_run_text(scene_text), none = tu_run_text(text);
+  ck_assert_int_eq(none.rc, VB_OK);
+  ck_assert_int_ge(vb_run_contact(all.run, 0)->nevents, 1);
+  ck_assert_double_eq(vb_scene_record_bytes(none.scene), 0.0);
+  int n;
+  const vb_signal *t = vb_signal_table(&n);
+  for (int r = 0; r < n; r++)
+    for (int i = 0, count = vb_signal_count(&t[r], none.scene); i < count; i++)
+      ck_assert_ptr_null(vb_signal_data(none.run, &t[r], i));
+  same_events(all.run, none.run);
+  same_figures(all.run, none.run);
+  tu_free(&none);
+  tu_free(&all);
+  /* the ball moving away: the strike's compression stays negative */
+  char *away = strdup(scene_text);
+  tu_replace(&away, "v0 = -0.3;", "v0 = 0.3;");
+  tu_replace(&text, "v0 = -0.3;", "v0 = 0.3;");
+  all = tu_run_text(away);
+  none = tu_run_text(text);
+  ck_assert_int_eq(vb_run_contact(all.run, 0)->nevents, 0);
+  ck_assert(vb_run_contact(all.run, 0)->max_compression < 0.0);
+  same_events(all.run, none.run);
+  same_figures(all.run, none.run);
+  tu_free(&none);
+  tu_free(&all);
+  free(away);
+  free(text);
+}
+END_TEST
+
+/* The memory check sizes what is selected: a recording far beyond any
+ * memory is refused, the same scene recording events only is not. */
+START_TEST(test_memory_follows_selection)
+{
+  char *full = with_record("record = { every = 1; };\n");
+  char *none = with_record("record = { signals = []; };\n");
+  tu_replace(&full, "duration = 0.003;", "duration = 1.0e9;");
+  tu_replace(&none, "duration = 0.003;", "duration = 1.0e9;");
+  vb_scene *a, *b;
+  vb_run *run = NULL;
+  char err[1024];
+  ck_assert_int_eq(vb_scene_load_string(full, "big.cfg", &a, err, sizeof err), VB_OK);
+  ck_assert_int_eq(vb_scene_load_string(none, "big.cfg", &b, err, sizeof err), VB_OK);
+  ck_assert_int_eq(vb_run_alloc(a, &run, err, sizeof err), VB_ENOMEM);
+  ck_assert_ptr_null(run);
+  ck_assert_msg(strstr(err, "the recording needs") != NULL, "%s", err);
+  ck_assert_int_eq(vb_run_alloc(b, &run, err, sizeof err), VB_OK);
+  vb_run_free(run);
+  vb_scene_free(a);
+  vb_scene_free(b);
+  free(full);
+  free(none);
+}
+END_TEST
+
+/* A glob that matches nothing, or a signals that is not a list of strings,
+ * is refused at its line with the valid paths. */
+START_TEST(test_signals_errors)
+{
+  static const struct {
+    const char *record, *expect;
+  } cases[] = {
+    { "record = { signals = [\"energy/total\",\n  \"contacts/*/forse\"]; };\n",
+      "bad.cfg:13: record: 'signals' glob \"contacts/*/forse\" matches no signal of the "
+      "scene (valid: energy/total, energy/kinetic, energy/potential, energy/dissipated, "
+      "energy/external, energy/correction, bodies/ball/u, bodies/plate/hit/u, "
+      "bodies/plate/pickup/u, bodies/floor/u, bodies/ball/v, bodies/plate/hit/v, "
+      "bodies/plate/pickup/v, bodies/floor/v, contacts/strike/compression, "
+      "contacts/rest/compression, contacts/strike/rate, contacts/rest/rate, "
+      "contacts/strike/force, contacts/rest/force)" },
+    { "record = { signals = \"energy/total\"; };\n",
+      "bad.cfg:12: record: 'signals' must be a list of glob strings, such as "
+      "[\"contacts/*/force\", \"energy/total\"] ([] for events only)" },
+    { "record = { signals = [\"\"]; };\n",
+      "bad.cfg:12: record: 'signals' element 1 must be a non-empty string (valid: a glob "
+      "such as \"contacts/*/force\")" },
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char *text = with_record(cases[k].record), err[2048] = "";
+    vb_scene *sc = (vb_scene *)1;
+    int rc = vb_scene_load_string(text, "bad.cfg", &sc, err, sizeof err);
+    ck_assert_int_eq(rc, VB_EINVAL);
+    ck_assert_ptr_null(sc);
+    ck_assert_str_eq(err, cases[k].expect);
+    free(text);
+  }
+  /* many signals: the list of valid paths is cut short */
+  char *text = with_record("record = { modes = true; signals = [\"x\"]; };\n"), err[4096];
+  vb_scene *sc;
+  for (int i = 0; i < 40; i++) {
+    char point[128];
+    snprintf(point, sizeof point, "points = ( { name = \"p%d\"; shape = [1.0, 0.1, 0.1]; }, ", i);
+    tu_replace(&text, "points = ( ", point);
+  }
+  ck_assert_int_eq(vb_scene_load_string(text, "bad.cfg", &sc, err, sizeof err), VB_EINVAL);
+  ck_assert_msg(strlen(err) < 700 && strstr(err, ", ...)") != NULL, "%s", err);
+  free(text);
+}
+END_TEST
+
 static Suite *
 record_suite(void)
 {
   Suite *s = suite_create("record");
   TCase *core = tcase_create("core");
   tcase_add_test(core, test_table_is_the_recording);
+  tcase_add_test(core, test_signals_select);
+  tcase_add_test(core, test_events_only);
+  tcase_add_test(core, test_memory_follows_selection);
+  tcase_add_test(core, test_signals_errors);
   suite_add_tcase(s, core);
   return s;
 }

@@ -571,7 +571,7 @@ static const bad_case bad[] = {
      "bad.cfg:8: contact 'hit': unknown key 'stiffness' (valid: " POWER_KEYS
      ")"},
     {SCENE BODIES CONTACT(POWER AM1) "record = { evry = 2; };\n",
-     "bad.cfg:11: record: unknown key 'evry' (valid: every, modes)"},
+     "bad.cfg:11: record: unknown key 'evry' (valid: every, modes, signals)"},
     /* 7: keys that do not apply */
     {SCENE BODIES CONTACT(POWER "mu = 0.5; " AM1),
      "bad.cfg:8: contact 'hit': 'mu' applies only to law 'hunt-crossley' "

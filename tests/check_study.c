@@ -365,6 +365,99 @@ START_TEST(test_table_matches_single_runs)
 }
 END_TEST
 
+/* Append the name of a link to a comma-separated list. */
+static herr_t name_add(hid_t g, const char *name, const H5L_info_t *info, void *list)
+{
+  (void)g;
+  (void)info;
+  if (((char *)list)[0])
+    strcat(list, ",");
+  strcat(list, name);
+  return 0;
+}
+
+/* Names in /signals of a file, in name order. */
+static void signal_names(const char *path, char *list)
+{
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hsize_t at = 0;
+
+  ck_assert(f >= 0);
+  list[0] = '\0';
+  ck_assert(H5Literate_by_name(f, "signals", H5_INDEX_NAME, H5_ITER_INC, &at, name_add, list,
+                               H5P_DEFAULT) >= 0);
+  H5Fclose(f);
+}
+
+/* The bytes of a dataset of a file, as stored; the caller frees them. */
+static unsigned char *dataset_bytes(const char *path, const char *name, size_t *size)
+{
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  hid_t t = H5Dget_type(d), s = H5Dget_space(d);
+  unsigned char *buf;
+
+  ck_assert(f >= 0 && d >= 0 && t >= 0 && s >= 0);
+  *size = H5Tget_size(t) * (size_t)H5Sget_simple_extent_npoints(s);
+  buf = malloc(*size + 1);
+  ck_assert(buf != NULL);
+  ck_assert(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+  H5Sclose(s);
+  H5Tclose(t);
+  H5Dclose(d);
+  H5Fclose(f);
+  return buf;
+}
+
+/* record.signals: the file holds only the selected signals, and a study
+ * that records events only has the same table and events, byte for byte,
+ * as one that records everything. */
+START_TEST(test_record_signals_file)
+{
+  static const char sweep[] =
+      "sweep = { params = ( { path = \"contacts.hit.k\"; values = [1.0e8, 3.0e8]; } ); };\n";
+  static const char *const records[3] = {
+    "", "record = { signals = [\"contacts/*/force\", \"energy/total\"]; };\n",
+    "record = { signals = []; };\n" };
+  static const char *const want[3] = {
+    "bodies.hammer.u,bodies.hammer.v,contacts.hit.compression,contacts.hit.force,"
+    "contacts.hit.k,contacts.hit.rate,energy.dissipated,energy.kinetic,energy.potential,"
+    "energy.total,scene,time",
+    "contacts.hit.force,contacts.hit.k,energy.total,scene,time",
+    "contacts.hit.k,scene,time" };
+  char text[2048], out[3][1024], err[1024], names[1024];
+  vb_study_options opt = { 1, 0, 0, 0, 1, NULL, NULL, 0, NULL, 2 };
+  int k;
+
+  for (k = 0; k < 3; k++) {
+    char tag[32];
+    vb_study *st;
+
+    snprintf(text, sizeof text, "%s%s%s", BASE, records[k], sweep);
+    st = load(text);
+    snprintf(tag, sizeof tag, "record%d", k);
+    out_path(out[k], sizeof out[k], tag);
+    ck_assert_msg(vb_study_run(st, out[k], &opt, NULL, err, sizeof err) == VB_OK, "%s", err);
+    signal_names(out[k], names);
+    ck_assert_str_eq(names, want[k]);
+    vb_study_free(st);
+  }
+  for (k = 1; k < 3; k++) {
+    static const char *const same[3] = { "study/table", "study/events", "signals/time" };
+    for (int d = 0; d < 3; d++) {
+      size_t na, nb;
+      unsigned char *a = dataset_bytes(out[0], same[d], &na);
+      unsigned char *b = dataset_bytes(out[k], same[d], &nb);
+      ck_assert_msg(na == nb && na > 0 && memcmp(a, b, na) == 0, "%s differs", same[d]);
+      free(a);
+      free(b);
+    }
+  }
+  for (k = 0; k < 3; k++)
+    remove(out[k]);
+}
+END_TEST
+
 START_TEST(test_plain_scene_table)
 {
   char out[1024], err[1024], status[128];
@@ -495,6 +588,7 @@ static Suite *study_suite(void)
   tcase_set_timeout(runner, 60);
   tcase_add_test(runner, test_table_matches_single_runs);
   tcase_add_test(runner, test_plain_scene_table);
+  tcase_add_test(runner, test_record_signals_file);
   tcase_add_test(runner, test_resume_other_input_refused);
   suite_add_tcase(s, core);
   suite_add_tcase(s, errors);
