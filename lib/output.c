@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,15 +101,17 @@ static long env_kill_at(void)
 }
 
 /* CRC-32 of a whole file by name under dirfd; -1 on error; *size its bytes.
- * Pieces of 4 MiB are read and summed by the threads (outside a parallel
- * region: the final shard, resume), then combined in order. */
+ * The file is mapped (no copy out of the page cache) and its pieces of
+ * 4 MiB summed by the threads (outside a parallel region: the final
+ * shard, resume), then combined in order. */
 static long file_crc(int dirfd, const char *name, long *size)
 {
   const long piece = 1L << 22;
-  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), bad = 0;
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
   long n, k;
   uLong crc = crc32(0L, Z_NULL, 0), *part;
+  const unsigned char *map;
 
   if (fd < 0)
     return -1;
@@ -116,38 +119,33 @@ static long file_crc(int dirfd, const char *name, long *size)
     close(fd);
     return -1;
   }
-  n = ((long)st.st_size + piece - 1) / piece;
-  part = calloc((size_t)(n > 0 ? n : 1), sizeof *part);
-  if (!part) {
+  *size = (long)st.st_size;
+  if (st.st_size == 0) {
     close(fd);
+    return (long)crc;
+  }
+  map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED)
+    return -1;
+  madvise((void *)map, (size_t)st.st_size, MADV_SEQUENTIAL);
+  n = ((long)st.st_size + piece - 1) / piece;
+  part = calloc((size_t)n, sizeof *part);
+  if (!part) {
+    munmap((void *)map, (size_t)st.st_size);
     return -1;
   }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad)
+#pragma omp parallel for schedule(dynamic, 1)
 #endif
-  for (k = 0; k < n; k++) {
-    unsigned char *buf = malloc((size_t)piece);
-    long want = k == n - 1 ? (long)st.st_size - k * piece : piece, got = 0;
-    while (buf && got < want) {
-      ssize_t r = pread(fd, buf + got, (size_t)(want - got), (off_t)(k * piece + got));
-      if (r <= 0)
-        break;
-      got += r;
-    }
-    if (!buf || got < want)
-      bad = 1;
-    else
-      part[k] = crc32(0L, buf, (uInt)want);
-    free(buf);
-  }
-  for (k = 0; !bad && k < n; k++)
+  for (k = 0; k < n; k++)
+    part[k] = crc32(0L, map + k * piece,
+                    (uInt)(k == n - 1 ? (long)st.st_size - k * piece : piece));
+  for (k = 0; k < n; k++)
     crc = crc32_combine(crc, part[k], (z_off_t)(k == n - 1 ? (long)st.st_size - k * piece
                                                             : piece));
   free(part);
-  close(fd);
-  if (bad)
-    return -1;
-  *size = (long)st.st_size;
+  munmap((void *)map, (size_t)st.st_size);
   return (long)crc;
 }
 
@@ -294,8 +292,8 @@ static void line_format(char *line, size_t len, const shard *s, unsigned long in
  * CRC-32 match (their scenes read from the shard), in *out.  A line for
  * another input is an error (VB_EINVAL). */
 static int shards_verified(int dirfd, const char *part, const char *source,
-                           unsigned long input_crc, shard **out, long *nout, char *err,
-                           size_t errlen)
+                           unsigned long input_crc, int check, shard **out, long *nout,
+                           char *err, size_t errlen)
 {
   DIR *d;
   struct dirent *e;
@@ -334,13 +332,18 @@ static int shards_verified(int dirfd, const char *part, const char *source,
 
       if (strchr(line, '\n') == NULL || line_parse(line, &s, &icrc) != 0)
         continue; /* torn or damaged line: its shard is not listed */
-      if (icrc != input_crc) {
+      if (check && icrc != input_crc) {
         rc = msg(err, errlen, VB_EINVAL, "%s was written for a different input than %s; run "
                  "without --resume to start over", part, source);
         break;
       }
-      if ((long)file_crc(dirfd, s.name, &size) != (long)s.crc || size != s.size)
+      if (check && ((long)file_crc(dirfd, s.name, &size) != (long)s.crc || size != s.size))
         continue; /* damaged or missing: its scenes are run again */
+      if (!check) {
+        struct stat st;
+        if (fstatat(dirfd, s.name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_size != s.size)
+          continue;
+      }
       if (n == cap) {
         long ncap = cap ? 2 * cap : 16;
         shard *g = realloc(list, (size_t)ncap * sizeof *g);
@@ -432,7 +435,7 @@ static unsigned long input_crc(const vb_output_layout *lay);
 int vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay,
                      vb_shard **out, long *nout, char *err, size_t errlen)
 {
-  return shards_verified(dirfd, part, lay->source, input_crc(lay), out, nout, err, errlen);
+  return shards_verified(dirfd, part, lay->source, input_crc(lay), 1, out, nout, err, errlen);
 }
 
 /* CRC-32 of the input text. */
@@ -639,7 +642,7 @@ int vb_output_open(const char *path, const vb_output_layout *lay, int resume, in
   if (rc == VB_OK)
     rc = take_lock(o);
   if (rc == VB_OK && resume)
-    rc = shards_verified(o->dirfd, o->part, lay->source, o->input_crc, &kept, &nkept, err,
+    rc = shards_verified(o->dirfd, o->part, lay->source, o->input_crc, 1, &kept, &nkept, err,
                          errlen);
   for (k = 0; rc == VB_OK && k < nkept; k++)
     if (vb_shard_scenes(o->part, &kept[k], lay->nscenes, NULL, o->complete, o->codes, &o->ndone, &T) < 0)
@@ -910,4 +913,57 @@ void vb_output_free(vb_output *o)
   if (o->dirfd >= 0)
     close(o->dirfd);
   output_release(o);
+}
+
+/* The shards of a running study. */
+int vb_output_running(const char *path, char ***paths, long *n, char *err, size_t errlen)
+{
+  char *part = malloc(strlen(path) + sizeof PART_SUFFIX);
+  shard *list = NULL;
+  long k, count = 0;
+  int dirfd, rc;
+
+  *paths = NULL;
+  *n = 0;
+  if (err && errlen > 0)
+    err[0] = '\0';
+  if (!part)
+    return msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+  strcpy(part, path);
+  strcat(part, PART_SUFFIX);
+  dirfd = open(part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dirfd < 0) {
+    rc = msg(err, errlen, VB_EINVAL, "%s: no running study (%s: %s)", path, part,
+             strerror(errno));
+    free(part);
+    return rc;
+  }
+  rc = shards_verified(dirfd, part, path, 0, 0, &list, &count, err, errlen);
+  close(dirfd);
+  if (rc == VB_OK && count > 0) {
+    *paths = calloc((size_t)count, sizeof **paths);
+    for (k = 0; *paths && k < count; k++)
+      if (!((*paths)[k] = vb_part_file(part, list[k].name)))
+        break;
+    if (!*paths || k < count) {
+      vb_output_running_free(*paths, count);
+      *paths = NULL;
+      rc = msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    } else {
+      *n = count;
+    }
+  }
+  free(list);
+  free(part);
+  return rc;
+}
+
+/* Free what vb_output_running returned. */
+void vb_output_running_free(char **paths, long n)
+{
+  long k;
+
+  for (k = 0; paths && k < n; k++)
+    free(paths[k]);
+  free(paths);
 }

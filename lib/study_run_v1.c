@@ -42,18 +42,6 @@ static void message(char *err, size_t errlen, const char *fmt, const char *a,
     snprintf(err, errlen, fmt, a, b);
 }
 
-/* "1:02:03" or "2:03" for a number of seconds. */
-static const char *clock_text(double s, char *buf, size_t size)
-{
-  long t = isfinite(s) && s >= 0 ? (long)(s + 0.5) : 0;
-
-  if (t >= 3600)
-    snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else
-    snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
-  return buf;
-}
-
 /* Whether a file exists. */
 static int exists(const char *path)
 {
@@ -67,10 +55,10 @@ int vb_v1_study_run(const vb_study *study, const char *out, const vb_study_optio
   vb_study_options defaults = { 0, 0, 0, 0, 1, NULL, NULL, 0, NULL, 1 };
   vb_study_report rep;
   vb_v1_output *o = NULL;
-  char *part = NULL, *first_err = NULL, left[32];
+  char *part = NULL, *first_err = NULL;
   long *pending = NULL, npending = 0, i, total, finished;
   double t0 = now(), last = 0.0;
-  int rc, stop = 0, stop_rc = VB_OK, renamed = 0, resume, printed = 0;
+  int rc, stop = 0, stop_rc = VB_OK, renamed = 0, resume;
 
   if (!opt)
     opt = &defaults;
@@ -182,24 +170,24 @@ int vb_v1_study_run(const vb_study *study, const char *out, const vb_study_optio
 #endif
         stop = 1;
       }
-      if (opt->progress && !stop && (now() - last >= PROGRESS_PERIOD || finished == total)) {
-        double el = now() - t0, rate = rep.ran > 0 ? (double)rep.ran / el : 0.0;
+      if (opt->on_progress && !stop &&
+          (now() - last >= (opt->progress_period > 0 ? opt->progress_period : 10.0) ||
+           finished == total)) {
+        vb_study_progress p;
+        double el = now() - t0;
 
         last = now();
-        fprintf(stderr, "\r%ld/%ld scenes, %.3g scenes/s, %s left   ", finished, total,
-                rate, rate > 0 ? clock_text((double)(total - finished) / rate, left,
-                                            sizeof left)
-                               : "?");
-        fflush(stderr);
-        printed = 1;
+        p.done = finished;
+        p.total = total;
+        p.rate = rep.ran > 0 && el > 0 ? (double)rep.ran / el : 0.0;
+        p.left = p.rate > 0 ? (double)(total - finished) / p.rate : NAN;
+        opt->on_progress(&p, opt->progress_ctx);
       }
     }
     vb_v1_chunks_free(chunks);
     vb_run_free(run);
     vb_scene_free(sc);
   }
-  if (printed)
-    fputc('\n', stderr);
   if (!stop && opt->stop && *opt->stop) {
     vb_v1_free(o);
     snprintf(err, errlen, "%s: interrupted after %ld of %ld scenes; run again with --resume",

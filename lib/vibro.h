@@ -552,6 +552,14 @@ void vb_output_free(vb_output *output);
  * VB_EINTR, the shards kept. */
 int vb_output_merge(const char *path, const vb_output_layout *lay,
                     const volatile int *stop, char *err, size_t errlen);
+/* The shards of a running (or interrupted) study writing OUT: the files
+ * its manifests list, complete and of the listed size, as malloc'ed paths
+ * "OUT.part/rRRR-NNNNNN.h5".  Each is a closed vibro-2 file holding some
+ * finished scenes (doc/format.md), readable while the study runs.  No
+ * OUT.part: VB_EINVAL.  Free with vb_output_running_free. */
+int vb_output_running(const char *path, char ***paths, long *n, char *err, size_t errlen);
+/* Free the list of vb_output_running; NULL is a no-op. */
+void vb_output_running_free(char **paths, long n);
 /* Write runs of one scene file to OUT (a study of nruns scenes without
  * a sweep), through OUT.part/, renamed into place when complete. */
 int vb_output_write(const char *path, const vb_run *const *runs, int nruns,

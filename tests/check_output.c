@@ -247,6 +247,26 @@ START_TEST(test_resume_verifies_shards)
   ck_assert_int_eq(vb_output_scene(o, 2, NULL, a.run, err, sizeof err), VB_OK);
   ck_assert_int_eq(vb_output_flush(o, err, sizeof err), VB_OK);
   ck_assert_int_eq(vb_output_scenes_done(o), 3);
+  /* a reader of the running study sees both shards */
+  {
+    char **paths;
+    long np;
+    ck_assert_int_eq(vb_output_running(path, &paths, &np, err, sizeof err), VB_OK);
+    ck_assert_int_eq(np, 2);
+    ck_assert(strstr(paths[1], ".part/r000-000001.h5") != NULL);
+    {
+      hid_t f = H5Fopen(paths[0], H5F_ACC_RDONLY, H5P_DEFAULT);
+      hid_t d = H5Dopen2(f, "study/table", H5P_DEFAULT), sp = H5Dget_space(d);
+      ck_assert(f >= 0 && d >= 0);
+      ck_assert_int_eq(H5Sget_simple_extent_npoints(sp), 2);
+      H5Sclose(sp);
+      H5Dclose(d);
+      H5Fclose(f);
+    }
+    vb_output_running_free(paths, np);
+    ck_assert_int_eq(vb_output_running("/nonexistent/x.h5", &paths, &np, err, sizeof err),
+                     VB_EINVAL);
+  }
   /* a second writer is refused, naming the process */
   {
     vb_output *second;
