@@ -185,5 +185,20 @@ expect 1 "$vibro" run "$tmp/self.cfg" -o "$tmp/link.h5"
 only_line "$tmp/err" "$tmp/link.h5: is a symbolic link; refusing to write through it (name the file it points to)"
 [ "$(cat "$tmp/target.h5")" = keep ] && ok || bad "run -o a symlink wrote its target"
 
+# record.signals: a vibro-2 file holds only the selected signals; a glob that
+# matches nothing is refused at its line, before anything is written
+case_b="$srcdir/scenes/papetti-case-b.cfg"
+sed 's|^record = .*|record = { signals = ["contacts/*/force", "energy/total"]; };|' "$case_b" >"$tmp/sel.cfg"
+expect 0 env VIBRO_FORMAT=vibro-2 "$vibro" run -q -o "$tmp/sel.h5" "$tmp/sel.cfg"
+if command -v h5ls >/dev/null; then
+  names=$(h5ls "$tmp/sel.h5/signals" | awk '{ printf "%s ", $1 }')
+  [ "$names" = "contacts.hit.force energy.total scene time " ] && ok ||
+    bad "record.signals: /signals holds '$names'"
+fi
+sed 's|^record = .*|record = { signals = ["contacts/*/forse"]; };|' "$case_b" >"$tmp/nosig.cfg"
+expect 1 env VIBRO_FORMAT=vibro-2 "$vibro" run -q -o "$tmp/nosig.h5" "$tmp/nosig.cfg"
+contains "$tmp/err" "nosig.cfg:14: record: 'signals' glob \"contacts/*/forse\" matches no signal of the scene (valid: energy/total, "
+[ -e "$tmp/nosig.h5" ] && bad "a refused record.signals wrote its output" || ok
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
