@@ -71,6 +71,9 @@ int vb_format_init(vb_format *f, const vb_output_layout *lay, char *err, size_t 
 void vb_format_clear(vb_format *f);
 /* Values per scene of signal s for a scene of n samples. */
 long vb_signal_width(const vb_signal_desc *s, long n);
+/* Length of the time axis of a file whose longest scene has T samples: T,
+ * or 0 when no signal has a time dimension (record.signals = []). */
+long vb_format_time_length(const vb_format *f, long T);
 
 /* Pack a finished run as scene index (thread-safe). */
 int vb_format_pack(const vb_format *f, long index, const double *params, const vb_run *run,

@@ -501,6 +501,7 @@ int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *
              (size_t)sc[i]->nevents * f->eventsize);
     e += sc[i]->nevents;
   }
+  T = vb_format_time_length(f, T);
   rc = vb_stack_create(f, path, n, T, interval, nev, image != NULL, &st, err, errlen);
   if (rc == VB_OK)
     rc = vb_stack_write_rows(st, 0, n, rows, NULL, err, errlen);

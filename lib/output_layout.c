@@ -224,6 +224,15 @@ long vb_signal_width(const vb_signal_desc *s, long n)
   }
 }
 
+/* Length of the time axis: none without a signal along it. */
+long vb_format_time_length(const vb_format *f, long T)
+{
+  for (int s = 0; s < f->nsig; s++)
+    if (f->sig[s].shape != SHAPE_MODES)
+      return T;
+  return 0;
+}
+
 /* A column of a compound type being built. */
 static int column(hid_t type, const char **units, int *nf, const char *name, size_t off,
                   hid_t ftype, const char *unit)

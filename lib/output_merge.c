@@ -373,6 +373,7 @@ static int merge_write(merge *m, const char *tmp, const volatile int *stop)
 
   for (i = 0; i < m->n; i++)
     nev += m->evcount[i];
+  m->T = vb_format_time_length(&m->f, m->T); /* no time axis without signals */
   /* rows per block: one signal's staging within MERGE_BYTES */
   for (s = 0; s < m->f.nsig; s++)
     if (vb_signal_width(&m->f.sig[s], m->T) > maxw)
