@@ -60,7 +60,7 @@ static const sweep_keys sweepable[] = {
   {"bodies.preset", "kind", "membrane", 0, {{"tension", "N/m"}, {NULL}}},
   {"contacts", "law", NULL, 1, {{NULL}}}, /* the keys of the contact's law */
   {"contacts", NULL, NULL, 1, {{"gap", "m"}, {NULL}}},
-  {"contacts", "scheme", "quadratic", 1, {{"s", "1"}, {NULL}}},
+  {"contacts", "scheme", NULL, 1, {{NULL}}}, /* the parameters of the contact's scheme */
   {"contacts", NULL, NULL, 1, {{"tolerance", "1"}, {"max_iterations", "1"}, {NULL}}},
   {"forces", NULL, NULL, 1,
    {{"value", "N"}, {"amplitude", "N"}, {"freq", "Hz"}, {"phase", "rad"}, {NULL}}},
@@ -118,6 +118,15 @@ static int entry_keys(const sweep_keys *e, const config_setting_t *obj, int crea
 {
   int n = 0;
 
+  /* a scheme's own parameters (its `params` field) are dimensionless */
+  if (e->selector != NULL && e->variant == NULL && strcmp(e->selector, "scheme") == 0) {
+    const vb_scheme *s = vb_scheme_lookup(string_member(obj, e->selector));
+    for (const char *const *p = s ? s->params : NULL; p && *p && n < ROW_KEYS_MAX; p++) {
+      out[n].key = *p;
+      out[n++].units = "1";
+    }
+    return n;
+  }
   if (e->selector != NULL && e->variant == NULL && strcmp(e->top, "contacts") == 0) {
     vb_law_kind kind;
     if (vb_law_lookup(string_member(obj, e->selector), &kind) != VB_OK)

@@ -18,8 +18,8 @@
  *     (every body and contact signal, every event field but the scene-wide
  *     energies), and fails alone when the scene fails;
  *  5. listing bodies, contacts and forces in another order changes no
- *     contact force by more than 1e-9 of its peak (two known breaks, see
- *     known_order_break, pass with a message unless VIBRO_RANDOM_STRICT=1).
+ *     contact force by more than 1e-9 of its peak (tests/random/README.md
+ *     tells how this once failed in 3 % of the scenes).
  *
  * VIBRO_RANDOM_SCENES (default 400) scenes from seed VIBRO_RANDOM_SEED
  * (default 1).  A failure prints its seed and the scene text on stderr (a
@@ -251,57 +251,12 @@ check_same(const sg_scene *g, const char *text, const tu_sim *whole, const tu_si
   }
 }
 
-/* Known breaks of invariant 5 (reported in issue 10; minimal scenes in
- * tests/random/README.md): in an island of two or more contacts, (a) one of
- * them stepped by the quadratic scheme (block Gauss-Seidel with the
- * scheme's root rule: the iterate, the fall-backs and Newton's cap depend
- * on the order), or (b) one with Papetti's corrections (applied contact by
- * contact in file order).  Such a scene is reported on stderr as a known
- * break and passes, unless VIBRO_RANDOM_STRICT=1; any other break fails. */
-static int
-known_order_break(const sg_scene *g, const char *contact)
-{
-  int k = -1, n = 0, culprit = 0;
-  for (int c = 0; c < g->ncontacts; c++)
-    if (strcmp(g->contacts[c].name, contact) == 0)
-      k = g->contacts[c].island;
-  for (int c = 0; c < g->ncontacts; c++)
-    if (g->contacts[c].island == k) {
-      n++;
-      culprit |= strstr(g->contacts[c].text, "\"quadratic\"") != NULL ||
-                 strstr(g->contacts[c].text, "corrections") != NULL;
-    }
-  if (!(k >= 0 && n >= 2 && culprit) || env_number("VIBRO_RANDOM_STRICT", 0))
-    return 0;
-  fprintf(stderr, "random scene, seed %llu: known break of the order invariant at contact "
-          "'%s' (island with the quadratic scheme or corrections; tests/random/README.md)\n",
-          (unsigned long long)g->seed, contact);
-  return 1;
-}
-
-/* The first contact with Newton failures in either run, or NULL. */
-static const char *
-failing_contact(const tu_sim *a, const tu_sim *b)
-{
-  for (int c = 0; c < a->scene->ncontacts; c++)
-    if (vb_run_contact(a->run, c)->newton_failures > 0)
-      return a->scene->contacts[c].name;
-  for (int c = 0; c < b->scene->ncontacts; c++)
-    if (vb_run_contact(b->run, c)->newton_failures > 0)
-      return b->scene->contacts[c].name;
-  return NULL;
-}
-
-/* Invariant 5: the same forces, to 1e-9 of each contact's peak. */
+/* Invariant 5: the same forces, to 1e-9 of each contact's peak (since the
+ * islands are built in name order the results are in fact bitwise equal). */
 static void
 check_order(const sg_scene *g, const char *text, const tu_sim *s, const char *ptext,
             const tu_sim *p)
 {
-  if (p->rc != s->rc) {
-    const char *c = failing_contact(s, p);
-    if (c != NULL && known_order_break(g, c))
-      return;
-  }
   REQUIRE(p->rc == s->rc, g, ptext, "reordered: code %d against %d ('%s' against '%s')",
           p->rc, s->rc, vb_run_status(p->run), vb_run_status(s->run));
   if (s->rc != VB_OK)
@@ -316,8 +271,6 @@ check_order(const sg_scene *g, const char *text, const tu_sim *s, const char *pt
       peak = fmax(peak, fmax(fabs(fa[i]), fabs(fb[i])));
       diff = fmax(diff, fabs(fa[i] - fb[i]));
     }
-    if (!(diff <= 1e-9 * peak) && known_order_break(g, name))
-      continue;
     REQUIRE(diff <= 1e-9 * peak, g, ptext,
             "reordered: contact '%s' force differs by %.3g N = %.3g of its peak %.6g N "
             "(original order:\n%s)", name, diff, peak > 0 ? diff / peak : INFINITY, peak,
