@@ -8,6 +8,7 @@
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -219,27 +220,35 @@ vb_record_fits(const vb_scene *scene, char *err, size_t errlen)
   return VB_OK;
 }
 
-/* Zeroed memory for the recording.  A large one is aligned to 2 MiB and
- * offered to the kernel for transparent huge pages: a 10 s recording then
- * costs a few dozen page faults instead of thousands in the middle of the
- * run.  Freed with free(). */
+/* Zeroed memory for the recording.  A large one is mapped, aligned to
+ * 2 MiB and offered to the kernel for transparent huge pages: a 10 s
+ * recording then costs a few dozen page faults instead of thousands in the
+ * middle of the run, and its pages come zeroed from the kernel (no pass
+ * over them here).  *mapped receives the bytes mapped (munmap), or 0 for
+ * memory from calloc (free). */
 static double *
-record_alloc(size_t n)
+record_alloc(size_t n, size_t *mapped)
 {
   size_t bytes = n * sizeof(double), huge = (size_t)2 << 20;
+  *mapped = 0;
   if (bytes < 2 * huge)
     return calloc(n ? n : 1, sizeof(double));
-  void *p = NULL;
   size_t size = (bytes + huge - 1) / huge * huge;
-  if (posix_memalign(&p, huge, size) != 0)
+  char *p = mmap(NULL, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
     return NULL;
+  /* keep the aligned [a, a + size) */
+  char *a = (char *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
+  if (a > p)
+    munmap(p, (size_t)(a - p));
+  if (a + size < p + size + huge)
+    munmap(a + size, (size_t)(p + size + huge - (a + size)));
 #ifdef MADV_HUGEPAGE
-  madvise(p, size, MADV_HUGEPAGE); /* a hint: no error if refused */
+  madvise(a, size, MADV_HUGEPAGE); /* a hint: no error if refused */
 #endif
-  memset(p, 0, bytes);
-  return p;
+  *mapped = size;
+  return (double *)a;
 }
-
 
 /* Series (rows of nrec samples) of instance i of signal r when recorded,
  * else 0. */
@@ -263,16 +272,20 @@ vb_record_alloc(vb_run *run)
   for (int b = 0; b < nb; b++)
     npts += points_of(&sc->bodies[b]);
   run->nseries = series;
-  run->record = series > 0 ? record_alloc(series * nrec) : NULL;
+  run->record = series > 0 ? record_alloc(series * nrec, &run->record_mapped) : NULL;
   run->point_u = calloc(2 * (size_t)npts + (size_t)nb + 1, sizeof(double *));
-  run->point_first = calloc((size_t)nb + 1, sizeof(int));
+  run->point_first = calloc(2 * (size_t)nb + 1, sizeof(int));
   if ((series > 0 && !run->record) || !run->point_u || !run->point_first)
     return VB_ENOMEM;
   run->point_v = run->point_u + npts;
   run->modes_q = run->point_v + npts;
+  run->point_row = run->point_first + nb;
   for (int b = 0, at = 0; b < nb; b++) {
     run->point_first[b] = at;
     at += points_of(&sc->bodies[b]);
+    if (run->body_island[b] >= 0)
+      run->point_row[b] =
+          vb_island_point_row(&run->model->islands[run->body_island[b]], b, 0);
   }
   /* table order: energies, u of every point, v, modes, then the contacts'
    * compression, rate and force */
@@ -321,7 +334,10 @@ vb_record_alloc(vb_run *run)
 void
 vb_record_free(vb_run *run)
 {
-  free(run->record);
+  if (run->record_mapped)
+    munmap(run->record, run->record_mapped);
+  else
+    free(run->record);
   free(run->point_u);
   free(run->point_first);
 }
@@ -396,7 +412,7 @@ vb_record_sample(vb_run *run, long n, long k)
     }
     int i = run->body_island[b];
     if (run->record_points) {
-      int row = vb_island_point_row(&run->model->islands[i], b, 0);
+      int row = run->point_row[b];
       for (int pt = 0; pt < points_of(body); pt++) {
         put(run->point_u[at + pt], k, run->pu[i][row + pt]);
         put(run->point_v[at + pt], k, run->pv[i][row + pt]);

@@ -27,6 +27,8 @@ struct vb_run {
   const int *body_island;      /* [nbodies] island or -1 (walls) */
   const int *body_offset;      /* [nbodies] first mode within the island */
   int *point_first;            /* [nbodies] index of the body's point 0 in point_u */
+  int *point_row;              /* [nbodies] its row among its island's points */
+  size_t record_mapped;        /* bytes mapped for record (0: from malloc) */
   double **point_u, **point_v; /* [recorded points] -> [nrec] m, m/s, or NULL */
   double **modes_q;            /* [nbodies] -> [nmodes][nrec] m, or NULL */
   int record_points;           /* some u or v is recorded */
