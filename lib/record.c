@@ -250,6 +250,52 @@ record_alloc(size_t n, size_t *mapped)
   return (double *)a;
 }
 
+/* Add a copy to the plan of a sample (dst NULL: not recorded). */
+static void
+plan_add(vb_run *run, const double *src, double *dst)
+{
+  if (dst) {
+    run->plan_src[run->nplan] = src;
+    run->plan_dst[run->nplan++] = dst;
+  }
+}
+
+/* The copies each sample makes from the islands (walls, energies and the
+ * figures kept are computed by vb_record_sample itself). */
+static int
+plan(vb_run *run)
+{
+  const vb_scene *sc = run->scene;
+  size_t n = 0, nrec = (size_t)run->nrec;
+  for (int b = 0; b < sc->nbodies; b++)
+    n += 2 * (size_t)points_of(&sc->bodies[b]) + (size_t)sc->bodies[b].nmodes;
+  n += 3 * (size_t)sc->ncontacts;
+  run->plan_src = calloc(n + 1, sizeof *run->plan_src);
+  run->plan_dst = calloc(n + 1, sizeof *run->plan_dst);
+  if (!run->plan_src || !run->plan_dst)
+    return VB_ENOMEM;
+  for (int b = 0; b < sc->nbodies; b++) {
+    int i = run->body_island[b], at = run->point_first[b];
+    if (i < 0)
+      continue; /* a wall: its drive, evaluated per sample */
+    for (int pt = 0; pt < points_of(&sc->bodies[b]); pt++) {
+      plan_add(run, &run->pu[i][run->point_row[b] + pt], run->point_u[at + pt]);
+      plan_add(run, &run->pv[i][run->point_row[b] + pt], run->point_v[at + pt]);
+    }
+    if (run->modes_q[b])
+      for (int j = 0; j < sc->bodies[b].nmodes; j++)
+        plan_add(run, &run->states[i]->q[run->body_offset[b] + j],
+                 run->modes_q[b] + (size_t)j * nrec);
+  }
+  for (int c = 0; c < sc->ncontacts; c++) {
+    const vb_chist *hc = &run->states[run->contact_island[c]]->hist[run->contact_local[c]];
+    plan_add(run, &hc->x, run->results[c].compression);
+    plan_add(run, &hc->rate, run->results[c].rate);
+    plan_add(run, &hc->f, run->results[c].force);
+  }
+  return VB_OK;
+}
+
 /* Series (rows of nrec samples) of instance i of signal r when recorded,
  * else 0. */
 static size_t
@@ -327,7 +373,7 @@ vb_record_alloc(vb_run *run)
       run->results[c].force = p;
       p += nrec;
     }
-  return VB_OK;
+  return plan(run);
 }
 
 /* Free the recording. */
@@ -340,6 +386,8 @@ vb_record_free(vb_run *run)
     free(run->record);
   free(run->point_u);
   free(run->point_first);
+  free(run->plan_src);
+  free(run->plan_dst);
 }
 
 /* Fill the samples a failed run did not reach with NaN. */
@@ -385,51 +433,34 @@ put(double *series, long k, double v)
     series[k] = v;
 }
 
-/* Record sample k of step n: the selected signals, and the figures kept
- * whether or not their signals are (each contact's largest compression,
- * the energies at the last sample). */
+/* Record sample k of step n: the selected signals (the plan's copies and
+ * the walls), and the figures kept whether or not their signals are (each
+ * contact's largest compression, the energies at the last sample). */
 void
 vb_record_sample(vb_run *run, long n, long k)
 {
   const vb_scene *sc = run->scene;
-  double t = n * run->dt;
-  size_t nrec = (size_t)run->nrec;
   if (run->record_points)
     for (int i = 0; i < run->nislands; i++)
       vb_island_points(&run->model->islands[i], run->states[i], run->pu[i], run->pv[i]);
+  const double *const *src = run->plan_src;
+  double *const *dst = run->plan_dst;
+  for (int m = 0, nm = run->nplan; m < nm; m++)
+    dst[m][k] = *src[m];
   for (int b = 0; b < sc->nbodies; b++) {
     const vb_body *body = &sc->bodies[b];
     int at = run->point_first[b];
-    if (body->kind == VB_BODY_WALL) {
-      if (!run->point_u[at] && !run->point_v[at])
-        continue;
-      double r = 0.0, u = body->u0;
-      if (body->drive.kind != VB_DRIVE_NONE)
-        u += vb_drive_eval(&body->drive, t, &r);
-      put(run->point_u[at], k, u);
-      put(run->point_v[at], k, r);
+    if (body->kind != VB_BODY_WALL || (!run->point_u[at] && !run->point_v[at]))
       continue;
-    }
-    int i = run->body_island[b];
-    if (run->record_points) {
-      int row = run->point_row[b];
-      for (int pt = 0; pt < points_of(body); pt++) {
-        put(run->point_u[at + pt], k, run->pu[i][row + pt]);
-        put(run->point_v[at + pt], k, run->pv[i][row + pt]);
-      }
-    }
-    if (run->modes_q[b]) {
-      const double *q = run->states[i]->q + run->body_offset[b];
-      for (int j = 0; j < body->nmodes; j++)
-        run->modes_q[b][j * nrec + k] = q[j];
-    }
+    double r = 0.0, u = body->u0;
+    if (body->drive.kind != VB_DRIVE_NONE)
+      u += vb_drive_eval(&body->drive, n * run->dt, &r);
+    put(run->point_u[at], k, u);
+    put(run->point_v[at], k, r);
   }
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_chist *hc = &run->states[run->contact_island[c]]->hist[run->contact_local[c]];
     vb_contact_result *res = &run->results[c];
-    put(res->compression, k, hc->x);
-    put(res->rate, k, hc->rate);
-    put(res->force, k, hc->f);
     /* the largest, as a reader of the whole series finds it (a NaN
      * sample replaces it, the next sample replaces a NaN) */
     if (k == 0 || !(hc->x <= res->max_compression))

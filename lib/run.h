@@ -29,6 +29,11 @@ struct vb_run {
   int *point_first;            /* [nbodies] index of the body's point 0 in point_u */
   int *point_row;              /* [nbodies] its row among its island's points */
   size_t record_mapped;        /* bytes mapped for record (0: from malloc) */
+  /* the copies each sample makes: series plan_dst[m] receives *plan_src[m]
+   * (islands' points, modes, contact histories: addresses fixed for the run) */
+  int nplan;
+  const double **plan_src;
+  double **plan_dst;
   double **point_u, **point_v; /* [recorded points] -> [nrec] m, m/s, or NULL */
   double **modes_q;            /* [nbodies] -> [nmodes][nrec] m, or NULL */
   int record_points;           /* some u or v is recorded */
