@@ -466,6 +466,12 @@ vb_record_sample(vb_run *run, long n, long k)
     if (k == 0 || !(hc->x <= res->max_compression))
       res->max_compression = hc->x;
   }
+  /* the energies: for their signals, or at the last sample for the table */
+  int energies = k == run->nrec - 1;
+  for (int w = 0; w < VB_ENERGY_COUNT && !energies; w++)
+    energies = run->energy[w] != NULL;
+  if (!energies)
+    return;
   double e[VB_ENERGY_COUNT];
   vb_record_energy(run, &e[VB_ENERGY_KINETIC], &e[VB_ENERGY_POTENTIAL],
                    &e[VB_ENERGY_DISSIPATED], &e[VB_ENERGY_EXTERNAL], &e[VB_ENERGY_CORRECTION]);
