@@ -15,8 +15,6 @@ command -v h5diff >/dev/null && command -v h5dump >/dev/null || { echo "no h5dif
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-study.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
-VIBRO_FORMAT=vibro-2
-export VIBRO_FORMAT
 
 # same A B: h5diff finds no difference in any dataset or attribute
 same() {
