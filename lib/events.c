@@ -28,6 +28,24 @@ flight_time(double p, double r, double a)
   return -2.0 * p / (ar + sqrt(disc));
 }
 
+/* Penetration of compression x past the barrier on side sign (+1 or -1):
+ * for a rattle sign x - h, which is negative on the far side of x = 0 too
+ * (|x| - h would read a compression pressing on the other side as in
+ * contact here); for the one-sided laws the penetration itself. */
+static double
+side_penetration(const vb_law *law, double sign, double x)
+{
+  return law->kind == VB_LAW_RATTLE ? sign * x - law->h : vb_law_penetration(law, x);
+}
+
+/* Side of the barrier compression x presses on: -1 for a rattle at x < 0,
+ * else +1. */
+static double
+side_of(const vb_law *law, double x)
+{
+  return law->kind == VB_LAW_RATTLE && x < 0.0 ? -1.0 : 1.0;
+}
+
 /* Crossing of zero penetration of contact c near the sample at t0, for a
  * contact whose walls or gap are driven: tau from t0 (> 0 after, < 0
  * before) where the bodies' part of the compression, in free flight from
@@ -88,34 +106,36 @@ state_of(const vb_run *run, int c)
 }
 
 /* Close a release: v_out is the rate at the first sample out (two-level,
- * explicit) or of the step leaving it (three-level, one step later). */
+ * explicit) or of the step leaving it (three-level, one step later);
+ * lag is when rate_out was measured relative to the first sample out, s
+ * (0; three-level +dt/2 for the step after it, -dt/2 for the step into
+ * it). */
 static int
-finish_release(vb_run *run, int c, double rate_out, double e_after)
+finish_release(vb_run *run, int c, double rate_out, double lag, double e_after)
 {
   const vb_island_model *m = model_of(run, c);
   int lc = run->contact_local[c];
   vb_tracker *tr = &run->trackers[c];
   vb_event *ev = &tr->ev;
   double pa = tr->sign * m->aext[lc];
-  int three = m->family == VB_FAMILY_THREE_LEVEL;
   ev->energy_after = e_after;
-  /* instantaneous rate at the release sample (three-level: secant minus
-   * a dt/2), carried back along free flight to the crossing */
-  double r = tr->sign * rate_out - (three ? 0.5 * pa * run->dt : 0.0);
-  double p1 = vb_law_penetration(&run->scene->contacts[c].law, tr->x_release);
+  /* instantaneous rate at the release sample (three-level: the secant
+   * carried by its lag), carried back along free flight to the crossing */
+  double r = tr->sign * rate_out - pa * lag;
+  double p1 = side_penetration(&run->scene->contacts[c].law, tr->sign, tr->x_release);
   double tau = flight_time(p1, r, pa), t1 = tr->n_release * run->dt;
   ev->t_off = t1 - tau;
   ev->v_out = r - pa * tau;
   const vb_contact *ct = &run->scene->contacts[c];
   if (vb_contact_driven(run->scene, ct)) {
     /* the bodies' rate at the release sample: without the drive's rate
-     * (three-level: its secant into the next sample), then as above */
+     * (three-level: its secant over the same step), then as above */
     double rd, d1 = vb_contact_drive(run->scene, ct, t1, &rd);
-    if (three) {
-      double d2 = vb_contact_drive(run->scene, ct, t1 + run->dt, &rd);
-      rd = (d2 - d1) / run->dt;
+    if (lag != 0.0) {
+      double t2 = t1 + 2.0 * lag, d2 = vb_contact_drive(run->scene, ct, t2, &rd);
+      rd = (d2 - d1) / (t2 - t1);
     }
-    double vb = rate_out - rd - (three ? 0.5 * m->aext[lc] * run->dt : 0.0);
+    double vb = rate_out - rd - m->aext[lc] * lag;
     tau = driven_crossing(run, c, tr->sign, t1, tr->x_release, vb, m->aext[lc], -tau,
                           &ev->v_out);
     ev->t_off = t1 + tau;
@@ -155,12 +175,13 @@ open_impact(vb_run *run, int c, long n, double x_before, double rate_before)
   vb_event *ev = &tr->ev;
   memset(ev, 0, sizeof *ev);
   tr->open = 1;
-  tr->sign = law->kind == VB_LAW_RATTLE && hc->x < 0.0 ? -1.0 : 1.0;
+  tr->sign = side_of(law, hc->x);
   double pa = tr->sign * m->aext[lc];
   /* instantaneous rate at the last sample out (three-level: secant plus
-   * a dt/2), carried along free flight to the crossing */
+   * a dt/2), carried along free flight to the crossing; the sample before
+   * may press on the other side of a rattle (side_penetration) */
   double r = tr->sign * rate_before + (three ? 0.5 * pa * run->dt : 0.0);
-  double p0 = vb_law_penetration(law, x_before);
+  double p0 = side_penetration(law, tr->sign, x_before);
   double tau = flight_time(p0, r, pa), t0 = (n - 1) * run->dt;
   ev->t_on = t0 + tau;
   ev->v_in = r + pa * tau;
@@ -206,7 +227,7 @@ release(vb_run *run, int c, long n, double *e_now)
      * free flight, has the rate target + a tau with p = target tau + a
      * tau^2 / 2 */
     double target = ct->vout_exact ? ev->v_out_exact : ev->v_out_pred;
-    double pa = tr->sign * m->aext[lc], p1 = vb_law_penetration(&ct->law, hc->x);
+    double pa = tr->sign * m->aext[lc], p1 = side_penetration(&ct->law, tr->sign, hc->x);
     double disc = target * target + 2.0 * pa * p1;
     double tau = disc >= 0.0 ? -2.0 * p1 / (-target + sqrt(disc)) : p1 / target;
     if (isfinite(target))
@@ -216,7 +237,31 @@ release(vb_run *run, int c, long n, double *e_now)
     tr->pending = 1;
     return VB_OK;
   }
-  return finish_release(run, c, hc->rate, *e_now);
+  return finish_release(run, c, hc->rate, 0.0, *e_now);
+}
+
+/* Contact c, a rattle in contact on side tr->sign, presses on the other
+ * side at step n: it crossed the whole clearance 2h within the step, so
+ * no sample was out of contact.  The impact on the old side ends here (its
+ * release extrapolated from this sample, which is out of contact on that
+ * side; no v_out correction, since the sample is already in the next
+ * impact) and the next one opens on the new side. */
+static int
+switch_side(vb_run *run, int c, long n, double x_before, double rate_before, double e_now)
+{
+  const vb_island_model *m = model_of(run, c);
+  int three = m->family == VB_FAMILY_THREE_LEVEL;
+  const vb_chist *hc = &state_of(run, c)->hist[run->contact_local[c]];
+  vb_tracker *tr = &run->trackers[c];
+  tr->open = 0;
+  tr->n_release = n;
+  tr->x_release = hc->x;
+  /* three-level: hc->rate is the secant of the step into sample n */
+  int rc = finish_release(run, c, hc->rate, three ? -0.5 * run->dt : 0.0, e_now);
+  if (rc)
+    return rc;
+  open_impact(run, c, n, x_before, rate_before);
+  return VB_OK;
 }
 
 /* Update contact c's impact tracking after step n. */
@@ -233,11 +278,16 @@ vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before,
   if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING)
     return VB_OK; /* always engaged: no impacts */
   if (tr->pending) {
-    int rc = finish_release(run, c, (hc->x - tr->x_release) / run->dt, *e_now);
+    int rc = finish_release(run, c, (hc->x - tr->x_release) / run->dt, 0.5 * run->dt, *e_now);
     if (rc)
       return rc;
   }
   double p = vb_law_penetration(law, hc->x);
+  if (p > 0.0 && tr->open && side_of(law, hc->x) != tr->sign) {
+    int rc = switch_side(run, c, n, x_before, rate_before, *e_now);
+    if (rc)
+      return rc;
+  }
   if (p > 0.0 && !tr->open)
     open_impact(run, c, n, x_before, rate_before);
   if (!tr->open)
@@ -270,7 +320,8 @@ vb_events_flush(vb_run *run)
     vb_tracker *tr = &run->trackers[c];
     int rc = VB_OK;
     if (tr->pending) {
-      rc = finish_release(run, c, state_of(run, c)->hist[run->contact_local[c]].rate, NAN);
+      rc = finish_release(run, c, state_of(run, c)->hist[run->contact_local[c]].rate, 0.5 * run->dt,
+                          NAN);
     } else if (tr->open) {
       tr->ev.t_off = tr->ev.duration = tr->ev.v_out = tr->ev.energy_after = NAN;
       rc = push_event(&run->results[c], &tr->ev);
@@ -294,7 +345,7 @@ vb_events_start(vb_run *run, int c)
     return;
   memset(&tr->ev, 0, sizeof tr->ev);
   tr->open = 1;
-  tr->sign = law->kind == VB_LAW_RATTLE && hc->x < 0.0 ? -1.0 : 1.0;
+  tr->sign = side_of(law, hc->x);
   tr->ev.t_on = tr->ev.v_in = tr->ev.energy_before = NAN;
   tr->ev.x_max_pred = tr->ev.v_out_pred = tr->ev.v_out_exact = tr->ev.duration_pred = NAN;
   tr->ev.x_max = vb_law_penetration(law, hc->x);

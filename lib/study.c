@@ -114,7 +114,7 @@ static void check_indices(const vb_study *st, const long *idx, long n, long *bad
 
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 16) reduction(min : b) reduction(max : mx) \
-    reduction(+ : sum)
+    reduction(+ : sum) if (n > 1)
 #endif
   for (i = 0; i < n; i++) {
     long index = idx ? idx[i] : i;

@@ -250,6 +250,104 @@ START_TEST(test_vout_two_bodies)
 }
 END_TEST
 
+/* ------------------------------------------------------ rattle sides */
+
+/* The reduced scene of check_random seed 1003573 (tests/random/README.md):
+ * a mass on a damped spring, a two-mode object and a wall, two rattle
+ * contacts, the first with the x_max clip.  The first rattle crosses its
+ * whole clearance 2h within one sample, so no sample is out of contact;
+ * the tracker kept the impact of the old side open, and the clip, applied
+ * on that side, pushed the compression further into the new one: the
+ * energy the corrections added grew four-fold a sample to 1.2e14 J and
+ * x_max to 1.4e3 m.  The scene is passive (no forces, no drives), so its
+ * energy can only fall: every sample's energy/correction stays within
+ * the initial energy E0 in magnitude (a clip removes at most the energy
+ * there is, and adds none beyond it), the total never exceeds E0, the
+ * energy balance of the two-point scheme closes to 1e-9 of E0
+ * (check_random's invariant), and no impact of the clipped contact goes
+ * past its x_max, gains energy from the clip, or changes side.  Before the
+ * fix: 1.2e14 J (two-point), 9.6e14 J (am1). */
+START_TEST(test_xmax_rattle_side)
+{
+  static const char *const schemes[] = { "two-point", "am1" };
+  char t[4096];
+  snprintf(t, sizeof t,
+    "scene = { name = \"xmax-rattle\"; fs = 96000.0; duration = 0.0031354166666666666; };\n"
+    "bodies = (\n"
+    "  { name = \"b9\"; type = \"mass\"; mass = 0.023518297594537215; u0 = -3.5289039322442628e-06;\n"
+    "    v0 = 0.33058900373959599; k = 529974.88063458854; c = 4.9272609932689058; },\n"
+    "  { name = \"b10\"; type = \"modal\"; freq = [0.0, 1506.8049675711472]; mass = 0.053766888872204391;\n"
+    "    zeta = [0.0098087002527674615, 0.037212345596293661];\n"
+    "    q0 = [7.0783540074278596e-07, -8.4689369654521526e-06];\n"
+    "    dq0 = [-0.44783723409360254, -0.015807511041211586];\n"
+    "    points = ( { name = \"p0\"; shape = [0.88484161046114407, -0.060208593970428659]; },\n"
+    "               { name = \"p1\"; shape = [0.94940016192372512, -0.66974337622522695]; } ); },\n"
+    "  { name = \"w11\"; type = \"wall\"; }\n"
+    ");\n"
+    "contacts = (\n"
+    "  { name = \"c8\"; between = [\"b10.p0\", \"b9\"]; law = \"rattle\"; scheme = \"%s\";\n"
+    "    k = 8533408.8592889737; alpha = 1.1463946660175017; h = 4.9226109366138803e-06;\n"
+    "    gap = 0.00018690777564335344; corrections = [\"xmax\"]; },\n"
+    "  { name = \"c9\"; between = [\"b10.p1\", \"w11\"]; law = \"rattle\"; scheme = \"%s\";\n"
+    "    k = 66874156.328041159; alpha = 1.5147201832759432; h = 4.8613194756274147e-05;\n"
+    "    gap = 5.263225917205977e-05; }\n"
+    ");\n"
+    "record = { every = 1; };\n", schemes[_i], schemes[_i]);
+  tu_sim s = tu_run_text(t);
+  ck_assert_int_eq(s.rc, VB_OK);
+  long n = vb_run_samples(s.run);
+  const double *e = vb_run_energy(s.run, VB_ENERGY_TOTAL);
+  const double *corr = vb_run_energy(s.run, VB_ENERGY_CORRECTION);
+  double e0 = e[0], worst = 0.0, emax = 0.0;
+  for (long i = 0; i < n; i++) {
+    worst = fmax(worst, fabs(corr[i]));
+    emax = fmax(emax, e[i]);
+  }
+  double err = vb_run_balance_error(s.run);
+  fprintf(stderr, "xmax rattle %-9s: E0 %.6g J, max |energy/correction| %.3g J, max E %.6g J, "
+          "balance error %.3g J\n", schemes[_i], e0, worst, emax, err);
+  ck_assert_msg(worst <= e0, "%s: energy/correction %g J beyond E0 %g J", schemes[_i], worst, e0);
+  ck_assert_msg(emax <= e0 * (1 + 1e-12), "%s: energy %g J above E0 %g J", schemes[_i], emax, e0);
+  /* the two-point scheme conserves energy (am1's trapezoidal force does
+   * not: 5e-3 of E0 here without corrections) */
+  if (_i == 0)
+    ck_assert_msg(fabs(err) <= 1e-9 * e0, "%s: balance error %g J", schemes[_i], err);
+  /* the clip acted (the test exercises it), and never past x_max */
+  const vb_contact_result *r = vb_run_contact(s.run, 0);
+  int clipped = 0;
+  for (int k = 0; k < r->nevents; k++) {
+    const vb_event *ev = &r->events[k];
+    if (!(ev->corrections & VB_CORRECT_XMAX))
+      continue;
+    clipped++;
+    ck_assert_msg(ev->x_max <= ev->x_max_pred * (1 + 1e-12), "%s: impact %d: x_max %g > %g",
+                  schemes[_i], k, ev->x_max, ev->x_max_pred);
+    ck_assert_msg(ev->energy_correction <= 0.0, "%s: impact %d: the clip added %g J",
+                  schemes[_i], k, ev->energy_correction);
+  }
+  ck_assert_int_gt(clipped, 0);
+  /* each impact presses on one side only: the compression keeps its sign
+   * over the samples between an impact's onset and its release */
+  const double h = 4.9226109366138803e-06, dt = 1.0 / 96000.0;
+  for (int k = 0; k < r->nevents; k++) {
+    const vb_event *ev = &r->events[k];
+    long a = isfinite(ev->t_on) ? (long)ceil(ev->t_on / dt) : 0;
+    long b = isfinite(ev->t_off) ? (long)floor(ev->t_off / dt) : n - 1;
+    double side = 0.0;
+    for (long i = a; i <= b && i < n; i++) {
+      double x = r->compression[i];
+      if (!(fabs(x) > h))
+        continue; /* out of contact */
+      if (side == 0.0)
+        side = x < 0.0 ? -1.0 : 1.0;
+      ck_assert_msg(side * x > 0.0, "%s: impact %d changes side at sample %ld", schemes[_i], k,
+                    i);
+    }
+  }
+  tu_free(&s);
+}
+END_TEST
+
 /* ------------------------------------------------------------- errors */
 
 START_TEST(test_correction_errors)
@@ -300,6 +398,7 @@ corrections_suite(void)
   tcase_add_loop_test(core, test_exact_duration, 0, 2);
   tcase_add_test(core, test_exact_duration_saturate);
   tcase_add_test(core, test_vout_two_bodies);
+  tcase_add_loop_test(core, test_xmax_rattle_side, 0, 2);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("errors");
   tcase_set_timeout(errors, 60);
