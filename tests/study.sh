@@ -220,14 +220,19 @@ contacts = ( { name = "hit"; between = ["hammer", "wall"]; law = "hunt-crossley"
 sweep = { params = ( { path = "scene.duration"; values = [0.01, 3000.0]; } ); };
 CFG
 sed 's/values = \[0.01, 3000.0\]/values = [3000.0, 0.01]/' "$tmp/oom.cfg" >"$tmp/oom0.cfg"
-(ulimit -v 3000000; exec "$vibro" run "$tmp/oom.cfg" -o "$tmp/oom.h5" -j 1 --quiet) 2>"$tmp/err"
-[ $? -eq 1 ] && ok || bad "out of memory: not exit 1"
-contains "$tmp/err" "out of memory"
-contains "$tmp/err" "(the 1 finished scenes are kept in $tmp/oom.h5.part: run again with --resume to continue)"
-(ulimit -v 3000000; exec "$vibro" run "$tmp/oom0.cfg" -o "$tmp/oom0.h5" -j 1 --quiet) 2>"$tmp/err"
-[ $? -eq 1 ] && ok || bad "out of memory: not exit 1"
-contains "$tmp/err" "(no scene was finished)"
-grep -q "kept" "$tmp/err" && bad "claims kept scenes when none finished: $(cat "$tmp/err")" || ok
+# AddressSanitizer reserves terabytes of shadow memory, which ulimit -v forbids
+if [ "${WITH_SANITIZERS:-no}" = yes ]; then
+  echo "out of memory: not checked under the sanitizers (ulimit -v stops ASan itself)"
+else
+  (ulimit -v 3000000; exec "$vibro" run "$tmp/oom.cfg" -o "$tmp/oom.h5" -j 1 --quiet) 2>"$tmp/err"
+  [ $? -eq 1 ] && ok || bad "out of memory: not exit 1"
+  contains "$tmp/err" "out of memory"
+  contains "$tmp/err" "(the 1 finished scenes are kept in $tmp/oom.h5.part: run again with --resume to continue)"
+  (ulimit -v 3000000; exec "$vibro" run "$tmp/oom0.cfg" -o "$tmp/oom0.h5" -j 1 --quiet) 2>"$tmp/err"
+  [ $? -eq 1 ] && ok || bad "out of memory: not exit 1"
+  contains "$tmp/err" "(no scene was finished)"
+  grep -q "kept" "$tmp/err" && bad "claims kept scenes when none finished: $(cat "$tmp/err")" || ok
+fi
 
 # /study/events: every impact of every scene, one flat table (pandas in one
 # call when installed), with the swept values and units aligned with the fields

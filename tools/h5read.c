@@ -682,8 +682,11 @@ outputs_open(const char *path, output_files *of)
   if (!of->fid)
     return cli_complain(path, "out of memory");
   of->fid[0] = output_open(path, of->format, sizeof of->format);
-  if (of->fid[0] < 0)
+  if (of->fid[0] < 0) {
+    free(of->fid);
+    of->fid = NULL;
     return -1;
+  }
   of->n = 1;
   of->version = format_version(of->format);
   return 0;
