@@ -69,20 +69,7 @@ static double now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Write "message" into err unless one is there; returns code. */
-static int msg(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int msg(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-  va_list ap;
-
-  if (err && errlen > 0 && !err[0]) {
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
+#define msg vb_output_msg
 
 /* Test hook: with VIBRO_TEST_KILL_AT=k in the environment, the process
  * kills itself (SIGKILL) at the k-th write point of the output. */
@@ -98,55 +85,6 @@ static long env_kill_at(void)
 {
   const char *s = getenv("VIBRO_TEST_KILL_AT");
   return s ? atol(s) : 0;
-}
-
-/* CRC-32 of a whole file by name under dirfd; -1 on error; *size its bytes.
- * The file is mapped (no copy out of the page cache) and its pieces of
- * 4 MiB summed by the threads (outside a parallel region: the final
- * shard, resume), then combined in order. */
-static long file_crc(int dirfd, const char *name, long *size)
-{
-  const long piece = 1L << 22;
-  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  struct stat st;
-  long n, k;
-  uLong crc = crc32(0L, Z_NULL, 0), *part;
-  const unsigned char *map;
-
-  if (fd < 0)
-    return -1;
-  if (fstat(fd, &st) < 0) {
-    close(fd);
-    return -1;
-  }
-  *size = (long)st.st_size;
-  if (st.st_size == 0) {
-    close(fd);
-    return (long)crc;
-  }
-  map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED)
-    return -1;
-  madvise((void *)map, (size_t)st.st_size, MADV_SEQUENTIAL);
-  n = ((long)st.st_size + piece - 1) / piece;
-  part = calloc((size_t)n, sizeof *part);
-  if (!part) {
-    munmap((void *)map, (size_t)st.st_size);
-    return -1;
-  }
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1)
-#endif
-  for (k = 0; k < n; k++)
-    part[k] = crc32(0L, map + k * piece,
-                    (uInt)(k == n - 1 ? (long)st.st_size - k * piece : piece));
-  for (k = 0; k < n; k++)
-    crc = crc32_combine(crc, part[k], (z_off_t)(k == n - 1 ? (long)st.st_size - k * piece
-                                                            : piece));
-  free(part);
-  munmap((void *)map, (size_t)st.st_size);
-  return (long)crc;
 }
 
 /* Write len bytes to fd, calling tick between pieces; 0 or an errno. */
@@ -194,19 +132,6 @@ static int write_failed(vb_output *o, const char *what, int e)
              o->path, what, full ? full : (e ? strerror(e) : "HDF5 write error"));
 }
 
-/* Shard file names: rank and number. */
-static int shard_name_parse(const char *name, int *rank, long *number)
-{
-  int r, used = 0;
-  long n;
-
-  if (sscanf(name, "r%3d-%6ld.h5%n", &r, &n, &used) != 2 || name[used] != '\0')
-    return -1;
-  *rank = r;
-  *number = n;
-  return 0;
-}
-
 /* Try the lock of rank r: 1 if held by a running writer (its pid in *pid),
  * 0 if free (or absent). */
 static int lock_held(int dirfd, int r, long *pid)
@@ -237,7 +162,7 @@ static int ours(const char *name)
   size_t len = strlen(name);
 
   return strncmp(name, "lock.r", 6) == 0 || strncmp(name, "manifest.r", 10) == 0 ||
-         shard_name_parse(name, &r, &n) == 0 || (len > 4 && strcmp(name + len - 4, ".tmp") == 0);
+         vb_shard_name_parse(name, &r, &n) == 0 || (len > 4 && strcmp(name + len - 4, ".tmp") == 0);
 }
 
 /* The rank a file of OUT.part/ belongs to, or -1 (final.tmp). */
@@ -249,200 +174,6 @@ static int owner_rank(const char *name)
       sscanf(name, "lock.r%3d", &r) == 1)
     return r;
   return -1;
-}
-
-/* Parse one manifest line; 0 if complete and its own CRC matches. */
-static int line_parse(const char *line, shard *s, unsigned long *input_crc)
-{
-  char name[64];
-  unsigned long crc, icrc, lcrc;
-  long size, rows, lo, hi;
-  int used = 0;
-  const char *end;
-
-  if (sscanf(line, "%63s %ld %lx %ld %ld %ld %lx %n", name, &size, &crc, &rows, &lo, &hi,
-             &icrc, &used) != 7)
-    return -1;
-  end = line + used;
-  if (sscanf(end, "%lx", &lcrc) != 1)
-    return -1;
-  if (crc32(0L, (const Bytef *)line, (uInt)used) != lcrc)
-    return -1;
-  memset(s, 0, sizeof *s);
-  snprintf(s->name, sizeof s->name, "%s", name);
-  s->size = size;
-  s->crc = crc;
-  s->rows = rows;
-  s->lo = lo;
-  s->hi = hi;
-  *input_crc = icrc;
-  return shard_name_parse(s->name, &s->rank, &size);
-}
-
-/* Format a manifest line. */
-static void line_format(char *line, size_t len, const shard *s, unsigned long input_crc)
-{
-  int n = snprintf(line, len, "%s %ld %08lx %ld %ld %ld %08lx ", s->name, s->size, s->crc,
-                   s->rows, s->lo, s->hi, input_crc);
-  snprintf(line + n, len - (size_t)n, "%08lx\n",
-           (unsigned long)crc32(0L, (const Bytef *)line, (uInt)n));
-}
-
-/* Read every manifest in OUT.part/: the listed shards whose size and
- * CRC-32 match (their scenes read from the shard), in *out.  A line for
- * another input is an error (VB_EINVAL). */
-static int shards_verified(int dirfd, const char *part, const char *source,
-                           unsigned long input_crc, int check, shard **out, long *nout,
-                           char *err, size_t errlen)
-{
-  DIR *d;
-  struct dirent *e;
-  shard *list = NULL;
-  long n = 0, cap = 0;
-  int rc = VB_OK, fd;
-
-  *out = NULL;
-  *nout = 0;
-  fd = dup(dirfd);
-  d = fd >= 0 ? fdopendir(fd) : NULL;
-  if (!d) {
-    if (fd >= 0)
-      close(fd);
-    return msg(err, errlen, VB_EIO, "cannot list %s: %s", part, strerror(errno));
-  }
-  rewinddir(d);
-  while (rc == VB_OK && (e = readdir(d)) != NULL) {
-    FILE *f;
-    char line[LINE_MAX_LEN];
-    int mfd;
-
-    if (strncmp(e->d_name, "manifest.r", 10) != 0 || strchr(e->d_name, '.') != e->d_name + 8)
-      continue;
-    mfd = openat(dirfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    f = mfd >= 0 ? fdopen(mfd, "r") : NULL;
-    if (!f) {
-      if (mfd >= 0)
-        close(mfd);
-      continue;
-    }
-    while (rc == VB_OK && fgets(line, sizeof line, f)) {
-      shard s;
-      unsigned long icrc;
-      long size;
-
-      if (strchr(line, '\n') == NULL || line_parse(line, &s, &icrc) != 0)
-        continue; /* torn or damaged line: its shard is not listed */
-      if (check && icrc != input_crc) {
-        rc = msg(err, errlen, VB_EINVAL, "%s was written for a different input than %s; run "
-                 "without --resume to start over", part, source);
-        break;
-      }
-      if (check && ((long)file_crc(dirfd, s.name, &size) != (long)s.crc || size != s.size))
-        continue; /* damaged or missing: its scenes are run again */
-      if (!check) {
-        struct stat st;
-        if (fstatat(dirfd, s.name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_size != s.size)
-          continue;
-      }
-      if (n == cap) {
-        long ncap = cap ? 2 * cap : 16;
-        shard *g = realloc(list, (size_t)ncap * sizeof *g);
-        if (!g) {
-          rc = msg(err, errlen, VB_ENOMEM, "out of memory reading %s", part);
-          break;
-        }
-        list = g;
-        cap = ncap;
-      }
-      list[n++] = s;
-    }
-    fclose(f);
-  }
-  closedir(d);
-  if (rc != VB_OK) {
-    free(list);
-    return rc;
-  }
-  *out = list;
-  *nout = n;
-  return VB_OK;
-}
-
-/* Path of a file in OUT.part/. */
-char *vb_part_file(const char *part, const char *name)
-{
-  size_t len = strlen(part) + strlen(name) + 2;
-  char *p = malloc(len);
-
-  if (p)
-    snprintf(p, len, "%s/%s", part, name);
-  return p;
-}
-
-/* Read a shard's scene indices and status codes into complete[] and codes[]. */
-int vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
-                    unsigned char *complete, int *codes, long *ndone, long *T)
-{
-  char *path = vb_part_file(part, s->name);
-  hid_t file = path ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-  hid_t scene = file >= 0 ? H5Dopen2(file, "signals/scene", H5P_DEFAULT) : -1;
-  hid_t table = file >= 0 ? H5Dopen2(file, "study/table", H5P_DEFAULT) : -1;
-  hid_t ctype = H5Tcreate(H5T_COMPOUND, sizeof(int));
-  hid_t time = file >= 0 ? H5Dopen2(file, "signals/time", H5P_DEFAULT) : -1;
-  hid_t space = time >= 0 ? H5Dget_space(time) : -1;
-  int64_t *idx = idxout ? idxout : malloc((size_t)(s->rows > 0 ? s->rows : 1) * sizeof *idx);
-  int *code = malloc((size_t)(s->rows > 0 ? s->rows : 1) * sizeof *code);
-  hsize_t dims[2] = { 0, 0 };
-  int rc = -1, nd;
-  long r;
-
-  if (scene >= 0 && table >= 0 && ctype >= 0 && idx && code && space >= 0 &&
-      H5Tinsert(ctype, "status_code", 0, H5T_NATIVE_INT) >= 0 &&
-      H5Dread(scene, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, idx) >= 0 &&
-      H5Dread(table, ctype, H5S_ALL, H5S_ALL, H5P_DEFAULT, code) >= 0 &&
-      (nd = H5Sget_simple_extent_dims(space, dims, NULL)) >= 1) {
-    *T = (long)dims[nd - 1];
-    rc = 0;
-    for (r = 0; r < s->rows; r++) {
-      if (idx[r] < 0 || idx[r] >= nscenes) {
-        rc = -1;
-        break;
-      }
-      if (complete && !complete[idx[r]]) {
-        complete[idx[r]] = 1;
-        codes[idx[r]] = code[r];
-        (*ndone)++;
-      }
-    }
-  }
-  vb_h5_close(space);
-  vb_h5_close(time);
-  vb_h5_close(ctype);
-  vb_h5_close(table);
-  vb_h5_close(scene);
-  vb_h5_close(file);
-  if (idx != idxout)
-    free(idx);
-  free(code);
-  free(path);
-  return rc;
-}
-
-/* CRC-32 of the input text: a manifest line names what it was run for. */
-static unsigned long input_crc(const vb_output_layout *lay);
-
-/* Verified shards of OUT.part/. */
-int vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay,
-                     vb_shard **out, long *nout, char *err, size_t errlen)
-{
-  return shards_verified(dirfd, part, lay->source, input_crc(lay), 1, out, nout, err, errlen);
-}
-
-/* CRC-32 of the input text. */
-static unsigned long input_crc(const vb_output_layout *lay)
-{
-  const char *t = lay->input ? lay->input : "";
-  return crc32(0L, (const Bytef *)t, (uInt)strlen(t));
 }
 
 /* Create OUT.part/ or check the one there; open it. */
@@ -563,7 +294,7 @@ static int manifest_open(vb_output *o, const shard *keep, long nkeep)
   for (k = 0; k < nkeep; k++) {
     if (keep[k].rank != o->rank)
       continue;
-    line_format(line, sizeof line, &keep[k], o->input_crc);
+    vb_manifest_line(line, sizeof line, &keep[k], o->input_crc);
     if (write(fd, line, strlen(line)) != (ssize_t)strlen(line)) {
       int e = errno;
       close(fd);
@@ -636,13 +367,13 @@ int vb_output_open(const char *path, const vb_output_layout *lay, int resume, in
   rc = vb_format_init(&o->fmt, lay, err, errlen);
   o->fmt.tick = tick;
   o->fmt.tick_ctx = o;
-  o->input_crc = input_crc(lay);
+  o->input_crc = vb_input_crc(lay);
   if (rc == VB_OK)
     rc = part_dir(path, o->part, &o->dirfd, err, errlen);
   if (rc == VB_OK)
     rc = take_lock(o);
   if (rc == VB_OK && resume)
-    rc = shards_verified(o->dirfd, o->part, lay->source, o->input_crc, 1, &kept, &nkept, err,
+    rc = vb_shards_verified(o->dirfd, o->part, lay->source, o->input_crc, 1, &kept, &nkept, err,
                          errlen);
   for (k = 0; rc == VB_OK && k < nkept; k++)
     if (vb_shard_scenes(o->part, &kept[k], lay->nscenes, NULL, o->complete, o->codes, &o->ndone, &T) < 0)
@@ -653,7 +384,7 @@ int vb_output_open(const char *path, const vb_output_layout *lay, int resume, in
     if (kept[k].rank == rank) {
       long number = 0;
       int r;
-      shard_name_parse(kept[k].name, &r, &number);
+      vb_shard_name_parse(kept[k].name, &r, &number);
       if (number >= o->next_shard)
         o->next_shard = number + 1;
     }
@@ -737,7 +468,7 @@ static int shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, l
                              : write_failed(o, tmp, e);
     }
     close(fd);
-    crc = file_crc(o->dirfd, tmp, &size);
+    crc = vb_file_crc(o->dirfd, tmp, &size);
     if (crc < 0)
       return write_failed(o, tmp, errno);
   } else {
@@ -806,7 +537,7 @@ static int flush(vb_output *o)
   s.rows = o->nbatch;
   s.lo = o->batch[0]->index;
   s.hi = o->batch[o->nbatch - 1]->index;
-  line_format(line, sizeof line, &s, o->input_crc);
+  vb_manifest_line(line, sizeof line, &s, o->input_crc);
   len = strlen(line);
   tick(o);
   /* a torn line fails its own CRC: the shard is then not listed */
@@ -913,57 +644,4 @@ void vb_output_free(vb_output *o)
   if (o->dirfd >= 0)
     close(o->dirfd);
   output_release(o);
-}
-
-/* The shards of a running study. */
-int vb_output_running(const char *path, char ***paths, long *n, char *err, size_t errlen)
-{
-  char *part = malloc(strlen(path) + sizeof PART_SUFFIX);
-  shard *list = NULL;
-  long k, count = 0;
-  int dirfd, rc;
-
-  *paths = NULL;
-  *n = 0;
-  if (err && errlen > 0)
-    err[0] = '\0';
-  if (!part)
-    return msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
-  strcpy(part, path);
-  strcat(part, PART_SUFFIX);
-  dirfd = open(part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dirfd < 0) {
-    rc = msg(err, errlen, VB_EINVAL, "%s: no running study (%s: %s)", path, part,
-             strerror(errno));
-    free(part);
-    return rc;
-  }
-  rc = shards_verified(dirfd, part, path, 0, 0, &list, &count, err, errlen);
-  close(dirfd);
-  if (rc == VB_OK && count > 0) {
-    *paths = calloc((size_t)count, sizeof **paths);
-    for (k = 0; *paths && k < count; k++)
-      if (!((*paths)[k] = vb_part_file(part, list[k].name)))
-        break;
-    if (!*paths || k < count) {
-      vb_output_running_free(*paths, count);
-      *paths = NULL;
-      rc = msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
-    } else {
-      *n = count;
-    }
-  }
-  free(list);
-  free(part);
-  return rc;
-}
-
-/* Free what vb_output_running returned. */
-void vb_output_running_free(char **paths, long n)
-{
-  long k;
-
-  for (k = 0; paths && k < n; k++)
-    free(paths[k]);
-  free(paths);
 }

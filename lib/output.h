@@ -132,4 +132,23 @@ int vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void
 /* "PART/NAME", malloc'ed. */
 char *vb_part_file(const char *part, const char *name);
 
+/* output_shards.c: reading OUT.part/. */
+
+/* Write a message into err unless one is there already; returns code. */
+int vb_output_msg(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* CRC-32 of a file under dirfd, its size in *size; -1 on error. */
+long vb_file_crc(int dirfd, const char *name, long *size);
+/* Rank and number of a shard file name "rRRR-NNNNNN.h5"; 0 or -1. */
+int vb_shard_name_parse(const char *name, int *rank, long *number);
+/* Format a shard's manifest line (with its own CRC) into line. */
+void vb_manifest_line(char *line, size_t len, const vb_shard *s, unsigned long input_crc);
+/* The shards the manifests of OUT.part/ list for this input; with check,
+ * only those whose size and CRC-32 match.  *out is freed by the caller. */
+int vb_shards_verified(int dirfd, const char *part, const char *source,
+                       unsigned long input_crc, int check, vb_shard **out, long *nout,
+                       char *err, size_t errlen);
+/* CRC-32 of the input text: what a manifest line was run for. */
+unsigned long vb_input_crc(const vb_output_layout *lay);
+
 #endif

@@ -97,10 +97,14 @@ static int model_write(const vb_format *f, hid_t file)
     rc |= g < 0 ? -1 : 0;
     rc |= vb_h5_attr_string(g, "law", vb_law_name(c->law.kind));
     rc |= vb_h5_attr_string(g, "scheme", c->scheme ? c->scheme->name : "");
-    rc |= vb_h5_attr_double(g, "k", c->law.k);
-    rc |= vb_h5_attr_double(g, "alpha", c->law.alpha);
-    rc |= vb_h5_attr_double(g, "mu", c->law.mu);
-    rc |= vb_h5_attr_double(g, "h", c->law.h);
+    /* the law's own parameters, from the law table (the spring's c, e of
+     * the restitution laws), each with its units in "<key>_units" */
+    for (const vb_law_param *p = vb_law_info_of(c->law.kind)->params; p->key && rc == 0; p++) {
+      char units[VB_NAME_MAX + 8];
+      snprintf(units, sizeof units, "%s_units", p->key);
+      rc |= vb_h5_attr_double(g, p->key, vb_law_param_value(&c->law, p));
+      rc |= vb_h5_attr_string(g, units, p->units);
+    }
     rc |= vb_h5_attr_double(g, "gap", c->gap);
     rc |= vb_h5_attr_strings(g, "between", between, 2);
     rc |= vb_h5_close(g);

@@ -23,7 +23,6 @@
 
 #include "h5util.h"
 #include "vibro.h"
-#include "output_v1.h"
 
 #define PART_SUFFIX ".part"
 #define ERR_MAX 1024
@@ -36,27 +35,6 @@ static double now(void)
 
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Units of a swept path, from its last key (until the loader's table
- * gives them). */
-static const char *param_units(const vb_study *study, int p)
-{
-  static const struct { const char *key, *units; } known[] = {
-    { "k", "N/m^alpha" }, { "alpha", "1" }, { "mu", "s/m" }, { "h", "1" }, { "gap", "m" },
-    { "u0", "m" }, { "v0", "m/s" }, { "mass", "kg" }, { "c", "N s/m" }, { "fs", "Hz" },
-    { "duration", "s" }, { "gravity", "m/s^2" }, { "every", "1" }, { "position", "m" },
-    { "freq", "Hz" }, { "amplitude", "m" }, { "phase", "rad" }, { "value", "N" },
-    { "e", "1" }, { "length", "m" }, { "s", "1" }, { "tolerance", "1" },
-  };
-  const char *path = vb_study_param(study, p), *dot = strrchr(path, '.');
-  const char *key = dot ? dot + 1 : path;
-  size_t i;
-
-  for (i = 0; i < sizeof known / sizeof known[0]; i++)
-    if (strcmp(known[i].key, key) == 0)
-      return known[i].units;
-  return "?";
 }
 
 /* The output layout of a study. */
@@ -74,7 +52,7 @@ void vb_study_layout(const vb_study *study, vb_output_layout *lay, const char **
   lay->nparams = vb_study_nparams(study);
   for (p = 0; p < lay->nparams; p++) {
     names[p] = vb_study_param(study, p);
-    units[p] = param_units(study, p);
+    units[p] = vb_study_param_units(study, p);
   }
   lay->param_names = names;
   lay->param_units = units;
@@ -351,8 +329,6 @@ int vb_study_run(const vb_study *study, const char *out, const vb_study_options 
   defaults.nranks = 1;
   if (!opt)
     opt = &defaults;
-  if (opt->format == 1)
-    return vb_v1_study_run(study, out, opt, report, err, errlen);
   if (report)
     memset(report, 0, sizeof *report);
   if (opt->nranks < 1 || opt->rank < 0 || opt->rank >= opt->nranks) {

@@ -667,9 +667,6 @@ typedef struct vb_study_options {
    * those in flight are written, and vb_study_run returns VB_EINTR with
    * "OUT: interrupted after N of M scenes; run again with --resume". */
   const volatile int *stop;
-  /* 0 or 2: layout vibro-2 (doc/format.md); 1: the transitional vibro-1
-   * writer (one HDF5 file, no shards), until every reader reads vibro-2. */
-  int format;
 } vb_study_options;
 
 /* What vb_study_run did. */

@@ -281,6 +281,78 @@ typedef struct row {
   double first_impact, mean_duration, max_compression;
 } row;
 
+/* The unit the file's /study/table gives column `name` ("" if absent). */
+static void table_unit(const char *path, const char *name, char *unit, size_t size)
+{
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, "study/table", H5P_DEFAULT);
+  hid_t a = H5Aopen(d, "units", H5P_DEFAULT);
+  hid_t t = H5Dget_type(d), s = H5Aget_space(a), vs = H5Aget_type(a);
+  hssize_t n = H5Sget_simple_extent_npoints(s);
+  char **units;
+  int i;
+
+  ck_assert(f >= 0 && d >= 0 && a >= 0 && t >= 0 && s >= 0);
+  ck_assert_int_eq(n, H5Tget_nmembers(t));
+  ck_assert(H5Tis_variable_str(vs) > 0);
+  units = calloc((size_t)n, sizeof *units);
+  ck_assert(units && H5Aread(a, vs, units) >= 0);
+  unit[0] = '\0';
+  for (i = 0; i < n; i++) {
+    char *member = H5Tget_member_name(t, (unsigned)i);
+    if (strcmp(member, name) == 0)
+      snprintf(unit, size, "%s", units[i]);
+    H5free_memory(member);
+  }
+  H5Dvlen_reclaim(vs, s, H5P_DEFAULT, units);
+  free(units);
+  H5Tclose(vs);
+  H5Sclose(s);
+  H5Tclose(t);
+  H5Aclose(a);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
+/* Swept columns carry the units of the setting they sweep, from the tables
+ * (a mass's spring k is N/m, a contact's k N/m^alpha): the layout and the
+ * file's /study/table units. */
+START_TEST(test_swept_units)
+{
+  static const char sweep[] =
+      "sweep = { params = (\n"
+      "  { path = \"contacts.hit.k\"; values = [1.0e8, 2.0e8]; },\n"
+      "  { path = \"bodies.hammer.k\"; values = [10.0, 20.0]; },\n"
+      "  { path = \"bodies.hammer.v0\"; values = [0.83, 1.9]; } );\n"
+      "  mode = \"zip\"; };\n";
+  static const char *const expect[][2] = {
+    { "contacts.hit.k", "N/m^alpha" }, { "bodies.hammer.k", "N/m" },
+    { "bodies.hammer.v0", "m/s" } };
+  char text[2048], out[1024], err[1024], unit[64];
+  const char *names[3], *units[3];
+  vb_output_layout lay;
+  vb_study *st;
+  int p;
+
+  snprintf(text, sizeof text, "%s%s", BASE, sweep);
+  st = load(text);
+  vb_study_layout(st, &lay, names, units);
+  ck_assert_int_eq(lay.nparams, 3);
+  for (p = 0; p < 3; p++) {
+    ck_assert_str_eq(names[p], expect[p][0]);
+    ck_assert_str_eq(units[p], expect[p][1]);
+  }
+  out_path(out, sizeof out, "units");
+  ck_assert_msg(vb_study_run(st, out, NULL, NULL, err, sizeof err) == VB_OK, "%s", err);
+  for (p = 0; p < 3; p++) {
+    table_unit(out, expect[p][0], unit, sizeof unit);
+    ck_assert_str_eq(unit, expect[p][1]);
+  }
+  remove(out);
+  vb_study_free(st);
+}
+END_TEST
+
 START_TEST(test_table_matches_single_runs)
 {
   static const char sweep[] =
@@ -288,7 +360,7 @@ START_TEST(test_table_matches_single_runs)
       "  { path = \"contacts.hit.k\"; logspace = [1.0e8, 1.0e9]; n = 3; },\n"
       "  { path = \"bodies.hammer.v0\"; values = [0.83, 1.9]; } ); };\n";
   char text[2048], out[1024], err[1024];
-  vb_study_options opt = { 2, 0, 0, 0, 1, NULL, NULL, 0, NULL, 2 };
+  vb_study_options opt = { 2, 0, 0, 0, 1, NULL, NULL, 0, NULL };
   vb_study_report rep;
   vb_study *st;
   row rows[6];
@@ -504,7 +576,7 @@ START_TEST(test_resume_other_input_refused)
   char out[1024], part[1100], err[1024];
   vb_study *a = load(BASE "sweep = { params = ( { path = \"scene.fs\"; values = [44100.0, 48000.0]; } ); };\n");
   vb_study *b = load(BASE "sweep = { params = ( { path = \"scene.fs\"; values = [44100.0, 96000.0]; } ); };\n");
-  vb_study_options resume = { 1, 1, 0, 0, 1, NULL, NULL, 0, NULL, 2 };
+  vb_study_options resume = { 1, 1, 0, 0, 1, NULL, NULL, 0, NULL };
   vb_output_layout lay;
   const char *names[1], *units[1];
   vb_output *o;
@@ -583,6 +655,7 @@ static Suite *study_suite(void)
         *runner = tcase_create("runner");
 
   tcase_add_test(core, test_grid_order_and_values);
+  tcase_add_test(core, test_swept_units);
   tcase_add_test(core, test_spaced_values_exact);
   tcase_add_test(core, test_random_splitmix);
   tcase_add_test(core, test_absent_keys_created);

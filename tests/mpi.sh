@@ -16,7 +16,7 @@ study="$srcdir/scenes/papetti-sweep.cfg"
 mpirun -np 2 --oversubscribe "$vibro" run "$study" -o "$tmp/mpi.h5" -j 1 --quiet \
   >"$tmp/out" 2>&1 && ok || bad "mpirun failed: $(cat "$tmp/out")"
 h5diff "$tmp/serial.h5" "$tmp/mpi.h5" >"$tmp/diff" 2>&1 && ok || bad "2 ranks differ from 1: $(head "$tmp/diff")"
-ls "$tmp"/mpi.h5.rank* >/dev/null 2>&1 && bad "rank files left" || ok
+ls -d "$tmp"/mpi.h5.* >/dev/null 2>&1 && bad "shards left: $(ls -d "$tmp"/mpi.h5.*)" || ok
 # 2 ranks x 2 threads
 mpirun -np 2 --oversubscribe "$vibro" run "$study" -o "$tmp/mpi2.h5" -j 2 --quiet \
   >"$tmp/out" 2>&1 && ok || bad "mpirun -j 2 failed: $(cat "$tmp/out")"

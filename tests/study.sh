@@ -15,8 +15,6 @@ command -v h5diff >/dev/null && command -v h5dump >/dev/null || { echo "no h5dif
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-study.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
-VIBRO_FORMAT=vibro-2
-export VIBRO_FORMAT
 
 # same A B: h5diff finds no difference in any dataset or attribute
 same() {
@@ -283,6 +281,29 @@ contains "$tmp/err" "badpath.cfg:17: sweep: unknown parameter path 'contacts.hit
 [ -e "$tmp/bad.h5" ] || [ -e "$tmp/bad.h5.part" ] && bad "output left for a bad study" || ok
 expect 1 "$vibro" run "$study" -o "$tmp/x.h5" -j 0
 contains "$tmp/err" "vibro run: -j 0: not a number of threads (valid: 1 to 4096)"
+
+# /model: each contact's law parameters come from the law table, with their
+# units (the spring's damping c and a restitution law's e were once missing)
+cat >"$tmp/laws.cfg" <<'CFG'
+scene = { name = "laws"; fs = 44100.0; duration = 0.001; };
+bodies = ( { name = "a"; type = "mass"; mass = 0.01; v0 = 0.5; },
+           { name = "b"; type = "mass"; mass = 0.02; },
+           { name = "w"; type = "wall"; } );
+contacts = ( { name = "link"; between = ["a", "b"]; law = "spring"; k = 1200.0; c = 0.37;
+               scheme = "two-point"; },
+             { name = "hit"; between = ["b", "w"]; law = "flores"; k = 1.0e8; alpha = 1.5;
+               e = 0.7; gap = -1.0e-3; scheme = "two-point"; } );
+CFG
+expect 0 "$vibro" run "$tmp/laws.cfg" -o "$tmp/laws.h5" --quiet
+"$python" - "$tmp/laws.h5" >"$tmp/py" 2>&1 <<'PY' && ok || bad "/model law attributes: $(tail -3 "$tmp/py")"
+import sys, h5py
+m = h5py.File(sys.argv[1], "r")["model/contacts"]
+link, hit = m["link"].attrs, m["hit"].attrs
+assert link["law"] == "spring" and link["k"] == 1200.0 and link["c"] == 0.37, dict(link)
+assert link["c_units"] == "N s/m" and "mu" not in link, dict(link)
+assert hit["law"] == "flores" and hit["e"] == 0.7 and hit["alpha"] == 1.5, dict(hit)
+assert hit["k_units"] == "N/m^alpha" and hit["e_units"] == "1", dict(hit)
+PY
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -495,7 +495,10 @@ events_v2_fields(const char *file, hid_t fid, const char *scene, const char *con
   if (scene) {
     *want_scene = scene_number(scene);
     if (*want_scene < 0 || (isfinite(total) && *want_scene >= total)) {
-      cli_complain(file, "no scene %s (valid: 0-%.0f)", scene, total - 1);
+      if (total == 1)
+        cli_complain(file, "no scene %s (valid: 0)", scene);
+      else
+        cli_complain(file, "no scene %s (valid: 0-%.0f)", scene, total - 1);
       goto done;
     }
   }

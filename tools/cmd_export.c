@@ -433,6 +433,8 @@ find_row_v2(exported *sg, const output_files *of, const char *scene, hid_t *fid,
   if (!scene)
     return cli_complain(sg->file, "%ld scenes: choose one with --scene (valid: 0-%ld)", total,
                         total - 1);
+  if (total == 1)
+    return cli_complain(sg->file, "no scene %s (valid: 0)", scene);
   return cli_complain(sg->file, "no scene %s (valid: 0-%ld)", scene, total - 1);
 }
 

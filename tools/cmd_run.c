@@ -15,7 +15,6 @@
 #include <mpi.h>
 #endif
 #include "vibro.h"
-#include "output_v1.h"
 #include "cli.h"
 #include "outfile.h"
 
@@ -23,9 +22,10 @@
 
 static const char description[] =
   "Simulate SCENE.cfg (a scene, or a study: a scene with a sweep block)\n"
-  "and write OUT.h5 (layout vibro-1, see README.md).  Scenes run in\n"
+  "and write OUT.h5 (layout vibro-2, see doc/format.md).  Scenes run in\n"
   "parallel; the results do not depend on the number of threads or ranks.\n"
-  "The file is written as OUT.h5.part and appears only once complete.\n"
+  "Finished scenes are written as checksummed shards in OUT.h5.part/,\n"
+  "merged into OUT.h5 once complete (--resume keeps the intact shards).\n"
   "OUT.h5 may not be the scene file or a file it reads (by inode), a\n"
   "directory or a symbolic link: such an output is refused at once.\n"
   "--resume refuses a .part written from a different input.\n"
@@ -154,87 +154,6 @@ run_ranks(const vb_study *study, const char *out, const vb_study_options *opt,
     snprintf(part, sizeof part, "%s.part", out);
     if (access(part, F_OK) == 0)
       rc = vb_study_merge(study, out, opt->stop, err, errlen);
-  }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (rc != VB_OK && rank != 0)
-    err[0] = '\0';
-  return rc;
-}
-#endif
-
-#ifdef HAVE_MPI
-/* vibro-1 (transitional): run a study over MPI ranks, scenes round-robin: rank K writes
- * OUT.rankK (through OUT.rankK.part, resumable), then rank 0 joins the
- * rank files into OUT and removes them.  The reports are summed. */
-static int
-run_ranks_v1(const vb_study *study, const char *out, const vb_study_options *opt,
-          vb_study_report *rep, char *err, size_t errlen)
-{
-  int rank = opt->rank, nranks = opt->nranks, rc = VB_OK;
-  char mine[4096], mine_part[4200];
-  snprintf(mine, sizeof mine, "%s.rank%d", out, rank);
-  snprintf(mine_part, sizeof mine_part, "%s.part", mine);
-  /* resuming after the join: rank 0 only checks the finished file */
-  int skip = opt->resume && access(out, F_OK) == 0 && access(mine, F_OK) != 0
-             && access(mine_part, F_OK) != 0, all_skip;
-  MPI_Allreduce(&skip, &all_skip, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  memset(rep, 0, sizeof *rep);
-  rep->first_failed = -1;
-  if (all_skip) {
-    vb_study_options one = *opt;
-    one.rank = 0;
-    one.nranks = 1;
-    if (rank == 0)
-      rc = vb_study_run(study, out, &one, rep, err, errlen);
-  } else {
-    rc = vb_study_run(study, mine, opt, rep, err, errlen);
-  }
-  int bad = rc != VB_OK, any_bad;
-  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any_bad) {
-    if (!bad)
-      err[0] = '\0';
-    return VB_EIO;
-  }
-  long in[4] = { rep->scenes, rep->kept, rep->ran, rep->failed }, sum[4];
-  MPI_Allreduce(in, sum, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  double t[2] = { rep->seconds, rep->write_seconds }, tmax[2];
-  MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  struct { long index; int rank; } first = { rep->first_failed >= 0 ? rep->first_failed
-                                                                    : vb_study_scenes(study),
-                                             rank }, lowest;
-  MPI_Allreduce(&first, &lowest, 1, MPI_LONG_INT, MPI_MINLOC, MPI_COMM_WORLD);
-  MPI_Bcast(rep->first_status, sizeof rep->first_status, MPI_CHAR, lowest.rank,
-            MPI_COMM_WORLD);
-  rep->scenes = sum[0];
-  rep->kept = sum[1];
-  rep->ran = sum[2];
-  rep->failed = sum[3];
-  rep->seconds = tmax[0];
-  rep->write_seconds = tmax[1];
-  rep->first_failed = lowest.index < vb_study_scenes(study) ? lowest.index : -1;
-  if (all_skip)
-    return VB_OK;
-  if (rank == 0) {
-    char **parts = calloc((size_t)nranks, sizeof *parts);
-    rc = parts ? VB_OK : VB_ENOMEM;
-    for (int r = 0; r < nranks && rc == VB_OK; r++) {
-      parts[r] = malloc(strlen(out) + 32);
-      if (!parts[r])
-        rc = VB_ENOMEM;
-      else
-        sprintf(parts[r], "%s.rank%d", out, r);
-    }
-    if (rc == VB_OK)
-      rc = vb_v1_merge(out, study, (const char *const *)parts, nranks, err, errlen);
-    else
-      snprintf(err, errlen, "%s: out of memory", out);
-    for (int r = 0; parts && r < nranks; r++) {
-      if (rc == VB_OK)
-        remove(parts[r]);
-      free(parts[r]);
-    }
-    free(parts);
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (rc != VB_OK && rank != 0)
@@ -388,18 +307,13 @@ run_study(const run_request *rq, int rank, int nranks)
     threads = (int)vb_study_scenes(study);
   int tty = isatty(2);
   vb_study_options opt = { threads, rq->resume, 0, rank, nranks, NULL, &tty,
-                           tty ? 0.25 : 10.0, &stop_flag, 1 };
+                           tty ? 0.25 : 10.0, &stop_flag };
   if (!rq->quiet && rank == 0)
     opt.on_progress = show_progress;
-  /* vibro-1 until info, events, export and vibro-plot read vibro-2 */
-  const char *format = getenv("VIBRO_FORMAT");
-  if (format && strcmp(format, "vibro-2") == 0)
-    opt.format = 2;
   catch_signals();
 #ifdef HAVE_MPI
   if (nranks > 1)
-    rc = opt.format == 1 ? run_ranks_v1(study, rq->out, &opt, &rep, err, sizeof err)
-                         : run_ranks(study, rq->out, &opt, &rep, err, sizeof err);
+    rc = run_ranks(study, rq->out, &opt, &rep, err, sizeof err);
   else
 #endif
     rc = vb_study_run(study, rq->out, &opt, &rep, err, sizeof err);

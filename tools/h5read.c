@@ -301,7 +301,7 @@ output_open(const char *path, char *format, size_t len)
   close_id(root);
   version = format_version(format);
   if (version < 1) {
-    cli_complain(path, "not a vibro output (format '%s', expected vibro-1)", format);
+    cli_complain(path, "not a vibro output (format '%s', expected vibro-1 or vibro-2)", format);
     close_id(file);
     return H5I_INVALID_HID;
   }

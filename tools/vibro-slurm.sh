@@ -7,10 +7,11 @@
 # `./configure --with-mpi` (tools/setup.sh --with-mpi) against the MPI that
 # srun/mpirun use on the cluster (module load openmpi, or Debian's).  Each
 # MPI task runs scenes index % ntasks == rank on --cpus-per-task OpenMP
-# threads, writes OUT.h5.rankK, and rank 0 joins them into OUT.h5.  The job
-# always passes --resume: a requeued, timed-out or resubmitted job keeps
-# the scenes already complete and computes the rest (keep the same number
-# of tasks).  Check a study first on a login node: vibro check STUDY.cfg.
+# threads, writes its shards into OUT.h5.part/, and rank 0 merges them into
+# OUT.h5 (doc/format.md).  The job always passes --resume: a requeued,
+# timed-out or resubmitted job keeps the scenes already complete (verified
+# by their checksums, whatever the number of tasks now) and computes the
+# rest.  Check a study first on a login node: vibro check STUDY.cfg.
 #
 #SBATCH --job-name=vibro-study
 #SBATCH --nodes=2

@@ -1,7 +1,6 @@
 """Fixtures: small studies run here by the built vibro (or $VIBRO), so the
 tests read whatever layout the tree writes today."""
 
-import contextlib
 import os
 import shutil
 import tempfile
@@ -32,36 +31,14 @@ def hammer(mu=0.5, v0=1.0, sweep=None, **contact):
     return scene
 
 
-@contextlib.contextmanager
-def layout(fmt):
-    """vibro run writing layout fmt (VIBRO_FORMAT, while both exist)."""
-    old = os.environ.get("VIBRO_FORMAT")
-    os.environ["VIBRO_FORMAT"] = fmt
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["VIBRO_FORMAT"]
-        else:
-            os.environ["VIBRO_FORMAT"] = old
-
-
-def writable_layouts():
-    """The layouts the vibro under test writes: its default, and each of
-    vibro.FORMATS that VIBRO_FORMAT selects.  Every fixture study is made
-    in each, so every test runs on each layout."""
-    found = []
+def written_layout():
+    """The layout the vibro under test writes (vibro-2 since vibro run lost
+    the vibro-1 writer): every fixture study is made in it."""
     with tempfile.TemporaryDirectory() as d:
-        for fmt in (None,) + vibro.FORMATS:
-            out = os.path.join(d, "%s.h5" % fmt)
-            with layout(fmt) if fmt else contextlib.nullcontext():
-                st = vibro.run(hammer(), out)
-            if st.format not in found:
-                found.append(st.format)
-    return sorted(found)
+        return [vibro.run(hammer(), os.path.join(d, "probe.h5")).format]
 
 
-LAYOUTS = writable_layouts()
+LAYOUTS = written_layout()
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -86,8 +63,7 @@ def study(workdir, fmt):
     sweep = {"mode": "grid", "params": [
         {"path": "contacts.hit.mu", "values": [0.1, 0.5, 2.385]},
         {"path": "bodies.hammer.v0", "values": [0.6, 1.7]}]}
-    with layout(fmt):
-        st = vibro.run(hammer(sweep=sweep), str(workdir / "study.h5"), jobs=2)
+    st = vibro.run(hammer(sweep=sweep), str(workdir / "study.h5"), jobs=2)
     assert st.format == fmt
     return st
 
@@ -95,16 +71,14 @@ def study(workdir, fmt):
 @pytest.fixture(scope="session")
 def bounce(workdir, fmt):
     """The bouncing ball (1.4 s): many impacts in one scene, gravity."""
-    with layout(fmt):
-        return vibro.run(os.path.join(SCENES, "bouncing-ball.cfg"), str(workdir / "ball.h5"))
+    return vibro.run(os.path.join(SCENES, "bouncing-ball.cfg"), str(workdir / "ball.h5"))
 
 
 @pytest.fixture(scope="session")
 def bar(workdir, fmt):
     """Avanzini's hammer on the three-mode bar (0.5 s at 44.1 kHz)."""
-    with layout(fmt):
-        return vibro.run(os.path.join(SCENES, "avanzini-hammer-bar.cfg"),
-                         str(workdir / "bar.h5"))
+    return vibro.run(os.path.join(SCENES, "avanzini-hammer-bar.cfg"),
+                     str(workdir / "bar.h5"))
 
 
 @pytest.fixture

@@ -203,46 +203,13 @@ def test_not_vibro(tmp_path):
 
 
 def test_interrupted(study, tmp_path):
-    """vibro-1: only OUT.h5.part exists (an interrupted run): the scenes
-    marked done."""
-    if study.format != "vibro-1":
-        return interrupted2(study, tmp_path)
-    part = tmp_path / "out.h5.part"
-    shutil.copy(study.path, part)
-    with h5py.File(part, "r+") as f:
-        f["study/done"][1] = 0
-        f["study/done"][4] = 0
-    st = vibro.open(tmp_path / "out.h5")
-    assert not st.complete and repr(st).endswith(", incomplete>")
-    assert st.table.index.tolist() == [0, 2, 3, 5]
-    assert st.events()["scene"].tolist() == [0, 2, 3, 5]
+    """Only OUT.h5.part/ exists (an interrupted run): its complete shards."""
+    return interrupted2(study, tmp_path)
 
 
 def test_running(study, tmp_path):
-    """vibro-1: a file its writer holds open (HDF5 locks it): a clear error."""
-    if study.format != "vibro-1":
-        return running2(study, tmp_path)
-    part = tmp_path / "run.h5.part"
-    shutil.copy(study.path, part)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time, h5py; f = h5py.File(sys.argv[1], 'r+'); "
-         "print('open', flush=True); time.sleep(30)", str(part)],
-        stdout=subprocess.PIPE, text=True,
-        env=dict(os.environ, HDF5_USE_FILE_LOCKING="TRUE"))
-    try:
-        assert holder.stdout.readline().strip() == "open"
-        env = os.environ.get("HDF5_USE_FILE_LOCKING")
-        if env and env.upper() == "FALSE":
-            pytest.fail("HDF5_USE_FILE_LOCKING=FALSE: a running study cannot be told apart")
-        with pytest.raises(vibro.VibroError) as e:
-            vibro.open(tmp_path / "run.h5")
-        if study.format == "vibro-1":
-            assert str(e.value) == (
-                "%s: a running study's file (its writer holds it); layout vibro-1 cannot be "
-                "read until the run ends (vibro-2 files can)" % part)
-    finally:
-        holder.kill()
-        holder.wait()
+    """A running study is read from its complete shards."""
+    return running2(study, tmp_path)
 
 
 def running2(study, tmp_path):
@@ -266,7 +233,7 @@ def running2(study, tmp_path):
                               "n": 400}]}}))
     # a shard every 8 scenes (doc/format.md's test hook): the writer's own
     # period, 10 s, can be longer than this whole study on a fast machine
-    env = dict(os.environ, VIBRO_FORMAT=study.format, VIBRO_TEST_BATCH="8")
+    env = dict(os.environ, VIBRO_TEST_BATCH="8")
     proc = subprocess.Popen([vibro.program(), "run", str(cfg), "-o", str(out), "-j", "1",
                              "--quiet"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
