@@ -161,7 +161,7 @@ static int sig_rec(vb_format *f, int *cap, const char *name, const char *units,
 }
 
 /* The signals of scene 0: what it records (record.signals) that can change
- * (walls record nothing, nor energies that are zero by construction). */
+ * (fixed walls record nothing, nor energies that are zero by construction). */
 static int signals_list(vb_format *f)
 {
   const vb_scene *sc = f->lay.first;
@@ -170,9 +170,10 @@ static int signals_list(vb_format *f)
 
   for (b = 0; b < sc->nbodies && rc == 0; b++) {
     const vb_body *bd = &sc->bodies[b];
-    if (bd->kind == VB_BODY_WALL)
+    /* a fixed wall cannot move; a driven wall records its motion */
+    if (bd->kind == VB_BODY_WALL && bd->drive.kind == VB_DRIVE_NONE)
       continue;
-    if (bd->kind == VB_BODY_MASS) {
+    if (bd->kind != VB_BODY_MODAL) {
       snprintf(name, sizeof name, "bodies.%s.u", bd->name);
       rc |= sig_rec(f, &cap, name, "m", SRC_BODY_U, SHAPE_SERIES, b, 0, 0, 0, 0);
       snprintf(name, sizeof name, "bodies.%s.v", bd->name);

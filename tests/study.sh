@@ -305,5 +305,19 @@ assert hit["law"] == "flores" and hit["e"] == 0.7 and hit["alpha"] == 1.5, dict(
 assert hit["k_units"] == "N/m^alpha" and hit["e_units"] == "1", dict(hit)
 PY
 
+# a driven wall records its motion (the box of the rattle box: amplitude
+# per scene), a fixed wall nothing
+expect 0 "$vibro" run "$srcdir/scenes/rattle-box.cfg" -o "$tmp/rb.h5" --quiet
+"$python" - "$tmp/rb.h5" >"$tmp/py" 2>&1 <<'PY' && ok || bad "driven wall signals: $(tail -3 "$tmp/py")"
+import sys, h5py, numpy as np
+s = h5py.File(sys.argv[1], "r")["signals"]
+u, amp = s["bodies.box.u"][()], s["bodies.box.drive.amplitude"][()]
+assert s["bodies.box.u"].attrs["units"] == "m" and "bodies.box.v" in s
+for k in range(len(amp)):
+    assert abs(np.ptp(u[k]) - 2 * amp[k]) <= 1e-3 * amp[k] + 1e-15, (k, np.ptp(u[k]), amp[k])
+PY
+expect 0 "$vibro" run "$srcdir/scenes/papetti-case-b.cfg" -o "$tmp/pb.h5" --quiet
+"$python" -c "import sys, h5py; s = h5py.File(sys.argv[1], 'r')['signals']; assert not [k for k in s if k.startswith('bodies.wall')], list(s)" "$tmp/pb.h5" && ok || bad "a fixed wall recorded signals"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
