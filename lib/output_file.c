@@ -13,20 +13,6 @@
 #include "h5util.h"
 #include "output.h"
 
-/* Write a message into err (unless one is there); returns code. */
-static int failf(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int failf(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-  va_list ap;
-
-  if (err && errlen > 0 && !err[0]) {
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
 
 static void put_i64(unsigned char *at, long v) { int64_t x = v; memcpy(at, &x, 8); }
 
@@ -229,7 +215,7 @@ int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
 
   *out = NULL;
   if (!st)
-    return failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    return vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   st->f = f;
   st->rows = rows;
   st->T = T;
@@ -240,7 +226,7 @@ int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
   st->params = malloc(((size_t)l->nparams + 1) * sizeof *st->params);
   if (!st->path || !st->sig || !st->params) {
     vb_stack_close(st, NULL, 0);
-    return failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    return vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   }
   for (s = 0; s < f->nsig; s++)
     st->sig[s] = H5I_INVALID_HID;
@@ -295,7 +281,7 @@ done:
   vb_h5_close(study);
   if (rc < 0) {
     vb_stack_close(st, NULL, 0);
-    return failf(err, errlen, VB_EIO, "cannot create %s", path);
+    return vb_output_msg(err, errlen, VB_EIO, "cannot create %s", path);
   }
   *out = st;
   return VB_OK;
@@ -371,7 +357,7 @@ int vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *row
   free(col);
   free(tbuf);
   if (rc < 0)
-    return failf(err, errlen, VB_EIO, "cannot write scenes to %s", st->path);
+    return vb_output_msg(err, errlen, VB_EIO, "cannot write scenes to %s", st->path);
   return VB_OK;
 }
 
@@ -380,7 +366,7 @@ int vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *b
                           char *err, size_t errlen)
 {
   if (rows_write(st->f, st->sig[s], H5T_NATIVE_DOUBLE, r0, nr, buf) < 0)
-    return failf(err, errlen, VB_EIO, "cannot write %s to %s", st->f->sig[s].name, st->path);
+    return vb_output_msg(err, errlen, VB_EIO, "cannot write %s to %s", st->f->sig[s].name, st->path);
   return VB_OK;
 }
 
@@ -389,7 +375,7 @@ int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *e
                           char *err, size_t errlen)
 {
   if (rows_write(st->f, st->events, st->f->event_type, e0, ne, events) < 0)
-    return failf(err, errlen, VB_EIO, "cannot write events to %s", st->path);
+    return vb_output_msg(err, errlen, VB_EIO, "cannot write events to %s", st->path);
   return VB_OK;
 }
 
@@ -406,7 +392,7 @@ int vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, siz
     free(*image);
     *image = NULL;
     vb_stack_close(st, NULL, 0);
-    return failf(err, errlen, VB_ENOMEM, "%s: out of memory making the file image",
+    return vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory making the file image",
                  st->path);
   }
   *len = (size_t)n;
@@ -445,7 +431,7 @@ int vb_stack_close(vb_stack *st, char *err, size_t errlen)
         break;
   }
   if (rc != 0)
-    failf(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
+    vb_output_msg(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
   free(st->sig);
   free(st->params);
   free(st->path);
@@ -492,7 +478,7 @@ int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *
   rows = malloc((size_t)(n > 0 ? n : 1) * f->rowsize);
   events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
   if (!rows || !events) {
-    rc = failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    rc = vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
     goto done;
   }
   for (i = 0; i < n; i++) {
@@ -519,7 +505,7 @@ int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *
   if (!borrowed && rc == VB_OK) {
     stage = malloc((size_t)(n * wmax > 0 ? n * wmax : 1) * sizeof(double));
     if (!stage)
-      rc = failf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+      rc = vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   }
   for (s = 0; s < f->nsig && rc == VB_OK; s++) {
     long w = vb_signal_width(&f->sig[s], T);

@@ -14,21 +14,6 @@
 #define CONTACT_COLUMNS 7 /* table columns per contact */
 #define PACK_COPY_MAX (8.0 * 1024 * 1024) /* bytes: larger recordings are borrowed */
 
-/* Write a message into err (unless one is there); returns code. */
-static int failf(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-#include <stdarg.h>
-static int failf(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-  va_list ap;
-
-  if (err && errlen > 0 && !err[0]) {
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
 
 /* One field of vb_event as stored in /study/events. */
 typedef struct event_field {
@@ -302,7 +287,7 @@ static int row_type(vb_format *f, char *err, size_t errlen)
     }
   vb_h5_close(str);
   if (rc != 0)
-    return failf(err, errlen, VB_EINVAL, "cannot build the study table type (a swept path "
+    return vb_output_msg(err, errlen, VB_EINVAL, "cannot build the study table type (a swept path "
                  "or contact name used twice?)");
   return VB_OK;
 }
@@ -339,7 +324,7 @@ static int event_type(vb_format *f, char *err, size_t errlen)
     rc |= column(f->event_type, f->event_units, &f->neventfields, l->param_names[i],
                  f->off_event_params + 8 * (size_t)i, H5T_IEEE_F64LE, l->param_units[i]);
   if (rc != 0)
-    return failf(err, errlen, VB_EINVAL, "cannot build the event table type (a swept path "
+    return vb_output_msg(err, errlen, VB_EINVAL, "cannot build the event table type (a swept path "
                  "named like an event field?)");
   return VB_OK;
 }
@@ -354,7 +339,7 @@ int vb_format_init(vb_format *f, const vb_output_layout *lay, char *err, size_t 
   f->lay = *lay;
   f->contact_names = calloc((size_t)lay->first->ncontacts + 1, sizeof *f->contact_names);
   if (!f->contact_names || signals_list(f) != 0)
-    return failf(err, errlen, VB_ENOMEM, "out of memory");
+    return vb_output_msg(err, errlen, VB_ENOMEM, "out of memory");
   for (c = 0; c < lay->first->ncontacts; c++)
     f->contact_names[c] = lay->first->contacts[c].name;
   rc = row_type(f, err, errlen);
@@ -512,19 +497,19 @@ static int shape_check(const vb_format *f, long index, const vb_run *run, char *
   int c, b;
 
   if (sc->ncontacts != s0->ncontacts || sc->nbodies != s0->nbodies)
-    return failf(err, errlen, VB_EINVAL, "scene %ld has %d bodies and %d contacts, scene 0 "
+    return vb_output_msg(err, errlen, VB_EINVAL, "scene %ld has %d bodies and %d contacts, scene 0 "
                  "has %d and %d", index, sc->nbodies, sc->ncontacts, s0->nbodies,
                  s0->ncontacts);
   for (c = 0; c < sc->ncontacts; c++)
     if (strcmp(sc->contacts[c].name, s0->contacts[c].name) != 0 || !vb_run_contact(run, c))
-      return failf(err, errlen, VB_EINVAL, "contact %d of scene %ld is '%s', of scene 0 "
+      return vb_output_msg(err, errlen, VB_EINVAL, "contact %d of scene %ld is '%s', of scene 0 "
                    "'%s'", c, index, sc->contacts[c].name, s0->contacts[c].name);
   for (b = 0; b < sc->nbodies; b++)
     if (sc->bodies[b].kind != s0->bodies[b].kind ||
         (sc->bodies[b].kind == VB_BODY_MODAL &&
          (sc->bodies[b].nmodes != s0->bodies[b].nmodes ||
           sc->bodies[b].npoints != s0->bodies[b].npoints)))
-      return failf(err, errlen, VB_EINVAL, "body '%s' of scene %ld differs in kind, modes "
+      return vb_output_msg(err, errlen, VB_EINVAL, "body '%s' of scene %ld differs in kind, modes "
                    "or points from scene 0 (a sweep may not change them)",
                    sc->bodies[b].name, index);
   return VB_OK;
@@ -548,7 +533,7 @@ int vb_format_pack(const vb_format *f, long index, const double *params, const v
     total += vb_signal_width(&f->sig[s], n);
   p = calloc(1, sizeof *p);
   if (!p)
-    return failf(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
+    return vb_output_msg(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
   p->index = index;
   p->samples = n;
   p->interval = (double)vb_run_scene(run)->record_every / vb_run_scene(run)->fs;
@@ -561,7 +546,7 @@ int vb_format_pack(const vb_format *f, long index, const double *params, const v
     p->own = malloc(total > 0 ? (size_t)total * sizeof(double) : 1);
   if (!p->row || !p->events || !p->sig || (p->bytes <= PACK_COPY_MAX && !p->own)) {
     vb_packed_scene_free(p);
-    return failf(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
+    return vb_output_msg(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
   }
   row_fill(f, p->row, index, params, run);
   events_fill(f, p->events, index, params, run);
@@ -571,7 +556,7 @@ int vb_format_pack(const vb_format *f, long index, const double *params, const v
 
     if (!d && w > 0) {
       vb_packed_scene_free(p);
-      return failf(err, errlen, VB_EINVAL, "scene %ld did not record %s", index,
+      return vb_output_msg(err, errlen, VB_EINVAL, "scene %ld did not record %s", index,
                    f->sig[s].name);
     }
     if (p->own) {
