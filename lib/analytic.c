@@ -13,7 +13,7 @@
 /* Gauss-Legendre order of the panels of the contact-time quadrature. */
 #define GL_N 20
 /* Relative tolerance and bisection depth of the adaptive quadrature. */
-#define QUAD_TOL 1e-14
+#define QUAD_TOL   1e-14
 #define QUAD_DEPTH 60
 /* Most panels one half of the contact-time quadrature may use. */
 #define QUAD_BUDGET 20000
@@ -189,8 +189,8 @@ panel(const half *h, const rule *r, double a, double b)
  * to tol (absolute, halved per level but never below tol_min, the
  * rounding level of the result), within a budget of panels. */
 static double
-adapt(const half *h, const rule *r, double a, double b, double whole,
-      double tol, double tol_min, int depth, int *budget)
+adapt(const half *h, const rule *r, double a, double b, double whole, double tol, double tol_min,
+      int depth, int *budget)
 {
   double mid = 0.5 * (a + b);
   double left = panel(h, r, a, mid), right = panel(h, r, mid, b);
@@ -198,8 +198,8 @@ adapt(const half *h, const rule *r, double a, double b, double whole,
   *budget -= 2;
   if (depth <= 0 || *budget <= 0 || fabs(left + right - whole) <= tol)
     return left + right;
-  return adapt(h, r, a, mid, left, child, tol_min, depth - 1, budget)
-       + adapt(h, r, mid, b, right, child, tol_min, depth - 1, budget);
+  return adapt(h, r, a, mid, left, child, tol_min, depth - 1, budget) +
+         adapt(h, r, mid, b, right, child, tol_min, depth - 1, budget);
 }
 
 /* One half of integral over dw of 1 / ((1 + w) D^q), whose factor
@@ -215,8 +215,8 @@ half_integral(const half *h, const rule *r)
   double a = 0.0, b = t_c < 0.5 ? t_c : 1.0, body = 0.0;
   for (;;) {
     double whole = panel(h, r, a, b);
-    body += adapt(h, r, a, b, whole, QUAD_TOL * fabs(whole),
-                  4.0 * DBL_EPSILON * fabs(whole), QUAD_DEPTH, &budget);
+    body += adapt(h, r, a, b, whole, QUAD_TOL * fabs(whole), 4.0 * DBL_EPSILON * fabs(whole),
+                  QUAD_DEPTH, &budget);
     if (b >= 1.0)
       break;
     a = b;
@@ -229,9 +229,8 @@ half_integral(const half *h, const rule *r)
 static int
 valid_args(double m, double k, double alpha, double mu, double v_in)
 {
-  return m > 0.0 && k > 0.0 && alpha >= 0.0 && mu >= 0.0 && v_in > 0.0
-      && isfinite(m) && isfinite(k) && isfinite(alpha) && isfinite(mu)
-      && isfinite(v_in);
+  return m > 0.0 && k > 0.0 && alpha >= 0.0 && mu >= 0.0 && v_in > 0.0 && isfinite(m) &&
+         isfinite(k) && isfinite(alpha) && isfinite(mu) && isfinite(v_in);
 }
 
 /* Papetti eq 4: x_max = [m (a+1) / (k mu^2) (mu v_in - log(1 + mu v_in))]^(1/(a+1)),
@@ -295,8 +294,7 @@ contact_time_undamped(double m, double k, double alpha, double v_in)
   const double sqrt_pi = 1.77245385090551602730;
   double p = alpha + 1.0;
   double x_max = vb_hc_x_max(m, k, alpha, 0.0, v_in);
-  return 2.0 * x_max / v_in * sqrt_pi
-       * exp(lgamma(1.0 + 1.0 / p) - lgamma(0.5 + 1.0 / p));
+  return 2.0 * x_max / v_in * sqrt_pi * exp(lgamma(1.0 + 1.0 / p) - lgamma(0.5 + 1.0 / p));
 }
 
 /* Papetti eq 9 (= Avanzini eq 12):

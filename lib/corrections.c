@@ -49,4 +49,3 @@ vb_island_correct(const vb_island_model *m, vb_island_state *s, int c, double dx
   s->corrected += added;
   return added;
 }
-

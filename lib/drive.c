@@ -51,9 +51,7 @@ vb_drive_eval(const vb_drive *d, double t, double *rate)
     *rate = r;
     return w;
   }
-  default:
-    *rate = 0.0;
-    return 0.0;
+  default: *rate = 0.0; return 0.0;
   }
 }
 
@@ -94,34 +92,48 @@ vb_drive_noise_setup(vb_drive *d, long ncomp)
 
 /* --------------------------------------------------------------- table */
 
-#define DOUBLE(name, field, unit, req, def, lo, open, cond)                               \
-  { .key = name, .units = unit, .offset = offsetof(vb_drive, field), .required = req,   \
-    .fallback = def, .min = lo, .min_open = open, .condition = cond }
-#define INTEGER(name, unit, def, lo, hi)                                                 \
-  { .key = name, .units = unit, .offset = VB_DRIVE_INTEGER, .fallback = def, .min = lo,  \
-    .max = hi, .condition = "between " #lo " and " #hi }
+#define DOUBLE(name, field, unit, req, def, lo, open, cond)                                        \
+  {                                                                                                \
+    .key = name, .units = unit, .offset = offsetof(vb_drive, field), .required = req,              \
+    .fallback = def, .min = lo, .min_open = open, .condition = cond                                \
+  }
+#define INTEGER(name, unit, def, lo, hi)                                                           \
+  {                                                                                                \
+    .key = name, .units = unit, .offset = VB_DRIVE_INTEGER, .fallback = def, .min = lo, .max = hi, \
+    .condition = "between " #lo " and " #hi                                                        \
+  }
 #define ANY (-INFINITY)
 
 /* The drive types: every numeric key with its units, field and condition
  * (the loader and the sweep iterate it), in the order the loader reads
  * them. */
 static const vb_drive_info drive_table[] = {
-  { .name = "sine", .kind = VB_DRIVE_SINE, .params = (const vb_drive_param[]){
-        DOUBLE("amplitude", amplitude, "m", 1, 0.0, ANY, 0, NULL),
-        DOUBLE("freq", freq, "Hz", 1, 0.0, 0.0, 0, ">= 0"),
-        DOUBLE("phase", phase, "rad", 0, 0.0, ANY, 0, NULL), { .key = NULL } } },
-  { .name = "profile", .kind = VB_DRIVE_PROFILE, .file = 1,
-    .params = (const vb_drive_param[]){
-        DOUBLE("speed", speed, "m/s", 1, 0.0, ANY, 0, NULL),
-        DOUBLE("spacing", spacing, "m", 1, 0.0, 0.0, 1, "> 0"),
-        DOUBLE("start", start, "m", 0, 0.0, ANY, 0, NULL),
-        DOUBLE("scale", amplitude, "1", 0, 1.0, ANY, 0, NULL), { .key = NULL } } },
-  { .name = "noise", .kind = VB_DRIVE_NOISE, .params = (const vb_drive_param[]){
-        DOUBLE("rms", amplitude, "m", 1, 0.0, 0.0, 0, ">= 0"),
-        DOUBLE("bandwidth", freq, "Hz", 1, 0.0, 0.0, 1, "> 0"),
-        { .key = "seed", .units = "1", .offset = VB_DRIVE_INTEGER, .fallback = 1.0,
-          .min = -INFINITY, .max = INFINITY },
-        INTEGER("components", "1", 64, 1, 100000), { .key = NULL } } },
+    {.name = "sine",
+     .kind = VB_DRIVE_SINE,
+     .params = (const vb_drive_param[]){DOUBLE("amplitude", amplitude, "m", 1, 0.0, ANY, 0, NULL),
+                                        DOUBLE("freq", freq, "Hz", 1, 0.0, 0.0, 0, ">= 0"),
+                                        DOUBLE("phase", phase, "rad", 0, 0.0, ANY, 0, NULL),
+                                        {.key = NULL}}},
+    {.name = "profile",
+     .kind = VB_DRIVE_PROFILE,
+     .file = 1,
+     .params = (const vb_drive_param[]){DOUBLE("speed", speed, "m/s", 1, 0.0, ANY, 0, NULL),
+                                        DOUBLE("spacing", spacing, "m", 1, 0.0, 0.0, 1, "> 0"),
+                                        DOUBLE("start", start, "m", 0, 0.0, ANY, 0, NULL),
+                                        DOUBLE("scale", amplitude, "1", 0, 1.0, ANY, 0, NULL),
+                                        {.key = NULL}}},
+    {.name = "noise",
+     .kind = VB_DRIVE_NOISE,
+     .params = (const vb_drive_param[]){DOUBLE("rms", amplitude, "m", 1, 0.0, 0.0, 0, ">= 0"),
+                                        DOUBLE("bandwidth", freq, "Hz", 1, 0.0, 0.0, 1, "> 0"),
+                                        {.key = "seed",
+                                         .units = "1",
+                                         .offset = VB_DRIVE_INTEGER,
+                                         .fallback = 1.0,
+                                         .min = -INFINITY,
+                                         .max = INFINITY},
+                                        INTEGER("components", "1", 64, 1, 100000),
+                                        {.key = NULL}}},
 };
 #define NDRIVES (int)(sizeof drive_table / sizeof drive_table[0])
 

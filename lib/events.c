@@ -11,7 +11,6 @@
 #include <string.h>
 #include "run.h"
 
-
 /* Free flight under constant acceleration a between a sample at
  * penetration p <= 0 with rate r and the crossing of p = 0: for r > 0 the
  * time until it (p + r t + a t^2/2 = 0), for r < 0 the time since it
@@ -55,8 +54,8 @@ side_of(const vb_law *law, double x)
  * walls' own acceleration, and v_in and v_out keep the order of the
  * trajectory.  Returns tau, and the penetration rate there in *v. */
 static double
-driven_crossing(const vb_run *run, int c, double sign, double t0, double x0, double vb,
-                double a, double tau, double *v)
+driven_crossing(const vb_run *run, int c, double sign, double t0, double x0, double vb, double a,
+                double tau, double *v)
 {
   const vb_scene *sc = run->scene;
   const vb_contact *ct = &sc->contacts[c];
@@ -136,8 +135,7 @@ finish_release(vb_run *run, int c, double rate_out, double lag, double e_after)
       rd = (d2 - d1) / (t2 - t1);
     }
     double vb = rate_out - rd - m->aext[lc] * lag;
-    tau = driven_crossing(run, c, tr->sign, t1, tr->x_release, vb, m->aext[lc], -tau,
-                          &ev->v_out);
+    tau = driven_crossing(run, c, tr->sign, t1, tr->x_release, vb, m->aext[lc], -tau, &ev->v_out);
     ev->t_off = t1 + tau;
   }
   ev->duration = ev->t_off - ev->t_on;
@@ -266,8 +264,7 @@ switch_side(vb_run *run, int c, long n, double x_before, double rate_before, dou
 
 /* Update contact c's impact tracking after step n. */
 int
-vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before,
-                double *e_now)
+vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before, double *e_now)
 {
   const vb_island_state *st = state_of(run, c);
   int lc = run->contact_local[c];
@@ -340,8 +337,8 @@ vb_events_start(vb_run *run, int c)
   const vb_law *law = &run->scene->contacts[c].law;
   const vb_chist *hc = &state_of(run, c)->hist[run->contact_local[c]];
   vb_tracker *tr = &run->trackers[c];
-  if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING
-      || vb_law_penetration(law, hc->x) <= 0.0)
+  if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING ||
+      vb_law_penetration(law, hc->x) <= 0.0)
     return;
   memset(&tr->ev, 0, sizeof tr->ev);
   tr->open = 1;
@@ -351,4 +348,3 @@ vb_events_start(vb_run *run, int c)
   tr->ev.x_max = vb_law_penetration(law, hc->x);
   tr->ev.samples = 1;
 }
-

@@ -6,21 +6,24 @@
 #include "h5util.h"
 
 /* Silence HDF5's error printing for the span of a call. */
-void vb_h5_quiet_begin(vb_h5quiet *q)
+void
+vb_h5_quiet_begin(vb_h5quiet *q)
 {
   q->saved = H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data) >= 0;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
 /* Restore HDF5's error printing. */
-void vb_h5_quiet_end(vb_h5quiet *q)
+void
+vb_h5_quiet_end(vb_h5quiet *q)
 {
   if (q->saved)
     H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
 }
 
 /* Close an identifier of any kind. */
-int vb_h5_close(hid_t id)
+int
+vb_h5_close(hid_t id)
 {
   herr_t r;
 
@@ -40,8 +43,8 @@ int vb_h5_close(hid_t id)
 }
 
 /* Write an attribute of type ftype and dataspace space from value. */
-static int attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, hid_t space,
-                      const void *value)
+static int
+attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, hid_t space, const void *value)
 {
   hid_t attr = H5I_INVALID_HID;
   int rc = -1;
@@ -56,12 +59,12 @@ static int attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, hid
 }
 
 /* A variable-length UTF-8 string type, or a negative id. */
-static hid_t vlen_string(void)
+static hid_t
+vlen_string(void)
 {
   hid_t type = H5Tcopy(H5T_C_S1);
 
-  if (type >= 0 && (H5Tset_size(type, H5T_VARIABLE) < 0 ||
-                    H5Tset_cset(type, H5T_CSET_UTF8) < 0)) {
+  if (type >= 0 && (H5Tset_size(type, H5T_VARIABLE) < 0 || H5Tset_cset(type, H5T_CSET_UTF8) < 0)) {
     vb_h5_close(type);
     return H5I_INVALID_HID;
   }
@@ -69,7 +72,8 @@ static hid_t vlen_string(void)
 }
 
 /* Scalar variable-length UTF-8 string attribute (NULL as ""). */
-int vb_h5_attr_string(hid_t obj, const char *name, const char *value)
+int
+vb_h5_attr_string(hid_t obj, const char *name, const char *value)
 {
   hid_t type = vlen_string(), space = H5Screate(H5S_SCALAR);
   int rc = -1;
@@ -84,7 +88,8 @@ int vb_h5_attr_string(hid_t obj, const char *name, const char *value)
 }
 
 /* Scalar float64 attribute. */
-int vb_h5_attr_double(hid_t obj, const char *name, double value)
+int
+vb_h5_attr_double(hid_t obj, const char *name, double value)
 {
   hid_t space = H5Screate(H5S_SCALAR);
   int rc = attr_write(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, space, &value);
@@ -93,7 +98,8 @@ int vb_h5_attr_double(hid_t obj, const char *name, double value)
 }
 
 /* Scalar int64 attribute. */
-int vb_h5_attr_int64(hid_t obj, const char *name, long value)
+int
+vb_h5_attr_int64(hid_t obj, const char *name, long value)
 {
   int64_t v = (int64_t)value;
   hid_t space = H5Screate(H5S_SCALAR);
@@ -103,9 +109,10 @@ int vb_h5_attr_int64(hid_t obj, const char *name, long value)
 }
 
 /* 1-d attribute of variable-length strings. */
-int vb_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n)
+int
+vb_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n)
 {
-  hsize_t dims[1] = { (hsize_t)n };
+  hsize_t dims[1] = {(hsize_t)n};
   hid_t type = vlen_string(), space;
   int rc = -1;
 
@@ -129,7 +136,8 @@ int vb_h5_attr_strings(hid_t obj, const char *name, const char *const *values, s
 }
 
 /* Read a variable-length string attribute. */
-char *vb_h5_attr_read_string(hid_t obj, const char *name)
+char *
+vb_h5_attr_read_string(hid_t obj, const char *name)
 {
   hid_t attr, type;
   char *value = NULL, *copy = NULL;
@@ -148,7 +156,8 @@ char *vb_h5_attr_read_string(hid_t obj, const char *name)
 }
 
 /* Read a scalar int64 attribute. */
-int vb_h5_attr_read_int64(hid_t obj, const char *name, long *value)
+int
+vb_h5_attr_read_int64(hid_t obj, const char *name, long *value)
 {
   hid_t attr;
   int64_t v;

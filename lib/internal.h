@@ -38,8 +38,8 @@ typedef double (*vb_residual_fn)(double y, void *data, double *dr);
  * inside [lo, hi] once a sign change is known.  Converged when the update
  * is below tol * max(|y|, scale).  Stores the iterate in *y and the count
  * in *iterations; VB_OK or VB_ENOCONV after max_iter iterations. */
-int vb_newton_solve(vb_residual_fn r, void *data, double y0, double scale,
-                    double tol, int max_iter, double *y, int *iterations);
+int vb_newton_solve(vb_residual_fn r, void *data, double y0, double scale, double tol, int max_iter,
+                    double *y, int *iterations);
 
 /* ---------------------------------------------------------------- laws */
 
@@ -74,20 +74,20 @@ void vb_law_at_onset(const vb_law *law, double v_in, vb_law *active);
 
 /* One numeric key of a drive type. */
 typedef struct vb_drive_param {
-  const char *key;       /* scene-file key, e.g. "freq" */
-  const char *units;     /* SI units, "1" when dimensionless */
-  size_t offset;         /* offset of its double in vb_drive, or VB_DRIVE_INTEGER */
-  int required;          /* 1: the drive group must give it */
-  double fallback;       /* its value when absent and not required */
-  double min, max;       /* valid values: >= min (> min when min_open); an
-                            integer also <= max */
+  const char *key;   /* scene-file key, e.g. "freq" */
+  const char *units; /* SI units, "1" when dimensionless */
+  size_t offset;     /* offset of its double in vb_drive, or VB_DRIVE_INTEGER */
+  int required;      /* 1: the drive group must give it */
+  double fallback;   /* its value when absent and not required */
+  double min, max;   /* valid values: >= min (> min when min_open); an
+                        integer also <= max */
   int min_open;
   const char *condition; /* the valid values in words, NULL when any */
 } vb_drive_param;
 
 /* A drive type (a row of drive.c's table). */
 typedef struct vb_drive_info {
-  const char *name;             /* scene-file type, e.g. "sine" */
+  const char *name; /* scene-file type, e.g. "sine" */
   vb_drive_kind kind;
   int file;                     /* 1: also a string key `file` (profile) */
   const vb_drive_param *params; /* numeric keys, NULL-key-terminated */
@@ -105,7 +105,6 @@ double vb_drive_eval(const vb_drive *d, double t, double *rate);
 /* Set up seeded band-limited noise: ncomp cosines of random frequency in
  * (0, freq] and random phase, rms `amplitude`; allocates the components. */
 int vb_drive_noise_setup(vb_drive *d, long ncomp);
-
 
 /* -------------------------------------------------------------- bodies */
 
@@ -133,15 +132,15 @@ int vb_body_mass_modes(vb_body *b);
  * (lib/presets.c; conventions in its header comment).  Each kind uses
  * only its own fields and ignores the others. */
 typedef struct vb_preset {
-  const char *kind;        /* "bar", "string", "plate", "membrane" */
-  int nmodes;              /* how many modes, lowest frequencies first */
+  const char *kind;                /* "bar", "string", "plate", "membrane" */
+  int nmodes;                      /* how many modes, lowest frequencies first */
   double length, width, thickness; /* bar: length L, section width b x thickness h;
                               plate: lx = length, ly = width, thickness h; m */
   double youngs, density, poisson; /* E (Pa), rho (kg/m^3), nu (plate) */
-  double tension;          /* string: N; membrane: N/m */
-  double linear_density;   /* string: kg/m */
-  double surface_density;  /* membrane: kg/m^2 */
-  double radius;           /* membrane: m */
+  double tension;                  /* string: N; membrane: N/m */
+  double linear_density;           /* string: kg/m */
+  double surface_density;          /* membrane: kg/m^2 */
+  double radius;                   /* membrane: m */
 } vb_preset;
 
 /* Fill a modal body's modes from a preset: allocates nmodes modes and
@@ -153,8 +152,8 @@ typedef struct vb_preset {
  * "preset 'bar': ..." (no file or body prefix) on an unknown kind, nmodes
  * outside 1..100000, a parameter <= 0 (poisson outside (-1, 0.5)) or a
  * point off the body; VB_ENOMEM.  The body is left without modes on error. */
-int vb_preset_fill(vb_body *b, const vb_preset *p, int npoints, const double *px,
-                   const double *py, const char *const *names, char *err, size_t errlen);
+int vb_preset_fill(vb_body *b, const vb_preset *p, int npoints, const double *px, const double *py,
+                   const char *const *names, char *err, size_t errlen);
 /* Comma-separated list of preset kinds, for messages. */
 const char *vb_preset_choices(void);
 

@@ -21,40 +21,40 @@ typedef struct vb_island_model {
   const vb_scene *scene;
   vb_family family;
   const vb_scheme *scheme; /* explicit family: the one scheme; else NULL */
-  double dt;          /* s */
-  int nm;             /* modes */
-  int nmp;            /* modes padded to a multiple of 8 (zeros beyond nm):
-                         the stride of every per-mode row */
-  int nc;             /* contacts */
-  int nb;             /* bodies */
-  int nf;             /* forces of the scene acting on the island */
-  int npts;           /* recorded points of the island's bodies */
-  int has_gen;        /* some mode has a generalised force (gravity, forces) */
-  const int *contacts;    /* [nc] scene contact indices */
-  const vb_contact *cts;  /* [nc] the contacts as compiled: exact_duration
-                             sets the stiffness to its beta* value */
-  const int *bodies;      /* [nb] scene body indices */
-  const int *offsets;     /* [nb] island index of each body's first mode */
-  const int *forces;      /* [nf] scene force indices */
-  const int *force_mode;  /* [nf] first island mode of the force's body */
+  double dt;               /* s */
+  int nm;                  /* modes */
+  int nmp;                 /* modes padded to a multiple of 8 (zeros beyond nm):
+                              the stride of every per-mode row */
+  int nc;                  /* contacts */
+  int nb;                  /* bodies */
+  int nf;                  /* forces of the scene acting on the island */
+  int npts;                /* recorded points of the island's bodies */
+  int has_gen;             /* some mode has a generalised force (gravity, forces) */
+  const int *contacts;     /* [nc] scene contact indices */
+  const vb_contact *cts;   /* [nc] the contacts as compiled: exact_duration
+                              sets the stiffness to its beta* value */
+  const int *bodies;       /* [nb] scene body indices */
+  const int *offsets;      /* [nb] island index of each body's first mode */
+  const int *forces;       /* [nf] scene force indices */
+  const int *force_mode;   /* [nf] first island mode of the force's body */
   /* modes [nmp] */
-  const double *mass;     /* modal mass, kg (1 in the padding) */
-  const double *w2;       /* omega^2 used by the family (warped), 1/s^2 */
-  const double *sig;      /* sigma used by the family (warped), 1/s */
+  const double *mass;         /* modal mass, kg (1 in the padding) */
+  const double *w2;           /* omega^2 used by the family (warped), 1/s^2 */
+  const double *sig;          /* sigma used by the family (warped), 1/s */
   const double *ca, *cb, *cc; /* the family's update coefficients (model.c) */
-  const double *dcoef;    /* per-mode dissipation coefficient of a step */
-  const double *mw2;      /* modal mass times omega^2, N/m */
-  const double *gconst;   /* constant generalised force (gravity), N */
+  const double *dcoef;        /* per-mode dissipation coefficient of a step */
+  const double *mw2;          /* modal mass times omega^2, N/m */
+  const double *gconst;       /* constant generalised force (gravity), N */
   /* contacts */
-  const double *S;        /* [nc][nmp] compression per unit modal displacement */
-  const double *K;        /* [nc][nc] compliance of the step, m/N */
-  const double *meff;     /* [nc] effective mass along each contact, kg */
-  const double *aext;     /* [nc] free-flight acceleration of each compression, m/s^2 */
+  const double *S;    /* [nc][nmp] compression per unit modal displacement */
+  const double *K;    /* [nc][nc] compliance of the step, m/N */
+  const double *meff; /* [nc] effective mass along each contact, kg */
+  const double *aext; /* [nc] free-flight acceleration of each compression, m/s^2 */
   /* recorded points */
-  const double *P;        /* [npts][nmp] displacement per unit modal displacement */
-  const int *point_first; /* [nb] row of each body's first recorded point */
+  const double *P;                  /* [npts][nmp] displacement per unit modal displacement */
+  const int *point_first;           /* [nb] row of each body's first recorded point */
   const int *point_from, *point_to; /* [npts] the row's nonzero modes, in blocks of 8 */
-  void *block;            /* the storage behind the arrays (model.c) */
+  void *block;                      /* the storage behind the arrays (model.c) */
 } vb_island_model;
 
 /* A scene compiled for stepping at dt = 1/fs: its islands, and where each
@@ -62,13 +62,13 @@ typedef struct vb_island_model {
  * the scene. */
 typedef struct vb_model {
   const vb_scene *scene;
-  double dt;                 /* s */
+  double dt; /* s */
   int nislands;
-  vb_island_model *islands;  /* [nislands] */
-  int *contact_island;       /* [ncontacts] island of each contact */
-  int *contact_local;        /* [ncontacts] its index within the island */
-  int *body_island;          /* [nbodies] island of each body, -1 for walls */
-  int *body_offset;          /* [nbodies] island index of its first mode, or -1 */
+  vb_island_model *islands; /* [nislands] */
+  int *contact_island;      /* [ncontacts] island of each contact */
+  int *contact_local;       /* [ncontacts] its index within the island */
+  int *body_island;         /* [nbodies] island of each body, -1 for walls */
+  int *body_offset;         /* [nbodies] island index of its first mode, or -1 */
 } vb_model;
 
 /* Compile a scene (model.c).  *out receives the model (free with
@@ -98,7 +98,7 @@ double vb_exact_omega(const vb_contact *ct, double meff, double h, double *limit
 /* Everything of an island that changes during a run, sized once from its
  * model (step.c).  Scratch is marked. */
 typedef struct vb_island_state {
-  double time;        /* t of the state, s */
+  double time; /* t of the state, s */
   /* modes [nmp] */
   double *q, *v, *qm; /* q^n, v^n (two-level, explicit), q^(n-1) (three-level), m, m/s */
   double *acc;        /* explicit: acceleration at n, m/s^2 */
@@ -109,33 +109,33 @@ typedef struct vb_island_state {
   int ahead;          /* qt already holds the next step's prediction */
   double ahead_dot;   /* and, with one contact, its dot with S */
   /* contacts [nc] */
-  vb_contact *act;    /* the contacts as stepped: each with its active law
-                         (vb_law_at_onset of the compiled law at the onset) */
-  vb_chist *hist;     /* compression histories */
-  double *xdrv;       /* compression from walls and gap at n, m */
-  double *xdrv_rate;  /* its rate at n, m/s */
-  double *xdrv_m;     /* three-level: at n-1, m */
-  double *xd_next;    /* scratch: walls and gap at n+1, m */
-  double *rd_next;    /* scratch: their rate at n+1, m/s */
-  double *fbar;       /* step forces, N */
-  double *xt;         /* scratch: predicted compressions, m */
-  double *x1;         /* scratch: new compressions, m */
-  double *jac;        /* scratch: [nc][nc] Newton matrix */
-  double *rhs;        /* scratch: [nc] */
-  int *piv;           /* scratch: [nc] */
-  int *iterations;    /* Newton iterations of the last step */
-  int *fallback;      /* 1 if the scheme's fallback stepped it last step */
-  double power[2];    /* explicit: dissipated and external power at n, W */
+  vb_contact *act;   /* the contacts as stepped: each with its active law
+                        (vb_law_at_onset of the compiled law at the onset) */
+  vb_chist *hist;    /* compression histories */
+  double *xdrv;      /* compression from walls and gap at n, m */
+  double *xdrv_rate; /* its rate at n, m/s */
+  double *xdrv_m;    /* three-level: at n-1, m */
+  double *xd_next;   /* scratch: walls and gap at n+1, m */
+  double *rd_next;   /* scratch: their rate at n+1, m/s */
+  double *fbar;      /* step forces, N */
+  double *xt;        /* scratch: predicted compressions, m */
+  double *x1;        /* scratch: new compressions, m */
+  double *jac;       /* scratch: [nc][nc] Newton matrix */
+  double *rhs;       /* scratch: [nc] */
+  int *piv;          /* scratch: [nc] */
+  int *iterations;   /* Newton iterations of the last step */
+  int *fallback;     /* 1 if the scheme's fallback stepped it last step */
+  double power[2];   /* explicit: dissipated and external power at n, W */
   /* energy of the island at n (the family's discrete definition), J */
   double kinetic, potential;
-  double dissipated;  /* running, J */
-  double corrected;   /* running energy added by corrections, J */
-  double external;    /* running work of forces, gravity and drivers, J */
+  double dissipated; /* running, J */
+  double corrected;  /* running energy added by corrections, J */
+  double external;   /* running work of forces, gravity and drivers, J */
   long newton_failures;
-  void *work;         /* explicit: the scheme's work space */
-  vb_system sys;      /* explicit: the island as a system for the scheme */
+  void *work;                   /* explicit: the scheme's work space */
+  vb_system sys;                /* explicit: the island as a system for the scheme */
   const vb_island_model *model; /* the model the state was sized for */
-  void *block;        /* the storage behind the arrays (step.c) */
+  void *block;                  /* the storage behind the arrays (step.c) */
 } vb_island_state;
 
 /* Allocate the state of an island; VB_ENOMEM.  Free with
@@ -149,8 +149,7 @@ void vb_island_start(const vb_island_model *m, vb_island_state *s);
 int vb_island_step(const vb_island_model *m, vb_island_state *s, long n);
 /* Displacement u[npts] and velocity v[npts] of every recorded point (three-
  * level: the rate of the step into the sample), m and m/s. */
-void vb_island_points(const vb_island_model *m, const vb_island_state *s, double *u,
-                      double *v);
+void vb_island_points(const vb_island_model *m, const vb_island_state *s, double *u, double *v);
 /* Whether the island's contact states, forces and energies are all finite
  * (a non-finite mode shows in the energies).  A few operations per
  * contact: called every step. */
@@ -167,25 +166,24 @@ int vb_island_nonfinite(const vb_island_model *m, const vb_island_state *s, int 
 void vb_island_external(const vb_island_model *m, double t, double *gen);
 /* Contact compressions x[nc] (m) and rates rate[nc] (m/s) of a modal state
  * (q, v) at time t. */
-void vb_island_compressions(const vb_island_model *m, const double *q, const double *v,
-                            double t, double *x, double *rate);
+void vb_island_compressions(const vb_island_model *m, const double *q, const double *v, double t,
+                            double *x, double *rate);
 /* Accelerations a[nm] of the modes for the state (q, v), contact forces
  * f[nc] and external generalised force ext[nm], m/s^2. */
-void vb_island_accel(const vb_island_model *m, const double *q, const double *v,
-                     const double *f, const double *ext, double *a);
+void vb_island_accel(const vb_island_model *m, const double *q, const double *v, const double *f,
+                     const double *ext, double *a);
 /* The family's discrete energy of the island now, into s->kinetic and
  * s->potential. */
 void vb_island_energy(const vb_island_model *m, vb_island_state *s);
 /* Explicit family: dissipated and external power of the state at t, W. */
-void vb_island_explicit_power(const vb_island_model *m, vb_island_state *s, double t,
-                              double *pd, double *pe);
+void vb_island_explicit_power(const vb_island_model *m, vb_island_state *s, double t, double *pd,
+                              double *pe);
 
 /* Move contact c of an island by dx in compression and dv in rate at the
  * current step, sharing the change between its bodies by their compliance
  * (a mass against a wall moves alone), and return the energy it added, J
  * (Papetti 4.2 corrections, corrections.c).  Two-level and explicit
  * families only. */
-double vb_island_correct(const vb_island_model *m, vb_island_state *s, int c, double dx,
-                         double dv);
+double vb_island_correct(const vb_island_model *m, vb_island_state *s, int c, double dx, double dv);
 
 #endif

@@ -38,7 +38,7 @@ st4(double *p, v4 x)
 static inline v4
 splat(double x)
 {
-  return (v4){ x, x, x, x };
+  return (v4){x, x, x, x};
 }
 
 /* Fixed-order horizontal sum. */
@@ -55,15 +55,14 @@ hsum(v4 s)
 
 /* qt = ca q + cb w + cc g; returns row . qt (0 when row is NULL). */
 VB_CLONES double
-vb_kernel_predict(int nmp, const double *q, const double *w, const double *ca,
-               const double *cb, const double *cc, const double *g, double *qt,
-               const double *row)
+vb_kernel_predict(int nmp, const double *q, const double *w, const double *ca, const double *cb,
+                  const double *cc, const double *g, double *qt, const double *row)
 {
   v4 s0 = splat(0.0), s1 = splat(0.0);
   for (int j = 0; j < nmp; j += LANES) {
     v4 t0 = ld4(ca + j) * ld4(q + j) + ld4(cb + j) * ld4(w + j) + ld4(cc + j) * ld4(g + j);
-    v4 t1 = ld4(ca + j + 4) * ld4(q + j + 4) + ld4(cb + j + 4) * ld4(w + j + 4)
-            + ld4(cc + j + 4) * ld4(g + j + 4);
+    v4 t1 = ld4(ca + j + 4) * ld4(q + j + 4) + ld4(cb + j + 4) * ld4(w + j + 4) +
+            ld4(cc + j + 4) * ld4(g + j + 4);
     st4(qt + j, t0);
     st4(qt + j + 4, t1);
     if (row) {
@@ -88,8 +87,8 @@ vb_kernel_dot(int from, int to, const double *a, const double *b)
 
 /* a . b and a . c in one pass over [from, to). */
 VB_CLONES void
-vb_kernel_dot2(int from, int to, const double *a, const double *b, const double *c,
-            double *ab, double *ac)
+vb_kernel_dot2(int from, int to, const double *a, const double *b, const double *c, double *ab,
+               double *ac)
 {
   v4 s0 = splat(0.0), s1 = s0, t0 = s0, t1 = s0;
   for (int j = from; j < to; j += LANES) {
@@ -114,26 +113,26 @@ vb_kernel_force(int nmp, double *qt, const double *cc, const double *row, double
 
 /* Two-level update of the 4 modes at j, into accumulators with suffix k;
  * `gen` terms only when the island has a generalised force at all. */
-#define UPDATE2(j, k)                                                       \
-  do {                                                                      \
-    v4 q0 = ld4(q + (j)), v0 = ld4(v + (j));                                \
-    v4 q1 = ld4(qt + (j)) - ld4(cc + (j)) * ld4(row0 + (j)) * F;            \
-    v4 v1 = two * (q1 - q0) * ih - v0;                                      \
-    v4 vm = half * (v1 + v0);                                               \
-    diss##k += ld4(dcoef + (j)) * vm * vm;                                  \
-    if (has_gen)                                                            \
-      work##k += ld4(gen + (j)) * (q1 - q0);                                \
-    kin##k += ld4(mass + (j)) * v1 * v1;                                    \
-    pot##k += ld4(mw2 + (j)) * q1 * q1;                                     \
-    st4(q + (j), q1);                                                       \
-    st4(v + (j), v1);                                                       \
-    if (ahead) {                                                            \
-      v4 qn = ld4(ca + (j)) * q1 + ld4(cb + (j)) * v1;                      \
-      if (has_gen)                                                          \
-        qn += ld4(cc + (j)) * ld4(gen + (j));                               \
-      st4(qt + (j), qn);                                                    \
-      dot##k += ld4(rowp + (j)) * qn;                                       \
-    }                                                                       \
+#define UPDATE2(j, k)                                                                              \
+  do {                                                                                             \
+    v4 q0 = ld4(q + (j)), v0 = ld4(v + (j));                                                       \
+    v4 q1 = ld4(qt + (j)) - ld4(cc + (j)) * ld4(row0 + (j)) * F;                                   \
+    v4 v1 = two * (q1 - q0) * ih - v0;                                                             \
+    v4 vm = half * (v1 + v0);                                                                      \
+    diss##k += ld4(dcoef + (j)) * vm * vm;                                                         \
+    if (has_gen)                                                                                   \
+      work##k += ld4(gen + (j)) * (q1 - q0);                                                       \
+    kin##k += ld4(mass + (j)) * v1 * v1;                                                           \
+    pot##k += ld4(mw2 + (j)) * q1 * q1;                                                            \
+    st4(q + (j), q1);                                                                              \
+    st4(v + (j), v1);                                                                              \
+    if (ahead) {                                                                                   \
+      v4 qn = ld4(ca + (j)) * q1 + ld4(cb + (j)) * v1;                                             \
+      if (has_gen)                                                                                 \
+        qn += ld4(cc + (j)) * ld4(gen + (j));                                                      \
+      st4(qt + (j), qn);                                                                           \
+      dot##k += ld4(rowp + (j)) * qn;                                                              \
+    }                                                                                              \
   } while (0)
 
 /* Two-level mode update from the prediction qt and one more contact force
@@ -144,27 +143,29 @@ vb_kernel_force(int nmp, double *qt, const double *cc, const double *row, double
  * out[4], saving the next step a pass over the modes.  The flags are
  * constants in each instance below, so the loop carries no branch; with
  * no generalised force the skipped terms are exact zeros. */
-#define UPDATE2_INSTANCE(name, AHEAD, HAS_GEN)                              \
-  VB_CLONES static void                                                     \
-  name(int nmp, double h, double *qt, const double *cc, const double *row0, \
-       double f0, double *q, double *v, const double *mass,                 \
-       const double *dcoef, const double *mw2, const double *gen,           \
-       const double *ca, const double *cb, const double *rowp, double out[5]) \
-  {                                                                         \
-    v4 F = splat(f0), ih = splat(1.0 / h), two = splat(2.0), half = splat(0.5); \
-    v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0, dot0 = diss0; \
-    v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0, dot1 = diss0; \
-    const int ahead = AHEAD, has_gen = HAS_GEN;                             \
-    (void)ca; (void)cb; (void)rowp; (void)gen;                              \
-    for (int j = 0; j < nmp; j += LANES) {                                  \
-      UPDATE2(j, 0);                                                        \
-      UPDATE2(j + 4, 1);                                                    \
-    }                                                                       \
-    out[0] = hsum(diss0 + diss1);                                           \
-    out[1] = hsum(work0 + work1);                                           \
-    out[2] = hsum(kin0 + kin1);                                             \
-    out[3] = hsum(pot0 + pot1);                                             \
-    out[4] = hsum(dot0 + dot1);                                             \
+#define UPDATE2_INSTANCE(name, AHEAD, HAS_GEN)                                                     \
+  VB_CLONES static void name(                                                                      \
+      int nmp, double h, double *qt, const double *cc, const double *row0, double f0, double *q,   \
+      double *v, const double *mass, const double *dcoef, const double *mw2, const double *gen,    \
+      const double *ca, const double *cb, const double *rowp, double out[5])                       \
+  {                                                                                                \
+    v4 F = splat(f0), ih = splat(1.0 / h), two = splat(2.0), half = splat(0.5);                    \
+    v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0, dot0 = diss0;                \
+    v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0, dot1 = diss0;                     \
+    const int ahead = AHEAD, has_gen = HAS_GEN;                                                    \
+    (void)ca;                                                                                      \
+    (void)cb;                                                                                      \
+    (void)rowp;                                                                                    \
+    (void)gen;                                                                                     \
+    for (int j = 0; j < nmp; j += LANES) {                                                         \
+      UPDATE2(j, 0);                                                                               \
+      UPDATE2(j + 4, 1);                                                                           \
+    }                                                                                              \
+    out[0] = hsum(diss0 + diss1);                                                                  \
+    out[1] = hsum(work0 + work1);                                                                  \
+    out[2] = hsum(kin0 + kin1);                                                                    \
+    out[3] = hsum(pot0 + pot1);                                                                    \
+    out[4] = hsum(dot0 + dot1);                                                                    \
   }
 UPDATE2_INSTANCE(update2_plain, 0, 1)
 UPDATE2_INSTANCE(update2_ahead, 1, 1)
@@ -172,46 +173,45 @@ UPDATE2_INSTANCE(update2_ahead_nogen, 1, 0)
 
 /* Two-level update: the instance for the island's case. */
 void
-vb_kernel_update2(int nmp, double h, double *qt, const double *cc, const double *row0,
-               double f0, double *q, double *v, const double *mass, const double *dcoef,
-               const double *mw2, const double *gen, int ahead, int has_gen,
-               const double *ca, const double *cb, const double *rowp, double out[5])
+vb_kernel_update2(int nmp, double h, double *qt, const double *cc, const double *row0, double f0,
+                  double *q, double *v, const double *mass, const double *dcoef, const double *mw2,
+                  const double *gen, int ahead, int has_gen, const double *ca, const double *cb,
+                  const double *rowp, double out[5])
 {
   if (!ahead)
     update2_plain(nmp, h, qt, cc, row0, f0, q, v, mass, dcoef, mw2, gen, ca, cb, rowp, out);
   else if (has_gen)
     update2_ahead(nmp, h, qt, cc, row0, f0, q, v, mass, dcoef, mw2, gen, ca, cb, rowp, out);
   else
-    update2_ahead_nogen(nmp, h, qt, cc, row0, f0, q, v, mass, dcoef, mw2, gen, ca, cb, rowp,
-                        out);
+    update2_ahead_nogen(nmp, h, qt, cc, row0, f0, q, v, mass, dcoef, mw2, gen, ca, cb, rowp, out);
 }
 
 /* Three-level update of the 4 modes at j, into accumulators k. */
-#define UPDATE3(j, k)                                                       \
-  do {                                                                      \
-    v4 q0 = ld4(q + (j)), qp = ld4(qm + (j));                               \
-    v4 q1 = ld4(qt + (j)) - ld4(cc + (j)) * ld4(row0 + (j)) * F;            \
-    v4 d2 = q1 - qp, d1 = (q1 - q0) * ih;                                   \
-    diss##k += ld4(dcoef + (j)) * d2 * d2;                                  \
-    work##k += half * ld4(gen + (j)) * d2;                                  \
-    kin##k += ld4(mass + (j)) * d1 * d1;                                    \
-    pot##k += ld4(mw2 + (j)) * q1 * q0;                                     \
-    st4(qm + (j), q0);                                                      \
-    st4(q + (j), q1);                                                       \
-    if (ahead) {                                                            \
-      v4 qn = ld4(ca + (j)) * q1 + ld4(cb + (j)) * (-q0) + ld4(cc + (j)) * ld4(gen + (j)); \
-      st4(qt + (j), qn);                                                    \
-      dot##k += ld4(rowp + (j)) * qn;                                       \
-    }                                                                       \
+#define UPDATE3(j, k)                                                                              \
+  do {                                                                                             \
+    v4 q0 = ld4(q + (j)), qp = ld4(qm + (j));                                                      \
+    v4 q1 = ld4(qt + (j)) - ld4(cc + (j)) * ld4(row0 + (j)) * F;                                   \
+    v4 d2 = q1 - qp, d1 = (q1 - q0) * ih;                                                          \
+    diss##k += ld4(dcoef + (j)) * d2 * d2;                                                         \
+    work##k += half * ld4(gen + (j)) * d2;                                                         \
+    kin##k += ld4(mass + (j)) * d1 * d1;                                                           \
+    pot##k += ld4(mw2 + (j)) * q1 * q0;                                                            \
+    st4(qm + (j), q0);                                                                             \
+    st4(q + (j), q1);                                                                              \
+    if (ahead) {                                                                                   \
+      v4 qn = ld4(ca + (j)) * q1 + ld4(cb + (j)) * (-q0) + ld4(cc + (j)) * ld4(gen + (j));         \
+      st4(qt + (j), qn);                                                                           \
+      dot##k += ld4(rowp + (j)) * qn;                                                              \
+    }                                                                                              \
   } while (0)
 
 /* Three-level mode update: q1 from qt and f0 along row0, then qm = q,
  * q = q1; sums as vb_kernel_update2 (energy of the step into n+1). */
 VB_CLONES void
-vb_kernel_update3(int nmp, double h, double *qt, const double *cc, const double *row0,
-               double f0, double *q, double *qm, const double *mass, const double *dcoef,
-               const double *mw2, const double *gen, int ahead, const double *ca,
-               const double *cb, const double *rowp, double out[5])
+vb_kernel_update3(int nmp, double h, double *qt, const double *cc, const double *row0, double f0,
+                  double *q, double *qm, const double *mass, const double *dcoef, const double *mw2,
+                  const double *gen, int ahead, const double *ca, const double *cb,
+                  const double *rowp, double out[5])
 {
   v4 F = splat(f0), ih = splat(1.0 / h), half = splat(0.5);
   v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0, dot0 = diss0;
@@ -226,4 +226,3 @@ vb_kernel_update3(int nmp, double h, double *qt, const double *cc, const double 
   out[3] = hsum(pot0 + pot1);
   out[4] = hsum(dot0 + dot1);
 }
-

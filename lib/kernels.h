@@ -11,8 +11,8 @@ double vb_kernel_predict(int nmp, const double *q, const double *w, const double
 /* a . b over the modes [from, to), both multiples of 8. */
 double vb_kernel_dot(int from, int to, const double *a, const double *b);
 /* a . b into *ab and a . c into *ac in one pass over [from, to). */
-void vb_kernel_dot2(int from, int to, const double *a, const double *b, const double *c,
-                    double *ab, double *ac);
+void vb_kernel_dot2(int from, int to, const double *a, const double *b, const double *c, double *ab,
+                    double *ac);
 /* qt -= cc row f: contact force f (N) along the compression row. */
 void vb_kernel_force(int nmp, double *qt, const double *cc, const double *row, double f);
 /* Two-level mode update from the prediction qt and one more contact force
@@ -22,15 +22,14 @@ void vb_kernel_force(int nmp, double *qt, const double *cc, const double *row, d
  * into qt (for a constant generalised force gen) and its dot with rowp
  * into out[4]; has_gen = 0 skips the gen terms (all zero). */
 void vb_kernel_update2(int nmp, double h, double *qt, const double *cc, const double *row0,
-                       double f0, double *q, double *v, const double *mass,
-                       const double *dcoef, const double *mw2, const double *gen, int ahead,
-                       int has_gen, const double *ca, const double *cb, const double *rowp,
-                       double out[5]);
+                       double f0, double *q, double *v, const double *mass, const double *dcoef,
+                       const double *mw2, const double *gen, int ahead, int has_gen,
+                       const double *ca, const double *cb, const double *rowp, double out[5]);
 /* Three-level mode update: q1 from qt and f0 along row0, then qm = q,
  * q = q1; sums as vb_kernel_update2 (the energy of the step into n+1). */
 void vb_kernel_update3(int nmp, double h, double *qt, const double *cc, const double *row0,
-                       double f0, double *q, double *qm, const double *mass,
-                       const double *dcoef, const double *mw2, const double *gen, int ahead,
-                       const double *ca, const double *cb, const double *rowp, double out[5]);
+                       double f0, double *q, double *qm, const double *mass, const double *dcoef,
+                       const double *mw2, const double *gen, int ahead, const double *ca,
+                       const double *cb, const double *rowp, double out[5]);
 
 #endif

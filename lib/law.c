@@ -27,73 +27,87 @@ lambda_flores(double e)
 
 /* The law names, once: the table rows and the choices string take them
  * from here (REBOUND-style X-macro). */
-#define LAW_NAMES(X)                                                                     \
-  X(POWER, "power") X(HUNT_CROSSLEY, "hunt-crossley") X(RATTLE, "rattle")               \
-  X(POLYNOMIAL, "polynomial") X(SPRING, "spring")                                        \
-  X(LANKARANI_NIKRAVESH, "lankarani-nikravesh") X(FLORES, "flores")
+#define LAW_NAMES(X)                                                                               \
+  X(POWER, "power")                                                                                \
+  X(HUNT_CROSSLEY, "hunt-crossley") X(RATTLE, "rattle") X(POLYNOMIAL, "polynomial")                \
+      X(SPRING, "spring") X(LANKARANI_NIKRAVESH, "lankarani-nikravesh") X(FLORES, "flores")
 #define DEFINE_NAME(id, text) static const char name_##id[] = text;
-#define CHOICE(id, text) ", " text
+#define CHOICE(id, text)      ", " text
 LAW_NAMES(DEFINE_NAME)
 static const char law_choices[] = LAW_NAMES(CHOICE);
 
-#define PARAM(name, field, unit, cond, lo, open, hi, req, def, text)                     \
-  { .key = name, .units = unit, .offset = offsetof(vb_law, field), .min = lo,           \
-    .min_open = open, .max = hi, .required = req, .fallback = def, .condition = cond,   \
-    .doc = text }
-#define K_PARAM PARAM("k", k, "N/m^alpha", "> 0", 0.0, 1, INFINITY, 1, 0.0, "stiffness")
-#define ALPHA_PARAM                                                                      \
-  PARAM("alpha", alpha, "1", ">= 1", 1.0, 0, INFINITY, 1, 0.0, "exponent")
-#define E_PARAM                                                                          \
+#define PARAM(name, field, unit, cond, lo, open, hi, req, def, text)                               \
+  {                                                                                                \
+    .key = name, .units = unit, .offset = offsetof(vb_law, field), .min = lo, .min_open = open,    \
+    .max = hi, .required = req, .fallback = def, .condition = cond, .doc = text                    \
+  }
+#define K_PARAM     PARAM("k", k, "N/m^alpha", "> 0", 0.0, 1, INFINITY, 1, 0.0, "stiffness")
+#define ALPHA_PARAM PARAM("alpha", alpha, "1", ">= 1", 1.0, 0, INFINITY, 1, 0.0, "exponent")
+#define E_PARAM                                                                                    \
   PARAM("e", e, "1", "> 0 and <= 1", 0.0, 1, 1.0, 1, 0.0, "coefficient of restitution")
-#define END_PARAMS { .key = NULL }
+#define END_PARAMS                                                                                 \
+  {                                                                                                \
+    .key = NULL                                                                                    \
+  }
 
 /* The law table: every fact of a law that the loader, the sweep, the
  * output writer and `vibro check` need.  Indexed by vb_law_kind. */
 static const vb_law_info law_table[VB_LAW_COUNT] = {
-  [VB_LAW_POWER] = {
-    .name = name_POWER, .doc = "V = k/(a+1) [x]^(a+1) (Chatziioannou eq 2)",
-    .params = (const vb_law_param[]){ K_PARAM, ALPHA_PARAM, END_PARAMS },
-    .has_impacts = 1 },
-  [VB_LAW_HUNT_CROSSLEY] = {
-    .name = name_HUNT_CROSSLEY, .doc = "f = k [x]^a (1 + mu x') (Papetti eq 1)",
-    .params = (const vb_law_param[]){
-        K_PARAM, ALPHA_PARAM,
-        PARAM("mu", mu, "s/m", ">= 0", 0.0, 0, INFINITY, 0, 0.0, "damping"),
-        END_PARAMS },
-    .damping = VB_DAMPING_HUNT_CROSSLEY, .has_impacts = 1 },
-  [VB_LAW_RATTLE] = {
-    .name = name_RATTLE, .doc = "V = k/(a+1) [|x| - h]^(a+1) (Ducceschi eq 3c)",
-    .params = (const vb_law_param[]){
-        K_PARAM, ALPHA_PARAM,
-        PARAM("h", h, "m", ">= 0", 0.0, 0, INFINITY, 1, 0.0, "half-clearance"),
-        END_PARAMS },
-    .has_impacts = 1, .two_sided = 1 },
-  [VB_LAW_POLYNOMIAL] = {
-    .name = name_POLYNOMIAL, .doc = "V = k/(a+1) x^(a+1), a odd (Ducceschi eq 3a)",
-    .params = (const vb_law_param[]){
-        K_PARAM,
-        PARAM("alpha", alpha, "1", "an odd integer >= 1 for law 'polynomial'", 1.0, 0,
-              INFINITY, 1, 0.0, "exponent, odd"),
-        END_PARAMS },
-    .always_engaged = 1, .two_sided = 1, .odd_alpha = 1 },
-  [VB_LAW_SPRING] = {
-    .name = name_SPRING, .doc = "f = k x + c x', linear spring-damper, always active",
-    .params = (const vb_law_param[]){
-        K_PARAM,
-        PARAM("c", c, "N s/m", ">= 0", 0.0, 0, INFINITY, 0, 0.0, "damping"),
-        END_PARAMS },
-    .damping = VB_DAMPING_LINEAR, .always_engaged = 1, .two_sided = 1, .alpha = 1.0 },
-  [VB_LAW_LANKARANI_NIKRAVESH] = {
-    .name = name_LANKARANI_NIKRAVESH,
-    .doc = "f = k [x]^a (1 + 3 (1 - e^2)/4 x'/v_in) (Lankarani & Nikravesh 1990)",
-    .params = (const vb_law_param[]){ K_PARAM, ALPHA_PARAM, E_PARAM, END_PARAMS },
-    .damping = VB_DAMPING_HUNT_CROSSLEY, .has_impacts = 1,
-    .onset_damping = lambda_lankarani_nikravesh },
-  [VB_LAW_FLORES] = {
-    .name = name_FLORES,
-    .doc = "f = k [x]^a (1 + 8 (1 - e)/(5 e) x'/v_in) (Flores et al. 2011)",
-    .params = (const vb_law_param[]){ K_PARAM, ALPHA_PARAM, E_PARAM, END_PARAMS },
-    .damping = VB_DAMPING_HUNT_CROSSLEY, .has_impacts = 1, .onset_damping = lambda_flores },
+    [VB_LAW_POWER] = {.name = name_POWER,
+                      .doc = "V = k/(a+1) [x]^(a+1) (Chatziioannou eq 2)",
+                      .params = (const vb_law_param[]){K_PARAM, ALPHA_PARAM, END_PARAMS},
+                      .has_impacts = 1},
+    [VB_LAW_HUNT_CROSSLEY] = {.name = name_HUNT_CROSSLEY,
+                              .doc = "f = k [x]^a (1 + mu x') (Papetti eq 1)",
+                              .params =
+                                  (const vb_law_param[]){K_PARAM, ALPHA_PARAM,
+                                                         PARAM("mu", mu, "s/m", ">= 0", 0.0, 0,
+                                                               INFINITY, 0, 0.0, "damping"),
+                                                         END_PARAMS},
+                              .damping = VB_DAMPING_HUNT_CROSSLEY,
+                              .has_impacts = 1},
+    [VB_LAW_RATTLE] = {.name = name_RATTLE,
+                       .doc = "V = k/(a+1) [|x| - h]^(a+1) (Ducceschi eq 3c)",
+                       .params = (const vb_law_param[]){K_PARAM, ALPHA_PARAM,
+                                                        PARAM("h", h, "m", ">= 0", 0.0, 0, INFINITY,
+                                                              1, 0.0, "half-clearance"),
+                                                        END_PARAMS},
+                       .has_impacts = 1,
+                       .two_sided = 1},
+    [VB_LAW_POLYNOMIAL] =
+        {.name = name_POLYNOMIAL,
+         .doc = "V = k/(a+1) x^(a+1), a odd (Ducceschi eq 3a)",
+         .params = (const vb_law_param[]){K_PARAM,
+                                          PARAM("alpha", alpha, "1",
+                                                "an odd integer >= 1 for law 'polynomial'", 1.0, 0,
+                                                INFINITY, 1, 0.0, "exponent, odd"),
+                                          END_PARAMS},
+         .always_engaged = 1,
+         .two_sided = 1,
+         .odd_alpha = 1},
+    [VB_LAW_SPRING] = {.name = name_SPRING,
+                       .doc = "f = k x + c x', linear spring-damper, always active",
+                       .params = (const vb_law_param[]){K_PARAM,
+                                                        PARAM("c", c, "N s/m", ">= 0", 0.0, 0,
+                                                              INFINITY, 0, 0.0, "damping"),
+                                                        END_PARAMS},
+                       .damping = VB_DAMPING_LINEAR,
+                       .always_engaged = 1,
+                       .two_sided = 1,
+                       .alpha = 1.0},
+    [VB_LAW_LANKARANI_NIKRAVESH] =
+        {.name = name_LANKARANI_NIKRAVESH,
+         .doc = "f = k [x]^a (1 + 3 (1 - e^2)/4 x'/v_in) (Lankarani & Nikravesh 1990)",
+         .params = (const vb_law_param[]){K_PARAM, ALPHA_PARAM, E_PARAM, END_PARAMS},
+         .damping = VB_DAMPING_HUNT_CROSSLEY,
+         .has_impacts = 1,
+         .onset_damping = lambda_lankarani_nikravesh},
+    [VB_LAW_FLORES] = {.name = name_FLORES,
+                       .doc = "f = k [x]^a (1 + 8 (1 - e)/(5 e) x'/v_in) (Flores et al. 2011)",
+                       .params = (const vb_law_param[]){K_PARAM, ALPHA_PARAM, E_PARAM, END_PARAMS},
+                       .damping = VB_DAMPING_HUNT_CROSSLEY,
+                       .has_impacts = 1,
+                       .onset_damping = lambda_flores},
 };
 
 /* The table row of a law kind; NULL outside the table. */

@@ -12,15 +12,18 @@
 
 /* Damping of a modal body: quality, t60, zeta (arrays or one number) or
  * loss = [b1, b3] (sigma = b1 + b3 omega^2); none leaves sigma as is. */
-static int load_damping(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+static int
+load_damping(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
 {
   static const char *const keys[] = {"quality", "t60", "zeta", "loss"};
   int n = b->nmodes, which = -1, present, rc, j;
   for (j = 0; j < 4; j++)
     if (vb_src_member(g, keys[j]) != NULL) {
       if (which >= 0)
-        return vb_src_fail(ld, vb_src_at(g, keys[j]), obj, "'%s' and '%s' both give the damping "
-                    "(valid: one of quality, t60, zeta, loss)", keys[which], keys[j]);
+        return vb_src_fail(ld, vb_src_at(g, keys[j]), obj,
+                           "'%s' and '%s' both give the damping "
+                           "(valid: one of quality, t60, zeta, loss)",
+                           keys[which], keys[j]);
       which = j;
     }
   if (which < 0)
@@ -43,15 +46,15 @@ static int load_damping(vb_loader *ld, const config_setting_t *g, const char *ob
   rc = vb_src_array(ld, g, obj, keys[which], 1, 1, n, &v, NULL, &present);
   for (j = 0; rc == VB_OK && j < n; j++) {
     double w = 2.0 * M_PI * b->freq[j], x = v[j];
-    if (which == 0) {         /* omega/Q is the damping term: sigma = omega/(2Q) */
+    if (which == 0) { /* omega/Q is the damping term: sigma = omega/(2Q) */
       if (!(x > 0))
         rc = vb_src_refuse(ld, g, obj, "quality", "> 0", x);
       b->sigma[j] = w / (2.0 * x);
-    } else if (which == 1) {  /* amplitude down 60 dB in t60 */
+    } else if (which == 1) { /* amplitude down 60 dB in t60 */
       if (!(x > 0))
         rc = vb_src_refuse(ld, g, obj, "t60", "> 0", x);
       b->sigma[j] = log(1000.0) / x;
-    } else {                  /* damping ratio */
+    } else { /* damping ratio */
       if (!(x >= 0))
         rc = vb_src_refuse(ld, g, obj, "zeta", ">= 0", x);
       b->sigma[j] = x * w;
@@ -62,8 +65,8 @@ static int load_damping(vb_loader *ld, const config_setting_t *g, const char *ob
 }
 
 /* Points of a modal body given by shape: ( { name; shape = [...]; } ). */
-static int load_shape_points(vb_loader *ld, const config_setting_t *g, const char *obj,
-                             vb_body *b)
+static int
+load_shape_points(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
 {
   static const char *const keys[] = {"name", "shape", NULL};
   const config_setting_t *list = vb_src_member(g, "points");
@@ -85,18 +88,19 @@ static int load_shape_points(vb_loader *ld, const config_setting_t *g, const cha
       if (strcmp(b->points[j].name, name) == 0)
         return vb_src_fail(ld, vb_src_at(p, "name"), pobj, "duplicate point name");
     if ((rc = vb_src_array(ld, p, pobj, "shape", 1, 0, b->nmodes, &b->points[i].shape, NULL,
-                        NULL)) != VB_OK)
+                           NULL)) != VB_OK)
       return rc;
   }
   return VB_OK;
 }
 
 /* Points of a preset body given by position: ( { name; x; y; } ). */
-static int load_preset(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+static int
+load_preset(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
 {
-  static const char *const pkeys[] = {"kind", "nmodes", "length", "width", "thickness",
-                                      "youngs", "density", "poisson", "tension",
-                                      "linear_density", "surface_density", "radius", NULL};
+  static const char *const pkeys[] = {
+      "kind",    "nmodes",  "length",         "width",           "thickness", "youngs", "density",
+      "poisson", "tension", "linear_density", "surface_density", "radius",    NULL};
   static const char *const keys[] = {"name", "x", "y", NULL};
   const config_setting_t *pg = vb_src_member(g, "preset"), *list = vb_src_member(g, "points");
   char pobj[2 * OBJECT_MAX];
@@ -162,7 +166,8 @@ static int load_preset(vb_loader *ld, const config_setting_t *g, const char *obj
 }
 
 /* Load a modal object: modes from arrays, a preset or a data file. */
-static int load_modal(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+static int
+load_modal(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
 {
   const config_setting_t *points = vb_src_member(g, "points");
   int sources = (vb_src_member(g, "freq") != NULL) + (vb_src_member(g, "preset") != NULL) +
@@ -170,8 +175,10 @@ static int load_modal(vb_loader *ld, const config_setting_t *g, const char *obj,
   int rc, present, j;
 
   if (sources != 1)
-    return vb_src_fail(ld, g, obj, "give the modes by exactly one of 'freq' (with 'mass' and "
-                "point shapes), 'preset' or 'modes_file' (got %d)", sources);
+    return vb_src_fail(ld, g, obj,
+                       "give the modes by exactly one of 'freq' (with 'mass' and "
+                       "point shapes), 'preset' or 'modes_file' (got %d)",
+                       sources);
   if (points != NULL && config_setting_type(points) != CONFIG_TYPE_LIST &&
       !(config_setting_type(points) == CONFIG_TYPE_ARRAY && config_setting_length(points) == 0))
     return vb_src_fail(ld, points, obj, "'points' must be a list of groups ( { ... }, ... )");
@@ -188,8 +195,9 @@ static int load_modal(vb_loader *ld, const config_setting_t *g, const char *obj,
     }
     if (points == NULL || config_setting_length(points) == 0) {
       free(freq);
-      return vb_src_fail(ld, g, obj, "missing required key 'points' (valid: ( { name = ...; "
-                  "shape = [...]; } ))");
+      return vb_src_fail(ld, g, obj,
+                         "missing required key 'points' (valid: ( { name = ...; "
+                         "shape = [...]; } ))");
     }
     rc = vb_body_alloc_modes(b, n, config_setting_length(points));
     if (rc == VB_OK)
@@ -209,8 +217,9 @@ static int load_modal(vb_loader *ld, const config_setting_t *g, const char *obj,
     if ((rc = load_preset(ld, g, obj, b)) != VB_OK)
       return rc;
     if (vb_src_member(g, "mass") != NULL)
-      return vb_src_fail(ld, vb_src_at(g, "mass"), obj, "'mass' applies only to modes given by 'freq' "
-                  "(a preset computes its modal masses)");
+      return vb_src_fail(ld, vb_src_at(g, "mass"), obj,
+                         "'mass' applies only to modes given by 'freq' "
+                         "(a preset computes its modal masses)");
   } else {
     const char *file = NULL;
     char path[4200], msg[1024];
@@ -219,8 +228,9 @@ static int load_modal(vb_loader *ld, const config_setting_t *g, const char *obj,
     if (points != NULL)
       return vb_src_fail(ld, points, obj, "'points' come from the modes file '%s'", file);
     if (vb_src_member(g, "mass") != NULL)
-      return vb_src_fail(ld, vb_src_at(g, "mass"), obj, "'mass' applies only to modes given by 'freq' "
-                  "(the modes file gives the modal masses)");
+      return vb_src_fail(ld, vb_src_at(g, "mass"), obj,
+                         "'mass' applies only to modes given by 'freq' "
+                         "(the modes file gives the modal masses)");
     vb_src_data_path(ld, file, path, sizeof path);
     if (vb_modes_file_read(b, path, msg, sizeof msg) != VB_OK)
       return vb_src_fail(ld, vb_src_at(g, "modes_file"), obj, "%s", msg);
@@ -229,7 +239,8 @@ static int load_modal(vb_loader *ld, const config_setting_t *g, const char *obj,
     if (!(b->modal_mass[j] > 0))
       return vb_src_refuse(ld, g, obj, "mass", "> 0 for every mode", b->modal_mass[j]);
   if ((rc = load_damping(ld, g, obj, b)) != VB_OK ||
-      (rc = vb_src_array(ld, g, obj, "gravity", 0, 1, b->nmodes, &b->gravity, NULL, &present)) != VB_OK)
+      (rc = vb_src_array(ld, g, obj, "gravity", 0, 1, b->nmodes, &b->gravity, NULL, &present)) !=
+          VB_OK)
     return rc;
   /* without q0 the elastic modes start at their static sag under gravity,
    * -g gravity_j / omega_j^2, so nothing rings before anything happens */
@@ -238,15 +249,17 @@ static int load_modal(vb_loader *ld, const config_setting_t *g, const char *obj,
       b->q0[j] = -ld->scene->gravity * b->gravity[j] / pow(2.0 * M_PI * b->freq[j], 2.0);
   if ((rc = vb_src_array(ld, g, obj, "q0", 0, 0, b->nmodes, &b->q0, NULL, &present)) != VB_OK ||
       (rc = vb_src_array(ld, g, obj, "dq0", 0, 0, b->nmodes, &b->dq0, NULL, &present)) != VB_OK ||
-      (rc = vb_src_array(ld, g, obj, "gravity", 0, 1, b->nmodes, &b->gravity, NULL, &present)) != VB_OK)
+      (rc = vb_src_array(ld, g, obj, "gravity", 0, 1, b->nmodes, &b->gravity, NULL, &present)) !=
+          VB_OK)
     return rc;
   return VB_OK;
 }
 
 /* Read a profile file: one height (m) per line, '#' comments.  Text only
  * (a NUL byte is refused) and at most VB_DATA_MAX bytes. */
-static int read_profile(vb_loader *ld, const config_setting_t *at_s, const char *obj,
-                        const char *file, vb_drive *d)
+static int
+read_profile(vb_loader *ld, const config_setting_t *at_s, const char *obj, const char *file,
+             vb_drive *d)
 {
   char path[4200], *text, *line, *next;
   size_t len = 0;
@@ -256,16 +269,20 @@ static int read_profile(vb_loader *ld, const config_setting_t *at_s, const char 
   vb_src_data_path(ld, file, path, sizeof path);
   text = vb_read_text(path, VB_DATA_MAX, &len);
   if (text == NULL && errno == EFBIG)
-    return vb_src_fail(ld, at_s, obj, "profile '%s' is larger than %zu MiB (valid: a text "
-                       "file of at most %zu MiB)", path, VB_DATA_MAX >> 20, VB_DATA_MAX >> 20);
+    return vb_src_fail(ld, at_s, obj,
+                       "profile '%s' is larger than %zu MiB (valid: a text "
+                       "file of at most %zu MiB)",
+                       path, VB_DATA_MAX >> 20, VB_DATA_MAX >> 20);
   if (text == NULL)
     return vb_src_fail(ld, at_s, obj, "cannot read profile '%s': %s", path, strerror(errno));
   if (strlen(text) != len) {
     for (line = text; line < text + strlen(text); line++)
       lineno += *line == '\n';
     free(text);
-    return vb_src_fail(ld, at_s, obj, "profile '%s' line %ld: binary content (a NUL byte; "
-                       "valid: one number per line)", path, lineno + 1);
+    return vb_src_fail(ld, at_s, obj,
+                       "profile '%s' line %ld: binary content (a NUL byte; "
+                       "valid: one number per line)",
+                       path, lineno + 1);
   }
   d->samples = malloc((size_t)cap * sizeof(double));
   if (d->samples == NULL)
@@ -284,8 +301,8 @@ static int read_profile(vb_loader *ld, const config_setting_t *at_s, const char 
     while (isspace((unsigned char)*end))
       end++;
     if (end == p || *end != '\0' || !isfinite(x)) {
-      rc = vb_src_fail(ld, at_s, obj, "profile '%s' line %ld: '%.*s' is not a number",
-                       path, lineno, (int)strcspn(p, "\r\n"), p);
+      rc = vb_src_fail(ld, at_s, obj, "profile '%s' line %ld: '%.*s' is not a number", path, lineno,
+                       (int)strcspn(p, "\r\n"), p);
       break;
     }
     if (n == cap) {
@@ -303,8 +320,7 @@ static int read_profile(vb_loader *ld, const config_setting_t *at_s, const char 
   if (rc == VB_ENOMEM)
     return vb_src_fail(ld, at_s, obj, "out of memory reading profile '%s'", path);
   if (rc == VB_OK && n < 4)
-    return vb_src_fail(ld, at_s, obj, "profile '%s' has %ld samples (valid: at least 4)",
-                       path, n);
+    return vb_src_fail(ld, at_s, obj, "profile '%s' has %ld samples (valid: at least 4)", path, n);
   d->nsamples = n;
   return rc;
 }
@@ -312,7 +328,8 @@ static int read_profile(vb_loader *ld, const config_setting_t *at_s, const char 
 /* A drive group (a wall's drive, a contact's gap_drive): its type and
  * numeric keys from drive.c's table, then a profile's file or a noise's
  * components. */
-int vb_load_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_drive *d)
+int
+vb_load_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_drive *d)
 {
   const char *keys[16], *type = NULL, *file = NULL;
   char dobj[2 * OBJECT_MAX], valid[LIST_MAX] = "";
@@ -330,8 +347,8 @@ int vb_load_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_
     vb_drive_info_at(0, &count);
     for (int i = 0; i < count; i++)
       vb_list_add(valid, sizeof valid, vb_drive_info_at(i, NULL)->name);
-    return vb_src_fail(ld, vb_src_at(g, "type"), dobj, "unknown drive type '%s' (valid: %s)",
-                       type, valid);
+    return vb_src_fail(ld, vb_src_at(g, "type"), dobj, "unknown drive type '%s' (valid: %s)", type,
+                       valid);
   }
   keys[n++] = "type";
   if (info->file)
@@ -370,7 +387,8 @@ int vb_load_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_
 }
 
 /* A mass: one mode at its stiffness to ground (vb_body_mass_modes). */
-static int load_mass(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+static int
+load_mass(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
 {
   int rc;
 
@@ -393,7 +411,8 @@ static int load_mass(vb_loader *ld, const config_setting_t *g, const char *obj, 
 }
 
 /* A wall: fixed at `position`, or driven. */
-static int load_wall(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+static int
+load_wall(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
 {
   int rc;
 
@@ -413,23 +432,24 @@ static const struct body_type {
   const char *const *keys;
   int (*load)(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b);
 } body_types[] = {
-  {"mass", VB_BODY_MASS,
-   (const char *const[]){"name", "type", "mass", "u0", "v0", "k", "c", NULL}, load_mass},
-  {"wall", VB_BODY_WALL, (const char *const[]){"name", "type", "position", "drive", NULL},
-   load_wall},
-  {"modal", VB_BODY_MODAL,
-   (const char *const[]){"name", "type", "freq", "mass", "quality", "t60", "zeta", "loss",
-                         "q0", "dq0", "gravity", "points", "preset", "modes_file", NULL},
-   load_modal},
+    {"mass", VB_BODY_MASS,
+     (const char *const[]){"name", "type", "mass", "u0", "v0", "k", "c", NULL}, load_mass},
+    {"wall", VB_BODY_WALL, (const char *const[]){"name", "type", "position", "drive", NULL},
+     load_wall},
+    {"modal", VB_BODY_MODAL,
+     (const char *const[]){"name", "type", "freq", "mass", "quality", "t60", "zeta", "loss", "q0",
+                           "dq0", "gravity", "points", "preset", "modes_file", NULL},
+     load_modal},
 };
 #define NTYPES (int)(sizeof body_types / sizeof body_types[0])
 
 /* Load one body from its group; i is its index. */
-static int load_body(vb_loader *ld, const config_setting_t *list, int i)
+static int
+load_body(vb_loader *ld, const config_setting_t *list, int i)
 {
   const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
   vb_body *b = &ld->scene->bodies[i];
-  const char *type = NULL, *names[NTYPES], *const *keysets[NTYPES];
+  const char *type = NULL, *names[NTYPES], *const * keysets[NTYPES];
   const char *keys[VB_VARIANT_KEYS_MAX + 1];
   vb_key_rule rules[VB_VARIANT_KEYS_MAX + 1];
   char obj[OBJECT_MAX], only[VB_VARIANT_KEYS_MAX][LIST_MAX], valid[LIST_MAX] = "";
@@ -457,27 +477,25 @@ static int load_body(vb_loader *ld, const config_setting_t *list, int i)
       (rc = vb_src_string(ld, g, obj, "type", 1, &type)) != VB_OK)
     return rc;
   if (self < 0)
-    return vb_src_fail(ld, vb_src_at(g, "type"), obj, "unknown type '%s' (valid: %s)", type,
-                       valid);
+    return vb_src_fail(ld, vb_src_at(g, "type"), obj, "unknown type '%s' (valid: %s)", type, valid);
   b->kind = body_types[self].kind;
   return body_types[self].load(ld, g, obj, b);
 }
 
 /* Load the bodies list. */
-int vb_load_bodies(vb_loader *ld, const config_setting_t *list)
+int
+vb_load_bodies(vb_loader *ld, const config_setting_t *list)
 {
   int i, n = config_setting_length(list), rc;
 
   if (!(config_setting_type(list) == CONFIG_TYPE_LIST ||
         (config_setting_type(list) == CONFIG_TYPE_ARRAY && n == 0)))
-    return vb_src_fail(ld, list, "top level",
-                "'bodies' must be a list of groups ( { ... }, ... )");
+    return vb_src_fail(ld, list, "top level", "'bodies' must be a list of groups ( { ... }, ... )");
   if (n == 0)
     return vb_src_fail(ld, list, "bodies", "at least one body is required");
   ld->scene->bodies = calloc((size_t)n, sizeof *ld->scene->bodies);
   if (ld->scene->bodies == NULL)
-    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene",
-                   ld->path);
+    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene", ld->path);
   ld->scene->nbodies = n;
   for (i = 0; i < n; i++)
     if ((rc = load_body(ld, list, i)) != VB_OK)

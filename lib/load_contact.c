@@ -9,7 +9,8 @@
 #include "source.h"
 
 /* Index of a body by name, or -1. */
-static int find_body(const vb_scene *sc, const char *name)
+static int
+find_body(const vb_scene *sc, const char *name)
 {
   int i;
 
@@ -21,8 +22,9 @@ static int find_body(const vb_scene *sc, const char *name)
 
 /* Resolve "body" or "body.point" into a body and point index; a modal
  * object needs a point, a mass or wall takes none.  Messages go to m. */
-static int resolve_point(vb_loader *ld, const config_setting_t *m, const char *obj,
-                         const char *key, const char *text, int *body, int *point)
+static int
+resolve_point(vb_loader *ld, const config_setting_t *m, const char *obj, const char *key,
+              const char *text, int *body, int *point)
 {
   const vb_scene *sc = ld->scene;
   char bname[VB_NAME_MAX * 2 + 2], valid[LIST_MAX];
@@ -45,9 +47,10 @@ static int resolve_point(vb_loader *ld, const config_setting_t *m, const char *o
   *point = 0;
   if (b->kind != VB_BODY_MODAL) {
     if (dot != NULL)
-      return vb_src_fail(ld, m, obj, "'%s' names point '%s' of %s '%s', which has no points "
-                  "(valid: '%s')", key, dot + 1, b->kind == VB_BODY_WALL ? "wall" : "mass",
-                  bname, bname);
+      return vb_src_fail(ld, m, obj,
+                         "'%s' names point '%s' of %s '%s', which has no points "
+                         "(valid: '%s')",
+                         key, dot + 1, b->kind == VB_BODY_WALL ? "wall" : "mass", bname, bname);
     return VB_OK;
   }
   valid[0] = '\0';
@@ -59,16 +62,16 @@ static int resolve_point(vb_loader *ld, const config_setting_t *m, const char *o
       *point = j;
   }
   if (dot == NULL)
-    return vb_src_fail(ld, m, obj, "'%s' must name a point of modal object '%s' (valid: %s)",
-                key, bname, valid);
+    return vb_src_fail(ld, m, obj, "'%s' must name a point of modal object '%s' (valid: %s)", key,
+                       bname, valid);
   if (strcmp(dot + 1, b->points[*point].name) != 0)
     return vb_src_fail(ld, m, obj, "'%s' names unknown point '%s' (valid: %s)", key, text, valid);
   return VB_OK;
 }
 
 /* Resolve the 'between' array of a contact into body and point indices. */
-static int load_between(vb_loader *ld, const config_setting_t *g,
-                        const char *obj, vb_contact *c)
+static int
+load_between(vb_loader *ld, const config_setting_t *g, const char *obj, vb_contact *c)
 {
   const config_setting_t *m = vb_src_member(g, "between");
   const vb_scene *sc = ld->scene;
@@ -77,31 +80,27 @@ static int load_between(vb_loader *ld, const config_setting_t *g,
 
   if (m == NULL)
     return vb_src_fail(ld, g, obj, "missing required key 'between'");
-  if (config_setting_type(m) != CONFIG_TYPE_ARRAY &&
-      config_setting_type(m) != CONFIG_TYPE_LIST)
+  if (config_setting_type(m) != CONFIG_TYPE_ARRAY && config_setting_type(m) != CONFIG_TYPE_LIST)
     return vb_src_fail(ld, m, obj, "'between' must be an array of two body names");
   n = config_setting_length(m);
   for (i = 0; i < n; i++)
-    if (config_setting_type(config_setting_get_elem(m, (unsigned)i)) !=
-        CONFIG_TYPE_STRING)
+    if (config_setting_type(config_setting_get_elem(m, (unsigned)i)) != CONFIG_TYPE_STRING)
       return vb_src_fail(ld, m, obj, "'between' must be an array of two body names");
   if (n != 2)
-    return vb_src_fail(ld, m, obj, "'between' must name exactly two bodies (got %d)",
-                n);
+    return vb_src_fail(ld, m, obj, "'between' must name exactly two bodies (got %d)", n);
   for (i = 0; i < 2; i++) {
     names[i] = config_setting_get_string_elem(m, i);
     if ((rc = resolve_point(ld, m, obj, "between", names[i], &idx[i], &pt[i])) != VB_OK)
       return rc;
   }
   if (idx[0] == idx[1] && pt[0] == pt[1])
+    return vb_src_fail(ld, m, obj, "'between' names body '%s' twice (valid: two different bodies)",
+                       names[0]);
+  if (sc->bodies[idx[0]].kind == VB_BODY_WALL && sc->bodies[idx[1]].kind == VB_BODY_WALL)
     return vb_src_fail(ld, m, obj,
-                "'between' names body '%s' twice (valid: two different bodies)",
-                names[0]);
-  if (sc->bodies[idx[0]].kind == VB_BODY_WALL &&
-      sc->bodies[idx[1]].kind == VB_BODY_WALL)
-    return vb_src_fail(ld, m, obj,
-                "'between' joins two walls '%s' and '%s' (valid: at least one "
-                "body of type 'mass' or 'modal')", names[0], names[1]);
+                       "'between' joins two walls '%s' and '%s' (valid: at least one "
+                       "body of type 'mass' or 'modal')",
+                       names[0], names[1]);
   c->a = idx[0];
   c->b = idx[1];
   c->pa = pt[0];
@@ -110,7 +109,8 @@ static int load_between(vb_loader *ld, const config_setting_t *g,
 }
 
 /* Whether scheme s takes the scene key `key` as a parameter of its own. */
-static int scheme_takes(const vb_scheme *s, const char *key)
+static int
+scheme_takes(const vb_scheme *s, const char *key)
 {
   for (const char *const *p = s ? s->params : NULL; p && *p; p++)
     if (strcmp(*p, key) == 0)
@@ -118,13 +118,26 @@ static int scheme_takes(const vb_scheme *s, const char *key)
   return 0;
 }
 
-static int takes_s(const vb_scheme *s) { return scheme_takes(s, "s"); }
-static int has_velocity(const vb_scheme *s) { return s->family != VB_FAMILY_THREE_LEVEL; }
-static int exact_duration(const vb_scheme *s) { return s->exact_duration_eq != 0; }
+static int
+takes_s(const vb_scheme *s)
+{
+  return scheme_takes(s, "s");
+}
+static int
+has_velocity(const vb_scheme *s)
+{
+  return s->family != VB_FAMILY_THREE_LEVEL;
+}
+static int
+exact_duration(const vb_scheme *s)
+{
+  return s->exact_duration_eq != 0;
+}
 
 /* The registered schemes that `keep` accepts, comma-separated into list
  * (so messages follow the registry, not a copy of it). */
-static void scheme_list(char *list, size_t size, int (*keep)(const vb_scheme *))
+static void
+scheme_list(char *list, size_t size, int (*keep)(const vb_scheme *))
 {
   size_t n;
   const vb_scheme *const *all = vb_scheme_list(&n);
@@ -137,13 +150,13 @@ static void scheme_list(char *list, size_t size, int (*keep)(const vb_scheme *))
 /* Check the keys of a contact group against its law and scheme, as far as
  * they resolve (an unresolved law or scheme allows all of its keys and is
  * reported afterwards).  The law keys come from the law table. */
-static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
-                              const char *obj)
+static int
+check_contact_keys(vb_loader *ld, const config_setting_t *g, const char *obj)
 {
   static const char *const before[] = {"name", "between", "law"};
-  static const char *const after[] = {"gap", "gap_drive", "scheme", "s", "tolerance",
-                                      "max_iterations", "corrections", "vout",
-                                      "exact_duration", "saturate"};
+  static const char *const after[] = {
+      "gap",         "gap_drive", "scheme",         "s",       "tolerance", "max_iterations",
+      "corrections", "vout",      "exact_duration", "saturate"};
   const config_setting_t *m;
   const char *keys[64], *law = NULL, *scheme = NULL, *names[VB_LAW_COUNT];
   const char *lk[VB_LAW_COUNT][VB_VARIANT_KEYS_MAX], *const *law_keys[VB_LAW_COUNT];
@@ -173,8 +186,8 @@ static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
   }
   for (i = 0; i < sizeof before / sizeof *before; i++)
     keys[n++] = before[i];
-  nr = vb_variant_keys("law", VB_LAW_COUNT, names, law_keys,
-                       kind == VB_LAW_COUNT ? -1 : (int)kind, keys, &n, rules, only);
+  nr = vb_variant_keys("law", VB_LAW_COUNT, names, law_keys, kind == VB_LAW_COUNT ? -1 : (int)kind,
+                       keys, &n, rules, only);
   for (i = 0; i < sizeof after / sizeof *after; i++)
     if (strcmp(after[i], "s") != 0 || !scheme_known || takes_s(vb_scheme_lookup(scheme)))
       keys[n++] = after[i];
@@ -190,8 +203,8 @@ static int check_contact_keys(vb_loader *ld, const config_setting_t *g,
 
 /* Load the law parameters of a contact from the law table: each key read
  * (or its fallback), then checked against its condition. */
-static int load_law(vb_loader *ld, const config_setting_t *g, const char *obj,
-                    vb_law *law)
+static int
+load_law(vb_loader *ld, const config_setting_t *g, const char *obj, vb_law *law)
 {
   const vb_law_info *info = vb_law_info_of(law->kind);
   int rc;
@@ -212,8 +225,8 @@ static int load_law(vb_loader *ld, const config_setting_t *g, const char *obj,
 /* Papetti's corrections and the exact-duration substitution of a contact:
  * corrections = ["xmax", "vout"]; vout = "exact" | "approx";
  * exact_duration = true; saturate = true. */
-static int load_corrections(vb_loader *ld, const config_setting_t *g, const char *obj,
-                            vb_contact *c)
+static int
+load_corrections(vb_loader *ld, const config_setting_t *g, const char *obj, vb_contact *c)
 {
   const config_setting_t *m = vb_src_member(g, "corrections");
   const vb_law *law = &c->law;
@@ -227,29 +240,33 @@ static int load_corrections(vb_loader *ld, const config_setting_t *g, const char
       return vb_src_fail(ld, m, obj, "'corrections' must be an array of names (valid: xmax, vout)");
     for (int i = 0; i < n; i++) {
       const config_setting_t *e = config_setting_get_elem(m, (unsigned)i);
-      const char *name = config_setting_type(e) == CONFIG_TYPE_STRING
-                         ? config_setting_get_string(e) : NULL;
+      const char *name =
+          config_setting_type(e) == CONFIG_TYPE_STRING ? config_setting_get_string(e) : NULL;
       if (name != NULL && strcmp(name, "xmax") == 0)
         c->corrections |= VB_CORRECT_XMAX;
       else if (name != NULL && strcmp(name, "vout") == 0)
         c->corrections |= VB_CORRECT_VOUT;
       else
         return vb_src_fail(ld, m, obj, "unknown correction '%s' (valid: xmax, vout)",
-                    name ? name : "(not a string)");
+                           name ? name : "(not a string)");
     }
     if (!vb_law_info_of(law->kind)->has_impacts) {
       char valid[LIST_MAX] = "";
       for (int l = 0; l < VB_LAW_COUNT; l++)
         if (vb_law_info_of((vb_law_kind)l)->has_impacts)
           vb_list_add(valid, sizeof valid, vb_law_name((vb_law_kind)l));
-      return vb_src_fail(ld, m, obj, "corrections need an impact law with analytic x_max "
-                         "and v_out (valid: %s)", valid);
+      return vb_src_fail(ld, m, obj,
+                         "corrections need an impact law with analytic x_max "
+                         "and v_out (valid: %s)",
+                         valid);
     }
     if (!has_velocity(c->scheme)) {
       char valid[LIST_MAX];
       scheme_list(valid, sizeof valid, has_velocity);
-      return vb_src_fail(ld, m, obj, "corrections apply to schemes whose state holds a velocity "
-                         "(valid: %s)", valid);
+      return vb_src_fail(ld, m, obj,
+                         "corrections apply to schemes whose state holds a velocity "
+                         "(valid: %s)",
+                         valid);
     }
   }
   m = vb_src_member(g, "vout");
@@ -272,23 +289,28 @@ static int load_corrections(vb_loader *ld, const config_setting_t *g, const char
   if (c->exact_duration) {
     m = vb_src_member(g, "exact_duration");
     if (law->kind != VB_LAW_POWER || law->alpha != 1.0)
-      return vb_src_fail(ld, m, obj, "exact_duration needs law 'power' with alpha = 1 "
-                  "(Chatziioannou eq 14-16)");
+      return vb_src_fail(ld, m, obj,
+                         "exact_duration needs law 'power' with alpha = 1 "
+                         "(Chatziioannou eq 14-16)");
     if (!exact_duration(c->scheme)) {
       char valid[LIST_MAX];
       scheme_list(valid, sizeof valid, exact_duration);
-      return vb_src_fail(ld, m, obj, "exact_duration applies to the schemes with an exact "
-                         "contact duration (valid: %s)", valid);
+      return vb_src_fail(ld, m, obj,
+                         "exact_duration applies to the schemes with an exact "
+                         "contact duration (valid: %s)",
+                         valid);
     }
   }
   if (c->saturate && !c->exact_duration)
-    return vb_src_fail(ld, vb_src_at(g, "saturate"), obj, "'saturate' applies only with "
-                "exact_duration = true");
+    return vb_src_fail(ld, vb_src_at(g, "saturate"), obj,
+                       "'saturate' applies only with "
+                       "exact_duration = true");
   return VB_OK;
 }
 
 /* Load one contact from its group; i is its index. */
-static int load_contact(vb_loader *ld, const config_setting_t *list, int i)
+static int
+load_contact(vb_loader *ld, const config_setting_t *list, int i)
 {
   const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
   vb_contact *c = &ld->scene->contacts[i];
@@ -305,13 +327,13 @@ static int load_contact(vb_loader *ld, const config_setting_t *list, int i)
     return rc;
   if (vb_law_lookup(law, &c->law.kind) != VB_OK)
     return vb_src_fail(ld, vb_src_at(g, "law"), obj, "unknown law '%s' (valid: %s)", law,
-                vb_law_choices());
+                       vb_law_choices());
   if ((rc = vb_src_string(ld, g, obj, "scheme", 1, &scheme)) != VB_OK)
     return rc;
   c->scheme = vb_scheme_lookup(scheme);
   if (c->scheme == NULL)
-    return vb_src_fail(ld, vb_src_at(g, "scheme"), obj, "unknown scheme '%s' (valid: %s)",
-                scheme, vb_scheme_choices());
+    return vb_src_fail(ld, vb_src_at(g, "scheme"), obj, "unknown scheme '%s' (valid: %s)", scheme,
+                       vb_scheme_choices());
   if ((rc = load_between(ld, g, obj, c)) != VB_OK)
     return rc;
   if ((rc = load_law(ld, g, obj, &c->law)) != VB_OK)
@@ -340,15 +362,15 @@ static int load_contact(vb_loader *ld, const config_setting_t *list, int i)
     if ((rc = vb_src_integer(ld, g, obj, "max_iterations", 0, &it)) != VB_OK)
       return rc;
     if (it < 1 || it > 1000)
-      return vb_src_refuse(ld, g, obj, "max_iterations", "between 1 and 1000",
-                    (double)it);
+      return vb_src_refuse(ld, g, obj, "max_iterations", "between 1 and 1000", (double)it);
     c->max_iterations = (int)it;
   }
   return load_corrections(ld, g, obj, c);
 }
 
 /* Load the contacts list (bodies must be loaded). */
-int vb_load_contacts(vb_loader *ld, const config_setting_t *list)
+int
+vb_load_contacts(vb_loader *ld, const config_setting_t *list)
 {
   vb_scene *sc = ld->scene;
   int i, n = config_setting_length(list), rc = VB_OK;
@@ -356,13 +378,12 @@ int vb_load_contacts(vb_loader *ld, const config_setting_t *list)
   if (!(config_setting_type(list) == CONFIG_TYPE_LIST ||
         (config_setting_type(list) == CONFIG_TYPE_ARRAY && n == 0)))
     return vb_src_fail(ld, list, "top level",
-                "'contacts' must be a list of groups ( { ... }, ... )");
+                       "'contacts' must be a list of groups ( { ... }, ... )");
   if (n == 0)
     return VB_OK;
   sc->contacts = calloc((size_t)n, sizeof *sc->contacts);
   if (sc->contacts == NULL)
-    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene",
-                   ld->path);
+    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene", ld->path);
   sc->ncontacts = n;
   for (i = 0; i < n && rc == VB_OK; i++)
     rc = load_contact(ld, list, i);
@@ -370,10 +391,11 @@ int vb_load_contacts(vb_loader *ld, const config_setting_t *list)
 }
 
 /* Load the forces list: { name; at; type = constant | harmonic; ... }. */
-int vb_load_forces(vb_loader *ld, const config_setting_t *list)
+int
+vb_load_forces(vb_loader *ld, const config_setting_t *list)
 {
-  static const char *const keys[] = {"name", "at", "type", "value", "amplitude", "freq",
-                                     "phase", NULL};
+  static const char *const keys[] = {"name",      "at",   "type",  "value",
+                                     "amplitude", "freq", "phase", NULL};
   vb_scene *sc = ld->scene;
   int n = config_setting_length(list), rc = VB_OK;
   if (!(config_setting_type(list) == CONFIG_TYPE_LIST ||
@@ -390,8 +412,8 @@ int vb_load_forces(vb_loader *ld, const config_setting_t *list)
     vb_force *f = &sc->forces[i];
     const char *atp = NULL, *type = NULL;
     char obj[OBJECT_MAX];
-    if ((rc = vb_src_element(ld, list, i, "force", "{ name = ...; at = ...; }",
-                             sc->forces[0].name, sizeof *f, obj, sizeof obj)) != VB_OK)
+    if ((rc = vb_src_element(ld, list, i, "force", "{ name = ...; at = ...; }", sc->forces[0].name,
+                             sizeof *f, obj, sizeof obj)) != VB_OK)
       return rc;
     f->line = config_setting_source_line(g);
     if ((rc = vb_src_check_keys(ld, g, obj, keys, NULL)) != VB_OK)
@@ -400,8 +422,10 @@ int vb_load_forces(vb_loader *ld, const config_setting_t *list)
         (rc = resolve_point(ld, vb_src_at(g, "at"), obj, "at", atp, &f->body, &f->point)) != VB_OK)
       return rc;
     if (sc->bodies[f->body].kind == VB_BODY_WALL)
-      return vb_src_fail(ld, vb_src_at(g, "at"), obj, "a force cannot act on wall '%s' (valid: a mass or "
-                  "a point of a modal object)", sc->bodies[f->body].name);
+      return vb_src_fail(ld, vb_src_at(g, "at"), obj,
+                         "a force cannot act on wall '%s' (valid: a mass or "
+                         "a point of a modal object)",
+                         sc->bodies[f->body].name);
     if ((rc = vb_src_string(ld, g, obj, "type", 1, &type)) != VB_OK)
       return rc;
     if (strcmp(type, "constant") == 0) {
@@ -409,8 +433,9 @@ int vb_load_forces(vb_loader *ld, const config_setting_t *list)
       if ((rc = vb_src_number(ld, g, obj, "value", 1, &f->value)) != VB_OK)
         return rc;
       if (vb_src_member(g, "amplitude") || vb_src_member(g, "freq") || vb_src_member(g, "phase"))
-        return vb_src_fail(ld, g, obj, "'amplitude', 'freq' and 'phase' apply only to type "
-                    "'harmonic'");
+        return vb_src_fail(ld, g, obj,
+                           "'amplitude', 'freq' and 'phase' apply only to type "
+                           "'harmonic'");
     } else if (strcmp(type, "harmonic") == 0) {
       f->kind = VB_FORCE_HARMONIC;
       if ((rc = vb_src_number(ld, g, obj, "value", 0, &f->value)) != VB_OK ||
@@ -421,8 +446,10 @@ int vb_load_forces(vb_loader *ld, const config_setting_t *list)
       if (!(f->freq >= 0))
         return vb_src_refuse(ld, g, obj, "freq", ">= 0", f->freq);
     } else {
-      return vb_src_fail(ld, vb_src_at(g, "type"), obj, "unknown force type '%s' (valid: constant, "
-                  "harmonic)", type);
+      return vb_src_fail(ld, vb_src_at(g, "type"), obj,
+                         "unknown force type '%s' (valid: constant, "
+                         "harmonic)",
+                         type);
     }
   }
   return rc;

@@ -78,9 +78,9 @@ int
 vb_contact_driven(const vb_scene *sc, const vb_contact *ct)
 {
   const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
-  return ct->gap_drive.kind != VB_DRIVE_NONE
-         || (a->kind == VB_BODY_WALL && a->drive.kind != VB_DRIVE_NONE)
-         || (b->kind == VB_BODY_WALL && b->drive.kind != VB_DRIVE_NONE);
+  return ct->gap_drive.kind != VB_DRIVE_NONE ||
+         (a->kind == VB_BODY_WALL && a->drive.kind != VB_DRIVE_NONE) ||
+         (b->kind == VB_BODY_WALL && b->drive.kind != VB_DRIVE_NONE);
 }
 
 /* ------------------------------------------------------- coefficients */
@@ -167,8 +167,8 @@ island_alloc(builder *bd, vb_island_model *m, int nm, int nc, int nf, int nb, in
   m->block = block;
   bd->m = m;
   double *p = (double *)block;
-  double **mode[9] = { &bd->mass, &bd->w2, &bd->sig, &bd->ca, &bd->cb, &bd->cc,
-                       &bd->dcoef, &bd->mw2, &bd->gconst };
+  double **mode[9] = {&bd->mass, &bd->w2,    &bd->sig, &bd->ca,    &bd->cb,
+                      &bd->cc,   &bd->dcoef, &bd->mw2, &bd->gconst};
   for (int k = 0; k < 9; k++, p += mp)
     *mode[k] = p;
   bd->S = p;
@@ -257,17 +257,19 @@ vb_island_point_row(const vb_island_model *m, int b, int p)
 /* Coefficients of mode j of a body at step h in the island's family
  * (see the header); VB_EINVAL with a message when it cannot be stepped. */
 static int
-mode_coefficients(builder *bd, const vb_scene *sc, const vb_body *b, int k, int j,
-                  char *err, size_t errlen)
+mode_coefficients(builder *bd, const vb_scene *sc, const vb_body *b, int k, int j, char *err,
+                  size_t errlen)
 {
   const vb_island_model *m = bd->m;
   double h = m->dt, w0 = 2.0 * M_PI * b->freq[k], sg = b->sigma[k];
   bd->mass[j] = b->modal_mass[k];
   bd->gconst[j] = -sc->gravity * b->modal_mass[k] * b->gravity[k];
   if (b->freq[k] >= 0.5 * sc->fs)
-    return vb_errf(err, errlen, VB_EINVAL, "%s:%d: body '%s': mode %d at %g Hz is at or "
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s:%d: body '%s': mode %d at %g Hz is at or "
                    "above the Nyquist frequency %g Hz (valid: raise scene.fs or drop the "
-                   "mode)", sc->path, b->line, b->name, k, b->freq[k], 0.5 * sc->fs);
+                   "mode)",
+                   sc->path, b->line, b->name, k, b->freq[k], 0.5 * sc->fs);
   if (m->family == VB_FAMILY_TWO_LEVEL) {
     double w2p, sgp;
     warp_bilinear(w0, sg, h, &w2p, &sgp);
@@ -290,16 +292,18 @@ mode_coefficients(builder *bd, const vb_scene *sc, const vb_body *b, int k, int 
     bd->dcoef[j] = 0.5 * bd->mass[j] * bd->sig[j] / h;
     bd->mw2[j] = bd->mass[j] * bd->w2[j];
     if (bd->w2[j] * h * h >= 4.0)
-      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: body '%s': mode %d (%g Hz, sigma %g) "
+      return vb_errf(err, errlen, VB_EINVAL,
+                     "%s:%d: body '%s': mode %d (%g Hz, sigma %g) "
                      "has no positive discrete energy at fs %g for a three-level scheme "
-                     "(valid: raise scene.fs or use a two-level scheme)", sc->path, b->line,
-                     b->name, k, b->freq[k], sg, sc->fs);
+                     "(valid: raise scene.fs or use a two-level scheme)",
+                     sc->path, b->line, b->name, k, b->freq[k], sg, sc->fs);
   } else {
     bd->w2[j] = w0 * w0;
     bd->sig[j] = sg;
     double lim = m->scheme->stability_limit;
     if (w0 * h > lim)
-      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: body '%s': mode %d at %g Hz is beyond "
+      return vb_errf(err, errlen, VB_EINVAL,
+                     "%s:%d: body '%s': mode %d at %g Hz is beyond "
                      "the stability limit of scheme '%s' (omega dt = %.3g > %g; valid: raise "
                      "scene.fs above %.6g Hz or use a two-level or three-level scheme)",
                      sc->path, b->line, b->name, k, b->freq[k], m->scheme->name, w0 * h, lim,
@@ -355,7 +359,7 @@ exact_duration(builder *bd, int c)
   double limit, h = bd->m->dt, m = bd->meff[c];
   double cw = cos(vb_exact_omega(ct, m, h, &limit) * h);
   if (ct->scheme->exact_duration_eq == 16)
-    ct->law.k = 2.0 * m / (h * h) * (1.0 - cw) / cw;      /* eq 16 */
+    ct->law.k = 2.0 * m / (h * h) * (1.0 - cw) / cw; /* eq 16 */
   else
     ct->law.k = 4.0 * m / (h * h) * (1.0 - cw) / (1.0 + cw); /* eq 15 */
 }
@@ -369,7 +373,7 @@ island_contacts(builder *bd, const vb_scene *sc)
   for (int c = 0; c < nc; c++) {
     const vb_contact *ct = &bd->cts[c];
     double *row = bd->S + (size_t)c * m->nmp;
-    int ends[2] = { ct->a, ct->b }, pts[2] = { ct->pa, ct->pb };
+    int ends[2] = {ct->a, ct->b}, pts[2] = {ct->pa, ct->pb};
     for (int e = 0; e < 2; e++) {
       const vb_body *b = &sc->bodies[ends[e]];
       if (b->kind == VB_BODY_WALL)
@@ -414,12 +418,13 @@ check_exact_duration(const vb_island_model *m, const vb_scene *sc, char *err, si
     vb_exact_omega(ct, m->meff[c], m->dt, &limit);
     int steps = ct->scheme->exact_duration_eq == 16 ? 2 : 1;
     if (ct->exact_duration && !ct->saturate && !(w < limit))
-      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: contact '%s': exact_duration: omega_c = "
+      return vb_errf(err, errlen, VB_EINVAL,
+                     "%s:%d: contact '%s': exact_duration: omega_c = "
                      "%.6g rad/s (contact time %.4g s) is beyond the limit of scheme '%s', "
                      "%.6g rad/s (contact time %.4g s = %d steps) (valid: raise scene.fs "
-                     "above %.6g Hz, or set saturate = true to use the limit)", sc->path,
-                     ct->line, ct->name, w, M_PI / w, ct->scheme->name, limit, M_PI / limit,
-                     steps, w * steps / M_PI);
+                     "above %.6g Hz, or set saturate = true to use the limit)",
+                     sc->path, ct->line, ct->name, w, M_PI / w, ct->scheme->name, limit,
+                     M_PI / limit, steps, w * steps / M_PI);
   }
   return VB_OK;
 }
@@ -453,7 +458,7 @@ static void
 sort_by_name(const char *base, size_t stride, int n, named *tmp, int *order)
 {
   for (int i = 0; i < n; i++)
-    tmp[i] = (named){ base + (size_t)i * stride, i };
+    tmp[i] = (named){base + (size_t)i * stride, i};
   qsort(tmp, (size_t)n, sizeof *tmp, by_name);
   for (int i = 0; i < n; i++)
     order[i] = tmp[i].index;
@@ -487,22 +492,23 @@ island_families(const vb_scene *sc, int *parent, int *first, char *err, size_t e
       continue;
     }
     const vb_contact *c0 = &sc->contacts[first[r]];
-    int clash = c0->scheme->family != ct->scheme->family
-                || (ct->scheme->family == VB_FAMILY_EXPLICIT && c0->scheme != ct->scheme);
+    int clash = c0->scheme->family != ct->scheme->family ||
+                (ct->scheme->family == VB_FAMILY_EXPLICIT && c0->scheme != ct->scheme);
     if (!clash)
       continue;
     /* name a body the two contacts share, if they touch one */
-    int walls[2] = { sc->bodies[ct->a].kind == VB_BODY_WALL,
-                     sc->bodies[ct->b].kind == VB_BODY_WALL };
+    int walls[2] = {sc->bodies[ct->a].kind == VB_BODY_WALL, sc->bodies[ct->b].kind == VB_BODY_WALL};
     if (!walls[0] && (ct->a == c0->a || ct->a == c0->b))
       body = ct->a;
     else if (!walls[1] && (ct->b == c0->a || ct->b == c0->b))
       body = ct->b;
-    return vb_errf(err, errlen, VB_EINVAL, "%s:%d: contact '%s': scheme '%s' cannot step body "
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s:%d: contact '%s': scheme '%s' cannot step body "
                    "'%s' together with contact '%s' (scheme '%s') in one island (valid: one "
                    "family per island: two-point/am1, three-point/quadratic, or a single "
-                   "explicit scheme)", sc->path, ct->line, ct->name, ct->scheme->name,
-                   sc->bodies[body].name, c0->name, c0->scheme->name);
+                   "explicit scheme)",
+                   sc->path, ct->line, ct->name, ct->scheme->name, sc->bodies[body].name, c0->name,
+                   c0->scheme->name);
   }
   return VB_OK;
 }
@@ -619,7 +625,7 @@ vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
   if (!parent || !tmp || !md)
     goto nomem;
   int *root_island = parent + nb + 1, *first = root_island + nb + 1;
-  name_order by = { first + nb + 1, NULL, NULL };
+  name_order by = {first + nb + 1, NULL, NULL};
   by.contacts = by.bodies + nb + 1;
   by.forces = by.contacts + nc + 1;
   if (nb > 0)

@@ -53,18 +53,10 @@ check_value(column_role role, double v, const char *where, const char *what, cha
   const char *condition = NULL;
 
   switch (role) {
-  case COL_FREQ:
-    condition = isfinite(v) && v >= 0.0 ? NULL : ">= 0";
-    break;
-  case COL_T60:
-    condition = isfinite(v) && v >= 0.0 ? NULL : "> 0, or 0 for undamped";
-    break;
-  case COL_MASS:
-    condition = isfinite(v) && v > 0.0 ? NULL : "> 0";
-    break;
-  default:
-    condition = isfinite(v) ? NULL : "finite";
-    break;
+  case COL_FREQ: condition = isfinite(v) && v >= 0.0 ? NULL : ">= 0"; break;
+  case COL_T60: condition = isfinite(v) && v >= 0.0 ? NULL : "> 0, or 0 for undamped"; break;
+  case COL_MASS: condition = isfinite(v) && v > 0.0 ? NULL : "> 0"; break;
+  default: condition = isfinite(v) ? NULL : "finite"; break;
   }
   if (condition == NULL)
     return VB_OK;
@@ -131,16 +123,16 @@ parse_number(const char *s, double *v)
 /* A CSV file split into trimmed lines, and the roles of its columns. */
 typedef struct csv {
   const char *path;
-  char **lines;         /* [nlines] trimmed, NUL-terminated in the text */
+  char **lines; /* [nlines] trimmed, NUL-terminated in the text */
   int nlines;
-  int header;           /* index of the header line */
+  int header; /* index of the header line */
   int ncols;
-  char **colname;       /* [ncols] column names (in the header's text) */
-  column_role *role;    /* [ncols] */
-  int *point;           /* [ncols] point index of a point column, else -1 */
+  char **colname;    /* [ncols] column names (in the header's text) */
+  column_role *role; /* [ncols] */
+  int *point;        /* [ncols] point index of a point column, else -1 */
   int npoints;
   int col_of[COL_POINT]; /* column of each reserved role, or -1 */
-  char **fields;        /* [ncols] scratch for one line's fields */
+  char **fields;         /* [ncols] scratch for one line's fields */
 } csv;
 
 /* Free what a csv holds. */
@@ -230,7 +222,8 @@ check_point_column(const csv *t, int c, char *err, size_t errlen)
     if (!(isalnum((unsigned char)*p) || *p == '_' || *p == '-'))
       return vb_errf(err, errlen, VB_EINVAL,
                      "%s:%d: invalid point name '%s' in column %d (valid: letters, digits, "
-                     "'_' and '-')", t->path, t->header + 1, name, c + 1);
+                     "'_' and '-')",
+                     t->path, t->header + 1, name, c + 1);
   return VB_OK;
 }
 
@@ -262,16 +255,14 @@ csv_header(csv *t, char *err, size_t errlen)
       if (strcmp(name, column_names[r]) == 0)
         t->role[c] = (column_role)r;
     if (*name == '\0')
-      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: column %d has no name", t->path, line,
-                     c + 1);
+      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: column %d has no name", t->path, line, c + 1);
     if (strlen(name) >= VB_NAME_MAX)
       return vb_errf(err, errlen, VB_EINVAL,
-                     "%s:%d: column name '%s' is too long (valid: at most %d characters)",
-                     t->path, line, name, VB_NAME_MAX - 1);
+                     "%s:%d: column name '%s' is too long (valid: at most %d characters)", t->path,
+                     line, name, VB_NAME_MAX - 1);
     for (int d = 0; d < c; d++)
       if (strcmp(t->colname[d], name) == 0)
-        return vb_errf(err, errlen, VB_EINVAL, "%s:%d: duplicate column '%s'", t->path,
-                       line, name);
+        return vb_errf(err, errlen, VB_EINVAL, "%s:%d: duplicate column '%s'", t->path, line, name);
     if (t->role[c] != COL_POINT) {
       t->col_of[t->role[c]] = c;
       continue;
@@ -283,12 +274,11 @@ csv_header(csv *t, char *err, size_t errlen)
   for (int r = COL_FREQ; r <= COL_MASS; r++)
     if (r != COL_T60 && t->col_of[r] < 0)
       return vb_errf(err, errlen, VB_EINVAL,
-                     "%s:%d: no column '%s' (expected: freq,t60,mass,<point>,...)", t->path,
-                     line, column_names[r]);
+                     "%s:%d: no column '%s' (expected: freq,t60,mass,<point>,...)", t->path, line,
+                     column_names[r]);
   if (t->npoints == 0)
     return vb_errf(err, errlen, VB_EINVAL,
-                   "%s:%d: no point columns (expected: freq,t60,mass,<point>,...)", t->path,
-                   line);
+                   "%s:%d: no point columns (expected: freq,t60,mass,<point>,...)", t->path, line);
   return VB_OK;
 }
 
@@ -301,19 +291,18 @@ csv_row(const csv *t, vb_body *b, int i, int j, char *err, size_t errlen)
   int n = split_fields(t->lines[i], t->fields, t->ncols), rc;
 
   if (n != t->ncols)
-    return vb_errf(err, errlen, VB_EINVAL, "%s:%d: expected %d numbers, got %d", t->path,
-                   i + 1, t->ncols, n);
+    return vb_errf(err, errlen, VB_EINVAL, "%s:%d: expected %d numbers, got %d", t->path, i + 1,
+                   t->ncols, n);
   for (int c = 0; c < t->ncols; c++) {
     double v = NAN;
     const char *field = t->fields[c];
     if (*field == '\0' && (t->role[c] == COL_T60 || t->role[c] == COL_GRAVITY))
       continue; /* empty: undamped, or the default participation */
     if (*field == '\0')
-      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: no value in column '%s'", t->path,
-                     i + 1, t->colname[c]);
+      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: no value in column '%s'", t->path, i + 1,
+                     t->colname[c]);
     if (!parse_number(field, &v))
-      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: '%s' is not a number", t->path, i + 1,
-                     field);
+      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: '%s' is not a number", t->path, i + 1, field);
     snprintf(where, sizeof where, "%s:%d: ", t->path, i + 1);
     snprintf(what, sizeof what, "'%s'", t->colname[c]);
     if ((rc = check_value(t->role[c], v, where, what, err, errlen)) != VB_OK)
@@ -338,8 +327,10 @@ csv_rows(const csv *t, vb_body *b, char *err, size_t errlen)
       return vb_errf(err, errlen, VB_EINVAL, "%s:%d: more than %d modes", t->path, i + 1,
                      MODES_MAX);
   if (nmodes == 0)
-    return vb_errf(err, errlen, VB_EINVAL, "%s: no modes (expected one line per mode after "
-                   "the header)", t->path);
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s: no modes (expected one line per mode after "
+                   "the header)",
+                   t->path);
   if ((rc = vb_body_alloc_modes(b, nmodes, t->npoints)) != VB_OK)
     return vb_errf(err, errlen, rc, "%s: out of memory", t->path);
   for (int c = 0; c < t->ncols; c++)
@@ -414,8 +405,7 @@ read_vector(hid_t file, const char *path, const char *name, int required, double
   int rc = VB_OK;
 
   *values = NULL;
-  if (H5Lexists(file, name, H5P_DEFAULT) <= 0 ||
-      (set = H5Dopen2(file, name, H5P_DEFAULT)) < 0) {
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0 || (set = H5Dopen2(file, name, H5P_DEFAULT)) < 0) {
     if (!required)
       return 1;
     return vb_errf(err, errlen, VB_EINVAL, "%s: no dataset %s", path, name);
@@ -433,8 +423,7 @@ read_vector(hid_t file, const char *path, const char *name, int required, double
     *values = malloc((size_t)*n * sizeof **values + 1);
     if (*values == NULL)
       rc = vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
-    else if (*n > 0 &&
-             H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *values) < 0)
+    else if (*n > 0 && H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *values) < 0)
       rc = vb_errf(err, errlen, VB_EIO, "%s: cannot read %s", path, name);
   }
   if (rc != VB_OK) {
@@ -451,14 +440,14 @@ read_vector(hid_t file, const char *path, const char *name, int required, double
 
 /* Check that a dataset has one value per mode and each value is valid. */
 static int
-check_vector(const char *path, const char *name, column_role role, const double *v,
-             hsize_t n, hsize_t nmodes, char *err, size_t errlen)
+check_vector(const char *path, const char *name, column_role role, const double *v, hsize_t n,
+             hsize_t nmodes, char *err, size_t errlen)
 {
   char prefix[4200], what[VB_NAME_MAX + 64];
 
   if (n != nmodes)
-    return vb_errf(err, errlen, VB_EINVAL, "%s: %s has %llu values, /freq has %llu", path,
-                   name, (unsigned long long)n, (unsigned long long)nmodes);
+    return vb_errf(err, errlen, VB_EINVAL, "%s: %s has %llu values, /freq has %llu", path, name,
+                   (unsigned long long)n, (unsigned long long)nmodes);
   snprintf(prefix, sizeof prefix, "%s: ", path);
   for (hsize_t j = 0; j < n; j++) {
     snprintf(what, sizeof what, "%s[%llu]", name, (unsigned long long)j);
@@ -490,8 +479,8 @@ modes_hdf5(vb_body *b, const char *path, char *err, size_t errlen)
   if ((rc = read_vector(file, path, "/freq", 1, &freq, &nmodes, err, errlen)) != VB_OK)
     goto done;
   if (nmodes < 1 || nmodes > MODES_MAX) {
-    rc = vb_errf(err, errlen, VB_EINVAL, "%s: /freq has %llu values (valid: 1 to %d modes)",
-                 path, (unsigned long long)nmodes, MODES_MAX);
+    rc = vb_errf(err, errlen, VB_EINVAL, "%s: /freq has %llu values (valid: 1 to %d modes)", path,
+                 (unsigned long long)nmodes, MODES_MAX);
     goto done;
   }
   if ((rc = check_vector(path, "/freq", COL_FREQ, freq, nmodes, nmodes, err, errlen)) != VB_OK ||
@@ -503,9 +492,8 @@ modes_hdf5(vb_body *b, const char *path, char *err, size_t errlen)
        (rc = check_vector(path, "/t60", COL_T60, t60, n, nmodes, err, errlen)) != VB_OK))
     goto done;
   if ((rc = read_vector(file, path, "/gravity", 0, &gravity, &n, err, errlen)) < VB_OK ||
-      (rc == VB_OK &&
-       (rc = check_vector(path, "/gravity", COL_GRAVITY, gravity, n, nmodes, err, errlen)) !=
-           VB_OK))
+      (rc == VB_OK && (rc = check_vector(path, "/gravity", COL_GRAVITY, gravity, n, nmodes, err,
+                                         errlen)) != VB_OK))
     goto done;
 
   /* the points: the datasets of /shapes */
@@ -523,8 +511,7 @@ modes_hdf5(vb_body *b, const char *path, char *err, size_t errlen)
     goto done;
   }
   if (points.count == 0) {
-    rc = vb_errf(err, errlen, VB_EINVAL, "%s: group /shapes has no datasets (one per point)",
-                 path);
+    rc = vb_errf(err, errlen, VB_EINVAL, "%s: group /shapes has no datasets (one per point)", path);
     goto done;
   }
   if ((rc = vb_body_alloc_modes(b, (int)nmodes, points.count)) != VB_OK) {
@@ -613,8 +600,10 @@ vb_modes_file_read(vb_body *b, const char *path, char *err, size_t errlen)
   }
   text = vb_read_text(path, VB_DATA_MAX, &length);
   if (text == NULL && errno == EFBIG)
-    return vb_errf(err, errlen, VB_EINVAL, "%s: larger than %zu MiB (valid: a CSV modes "
-                   "file of at most %zu MiB)", path, VB_DATA_MAX >> 20, VB_DATA_MAX >> 20);
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s: larger than %zu MiB (valid: a CSV modes "
+                   "file of at most %zu MiB)",
+                   path, VB_DATA_MAX >> 20, VB_DATA_MAX >> 20);
   if (text == NULL)
     return vb_errf(err, errlen, VB_EIO, "%s: cannot read: %s", path, strerror(errno));
   if (strlen(text) != length) {

@@ -34,11 +34,11 @@
 #include "h5util.h"
 #include "output.h"
 
-#define PART_SUFFIX ".part"
-#define BATCH_SECONDS 10.0                /* a shard about every 10 s */
-#define BATCH_BYTES (128.0 * 1024 * 1024) /* or every 128 MiB of signals */
-#define LINE_MAX_LEN 256
-#define IMAGE_BYTES (16.0 * 1024 * 1024) /* shards up to this are built in memory */
+#define PART_SUFFIX   ".part"
+#define BATCH_SECONDS 10.0                  /* a shard about every 10 s */
+#define BATCH_BYTES   (128.0 * 1024 * 1024) /* or every 128 MiB of signals */
+#define LINE_MAX_LEN  256
+#define IMAGE_BYTES   (16.0 * 1024 * 1024) /* shards up to this are built in memory */
 
 typedef vb_shard shard;
 
@@ -54,14 +54,15 @@ struct vb_output {
   long nbatch, capbatch;
   double batch_bytes, last_flush;
   long next_shard;
-  long kill_at, writes;    /* test hook VIBRO_TEST_KILL_AT */
-  long batch_scenes;       /* test hook VIBRO_TEST_BATCH: scenes per shard */
-  char *err;               /* where messages go during a call */
+  long kill_at, writes; /* test hook VIBRO_TEST_KILL_AT */
+  long batch_scenes;    /* test hook VIBRO_TEST_BATCH: scenes per shard */
+  char *err;            /* where messages go during a call */
   size_t errlen;
 };
 
 /* Seconds on a monotonic clock. */
-static double now(void)
+static double
+now(void)
 {
   struct timespec ts;
 
@@ -73,7 +74,8 @@ static double now(void)
 
 /* Test hook: with VIBRO_TEST_KILL_AT=k in the environment, the process
  * kills itself (SIGKILL) at the k-th write point of the output. */
-static void tick(void *ctx)
+static void
+tick(void *ctx)
 {
   vb_output *o = ctx;
 
@@ -81,14 +83,16 @@ static void tick(void *ctx)
     raise(SIGKILL);
 }
 
-static long env_kill_at(void)
+static long
+env_kill_at(void)
 {
   const char *s = getenv("VIBRO_TEST_KILL_AT");
   return s ? atol(s) : 0;
 }
 
 /* Write len bytes to fd, calling tick between pieces; 0 or an errno. */
-int vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void *ctx)
+int
+vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void *ctx)
 {
   size_t done = 0;
 
@@ -107,7 +111,8 @@ int vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void
 }
 
 /* Whether a cause of failure is a full disk or a file size limit. */
-static const char *disk_full(int e)
+static const char *
+disk_full(int e)
 {
   if (e == ENOSPC || e == EDQUOT)
     return "the disk is full";
@@ -117,7 +122,8 @@ static const char *disk_full(int e)
 }
 
 /* The message of a failed write to the shard directory. */
-static int write_failed(vb_output *o, const char *what, int e)
+static int
+write_failed(vb_output *o, const char *what, int e)
 {
   const char *full = disk_full(e);
   long kept = o->ndone;
@@ -125,16 +131,18 @@ static int write_failed(vb_output *o, const char *what, int e)
   if (o->err && o->errlen > 0)
     o->err[0] = '\0';
   if (kept > 0)
-    return msg(o->err, o->errlen, VB_EIO, "%s: cannot write %s: %s; the %ld finished scenes "
-               "are kept in %s: run again with --resume to continue", o->path, what,
-               full ? full : (e ? strerror(e) : "HDF5 write error"), kept, o->part);
-  return msg(o->err, o->errlen, VB_EIO, "%s: cannot write %s: %s; no scene was finished",
-             o->path, what, full ? full : (e ? strerror(e) : "HDF5 write error"));
+    return msg(o->err, o->errlen, VB_EIO,
+               "%s: cannot write %s: %s; the %ld finished scenes "
+               "are kept in %s: run again with --resume to continue",
+               o->path, what, full ? full : (e ? strerror(e) : "HDF5 write error"), kept, o->part);
+  return msg(o->err, o->errlen, VB_EIO, "%s: cannot write %s: %s; no scene was finished", o->path,
+             what, full ? full : (e ? strerror(e) : "HDF5 write error"));
 }
 
 /* Try the lock of rank r: 1 if held by a running writer (its pid in *pid),
  * 0 if free (or absent). */
-static int lock_held(int dirfd, int r, long *pid)
+static int
+lock_held(int dirfd, int r, long *pid)
 {
   char name[32], buf[32];
   int fd, held = 0;
@@ -155,7 +163,8 @@ static int lock_held(int dirfd, int r, long *pid)
 }
 
 /* Whether a directory entry is one vibro writes in OUT.part/. */
-static int ours(const char *name)
+static int
+ours(const char *name)
 {
   int r;
   long n;
@@ -166,7 +175,8 @@ static int ours(const char *name)
 }
 
 /* The rank a file of OUT.part/ belongs to, or -1 (final.tmp). */
-static int owner_rank(const char *name)
+static int
+owner_rank(const char *name)
 {
   int r;
 
@@ -177,7 +187,8 @@ static int owner_rank(const char *name)
 }
 
 /* Create OUT.part/ or check the one there; open it. */
-static int part_dir(const char *path, const char *part, int *dirfd, char *err, size_t errlen)
+static int
+part_dir(const char *path, const char *part, int *dirfd, char *err, size_t errlen)
 {
   struct stat st;
   DIR *d;
@@ -189,9 +200,10 @@ static int part_dir(const char *path, const char *part, int *dirfd, char *err, s
   if (lstat(part, &st) < 0)
     return msg(err, errlen, VB_EIO, "%s: cannot stat %s: %s", path, part, strerror(errno));
   if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
-    return msg(err, errlen, VB_EINVAL, "%s: %s exists and is %s, not vibro's shard directory; "
-               "move it away (it is not touched)", path, part,
-               S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+    return msg(err, errlen, VB_EINVAL,
+               "%s: %s exists and is %s, not vibro's shard directory; "
+               "move it away (it is not touched)",
+               path, part, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
   fd = open(part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return msg(err, errlen, VB_EIO, "%s: cannot open %s: %s", path, part, strerror(errno));
@@ -200,8 +212,10 @@ static int part_dir(const char *path, const char *part, int *dirfd, char *err, s
     rewinddir(d);
   while (d && (e = readdir(d)) != NULL)
     if (e->d_name[0] != '.' && !ours(e->d_name)) {
-      msg(err, errlen, VB_EINVAL, "%s: %s holds '%s', which vibro did not write; move it "
-          "away (it is not touched)", path, part, e->d_name);
+      msg(err, errlen, VB_EINVAL,
+          "%s: %s holds '%s', which vibro did not write; move it "
+          "away (it is not touched)",
+          path, part, e->d_name);
       closedir(d);
       close(fd);
       return VB_EINVAL;
@@ -213,7 +227,8 @@ static int part_dir(const char *path, const char *part, int *dirfd, char *err, s
 }
 
 /* Take the lock of this rank; refuse if another writer holds it. */
-static int take_lock(vb_output *o)
+static int
+take_lock(vb_output *o)
 {
   char name[32], pid[32];
   long other = 0;
@@ -222,16 +237,18 @@ static int take_lock(vb_output *o)
   snprintf(name, sizeof name, "lock.r%03d", o->rank);
   o->lockfd = openat(o->dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (o->lockfd < 0)
-    return msg(o->err, o->errlen, VB_EIO, "%s: cannot create %s/%s: %s", o->path, o->part,
-               name, strerror(errno));
+    return msg(o->err, o->errlen, VB_EIO, "%s: cannot create %s/%s: %s", o->path, o->part, name,
+               strerror(errno));
   if (flock(o->lockfd, LOCK_EX | LOCK_NB) < 0) {
     ssize_t r = pread(o->lockfd, pid, sizeof pid - 1, 0);
     pid[r > 0 ? r : 0] = '\0';
     other = atol(pid);
     close(o->lockfd);
     o->lockfd = -1;
-    return msg(o->err, o->errlen, VB_EINVAL, "%s: being written by process %ld (%s/%s); not "
-               "starting a second writer", o->path, other, o->part, name);
+    return msg(o->err, o->errlen, VB_EINVAL,
+               "%s: being written by process %ld (%s/%s); not "
+               "starting a second writer",
+               o->path, other, o->part, name);
   }
   n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
   if (ftruncate(o->lockfd, 0) < 0 || pwrite(o->lockfd, pid, (size_t)n, 0) != n)
@@ -243,7 +260,8 @@ static int take_lock(vb_output *o)
 /* Delete files of OUT.part/ that a fresh start or a resume drops: with
  * keep NULL every file of this rank (and, for rank 0, of ranks whose lock
  * is free) except locks; else the files of this rank not listed in keep. */
-static int part_clean(vb_output *o, const shard *keep, long nkeep, int fresh)
+static int
+part_clean(vb_output *o, const shard *keep, long nkeep, int fresh)
 {
   DIR *d = fdopendir(dup(o->dirfd));
   struct dirent *e;
@@ -280,7 +298,8 @@ static int part_clean(vb_output *o, const shard *keep, long nkeep, int fresh)
 
 /* Rewrite this rank's manifest with the kept lines (temporary + rename)
  * and open it for appending. */
-static int manifest_open(vb_output *o, const shard *keep, long nkeep)
+static int
+manifest_open(vb_output *o, const shard *keep, long nkeep)
 {
   char name[32], tmp[40], line[LINE_MAX_LEN];
   int fd;
@@ -313,7 +332,8 @@ static int manifest_open(vb_output *o, const shard *keep, long nkeep)
 }
 
 /* Free an output's memory (files closed by the caller). */
-static void output_release(vb_output *o)
+static void
+output_release(vb_output *o)
 {
   long k;
 
@@ -329,8 +349,9 @@ static void output_release(vb_output *o)
 }
 
 /* Open OUT.part/ for writing. */
-int vb_output_open(const char *path, const vb_output_layout *lay, int resume, int rank,
-                   vb_output **out, char *err, size_t errlen)
+int
+vb_output_open(const char *path, const vb_output_layout *lay, int resume, int rank, vb_output **out,
+               char *err, size_t errlen)
 {
   vb_output *o;
   vb_h5quiet q;
@@ -374,9 +395,10 @@ int vb_output_open(const char *path, const vb_output_layout *lay, int resume, in
     rc = take_lock(o);
   if (rc == VB_OK && resume)
     rc = vb_shards_verified(o->dirfd, o->part, lay->source, o->input_crc, 1, &kept, &nkept, err,
-                         errlen);
+                            errlen);
   for (k = 0; rc == VB_OK && k < nkept; k++)
-    if (vb_shard_scenes(o->part, &kept[k], lay->nscenes, NULL, o->complete, o->codes, &o->ndone, &T) < 0)
+    if (vb_shard_scenes(o->part, &kept[k], lay->nscenes, NULL, o->complete, o->codes, &o->ndone,
+                        &T) < 0)
       rc = msg(err, errlen, VB_EIO, "%s: cannot read %s/%s", path, o->part, kept[k].name);
   if (rc == VB_OK && part_clean(o, kept, nkept, !resume) < 0)
     rc = msg(err, errlen, VB_EIO, "%s: cannot clean %s: %s", path, o->part, strerror(errno));
@@ -404,35 +426,43 @@ int vb_output_open(const char *path, const vb_output_layout *lay, int resume, in
 }
 
 /* Whether a scene is in a shard. */
-int vb_output_complete(const vb_output *o, long index)
+int
+vb_output_complete(const vb_output *o, long index)
 {
   return index >= 0 && index < o->fmt.lay.nscenes && o->complete[index];
 }
 
 /* Status code of a complete scene. */
-int vb_output_status_code(const vb_output *o, long index)
+int
+vb_output_status_code(const vb_output *o, long index)
 {
   return vb_output_complete(o, index) ? o->codes[index] : VB_EINVAL;
 }
 
 /* Scenes in shards. */
-long vb_output_scenes_done(const vb_output *o) { return o->ndone; }
+long
+vb_output_scenes_done(const vb_output *o)
+{
+  return o->ndone;
+}
 
 /* Pack a run. */
-int vb_output_pack(const vb_output *o, long index, const double *params, const vb_run *run,
-                   vb_packed_scene **out, char *err, size_t errlen)
+int
+vb_output_pack(const vb_output *o, long index, const double *params, const vb_run *run,
+               vb_packed_scene **out, char *err, size_t errlen)
 {
   if (err && errlen > 0)
     err[0] = '\0';
   *out = NULL;
   if (index < 0 || index >= o->fmt.lay.nscenes || !run || !vb_run_scene(run))
-    return msg(err, errlen, VB_EINVAL, "%s: no scene %ld to write (the study has %ld)",
-               o->path, index, o->fmt.lay.nscenes);
+    return msg(err, errlen, VB_EINVAL, "%s: no scene %ld to write (the study has %ld)", o->path,
+               index, o->fmt.lay.nscenes);
   return vb_format_pack(&o->fmt, index, params, run, out, err, errlen);
 }
 
 /* Order of packed scenes by index. */
-static int by_index(const void *a, const void *b)
+static int
+by_index(const void *a, const void *b)
 {
   long x = (*(vb_packed_scene *const *)a)->index, y = (*(vb_packed_scene *const *)b)->index;
   return (x > y) - (x < y);
@@ -440,7 +470,8 @@ static int by_index(const void *a, const void *b)
 
 /* Write the batch as the file tmp (tpath, freed here) of OUT.part/,
  * fsync'ed; its CRC-32 and size.  VB_OK or an error with the message. */
-static int shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, long *sizep)
+static int
+shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, long *sizep)
 {
   long crc = -1, size = 0;
   int rc, fd, e;
@@ -463,37 +494,37 @@ static int shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, l
       if (fd >= 0)
         close(fd);
       unlinkat(o->dirfd, tmp, 0);
-      return rc == VB_ENOMEM ? msg(o->err, o->errlen, rc, "%s: out of memory writing a shard",
-                                   o->path)
-                             : write_failed(o, tmp, e);
+      return rc == VB_ENOMEM
+                 ? msg(o->err, o->errlen, rc, "%s: out of memory writing a shard", o->path)
+                 : write_failed(o, tmp, e);
     }
     close(fd);
     crc = vb_file_crc(o->dirfd, tmp, &size);
     if (crc < 0)
       return write_failed(o, tmp, errno);
   } else {
-  /* the shard is made in memory and written here: a full disk is an
-   * error of write() (HDF5 1.10 crashes at exit after a failed write of
-   * its own), and the CRC comes from the buffer */
-  rc = vb_stack_write_batch(&o->fmt, tpath, o->batch, o->nbatch, &image, &ilen, NULL, 0);
-  free(tpath);
-  if (rc != VB_OK)
-    return msg(o->err, o->errlen, rc, "%s: out of memory writing a shard of %ld scenes",
-               o->path, o->nbatch);
-  crc = (long)crc32(crc32(0L, Z_NULL, 0), image, (uInt)ilen);
-  size = (long)ilen;
-  tick(o);
-  fd = openat(o->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  e = fd < 0 ? errno : vb_write_all(fd, image, ilen, tick, o);
-  free(image);
-  if (e == 0 && fsync(fd) < 0)
-    e = errno;
-  if (fd >= 0 && close(fd) < 0 && e == 0)
-    e = errno;
-  if (e != 0) {
-    unlinkat(o->dirfd, tmp, 0);
-    return write_failed(o, tmp, e);
-  }
+    /* the shard is made in memory and written here: a full disk is an
+     * error of write() (HDF5 1.10 crashes at exit after a failed write of
+     * its own), and the CRC comes from the buffer */
+    rc = vb_stack_write_batch(&o->fmt, tpath, o->batch, o->nbatch, &image, &ilen, NULL, 0);
+    free(tpath);
+    if (rc != VB_OK)
+      return msg(o->err, o->errlen, rc, "%s: out of memory writing a shard of %ld scenes", o->path,
+                 o->nbatch);
+    crc = (long)crc32(crc32(0L, Z_NULL, 0), image, (uInt)ilen);
+    size = (long)ilen;
+    tick(o);
+    fd = openat(o->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    e = fd < 0 ? errno : vb_write_all(fd, image, ilen, tick, o);
+    free(image);
+    if (e == 0 && fsync(fd) < 0)
+      e = errno;
+    if (fd >= 0 && close(fd) < 0 && e == 0)
+      e = errno;
+    if (e != 0) {
+      unlinkat(o->dirfd, tmp, 0);
+      return write_failed(o, tmp, e);
+    }
   }
   *crcp = crc;
   *sizep = size;
@@ -501,7 +532,8 @@ static int shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, l
 }
 
 /* Write the batch as a shard: temporary, fsync, rename, manifest line. */
-static int flush(vb_output *o)
+static int
+flush(vb_output *o)
 {
   char name[64], tmp[72], line[LINE_MAX_LEN], *tpath;
   shard s;
@@ -570,7 +602,8 @@ static int flush(vb_output *o)
 }
 
 /* Write the batch as a shard now. */
-int vb_output_flush(vb_output *o, char *err, size_t errlen)
+int
+vb_output_flush(vb_output *o, char *err, size_t errlen)
 {
   vb_h5quiet q;
   int rc;
@@ -588,7 +621,8 @@ int vb_output_flush(vb_output *o, char *err, size_t errlen)
 }
 
 /* Take a packed scene into the batch. */
-int vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
+int
+vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
 {
   int borrowed = p && !p->own;
 
@@ -623,8 +657,9 @@ int vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
 }
 
 /* Pack and add. */
-int vb_output_scene(vb_output *o, long index, const double *params, const vb_run *run,
-                    char *err, size_t errlen)
+int
+vb_output_scene(vb_output *o, long index, const double *params, const vb_run *run, char *err,
+                size_t errlen)
 {
   vb_packed_scene *p;
   int rc = vb_output_pack(o, index, params, run, &p, err, errlen);
@@ -633,7 +668,8 @@ int vb_output_scene(vb_output *o, long index, const double *params, const vb_run
 }
 
 /* Unlock and free. */
-void vb_output_free(vb_output *o)
+void
+vb_output_free(vb_output *o)
 {
   if (!o)
     return;

@@ -10,12 +10,22 @@
 #include "vibro.h"
 
 #define VB_FORMAT_NAME "vibro-2"
-#define VB_STATUS_LEN 128 /* bytes of the table's status column */
+#define VB_STATUS_LEN  128 /* bytes of the table's status column */
 
 /* Where a signal's values come from in a run. */
 typedef enum {
-  SRC_BODY_U, SRC_BODY_V, SRC_POINT_U, SRC_POINT_V, SRC_FREQ, SRC_SIGMA, SRC_MMASS,
-  SRC_Q, SRC_COMPRESSION, SRC_RATE, SRC_FORCE, SRC_ENERGY
+  SRC_BODY_U,
+  SRC_BODY_V,
+  SRC_POINT_U,
+  SRC_POINT_V,
+  SRC_FREQ,
+  SRC_SIGMA,
+  SRC_MMASS,
+  SRC_Q,
+  SRC_COMPRESSION,
+  SRC_RATE,
+  SRC_FORCE,
+  SRC_ENERGY
 } vb_signal_source;
 
 /* Shape of a signal per scene: [time], [mode], [mode][time]. */
@@ -35,19 +45,19 @@ typedef struct vb_signal_desc {
 typedef struct vb_format {
   vb_output_layout lay;
   int nsig;
-  vb_signal_desc *sig;           /* [nsig] */
-  hid_t row_type;                /* /study/table, packed little-endian */
+  vb_signal_desc *sig; /* [nsig] */
+  hid_t row_type;      /* /study/table, packed little-endian */
   size_t rowsize;
-  size_t off_params, off_code, off_status, off_samples, off_interval, off_final,
-      off_balance, off_evstart, off_evcount, off_contacts;
-  const char **row_units;        /* [nrowfields] */
+  size_t off_params, off_code, off_status, off_samples, off_interval, off_final, off_balance,
+      off_evstart, off_evcount, off_contacts;
+  const char **row_units; /* [nrowfields] */
   int nrowfields;
-  hid_t event_type;              /* /study/events, packed little-endian */
+  hid_t event_type; /* /study/events, packed little-endian */
   size_t eventsize, off_event_params;
-  const char **event_units;      /* [neventfields] */
+  const char **event_units; /* [neventfields] */
   int neventfields;
-  const char **contact_names;    /* [ncontacts] */
-  void (*tick)(void *ctx);       /* test hook, called before each dataset write */
+  const char **contact_names; /* [ncontacts] */
+  void (*tick)(void *ctx);    /* test hook, called before each dataset write */
   void *tick_ctx;
 } vb_format;
 
@@ -56,13 +66,13 @@ typedef struct vb_format {
 struct vb_packed_scene {
   long index;
   long samples;
-  double interval;      /* s between samples */
-  unsigned char *row;   /* [rowsize] */
+  double interval;       /* s between samples */
+  unsigned char *row;    /* [rowsize] */
   unsigned char *events; /* [nevents][eventsize] */
   long nevents;
-  const double **sig;   /* [nsig]: samples, nmodes or nmodes * samples values */
-  double *own;          /* the copied signals, NULL when borrowed from the run */
-  double bytes;         /* bytes of signal data */
+  const double **sig; /* [nsig]: samples, nmodes or nmodes * samples values */
+  double *own;        /* the copied signals, NULL when borrowed from the run */
+  double bytes;       /* bytes of signal data */
 };
 
 /* Build the format of a layout; VB_OK or an error with the message. */
@@ -85,28 +95,27 @@ typedef struct vb_stack vb_stack;
 /* Create `path` (truncating it) for rows scenes of at most T samples and
  * nevents event rows; interval > 0: every scene samples at that interval
  * (a 1-d time scale), else time is [scene][sample]. */
-int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
-                    double interval, long nevents, int in_memory, vb_stack **out,
-                    char *err, size_t errlen);
+int vb_stack_create(const vb_format *f, const char *path, long rows, long T, double interval,
+                    long nevents, int in_memory, vb_stack **out, char *err, size_t errlen);
 /* Write scenes r0 .. r0+nr-1 of the file: their table rows (packed, nr
  * rows) and, unless sigbuf is NULL, per signal a buffer [nr][width(T)]
  * padded with NaN. */
 int vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
                         double *const *sigbuf, char *err, size_t errlen);
 /* Write rows r0 .. r0+nr-1 of signal s from buf [nr][width(T)]. */
-int vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf,
-                          char *err, size_t errlen);
+int vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf, char *err,
+                          size_t errlen);
 /* Write event rows e0 .. e0+ne-1. */
-int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events,
-                          char *err, size_t errlen);
+int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events, char *err,
+                          size_t errlen);
 /* Close the file; VB_OK or VB_EIO.  Frees st in any case. */
 int vb_stack_close(vb_stack *st, char *err, size_t errlen);
 
 /* Write a batch of packed scenes (ascending index) as one file at path,
  * or with image not NULL in memory, returning the file image (*image
  * malloc'ed, freed by the caller). */
-int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc,
-                         long n, void **image, size_t *image_len, char *err, size_t errlen);
+int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc, long n,
+                         void **image, size_t *image_len, char *err, size_t errlen);
 /* Close a file created in_memory, returning its image (malloc'ed). */
 int vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t errlen);
 
@@ -120,8 +129,8 @@ typedef struct vb_shard {
 
 /* The shards of OUT.part/ (opened as dirfd) listed in a manifest whose size
  * and CRC-32 match; *out is freed by the caller. */
-int vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay,
-                     vb_shard **out, long *nout, char *err, size_t errlen);
+int vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay, vb_shard **out,
+                     long *nout, char *err, size_t errlen);
 /* Read a shard's scene indices (and T, its samples) and, when complete is
  * not NULL, mark them with their status codes; 0 or -1. */
 int vb_shard_scenes(const char *part, const vb_shard *s, long nscenes, int64_t *idx,
@@ -145,9 +154,8 @@ int vb_shard_name_parse(const char *name, int *rank, long *number);
 void vb_manifest_line(char *line, size_t len, const vb_shard *s, unsigned long input_crc);
 /* The shards the manifests of OUT.part/ list for this input; with check,
  * only those whose size and CRC-32 match.  *out is freed by the caller. */
-int vb_shards_verified(int dirfd, const char *part, const char *source,
-                       unsigned long input_crc, int check, vb_shard **out, long *nout,
-                       char *err, size_t errlen);
+int vb_shards_verified(int dirfd, const char *part, const char *source, unsigned long input_crc,
+                       int check, vb_shard **out, long *nout, char *err, size_t errlen);
 /* CRC-32 of the input text: what a manifest line was run for. */
 unsigned long vb_input_crc(const vb_output_layout *lay);
 

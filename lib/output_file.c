@@ -13,8 +13,12 @@
 #include "h5util.h"
 #include "output.h"
 
-
-static void put_i64(unsigned char *at, long v) { int64_t x = v; memcpy(at, &x, 8); }
+static void
+put_i64(unsigned char *at, long v)
+{
+  int64_t x = v;
+  memcpy(at, &x, 8);
+}
 
 /* ------------------------------------------------- a file of stacked scenes */
 
@@ -27,16 +31,15 @@ struct vb_stack {
 };
 
 /* Create a 1-d, 2-d or 3-d float64/int64 dataset, contiguous, NaN-filled. */
-static hid_t dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
-                     const char *units)
+static hid_t
+dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const char *units)
 {
   hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
   hid_t ds = H5I_INVALID_HID;
   double nan = NAN;
 
   if (space >= 0 && dcpl >= 0 &&
-      (!H5Tequal(type, H5T_IEEE_F64LE) ||
-       H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0))
+      (!H5Tequal(type, H5T_IEEE_F64LE) || H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0))
     ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   vb_h5_close(space);
   vb_h5_close(dcpl);
@@ -48,9 +51,10 @@ static hid_t dataset(hid_t loc, const char *name, hid_t type, int rank, const hs
 }
 
 /* Write /model: scene 0's bodies and contacts. */
-static int model_write(const vb_format *f, hid_t file)
+static int
+model_write(const vb_format *f, hid_t file)
 {
-  static const char *const kinds[] = { "mass", "wall", "modal" };
+  static const char *const kinds[] = {"mass", "wall", "modal"};
   const vb_scene *sc = f->lay.first;
   hid_t model = H5Gcreate2(file, "model", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   hid_t bodies = model >= 0 ? H5Gcreate2(model, "bodies", 0, 0, 0) : -1;
@@ -78,7 +82,7 @@ static int model_write(const vb_format *f, hid_t file)
   }
   for (i = 0; i < sc->ncontacts && rc == 0; i++) {
     const vb_contact *c = &sc->contacts[i];
-    const char *between[2] = { sc->bodies[c->a].name, sc->bodies[c->b].name };
+    const char *between[2] = {sc->bodies[c->a].name, sc->bodies[c->b].name};
     hid_t g = H5Gcreate2(contacts, c->name, 0, 0, 0);
     rc |= g < 0 ? -1 : 0;
     rc |= vb_h5_attr_string(g, "law", vb_law_name(c->law.kind));
@@ -102,7 +106,8 @@ static int model_write(const vb_format *f, hid_t file)
 }
 
 /* Create the /signals group: coordinates, swept values and signals. */
-static int signals_create(vb_stack *st, hid_t sg)
+static int
+signals_create(vb_stack *st, hid_t sg)
 {
   const vb_format *f = st->f;
   hsize_t d[3];
@@ -129,7 +134,9 @@ static int signals_create(vb_stack *st, hid_t sg)
     d[1] = (hsize_t)st->T;
     st->time = dataset(sg, "time", H5T_IEEE_F64LE, 2, d, "s");
     rc |= st->time < 0 || H5DSattach_scale(st->time, st->scene, 0) < 0 ||
-          H5DSattach_scale(st->time, sample, 1) < 0 ? -1 : 0;
+                  H5DSattach_scale(st->time, sample, 1) < 0
+              ? -1
+              : 0;
   }
   if (rc == 0 && st->interval > 0) {
     double *t = malloc((size_t)(st->T > 0 ? st->T : 1) * sizeof *t);
@@ -138,8 +145,8 @@ static int signals_create(vb_stack *st, hid_t sg)
       rc = -1;
     for (k = 0; t && k < st->T; k++)
       t[k] = (double)k * st->interval;
-    if (t && st->T > 0 && H5Dwrite(st->time, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
-                                   H5P_DEFAULT, t) < 0)
+    if (t && st->T > 0 &&
+        H5Dwrite(st->time, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t) < 0)
       rc = -1;
     free(t);
   }
@@ -154,8 +161,7 @@ static int signals_create(vb_stack *st, hid_t sg)
   }
   for (p = 0; p < f->lay.nparams && rc == 0; p++) {
     d[0] = (hsize_t)st->rows;
-    st->params[p] = dataset(sg, f->lay.param_names[p], H5T_IEEE_F64LE, 1, d,
-                            f->lay.param_units[p]);
+    st->params[p] = dataset(sg, f->lay.param_names[p], H5T_IEEE_F64LE, 1, d, f->lay.param_units[p]);
     rc |= st->params[p] < 0 || H5DSattach_scale(st->params[p], st->scene, 0) < 0 ? -1 : 0;
   }
   for (s = 0; s < f->nsig && rc == 0; s++) {
@@ -175,8 +181,8 @@ static int signals_create(vb_stack *st, hid_t sg)
         for (i = 0; k && i < sd->nmodes; i++)
           k[i] = i;
         if (!k || modes[sd->body] < 0 || H5DSset_scale(modes[sd->body], name) < 0 ||
-            (nm > 0 && H5Dwrite(modes[sd->body], H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
-                                H5P_DEFAULT, k) < 0))
+            (nm > 0 &&
+             H5Dwrite(modes[sd->body], H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, k) < 0))
           rc = -1;
         free(k);
         if (rc)
@@ -203,9 +209,9 @@ static int signals_create(vb_stack *st, hid_t sg)
 }
 
 /* Create a stacked file. */
-int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
-                    double interval, long nevents, int in_memory, vb_stack **out,
-                    char *err, size_t errlen)
+int
+vb_stack_create(const vb_format *f, const char *path, long rows, long T, double interval,
+                long nevents, int in_memory, vb_stack **out, char *err, size_t errlen)
 {
   const vb_output_layout *l = &f->lay;
   vb_stack *st = calloc(1, sizeof *st);
@@ -255,8 +261,8 @@ int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
   if (study < 0 || vb_h5_attr_string(study, "mode", l->mode) < 0 ||
       vb_h5_attr_string(study, "sweep", l->sweep) < 0 ||
       vb_h5_attr_int64(study, "scenes", l->nscenes) < 0 ||
-      vb_h5_attr_strings(study, "params", (const char *const *)l->param_names,
-                         (size_t)l->nparams) < 0 ||
+      vb_h5_attr_strings(study, "params", (const char *const *)l->param_names, (size_t)l->nparams) <
+          0 ||
       vb_h5_attr_strings(study, "param_units", (const char *const *)l->param_units,
                          (size_t)l->nparams) < 0)
     goto done;
@@ -267,8 +273,7 @@ int vb_stack_create(const vb_format *f, const char *path, long rows, long T,
   if (st->table < 0 || st->events < 0 ||
       vb_h5_attr_strings(st->table, "units", f->row_units, (size_t)f->nrowfields) < 0 ||
       vb_h5_attr_strings(st->events, "units", f->event_units, (size_t)f->neventfields) < 0 ||
-      vb_h5_attr_strings(st->events, "contacts", f->contact_names,
-                         (size_t)l->first->ncontacts) < 0)
+      vb_h5_attr_strings(st->events, "contacts", f->contact_names, (size_t)l->first->ncontacts) < 0)
     goto done;
   if (model_write(f, st->file) < 0)
     goto done;
@@ -288,11 +293,11 @@ done:
 }
 
 /* Write rows [r0, r0 + nr) of a dataset of rank 1-3 from buf. */
-static int rows_write(const vb_format *f, hid_t ds, hid_t mtype, long r0, long nr,
-                      const void *buf)
+static int
+rows_write(const vb_format *f, hid_t ds, hid_t mtype, long r0, long nr, const void *buf)
 {
   hid_t fspace = H5Dget_space(ds), mspace = H5I_INVALID_HID;
-  hsize_t off[3] = { 0, 0, 0 }, cnt[3];
+  hsize_t off[3] = {0, 0, 0}, cnt[3];
   int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1, rc = -1;
 
   if (rank < 1 || H5Sget_simple_extent_dims(fspace, cnt, NULL) < 0) {
@@ -317,8 +322,9 @@ static int rows_write(const vb_format *f, hid_t ds, hid_t mtype, long r0, long n
 }
 
 /* Write rows of the file. */
-int vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
-                        double *const *sigbuf, char *err, size_t errlen)
+int
+vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
+                    double *const *sigbuf, char *err, size_t errlen)
 {
   const vb_format *f = st->f;
   int64_t *idx = malloc((size_t)(nr > 0 ? nr : 1) * sizeof *idx);
@@ -362,17 +368,20 @@ int vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *row
 }
 
 /* Write rows of one signal from buf [nr][width(T)]. */
-int vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf,
-                          char *err, size_t errlen)
+int
+vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf, char *err,
+                      size_t errlen)
 {
   if (rows_write(st->f, st->sig[s], H5T_NATIVE_DOUBLE, r0, nr, buf) < 0)
-    return vb_output_msg(err, errlen, VB_EIO, "cannot write %s to %s", st->f->sig[s].name, st->path);
+    return vb_output_msg(err, errlen, VB_EIO, "cannot write %s to %s", st->f->sig[s].name,
+                         st->path);
   return VB_OK;
 }
 
 /* Write event rows. */
-int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events,
-                          char *err, size_t errlen)
+int
+vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events, char *err,
+                      size_t errlen)
 {
   if (rows_write(st->f, st->events, st->f->event_type, e0, ne, events) < 0)
     return vb_output_msg(err, errlen, VB_EIO, "cannot write events to %s", st->path);
@@ -380,27 +389,28 @@ int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *e
 }
 
 /* Close a stacked file held in memory, returning its image. */
-int vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t errlen)
+int
+vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t errlen)
 {
   ssize_t n;
 
   *image = NULL;
   *len = 0;
-  if (H5Fflush(st->file, H5F_SCOPE_LOCAL) < 0 ||
-      (n = H5Fget_file_image(st->file, NULL, 0)) <= 0 || !(*image = malloc((size_t)n)) ||
-      H5Fget_file_image(st->file, *image, (size_t)n) != n) {
+  if (H5Fflush(st->file, H5F_SCOPE_LOCAL) < 0 || (n = H5Fget_file_image(st->file, NULL, 0)) <= 0 ||
+      !(*image = malloc((size_t)n)) || H5Fget_file_image(st->file, *image, (size_t)n) != n) {
     free(*image);
     *image = NULL;
     vb_stack_close(st, NULL, 0);
     return vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory making the file image",
-                 st->path);
+                         st->path);
   }
   *len = (size_t)n;
   return vb_stack_close(st, err, errlen);
 }
 
 /* Close a stacked file. */
-int vb_stack_close(vb_stack *st, char *err, size_t errlen)
+int
+vb_stack_close(vb_stack *st, char *err, size_t errlen)
 {
   int rc = 0, s;
 
@@ -441,7 +451,8 @@ int vb_stack_close(vb_stack *st, char *err, size_t errlen)
 
 /* Copy a scene's values of signal s (n samples) into a row of T samples,
  * NaN past its own. */
-static void stage_row(const vb_signal_desc *s, double *row, long T, const double *src, long n)
+static void
+stage_row(const vb_signal_desc *s, double *row, long T, const double *src, long n)
 {
   long w = vb_signal_width(s, T), own = vb_signal_width(s, n), k;
   int m;
@@ -459,8 +470,9 @@ static void stage_row(const vb_signal_desc *s, double *row, long T, const double
 }
 
 /* Write a batch of packed scenes as one file. */
-int vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc,
-                         long n, void **image, size_t *image_len, char *err, size_t errlen)
+int
+vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc, long n,
+                     void **image, size_t *image_len, char *err, size_t errlen)
 {
   vb_stack *st = NULL;
   unsigned char *rows = NULL, *events = NULL;

@@ -11,9 +11,8 @@
 #include "h5util.h"
 #include "output.h"
 
-#define CONTACT_COLUMNS 7 /* table columns per contact */
-#define PACK_COPY_MAX (8.0 * 1024 * 1024) /* bytes: larger recordings are borrowed */
-
+#define CONTACT_COLUMNS 7                   /* table columns per contact */
+#define PACK_COPY_MAX   (8.0 * 1024 * 1024) /* bytes: larger recordings are borrowed */
 
 /* One field of vb_event as stored in /study/events. */
 typedef struct event_field {
@@ -24,43 +23,42 @@ typedef struct event_field {
 } event_field;
 
 static const event_field event_fields[] = {
-  { "t_on", offsetof(vb_event, t_on), 0, "s" },
-  { "t_off", offsetof(vb_event, t_off), 0, "s" },
-  { "duration", offsetof(vb_event, duration), 0, "s" },
-  { "v_in", offsetof(vb_event, v_in), 0, "m/s" },
-  { "v_out", offsetof(vb_event, v_out), 0, "m/s" },
-  { "x_max", offsetof(vb_event, x_max), 0, "m" },
-  { "peak_force", offsetof(vb_event, peak_force), 0, "N" },
-  { "x_max_pred", offsetof(vb_event, x_max_pred), 0, "m" },
-  { "v_out_pred", offsetof(vb_event, v_out_pred), 0, "m/s" },
-  { "v_out_exact", offsetof(vb_event, v_out_exact), 0, "m/s" },
-  { "duration_pred", offsetof(vb_event, duration_pred), 0, "s" },
-  { "energy_before", offsetof(vb_event, energy_before), 0, "J" },
-  { "energy_after", offsetof(vb_event, energy_after), 0, "J" },
-  { "energy_correction", offsetof(vb_event, energy_correction), 0, "J" },
-  { "newton_iterations_max", offsetof(vb_event, newton_iterations_max), 1, "1" },
-  { "fallbacks", offsetof(vb_event, fallbacks), 1, "1" },
-  { "samples", offsetof(vb_event, samples), 1, "1" },
-  { "corrections", offsetof(vb_event, corrections), 1, "1" },
+    {"t_on", offsetof(vb_event, t_on), 0, "s"},
+    {"t_off", offsetof(vb_event, t_off), 0, "s"},
+    {"duration", offsetof(vb_event, duration), 0, "s"},
+    {"v_in", offsetof(vb_event, v_in), 0, "m/s"},
+    {"v_out", offsetof(vb_event, v_out), 0, "m/s"},
+    {"x_max", offsetof(vb_event, x_max), 0, "m"},
+    {"peak_force", offsetof(vb_event, peak_force), 0, "N"},
+    {"x_max_pred", offsetof(vb_event, x_max_pred), 0, "m"},
+    {"v_out_pred", offsetof(vb_event, v_out_pred), 0, "m/s"},
+    {"v_out_exact", offsetof(vb_event, v_out_exact), 0, "m/s"},
+    {"duration_pred", offsetof(vb_event, duration_pred), 0, "s"},
+    {"energy_before", offsetof(vb_event, energy_before), 0, "J"},
+    {"energy_after", offsetof(vb_event, energy_after), 0, "J"},
+    {"energy_correction", offsetof(vb_event, energy_correction), 0, "J"},
+    {"newton_iterations_max", offsetof(vb_event, newton_iterations_max), 1, "1"},
+    {"fallbacks", offsetof(vb_event, fallbacks), 1, "1"},
+    {"samples", offsetof(vb_event, samples), 1, "1"},
+    {"corrections", offsetof(vb_event, corrections), 1, "1"},
 };
 
 #define NEVENT_FIELDS ((int)(sizeof event_fields / sizeof event_fields[0]))
-#define EVENT_FIXED (8 + 4) /* scene int64, contact int32 */
+#define EVENT_FIXED   (8 + 4) /* scene int64, contact int32 */
 
-static const char *const energy_names[] = { "total", "kinetic", "potential", "dissipated",
-                                            "external", "correction" };
+static const char *const energy_names[] = {"total",      "kinetic",  "potential",
+                                           "dissipated", "external", "correction"};
 #define NENERGY ((int)(sizeof energy_names / sizeof energy_names[0]))
 
 static const char *const contact_figures[CONTACT_COLUMNS] = {
-  "impacts", "first_impact", "mean_contact_duration", "max_compression",
-  "newton_failures", "fallbacks", "newton_iterations" };
-static const char *const contact_units[CONTACT_COLUMNS] = { "1", "s", "s", "m", "1", "1",
-                                                            "1" };
+    "impacts",         "first_impact", "mean_contact_duration", "max_compression",
+    "newton_failures", "fallbacks",    "newton_iterations"};
+static const char *const contact_units[CONTACT_COLUMNS] = {"1", "s", "s", "m", "1", "1", "1"};
 
 /* Append a signal. */
-static int sig_add(vb_format *f, int *cap, const char *name, const char *units,
-                   vb_signal_source src, vb_signal_shape shape, int body, int point,
-                   int contact, int which, int nmodes)
+static int
+sig_add(vb_format *f, int *cap, const char *name, const char *units, vb_signal_source src,
+        vb_signal_shape shape, int body, int point, int contact, int which, int nmodes)
 {
   vb_signal_desc *s;
 
@@ -87,7 +85,8 @@ static int sig_add(vb_format *f, int *cap, const char *name, const char *units,
 }
 
 /* Whether any swept path contains `part`. */
-static int swept(const vb_format *f, const char *part)
+static int
+swept(const vb_format *f, const char *part)
 {
   int p;
 
@@ -100,7 +99,8 @@ static int swept(const vb_format *f, const char *part)
 /* Whether energy signal k can be other than zero in some scene of the
  * layout: the external work needs gravity, a force or a driven motion,
  * the correction energy a contact with Papetti's corrections. */
-static int energy_can_change(const vb_format *f, int k)
+static int
+energy_can_change(const vb_format *f, int k)
 {
   const vb_scene *sc = f->lay.first;
   int i;
@@ -130,9 +130,9 @@ static int energy_can_change(const vb_format *f, int k)
 
 /* Append a recorded signal if scene 0 records it: `name` is its dataset
  * name, its path (what record.signals matches) the same with '/' for '.'. */
-static int sig_rec(vb_format *f, int *cap, const char *name, const char *units,
-                   vb_signal_source src, vb_signal_shape shape, int body, int point,
-                   int contact, int which, int nmodes)
+static int
+sig_rec(vb_format *f, int *cap, const char *name, const char *units, vb_signal_source src,
+        vb_signal_shape shape, int body, int point, int contact, int which, int nmodes)
 {
   char path[3 * VB_NAME_MAX + 32], *d;
 
@@ -147,7 +147,8 @@ static int sig_rec(vb_format *f, int *cap, const char *name, const char *units,
 
 /* The signals of scene 0: what it records (record.signals) that can change
  * (fixed walls record nothing, nor energies that are zero by construction). */
-static int signals_list(vb_format *f)
+static int
+signals_list(vb_format *f)
 {
   const vb_scene *sc = f->lay.first;
   char name[3 * VB_NAME_MAX + 32];
@@ -183,12 +184,12 @@ static int signals_list(vb_format *f)
     }
   }
   for (c = 0; c < sc->ncontacts && rc == 0; c++) {
-    static const char *const cn[3] = { "compression", "rate", "force" };
-    static const char *const cu[3] = { "m", "m/s", "N" };
+    static const char *const cn[3] = {"compression", "rate", "force"};
+    static const char *const cu[3] = {"m", "m/s", "N"};
     for (k = 0; k < 3; k++) {
       snprintf(name, sizeof name, "contacts.%s.%s", sc->contacts[c].name, cn[k]);
-      rc |= sig_rec(f, &cap, name, cu[k], (vb_signal_source)(SRC_COMPRESSION + k),
-                    SHAPE_SERIES, 0, 0, c, 0, 0);
+      rc |= sig_rec(f, &cap, name, cu[k], (vb_signal_source)(SRC_COMPRESSION + k), SHAPE_SERIES, 0,
+                    0, c, 0, 0);
     }
   }
   for (k = 0; k < NENERGY && rc == 0; k++) {
@@ -201,7 +202,8 @@ static int signals_list(vb_format *f)
 }
 
 /* Values per scene of a signal. */
-long vb_signal_width(const vb_signal_desc *s, long n)
+long
+vb_signal_width(const vb_signal_desc *s, long n)
 {
   switch (s->shape) {
   case SHAPE_SERIES: return n;
@@ -211,7 +213,8 @@ long vb_signal_width(const vb_signal_desc *s, long n)
 }
 
 /* Length of the time axis: none without a signal along it. */
-long vb_format_time_length(const vb_format *f, long T)
+long
+vb_format_time_length(const vb_format *f, long T)
 {
   for (int s = 0; s < f->nsig; s++)
     if (f->sig[s].shape != SHAPE_MODES)
@@ -220,8 +223,9 @@ long vb_format_time_length(const vb_format *f, long T)
 }
 
 /* A column of a compound type being built. */
-static int column(hid_t type, const char **units, int *nf, const char *name, size_t off,
-                  hid_t ftype, const char *unit)
+static int
+column(hid_t type, const char **units, int *nf, const char *name, size_t off, hid_t ftype,
+       const char *unit)
 {
   if (H5Tinsert(type, name, off, ftype) < 0)
     return -1;
@@ -230,7 +234,8 @@ static int column(hid_t type, const char **units, int *nf, const char *name, siz
 }
 
 /* Build the table row type. */
-static int row_type(vb_format *f, char *err, size_t errlen)
+static int
+row_type(vb_format *f, char *err, size_t errlen)
 {
   const vb_output_layout *l = &f->lay;
   int nc = l->first->ncontacts, nfields = 12 + l->nparams + CONTACT_COLUMNS * nc, p, c, k;
@@ -266,12 +271,12 @@ static int row_type(vb_format *f, char *err, size_t errlen)
     rc |= column(f->row_type, f->row_units, &f->nrowfields, "status", f->off_status, str, "-");
     rc |= column(f->row_type, f->row_units, &f->nrowfields, "samples", f->off_samples,
                  H5T_STD_I64LE, "1");
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, "sample_interval",
-                 f->off_interval, H5T_IEEE_F64LE, "s");
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, "sample_interval", f->off_interval,
+                 H5T_IEEE_F64LE, "s");
     rc |= column(f->row_type, f->row_units, &f->nrowfields, "final_energy", f->off_final,
                  H5T_IEEE_F64LE, "J");
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, "energy_balance_error",
-                 f->off_balance, H5T_IEEE_F64LE, "J");
+    rc |= column(f->row_type, f->row_units, &f->nrowfields, "energy_balance_error", f->off_balance,
+                 H5T_IEEE_F64LE, "J");
     rc |= column(f->row_type, f->row_units, &f->nrowfields, "events_start", f->off_evstart,
                  H5T_STD_I64LE, "1");
     rc |= column(f->row_type, f->row_units, &f->nrowfields, "events_count", f->off_evcount,
@@ -287,13 +292,15 @@ static int row_type(vb_format *f, char *err, size_t errlen)
     }
   vb_h5_close(str);
   if (rc != 0)
-    return vb_output_msg(err, errlen, VB_EINVAL, "cannot build the study table type (a swept path "
-                 "or contact name used twice?)");
+    return vb_output_msg(err, errlen, VB_EINVAL,
+                         "cannot build the study table type (a swept path "
+                         "or contact name used twice?)");
   return VB_OK;
 }
 
 /* Build the event row type. */
-static int event_type(vb_format *f, char *err, size_t errlen)
+static int
+event_type(vb_format *f, char *err, size_t errlen)
 {
   const vb_output_layout *l = &f->lay;
   int nfields = 2 + NEVENT_FIELDS + l->nparams, i, rc = 0;
@@ -308,29 +315,28 @@ static int event_type(vb_format *f, char *err, size_t errlen)
   if (!f->event_units || f->event_type < 0)
     rc = -1;
   if (rc == 0) {
-    rc |= column(f->event_type, f->event_units, &f->neventfields, "scene", 0, H5T_STD_I64LE,
-                 "1");
-    rc |= column(f->event_type, f->event_units, &f->neventfields, "contact", 8,
-                 H5T_STD_I32LE, "1");
+    rc |= column(f->event_type, f->event_units, &f->neventfields, "scene", 0, H5T_STD_I64LE, "1");
+    rc |= column(f->event_type, f->event_units, &f->neventfields, "contact", 8, H5T_STD_I32LE, "1");
   }
   off = EVENT_FIXED;
   for (i = 0; i < NEVENT_FIELDS && rc == 0; i++) {
     rc |= column(f->event_type, f->event_units, &f->neventfields, event_fields[i].name, off,
-                 event_fields[i].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
-                 event_fields[i].units);
+                 event_fields[i].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, event_fields[i].units);
     off += event_fields[i].is_int ? 4 : 8;
   }
   for (i = 0; i < l->nparams && rc == 0; i++)
     rc |= column(f->event_type, f->event_units, &f->neventfields, l->param_names[i],
                  f->off_event_params + 8 * (size_t)i, H5T_IEEE_F64LE, l->param_units[i]);
   if (rc != 0)
-    return vb_output_msg(err, errlen, VB_EINVAL, "cannot build the event table type (a swept path "
-                 "named like an event field?)");
+    return vb_output_msg(err, errlen, VB_EINVAL,
+                         "cannot build the event table type (a swept path "
+                         "named like an event field?)");
   return VB_OK;
 }
 
 /* Build the format of a layout. */
-int vb_format_init(vb_format *f, const vb_output_layout *lay, char *err, size_t errlen)
+int
+vb_format_init(vb_format *f, const vb_output_layout *lay, char *err, size_t errlen)
 {
   int c, rc;
 
@@ -349,7 +355,8 @@ int vb_format_init(vb_format *f, const vb_output_layout *lay, char *err, size_t 
 }
 
 /* Release a format. */
-void vb_format_clear(vb_format *f)
+void
+vb_format_clear(vb_format *f)
 {
   vb_h5_close(f->row_type);
   vb_h5_close(f->event_type);
@@ -364,7 +371,8 @@ void vb_format_clear(vb_format *f)
 /* ----------------------------------------------------------- packing */
 
 /* Status code of a status text. */
-static int status_code(const char *status)
+static int
+status_code(const char *status)
 {
   if (strcmp(status, "done") == 0)
     return VB_OK;
@@ -376,7 +384,8 @@ static int status_code(const char *status)
 }
 
 /* Where signal s of a run is. */
-static const double *signal_data(const vb_signal_desc *s, const vb_run *run)
+static const double *
+signal_data(const vb_signal_desc *s, const vb_run *run)
 {
   const vb_scene *sc = vb_run_scene(run);
   const vb_contact_result *r;
@@ -398,13 +407,28 @@ static const double *signal_data(const vb_signal_desc *s, const vb_run *run)
   return NULL;
 }
 
-static void put_i64(unsigned char *at, long v) { int64_t x = v; memcpy(at, &x, 8); }
-static void put_i32(unsigned char *at, int v) { int32_t x = v; memcpy(at, &x, 4); }
-static void put_f64(unsigned char *at, double v) { memcpy(at, &v, 8); }
+static void
+put_i64(unsigned char *at, long v)
+{
+  int64_t x = v;
+  memcpy(at, &x, 8);
+}
+static void
+put_i32(unsigned char *at, int v)
+{
+  int32_t x = v;
+  memcpy(at, &x, 4);
+}
+static void
+put_f64(unsigned char *at, double v)
+{
+  memcpy(at, &v, 8);
+}
 
 /* Fill the table row of a run. */
-static void row_fill(const vb_format *f, unsigned char *row, long index, const double *params,
-                     const vb_run *run)
+static void
+row_fill(const vb_format *f, unsigned char *row, long index, const double *params,
+         const vb_run *run)
 {
   const vb_scene *sc = vb_run_scene(run);
   const char *status = vb_run_status(run);
@@ -449,8 +473,9 @@ static void row_fill(const vb_format *f, unsigned char *row, long index, const d
 }
 
 /* Fill the event rows of a run. */
-static void events_fill(const vb_format *f, unsigned char *out, long index,
-                        const double *params, const vb_run *run)
+static void
+events_fill(const vb_format *f, unsigned char *out, long index, const double *params,
+            const vb_run *run)
 {
   const vb_scene *sc = vb_run_scene(run);
   int c, i, p;
@@ -478,7 +503,8 @@ static void events_fill(const vb_format *f, unsigned char *out, long index,
 }
 
 /* Free a packed scene. */
-void vb_packed_scene_free(vb_packed_scene *p)
+void
+vb_packed_scene_free(vb_packed_scene *p)
 {
   if (!p)
     return;
@@ -490,34 +516,38 @@ void vb_packed_scene_free(vb_packed_scene *p)
 }
 
 /* Check that a run has the shape of scene 0. */
-static int shape_check(const vb_format *f, long index, const vb_run *run, char *err,
-                       size_t errlen)
+static int
+shape_check(const vb_format *f, long index, const vb_run *run, char *err, size_t errlen)
 {
   const vb_scene *sc = vb_run_scene(run), *s0 = f->lay.first;
   int c, b;
 
   if (sc->ncontacts != s0->ncontacts || sc->nbodies != s0->nbodies)
-    return vb_output_msg(err, errlen, VB_EINVAL, "scene %ld has %d bodies and %d contacts, scene 0 "
-                 "has %d and %d", index, sc->nbodies, sc->ncontacts, s0->nbodies,
-                 s0->ncontacts);
+    return vb_output_msg(err, errlen, VB_EINVAL,
+                         "scene %ld has %d bodies and %d contacts, scene 0 "
+                         "has %d and %d",
+                         index, sc->nbodies, sc->ncontacts, s0->nbodies, s0->ncontacts);
   for (c = 0; c < sc->ncontacts; c++)
     if (strcmp(sc->contacts[c].name, s0->contacts[c].name) != 0 || !vb_run_contact(run, c))
-      return vb_output_msg(err, errlen, VB_EINVAL, "contact %d of scene %ld is '%s', of scene 0 "
-                   "'%s'", c, index, sc->contacts[c].name, s0->contacts[c].name);
+      return vb_output_msg(err, errlen, VB_EINVAL,
+                           "contact %d of scene %ld is '%s', of scene 0 "
+                           "'%s'",
+                           c, index, sc->contacts[c].name, s0->contacts[c].name);
   for (b = 0; b < sc->nbodies; b++)
     if (sc->bodies[b].kind != s0->bodies[b].kind ||
-        (sc->bodies[b].kind == VB_BODY_MODAL &&
-         (sc->bodies[b].nmodes != s0->bodies[b].nmodes ||
-          sc->bodies[b].npoints != s0->bodies[b].npoints)))
-      return vb_output_msg(err, errlen, VB_EINVAL, "body '%s' of scene %ld differs in kind, modes "
-                   "or points from scene 0 (a sweep may not change them)",
-                   sc->bodies[b].name, index);
+        (sc->bodies[b].kind == VB_BODY_MODAL && (sc->bodies[b].nmodes != s0->bodies[b].nmodes ||
+                                                 sc->bodies[b].npoints != s0->bodies[b].npoints)))
+      return vb_output_msg(err, errlen, VB_EINVAL,
+                           "body '%s' of scene %ld differs in kind, modes "
+                           "or points from scene 0 (a sweep may not change them)",
+                           sc->bodies[b].name, index);
   return VB_OK;
 }
 
 /* Pack a finished run. */
-int vb_format_pack(const vb_format *f, long index, const double *params, const vb_run *run,
-                   vb_packed_scene **out, char *err, size_t errlen)
+int
+vb_format_pack(const vb_format *f, long index, const double *params, const vb_run *run,
+               vb_packed_scene **out, char *err, size_t errlen)
 {
   vb_packed_scene *p;
   long n = vb_run_samples(run), nev = 0, total = 0, at = 0;
@@ -557,7 +587,7 @@ int vb_format_pack(const vb_format *f, long index, const double *params, const v
     if (!d && w > 0) {
       vb_packed_scene_free(p);
       return vb_output_msg(err, errlen, VB_EINVAL, "scene %ld did not record %s", index,
-                   f->sig[s].name);
+                           f->sig[s].name);
     }
     if (p->own) {
       if (w > 0)

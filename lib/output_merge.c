@@ -21,13 +21,14 @@
 
 #define PART_SUFFIX ".part"
 #define MERGE_BYTES (64.0 * 1024 * 1024) /* staging of one signal of a block */
-#define FINAL_TMP "final.tmp"
-#define IMAGE_MAX (256.0 * 1024 * 1024) /* merged in memory up to this size */
+#define FINAL_TMP   "final.tmp"
+#define IMAGE_MAX   (256.0 * 1024 * 1024) /* merged in memory up to this size */
 
 /* Write a message into err unless one is there; returns code. */
 static int msg(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static int msg(char *err, size_t errlen, int code, const char *fmt, ...)
+static int
+msg(char *err, size_t errlen, int code, const char *fmt, ...)
 {
   va_list ap;
 
@@ -46,11 +47,11 @@ typedef struct merge {
   char *part;
   int dirfd;
   vb_shard *sh;
-  long nsh, n;        /* shards, scenes */
-  int64_t **idx;      /* [nsh][rows] scene indices of each shard */
-  long *owner;        /* [n] shard that gives scene i */
-  long *pos;          /* [n] its row in that shard */
-  long *evcount;      /* [n] events of scene i */
+  long nsh, n;   /* shards, scenes */
+  int64_t **idx; /* [nsh][rows] scene indices of each shard */
+  long *owner;   /* [n] shard that gives scene i */
+  long *pos;     /* [n] its row in that shard */
+  long *evcount; /* [n] events of scene i */
   long T;
   double interval;
   long kill_at, writes;
@@ -59,7 +60,8 @@ typedef struct merge {
 } merge;
 
 /* Test hook (VIBRO_TEST_KILL_AT), as in output.c. */
-static void tick(void *ctx)
+static void
+tick(void *ctx)
 {
   merge *m = ctx;
 
@@ -69,7 +71,8 @@ static void tick(void *ctx)
 
 /* Read a whole dataset of a shard into a new buffer (mtype elements of
  * esize bytes); NULL on error. */
-static void *read_all(hid_t file, const char *name, hid_t mtype, size_t esize, long *count)
+static void *
+read_all(hid_t file, const char *name, hid_t mtype, size_t esize, long *count)
 {
   hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), space = ds >= 0 ? H5Dget_space(ds) : -1;
   hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
@@ -87,7 +90,8 @@ static void *read_all(hid_t file, const char *name, hid_t mtype, size_t esize, l
 }
 
 /* Which shard gives each scene; the table facts of each scene. */
-static int plan(merge *m)
+static int
+plan(merge *m)
 {
   long k, r, i;
   int first = 1;
@@ -115,19 +119,21 @@ static int plan(merge *m)
   }
   for (i = 0; i < m->n; i++)
     if (m->owner[i] < 0)
-      return msg(m->err, m->errlen, VB_EIO, "%s: scene %ld is in no verified shard of %s; run "
-                 "again with --resume", m->path, i, m->part);
+      return msg(m->err, m->errlen, VB_EIO,
+                 "%s: scene %ld is in no verified shard of %s; run "
+                 "again with --resume",
+                 m->path, i, m->part);
   /* samples, interval and events of each scene, from the shards' tables */
   for (k = 0; k < m->nsh; k++) {
     char *path = vb_part_file(m->part, m->sh[k].name);
     hid_t file = path ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-    unsigned char *rows = file >= 0 ? read_all(file, "study/table", m->f.row_type,
-                                               m->f.rowsize, NULL) : NULL;
+    unsigned char *rows =
+        file >= 0 ? read_all(file, "study/table", m->f.row_type, m->f.rowsize, NULL) : NULL;
     free(path);
     vb_h5_close(file);
     if (!rows)
-      return msg(m->err, m->errlen, VB_EIO, "%s: cannot read the table of %s/%s", m->path,
-                 m->part, m->sh[k].name);
+      return msg(m->err, m->errlen, VB_EIO, "%s: cannot read the table of %s/%s", m->path, m->part,
+                 m->sh[k].name);
     for (r = 0; r < m->sh[k].rows; r++) {
       const unsigned char *row = rows + (size_t)r * m->f.rowsize;
       int64_t c, n;
@@ -153,7 +159,8 @@ static int plan(merge *m)
 
 /* Copy row r of a shard's signal (width of T_s samples) into a row of the
  * merged file (T samples), NaN past the shard's samples. */
-static void row_copy(const vb_signal_desc *s, double *dst, long T, const double *src, long Ts)
+static void
+row_copy(const vb_signal_desc *s, double *dst, long T, const double *src, long Ts)
 {
   long w = vb_signal_width(s, T), ws = vb_signal_width(s, Ts), k;
   int md;
@@ -171,7 +178,8 @@ static void row_copy(const vb_signal_desc *s, double *dst, long T, const double 
 
 /* Merge the signals of scenes b0 .. b0+nr-1, one signal at a time, from
  * the open shards files[]. */
-static int merge_signals(merge *m, vb_stack *st, const hid_t *files, long b0, long nr)
+static int
+merge_signals(merge *m, vb_stack *st, const hid_t *files, long b0, long nr)
 {
   const vb_format *f = &m->f;
   long i, k;
@@ -194,8 +202,8 @@ static int merge_signals(merge *m, vb_stack *st, const hid_t *files, long b0, lo
       data = read_all(files[k], name, H5T_NATIVE_DOUBLE, sizeof(double), &count);
       if (!data || count != m->sh[k].rows * ws) {
         free(data);
-        rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot read %s of %s/%s", m->path, name,
-                 m->part, m->sh[k].name);
+        rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot read %s of %s/%s", m->path, name, m->part,
+                 m->sh[k].name);
         break;
       }
       for (i = b0; i < b0 + nr; i++)
@@ -213,8 +221,9 @@ static int merge_signals(merge *m, vb_stack *st, const hid_t *files, long b0, lo
 /* Gather the table rows and events of scenes b0 .. b0+nr-1 from the open
  * shards files[] into rows and events (the block's first event is row
  * ev0 of the file, scene i's is evat[i - b0]). */
-static int merge_rows(merge *m, const hid_t *files, long b0, long nr, const long *evat,
-                      long ev0, unsigned char *rows, unsigned char *events)
+static int
+merge_rows(merge *m, const hid_t *files, long b0, long nr, const long *evat, long ev0,
+           unsigned char *rows, unsigned char *events)
 {
   const vb_format *f = &m->f;
   long i, k;
@@ -229,8 +238,7 @@ static int merge_rows(merge *m, const hid_t *files, long b0, long nr, const long
     if (!srows || !sev) {
       free(srows);
       free(sev);
-      rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot read %s/%s", m->path, m->part,
-               m->sh[k].name);
+      rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot read %s/%s", m->path, m->part, m->sh[k].name);
       break;
     }
     for (i = b0; i < b0 + nr; i++) {
@@ -254,7 +262,8 @@ static int merge_rows(merge *m, const hid_t *files, long b0, long nr, const long
 }
 
 /* Merge scenes b0 .. b0+nr-1 into st. */
-static int merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
+static int
+merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
 {
   const vb_format *f = &m->f;
   hid_t *files = calloc((size_t)m->nsh, sizeof *files);
@@ -311,7 +320,8 @@ out:
 }
 
 /* fsync a file by path; the directory holding a path. */
-static int sync_path(const char *path, int dir)
+static int
+sync_path(const char *path, int dir)
 {
   char *copy = strdup(path);
   const char *target = dir && copy ? dirname(copy) : path;
@@ -326,7 +336,8 @@ static int sync_path(const char *path, int dir)
 }
 
 /* Remove OUT.part/ and what vibro wrote in it. */
-static void part_remove(merge *m)
+static void
+part_remove(merge *m)
 {
   DIR *d = fdopendir(dup(m->dirfd));
   struct dirent *e;
@@ -342,7 +353,8 @@ static void part_remove(merge *m)
 }
 
 /* Free a merge's memory. */
-static void merge_clear(merge *m)
+static void
+merge_clear(merge *m)
 {
   long k;
 
@@ -362,7 +374,8 @@ static void merge_clear(merge *m)
 /* Write every scene into tmp (built in memory when it fits: then a full
  * disk is an error of write(), not of HDF5), fsync it and rename it onto
  * OUT.  A nonzero *stop abandons it between blocks. */
-static int merge_write(merge *m, const char *tmp, const volatile int *stop)
+static int
+merge_write(merge *m, const char *tmp, const volatile int *stop)
 {
   vb_stack *st = NULL;
   long b0, B, maxw = 1, ev0 = 0, nev = 0, i;
@@ -386,12 +399,13 @@ static int merge_write(merge *m, const char *tmp, const volatile int *stop)
     total += (double)m->sh[i].size;
   in_memory = total <= IMAGE_MAX;
   tick(m);
-  rc = vb_stack_create(&m->f, tmp, m->n, m->T, m->interval, nev, in_memory, &st, m->err,
-                       m->errlen);
+  rc = vb_stack_create(&m->f, tmp, m->n, m->T, m->interval, nev, in_memory, &st, m->err, m->errlen);
   for (b0 = 0; rc == VB_OK && b0 < m->n; b0 += B) {
     if (stop && *stop) {
-      rc = msg(m->err, m->errlen, VB_EINTR, "%s: interrupted after %ld of %ld scenes; run again "
-               "with --resume (to merge them)", m->path, m->n, m->n);
+      rc = msg(m->err, m->errlen, VB_EINTR,
+               "%s: interrupted after %ld of %ld scenes; run again "
+               "with --resume (to merge them)",
+               m->path, m->n, m->n);
       break;
     }
     rc = merge_block(m, st, b0, b0 + B <= m->n ? B : m->n - b0, &ev0);
@@ -405,8 +419,7 @@ static int merge_write(merge *m, const char *tmp, const volatile int *stop)
         e = errno;
       if (e != 0) {
         errno = e;
-        rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot write %s: %s", m->path, tmp,
-                 strerror(e));
+        rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot write %s: %s", m->path, tmp, strerror(e));
       }
     }
     free(image);
@@ -418,8 +431,7 @@ static int merge_write(merge *m, const char *tmp, const volatile int *stop)
   st = NULL;
   tick(m);
   if (rc == VB_OK && sync_path(tmp, 0) < 0)
-    rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot sync %s: %s", m->path, tmp,
-             strerror(errno));
+    rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot sync %s: %s", m->path, tmp, strerror(errno));
   tick(m);
   if (rc == VB_OK && rename(tmp, m->path) < 0)
     rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot rename %s into place: %s", m->path, tmp,
@@ -427,9 +439,11 @@ static int merge_write(merge *m, const char *tmp, const volatile int *stop)
   if (rc != VB_OK) {
     if (rc == VB_EIO && m->err && errno && (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)) {
       m->err[0] = '\0';
-      msg(m->err, m->errlen, VB_EIO, "%s: cannot write the merged file: %s; every scene is kept "
-          "in %s: run again with --resume to finish", m->path,
-          errno == EFBIG ? "the file size limit was reached" : "the disk is full", m->part);
+      msg(m->err, m->errlen, VB_EIO,
+          "%s: cannot write the merged file: %s; every scene is kept "
+          "in %s: run again with --resume to finish",
+          m->path, errno == EFBIG ? "the file size limit was reached" : "the disk is full",
+          m->part);
     }
     unlink(tmp);
     return rc;
@@ -438,8 +452,9 @@ static int merge_write(merge *m, const char *tmp, const volatile int *stop)
 }
 
 /* Merge every verified shard into OUT. */
-int vb_output_merge(const char *path, const vb_output_layout *lay, const volatile int *stop,
-                    char *err, size_t errlen)
+int
+vb_output_merge(const char *path, const vb_output_layout *lay, const volatile int *stop, char *err,
+                size_t errlen)
 {
   merge m;
   vb_h5quiet q;
@@ -481,8 +496,8 @@ int vb_output_merge(const char *path, const vb_output_layout *lay, const volatil
     tmp = vb_part_file(m.part, m.sh[0].name);
     tick(&m);
     if (!tmp || rename(tmp, path) < 0) {
-      rc = msg(err, errlen, VB_EIO, "%s: cannot rename %s into place: %s", path,
-               tmp ? tmp : m.part, strerror(errno));
+      rc = msg(err, errlen, VB_EIO, "%s: cannot rename %s into place: %s", path, tmp ? tmp : m.part,
+               strerror(errno));
       goto done;
     }
     goto finished;
@@ -509,8 +524,8 @@ done:
 }
 
 /* Write runs of one scene file through OUT.part/. */
-int vb_output_write(const char *path, const vb_run *const *runs, int nruns, char *err,
-                    size_t errlen)
+int
+vb_output_write(const char *path, const vb_run *const *runs, int nruns, char *err, size_t errlen)
 {
   vb_output_layout lay;
   vb_output *o;

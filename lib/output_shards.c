@@ -23,7 +23,7 @@
 #include "h5util.h"
 #include "output.h"
 
-#define PART_SUFFIX ".part"
+#define PART_SUFFIX  ".part"
 #define LINE_MAX_LEN 256
 
 typedef vb_shard shard;
@@ -47,7 +47,8 @@ vb_output_msg(char *err, size_t errlen, int code, const char *fmt, ...)
  * The file is mapped (no copy out of the page cache) and its pieces of
  * 4 MiB summed by the threads (outside a parallel region: the final
  * shard, resume), then combined in order. */
-long vb_file_crc(int dirfd, const char *name, long *size)
+long
+vb_file_crc(int dirfd, const char *name, long *size)
 {
   const long piece = 1L << 22;
   int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -82,18 +83,17 @@ long vb_file_crc(int dirfd, const char *name, long *size)
 #pragma omp parallel for schedule(dynamic, 1)
 #endif
   for (k = 0; k < n; k++)
-    part[k] = crc32(0L, map + k * piece,
-                    (uInt)(k == n - 1 ? (long)st.st_size - k * piece : piece));
+    part[k] = crc32(0L, map + k * piece, (uInt)(k == n - 1 ? (long)st.st_size - k * piece : piece));
   for (k = 0; k < n; k++)
-    crc = crc32_combine(crc, part[k], (z_off_t)(k == n - 1 ? (long)st.st_size - k * piece
-                                                            : piece));
+    crc = crc32_combine(crc, part[k], (z_off_t)(k == n - 1 ? (long)st.st_size - k * piece : piece));
   free(part);
   munmap((void *)map, (size_t)st.st_size);
   return (long)crc;
 }
 
 /* Shard file names: rank and number. */
-int vb_shard_name_parse(const char *name, int *rank, long *number)
+int
+vb_shard_name_parse(const char *name, int *rank, long *number)
 {
   int r, used = 0;
   long n;
@@ -106,7 +106,8 @@ int vb_shard_name_parse(const char *name, int *rank, long *number)
 }
 
 /* Parse one manifest line; 0 if complete and its own CRC matches. */
-static int line_parse(const char *line, shard *s, unsigned long *input_crc)
+static int
+line_parse(const char *line, shard *s, unsigned long *input_crc)
 {
   char name[64];
   unsigned long crc, icrc, lcrc;
@@ -114,8 +115,8 @@ static int line_parse(const char *line, shard *s, unsigned long *input_crc)
   int used = 0;
   const char *end;
 
-  if (sscanf(line, "%63s %ld %lx %ld %ld %ld %lx %n", name, &size, &crc, &rows, &lo, &hi,
-             &icrc, &used) != 7)
+  if (sscanf(line, "%63s %ld %lx %ld %ld %ld %lx %n", name, &size, &crc, &rows, &lo, &hi, &icrc,
+             &used) != 7)
     return -1;
   end = line + used;
   if (sscanf(end, "%lx", &lcrc) != 1)
@@ -134,10 +135,11 @@ static int line_parse(const char *line, shard *s, unsigned long *input_crc)
 }
 
 /* Format a manifest line. */
-void vb_manifest_line(char *line, size_t len, const shard *s, unsigned long input_crc)
+void
+vb_manifest_line(char *line, size_t len, const shard *s, unsigned long input_crc)
 {
-  int n = snprintf(line, len, "%s %ld %08lx %ld %ld %ld %08lx ", s->name, s->size, s->crc,
-                   s->rows, s->lo, s->hi, input_crc);
+  int n = snprintf(line, len, "%s %ld %08lx %ld %ld %ld %08lx ", s->name, s->size, s->crc, s->rows,
+                   s->lo, s->hi, input_crc);
   snprintf(line + n, len - (size_t)n, "%08lx\n",
            (unsigned long)crc32(0L, (const Bytef *)line, (uInt)n));
 }
@@ -145,9 +147,9 @@ void vb_manifest_line(char *line, size_t len, const shard *s, unsigned long inpu
 /* Read every manifest in OUT.part/: the listed shards whose size and
  * CRC-32 match (their scenes read from the shard), in *out.  A line for
  * another input is an error (VB_EINVAL). */
-int vb_shards_verified(int dirfd, const char *part, const char *source,
-                       unsigned long input_crc, int check, shard **out, long *nout,
-                       char *err, size_t errlen)
+int
+vb_shards_verified(int dirfd, const char *part, const char *source, unsigned long input_crc,
+                   int check, shard **out, long *nout, char *err, size_t errlen)
 {
   DIR *d;
   struct dirent *e;
@@ -187,8 +189,10 @@ int vb_shards_verified(int dirfd, const char *part, const char *source,
       if (strchr(line, '\n') == NULL || line_parse(line, &s, &icrc) != 0)
         continue; /* torn or damaged line: its shard is not listed */
       if (check && icrc != input_crc) {
-        rc = msg(err, errlen, VB_EINVAL, "%s was written for a different input than %s; run "
-                 "without --resume to start over", part, source);
+        rc = msg(err, errlen, VB_EINVAL,
+                 "%s was written for a different input than %s; run "
+                 "without --resume to start over",
+                 part, source);
         break;
       }
       if (check && ((long)vb_file_crc(dirfd, s.name, &size) != (long)s.crc || size != s.size))
@@ -223,7 +227,8 @@ int vb_shards_verified(int dirfd, const char *part, const char *source,
 }
 
 /* Path of a file in OUT.part/. */
-char *vb_part_file(const char *part, const char *name)
+char *
+vb_part_file(const char *part, const char *name)
 {
   size_t len = strlen(part) + strlen(name) + 2;
   char *p = malloc(len);
@@ -234,8 +239,9 @@ char *vb_part_file(const char *part, const char *name)
 }
 
 /* Read a shard's scene indices and status codes into complete[] and codes[]. */
-int vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
-                    unsigned char *complete, int *codes, long *ndone, long *T)
+int
+vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
+                unsigned char *complete, int *codes, long *ndone, long *T)
 {
   char *path = vb_part_file(part, s->name);
   hid_t file = path ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
@@ -246,7 +252,7 @@ int vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idx
   hid_t space = time >= 0 ? H5Dget_space(time) : -1;
   int64_t *idx = idxout ? idxout : malloc((size_t)(s->rows > 0 ? s->rows : 1) * sizeof *idx);
   int *code = malloc((size_t)(s->rows > 0 ? s->rows : 1) * sizeof *code);
-  hsize_t dims[2] = { 0, 0 };
+  hsize_t dims[2] = {0, 0};
   int rc = -1, nd;
   long r;
 
@@ -286,21 +292,24 @@ int vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idx
 unsigned long vb_input_crc(const vb_output_layout *lay);
 
 /* Verified shards of OUT.part/. */
-int vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay,
-                     vb_shard **out, long *nout, char *err, size_t errlen)
+int
+vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay, vb_shard **out,
+                 long *nout, char *err, size_t errlen)
 {
   return vb_shards_verified(dirfd, part, lay->source, vb_input_crc(lay), 1, out, nout, err, errlen);
 }
 
 /* CRC-32 of the input text. */
-unsigned long vb_input_crc(const vb_output_layout *lay)
+unsigned long
+vb_input_crc(const vb_output_layout *lay)
 {
   const char *t = lay->input ? lay->input : "";
   return crc32(0L, (const Bytef *)t, (uInt)strlen(t));
 }
 
 /* The shards of a running study. */
-int vb_output_running(const char *path, char ***paths, long *n, char *err, size_t errlen)
+int
+vb_output_running(const char *path, char ***paths, long *n, char *err, size_t errlen)
 {
   char *part = malloc(strlen(path) + sizeof PART_SUFFIX);
   shard *list = NULL;
@@ -317,8 +326,7 @@ int vb_output_running(const char *path, char ***paths, long *n, char *err, size_
   strcat(part, PART_SUFFIX);
   dirfd = open(part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dirfd < 0) {
-    rc = msg(err, errlen, VB_EINVAL, "%s: no running study (%s: %s)", path, part,
-             strerror(errno));
+    rc = msg(err, errlen, VB_EINVAL, "%s: no running study (%s: %s)", path, part, strerror(errno));
     free(part);
     return rc;
   }
@@ -343,7 +351,8 @@ int vb_output_running(const char *path, char ***paths, long *n, char *err, size_
 }
 
 /* Free what vb_output_running returned. */
-void vb_output_running_free(char **paths, long n)
+void
+vb_output_running_free(char **paths, long n)
 {
   long k;
 
@@ -351,4 +360,3 @@ void vb_output_running_free(char **paths, long n)
     free(paths[k]);
   free(paths);
 }
-

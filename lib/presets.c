@@ -382,8 +382,8 @@ check_positive(const char *kind, const char *key, double v, char *err, size_t er
   char num[32];
   if (isfinite(v) && v > 0.0)
     return VB_OK;
-  return vb_errf(err, errlen, VB_EINVAL, "preset '%s': '%s' must be > 0 (got %s)", kind,
-                 key, vb_number_text(v, num, sizeof num));
+  return vb_errf(err, errlen, VB_EINVAL, "preset '%s': '%s' must be > 0 (got %s)", kind, key,
+                 vb_number_text(v, num, sizeof num));
 }
 
 /* Check the parameters a kind uses (the others are ignored). */
@@ -418,15 +418,14 @@ check_parameters(kind_id kind, const vb_preset *p, char *err, size_t errlen)
         (rc = check_positive(k, "tension", p->tension, err, errlen)) != VB_OK)
       return rc;
     return check_positive(k, "surface_density", p->surface_density, err, errlen);
-  default:
-    return VB_EINVAL;
+  default: return VB_EINVAL;
   }
 }
 
 /* Check that a point lies on the body (edges and rim included). */
 static int
-check_point(kind_id kind, const vb_preset *p, const char *name, double x, double y,
-            char *err, size_t errlen)
+check_point(kind_id kind, const vb_preset *p, const char *name, double x, double y, char *err,
+            size_t errlen)
 {
   char nx[32], ny[32], l1[32], l2[32];
   const char *k = kind_names[kind];
@@ -437,8 +436,8 @@ check_point(kind_id kind, const vb_preset *p, const char *name, double x, double
     if (x >= 0.0 && x <= p->length)
       return VB_OK;
     return vb_errf(err, errlen, VB_EINVAL,
-                   "preset '%s': point '%s' at x = %s is outside the %s (valid: 0 <= x <= %s)",
-                   k, name, vb_number_text(x, nx, sizeof nx), k,
+                   "preset '%s': point '%s' at x = %s is outside the %s (valid: 0 <= x <= %s)", k,
+                   name, vb_number_text(x, nx, sizeof nx), k,
                    vb_number_text(p->length, l1, sizeof l1));
   case KIND_PLATE:
     if (x >= 0.0 && x <= p->length && y >= 0.0 && y <= p->width)
@@ -447,7 +446,8 @@ check_point(kind_id kind, const vb_preset *p, const char *name, double x, double
                    "preset 'plate': point '%s' at (x, y) = (%s, %s) is outside the plate "
                    "(valid: 0 <= x <= %s, 0 <= y <= %s)",
                    name, vb_number_text(x, nx, sizeof nx), vb_number_text(y, ny, sizeof ny),
-                   vb_number_text(p->length, l1, sizeof l1), vb_number_text(p->width, l2, sizeof l2));
+                   vb_number_text(p->length, l1, sizeof l1),
+                   vb_number_text(p->width, l2, sizeof l2));
   case KIND_MEMBRANE:
     /* the rim is included up to rounding of a point placed on it */
     if (hypot(x, y) <= p->radius * (1.0 + 1e-12))
@@ -457,16 +457,15 @@ check_point(kind_id kind, const vb_preset *p, const char *name, double x, double
                    "membrane (valid: sqrt(x^2 + y^2) <= %s)",
                    name, vb_number_text(x, nx, sizeof nx), vb_number_text(y, ny, sizeof ny),
                    vb_number_text(p->radius, l1, sizeof l1));
-  default:
-    return VB_EINVAL;
+  default: return VB_EINVAL;
   }
 }
 
 /* Fill a modal body from a preset (see the header of this file and
  * internal.h). */
 int
-vb_preset_fill(vb_body *b, const vb_preset *p, int npoints, const double *px,
-               const double *py, const char *const *names, char *err, size_t errlen)
+vb_preset_fill(vb_body *b, const vb_preset *p, int npoints, const double *px, const double *py,
+               const char *const *names, char *err, size_t errlen)
 {
   int kind, rc;
 
@@ -478,21 +477,20 @@ vb_preset_fill(vb_body *b, const vb_preset *p, int npoints, const double *px,
                    p->kind ? p->kind : "", vb_preset_choices());
   if (p->nmodes < 1 || p->nmodes > MODES_MAX)
     return vb_errf(err, errlen, VB_EINVAL,
-                   "preset '%s': 'nmodes' must be between 1 and %d (got %d)",
-                   kind_names[kind], MODES_MAX, p->nmodes);
+                   "preset '%s': 'nmodes' must be between 1 and %d (got %d)", kind_names[kind],
+                   MODES_MAX, p->nmodes);
   if ((rc = check_parameters((kind_id)kind, p, err, errlen)) != VB_OK)
     return rc;
   if (npoints < 0 || (npoints > 0 && px == NULL))
-    return vb_errf(err, errlen, VB_EINVAL, "preset '%s': no point positions",
-                   kind_names[kind]);
+    return vb_errf(err, errlen, VB_EINVAL, "preset '%s': no point positions", kind_names[kind]);
   for (int i = 0; i < npoints; i++) {
     const char *name = names && names[i] ? names[i] : "";
     if (strlen(name) >= VB_NAME_MAX)
       return vb_errf(err, errlen, VB_EINVAL,
                      "preset '%s': point name '%s' is too long (valid: at most %d "
-                     "characters)", kind_names[kind], name, VB_NAME_MAX - 1);
-    if ((rc = check_point((kind_id)kind, p, name, px[i], py ? py[i] : 0.0, err, errlen)) !=
-        VB_OK)
+                     "characters)",
+                     kind_names[kind], name, VB_NAME_MAX - 1);
+    if ((rc = check_point((kind_id)kind, p, name, px[i], py ? py[i] : 0.0, err, errlen)) != VB_OK)
       return rc;
   }
 
@@ -506,18 +504,10 @@ vb_preset_fill(vb_body *b, const vb_preset *p, int npoints, const double *px,
     b->points[i].y = py ? py[i] : 0.0;
   }
   switch ((kind_id)kind) {
-  case KIND_BAR:
-    fill_bar(b, p);
-    break;
-  case KIND_STRING:
-    fill_string(b, p);
-    break;
-  case KIND_PLATE:
-    rc = fill_plate(b, p);
-    break;
-  default:
-    rc = fill_membrane(b, p);
-    break;
+  case KIND_BAR: fill_bar(b, p); break;
+  case KIND_STRING: fill_string(b, p); break;
+  case KIND_PLATE: rc = fill_plate(b, p); break;
+  default: rc = fill_membrane(b, p); break;
   }
   if (rc != VB_OK) {
     vb_body_clear_modes(b);

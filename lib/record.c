@@ -18,18 +18,18 @@
 /* The recorded signals, in the order of the recording.  The energies
  * follow vb_energy. */
 static const vb_signal table[] = {
-  { "total", "J", VB_SIGNAL_SCENE, "kinetic + potential energy" },
-  { "kinetic", "J", VB_SIGNAL_SCENE, "kinetic energy of the modes" },
-  { "potential", "J", VB_SIGNAL_SCENE, "potential energy of the modes and contacts" },
-  { "dissipated", "J", VB_SIGNAL_SCENE, "energy taken by damping, running" },
-  { "external", "J", VB_SIGNAL_SCENE, "work of gravity, forces and drivers, running" },
-  { "correction", "J", VB_SIGNAL_SCENE, "energy added by Papetti's corrections, running" },
-  { "u", "m", VB_SIGNAL_POINT, "displacement" },
-  { "v", "m/s", VB_SIGNAL_POINT, "velocity (three-level: of the step into the sample)" },
-  { "q", "m", VB_SIGNAL_MODES, "modal displacements, one row per mode" },
-  { "compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact" },
-  { "rate", "m/s", VB_SIGNAL_CONTACT, "compression rate" },
-  { "force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)" },
+    {"total", "J", VB_SIGNAL_SCENE, "kinetic + potential energy"},
+    {"kinetic", "J", VB_SIGNAL_SCENE, "kinetic energy of the modes"},
+    {"potential", "J", VB_SIGNAL_SCENE, "potential energy of the modes and contacts"},
+    {"dissipated", "J", VB_SIGNAL_SCENE, "energy taken by damping, running"},
+    {"external", "J", VB_SIGNAL_SCENE, "work of gravity, forces and drivers, running"},
+    {"correction", "J", VB_SIGNAL_SCENE, "energy added by Papetti's corrections, running"},
+    {"u", "m", VB_SIGNAL_POINT, "displacement"},
+    {"v", "m/s", VB_SIGNAL_POINT, "velocity (three-level: of the step into the sample)"},
+    {"q", "m", VB_SIGNAL_MODES, "modal displacements, one row per mode"},
+    {"compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact"},
+    {"rate", "m/s", VB_SIGNAL_CONTACT, "compression rate"},
+    {"force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)"},
 };
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };
@@ -62,8 +62,7 @@ vb_signal_count(const vb_signal *s, const vb_scene *sc)
 {
   int n = 0;
   switch (s->object) {
-  case VB_SIGNAL_SCENE:
-    return 1;
+  case VB_SIGNAL_SCENE: return 1;
   case VB_SIGNAL_POINT:
     for (int b = 0; b < sc->nbodies; b++)
       n += points_of(&sc->bodies[b]);
@@ -72,8 +71,7 @@ vb_signal_count(const vb_signal *s, const vb_scene *sc)
     for (int b = 0; b < sc->nbodies; b++)
       n += records_modes(sc, b);
     return n;
-  case VB_SIGNAL_CONTACT:
-    return sc->ncontacts;
+  case VB_SIGNAL_CONTACT: return sc->ncontacts;
   }
   return 0;
 }
@@ -108,19 +106,16 @@ vb_signal_group(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t
 {
   int p, b;
   switch (s->object) {
-  case VB_SIGNAL_SCENE:
-    return snprintf(buf, len, "energy");
+  case VB_SIGNAL_SCENE: return snprintf(buf, len, "energy");
   case VB_SIGNAL_POINT:
     b = body_of(s, sc, i, &p);
     if (sc->bodies[b].kind == VB_BODY_MODAL)
-      return snprintf(buf, len, "bodies/%s/%s", sc->bodies[b].name,
-                      sc->bodies[b].points[p].name);
+      return snprintf(buf, len, "bodies/%s/%s", sc->bodies[b].name, sc->bodies[b].points[p].name);
     return snprintf(buf, len, "bodies/%s", sc->bodies[b].name);
   case VB_SIGNAL_MODES:
     b = body_of(s, sc, i, &p);
     return snprintf(buf, len, "bodies/%s/modes", sc->bodies[b].name);
-  case VB_SIGNAL_CONTACT:
-    return snprintf(buf, len, "contacts/%s", sc->contacts[i].name);
+  case VB_SIGNAL_CONTACT: return snprintf(buf, len, "contacts/%s", sc->contacts[i].name);
   }
   return -1;
 }
@@ -178,20 +173,12 @@ vb_signal_data(const vb_run *run, const vb_signal *s, int i)
   int p, row = (int)(s - table), b;
   switch (row) {
   case ROW_U:
-  case ROW_V:
-    (void)sc;
-    return row == ROW_U ? run->point_u[i] : run->point_v[i];
-  case ROW_Q:
-    b = body_of(s, sc, i, &p);
-    return run->modes_q[b];
-  case ROW_COMPRESSION:
-    return run->results[i].compression;
-  case ROW_RATE:
-    return run->results[i].rate;
-  case ROW_FORCE:
-    return run->results[i].force;
-  default:
-    return run->energy[row];
+  case ROW_V: (void)sc; return row == ROW_U ? run->point_u[i] : run->point_v[i];
+  case ROW_Q: b = body_of(s, sc, i, &p); return run->modes_q[b];
+  case ROW_COMPRESSION: return run->results[i].compression;
+  case ROW_RATE: return run->results[i].rate;
+  case ROW_FORCE: return run->results[i].force;
+  default: return run->energy[row];
   }
 }
 
@@ -213,10 +200,12 @@ vb_record_fits(const vb_scene *scene, char *err, size_t errlen)
   double need = vb_scene_record_bytes(scene);
   double avail = available_memory();
   if (avail > 0.0 && need > 0.8 * avail)
-    return vb_errf(err, errlen, VB_ENOMEM, "%s: scene '%s': the recording needs %.3g bytes "
+    return vb_errf(err, errlen, VB_ENOMEM,
+                   "%s: scene '%s': the recording needs %.3g bytes "
                    "(%ld samples), more than the %.3g bytes of memory available; raise "
-                   "record.every or shorten the duration", scene->path ? scene->path : "scene",
-                   scene->name, need, vb_scene_samples(scene), avail);
+                   "record.every or shorten the duration",
+                   scene->path ? scene->path : "scene", scene->name, need, vb_scene_samples(scene),
+                   avail);
   return VB_OK;
 }
 
@@ -330,8 +319,7 @@ vb_record_alloc(vb_run *run)
     run->point_first[b] = at;
     at += points_of(&sc->bodies[b]);
     if (run->body_island[b] >= 0)
-      run->point_row[b] =
-          vb_island_point_row(&run->model->islands[run->body_island[b]], b, 0);
+      run->point_row[b] = vb_island_point_row(&run->model->islands[run->body_island[b]], b, 0);
   }
   /* table order: energies, u of every point, v, modes, then the contacts'
    * compression, rate and force */
@@ -408,11 +396,10 @@ vb_record_blank_from(vb_run *run, long k0)
   }
 }
 
-
 /* The scene's discrete energy at the islands' current step. */
 void
 vb_record_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext,
-             double *corr)
+                 double *corr)
 {
   *kin = *pot = *diss = *ext = *corr = 0.0;
   for (int i = 0; i < run->nislands; i++) {
@@ -473,8 +460,8 @@ vb_record_sample(vb_run *run, long n, long k)
   if (!energies)
     return;
   double e[VB_ENERGY_COUNT];
-  vb_record_energy(run, &e[VB_ENERGY_KINETIC], &e[VB_ENERGY_POTENTIAL],
-                   &e[VB_ENERGY_DISSIPATED], &e[VB_ENERGY_EXTERNAL], &e[VB_ENERGY_CORRECTION]);
+  vb_record_energy(run, &e[VB_ENERGY_KINETIC], &e[VB_ENERGY_POTENTIAL], &e[VB_ENERGY_DISSIPATED],
+                   &e[VB_ENERGY_EXTERNAL], &e[VB_ENERGY_CORRECTION]);
   e[VB_ENERGY_TOTAL] = e[VB_ENERGY_KINETIC] + e[VB_ENERGY_POTENTIAL];
   for (int w = 0; w < VB_ENERGY_COUNT; w++) {
     run->e_last[w] = e[w];

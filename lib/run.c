@@ -100,8 +100,8 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   run->trackers = calloc((size_t)nc + 1, sizeof *run->trackers);
   run->e_prev = calloc(2 * (size_t)run->nislands + 1, sizeof(double));
   run->x_before = calloc(2 * (size_t)nc + 1, sizeof(double));
-  if (!run->results || !run->trackers || !run->e_prev || !run->x_before
-      || vb_record_alloc(run) != VB_OK)
+  if (!run->results || !run->trackers || !run->e_prev || !run->x_before ||
+      vb_record_alloc(run) != VB_OK)
     goto nomem;
   run->e_now = run->e_prev + run->nislands;
   run->rate_before = run->x_before + nc;
@@ -252,8 +252,8 @@ vb_run_exec(vb_run *run)
   }
   if (failures > 0) {
     snprintf(run->status, sizeof run->status,
-             "newton failed at t=%.9g (%ld steps did not converge)",
-             first_failure * run->dt, failures);
+             "newton failed at t=%.9g (%ld steps did not converge)", first_failure * run->dt,
+             failures);
     run->code = VB_ENOCONV;
     return run->code;
   }
@@ -263,10 +263,26 @@ vb_run_exec(vb_run *run)
 
 /* ------------------------------------------------------------- accessors */
 
-const vb_scene *vb_run_scene(const vb_run *run) { return run->scene; }
-const char *vb_run_status(const vb_run *run) { return run->status; }
-int vb_run_code(const vb_run *run) { return run->code; }
-long vb_run_samples(const vb_run *run) { return run->nrec; }
+const vb_scene *
+vb_run_scene(const vb_run *run)
+{
+  return run->scene;
+}
+const char *
+vb_run_status(const vb_run *run)
+{
+  return run->status;
+}
+int
+vb_run_code(const vb_run *run)
+{
+  return run->code;
+}
+long
+vb_run_samples(const vb_run *run)
+{
+  return run->nrec;
+}
 
 const double *
 vb_run_point_u(const vb_run *run, int body, int point)
@@ -320,8 +336,8 @@ vb_run_final_energy(const vb_run *run, int which)
 double
 vb_run_balance_error(const vb_run *run)
 {
-  return run->e_last[VB_ENERGY_TOTAL] + run->e_last[VB_ENERGY_DISSIPATED]
-         - run->e_last[VB_ENERGY_EXTERNAL] - run->e_last[VB_ENERGY_CORRECTION] - run->e0;
+  return run->e_last[VB_ENERGY_TOTAL] + run->e_last[VB_ENERGY_DISSIPATED] -
+         run->e_last[VB_ENERGY_EXTERNAL] - run->e_last[VB_ENERGY_CORRECTION] - run->e0;
 }
 
 /* Effective mass along a contact. */
@@ -330,4 +346,3 @@ vb_run_contact_mass(const vb_run *run, int contact)
 {
   return run->model->islands[run->contact_island[contact]].meff[run->contact_local[contact]];
 }
-

@@ -7,49 +7,49 @@
 
 /* Event bookkeeping of one contact. */
 typedef struct {
-  int open;           /* an impact is in progress */
-  int pending;        /* three-level: released, v_out awaits the next step */
-  long n_release;     /* first sample out of contact */
-  double x_release;   /* compression at that sample, m */
-  double sign;        /* side of the barrier (rattle) */
+  int open;         /* an impact is in progress */
+  int pending;      /* three-level: released, v_out awaits the next step */
+  long n_release;   /* first sample out of contact */
+  double x_release; /* compression at that sample, m */
+  double sign;      /* side of the barrier (rattle) */
   vb_event ev;
 } vb_tracker;
 
 struct vb_run {
   const vb_scene *scene;
   long nsteps, nrec;
-  double dt;                   /* s */
-  vb_model *model;             /* the scene compiled (owned) */
-  vb_island_state **states;    /* [nislands] the islands' run states */
+  double dt;                /* s */
+  vb_model *model;          /* the scene compiled (owned) */
+  vb_island_state **states; /* [nislands] the islands' run states */
   int nislands;
-  const int *contact_island;   /* [ncontacts] island of each contact (the model's) */
-  const int *contact_local;    /* [ncontacts] index within its island */
-  const int *body_island;      /* [nbodies] island or -1 (walls) */
-  const int *body_offset;      /* [nbodies] first mode within the island */
-  int *point_first;            /* [nbodies] index of the body's point 0 in point_u */
-  int *point_row;              /* [nbodies] its row among its island's points */
-  size_t record_mapped;        /* bytes mapped for record (0: from malloc) */
+  const int *contact_island; /* [ncontacts] island of each contact (the model's) */
+  const int *contact_local;  /* [ncontacts] index within its island */
+  const int *body_island;    /* [nbodies] island or -1 (walls) */
+  const int *body_offset;    /* [nbodies] first mode within the island */
+  int *point_first;          /* [nbodies] index of the body's point 0 in point_u */
+  int *point_row;            /* [nbodies] its row among its island's points */
+  size_t record_mapped;      /* bytes mapped for record (0: from malloc) */
   /* the copies each sample makes: series plan_dst[m] receives *plan_src[m]
    * (islands' points, modes, contact histories: addresses fixed for the run) */
   int nplan;
   const double **plan_src;
   double **plan_dst;
-  double **point_u, **point_v; /* [recorded points] -> [nrec] m, m/s, or NULL */
-  double **modes_q;            /* [nbodies] -> [nmodes][nrec] m, or NULL */
-  int record_points;           /* some u or v is recorded */
-  double **pu, **pv;           /* [nislands] -> the island's points now */
-  double *points;              /* storage of pu, pv */
-  double *record;              /* one block holding every recorded signal */
-  size_t nseries;              /* series of nrec samples in record */
+  double **point_u, **point_v;     /* [recorded points] -> [nrec] m, m/s, or NULL */
+  double **modes_q;                /* [nbodies] -> [nmodes][nrec] m, or NULL */
+  int record_points;               /* some u or v is recorded */
+  double **pu, **pv;               /* [nislands] -> the island's points now */
+  double *points;                  /* storage of pu, pv */
+  double *record;                  /* one block holding every recorded signal */
+  size_t nseries;                  /* series of nrec samples in record */
   double *energy[VB_ENERGY_COUNT]; /* [nrec] J, or NULL */
-  double e_last[VB_ENERGY_COUNT]; /* energies at the last sample recorded, J */
-  vb_contact_result *results;  /* [ncontacts] */
-  vb_tracker *trackers;        /* [ncontacts] */
-  double *e_prev;              /* [nislands] island energy at the previous step, J */
-  double *e_now;               /* [nislands] island energy now, corrections included, J */
-  double *x_before;            /* [ncontacts] compression at the previous step, m */
-  double *rate_before;         /* [ncontacts] its rate, m/s */
-  double e0;                   /* initial energy, J */
+  double e_last[VB_ENERGY_COUNT];  /* energies at the last sample recorded, J */
+  vb_contact_result *results;      /* [ncontacts] */
+  vb_tracker *trackers;            /* [ncontacts] */
+  double *e_prev;                  /* [nislands] island energy at the previous step, J */
+  double *e_now;                   /* [nislands] island energy now, corrections included, J */
+  double *x_before;                /* [ncontacts] compression at the previous step, m */
+  double *rate_before;             /* [ncontacts] its rate, m/s */
+  double e0;                       /* initial energy, J */
   char status[320];
   int code;
 };
@@ -63,8 +63,7 @@ void vb_events_start(vb_run *run, int c);
  * corrections, release.  x_before and rate_before describe sample n-1;
  * *e_now is the energy of the contact's island at n (which a correction
  * changes).  VB_OK or VB_ENOMEM (the event table could not grow). */
-int vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before,
-                    double *e_now);
+int vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before, double *e_now);
 /* Keep the impacts still open (or releases pending) at the end, with NaN
  * for what could not be measured. */
 int vb_events_flush(vb_run *run);

@@ -18,7 +18,8 @@
 #define MAX_STEPS 1e15
 
 /* Load the scene group: name, fs, duration, gravity. */
-static int load_scene_group(vb_loader *ld, const config_setting_t *g)
+static int
+load_scene_group(vb_loader *ld, const config_setting_t *g)
 {
   static const char *const keys[] = {"name", "fs", "duration", "gravity", NULL};
   const char *obj = "scene", *name = NULL;
@@ -34,8 +35,7 @@ static int load_scene_group(vb_loader *ld, const config_setting_t *g)
     return vb_src_fail(ld, vb_src_at(g, "name"), obj, "'name' must not be empty");
   if (strlen(name) >= VB_NAME_MAX)
     return vb_src_fail(ld, vb_src_at(g, "name"), obj,
-                "'name' is too long (valid: at most %d characters)",
-                VB_NAME_MAX - 1);
+                       "'name' is too long (valid: at most %d characters)", VB_NAME_MAX - 1);
   strcpy(sc->name, name);
   if ((rc = vb_src_number(ld, g, obj, "fs", 1, &sc->fs)) != VB_OK)
     return rc;
@@ -48,26 +48,28 @@ static int load_scene_group(vb_loader *ld, const config_setting_t *g)
   steps = sc->duration * sc->fs;
   if (!(steps >= 0.5))
     return vb_src_fail(ld, vb_src_at(g, "duration"), obj,
-                "'duration' * 'fs' must give at least one step (got %s)",
-                vb_number_text(steps, num, sizeof num));
+                       "'duration' * 'fs' must give at least one step (got %s)",
+                       vb_number_text(steps, num, sizeof num));
   if (!(steps <= MAX_STEPS))
     return vb_src_fail(ld, vb_src_at(g, "duration"), obj,
-                "'duration' * 'fs' must give at most %g steps (got %s)",
-                MAX_STEPS, vb_number_text(steps, num, sizeof num));
+                       "'duration' * 'fs' must give at most %g steps (got %s)", MAX_STEPS,
+                       vb_number_text(steps, num, sizeof num));
   sc->gravity = 0.0;
   return vb_src_number(ld, g, obj, "gravity", 0, &sc->gravity);
 }
 
 /* Load record.signals: a list of glob strings (the paths they match are
  * checked once the bodies and contacts are known, check_signals). */
-static int load_signals(vb_loader *ld, const config_setting_t *m)
+static int
+load_signals(vb_loader *ld, const config_setting_t *m)
 {
   const char *obj = "record";
   vb_scene *sc = ld->scene;
   int n;
 
   if (config_setting_type(m) != CONFIG_TYPE_LIST && config_setting_type(m) != CONFIG_TYPE_ARRAY)
-    return vb_src_fail(ld, m, obj, "'signals' must be a list of glob strings, such as "
+    return vb_src_fail(ld, m, obj,
+                       "'signals' must be a list of glob strings, such as "
                        "[\"contacts/*/force\", \"energy/total\"] ([] for events only)");
   n = config_setting_length(m);
   sc->record_select = 1;
@@ -78,8 +80,10 @@ static int load_signals(vb_loader *ld, const config_setting_t *m)
     const config_setting_t *e = config_setting_get_elem(m, (unsigned)i);
     const char *glob = config_setting_get_string(e);
     if (glob == NULL || glob[0] == '\0')
-      return vb_src_fail(ld, e, obj, "'signals' element %d must be a non-empty string "
-                         "(valid: a glob such as \"contacts/*/force\")", i + 1);
+      return vb_src_fail(ld, e, obj,
+                         "'signals' element %d must be a non-empty string "
+                         "(valid: a glob such as \"contacts/*/force\")",
+                         i + 1);
     if ((sc->record_globs[i] = strdup(glob)) == NULL)
       return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "out of memory loading record.signals");
     sc->nrecord_globs = i + 1;
@@ -88,7 +92,8 @@ static int load_signals(vb_loader *ld, const config_setting_t *m)
 }
 
 /* Load the record group: every, modes, signals. */
-static int load_record(vb_loader *ld, const config_setting_t *g)
+static int
+load_record(vb_loader *ld, const config_setting_t *g)
 {
   static const char *const keys[] = {"every", "modes", "signals", NULL};
   const char *obj = "record";
@@ -96,8 +101,7 @@ static int load_record(vb_loader *ld, const config_setting_t *g)
   int rc;
 
   if ((rc = vb_src_check_keys(ld, g, obj, keys, NULL)) != VB_OK ||
-      (rc = vb_src_integer(ld, g, obj, "every", 0, &ld->scene->record_every)) !=
-          VB_OK)
+      (rc = vb_src_integer(ld, g, obj, "every", 0, &ld->scene->record_every)) != VB_OK)
     return rc;
   if (ld->scene->record_every < 1)
     return vb_src_refuse(ld, g, obj, "every", ">= 1", (double)ld->scene->record_every);
@@ -113,7 +117,8 @@ static int load_record(vb_loader *ld, const config_setting_t *g)
 
 /* Every glob of record.signals must match some signal of the scene; the
  * message lists the valid paths (as many as fit). */
-static int check_signals(vb_loader *ld, const config_setting_t *root)
+static int
+check_signals(vb_loader *ld, const config_setting_t *root)
 {
   const vb_scene *sc = ld->scene;
   const config_setting_t *rec = vb_src_member(root, "record");
@@ -143,7 +148,8 @@ static int check_signals(vb_loader *ld, const config_setting_t *root)
 
 /* The element of list `top` of the document that loaded scene object i,
  * or the root when there is none. */
-static const config_setting_t *element(const config_setting_t *root, const char *top, int i)
+static const config_setting_t *
+element(const config_setting_t *root, const char *top, int i)
 {
   const config_setting_t *list = vb_src_member(root, top);
   const config_setting_t *e = list ? config_setting_get_elem(list, (unsigned)i) : NULL;
@@ -154,7 +160,8 @@ static const config_setting_t *element(const config_setting_t *root, const char 
 /* The largest displacement body b can reach by free motion over the
  * scene: its start, initial speed and gravity (and a drive's amplitude),
  * m; the scale of every compression that involves it. */
-static double reach(const vb_scene *sc, const vb_body *b)
+static double
+reach(const vb_scene *sc, const vb_body *b)
 {
   double T = sc->duration, r = 0.0;
 
@@ -171,7 +178,8 @@ static double reach(const vb_scene *sc, const vb_body *b)
  * compression its bodies can reach (k L^alpha, k L^(alpha+1)) must be
  * finite.  What only the dynamics can show (an under-resolved stiff
  * contact) is reported by the run as diverged or not converged. */
-static int check_overflow(vb_loader *ld, const config_setting_t *root)
+static int
+check_overflow(vb_loader *ld, const config_setting_t *root)
 {
   const vb_scene *sc = ld->scene;
   double T = sc->duration;
@@ -187,14 +195,16 @@ static int check_overflow(vb_loader *ld, const config_setting_t *root)
       double fall = sc->gravity * b->gravity[j] * T;
       if (!isfinite(0.5 * M * b->dq0[j] * b->dq0[j]) ||
           !isfinite(0.5 * M * w * w * b->q0[j] * b->q0[j]))
-        return vb_src_fail(ld, g, obj, "its initial energy (mode %d) is not finite (valid: "
-                           "smaller start values)", j);
+        return vb_src_fail(ld, g, obj,
+                           "its initial energy (mode %d) is not finite (valid: "
+                           "smaller start values)",
+                           j);
       if (!isfinite(0.5 * M * fall * fall))
         return vb_src_fail(ld, vb_src_at(vb_src_member(root, "scene"), "gravity"), "scene",
                            "'gravity' = %s overflows: the energy it gives body '%s' over "
                            "the duration, m (g T)^2/2, is not finite (valid: a smaller "
-                           "|gravity| or duration)", vb_number_text(sc->gravity, num,
-                           sizeof num), b->name);
+                           "|gravity| or duration)",
+                           vb_number_text(sc->gravity, num, sizeof num), b->name);
     }
   }
   for (int c = 0; c < sc->ncontacts; c++) {
@@ -207,7 +217,8 @@ static int check_overflow(vb_loader *ld, const config_setting_t *root)
     snprintf(obj, sizeof obj, "contact '%s'", ct->name);
     if (L > 0.0 && (!isfinite(law->k * pow(L, law->alpha)) ||
                     !isfinite(law->k / (law->alpha + 1.0) * pow(L, law->alpha + 1.0))))
-      return vb_src_fail(ld, vb_src_at(g, "k"), obj, "'k' = %s overflows: the force or "
+      return vb_src_fail(ld, vb_src_at(g, "k"), obj,
+                         "'k' = %s overflows: the force or "
                          "potential at a compression of %.3g m, which the bodies can reach, "
                          "is not finite (valid: a smaller k or alpha)",
                          vb_number_text(law->k, num, sizeof num), L);
@@ -216,10 +227,10 @@ static int check_overflow(vb_loader *ld, const config_setting_t *root)
 }
 
 /* Load a whole parsed document into ld->scene. */
-static int load_root(vb_loader *ld, const config_setting_t *root)
+static int
+load_root(vb_loader *ld, const config_setting_t *root)
 {
-  static const char *const keys[] = {"scene", "bodies", "contacts", "forces", "record",
-                                     NULL};
+  static const char *const keys[] = {"scene", "bodies", "contacts", "forces", "record", NULL};
   const config_setting_t *m;
   char valid[LIST_MAX];
   int i, n = config_setting_length(root), rc;
@@ -232,11 +243,10 @@ static int load_root(vb_loader *ld, const config_setting_t *root)
     key = config_setting_name(m);
     if (strcmp(key, "sweep") == 0)
       return vb_src_fail(ld, m, "sweep",
-                  "a sweep makes this file a study of several scenes (valid: "
-                  "load it with vb_study_load)");
+                         "a sweep makes this file a study of several scenes (valid: "
+                         "load it with vb_study_load)");
     if (!vb_has_key(keys, key))
-      return vb_src_fail(ld, m, "top level", "unknown key '%s' (valid: %s)", key,
-                  valid);
+      return vb_src_fail(ld, m, "top level", "unknown key '%s' (valid: %s)", key, valid);
   }
   m = vb_src_member(root, "scene");
   if (m == NULL)
@@ -271,8 +281,8 @@ static int load_root(vb_loader *ld, const config_setting_t *root)
 
 /* Validate a parsed document into a new scene; the common part of all
  * loaders. */
-static int load_parsed(const vb_source *src, const config_t *cfg, vb_scene **out,
-                       char *err, size_t errlen)
+static int
+load_parsed(const vb_source *src, const config_t *cfg, vb_scene **out, char *err, size_t errlen)
 {
   vb_loader ld;
   vb_scene *sc;
@@ -283,8 +293,7 @@ static int load_parsed(const vb_source *src, const config_t *cfg, vb_scene **out
   if (sc == NULL || (sc->path = strdup(src->path)) == NULL ||
       (sc->input = strdup(src->text)) == NULL) {
     vb_scene_free(sc);
-    return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the scene",
-                   src->path);
+    return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the scene", src->path);
   }
   vb_loader_init(&ld, src, err, errlen, sc);
   rc = load_root(&ld, config_root_setting(cfg));
@@ -303,7 +312,8 @@ static int load_parsed(const vb_source *src, const config_t *cfg, vb_scene **out
 }
 
 /* Parse and validate a source. */
-static int load_source(const vb_source *src, vb_scene **out, char *err, size_t errlen)
+static int
+load_source(const vb_source *src, vb_scene **out, char *err, size_t errlen)
 {
   config_t cfg;
   int rc;
@@ -318,8 +328,8 @@ static int load_source(const vb_source *src, vb_scene **out, char *err, size_t e
 
 /* Load one scene of a study from its parsed document, overrides applied:
  * the sweep block is dropped and the rest validated as a plain scene. */
-int vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, char *err,
-                         size_t errlen)
+int
+vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, char *err, size_t errlen)
 {
   config_setting_t *root = config_root_setting(cfg);
 
@@ -329,7 +339,8 @@ int vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, ch
 }
 
 /* Load and validate a scene file. */
-int vb_scene_load(const char *path, vb_scene **out, char *err, size_t errlen)
+int
+vb_scene_load(const char *path, vb_scene **out, char *err, size_t errlen)
 {
   vb_source src;
   int rc;
@@ -344,8 +355,8 @@ int vb_scene_load(const char *path, vb_scene **out, char *err, size_t errlen)
 }
 
 /* Load and validate a scene from text, named `path` in messages. */
-int vb_scene_load_string(const char *text, const char *path, vb_scene **out,
-                         char *err, size_t errlen)
+int
+vb_scene_load_string(const char *text, const char *path, vb_scene **out, char *err, size_t errlen)
 {
   vb_source src;
   int rc;
@@ -360,7 +371,8 @@ int vb_scene_load_string(const char *text, const char *path, vb_scene **out,
 }
 
 /* Free a scene; NULL is a no-op. */
-void vb_scene_free(vb_scene *scene)
+void
+vb_scene_free(vb_scene *scene)
 {
   if (scene == NULL)
     return;
@@ -380,13 +392,15 @@ void vb_scene_free(vb_scene *scene)
 }
 
 /* Number of steps of a scene: round(duration * fs). */
-long vb_scene_steps(const vb_scene *scene)
+long
+vb_scene_steps(const vb_scene *scene)
 {
   return lround(scene->duration * scene->fs);
 }
 
 /* Number of recorded samples: steps / record_every + 1. */
-long vb_scene_samples(const vb_scene *scene)
+long
+vb_scene_samples(const vb_scene *scene)
 {
   return vb_scene_steps(scene) / scene->record_every + 1;
 }

@@ -73,8 +73,7 @@ vb_scene_approach_rate(const vb_scene *scene, int c, double *meff)
 
 /* Exact-duration figures of an alpha = 1 contact. */
 void
-vb_contact_exact_duration(const vb_scene *scene, int c, double *omega, double *limit,
-                          double *used)
+vb_contact_exact_duration(const vb_scene *scene, int c, double *omega, double *limit, double *used)
 {
   const vb_contact *ct = &scene->contacts[c];
   double m = vb_scene_contact_mass(scene, c);

@@ -15,8 +15,8 @@
 
 /* Name of the file a setting (or an error) comes from, for messages:
  * the top file's name, or an included file's name as libconfig found it. */
-static const char *source_name(const vb_loader *ld, const char *file, char *buf,
-                               size_t size)
+static const char *
+source_name(const vb_loader *ld, const char *file, char *buf, size_t size)
 {
   size_t n;
 
@@ -33,8 +33,9 @@ static const char *source_name(const vb_loader *ld, const char *file, char *buf,
 
 /* Report a problem with a setting as "FILE:LINE: OBJECT: what"; returns
  * VB_EINVAL so that callers can write return vb_src_fail(...). */
-int vb_src_fail(const vb_loader *ld, const config_setting_t *s, const char *object,
-                const char *fmt, ...)
+int
+vb_src_fail(const vb_loader *ld, const config_setting_t *s, const char *object, const char *fmt,
+            ...)
 {
   char what[1024], file[4096];
   const char *name;
@@ -49,13 +50,13 @@ int vb_src_fail(const vb_loader *ld, const config_setting_t *s, const char *obje
   if (line < 1)
     line = 1;
   if (object != NULL)
-    return vb_errf(ld->err, ld->errlen, VB_EINVAL, "%s:%d: %s: %s", name, line, object,
-                   what);
+    return vb_errf(ld->err, ld->errlen, VB_EINVAL, "%s:%d: %s: %s", name, line, object, what);
   return vb_errf(ld->err, ld->errlen, VB_EINVAL, "%s:%d: %s", name, line, what);
 }
 
 /* Shortest decimal text of a double that reads back to the same value. */
-const char *vb_number_text(double x, char *buf, size_t size)
+const char *
+vb_number_text(double x, char *buf, size_t size)
 {
   int digits;
 
@@ -68,7 +69,8 @@ const char *vb_number_text(double x, char *buf, size_t size)
 }
 
 /* Append an item to a comma-separated list, ending in "..." when full. */
-void vb_list_add(char *list, size_t size, const char *item)
+void
+vb_list_add(char *list, size_t size, const char *item)
 {
   size_t used = strlen(list);
 
@@ -82,7 +84,8 @@ void vb_list_add(char *list, size_t size, const char *item)
 }
 
 /* Join a NULL-terminated array of keys into a comma-separated list. */
-const char *vb_key_list(const char *const *keys, char *buf, size_t size)
+const char *
+vb_key_list(const char *const *keys, char *buf, size_t size)
 {
   buf[0] = '\0';
   for (; *keys != NULL; keys++)
@@ -91,7 +94,8 @@ const char *vb_key_list(const char *const *keys, char *buf, size_t size)
 }
 
 /* Whether a NULL-terminated array of keys holds a key. */
-int vb_has_key(const char *const *keys, const char *key)
+int
+vb_has_key(const char *const *keys, const char *key)
 {
   for (; *keys != NULL; keys++)
     if (strcmp(*keys, key) == 0)
@@ -101,9 +105,9 @@ int vb_has_key(const char *const *keys, const char *key)
 
 /* Refuse any member of a group that is not in `allowed`; keys listed in
  * `rules` get a message saying where they do apply. */
-int vb_src_check_keys(const vb_loader *ld, const config_setting_t *group,
-                      const char *object, const char *const *allowed,
-                      const vb_key_rule *rules)
+int
+vb_src_check_keys(const vb_loader *ld, const config_setting_t *group, const char *object,
+                  const char *const *allowed, const vb_key_rule *rules)
 {
   char valid[LIST_MAX];
   int i, n = config_setting_length(group);
@@ -118,8 +122,8 @@ int vb_src_check_keys(const vb_loader *ld, const config_setting_t *group,
     vb_key_list(allowed, valid, sizeof valid);
     for (r = rules; r != NULL && r->key != NULL; r++)
       if (strcmp(r->key, key) == 0)
-        return vb_src_fail(ld, m, object, "'%s' applies only to %s (valid: %s)", key,
-                    r->only, valid);
+        return vb_src_fail(ld, m, object, "'%s' applies only to %s (valid: %s)", key, r->only,
+                           valid);
     return vb_src_fail(ld, m, object, "unknown key '%s' (valid: %s)", key, valid);
   }
   return VB_OK;
@@ -127,7 +131,8 @@ int vb_src_check_keys(const vb_loader *ld, const config_setting_t *group,
 
 /* Read a whole file into a NUL-terminated buffer; NULL with errno set on
  * failure.  *len receives the number of bytes read. */
-char *vb_read_text(const char *path, size_t max, size_t *len)
+char *
+vb_read_text(const char *path, size_t max, size_t *len)
 {
   FILE *f = fopen(path, "rb");
   char *buf = NULL, *grown;
@@ -182,8 +187,8 @@ char *vb_read_text(const char *path, size_t max, size_t *len)
  * libconfig 1.5 silently wraps "k = 5000000000;" to 705032704, so the
  * literal is looked up on the setting's source line; *literal receives the
  * offending text.  Returns 1 when it fits or cannot be found. */
-static int int_literal_fits(const vb_loader *ld, const config_setting_t *s,
-                            char *literal, size_t size)
+static int
+int_literal_fits(const vb_loader *ld, const config_setting_t *s, char *literal, size_t size)
 {
   const char *key = config_setting_name(s), *p, *text;
   char file[4096], *owned = NULL;
@@ -195,8 +200,8 @@ static int int_literal_fits(const vb_loader *ld, const config_setting_t *s,
     return 1;
   text = ld->text;
   if (config_setting_source_file(s) != NULL) {
-    owned = vb_read_text(source_name(ld, config_setting_source_file(s), file,
-                                  sizeof file), VB_TEXT_MAX, &len);
+    owned = vb_read_text(source_name(ld, config_setting_source_file(s), file, sizeof file),
+                         VB_TEXT_MAX, &len);
     if (owned == NULL)
       return 1;
     text = owned;
@@ -240,13 +245,15 @@ static int int_literal_fits(const vb_loader *ld, const config_setting_t *s,
 }
 
 /* Member of a group, or NULL. */
-config_setting_t *vb_src_member(const config_setting_t *group, const char *key)
+config_setting_t *
+vb_src_member(const config_setting_t *group, const char *key)
 {
   return config_setting_get_member(group, key);
 }
 
 /* The setting to point at for a key: its own line, else the group's. */
-const config_setting_t *vb_src_at(const config_setting_t *group, const char *key)
+const config_setting_t *
+vb_src_at(const config_setting_t *group, const char *key)
 {
   const config_setting_t *m = vb_src_member(group, key);
 
@@ -255,15 +262,14 @@ const config_setting_t *vb_src_at(const config_setting_t *group, const char *key
 
 /* Read a string member; *out is left alone when the key is absent and not
  * required. */
-int vb_src_string(const vb_loader *ld, const config_setting_t *group,
-                      const char *object, const char *key, int required,
-                      const char **out)
+int
+vb_src_string(const vb_loader *ld, const config_setting_t *group, const char *object,
+              const char *key, int required, const char **out)
 {
   const config_setting_t *m = vb_src_member(group, key);
 
   if (m == NULL)
-    return required ? vb_src_fail(ld, group, object, "missing required key '%s'", key)
-                    : VB_OK;
+    return required ? vb_src_fail(ld, group, object, "missing required key '%s'", key) : VB_OK;
   if (config_setting_type(m) != CONFIG_TYPE_STRING)
     return vb_src_fail(ld, m, object, "'%s' must be a string", key);
   *out = config_setting_get_string(m);
@@ -272,86 +278,80 @@ int vb_src_string(const vb_loader *ld, const config_setting_t *group,
 
 /* Read a real member (integers accepted); *out is left alone when the key
  * is absent and not required. */
-int vb_src_number(const vb_loader *ld, const config_setting_t *group,
-                      const char *object, const char *key, int required,
-                      double *out)
+int
+vb_src_number(const vb_loader *ld, const config_setting_t *group, const char *object,
+              const char *key, int required, double *out)
 {
   const config_setting_t *m = vb_src_member(group, key);
   char lit[64], num[32];
   double x;
 
   if (m == NULL)
-    return required ? vb_src_fail(ld, group, object, "missing required key '%s'", key)
-                    : VB_OK;
+    return required ? vb_src_fail(ld, group, object, "missing required key '%s'", key) : VB_OK;
   switch (config_setting_type(m)) {
   case CONFIG_TYPE_INT:
     if (!int_literal_fits(ld, m, lit, sizeof lit))
       return vb_src_fail(ld, m, object,
-                  "'%s' = %s does not fit an integer (valid: write %s.0 or use "
-                  "an exponent)", key, lit, lit);
+                         "'%s' = %s does not fit an integer (valid: write %s.0 or use "
+                         "an exponent)",
+                         key, lit, lit);
     x = (double)config_setting_get_int(m);
     break;
-  case CONFIG_TYPE_INT64:
-    x = (double)config_setting_get_int64(m);
-    break;
-  case CONFIG_TYPE_FLOAT:
-    x = config_setting_get_float(m);
-    break;
-  default:
-    return vb_src_fail(ld, m, object, "'%s' must be a number", key);
+  case CONFIG_TYPE_INT64: x = (double)config_setting_get_int64(m); break;
+  case CONFIG_TYPE_FLOAT: x = config_setting_get_float(m); break;
+  default: return vb_src_fail(ld, m, object, "'%s' must be a number", key);
   }
   if (!isfinite(x))
     return vb_src_fail(ld, m, object, "'%s' must be finite (got %s)", key,
-                vb_number_text(x, num, sizeof num));
+                       vb_number_text(x, num, sizeof num));
   *out = x;
   return VB_OK;
 }
 
 /* Read an integer member; *out is left alone when the key is absent and
  * not required. */
-int vb_src_integer(const vb_loader *ld, const config_setting_t *group,
-                       const char *object, const char *key, int required,
-                       long *out)
+int
+vb_src_integer(const vb_loader *ld, const config_setting_t *group, const char *object,
+               const char *key, int required, long *out)
 {
   const config_setting_t *m = vb_src_member(group, key);
   char lit[64];
 
   if (m == NULL)
-    return required ? vb_src_fail(ld, group, object, "missing required key '%s'", key)
-                    : VB_OK;
+    return required ? vb_src_fail(ld, group, object, "missing required key '%s'", key) : VB_OK;
   switch (config_setting_type(m)) {
   case CONFIG_TYPE_INT:
     if (!int_literal_fits(ld, m, lit, sizeof lit))
       return vb_src_fail(ld, m, object,
-                  "'%s' = %s does not fit an integer (valid: append L for a "
-                  "64-bit integer)", key, lit);
+                         "'%s' = %s does not fit an integer (valid: append L for a "
+                         "64-bit integer)",
+                         key, lit);
     *out = config_setting_get_int(m);
     return VB_OK;
   case CONFIG_TYPE_INT64:
-    if (config_setting_get_int64(m) > LONG_MAX ||
-        config_setting_get_int64(m) < LONG_MIN)
+    if (config_setting_get_int64(m) > LONG_MAX || config_setting_get_int64(m) < LONG_MIN)
       return vb_src_fail(ld, m, object, "'%s' is out of range", key);
     *out = (long)config_setting_get_int64(m);
     return VB_OK;
-  default:
-    return vb_src_fail(ld, m, object, "'%s' must be an integer", key);
+  default: return vb_src_fail(ld, m, object, "'%s' must be an integer", key);
   }
 }
 
 /* Refuse a number that breaks a condition: "'k' must be > 0 (got -1)". */
-int vb_src_refuse(const vb_loader *ld, const config_setting_t *group,
-                  const char *object, const char *key, const char *condition,
-                  double x)
+int
+vb_src_refuse(const vb_loader *ld, const config_setting_t *group, const char *object,
+              const char *key, const char *condition, double x)
 {
   char num[32];
 
-  return vb_src_fail(ld, vb_src_at(group, key), object, "'%s' must be %s (got %s)", key,
-              condition, vb_number_text(x, num, sizeof num));
+  return vb_src_fail(ld, vb_src_at(group, key), object, "'%s' must be %s (got %s)", key, condition,
+                     vb_number_text(x, num, sizeof num));
 }
 
 /* Check a body or contact name: non-empty, short, [A-Za-z0-9_-]. */
-int vb_src_check_name(const vb_loader *ld, const config_setting_t *group,
-                      const char *object, const char *name)
+int
+vb_src_check_name(const vb_loader *ld, const config_setting_t *group, const char *object,
+                  const char *name)
 {
   const char *p;
 
@@ -359,30 +359,28 @@ int vb_src_check_name(const vb_loader *ld, const config_setting_t *group,
     return vb_src_fail(ld, vb_src_at(group, "name"), object, "'name' must not be empty");
   if (strlen(name) >= VB_NAME_MAX)
     return vb_src_fail(ld, vb_src_at(group, "name"), object,
-                "'name' is too long (valid: at most %d characters)",
-                VB_NAME_MAX - 1);
+                       "'name' is too long (valid: at most %d characters)", VB_NAME_MAX - 1);
   for (p = name; *p != '\0'; p++)
     if (!(isalnum((unsigned char)*p) || *p == '_' || *p == '-'))
       return vb_src_fail(ld, vb_src_at(group, "name"), object,
-                  "invalid name '%s' (valid: letters, digits, '_' and '-')",
-                  name);
+                         "invalid name '%s' (valid: letters, digits, '_' and '-')", name);
   return VB_OK;
 }
 
 /* Location "FILE:LINE" of a setting, for "first defined at" messages. */
-const char *vb_src_where(const vb_loader *ld, const config_setting_t *s, char *buf,
-                         size_t size)
+const char *
+vb_src_where(const vb_loader *ld, const config_setting_t *s, char *buf, size_t size)
 {
   char file[4096];
-  const char *name = source_name(ld, config_setting_source_file(s), file,
-                                 sizeof file);
+  const char *name = source_name(ld, config_setting_source_file(s), file, sizeof file);
 
   snprintf(buf, size, "%s:%d", name, (int)config_setting_source_line(s));
   return buf;
 }
 
 /* A data file named in the scene, relative to the scene's directory. */
-void vb_src_data_path(const vb_loader *ld, const char *file, char *buf, size_t size)
+void
+vb_src_data_path(const vb_loader *ld, const char *file, char *buf, size_t size)
 {
   if (file[0] == '/' || ld->incdir == NULL)
     snprintf(buf, size, "%s", file);
@@ -393,9 +391,10 @@ void vb_src_data_path(const vb_loader *ld, const char *file, char *buf, size_t s
 /* Read a numeric array (or, when scalar_ok, one number applied to all n)
  * into out[n]; n < 0 takes the array's own length into *count.  Absent and
  * not required leaves out alone and returns VB_OK with *present = 0. */
-int vb_src_array(const vb_loader *ld, const config_setting_t *group, const char *object,
-                     const char *key, int required, int scalar_ok, int n, double **out,
-                     int *count, int *present)
+int
+vb_src_array(const vb_loader *ld, const config_setting_t *group, const char *object,
+             const char *key, int required, int scalar_ok, int n, double **out, int *count,
+             int *present)
 {
   config_setting_t *m = vb_src_member(group, key);
   int len, i;
@@ -405,8 +404,8 @@ int vb_src_array(const vb_loader *ld, const config_setting_t *group, const char 
   if (m == NULL)
     return required ? vb_src_fail(ld, group, object, "missing required key '%s'", key) : VB_OK;
   int type = config_setting_type(m);
-  if (scalar_ok && (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64 ||
-                    type == CONFIG_TYPE_FLOAT)) {
+  if (scalar_ok &&
+      (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64 || type == CONFIG_TYPE_FLOAT)) {
     double x;
     int rc = vb_src_number(ld, group, object, key, 1, &x);
     if (rc != VB_OK)
@@ -417,7 +416,7 @@ int vb_src_array(const vb_loader *ld, const config_setting_t *group, const char 
   }
   if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
     return vb_src_fail(ld, m, object, "'%s' must be an array of numbers%s", key,
-                scalar_ok ? " or one number" : "");
+                       scalar_ok ? " or one number" : "");
   len = config_setting_length(m);
   if (n >= 0 && len != n)
     return vb_src_fail(ld, m, object, "'%s' has %d values (valid: one per mode, %d)", key, len, n);
@@ -447,8 +446,9 @@ int vb_src_array(const vb_loader *ld, const config_setting_t *group, const char 
 }
 
 /* A boolean member; *out left alone when absent. */
-int vb_src_bool(const vb_loader *ld, const config_setting_t *group, const char *object,
-                    const char *key, int *out)
+int
+vb_src_bool(const vb_loader *ld, const config_setting_t *group, const char *object, const char *key,
+            int *out)
 {
   const config_setting_t *m = vb_src_member(group, key);
   if (m == NULL)
@@ -461,7 +461,8 @@ int vb_src_bool(const vb_loader *ld, const config_setting_t *group, const char *
 
 /* Directory part of a path ("a/b.cfg" -> "a", "/b.cfg" -> "/"), or NULL
  * when the path has none; *status is VB_ENOMEM if the copy failed. */
-static char *directory_of(const char *path, int *status)
+static char *
+directory_of(const char *path, int *status)
 {
   const char *slash = strrchr(path, '/');
   size_t n;
@@ -482,8 +483,8 @@ static char *directory_of(const char *path, int *status)
 }
 
 /* A loader for messages about src (scene NULL) or for loading into scene. */
-void vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errlen,
-                        vb_scene *scene)
+void
+vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errlen, vb_scene *scene)
 {
   ld->path = src->path;
   ld->text = src->text;
@@ -494,7 +495,8 @@ void vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errle
 }
 
 /* Free what a source holds; a zeroed source is a no-op. */
-void vb_source_clear(vb_source *src)
+void
+vb_source_clear(vb_source *src)
 {
   free(src->path);
   free(src->text);
@@ -503,8 +505,8 @@ void vb_source_clear(vb_source *src)
 }
 
 /* Fill src from `text` (owned: kept in src or freed) of length len. */
-static int adopt_text(char *text, size_t len, const char *path, vb_source *src,
-                      char *err, size_t errlen)
+static int
+adopt_text(char *text, size_t len, const char *path, vb_source *src, char *err, size_t errlen)
 {
   int rc;
 
@@ -522,14 +524,15 @@ static int adopt_text(char *text, size_t len, const char *path, vb_source *src,
     for (p = text; *p != '\0'; p++)
       line += *p == '\n';
     vb_source_clear(src);
-    return vb_errf(err, errlen, VB_EINVAL,
-                   "%s:%d: syntax error: NUL byte in the scene file", path, line);
+    return vb_errf(err, errlen, VB_EINVAL, "%s:%d: syntax error: NUL byte in the scene file", path,
+                   line);
   }
   return VB_OK;
 }
 
 /* Read a scene or study file. */
-int vb_source_read(const char *path, vb_source *src, char *err, size_t errlen)
+int
+vb_source_read(const char *path, vb_source *src, char *err, size_t errlen)
 {
   size_t len = 0;
   char *text;
@@ -537,20 +540,22 @@ int vb_source_read(const char *path, vb_source *src, char *err, size_t errlen)
   memset(src, 0, sizeof *src);
   text = vb_read_text(path, VB_TEXT_MAX, &len);
   if (text == NULL && errno == EFBIG)
-    return vb_errf(err, errlen, VB_EINVAL, "%s: larger than %zu MiB (valid: a scene file "
-                   "of at most %zu MiB)", path, VB_TEXT_MAX >> 20, VB_TEXT_MAX >> 20);
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s: larger than %zu MiB (valid: a scene file "
+                   "of at most %zu MiB)",
+                   path, VB_TEXT_MAX >> 20, VB_TEXT_MAX >> 20);
   if (text == NULL) {
     int e = errno;
 
-    return vb_errf(err, errlen, e == ENOMEM ? VB_ENOMEM : VB_EIO,
-                   "%s: cannot read scene file: %s", path, strerror(e));
+    return vb_errf(err, errlen, e == ENOMEM ? VB_ENOMEM : VB_EIO, "%s: cannot read scene file: %s",
+                   path, strerror(e));
   }
   return adopt_text(text, len, path, src, err, errlen);
 }
 
 /* Copy a scene or study text, named `path` in messages. */
-int vb_source_copy(const char *text, const char *path, vb_source *src, char *err,
-                   size_t errlen)
+int
+vb_source_copy(const char *text, const char *path, vb_source *src, char *err, size_t errlen)
 {
   size_t len = strlen(text);
   char *copy = malloc(len + 1);
@@ -580,7 +585,8 @@ static int check_includes(include_check *ic, const char *text, const char *name)
 /* Check one @include "file" of `name` at `line`: a non-empty name of a
  * regular, readable text file (no NUL byte, at most VB_TEXT_MAX bytes)
  * that is not being read already, then the files it includes. */
-static int check_include(include_check *ic, const char *name, int line, const char *file)
+static int
+check_include(include_check *ic, const char *name, int line, const char *file)
 {
   char path[4200], *real, *text;
   struct stat st;
@@ -588,46 +594,61 @@ static int check_include(include_check *ic, const char *name, int line, const ch
   int rc, i;
 
   if (file[0] == '\0')
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include \"\": empty file name "
-                   "(valid: the name of a scene file)", name, line);
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
+                   "%s:%d: @include \"\": empty file name "
+                   "(valid: the name of a scene file)",
+                   name, line);
   if (file[0] == '/' || ic->src->incdir == NULL)
     snprintf(path, sizeof path, "%s", file);
   else
     snprintf(path, sizeof path, "%s/%s", ic->src->incdir, file);
   if (stat(path, &st) != 0)
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': cannot read "
-                   "'%s': %s", name, line, file, path, strerror(errno));
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
+                   "%s:%d: @include '%s': cannot read "
+                   "'%s': %s",
+                   name, line, file, path, strerror(errno));
   if (S_ISDIR(st.st_mode))
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': '%s' is a "
-                   "directory (valid: a scene file)", name, line, file, path);
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
+                   "%s:%d: @include '%s': '%s' is a "
+                   "directory (valid: a scene file)",
+                   name, line, file, path);
   if (!S_ISREG(st.st_mode))
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': '%s' is not a "
-                   "regular file (valid: a scene file)", name, line, file, path);
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
+                   "%s:%d: @include '%s': '%s' is not a "
+                   "regular file (valid: a scene file)",
+                   name, line, file, path);
   real = realpath(path, NULL);
   if (real == NULL)
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': cannot read "
-                   "'%s': %s", name, line, file, path, strerror(errno));
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
+                   "%s:%d: @include '%s': cannot read "
+                   "'%s': %s",
+                   name, line, file, path, strerror(errno));
   for (i = 0; i < ic->depth; i++)
     if (ic->chain[i] != NULL && strcmp(ic->chain[i], real) == 0) {
       free(real);
-      return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': '%s' includes "
-                     "itself (valid: includes that do not form a cycle)", name, line, file,
-                     path);
+      return vb_errf(ic->err, ic->errlen, VB_EINVAL,
+                     "%s:%d: @include '%s': '%s' includes "
+                     "itself (valid: includes that do not form a cycle)",
+                     name, line, file, path);
     }
   if (ic->depth >= INCLUDE_DEPTH_MAX) {
     free(real);
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': includes nested "
-                   "deeper than %d files", name, line, file, INCLUDE_DEPTH_MAX);
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
+                   "%s:%d: @include '%s': includes nested "
+                   "deeper than %d files",
+                   name, line, file, INCLUDE_DEPTH_MAX);
   }
   text = vb_read_text(path, VB_TEXT_MAX, &len);
   if (text == NULL || strlen(text) != len) {
     int e = errno;
     free(real);
     free(text);
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': %s '%s'%s%s",
-                   name, line, file, text ? "binary content (a NUL byte) in" : "cannot read",
-                   path, text ? "" : ": ", text ? "" : e == EFBIG ? "larger than 64 MiB"
-                                                                  : strerror(e));
+    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': %s '%s'%s%s", name, line,
+                   file, text ? "binary content (a NUL byte) in" : "cannot read", path,
+                   text ? "" : ": ",
+                   text         ? ""
+                   : e == EFBIG ? "larger than 64 MiB"
+                                : strerror(e));
   }
   ic->chain[ic->depth++] = real;
   rc = check_includes(ic, text, path);
@@ -640,7 +661,8 @@ static int check_include(include_check *ic, const char *name, int line, const ch
 /* Check every @include of a text named `name`, before libconfig sees it:
  * libconfig 1.5's scanner calls exit(2) on a directory or an empty name,
  * reads a device forever, and says only "nesting too deep" of a cycle. */
-static int check_includes(include_check *ic, const char *text, const char *name)
+static int
+check_includes(include_check *ic, const char *text, const char *name)
 {
   int line = 1, in_comment = 0, rc;
 
@@ -664,12 +686,12 @@ static int check_includes(include_check *ic, const char *text, const char *name)
       char file[4096];
       const char *open = strchr(q + 8, '"'), *close;
       size_t fl;
-      if (open == NULL || open > p + n || (close = strchr(open + 1, '"')) == NULL ||
-          close > p + n)
-        return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include needs a quoted "
-                       "file name (valid: @include \"file.cfg\")", name, line);
-      fl = (size_t)(close - open - 1) < sizeof file ? (size_t)(close - open - 1)
-                                                     : sizeof file - 1;
+      if (open == NULL || open > p + n || (close = strchr(open + 1, '"')) == NULL || close > p + n)
+        return vb_errf(ic->err, ic->errlen, VB_EINVAL,
+                       "%s:%d: @include needs a quoted "
+                       "file name (valid: @include \"file.cfg\")",
+                       name, line);
+      fl = (size_t)(close - open - 1) < sizeof file ? (size_t)(close - open - 1) : sizeof file - 1;
       memcpy(file, open + 1, fl);
       file[fl] = '\0';
       if ((rc = check_include(ic, name, line, file)) != VB_OK)
@@ -681,7 +703,8 @@ static int check_includes(include_check *ic, const char *text, const char *name)
 }
 
 /* Parse a source with libconfig into cfg (initialised here). */
-int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen)
+int
+vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen)
 {
   vb_loader ld;
   char file[4096];
@@ -710,8 +733,9 @@ int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errle
 }
 
 /* Report a problem with a setting of a source as "FILE:LINE: OBJECT: what". */
-int vb_source_fail(const vb_source *src, const config_setting_t *s, const char *object,
-                   char *err, size_t errlen, const char *fmt, ...)
+int
+vb_source_fail(const vb_source *src, const config_setting_t *s, const char *object, char *err,
+               size_t errlen, const char *fmt, ...)
 {
   char what[1024];
   va_list ap;
@@ -726,8 +750,9 @@ int vb_source_fail(const vb_source *src, const config_setting_t *s, const char *
 
 /* Start loading element i of a list of named objects: a group, whose name
  * is valid and unique among the elements before it; see source.h. */
-int vb_src_element(vb_loader *ld, const config_setting_t *list, int i, const char *kind,
-                   const char *shape, char *names, size_t stride, char *obj, size_t objsize)
+int
+vb_src_element(vb_loader *ld, const config_setting_t *list, int i, const char *kind,
+               const char *shape, char *names, size_t stride, char *obj, size_t objsize)
 {
   const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
   const char *name = NULL;
@@ -743,19 +768,19 @@ int vb_src_element(vb_loader *ld, const config_setting_t *list, int i, const cha
   snprintf(obj, objsize, "%s '%s'", kind, name);
   for (int j = 0; j < i; j++)
     if (strcmp(names + (size_t)j * stride, name) == 0)
-      return vb_src_fail(ld, vb_src_at(g, "name"), obj,
-                         "duplicate %s name (first defined at %s)", kind,
-                         vb_src_where(ld, config_setting_get_elem(list, (unsigned)j), loc,
-                                      sizeof loc));
+      return vb_src_fail(
+          ld, vb_src_at(g, "name"), obj, "duplicate %s name (first defined at %s)", kind,
+          vb_src_where(ld, config_setting_get_elem(list, (unsigned)j), loc, sizeof loc));
   strcpy(names + (size_t)i * stride, name);
   return VB_OK;
 }
 
 /* The keys of variant `self` of an object and the rules for the keys of
  * the other variants; see source.h. */
-int vb_variant_keys(const char *word, int nvariants, const char *const *names,
-                    const char *const *const *keys, int self, const char **out, int *n,
-                    vb_key_rule *rules, char (*buf)[LIST_MAX])
+int
+vb_variant_keys(const char *word, int nvariants, const char *const *names,
+                const char *const *const *keys, int self, const char **out, int *n,
+                vb_key_rule *rules, char (*buf)[LIST_MAX])
 {
   int nr = 0;
 
@@ -788,7 +813,10 @@ int vb_variant_keys(const char *word, int nvariants, const char *const *names,
         snprintf(buf[nr], LIST_MAX, "%ss", word);
         for (int u = 0; u < nw; u++)
           snprintf(buf[nr] + strlen(buf[nr]), LIST_MAX - strlen(buf[nr]), "%s %s",
-                   u == 0 ? "" : u == nw - 1 ? " and" : ",", where[u]);
+                   u == 0        ? ""
+                   : u == nw - 1 ? " and"
+                                 : ",",
+                   where[u]);
       }
       rules[nr].key = *k;
       rules[nr].only = buf[nr];

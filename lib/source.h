@@ -28,17 +28,15 @@ typedef struct vb_source {
 /* Read a file into src (VB_EIO or VB_ENOMEM with a message on failure). */
 int vb_source_read(const char *path, vb_source *src, char *err, size_t errlen);
 /* Copy text into src, named `path` in messages. */
-int vb_source_copy(const char *text, const char *path, vb_source *src, char *err,
-                   size_t errlen);
+int vb_source_copy(const char *text, const char *path, vb_source *src, char *err, size_t errlen);
 /* Free what src holds; a zeroed src is a no-op. */
 void vb_source_clear(vb_source *src);
 /* Parse src into cfg (which this initialises: the caller always calls
  * config_destroy); "file:line: syntax error: ..." on failure. */
 int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen);
 /* Write "file:line: object: what" for setting s into err; returns VB_EINVAL. */
-int vb_source_fail(const vb_source *src, const config_setting_t *s, const char *object,
-                   char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
+int vb_source_fail(const vb_source *src, const config_setting_t *s, const char *object, char *err,
+                   size_t errlen, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* State of one load: where messages go and what is being built. */
 typedef struct vb_loader {
@@ -47,7 +45,7 @@ typedef struct vb_loader {
   const char *incdir; /* include directory, NULL for the working directory */
   char *err;          /* the caller's message buffer [errlen] */
   size_t errlen;
-  vb_scene *scene;    /* the scene being loaded (NULL: messages only) */
+  vb_scene *scene; /* the scene being loaded (NULL: messages only) */
 } vb_loader;
 
 /* A key that is valid only in some variant of an object. */
@@ -57,13 +55,12 @@ typedef struct vb_key_rule {
 } vb_key_rule;
 
 /* A loader for messages about src (scene NULL) or for loading into scene. */
-void vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errlen,
-                    vb_scene *scene);
+void vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errlen, vb_scene *scene);
 
 /* Report a problem with setting s as "FILE:LINE: OBJECT: what" (object may
  * be NULL); returns VB_EINVAL so that callers can write return vb_src_fail(...). */
-int vb_src_fail(const vb_loader *ld, const config_setting_t *s, const char *object,
-                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int vb_src_fail(const vb_loader *ld, const config_setting_t *s, const char *object, const char *fmt,
+                ...) __attribute__((format(printf, 4, 5)));
 /* Refuse a number that breaks a condition: "'k' must be > 0 (got -1)";
  * VB_EINVAL. */
 int vb_src_refuse(const vb_loader *ld, const config_setting_t *group, const char *object,
@@ -71,12 +68,11 @@ int vb_src_refuse(const vb_loader *ld, const config_setting_t *group, const char
 /* Refuse any member of a group that is not in the NULL-terminated
  * `allowed`; keys listed in `rules` (NULL-key-terminated, may be NULL) get
  * a message saying where they do apply. */
-int vb_src_check_keys(const vb_loader *ld, const config_setting_t *group,
-                      const char *object, const char *const *allowed,
-                      const vb_key_rule *rules);
+int vb_src_check_keys(const vb_loader *ld, const config_setting_t *group, const char *object,
+                      const char *const *allowed, const vb_key_rule *rules);
 /* Check a body or contact name: non-empty, short, [A-Za-z0-9_-]. */
-int vb_src_check_name(const vb_loader *ld, const config_setting_t *group,
-                      const char *object, const char *name);
+int vb_src_check_name(const vb_loader *ld, const config_setting_t *group, const char *object,
+                      const char *name);
 
 /* Start loading element i of a list of named objects of one kind ("body"):
  * it must be a group (`shape`, e.g. "{ name = ...; type = ...; }", names
@@ -89,7 +85,7 @@ int vb_src_element(vb_loader *ld, const config_setting_t *list, int i, const cha
 
 /* Most variants (law kinds, body types) and keys in all that
  * vb_variant_keys handles. */
-#define VB_VARIANTS_MAX 16
+#define VB_VARIANTS_MAX     16
 #define VB_VARIANT_KEYS_MAX 32
 
 /* Keys of an object that has variants (a contact's law, a body's type)
@@ -122,12 +118,11 @@ int vb_src_bool(const vb_loader *ld, const config_setting_t *group, const char *
  * out[n]; n < 0 allocates *out with the array's own length in *count.
  * *present (may be NULL) says whether the key was there. */
 int vb_src_array(const vb_loader *ld, const config_setting_t *group, const char *object,
-                 const char *key, int required, int scalar_ok, int n, double **out,
-                 int *count, int *present);
+                 const char *key, int required, int scalar_ok, int n, double **out, int *count,
+                 int *present);
 
 /* Location "FILE:LINE" of a setting, for "first defined at" messages. */
-const char *vb_src_where(const vb_loader *ld, const config_setting_t *s, char *buf,
-                         size_t size);
+const char *vb_src_where(const vb_loader *ld, const config_setting_t *s, char *buf, size_t size);
 /* A data file named in the scene, relative to the scene's directory. */
 void vb_src_data_path(const vb_loader *ld, const char *file, char *buf, size_t size);
 

@@ -45,8 +45,8 @@ free_response(double w0, double sig, double q0, double dq0, double g, double t)
  * the active laws' forces, the external force and the modes' accelerations
  * (ctx is the state, whose scratch holds the external force). */
 static void
-system_accel(const void *ctx, double t, const double *q, const double *v, double *a,
-             double *x, double *rate, double *f)
+system_accel(const void *ctx, double t, const double *q, const double *v, double *a, double *x,
+             double *rate, double *f)
 {
   const vb_island_state *s = ctx;
   const vb_island_model *m = s->model;
@@ -76,8 +76,8 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
 {
   size_t mp = (size_t)m->nmp, c = (size_t)m->nc, rc = (c + 7) / 8 * 8;
   size_t ndouble = 7 * mp + 9 * rc + (c * c + 7) / 8 * 8;
-  size_t bytes = ndouble * sizeof(double) + c * (sizeof(vb_chist) + sizeof(vb_contact))
-                 + 3 * c * sizeof(int);
+  size_t bytes =
+      ndouble * sizeof(double) + c * (sizeof(vb_chist) + sizeof(vb_contact)) + 3 * c * sizeof(int);
   bytes = (bytes + 63) / 64 * 64 + 64;
   vb_island_state *s = calloc(1, sizeof *s);
   *out = NULL;
@@ -88,11 +88,11 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
   memset(s->block, 0, bytes);
   s->model = m;
   double *p = s->block;
-  double **mode[7] = { &s->q, &s->v, &s->qm, &s->acc, &s->gen, &s->qt, &s->scratch };
+  double **mode[7] = {&s->q, &s->v, &s->qm, &s->acc, &s->gen, &s->qt, &s->scratch};
   for (int k = 0; k < 7; k++, p += mp)
     *mode[k] = p;
-  double **contact[9] = { &s->xdrv, &s->xdrv_rate, &s->xdrv_m, &s->xd_next, &s->rd_next,
-                          &s->fbar, &s->xt, &s->x1, &s->rhs };
+  double **contact[9] = {&s->xdrv, &s->xdrv_rate, &s->xdrv_m, &s->xd_next, &s->rd_next,
+                         &s->fbar, &s->xt,        &s->x1,     &s->rhs};
   for (int k = 0; k < 9; k++, p += rc)
     *contact[k] = p;
   s->jac = p;
@@ -105,7 +105,7 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
   for (size_t k = 0; k < c; k++)
     s->act[k] = m->cts[k];
   if (m->family == VB_FAMILY_EXPLICIT) {
-    s->sys = (vb_system){ .nm = m->nm, .nc = m->nc, .accel = system_accel, .ctx = s };
+    s->sys = (vb_system){.nm = m->nm, .nc = m->nc, .accel = system_accel, .ctx = s};
     if (!(s->work = m->scheme->ops->alloc(m->nm, m->nc))) {
       vb_island_state_free(s);
       return VB_ENOMEM;
@@ -195,7 +195,7 @@ vb_island_energy(const vb_island_model *m, vb_island_state *s)
   for (int c = 0; c < m->nc; c++) {
     const vb_contact *ct = &s->act[c];
     pot += ct->scheme->ops->potential ? ct->scheme->ops->potential(ct, &s->hist[c])
-                                 : vb_law_potential(&ct->law, s->hist[c].x);
+                                      : vb_law_potential(&ct->law, s->hist[c].x);
   }
   s->kinetic = kin;
   s->potential = pot;
@@ -203,7 +203,8 @@ vb_island_energy(const vb_island_model *m, vb_island_state *s)
 
 /* Explicit family: dissipated and external power of the current state. */
 void
-vb_island_explicit_power(const vb_island_model *m, vb_island_state *s, double t, double *pd, double *pe)
+vb_island_explicit_power(const vb_island_model *m, vb_island_state *s, double t, double *pd,
+                         double *pe)
 {
   int nm = m->nm;
   double *ext = s->scratch;
@@ -251,7 +252,7 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
       }
       /* three-level: q^(-1) from the exact free response at t = -dt */
       s->qm[j] = free_response(2.0 * M_PI * b->freq[k], b->sigma[k], b->q0[k], b->dq0[k],
-                                s->gen[j] / m->mass[j], -h);
+                               s->gen[j] / m->mass[j], -h);
     }
   }
   for (int c = 0; c < m->nc; c++) {
@@ -313,8 +314,8 @@ onset_laws(const vb_island_model *m, vb_island_state *s)
   int three = m->family == VB_FAMILY_THREE_LEVEL;
   for (int c = 0; c < m->nc; c++) {
     const vb_chist *hc = &s->hist[c];
-    if (!vb_law_engaged(&m->cts[c].law, hc->x)
-        && !(three && vb_law_engaged(&m->cts[c].law, hc->xm)))
+    if (!vb_law_engaged(&m->cts[c].law, hc->x) &&
+        !(three && vb_law_engaged(&m->cts[c].law, hc->xm)))
       onset_law(m, s, c);
   }
 }
@@ -341,9 +342,20 @@ solve_contacts(const vb_island_model *m, vb_island_state *s)
   }
   onset_laws(m, s);
   const vb_kproblem p = {
-    .nc = nc, .three = three, .dt = m->dt, .K = m->K, .xt = s->xt, .cts = s->act,
-    .hist = s->hist, .x1 = s->x1, .fbar = s->fbar, .iterations = s->iterations,
-    .fallback = s->fallback, .jac = s->jac, .rhs = s->rhs, .piv = s->piv,
+      .nc = nc,
+      .three = three,
+      .dt = m->dt,
+      .K = m->K,
+      .xt = s->xt,
+      .cts = s->act,
+      .hist = s->hist,
+      .x1 = s->x1,
+      .fbar = s->fbar,
+      .iterations = s->iterations,
+      .fallback = s->fallback,
+      .jac = s->jac,
+      .rhs = s->rhs,
+      .piv = s->piv,
   };
   return vb_kmethod_solve(&p);
 }
@@ -369,8 +381,8 @@ predict(const vb_island_model *m, vb_island_state *s, const double *w, double t1
     }
     return;
   }
-  double dot = vb_kernel_predict(nmp, s->q, w, m->ca, m->cb, m->cc, s->gen, s->qt,
-                                 nc == 1 ? m->S : NULL);
+  double dot =
+      vb_kernel_predict(nmp, s->q, w, m->ca, m->cb, m->cc, s->gen, s->qt, nc == 1 ? m->S : NULL);
   for (int c = 0; c < nc; c++) {
     if (nc > 1)
       dot = vb_kernel_dot(0, nmp, m->S + (size_t)c * nmp, s->qt);
@@ -420,7 +432,7 @@ contact_potential(const vb_island_model *m, const vb_island_state *s)
   for (int c = 0; c < m->nc; c++) {
     const vb_contact *ct = &s->act[c];
     pot += ct->scheme->ops->potential ? ct->scheme->ops->potential(ct, &s->hist[c])
-                                 : vb_law_potential(&ct->law, s->hist[c].x);
+                                      : vb_law_potential(&ct->law, s->hist[c].x);
   }
   return pot;
 }
@@ -454,8 +466,8 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
   double f0 = apply_forces(m, s), sums[5];
   /* with a constant generalised force, predict the next step in passing */
   int ahead = m->nf == 0;
-  vb_kernel_update2(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->v, m->mass, m->dcoef,
-                 m->mw2, s->gen, ahead, m->has_gen, m->ca, m->cb, m->S, sums);
+  vb_kernel_update2(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->v, m->mass, m->dcoef, m->mw2,
+                    s->gen, ahead, m->has_gen, m->ca, m->cb, m->S, sums);
   s->ahead = ahead;
   s->ahead_dot = sums[4];
   double diss = sums[0], work = sums[1], kin = sums[2], pot = sums[3];
@@ -505,8 +517,8 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
     return rc;
   double f0 = apply_forces(m, s), sums[5];
   int ahead = m->nf == 0;
-  vb_kernel_update3(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->qm, m->mass, m->dcoef,
-                 m->mw2, s->gen, ahead, m->ca, m->cb, m->S, sums);
+  vb_kernel_update3(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->qm, m->mass, m->dcoef, m->mw2,
+                    s->gen, ahead, m->ca, m->cb, m->S, sums);
   s->ahead = ahead;
   s->ahead_dot = sums[4];
   double diss = sums[0], work = sums[1], kin = sums[2], pot = sums[3];
@@ -514,8 +526,7 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
     const vb_contact *ct = &s->act[c];
     vb_chist *hc = &s->hist[c];
     double x1 = s->x1[c];
-    if (s->fbar[c] != 0.0 || vb_law_engaged(&ct->law, hc->x)
-        || vb_law_engaged(&ct->law, hc->xm)) {
+    if (s->fbar[c] != 0.0 || vb_law_engaged(&ct->law, hc->x) || vb_law_engaged(&ct->law, hc->xm)) {
       const vb_scheme *sch = s->fallback[c] ? ct->scheme->fallback : ct->scheme;
       diss += sch->ops->dissipation(ct, hc, h, x1, s->fbar[c]);
       work += 0.5 * s->fbar[c] * (xd1[c] - s->xdrv_m[c]);
@@ -580,8 +591,8 @@ step_explicit(const vb_island_model *m, vb_island_state *s, long n)
 int
 vb_island_finite(const vb_island_model *m, const vb_island_state *s)
 {
-  double z = s->kinetic * 0.0 + s->potential * 0.0 + s->dissipated * 0.0
-             + s->external * 0.0 + s->corrected * 0.0;
+  double z = s->kinetic * 0.0 + s->potential * 0.0 + s->dissipated * 0.0 + s->external * 0.0 +
+             s->corrected * 0.0;
   for (int c = 0; c < m->nc; c++) {
     const vb_chist *hc = &s->hist[c];
     z += hc->x * 0.0 + hc->rate * 0.0 + hc->f * 0.0;
@@ -610,8 +621,8 @@ vb_island_nonfinite(const vb_island_model *m, const vb_island_state *s, int solv
   const char *t;
   for (int c = 0; c < m->nc; c++) {
     const vb_chist *hc = &s->hist[c];
-    const double val[3] = { hc->x, hc->rate, hc->f };
-    static const char *const name[3] = { "compression", "compression rate", "force" };
+    const double val[3] = {hc->x, hc->rate, hc->f};
+    static const char *const name[3] = {"compression", "compression rate", "force"};
     for (int k = 0; k < 3; k++)
       if ((t = nonfinite_text(val[k])) != NULL) {
         snprintf(what, len, "contact '%s': %s %s", s->act[c].name, name[k], t);
@@ -623,8 +634,8 @@ vb_island_nonfinite(const vb_island_model *m, const vb_island_state *s, int solv
     const vb_body *b = &sc->bodies[m->bodies[i]];
     for (int k = 0; k < b->nmodes; k++) {
       int j = m->offsets[i] + k;
-      const double val[2] = { s->q[j], three ? s->qm[j] : s->v[j] };
-      const char *name[2] = { "displacement", three ? "previous displacement" : "velocity" };
+      const double val[2] = {s->q[j], three ? s->qm[j] : s->v[j]};
+      const char *name[2] = {"displacement", three ? "previous displacement" : "velocity"};
       for (int w = 0; w < 2; w++)
         if ((t = nonfinite_text(val[w])) != NULL) {
           snprintf(what, len, "body '%s': mode %d %s %s", b->name, k, name[w], t);
@@ -632,11 +643,9 @@ vb_island_nonfinite(const vb_island_model *m, const vb_island_state *s, int solv
         }
     }
   }
-  const double val[5] = { s->kinetic, s->potential, s->dissipated, s->external,
-                          s->corrected };
-  static const char *const name[5] = { "kinetic energy", "potential energy",
-                                       "dissipated energy", "external work",
-                                       "correction energy" };
+  const double val[5] = {s->kinetic, s->potential, s->dissipated, s->external, s->corrected};
+  static const char *const name[5] = {"kinetic energy", "potential energy", "dissipated energy",
+                                      "external work", "correction energy"};
   for (int k = 0; k < 5; k++)
     if ((t = nonfinite_text(val[k])) != NULL) {
       snprintf(what, len, "%s of the island of body '%s' %s", name[k],
@@ -660,8 +669,7 @@ vb_island_nonfinite(const vb_island_model *m, const vb_island_state *s, int solv
       }
     }
   }
-  snprintf(what, len, "the step of the island of body '%s' failed",
-           sc->bodies[m->bodies[0]].name);
+  snprintf(what, len, "the step of the island of body '%s' failed", sc->bodies[m->bodies[0]].name);
   return 0;
 }
 

@@ -20,9 +20,9 @@
 
 struct vb_study {
   vb_source src;
-  vb_sweep *sweep;     /* NULL without a sweep */
-  const char **units;  /* [nparams] SI units of each parameter (static text) */
-  long *checked;       /* [nchecked] scenes validated one by one, sorted; NULL: all */
+  vb_sweep *sweep;    /* NULL without a sweep */
+  const char **units; /* [nparams] SI units of each parameter (static text) */
+  long *checked;      /* [nchecked] scenes validated one by one, sorted; NULL: all */
   long nchecked;
   long nscenes;
   vb_scene *first;     /* scene 0 */
@@ -31,7 +31,8 @@ struct vb_study {
 };
 
 /* Free a study; NULL is a no-op. */
-void vb_study_free(vb_study *study)
+void
+vb_study_free(vb_study *study)
 {
   if (!study)
     return;
@@ -44,7 +45,8 @@ void vb_study_free(vb_study *study)
 }
 
 /* Append " (scene I: path = value, ...)" to a message about scene I. */
-static void name_values(const vb_study *st, long index, char *err, size_t errlen)
+static void
+name_values(const vb_study *st, long index, char *err, size_t errlen)
 {
   size_t len;
   char num[32];
@@ -56,8 +58,7 @@ static void name_values(const vb_study *st, long index, char *err, size_t errlen
   snprintf(err + len, errlen - len, " (scene %ld:", index);
   for (p = 0; p < vb_sweep_nparams(st->sweep); p++) {
     len = strlen(err);
-    snprintf(err + len, errlen - len, "%s %s = %s", p ? "," : "",
-             vb_sweep_path(st->sweep, p),
+    snprintf(err + len, errlen - len, "%s %s = %s", p ? "," : "", vb_sweep_path(st->sweep, p),
              vb_number_text(vb_sweep_value(st->sweep, index, p), num, sizeof num));
   }
   len = strlen(err);
@@ -65,8 +66,8 @@ static void name_values(const vb_study *st, long index, char *err, size_t errlen
 }
 
 /* Build scene `index`: parse, set the swept values, load. */
-int vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err,
-                   size_t errlen)
+int
+vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err, size_t errlen)
 {
   config_t cfg;
   config_setting_t *params, *target;
@@ -74,8 +75,8 @@ int vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err,
 
   *out = NULL;
   if (index < 0 || index >= st->nscenes)
-    return vb_errf(err, errlen, VB_EINVAL, "%s: no scene %ld (the study has %ld)",
-                   st->src.path, index, st->nscenes);
+    return vb_errf(err, errlen, VB_EINVAL, "%s: no scene %ld (the study has %ld)", st->src.path,
+                   index, st->nscenes);
   rc = vb_source_parse(&st->src, &cfg, err, errlen);
   if (rc == VB_OK && st->sweep) {
     params = config_lookup(&cfg, "sweep.params");
@@ -83,8 +84,8 @@ int vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err,
       const config_setting_t *origin =
           config_setting_get_member(config_setting_get_elem(params, (unsigned)p), "path");
 
-      rc = vb_sweep_target(&st->src, &cfg, vb_sweep_path(st->sweep, p), origin, &target,
-                           err, errlen);
+      rc = vb_sweep_target(&st->src, &cfg, vb_sweep_path(st->sweep, p), origin, &target, err,
+                           errlen);
       if (rc == VB_OK)
         vb_sweep_assign(target, vb_sweep_value(st->sweep, index, p), origin);
     }
@@ -106,8 +107,8 @@ int vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err,
 /* Validate scenes idx[0..n) (idx NULL: 0..n-1) in parallel: the smallest
  * failing index into *bad (else left), the largest recording into *rmax
  * and the sum of the recordings into *rsum. */
-static void check_indices(const vb_study *st, const long *idx, long n, long *bad,
-                          double *rmax, double *rsum)
+static void
+check_indices(const vb_study *st, const long *idx, long n, long *bad, double *rmax, double *rsum)
 {
   long i, b = *bad;
   double mx = *rmax, sum = 0.0;
@@ -141,7 +142,8 @@ static void check_indices(const vb_study *st, const long *idx, long n, long *bad
  * (vb_sweep_sample says why they suffice; every scene is validated again
  * as it is built at run time).  Sets record_max and record_total (the
  * latter, for a sampled sweep, the sample's mean times the scene count). */
-static int check_scenes(vb_study *st, char *err, size_t errlen)
+static int
+check_scenes(vb_study *st, char *err, size_t errlen)
 {
   double bytes0 = vb_scene_record_bytes(st->first), rmax = bytes0, rsum = 0.0;
   long bad = st->nscenes, *idx = NULL, n;
@@ -154,8 +156,7 @@ static int check_scenes(vb_study *st, char *err, size_t errlen)
   } else {
     n = vb_sweep_sample(st->sweep, SAMPLE_VALUES, &idx);
     if (n < 0)
-      return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory checking the study",
-                     st->src.path);
+      return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory checking the study", st->src.path);
     check_indices(st, idx, n, &bad, &rmax, &rsum);
     st->record_total = rsum / (double)n * (double)st->nscenes;
     st->checked = idx;
@@ -173,7 +174,8 @@ static int check_scenes(vb_study *st, char *err, size_t errlen)
 }
 
 /* Parse the sweep, check its paths, and validate the scenes. */
-static int study_init(vb_study *st, char *err, size_t errlen)
+static int
+study_init(vb_study *st, char *err, size_t errlen)
 {
   config_t cfg;
   const config_setting_t *sweep;
@@ -181,15 +183,13 @@ static int study_init(vb_study *st, char *err, size_t errlen)
   int rc, p;
 
   rc = vb_source_parse(&st->src, &cfg, err, errlen);
-  sweep = rc == VB_OK ? config_setting_get_member(config_root_setting(&cfg), "sweep")
-                      : NULL;
+  sweep = rc == VB_OK ? config_setting_get_member(config_root_setting(&cfg), "sweep") : NULL;
   if (sweep)
     rc = vb_sweep_parse(&st->src, sweep, &st->sweep, err, errlen);
   if (rc == VB_OK && st->sweep) {
     st->units = calloc((size_t)vb_sweep_nparams(st->sweep), sizeof *st->units);
     if (st->units == NULL)
-      rc = vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the study",
-                   st->src.path);
+      rc = vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the study", st->src.path);
   }
   for (p = 0; rc == VB_OK && st->sweep && p < vb_sweep_nparams(st->sweep); p++) {
     const config_setting_t *g =
@@ -213,7 +213,8 @@ static int study_init(vb_study *st, char *err, size_t errlen)
 }
 
 /* Finish loading a study whose source is read. */
-static int study_load(vb_study *st, vb_study **out, char *err, size_t errlen)
+static int
+study_load(vb_study *st, vb_study **out, char *err, size_t errlen)
 {
   int rc = study_init(st, err, errlen);
 
@@ -226,7 +227,8 @@ static int study_load(vb_study *st, vb_study **out, char *err, size_t errlen)
 }
 
 /* Load a study file. */
-int vb_study_load(const char *path, vb_study **out, char *err, size_t errlen)
+int
+vb_study_load(const char *path, vb_study **out, char *err, size_t errlen)
 {
   vb_study *st = calloc(1, sizeof *st);
   int rc;
@@ -243,8 +245,8 @@ int vb_study_load(const char *path, vb_study **out, char *err, size_t errlen)
 }
 
 /* Load a study from text. */
-int vb_study_load_string(const char *text, const char *path, vb_study **out, char *err,
-                         size_t errlen)
+int
+vb_study_load_string(const char *text, const char *path, vb_study **out, char *err, size_t errlen)
 {
   vb_study *st = calloc(1, sizeof *st);
   int rc;
@@ -261,40 +263,71 @@ int vb_study_load_string(const char *text, const char *path, vb_study **out, cha
 }
 
 /* Accessors. */
-long vb_study_scenes(const vb_study *study) { return study->nscenes; }
-int vb_study_nparams(const vb_study *study)
+long
+vb_study_scenes(const vb_study *study)
+{
+  return study->nscenes;
+}
+int
+vb_study_nparams(const vb_study *study)
 {
   return study->sweep ? vb_sweep_nparams(study->sweep) : 0;
 }
-const char *vb_study_param(const vb_study *study, int p)
+const char *
+vb_study_param(const vb_study *study, int p)
 {
   return vb_sweep_path(study->sweep, p);
 }
-long vb_study_checked(const vb_study *study, const long **indices)
+long
+vb_study_checked(const vb_study *study, const long **indices)
 {
   *indices = study->checked;
   return study->nchecked;
 }
-const char *vb_study_param_units(const vb_study *study, int p)
+const char *
+vb_study_param_units(const vb_study *study, int p)
 {
   if (study->sweep == NULL || p < 0 || p >= vb_sweep_nparams(study->sweep))
     return NULL;
   return study->units[p] != NULL ? study->units[p] : "";
 }
-double vb_study_value(const vb_study *study, long index, int p)
+double
+vb_study_value(const vb_study *study, long index, int p)
 {
   return vb_sweep_value(study->sweep, index, p);
 }
-const char *vb_study_mode(const vb_study *study)
+const char *
+vb_study_mode(const vb_study *study)
 {
   return study->sweep ? vb_sweep_mode(study->sweep) : "none";
 }
-const char *vb_study_sweep(const vb_study *study)
+const char *
+vb_study_sweep(const vb_study *study)
 {
   return study->sweep ? vb_sweep_text(study->sweep) : "";
 }
-const char *vb_study_input(const vb_study *study) { return study->src.text; }
-const char *vb_study_path(const vb_study *study) { return study->src.path; }
-const vb_scene *vb_study_first(const vb_study *study) { return study->first; }
-double vb_study_record_max(const vb_study *study) { return study->record_max; }
-double vb_study_record_total(const vb_study *study) { return study->record_total; }
+const char *
+vb_study_input(const vb_study *study)
+{
+  return study->src.text;
+}
+const char *
+vb_study_path(const vb_study *study)
+{
+  return study->src.path;
+}
+const vb_scene *
+vb_study_first(const vb_study *study)
+{
+  return study->first;
+}
+double
+vb_study_record_max(const vb_study *study)
+{
+  return study->record_max;
+}
+double
+vb_study_record_total(const vb_study *study)
+{
+  return study->record_total;
+}

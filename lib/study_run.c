@@ -24,12 +24,13 @@
 #include "h5util.h"
 #include "vibro.h"
 
-#define PART_SUFFIX ".part"
-#define ERR_MAX 1024
+#define PART_SUFFIX     ".part"
+#define ERR_MAX         1024
 #define PROGRESS_PERIOD 10.0 /* s between progress reports by default */
 
 /* Seconds on a monotonic clock. */
-static double now(void)
+static double
+now(void)
 {
   struct timespec ts;
 
@@ -38,8 +39,9 @@ static double now(void)
 }
 
 /* The output layout of a study. */
-void vb_study_layout(const vb_study *study, vb_output_layout *lay, const char **names,
-                     const char **units)
+void
+vb_study_layout(const vb_study *study, vb_output_layout *lay, const char **names,
+                const char **units)
 {
   int p;
 
@@ -60,7 +62,8 @@ void vb_study_layout(const vb_study *study, vb_output_layout *lay, const char **
 }
 
 /* Refuse an output that is a directory or the study file itself. */
-static int output_check(const vb_study *study, const char *out, char *err, size_t errlen)
+static int
+output_check(const vb_study *study, const char *out, char *err, size_t errlen)
 {
   struct stat so, si;
 
@@ -69,8 +72,8 @@ static int output_check(const vb_study *study, const char *out, char *err, size_
       snprintf(err, errlen, "%s: is a directory; -o names the output file", out);
       return VB_EINVAL;
     }
-    if (vb_study_path(study) && stat(vb_study_path(study), &si) == 0 &&
-        si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+    if (vb_study_path(study) && stat(vb_study_path(study), &si) == 0 && si.st_dev == so.st_dev &&
+        si.st_ino == so.st_ino) {
       snprintf(err, errlen, "%s: is the study file %s itself; choose another output", out,
                vb_study_path(study));
       return VB_EINVAL;
@@ -80,7 +83,8 @@ static int output_check(const vb_study *study, const char *out, char *err, size_
 }
 
 /* A finished OUT for this input: every scene kept. */
-static int finished_file(const vb_study *study, const char *out)
+static int
+finished_file(const vb_study *study, const char *out)
 {
   vb_h5quiet q;
   hid_t f;
@@ -108,7 +112,8 @@ static int finished_file(const vb_study *study, const char *out)
 }
 
 /* Report progress through the callback. */
-static void progress(const vb_study_options *opt, long done, long total, long ran, double t0)
+static void
+progress(const vb_study_options *opt, long done, long total, long ran, double t0)
 {
   vb_study_progress p;
   double el = now() - t0;
@@ -123,8 +128,9 @@ static void progress(const vb_study_options *opt, long done, long total, long ra
 }
 
 /* Merge the shards of every rank into out. */
-int vb_study_merge(const vb_study *study, const char *out, const volatile int *stop,
-                   char *err, size_t errlen)
+int
+vb_study_merge(const vb_study *study, const char *out, const volatile int *stop, char *err,
+               size_t errlen)
 {
   vb_output_layout lay;
   const char **names = calloc((size_t)vb_study_nparams(study) + 1, sizeof *names);
@@ -153,15 +159,16 @@ typedef struct runner {
   vb_study_report rep;
   long *pending, npending;
   double t0, last, period;
-  int stop;               /* an error stopped the run */
-  int stop_rc;            /* its code */
+  int stop;                /* an error stopped the run */
+  int stop_rc;             /* its code */
   char first_err[ERR_MAX]; /* its message */
 } runner;
 
 /* Run scene `index` and pack it (in the calling thread); *code is the
  * run's status.  VB_OK or an error with the message in e. */
-static int scene_run(const runner *r, long index, vb_scene **sc, vb_run **run,
-                     vb_packed_scene **packed, int *code, char *e, size_t elen)
+static int
+scene_run(const runner *r, long index, vb_scene **sc, vb_run **run, vb_packed_scene **packed,
+          int *code, char *e, size_t elen)
 {
   int np = vb_study_nparams(r->study), p, rc = VB_OK;
   double params[64], *pv = np <= 64 ? params : malloc((size_t)np * sizeof *pv);
@@ -187,8 +194,9 @@ static int scene_run(const runner *r, long index, vb_scene **sc, vb_run **run,
 
 /* The writer's part (one thread at a time): hand the packed scene to the
  * output, count it, report progress; the first error stops the run. */
-static void scene_write(runner *r, long index, const vb_run *run, vb_packed_scene **packed,
-                        int code, int lrc, char *e, size_t elen)
+static void
+scene_write(runner *r, long index, const vb_run *run, vb_packed_scene **packed, int code, int lrc,
+            char *e, size_t elen)
 {
   if (!r->stop && lrc == VB_OK) {
     double tw = now();
@@ -220,12 +228,14 @@ static void scene_write(runner *r, long index, const vb_run *run, vb_packed_scen
 }
 
 /* Run the pending scenes over the threads. */
-static void scenes_run(runner *r)
+static void
+scenes_run(runner *r)
 {
   long i;
 
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(r->opt->threads > 0 ? r->opt->threads : omp_get_max_threads())
+#pragma omp parallel for schedule(dynamic, 1)                                                      \
+    num_threads(r->opt->threads > 0 ? r->opt->threads : omp_get_max_threads())
 #endif
   for (i = 0; i < r->npending; i++) {
     vb_scene *sc = NULL;
@@ -254,7 +264,8 @@ static void scenes_run(runner *r)
 
 /* After the loop: write what was finished, and say why the run stopped
  * (an error, a signal) or merge the shards.  The return code. */
-static int scenes_finish(runner *r, const char *part, char *err, size_t errlen)
+static int
+scenes_finish(runner *r, const char *part, char *err, size_t errlen)
 {
   char e[ERR_MAX];
   int frc = vb_output_flush(r->o, e, sizeof e), interrupted;
@@ -272,8 +283,10 @@ static int scenes_finish(runner *r, const char *part, char *err, size_t errlen)
     if (strstr(r->first_err, "--resume") || strstr(r->first_err, "no scene was"))
       snprintf(err, errlen, "%s", r->first_err);
     else if (kept > 0)
-      snprintf(err, errlen, "%s (the %ld finished scenes are kept in %s: run again with "
-               "--resume to continue)", r->first_err, kept, part);
+      snprintf(err, errlen,
+               "%s (the %ld finished scenes are kept in %s: run again with "
+               "--resume to continue)",
+               r->first_err, kept, part);
     else
       snprintf(err, errlen, "%s (no scene was finished)", r->first_err);
     return r->stop_rc;
@@ -286,12 +299,12 @@ static int scenes_finish(runner *r, const char *part, char *err, size_t errlen)
   progress(r->opt, r->rep.kept + r->rep.ran, r->rep.scenes, r->rep.ran, r->t0);
   vb_output_free(r->o);
   r->o = NULL;
-  return r->opt->nranks == 1 ? vb_study_merge(r->study, r->out, r->opt->stop, err, errlen)
-                             : VB_OK;
+  return r->opt->nranks == 1 ? vb_study_merge(r->study, r->out, r->opt->stop, err, errlen) : VB_OK;
 }
 
 /* Open the output and list the scenes of this rank still to run. */
-static int scenes_plan(runner *r, const vb_output_layout *lay, char *err, size_t errlen)
+static int
+scenes_plan(runner *r, const vb_output_layout *lay, char *err, size_t errlen)
 {
   long i, nscenes = vb_study_scenes(r->study);
   int rc = vb_output_open(r->out, lay, r->opt->resume, r->opt->rank, &r->o, err, errlen);
@@ -309,8 +322,9 @@ static int scenes_plan(runner *r, const vb_output_layout *lay, char *err, size_t
 }
 
 /* Run a study's scenes into one output file. */
-int vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt,
-                 vb_study_report *report, char *err, size_t errlen)
+int
+vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt,
+             vb_study_report *report, char *err, size_t errlen)
 {
   vb_study_options defaults;
   vb_output_layout lay;

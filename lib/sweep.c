@@ -46,30 +46,30 @@ typedef enum {
 } spec_kind;
 
 static const char *const mode_names[] = {"grid", "zip", "random"};
-static const char *const spec_names[] = {"values", "linspace", "logspace", "uniform",
-                                         "loguniform"};
+static const char *const spec_names[] = {"values", "linspace", "logspace", "uniform", "loguniform"};
 
 /* One swept parameter. */
 typedef struct param {
-  char *path;     /* e.g. "contacts.hit.k" */
+  char *path; /* e.g. "contacts.hit.k" */
   spec_kind spec;
   double *values; /* [nvalues] values, linspace, logspace; random 'values' */
   long nvalues;
-  double lo, hi;  /* uniform, loguniform bounds */
-  long stride;    /* grid: scenes between two steps of this parameter */
+  double lo, hi; /* uniform, loguniform bounds */
+  long stride;   /* grid: scenes between two steps of this parameter */
 } param;
 
 struct vb_sweep {
   mode_kind mode;
   int nparams;
-  param *params;  /* [nparams] */
+  param *params; /* [nparams] */
   long nscenes;
   unsigned long long seed;
-  char *text;     /* canonical description, one parameter a line */
+  char *text; /* canonical description, one parameter a line */
 };
 
 /* A number setting, integers accepted; 0 if not a finite number. */
-static int read_number(const config_setting_t *s, double *x)
+static int
+read_number(const config_setting_t *s, double *x)
 {
   switch (config_setting_type(s)) {
   case CONFIG_TYPE_INT: *x = config_setting_get_int(s); break;
@@ -81,7 +81,8 @@ static int read_number(const config_setting_t *s, double *x)
 }
 
 /* An integer setting; 0 if it is not an integer. */
-static int read_integer(const config_setting_t *s, long long *x)
+static int
+read_integer(const config_setting_t *s, long long *x)
 {
   switch (config_setting_type(s)) {
   case CONFIG_TYPE_INT: *x = config_setting_get_int(s); return 1;
@@ -91,14 +92,15 @@ static int read_integer(const config_setting_t *s, long long *x)
 }
 
 /* Whether a setting is an array or a list. */
-static int is_sequence(const config_setting_t *s)
+static int
+is_sequence(const config_setting_t *s)
 {
-  return config_setting_type(s) == CONFIG_TYPE_ARRAY ||
-         config_setting_type(s) == CONFIG_TYPE_LIST;
+  return config_setting_type(s) == CONFIG_TYPE_ARRAY || config_setting_type(s) == CONFIG_TYPE_LIST;
 }
 
 /* Free a sweep; NULL is a no-op. */
-void vb_sweep_free(vb_sweep *sweep)
+void
+vb_sweep_free(vb_sweep *sweep)
 {
   int p;
 
@@ -115,9 +117,9 @@ void vb_sweep_free(vb_sweep *sweep)
 
 /* Refuse any key of a group outside `allowed`, through the loader's one
  * key check; keys in `rules` are told where they apply. */
-static int check_keys(const vb_source *src, const config_setting_t *g,
-                      const char *const *allowed, const vb_key_rule *rules, char *err,
-                      size_t errlen)
+static int
+check_keys(const vb_source *src, const config_setting_t *g, const char *const *allowed,
+           const vb_key_rule *rules, char *err, size_t errlen)
 {
   vb_loader ld;
 
@@ -126,26 +128,26 @@ static int check_keys(const vb_source *src, const config_setting_t *g,
 }
 
 /* Read `key` = [first, last] of a parameter group. */
-static int read_pair(const vb_source *src, const config_setting_t *m, double *a,
-                     double *b, char *err, size_t errlen)
+static int
+read_pair(const vb_source *src, const config_setting_t *m, double *a, double *b, char *err,
+          size_t errlen)
 {
   const char *key = config_setting_name(m);
 
   if (!is_sequence(m) || config_setting_length(m) != 2 ||
       !read_number(config_setting_get_elem(m, 0), a) ||
       !read_number(config_setting_get_elem(m, 1), b))
-    return vb_source_fail(src, m, "sweep", err, errlen,
-                          "'%s' must be two finite numbers [%s, %s]", key,
-                          strcmp(key, "uniform") == 0 || strcmp(key, "loguniform") == 0
-                              ? "lo" : "first",
-                          strcmp(key, "uniform") == 0 || strcmp(key, "loguniform") == 0
-                              ? "hi" : "last");
+    return vb_source_fail(
+        src, m, "sweep", err, errlen, "'%s' must be two finite numbers [%s, %s]", key,
+        strcmp(key, "uniform") == 0 || strcmp(key, "loguniform") == 0 ? "lo" : "first",
+        strcmp(key, "uniform") == 0 || strcmp(key, "loguniform") == 0 ? "hi" : "last");
   return VB_OK;
 }
 
 /* Expand linspace or logspace into n values; the ends are exact and
  * point i is (a (n-1-i) + b i) / (n-1), in log10 for logspace. */
-static int spaced(param *pr, double a, double b, long n)
+static int
+spaced(param *pr, double a, double b, long n)
 {
   long i;
 
@@ -175,8 +177,8 @@ static int spaced(param *pr, double a, double b, long n)
 }
 
 /* Read `values` = [...] of a parameter group. */
-static int read_values(const vb_source *src, const config_setting_t *spec, param *pr,
-                       char *err, size_t errlen)
+static int
+read_values(const vb_source *src, const config_setting_t *spec, param *pr, char *err, size_t errlen)
 {
   int i;
 
@@ -191,21 +193,20 @@ static int read_values(const vb_source *src, const config_setting_t *spec, param
     if (!read_number(config_setting_get_elem(spec, (unsigned)i), &pr->values[i]))
       return vb_source_fail(src, spec, "sweep", err, errlen,
                             "'values' must be a non-empty array of numbers (element "
-                            "%d is not a finite number)", i);
+                            "%d is not a finite number)",
+                            i);
   return VB_OK;
 }
 
 /* Read one parameter group; `mode` decides which value specs apply. */
-static int read_param(const vb_source *src, const config_setting_t *g, mode_kind mode,
-                      param *pr, char *err, size_t errlen)
+static int
+read_param(const vb_source *src, const config_setting_t *g, mode_kind mode, param *pr, char *err,
+           size_t errlen)
 {
-  static const char *const grid_keys[] = {"path", "values", "linspace", "logspace", "n",
-                                          NULL};
-  static const vb_key_rule grid_else[] = {{"uniform", "mode 'random'"},
-                                          {"loguniform", "mode 'random'"},
-                                          {NULL, NULL}};
-  static const char *const random_keys[] = {"path", "values", "uniform", "loguniform",
-                                            NULL};
+  static const char *const grid_keys[] = {"path", "values", "linspace", "logspace", "n", NULL};
+  static const vb_key_rule grid_else[] = {
+      {"uniform", "mode 'random'"}, {"loguniform", "mode 'random'"}, {NULL, NULL}};
+  static const char *const random_keys[] = {"path", "values", "uniform", "loguniform", NULL};
   static const vb_key_rule random_else[] = {{"linspace", "modes 'grid' and 'zip'"},
                                             {"logspace", "modes 'grid' and 'zip'"},
                                             {"n", "modes 'grid' and 'zip'"},
@@ -218,9 +219,8 @@ static int read_param(const vb_source *src, const config_setting_t *g, mode_kind
   if (config_setting_type(g) != CONFIG_TYPE_GROUP)
     return vb_source_fail(src, g, "sweep", err, errlen,
                           "each parameter must be a group { path = ...; values = ...; }");
-  rc = mode == MODE_RANDOM
-           ? check_keys(src, g, random_keys, random_else, err, errlen)
-           : check_keys(src, g, grid_keys, grid_else, err, errlen);
+  rc = mode == MODE_RANDOM ? check_keys(src, g, random_keys, random_else, err, errlen)
+                           : check_keys(src, g, grid_keys, grid_else, err, errlen);
   if (rc != VB_OK)
     return rc;
   m = config_setting_get_member(g, "path");
@@ -241,15 +241,15 @@ static int read_param(const vb_source *src, const config_setting_t *g, mode_kind
     if (spec != NULL)
       return vb_source_fail(src, s, "sweep", err, errlen,
                             "parameter '%s' has both '%s' and '%s' (valid: one of "
-                            "them)", pr->path, spec_names[pr->spec], spec_names[k]);
+                            "them)",
+                            pr->path, spec_names[pr->spec], spec_names[k]);
     spec = s;
     pr->spec = (spec_kind)k;
   }
   if (spec == NULL)
-    return vb_source_fail(src, g, "sweep", err, errlen,
-                          "parameter '%s' has no values (valid: %s)", pr->path,
-                          mode == MODE_RANDOM ? "values, uniform, loguniform"
-                                              : "values, linspace, logspace");
+    return vb_source_fail(
+        src, g, "sweep", err, errlen, "parameter '%s' has no values (valid: %s)", pr->path,
+        mode == MODE_RANDOM ? "values, uniform, loguniform" : "values, linspace, logspace");
   nset = config_setting_get_member(g, "n");
   if (nset != NULL && pr->spec == SPEC_VALUES)
     return vb_source_fail(src, nset, "sweep", err, errlen,
@@ -257,19 +257,17 @@ static int read_param(const vb_source *src, const config_setting_t *g, mode_kind
                           "values)");
 
   switch (pr->spec) {
-  case SPEC_VALUES:
-    return read_values(src, spec, pr, err, errlen);
+  case SPEC_VALUES: return read_values(src, spec, pr, err, errlen);
   case SPEC_LINSPACE:
   case SPEC_LOGSPACE:
     if ((rc = read_pair(src, spec, &a, &b, err, errlen)) != VB_OK)
       return rc;
     if (nset == NULL)
-      return vb_source_fail(src, g, "sweep", err, errlen,
-                            "missing required key 'n' for '%s'", spec_names[pr->spec]);
+      return vb_source_fail(src, g, "sweep", err, errlen, "missing required key 'n' for '%s'",
+                            spec_names[pr->spec]);
     if (!read_integer(nset, &n) || n < 1 || n > VB_STUDY_MAX_SCENES)
       return vb_source_fail(src, nset, "sweep", err, errlen,
-                            "'n' must be an integer between 1 and %ld",
-                            VB_STUDY_MAX_SCENES);
+                            "'n' must be an integer between 1 and %ld", VB_STUDY_MAX_SCENES);
     if (pr->spec == SPEC_LOGSPACE && !(a > 0 && b > 0))
       return vb_source_fail(src, spec, "sweep", err, errlen,
                             "'logspace' must be two numbers > 0 (valid: use linspace "
@@ -279,17 +277,17 @@ static int read_param(const vb_source *src, const config_setting_t *g, mode_kind
     if ((rc = read_pair(src, spec, &pr->lo, &pr->hi, err, errlen)) != VB_OK)
       return rc;
     if (!(pr->lo <= pr->hi))
-      return vb_source_fail(src, spec, "sweep", err, errlen,
-                            "'%s' must have lo <= hi", spec_names[pr->spec]);
+      return vb_source_fail(src, spec, "sweep", err, errlen, "'%s' must have lo <= hi",
+                            spec_names[pr->spec]);
     if (pr->spec == SPEC_LOGUNIFORM && !(pr->lo > 0))
-      return vb_source_fail(src, spec, "sweep", err, errlen,
-                            "'loguniform' must have lo > 0");
+      return vb_source_fail(src, spec, "sweep", err, errlen, "'loguniform' must have lo > 0");
     return VB_OK;
   }
 }
 
 /* Append formatted text to a growing string; VB_ENOMEM on failure. */
-static int append(char **text, size_t *len, const char *fmt, ...)
+static int
+append(char **text, size_t *len, const char *fmt, ...)
 {
   char line[LINE_MAX_LEN], *grown;
   va_list ap;
@@ -315,15 +313,15 @@ static int append(char **text, size_t *len, const char *fmt, ...)
  * parameter with its values (or bounds; a linspace or logspace of more
  * than DESCRIBE_VALUES_MAX values by "[first, last]; n = N"), all numbers
  * round-tripping. */
-static int describe(vb_sweep *sw)
+static int
+describe(vb_sweep *sw)
 {
   char a[32], b[32];
   size_t len = 0;
   int p, rc;
   long i;
 
-  rc = append(&sw->text, &len, "mode = %s; scenes = %ld", mode_names[sw->mode],
-              sw->nscenes);
+  rc = append(&sw->text, &len, "mode = %s; scenes = %ld", mode_names[sw->mode], sw->nscenes);
   if (rc == VB_OK && sw->mode == MODE_RANDOM)
     rc = append(&sw->text, &len, "; seed = %llu", sw->seed);
   for (p = 0; p < sw->nparams && rc == VB_OK; p++) {
@@ -359,9 +357,9 @@ static int describe(vb_sweep *sw)
 /* The number of scenes of a parsed sweep: the product of the parameters'
  * lengths (grid, with each parameter's stride), their common length (zip)
  * or n (random, with the seed). */
-static int count_scenes(const vb_source *src, const config_setting_t *sweep,
-                        const config_setting_t *params, vb_sweep *sw, char *err,
-                        size_t errlen)
+static int
+count_scenes(const vb_source *src, const config_setting_t *sweep, const config_setting_t *params,
+             vb_sweep *sw, char *err, size_t errlen)
 {
   const config_setting_t *m;
   long long n;
@@ -382,12 +380,11 @@ static int count_scenes(const vb_source *src, const config_setting_t *sweep,
     sw->nscenes = sw->params[0].nvalues;
     for (p = 1; p < sw->nparams; p++)
       if (sw->params[p].nvalues != sw->nscenes)
-        return vb_source_fail(src, config_setting_get_elem(params, (unsigned)p), "sweep",
-                              err, errlen,
-                              "mode 'zip' needs parameters of equal length ('%s' has "
-                              "%ld values, '%s' has %ld)", sw->params[0].path,
-                              sw->params[0].nvalues, sw->params[p].path,
-                              sw->params[p].nvalues);
+        return vb_source_fail(
+            src, config_setting_get_elem(params, (unsigned)p), "sweep", err, errlen,
+            "mode 'zip' needs parameters of equal length ('%s' has "
+            "%ld values, '%s' has %ld)",
+            sw->params[0].path, sw->params[0].nvalues, sw->params[p].path, sw->params[p].nvalues);
     break;
   case MODE_RANDOM:
     m = config_setting_get_member(sweep, "n");
@@ -396,14 +393,12 @@ static int count_scenes(const vb_source *src, const config_setting_t *sweep,
                             "missing required key 'n' for mode 'random'");
     if (!read_integer(m, &n) || n < 1 || n > VB_STUDY_MAX_SCENES)
       return vb_source_fail(src, m, "sweep", err, errlen,
-                            "'n' must be an integer between 1 and %ld",
-                            VB_STUDY_MAX_SCENES);
+                            "'n' must be an integer between 1 and %ld", VB_STUDY_MAX_SCENES);
     sw->nscenes = (long)n;
     m = config_setting_get_member(sweep, "seed");
     n = 0;
     if (m != NULL && (!read_integer(m, &n) || n < 0))
-      return vb_source_fail(src, m, "sweep", err, errlen,
-                            "'seed' must be an integer >= 0");
+      return vb_source_fail(src, m, "sweep", err, errlen, "'seed' must be an integer >= 0");
     sw->seed = (unsigned long long)n;
     break;
   }
@@ -411,13 +406,13 @@ static int count_scenes(const vb_source *src, const config_setting_t *sweep,
 }
 
 /* Parse and check a sweep group. */
-int vb_sweep_parse(const vb_source *src, const config_setting_t *sweep, vb_sweep **out,
-                   char *err, size_t errlen)
+int
+vb_sweep_parse(const vb_source *src, const config_setting_t *sweep, vb_sweep **out, char *err,
+               size_t errlen)
 {
   static const char *const grid_keys[] = {"mode", "params", NULL};
-  static const vb_key_rule grid_else[] = {{"n", "mode 'random'"},
-                                          {"seed", "mode 'random'"},
-                                          {NULL, NULL}};
+  static const vb_key_rule grid_else[] = {
+      {"n", "mode 'random'"}, {"seed", "mode 'random'"}, {NULL, NULL}};
   static const char *const random_keys[] = {"mode", "params", "n", "seed", NULL};
   const config_setting_t *m, *params;
   const char *mode = "grid";
@@ -445,9 +440,8 @@ int vb_sweep_parse(const vb_source *src, const config_setting_t *sweep, vb_sweep
     goto done;
   }
   sw->mode = (mode_kind)p;
-  rc = sw->mode == MODE_RANDOM
-           ? check_keys(src, sweep, random_keys, NULL, err, errlen)
-           : check_keys(src, sweep, grid_keys, grid_else, err, errlen);
+  rc = sw->mode == MODE_RANDOM ? check_keys(src, sweep, random_keys, NULL, err, errlen)
+                               : check_keys(src, sweep, grid_keys, grid_else, err, errlen);
   if (rc != VB_OK)
     goto done;
 
@@ -456,8 +450,7 @@ int vb_sweep_parse(const vb_source *src, const config_setting_t *sweep, vb_sweep
     rc = vb_source_fail(src, sweep, "sweep", err, errlen, "missing required key 'params'");
     goto done;
   }
-  if (config_setting_type(params) != CONFIG_TYPE_LIST ||
-      config_setting_length(params) < 1) {
+  if (config_setting_type(params) != CONFIG_TYPE_LIST || config_setting_length(params) < 1) {
     rc = vb_source_fail(src, params, "sweep", err, errlen,
                         "'params' must be a non-empty list of groups ( { path = ...; "
                         "... }, ... )");
@@ -477,9 +470,10 @@ int vb_sweep_parse(const vb_source *src, const config_setting_t *sweep, vb_sweep
       goto done;
     for (q = 0; q < p; q++)
       if (strcmp(sw->params[q].path, sw->params[p].path) == 0) {
-        rc = vb_source_fail(src, config_setting_get_member(g, "path"), "sweep", err,
-                            errlen, "parameter '%s' is swept twice (valid: each path "
-                            "once)", sw->params[p].path);
+        rc = vb_source_fail(src, config_setting_get_member(g, "path"), "sweep", err, errlen,
+                            "parameter '%s' is swept twice (valid: each path "
+                            "once)",
+                            sw->params[p].path);
         goto done;
       }
   }
@@ -500,7 +494,8 @@ done:
 }
 
 /* Index of a parameter's smallest (largest when `largest`) value. */
-static long extreme_index(const param *pr, int largest)
+static long
+extreme_index(const param *pr, int largest)
 {
   long best = 0;
 
@@ -511,13 +506,15 @@ static long extreme_index(const param *pr, int largest)
 }
 
 /* Append index to out[*n] (room is the caller's). */
-static void push_index(long *out, long *n, long index)
+static void
+push_index(long *out, long *n, long index)
 {
   out[(*n)++] = index;
 }
 
 /* Compare two longs, for qsort. */
-static int compare_long(const void *a, const void *b)
+static int
+compare_long(const void *a, const void *b)
 {
   long x = *(const long *)a, y = *(const long *)b;
 
@@ -527,7 +524,8 @@ static int compare_long(const void *a, const void *b)
 /* Value indices of a grid parameter to check: every value of a short
  * parameter; of a long one (more than cap values) the first two, the last
  * two, its extremes and cap evenly spaced ones.  Returns the count. */
-static long grid_value_indices(const param *pr, long cap, long *out)
+static long
+grid_value_indices(const param *pr, long cap, long *out)
 {
   long n = 0, i;
 
@@ -549,7 +547,8 @@ static long grid_value_indices(const param *pr, long cap, long *out)
 
 /* The scenes that stand for a sweep too large to validate scene by scene
  * (see vb_sweep_sample in sweep.h for why they suffice). */
-long vb_sweep_sample(const vb_sweep *sw, long cap, long **out)
+long
+vb_sweep_sample(const vb_sweep *sw, long cap, long **out)
 {
   int np = sw->nparams, corners_all = np <= 12, p;
   long room = 2 * (cap + 8) * (np + 1) + (corners_all ? (1L << np) : 2L * np + 2) + 1;
@@ -579,8 +578,7 @@ long vb_sweep_sample(const vb_sweep *sw, long cap, long **out)
     for (k = 0; k < (corners_all ? (1L << np) : 2L * np + 2); k++) {
       long index = 0;
       for (p = 0; p < np; p++) {
-        int largest = corners_all ? (int)((k >> p) & 1)
-                                  : (k % 2 == 1) != (k / 2 - 1 == p);
+        int largest = corners_all ? (int)((k >> p) & 1) : (k % 2 == 1) != (k / 2 - 1 == p);
         index += extreme_index(&sw->params[p], largest) * sw->params[p].stride;
       }
       push_index(idx, &n, index);
@@ -612,7 +610,8 @@ long vb_sweep_sample(const vb_sweep *sw, long cap, long **out)
 }
 
 /* splitmix64 output number k of the stream seeded with `seed`. */
-uint64_t vb_splitmix64(uint64_t seed, uint64_t k)
+uint64_t
+vb_splitmix64(uint64_t seed, uint64_t k)
 {
   uint64_t z = seed + (k + 1) * UINT64_C(0x9E3779B97F4A7C15);
 
@@ -622,36 +621,54 @@ uint64_t vb_splitmix64(uint64_t seed, uint64_t k)
 }
 
 /* Number of scenes of a sweep. */
-long vb_sweep_scenes(const vb_sweep *sweep) { return sweep->nscenes; }
+long
+vb_sweep_scenes(const vb_sweep *sweep)
+{
+  return sweep->nscenes;
+}
 
 /* Number of swept parameters. */
-int vb_sweep_nparams(const vb_sweep *sweep) { return sweep->nparams; }
+int
+vb_sweep_nparams(const vb_sweep *sweep)
+{
+  return sweep->nparams;
+}
 
 /* Path of parameter p. */
-const char *vb_sweep_path(const vb_sweep *sweep, int p) { return sweep->params[p].path; }
+const char *
+vb_sweep_path(const vb_sweep *sweep, int p)
+{
+  return sweep->params[p].path;
+}
 
 /* Name of the sweep's mode. */
-const char *vb_sweep_mode(const vb_sweep *sweep) { return mode_names[sweep->mode]; }
+const char *
+vb_sweep_mode(const vb_sweep *sweep)
+{
+  return mode_names[sweep->mode];
+}
 
 /* Canonical text of the sweep. */
-const char *vb_sweep_text(const vb_sweep *sweep) { return sweep->text; }
+const char *
+vb_sweep_text(const vb_sweep *sweep)
+{
+  return sweep->text;
+}
 
 /* Value of parameter p in scene `index`. */
-double vb_sweep_value(const vb_sweep *sweep, long index, int p)
+double
+vb_sweep_value(const vb_sweep *sweep, long index, int p)
 {
   const param *pr = &sweep->params[p];
   uint64_t draw;
   double u;
 
   switch (sweep->mode) {
-  case MODE_GRID:
-    return pr->values[(index / pr->stride) % pr->nvalues];
-  case MODE_ZIP:
-    return pr->values[index];
+  case MODE_GRID: return pr->values[(index / pr->stride) % pr->nvalues];
+  case MODE_ZIP: return pr->values[index];
   default:
     /* u uniform in [0, 1) from the top 53 bits of the draw */
-    draw = vb_splitmix64(sweep->seed, (uint64_t)index * (uint64_t)sweep->nparams +
-                                          (uint64_t)p);
+    draw = vb_splitmix64(sweep->seed, (uint64_t)index * (uint64_t)sweep->nparams + (uint64_t)p);
     u = (double)(draw >> 11) * 0x1.0p-53;
     if (pr->spec == SPEC_UNIFORM)
       return pr->lo + (pr->hi - pr->lo) * u;

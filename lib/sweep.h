@@ -21,23 +21,22 @@ int vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, ch
  * "scene.fs", "bodies.bar.freq[2]"), creating an optional key the file
  * leaves out.  `origin` (the path's own setting) places the messages. */
 int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
-                    const config_setting_t *origin, config_setting_t **target,
-                    char *err, size_t errlen);
+                    const config_setting_t *origin, config_setting_t **target, char *err,
+                    size_t errlen);
 /* SI units of the numeric setting a sweep path names in cfg ("N/m^alpha"
  * for a law's k, "Hz" for scene.fs, "1" when dimensionless), from the
  * law table and the sweep's table of keys; NULL when no table knows it. */
 const char *vb_sweep_units(config_t *cfg, const char *path);
 /* Give a target setting a swept value; messages about it will point at
  * `origin`, the sweep parameter that set it. */
-void vb_sweep_assign(config_setting_t *target, double value,
-                     const config_setting_t *origin);
+void vb_sweep_assign(config_setting_t *target, double value, const config_setting_t *origin);
 /* A parsed sweep block (sweep.c). */
 typedef struct vb_sweep vb_sweep;
 
 /* Parse and check the sweep group of a study (paths are checked by the
  * caller, with vb_sweep_target); *out is freed with vb_sweep_free. */
-int vb_sweep_parse(const vb_source *src, const config_setting_t *sweep, vb_sweep **out,
-                   char *err, size_t errlen);
+int vb_sweep_parse(const vb_source *src, const config_setting_t *sweep, vb_sweep **out, char *err,
+                   size_t errlen);
 /* Free a sweep; NULL is a no-op. */
 void vb_sweep_free(vb_sweep *sweep);
 /* Number of scenes, of parameters; the path of parameter p. */

@@ -15,7 +15,7 @@
 
 /* Room for a sweep path such as "contacts.hit.k" or "bodies.bar.freq[2]",
  * and the most components it may have. */
-#define PATH_MAX_LEN 256
+#define PATH_MAX_LEN   256
 #define MAX_COMPONENTS 8
 
 /* A numeric key of an object and its SI units ("1" when dimensionless). */
@@ -42,28 +42,56 @@ typedef struct sweep_keys {
 } sweep_keys;
 
 static const sweep_keys sweepable[] = {
-  {"scene", NULL, NULL, 1, {{"fs", "Hz"}, {"duration", "s"}, {"gravity", "m/s^2"}, {NULL}}},
-  {"record", NULL, NULL, 1, {{"every", "1"}, {NULL}}},
-  {"bodies", "type", "mass", 1,
-   {{"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL}}},
-  {"bodies", "type", "wall", 1, {{"position", "m"}, {NULL}}},
-  {"bodies.drive", "type", NULL, 1, {{NULL}}}, /* the keys of the drive's type */
-  {"bodies", "type", "modal", 0,
-   {{"freq", "Hz"}, {"mass", "kg"}, {"quality", "1"}, {"t60", "s"}, {"zeta", "1"},
-    {"loss[0]", "1/s"}, {"loss[1]", "s"}, {"q0", "m"}, {"dq0", "m/s"}, {"gravity", "1"},
-    {NULL}}},
-  {"bodies.preset", NULL, NULL, 0,
-   {{"nmodes", "1"}, {"length", "m"}, {"width", "m"}, {"thickness", "m"}, {"youngs", "Pa"},
-    {"density", "kg/m^3"}, {"poisson", "1"}, {"linear_density", "kg/m"},
-    {"surface_density", "kg/m^2"}, {"radius", "m"}, {NULL}}},
-  {"bodies.preset", "kind", "string", 0, {{"tension", "N"}, {NULL}}},
-  {"bodies.preset", "kind", "membrane", 0, {{"tension", "N/m"}, {NULL}}},
-  {"contacts", "law", NULL, 1, {{NULL}}}, /* the keys of the contact's law */
-  {"contacts", NULL, NULL, 1, {{"gap", "m"}, {NULL}}},
-  {"contacts", "scheme", NULL, 1, {{NULL}}}, /* the parameters of the contact's scheme */
-  {"contacts", NULL, NULL, 1, {{"tolerance", "1"}, {"max_iterations", "1"}, {NULL}}},
-  {"forces", NULL, NULL, 1,
-   {{"value", "N"}, {"amplitude", "N"}, {"freq", "Hz"}, {"phase", "rad"}, {NULL}}},
+    {"scene", NULL, NULL, 1, {{"fs", "Hz"}, {"duration", "s"}, {"gravity", "m/s^2"}, {NULL}}},
+    {"record", NULL, NULL, 1, {{"every", "1"}, {NULL}}},
+    {"bodies",
+     "type",
+     "mass",
+     1,
+     {{"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL}}},
+    {"bodies", "type", "wall", 1, {{"position", "m"}, {NULL}}},
+    {"bodies.drive", "type", NULL, 1, {{NULL}}}, /* the keys of the drive's type */
+    {"bodies",
+     "type",
+     "modal",
+     0,
+     {{"freq", "Hz"},
+      {"mass", "kg"},
+      {"quality", "1"},
+      {"t60", "s"},
+      {"zeta", "1"},
+      {"loss[0]", "1/s"},
+      {"loss[1]", "s"},
+      {"q0", "m"},
+      {"dq0", "m/s"},
+      {"gravity", "1"},
+      {NULL}}},
+    {"bodies.preset",
+     NULL,
+     NULL,
+     0,
+     {{"nmodes", "1"},
+      {"length", "m"},
+      {"width", "m"},
+      {"thickness", "m"},
+      {"youngs", "Pa"},
+      {"density", "kg/m^3"},
+      {"poisson", "1"},
+      {"linear_density", "kg/m"},
+      {"surface_density", "kg/m^2"},
+      {"radius", "m"},
+      {NULL}}},
+    {"bodies.preset", "kind", "string", 0, {{"tension", "N"}, {NULL}}},
+    {"bodies.preset", "kind", "membrane", 0, {{"tension", "N/m"}, {NULL}}},
+    {"contacts", "law", NULL, 1, {{NULL}}}, /* the keys of the contact's law */
+    {"contacts", NULL, NULL, 1, {{"gap", "m"}, {NULL}}},
+    {"contacts", "scheme", NULL, 1, {{NULL}}}, /* the parameters of the contact's scheme */
+    {"contacts", NULL, NULL, 1, {{"tolerance", "1"}, {"max_iterations", "1"}, {NULL}}},
+    {"forces",
+     NULL,
+     NULL,
+     1,
+     {{"value", "N"}, {"amplitude", "N"}, {"freq", "Hz"}, {"phase", "rad"}, {NULL}}},
 };
 
 #define NSWEEPABLE (sizeof sweepable / sizeof sweepable[0])
@@ -72,7 +100,8 @@ static const sweep_keys sweepable[] = {
 #define ROW_KEYS_MAX 16
 
 /* Whether a setting holds a single number. */
-static int is_number(const config_setting_t *s)
+static int
+is_number(const config_setting_t *s)
 {
   int t = config_setting_type(s);
 
@@ -80,25 +109,26 @@ static int is_number(const config_setting_t *s)
 }
 
 /* A string member of a group, or NULL. */
-static const char *string_member(const config_setting_t *obj, const char *key)
+static const char *
+string_member(const config_setting_t *obj, const char *key)
 {
   const config_setting_t *m = vb_src_member(obj, key);
 
-  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING
-             ? config_setting_get_string(m)
-             : NULL;
+  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING ? config_setting_get_string(m)
+                                                                   : NULL;
 }
 
 /* A drive is the same kind of object wherever it is: a contact's
  * gap_drive uses the rows of a wall's drive. */
-static const char *canonical_kind(const char *top)
+static const char *
+canonical_kind(const char *top)
 {
   return strcmp(top, "contacts.gap_drive") == 0 ? "bodies.drive" : top;
 }
 
 /* Whether a table entry applies to an object of kind `top`. */
-static int entry_applies(const sweep_keys *e, const char *top,
-                         const config_setting_t *obj)
+static int
+entry_applies(const sweep_keys *e, const char *top, const config_setting_t *obj)
 {
   const char *v;
 
@@ -113,8 +143,8 @@ static int entry_applies(const sweep_keys *e, const char *top,
 /* The keys of an entry for object obj into out[ROW_KEYS_MAX] (a law row:
  * the parameters of the object's law; a drive row: those of its type,
  * without the integer ones when `creating`); returns their number. */
-static int entry_keys(const sweep_keys *e, const config_setting_t *obj, int creating,
-                      sweep_key *out)
+static int
+entry_keys(const sweep_keys *e, const config_setting_t *obj, int creating, sweep_key *out)
 {
   int n = 0;
 
@@ -131,8 +161,7 @@ static int entry_keys(const sweep_keys *e, const config_setting_t *obj, int crea
     vb_law_kind kind;
     if (vb_law_lookup(string_member(obj, e->selector), &kind) != VB_OK)
       return 0;
-    for (const vb_law_param *p = vb_law_info_of(kind)->params; p->key && n < ROW_KEYS_MAX;
-         p++) {
+    for (const vb_law_param *p = vb_law_info_of(kind)->params; p->key && n < ROW_KEYS_MAX; p++) {
       out[n].key = p->key;
       out[n++].units = p->units;
     }
@@ -140,8 +169,7 @@ static int entry_keys(const sweep_keys *e, const config_setting_t *obj, int crea
   }
   if (e->selector != NULL && e->variant == NULL) {
     const vb_drive_info *info = vb_drive_lookup(string_member(obj, e->selector));
-    for (const vb_drive_param *p = info ? info->params : NULL; p && p->key && n < ROW_KEYS_MAX;
-         p++)
+    for (const vb_drive_param *p = info ? info->params : NULL; p && p->key && n < ROW_KEYS_MAX; p++)
       if (!creating || p->offset != VB_DRIVE_INTEGER) {
         out[n].key = p->key;
         out[n++].units = p->units;
@@ -155,8 +183,8 @@ static int entry_keys(const sweep_keys *e, const config_setting_t *obj, int crea
 
 /* The units of `key` of an object of kind `top` ("loss[1]" is looked up
  * with its index, then without), or NULL when no row has it. */
-static const char *key_units(const char *top, const config_setting_t *obj, const char *key,
-                             long index)
+static const char *
+key_units(const char *top, const config_setting_t *obj, const char *key, long index)
 {
   sweep_key keys[ROW_KEYS_MAX];
   char indexed[PATH_MAX_LEN];
@@ -169,15 +197,15 @@ static const char *key_units(const char *top, const config_setting_t *obj, const
       continue;
     n = entry_keys(&sweepable[i], obj, 0, keys);
     for (j = 0; j < n; j++)
-      if (strcmp(keys[j].key, key) == 0 ||
-          (index >= 0 && strcmp(keys[j].key, indexed) == 0))
+      if (strcmp(keys[j].key, key) == 0 || (index >= 0 && strcmp(keys[j].key, indexed) == 0))
         return keys[j].units;
   }
   return NULL;
 }
 
 /* Whether `key` is an optional numeric key a sweep may create in obj. */
-static int creatable(const char *top, const config_setting_t *obj, const char *key)
+static int
+creatable(const char *top, const config_setting_t *obj, const char *key)
 {
   sweep_key keys[ROW_KEYS_MAX];
   size_t i;
@@ -198,8 +226,9 @@ static int creatable(const char *top, const config_setting_t *obj, const char *k
  * `kind` is its kind in the table above ("contacts", "bodies.drive"),
  * `prefix` its path ("contacts.hit", "bodies.shaker.drive"); groups
  * inside it are listed too. */
-static void object_paths(const char *kind, const char *prefix,
-                         const config_setting_t *obj, char *list, size_t size)
+static void
+object_paths(const char *kind, const char *prefix, const config_setting_t *obj, char *list,
+             size_t size)
 {
   char item[PATH_MAX_LEN + 32], subkind[PATH_MAX_LEN], subprefix[PATH_MAX_LEN];
   sweep_key keys[ROW_KEYS_MAX];
@@ -239,22 +268,22 @@ static void object_paths(const char *kind, const char *prefix,
 }
 
 /* Name of a list element (a group with a string `name`), or NULL. */
-static const char *element_name(const config_setting_t *g)
+static const char *
+element_name(const config_setting_t *g)
 {
   const config_setting_t *m;
 
   if (config_setting_type(g) != CONFIG_TYPE_GROUP)
     return NULL;
   m = vb_src_member(g, "name");
-  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING
-             ? config_setting_get_string(m)
-             : NULL;
+  return m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING ? config_setting_get_string(m)
+                                                                   : NULL;
 }
 
 /* Append the sweepable paths under a top-level setting to a list; with
  * `key` set, only the paths of that key (on every element of a list). */
-static void top_paths(const config_setting_t *top, const char *key, char *list,
-                      size_t size)
+static void
+top_paths(const config_setting_t *top, const char *key, char *list, size_t size)
 {
   const char *name = config_setting_name(top);
   char one[LIST_MAX];
@@ -301,7 +330,8 @@ static void top_paths(const config_setting_t *top, const char *key, char *list,
 }
 
 /* Every sweepable path of a document. */
-static void all_paths(const config_setting_t *root, char *list, size_t size)
+static void
+all_paths(const config_setting_t *root, char *list, size_t size)
 {
   int i, n = config_setting_length(root);
 
@@ -315,7 +345,8 @@ static void all_paths(const config_setting_t *root, char *list, size_t size)
 
 /* Split "key[3]" into key and index; *index is -1 without brackets.
  * Returns 0 if the brackets are malformed. */
-static int split_index(char *key, long *index)
+static int
+split_index(char *key, long *index)
 {
   char *open = strchr(key, '['), *end;
 
@@ -335,9 +366,9 @@ static int split_index(char *key, long *index)
  * that name (TOP.NAME.KEY, *first = 2), with its path in prefix.  NULL
  * when there is none, with the paths of the list to suggest in valid
  * (a top-level setting that is neither group nor list has none). */
-static config_setting_t *find_object(config_setting_t *top, char **comp, int ncomp,
-                                     int *first, char *prefix, size_t psize, char *valid,
-                                     size_t vsize)
+static config_setting_t *
+find_object(config_setting_t *top, char **comp, int ncomp, int *first, char *prefix, size_t psize,
+            char *valid, size_t vsize)
 {
   int i, n;
 
@@ -370,7 +401,8 @@ static config_setting_t *find_object(config_setting_t *top, char **comp, int nco
 /* Split a path in place at its dots into at most MAX_COMPONENTS
  * components; *rest is NULL, or the unsplit remainder when there were
  * more.  Returns the number of components. */
-static int split_path(char *buf, char **comp, char **rest)
+static int
+split_path(char *buf, char **comp, char **rest)
 {
   char *p = buf;
   int ncomp = 0;
@@ -390,9 +422,9 @@ static int split_path(char *buf, char **comp, char **rest)
  * group (scene.fs), TOP.NAME.KEY for an element of a list found by its
  * name (contacts.hit.k), with groups inside the object on the way
  * (bodies.shaker.drive.freq) and KEY[i] for an array element. */
-int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
-                    const config_setting_t *origin, config_setting_t **target,
-                    char *err, size_t errlen)
+int
+vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
+                const config_setting_t *origin, config_setting_t **target, char *err, size_t errlen)
 {
   config_setting_t *root = config_root_setting(cfg), *top, *obj = NULL, *m;
   char buf[PATH_MAX_LEN], valid[LIST_MAX], kind[PATH_MAX_LEN], prefix[PATH_MAX_LEN];
@@ -414,8 +446,8 @@ int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
       strcmp(comp[1], "every") == 0) {
     top = config_setting_add(root, "record", CONFIG_TYPE_GROUP);
     if (top == NULL)
-      return vb_source_fail(src, origin, "sweep", err, errlen,
-                            "cannot create 'record' for '%s'", path);
+      return vb_source_fail(src, origin, "sweep", err, errlen, "cannot create 'record' for '%s'",
+                            path);
   }
   if (top == NULL || ncomp < 2 || p != NULL) {
     all_paths(root, valid, sizeof valid);
@@ -449,17 +481,14 @@ int vb_sweep_target(const vb_source *src, config_t *cfg, const char *path,
     if (m == NULL && creatable(kind, obj, comp[ncomp - 1])) {
       *target = config_setting_add(obj, comp[ncomp - 1], CONFIG_TYPE_FLOAT);
       if (*target == NULL)
-        return vb_source_fail(src, origin, "sweep", err, errlen,
-                              "cannot create '%s'", path);
+        return vb_source_fail(src, origin, "sweep", err, errlen, "cannot create '%s'", path);
       return VB_OK;
     }
     goto unknown;
   }
   if (m != NULL &&
-      (config_setting_type(m) == CONFIG_TYPE_ARRAY ||
-       config_setting_type(m) == CONFIG_TYPE_LIST) &&
-      index < config_setting_length(m) &&
-      is_number(config_setting_get_elem(m, (unsigned)index))) {
+      (config_setting_type(m) == CONFIG_TYPE_ARRAY || config_setting_type(m) == CONFIG_TYPE_LIST) &&
+      index < config_setting_length(m) && is_number(config_setting_get_elem(m, (unsigned)index))) {
     *target = config_setting_get_elem(m, (unsigned)index);
     return VB_OK;
   }
@@ -473,8 +502,8 @@ unknown:
  * that integer keys such as record.every accept it; real keys accept
  * integers too), any other as a real.  The setting then reports the line
  * of the sweep parameter. */
-void vb_sweep_assign(config_setting_t *target, double value,
-                     const config_setting_t *origin)
+void
+vb_sweep_assign(config_setting_t *target, double value, const config_setting_t *origin)
 {
   target->format = CONFIG_FORMAT_DEFAULT;
   if (value == floor(value) && fabs(value) < 9007199254740992.0) {
@@ -491,7 +520,8 @@ void vb_sweep_assign(config_setting_t *target, double value,
 /* SI units of the numeric setting a sweep path names in cfg, from the
  * tables (the law table for a contact's law keys), or NULL when no table
  * knows the key. */
-const char *vb_sweep_units(config_t *cfg, const char *path)
+const char *
+vb_sweep_units(config_t *cfg, const char *path)
 {
   config_setting_t *root = config_root_setting(cfg), *top, *obj, *m;
   char buf[PATH_MAX_LEN], kind[PATH_MAX_LEN], prefix[PATH_MAX_LEN], valid[LIST_MAX];

@@ -23,13 +23,13 @@ extern "C" {
 /* Status codes returned by library functions; vb_strerror() gives the text. */
 enum {
   VB_OK = 0,
-  VB_EINVAL = -1,     /* invalid input (scene file, argument) */
-  VB_ENOMEM = -2,     /* allocation failed or would not fit */
-  VB_ENOCONV = -3,    /* Newton did not converge within its cap */
-  VB_EIO = -4,        /* file could not be read or written */
-  VB_EDIVERGED = -5,  /* the state became non-finite */
-  VB_EDISCRIM = -6,   /* quadratic scheme: negative discriminant */
-  VB_EINTR = -7       /* stopped on request (a signal); resumable */
+  VB_EINVAL = -1,    /* invalid input (scene file, argument) */
+  VB_ENOMEM = -2,    /* allocation failed or would not fit */
+  VB_ENOCONV = -3,   /* Newton did not converge within its cap */
+  VB_EIO = -4,       /* file could not be read or written */
+  VB_EDIVERGED = -5, /* the state became non-finite */
+  VB_EDISCRIM = -6,  /* quadratic scheme: negative discriminant */
+  VB_EINTR = -7      /* stopped on request (a signal); resumable */
 };
 
 /* Message text for a status code (static storage, never NULL). */
@@ -42,13 +42,13 @@ const char *vb_version(void);
 
 /* Contact laws. */
 typedef enum {
-  VB_LAW_POWER = 0,     /* V = k/(a+1) [x]^(a+1)   (Chatziioannou eq 2) */
-  VB_LAW_HUNT_CROSSLEY, /* f = k [x]^a (1 + mu x') (Papetti eq 1) */
-  VB_LAW_RATTLE,        /* V = k/(a+1) [|x|-h]^(a+1) (Ducceschi eq 3c) */
-  VB_LAW_POLYNOMIAL,    /* V = k/(a+1) x^(a+1), a odd (Ducceschi eq 3a) */
-  VB_LAW_SPRING,        /* linear spring-damper, f = k x + c x', always active */
+  VB_LAW_POWER = 0,           /* V = k/(a+1) [x]^(a+1)   (Chatziioannou eq 2) */
+  VB_LAW_HUNT_CROSSLEY,       /* f = k [x]^a (1 + mu x') (Papetti eq 1) */
+  VB_LAW_RATTLE,              /* V = k/(a+1) [|x|-h]^(a+1) (Ducceschi eq 3c) */
+  VB_LAW_POLYNOMIAL,          /* V = k/(a+1) x^(a+1), a odd (Ducceschi eq 3a) */
+  VB_LAW_SPRING,              /* linear spring-damper, f = k x + c x', always active */
   VB_LAW_LANKARANI_NIKRAVESH, /* f = k [x]^a (1 + 3(1-e^2)/4 x'/v_in) (LN 1990) */
-  VB_LAW_FLORES,        /* f = k [x]^a (1 + 8(1-e)/(5e) x'/v_in) (Flores et al. 2011) */
+  VB_LAW_FLORES,              /* f = k [x]^a (1 + 8(1-e)/(5e) x'/v_in) (Flores et al. 2011) */
   VB_LAW_COUNT
 } vb_law_kind;
 
@@ -75,15 +75,13 @@ typedef struct vb_law_param {
   size_t offset;         /* offset of its double in vb_law */
   double min;            /* smallest valid value (excluded when min_open) */
   int min_open;
-  double max;            /* largest valid value (included) */
-  int required;          /* 1: the scene file must give it */
-  double fallback;       /* its value when absent and not required */
+  double max;      /* largest valid value (included) */
+  int required;    /* 1: the scene file must give it */
+  double fallback; /* its value when absent and not required */
 } vb_law_param;
 
 /* How a law damps: not at all, Hunt-Crossley (mu V'(x) x'), or linear c x'. */
-typedef enum {
-  VB_DAMPING_NONE = 0, VB_DAMPING_HUNT_CROSSLEY, VB_DAMPING_LINEAR
-} vb_damping_kind;
+typedef enum { VB_DAMPING_NONE = 0, VB_DAMPING_HUNT_CROSSLEY, VB_DAMPING_LINEAR } vb_damping_kind;
 
 /* Everything the library knows about a law, one row per vb_law_kind:
  * the loader's keys and checks, the sweepable paths, the output's
@@ -91,16 +89,16 @@ typedef enum {
  *   for (const vb_law_param *p = vb_law_info_of(kind)->params; p->key; p++)
  *     printf("%s = %g %s\n", p->key, vb_law_param_value(law, p), p->units); */
 typedef struct vb_law_info {
-  const char *name;             /* scene-file name, e.g. "hunt-crossley" */
-  const char *doc;              /* the force law and its reference, one line */
-  const vb_law_param *params;   /* its parameters, NULL-key-terminated */
+  const char *name;           /* scene-file name, e.g. "hunt-crossley" */
+  const char *doc;            /* the force law and its reference, one line */
+  const vb_law_param *params; /* its parameters, NULL-key-terminated */
   vb_damping_kind damping;
-  int has_impacts;   /* one-sided: impacts with events and predictions */
-  int two_sided;     /* acts on both sides of x = 0 (rattle |x| - h, and the
-                        always engaged laws) */
-  int always_engaged;/* engaged at every x (polynomial, spring): no impacts */
-  int odd_alpha;     /* alpha must be an odd integer */
-  double alpha;      /* the exponent when it is not a key (spring: 1), else 0 */
+  int has_impacts;    /* one-sided: impacts with events and predictions */
+  int two_sided;      /* acts on both sides of x = 0 (rattle |x| - h, and the
+                         always engaged laws) */
+  int always_engaged; /* engaged at every x (polynomial, spring): no impacts */
+  int odd_alpha;      /* alpha must be an odd integer */
+  double alpha;       /* the exponent when it is not a key (spring: 1), else 0 */
   /* Laws set by a coefficient of restitution e: the damping factor
    * lambda(e), so that mu = lambda / v_in at the impact's onset; NULL for
    * the other laws. */
@@ -184,24 +182,24 @@ struct vb_scheme_ops; /* its operations (solvers/scheme.h, not installed) */
  * are these fields; the library reaches its operations through ops and
  * never names a scheme. */
 typedef struct vb_scheme {
-  const char *name;      /* scene-file name, e.g. "two-point" */
-  const char *doc;       /* one line with the paper and equation */
+  const char *name; /* scene-file name, e.g. "two-point" */
+  const char *doc;  /* one line with the paper and equation */
   vb_family family;
-  int order;             /* claimed order of accuracy for smooth laws */
-  int min_contact_steps; /* shortest contact it resolves (Papetti 3.3.2, Chatziioannou 2.1) */
-  int energy_conserving; /* 1 if a lossless contact keeps its discrete energy */
+  int order;              /* claimed order of accuracy for smooth laws */
+  int min_contact_steps;  /* shortest contact it resolves (Papetti 3.3.2, Chatziioannou 2.1) */
+  int energy_conserving;  /* 1 if a lossless contact keeps its discrete energy */
   double stability_limit; /* explicit family: the largest omega dt of an
                              undamped mode it steps stably (0 for the
                              implicit families, which have none) */
   const struct vb_scheme *fallback; /* the scheme that steps a contact where
                              this one's closed form has no real root
                              (quadratic: three-point), or NULL */
-  const char *const *params; /* scene keys of the scheme's own parameters,
-                             NULL-terminated (quadratic: "s"), or NULL */
-  int exact_duration_eq; /* Chatziioannou's equation of the exact contact
-                            duration for alpha = 1 it supports (15: two-point,
-                            16: three-point), or 0 */
-  const struct vb_scheme_ops *ops; /* operations (solvers/scheme.h) */
+  const char *const *params;        /* scene keys of the scheme's own parameters,
+                                    NULL-terminated (quadratic: "s"), or NULL */
+  int exact_duration_eq;            /* Chatziioannou's equation of the exact contact
+                                       duration for alpha = 1 it supports (15: two-point,
+                                       16: three-point), or 0 */
+  const struct vb_scheme_ops *ops;  /* operations (solvers/scheme.h) */
 } vb_scheme;
 
 /* Look up a scheme by name; NULL if unknown. */
@@ -230,15 +228,15 @@ typedef enum {
 /* A prescribed displacement w(t) (added to a wall's position). */
 typedef struct vb_drive {
   vb_drive_kind kind;
-  double amplitude;   /* sine: m; noise: rms, m; profile: height scale (1) */
-  double freq;        /* sine: Hz; noise: band limit, Hz */
-  double phase;       /* sine: rad */
-  double speed;       /* profile: sweep speed along the profile, m/s */
-  double spacing;     /* profile: distance between samples, m */
-  double start;       /* profile: position along the profile at t = 0, m */
-  unsigned long seed; /* noise */
-  long nsamples;      /* profile: samples; noise: components */
-  double *samples;    /* profile: heights, m [nsamples] (owned by the scene) */
+  double amplitude;              /* sine: m; noise: rms, m; profile: height scale (1) */
+  double freq;                   /* sine: Hz; noise: band limit, Hz */
+  double phase;                  /* sine: rad */
+  double speed;                  /* profile: sweep speed along the profile, m/s */
+  double spacing;                /* profile: distance between samples, m */
+  double start;                  /* profile: position along the profile at t = 0, m */
+  unsigned long seed;            /* noise */
+  long nsamples;                 /* profile: samples; noise: components */
+  double *samples;               /* profile: heights, m [nsamples] (owned by the scene) */
   double *nfreq, *nphase, *namp; /* noise: components [nsamples] (owned) */
 } vb_drive;
 
@@ -254,11 +252,11 @@ typedef struct vb_point {
 typedef struct vb_body {
   char name[VB_NAME_MAX];
   vb_body_kind kind;
-  double mass;   /* kg (mass) */
-  double u0;     /* initial displacement (mass) or position (wall), m */
-  double v0;     /* initial velocity, m/s (mass) */
-  double k;      /* mass: spring to ground, N/m (0 = none) */
-  double c;      /* mass: damper to ground, N s/m (0 = none) */
+  double mass;    /* kg (mass) */
+  double u0;      /* initial displacement (mass) or position (wall), m */
+  double v0;      /* initial velocity, m/s (mass) */
+  double k;       /* mass: spring to ground, N/m (0 = none) */
+  double c;       /* mass: damper to ground, N s/m (0 = none) */
   vb_drive drive; /* wall: prescribed motion */
   /* Modes (masses too: one mode).  Each obeys
    * modal_mass (q'' + 2 sigma q' + omega^2 q) = sum over points shape f. */
@@ -270,8 +268,8 @@ typedef struct vb_body {
   double *gravity;    /* [nmodes] gravity participation: gravity pushes mode
                          j with -g modal_mass gravity[j] (1 for a mass) */
   int npoints;
-  vb_point *points;   /* [npoints]; a mass has one, named "" */
-  int line;           /* line in the scene file */
+  vb_point *points; /* [npoints]; a mass has one, named "" */
+  int line;         /* line in the scene file */
 } vb_body;
 
 /* External forces at points. */
@@ -283,31 +281,31 @@ typedef struct vb_force {
   char name[VB_NAME_MAX];
   vb_force_kind kind;
   int body, point;
-  double value;      /* constant part, N */
-  double amplitude;  /* harmonic amplitude, N */
-  double freq;       /* Hz */
-  double phase;      /* rad */
+  double value;     /* constant part, N */
+  double amplitude; /* harmonic amplitude, N */
+  double freq;      /* Hz */
+  double phase;     /* rad */
   int line;
 } vb_force;
 
 /* A contact element between a point of body a and a point of body b. */
 typedef struct vb_contact {
   char name[VB_NAME_MAX];
-  int a, b;                 /* body indices: compression x = u_a - u_b - gap */
-  int pa, pb;               /* point indices within a and b (0 for masses and walls) */
-  double gap;               /* m */
-  vb_drive gap_drive;       /* gap_drive: the gap's prescribed motion, added
-                               to gap (a rolling ball's surface profile) */
+  int a, b;           /* body indices: compression x = u_a - u_b - gap */
+  int pa, pb;         /* point indices within a and b (0 for masses and walls) */
+  double gap;         /* m */
+  vb_drive gap_drive; /* gap_drive: the gap's prescribed motion, added
+                         to gap (a rolling ball's surface profile) */
   vb_law law;
   const vb_scheme *scheme;
-  double s;                 /* quadratic scheme parameter */
-  double tolerance;         /* Newton relative tolerance */
-  int max_iterations;       /* Newton cap */
-  unsigned corrections;     /* VB_CORRECT_XMAX | VB_CORRECT_VOUT (Papetti 4.2) */
-  int vout_exact;           /* vout target: 1 root of eq 6, 0 eq 7-8 */
-  int exact_duration;       /* beta* substitution (Chatziioannou eq 15, 16) */
-  int saturate;             /* exact_duration beyond its limit: use the limit */
-  int line;                 /* line in the scene file */
+  double s;             /* quadratic scheme parameter */
+  double tolerance;     /* Newton relative tolerance */
+  int max_iterations;   /* Newton cap */
+  unsigned corrections; /* VB_CORRECT_XMAX | VB_CORRECT_VOUT (Papetti 4.2) */
+  int vout_exact;       /* vout target: 1 root of eq 6, 0 eq 7-8 */
+  int exact_duration;   /* beta* substitution (Chatziioannou eq 15, 16) */
+  int saturate;         /* exact_duration beyond its limit: use the limit */
+  int line;             /* line in the scene file */
 } vb_contact;
 
 /* Papetti's corrections (section 4.2), as flags in vb_contact.corrections
@@ -327,7 +325,7 @@ typedef struct vb_scene {
   double gravity;    /* m/s^2, acting along -u */
   long record_every; /* record one sample in this many steps */
   int nbodies;
-  vb_body *bodies;   /* [nbodies] */
+  vb_body *bodies; /* [nbodies] */
   int ncontacts;
   vb_contact *contacts; /* [ncontacts] */
   int nforces;
@@ -344,8 +342,8 @@ typedef struct vb_scene {
  * The caller frees *out with vb_scene_free. */
 int vb_scene_load(const char *path, vb_scene **out, char *err, size_t errlen);
 /* As vb_scene_load, from text; `path` names it in messages. */
-int vb_scene_load_string(const char *text, const char *path, vb_scene **out,
-                         char *err, size_t errlen);
+int vb_scene_load_string(const char *text, const char *path, vb_scene **out, char *err,
+                         size_t errlen);
 /* Free a scene; NULL is a no-op. */
 void vb_scene_free(vb_scene *scene);
 /* Number of steps of a scene: round(duration * fs). */
@@ -361,8 +359,8 @@ double vb_scene_contact_mass(const vb_scene *scene, int c);
 /* A contact's initial state along its compression: penetration p0 (m),
  * penetration rate v0 (m/s), the constant free-flight acceleration of the
  * penetration from gravity a0 (m/s^2), and the effective mass (kg). */
-void vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0,
-                            double *a0, double *meff);
+void vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0, double *a0,
+                            double *meff);
 /* The impact rate a contact will have when free flight from its initial
  * state reaches it, m/s (0 if none follows); its effective mass (kg) into
  * *meff when meff is not NULL (one island build for both). */
@@ -371,44 +369,44 @@ double vb_scene_approach_rate(const vb_scene *scene, int c, double *meff);
 /* Natural frequency sqrt(k / m_eff) of an alpha = 1 contact, the largest
  * the scheme's exact-duration substitution allows (pi/dt two-point,
  * pi/(2 dt) three-point), and the one used after saturation, rad/s. */
-void vb_contact_exact_duration(const vb_scene *scene, int c, double *omega,
-                               double *limit, double *used);
+void vb_contact_exact_duration(const vb_scene *scene, int c, double *omega, double *limit,
+                               double *used);
 
 /* ------------------------------------------------------------------- run */
 
 /* One impact of one contact (a row of /scenes/N/contacts/C/events). */
 typedef struct vb_event {
-  double t_on, t_off;     /* extrapolated zero crossings of penetration, s */
-  double duration;        /* t_off - t_on, s */
-  double v_in, v_out;     /* penetration rate entering (> 0) and leaving, m/s */
-  double x_max;           /* largest sampled penetration, m */
-  double peak_force;      /* largest |force| sampled, N */
-  double x_max_pred;      /* Papetti eq 4, m */
-  double v_out_pred;      /* Papetti eq 7-8, m/s */
-  double v_out_exact;     /* root of Papetti eq 6, m/s */
-  double duration_pred;   /* Papetti eq 9, s */
-  double energy_before;   /* energy of the contact's island at the last sample before, J */
-  double energy_after;    /* energy of the contact's island at the first sample after, J */
+  double t_on, t_off;       /* extrapolated zero crossings of penetration, s */
+  double duration;          /* t_off - t_on, s */
+  double v_in, v_out;       /* penetration rate entering (> 0) and leaving, m/s */
+  double x_max;             /* largest sampled penetration, m */
+  double peak_force;        /* largest |force| sampled, N */
+  double x_max_pred;        /* Papetti eq 4, m */
+  double v_out_pred;        /* Papetti eq 7-8, m/s */
+  double v_out_exact;       /* root of Papetti eq 6, m/s */
+  double duration_pred;     /* Papetti eq 9, s */
+  double energy_before;     /* energy of the contact's island at the last sample before, J */
+  double energy_after;      /* energy of the contact's island at the first sample after, J */
   double energy_correction; /* energy the corrections added (< 0: removed), J */
   int newton_iterations_max;
-  int fallbacks;          /* quadratic steps that fell back to eq 23 */
-  int samples;            /* samples with penetration > 0 */
-  int corrections;        /* VB_CORRECT_* flags of the corrections that fired */
+  int fallbacks;   /* quadratic steps that fell back to eq 23 */
+  int samples;     /* samples with penetration > 0 */
+  int corrections; /* VB_CORRECT_* flags of the corrections that fired */
 } vb_event;
 
 /* Per-contact results. */
 typedef struct vb_contact_result {
-  double *compression;   /* [nrec] m (NULL when not recorded, as rate, force) */
-  double *rate;          /* [nrec] compression rate, m/s (three-level: of the
-                            step into the sample) */
-  double *force;         /* [nrec] N */
+  double *compression;    /* [nrec] m (NULL when not recorded, as rate, force) */
+  double *rate;           /* [nrec] compression rate, m/s (three-level: of the
+                             step into the sample) */
+  double *force;          /* [nrec] N */
   double max_compression; /* largest compression at a recorded sample, recorded
                              or not (NaN if a sample was not reached), m */
-  vb_event *events;      /* [nevents] */
+  vb_event *events;       /* [nevents] */
   long nevents, cap;
-  long newton_failures;  /* steps whose Newton hit the cap */
-  long fallbacks;        /* quadratic steps that fell back */
-  long iterations;       /* Newton iterations in all */
+  long newton_failures; /* steps whose Newton hit the cap */
+  long fallbacks;       /* quadratic steps that fell back */
+  long iterations;      /* Newton iterations in all */
 } vb_contact_result;
 
 /* State and results of one run of a scene.  Sized once by vb_run_alloc. */
@@ -432,8 +430,8 @@ int vb_run_code(const vb_run *run);
 
 /* Read access to a run's results. */
 const vb_scene *vb_run_scene(const vb_run *run);
-const char *vb_run_status(const vb_run *run);  /* "done", "diverged at t=..." */
-long vb_run_samples(const vb_run *run);        /* recorded samples */
+const char *vb_run_status(const vb_run *run); /* "done", "diverged at t=..." */
+long vb_run_samples(const vb_run *run);       /* recorded samples */
 /* Displacement and velocity of body `body` at its point `point` (0 for a
  * mass or wall) [samples], m and m/s.  Three-level schemes record the rate
  * of the step into each sample.  These accessors (and vb_run_modes_q,
@@ -518,12 +516,12 @@ double vb_run_contact_mass(const vb_run *run, int contact);
 /* What an output file describes (layout "vibro-2", doc/format.md): the
  * writer knows this, not studies. */
 typedef struct vb_output_layout {
-  const char *input;   /* the scene or study text */
-  const char *source;  /* its path */
-  const char *mode;    /* sweep mode: "grid", "zip", "random", "none" */
-  const char *sweep;   /* canonical sweep text, "" without one */
-  long nscenes;        /* scenes of the whole study */
-  int nparams;         /* swept parameters */
+  const char *input;              /* the scene or study text */
+  const char *source;             /* its path */
+  const char *mode;               /* sweep mode: "grid", "zip", "random", "none" */
+  const char *sweep;              /* canonical sweep text, "" without one */
+  long nscenes;                   /* scenes of the whole study */
+  int nparams;                    /* swept parameters */
   const char *const *param_names; /* [nparams] paths, "contacts.hit.k" */
   const char *const *param_units; /* [nparams] units, "N/m^alpha" */
   const vb_scene *first;          /* scene 0: names of bodies and contacts */
@@ -558,8 +556,8 @@ void vb_packed_scene_free(vb_packed_scene *scene);
  * writer at a time. */
 int vb_output_add(vb_output *output, vb_packed_scene *scene, char *err, size_t errlen);
 /* vb_output_pack then vb_output_add. */
-int vb_output_scene(vb_output *output, long index, const double *param_values,
-                    const vb_run *run, char *err, size_t errlen);
+int vb_output_scene(vb_output *output, long index, const double *param_values, const vb_run *run,
+                    char *err, size_t errlen);
 /* Write the scenes added so far as a shard (none: nothing to do). */
 int vb_output_flush(vb_output *output, char *err, size_t errlen);
 /* Scenes in shards of this output (kept and written). */
@@ -571,8 +569,8 @@ void vb_output_free(vb_output *output);
  * a temporary renamed into place, and remove OUT.part/; every scene must be
  * in a shard.  A nonzero *stop (may be NULL) abandons the merge with
  * VB_EINTR, the shards kept. */
-int vb_output_merge(const char *path, const vb_output_layout *lay,
-                    const volatile int *stop, char *err, size_t errlen);
+int vb_output_merge(const char *path, const vb_output_layout *lay, const volatile int *stop,
+                    char *err, size_t errlen);
 /* The shards of a running (or interrupted) study writing OUT: the files
  * its manifests list, complete and of the listed size, as malloc'ed paths
  * "OUT.part/rRRR-NNNNNN.h5".  Each is a closed vibro-2 file holding some
@@ -583,8 +581,8 @@ int vb_output_running(const char *path, char ***paths, long *n, char *err, size_
 void vb_output_running_free(char **paths, long n);
 /* Write runs of one scene file to OUT (a study of nruns scenes without
  * a sweep), through OUT.part/, renamed into place when complete. */
-int vb_output_write(const char *path, const vb_run *const *runs, int nruns,
-                    char *err, size_t errlen);
+int vb_output_write(const char *path, const vb_run *const *runs, int nruns, char *err,
+                    size_t errlen);
 
 /* --------------------------------------------------------------- studies */
 
@@ -601,8 +599,8 @@ typedef struct vb_study vb_study;
  * frees *out with vb_study_free. */
 int vb_study_load(const char *path, vb_study **out, char *err, size_t errlen);
 /* As vb_study_load, from text; `path` names it in messages. */
-int vb_study_load_string(const char *text, const char *path, vb_study **out,
-                         char *err, size_t errlen);
+int vb_study_load_string(const char *text, const char *path, vb_study **out, char *err,
+                         size_t errlen);
 /* Free a study; NULL is a no-op. */
 void vb_study_free(vb_study *study);
 /* Number of scenes. */
@@ -640,15 +638,14 @@ double vb_study_record_max(const vb_study *study);
 double vb_study_record_total(const vb_study *study);
 /* Build scene `index` (0 <= index < vb_study_scenes).  Thread-safe.  The
  * caller frees *out with vb_scene_free. */
-int vb_study_scene(const vb_study *study, long index, vb_scene **out, char *err,
-                   size_t errlen);
+int vb_study_scene(const vb_study *study, long index, vb_scene **out, char *err, size_t errlen);
 
 /* Progress of a running study, handed to vb_study_options.on_progress. */
 typedef struct vb_study_progress {
-  long done;       /* scenes of this process finished (kept and run) */
-  long total;      /* scenes of this process */
-  double rate;     /* scenes run per second of wall time so far */
-  double left;     /* estimated seconds left (NaN before the first scene) */
+  long done;   /* scenes of this process finished (kept and run) */
+  long total;  /* scenes of this process */
+  double rate; /* scenes run per second of wall time so far */
+  double left; /* estimated seconds left (NaN before the first scene) */
 } vb_study_progress;
 
 /* How vb_study_run runs a study. */
@@ -671,13 +668,13 @@ typedef struct vb_study_options {
 
 /* What vb_study_run did. */
 typedef struct vb_study_report {
-  long scenes;         /* scenes this process had to run in all */
-  long kept;           /* of those, complete already (resume) */
-  long ran;            /* run now */
-  long failed;         /* scenes whose status is not "done" (kept or run) */
-  double seconds;      /* wall time of the run, s */
-  double write_seconds; /* wall time spent writing, s */
-  long first_failed;   /* index of the first scene run now that failed, or -1 */
+  long scenes;            /* scenes this process had to run in all */
+  long kept;              /* of those, complete already (resume) */
+  long ran;               /* run now */
+  long failed;            /* scenes whose status is not "done" (kept or run) */
+  double seconds;         /* wall time of the run, s */
+  double write_seconds;   /* wall time spent writing, s */
+  long first_failed;      /* index of the first scene run now that failed, or -1 */
   char first_status[160]; /* its status */
 } vb_study_report;
 
@@ -692,12 +689,12 @@ int vb_study_run(const vb_study *study, const char *out, const vb_study_options 
                  vb_study_report *report, char *err, size_t errlen);
 /* Merge the shards every rank wrote into `out` (rank 0, after all ranks
  * returned from vb_study_run). */
-int vb_study_merge(const vb_study *study, const char *out, const volatile int *stop,
-                   char *err, size_t errlen);
+int vb_study_merge(const vb_study *study, const char *out, const volatile int *stop, char *err,
+                   size_t errlen);
 /* The output layout of a study; param_names and param_units must hold
  * vb_study_nparams entries and outlive the layout. */
-void vb_study_layout(const vb_study *study, vb_output_layout *lay,
-                     const char **param_names, const char **param_units);
+void vb_study_layout(const vb_study *study, vb_output_layout *lay, const char **param_names,
+                     const char **param_units);
 
 #ifdef __cplusplus
 }

@@ -48,8 +48,9 @@ static double
 dissipation(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar)
 {
   (void)fbar;
-  return 0.5 * dt * (vb_law_damping_power(&ct->law, h->x, h->rate)
-                     + vb_law_damping_power(&ct->law, x1, rate1(h, dt, x1)));
+  return 0.5 * dt *
+         (vb_law_damping_power(&ct->law, h->x, h->rate) +
+          vb_law_damping_power(&ct->law, x1, rate1(h, dt, x1)));
 }
 
 static double
@@ -59,18 +60,18 @@ potential(const vb_contact *ct, const vb_chist *h)
 }
 
 static const vb_scheme_ops ops = {
-  .step_force = step_force,
-  .held_force = held_force,
-  .dissipation = dissipation,
-  .potential = potential,
+    .step_force = step_force,
+    .held_force = held_force,
+    .dissipation = dissipation,
+    .potential = potential,
 };
 
 const vb_scheme vb_scheme_am1 = {
-  .name = "am1",
-  .doc = "1-step Adams-Moulton (trapezoidal), K-method + Newton (Papetti eq 20)",
-  .family = VB_FAMILY_TWO_LEVEL,
-  .order = 2,
-  .min_contact_steps = 4,
-  .energy_conserving = 0,
-  .ops = &ops,
+    .name = "am1",
+    .doc = "1-step Adams-Moulton (trapezoidal), K-method + Newton (Papetti eq 20)",
+    .family = VB_FAMILY_TWO_LEVEL,
+    .order = 2,
+    .min_contact_steps = 4,
+    .energy_conserving = 0,
+    .ops = &ops,
 };

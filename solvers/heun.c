@@ -22,8 +22,7 @@ release(void *ws)
 }
 
 static int
-step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, double *a,
-     double *f)
+step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, double *a, double *f)
 {
   int nm = sys->nm;
   double *vt = ws, *a1 = vt + nm, *x = a1 + nm, *rate = x + sys->nc;
@@ -44,15 +43,15 @@ step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, d
   return VB_OK;
 }
 
-static const vb_scheme_ops ops = { .alloc = alloc, .free = release, .step = step };
+static const vb_scheme_ops ops = {.alloc = alloc, .free = release, .step = step};
 
 const vb_scheme vb_scheme_heun = {
-  .name = "heun",
-  .doc = "Heun predictor-corrector (RK2), force from the predicted velocity (Papetti eq 22)",
-  .family = VB_FAMILY_EXPLICIT,
-  .order = 2,
-  .min_contact_steps = 4,
-  .energy_conserving = 0,
-  .stability_limit = 1.0, /* grows by sqrt(1 + (w dt)^4 / 4) a step */
-  .ops = &ops,
+    .name = "heun",
+    .doc = "Heun predictor-corrector (RK2), force from the predicted velocity (Papetti eq 22)",
+    .family = VB_FAMILY_EXPLICIT,
+    .order = 2,
+    .min_contact_steps = 4,
+    .energy_conserving = 0,
+    .stability_limit = 1.0, /* grows by sqrt(1 + (w dt)^4 / 4) a step */
+    .ops = &ops,
 };

@@ -18,8 +18,8 @@ int
 vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int three)
 {
   const vb_law *law = &ct->law;
-  return vb_law_engaged(law, xt) || vb_law_engaged(law, h->x)
-         || (three && vb_law_engaged(law, h->xm));
+  return vb_law_engaged(law, xt) || vb_law_engaged(law, h->x) ||
+         (three && vb_law_engaged(law, h->xm));
 }
 
 typedef struct {
@@ -58,10 +58,10 @@ solve_one(const vb_kproblem *p, int c, double e, double w, double *x1)
     p->fallback[c] = 1;
     sch = sch->fallback;
   }
-  scalar_problem sp = { ct, sch, h, p->dt, e, w };
+  scalar_problem sp = {ct, sch, h, p->dt, e, w};
   double scale = fabs(h->x) + fabs(e - h->x) + 1e-300;
-  return vb_newton_solve(scalar_residual, &sp, e, scale, ct->tolerance, ct->max_iterations,
-                         x1, &p->iterations[c]);
+  return vb_newton_solve(scalar_residual, &sp, e, scale, ct->tolerance, ct->max_iterations, x1,
+                         &p->iterations[c]);
 }
 
 /* The force function of contact c as it is being solved this step. */

@@ -4,8 +4,8 @@
 
 /* Newton's method with a bisection safeguard once a sign change is known. */
 int
-vb_newton_solve(vb_residual_fn r, void *data, double y0, double scale,
-                double tol, int max_iter, double *y, int *iterations)
+vb_newton_solve(vb_residual_fn r, void *data, double y0, double scale, double tol, int max_iter,
+                double *y, int *iterations)
 {
   double lo = NAN, hi = NAN; /* bracket: r(lo) < 0 < r(hi) */
   double yk = y0;

@@ -38,14 +38,14 @@ static double
 taylor(const vb_contact *ct, double at, double to)
 {
   double e = to - at;
-  return vb_law_potential(&ct->law, at) + ct->s * e * vb_law_elastic(&ct->law, at)
-         + ct->s * 0.5 * e * e * vb_law_curvature(&ct->law, at);
+  return vb_law_potential(&ct->law, at) + ct->s * e * vb_law_elastic(&ct->law, at) +
+         ct->s * 0.5 * e * e * vb_law_curvature(&ct->law, at);
 }
 
 /* Eq 16's terms that do not depend on y. */
 static void
-coefficients(const vb_contact *ct, const vb_chist *h, double dt, double *p1,
-             double *p2, double *c, double *C)
+coefficients(const vb_contact *ct, const vb_chist *h, double dt, double *p1, double *p2, double *c,
+             double *C)
 {
   *p1 = vb_law_elastic(&ct->law, h->x);
   *p2 = vb_law_curvature(&ct->law, h->x);
@@ -67,8 +67,7 @@ step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double
 
 /* Eq 17-19 for x1 = e - w F(x1). */
 static int
-solve_single(const vb_contact *ct, const vb_chist *h, double dt, double e, double w,
-             double *x1)
+solve_single(const vb_contact *ct, const vb_chist *h, double dt, double e, double w, double *x1)
 {
   double p1, p2, c, C, s = ct->s;
   coefficients(ct, h, dt, &p1, &p2, &c, &C);
@@ -105,24 +104,24 @@ potential(const vb_contact *ct, const vb_chist *h)
 extern const vb_scheme vb_scheme_three_point;
 
 /* Its parameter s (eq 16). */
-static const char *const params[] = { "s", NULL };
+static const char *const params[] = {"s", NULL};
 
 static const vb_scheme_ops ops = {
-  .step_force = step_force,
-  .solve_single = solve_single,
-  .held_force = vb_three_level_held_force,
-  .dissipation = dissipation,
-  .potential = potential,
+    .step_force = step_force,
+    .solve_single = solve_single,
+    .held_force = vb_three_level_held_force,
+    .dissipation = dissipation,
+    .potential = potential,
 };
 
 const vb_scheme vb_scheme_quadratic = {
-  .name = "quadratic",
-  .doc = "Ducceschi's non-iterative energy-conserving scheme, parameter s (Ducceschi eq 16-19)",
-  .family = VB_FAMILY_THREE_LEVEL,
-  .order = 1,
-  .min_contact_steps = 2,
-  .energy_conserving = 1,
-  .fallback = &vb_scheme_three_point,
-  .params = params,
-  .ops = &ops,
+    .name = "quadratic",
+    .doc = "Ducceschi's non-iterative energy-conserving scheme, parameter s (Ducceschi eq 16-19)",
+    .family = VB_FAMILY_THREE_LEVEL,
+    .order = 1,
+    .min_contact_steps = 2,
+    .energy_conserving = 1,
+    .fallback = &vb_scheme_three_point,
+    .params = params,
+    .ops = &ops,
 };

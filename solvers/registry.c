@@ -5,16 +5,17 @@
 
 /* Every scheme, in the order they are listed to users: X(id, scene name).
  * A new scheme is one file in solvers/ and one line here. */
-#define VB_SCHEMES(X)                                                       \
-  X(two_point, "two-point") X(am1, "am1") X(three_point, "three-point")     \
-  X(quadratic, "quadratic") X(verlet, "verlet") X(heun, "heun") X(rk4, "rk4")
+#define VB_SCHEMES(X)                                                                              \
+  X(two_point, "two-point")                                                                        \
+  X(am1, "am1") X(three_point, "three-point") X(quadratic, "quadratic") X(verlet, "verlet")        \
+      X(heun, "heun") X(rk4, "rk4")
 
 #define DECLARE(id, name) extern const vb_scheme vb_scheme_##id;
 VB_SCHEMES(DECLARE)
 #undef DECLARE
 
 #define ENTRY(id, name) &vb_scheme_##id,
-static const vb_scheme *const schemes[] = { VB_SCHEMES(ENTRY) };
+static const vb_scheme *const schemes[] = {VB_SCHEMES(ENTRY)};
 #undef ENTRY
 
 /* ", two-point, am1, ...": the choices, from the same list. */
@@ -24,7 +25,7 @@ static const char choices[] = VB_SCHEMES(NAME);
 
 /* The scene names, from the same list (a scheme file's .name must match). */
 #define NAME(id, name) name,
-static const char *const names[] = { VB_SCHEMES(NAME) };
+static const char *const names[] = {VB_SCHEMES(NAME)};
 #undef NAME
 
 #define NSCHEMES (sizeof schemes / sizeof schemes[0])
@@ -33,29 +34,36 @@ static const char *const names[] = { VB_SCHEMES(NAME) };
 int
 vb_scheme_check(const vb_scheme *s, char *err, size_t errlen)
 {
-  static const char *const family[] = { "two-level", "three-level", "explicit" };
+  static const char *const family[] = {"two-level", "three-level", "explicit"};
   const vb_scheme_ops *o = s->ops;
   const char *missing = NULL;
   if (!s->name || !s->doc || !o)
     missing = !s->name ? "name" : !s->doc ? "doc" : "ops";
   else if (s->family == VB_FAMILY_EXPLICIT)
-    missing = !o->alloc ? "alloc" : !o->free ? "free" : !o->step ? "step"
-              : !(s->stability_limit > 0.0) ? "stability_limit" : NULL;
+    missing = !o->alloc                     ? "alloc"
+              : !o->free                    ? "free"
+              : !o->step                    ? "step"
+              : !(s->stability_limit > 0.0) ? "stability_limit"
+                                            : NULL;
   else
-    missing = !o->step_force ? "step_force" : !o->held_force ? "held_force"
-              : !o->dissipation ? "dissipation" : !o->potential ? "potential"
-              : o->solve_single && !s->fallback ? "fallback" : NULL;
-  if (!missing && s->fallback
-      && (s->fallback->family != s->family || !s->fallback->ops
-          || !s->fallback->ops->step_force || s->fallback->fallback)) {
-    snprintf(err, errlen, "scheme '%s': fallback '%s' cannot step its contacts (it needs "
-             "the same family, a step_force and no fallback of its own)", s->name,
-             s->fallback->name ? s->fallback->name : "");
+    missing = !o->step_force                    ? "step_force"
+              : !o->held_force                  ? "held_force"
+              : !o->dissipation                 ? "dissipation"
+              : !o->potential                   ? "potential"
+              : o->solve_single && !s->fallback ? "fallback"
+                                                : NULL;
+  if (!missing && s->fallback &&
+      (s->fallback->family != s->family || !s->fallback->ops || !s->fallback->ops->step_force ||
+       s->fallback->fallback)) {
+    snprintf(err, errlen,
+             "scheme '%s': fallback '%s' cannot step its contacts (it needs "
+             "the same family, a step_force and no fallback of its own)",
+             s->name, s->fallback->name ? s->fallback->name : "");
     return VB_EINVAL;
   }
   if (missing) {
-    snprintf(err, errlen, "scheme '%s': no %s (the %s family needs it)",
-             s->name ? s->name : "", missing, family[s->family]);
+    snprintf(err, errlen, "scheme '%s': no %s (the %s family needs it)", s->name ? s->name : "",
+             missing, family[s->family]);
     return VB_EINVAL;
   }
   return VB_OK;
@@ -70,8 +78,10 @@ vb_scheme_lookup(const char *name)
     return NULL;
   for (size_t i = 0; i < NSCHEMES; i++)
     if (strcmp(names[i], name) == 0)
-      return strcmp(schemes[i]->name, names[i]) == 0
-             && vb_scheme_check(schemes[i], err, sizeof err) == VB_OK ? schemes[i] : NULL;
+      return strcmp(schemes[i]->name, names[i]) == 0 &&
+                     vb_scheme_check(schemes[i], err, sizeof err) == VB_OK
+                 ? schemes[i]
+                 : NULL;
   return NULL;
 }
 

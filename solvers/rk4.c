@@ -22,8 +22,7 @@ release(void *ws)
 }
 
 static int
-step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, double *a,
-     double *f)
+step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, double *a, double *f)
 {
   int nm = sys->nm, nc = sys->nc;
   double *qs = ws, *vs = qs + nm, *ak = vs + nm, *dq = ak + nm, *dv = dq + nm;
@@ -67,15 +66,15 @@ step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, d
   return VB_OK;
 }
 
-static const vb_scheme_ops ops = { .alloc = alloc, .free = release, .step = step };
+static const vb_scheme_ops ops = {.alloc = alloc, .free = release, .step = step};
 
 const vb_scheme vb_scheme_rk4 = {
-  .name = "rk4",
-  .doc = "classical 4th-order Runge-Kutta, four force evaluations (Papetti eq 23)",
-  .family = VB_FAMILY_EXPLICIT,
-  .order = 4,
-  .min_contact_steps = 4,
-  .energy_conserving = 0,
-  .stability_limit = 2.78, /* 2 sqrt(2) on the imaginary axis, less a margin */
-  .ops = &ops,
+    .name = "rk4",
+    .doc = "classical 4th-order Runge-Kutta, four force evaluations (Papetti eq 23)",
+    .family = VB_FAMILY_EXPLICIT,
+    .order = 4,
+    .min_contact_steps = 4,
+    .energy_conserving = 0,
+    .stability_limit = 2.78, /* 2 sqrt(2) on the imaginary axis, less a margin */
+    .ops = &ops,
 };

@@ -16,11 +16,11 @@
  * 2 (x1 - x) / dt + roff (the trapezoidal relation, Papetti eq 20).
  * Three-level: x at n and xm at n-1. */
 typedef struct vb_chist {
-  double x;     /* compression at n, m */
-  double xm;    /* compression at n-1, m (three-level) */
-  double rate;  /* compression rate at n, m/s */
-  double roff;  /* two-level: rate(n+1) = 2 (x1 - x)/dt + roff, m/s */
-  double f;     /* force the scheme holds at n, N */
+  double x;    /* compression at n, m */
+  double xm;   /* compression at n-1, m (three-level) */
+  double rate; /* compression rate at n, m/s */
+  double roff; /* two-level: rate(n+1) = 2 (x1 - x)/dt + roff, m/s */
+  double f;    /* force the scheme holds at n, N */
 } vb_chist;
 
 /* An island as a system of equations for an explicit scheme (after GSL's
@@ -31,8 +31,8 @@ typedef struct vb_system {
   /* The modes' accelerations a[nm] (m/s^2) at time t (s) for the state
    * (q[nm], v[nm]), with the contacts' compressions x[nc] (m), their rates
    * rate[nc] (m/s) and forces f[nc] (N) it found on the way. */
-  void (*accel)(const void *ctx, double t, const double *q, const double *v, double *a,
-                double *x, double *rate, double *f);
+  void (*accel)(const void *ctx, double t, const double *q, const double *v, double *a, double *x,
+                double *rate, double *f);
   const void *ctx;
 } vb_system;
 
@@ -42,8 +42,7 @@ typedef struct vb_scheme_ops {
   /* The force the contact applies over the step for a trial compression
    * x1 at n+1 (two-level: from n to n+1; three-level: centred at n), N,
    * and its derivative d/dx1 in *dfdx, N/m. */
-  double (*step_force)(const vb_contact *ct, const vb_chist *h, double dt, double x1,
-                       double *dfdx);
+  double (*step_force)(const vb_contact *ct, const vb_chist *h, double dt, double x1, double *dfdx);
   /* Optional closed form for an island with this one contact:
    * x1 = e - w * step_force(x1) with compliance w > 0 (m/N); VB_OK, or
    * VB_EDISCRIM when it has no real solution (then the scheme's fallback
@@ -52,11 +51,9 @@ typedef struct vb_scheme_ops {
                       double *x1);
   /* Force to hold at n+1 once the step force fbar is known (what the next
    * step reuses and the recording shows), N. */
-  double (*held_force)(const vb_contact *ct, const vb_chist *h, double dt, double x1,
-                       double fbar);
+  double (*held_force)(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar);
   /* Energy the law's damping took over the step, J. */
-  double (*dissipation)(const vb_contact *ct, const vb_chist *h, double dt, double x1,
-                        double fbar);
+  double (*dissipation)(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar);
   /* The contact's potential in the scheme's discrete energy, J, with h
    * holding the state after the step (x at n+1, xm at n). */
   double (*potential)(const vb_contact *ct, const vb_chist *h);
@@ -67,8 +64,8 @@ typedef struct vb_scheme_ops {
   /* Explicit family: advance (q, v) of sys from t by h, with a[nm] the
    * accelerations at the start, replaced by those at the end, and f[nc]
    * receiving the contact forces that went into them; VB_OK. */
-  int (*step)(void *ws, const vb_system *sys, double t, double h, double *q, double *v,
-              double *a, double *f);
+  int (*step)(void *ws, const vb_system *sys, double t, double h, double *q, double *v, double *a,
+              double *f);
 } vb_scheme_ops;
 
 /* Check that a scheme has the operations and facts its family needs, once,
@@ -87,20 +84,20 @@ double vb_three_level_held_force(const vb_contact *ct, const vb_chist *h, double
  * Rocchesso; Avanzini): the modes give a predicted compression xt per
  * contact and the constant compliance K, so that x1 = xt - K fbar(x1). */
 typedef struct vb_kproblem {
-  int nc;                 /* contacts */
-  int three;              /* three-level family */
-  double dt;              /* s */
-  const double *K;        /* [nc][nc] step compliance, m/N */
-  const double *xt;       /* [nc] predicted compressions, m */
-  const vb_contact *cts;  /* [nc] the contacts with their active laws */
-  const vb_chist *hist;   /* [nc] their histories */
-  double *x1;             /* [nc] out: new compressions, m */
-  double *fbar;           /* [nc] out: step forces, N */
-  int *iterations;        /* [nc] out: Newton iterations */
-  int *fallback;          /* [nc] out: 1 if the scheme's fallback stepped it */
-  double *jac;            /* [nc][nc] scratch */
-  double *rhs;            /* [nc] scratch */
-  int *piv;               /* [nc] scratch */
+  int nc;                /* contacts */
+  int three;             /* three-level family */
+  double dt;             /* s */
+  const double *K;       /* [nc][nc] step compliance, m/N */
+  const double *xt;      /* [nc] predicted compressions, m */
+  const vb_contact *cts; /* [nc] the contacts with their active laws */
+  const vb_chist *hist;  /* [nc] their histories */
+  double *x1;            /* [nc] out: new compressions, m */
+  double *fbar;          /* [nc] out: step forces, N */
+  int *iterations;       /* [nc] out: Newton iterations */
+  int *fallback;         /* [nc] out: 1 if the scheme's fallback stepped it */
+  double *jac;           /* [nc][nc] scratch */
+  double *rhs;           /* [nc] scratch */
+  int *piv;              /* [nc] scratch */
 } vb_kproblem;
 
 /* Whether contact ct could exert a force in a step predicted to reach xt. */

@@ -23,8 +23,8 @@ step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double
   double rate = (x1 - h->xm) / (2.0 * dt);
   double g = vb_law_gradient(law, x1, h->xm);
   double d = vb_law_damping(law, g);
-  *dfdx = vb_law_gradient_dx1(law, x1, h->xm) * (1.0 + vb_law_damping_slope(law) * rate)
-          + d / (2.0 * dt);
+  *dfdx = vb_law_gradient_dx1(law, x1, h->xm) * (1.0 + vb_law_damping_slope(law) * rate) +
+          d / (2.0 * dt);
   return g + d * rate;
 }
 
@@ -53,19 +53,20 @@ potential(const vb_contact *ct, const vb_chist *h)
 }
 
 static const vb_scheme_ops ops = {
-  .step_force = step_force,
-  .held_force = vb_three_level_held_force,
-  .dissipation = dissipation,
-  .potential = potential,
+    .step_force = step_force,
+    .held_force = vb_three_level_held_force,
+    .dissipation = dissipation,
+    .potential = potential,
 };
 
 const vb_scheme vb_scheme_three_point = {
-  .name = "three-point",
-  .doc = "three-point, one-variable energy-conserving scheme (Chatziioannou eq 7, Ducceschi eq 23), Newton",
-  .family = VB_FAMILY_THREE_LEVEL,
-  .order = 2,
-  .min_contact_steps = 2,
-  .energy_conserving = 1,
-  .exact_duration_eq = 16,
-  .ops = &ops,
+    .name = "three-point",
+    .doc = "three-point, one-variable energy-conserving scheme (Chatziioannou eq 7, Ducceschi eq "
+           "23), Newton",
+    .family = VB_FAMILY_THREE_LEVEL,
+    .order = 2,
+    .min_contact_steps = 2,
+    .energy_conserving = 1,
+    .exact_duration_eq = 16,
+    .ops = &ops,
 };

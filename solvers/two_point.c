@@ -33,7 +33,10 @@ step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double
 static double
 held_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double fbar)
 {
-  (void)ct; (void)h; (void)dt; (void)x1;
+  (void)ct;
+  (void)h;
+  (void)dt;
+  (void)x1;
   return fbar;
 }
 
@@ -52,19 +55,19 @@ potential(const vb_contact *ct, const vb_chist *h)
 }
 
 static const vb_scheme_ops ops = {
-  .step_force = step_force,
-  .held_force = held_force,
-  .dissipation = dissipation,
-  .potential = potential,
+    .step_force = step_force,
+    .held_force = held_force,
+    .dissipation = dissipation,
+    .potential = potential,
 };
 
 const vb_scheme vb_scheme_two_point = {
-  .name = "two-point",
-  .doc = "two-point, two-variable energy-conserving scheme (Chatziioannou eq 8), Newton",
-  .family = VB_FAMILY_TWO_LEVEL,
-  .order = 2,
-  .min_contact_steps = 1,
-  .energy_conserving = 1,
-  .exact_duration_eq = 15,
-  .ops = &ops,
+    .name = "two-point",
+    .doc = "two-point, two-variable energy-conserving scheme (Chatziioannou eq 8), Newton",
+    .family = VB_FAMILY_TWO_LEVEL,
+    .order = 2,
+    .min_contact_steps = 1,
+    .energy_conserving = 1,
+    .exact_duration_eq = 15,
+    .ops = &ops,
 };

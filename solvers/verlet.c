@@ -23,8 +23,7 @@ release(void *ws)
 }
 
 static int
-step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, double *a,
-     double *f)
+step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, double *a, double *f)
 {
   int nm = sys->nm;
   double *vh = ws, *x = vh + nm, *rate = x + sys->nc;
@@ -43,15 +42,15 @@ step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, d
   return VB_OK;
 }
 
-static const vb_scheme_ops ops = { .alloc = alloc, .free = release, .step = step };
+static const vb_scheme_ops ops = {.alloc = alloc, .free = release, .step = step};
 
 const vb_scheme vb_scheme_verlet = {
-  .name = "verlet",
-  .doc = "velocity Verlet, force from the predicted half-step velocity (Papetti eq 21)",
-  .family = VB_FAMILY_EXPLICIT,
-  .order = 2,
-  .min_contact_steps = 4,
-  .energy_conserving = 0,
-  .stability_limit = 2.0, /* leapfrog */
-  .ops = &ops,
+    .name = "verlet",
+    .doc = "velocity Verlet, force from the predicted half-step velocity (Papetti eq 21)",
+    .family = VB_FAMILY_EXPLICIT,
+    .order = 2,
+    .min_contact_steps = 4,
+    .energy_conserving = 0,
+    .stability_limit = 2.0, /* leapfrog */
+    .ops = &ops,
 };

@@ -15,7 +15,7 @@
 #include "vibro.h"
 #include "cli.h"
 
-#define HELP_KEY 'h'
+#define HELP_KEY  'h'
 #define VALID_MAX 512 /* the longest "valid:" list of options */
 
 int
@@ -79,8 +79,7 @@ valid_options(const cli_command *cmd, char *buf, size_t len)
     int n;
     char name[128];
     option_name(o, name, sizeof name);
-    n = snprintf(buf + used, len - used, "%s%s%s, ", name, o->arg ? " " : "",
-                 o->arg ? o->arg : "");
+    n = snprintf(buf + used, len - used, "%s%s%s, ", name, o->arg ? " " : "", o->arg ? o->arg : "");
     if (n < 0 || (size_t)n >= len - used)
       return;
     used += (size_t)n;
@@ -132,14 +131,14 @@ make_tables(cli_args *a)
   so[k++] = ':'; /* a missing value is ':', not '?' */
   for (int i = 0; i < n; i++) {
     const cli_option *o = &a->cmd->options[i];
-    lo[i] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL, o->key };
+    lo[i] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->key};
     if (o->key < 256) {
       so[k++] = (char)o->key;
       if (o->arg)
         so[k++] = ':';
     }
   }
-  lo[n] = (struct option){ "help", no_argument, NULL, HELP_KEY };
+  lo[n] = (struct option){"help", no_argument, NULL, HELP_KEY};
   so[k++] = HELP_KEY;
   so[k] = '\0';
   a->longopts = lo;

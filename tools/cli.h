@@ -24,10 +24,10 @@ typedef struct cli_option {
 
 /* One subcommand: vibro NAME ... */
 typedef struct cli_command {
-  const char *name;        /* "run" */
-  const char *synopsis;    /* the operands and options after the name */
-  const char *summary;     /* one line for `vibro --help` */
-  const char *description; /* the paragraphs of `vibro help NAME` */
+  const char *name;          /* "run" */
+  const char *synopsis;      /* the operands and options after the name */
+  const char *summary;       /* one line for `vibro --help` */
+  const char *description;   /* the paragraphs of `vibro help NAME` */
   const cli_option *options; /* [] ended by a zero key; -h/--help is implied */
   int (*main)(const struct cli_command *cmd, int argc, char **argv); /* exit status */
 } cli_command;
@@ -35,14 +35,14 @@ typedef struct cli_command {
 /* The parsed command line of one command. */
 typedef struct cli_args {
   const cli_command *cmd;
-  int argc;         /* the command's argc (argv[0] is its name) */
+  int argc; /* the command's argc (argv[0] is its name) */
   char **argv;
-  int next;         /* index of the next argument getopt looks at */
-  char *value;      /* the value of the option last returned, or NULL */
-  char **operands;  /* [noperands] what is not an option, in order */
+  int next;        /* index of the next argument getopt looks at */
+  char *value;     /* the value of the option last returned, or NULL */
+  char **operands; /* [noperands] what is not an option, in order */
   int noperands;
-  void *longopts;   /* struct option[], made from cmd->options */
-  char *shortopts;  /* the getopt string, made from cmd->options */
+  void *longopts;  /* struct option[], made from cmd->options */
+  char *shortopts; /* the getopt string, made from cmd->options */
 } cli_args;
 
 /* Start parsing argv (argv[0] is the command's name). */

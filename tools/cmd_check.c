@@ -9,12 +9,12 @@
 #include "cli.h"
 
 static const char description[] =
-  "Validate SCENE.cfg (every scene of a study) and print, for a study, the\n"
-  "number of scenes and the head of the parameter table; then, for the\n"
-  "(first) scene and per contact, its scheme, the analytic\n"
-  "x_max, v_out and contact time for the initial approach velocity, the\n"
-  "contact time in samples, and a warning where the sample rate is too low\n"
-  "for the scheme (Papetti 3.3.2, Chatziioannou 2.1).\n";
+    "Validate SCENE.cfg (every scene of a study) and print, for a study, the\n"
+    "number of scenes and the head of the parameter table; then, for the\n"
+    "(first) scene and per contact, its scheme, the analytic\n"
+    "x_max, v_out and contact time for the initial approach velocity, the\n"
+    "contact time in samples, and a warning where the sample rate is too low\n"
+    "for the scheme (Papetti 3.3.2, Chatziioannou 2.1).\n";
 
 /* Number of contacts of a scene shorter than their scheme resolves, for
  * the approach the initial state gives. */
@@ -84,7 +84,8 @@ study_warnings(const vb_study *st)
   if (!count)
     return 0;
   printf("warning: %ld of the other %ld scenes%s have a contact shorter than its scheme "
-         "resolves (first: scene %ld)\n", count, n - 1, idx ? " checked" : "", first);
+         "resolves (first: scene %ld)\n",
+         count, n - 1, idx ? " checked" : "", first);
   return 1;
 }
 
@@ -133,11 +134,12 @@ print_contact(const vb_scene *sc, int c)
   double v_in = vb_scene_approach_rate(sc, c, &m);
   int warnings = 0;
 
-  printf("contact '%s' between '%s%s%s' and '%s%s%s', law %s, scheme %s (%s)\n", ct->name,
-         a->name, a->kind == VB_BODY_MODAL ? "." : "",
+  printf("contact '%s' between '%s%s%s' and '%s%s%s', law %s, scheme %s (%s)\n", ct->name, a->name,
+         a->kind == VB_BODY_MODAL ? "." : "",
          a->kind == VB_BODY_MODAL ? a->points[ct->pa].name : "", b->name,
-         b->kind == VB_BODY_MODAL ? "." : "", b->kind == VB_BODY_MODAL ? b->points[ct->pb].name : "",
-         vb_law_name(ct->law.kind), ct->scheme->name, ct->scheme->doc);
+         b->kind == VB_BODY_MODAL ? "." : "",
+         b->kind == VB_BODY_MODAL ? b->points[ct->pb].name : "", vb_law_name(ct->law.kind),
+         ct->scheme->name, ct->scheme->doc);
   printf("  effective mass %g kg", m);
   print_law(ct);
   if (ct->corrections)
@@ -189,8 +191,8 @@ check_study(const vb_study *study)
 
   if (vb_study_scenes(study) > 1)
     print_study(study);
-  printf("scene '%s': fs %g Hz, duration %g s (%ld steps), gravity %g m/s^2\n",
-         sc->name, sc->fs, sc->duration, vb_scene_steps(sc), sc->gravity);
+  printf("scene '%s': fs %g Hz, duration %g s (%ld steps), gravity %g m/s^2\n", sc->name, sc->fs,
+         sc->duration, vb_scene_steps(sc), sc->gravity);
   printf("recording: every %ld steps, %ld samples, %.3g bytes\n", sc->record_every,
          vb_scene_samples(sc), vb_scene_record_bytes(sc));
   print_bodies(sc);
@@ -202,14 +204,14 @@ check_study(const vb_study *study)
 }
 
 static const cli_option options[] = {
-  { 0, NULL, NULL, NULL },
+    {0, NULL, NULL, NULL},
 };
 
 /* vibro check */
 static int
 check_main(const cli_command *cmd, int argc, char **argv)
 {
-  static const char *const operands[] = { "SCENE.cfg" };
+  static const char *const operands[] = {"SCENE.cfg"};
   char err[CLI_ERRLEN];
   vb_study *study;
   cli_args a;
@@ -235,10 +237,10 @@ check_main(const cli_command *cmd, int argc, char **argv)
 }
 
 const cli_command cli_check = {
-  .name = "check",
-  .synopsis = "SCENE.cfg",
-  .summary = "validate a scene and print what to expect",
-  .description = description,
-  .options = options,
-  .main = check_main,
+    .name = "check",
+    .synopsis = "SCENE.cfg",
+    .summary = "validate a scene and print what to expect",
+    .description = description,
+    .options = options,
+    .main = check_main,
 };

@@ -9,18 +9,18 @@
 #include "cli.h"
 #include "h5read.h"
 
-#define UNITS_LEN 32    /* longest units text of an event field */
+#define UNITS_LEN 32 /* longest units text of an event field */
 
 static const char description[] =
-  "Print the impact tables (/scenes/N/contacts/NAME/events) of every scene\n"
-  "and contact, or of the chosen ones, as one aligned table with a units\n"
-  "line, a row per impact, led by the scene number and the contact name.\n"
-  "Every field in the file is shown (see README.md for their meaning).\n"
-  "--csv prints comma-separated values instead: one header line of field\n"
-  "names, then the rows, numbers with 17 significant digits.\n"
-  "On the layout vibro-2 the rows come from /study/events (every impact of\n"
-  "the study, with its swept values), read in blocks; on a running study\n"
-  "(OUT.h5 not there yet, or OUT.h5.part) from the shards finished so far.\n";
+    "Print the impact tables (/scenes/N/contacts/NAME/events) of every scene\n"
+    "and contact, or of the chosen ones, as one aligned table with a units\n"
+    "line, a row per impact, led by the scene number and the contact name.\n"
+    "Every field in the file is shown (see README.md for their meaning).\n"
+    "--csv prints comma-separated values instead: one header line of field\n"
+    "names, then the rows, numbers with 17 significant digits.\n"
+    "On the layout vibro-2 the rows come from /study/events (every impact of\n"
+    "the study, with its swept values), read in blocks; on a running study\n"
+    "(OUT.h5 not there yet, or OUT.h5.part) from the shards finished so far.\n";
 
 /* One field of an event table. */
 typedef enum { FIELD_FLOAT, FIELD_INT, FIELD_VSTRING, FIELD_FSTRING } field_kind;
@@ -29,19 +29,18 @@ typedef struct field {
   char name[NAME_LEN];
   char units[UNITS_LEN]; /* from the dataset's "units" attribute, "" if none */
   field_kind kind;
-  size_t size;           /* bytes of a fixed-length string */
-  int width;             /* column width of the text table */
-  int hidden;            /* vibro-2's scene and contact: printed as the row's label */
+  size_t size; /* bytes of a fixed-length string */
+  int width;   /* column width of the text table */
+  int hidden;  /* vibro-2's scene and contact: printed as the row's label */
 } field;
 
 /* One event table selected for printing. */
 typedef struct table {
-  long scene;            /* scene number, -1 if the group name is not one */
-  char group[NAME_LEN];  /* scene group name, e.g. "000000" */
+  long scene;           /* scene number, -1 if the group name is not one */
+  char group[NAME_LEN]; /* scene group name, e.g. "000000" */
   char contact[NAME_LEN];
   hsize_t rows;
 } table;
-
 
 /* Units of field name from an events "units" attribute of the form
  * "t_on:s t_off:s ...", into buf ("" if not listed). */
@@ -69,7 +68,7 @@ static int
 fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
 {
   char units[TEXT_MAX];
-  namelist aligned = { 0 }; /* vibro-2: a units array aligned with the fields */
+  namelist aligned = {0}; /* vibro-2: a units array aligned with the fields */
   int n = H5Tget_nmembers(ftype);
 
   if (attr_text(ds, "units", units, sizeof units) < 0)
@@ -78,7 +77,7 @@ fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
     char *name = H5Tget_member_name(ftype, (unsigned)m);
     hid_t mt = H5Tget_member_type(ftype, (unsigned)m);
     H5T_class_t cls = mt < 0 ? H5T_NO_CLASS : H5Tget_class(mt);
-    field f = { .kind = FIELD_FLOAT };
+    field f = {.kind = FIELD_FLOAT};
     size_t i;
     int known = 0;
 
@@ -100,12 +99,15 @@ fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
       *fields = more;
       snprintf(f.name, sizeof f.name, "%s", name);
       if (aligned.n == (size_t)n)
-        snprintf(f.units, sizeof f.units, "%s", strcmp(aligned.v[m], "1") == 0 ||
-                 strcmp(aligned.v[m], "-") == 0 ? "" : aligned.v[m]);
+        snprintf(f.units, sizeof f.units, "%s",
+                 strcmp(aligned.v[m], "1") == 0 || strcmp(aligned.v[m], "-") == 0 ? ""
+                                                                                  : aligned.v[m]);
       else
         field_units(units, name, f.units, sizeof f.units);
-      f.kind = cls == H5T_FLOAT ? FIELD_FLOAT : cls == H5T_INTEGER ? FIELD_INT
-             : H5Tis_variable_str(mt) > 0 ? FIELD_VSTRING : FIELD_FSTRING;
+      f.kind = cls == H5T_FLOAT             ? FIELD_FLOAT
+               : cls == H5T_INTEGER         ? FIELD_INT
+               : H5Tis_variable_str(mt) > 0 ? FIELD_VSTRING
+                                            : FIELD_FSTRING;
       f.size = f.kind == FIELD_FSTRING ? H5Tget_size(mt) + 1 : 0;
       f.width = (int)strlen(f.name);
       if (f.units[0] && (int)strlen(f.units) + 2 > f.width)
@@ -157,8 +159,9 @@ memory_type(hid_t ftype, const field *fields, size_t nfields, size_t *offset, si
 
   *row = 0;
   for (size_t i = 0; i < nfields; i++) {
-    size_t size = fields[i].kind == FIELD_FSTRING ? fields[i].size
-                : fields[i].kind == FIELD_VSTRING ? sizeof(char *) : 8;
+    size_t size = fields[i].kind == FIELD_FSTRING   ? fields[i].size
+                  : fields[i].kind == FIELD_VSTRING ? sizeof(char *)
+                                                    : 8;
     offset[i] = SIZE_MAX;
     if (H5Tget_member_index(ftype, fields[i].name) < 0)
       continue;
@@ -178,8 +181,8 @@ memory_type(hid_t ftype, const field *fields, size_t nfields, size_t *offset, si
     case FIELD_INT: r = H5Tinsert(mtype, fields[i].name, offset[i], H5T_NATIVE_LLONG); break;
     default:
       t = H5Tcopy(H5T_C_S1);
-      r = t < 0 ? -1 : H5Tset_size(t, fields[i].kind == FIELD_VSTRING ? H5T_VARIABLE
-                                                                       : fields[i].size);
+      r = t < 0 ? -1
+                : H5Tset_size(t, fields[i].kind == FIELD_VSTRING ? H5T_VARIABLE : fields[i].size);
       if (r >= 0)
         r = H5Tinsert(mtype, fields[i].name, offset[i], t);
       close_id(t);
@@ -196,9 +199,8 @@ memory_type(hid_t ftype, const field *fields, size_t nfields, size_t *offset, si
 /* Print one row of events: the label (scene) and contact, then the
  * fields at offset[] in p (SIZE_MAX: absent from this table). */
 static void
-print_row(const char *label, const char *contact, const unsigned char *p,
-          const field *fields, const size_t *offset, size_t nfields, int contact_width,
-          int csv)
+print_row(const char *label, const char *contact, const unsigned char *p, const field *fields,
+          const size_t *offset, size_t nfields, int contact_width, int csv)
 {
   if (csv) {
     csv_text(label);
@@ -244,8 +246,8 @@ print_row(const char *label, const char *contact, const unsigned char *p,
 /* Print the rows of one event table: read them whole, with the union's
  * fields that this table has, and print each in text or CSV. */
 static int
-events_print(const char *file, hid_t fid, const table *tb, const field *fields,
-             size_t nfields, int contact_width, int csv)
+events_print(const char *file, hid_t fid, const table *tb, const field *fields, size_t nfields,
+             int contact_width, int csv)
 {
   char path[PATH_LEN], label[PATH_LEN];
   hid_t ds = H5I_INVALID_HID, ftype = H5I_INVALID_HID, mtype = H5I_INVALID_HID;
@@ -300,11 +302,10 @@ done:
 /* Add the event tables of one scene group (all contacts, or the one named
  * contact) to the selection and their fields to the union. */
 static int
-events_select(const char *file, hid_t fid, const char *group, const char *contact,
-              table **tables, size_t *ntables, field **fields, size_t *nfields,
-              namelist *seen)
+events_select(const char *file, hid_t fid, const char *group, const char *contact, table **tables,
+              size_t *ntables, field **fields, size_t *nfields, namelist *seen)
 {
-  namelist contacts = { 0 };
+  namelist contacts = {0};
   char path[PATH_LEN];
   int rc = -1;
 
@@ -360,17 +361,16 @@ done:
  * an unknown scene or contact is an error. */
 static int
 select_tables(const char *file, hid_t fid, const namelist *scenes, const char *scene,
-              const char *contact, table **tables, size_t *ntables, field **fields,
-              size_t *nfields)
+              const char *contact, table **tables, size_t *ntables, field **fields, size_t *nfields)
 {
   char choices[CHOICES_MAX + 16], label[PATH_LEN];
-  namelist seen = { 0 };
+  namelist seen = {0};
   int rc = -1;
 
   if (scene) {
     long s = scene_find(file, scenes, scene);
-    if (s < 0 || events_select(file, fid, scenes->v[s], contact, tables, ntables, fields,
-                               nfields, &seen) < 0)
+    if (s < 0 || events_select(file, fid, scenes->v[s], contact, tables, ntables, fields, nfields,
+                               &seen) < 0)
       goto done;
     if (contact && names_find(&seen, contact) < 0) {
       names_join(&seen, choices, sizeof choices);
@@ -380,8 +380,8 @@ select_tables(const char *file, hid_t fid, const namelist *scenes, const char *s
     }
   } else {
     for (size_t s = 0; s < scenes->n; s++)
-      if (events_select(file, fid, scenes->v[s], contact, tables, ntables, fields, nfields,
-                        &seen) < 0)
+      if (events_select(file, fid, scenes->v[s], contact, tables, ntables, fields, nfields, &seen) <
+          0)
         goto done;
     if (contact && names_find(&seen, contact) < 0) {
       names_join(&seen, choices, sizeof choices);
@@ -429,7 +429,7 @@ print_header(const field *fields, size_t nfields, int contact_width, int csv)
 static int
 events_file(const char *file, hid_t fid, const char *scene, const char *contact, int csv)
 {
-  namelist scenes = { 0 };
+  namelist scenes = {0};
   table *tables = NULL;
   field *fields = NULL;
   size_t ntables = 0, nfields = 0;
@@ -441,8 +441,7 @@ events_file(const char *file, hid_t fid, const char *scene, const char *contact,
     cli_complain(file, "no scenes");
     goto done;
   }
-  if (select_tables(file, fid, &scenes, scene, contact, &tables, &ntables, &fields,
-                    &nfields) < 0)
+  if (select_tables(file, fid, &scenes, scene, contact, &tables, &ntables, &fields, &nfields) < 0)
     goto done;
   for (size_t i = 0; i < ntables; i++)
     if ((int)strlen(tables[i].contact) > contact_width)
@@ -472,7 +471,7 @@ events_v2_fields(const char *file, hid_t fid, const char *scene, const char *con
 {
   char choices[CHOICES_MAX + 16];
   hid_t ds = has_object(fid, "study/events") ? H5Dopen2(fid, "study/events", H5P_DEFAULT)
-                                              : H5I_INVALID_HID;
+                                             : H5I_INVALID_HID;
   hid_t ftype = ds < 0 ? H5I_INVALID_HID : H5Dget_type(ds);
   hid_t study = H5Gopen2(fid, "study", H5P_DEFAULT);
   double total = NAN;
@@ -488,8 +487,8 @@ events_v2_fields(const char *file, hid_t fid, const char *scene, const char *con
   }
   attr_strings(ds, "contacts", contacts);
   for (size_t i = 0; i < *nfields; i++)
-    (*fields)[i].hidden = strcmp((*fields)[i].name, "scene") == 0 ||
-                          strcmp((*fields)[i].name, "contact") == 0;
+    (*fields)[i].hidden =
+        strcmp((*fields)[i].name, "scene") == 0 || strcmp((*fields)[i].name, "contact") == 0;
   if (study >= 0)
     attr_number(study, "scenes", &total);
   if (scene) {
@@ -522,8 +521,7 @@ done:
  * blocks; scene and contact are at offset[sc] and offset[ct]. */
 static int
 events_v2_file(const char *file, hid_t fid, const field *fields, size_t nfields,
-               const namelist *contacts, long want_scene, long want_contact, int width,
-               int csv)
+               const namelist *contacts, long want_scene, long want_contact, int width, int csv)
 {
   size_t *offset = malloc((nfields + 1) * sizeof *offset), row = 0, sc = SIZE_MAX, ct = SIZE_MAX;
   hid_t ds = H5Dopen2(fid, "study/events", H5P_DEFAULT), mtype = H5I_INVALID_HID;
@@ -563,7 +561,8 @@ events_v2_file(const char *file, hid_t fid, const field *fields, size_t nfields,
       char label[32];
       memcpy(&scene, p + sc, sizeof scene);
       memcpy(&contact, p + ct, sizeof contact);
-      if ((want_scene >= 0 && scene != want_scene) || (want_contact >= 0 && contact != want_contact))
+      if ((want_scene >= 0 && scene != want_scene) ||
+          (want_contact >= 0 && contact != want_contact))
         continue;
       snprintf(label, sizeof label, "%lld", scene);
       print_row(label, contact >= 0 && (size_t)contact < contacts->n ? contacts->v[contact] : "?",
@@ -583,19 +582,18 @@ done:
 /* vibro-2: every impact of every file (the shards of a running study in
  * scene order), filtered by scene and contact. */
 static int
-events_v2(const char *file, const output_files *of, const char *scene, const char *contact,
-          int csv)
+events_v2(const char *file, const output_files *of, const char *scene, const char *contact, int csv)
 {
   field *fields = NULL;
   size_t nfields = 0;
-  namelist contacts = { 0 };
+  namelist contacts = {0};
   long want_scene = -1, want_contact = -1;
   int rc = -1, width = 7;
 
   if (of->n == 0)
     return 0;
-  if (events_v2_fields(file, of->fid[0], scene, contact, &fields, &nfields, &contacts,
-                       &want_scene, &want_contact) < 0)
+  if (events_v2_fields(file, of->fid[0], scene, contact, &fields, &nfields, &contacts, &want_scene,
+                       &want_contact) < 0)
     goto done;
   for (size_t i = 0; i < contacts.n; i++)
     if ((int)strlen(contacts.v[i]) > width)
@@ -619,17 +617,17 @@ done:
 enum { OPT_SCENE = 256, OPT_CONTACT, OPT_CSV };
 
 static const cli_option options[] = {
-  { OPT_SCENE, "scene", "N", "only scene N (a number, or a scene group's name)" },
-  { OPT_CONTACT, "contact", "NAME", "only the contact NAME" },
-  { OPT_CSV, "csv", NULL, "comma-separated values, 17 significant digits" },
-  { 0, NULL, NULL, NULL },
+    {OPT_SCENE, "scene", "N", "only scene N (a number, or a scene group's name)"},
+    {OPT_CONTACT, "contact", "NAME", "only the contact NAME"},
+    {OPT_CSV, "csv", NULL, "comma-separated values, 17 significant digits"},
+    {0, NULL, NULL, NULL},
 };
 
 /* vibro events */
 static int
 events_main(const cli_command *cmd, int argc, char **argv)
 {
-  static const char *const operands[] = { "OUT.h5" };
+  static const char *const operands[] = {"OUT.h5"};
   const char *scene = NULL, *contact = NULL;
   output_files of;
   cli_args a;
@@ -662,10 +660,10 @@ events_main(const cli_command *cmd, int argc, char **argv)
 }
 
 const cli_command cli_events = {
-  .name = "events",
-  .synopsis = "OUT.h5 [--scene N] [--contact NAME] [--csv]",
-  .summary = "the impact tables, as text or CSV",
-  .description = description,
-  .options = options,
-  .main = events_main,
+    .name = "events",
+    .synopsis = "OUT.h5 [--scene N] [--contact NAME] [--csv]",
+    .summary = "the impact tables, as text or CSV",
+    .description = description,
+    .options = options,
+    .main = events_main,
 };

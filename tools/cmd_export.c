@@ -14,65 +14,65 @@
 #include "h5read.h"
 #include "outfile.h"
 
-#define CHANNELS_MAX 64 /* signals exported at once */
-#define FRAMES 8192     /* frames converted at once */
+#define CHANNELS_MAX 64   /* signals exported at once */
+#define FRAMES       8192 /* frames converted at once */
 
 static const char description[] =
-  "Write recorded signals of a scene: each PATH is a 1-d dataset relative\n"
-  "to /scenes/NNNNNN, e.g. bodies/hammer/u, contacts/hit/force,\n"
-  "energy/total.  Give --signal once per signal: a CSV has a column each,\n"
-  "a sound file a channel each.  On the layout vibro-2 PATH names a stacked\n"
-  "signal of /signals (bodies/hammer/u or bodies.hammer.u), and the scene's\n"
-  "row is exported, as many samples as its row of /study/table says; a\n"
-  "running study's shards are searched for the scene.\n"
-  "--csv FILE   time and the signals, after a header naming the units\n"
-  "--wav FILE   a WAV file at the recorded rate, fs / record_every (rounded\n"
-  "--flac FILE  to whole hertz), or a FLAC file (16 or 24 bits)\n"
-  "A sound file is normalised by default: the peak over all channels is\n"
-  "full scale (an all-zero signal gives silence; NaN and inf become 0).\n"
-  "--gain G instead scales every sample by G (full scale is 1), so that\n"
-  "two scenes can be compared at the same gain; PCM samples beyond full\n"
-  "scale are clipped, with a warning.  FILE - is standard output.  The\n"
-  "file is written beside FILE under a temporary name and renamed when\n"
-  "complete: a failed export leaves FILE as it was.  FILE may not be a\n"
-  "symbolic link, a directory, a device or OUT.h5 itself.\n"
-  "--scene may be left out when the file holds a single scene.\n";
+    "Write recorded signals of a scene: each PATH is a 1-d dataset relative\n"
+    "to /scenes/NNNNNN, e.g. bodies/hammer/u, contacts/hit/force,\n"
+    "energy/total.  Give --signal once per signal: a CSV has a column each,\n"
+    "a sound file a channel each.  On the layout vibro-2 PATH names a stacked\n"
+    "signal of /signals (bodies/hammer/u or bodies.hammer.u), and the scene's\n"
+    "row is exported, as many samples as its row of /study/table says; a\n"
+    "running study's shards are searched for the scene.\n"
+    "--csv FILE   time and the signals, after a header naming the units\n"
+    "--wav FILE   a WAV file at the recorded rate, fs / record_every (rounded\n"
+    "--flac FILE  to whole hertz), or a FLAC file (16 or 24 bits)\n"
+    "A sound file is normalised by default: the peak over all channels is\n"
+    "full scale (an all-zero signal gives silence; NaN and inf become 0).\n"
+    "--gain G instead scales every sample by G (full scale is 1), so that\n"
+    "two scenes can be compared at the same gain; PCM samples beyond full\n"
+    "scale are clipped, with a warning.  FILE - is standard output.  The\n"
+    "file is written beside FILE under a temporary name and renamed when\n"
+    "complete: a failed export leaves FILE as it was.  FILE may not be a\n"
+    "symbolic link, a directory, a device or OUT.h5 itself.\n"
+    "--scene may be left out when the file holds a single scene.\n";
 
 /* A sample encoding of a sound file. */
 typedef struct encoding {
-  const char *name;  /* --encoding value */
-  const char *text;  /* for the summary line */
-  int subtype;       /* libsndfile subtype */
-  double full;       /* full-scale integer, 0 for float */
-  int shift;         /* left shift into libsndfile's 32-bit ints */
+  const char *name; /* --encoding value */
+  const char *text; /* for the summary line */
+  int subtype;      /* libsndfile subtype */
+  double full;      /* full-scale integer, 0 for float */
+  int shift;        /* left shift into libsndfile's 32-bit ints */
 } encoding;
 
 static const encoding encodings[] = {
-  { "pcm16", "16-bit", SF_FORMAT_PCM_16, 32767.0, 16 },
-  { "pcm24", "24-bit", SF_FORMAT_PCM_24, 8388607.0, 8 },
-  { "float", "32-bit float", SF_FORMAT_FLOAT, 0.0, 0 },
+    {"pcm16", "16-bit", SF_FORMAT_PCM_16, 32767.0, 16},
+    {"pcm24", "24-bit", SF_FORMAT_PCM_24, 8388607.0, 8},
+    {"float", "32-bit float", SF_FORMAT_FLOAT, 0.0, 0},
 };
 #define NENCODINGS ((int)(sizeof encodings / sizeof encodings[0]))
 
 /* What export reads. */
 typedef struct exported {
-  const char *file;                 /* the output file, for messages */
+  const char *file; /* the output file, for messages */
   int nsignals;
-  const char *paths[CHANNELS_MAX];  /* as given, without a leading / */
-  hid_t ds[CHANNELS_MAX];           /* the signal datasets */
-  char units[CHANNELS_MAX][64];     /* their units attributes, "" if none */
-  hid_t time;                       /* the scene's time dataset, or negative */
-  long n;                           /* samples of each signal */
-  double rate;                      /* recorded rate, Hz: fs / record_every */
-  int stacked;                      /* vibro-2: signals are [scene][time] ... */
-  hsize_t row;                      /* ... and the scene is this row */
+  const char *paths[CHANNELS_MAX]; /* as given, without a leading / */
+  hid_t ds[CHANNELS_MAX];          /* the signal datasets */
+  char units[CHANNELS_MAX][64];    /* their units attributes, "" if none */
+  hid_t time;                      /* the scene's time dataset, or negative */
+  long n;                          /* samples of each signal */
+  double rate;                     /* recorded rate, Hz: fs / record_every */
+  int stacked;                     /* vibro-2: signals are [scene][time] ... */
+  hsize_t row;                     /* ... and the scene is this row */
 } exported;
 
 /* Read count samples from start of a signal of the scene. */
 static int
 signal_block(const exported *sg, hid_t ds, hsize_t start, hsize_t count, double *buf)
 {
-  hsize_t first[2] = { sg->row, start }, size[2] = { 1, count };
+  hsize_t first[2] = {sg->row, start}, size[2] = {1, count};
   hid_t fspace, mspace;
   int rc = -1;
 
@@ -93,7 +93,7 @@ signal_block(const exported *sg, hid_t ds, hsize_t start, hsize_t count, double 
 typedef struct request {
   const char *scene, *csv, *wav, *flac;
   const encoding *enc;
-  double gain;   /* fixed gain, or NaN to normalise */
+  double gain; /* fixed gain, or NaN to normalise */
 } request;
 
 /* Read frames [start, start + count) of every signal, interleaved. */
@@ -201,8 +201,9 @@ static int
 export_sound(const exported *sg, outfile *o, int format, const encoding *enc, double scale,
              long *clipped)
 {
-  SF_INFO info = { .samplerate = (int)lrint(sg->rate), .channels = sg->nsignals,
-                   .format = format | enc->subtype };
+  SF_INFO info = {.samplerate = (int)lrint(sg->rate),
+                  .channels = sg->nsignals,
+                  .format = format | enc->subtype};
   size_t nf = (size_t)FRAMES * (size_t)sg->nsignals;
   double *col = malloc(FRAMES * sizeof *col), *frames = malloc(nf * sizeof *frames);
   int *ints = malloc(nf * sizeof *ints);
@@ -228,8 +229,8 @@ export_sound(const exported *sg, outfile *o, int format, const encoding *enc, do
     if (read_frames(sg, start, count, col, frames) < 0)
       goto done;
     convert(enc, scale, frames, count * sg->nsignals, ints, floats, clipped);
-    wrote = enc->full == 0.0 ? sf_writef_float(snd, floats, count)
-                             : sf_writef_int(snd, ints, count);
+    wrote =
+        enc->full == 0.0 ? sf_writef_float(snd, floats, count) : sf_writef_int(snd, ints, count);
     if (wrote != count) {
       cli_complain(o->dest, "cannot write: %s", sf_strerror(snd));
       goto done;
@@ -249,10 +250,9 @@ done:
 /* Write a sound file through a temporary file and say what was written.
  * Standard output gets a finished file, copied from an unnamed one. */
 static int
-write_sound(const exported *sg, const request *rq, const char *dest, int format,
-            int quiet)
+write_sound(const exported *sg, const request *rq, const char *dest, int format, int quiet)
 {
-  const char *inputs[] = { sg->file };
+  const char *inputs[] = {sg->file};
   double peak = 0.0, scale;
   long clipped = 0;
   outfile o;
@@ -272,7 +272,7 @@ write_sound(const exported *sg, const request *rq, const char *dest, int format,
     FILE *tmp = tmpfile();
     char buf[65536];
     size_t got;
-    outfile t = { .dest = dest, .fd = tmp ? fileno(tmp) : -1 };
+    outfile t = {.dest = dest, .fd = tmp ? fileno(tmp) : -1};
     failed = !tmp || export_sound(sg, &t, format, rq->enc, scale, &clipped) < 0;
     if (tmp && !failed && fseek(tmp, 0, SEEK_SET) == 0)
       while ((got = fread(buf, 1, sizeof buf, tmp)) > 0)
@@ -285,8 +285,10 @@ write_sound(const exported *sg, const request *rq, const char *dest, int format,
   if (outfile_close(&o, failed) < 0)
     return -1;
   if (clipped)
-    fprintf(stderr, "warning: %s: %ld samples beyond full scale clipped (peak %.6g times "
-            "gain %g)\n", dest, clipped, peak, scale);
+    fprintf(stderr,
+            "warning: %s: %ld samples beyond full scale clipped (peak %.6g times "
+            "gain %g)\n",
+            dest, clipped, peak, scale);
   if (quiet)
     return 0;
   printf("%s: %ld samples at %ld Hz, %s", dest, sg->n, lrint(sg->rate), rq->enc->text);
@@ -311,7 +313,7 @@ static int
 choose_scene(const char *file, hid_t fid, const char *scene, char *group, size_t len)
 {
   char choices[CHOICES_MAX + 16];
-  namelist scenes = { 0 };
+  namelist scenes = {0};
   long s = -1;
 
   if (children(file, fid, "scenes", &scenes) < 0)
@@ -338,7 +340,7 @@ static int
 open_signal(exported *sg, hid_t g, const char *label, int c)
 {
   char choices[CHOICES_MAX + 16];
-  namelist valid = { 0 };
+  namelist valid = {0};
   long n = signal_length(g, sg->paths[c]);
 
   if (n < 0) {
@@ -350,12 +352,14 @@ open_signal(exported *sg, hid_t g, const char *label, int c)
     if (exists)
       return cli_complain(sg->file, "'%s' in scene %s is not a 1-d signal (valid: %s)",
                           sg->paths[c], label, choices);
-    return cli_complain(sg->file, "no signal '%s' in scene %s (valid: %s)", sg->paths[c],
-                        label, choices);
+    return cli_complain(sg->file, "no signal '%s' in scene %s (valid: %s)", sg->paths[c], label,
+                        choices);
   }
   if (c > 0 && n != sg->n)
-    return cli_complain(sg->file, "'%s' has %ld samples, '%s' %ld: signals of one export "
-                        "share a time axis", sg->paths[c], n, sg->paths[0], sg->n);
+    return cli_complain(sg->file,
+                        "'%s' has %ld samples, '%s' %ld: signals of one export "
+                        "share a time axis",
+                        sg->paths[c], n, sg->paths[0], sg->n);
   sg->n = n;
   sg->ds[c] = H5Dopen2(g, sg->paths[c], H5P_DEFAULT);
   if (sg->ds[c] < 0)
@@ -391,8 +395,10 @@ open_v1(exported *sg, hid_t fid, const request *rq)
   sg->rate = fs / every;
   rc = 0;
   if (!(sg->rate > 0.0) || !isfinite(sg->rate))
-    rc = cli_complain(sg->file, "scene %s has no valid sample rate (attributes fs, "
-                      "record_every)", label);
+    rc = cli_complain(sg->file,
+                      "scene %s has no valid sample rate (attributes fs, "
+                      "record_every)",
+                      label);
 done:
   close_id(g);
   return rc;
@@ -401,8 +407,7 @@ done:
 /* vibro-2: the file and row that hold scene (or the only scene), with its
  * samples and sample interval from /study/table.  -1 after a message. */
 static int
-find_row_v2(exported *sg, const output_files *of, const char *scene, hid_t *fid,
-            double *interval)
+find_row_v2(exported *sg, const output_files *of, const char *scene, hid_t *fid, double *interval)
 {
   long want = scene ? scene_number(scene) : -1, total = 0;
 
@@ -457,7 +462,7 @@ open_v2(exported *sg, const output_files *of, const request *rq)
     hid_t ds = has_object(fid, name) ? H5Dopen2(fid, name, H5P_DEFAULT) : H5I_INVALID_HID;
     hid_t space = ds < 0 ? H5I_INVALID_HID : H5Dget_space(ds);
     if (space < 0 || H5Sget_simple_extent_ndims(space) != 2 || strcmp(name, "signals/time") == 0) {
-      namelist all = { 0 }, valid = { 0 };
+      namelist all = {0}, valid = {0};
       children(sg->file, fid, "signals", &all);
       for (size_t i = 0; i < all.n; i++) {
         hid_t d;
@@ -485,8 +490,10 @@ open_v2(exported *sg, const output_files *of, const request *rq)
     sg->time = H5Dopen2(fid, "signals/time", H5P_DEFAULT);
   sg->rate = 1.0 / interval;
   if (!(sg->n >= 0) || !(sg->rate > 0.0) || !isfinite(sg->rate))
-    return cli_complain(sg->file, "scene %s has no valid samples or sample_interval in "
-                        "/study/table", rq->scene ? rq->scene : "0");
+    return cli_complain(sg->file,
+                        "scene %s has no valid samples or sample_interval in "
+                        "/study/table",
+                        rq->scene ? rq->scene : "0");
   return 0;
 }
 
@@ -497,7 +504,7 @@ write_all(exported *sg, const request *rq)
   int quiet = rq->csv && strcmp(rq->csv, "-") == 0;
 
   if (rq->csv) {
-    const char *inputs[] = { sg->file };
+    const char *inputs[] = {sg->file};
     outfile o;
     FILE *out;
     if (outfile_open(&o, rq->csv, inputs, 1) < 0)
@@ -506,28 +513,36 @@ write_all(exported *sg, const request *rq)
     if (outfile_close(&o, !out || export_csv(sg, out) < 0) < 0)
       return -1;
   }
-  if (rq->wav && write_sound(sg, rq, rq->wav, SF_FORMAT_WAV,
-                             quiet || strcmp(rq->wav, "-") == 0) < 0)
+  if (rq->wav &&
+      write_sound(sg, rq, rq->wav, SF_FORMAT_WAV, quiet || strcmp(rq->wav, "-") == 0) < 0)
     return -1;
-  if (rq->flac && write_sound(sg, rq, rq->flac, SF_FORMAT_FLAC,
-                              quiet || strcmp(rq->flac, "-") == 0) < 0)
+  if (rq->flac &&
+      write_sound(sg, rq, rq->flac, SF_FORMAT_FLAC, quiet || strcmp(rq->flac, "-") == 0) < 0)
     return -1;
   return 0;
 }
 
-enum { OPT_SCENE = 256, OPT_SIGNAL, OPT_CSV, OPT_WAV, OPT_FLAC, OPT_ENCODING, OPT_GAIN,
-       OPT_NORMALIZE };
+enum {
+  OPT_SCENE = 256,
+  OPT_SIGNAL,
+  OPT_CSV,
+  OPT_WAV,
+  OPT_FLAC,
+  OPT_ENCODING,
+  OPT_GAIN,
+  OPT_NORMALIZE
+};
 
 static const cli_option options[] = {
-  { OPT_SCENE, "scene", "N", "the scene (a number, or a scene group's name)" },
-  { OPT_SIGNAL, "signal", "PATH", "a signal of the scene (repeat for more columns/channels)" },
-  { OPT_CSV, "csv", "FILE", "write CSV: time and the signals" },
-  { OPT_WAV, "wav", "FILE", "write a WAV file" },
-  { OPT_FLAC, "flac", "FILE", "write a FLAC file" },
-  { OPT_ENCODING, "encoding", "E", "sound samples: pcm16 (default), pcm24, float" },
-  { OPT_GAIN, "gain", "G", "scale samples by G (full scale is 1)" },
-  { OPT_NORMALIZE, "normalize", NULL, "peak of all channels to full scale (default)" },
-  { 0, NULL, NULL, NULL },
+    {OPT_SCENE, "scene", "N", "the scene (a number, or a scene group's name)"},
+    {OPT_SIGNAL, "signal", "PATH", "a signal of the scene (repeat for more columns/channels)"},
+    {OPT_CSV, "csv", "FILE", "write CSV: time and the signals"},
+    {OPT_WAV, "wav", "FILE", "write a WAV file"},
+    {OPT_FLAC, "flac", "FILE", "write a FLAC file"},
+    {OPT_ENCODING, "encoding", "E", "sound samples: pcm16 (default), pcm24, float"},
+    {OPT_GAIN, "gain", "G", "scale samples by G (full scale is 1)"},
+    {OPT_NORMALIZE, "normalize", NULL, "peak of all channels to full scale (default)"},
+    {0, NULL, NULL, NULL},
 };
 
 /* Apply one option to the request; 0, or 1 after a message. */
@@ -572,11 +587,11 @@ check_request(const cli_command *cmd, const request *rq, const exported *sg, int
     return cli_fail(cmd, "missing --signal PATH (see vibro help export)");
   if (!rq->csv && !rq->wav && !rq->flac)
     return cli_fail(cmd, "missing --csv FILE, --wav FILE or --flac FILE (see vibro help "
-                    "export)");
+                         "export)");
   if (normalize && !isnan(rq->gain))
     return cli_fail(cmd, "--gain and --normalize exclude each other");
-  to_stdout = (rq->csv && strcmp(rq->csv, "-") == 0) + (rq->wav && strcmp(rq->wav, "-") == 0)
-              + (rq->flac && strcmp(rq->flac, "-") == 0);
+  to_stdout = (rq->csv && strcmp(rq->csv, "-") == 0) + (rq->wav && strcmp(rq->wav, "-") == 0) +
+              (rq->flac && strcmp(rq->flac, "-") == 0);
   if (to_stdout > 1)
     return cli_fail(cmd, "only one of --csv, --wav and --flac can write to standard output");
   return 0;
@@ -586,10 +601,10 @@ check_request(const cli_command *cmd, const request *rq, const exported *sg, int
 static int
 export_main(const cli_command *cmd, int argc, char **argv)
 {
-  static const char *const operands[] = { "OUT.h5" };
-  request rq = { .enc = &encodings[0], .gain = NAN };
-  exported sg = { .time = H5I_INVALID_HID };
-  output_files of = { .n = 0 };
+  static const char *const operands[] = {"OUT.h5"};
+  request rq = {.enc = &encodings[0], .gain = NAN};
+  exported sg = {.time = H5I_INVALID_HID};
+  output_files of = {.n = 0};
   cli_args a;
   int key, rc = 1, normalize = 0;
 
@@ -603,8 +618,7 @@ export_main(const cli_command *cmd, int argc, char **argv)
       break;
     }
   }
-  if (key != 0 || cli_operands(&a, 1, operands) < 0 ||
-      check_request(cmd, &rq, &sg, normalize)) {
+  if (key != 0 || cli_operands(&a, 1, operands) < 0 || check_request(cmd, &rq, &sg, normalize)) {
     cli_end(&a);
     return key == 'h' ? 0 : 1;
   }
@@ -622,12 +636,12 @@ export_main(const cli_command *cmd, int argc, char **argv)
 }
 
 const cli_command cli_export = {
-  .name = "export",
-  .synopsis = "OUT.h5 [--scene N] --signal PATH [--signal PATH ...] "
-              "(--csv FILE | --wav FILE | --flac FILE) [--encoding pcm16|pcm24|float] "
-              "[--gain G | --normalize]",
-  .summary = "recorded signals as CSV, or as the channels of a WAV or FLAC file",
-  .description = description,
-  .options = options,
-  .main = export_main,
+    .name = "export",
+    .synopsis = "OUT.h5 [--scene N] --signal PATH [--signal PATH ...] "
+                "(--csv FILE | --wav FILE | --flac FILE) [--encoding pcm16|pcm24|float] "
+                "[--gain G | --normalize]",
+    .summary = "recorded signals as CSV, or as the channels of a WAV or FLAC file",
+    .description = description,
+    .options = options,
+    .main = export_main,
 };

@@ -10,24 +10,24 @@
 #include "h5read.h"
 #include "info2.h"
 
-#define DETAIL_ALL 10   /* info details every scene up to this many */
-#define DETAIL_HEAD 3   /* ... and the first few beyond that */
-#define FAILED_MAX 10   /* failed scenes info lists by name */
+#define DETAIL_ALL  10 /* info details every scene up to this many */
+#define DETAIL_HEAD 3  /* ... and the first few beyond that */
+#define FAILED_MAX  10 /* failed scenes info lists by name */
 
 static const char description[] =
-  "Print a vibro output at a glance: its format and source, how many scenes\n"
-  "are done and which failed (with their status), and per scene its status,\n"
-  "sample rate, bodies, contacts (law, scheme, impacts, Newton failures,\n"
-  "fall-backs) and energy-balance error, absolute and relative to the\n"
-  "scene's initial energy.  With more than 10 scenes only the first 3 are\n"
-  "shown in detail, then totals (--all shows every scene).  A study's\n"
-  "/study/table is summarised: rows, swept parameters (columns named by a\n"
-  "parameter path, such as contacts.hit.k) with their ranges, other columns;\n"
-  "scenes that /study/done does not mark complete are counted.\n"
-  "On the layout vibro-2 (doc/format.md) everything comes from /study/table\n"
-  "and /model in one pass.  A study still running can be watched: give its\n"
-  "OUT.h5 (not there yet) or OUT.h5.part, and the shards finished so far\n"
-  "are read.\n";
+    "Print a vibro output at a glance: its format and source, how many scenes\n"
+    "are done and which failed (with their status), and per scene its status,\n"
+    "sample rate, bodies, contacts (law, scheme, impacts, Newton failures,\n"
+    "fall-backs) and energy-balance error, absolute and relative to the\n"
+    "scene's initial energy.  With more than 10 scenes only the first 3 are\n"
+    "shown in detail, then totals (--all shows every scene).  A study's\n"
+    "/study/table is summarised: rows, swept parameters (columns named by a\n"
+    "parameter path, such as contacts.hit.k) with their ranges, other columns;\n"
+    "scenes that /study/done does not mark complete are counted.\n"
+    "On the layout vibro-2 (doc/format.md) everything comes from /study/table\n"
+    "and /model in one pass.  A study still running can be watched: give its\n"
+    "OUT.h5 (not there yet) or OUT.h5.part, and the shards finished so far\n"
+    "are read.\n";
 
 /* Running totals of info over all scenes. */
 typedef struct tally {
@@ -38,11 +38,10 @@ typedef struct tally {
   long *most;        /* [contacts.n] most impacts in a scene */
   double worst_abs;  /* largest |energy balance error|, J */
   char worst_abs_scene[PATH_LEN];
-  double worst_rel;  /* largest |error| / |initial energy| */
+  double worst_rel; /* largest |error| / |initial energy| */
   double worst_rel_abs;
   char worst_rel_scene[PATH_LEN];
 } tally;
-
 
 /* Add a scene's impacts of contact name to the totals. */
 static int
@@ -102,7 +101,7 @@ static int
 print_bodies(const char *file, hid_t g)
 {
   char path[PATH_LEN], text[TEXT_MAX];
-  namelist bodies = { 0 };
+  namelist bodies = {0};
 
   if (children(file, g, "bodies", &bodies) < 0)
     return -1;
@@ -131,7 +130,7 @@ static int
 scene_contacts(const char *file, hid_t g, int detail, tally *t)
 {
   char path[PATH_LEN], law[TEXT_MAX], scheme[TEXT_MAX];
-  namelist contacts = { 0 };
+  namelist contacts = {0};
   int rc = -1;
 
   if (children(file, g, "contacts", &contacts) < 0)
@@ -207,8 +206,7 @@ scene_balance(hid_t g, double balance, const char *who, int detail, tally *t)
 /* Read one scene for info: add it to the totals and, when detail is set,
  * print it.  Returns 0, or -1 after a message. */
 static int
-info_scene(const char *file, hid_t scenes_group, const char *group, int detail,
-           tally *t)
+info_scene(const char *file, hid_t scenes_group, const char *group, int detail, tally *t)
 {
   char name[TEXT_MAX], status[TEXT_MAX], label[PATH_LEN], who[TEXT_MAX];
   double fs, duration, every, balance;
@@ -277,7 +275,7 @@ static int
 info_study(const char *file, hid_t fid)
 {
   hid_t ds = H5I_INVALID_HID, ftype = H5I_INVALID_HID, study = H5I_INVALID_HID;
-  namelist swept = { 0 }, other = { 0 };
+  namelist swept = {0}, other = {0};
   double *col = NULL;
   char list[CHOICES_MAX + 16], mode[TEXT_MAX];
   long rows;
@@ -393,8 +391,7 @@ print_header(const char *file, hid_t fid, const char *format)
 
 /* Count the scenes whose status is done; list the others in failed. */
 static int
-scan_status(const char *file, hid_t sg, const namelist *scenes, long *done,
-            namelist *failed)
+scan_status(const char *file, hid_t sg, const namelist *scenes, long *done, namelist *failed)
 {
   char status[TEXT_MAX], name[TEXT_MAX], label[PATH_LEN], text[TEXT_MAX];
 
@@ -436,7 +433,8 @@ print_totals(const tally *t, const namelist *failed, size_t nscenes, long detail
     printf("failed: ... and %zu more\n", failed->n - FAILED_MAX);
   if (t->worst_rel >= 0.0)
     printf("worst energy balance error: %.3g J = %.3g of the initial energy plus the work "
-           "done, scene %s\n", t->worst_rel_abs, t->worst_rel, t->worst_rel_scene);
+           "done, scene %s\n",
+           t->worst_rel_abs, t->worst_rel, t->worst_rel_scene);
   if (t->worst_abs >= 0.0 &&
       (t->worst_rel < 0.0 || strcmp(t->worst_abs_scene, t->worst_rel_scene) != 0))
     printf("largest absolute energy balance error: %.3g J, scene %s\n", t->worst_abs,
@@ -447,8 +445,8 @@ print_totals(const tally *t, const namelist *failed, size_t nscenes, long detail
 static int
 info_file(const char *file, hid_t fid, const char *format, int all)
 {
-  namelist scenes = { 0 }, failed = { 0 };
-  tally t = { 0 };
+  namelist scenes = {0}, failed = {0};
+  tally t = {0};
   hid_t sg = H5I_INVALID_HID;
   long done = 0, detailed = 0, rows, missing;
   int rc = -1;
@@ -492,15 +490,15 @@ done:
 enum { OPT_ALL = 256 };
 
 static const cli_option options[] = {
-  { OPT_ALL, "all", NULL, "detail every scene, however many" },
-  { 0, NULL, NULL, NULL },
+    {OPT_ALL, "all", NULL, "detail every scene, however many"},
+    {0, NULL, NULL, NULL},
 };
 
 /* vibro info */
 static int
 info_main(const cli_command *cmd, int argc, char **argv)
 {
-  static const char *const operands[] = { "OUT.h5" };
+  static const char *const operands[] = {"OUT.h5"};
   output_files of;
   cli_args a;
   int all = 0, key, rc;
@@ -527,10 +525,10 @@ info_main(const cli_command *cmd, int argc, char **argv)
 }
 
 const cli_command cli_info = {
-  .name = "info",
-  .synopsis = "OUT.h5 [--all]",
-  .summary = "an output file at a glance: scenes, status, impacts",
-  .description = description,
-  .options = options,
-  .main = info_main,
+    .name = "info",
+    .synopsis = "OUT.h5 [--all]",
+    .summary = "an output file at a glance: scenes, status, impacts",
+    .description = description,
+    .options = options,
+    .main = info_main,
 };

@@ -21,25 +21,25 @@
 #define INPUTS_MAX 64 /* files a scene reads that -o is compared with */
 
 static const char description[] =
-  "Simulate SCENE.cfg (a scene, or a study: a scene with a sweep block)\n"
-  "and write OUT.h5 (layout vibro-2, see doc/format.md).  Scenes run in\n"
-  "parallel; the results do not depend on the number of threads or ranks.\n"
-  "Finished scenes are written as checksummed shards in OUT.h5.part/,\n"
-  "merged into OUT.h5 once complete (--resume keeps the intact shards).\n"
-  "OUT.h5 may not be the scene file or a file it reads (by inode), a\n"
-  "directory or a symbolic link: such an output is refused at once.\n"
-  "--resume refuses a .part written from a different input.\n"
-  "Under mpirun (built with --with-mpi) scenes are spread over the ranks.\n"
-  "Exit status: 0 every scene done; 1 bad input or I/O error; 2 some scene\n"
-  "did not finish cleanly (the table's status says why).\n";
+    "Simulate SCENE.cfg (a scene, or a study: a scene with a sweep block)\n"
+    "and write OUT.h5 (layout vibro-2, see doc/format.md).  Scenes run in\n"
+    "parallel; the results do not depend on the number of threads or ranks.\n"
+    "Finished scenes are written as checksummed shards in OUT.h5.part/,\n"
+    "merged into OUT.h5 once complete (--resume keeps the intact shards).\n"
+    "OUT.h5 may not be the scene file or a file it reads (by inode), a\n"
+    "directory or a symbolic link: such an output is refused at once.\n"
+    "--resume refuses a .part written from a different input.\n"
+    "Under mpirun (built with --with-mpi) scenes are spread over the ranks.\n"
+    "Exit status: 0 every scene done; 1 bad input or I/O error; 2 some scene\n"
+    "did not finish cleanly (the table's status says why).\n";
 
 /* What vibro run was asked for. */
 typedef struct run_request {
-  const char *scene;  /* the scene file */
-  const char *out;    /* the output file */
-  int threads;        /* scenes at a time, 0 for the default */
-  int resume;         /* continue OUT.h5.part */
-  int quiet;          /* no summary, no progress */
+  const char *scene; /* the scene file */
+  const char *out;   /* the output file */
+  int threads;       /* scenes at a time, 0 for the default */
+  int resume;        /* continue OUT.h5.part */
+  int quiet;         /* no summary, no progress */
 } run_request;
 
 /* Refuse a recording that cannot fit on the output's file system. */
@@ -56,7 +56,8 @@ check_disk(const char *out, double need, char *err, size_t errlen)
     return 1; /* the writer reports a missing directory */
   double avail = (double)fs.f_bavail * (double)fs.f_frsize;
   if (need > avail) {
-    snprintf(err, errlen, "%s: the recording needs up to %.3g bytes, only %.3g "
+    snprintf(err, errlen,
+             "%s: the recording needs up to %.3g bytes, only %.3g "
              "free on its file system; raise record.every or shorten the duration",
              out, need, avail);
     return 0;
@@ -117,8 +118,8 @@ show_progress(const vb_study_progress *p, void *ctx)
  * shards into OUT.part/ (resumable rank by rank), then rank 0 merges them
  * into OUT.  The reports are summed. */
 static int
-run_ranks(const vb_study *study, const char *out, const vb_study_options *opt,
-          vb_study_report *rep, char *err, size_t errlen)
+run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, vb_study_report *rep,
+          char *err, size_t errlen)
 {
   int rank = opt->rank, rc;
   memset(rep, 0, sizeof *rep);
@@ -131,16 +132,16 @@ run_ranks(const vb_study *study, const char *out, const vb_study_options *opt,
       err[0] = '\0';
     return any_bad == 1 ? VB_EINTR : VB_EIO;
   }
-  long in[4] = { rep->scenes, rep->kept, rep->ran, rep->failed }, sum[4];
+  long in[4] = {rep->scenes, rep->kept, rep->ran, rep->failed}, sum[4];
   MPI_Allreduce(in, sum, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  double t[2] = { rep->seconds, rep->write_seconds }, tmax[2];
+  double t[2] = {rep->seconds, rep->write_seconds}, tmax[2];
   MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  struct { long index; int rank; } first = { rep->first_failed >= 0 ? rep->first_failed
-                                                                    : vb_study_scenes(study),
-                                             rank }, lowest;
+  struct {
+    long index;
+    int rank;
+  } first = {rep->first_failed >= 0 ? rep->first_failed : vb_study_scenes(study), rank}, lowest;
   MPI_Allreduce(&first, &lowest, 1, MPI_LONG_INT, MPI_MINLOC, MPI_COMM_WORLD);
-  MPI_Bcast(rep->first_status, sizeof rep->first_status, MPI_CHAR, lowest.rank,
-            MPI_COMM_WORLD);
+  MPI_Bcast(rep->first_status, sizeof rep->first_status, MPI_CHAR, lowest.rank, MPI_COMM_WORLD);
   rep->scenes = sum[0];
   rep->kept = sum[1];
   rep->ran = sum[2];
@@ -169,7 +170,7 @@ run_ranks(const vb_study *study, const char *out, const vb_study_options *opt,
 static int
 scene_inputs(const char *scene, const char *text, char **paths, int n)
 {
-  static const char *const keys[] = { "modes_file", "file", "@include" };
+  static const char *const keys[] = {"modes_file", "file", "@include"};
   char *copy = strdup(scene);
   const char *dir = copy ? dirname(copy) : ".";
 
@@ -238,7 +239,8 @@ saturation_warnings(const vb_scene *first)
       continue;
     vb_contact_exact_duration(first, c, &w, &limit, &used);
     if (used != w)
-      fprintf(stderr, "warning: contact '%s' saturated: the sample rate resolves contacts "
+      fprintf(stderr,
+              "warning: contact '%s' saturated: the sample rate resolves contacts "
               "down to %.6g s, not the %.6g s this one lasts; it will last %.6g s\n",
               first->contacts[c].name, M_PI / limit, M_PI / w, M_PI / used);
   }
@@ -252,17 +254,19 @@ report(const run_request *rq, const vb_study *study, const vb_study_report *rep,
     return rep->failed > 0 ? 2 : 0;
   if (!rq->quiet)
     printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish, %.3g s, %.3g s "
-           "writing -> %s\n", rq->scene, vb_study_scenes(study),
-           vb_study_scenes(study) == 1 ? "" : "s", rep->ran, rep->kept, rep->failed,
-           rep->seconds, rep->write_seconds, rq->out);
+           "writing -> %s\n",
+           rq->scene, vb_study_scenes(study), vb_study_scenes(study) == 1 ? "" : "s", rep->ran,
+           rep->kept, rep->failed, rep->seconds, rep->write_seconds, rq->out);
   if (rep->failed <= 0)
     return 0;
   if (vb_study_scenes(study) == 1)
-    fprintf(stderr, "%s: scene '%s' did not finish: %s\n", rq->scene,
-            vb_study_first(study)->name, rep->first_status);
+    fprintf(stderr, "%s: scene '%s' did not finish: %s\n", rq->scene, vb_study_first(study)->name,
+            rep->first_status);
   else
-    fprintf(stderr, "%s: %ld of %ld scenes did not finish%s%s (status_code in "
-            "/study/table)\n", rq->scene, rep->failed, vb_study_scenes(study),
+    fprintf(stderr,
+            "%s: %ld of %ld scenes did not finish%s%s (status_code in "
+            "/study/table)\n",
+            rq->scene, rep->failed, vb_study_scenes(study),
             rep->first_failed >= 0 ? "; first: " : "",
             rep->first_failed >= 0 ? rep->first_status : "");
   return 2;
@@ -306,8 +310,8 @@ run_study(const run_request *rq, int rank, int nranks)
   else if (threads > vb_study_scenes(study))
     threads = (int)vb_study_scenes(study);
   int tty = isatty(2);
-  vb_study_options opt = { threads, rq->resume, 0, rank, nranks, NULL, &tty,
-                           tty ? 0.25 : 10.0, &stop_flag };
+  vb_study_options opt = {threads, rq->resume,        0,         rank, nranks, NULL,
+                          &tty,    tty ? 0.25 : 10.0, &stop_flag};
   if (!rq->quiet && rank == 0)
     opt.on_progress = show_progress;
   catch_signals();
@@ -331,18 +335,18 @@ run_study(const run_request *rq, int rank, int nranks)
 enum { OPT_RESUME = 256 };
 
 static const cli_option options[] = {
-  { 'o', "output", "OUT.h5", "the output file (required)" },
-  { 'j', "jobs", "N", "run N scenes at a time (default: OMP_NUM_THREADS or all cores)" },
-  { OPT_RESUME, "resume", NULL, "continue from OUT.h5.part, keeping its complete scenes" },
-  { 'q', "quiet", NULL, "no summary, no progress line (shown only on a terminal)" },
-  { 0, NULL, NULL, NULL },
+    {'o', "output", "OUT.h5", "the output file (required)"},
+    {'j', "jobs", "N", "run N scenes at a time (default: OMP_NUM_THREADS or all cores)"},
+    {OPT_RESUME, "resume", NULL, "continue from OUT.h5.part, keeping its complete scenes"},
+    {'q', "quiet", NULL, "no summary, no progress line (shown only on a terminal)"},
+    {0, NULL, NULL, NULL},
 };
 
 /* Read the command line into rq; 0, 'h' after help, or 1 after a message. */
 static int
 parse(const cli_command *cmd, int argc, char **argv, run_request *rq)
 {
-  static const char *const operands[] = { "SCENE.cfg" };
+  static const char *const operands[] = {"SCENE.cfg"};
   cli_args a;
   long jobs;
   int key, rc = 0;
@@ -377,7 +381,7 @@ parse(const cli_command *cmd, int argc, char **argv, run_request *rq)
 static int
 run_main(const cli_command *cmd, int argc, char **argv)
 {
-  run_request rq = { 0 };
+  run_request rq = {0};
   int rank = 0, nranks = 1, status;
 
   status = parse(cmd, argc, argv, &rq);
@@ -397,10 +401,10 @@ run_main(const cli_command *cmd, int argc, char **argv)
 }
 
 const cli_command cli_run = {
-  .name = "run",
-  .synopsis = "SCENE.cfg -o OUT.h5 [-j N] [--resume] [-q]",
-  .summary = "simulate a scene or a study and write the HDF5 output",
-  .description = description,
-  .options = options,
-  .main = run_main,
+    .name = "run",
+    .synopsis = "SCENE.cfg -o OUT.h5 [-j N] [--resume] [-q]",
+    .summary = "simulate a scene or a study and write the HDF5 output",
+    .description = description,
+    .options = options,
+    .main = run_main,
 };

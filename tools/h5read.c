@@ -18,7 +18,7 @@
 #include "cli.h"
 #include "h5read.h"
 
-#define WALK_DEPTH 8    /* deepest nesting searched for signals */
+#define WALK_DEPTH    8 /* deepest nesting searched for signals */
 #define FORMAT_PREFIX "vibro-"
 
 /* snprintf into buf, cutting what does not fit (names and statuses are
@@ -195,8 +195,7 @@ attr_text(hid_t obj, const char *name, char *buf, size_t len)
   if (mtype < 0)
     goto done;
   if (H5Tis_variable_str(ftype) > 0) {
-    if (H5Tset_size(mtype, H5T_VARIABLE) < 0 ||
-        H5Tset_cset(mtype, H5Tget_cset(ftype)) < 0 ||
+    if (H5Tset_size(mtype, H5T_VARIABLE) < 0 || H5Tset_cset(mtype, H5Tget_cset(ftype)) < 0 ||
         H5Aread(attr, mtype, &text) < 0)
       goto done;
     snprintf(buf, len, "%s", text ? text : "");
@@ -241,8 +240,7 @@ attr_number(hid_t obj, const char *name, double *out)
   space = H5Aget_space(attr);
   cls = ftype < 0 ? H5T_NO_CLASS : H5Tget_class(ftype);
   if ((cls == H5T_FLOAT || cls == H5T_INTEGER) && space >= 0 &&
-      H5Sget_simple_extent_npoints(space) == 1 &&
-      H5Aread(attr, H5T_NATIVE_DOUBLE, out) >= 0)
+      H5Sget_simple_extent_npoints(space) == 1 && H5Aread(attr, H5T_NATIVE_DOUBLE, out) >= 0)
     rc = 0;
   close_id(space);
   close_id(ftype);
@@ -276,7 +274,7 @@ output_open(const char *path, char *format, size_t len)
    * scenes (layout vibro-1) then takes bounded memory */
   fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl >= 0) {
-    H5AC_cache_config_t mdc = { .version = H5AC__CURR_CACHE_CONFIG_VERSION };
+    H5AC_cache_config_t mdc = {.version = H5AC__CURR_CACHE_CONFIG_VERSION};
     if (H5Pget_mdc_config(fapl, &mdc) >= 0) {
       mdc.set_initial_size = 1;
       mdc.initial_size = 1 << 20;
@@ -361,8 +359,7 @@ scene_find(const char *file, const namelist *scenes, const char *arg)
   long want = scene_number(arg);
 
   for (size_t i = 0; i < scenes->n; i++)
-    if ((want >= 0 && scene_number(scenes->v[i]) == want) ||
-        strcmp(scenes->v[i], arg) == 0)
+    if ((want >= 0 && scene_number(scenes->v[i]) == want) || strcmp(scenes->v[i], arg) == 0)
       return (long)i;
   scene_choices(scenes, choices, sizeof choices);
   cli_complain(file, "no scene %s (valid: %s)", arg, choices);
@@ -391,8 +388,7 @@ signal_length(hid_t loc, const char *path)
   space = H5Dget_space(ds);
   cls = type < 0 ? H5T_NO_CLASS : H5Tget_class(type);
   if ((cls == H5T_FLOAT || cls == H5T_INTEGER) && space >= 0 &&
-      H5Sget_simple_extent_ndims(space) == 1 &&
-      H5Sget_simple_extent_dims(space, dims, NULL) == 1)
+      H5Sget_simple_extent_ndims(space) == 1 && H5Sget_simple_extent_dims(space, dims, NULL) == 1)
     n = (long)dims[0];
   close_id(space);
   close_id(type);
@@ -480,10 +476,9 @@ last_value(hid_t loc, const char *path)
 /* Collect into out the paths (relative to the scene group) of every 1-d
  * numeric dataset below group `prefix` of the scene, except time. */
 int
-collect_signals(const char *file, hid_t scene, const char *prefix, int depth,
-                namelist *out)
+collect_signals(const char *file, hid_t scene, const char *prefix, int depth, namelist *out)
 {
-  namelist kids = { 0 };
+  namelist kids = {0};
   char path[PATH_LEN];
   int rc = 0;
 
@@ -511,7 +506,6 @@ collect_signals(const char *file, hid_t scene, const char *prefix, int depth,
   names_free(&kids);
   return rc;
 }
-
 
 int
 format_version(const char *format)

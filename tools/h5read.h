@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <hdf5.h>
 
-#define TEXT_MAX 1024   /* longest attribute text kept */
-#define PATH_LEN 512    /* longest object path built */
-#define NAME_LEN 256    /* longest field or link name kept */
-#define CHOICES_MAX 240 /* a list of valid choices longer than this is cut */
-#define BLOCK 65536     /* samples read at once */
+#define TEXT_MAX    1024  /* longest attribute text kept */
+#define PATH_LEN    512   /* longest object path built */
+#define NAME_LEN    256   /* longest field or link name kept */
+#define CHOICES_MAX 240   /* a list of valid choices longer than this is cut */
+#define BLOCK       65536 /* samples read at once */
 
 /* A growable list of names, each its own allocation. */
 typedef struct namelist {
@@ -34,8 +34,7 @@ void names_free(namelist *l);
 void names_join(const namelist *l, char *buf, size_t len);
 
 /* snprintf into buf, cutting what does not fit. */
-__attribute__((format(printf, 3, 4))) void text_format(char *buf, size_t len,
-                                                       const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) void text_format(char *buf, size_t len, const char *fmt, ...);
 
 /* Close an HDF5 identifier of any kind; negative ids are ignored. */
 void close_id(hid_t id);
@@ -98,8 +97,7 @@ double first_value(hid_t loc, const char *path);
 double last_value(hid_t loc, const char *path);
 /* Add to out the paths (relative to the scene group) of every 1-d numeric
  * dataset below group prefix ("" for the scene) except time. */
-int collect_signals(const char *file, hid_t scene, const char *prefix, int depth,
-                    namelist *out);
+int collect_signals(const char *file, hid_t scene, const char *prefix, int depth, namelist *out);
 
 /* Read a string-array attribute (or a scalar string) into out; 0, or -1
  * if absent or not strings. */

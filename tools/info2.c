@@ -12,19 +12,19 @@
 #include "info2.h"
 
 #define ROWS_AT_ONCE 4096
-#define FAILED_MAX 10
+#define FAILED_MAX   10
 
 /* What one pass over the table gathers. */
 typedef struct summary {
   long rows, done, failed;
-  namelist failures;   /* the first FAILED_MAX failed scenes, as text */
-  namelist contacts;   /* contact names, from the impacts:C columns */
+  namelist failures;            /* the first FAILED_MAX failed scenes, as text */
+  namelist contacts;            /* contact names, from the impacts:C columns */
   long *impacts, *least, *most; /* [contacts.n] totals, fewest and most a scene */
-  double worst;        /* largest |energy balance error|, J */
+  double worst;                 /* largest |energy balance error|, J */
   long worst_scene;
-  namelist swept;      /* swept parameter columns */
-  double *values;      /* [swept.n][rows] their values */
-  long events;         /* rows of /study/events */
+  namelist swept; /* swept parameter columns */
+  double *values; /* [swept.n][rows] their values */
+  long events;    /* rows of /study/events */
 } summary;
 
 /* The columns of a table that name contacts: impacts:C. */
@@ -32,8 +32,8 @@ static int
 find_contacts(const rows_reader *r, summary *s)
 {
   for (size_t m = 0; m < r->names.n; m++)
-    if (strncmp(r->names.v[m], "impacts:", 8) == 0 && names_find(&s->contacts,
-                                                              r->names.v[m] + 8) < 0 &&
+    if (strncmp(r->names.v[m], "impacts:", 8) == 0 &&
+        names_find(&s->contacts, r->names.v[m] + 8) < 0 &&
         names_push(&s->contacts, r->names.v[m] + 8) < 0)
       return -1;
   s->impacts = calloc(s->contacts.n + 1, sizeof *s->impacts);
@@ -125,8 +125,8 @@ add_row(const rows_reader *r, const unsigned char *row, summary *s)
 /* One pass over the table of every file: the summary, and the detail of
  * the scenes chosen (the first `detail` rows). */
 static int
-scan_tables(const char *file, const output_files *of, long total, long detail,
-            const char *name, summary *s)
+scan_tables(const char *file, const output_files *of, long total, long detail, const char *name,
+            summary *s)
 {
   unsigned char *buf = NULL;
   int rc = -1;
@@ -162,12 +162,12 @@ scan_tables(const char *file, const output_files *of, long total, long detail,
         }
         for (size_t p = 0; p < s->swept.n; p++)
           s->values[p * (size_t)total + (size_t)s->rows] =
-            rows_number(&r, row, rows_column(&r, s->swept.v[p]));
+              rows_number(&r, row, rows_column(&r, s->swept.v[p]));
         s->rows++;
       }
     }
-    s->events += dataset_rows(of->fid[f], "study/events") > 0
-               ? dataset_rows(of->fid[f], "study/events") : 0;
+    s->events +=
+        dataset_rows(of->fid[f], "study/events") > 0 ? dataset_rows(of->fid[f], "study/events") : 0;
     rows_close(&r);
     close_id(model);
   }
@@ -189,7 +189,7 @@ cmp_double(const void *a, const void *b)
 static void
 print_params(hid_t fid, const summary *s)
 {
-  namelist units = { 0 };
+  namelist units = {0};
   hid_t study = H5Gopen2(fid, "study", H5P_DEFAULT);
   char mode[TEXT_MAX];
 
@@ -222,16 +222,15 @@ print_totals(const summary *s, long detailed)
   if (detailed < s->rows) {
     printf("... %ld more scenes (vibro info --all shows each)\n", s->rows - detailed);
     for (size_t c = 0; c < s->contacts.n; c++)
-      printf("contact '%s': %ld impacts in %ld scenes, %ld to %ld per scene\n",
-             s->contacts.v[c], s->impacts[c], s->rows, s->least[c], s->most[c]);
+      printf("contact '%s': %ld impacts in %ld scenes, %ld to %ld per scene\n", s->contacts.v[c],
+             s->impacts[c], s->rows, s->least[c], s->most[c]);
   }
   for (size_t i = 0; i < s->failures.n; i++)
     printf("failed: %s\n", s->failures.v[i]);
   if (s->failed > (long)s->failures.n)
     printf("failed: ... and %ld more\n", s->failed - (long)s->failures.n);
   if (s->worst >= 0.0)
-    printf("largest absolute energy balance error: %.3g J, scene %ld\n", s->worst,
-           s->worst_scene);
+    printf("largest absolute energy balance error: %.3g J, scene %ld\n", s->worst, s->worst_scene);
   printf("study events: %ld impact%s in /study/events\n", s->events, s->events == 1 ? "" : "s");
 }
 
@@ -240,7 +239,7 @@ static void
 print_model(const char *file, hid_t model, const char *name)
 {
   char path[PATH_LEN], type[TEXT_MAX];
-  namelist bodies = { 0 };
+  namelist bodies = {0};
 
   if (children(file, model, "bodies", &bodies) < 0)
     return;
@@ -253,8 +252,7 @@ print_model(const char *file, hid_t model, const char *name)
     if (b >= 0)
       attr_text(b, "type", type, sizeof type);
     close_id(b);
-    printf("%s %s%s%s%s", i ? "," : "", bodies.v[i], type[0] ? " (" : "", type,
-           type[0] ? ")" : "");
+    printf("%s %s%s%s%s", i ? "," : "", bodies.v[i], type[0] ? " (" : "", type, type[0] ? ")" : "");
   }
   printf("\n");
   names_free(&bodies);
@@ -301,7 +299,7 @@ int
 info_v2(const char *file, const output_files *of, int all)
 {
   char name[TEXT_MAX];
-  summary s = { .worst = -1.0, .worst_scene = -1 };
+  summary s = {.worst = -1.0, .worst_scene = -1};
   rows_reader r;
   long total, rows = print_head(file, of, name, sizeof name, &total), detail;
   int rc = -1;

@@ -9,7 +9,7 @@
 
 /* Every command, in the order `vibro --help` lists them. */
 static const cli_command *const commands[] = {
-  &cli_run, &cli_check, &cli_info, &cli_events, &cli_export,
+    &cli_run, &cli_check, &cli_info, &cli_events, &cli_export,
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -41,7 +41,8 @@ usage(FILE *f)
         "\n"
         "Multi-body vibro-impact simulation.\n"
         "\n"
-        "commands:\n", f);
+        "commands:\n",
+        f);
   for (int i = 0; i < NCOMMANDS; i++)
     fprintf(f, "  %s %s\n      %s\n", commands[i]->name, commands[i]->synopsis,
             commands[i]->summary);
@@ -54,7 +55,8 @@ usage(FILE *f)
         "  -V, --version             print the version\n"
         "\n"
         "exit status: 0 success, 1 bad input or I/O error, 2 a scene did not finish\n"
-        "(diverged, or Newton failed: the output file records why).\n", f);
+        "(diverged, or Newton failed: the output file records why).\n",
+        f);
 }
 
 /* vibro help [COMMAND] */

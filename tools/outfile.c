@@ -27,15 +27,14 @@ outfile_check(const char *dest, const char *const *inputs, int ninputs)
   }
   if (S_ISLNK(d.st_mode))
     return cli_complain(dest, "is a symbolic link; refusing to write through it "
-                        "(name the file it points to)");
+                              "(name the file it points to)");
   if (S_ISDIR(d.st_mode))
     return cli_complain(dest, "is a directory; name a file in it");
   if (!S_ISREG(d.st_mode))
     return cli_complain(dest, "is not a regular file (a device, FIFO or socket); refusing "
-                        "to replace it (use - for standard output)");
+                              "to replace it (use - for standard output)");
   for (int i = 0; i < ninputs; i++)
-    if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == d.st_dev &&
-        in.st_ino == d.st_ino)
+    if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == d.st_dev && in.st_ino == d.st_ino)
       return cli_complain(dest, "is the input %s; refusing to overwrite it", inputs[i]);
   return 0;
 }
