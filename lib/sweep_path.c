@@ -42,15 +42,15 @@ typedef struct sweep_keys {
 } sweep_keys;
 
 static const sweep_keys sweepable[] = {
-    {"scene", NULL, NULL, 1, {{"fs", "Hz"}, {"duration", "s"}, {"gravity", "m/s^2"}, {NULL}}},
-    {"record", NULL, NULL, 1, {{"every", "1"}, {NULL}}},
+    {"scene", NULL, NULL, 1, {{"fs", "Hz"}, {"duration", "s"}, {"gravity", "m/s^2"}, {NULL, NULL}}},
+    {"record", NULL, NULL, 1, {{"every", "1"}, {NULL, NULL}}},
     {"bodies",
      "type",
      "mass",
      1,
-     {{"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL}}},
-    {"bodies", "type", "wall", 1, {{"position", "m"}, {NULL}}},
-    {"bodies.drive", "type", NULL, 1, {{NULL}}}, /* the keys of the drive's type */
+     {{"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL, NULL}}},
+    {"bodies", "type", "wall", 1, {{"position", "m"}, {NULL, NULL}}},
+    {"bodies.drive", "type", NULL, 1, {{NULL, NULL}}}, /* the keys of the drive's type */
     {"bodies",
      "type",
      "modal",
@@ -65,7 +65,7 @@ static const sweep_keys sweepable[] = {
       {"q0", "m"},
       {"dq0", "m/s"},
       {"gravity", "1"},
-      {NULL}}},
+      {NULL, NULL}}},
     {"bodies.preset",
      NULL,
      NULL,
@@ -80,18 +80,18 @@ static const sweep_keys sweepable[] = {
       {"linear_density", "kg/m"},
       {"surface_density", "kg/m^2"},
       {"radius", "m"},
-      {NULL}}},
-    {"bodies.preset", "kind", "string", 0, {{"tension", "N"}, {NULL}}},
-    {"bodies.preset", "kind", "membrane", 0, {{"tension", "N/m"}, {NULL}}},
-    {"contacts", "law", NULL, 1, {{NULL}}}, /* the keys of the contact's law */
-    {"contacts", NULL, NULL, 1, {{"gap", "m"}, {NULL}}},
-    {"contacts", "scheme", NULL, 1, {{NULL}}}, /* the parameters of the contact's scheme */
-    {"contacts", NULL, NULL, 1, {{"tolerance", "1"}, {"max_iterations", "1"}, {NULL}}},
+      {NULL, NULL}}},
+    {"bodies.preset", "kind", "string", 0, {{"tension", "N"}, {NULL, NULL}}},
+    {"bodies.preset", "kind", "membrane", 0, {{"tension", "N/m"}, {NULL, NULL}}},
+    {"contacts", "law", NULL, 1, {{NULL, NULL}}}, /* the keys of the contact's law */
+    {"contacts", NULL, NULL, 1, {{"gap", "m"}, {NULL, NULL}}},
+    {"contacts", "scheme", NULL, 1, {{NULL, NULL}}}, /* the parameters of the contact's scheme */
+    {"contacts", NULL, NULL, 1, {{"tolerance", "1"}, {"max_iterations", "1"}, {NULL, NULL}}},
     {"forces",
      NULL,
      NULL,
      1,
-     {{"value", "N"}, {"amplitude", "N"}, {"freq", "Hz"}, {"phase", "rad"}, {NULL}}},
+     {{"value", "N"}, {"amplitude", "N"}, {"freq", "Hz"}, {"phase", "rad"}, {NULL, NULL}}},
 };
 
 #define NSWEEPABLE (sizeof sweepable / sizeof sweepable[0])
