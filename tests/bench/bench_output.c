@@ -21,6 +21,7 @@
 #include <hdf5.h>
 
 #include "vibro.h"
+#include "bench_util.h"
 
 static double now(void)
 {
@@ -36,31 +37,6 @@ static double cpu(void)
   getrusage(RUSAGE_SELF, &ru);
   return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
          (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-}
-
-/* Seconds the threads of this process waited for a CPU. */
-static double cpu_wait(void)
-{
-  DIR *d = opendir("/proc/self/task");
-  struct dirent *e;
-  double wait = 0.0;
-
-  while (d && (e = readdir(d)) != NULL) {
-    char path[300];
-    unsigned long long on_cpu, waiting;
-    FILE *f;
-    if (e->d_name[0] == '.')
-      continue;
-    snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
-    f = fopen(path, "r");
-    if (f && fscanf(f, "%llu %llu", &on_cpu, &waiting) == 2)
-      wait += 1e-9 * (double)waiting;
-    if (f)
-      fclose(f);
-  }
-  if (d)
-    closedir(d);
-  return wait;
 }
 
 /* Bytes of raw data of every dataset (H5Dget_storage_size). */

@@ -13,34 +13,7 @@
 #include <unistd.h>
 
 #include "vibro.h"
-
-/* Seconds the threads of this process have waited for a CPU, from
- * /proc/self/task/N/schedstat (0 where there is none).  OpenMP keeps its
- * threads between runs, so the difference over a run counts them all. */
-static double cpu_wait(void)
-{
-  DIR *d = opendir("/proc/self/task");
-  struct dirent *e;
-  double wait = 0.0;
-
-  while (d && (e = readdir(d)) != NULL) {
-    char path[300];
-    unsigned long long on_cpu, waiting;
-    FILE *f;
-
-    if (e->d_name[0] == '.')
-      continue;
-    snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
-    f = fopen(path, "r");
-    if (f && fscanf(f, "%llu %llu", &on_cpu, &waiting) == 2)
-      wait += 1e-9 * (double)waiting;
-    if (f)
-      fclose(f);
-  }
-  if (d)
-    closedir(d);
-  return wait;
-}
+#include "bench_util.h"
 
 static const char study_fmt[] =
   "scene = { name = \"bounce\"; fs = %.17g; duration = 0.2; gravity = 9.81; };\n"
