@@ -437,6 +437,29 @@ contact_potential(const vb_island_model *m, const vb_island_state *s)
   return pot;
 }
 
+/* Move contact c's wall-and-gap compression on by a step: n becomes n-1,
+ * the value at n+1 (xd, m, with its rate r, m/s) becomes n. */
+static inline void
+shift_drive(vb_island_state *s, int c, double xd, double r)
+{
+  s->xdrv_m[c] = s->xdrv[c];
+  s->xdrv[c] = xd;
+  s->xdrv_rate[c] = r;
+}
+
+/* Book an implicit step's energy: dissipated and external work over the
+ * step, and the kinetic and potential energy (twice over, from the
+ * kernel's sums) at its end, J. */
+static void
+account(const vb_island_model *m, vb_island_state *s, double diss, double work, double kin,
+        double pot)
+{
+  s->dissipated += diss;
+  s->external += work;
+  s->kinetic = 0.5 * kin;
+  s->potential = 0.5 * pot + contact_potential(m, s);
+}
+
 /* Two-level family step (trapezoidal modes).  One pass predicts, the
  * contacts are solved, one pass updates the modes and sums the step's
  * dissipation, external work and the new modal energy. */
@@ -484,14 +507,9 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
     hc->rate = 2.0 * (x1 - hc->x) / h + hc->roff;
     hc->x = x1;
     hc->f = f1;
-    s->xdrv_m[c] = s->xdrv[c];
-    s->xdrv[c] = xd1[c];
-    s->xdrv_rate[c] = r1[c];
+    shift_drive(s, c, xd1[c], r1[c]);
   }
-  s->dissipated += diss;
-  s->external += work;
-  s->kinetic = 0.5 * kin;
-  s->potential = 0.5 * pot + contact_potential(m, s);
+  account(m, s, diss, work, kin, pot);
   return rc;
 }
 
@@ -535,14 +553,9 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
     hc->xm = hc->x;
     hc->x = x1;
     hc->rate = (hc->x - hc->xm) / h;
-    s->xdrv_m[c] = s->xdrv[c];
-    s->xdrv[c] = xd1[c];
-    s->xdrv_rate[c] = r1[c];
+    shift_drive(s, c, xd1[c], r1[c]);
   }
-  s->dissipated += diss;
-  s->external += work;
-  s->kinetic = 0.5 * kin;
-  s->potential = 0.5 * pot + contact_potential(m, s);
+  account(m, s, diss, work, kin, pot);
   return rc;
 }
 
@@ -570,9 +583,8 @@ step_explicit(const vb_island_model *m, vb_island_state *s, long n)
     hc->xm = hc->x;
     hc->x = x[c];
     hc->rate = rate[c];
-    s->xdrv_m[c] = s->xdrv[c];
-    s->xdrv[c] = vb_contact_drive(m->scene, &m->cts[c], t1, &r1);
-    s->xdrv_rate[c] = r1;
+    double xd = vb_contact_drive(m->scene, &m->cts[c], t1, &r1);
+    shift_drive(s, c, xd, r1);
   }
   double pd, pe;
   vb_island_explicit_power(m, s, t1, &pd, &pe);
