@@ -8,10 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "vibro.h"
 #include "cli.h"
 
@@ -256,22 +252,4 @@ cli_double(const char *text, double *out)
     return -1;
   *out = v;
   return 0;
-}
-
-int
-cli_load_study(const char *path, vb_study **out, char *err, size_t errlen)
-{
-  int rc;
-#ifdef _OPENMP
-  /* Validating the scenes of a study is cheap next to running them, while
-   * starting (and spinning down) a team of threads costs a tiny scene's
-   * whole run: validate on this thread. */
-  int threads = omp_get_max_threads();
-  omp_set_num_threads(1);
-#endif
-  rc = vb_study_load(path, out, err, errlen);
-#ifdef _OPENMP
-  omp_set_num_threads(threads);
-#endif
-  return rc;
 }

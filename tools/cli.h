@@ -79,9 +79,6 @@ int cli_long(const char *text, long lo, long hi, long *out);
 /* Parse a finite number from text; 0, or -1 if it is not one. */
 int cli_double(const char *text, double *out);
 
-struct vb_study;
-/* vb_study_load on the calling thread only (see cli.c); same contract. */
-int cli_load_study(const char *path, struct vb_study **out, char *err, size_t errlen);
 
 /* The commands, defined each in its cmd_NAME.c. */
 extern const cli_command cli_run, cli_check, cli_info, cli_events, cli_export;

@@ -224,7 +224,7 @@ check_main(const cli_command *cmd, int argc, char **argv)
     cli_end(&a);
     return key == 'h' ? 0 : 1;
   }
-  if (cli_load_study(a.operands[0], &study, err, sizeof err) != VB_OK) {
+  if (vb_study_load(a.operands[0], &study, err, sizeof err) != VB_OK) {
     fprintf(stderr, "%s\n", err);
     cli_end(&a);
     return 1;

@@ -281,7 +281,7 @@ run_study(const run_request *rq, int rank, int nranks)
   vb_study_report rep;
   int status = 0, rc;
 
-  if (cli_load_study(rq->scene, &study, err, sizeof err) != VB_OK) {
+  if (vb_study_load(rq->scene, &study, err, sizeof err) != VB_OK) {
     if (rank == 0)
       fprintf(stderr, "%s\n", err);
     status = 1;
