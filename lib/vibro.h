@@ -652,7 +652,6 @@ typedef struct vb_study_progress {
 typedef struct vb_study_options {
   int threads;  /* OpenMP threads over scenes; 0 for the OpenMP default */
   int resume;   /* 1: continue OUT.part, keeping its verified shards */
-  int progress; /* unused; progress goes through on_progress */
   int rank;     /* this process runs the scenes with index % nranks == rank */
   int nranks;   /* 1 for a single process */
   /* Called about every progress_period seconds and once at the end, from

@@ -360,7 +360,7 @@ START_TEST(test_table_matches_single_runs)
       "  { path = \"contacts.hit.k\"; logspace = [1.0e8, 1.0e9]; n = 3; },\n"
       "  { path = \"bodies.hammer.v0\"; values = [0.83, 1.9]; } ); };\n";
   char text[2048], out[1024], err[1024];
-  vb_study_options opt = { 2, 0, 0, 0, 1, NULL, NULL, 0, NULL };
+  vb_study_options opt = { .threads = 2, .nranks = 1 };
   vb_study_report rep;
   vb_study *st;
   row rows[6];
@@ -498,7 +498,7 @@ START_TEST(test_record_signals_file)
     "contacts.hit.force,contacts.hit.k,energy.total,scene,time",
     "contacts.hit.k,scene,time" };
   char text[2048], out[3][1024], err[1024], names[1024];
-  vb_study_options opt = { 1, 0, 0, 0, 1, NULL, NULL, 0, NULL, 2 };
+  vb_study_options opt = { .threads = 1, .nranks = 1 };
   int k;
 
   for (k = 0; k < 3; k++) {
@@ -576,7 +576,7 @@ START_TEST(test_resume_other_input_refused)
   char out[1024], part[1100], err[1024];
   vb_study *a = load(BASE "sweep = { params = ( { path = \"scene.fs\"; values = [44100.0, 48000.0]; } ); };\n");
   vb_study *b = load(BASE "sweep = { params = ( { path = \"scene.fs\"; values = [44100.0, 96000.0]; } ); };\n");
-  vb_study_options resume = { 1, 1, 0, 0, 1, NULL, NULL, 0, NULL };
+  vb_study_options resume = { .threads = 1, .resume = 1, .nranks = 1 };
   vb_output_layout lay;
   const char *names[1], *units[1];
   vb_output *o;

@@ -310,8 +310,13 @@ run_study(const run_request *rq, int rank, int nranks)
   else if (threads > vb_study_scenes(study))
     threads = (int)vb_study_scenes(study);
   int tty = isatty(2);
-  vb_study_options opt = {threads, rq->resume,        0,         rank, nranks, NULL,
-                          &tty,    tty ? 0.25 : 10.0, &stop_flag};
+  vb_study_options opt = {.threads = threads,
+                          .resume = rq->resume,
+                          .rank = rank,
+                          .nranks = nranks,
+                          .progress_ctx = &tty,
+                          .progress_period = tty ? 0.25 : 10.0,
+                          .stop = &stop_flag};
   if (!rq->quiet && rank == 0)
     opt.on_progress = show_progress;
   catch_signals();

@@ -71,7 +71,7 @@ static double run_text(const char *text, const char *out, int threads, double *c
 {
   char err[1024];
   vb_study *st;
-  vb_study_options opt = { threads, 0, 0, 0, 1, NULL, NULL, 0, NULL };
+  vb_study_options opt = { .threads = threads, .nranks = 1 };
   vb_study_report rep;
   double t0 = now(), c0 = cpu(), w0 = cpu_wait();
 

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
   long ran = 0;
   for (int rep_i = 0; rep_i < 3; rep_i++)
     for (t = 0; t < 2; t++) {
-      vb_study_options opt = { t + 1, 0, 0, 0, 1, NULL, NULL, 0, NULL };
+      vb_study_options opt = { .threads = t + 1, .nranks = 1 };
 
       waited = cpu_wait();
       if (vb_study_run(st, out, &opt, &rep[t], err, sizeof err) != VB_OK) {
