@@ -1,6 +1,15 @@
 #!/bin/sh
-# mpi.sh - with ./configure --with-mpi: a study under mpirun with 2 ranks
-# gives the same file as a single process.  Skipped (77) otherwise.
+# mpi.sh - with ./configure --with-mpi: studies under mpirun.  2 and 3
+# ranks (and 2 ranks x 2 threads) give the file of a single process; then
+# the MPI interruption matrix, each case followed by --resume on 2, 1 or 3
+# ranks or one process started without mpirun, which must give the
+# uninterrupted file (h5diff) and keep every scene of any rank's shards:
+# one rank SIGKILLs itself at its k-th write point (VIBRO_TEST_KILL_AT,
+# for that rank only) and takes the others down at once, during the
+# shards and during rank 0's merge; a file size limit (ulimit -f) on one
+# rank, during its shards and during the merge; SIGTERM to mpirun, and to
+# the ranks as a batch system sends it (one message with every rank's
+# scenes, exit 128 + 15).  Skipped (77) without MPI.
 set -u
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
@@ -10,16 +19,187 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-mpi.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-study="$srcdir/scenes/papetti-sweep.cfg"
+# When a rank dies, mpirun kills the others at once (SIGKILL, no grace):
+# they die at whatever instruction they are at, a second crash per case.
+export OMPI_MCA_odls_base_sigkill_timeout=0
+# A file size limit would stop MPI's own shared memory files: TCP only.
+export OMPI_MCA_btl=self,tcp
 
-"$vibro" run "$study" -o "$tmp/serial.h5" -j 1 --quiet && ok || bad "serial run failed"
-mpirun -np 2 --oversubscribe "$vibro" run "$study" -o "$tmp/mpi.h5" -j 1 --quiet \
-  >"$tmp/out" 2>&1 && ok || bad "mpirun failed: $(cat "$tmp/out")"
-h5diff "$tmp/serial.h5" "$tmp/mpi.h5" >"$tmp/diff" 2>&1 && ok || bad "2 ranks differ from 1: $(head "$tmp/diff")"
-ls -d "$tmp"/mpi.h5.* >/dev/null 2>&1 && bad "shards left: $(ls -d "$tmp"/mpi.h5.*)" || ok
-# 2 ranks x 2 threads
-mpirun -np 2 --oversubscribe "$vibro" run "$study" -o "$tmp/mpi2.h5" -j 2 --quiet \
-  >"$tmp/out" 2>&1 && ok || bad "mpirun -j 2 failed: $(cat "$tmp/out")"
-h5diff "$tmp/serial.h5" "$tmp/mpi2.h5" >/dev/null 2>&1 && ok || bad "2 ranks x 2 threads differ"
+# same A B WHAT: h5diff finds no difference in any dataset or attribute
+same() {
+  if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$3: $1 and $2 differ: $(head -5 "$tmp/diff")"; fi
+}
+
+# shards DIR: scenes listed on the complete lines of DIR's manifests
+shards() {
+  for m in "$1"/manifest.r*; do
+    [ -f "$m" ] && head -n "$(wc -l <"$m")" "$m"
+  done | awk '{ n += $4 } END { print n + 0 }'
+}
+
+# One rank's test hooks: rank ONLY_RANK SIGKILLs itself at its RANK_KILL_AT-th
+# write point, or runs under ulimit -f RANK_FSIZE (KiB).
+cat >"$tmp/rank.sh" <<'SH'
+#!/bin/sh
+if [ "${OMPI_COMM_WORLD_RANK:-}" = "${ONLY_RANK:-none}" ]; then
+  [ -n "${RANK_KILL_AT:-}" ] && export VIBRO_TEST_KILL_AT="$RANK_KILL_AT"
+  [ -n "${RANK_FSIZE:-}" ] && ulimit -f "$RANK_FSIZE"
+fi
+exec "$@"
+SH
+chmod +x "$tmp/rank.sh"
+
+# resume NP OUT STUDY REF WHAT: --resume on NP ranks (0: one process
+# without mpirun) finishes the study, keeps every scene of the verified
+# shards, and gives REF
+resume() {
+  n=$(shards "$2.part")
+  if [ "$1" -eq 0 ]; then
+    expect 0 "$vibro" run "$3" -o "$2" -j 2 --resume
+  else
+    expect 0 mpirun -np "$1" "$vibro" run "$3" -o "$2" -j 1 --resume
+  fi
+  contains "$tmp/out" "scenes ($(( total - n )) run, $n kept)"
+  same "$4" "$2" "$5, then --resume on $1 ranks"
+  [ -e "$2.part" ] && bad "$5: shards left after --resume on $1 ranks" || ok
+}
+
+# 256 scenes of 0.01 s
+sed -e 's/duration = 0.002;/duration = 0.01;/' -e 's/n = 8;/n = 16;/' \
+  "$srcdir/scenes/papetti-sweep.cfg" >"$tmp/study.cfg"
+study="$tmp/study.cfg"
+total=256
+ref="$tmp/serial.h5"
+expect 0 "$vibro" run "$study" -o "$ref" -j 1 --quiet
+for np in 2 3; do
+  expect 0 mpirun -np "$np" "$vibro" run "$study" -o "$tmp/mpi$np.h5" -j 1
+  contains "$tmp/out" "$total scenes ($total run, 0 kept)"
+  same "$ref" "$tmp/mpi$np.h5" "$np ranks against 1 process"
+  [ -e "$tmp/mpi$np.h5.part" ] && bad "$np ranks: shards left" || ok
+done
+expect 0 mpirun -np 2 "$vibro" run "$study" -o "$tmp/mpi22.h5" -j 2 --quiet
+same "$ref" "$tmp/mpi22.h5" "2 ranks x 2 threads"
+# every rank wrote its own shards (index % 2 == rank): a run stopped late
+rm -rf "$tmp/k.h5" "$tmp/k.h5.part"
+ONLY_RANK=1 RANK_KILL_AT=300 VIBRO_TEST_BATCH=8 mpirun -np 2 "$tmp/rank.sh" \
+  "$vibro" run "$study" -o "$tmp/k.h5" -j 1 --quiet >/dev/null 2>&1
+for r in 0 1; do
+  m="$tmp/k.h5.part/manifest.r00$r"
+  if [ -s "$m" ] && awk -v r="$r" '$5 % 2 != r || $6 % 2 != r { exit 1 }' "$m"; then ok
+  else bad "rank $r: no shards of its own scenes: $(cat "$m" 2>&1)"; fi
+done
+
+# SIGKILL of rank R at its k-th write point (shards of 8 scenes: about 330
+# points per rank), then --resume on 2, 1 or 3 ranks or without mpirun in turn
+points=0
+i=0
+for rk in 1:1 0:5 1:30 0:60 1:90 0:120 1:150 0:180 1:210 0:240 1:270 0:295 1:310 0:325; do
+  r=${rk%:*}
+  k=${rk#*:}
+  rm -rf "$tmp/k.h5" "$tmp/k.h5.part"
+  ONLY_RANK=$r RANK_KILL_AT=$k VIBRO_TEST_BATCH=8 mpirun -np 2 "$tmp/rank.sh" \
+    "$vibro" run "$study" -o "$tmp/k.h5" -j 1 --quiet >"$tmp/kout" 2>&1
+  got=$?
+  if [ "$got" -ne 137 ]; then
+    bad "rank $r killed at write $k: mpirun exit $got, expected 137: $(tail -3 "$tmp/kout")"
+    continue
+  fi
+  [ -e "$tmp/k.h5" ] && bad "rank $r killed at write $k: k.h5 exists" || ok
+  set -- 2 1 2 3 0
+  shift $((i % 5))
+  resume "$1" "$tmp/k.h5" "$study" "$ref" "SIGKILL of rank $r at write $k"
+  points=$((points + 1))
+  i=$((i + 1))
+done
+
+# killed on 3 ranks (rank 2 at write 60), then resumed on 2: rank 2's
+# shards count, though no rank 2 runs now
+rm -rf "$tmp/k.h5" "$tmp/k.h5.part"
+ONLY_RANK=2 RANK_KILL_AT=60 VIBRO_TEST_BATCH=8 mpirun -np 3 "$tmp/rank.sh" \
+  "$vibro" run "$study" -o "$tmp/k.h5" -j 1 --quiet >/dev/null 2>&1
+[ $? -eq 137 ] && ok || bad "rank 2 of 3 killed at write 60: not exit 137"
+[ -s "$tmp/k.h5.part/manifest.r002" ] && ok || bad "rank 2 left no shards"
+resume 2 "$tmp/k.h5" "$study" "$ref" "SIGKILL of rank 2 of 3"
+points=$((points + 1))
+
+# a file size limit on rank 1 during its shards: one message, from rank 1
+rm -rf "$tmp/f.h5" "$tmp/f.h5.part"
+ONLY_RANK=1 RANK_FSIZE=100 VIBRO_TEST_BATCH=8 mpirun -np 2 "$tmp/rank.sh" \
+  "$vibro" run "$study" -o "$tmp/f.h5" -j 1 --quiet >"$tmp/out" 2>"$tmp/err"
+got=$?
+[ "$got" -eq 1 ] && ok || bad "ulimit -f on rank 1: mpirun exit $got, expected 1: $(cat "$tmp/err")"
+[ "$(grep -c "f.h5: " "$tmp/err")" -eq 1 ] && ok || bad "ulimit -f on rank 1: not one message: $(cat "$tmp/err")"
+contains "$tmp/err" "f.h5: cannot write r001-000000.h5.tmp: the file size limit was reached"
+resume 2 "$tmp/f.h5" "$study" "$ref" "ulimit -f on rank 1"
+
+# a file size limit on rank 0 during the merge: every scene is kept
+rm -rf "$tmp/f.h5" "$tmp/f.h5.part"
+ONLY_RANK=0 RANK_FSIZE=1024 VIBRO_TEST_BATCH=8 mpirun -np 2 "$tmp/rank.sh" \
+  "$vibro" run "$study" -o "$tmp/f.h5" -j 1 --quiet >"$tmp/out" 2>"$tmp/err"
+got=$?
+[ "$got" -eq 1 ] && ok || bad "ulimit -f on rank 0: mpirun exit $got, expected 1: $(cat "$tmp/err")"
+[ "$(grep -c "f.h5: " "$tmp/err")" -eq 1 ] && ok || bad "ulimit -f on rank 0: not one message: $(cat "$tmp/err")"
+contains "$tmp/err" "f.h5: cannot write the merged file: the file size limit was reached; every scene is kept in $tmp/f.h5.part: run again with --resume to finish"
+[ "$(shards "$tmp/f.h5.part")" -eq "$total" ] && ok || bad "the merge lost shards"
+mv "$tmp/f.h5.part" "$tmp/full.part"
+
+# rank 0 killed at the k-th write point of its merge (19: final.tmp
+# from the 16th, the merged file renamed at the 18th), then --resume
+for k in 1 8 16 17 18; do
+  rm -rf "$tmp/f.h5" "$tmp/f.h5.part"
+  cp -R "$tmp/full.part" "$tmp/f.h5.part"
+  ONLY_RANK=0 RANK_KILL_AT=$k mpirun -np 2 "$tmp/rank.sh" \
+    "$vibro" run "$study" -o "$tmp/f.h5" -j 1 --resume --quiet >"$tmp/kout" 2>&1
+  got=$?
+  if [ "$got" -ne 137 ]; then
+    bad "rank 0 killed at merge write $k: mpirun exit $got, expected 137: $(tail -3 "$tmp/kout")"
+    continue
+  fi
+  set -- 1 2 3
+  shift $((k % 3))
+  resume "$1" "$tmp/f.h5" "$study" "$ref" "SIGKILL of rank 0 at merge write $k"
+  points=$((points + 1))
+done
+[ "$points" -ge 20 ] && ok || bad "only $points SIGKILL points (want >= 20)"
+echo "MPI: SIGKILL at $points write points, each resumed to the serial file"
+
+# SIGTERM: scenes of about 0.05 s, none written before the end (no batch)
+sed -e 's/duration = 0.002;/duration = 15.0;/' "$srcdir/scenes/papetti-sweep.cfg" >"$tmp/slow.cfg"
+echo 'record = { every = 1000; };' >>"$tmp/slow.cfg"
+expect 0 "$vibro" run "$tmp/slow.cfg" -o "$tmp/sref.h5" -j 2 --quiet
+total=64
+export OMPI_MCA_odls_base_sigkill_timeout=1 # mpirun's default grace
+# to mpirun, which forwards it to the ranks (and itself exits 1)
+rm -rf "$tmp/t.h5" "$tmp/t.h5.part"
+mpirun -np 2 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 1 --quiet >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 0.8
+kill -TERM "$pid"
+wait "$pid"
+got=$?
+if [ "$got" -ne 0 ] && [ -e "$tmp/t.h5.part" ]; then
+  ok
+  [ "$(grep -c "interrupted after" "$tmp/err")" -eq 1 ] && ok || bad "SIGTERM to mpirun: not one message: $(cat "$tmp/err")"
+  grep -q "t.h5: interrupted after [1-9][0-9]* of 64 scenes; run again with --resume" "$tmp/err" &&
+    ok || bad "SIGTERM to mpirun: $(cat "$tmp/err")"
+  resume 3 "$tmp/t.h5" "$tmp/slow.cfg" "$tmp/sref.h5" "SIGTERM to mpirun"
+else
+  bad "SIGTERM to mpirun: exit $got, no t.h5.part: $(cat "$tmp/err")"
+fi
+# to every rank, as Slurm's scancel does: each rank exits 128 + 15
+rm -rf "$tmp/t.h5" "$tmp/t.h5.part"
+mpirun -np 2 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 1 --quiet >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 0.8
+ranks=$(pgrep -P "$pid")
+[ -n "$ranks" ] && kill -TERM $ranks
+wait "$pid"
+got=$?
+[ "$got" -eq 143 ] && ok || bad "SIGTERM to the ranks: mpirun exit $got, expected 143: $(cat "$tmp/err")"
+[ "$(grep -c "interrupted after" "$tmp/err")" -eq 1 ] && ok || bad "SIGTERM to the ranks: not one message: $(cat "$tmp/err")"
+grep -q "t.h5: interrupted after [1-9][0-9]* of 64 scenes; run again with --resume" "$tmp/err" &&
+  ok || bad "SIGTERM to the ranks: $(cat "$tmp/err")"
+resume 2 "$tmp/t.h5" "$tmp/slow.cfg" "$tmp/sref.h5" "SIGTERM to the ranks"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

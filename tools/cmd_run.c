@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 #include "config.h"
 #ifdef HAVE_MPI
@@ -92,12 +93,21 @@ catch_signals(void)
   signal(SIGXFSZ, SIG_IGN);
 }
 
+/* Where progress goes: a terminal or a log; this rank of how many. */
+typedef struct progress_target {
+  int tty;
+  int rank, nranks;
+} progress_target;
+
 /* Progress: on a terminal one line rewritten in place; otherwise (a batch
- * log) one line per report, about every 10 s. */
+ * log) one line per report, about every 10 s.  Under MPI, rank 0 reports
+ * its own share of the scenes, and says so. */
 static void
 show_progress(const vb_study_progress *p, void *ctx)
 {
-  int tty = *(const int *)ctx;
+  const progress_target *to = ctx;
+  int tty = to->tty;
+  char share[48] = "";
   char left[32];
   long t = isfinite(p->left) && p->left >= 0 ? (long)(p->left + 0.5) : -1;
   if (t < 0)
@@ -106,34 +116,129 @@ show_progress(const vb_study_progress *p, void *ctx)
     snprintf(left, sizeof left, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
   else
     snprintf(left, sizeof left, "%ld:%02ld", t / 60, t % 60);
-  fprintf(stderr, "%s%ld/%ld scenes, %.3g/s, %s left%s", tty ? "\r" : "", p->done, p->total,
-          p->rate, left, tty ? "   " : "\n");
+  if (to->nranks > 1)
+    snprintf(share, sizeof share, " of rank %d (of %d)", to->rank, to->nranks);
+  fprintf(stderr, "%s%ld/%ld scenes%s, %.3g/s, %s left%s", tty ? "\r" : "", p->done, p->total,
+          share, p->rate, left, tty ? "   " : "\n");
   if (tty && p->done == p->total)
     fputc('\n', stderr);
   fflush(stderr);
 }
 
 #ifdef HAVE_MPI
+/* Complete a nonblocking collective without spinning: a rank that is done
+ * sleeps while the others run their scenes or rank 0 merges (a blocking
+ * MPI call would busy-wait on a core the other ranks' threads need). */
+static void
+mpi_sleep_wait(MPI_Request *req)
+{
+  const struct timespec nap = {0, 2000000}; /* 2 ms */
+  int done = 0;
+
+  for (;;) {
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (done)
+      break;
+    nanosleep(&nap, NULL);
+  }
+}
+
+/* Whether an MPI launcher (mpirun, mpiexec, srun with PMI or PMIx)
+ * started this process: only then is MPI initialised.  Started by hand,
+ * Open MPI's MPI_Init would start a daemon and shared-memory files (half
+ * a second, and they fail under a file size limit) for a run of one rank.
+ * Ranks started by a launcher none of these names would each run the
+ * whole study as rank 0 of 1: all but one are refused as second writers. */
+static int
+launched_by_mpi(void)
+{
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                                     "MPI_LOCALNRANKS"};
+
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    if (getenv(vars[i]))
+      return 1;
+  return 0;
+}
+
+/* A fresh start over an MPI run: rank 0 alone clears OUT.part/ of an
+ * earlier run (its files and those of ranks whose lock is free) before any
+ * other rank takes its lock, so that the ranks then continue an empty
+ * OUT.part/.  Started together, rank 0 could delete the new manifest of a
+ * rank that just started, or its probe of that rank's lock refuse the
+ * rank as a second writer.  VB_OK on every rank, or rank 0's error. */
+static int
+fresh_start(const vb_study *study, const char *out, int rank, char *err, size_t errlen)
+{
+  int rc = VB_OK, np = vb_study_nparams(study);
+
+  if (rank == 0) {
+    const char **names = calloc((size_t)np + 1, sizeof *names);
+    const char **units = calloc((size_t)np + 1, sizeof *units);
+    vb_output_layout lay;
+    vb_output *o = NULL;
+    if (names && units) {
+      vb_study_layout(study, &lay, names, units);
+      rc = vb_output_open(out, &lay, 0, 0, &o, err, errlen);
+      vb_output_free(o);
+    } else {
+      snprintf(err, errlen, "%s: out of memory", out);
+      rc = VB_ENOMEM;
+    }
+    free(names);
+    free(units);
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rc != VB_OK && rank != 0)
+    err[0] = '\0';
+  return rc;
+}
+
 /* Run a study over MPI ranks, scenes round-robin: every rank writes its
  * shards into OUT.part/ (resumable rank by rank), then rank 0 merges them
- * into OUT.  The reports are summed. */
+ * into OUT.  The reports are summed; an interruption is reported once, by
+ * rank 0, with the scenes of every rank, and every rank exits with the
+ * signal's status. */
 static int
 run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, vb_study_report *rep,
           char *err, size_t errlen)
 {
-  int rank = opt->rank, rc;
+  vb_study_options each = *opt;
+  MPI_Request req;
+  int rank = opt->rank, rc = VB_OK;
+
   memset(rep, 0, sizeof *rep);
   rep->first_failed = -1;
-  rc = vb_study_run(study, out, opt, rep, err, errlen);
-  int bad = rc != VB_OK ? (rc == VB_EINTR ? 1 : 2) : 0, any_bad;
-  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any_bad) {
-    if (!bad)
-      err[0] = '\0';
-    return any_bad == 1 ? VB_EINTR : VB_EIO;
+  if (!opt->resume) {
+    rc = fresh_start(study, out, rank, err, errlen);
+    each.resume = 1; /* of the OUT.part/ rank 0 has emptied */
   }
+  if (rc != VB_OK)
+    return rc;
+  rc = vb_study_run(study, out, &each, rep, err, errlen);
+  MPI_Ibarrier(MPI_COMM_WORLD, &req);
+  mpi_sleep_wait(&req);
+  int bad[2] = {rc != VB_OK ? (rc == VB_EINTR ? 1 : 2) : 0, stop_signal}, any[2];
+  MPI_Allreduce(bad, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   long in[4] = {rep->scenes, rep->kept, rep->ran, rep->failed}, sum[4];
   MPI_Allreduce(in, sum, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (any[0] == 1) {
+    /* interrupted (and no error): one message, every rank's scenes */
+    if (rank == 0)
+      snprintf(err, errlen, "%s: interrupted after %ld of %ld scenes; run again with --resume", out,
+               sum[1] + sum[2], vb_study_scenes(study));
+    else
+      err[0] = '\0';
+    if (!stop_signal)
+      stop_signal = any[1];
+    return VB_EINTR;
+  }
+  if (any[0] == 2) {
+    /* the failing ranks say why; a rank merely interrupted is silent */
+    if (bad[0] != 2)
+      err[0] = '\0';
+    return bad[0] == 2 ? rc : VB_EIO;
+  }
   double t[2] = {rep->seconds, rep->write_seconds}, tmax[2];
   MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   struct {
@@ -149,17 +254,22 @@ run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, v
   rep->seconds = tmax[0];
   rep->write_seconds = tmax[1];
   rep->first_failed = lowest.index < vb_study_scenes(study) ? lowest.index : -1;
-  rc = VB_OK;
+  /* rank 0 merges; the others sleep until it is done */
+  int merged[2] = {VB_OK, 0};
   if (rank == 0) {
     char part[4200];
     snprintf(part, sizeof part, "%s.part", out);
     if (access(part, F_OK) == 0)
-      rc = vb_study_merge(study, out, opt->stop, err, errlen);
+      merged[0] = vb_study_merge(study, out, opt->stop, err, errlen);
+    merged[1] = stop_signal;
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (rc != VB_OK && rank != 0)
+  MPI_Ibcast(merged, 2, MPI_INT, 0, MPI_COMM_WORLD, &req);
+  mpi_sleep_wait(&req);
+  if (merged[0] != VB_OK && rank != 0)
     err[0] = '\0';
-  return rc;
+  if (merged[0] == VB_EINTR && !stop_signal)
+    stop_signal = merged[1];
+  return merged[0];
 }
 #endif
 
@@ -296,7 +406,8 @@ run_study(const run_request *rq, int rank, int nranks)
   if (status == 0 && rank == 0)
     saturation_warnings(vb_study_first(study));
 #ifdef HAVE_MPI
-  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (nranks > 1)
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 #endif
   if (status) {
     vb_study_free(study);
@@ -309,13 +420,13 @@ run_study(const run_request *rq, int rank, int nranks)
     threads = 1;
   else if (threads > vb_study_scenes(study))
     threads = (int)vb_study_scenes(study);
-  int tty = isatty(2);
+  progress_target to = {.tty = isatty(2), .rank = rank, .nranks = nranks};
   vb_study_options opt = {.threads = threads,
                           .resume = rq->resume,
                           .rank = rank,
                           .nranks = nranks,
-                          .progress_ctx = &tty,
-                          .progress_period = tty ? 0.25 : 10.0,
+                          .progress_ctx = &to,
+                          .progress_period = to.tty ? 0.25 : 10.0,
                           .stop = &stop_flag};
   if (!rq->quiet && rank == 0)
     opt.on_progress = show_progress;
@@ -393,14 +504,17 @@ run_main(const cli_command *cmd, int argc, char **argv)
   if (status)
     return status == 'h' ? 0 : status;
 #ifdef HAVE_MPI
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  int provided, mpi = launched_by_mpi();
+  if (mpi) {
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  }
 #endif
   status = run_study(&rq, rank, nranks);
 #ifdef HAVE_MPI
-  MPI_Finalize();
+  if (mpi)
+    MPI_Finalize();
 #endif
   return status;
 }
