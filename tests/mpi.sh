@@ -79,6 +79,12 @@ for np in 2 3; do
 done
 expect 0 mpirun -np 2 "$vibro" run "$study" -o "$tmp/mpi22.h5" -j 2 --quiet
 same "$ref" "$tmp/mpi22.h5" "2 ranks x 2 threads"
+# the Slurm job script, outside Slurm (mpirun on every slot)
+VIBRO=$vibro
+export VIBRO
+expect 0 sh "$srcdir/tools/vibro-slurm.sh" "$study" "$tmp/slurm.h5"
+contains "$tmp/out" "vibro-slurm: exit 0"
+same "$ref" "$tmp/slurm.h5" "tools/vibro-slurm.sh"
 # every rank wrote its own shards (index % 2 == rank): a run stopped late
 rm -rf "$tmp/k.h5" "$tmp/k.h5.part"
 ONLY_RANK=1 RANK_KILL_AT=300 VIBRO_TEST_BATCH=8 mpirun -np 2 "$tmp/rank.sh" \

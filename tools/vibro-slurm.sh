@@ -11,7 +11,11 @@
 # OUT.h5 (doc/format.md).  The job always passes --resume: a requeued,
 # timed-out or resubmitted job keeps the scenes already complete (verified
 # by their checksums, whatever the number of tasks now) and computes the
-# rest.  Check a study first on a login node: vibro check STUDY.cfg.
+# rest.  The log gets rank 0's progress line about every 10 s and the
+# summary.  A task that dies ends the others (--kill-on-bad-exit); the
+# time limit or scancel sends SIGTERM to every task, which writes the
+# scenes in flight and exits 143.  Check a study first on a login node:
+# vibro check STUDY.cfg.
 #
 #SBATCH --job-name=vibro-study
 #SBATCH --nodes=2
@@ -28,9 +32,10 @@ threads=${SLURM_CPUS_PER_TASK:-1}
 export OMP_NUM_THREADS="$threads" OMP_PROC_BIND=spread OMP_PLACES=cores
 # The output directory must be on a file system every node sees.
 if command -v srun >/dev/null 2>&1 && [ -n "${SLURM_JOB_ID:-}" ]; then
-  srun --cpus-per-task="$threads" "$vibro" run "$study" -o "$out" -j "$threads" --resume --quiet
+  srun --cpus-per-task="$threads" --kill-on-bad-exit=1 "$vibro" run "$study" -o "$out" \
+    -j "$threads" --resume
 else
-  mpirun "$vibro" run "$study" -o "$out" -j "$threads" --resume --quiet
+  mpirun "$vibro" run "$study" -o "$out" -j "$threads" --resume
 fi
 status=$?
 echo "vibro-slurm: exit $status (0 all scenes done, 2 some scene did not finish, 1 error)"
