@@ -48,7 +48,7 @@ vb_output_msg(char *err, size_t errlen, int code, const char *fmt, ...)
  * 4 MiB summed by the threads (outside a parallel region: the final
  * shard, resume), then combined in order. */
 long
-vb_file_crc(int dirfd, const char *name, long *size)
+vb_file_crc(int dirfd, const char *name, int threads, long *size)
 {
   const long piece = 1L << 22;
   int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -80,7 +80,7 @@ vb_file_crc(int dirfd, const char *name, long *size)
     return -1;
   }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads())
 #endif
   for (k = 0; k < n; k++)
     part[k] = crc32(0L, map + k * piece, (uInt)(k == n - 1 ? (long)st.st_size - k * piece : piece));
@@ -195,7 +195,7 @@ vb_shards_verified(int dirfd, const char *part, const char *source, unsigned lon
                  part, source);
         break;
       }
-      if (check && ((long)vb_file_crc(dirfd, s.name, &size) != (long)s.crc || size != s.size))
+      if (check && ((long)vb_file_crc(dirfd, s.name, 0, &size) != (long)s.crc || size != s.size))
         continue; /* damaged or missing: its scenes are run again */
       if (!check) {
         struct stat st;
@@ -291,12 +291,14 @@ vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
 /* CRC-32 of the input text: a manifest line names what it was run for. */
 unsigned long vb_input_crc(const vb_output_layout *lay);
 
-/* Verified shards of OUT.part/. */
+/* Verified shards of OUT.part/ (listed and of the listed size; with
+ * check, also of the listed CRC-32 and input). */
 int
-vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay, vb_shard **out,
-                 long *nout, char *err, size_t errlen)
+vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay, int check,
+                 vb_shard **out, long *nout, char *err, size_t errlen)
 {
-  return vb_shards_verified(dirfd, part, lay->source, vb_input_crc(lay), 1, out, nout, err, errlen);
+  return vb_shards_verified(dirfd, part, lay->source, vb_input_crc(lay), check, out, nout, err,
+                            errlen);
 }
 
 /* CRC-32 of the input text. */
