@@ -549,7 +549,7 @@ shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, long *sizep)
     if (rc != VB_OK)
       return msg(o->err, o->errlen, rc, "%s: out of memory writing a shard of %ld scenes", o->path,
                  o->nbatch);
-    crc = (long)crc32(crc32(0L, Z_NULL, 0), image, (uInt)ilen);
+    crc = (long)vb_crc32(0L, image, ilen);
     size = (long)ilen;
     tick(o);
     fd = openat(o->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);

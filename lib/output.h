@@ -152,6 +152,8 @@ char *vb_part_file(const char *part, const char *name);
 /* Write a message into err unless one is there already; returns code. */
 int vb_output_msg(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* zlib's crc32 of len bytes at buf, continuing crc (0 to start). */
+unsigned long vb_crc32(unsigned long crc, const void *buf, size_t len);
 /* CRC-32 of a file under dirfd, its size in *size; -1 on error.  Summed
  * by `threads` threads (0: OpenMP's default). */
 long vb_file_crc(int dirfd, const char *name, int threads, long *size);
