@@ -9,7 +9,8 @@
 # shards and during rank 0's merge; a file size limit (ulimit -f) on one
 # rank, during its shards and during the merge; SIGTERM to mpirun, and to
 # the ranks as a batch system sends it (one message with every rank's
-# scenes, exit 128 + 15).  Skipped (77) without MPI.
+# scenes, exit 128 + 15).  A resume of another input and a second writer
+# are refused with one message.  Skipped (77) without MPI.
 set -u
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
@@ -95,6 +96,15 @@ for r in 0 1; do
   else bad "rank $r: no shards of its own scenes: $(cat "$m" 2>&1)"; fi
 done
 
+# a resume of another input is refused, once, the shards kept
+sed 's/mu = 0.5;/mu = 0.6;/' "$study" >"$tmp/other.cfg"
+n=$(shards "$tmp/k.h5.part")
+expect 1 mpirun -np 2 "$vibro" run "$tmp/other.cfg" -o "$tmp/k.h5" -j 1 --resume --quiet
+[ "$(grep -c "k.h5.part was written for a different input than $tmp/other.cfg" "$tmp/err")" -eq 1 ] &&
+  ok || bad "another input: not one message: $(cat "$tmp/err")"
+[ "$n" -gt 0 ] && [ "$(shards "$tmp/k.h5.part")" -eq "$n" ] && ok || bad "a refused resume lost shards"
+resume 2 "$tmp/k.h5" "$study" "$ref" "a refused resume"
+
 # SIGKILL of rank R at its k-th write point (shards of 8 scenes: about 330
 # points per rank), then --resume on 2, 1 or 3 ranks or without mpirun in turn
 points=0
@@ -169,8 +179,8 @@ done
 [ "$points" -ge 20 ] && ok || bad "only $points SIGKILL points (want >= 20)"
 echo "MPI: SIGKILL at $points write points, each resumed to the serial file"
 
-# SIGTERM: scenes of about 0.05 s, none written before the end (no batch)
-sed -e 's/duration = 0.002;/duration = 15.0;/' "$srcdir/scenes/papetti-sweep.cfg" >"$tmp/slow.cfg"
+# SIGTERM: scenes of about 0.07 s, none written before the end (no batch)
+sed -e 's/duration = 0.002;/duration = 20.0;/' "$srcdir/scenes/papetti-sweep.cfg" >"$tmp/slow.cfg"
 echo 'record = { every = 1000; };' >>"$tmp/slow.cfg"
 expect 0 "$vibro" run "$tmp/slow.cfg" -o "$tmp/sref.h5" -j 2 --quiet
 total=64
@@ -192,19 +202,24 @@ if [ "$got" -ne 0 ] && [ -e "$tmp/t.h5.part" ]; then
 else
   bad "SIGTERM to mpirun: exit $got, no t.h5.part: $(cat "$tmp/err")"
 fi
-# to every rank, as Slurm's scancel does: each rank exits 128 + 15
+# to every rank, as Slurm's scancel does: each rank exits 128 + 15; a
+# second writer started meanwhile is refused, once, and harms nothing
 rm -rf "$tmp/t.h5" "$tmp/t.h5.part"
-mpirun -np 2 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 1 --quiet >"$tmp/out" 2>"$tmp/err" &
+mpirun -np 2 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 1 --quiet >"$tmp/tout" 2>"$tmp/terr" &
 pid=$!
-sleep 0.8
+sleep 0.5
+expect 1 env OMPI_MCA_odls_base_sigkill_timeout=0 \
+  mpirun -np 2 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 1 --quiet
+[ "$(grep -c "t.h5: being written by process [0-9]* ($tmp/t.h5.part/lock.r000); not starting a second writer" "$tmp/err")" -eq 1 ] &&
+  ok || bad "a second writer: not one message: $(cat "$tmp/err")"
 ranks=$(pgrep -P "$pid")
 [ -n "$ranks" ] && kill -TERM $ranks
 wait "$pid"
 got=$?
-[ "$got" -eq 143 ] && ok || bad "SIGTERM to the ranks: mpirun exit $got, expected 143: $(cat "$tmp/err")"
-[ "$(grep -c "interrupted after" "$tmp/err")" -eq 1 ] && ok || bad "SIGTERM to the ranks: not one message: $(cat "$tmp/err")"
-grep -q "t.h5: interrupted after [1-9][0-9]* of 64 scenes; run again with --resume" "$tmp/err" &&
-  ok || bad "SIGTERM to the ranks: $(cat "$tmp/err")"
+[ "$got" -eq 143 ] && ok || bad "SIGTERM to the ranks: mpirun exit $got, expected 143: $(cat "$tmp/terr")"
+[ "$(grep -c "interrupted after" "$tmp/terr")" -eq 1 ] && ok || bad "SIGTERM to the ranks: not one message: $(cat "$tmp/terr")"
+grep -q "t.h5: interrupted after [1-9][0-9]* of 64 scenes; run again with --resume" "$tmp/terr" &&
+  ok || bad "SIGTERM to the ranks: $(cat "$tmp/terr")"
 resume 2 "$tmp/t.h5" "$tmp/slow.cfg" "$tmp/sref.h5" "SIGTERM to the ranks"
 
 echo "$pass passed, $fail failed"

@@ -198,7 +198,7 @@ fresh_start(const vb_study *study, const char *out, int rank, char *err, size_t 
  * shards into OUT.part/ (resumable rank by rank), then rank 0 merges them
  * into OUT.  The reports are summed; an interruption is reported once, by
  * rank 0, with the scenes of every rank, and every rank exits with the
- * signal's status. */
+ * signal's status; an error once, by the lowest rank it stopped. */
 static int
 run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, vb_study_report *rep,
           char *err, size_t errlen)
@@ -234,8 +234,11 @@ run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, v
     return VB_EINTR;
   }
   if (any[0] == 2) {
-    /* the failing ranks say why; a rank merely interrupted is silent */
-    if (bad[0] != 2)
+    /* the lowest failing rank says why (the ranks often fail alike: a
+     * different input, a second writer), the others are silent */
+    int me = bad[0] == 2 ? rank : opt->nranks, lowest;
+    MPI_Allreduce(&me, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rank != lowest)
       err[0] = '\0';
     return bad[0] == 2 ? rc : VB_EIO;
   }
