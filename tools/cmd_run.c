@@ -19,7 +19,8 @@
 #include "cli.h"
 #include "outfile.h"
 
-#define INPUTS_MAX 64 /* files a scene reads that -o is compared with */
+#define INPUTS_MAX 64   /* files a scene reads that -o is compared with */
+#define RANKS_MAX  1000 /* MPI ranks: OUT.part/ names them with 3 digits (rRRR) */
 
 static const char description[] =
     "Simulate SCENE.cfg (a scene, or a study: a scene with a sweep block)\n"
@@ -397,6 +398,13 @@ run_study(const run_request *rq, int rank, int nranks)
   if (vb_study_load(rq->scene, &study, err, sizeof err) != VB_OK) {
     if (rank == 0)
       fprintf(stderr, "%s\n", err);
+    status = 1;
+  }
+  if (status == 0 && rank == 0 && nranks > RANKS_MAX) {
+    fprintf(stderr,
+            "%s: %d MPI ranks, at most %d can write OUT.part/; run one rank per node (or "
+            "per socket) with -j threads\n",
+            rq->out, nranks, RANKS_MAX);
     status = 1;
   }
   if (status == 0 && rank == 0 && check_output(rq->out, study) < 0)
