@@ -50,6 +50,15 @@ exec "$@"
 SH
 chmod +x "$tmp/rank.sh"
 
+# started OUT: wait (up to 10 s) until the last of 2 ranks has locked OUT.part/
+started() {
+  tries=0
+  while [ ! -e "$1.part/lock.r001" ] && [ "$tries" -lt 200 ]; do
+    sleep 0.05
+    tries=$((tries + 1))
+  done
+}
+
 # resume NP OUT STUDY REF WHAT: --resume on NP ranks (0: one process
 # without mpirun) finishes the study, keeps every scene of the verified
 # shards, and gives REF
@@ -189,7 +198,8 @@ export OMPI_MCA_odls_base_sigkill_timeout=1 # mpirun's default grace
 rm -rf "$tmp/t.h5" "$tmp/t.h5.part"
 mpirun -np 2 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 1 --quiet >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 0.8
+started "$tmp/t.h5"
+sleep 0.3
 kill -TERM "$pid"
 wait "$pid"
 got=$?
@@ -207,7 +217,7 @@ fi
 rm -rf "$tmp/t.h5" "$tmp/t.h5.part"
 mpirun -np 2 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 1 --quiet >"$tmp/tout" 2>"$tmp/terr" &
 pid=$!
-sleep 0.5
+started "$tmp/t.h5"
 expect 1 env OMPI_MCA_odls_base_sigkill_timeout=0 \
   mpirun -np 2 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 1 --quiet
 [ "$(grep -c "t.h5: being written by process [0-9]* ($tmp/t.h5.part/lock.r000); not starting a second writer" "$tmp/err")" -eq 1 ] &&
