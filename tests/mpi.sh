@@ -89,6 +89,11 @@ for np in 2 3; do
 done
 expect 0 mpirun -np 2 "$vibro" run "$study" -o "$tmp/mpi22.h5" -j 2 --quiet
 same "$ref" "$tmp/mpi22.h5" "2 ranks x 2 threads"
+# started by hand, this vibro does not start MPI: Open MPI's shared memory
+# files (4 MiB) would fail under this file size limit
+(ulimit -f 2000; exec "$vibro" run "$srcdir/scenes/papetti-case-b.cfg" -o "$tmp/hand.h5" --quiet) \
+  >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && [ -s "$tmp/hand.h5" ] && ok || bad "vibro run without mpirun: $(cat "$tmp/err")"
 # the Slurm job script, outside Slurm (mpirun on every slot)
 VIBRO=$vibro
 export VIBRO
