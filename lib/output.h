@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <hdf5.h>
 
-#include "vibro.h"
+#include "internal.h"
 
 #define VB_FORMAT_NAME "vibro-2"
 #define VB_STATUS_LEN  128 /* bytes of the table's status column */
@@ -143,9 +143,6 @@ char *vb_part_file(const char *part, const char *name);
 
 /* output_shards.c: reading OUT.part/. */
 
-/* Write a message into err unless one is there already; returns code. */
-int vb_output_msg(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 /* CRC-32 of a file under dirfd, its size in *size; -1 on error. */
 long vb_file_crc(int dirfd, const char *name, long *size);
 /* Rank and number of a shard file name "rRRR-NNNNNN.h5"; 0 or -1. */

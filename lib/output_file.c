@@ -221,7 +221,7 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
 
   *out = NULL;
   if (!st)
-    return vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   st->f = f;
   st->rows = rows;
   st->T = T;
@@ -232,7 +232,7 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
   st->params = malloc(((size_t)l->nparams + 1) * sizeof *st->params);
   if (!st->path || !st->sig || !st->params) {
     vb_stack_close(st, NULL, 0);
-    return vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   }
   for (s = 0; s < f->nsig; s++)
     st->sig[s] = H5I_INVALID_HID;
@@ -286,7 +286,7 @@ done:
   vb_h5_close(study);
   if (rc < 0) {
     vb_stack_close(st, NULL, 0);
-    return vb_output_msg(err, errlen, VB_EIO, "cannot create %s", path);
+    return vb_errf_first(err, errlen, VB_EIO, "cannot create %s", path);
   }
   *out = st;
   return VB_OK;
@@ -363,7 +363,7 @@ vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
   free(col);
   free(tbuf);
   if (rc < 0)
-    return vb_output_msg(err, errlen, VB_EIO, "cannot write scenes to %s", st->path);
+    return vb_errf_first(err, errlen, VB_EIO, "cannot write scenes to %s", st->path);
   return VB_OK;
 }
 
@@ -373,7 +373,7 @@ vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf, 
                       size_t errlen)
 {
   if (rows_write(st->f, st->sig[s], H5T_NATIVE_DOUBLE, r0, nr, buf) < 0)
-    return vb_output_msg(err, errlen, VB_EIO, "cannot write %s to %s", st->f->sig[s].name,
+    return vb_errf_first(err, errlen, VB_EIO, "cannot write %s to %s", st->f->sig[s].name,
                          st->path);
   return VB_OK;
 }
@@ -384,7 +384,7 @@ vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *event
                       size_t errlen)
 {
   if (rows_write(st->f, st->events, st->f->event_type, e0, ne, events) < 0)
-    return vb_output_msg(err, errlen, VB_EIO, "cannot write events to %s", st->path);
+    return vb_errf_first(err, errlen, VB_EIO, "cannot write events to %s", st->path);
   return VB_OK;
 }
 
@@ -401,7 +401,7 @@ vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t 
     free(*image);
     *image = NULL;
     vb_stack_close(st, NULL, 0);
-    return vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory making the file image",
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory making the file image",
                          st->path);
   }
   *len = (size_t)n;
@@ -441,7 +441,7 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
         break;
   }
   if (rc != 0)
-    vb_output_msg(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
+    vb_errf_first(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
   free(st->sig);
   free(st->params);
   free(st->path);
@@ -490,7 +490,7 @@ vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *cons
   rows = malloc((size_t)(n > 0 ? n : 1) * f->rowsize);
   events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
   if (!rows || !events) {
-    rc = vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
     goto done;
   }
   for (i = 0; i < n; i++) {
@@ -517,7 +517,7 @@ vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *cons
   if (!borrowed && rc == VB_OK) {
     stage = malloc((size_t)(n * wmax > 0 ? n * wmax : 1) * sizeof(double));
     if (!stage)
-      rc = vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+      rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   }
   for (s = 0; s < f->nsig && rc == VB_OK; s++) {
     long w = vb_signal_width(&f->sig[s], T);

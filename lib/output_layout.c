@@ -292,7 +292,7 @@ row_type(vb_format *f, char *err, size_t errlen)
     }
   vb_h5_close(str);
   if (rc != 0)
-    return vb_output_msg(err, errlen, VB_EINVAL,
+    return vb_errf_first(err, errlen, VB_EINVAL,
                          "cannot build the study table type (a swept path "
                          "or contact name used twice?)");
   return VB_OK;
@@ -328,7 +328,7 @@ event_type(vb_format *f, char *err, size_t errlen)
     rc |= column(f->event_type, f->event_units, &f->neventfields, l->param_names[i],
                  f->off_event_params + 8 * (size_t)i, H5T_IEEE_F64LE, l->param_units[i]);
   if (rc != 0)
-    return vb_output_msg(err, errlen, VB_EINVAL,
+    return vb_errf_first(err, errlen, VB_EINVAL,
                          "cannot build the event table type (a swept path "
                          "named like an event field?)");
   return VB_OK;
@@ -345,7 +345,7 @@ vb_format_init(vb_format *f, const vb_output_layout *lay, char *err, size_t errl
   f->lay = *lay;
   f->contact_names = calloc((size_t)lay->first->ncontacts + 1, sizeof *f->contact_names);
   if (!f->contact_names || signals_list(f) != 0)
-    return vb_output_msg(err, errlen, VB_ENOMEM, "out of memory");
+    return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory");
   for (c = 0; c < lay->first->ncontacts; c++)
     f->contact_names[c] = lay->first->contacts[c].name;
   rc = row_type(f, err, errlen);
@@ -523,13 +523,13 @@ shape_check(const vb_format *f, long index, const vb_run *run, char *err, size_t
   int c, b;
 
   if (sc->ncontacts != s0->ncontacts || sc->nbodies != s0->nbodies)
-    return vb_output_msg(err, errlen, VB_EINVAL,
+    return vb_errf_first(err, errlen, VB_EINVAL,
                          "scene %ld has %d bodies and %d contacts, scene 0 "
                          "has %d and %d",
                          index, sc->nbodies, sc->ncontacts, s0->nbodies, s0->ncontacts);
   for (c = 0; c < sc->ncontacts; c++)
     if (strcmp(sc->contacts[c].name, s0->contacts[c].name) != 0 || !vb_run_contact(run, c))
-      return vb_output_msg(err, errlen, VB_EINVAL,
+      return vb_errf_first(err, errlen, VB_EINVAL,
                            "contact %d of scene %ld is '%s', of scene 0 "
                            "'%s'",
                            c, index, sc->contacts[c].name, s0->contacts[c].name);
@@ -537,7 +537,7 @@ shape_check(const vb_format *f, long index, const vb_run *run, char *err, size_t
     if (sc->bodies[b].kind != s0->bodies[b].kind ||
         (sc->bodies[b].kind == VB_BODY_MODAL && (sc->bodies[b].nmodes != s0->bodies[b].nmodes ||
                                                  sc->bodies[b].npoints != s0->bodies[b].npoints)))
-      return vb_output_msg(err, errlen, VB_EINVAL,
+      return vb_errf_first(err, errlen, VB_EINVAL,
                            "body '%s' of scene %ld differs in kind, modes "
                            "or points from scene 0 (a sweep may not change them)",
                            sc->bodies[b].name, index);
@@ -563,7 +563,7 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
     total += vb_signal_width(&f->sig[s], n);
   p = calloc(1, sizeof *p);
   if (!p)
-    return vb_output_msg(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
   p->index = index;
   p->samples = n;
   p->interval = (double)vb_run_scene(run)->record_every / vb_run_scene(run)->fs;
@@ -576,7 +576,7 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
     p->own = malloc(total > 0 ? (size_t)total * sizeof(double) : 1);
   if (!p->row || !p->events || !p->sig || (p->bytes <= PACK_COPY_MAX && !p->own)) {
     vb_packed_scene_free(p);
-    return vb_output_msg(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
   }
   row_fill(f, p->row, index, params, run);
   events_fill(f, p->events, index, params, run);
@@ -586,7 +586,7 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
 
     if (!d && w > 0) {
       vb_packed_scene_free(p);
-      return vb_output_msg(err, errlen, VB_EINVAL, "scene %ld did not record %s", index,
+      return vb_errf_first(err, errlen, VB_EINVAL, "scene %ld did not record %s", index,
                            f->sig[s].name);
     }
     if (p->own) {

@@ -28,21 +28,6 @@
 
 typedef vb_shard shard;
 
-/* Write "message" into err unless one is there; returns code. */
-int
-vb_output_msg(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-  va_list ap;
-
-  if (err && errlen > 0 && !err[0]) {
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-#define msg vb_output_msg
-
 /* CRC-32 of a whole file by name under dirfd; -1 on error; *size its bytes.
  * The file is mapped (no copy out of the page cache) and its pieces of
  * 4 MiB summed by the threads (outside a parallel region: the final
@@ -164,7 +149,7 @@ vb_shards_verified(int dirfd, const char *part, const char *source, unsigned lon
   if (!d) {
     if (fd >= 0)
       close(fd);
-    return msg(err, errlen, VB_EIO, "cannot list %s: %s", part, strerror(errno));
+    return vb_errf_first(err, errlen, VB_EIO, "cannot list %s: %s", part, strerror(errno));
   }
   rewinddir(d);
   while (rc == VB_OK && (e = readdir(d)) != NULL) {
@@ -189,10 +174,10 @@ vb_shards_verified(int dirfd, const char *part, const char *source, unsigned lon
       if (strchr(line, '\n') == NULL || line_parse(line, &s, &icrc) != 0)
         continue; /* torn or damaged line: its shard is not listed */
       if (check && icrc != input_crc) {
-        rc = msg(err, errlen, VB_EINVAL,
-                 "%s was written for a different input than %s; run "
-                 "without --resume to start over",
-                 part, source);
+        rc = vb_errf_first(err, errlen, VB_EINVAL,
+                           "%s was written for a different input than %s; run "
+                           "without --resume to start over",
+                           part, source);
         break;
       }
       if (check && ((long)vb_file_crc(dirfd, s.name, &size) != (long)s.crc || size != s.size))
@@ -206,7 +191,7 @@ vb_shards_verified(int dirfd, const char *part, const char *source, unsigned lon
         long ncap = cap ? 2 * cap : 16;
         shard *g = realloc(list, (size_t)ncap * sizeof *g);
         if (!g) {
-          rc = msg(err, errlen, VB_ENOMEM, "out of memory reading %s", part);
+          rc = vb_errf_first(err, errlen, VB_ENOMEM, "out of memory reading %s", part);
           break;
         }
         list = g;
@@ -321,12 +306,13 @@ vb_output_running(const char *path, char ***paths, long *n, char *err, size_t er
   if (err && errlen > 0)
     err[0] = '\0';
   if (!part)
-    return msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   strcpy(part, path);
   strcat(part, PART_SUFFIX);
   dirfd = open(part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dirfd < 0) {
-    rc = msg(err, errlen, VB_EINVAL, "%s: no running study (%s: %s)", path, part, strerror(errno));
+    rc = vb_errf_first(err, errlen, VB_EINVAL, "%s: no running study (%s: %s)", path, part,
+                       strerror(errno));
     free(part);
     return rc;
   }
@@ -340,7 +326,7 @@ vb_output_running(const char *path, char ***paths, long *n, char *err, size_t er
     if (!*paths || k < count) {
       vb_output_running_free(*paths, count);
       *paths = NULL;
-      rc = msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+      rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
     } else {
       *n = count;
     }
