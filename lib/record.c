@@ -3,8 +3,9 @@
  *
  * The table below is the one list of recorded signals.  vb_run_alloc sizes
  * the recording by iterating it, one block holding every series of nrec
- * samples in table order (object by object), and the writer and readers
- * can iterate it for names, groups and units (vb_signal_*). */
+ * samples in table order (object by object); the scene loader checks
+ * record.signals against it, and the writer (output_layout.c) lists the
+ * file's signals from it, with names, groups and units (vb_signal_*). */
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
@@ -76,10 +77,14 @@ vb_signal_count(const vb_signal *s, const vb_scene *sc)
   return 0;
 }
 
-/* Body (and point) of instance i of a point or modes signal. */
-static int
-body_of(const vb_signal *s, const vb_scene *sc, int i, int *point)
+/* Body of instance i of a point or modes signal, and its point in *point
+ * (0 for masses and walls); -1 for the other signals. */
+int
+vb_signal_body(const vb_signal *s, const vb_scene *sc, int i, int *point)
 {
+  *point = -1;
+  if (s->object != VB_SIGNAL_POINT && s->object != VB_SIGNAL_MODES)
+    return -1;
   for (int b = 0; b < sc->nbodies; b++) {
     int n = s->object == VB_SIGNAL_POINT ? points_of(&sc->bodies[b]) : records_modes(sc, b);
     if (i < n) {
@@ -88,7 +93,6 @@ body_of(const vb_signal *s, const vb_scene *sc, int i, int *point)
     }
     i -= n;
   }
-  *point = -1;
   return -1;
 }
 
@@ -96,7 +100,7 @@ body_of(const vb_signal *s, const vb_scene *sc, int i, int *point)
 int
 vb_signal_rows(const vb_signal *s, const vb_scene *sc, int i)
 {
-  int p, b = s->object == VB_SIGNAL_MODES ? body_of(s, sc, i, &p) : -1;
+  int p, b = s->object == VB_SIGNAL_MODES ? vb_signal_body(s, sc, i, &p) : -1;
   return b >= 0 ? sc->bodies[b].nmodes : 1;
 }
 
@@ -108,12 +112,12 @@ vb_signal_group(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t
   switch (s->object) {
   case VB_SIGNAL_SCENE: return snprintf(buf, len, "energy");
   case VB_SIGNAL_POINT:
-    b = body_of(s, sc, i, &p);
+    b = vb_signal_body(s, sc, i, &p);
     if (sc->bodies[b].kind == VB_BODY_MODAL)
       return snprintf(buf, len, "bodies/%s/%s", sc->bodies[b].name, sc->bodies[b].points[p].name);
     return snprintf(buf, len, "bodies/%s", sc->bodies[b].name);
   case VB_SIGNAL_MODES:
-    b = body_of(s, sc, i, &p);
+    b = vb_signal_body(s, sc, i, &p);
     return snprintf(buf, len, "bodies/%s/modes", sc->bodies[b].name);
   case VB_SIGNAL_CONTACT: return snprintf(buf, len, "contacts/%s", sc->contacts[i].name);
   }
@@ -169,17 +173,7 @@ vb_scene_record_bytes(const vb_scene *scene)
 const double *
 vb_signal_data(const vb_run *run, const vb_signal *s, int i)
 {
-  const vb_scene *sc = run->scene;
-  int p, row = (int)(s - table), b;
-  switch (row) {
-  case ROW_U:
-  case ROW_V: (void)sc; return row == ROW_U ? run->point_u[i] : run->point_v[i];
-  case ROW_Q: b = body_of(s, sc, i, &p); return run->modes_q[b];
-  case ROW_COMPRESSION: return run->results[i].compression;
-  case ROW_RATE: return run->results[i].rate;
-  case ROW_FORCE: return run->results[i].force;
-  default: return run->energy[row];
-  }
+  return run->series[run->series_first[s - table] + i];
 }
 
 /* ------------------------------------------------------------ recording */
@@ -299,68 +293,54 @@ int
 vb_record_alloc(vb_run *run)
 {
   const vb_scene *sc = run->scene;
-  int nb = sc->nbodies, nc = sc->ncontacts, npts = 0;
+  int nb = sc->nbodies, ninst = 0;
   size_t nrec = (size_t)run->nrec, series = 0;
-  for (int r = 0; r < NSIGNALS; r++)
+  run->series_first = calloc(NSIGNALS + 1, sizeof *run->series_first);
+  if (!run->series_first)
+    return VB_ENOMEM;
+  for (int r = 0; r < NSIGNALS; r++) {
+    run->series_first[r] = ninst;
+    ninst += vb_signal_count(&table[r], sc);
     for (int i = 0, n = vb_signal_count(&table[r], sc); i < n; i++)
       series += series_of(sc, r, i);
-  for (int b = 0; b < nb; b++)
-    npts += points_of(&sc->bodies[b]);
+  }
+  run->series_first[NSIGNALS] = ninst;
   run->nseries = series;
   run->record = series > 0 ? record_alloc(series * nrec, &run->record_mapped) : NULL;
-  run->point_u = calloc(2 * (size_t)npts + (size_t)nb + 1, sizeof(double *));
+  run->series = calloc((size_t)ninst + 1, sizeof *run->series);
+  run->modes_q = calloc((size_t)nb + 1, sizeof *run->modes_q);
   run->point_first = calloc(2 * (size_t)nb + 1, sizeof(int));
-  if ((series > 0 && !run->record) || !run->point_u || !run->point_first)
+  if ((series > 0 && !run->record) || !run->series || !run->modes_q || !run->point_first)
     return VB_ENOMEM;
-  run->point_v = run->point_u + npts;
-  run->modes_q = run->point_v + npts;
+  /* table order, instance by instance */
+  double *p = run->record, **at = run->series;
+  for (int r = 0; r < NSIGNALS; r++)
+    for (int i = 0, n = vb_signal_count(&table[r], sc); i < n; i++, at++)
+      if (series_of(sc, r, i)) {
+        *at = p;
+        p += series_of(sc, r, i) * nrec;
+      }
+  /* the run's named views of them */
+  for (int e = 0; e < VB_ENERGY_COUNT; e++)
+    run->energy[e] = run->series[run->series_first[e]];
+  run->point_u = run->series + run->series_first[ROW_U];
+  run->point_v = run->series + run->series_first[ROW_V];
+  for (int i = run->series_first[ROW_U]; i < run->series_first[ROW_V + 1]; i++)
+    run->record_points |= run->series[i] != NULL;
+  for (int b = 0, i = run->series_first[ROW_Q]; b < nb; b++)
+    run->modes_q[b] = records_modes(sc, b) ? run->series[i++] : NULL;
+  for (int c = 0; c < sc->ncontacts; c++) {
+    run->results[c].compression = run->series[run->series_first[ROW_COMPRESSION] + c];
+    run->results[c].rate = run->series[run->series_first[ROW_RATE] + c];
+    run->results[c].force = run->series[run->series_first[ROW_FORCE] + c];
+  }
   run->point_row = run->point_first + nb;
-  for (int b = 0, at = 0; b < nb; b++) {
-    run->point_first[b] = at;
-    at += points_of(&sc->bodies[b]);
+  for (int b = 0, first = 0; b < nb; b++) {
+    run->point_first[b] = first;
+    first += points_of(&sc->bodies[b]);
     if (run->body_island[b] >= 0)
       run->point_row[b] = vb_island_point_row(&run->model->islands[run->body_island[b]], b, 0);
   }
-  /* table order: energies, u of every point, v, modes, then the contacts'
-   * compression, rate and force */
-  double *p = run->record;
-  for (int e = 0; e < VB_ENERGY_COUNT; e++)
-    if (series_of(sc, e, 0)) {
-      run->energy[e] = p;
-      p += nrec;
-    }
-  for (int i = 0; i < npts; i++)
-    if (series_of(sc, ROW_U, i)) {
-      run->point_u[i] = p;
-      p += nrec;
-      run->record_points = 1;
-    }
-  for (int i = 0; i < npts; i++)
-    if (series_of(sc, ROW_V, i)) {
-      run->point_v[i] = p;
-      p += nrec;
-      run->record_points = 1;
-    }
-  for (int b = 0, i = 0; b < nb; b++)
-    if (records_modes(sc, b) && series_of(sc, ROW_Q, i++)) {
-      run->modes_q[b] = p;
-      p += (size_t)sc->bodies[b].nmodes * nrec;
-    }
-  for (int c = 0; c < nc; c++)
-    if (series_of(sc, ROW_COMPRESSION, c)) {
-      run->results[c].compression = p;
-      p += nrec;
-    }
-  for (int c = 0; c < nc; c++)
-    if (series_of(sc, ROW_RATE, c)) {
-      run->results[c].rate = p;
-      p += nrec;
-    }
-  for (int c = 0; c < nc; c++)
-    if (series_of(sc, ROW_FORCE, c)) {
-      run->results[c].force = p;
-      p += nrec;
-    }
   return plan(run);
 }
 
@@ -372,7 +352,9 @@ vb_record_free(vb_run *run)
     munmap(run->record, run->record_mapped);
   else
     free(run->record);
-  free(run->point_u);
+  free(run->series);
+  free(run->series_first);
+  free(run->modes_q);
   free(run->point_first);
   free(run->plan_src);
   free(run->plan_dst);

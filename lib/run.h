@@ -34,7 +34,10 @@ struct vb_run {
   int nplan;
   const double **plan_src;
   double **plan_dst;
-  double **point_u, **point_v;     /* [recorded points] -> [nrec] m, m/s, or NULL */
+  double **series;                 /* [instances of every row, table order] -> [rows][nrec],
+                                      or NULL when not recorded */
+  int *series_first;               /* [nsignals + 1] first instance of each row in series */
+  double **point_u, **point_v;     /* [recorded points] -> [nrec] m, m/s, or NULL (in series) */
   double **modes_q;                /* [nbodies] -> [nmodes][nrec] m, or NULL */
   int record_points;               /* some u or v is recorded */
   double **pu, **pv;               /* [nislands] -> the island's points now */

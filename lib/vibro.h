@@ -488,6 +488,9 @@ const vb_signal *vb_signal_table(int *n);
 /* Instances of signal s in a scene (points, bodies with modes, contacts, or
  * 1 for the scene). */
 int vb_signal_count(const vb_signal *s, const vb_scene *sc);
+/* Body of instance i of a point or modes signal, its point in *point (0
+ * for masses and walls); -1 for scene and contact signals. */
+int vb_signal_body(const vb_signal *s, const vb_scene *sc, int i, int *point);
 /* Rows of instance i: the body's modes for VB_SIGNAL_MODES, else 1. */
 int vb_signal_rows(const vb_signal *s, const vb_scene *sc, int i);
 /* Group of instance i ("energy", "bodies/ball", "bodies/plate/pickup",
