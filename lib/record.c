@@ -19,18 +19,18 @@
 /* The recorded signals, in the order of the recording.  The energies
  * follow vb_energy. */
 static const vb_signal table[] = {
-    {"total", "J", VB_SIGNAL_SCENE, "kinetic + potential energy"},
-    {"kinetic", "J", VB_SIGNAL_SCENE, "kinetic energy of the modes"},
-    {"potential", "J", VB_SIGNAL_SCENE, "potential energy of the modes and contacts"},
-    {"dissipated", "J", VB_SIGNAL_SCENE, "energy taken by damping, running"},
-    {"external", "J", VB_SIGNAL_SCENE, "work of gravity, forces and drivers, running"},
-    {"correction", "J", VB_SIGNAL_SCENE, "energy added by Papetti's corrections, running"},
-    {"u", "m", VB_SIGNAL_POINT, "displacement"},
-    {"v", "m/s", VB_SIGNAL_POINT, "velocity (three-level: of the step into the sample)"},
-    {"q", "m", VB_SIGNAL_MODES, "modal displacements, one row per mode"},
-    {"compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact"},
-    {"rate", "m/s", VB_SIGNAL_CONTACT, "compression rate"},
-    {"force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)"},
+    {"total", "J", VB_SIGNAL_SCENE, "kinetic + potential energy", NULL},
+    {"kinetic", "J", VB_SIGNAL_SCENE, "kinetic energy of the modes", NULL},
+    {"potential", "J", VB_SIGNAL_SCENE, "potential energy of the modes and contacts", NULL},
+    {"dissipated", "J", VB_SIGNAL_SCENE, "energy taken by damping, running", NULL},
+    {"external", "J", VB_SIGNAL_SCENE, "work of gravity, forces and drivers, running", NULL},
+    {"correction", "J", VB_SIGNAL_SCENE, "energy added by Papetti's corrections, running", NULL},
+    {"u", "m", VB_SIGNAL_POINT, "displacement", NULL},
+    {"v", "m/s", VB_SIGNAL_POINT, "velocity (three-level: of the step into the sample)", NULL},
+    {"q", "m", VB_SIGNAL_MODES, "modal displacements, one row per mode", NULL},
+    {"compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact", NULL},
+    {"rate", "m/s", VB_SIGNAL_CONTACT, "compression rate", NULL},
+    {"force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)", NULL},
 };
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };
@@ -279,6 +279,27 @@ plan(vb_run *run)
   return VB_OK;
 }
 
+/* The series each sample computes (the recorded instances of the rows
+ * with derive). */
+static int
+plan_derived(vb_run *run)
+{
+  size_t n = 0;
+  for (int r = 0; r < NSIGNALS; r++)
+    if (table[r].derive)
+      n += (size_t)vb_signal_count(&table[r], run->scene);
+  run->derived = calloc(n + 1, sizeof *run->derived);
+  if (!run->derived)
+    return VB_ENOMEM;
+  for (int r = 0; r < NSIGNALS; r++)
+    for (int i = 0, m = vb_signal_count(&table[r], run->scene); i < m && table[r].derive; i++) {
+      double *dst = run->series[run->series_first[r] + i];
+      if (dst)
+        run->derived[run->nderived++] = (vb_derived){&table[r], i, dst};
+    }
+  return VB_OK;
+}
+
 /* Series (rows of nrec samples) of instance i of signal r when recorded,
  * else 0. */
 static size_t
@@ -341,7 +362,8 @@ vb_record_alloc(vb_run *run)
     if (run->body_island[b] >= 0)
       run->point_row[b] = vb_island_point_row(&run->model->islands[run->body_island[b]], b, 0);
   }
-  return plan(run);
+  int rc = plan(run);
+  return rc == VB_OK ? plan_derived(run) : rc;
 }
 
 /* Free the recording. */
@@ -358,6 +380,7 @@ vb_record_free(vb_run *run)
   free(run->point_first);
   free(run->plan_src);
   free(run->plan_dst);
+  free(run->derived);
 }
 
 /* Fill the samples a failed run did not reach with NaN. */
@@ -416,6 +439,8 @@ vb_record_sample(vb_run *run, long n, long k)
   double *const *dst = run->plan_dst;
   for (int m = 0, nm = run->nplan; m < nm; m++)
     dst[m][k] = *src[m];
+  for (int m = 0; m < run->nderived; m++)
+    run->derived[m].dst[k] = run->derived[m].row->derive(run, run->derived[m].instance);
   for (int b = 0; b < sc->nbodies; b++) {
     const vb_body *body = &sc->bodies[b];
     int at = run->point_first[b];

@@ -480,6 +480,10 @@ typedef struct vb_signal {
   const char *units;       /* "m", "m/s", "N", "J" */
   vb_signal_object object; /* what it is recorded for */
   const char *doc;         /* one line */
+  /* Its value for instance i at the sample being recorded, from the run's
+   * state; NULL for the signals the run copies from its islands (u, v, q,
+   * a contact's compression, rate and force) or sums (the energies). */
+  double (*derive)(const vb_run *run, int i);
 } vb_signal;
 
 /* The table of recorded signals, in the order of the recording (the
