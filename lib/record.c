@@ -16,6 +16,18 @@
 #include <sys/mman.h>
 #include "run.h"
 
+/* Contact c's stored energy: its law's potential V(x) at the compression
+ * the sample records (NaN where that is NaN), J.  Its sum over the
+ * contacts plus the bodies' potential is energy.potential for two-level
+ * and explicit schemes; three-level ones average V over two levels. */
+static double
+contact_potential(const vb_run *run, int c)
+{
+  const vb_island_state *is = run->states[run->contact_island[c]];
+  double x = is->hist[run->contact_local[c]].x;
+  return isnan(x) ? x : vb_law_potential(&is->act[run->contact_local[c]].law, x);
+}
+
 /* The recorded signals, in the order of the recording.  The energies
  * follow vb_energy. */
 static const vb_signal table[] = {
@@ -31,6 +43,8 @@ static const vb_signal table[] = {
     {"compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact", NULL},
     {"rate", "m/s", VB_SIGNAL_CONTACT, "compression rate", NULL},
     {"force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)", NULL},
+    {"potential", "J", VB_SIGNAL_CONTACT, "the law's potential V(x) at the compression",
+     contact_potential},
 };
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };

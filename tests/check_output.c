@@ -127,6 +127,18 @@ START_TEST(test_layout_and_values)
     ck_assert_str_eq(text, "N");
     H5Dclose(d);
   }
+  /* the contact's potential, a derived signal, written like the others */
+  n = read_doubles(f, "signals/contacts.hit.potential", buf, 1024);
+  ck_assert_int_eq(n, 2 * n1);
+  for (k = 0; k < n0; k++)
+    ck_assert(buf[k] == vb_law_potential(&vb_run_scene(a.run)->contacts[0].law,
+                                         vb_run_contact(a.run, 0)->compression[k]));
+  {
+    hid_t d = H5Dopen2(f, "signals/contacts.hit.potential", H5P_DEFAULT);
+    read_string_attr(d, "units", text, sizeof text);
+    ck_assert_str_eq(text, "J");
+    H5Dclose(d);
+  }
   /* the events table: one row per impact with its scene */
   {
     hid_t d = H5Dopen2(f, "study/events", H5P_DEFAULT), s = H5Dget_space(d);
