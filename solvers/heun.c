@@ -4,7 +4,6 @@
  * predicted velocity v~_n as eq 22 does, and is reused in both the
  * predictor and the corrector of the next step. */
 #include <math.h>
-#include <stdlib.h>
 #include "internal.h"
 #include "scheme.h"
 
@@ -12,13 +11,7 @@
 static void *
 alloc(int nm, int nc)
 {
-  return calloc(2 * (size_t)nm + 2 * (size_t)nc + 1, sizeof(double));
-}
-
-static void
-release(void *ws)
-{
-  free(ws);
+  return vb_workspace_alloc(2 * (size_t)nm + 2 * (size_t)nc);
 }
 
 static int
@@ -43,7 +36,7 @@ step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, d
   return VB_OK;
 }
 
-static const vb_scheme_ops ops = {.alloc = alloc, .free = release, .step = step};
+static const vb_scheme_ops ops = {.alloc = alloc, .free = vb_workspace_free, .step = step};
 
 const vb_scheme vb_scheme_heun = {
     .name = "heun",
