@@ -436,7 +436,7 @@ void
 sg_generate(sg_scene *g, uint64_t seed, const char *srcdir)
 {
   static const double rates[] = { 22050.0, 44100.0, 48000.0, 96000.0 };
-  static const char *const explicit_schemes[] = { "verlet", "heun", "rk4" };
+  static const char *const explicit_schemes[] = { "verlet", "position-verlet", "heun", "rk4" };
   gen G;
   buf t = { 0 };
   char a[40], c[40];
@@ -466,7 +466,7 @@ sg_generate(sg_scene *g, uint64_t seed, const char *srcdir)
   G.conserving_only = chance(&G.r, 0.25);
   for (int k = 0; k < nis; k++) {
     int fam = G.conserving_only ? pick(&G.r, 0, 1) : pick(&G.r, 0, 2);
-    const char *xs = explicit_schemes[pick(&G.r, 0, 2)];
+    const char *xs = explicit_schemes[pick(&G.r, 0, (int)(sizeof explicit_schemes / sizeof *explicit_schemes) - 1)];
     G.explicit_family = fam == 2;
     g->conserving[k] = 1;
     int nb = pick(&G.r, 1, 3), first = g->nbodies;
