@@ -423,25 +423,52 @@ load_wall(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
   return vb_load_drive(ld, vb_src_member(g, "drive"), obj, &b->drive);
 }
 
-/* The body types: their scene-file name, keys and loader, one row each
- * (the valid keys, the 'applies only to type' rules and the choices all
- * come from here). */
-static const struct body_type {
-  const char *name;
-  vb_body_kind kind;
-  const char *const *keys;
-  int (*load)(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b);
-} body_types[] = {
-    {"mass", VB_BODY_MASS,
-     (const char *const[]){"name", "type", "mass", "u0", "v0", "k", "c", NULL}, load_mass},
+/* The body types, one row each: name, kind, keys (with the units of the
+ * numeric ones) and loader.  Everything that lists, checks or sweeps body
+ * types iterates this table. */
+static const vb_body_type body_types[] = {
+    {"mass", VB_BODY_MASS, (const char *const[]){"name", "type", "mass", "u0", "v0", "k", "c", NULL},
+     (const vb_key_units[]){
+         {"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL, NULL}},
+     1, load_mass},
     {"wall", VB_BODY_WALL, (const char *const[]){"name", "type", "position", "drive", NULL},
-     load_wall},
+     (const vb_key_units[]){{"position", "m"}, {NULL, NULL}}, 1, load_wall},
     {"modal", VB_BODY_MODAL,
      (const char *const[]){"name", "type", "freq", "mass", "quality", "t60", "zeta", "loss", "q0",
                            "dq0", "gravity", "points", "preset", "modes_file", NULL},
-     load_modal},
+     (const vb_key_units[]){{"freq", "Hz"},
+                            {"mass", "kg"},
+                            {"quality", "1"},
+                            {"t60", "s"},
+                            {"zeta", "1"},
+                            {"loss[0]", "1/s"},
+                            {"loss[1]", "s"},
+                            {"q0", "m"},
+                            {"dq0", "m/s"},
+                            {"gravity", "1"},
+                            {NULL, NULL}},
+     0, load_modal},
 };
 #define NTYPES (int)(sizeof body_types / sizeof body_types[0])
+
+/* The body type of a scene-file name, or NULL. */
+const vb_body_type *
+vb_body_type_lookup(const char *name)
+{
+  for (int t = 0; name != NULL && t < NTYPES; t++)
+    if (strcmp(body_types[t].name, name) == 0)
+      return &body_types[t];
+  return NULL;
+}
+
+/* Row i of the body-type table, NULL beyond; *n (may be NULL) gets the count. */
+const vb_body_type *
+vb_body_type_at(int i, int *n)
+{
+  if (n != NULL)
+    *n = NTYPES;
+  return i >= 0 && i < NTYPES ? &body_types[i] : NULL;
+}
 
 /* Load one body from its group; i is its index. */
 static int
@@ -479,6 +506,7 @@ load_body(vb_loader *ld, const config_setting_t *list, int i)
   if (self < 0)
     return vb_src_fail(ld, vb_src_at(g, "type"), obj, "unknown type '%s' (valid: %s)", type, valid);
   b->kind = body_types[self].kind;
+  b->type = body_types[self].name;
   return body_types[self].load(ld, g, obj, b);
 }
 
