@@ -152,6 +152,20 @@ contains "$tmp/out" "effective mass 1 kg, k 1e+08 N/m^alpha, alpha 1.5, e 0.8"
 contains "$tmp/out" ", c 0.5 N s/m, alpha 1 (fixed)"
 contains "$tmp/out" "  spring: always engaged, no impacts"
 
+# vibro check's body lines: a mass on a spring gives its frequency and
+# damping ratio, a damper alone is not called a spring
+cat >"$tmp/bodies.cfg" <<'CFG'
+scene = { name = "bodies"; fs = 44100.0; duration = 0.01; };
+bodies = ( { name = "s"; type = "mass"; mass = 0.37; k = 2282.3; c = 0.5; },
+           { name = "d"; type = "mass"; mass = 0.2; c = 0.5; },
+           { name = "w"; type = "wall"; } );
+contacts = ( { name = "h"; between = ["s", "w"]; law = "power"; k = 1e8; alpha = 1.5; scheme = "am1"; },
+             { name = "g"; between = ["d", "w"]; law = "power"; k = 1e8; alpha = 1.5; scheme = "am1"; } );
+CFG
+expect 0 "$vibro" check "$tmp/bodies.cfg"
+contains "$tmp/out" "body 's': mass 0.37 kg, u0 0 m, v0 0 m/s, on a spring to ground (12.4999 Hz, zeta 0.00860306)"
+contains "$tmp/out" "body 'd': mass 0.2 kg, u0 0 m, v0 0 m/s, on a damper to ground"
+
 # -o that is an input, a directory or a symbolic link: refused before the
 # run starts, the input untouched
 cp "$srcdir/scenes/papetti-case-b.cfg" "$tmp/self.cfg"
