@@ -165,6 +165,18 @@ CFG
 expect 0 "$vibro" check "$tmp/bodies.cfg"
 contains "$tmp/out" "body 's': mass 0.37 kg, u0 0 m, v0 0 m/s, on a spring to ground (12.4999 Hz, zeta 0.00860306)"
 contains "$tmp/out" "body 'd': mass 0.2 kg, u0 0 m, v0 0 m/s, on a damper to ground"
+# an oscillator is a mass on a spring to ground given by frequency and zeta
+cat >"$tmp/osc.cfg" <<'CFG'
+scene = { name = "osc"; fs = 44100.0; duration = 0.01; gravity = 9.81; };
+bodies = ( { name = "o"; type = "oscillator"; mass = 0.37; freq = 12.5; zeta = 0.031; },
+           { name = "w"; type = "wall"; position = -0.01; } );
+contacts = ( { name = "h"; between = ["w", "o"]; law = "power"; k = 1e8; alpha = 1.5; scheme = "two-point"; } );
+CFG
+expect 0 "$vibro" check "$tmp/osc.cfg"
+contains "$tmp/out" "body 'o': oscillator, mass 0.37 kg, u0 -0.00159034 m, v0 0 m/s, on a spring to ground (12.5 Hz, zeta 0.031)"
+sed 's/zeta = 0.031;/zeta = 0.031; k = 5.0;/' "$tmp/osc.cfg" >"$tmp/osc-bad.cfg"
+expect 1 "$vibro" check "$tmp/osc-bad.cfg"
+contains "$tmp/err" "osc-bad.cfg:2: body 'o': 'k' applies only to type 'mass' (valid: name, type, mass, freq, zeta, quality, t60, u0, v0)"
 
 # -o that is an input, a directory or a symbolic link: refused before the
 # run starts, the input untouched
