@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "vibro.h"
+#include "source.h" /* the body-type table */
 
 #ifndef TEST_SRCDIR
 #define TEST_SRCDIR "."
@@ -223,6 +224,36 @@ START_TEST(test_oscillator)
   ck_assert_double_eq_tol(sc->bodies[2].u0, -g / (w * w), 1e-15);
   ck_assert_double_eq(sc->bodies[3].v0, 0.0);
   vb_scene_free(sc);
+}
+END_TEST
+
+/* The body-type table: lookup of the first, the last and unknown names,
+ * and each row consistent with itself (every numeric key with units is a
+ * valid key of the type, "loss[1]" as "loss"; name and type are keys). */
+START_TEST(test_body_types)
+{
+  int n = 0;
+  const vb_body_type *first = vb_body_type_at(0, &n);
+  ck_assert_int_ge(n, 3);
+  ck_assert_ptr_eq(vb_body_type_lookup("mass"), first);
+  ck_assert_ptr_eq(vb_body_type_lookup(vb_body_type_at(n - 1, NULL)->name), vb_body_type_at(n - 1, NULL));
+  ck_assert_ptr_null(vb_body_type_at(n, NULL));
+  ck_assert_ptr_null(vb_body_type_at(-1, NULL));
+  ck_assert_ptr_null(vb_body_type_lookup("Mass"));
+  ck_assert_ptr_null(vb_body_type_lookup(NULL));
+  for (int i = 0; i < n; i++) {
+    const vb_body_type *t = vb_body_type_at(i, NULL);
+    ck_assert_ptr_eq(vb_body_type_lookup(t->name), t);
+    ck_assert_ptr_nonnull(t->load);
+    ck_assert(vb_has_key(t->keys, "name") && vb_has_key(t->keys, "type"));
+    for (const vb_key_units *k = t->numbers; k->key; k++) {
+      char key[64];
+      snprintf(key, sizeof key, "%.*s", (int)strcspn(k->key, "["), k->key);
+      ck_assert_msg(vb_has_key(t->keys, key), "type %s: numeric key %s is not a key", t->name,
+                    k->key);
+      ck_assert_ptr_nonnull(k->units);
+    }
+  }
 }
 END_TEST
 
@@ -1234,6 +1265,7 @@ static Suite *scene_suite(void)
   tcase_add_test(core, test_defaults);
   tcase_add_test(core, test_restitution_laws);
   tcase_add_test(core, test_oscillator);
+  tcase_add_test(core, test_body_types);
   tcase_add_test(core, test_include_robust);
   tcase_add_test(core, test_data_files_binary);
   tcase_add_test(core, test_integers_as_reals_values);
