@@ -9,6 +9,7 @@
  * at any instruction (SIGKILL, a full disk, a lost node) loses at most the
  * scenes not yet listed.  The merge writes OUT through a temporary in
  * OUT.part/, renamed into place, then removes OUT.part/. */
+#define _GNU_SOURCE /* sync_file_range (Linux); without it, fsync alone */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +56,8 @@ struct vb_output {
   double batch_bytes, last_flush;
   long next_shard;
   long kill_at, writes; /* test hook VIBRO_TEST_KILL_AT */
+  const char *wb_name;  /* the shard HDF5 is writing (under dirfd), or NULL */
+  int wbfd;             /* a descriptor of it, to start its writeback */
   long batch_scenes;    /* test hook VIBRO_TEST_BATCH: scenes per shard */
   char *err;            /* where messages go during a call */
   size_t errlen;
@@ -72,6 +75,18 @@ now(void)
 
 #define msg vb_output_msg
 
+/* Start writing a file's dirty pages back to the disk, without waiting. */
+static void
+writeback(int fd)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+  if (fd >= 0)
+    sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)fd;
+#endif
+}
+
 /* Test hook: with VIBRO_TEST_KILL_AT=k in the environment, the process
  * kills itself (SIGKILL) at the k-th write point of the output. */
 static void
@@ -81,6 +96,20 @@ tick(void *ctx)
 
   if (o->kill_at > 0 && ++o->writes == o->kill_at)
     raise(SIGKILL);
+  /* start the writeback of what HDF5 has written of a large shard, so
+   * that the disk works while the rest is written and summed */
+  if (o->wb_name) {
+    if (o->wbfd < 0)
+      o->wbfd = openat(o->dirfd, o->wb_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    writeback(o->wbfd);
+  }
+}
+
+/* Threads for staging and summing. */
+void
+vb_output_threads(vb_output *o, int threads)
+{
+  o->fmt.threads = threads;
 }
 
 static long
@@ -368,7 +397,7 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
   o = calloc(1, sizeof *o);
   if (!o)
     return msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
-  o->dirfd = o->lockfd = o->manifd = -1;
+  o->dirfd = o->lockfd = o->manifd = o->wbfd = -1;
   o->rank = rank;
   o->err = err;
   o->errlen = errlen;
@@ -485,11 +514,23 @@ shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, long *sizep)
      * failed write is reported, and vibro's main skips HDF5's exit
      * handler, which would crash on it) */
     errno = 0;
+    o->wb_name = tmp;
+    o->wbfd = -1;
     rc = vb_stack_write_batch(&o->fmt, tpath, o->batch, o->nbatch, NULL, NULL, NULL, 0);
     e = errno;
     free(tpath);
-    fd = rc == VB_OK ? openat(o->dirfd, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
-    if (rc != VB_OK || fd < 0 || fsync(fd) < 0) {
+    fd = o->wbfd;
+    o->wb_name = NULL;
+    o->wbfd = -1;
+    if (rc == VB_OK && fd < 0)
+      fd = openat(o->dirfd, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* the CRC is summed from the page cache while the disk writes the
+     * shard back; fsync then waits for what is left */
+    if (rc == VB_OK && fd >= 0) {
+      writeback(fd);
+      crc = vb_file_crc(o->dirfd, tmp, o->fmt.threads, &size);
+    }
+    if (rc != VB_OK || fd < 0 || crc < 0 || fsync(fd) < 0) {
       e = rc != VB_OK ? e : errno;
       if (fd >= 0)
         close(fd);
@@ -499,9 +540,6 @@ shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, long *sizep)
                  : write_failed(o, tmp, e);
     }
     close(fd);
-    crc = vb_file_crc(o->dirfd, tmp, &size);
-    if (crc < 0)
-      return write_failed(o, tmp, errno);
   } else {
     /* the shard is made in memory and written here: a full disk is an
      * error of write() (HDF5 1.10 crashes at exit after a failed write of
@@ -511,7 +549,7 @@ shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, long *sizep)
     if (rc != VB_OK)
       return msg(o->err, o->errlen, rc, "%s: out of memory writing a shard of %ld scenes", o->path,
                  o->nbatch);
-    crc = (long)crc32(crc32(0L, Z_NULL, 0), image, (uInt)ilen);
+    crc = (long)vb_crc32(0L, image, ilen);
     size = (long)ilen;
     tick(o);
     fd = openat(o->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);

@@ -59,6 +59,7 @@ typedef struct vb_format {
   const char **contact_names; /* [ncontacts] */
   void (*tick)(void *ctx);    /* test hook, called before each dataset write */
   void *tick_ctx;
+  int threads; /* threads that stage a shard's signals; 0: OpenMP's default */
 } vb_format;
 
 /* A finished scene, packed for the writer: its table row, its event rows
@@ -128,9 +129,14 @@ typedef struct vb_shard {
 } vb_shard;
 
 /* The shards of OUT.part/ (opened as dirfd) listed in a manifest whose size
- * and CRC-32 match; *out is freed by the caller. */
-int vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay, vb_shard **out,
-                     long *nout, char *err, size_t errlen);
+ * (and, with check, CRC-32 and input) match; *out is freed by the caller. */
+int vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay, int check,
+                     vb_shard **out, long *nout, char *err, size_t errlen);
+/* vb_output_merge; with verify 0 the shards' CRC-32s are not summed again
+ * (their size is still checked): for the writer that has just written
+ * them, or verified them when it resumed. */
+int vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify,
+                           const volatile int *stop, char *err, size_t errlen);
 /* Read a shard's scene indices (and T, its samples) and, when complete is
  * not NULL, mark them with their status codes; 0 or -1. */
 int vb_shard_scenes(const char *part, const vb_shard *s, long nscenes, int64_t *idx,
@@ -146,8 +152,14 @@ char *vb_part_file(const char *part, const char *name);
 /* Write a message into err unless one is there already; returns code. */
 int vb_output_msg(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* CRC-32 of a file under dirfd, its size in *size; -1 on error. */
-long vb_file_crc(int dirfd, const char *name, long *size);
+/* zlib's crc32 of len bytes at buf, continuing crc (0 to start). */
+unsigned long vb_crc32(unsigned long crc, const void *buf, size_t len);
+/* CRC-32 of a file under dirfd, its size in *size; -1 on error.  Summed
+ * by `threads` threads (0: OpenMP's default). */
+long vb_file_crc(int dirfd, const char *name, int threads, long *size);
+/* Threads the writer may use to stage and sum a shard (the run's -j;
+ * 0: OpenMP's default). */
+void vb_output_threads(vb_output *output, int threads);
 /* Rank and number of a shard file name "rRRR-NNNNNN.h5"; 0 or -1. */
 int vb_shard_name_parse(const char *name, int *rank, long *number);
 /* Format a shard's manifest line (with its own CRC) into line. */

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include <hdf5_hl.h>
 
 #include "h5util.h"
@@ -523,7 +527,8 @@ vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *cons
     long w = vb_signal_width(&f->sig[s], T);
 
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (n > 64)
+#pragma omp parallel for schedule(static) if (n > 64)                                              \
+    num_threads(f->threads > 0 ? f->threads : omp_get_max_threads())
 #endif
     for (i = 0; i < (stage ? n : 0); i++)
       stage_row(&f->sig[s], stage + i * w, T, sc[i]->sig[s], sc[i]->samples);

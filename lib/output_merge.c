@@ -456,6 +456,14 @@ int
 vb_output_merge(const char *path, const vb_output_layout *lay, const volatile int *stop, char *err,
                 size_t errlen)
 {
+  return vb_output_merge_shards(path, lay, 1, stop, err, errlen);
+}
+
+/* Merge the shards into OUT, summing their CRC-32s again with verify. */
+int
+vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify,
+                       const volatile int *stop, char *err, size_t errlen)
+{
   merge m;
   vb_h5quiet q;
   char *tmp = NULL;
@@ -486,7 +494,7 @@ vb_output_merge(const char *path, const vb_output_layout *lay, const volatile in
       rc = msg(err, errlen, VB_EIO, "%s: cannot open %s: %s", path, m.part, strerror(errno));
   }
   if (rc == VB_OK)
-    rc = vb_part_verified(m.dirfd, m.part, lay, &m.sh, &m.nsh, err, errlen);
+    rc = vb_part_verified(m.dirfd, m.part, lay, verify, &m.sh, &m.nsh, err, errlen);
   if (rc == VB_OK)
     rc = plan(&m);
   if (rc != VB_OK)

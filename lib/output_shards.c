@@ -16,6 +16,11 @@
 
 #include <zlib.h>
 
+#include "config.h"
+#ifdef HAVE_ISAL
+#include <isa-l/crc.h>
+#endif
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -43,12 +48,31 @@ vb_output_msg(char *err, size_t errlen, int code, const char *fmt, ...)
 }
 #define msg vb_output_msg
 
+/* zlib's crc32(crc, buf, len) (CRC-32 of gzip and PNG), by ISA-L's folding
+ * code when it is there. */
+unsigned long
+vb_crc32(unsigned long crc, const void *buf, size_t len)
+{
+#ifdef HAVE_ISAL
+  return crc32_gzip_refl((uint32_t)crc, buf, (uint64_t)len);
+#else
+  const unsigned char *p = buf;
+  while (len > 0) {
+    uInt n = len > (1u << 30) ? 1u << 30 : (uInt)len;
+    crc = crc32(crc, p, n);
+    p += n;
+    len -= n;
+  }
+  return crc;
+#endif
+}
+
 /* CRC-32 of a whole file by name under dirfd; -1 on error; *size its bytes.
  * The file is mapped (no copy out of the page cache) and its pieces of
  * 4 MiB summed by the threads (outside a parallel region: the final
  * shard, resume), then combined in order. */
 long
-vb_file_crc(int dirfd, const char *name, long *size)
+vb_file_crc(int dirfd, const char *name, int threads, long *size)
 {
   const long piece = 1L << 22;
   int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -80,10 +104,10 @@ vb_file_crc(int dirfd, const char *name, long *size)
     return -1;
   }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads())
 #endif
   for (k = 0; k < n; k++)
-    part[k] = crc32(0L, map + k * piece, (uInt)(k == n - 1 ? (long)st.st_size - k * piece : piece));
+    part[k] = vb_crc32(0L, map + k * piece, (size_t)(k == n - 1 ? (long)st.st_size - k * piece : piece));
   for (k = 0; k < n; k++)
     crc = crc32_combine(crc, part[k], (z_off_t)(k == n - 1 ? (long)st.st_size - k * piece : piece));
   free(part);
@@ -195,7 +219,7 @@ vb_shards_verified(int dirfd, const char *part, const char *source, unsigned lon
                  part, source);
         break;
       }
-      if (check && ((long)vb_file_crc(dirfd, s.name, &size) != (long)s.crc || size != s.size))
+      if (check && ((long)vb_file_crc(dirfd, s.name, 0, &size) != (long)s.crc || size != s.size))
         continue; /* damaged or missing: its scenes are run again */
       if (!check) {
         struct stat st;
@@ -291,12 +315,14 @@ vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
 /* CRC-32 of the input text: a manifest line names what it was run for. */
 unsigned long vb_input_crc(const vb_output_layout *lay);
 
-/* Verified shards of OUT.part/. */
+/* Verified shards of OUT.part/ (listed and of the listed size; with
+ * check, also of the listed CRC-32 and input). */
 int
-vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay, vb_shard **out,
-                 long *nout, char *err, size_t errlen)
+vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay, int check,
+                 vb_shard **out, long *nout, char *err, size_t errlen)
 {
-  return vb_shards_verified(dirfd, part, lay->source, vb_input_crc(lay), 1, out, nout, err, errlen);
+  return vb_shards_verified(dirfd, part, lay->source, vb_input_crc(lay), check, out, nout, err,
+                            errlen);
 }
 
 /* CRC-32 of the input text. */

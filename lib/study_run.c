@@ -22,6 +22,7 @@
 #include <hdf5.h>
 
 #include "h5util.h"
+#include "output.h"
 #include "vibro.h"
 
 #define PART_SUFFIX     ".part"
@@ -127,10 +128,11 @@ progress(const vb_study_options *opt, long done, long total, long ran, double t0
   opt->on_progress(&p, opt->progress_ctx);
 }
 
-/* Merge the shards of every rank into out. */
-int
-vb_study_merge(const vb_study *study, const char *out, const volatile int *stop, char *err,
-               size_t errlen)
+/* Merge the shards of every rank into out; with verify, their CRC-32s are
+ * summed again. */
+static int
+study_merge(const vb_study *study, const char *out, int verify, const volatile int *stop,
+            char *err, size_t errlen)
 {
   vb_output_layout lay;
   const char **names = calloc((size_t)vb_study_nparams(study) + 1, sizeof *names);
@@ -144,10 +146,18 @@ vb_study_merge(const vb_study *study, const char *out, const volatile int *stop,
     return VB_ENOMEM;
   }
   vb_study_layout(study, &lay, names, units);
-  rc = vb_output_merge(out, &lay, stop, err, errlen);
+  rc = vb_output_merge_shards(out, &lay, verify, stop, err, errlen);
   free(names);
   free(units);
   return rc;
+}
+
+/* Merge the shards of every rank into out. */
+int
+vb_study_merge(const vb_study *study, const char *out, const volatile int *stop, char *err,
+               size_t errlen)
+{
+  return study_merge(study, out, 1, stop, err, errlen);
 }
 
 /* The state of one vb_study_run shared by its threads. */
@@ -299,7 +309,8 @@ scenes_finish(runner *r, const char *part, char *err, size_t errlen)
   progress(r->opt, r->rep.kept + r->rep.ran, r->rep.scenes, r->rep.ran, r->t0);
   vb_output_free(r->o);
   r->o = NULL;
-  return r->opt->nranks == 1 ? vb_study_merge(r->study, r->out, r->opt->stop, err, errlen) : VB_OK;
+  /* this process wrote every shard, or summed its CRC-32 when it resumed */
+  return r->opt->nranks == 1 ? study_merge(r->study, r->out, 0, r->opt->stop, err, errlen) : VB_OK;
 }
 
 /* Open the output and list the scenes of this rank still to run. */
@@ -308,6 +319,9 @@ scenes_plan(runner *r, const vb_output_layout *lay, char *err, size_t errlen)
 {
   long i, nscenes = vb_study_scenes(r->study);
   int rc = vb_output_open(r->out, lay, r->opt->resume, r->opt->rank, &r->o, err, errlen);
+
+  if (rc == VB_OK)
+    vb_output_threads(r->o, r->opt->threads);
 
   for (i = r->opt->rank; rc == VB_OK && i < nscenes; i += r->opt->nranks) {
     r->rep.scenes++;

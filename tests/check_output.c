@@ -15,7 +15,10 @@
 
 #include <hdf5.h>
 
+#include <zlib.h>
+
 #include "vibro.h"
+#include "output.h"
 #include "testutil.h"
 
 #ifndef TEST_BUILDDIR
@@ -422,6 +425,40 @@ START_TEST(test_missing_dir)
 }
 END_TEST
 
+/* The shards' CRC-32 (ISA-L's when configure found it) is zlib's crc32:
+ * whole, chained at odd offsets, and of a file summed in 4 MiB pieces by
+ * two threads, so that Python's zlib.crc32 verifies what vibro lists. */
+START_TEST(test_crc_is_zlib)
+{
+  const size_t n = (9u << 20) + 4093;
+  unsigned char *b = malloc(n);
+  char path[] = "/tmp/vibro-crc-XXXXXX";
+  size_t i, cut[] = {0, 1, 7, 4093, 65537, n - 3, n};
+  unsigned long z;
+  long size = 0;
+  int k, fd;
+
+  ck_assert_ptr_nonnull(b);
+  for (i = 0; i < n; i++)
+    b[i] = (unsigned char)((i * 2654435761u) >> 13);
+  z = crc32(0L, b, (uInt)n);
+  ck_assert_uint_eq(vb_crc32(0L, b, n), z);
+  for (k = 0; k < 7; k++)
+    ck_assert_uint_eq(vb_crc32(vb_crc32(0L, b, cut[k]), b + cut[k], n - cut[k]), z);
+  ck_assert_uint_eq(vb_crc32(0L, b, 0), crc32(0L, Z_NULL, 0));
+  fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, b, n), (ssize_t)n);
+  close(fd);
+  for (k = 1; k <= 2; k++) {
+    ck_assert_int_eq(vb_file_crc(AT_FDCWD, path, k, &size), (long)z);
+    ck_assert_int_eq(size, (long)n);
+  }
+  unlink(path);
+  free(b);
+}
+END_TEST
+
 START_TEST(test_bad_args)
 {
   tu_sim a = tu_run_text(hammer_text);
@@ -446,6 +483,7 @@ static Suite *output_suite(void)
   tcase_set_timeout(safety, 60);
   tcase_set_timeout(errors, 60);
   tcase_add_test(core, test_layout_and_values);
+  tcase_add_test(core, test_crc_is_zlib);
   tcase_add_test(safety, test_resume_verifies_shards);
   tcase_add_test(safety, test_torn_manifest_line);
   tcase_add_test(safety, test_part_refused);
