@@ -173,7 +173,7 @@ void vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out
 typedef enum {
   VB_FAMILY_TWO_LEVEL = 0, /* implicit, state (x, v): two-point, am1 */
   VB_FAMILY_THREE_LEVEL,   /* state (x^n, x^(n-1)): three-point, quadratic */
-  VB_FAMILY_EXPLICIT       /* one-step explicit: verlet, heun, rk4 */
+  VB_FAMILY_EXPLICIT       /* one-step explicit: verlet, position-verlet, heun, rk4 */
 } vb_family;
 
 struct vb_scheme_ops; /* its operations (solvers/scheme.h, not installed) */
