@@ -6,15 +6,21 @@
  *     (scenes/avanzini-hammer-bar.cfg): recording every sample against
  *     recording nothing (record.every = the whole run: 2 samples), whole
  *     study (load, run, write), and the file size.
+ *   - the whole `tools/vibro` process as the README starts it: `vibro info`
+ *     and `vibro events --csv` of every impact on the 2000-scene file (wall
+ *     time and peak memory), and `vibro run` of a tiny scene (mean of 20).
  * Each configuration three times, alternating; the best is reported with
  * the time the threads waited for a CPU (a busy machine says little).
- * Not a test: `make bench`.  Usage: bench_output [SRCDIR]. */
+ * Not a test: `make bench`.  Usage: bench_output [SRCDIR] (run from the
+ * build directory, where tools/vibro is). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,6 +93,80 @@ static double run_text(const char *text, const char *out, int threads, double *c
   return now() - t0;
 }
 
+/* `bench_output --measure PROGRAM ARGS...`: run PROGRAM (stdout to
+ * /dev/null) and write "SECONDS MAXRSS_KB STATUS" to descriptor 3.  A
+ * child forked from this large process would inherit its peak memory, so
+ * the measurement is made from a freshly started, small one. */
+static int measure(char **args)
+{
+  double t0 = now();
+  struct rusage ru;
+  int status = -1;
+  pid_t pid = fork();
+
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    execv(args[0], args);
+    _exit(127);
+  }
+  if (pid < 0 || wait4(pid, &status, 0, &ru) != pid)
+    return 1;
+  dprintf(3, "%.9f %ld %d\n", now() - t0, ru.ru_maxrss, status);
+  return 0;
+}
+
+/* Run tools/vibro with args as a whole process; its wall seconds, its
+ * peak resident memory in *mb; exits on failure. */
+static double vibro(char *const *args, double *mb)
+{
+  char *argv[16] = { "/proc/self/exe", "--measure" }, buf[128] = "";
+  int fd[2], status, k, n;
+  double secs = -1.0;
+  long kb = 0;
+  pid_t pid;
+
+  for (k = 0; args[k] && k < 13; k++)
+    argv[k + 2] = args[k];
+  argv[k + 2] = NULL;
+  if (pipe(fd) < 0 || (pid = fork()) < 0)
+    exit(1);
+  if (pid == 0) {
+    close(fd[0]);
+    dup2(fd[1], 3);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  close(fd[1]);
+  n = (int)read(fd[0], buf, sizeof buf - 1);
+  close(fd[0]);
+  waitpid(pid, NULL, 0);
+  buf[n > 0 ? n : 0] = '\0';
+  if (sscanf(buf, "%lf %ld %d", &secs, &kb, &status) != 3 || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "bench_output: %s %s failed\n", args[0], args[1]);
+    exit(1);
+  }
+  *mb = (double)kb / 1024.0;
+  return secs;
+}
+
+/* The best of three runs of tools/vibro with args; its memory in *mb. */
+static double vibro_best(char *const *args, double *mb)
+{
+  double best = 1e300, m;
+  int r;
+
+  for (r = 0; r < 3; r++) {
+    double s = vibro(args, &m);
+    if (s < best) {
+      best = s;
+      *mb = m;
+    }
+  }
+  return best;
+}
+
 /* Text of a file, with `duration = X;` and `every = N;` replaced. */
 static char *scene_text(const char *path, const char *duration, const char *every)
 {
@@ -130,6 +210,9 @@ int main(int argc, char **argv)
   long n = 0;
   int r, t;
 
+  if (argc > 2 && strcmp(argv[1], "--measure") == 0)
+    return measure(argv + 2);
+
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   snprintf(out, sizeof out, "bench-output-%ld.h5", (long)getpid());
   for (r = 0; r < 3; r++)
@@ -152,6 +235,33 @@ int main(int argc, char **argv)
          bwait[1] > 0.05 * best[1] ? "  [the machine is busy: the speed-up says little]" : "");
   printf("  file %.1f MB, metadata share %.2f %% (target <= 20 %%)\n", size / 1e6,
          100.0 * share);
+
+  /* reading it back, and a tiny run, as whole processes */
+  {
+    char *info[] = { "tools/vibro", "info", out, NULL };
+    char *events[] = { "tools/vibro", "events", "--csv", out, NULL };
+    char tiny_in[1024], tiny_out[300];
+    char *tiny[] = { "tools/vibro", "run", tiny_in, "-o", tiny_out, "--quiet", NULL };
+    double mi = 0.0, me = 0.0, mt = 0.0, ti, te, tt = 0.0;
+
+    snprintf(tiny_in, sizeof tiny_in, "%s/scenes/papetti-case-b.cfg", srcdir);
+    snprintf(tiny_out, sizeof tiny_out, "bench-tiny-%ld.h5", (long)getpid());
+    if (access("tools/vibro", X_OK) == 0) {
+      ti = vibro_best(info, &mi);
+      te = vibro_best(events, &me);
+      for (r = 0; r < 20; r++) {
+        tt += vibro(tiny, &mt) / 20.0;
+        remove(tiny_out);
+      }
+      printf("  vibro info: %.3f s, %.0f MB (target <= 1 s, < 100 MB); vibro events --csv (every "
+             "impact): %.3f s, %.0f MB (target <= 3 s)\n", ti, mi, te, me);
+      printf("  vibro run on a tiny scene (papetti-case-b), whole process: %.1f ms mean of 20 "
+             "(target <= 20 ms)\n", 1e3 * tt);
+    } else {
+      printf("  (no tools/vibro here: run from the build directory for the info, events and "
+             "tiny-run times)\n");
+    }
+  }
   remove(out);
 
   /* recording cost: every sample against (almost) nothing */
