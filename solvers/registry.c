@@ -10,7 +10,7 @@
 #define VB_SCHEMES(X)                                                                              \
   X(two_point, "two-point")                                                                        \
   X(am1, "am1") X(three_point, "three-point") X(quadratic, "quadratic") X(verlet, "verlet")        \
-      X(heun, "heun") X(rk4, "rk4")
+      X(position_verlet, "position-verlet") X(heun, "heun") X(rk4, "rk4")
 
 #define DECLARE(id, name) extern const vb_scheme vb_scheme_##id;
 VB_SCHEMES(DECLARE)
