@@ -31,20 +31,20 @@ contact_potential(const vb_run *run, int c)
 /* The recorded signals, in the order of the recording.  The energies
  * follow vb_energy. */
 static const vb_signal table[] = {
-    {"total", "J", VB_SIGNAL_SCENE, "kinetic + potential energy", NULL},
-    {"kinetic", "J", VB_SIGNAL_SCENE, "kinetic energy of the modes", NULL},
-    {"potential", "J", VB_SIGNAL_SCENE, "potential energy of the modes and contacts", NULL},
-    {"dissipated", "J", VB_SIGNAL_SCENE, "energy taken by damping, running", NULL},
-    {"external", "J", VB_SIGNAL_SCENE, "work of gravity, forces and drivers, running", NULL},
-    {"correction", "J", VB_SIGNAL_SCENE, "energy added by Papetti's corrections, running", NULL},
-    {"u", "m", VB_SIGNAL_POINT, "displacement", NULL},
-    {"v", "m/s", VB_SIGNAL_POINT, "velocity (three-level: of the step into the sample)", NULL},
-    {"q", "m", VB_SIGNAL_MODES, "modal displacements, one row per mode", NULL},
-    {"compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact", NULL},
-    {"rate", "m/s", VB_SIGNAL_CONTACT, "compression rate", NULL},
-    {"force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)", NULL},
+    {"total", "J", VB_SIGNAL_SCENE, "kinetic + potential energy", NULL, 0},
+    {"kinetic", "J", VB_SIGNAL_SCENE, "kinetic energy of the modes", NULL, 0},
+    {"potential", "J", VB_SIGNAL_SCENE, "potential energy of the modes and contacts", NULL, 0},
+    {"dissipated", "J", VB_SIGNAL_SCENE, "energy taken by damping, running", NULL, 0},
+    {"external", "J", VB_SIGNAL_SCENE, "work of gravity, forces and drivers, running", NULL, 0},
+    {"correction", "J", VB_SIGNAL_SCENE, "energy added by Papetti's corrections, running", NULL, 0},
+    {"u", "m", VB_SIGNAL_POINT, "displacement", NULL, 0},
+    {"v", "m/s", VB_SIGNAL_POINT, "velocity (three-level: of the step into the sample)", NULL, 0},
+    {"q", "m", VB_SIGNAL_MODES, "modal displacements, one row per mode", NULL, 0},
+    {"compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact", NULL, 0},
+    {"rate", "m/s", VB_SIGNAL_CONTACT, "compression rate", NULL, 0},
+    {"force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)", NULL, 0},
     {"potential", "J", VB_SIGNAL_CONTACT, "the law's potential V(x) at the compression",
-     contact_potential},
+     contact_potential, 1},
 };
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };
@@ -165,7 +165,7 @@ vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i)
 {
   char path[4 * VB_NAME_MAX + 32];
   if (!sc->record_select)
-    return 1;
+    return !s->on_request;
   vb_signal_path(s, sc, i, path, sizeof path);
   return vb_scene_records(sc, path);
 }

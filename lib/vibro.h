@@ -487,6 +487,10 @@ typedef struct vb_signal {
    * state; NULL for the signals the run copies from its islands (u, v, q,
    * a contact's compression, rate and force) or sums (the energies). */
   double (*derive)(const vb_run *run, int i);
+  /* Recorded only when record.signals selects it (a figure the others
+   * give, such as a contact's potential from its compression): files and
+   * runs without a record block stay as they were. */
+  int on_request;
 } vb_signal;
 
 /* The table of recorded signals, in the order of the recording (the

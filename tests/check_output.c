@@ -32,7 +32,7 @@ static const char hammer_text[] =
   "           { name = \"wall\"; type = \"wall\"; position = 0.0; } );\n"
   "contacts = ( { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = \"hunt-crossley\";\n"
   "               k = 2.2e8; alpha = 1.37; mu = 0.41; scheme = \"am1\"; } );\n"
-  "record = { every = 1; };\n";
+  "record = { every = 1; signals = [\"*\"]; };\n";
 
 /* The same, longer and recorded every other step: more samples. */
 static const char longer_text[] =
@@ -41,7 +41,7 @@ static const char longer_text[] =
   "           { name = \"wall\"; type = \"wall\"; position = 0.0; } );\n"
   "contacts = ( { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = \"hunt-crossley\";\n"
   "               k = 2.2e8; alpha = 1.37; mu = 0.41; scheme = \"am1\"; } );\n"
-  "record = { every = 1; };\n";
+  "record = { every = 1; signals = [\"*\"]; };\n";
 
 static void out_path(char *buf, size_t size, const char *name)
 {
@@ -130,7 +130,8 @@ START_TEST(test_layout_and_values)
     ck_assert_str_eq(text, "N");
     H5Dclose(d);
   }
-  /* the contact's potential, a derived signal, written like the others */
+  /* the contact's potential, a derived signal recorded on request ("*"),
+   * written like the others */
   n = read_doubles(f, "signals/contacts.hit.potential", buf, 1024);
   ck_assert_int_eq(n, 2 * n1);
   for (k = 0; k < n0; k++)

@@ -21,7 +21,7 @@ static const char scene_text[] =
   "    k = 1.0e8; alpha = 1.5; mu = 0.2; scheme = \"am1\"; },\n"
   "  { name = \"rest\"; between = [\"floor\", \"plate.pickup\"]; law = \"spring\"; k = 1.0e5;\n"
   "    c = 2.0; scheme = \"two-point\"; } );\n"
-  "record = { every = 1; modes = true; };\n";
+  "record = { every = 1; modes = true; signals = [\"*\"]; };\n";
 
 START_TEST(test_table_is_the_recording)
 {
@@ -143,7 +143,8 @@ START_TEST(test_contact_potential_is_the_energy)
     "bodies = ( { name = \"hammer\"; type = \"mass\"; mass = 0.0137; v0 = 1.3; },\n"
     "  { name = \"wall\"; type = \"wall\"; } );\n"
     "contacts = ( { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = \"power\";\n"
-    "    k = 2.385e9; alpha = 1.5; scheme = \"two-point\"; } );\n";
+    "    k = 2.385e9; alpha = 1.5; scheme = \"two-point\"; } );\n"
+    "record = { signals = [\"contacts/*/potential\", \"energy/*\"]; };\n";
   tu_sim s = tu_run_text(text);
   ck_assert_int_eq(s.rc, VB_OK);
   const double *v = vb_signal_data(s.run, row_named(VB_SIGNAL_CONTACT, "potential"), 0);
@@ -166,7 +167,7 @@ with_record(const char *record)
 {
   char *t = strdup(scene_text);
   ck_assert(t != NULL);
-  tu_replace(&t, "record = { every = 1; modes = true; };\n", record);
+  tu_replace(&t, "record = { every = 1; modes = true; signals = [\"*\"]; };\n", record);
   return t;
 }
 
@@ -398,6 +399,39 @@ START_TEST(test_signals_errors)
 }
 END_TEST
 
+/* Without record.signals every signal is recorded but those on request
+ * (the contact's potential), so files without a record block keep their
+ * layout; "*" takes them too. */
+START_TEST(test_on_request_by_default)
+{
+  char *text = strdup(scene_text);
+  ck_assert(text != NULL);
+  tu_replace(&text, "signals = [\"*\"]; ", "");
+  tu_sim s = tu_run_text(text), all = tu_run_text(scene_text);
+  free(text);
+  ck_assert_int_eq(s.rc, VB_OK);
+  ck_assert_int_eq(all.rc, VB_OK);
+  ck_assert(row_named(VB_SIGNAL_CONTACT, "potential")->on_request);
+  int n, asked = 0;
+  const vb_signal *t = vb_signal_table(&n);
+  double series = 0.0;
+  for (int r = 0; r < n; r++)
+    for (int i = 0, count = vb_signal_count(&t[r], s.scene); i < count; i++) {
+      ck_assert_int_eq(vb_signal_recorded(&t[r], s.scene, i), !t[r].on_request);
+      ck_assert(vb_signal_recorded(&t[r], all.scene, i));
+      ck_assert_int_eq(vb_signal_data(s.run, &t[r], i) != NULL, !t[r].on_request);
+      series += t[r].on_request ? 0 : vb_signal_rows(&t[r], s.scene, i);
+      asked += t[r].on_request;
+    }
+  ck_assert_int_eq(asked, 2); /* the two contacts' potentials */
+  ck_assert_double_eq(vb_scene_record_bytes(s.scene),
+                      series * (double)vb_run_samples(s.run) * sizeof(double));
+  same_events(all.run, s.run);
+  tu_free(&s);
+  tu_free(&all);
+}
+END_TEST
+
 static Suite *
 record_suite(void)
 {
@@ -408,6 +442,7 @@ record_suite(void)
   tcase_add_test(core, test_contact_potential);
   tcase_add_test(core, test_contact_potential_is_the_energy);
   tcase_add_test(core, test_potential_selected);
+  tcase_add_test(core, test_on_request_by_default);
   tcase_add_test(core, test_events_only);
   tcase_add_test(core, test_memory_follows_selection);
   tcase_add_test(core, test_signals_errors);

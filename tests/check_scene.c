@@ -145,11 +145,10 @@ START_TEST(test_good_fields)
   ck_assert_int_eq(c[1].line, 16);
 
   /* 0.002 * 44100 = 88.2 -> 88 steps; 88 / 3 + 1 = 30 samples; per
-   * sample 6 energies, u and v of 4 points, 4 signals of each of 2
-   * contacts: 22 doubles. */
+   * sample 2 * 4 + 2 * 2 + 4 = 16 doubles. */
   ck_assert_int_eq(vb_scene_steps(sc), 88);
   ck_assert_int_eq(vb_scene_samples(sc), 30);
-  ck_assert_double_eq(vb_scene_record_bytes(sc), 30.0 * 22 * 8);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 30.0 * 20 * 8);
   vb_scene_free(sc);
 }
 END_TEST
@@ -181,11 +180,10 @@ START_TEST(test_defaults)
   ck_assert_double_eq(sc->contacts[0].s, 1.0);
   ck_assert_double_eq(sc->contacts[0].tolerance, 1e-12);
   ck_assert_int_eq(sc->contacts[0].max_iterations, 50);
-  /* The papetti-case-b numbers: 88 steps, 89 samples of 14 doubles (6
-   * energies, u and v of 2 points, 4 signals of the contact). */
+  /* The papetti-case-b numbers: 88 steps, 89 samples of 10 doubles. */
   ck_assert_int_eq(vb_scene_steps(sc), 88);
   ck_assert_int_eq(vb_scene_samples(sc), 89);
-  ck_assert_double_eq(vb_scene_record_bytes(sc), 89.0 * 14 * 8);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 89.0 * 13 * 8);
   vb_scene_free(sc);
 }
 END_TEST
@@ -352,10 +350,10 @@ START_TEST(test_include_file)
   ck_assert_double_eq(sc->contacts[0].gap, 0.001);
   ck_assert_ptr_eq(sc->contacts[0].scheme, vb_scheme_lookup("two-point"));
   ck_assert_int_eq(sc->contacts[0].line, 5);
-  /* 480 steps, every 4: 121 samples of 14 doubles (as above). */
+  /* 480 steps, every 4: 121 samples of 2 * 2 + 2 + 4 doubles. */
   ck_assert_int_eq(vb_scene_steps(sc), 480);
   ck_assert_int_eq(vb_scene_samples(sc), 121);
-  ck_assert_double_eq(vb_scene_record_bytes(sc), 121.0 * 14 * 8);
+  ck_assert_double_eq(vb_scene_record_bytes(sc), 121.0 * 13 * 8);
   vb_scene_free(sc);
   free(text);
 }

@@ -493,8 +493,8 @@ START_TEST(test_record_signals_file)
     "record = { signals = []; };\n" };
   static const char *const want[3] = {
     "bodies.hammer.u,bodies.hammer.v,contacts.hit.compression,contacts.hit.force,"
-    "contacts.hit.k,contacts.hit.potential,contacts.hit.rate,energy.dissipated,"
-    "energy.kinetic,energy.potential,energy.total,scene,time",
+    "contacts.hit.k,contacts.hit.rate,energy.dissipated,energy.kinetic,energy.potential,"
+    "energy.total,scene,time",
     "contacts.hit.force,contacts.hit.k,energy.total,scene,time",
     "contacts.hit.k,scene,time" };
   char text[2048], out[3][1024], err[1024], names[1024];

@@ -137,11 +137,11 @@ error "$b: no scene 7 (valid: 0)" "$vibro" events "$b" --scene 7
 error "$b: no scene 7 (valid: 0)" "$vibro" export "$b" --scene 7 --signal bodies/hammer/u --csv "$tmp/x.csv"
 error "$b: no contact 'hti' (valid: hit)" "$vibro" events "$b" --scene 0 --contact hti
 error "$b: no contact 'hti' (valid: hit)" "$vibro" events "$b" --contact hti
-error "$b: no signal 'bodies/hamer/u' of [scene][time] in /signals (valid: bodies.hammer.u, bodies.hammer.v, contacts.hit.compression, contacts.hit.force, contacts.hit.potential, contacts.hit.rate, energy.dissipated, energy.kinetic, energy.potential, energy.total)" \
+error "$b: no signal 'bodies/hamer/u' of [scene][time] in /signals (valid: bodies.hammer.u, bodies.hammer.v, contacts.hit.compression, contacts.hit.force, contacts.hit.rate, energy.dissipated, energy.kinetic, energy.potential, energy.total)" \
   "$vibro" export "$b" --scene 0 --signal bodies/hamer/u --csv "$tmp/x.csv"
 [ -e "$tmp/x.csv" ] && bad "export left a file after an error" || ok
 # the events are a table, not a signal
-error "$b: no signal 'contacts/hit/events' of [scene][time] in /signals (valid: bodies.hammer.u, bodies.hammer.v, contacts.hit.compression, contacts.hit.force, contacts.hit.potential, contacts.hit.rate, energy.dissipated, energy.kinetic, energy.potential, energy.total)" \
+error "$b: no signal 'contacts/hit/events' of [scene][time] in /signals (valid: bodies.hammer.u, bodies.hammer.v, contacts.hit.compression, contacts.hit.force, contacts.hit.rate, energy.dissipated, energy.kinetic, energy.potential, energy.total)" \
   "$vibro" export "$b" --signal contacts/hit/events --wav "$tmp/x.wav"
 error "$tmp/no/dir/x.wav: cannot write: No such file or directory" \
   "$vibro" export "$b" --signal bodies/hammer/u --wav "$tmp/no/dir/x.wav"
@@ -717,7 +717,7 @@ error "$s: 12 scenes: choose one with --scene (valid: 0-11)" "$plot" energy "$s"
 error "$s: scene 1 has 2 contacts: choose one with --contact (valid: hit, stop)" \
   "$plot" force "$s" --scene 1 -o "$tmp/x.png"
 error "$b: no contact 'hti' in scene 0 (valid: hit)" "$plot" phase "$b" --contact hti -o "$tmp/x.png"
-error "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, contacts/hit/compression, contacts/hit/force, contacts/hit/potential, contacts/hit/rate, energy/dissipated, energy/kinetic, energy/potential, energy/total)" \
+error "$b: no signal 'bodies/hamer/u' in scene 0 (valid: bodies/hammer/u, bodies/hammer/v, contacts/hit/compression, contacts/hit/force, contacts/hit/rate, energy/dissipated, energy/kinetic, energy/potential, energy/total)" \
   "$plot" signal "$b" --signal bodies/hamer/u -o "$tmp/x.png"
 error "$s: no column 'contacts.hit.k' in /study/table (valid: contacts.hit.mu)" \
   "$plot" bifurcation "$s" --param contacts.hit.k -o "$tmp/x.png"
