@@ -276,6 +276,64 @@ START_TEST(test_symplectic_verlets)
 }
 END_TEST
 
+/* Papetti's eq 22 (heun) is velocity Verlet's map when the force does not
+ * depend on the velocity: an undamped mode at w dt = 1.9 (past the bound
+ * of classical RK2) runs, equals verlet's to round-off, and its energy does
+ * not grow; at w dt = 2.1 both schemes refuse the scene. */
+START_TEST(test_heun_is_verlet_undamped)
+{
+  static const char *const names[] = {"heun", "verlet"};
+  const double fs = 1000.0;
+  const double *u[2];
+  tu_sim s[2];
+  long n = 0;
+  char text[2048];
+  for (int i = 0; i < 2; i++) {
+    snprintf(text, sizeof text,
+             "scene = { name = \"h\"; fs = %.17g; duration = 2.0; gravity = 0.0; };\n"
+             "bodies = ( { name = \"bar\"; type = \"modal\"; freq = [%.17g]; mass = [0.1];\n"
+             "  q0 = [1.0e-3]; points = ( { name = \"tip\"; shape = [1.0]; } ); },\n"
+             "  { name = \"wall\"; type = \"wall\"; position = 1.0; } );\n"
+             "contacts = ( { name = \"c\"; between = [\"bar.tip\", \"wall\"]; law = \"power\";\n"
+             "  k = 1.0e6; alpha = 1.5; scheme = \"%s\"; } );\n",
+             fs, 1.9 * fs / (2.0 * M_PI), names[i]);
+    s[i] = tu_run_text(text);
+    ck_assert_msg(s[i].rc == VB_OK, "%s refuses w dt = 1.9", names[i]);
+    u[i] = vb_run_point_u(s[i].run, 0, 0);
+    n = vb_run_samples(s[i].run);
+    const double *e = vb_run_energy(s[i].run, VB_ENERGY_TOTAL);
+    double first = 0.0, last = 0.0;
+    for (long j = 0; j < n; j++) {
+      if (j < n / 10)
+        first = fmax(first, fabs(e[j] - e[0]));
+      if (j >= n - n / 10)
+        last = fmax(last, fabs(e[j] - e[0]));
+    }
+    ck_assert_msg(last <= 1.01 * first, "%s: energy error grows from %g to %g", names[i], first,
+                  last);
+  }
+  for (long j = 0; j < n; j++)
+    ck_assert_msg(fabs(u[0][j] - u[1][j]) <= 1e-12 * 1.0e-3, "sample %ld: heun %.17g, verlet %.17g",
+                  j, u[0][j], u[1][j]);
+  for (int i = 0; i < 2; i++) {
+    tu_free(&s[i]);
+    snprintf(text, sizeof text,
+             "scene = { name = \"h\"; fs = 1000.0; duration = 0.1; gravity = 0.0; };\n"
+             "bodies = ( { name = \"bar\"; type = \"modal\"; freq = [%.17g]; mass = [0.1];\n"
+             "  points = ( { name = \"tip\"; shape = [1.0]; } ); },\n"
+             "  { name = \"wall\"; type = \"wall\"; position = 1.0; } );\n"
+             "contacts = ( { name = \"c\"; between = [\"bar.tip\", \"wall\"]; law = \"power\";\n"
+             "  k = 1.0e6; alpha = 1.5; scheme = \"%s\"; } );\n",
+             2.1 * fs / (2.0 * M_PI), names[i]);
+    vb_scene *sc = NULL;
+    char err[1024] = "";
+    ck_assert_int_eq(vb_scene_load_string(text, "test.cfg", &sc, err, sizeof err), VB_EINVAL);
+    ck_assert_msg(strstr(err, "stability limit") != NULL, "%s: %s", names[i], err);
+    vb_scene_free(sc);
+  }
+}
+END_TEST
+
 static Suite *
 schemes_suite(void)
 {
@@ -292,6 +350,7 @@ schemes_suite(void)
   tcase_add_test(core, test_order_quadratic_half);
   tcase_add_test(core, test_order_damped_verlets);
   tcase_add_test(core, test_symplectic_verlets);
+  tcase_add_test(core, test_heun_is_verlet_undamped);
   suite_add_tcase(s, core);
   return s;
 }
