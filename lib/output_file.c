@@ -75,10 +75,15 @@ model_write(const vb_format *f, hid_t file)
     const vb_body *b = &sc->bodies[i];
     hid_t g = H5Gcreate2(bodies, b->name, 0, 0, 0);
     rc |= g < 0 ? -1 : 0;
-    rc |= vb_h5_attr_string(g, "type", kinds[b->kind]);
+    /* the scene file's type ("oscillator" is a mass on a spring) */
+    rc |= vb_h5_attr_string(g, "type", b->type ? b->type : kinds[b->kind]);
     if (b->kind == VB_BODY_MASS) {
       rc |= vb_h5_attr_double(g, "mass", b->mass);
       rc |= vb_h5_attr_double(g, "v0", b->v0);
+      if (b->k != 0.0 || b->c != 0.0) {
+        rc |= vb_h5_attr_double(g, "k", b->k);
+        rc |= vb_h5_attr_double(g, "c", b->c);
+      }
     }
     if (b->kind != VB_BODY_MODAL)
       rc |= vb_h5_attr_double(g, "u0", b->u0);

@@ -174,6 +174,14 @@ contacts = ( { name = "h"; between = ["w", "o"]; law = "power"; k = 1e8; alpha =
 CFG
 expect 0 "$vibro" check "$tmp/osc.cfg"
 contains "$tmp/out" "body 'o': oscillator, mass 0.37 kg, u0 -0.00159034 m, v0 0 m/s, on a spring to ground (12.5 Hz, zeta 0.031)"
+# the file names its type and carries its spring and damper
+expect 0 "$vibro" run "$tmp/osc.cfg" -o "$tmp/osc.h5" --quiet
+h5dump -a /model/bodies/o/type "$tmp/osc.h5" >"$tmp/out" 2>&1
+contains "$tmp/out" '"oscillator"'
+h5dump -a /model/bodies/o/k "$tmp/osc.h5" >"$tmp/out" 2>&1
+contains "$tmp/out" "2282.3"
+h5dump -a /model/bodies/w/type "$tmp/osc.h5" >"$tmp/out" 2>&1
+contains "$tmp/out" '"wall"'
 sed 's/zeta = 0.031;/zeta = 0.031; k = 5.0;/' "$tmp/osc.cfg" >"$tmp/osc-bad.cfg"
 expect 1 "$vibro" check "$tmp/osc-bad.cfg"
 contains "$tmp/err" "osc-bad.cfg:2: body 'o': 'k' applies only to type 'mass' (valid: name, type, mass, freq, zeta, quality, t60, u0, v0)"
