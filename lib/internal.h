@@ -12,6 +12,11 @@
  *   return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory ...", path); */
 int vb_errf(char *err, size_t errlen, int status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* vb_errf for code that unwinds through several callers, each with its
+ * own context: writes only when err[0] is '\0' (so err must start empty),
+ * keeping the first, most specific message; returns `status`. */
+int vb_errf_first(char *err, size_t errlen, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Shortest decimal text of a double that reads back to the same value
  * (lib/source.c); returns buf. */

@@ -16,14 +16,19 @@ static int
 load_damping(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
 {
   static const char *const keys[] = {"quality", "t60", "zeta", "loss"};
+  const vb_body_type *type = vb_body_type_lookup(b->type);
+  char valid[LIST_MAX] = "";
   int n = b->nmodes, which = -1, present, rc, j;
+  /* the forms the body's type accepts (its other keys were refused) */
+  for (j = 0; j < 4; j++)
+    if (type == NULL || vb_has_key(type->keys, keys[j]))
+      vb_list_add(valid, sizeof valid, keys[j]);
   for (j = 0; j < 4; j++)
     if (vb_src_member(g, keys[j]) != NULL) {
       if (which >= 0)
         return vb_src_fail(ld, vb_src_at(g, keys[j]), obj,
-                           "'%s' and '%s' both give the damping "
-                           "(valid: one of quality, t60, zeta, loss)",
-                           keys[which], keys[j]);
+                           "'%s' and '%s' both give the damping (valid: one of %s)", keys[which],
+                           keys[j], valid);
       which = j;
     }
   if (which < 0)
@@ -423,25 +428,100 @@ load_wall(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
   return vb_load_drive(ld, vb_src_member(g, "drive"), obj, &b->drive);
 }
 
-/* The body types: their scene-file name, keys and loader, one row each
- * (the valid keys, the 'applies only to type' rules and the choices all
- * come from here). */
-static const struct body_type {
-  const char *name;
-  vb_body_kind kind;
-  const char *const *keys;
-  int (*load)(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b);
-} body_types[] = {
-    {"mass", VB_BODY_MASS,
-     (const char *const[]){"name", "type", "mass", "u0", "v0", "k", "c", NULL}, load_mass},
+/* An oscillator: a mass on a spring and damper to ground given by its
+ * natural frequency and damping, m (u'' + 2 sigma u' + omega^2 u) = f,
+ * omega = 2 pi freq: a mass (vb_body_mass_modes) with k = m omega^2 and
+ * c = 2 m sigma, its mode at exactly `freq`, damped by one of zeta, quality
+ * or t60 as a modal body's mode is (load_damping), and at rest at its
+ * static equilibrium under gravity, -g / omega^2, unless u0 says
+ * otherwise. */
+static int
+load_oscillator(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  double freq = 0.0, w;
+  int rc;
+
+  if ((rc = vb_src_number(ld, g, obj, "mass", 1, &b->mass)) != VB_OK)
+    return rc;
+  if (!(b->mass > 0))
+    return vb_src_refuse(ld, g, obj, "mass", "> 0", b->mass);
+  if ((rc = vb_src_number(ld, g, obj, "freq", 1, &freq)) != VB_OK)
+    return rc;
+  if (!(freq > 0))
+    return vb_src_refuse(ld, g, obj, "freq", "> 0 (a mass without a spring is type 'mass')", freq);
+  w = 2.0 * M_PI * freq;
+  b->k = b->mass * w * w;
+  b->u0 = -ld->scene->gravity / (w * w);
+  if ((rc = vb_src_number(ld, g, obj, "u0", 0, &b->u0)) != VB_OK ||
+      (rc = vb_src_number(ld, g, obj, "v0", 0, &b->v0)) != VB_OK)
+    return rc;
+  if (vb_body_mass_modes(b) != VB_OK)
+    return vb_src_fail(ld, g, obj, "out of memory");
+  b->freq[0] = freq;
+  if ((rc = load_damping(ld, g, obj, b)) != VB_OK)
+    return rc;
+  b->c = 2.0 * b->mass * b->sigma[0];
+  return VB_OK;
+}
+
+/* The body types, one row each: name, kind, keys (with the units of the
+ * numeric ones) and loader.  Everything that lists, checks or sweeps body
+ * types iterates this table. */
+static const vb_body_type body_types[] = {
+    {"mass", VB_BODY_MASS, (const char *const[]){"name", "type", "mass", "u0", "v0", "k", "c", NULL},
+     (const vb_key_units[]){
+         {"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL, NULL}},
+     1, load_mass},
     {"wall", VB_BODY_WALL, (const char *const[]){"name", "type", "position", "drive", NULL},
-     load_wall},
+     (const vb_key_units[]){{"position", "m"}, {NULL, NULL}}, 1, load_wall},
     {"modal", VB_BODY_MODAL,
      (const char *const[]){"name", "type", "freq", "mass", "quality", "t60", "zeta", "loss", "q0",
                            "dq0", "gravity", "points", "preset", "modes_file", NULL},
-     load_modal},
+     (const vb_key_units[]){{"freq", "Hz"},
+                            {"mass", "kg"},
+                            {"quality", "1"},
+                            {"t60", "s"},
+                            {"zeta", "1"},
+                            {"loss[0]", "1/s"},
+                            {"loss[1]", "s"},
+                            {"q0", "m"},
+                            {"dq0", "m/s"},
+                            {"gravity", "1"},
+                            {NULL, NULL}},
+     0, load_modal},
+    {"oscillator", VB_BODY_MASS,
+     (const char *const[]){"name", "type", "mass", "freq", "zeta", "quality", "t60", "u0", "v0",
+                           NULL},
+     (const vb_key_units[]){{"mass", "kg"},
+                            {"freq", "Hz"},
+                            {"zeta", "1"},
+                            {"quality", "1"},
+                            {"t60", "s"},
+                            {"u0", "m"},
+                            {"v0", "m/s"},
+                            {NULL, NULL}},
+     1, load_oscillator},
 };
 #define NTYPES (int)(sizeof body_types / sizeof body_types[0])
+
+/* The body type of a scene-file name, or NULL. */
+const vb_body_type *
+vb_body_type_lookup(const char *name)
+{
+  for (int t = 0; name != NULL && t < NTYPES; t++)
+    if (strcmp(body_types[t].name, name) == 0)
+      return &body_types[t];
+  return NULL;
+}
+
+/* Row i of the body-type table, NULL beyond; *n (may be NULL) gets the count. */
+const vb_body_type *
+vb_body_type_at(int i, int *n)
+{
+  if (n != NULL)
+    *n = NTYPES;
+  return i >= 0 && i < NTYPES ? &body_types[i] : NULL;
+}
 
 /* Load one body from its group; i is its index. */
 static int
@@ -479,6 +559,7 @@ load_body(vb_loader *ld, const config_setting_t *list, int i)
   if (self < 0)
     return vb_src_fail(ld, vb_src_at(g, "type"), obj, "unknown type '%s' (valid: %s)", type, valid);
   b->kind = body_types[self].kind;
+  b->type = body_types[self].name;
   return body_types[self].load(ld, g, obj, b);
 }
 

@@ -50,7 +50,7 @@ resolve_point(vb_loader *ld, const config_setting_t *m, const char *obj, const c
       return vb_src_fail(ld, m, obj,
                          "'%s' names point '%s' of %s '%s', which has no points "
                          "(valid: '%s')",
-                         key, dot + 1, b->kind == VB_BODY_WALL ? "wall" : "mass", bname, bname);
+                         key, dot + 1, b->type, bname, bname);
     return VB_OK;
   }
   valid[0] = '\0';
@@ -96,11 +96,23 @@ load_between(vb_loader *ld, const config_setting_t *g, const char *obj, vb_conta
   if (idx[0] == idx[1] && pt[0] == pt[1])
     return vb_src_fail(ld, m, obj, "'between' names body '%s' twice (valid: two different bodies)",
                        names[0]);
-  if (sc->bodies[idx[0]].kind == VB_BODY_WALL && sc->bodies[idx[1]].kind == VB_BODY_WALL)
+  if (sc->bodies[idx[0]].kind == VB_BODY_WALL && sc->bodies[idx[1]].kind == VB_BODY_WALL) {
+    /* the types that move, from the body-type table: "'mass', 'modal' or 'x'" */
+    char moving[LIST_MAX] = "";
+    const vb_body_type *t;
+    int last = -1;
+    for (i = 0; (t = vb_body_type_at(i, NULL)) != NULL; i++)
+      if (t->kind != VB_BODY_WALL)
+        last = i;
+    for (i = 0; (t = vb_body_type_at(i, NULL)) != NULL; i++)
+      if (t->kind != VB_BODY_WALL)
+        snprintf(moving + strlen(moving), sizeof moving - strlen(moving), "%s'%s'",
+                 moving[0] == '\0' ? "" : i == last ? " or " : ", ", t->name);
     return vb_src_fail(ld, m, obj,
                        "'between' joins two walls '%s' and '%s' (valid: at least one "
-                       "body of type 'mass' or 'modal')",
-                       names[0], names[1]);
+                       "body of type %s)",
+                       names[0], names[1], moving);
+  }
   c->a = idx[0];
   c->b = idx[1];
   c->pa = pt[0];

@@ -26,8 +26,8 @@
  *   dt^2 (1 + a2)/2; for a free mass q1 = 2q - qm + dt^2 F/m
  *   (Chatziioannou eq 7, Ducceschi eq 23).  Energy (Bilbao):
  *   M/2 ((q1 - q)/dt)^2 + M Omega^2 q1 q / 2.
- * Explicit (verlet, heun, rk4): the scheme integrates the whole island's
- *   first-order system literally (solvers/).
+ * Explicit (verlet, position-verlet, heun, rk4): the scheme integrates
+ *   the whole island's first-order system literally (solvers/).
  *
  * The contacts of an implicit island are solved together by the K-method
  * (solvers/kmethod.c) with the compliance K_cd = sum_j S_cj S_dj cc_j. */

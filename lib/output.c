@@ -73,8 +73,6 @@ now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#define msg vb_output_msg
-
 /* Start writing a file's dirty pages back to the disk, without waiting. */
 static void
 writeback(int fd)
@@ -160,12 +158,13 @@ write_failed(vb_output *o, const char *what, int e)
   if (o->err && o->errlen > 0)
     o->err[0] = '\0';
   if (kept > 0)
-    return msg(o->err, o->errlen, VB_EIO,
-               "%s: cannot write %s: %s; the %ld finished scenes "
-               "are kept in %s: run again with --resume to continue",
-               o->path, what, full ? full : (e ? strerror(e) : "HDF5 write error"), kept, o->part);
-  return msg(o->err, o->errlen, VB_EIO, "%s: cannot write %s: %s; no scene was finished", o->path,
-             what, full ? full : (e ? strerror(e) : "HDF5 write error"));
+    return vb_errf_first(o->err, o->errlen, VB_EIO,
+                         "%s: cannot write %s: %s; the %ld finished scenes "
+                         "are kept in %s: run again with --resume to continue",
+                         o->path, what, full ? full : (e ? strerror(e) : "HDF5 write error"), kept,
+                         o->part);
+  return vb_errf_first(o->err, o->errlen, VB_EIO, "%s: cannot write %s: %s; no scene was finished",
+                       o->path, what, full ? full : (e ? strerror(e) : "HDF5 write error"));
 }
 
 /* Try the lock of rank r: 1 if held by a running writer (its pid in *pid),
@@ -225,26 +224,29 @@ part_dir(const char *path, const char *part, int *dirfd, char *err, size_t errle
   int fd;
 
   if (mkdir(part, 0777) < 0 && errno != EEXIST)
-    return msg(err, errlen, VB_EIO, "%s: cannot create %s: %s", path, part, strerror(errno));
+    return vb_errf_first(err, errlen, VB_EIO, "%s: cannot create %s: %s", path, part,
+                         strerror(errno));
   if (lstat(part, &st) < 0)
-    return msg(err, errlen, VB_EIO, "%s: cannot stat %s: %s", path, part, strerror(errno));
+    return vb_errf_first(err, errlen, VB_EIO, "%s: cannot stat %s: %s", path, part,
+                         strerror(errno));
   if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
-    return msg(err, errlen, VB_EINVAL,
-               "%s: %s exists and is %s, not vibro's shard directory; "
-               "move it away (it is not touched)",
-               path, part, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+    return vb_errf_first(err, errlen, VB_EINVAL,
+                         "%s: %s exists and is %s, not vibro's shard directory; "
+                         "move it away (it is not touched)",
+                         path, part, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
   fd = open(part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
-    return msg(err, errlen, VB_EIO, "%s: cannot open %s: %s", path, part, strerror(errno));
+    return vb_errf_first(err, errlen, VB_EIO, "%s: cannot open %s: %s", path, part,
+                         strerror(errno));
   d = fdopendir(dup(fd));
   if (d)
     rewinddir(d);
   while (d && (e = readdir(d)) != NULL)
     if (e->d_name[0] != '.' && !ours(e->d_name)) {
-      msg(err, errlen, VB_EINVAL,
-          "%s: %s holds '%s', which vibro did not write; move it "
-          "away (it is not touched)",
-          path, part, e->d_name);
+      vb_errf_first(err, errlen, VB_EINVAL,
+                    "%s: %s holds '%s', which vibro did not write; move it "
+                    "away (it is not touched)",
+                    path, part, e->d_name);
       closedir(d);
       close(fd);
       return VB_EINVAL;
@@ -266,23 +268,23 @@ take_lock(vb_output *o)
   snprintf(name, sizeof name, "lock.r%03d", o->rank);
   o->lockfd = openat(o->dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (o->lockfd < 0)
-    return msg(o->err, o->errlen, VB_EIO, "%s: cannot create %s/%s: %s", o->path, o->part, name,
-               strerror(errno));
+    return vb_errf_first(o->err, o->errlen, VB_EIO, "%s: cannot create %s/%s: %s", o->path, o->part,
+                         name, strerror(errno));
   if (flock(o->lockfd, LOCK_EX | LOCK_NB) < 0) {
     ssize_t r = pread(o->lockfd, pid, sizeof pid - 1, 0);
     pid[r > 0 ? r : 0] = '\0';
     other = atol(pid);
     close(o->lockfd);
     o->lockfd = -1;
-    return msg(o->err, o->errlen, VB_EINVAL,
-               "%s: being written by process %ld (%s/%s); not "
-               "starting a second writer",
-               o->path, other, o->part, name);
+    return vb_errf_first(o->err, o->errlen, VB_EINVAL,
+                         "%s: being written by process %ld (%s/%s); not "
+                         "starting a second writer",
+                         o->path, other, o->part, name);
   }
   n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
   if (ftruncate(o->lockfd, 0) < 0 || pwrite(o->lockfd, pid, (size_t)n, 0) != n)
-    return msg(o->err, o->errlen, VB_EIO, "%s: cannot write %s/%s: %s", o->path, o->part, name,
-               strerror(errno));
+    return vb_errf_first(o->err, o->errlen, VB_EIO, "%s: cannot write %s/%s: %s", o->path, o->part,
+                         name, strerror(errno));
   return VB_OK;
 }
 
@@ -392,11 +394,11 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
   if (err && errlen > 0)
     err[0] = '\0';
   if (!path || !path[0] || !lay || !lay->first || lay->nscenes < 1 || rank < 0 || rank > 999)
-    return msg(err, errlen, VB_EINVAL, "vb_output_open: %s",
-               !path || !path[0] ? "no output path" : "no layout, scenes or rank");
+    return vb_errf_first(err, errlen, VB_EINVAL, "vb_output_open: %s",
+                         !path || !path[0] ? "no output path" : "no layout, scenes or rank");
   o = calloc(1, sizeof *o);
   if (!o)
-    return msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   o->dirfd = o->lockfd = o->manifd = o->wbfd = -1;
   o->rank = rank;
   o->err = err;
@@ -409,7 +411,7 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
   o->codes = calloc((size_t)lay->nscenes, sizeof *o->codes);
   if (!o->path || !o->part || !o->complete || !o->codes) {
     output_release(o);
-    return msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   }
   strcpy(o->part, path);
   strcat(o->part, PART_SUFFIX);
@@ -428,9 +430,10 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
   for (k = 0; rc == VB_OK && k < nkept; k++)
     if (vb_shard_scenes(o->part, &kept[k], lay->nscenes, NULL, o->complete, o->codes, &o->ndone,
                         &T) < 0)
-      rc = msg(err, errlen, VB_EIO, "%s: cannot read %s/%s", path, o->part, kept[k].name);
+      rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot read %s/%s", path, o->part, kept[k].name);
   if (rc == VB_OK && part_clean(o, kept, nkept, !resume) < 0)
-    rc = msg(err, errlen, VB_EIO, "%s: cannot clean %s: %s", path, o->part, strerror(errno));
+    rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot clean %s: %s", path, o->part,
+                       strerror(errno));
   for (k = 0; k < nkept; k++)
     if (kept[k].rank == rank) {
       long number = 0;
@@ -484,8 +487,8 @@ vb_output_pack(const vb_output *o, long index, const double *params, const vb_ru
     err[0] = '\0';
   *out = NULL;
   if (index < 0 || index >= o->fmt.lay.nscenes || !run || !vb_run_scene(run))
-    return msg(err, errlen, VB_EINVAL, "%s: no scene %ld to write (the study has %ld)", o->path,
-               index, o->fmt.lay.nscenes);
+    return vb_errf_first(err, errlen, VB_EINVAL, "%s: no scene %ld to write (the study has %ld)",
+                         o->path, index, o->fmt.lay.nscenes);
   return vb_format_pack(&o->fmt, index, params, run, out, err, errlen);
 }
 
@@ -535,9 +538,9 @@ shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, long *sizep)
       if (fd >= 0)
         close(fd);
       unlinkat(o->dirfd, tmp, 0);
-      return rc == VB_ENOMEM
-                 ? msg(o->err, o->errlen, rc, "%s: out of memory writing a shard", o->path)
-                 : write_failed(o, tmp, e);
+      return rc == VB_ENOMEM ? vb_errf_first(o->err, o->errlen, rc,
+                                             "%s: out of memory writing a shard", o->path)
+                             : write_failed(o, tmp, e);
     }
     close(fd);
   } else {
@@ -547,8 +550,8 @@ shard_write(vb_output *o, const char *tmp, char *tpath, long *crcp, long *sizep)
     rc = vb_stack_write_batch(&o->fmt, tpath, o->batch, o->nbatch, &image, &ilen, NULL, 0);
     free(tpath);
     if (rc != VB_OK)
-      return msg(o->err, o->errlen, rc, "%s: out of memory writing a shard of %ld scenes", o->path,
-                 o->nbatch);
+      return vb_errf_first(o->err, o->errlen, rc, "%s: out of memory writing a shard of %ld scenes",
+                           o->path, o->nbatch);
     crc = (long)vb_crc32(0L, image, ilen);
     size = (long)ilen;
     tick(o);
@@ -587,7 +590,7 @@ flush(vb_output *o)
   snprintf(tmp, sizeof tmp, "%s.tmp", name);
   tpath = vb_part_file(o->part, tmp);
   if (!tpath)
-    return msg(o->err, o->errlen, VB_ENOMEM, "%s: out of memory", o->path);
+    return vb_errf_first(o->err, o->errlen, VB_ENOMEM, "%s: out of memory", o->path);
   rc = shard_write(o, tmp, tpath, &crc, &size);
   if (rc != VB_OK)
     return rc;
@@ -667,13 +670,13 @@ vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
   if (err && errlen > 0)
     err[0] = '\0';
   if (!p)
-    return msg(err, errlen, VB_EINVAL, "%s: no scene to add", o->path);
+    return vb_errf_first(err, errlen, VB_EINVAL, "%s: no scene to add", o->path);
   if (o->nbatch == o->capbatch) {
     long cap = o->capbatch ? 2 * o->capbatch : 64;
     vb_packed_scene **g = realloc(o->batch, (size_t)cap * sizeof *g);
     if (!g) {
       vb_packed_scene_free(p);
-      return msg(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
+      return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
     }
     o->batch = g;
     o->capbatch = cap;

@@ -7,26 +7,10 @@
 #include <stdint.h>
 #include <hdf5.h>
 
-#include "vibro.h"
+#include "internal.h"
 
 #define VB_FORMAT_NAME "vibro-2"
 #define VB_STATUS_LEN  128 /* bytes of the table's status column */
-
-/* Where a signal's values come from in a run. */
-typedef enum {
-  SRC_BODY_U,
-  SRC_BODY_V,
-  SRC_POINT_U,
-  SRC_POINT_V,
-  SRC_FREQ,
-  SRC_SIGMA,
-  SRC_MMASS,
-  SRC_Q,
-  SRC_COMPRESSION,
-  SRC_RATE,
-  SRC_FORCE,
-  SRC_ENERGY
-} vb_signal_source;
 
 /* Shape of a signal per scene: [time], [mode], [mode][time]. */
 typedef enum { SHAPE_SERIES, SHAPE_MODES, SHAPE_MODES_SERIES } vb_signal_shape;
@@ -35,10 +19,12 @@ typedef enum { SHAPE_SERIES, SHAPE_MODES, SHAPE_MODES_SERIES } vb_signal_shape;
 typedef struct vb_signal_desc {
   char name[3 * VB_NAME_MAX + 32]; /* "contacts.hit.force" */
   const char *units;
-  vb_signal_source src;
   vb_signal_shape shape;
-  int body, point, contact, which; /* indices into the scene */
-  int nmodes;                      /* modes of the body (SHAPE_MODES*) */
+  const vb_signal *row; /* its row of the signal table (vb_signal_table) */
+  int instance;         /* of that row (vb_signal_count) */
+  int property;         /* row NULL: a modal property of the body (output_layout.c) */
+  int body;             /* the body of point and modes signals, else -1 */
+  int nmodes;           /* modes of the body (SHAPE_MODES*) */
 } vb_signal_desc;
 
 /* The layout of a file: signals, table and event row types. */
@@ -149,9 +135,6 @@ char *vb_part_file(const char *part, const char *name);
 
 /* output_shards.c: reading OUT.part/. */
 
-/* Write a message into err unless one is there already; returns code. */
-int vb_output_msg(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 /* zlib's crc32 of len bytes at buf, continuing crc (0 to start). */
 unsigned long vb_crc32(unsigned long crc, const void *buf, size_t len);
 /* CRC-32 of a file under dirfd, its size in *size; -1 on error.  Summed

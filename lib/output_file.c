@@ -75,10 +75,15 @@ model_write(const vb_format *f, hid_t file)
     const vb_body *b = &sc->bodies[i];
     hid_t g = H5Gcreate2(bodies, b->name, 0, 0, 0);
     rc |= g < 0 ? -1 : 0;
-    rc |= vb_h5_attr_string(g, "type", kinds[b->kind]);
+    /* the scene file's type ("oscillator" is a mass on a spring) */
+    rc |= vb_h5_attr_string(g, "type", b->type ? b->type : kinds[b->kind]);
     if (b->kind == VB_BODY_MASS) {
       rc |= vb_h5_attr_double(g, "mass", b->mass);
       rc |= vb_h5_attr_double(g, "v0", b->v0);
+      if (b->k != 0.0 || b->c != 0.0) {
+        rc |= vb_h5_attr_double(g, "k", b->k);
+        rc |= vb_h5_attr_double(g, "c", b->c);
+      }
     }
     if (b->kind != VB_BODY_MODAL)
       rc |= vb_h5_attr_double(g, "u0", b->u0);
@@ -225,7 +230,7 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
 
   *out = NULL;
   if (!st)
-    return vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   st->f = f;
   st->rows = rows;
   st->T = T;
@@ -236,7 +241,7 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
   st->params = malloc(((size_t)l->nparams + 1) * sizeof *st->params);
   if (!st->path || !st->sig || !st->params) {
     vb_stack_close(st, NULL, 0);
-    return vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   }
   for (s = 0; s < f->nsig; s++)
     st->sig[s] = H5I_INVALID_HID;
@@ -290,7 +295,7 @@ done:
   vb_h5_close(study);
   if (rc < 0) {
     vb_stack_close(st, NULL, 0);
-    return vb_output_msg(err, errlen, VB_EIO, "cannot create %s", path);
+    return vb_errf_first(err, errlen, VB_EIO, "cannot create %s", path);
   }
   *out = st;
   return VB_OK;
@@ -367,7 +372,7 @@ vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
   free(col);
   free(tbuf);
   if (rc < 0)
-    return vb_output_msg(err, errlen, VB_EIO, "cannot write scenes to %s", st->path);
+    return vb_errf_first(err, errlen, VB_EIO, "cannot write scenes to %s", st->path);
   return VB_OK;
 }
 
@@ -377,7 +382,7 @@ vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf, 
                       size_t errlen)
 {
   if (rows_write(st->f, st->sig[s], H5T_NATIVE_DOUBLE, r0, nr, buf) < 0)
-    return vb_output_msg(err, errlen, VB_EIO, "cannot write %s to %s", st->f->sig[s].name,
+    return vb_errf_first(err, errlen, VB_EIO, "cannot write %s to %s", st->f->sig[s].name,
                          st->path);
   return VB_OK;
 }
@@ -388,7 +393,7 @@ vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *event
                       size_t errlen)
 {
   if (rows_write(st->f, st->events, st->f->event_type, e0, ne, events) < 0)
-    return vb_output_msg(err, errlen, VB_EIO, "cannot write events to %s", st->path);
+    return vb_errf_first(err, errlen, VB_EIO, "cannot write events to %s", st->path);
   return VB_OK;
 }
 
@@ -405,7 +410,7 @@ vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t 
     free(*image);
     *image = NULL;
     vb_stack_close(st, NULL, 0);
-    return vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory making the file image",
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory making the file image",
                          st->path);
   }
   *len = (size_t)n;
@@ -445,7 +450,7 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
         break;
   }
   if (rc != 0)
-    vb_output_msg(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
+    vb_errf_first(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
   free(st->sig);
   free(st->params);
   free(st->path);
@@ -494,7 +499,7 @@ vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *cons
   rows = malloc((size_t)(n > 0 ? n : 1) * f->rowsize);
   events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
   if (!rows || !events) {
-    rc = vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
     goto done;
   }
   for (i = 0; i < n; i++) {
@@ -521,7 +526,7 @@ vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *cons
   if (!borrowed && rc == VB_OK) {
     stage = malloc((size_t)(n * wmax > 0 ? n * wmax : 1) * sizeof(double));
     if (!stage)
-      rc = vb_output_msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+      rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   }
   for (s = 0; s < f->nsig && rc == VB_OK; s++) {
     long w = vb_signal_width(&f->sig[s], T);

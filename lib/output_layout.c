@@ -46,19 +46,29 @@ static const event_field event_fields[] = {
 #define NEVENT_FIELDS ((int)(sizeof event_fields / sizeof event_fields[0]))
 #define EVENT_FIXED   (8 + 4) /* scene int64, contact int32 */
 
-static const char *const energy_names[] = {"total",      "kinetic",  "potential",
-                                           "dissipated", "external", "correction"};
-#define NENERGY ((int)(sizeof energy_names / sizeof energy_names[0]))
+/* The modal properties of a modal body B, written as bodies.B.modes.<name>
+ * [scene][mode] beside its recorded signals (they are the model's, not the
+ * recording's: record.signals does not select them). */
+static const struct {
+  const char *name, *units;
+  size_t offset; /* of the double * [nmodes] in vb_body */
+} properties[] = {
+    {"freq", "Hz", offsetof(vb_body, freq)},
+    {"sigma", "1/s", offsetof(vb_body, sigma)},
+    {"mass", "kg", offsetof(vb_body, modal_mass)},
+};
+#define NPROPERTIES ((int)(sizeof properties / sizeof properties[0]))
 
 static const char *const contact_figures[CONTACT_COLUMNS] = {
     "impacts",         "first_impact", "mean_contact_duration", "max_compression",
     "newton_failures", "fallbacks",    "newton_iterations"};
 static const char *const contact_units[CONTACT_COLUMNS] = {"1", "s", "s", "m", "1", "1", "1"};
 
-/* Append a signal. */
+/* Append a signal: instance i of a row of the table, or (row NULL) modal
+ * property `property` of body `body`. */
 static int
-sig_add(vb_format *f, int *cap, const char *name, const char *units, vb_signal_source src,
-        vb_signal_shape shape, int body, int point, int contact, int which, int nmodes)
+sig_add(vb_format *f, int *cap, const char *name, const char *units, vb_signal_shape shape,
+        const vb_signal *row, int i, int property, int body, int nmodes)
 {
   vb_signal_desc *s;
 
@@ -74,12 +84,11 @@ sig_add(vb_format *f, int *cap, const char *name, const char *units, vb_signal_s
   memset(s, 0, sizeof *s);
   snprintf(s->name, sizeof s->name, "%s", name);
   s->units = units;
-  s->src = src;
   s->shape = shape;
+  s->row = row;
+  s->instance = i;
+  s->property = property;
   s->body = body;
-  s->point = point;
-  s->contact = contact;
-  s->which = which;
   s->nmodes = nmodes;
   return 0;
 }
@@ -96,16 +105,17 @@ swept(const vb_format *f, const char *part)
   return 0;
 }
 
-/* Whether energy signal k can be other than zero in some scene of the
- * layout: the external work needs gravity, a force or a driven motion,
- * the correction energy a contact with Papetti's corrections. */
+/* Whether energy signal k (a vb_energy) can be other than zero in some
+ * scene of the layout: the external work needs gravity, a force or a
+ * driven motion, the correction energy a contact with Papetti's
+ * corrections. */
 static int
 energy_can_change(const vb_format *f, int k)
 {
   const vb_scene *sc = f->lay.first;
   int i;
 
-  if (strcmp(energy_names[k], "external") == 0) {
+  if (k == VB_ENERGY_EXTERNAL) {
     if (sc->gravity != 0.0 || sc->nforces > 0 || swept(f, "gravity") || swept(f, "forces") ||
         swept(f, "drive"))
       return 1;
@@ -117,7 +127,7 @@ energy_can_change(const vb_format *f, int k)
         return 1;
     return 0;
   }
-  if (strcmp(energy_names[k], "correction") == 0) {
+  if (k == VB_ENERGY_CORRECTION) {
     if (swept(f, "correct"))
       return 1;
     for (i = 0; i < sc->ncontacts; i++)
@@ -128,76 +138,93 @@ energy_can_change(const vb_format *f, int k)
   return 1;
 }
 
-/* Append a recorded signal if scene 0 records it: `name` is its dataset
- * name, its path (what record.signals matches) the same with '/' for '.'. */
+/* Whether the file holds instance i of signal row r of the table: scene 0
+ * records it (record.signals) and it can change.  Fixed walls record
+ * nothing, nor energies that are zero by construction; modes are written
+ * for modal bodies (doc/format.md). */
 static int
-sig_rec(vb_format *f, int *cap, const char *name, const char *units, vb_signal_source src,
-        vb_signal_shape shape, int body, int point, int contact, int which, int nmodes)
+written(const vb_format *f, const vb_signal *t, int r, int i)
 {
-  char path[3 * VB_NAME_MAX + 32], *d;
+  const vb_scene *sc = f->lay.first;
+  int p, b = vb_signal_body(&t[r], sc, i, &p);
 
-  snprintf(path, sizeof path, "%s", name);
-  for (d = path; *d; d++)
-    if (*d == '.')
-      *d = '/';
-  if (!vb_scene_records(f->lay.first, path))
+  if (b >= 0 && sc->bodies[b].kind == VB_BODY_WALL && sc->bodies[b].drive.kind == VB_DRIVE_NONE)
     return 0;
-  return sig_add(f, cap, name, units, src, shape, body, point, contact, which, nmodes);
+  if (t[r].object == VB_SIGNAL_MODES && sc->bodies[b].kind != VB_BODY_MODAL)
+    return 0;
+  if (t[r].object == VB_SIGNAL_SCENE && r < VB_ENERGY_COUNT && !energy_can_change(f, r))
+    return 0;
+  return vb_signal_recorded(&t[r], sc, i);
 }
 
-/* The signals of scene 0: what it records (record.signals) that can change
- * (fixed walls record nothing, nor energies that are zero by construction). */
+/* Append what the file holds of instance i of every row of the table
+ * for `object`, in table order; its name is its path (vb_signal_path)
+ * with '.' for '/'. */
+static int
+instance_signals(vb_format *f, int *cap, vb_signal_object object, int i)
+{
+  const vb_scene *sc = f->lay.first;
+  char name[sizeof f->sig->name], *d;
+  int nt, r, p, rc = 0;
+  const vb_signal *t = vb_signal_table(&nt);
+
+  for (r = 0; r < nt && rc == 0; r++) {
+    if (t[r].object != object || !written(f, t, r, i))
+      continue;
+    vb_signal_path(&t[r], sc, i, name, sizeof name);
+    for (d = name; *d; d++)
+      if (*d == '/')
+        *d = '.';
+    if (object == VB_SIGNAL_MODES)
+      rc = sig_add(f, cap, name, t[r].units, SHAPE_MODES_SERIES, &t[r], i, -1,
+                   vb_signal_body(&t[r], sc, i, &p), vb_signal_rows(&t[r], sc, i));
+    else
+      rc = sig_add(f, cap, name, t[r].units, SHAPE_SERIES, &t[r], i, -1,
+                   vb_signal_body(&t[r], sc, i, &p), 0);
+  }
+  return rc;
+}
+
+/* The instances of `object` (points or modes) that belong to body b, each
+ * with its signals. */
+static int
+body_signals(vb_format *f, int *cap, vb_signal_object object, int b)
+{
+  const vb_scene *sc = f->lay.first;
+  int nt, r, i, n, p, rc = 0;
+  const vb_signal *t = vb_signal_table(&nt);
+
+  for (r = 0; r < nt && t[r].object != object; r++)
+    ;
+  for (i = 0, n = r < nt ? vb_signal_count(&t[r], sc) : 0; i < n && rc == 0; i++)
+    if (vb_signal_body(&t[r], sc, i, &p) == b)
+      rc = instance_signals(f, cap, object, i);
+  return rc;
+}
+
+/* The signals of scene 0 from the table, grouped by what they belong to:
+ * bodies in order (each point's signals, then a modal body's properties
+ * and modes), contacts in order, then the scene's. */
 static int
 signals_list(vb_format *f)
 {
   const vb_scene *sc = f->lay.first;
-  char name[3 * VB_NAME_MAX + 32];
-  int cap = 0, b, p, c, k, rc = 0;
+  char name[sizeof f->sig->name];
+  int cap = 0, b, c, k, rc = 0;
 
   for (b = 0; b < sc->nbodies && rc == 0; b++) {
     const vb_body *bd = &sc->bodies[b];
-    /* a fixed wall cannot move; a driven wall records its motion */
-    if (bd->kind == VB_BODY_WALL && bd->drive.kind == VB_DRIVE_NONE)
-      continue;
-    if (bd->kind != VB_BODY_MODAL) {
-      snprintf(name, sizeof name, "bodies.%s.u", bd->name);
-      rc |= sig_rec(f, &cap, name, "m", SRC_BODY_U, SHAPE_SERIES, b, 0, 0, 0, 0);
-      snprintf(name, sizeof name, "bodies.%s.v", bd->name);
-      rc |= sig_rec(f, &cap, name, "m/s", SRC_BODY_V, SHAPE_SERIES, b, 0, 0, 0, 0);
-      continue;
+    rc |= body_signals(f, &cap, VB_SIGNAL_POINT, b);
+    for (k = 0; k < NPROPERTIES && bd->kind == VB_BODY_MODAL && rc == 0; k++) {
+      snprintf(name, sizeof name, "bodies.%s.modes.%s", bd->name, properties[k].name);
+      rc |= sig_add(f, &cap, name, properties[k].units, SHAPE_MODES, NULL, 0, k, b, bd->nmodes);
     }
-    for (p = 0; p < bd->npoints; p++) {
-      snprintf(name, sizeof name, "bodies.%s.%s.u", bd->name, bd->points[p].name);
-      rc |= sig_rec(f, &cap, name, "m", SRC_POINT_U, SHAPE_SERIES, b, p, 0, 0, 0);
-      snprintf(name, sizeof name, "bodies.%s.%s.v", bd->name, bd->points[p].name);
-      rc |= sig_rec(f, &cap, name, "m/s", SRC_POINT_V, SHAPE_SERIES, b, p, 0, 0, 0);
-    }
-    snprintf(name, sizeof name, "bodies.%s.modes.freq", bd->name);
-    rc |= sig_add(f, &cap, name, "Hz", SRC_FREQ, SHAPE_MODES, b, 0, 0, 0, bd->nmodes);
-    snprintf(name, sizeof name, "bodies.%s.modes.sigma", bd->name);
-    rc |= sig_add(f, &cap, name, "1/s", SRC_SIGMA, SHAPE_MODES, b, 0, 0, 0, bd->nmodes);
-    snprintf(name, sizeof name, "bodies.%s.modes.mass", bd->name);
-    rc |= sig_add(f, &cap, name, "kg", SRC_MMASS, SHAPE_MODES, b, 0, 0, 0, bd->nmodes);
-    if (sc->record_modes) {
-      snprintf(name, sizeof name, "bodies.%s.modes.q", bd->name);
-      rc |= sig_rec(f, &cap, name, "m", SRC_Q, SHAPE_MODES_SERIES, b, 0, 0, 0, bd->nmodes);
-    }
+    rc |= body_signals(f, &cap, VB_SIGNAL_MODES, b);
   }
-  for (c = 0; c < sc->ncontacts && rc == 0; c++) {
-    static const char *const cn[3] = {"compression", "rate", "force"};
-    static const char *const cu[3] = {"m", "m/s", "N"};
-    for (k = 0; k < 3; k++) {
-      snprintf(name, sizeof name, "contacts.%s.%s", sc->contacts[c].name, cn[k]);
-      rc |= sig_rec(f, &cap, name, cu[k], (vb_signal_source)(SRC_COMPRESSION + k), SHAPE_SERIES, 0,
-                    0, c, 0, 0);
-    }
-  }
-  for (k = 0; k < NENERGY && rc == 0; k++) {
-    if (!energy_can_change(f, k))
-      continue;
-    snprintf(name, sizeof name, "energy.%s", energy_names[k]);
-    rc |= sig_rec(f, &cap, name, "J", SRC_ENERGY, SHAPE_SERIES, 0, 0, 0, k, 0);
-  }
+  for (c = 0; c < sc->ncontacts && rc == 0; c++)
+    rc |= instance_signals(f, &cap, VB_SIGNAL_CONTACT, c);
+  if (rc == 0)
+    rc |= instance_signals(f, &cap, VB_SIGNAL_SCENE, 0);
   return rc;
 }
 
@@ -292,7 +319,7 @@ row_type(vb_format *f, char *err, size_t errlen)
     }
   vb_h5_close(str);
   if (rc != 0)
-    return vb_output_msg(err, errlen, VB_EINVAL,
+    return vb_errf_first(err, errlen, VB_EINVAL,
                          "cannot build the study table type (a swept path "
                          "or contact name used twice?)");
   return VB_OK;
@@ -328,7 +355,7 @@ event_type(vb_format *f, char *err, size_t errlen)
     rc |= column(f->event_type, f->event_units, &f->neventfields, l->param_names[i],
                  f->off_event_params + 8 * (size_t)i, H5T_IEEE_F64LE, l->param_units[i]);
   if (rc != 0)
-    return vb_output_msg(err, errlen, VB_EINVAL,
+    return vb_errf_first(err, errlen, VB_EINVAL,
                          "cannot build the event table type (a swept path "
                          "named like an event field?)");
   return VB_OK;
@@ -345,7 +372,7 @@ vb_format_init(vb_format *f, const vb_output_layout *lay, char *err, size_t errl
   f->lay = *lay;
   f->contact_names = calloc((size_t)lay->first->ncontacts + 1, sizeof *f->contact_names);
   if (!f->contact_names || signals_list(f) != 0)
-    return vb_output_msg(err, errlen, VB_ENOMEM, "out of memory");
+    return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory");
   for (c = 0; c < lay->first->ncontacts; c++)
     f->contact_names[c] = lay->first->contacts[c].name;
   rc = row_type(f, err, errlen);
@@ -387,24 +414,12 @@ status_code(const char *status)
 static const double *
 signal_data(const vb_signal_desc *s, const vb_run *run)
 {
-  const vb_scene *sc = vb_run_scene(run);
-  const vb_contact_result *r;
+  const vb_body *bd;
 
-  switch (s->src) {
-  case SRC_BODY_U: return vb_run_body_u(run, s->body);
-  case SRC_BODY_V: return vb_run_body_v(run, s->body);
-  case SRC_POINT_U: return vb_run_point_u(run, s->body, s->point);
-  case SRC_POINT_V: return vb_run_point_v(run, s->body, s->point);
-  case SRC_FREQ: return sc->bodies[s->body].freq;
-  case SRC_SIGMA: return sc->bodies[s->body].sigma;
-  case SRC_MMASS: return sc->bodies[s->body].modal_mass;
-  case SRC_Q: return vb_run_modes_q(run, s->body);
-  case SRC_COMPRESSION: r = vb_run_contact(run, s->contact); return r ? r->compression : NULL;
-  case SRC_RATE: r = vb_run_contact(run, s->contact); return r ? r->rate : NULL;
-  case SRC_FORCE: r = vb_run_contact(run, s->contact); return r ? r->force : NULL;
-  case SRC_ENERGY: return vb_run_energy(run, s->which);
-  }
-  return NULL;
+  if (s->row)
+    return vb_signal_data(run, s->row, s->instance);
+  bd = &vb_run_scene(run)->bodies[s->body];
+  return *(double *const *)((const char *)bd + properties[s->property].offset);
 }
 
 static void
@@ -523,13 +538,13 @@ shape_check(const vb_format *f, long index, const vb_run *run, char *err, size_t
   int c, b;
 
   if (sc->ncontacts != s0->ncontacts || sc->nbodies != s0->nbodies)
-    return vb_output_msg(err, errlen, VB_EINVAL,
+    return vb_errf_first(err, errlen, VB_EINVAL,
                          "scene %ld has %d bodies and %d contacts, scene 0 "
                          "has %d and %d",
                          index, sc->nbodies, sc->ncontacts, s0->nbodies, s0->ncontacts);
   for (c = 0; c < sc->ncontacts; c++)
     if (strcmp(sc->contacts[c].name, s0->contacts[c].name) != 0 || !vb_run_contact(run, c))
-      return vb_output_msg(err, errlen, VB_EINVAL,
+      return vb_errf_first(err, errlen, VB_EINVAL,
                            "contact %d of scene %ld is '%s', of scene 0 "
                            "'%s'",
                            c, index, sc->contacts[c].name, s0->contacts[c].name);
@@ -537,7 +552,7 @@ shape_check(const vb_format *f, long index, const vb_run *run, char *err, size_t
     if (sc->bodies[b].kind != s0->bodies[b].kind ||
         (sc->bodies[b].kind == VB_BODY_MODAL && (sc->bodies[b].nmodes != s0->bodies[b].nmodes ||
                                                  sc->bodies[b].npoints != s0->bodies[b].npoints)))
-      return vb_output_msg(err, errlen, VB_EINVAL,
+      return vb_errf_first(err, errlen, VB_EINVAL,
                            "body '%s' of scene %ld differs in kind, modes "
                            "or points from scene 0 (a sweep may not change them)",
                            sc->bodies[b].name, index);
@@ -563,7 +578,7 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
     total += vb_signal_width(&f->sig[s], n);
   p = calloc(1, sizeof *p);
   if (!p)
-    return vb_output_msg(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
   p->index = index;
   p->samples = n;
   p->interval = (double)vb_run_scene(run)->record_every / vb_run_scene(run)->fs;
@@ -576,7 +591,7 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
     p->own = malloc(total > 0 ? (size_t)total * sizeof(double) : 1);
   if (!p->row || !p->events || !p->sig || (p->bytes <= PACK_COPY_MAX && !p->own)) {
     vb_packed_scene_free(p);
-    return vb_output_msg(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
   }
   row_fill(f, p->row, index, params, run);
   events_fill(f, p->events, index, params, run);
@@ -586,7 +601,7 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
 
     if (!d && w > 0) {
       vb_packed_scene_free(p);
-      return vb_output_msg(err, errlen, VB_EINVAL, "scene %ld did not record %s", index,
+      return vb_errf_first(err, errlen, VB_EINVAL, "scene %ld did not record %s", index,
                            f->sig[s].name);
     }
     if (p->own) {

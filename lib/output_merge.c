@@ -7,7 +7,6 @@
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,22 +22,6 @@
 #define MERGE_BYTES (64.0 * 1024 * 1024) /* staging of one signal of a block */
 #define FINAL_TMP   "final.tmp"
 #define IMAGE_MAX   (256.0 * 1024 * 1024) /* merged in memory up to this size */
-
-/* Write a message into err unless one is there; returns code. */
-static int msg(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int
-msg(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-  va_list ap;
-
-  if (err && errlen > 0 && !err[0]) {
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
 
 /* The merge's state. */
 typedef struct merge {
@@ -101,7 +84,7 @@ plan(merge *m)
   m->pos = malloc((size_t)m->n * sizeof *m->pos);
   m->evcount = calloc((size_t)m->n, sizeof *m->evcount);
   if (!m->idx || !m->owner || !m->pos || !m->evcount)
-    return msg(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
+    return vb_errf_first(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
   for (i = 0; i < m->n; i++)
     m->owner[i] = -1;
   m->T = 0;
@@ -110,7 +93,8 @@ plan(merge *m)
     vb_shard *s = &m->sh[k];
     m->idx[k] = malloc((size_t)(s->rows > 0 ? s->rows : 1) * sizeof **m->idx);
     if (!m->idx[k] || vb_shard_scenes(m->part, s, m->n, m->idx[k], NULL, NULL, NULL, &s->T) < 0)
-      return msg(m->err, m->errlen, VB_EIO, "%s: cannot read %s/%s", m->path, m->part, s->name);
+      return vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot read %s/%s", m->path, m->part,
+                           s->name);
     for (r = 0; r < s->rows; r++)
       if (m->owner[m->idx[k][r]] < 0) {
         m->owner[m->idx[k][r]] = k;
@@ -119,10 +103,10 @@ plan(merge *m)
   }
   for (i = 0; i < m->n; i++)
     if (m->owner[i] < 0)
-      return msg(m->err, m->errlen, VB_EIO,
-                 "%s: scene %ld is in no verified shard of %s; run "
-                 "again with --resume",
-                 m->path, i, m->part);
+      return vb_errf_first(m->err, m->errlen, VB_EIO,
+                           "%s: scene %ld is in no verified shard of %s; run "
+                           "again with --resume",
+                           m->path, i, m->part);
   /* samples, interval and events of each scene, from the shards' tables */
   for (k = 0; k < m->nsh; k++) {
     char *path = vb_part_file(m->part, m->sh[k].name);
@@ -132,8 +116,8 @@ plan(merge *m)
     free(path);
     vb_h5_close(file);
     if (!rows)
-      return msg(m->err, m->errlen, VB_EIO, "%s: cannot read the table of %s/%s", m->path, m->part,
-                 m->sh[k].name);
+      return vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot read the table of %s/%s", m->path,
+                           m->part, m->sh[k].name);
     for (r = 0; r < m->sh[k].rows; r++) {
       const unsigned char *row = rows + (size_t)r * m->f.rowsize;
       int64_t c, n;
@@ -189,7 +173,7 @@ merge_signals(merge *m, vb_stack *st, const hid_t *files, long b0, long nr)
     long w = vb_signal_width(&f->sig[s], m->T);
     double *stage = malloc((size_t)(nr * w > 0 ? nr * w : 1) * sizeof(double));
     if (!stage) {
-      rc = msg(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
+      rc = vb_errf_first(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
       break;
     }
     for (k = 0; k < m->nsh && rc == VB_OK; k++) {
@@ -202,8 +186,8 @@ merge_signals(merge *m, vb_stack *st, const hid_t *files, long b0, long nr)
       data = read_all(files[k], name, H5T_NATIVE_DOUBLE, sizeof(double), &count);
       if (!data || count != m->sh[k].rows * ws) {
         free(data);
-        rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot read %s of %s/%s", m->path, name, m->part,
-                 m->sh[k].name);
+        rc = vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot read %s of %s/%s", m->path, name,
+                           m->part, m->sh[k].name);
         break;
       }
       for (i = b0; i < b0 + nr; i++)
@@ -238,7 +222,8 @@ merge_rows(merge *m, const hid_t *files, long b0, long nr, const long *evat, lon
     if (!srows || !sev) {
       free(srows);
       free(sev);
-      rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot read %s/%s", m->path, m->part, m->sh[k].name);
+      rc = vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot read %s/%s", m->path, m->part,
+                         m->sh[k].name);
       break;
     }
     for (i = b0; i < b0 + nr; i++) {
@@ -273,7 +258,7 @@ merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
   int rc = VB_OK;
 
   if (!files || !rows) {
-    rc = msg(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
+    rc = vb_errf_first(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
     goto out;
   }
   for (k = 0; k < m->nsh; k++)
@@ -285,7 +270,7 @@ merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
   }
   events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
   if (!events || !evat) {
-    rc = msg(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
+    rc = vb_errf_first(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
     goto out;
   }
   /* open the shards this block needs */
@@ -296,8 +281,8 @@ merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
       files[k] = path ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
       free(path);
       if (files[k] < 0)
-        rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot open %s/%s", m->path, m->part,
-                 m->sh[k].name);
+        rc = vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot open %s/%s", m->path, m->part,
+                           m->sh[k].name);
     }
   }
   if (rc == VB_OK)
@@ -402,10 +387,10 @@ merge_write(merge *m, const char *tmp, const volatile int *stop)
   rc = vb_stack_create(&m->f, tmp, m->n, m->T, m->interval, nev, in_memory, &st, m->err, m->errlen);
   for (b0 = 0; rc == VB_OK && b0 < m->n; b0 += B) {
     if (stop && *stop) {
-      rc = msg(m->err, m->errlen, VB_EINTR,
-               "%s: interrupted after %ld of %ld scenes; run again "
-               "with --resume (to merge them)",
-               m->path, m->n, m->n);
+      rc = vb_errf_first(m->err, m->errlen, VB_EINTR,
+                         "%s: interrupted after %ld of %ld scenes; run again "
+                         "with --resume (to merge them)",
+                         m->path, m->n, m->n);
       break;
     }
     rc = merge_block(m, st, b0, b0 + B <= m->n ? B : m->n - b0, &ev0);
@@ -419,7 +404,8 @@ merge_write(merge *m, const char *tmp, const volatile int *stop)
         e = errno;
       if (e != 0) {
         errno = e;
-        rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot write %s: %s", m->path, tmp, strerror(e));
+        rc = vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot write %s: %s", m->path, tmp,
+                           strerror(e));
       }
     }
     free(image);
@@ -431,19 +417,21 @@ merge_write(merge *m, const char *tmp, const volatile int *stop)
   st = NULL;
   tick(m);
   if (rc == VB_OK && sync_path(tmp, 0) < 0)
-    rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot sync %s: %s", m->path, tmp, strerror(errno));
+    rc = vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot sync %s: %s", m->path, tmp,
+                       strerror(errno));
   tick(m);
   if (rc == VB_OK && rename(tmp, m->path) < 0)
-    rc = msg(m->err, m->errlen, VB_EIO, "%s: cannot rename %s into place: %s", m->path, tmp,
-             strerror(errno));
+    rc = vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot rename %s into place: %s", m->path,
+                       tmp, strerror(errno));
   if (rc != VB_OK) {
     if (rc == VB_EIO && m->err && errno && (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)) {
       m->err[0] = '\0';
-      msg(m->err, m->errlen, VB_EIO,
-          "%s: cannot write the merged file: %s; every scene is kept "
-          "in %s: run again with --resume to finish",
-          m->path, errno == EFBIG ? "the file size limit was reached" : "the disk is full",
-          m->part);
+      vb_errf_first(m->err, m->errlen, VB_EIO,
+                    "%s: cannot write the merged file: %s; every scene is kept "
+                    "in %s: run again with --resume to finish",
+                    m->path,
+                    errno == EFBIG ? "the file size limit was reached" : "the disk is full",
+                    m->part);
     }
     unlink(tmp);
     return rc;
@@ -481,7 +469,7 @@ vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify
   m.kill_at = env ? atol(env) : 0;
   m.part = malloc(strlen(path) + sizeof PART_SUFFIX);
   if (!m.part)
-    return msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   strcpy(m.part, path);
   strcat(m.part, PART_SUFFIX);
   vb_h5_quiet_begin(&q);
@@ -491,7 +479,8 @@ vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify
   if (rc == VB_OK) {
     m.dirfd = open(m.part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (m.dirfd < 0)
-      rc = msg(err, errlen, VB_EIO, "%s: cannot open %s: %s", path, m.part, strerror(errno));
+      rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot open %s: %s", path, m.part,
+                         strerror(errno));
   }
   if (rc == VB_OK)
     rc = vb_part_verified(m.dirfd, m.part, lay, verify, &m.sh, &m.nsh, err, errlen);
@@ -504,15 +493,15 @@ vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify
     tmp = vb_part_file(m.part, m.sh[0].name);
     tick(&m);
     if (!tmp || rename(tmp, path) < 0) {
-      rc = msg(err, errlen, VB_EIO, "%s: cannot rename %s into place: %s", path, tmp ? tmp : m.part,
-               strerror(errno));
+      rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot rename %s into place: %s", path,
+                         tmp ? tmp : m.part, strerror(errno));
       goto done;
     }
     goto finished;
   }
   tmp = vb_part_file(m.part, FINAL_TMP);
   if (!tmp) {
-    rc = msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
     goto done;
   }
   rc = merge_write(&m, tmp, stop);
@@ -543,11 +532,11 @@ vb_output_write(const char *path, const vb_run *const *runs, int nruns, char *er
   if (err && errlen > 0)
     err[0] = '\0';
   if (!path || !path[0] || !runs || nruns < 1)
-    return msg(err, errlen, VB_EINVAL, "vb_output_write: %s",
-               !path || !path[0] ? "no output path" : "no runs to write");
+    return vb_errf_first(err, errlen, VB_EINVAL, "vb_output_write: %s",
+                         !path || !path[0] ? "no output path" : "no runs to write");
   for (i = 0; i < nruns; i++)
     if (!runs[i] || !vb_run_scene(runs[i]))
-      return msg(err, errlen, VB_EINVAL, "%s: run %d is missing", path, i);
+      return vb_errf_first(err, errlen, VB_EINVAL, "%s: run %d is missing", path, i);
   first = vb_run_scene(runs[0]);
   memset(&lay, 0, sizeof lay);
   lay.input = first->input;

@@ -33,21 +33,6 @@
 
 typedef vb_shard shard;
 
-/* Write "message" into err unless one is there; returns code. */
-int
-vb_output_msg(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-  va_list ap;
-
-  if (err && errlen > 0 && !err[0]) {
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-#define msg vb_output_msg
-
 /* zlib's crc32(crc, buf, len) (CRC-32 of gzip and PNG), by ISA-L's folding
  * code when it is there. */
 unsigned long
@@ -104,10 +89,12 @@ vb_file_crc(int dirfd, const char *name, int threads, long *size)
     return -1;
   }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads())
+#pragma omp parallel for schedule(dynamic, 1)                                                      \
+    num_threads(threads > 0 ? threads : omp_get_max_threads())
 #endif
   for (k = 0; k < n; k++)
-    part[k] = vb_crc32(0L, map + k * piece, (size_t)(k == n - 1 ? (long)st.st_size - k * piece : piece));
+    part[k] =
+        vb_crc32(0L, map + k * piece, (size_t)(k == n - 1 ? (long)st.st_size - k * piece : piece));
   for (k = 0; k < n; k++)
     crc = crc32_combine(crc, part[k], (z_off_t)(k == n - 1 ? (long)st.st_size - k * piece : piece));
   free(part);
@@ -188,7 +175,7 @@ vb_shards_verified(int dirfd, const char *part, const char *source, unsigned lon
   if (!d) {
     if (fd >= 0)
       close(fd);
-    return msg(err, errlen, VB_EIO, "cannot list %s: %s", part, strerror(errno));
+    return vb_errf_first(err, errlen, VB_EIO, "cannot list %s: %s", part, strerror(errno));
   }
   rewinddir(d);
   while (rc == VB_OK && (e = readdir(d)) != NULL) {
@@ -213,10 +200,10 @@ vb_shards_verified(int dirfd, const char *part, const char *source, unsigned lon
       if (strchr(line, '\n') == NULL || line_parse(line, &s, &icrc) != 0)
         continue; /* torn or damaged line: its shard is not listed */
       if (check && icrc != input_crc) {
-        rc = msg(err, errlen, VB_EINVAL,
-                 "%s was written for a different input than %s; run "
-                 "without --resume to start over",
-                 part, source);
+        rc = vb_errf_first(err, errlen, VB_EINVAL,
+                           "%s was written for a different input than %s; run "
+                           "without --resume to start over",
+                           part, source);
         break;
       }
       if (check && ((long)vb_file_crc(dirfd, s.name, 0, &size) != (long)s.crc || size != s.size))
@@ -230,7 +217,7 @@ vb_shards_verified(int dirfd, const char *part, const char *source, unsigned lon
         long ncap = cap ? 2 * cap : 16;
         shard *g = realloc(list, (size_t)ncap * sizeof *g);
         if (!g) {
-          rc = msg(err, errlen, VB_ENOMEM, "out of memory reading %s", part);
+          rc = vb_errf_first(err, errlen, VB_ENOMEM, "out of memory reading %s", part);
           break;
         }
         list = g;
@@ -347,12 +334,13 @@ vb_output_running(const char *path, char ***paths, long *n, char *err, size_t er
   if (err && errlen > 0)
     err[0] = '\0';
   if (!part)
-    return msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   strcpy(part, path);
   strcat(part, PART_SUFFIX);
   dirfd = open(part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dirfd < 0) {
-    rc = msg(err, errlen, VB_EINVAL, "%s: no running study (%s: %s)", path, part, strerror(errno));
+    rc = vb_errf_first(err, errlen, VB_EINVAL, "%s: no running study (%s: %s)", path, part,
+                       strerror(errno));
     free(part);
     return rc;
   }
@@ -366,7 +354,7 @@ vb_output_running(const char *path, char ***paths, long *n, char *err, size_t er
     if (!*paths || k < count) {
       vb_output_running_free(*paths, count);
       *paths = NULL;
-      rc = msg(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+      rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
     } else {
       *n = count;
     }

@@ -3,8 +3,9 @@
  *
  * The table below is the one list of recorded signals.  vb_run_alloc sizes
  * the recording by iterating it, one block holding every series of nrec
- * samples in table order (object by object), and the writer and readers
- * can iterate it for names, groups and units (vb_signal_*). */
+ * samples in table order (object by object); the scene loader checks
+ * record.signals against it, and the writer (output_layout.c) lists the
+ * file's signals from it, with names, groups and units (vb_signal_*). */
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,21 +16,35 @@
 #include <sys/mman.h>
 #include "run.h"
 
+/* Contact c's stored energy: its law's potential V(x) at the compression
+ * the sample records (NaN where that is NaN), J.  Its sum over the
+ * contacts plus the bodies' potential is energy.potential for two-level
+ * and explicit schemes; three-level ones average V over two levels. */
+static double
+contact_potential(const vb_run *run, int c)
+{
+  const vb_island_state *is = run->states[run->contact_island[c]];
+  double x = is->hist[run->contact_local[c]].x;
+  return isnan(x) ? x : vb_law_potential(&is->act[run->contact_local[c]].law, x);
+}
+
 /* The recorded signals, in the order of the recording.  The energies
  * follow vb_energy. */
 static const vb_signal table[] = {
-    {"total", "J", VB_SIGNAL_SCENE, "kinetic + potential energy"},
-    {"kinetic", "J", VB_SIGNAL_SCENE, "kinetic energy of the modes"},
-    {"potential", "J", VB_SIGNAL_SCENE, "potential energy of the modes and contacts"},
-    {"dissipated", "J", VB_SIGNAL_SCENE, "energy taken by damping, running"},
-    {"external", "J", VB_SIGNAL_SCENE, "work of gravity, forces and drivers, running"},
-    {"correction", "J", VB_SIGNAL_SCENE, "energy added by Papetti's corrections, running"},
-    {"u", "m", VB_SIGNAL_POINT, "displacement"},
-    {"v", "m/s", VB_SIGNAL_POINT, "velocity (three-level: of the step into the sample)"},
-    {"q", "m", VB_SIGNAL_MODES, "modal displacements, one row per mode"},
-    {"compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact"},
-    {"rate", "m/s", VB_SIGNAL_CONTACT, "compression rate"},
-    {"force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)"},
+    {"total", "J", VB_SIGNAL_SCENE, "kinetic + potential energy", NULL, 0},
+    {"kinetic", "J", VB_SIGNAL_SCENE, "kinetic energy of the modes", NULL, 0},
+    {"potential", "J", VB_SIGNAL_SCENE, "potential energy of the modes and contacts", NULL, 0},
+    {"dissipated", "J", VB_SIGNAL_SCENE, "energy taken by damping, running", NULL, 0},
+    {"external", "J", VB_SIGNAL_SCENE, "work of gravity, forces and drivers, running", NULL, 0},
+    {"correction", "J", VB_SIGNAL_SCENE, "energy added by Papetti's corrections, running", NULL, 0},
+    {"u", "m", VB_SIGNAL_POINT, "displacement", NULL, 0},
+    {"v", "m/s", VB_SIGNAL_POINT, "velocity (three-level: of the step into the sample)", NULL, 0},
+    {"q", "m", VB_SIGNAL_MODES, "modal displacements, one row per mode", NULL, 0},
+    {"compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact", NULL, 0},
+    {"rate", "m/s", VB_SIGNAL_CONTACT, "compression rate", NULL, 0},
+    {"force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)", NULL, 0},
+    {"potential", "J", VB_SIGNAL_CONTACT, "the law's potential V(x) at the compression",
+     contact_potential, 1},
 };
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };
@@ -76,10 +91,14 @@ vb_signal_count(const vb_signal *s, const vb_scene *sc)
   return 0;
 }
 
-/* Body (and point) of instance i of a point or modes signal. */
-static int
-body_of(const vb_signal *s, const vb_scene *sc, int i, int *point)
+/* Body of instance i of a point or modes signal, and its point in *point
+ * (0 for masses and walls); -1 for the other signals. */
+int
+vb_signal_body(const vb_signal *s, const vb_scene *sc, int i, int *point)
 {
+  *point = -1;
+  if (s->object != VB_SIGNAL_POINT && s->object != VB_SIGNAL_MODES)
+    return -1;
   for (int b = 0; b < sc->nbodies; b++) {
     int n = s->object == VB_SIGNAL_POINT ? points_of(&sc->bodies[b]) : records_modes(sc, b);
     if (i < n) {
@@ -88,7 +107,6 @@ body_of(const vb_signal *s, const vb_scene *sc, int i, int *point)
     }
     i -= n;
   }
-  *point = -1;
   return -1;
 }
 
@@ -96,7 +114,7 @@ body_of(const vb_signal *s, const vb_scene *sc, int i, int *point)
 int
 vb_signal_rows(const vb_signal *s, const vb_scene *sc, int i)
 {
-  int p, b = s->object == VB_SIGNAL_MODES ? body_of(s, sc, i, &p) : -1;
+  int p, b = s->object == VB_SIGNAL_MODES ? vb_signal_body(s, sc, i, &p) : -1;
   return b >= 0 ? sc->bodies[b].nmodes : 1;
 }
 
@@ -108,12 +126,12 @@ vb_signal_group(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t
   switch (s->object) {
   case VB_SIGNAL_SCENE: return snprintf(buf, len, "energy");
   case VB_SIGNAL_POINT:
-    b = body_of(s, sc, i, &p);
+    b = vb_signal_body(s, sc, i, &p);
     if (sc->bodies[b].kind == VB_BODY_MODAL)
       return snprintf(buf, len, "bodies/%s/%s", sc->bodies[b].name, sc->bodies[b].points[p].name);
     return snprintf(buf, len, "bodies/%s", sc->bodies[b].name);
   case VB_SIGNAL_MODES:
-    b = body_of(s, sc, i, &p);
+    b = vb_signal_body(s, sc, i, &p);
     return snprintf(buf, len, "bodies/%s/modes", sc->bodies[b].name);
   case VB_SIGNAL_CONTACT: return snprintf(buf, len, "contacts/%s", sc->contacts[i].name);
   }
@@ -147,7 +165,7 @@ vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i)
 {
   char path[4 * VB_NAME_MAX + 32];
   if (!sc->record_select)
-    return 1;
+    return !s->on_request;
   vb_signal_path(s, sc, i, path, sizeof path);
   return vb_scene_records(sc, path);
 }
@@ -169,17 +187,7 @@ vb_scene_record_bytes(const vb_scene *scene)
 const double *
 vb_signal_data(const vb_run *run, const vb_signal *s, int i)
 {
-  const vb_scene *sc = run->scene;
-  int p, row = (int)(s - table), b;
-  switch (row) {
-  case ROW_U:
-  case ROW_V: (void)sc; return row == ROW_U ? run->point_u[i] : run->point_v[i];
-  case ROW_Q: b = body_of(s, sc, i, &p); return run->modes_q[b];
-  case ROW_COMPRESSION: return run->results[i].compression;
-  case ROW_RATE: return run->results[i].rate;
-  case ROW_FORCE: return run->results[i].force;
-  default: return run->energy[row];
-  }
+  return run->series[run->series_first[s - table] + i];
 }
 
 /* ------------------------------------------------------------ recording */
@@ -285,6 +293,27 @@ plan(vb_run *run)
   return VB_OK;
 }
 
+/* The series each sample computes (the recorded instances of the rows
+ * with derive). */
+static int
+plan_derived(vb_run *run)
+{
+  size_t n = 0;
+  for (int r = 0; r < NSIGNALS; r++)
+    if (table[r].derive)
+      n += (size_t)vb_signal_count(&table[r], run->scene);
+  run->derived = calloc(n + 1, sizeof *run->derived);
+  if (!run->derived)
+    return VB_ENOMEM;
+  for (int r = 0; r < NSIGNALS; r++)
+    for (int i = 0, m = vb_signal_count(&table[r], run->scene); i < m && table[r].derive; i++) {
+      double *dst = run->series[run->series_first[r] + i];
+      if (dst)
+        run->derived[run->nderived++] = (vb_derived){&table[r], i, dst};
+    }
+  return VB_OK;
+}
+
 /* Series (rows of nrec samples) of instance i of signal r when recorded,
  * else 0. */
 static size_t
@@ -299,69 +328,56 @@ int
 vb_record_alloc(vb_run *run)
 {
   const vb_scene *sc = run->scene;
-  int nb = sc->nbodies, nc = sc->ncontacts, npts = 0;
+  int nb = sc->nbodies, ninst = 0;
   size_t nrec = (size_t)run->nrec, series = 0;
-  for (int r = 0; r < NSIGNALS; r++)
+  run->series_first = calloc(NSIGNALS + 1, sizeof *run->series_first);
+  if (!run->series_first)
+    return VB_ENOMEM;
+  for (int r = 0; r < NSIGNALS; r++) {
+    run->series_first[r] = ninst;
+    ninst += vb_signal_count(&table[r], sc);
     for (int i = 0, n = vb_signal_count(&table[r], sc); i < n; i++)
       series += series_of(sc, r, i);
-  for (int b = 0; b < nb; b++)
-    npts += points_of(&sc->bodies[b]);
+  }
+  run->series_first[NSIGNALS] = ninst;
   run->nseries = series;
   run->record = series > 0 ? record_alloc(series * nrec, &run->record_mapped) : NULL;
-  run->point_u = calloc(2 * (size_t)npts + (size_t)nb + 1, sizeof(double *));
+  run->series = calloc((size_t)ninst + 1, sizeof *run->series);
+  run->modes_q = calloc((size_t)nb + 1, sizeof *run->modes_q);
   run->point_first = calloc(2 * (size_t)nb + 1, sizeof(int));
-  if ((series > 0 && !run->record) || !run->point_u || !run->point_first)
+  if ((series > 0 && !run->record) || !run->series || !run->modes_q || !run->point_first)
     return VB_ENOMEM;
-  run->point_v = run->point_u + npts;
-  run->modes_q = run->point_v + npts;
+  /* table order, instance by instance */
+  double *p = run->record, **at = run->series;
+  for (int r = 0; r < NSIGNALS; r++)
+    for (int i = 0, n = vb_signal_count(&table[r], sc); i < n; i++, at++)
+      if (series_of(sc, r, i)) {
+        *at = p;
+        p += series_of(sc, r, i) * nrec;
+      }
+  /* the run's named views of them */
+  for (int e = 0; e < VB_ENERGY_COUNT; e++)
+    run->energy[e] = run->series[run->series_first[e]];
+  run->point_u = run->series + run->series_first[ROW_U];
+  run->point_v = run->series + run->series_first[ROW_V];
+  for (int i = run->series_first[ROW_U]; i < run->series_first[ROW_V + 1]; i++)
+    run->record_points |= run->series[i] != NULL;
+  for (int b = 0, i = run->series_first[ROW_Q]; b < nb; b++)
+    run->modes_q[b] = records_modes(sc, b) ? run->series[i++] : NULL;
+  for (int c = 0; c < sc->ncontacts; c++) {
+    run->results[c].compression = run->series[run->series_first[ROW_COMPRESSION] + c];
+    run->results[c].rate = run->series[run->series_first[ROW_RATE] + c];
+    run->results[c].force = run->series[run->series_first[ROW_FORCE] + c];
+  }
   run->point_row = run->point_first + nb;
-  for (int b = 0, at = 0; b < nb; b++) {
-    run->point_first[b] = at;
-    at += points_of(&sc->bodies[b]);
+  for (int b = 0, first = 0; b < nb; b++) {
+    run->point_first[b] = first;
+    first += points_of(&sc->bodies[b]);
     if (run->body_island[b] >= 0)
       run->point_row[b] = vb_island_point_row(&run->model->islands[run->body_island[b]], b, 0);
   }
-  /* table order: energies, u of every point, v, modes, then the contacts'
-   * compression, rate and force */
-  double *p = run->record;
-  for (int e = 0; e < VB_ENERGY_COUNT; e++)
-    if (series_of(sc, e, 0)) {
-      run->energy[e] = p;
-      p += nrec;
-    }
-  for (int i = 0; i < npts; i++)
-    if (series_of(sc, ROW_U, i)) {
-      run->point_u[i] = p;
-      p += nrec;
-      run->record_points = 1;
-    }
-  for (int i = 0; i < npts; i++)
-    if (series_of(sc, ROW_V, i)) {
-      run->point_v[i] = p;
-      p += nrec;
-      run->record_points = 1;
-    }
-  for (int b = 0, i = 0; b < nb; b++)
-    if (records_modes(sc, b) && series_of(sc, ROW_Q, i++)) {
-      run->modes_q[b] = p;
-      p += (size_t)sc->bodies[b].nmodes * nrec;
-    }
-  for (int c = 0; c < nc; c++)
-    if (series_of(sc, ROW_COMPRESSION, c)) {
-      run->results[c].compression = p;
-      p += nrec;
-    }
-  for (int c = 0; c < nc; c++)
-    if (series_of(sc, ROW_RATE, c)) {
-      run->results[c].rate = p;
-      p += nrec;
-    }
-  for (int c = 0; c < nc; c++)
-    if (series_of(sc, ROW_FORCE, c)) {
-      run->results[c].force = p;
-      p += nrec;
-    }
-  return plan(run);
+  int rc = plan(run);
+  return rc == VB_OK ? plan_derived(run) : rc;
 }
 
 /* Free the recording. */
@@ -372,10 +388,13 @@ vb_record_free(vb_run *run)
     munmap(run->record, run->record_mapped);
   else
     free(run->record);
-  free(run->point_u);
+  free(run->series);
+  free(run->series_first);
+  free(run->modes_q);
   free(run->point_first);
   free(run->plan_src);
   free(run->plan_dst);
+  free(run->derived);
 }
 
 /* Fill the samples a failed run did not reach with NaN. */
@@ -434,6 +453,8 @@ vb_record_sample(vb_run *run, long n, long k)
   double *const *dst = run->plan_dst;
   for (int m = 0, nm = run->nplan; m < nm; m++)
     dst[m][k] = *src[m];
+  for (int m = 0; m < run->nderived; m++)
+    run->derived[m].dst[k] = run->derived[m].row->derive(run, run->derived[m].instance);
   for (int b = 0; b < sc->nbodies; b++) {
     const vb_body *body = &sc->bodies[b];
     int at = run->point_first[b];

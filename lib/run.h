@@ -15,6 +15,13 @@ typedef struct {
   vb_event ev;
 } vb_tracker;
 
+/* A series a sample computes: dst[k] = row->derive(run, instance). */
+typedef struct vb_derived {
+  const vb_signal *row; /* its row of the signal table */
+  int instance;
+  double *dst; /* [nrec] */
+} vb_derived;
+
 struct vb_run {
   const vb_scene *scene;
   long nsteps, nrec;
@@ -34,7 +41,12 @@ struct vb_run {
   int nplan;
   const double **plan_src;
   double **plan_dst;
-  double **point_u, **point_v;     /* [recorded points] -> [nrec] m, m/s, or NULL */
+  int nderived;
+  vb_derived *derived;             /* [nderived] the series each sample computes */
+  double **series;                 /* [instances of every row, table order] -> [rows][nrec],
+                                      or NULL when not recorded */
+  int *series_first;               /* [nsignals + 1] first instance of each row in series */
+  double **point_u, **point_v;     /* [recorded points] -> [nrec] m, m/s, or NULL (in series) */
   double **modes_q;                /* [nbodies] -> [nmodes][nrec] m, or NULL */
   int record_points;               /* some u or v is recorded */
   double **pu, **pv;               /* [nislands] -> the island's points now */

@@ -138,6 +138,32 @@ int vb_has_key(const char *const *keys, const char *key);
 int vb_load_bodies(vb_loader *ld, const config_setting_t *list);
 int vb_load_contacts(vb_loader *ld, const config_setting_t *list);
 int vb_load_forces(vb_loader *ld, const config_setting_t *list);
+/* A numeric key of an object and its SI units ("1" when dimensionless). */
+typedef struct vb_key_units {
+  const char *key; /* scene-file key; "loss[1]" names one element of an array */
+  const char *units;
+} vb_key_units;
+
+/* A body type: one row of load_body.c's table.  The loader's valid keys,
+ * its 'applies only to type' rules and its choices, the sweepable paths
+ * and their units, and the messages naming types all come from the rows;
+ * a type that is "modes + points" (kind mass or modal) needs nothing else. */
+typedef struct vb_body_type {
+  const char *name;             /* scene-file type, e.g. "mass" */
+  vb_body_kind kind;            /* what the model, recording and output see */
+  const char *const *keys;      /* every valid key, NULL-terminated */
+  const vb_key_units *numbers;  /* its numeric keys with units, NULL-key-terminated */
+  int create;                   /* 1: a sweep may set a numeric key the file leaves out */
+  /* Load the body from group g (messages about `obj`); VB_OK or VB_EINVAL
+   * with the message in ld. */
+  int (*load)(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b);
+} vb_body_type;
+
+/* The body type of a scene-file name, or NULL. */
+const vb_body_type *vb_body_type_lookup(const char *name);
+/* Row i of the body-type table, NULL beyond; *n (may be NULL) gets the count. */
+const vb_body_type *vb_body_type_at(int i, int *n);
+
 /* A drive group (a wall's drive, a contact's gap_drive) into *d, with
  * messages about `obj` (load_body.c). */
 int vb_load_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_drive *d);

@@ -1,5 +1,6 @@
-/* status.c - status codes, their messages, the one message helper of the
- * library, and the version string. */
+/* status.c - status codes, their messages, the library's message helper
+ * (vb_errf, and vb_errf_first that keeps the first message), and the
+ * version string. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -23,6 +24,17 @@ vb_strerror(int status)
   }
 }
 
+/* Format a message into err[errlen] and return status; with keep, only
+ * when err holds no message yet. */
+static int
+verrf(char *err, size_t errlen, int keep, int status, const char *fmt, va_list ap)
+{
+  if (err == NULL || errlen == 0 || (keep && err[0] != '\0'))
+    return status;
+  vsnprintf(err, errlen, fmt, ap);
+  return status;
+}
+
 /* Format a message into the caller's buffer (truncated safely; nothing
  * when err is NULL or errlen 0) and return status. */
 int
@@ -30,10 +42,21 @@ vb_errf(char *err, size_t errlen, int status, const char *fmt, ...)
 {
   va_list ap;
 
-  if (err == NULL || errlen == 0)
-    return status;
   va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
+  verrf(err, errlen, 0, status, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/* The same, but keeping a message already in err: the first failure
+ * explains, the callers' later context does not overwrite it. */
+int
+vb_errf_first(char *err, size_t errlen, int status, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  verrf(err, errlen, 1, status, fmt, ap);
   va_end(ap);
   return status;
 }

@@ -447,17 +447,32 @@ shift_drive(vb_island_state *s, int c, double xd, double r)
   s->xdrv_rate[c] = r;
 }
 
-/* Book an implicit step's energy: dissipated and external work over the
- * step, and the kinetic and potential energy (twice over, from the
- * kernel's sums) at its end, J. */
-static void
-account(const vb_island_model *m, vb_island_state *s, double diss, double work, double kin,
-        double pot)
+/* Solve an implicit step's contacts (the K-method) and apply their forces
+ * to qt: the solve's status (VB_EDIVERGED: nothing applied), and in *f0
+ * the force the update folds in (apply_forces). */
+static int
+contact_forces(const vb_island_model *m, vb_island_state *s, double *f0)
 {
+  int rc = m->nc ? solve_contacts(m, s) : VB_OK;
+  *f0 = rc == VB_EDIVERGED ? 0.0 : apply_forces(m, s);
+  return rc;
+}
+
+/* Book an implicit step's end from the kernel's sums (dissipated, work,
+ * kinetic and potential energy twice over, the next step's prediction
+ * dot S): the step's dissipated and external work diss and work (the
+ * sums' with the contacts' added), J, and whether qt already holds the
+ * next step's prediction (ahead). */
+static void
+account(const vb_island_model *m, vb_island_state *s, const double *sums, int ahead, double diss,
+        double work)
+{
+  s->ahead = ahead;
+  s->ahead_dot = sums[4];
   s->dissipated += diss;
   s->external += work;
-  s->kinetic = 0.5 * kin;
-  s->potential = 0.5 * pot + contact_potential(m, s);
+  s->kinetic = 0.5 * sums[2];
+  s->potential = 0.5 * sums[3] + contact_potential(m, s);
 }
 
 /* Two-level family step (trapezoidal modes).  One pass predicts, the
@@ -483,17 +498,15 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
     /* rate(n+1) = 2 (x1 - x)/h + roff, with the walls' motion exact */
     hc->roff = -hc->rate - 2.0 * (xd1[c] - s->xdrv[c]) / h + s->xdrv_rate[c] + r1[c];
   }
-  int rc = nc ? solve_contacts(m, s) : VB_OK;
+  double f0, sums[5];
+  int rc = contact_forces(m, s, &f0);
   if (rc == VB_EDIVERGED)
     return rc;
-  double f0 = apply_forces(m, s), sums[5];
   /* with a constant generalised force, predict the next step in passing */
   int ahead = m->nf == 0;
   vb_kernel_update2(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->v, m->mass, m->dcoef, m->mw2,
                     s->gen, ahead, m->has_gen, m->ca, m->cb, m->S, sums);
-  s->ahead = ahead;
-  s->ahead_dot = sums[4];
-  double diss = sums[0], work = sums[1], kin = sums[2], pot = sums[3];
+  double diss = sums[0], work = sums[1];
   for (int c = 0; c < nc; c++) {
     const vb_contact *ct = &s->act[c];
     vb_chist *hc = &s->hist[c];
@@ -509,7 +522,7 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
     hc->f = f1;
     shift_drive(s, c, xd1[c], r1[c]);
   }
-  account(m, s, diss, work, kin, pot);
+  account(m, s, sums, ahead, diss, work);
   return rc;
 }
 
@@ -530,16 +543,14 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
       mqm[j] = -qm[j];
   }
   predict(m, s, mqm, t1);
-  int rc = nc ? solve_contacts(m, s) : VB_OK;
+  double f0, sums[5];
+  int rc = contact_forces(m, s, &f0);
   if (rc == VB_EDIVERGED)
     return rc;
-  double f0 = apply_forces(m, s), sums[5];
   int ahead = m->nf == 0;
   vb_kernel_update3(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->qm, m->mass, m->dcoef, m->mw2,
                     s->gen, ahead, m->ca, m->cb, m->S, sums);
-  s->ahead = ahead;
-  s->ahead_dot = sums[4];
-  double diss = sums[0], work = sums[1], kin = sums[2], pot = sums[3];
+  double diss = sums[0], work = sums[1];
   for (int c = 0; c < nc; c++) {
     const vb_contact *ct = &s->act[c];
     vb_chist *hc = &s->hist[c];
@@ -555,7 +566,7 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
     hc->rate = (hc->x - hc->xm) / h;
     shift_drive(s, c, xd1[c], r1[c]);
   }
-  account(m, s, diss, work, kin, pot);
+  account(m, s, sums, ahead, diss, work);
   return rc;
 }
 

@@ -131,8 +131,8 @@ progress(const vb_study_options *opt, long done, long total, long ran, double t0
 /* Merge the shards of every rank into out; with verify, their CRC-32s are
  * summed again. */
 static int
-study_merge(const vb_study *study, const char *out, int verify, const volatile int *stop,
-            char *err, size_t errlen)
+study_merge(const vb_study *study, const char *out, int verify, const volatile int *stop, char *err,
+            size_t errlen)
 {
   vb_output_layout lay;
   const char **names = calloc((size_t)vb_study_nparams(study) + 1, sizeof *names);

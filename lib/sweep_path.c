@@ -19,10 +19,7 @@
 #define MAX_COMPONENTS 8
 
 /* A numeric key of an object and its SI units ("1" when dimensionless). */
-typedef struct sweep_key {
-  const char *key;
-  const char *units;
-} sweep_key;
+typedef vb_key_units sweep_key;
 
 /* The numeric keys of one kind of object: per top-level setting,
  * optionally only for one variant of the object (its `type`, `law`,
@@ -30,8 +27,8 @@ typedef struct sweep_key {
  * where the file leaves them out; the others only give the units of keys
  * the file writes (any numeric key written in the file is sweepable, and
  * the loader judges every value).  A contact's law keys come from the law
- * table (law.c) and a drive's from the drive table (drive.c), not from
- * here. */
+ * table (law.c), a body's from the body-type table (load_body.c) and a
+ * drive's from the drive table (drive.c), not from here. */
 typedef struct sweep_keys {
   const char *top;      /* "scene", "bodies", "bodies.drive", ...: the kind
                            of object, its path without element names */
@@ -44,28 +41,8 @@ typedef struct sweep_keys {
 static const sweep_keys sweepable[] = {
     {"scene", NULL, NULL, 1, {{"fs", "Hz"}, {"duration", "s"}, {"gravity", "m/s^2"}, {NULL, NULL}}},
     {"record", NULL, NULL, 1, {{"every", "1"}, {NULL, NULL}}},
-    {"bodies",
-     "type",
-     "mass",
-     1,
-     {{"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL, NULL}}},
-    {"bodies", "type", "wall", 1, {{"position", "m"}, {NULL, NULL}}},
+    {"bodies", "type", NULL, 1, {{NULL, NULL}}},       /* the keys of the body's type */
     {"bodies.drive", "type", NULL, 1, {{NULL, NULL}}}, /* the keys of the drive's type */
-    {"bodies",
-     "type",
-     "modal",
-     0,
-     {{"freq", "Hz"},
-      {"mass", "kg"},
-      {"quality", "1"},
-      {"t60", "s"},
-      {"zeta", "1"},
-      {"loss[0]", "1/s"},
-      {"loss[1]", "s"},
-      {"q0", "m"},
-      {"dq0", "m/s"},
-      {"gravity", "1"},
-      {NULL, NULL}}},
     {"bodies.preset",
      NULL,
      NULL,
@@ -141,8 +118,10 @@ entry_applies(const sweep_keys *e, const char *top, const config_setting_t *obj)
 }
 
 /* The keys of an entry for object obj into out[ROW_KEYS_MAX] (a law row:
- * the parameters of the object's law; a drive row: those of its type,
- * without the integer ones when `creating`); returns their number. */
+ * the parameters of the object's law; a body row: those of its type, none
+ * when `creating` and its type lets no sweep create keys; a drive row:
+ * those of its type, without the integer ones when `creating`); returns
+ * their number. */
 static int
 entry_keys(const sweep_keys *e, const config_setting_t *obj, int creating, sweep_key *out)
 {
@@ -162,6 +141,17 @@ entry_keys(const sweep_keys *e, const config_setting_t *obj, int creating, sweep
     if (vb_law_lookup(string_member(obj, e->selector), &kind) != VB_OK)
       return 0;
     for (const vb_law_param *p = vb_law_info_of(kind)->params; p->key && n < ROW_KEYS_MAX; p++) {
+      out[n].key = p->key;
+      out[n++].units = p->units;
+    }
+    return n;
+  }
+  /* a body type's numeric keys; a sweep creates them where its row allows */
+  if (e->selector != NULL && e->variant == NULL && strcmp(e->top, "bodies") == 0) {
+    const vb_body_type *type = vb_body_type_lookup(string_member(obj, e->selector));
+    if (type == NULL || (creating && !type->create))
+      return 0;
+    for (const vb_key_units *p = type->numbers; p->key && n < ROW_KEYS_MAX; p++) {
       out[n].key = p->key;
       out[n++].units = p->units;
     }

@@ -173,7 +173,7 @@ void vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out
 typedef enum {
   VB_FAMILY_TWO_LEVEL = 0, /* implicit, state (x, v): two-point, am1 */
   VB_FAMILY_THREE_LEVEL,   /* state (x^n, x^(n-1)): three-point, quadratic */
-  VB_FAMILY_EXPLICIT       /* one-step explicit: verlet, heun, rk4 */
+  VB_FAMILY_EXPLICIT       /* one-step explicit: verlet, position-verlet, heun, rk4 */
 } vb_family;
 
 struct vb_scheme_ops; /* its operations (solvers/scheme.h, not installed) */
@@ -211,10 +211,12 @@ const char *vb_scheme_choices(void);
 
 /* ----------------------------------------------------------------- scene */
 
-/* Body kinds.  Every mass and modal object is a set of linear modes with
- * named points (a mass is one mode at its stiffness to ground, 0 Hz when
- * free, with one unnamed point of shape 1); a wall has no modes and a
- * prescribed displacement. */
+/* Body kinds: the structure the model, recording and output see.  Every
+ * mass and modal object is a set of linear modes with points (a mass is
+ * one mode at its stiffness to ground, 0 Hz when free, with one unnamed
+ * point of shape 1; a modal object has named points); a wall has no modes
+ * and a prescribed displacement.  Several scene-file types may share a
+ * kind (vb_body.type tells them apart). */
 typedef enum { VB_BODY_MASS = 0, VB_BODY_WALL, VB_BODY_MODAL } vb_body_kind;
 
 /* Prescribed displacements (driven walls). */
@@ -252,6 +254,7 @@ typedef struct vb_point {
 typedef struct vb_body {
   char name[VB_NAME_MAX];
   vb_body_kind kind;
+  const char *type; /* scene-file type, e.g. "mass" (a static string) */
   double mass;    /* kg (mass) */
   double u0;      /* initial displacement (mass) or position (wall), m */
   double v0;      /* initial velocity, m/s (mass) */
@@ -480,6 +483,14 @@ typedef struct vb_signal {
   const char *units;       /* "m", "m/s", "N", "J" */
   vb_signal_object object; /* what it is recorded for */
   const char *doc;         /* one line */
+  /* Its value for instance i at the sample being recorded, from the run's
+   * state; NULL for the signals the run copies from its islands (u, v, q,
+   * a contact's compression, rate and force) or sums (the energies). */
+  double (*derive)(const vb_run *run, int i);
+  /* Recorded only when record.signals selects it (a figure the others
+   * give, such as a contact's potential from its compression): files and
+   * runs without a record block stay as they were. */
+  int on_request;
 } vb_signal;
 
 /* The table of recorded signals, in the order of the recording (the
@@ -488,6 +499,9 @@ const vb_signal *vb_signal_table(int *n);
 /* Instances of signal s in a scene (points, bodies with modes, contacts, or
  * 1 for the scene). */
 int vb_signal_count(const vb_signal *s, const vb_scene *sc);
+/* Body of instance i of a point or modes signal, its point in *point (0
+ * for masses and walls); -1 for scene and contact signals. */
+int vb_signal_body(const vb_signal *s, const vb_scene *sc, int i, int *point);
 /* Rows of instance i: the body's modes for VB_SIGNAL_MODES, else 1. */
 int vb_signal_rows(const vb_signal *s, const vb_scene *sc, int i);
 /* Group of instance i ("energy", "bodies/ball", "bodies/plate/pickup",

@@ -53,17 +53,11 @@ dissipation(const vb_contact *ct, const vb_chist *h, double dt, double x1, doubl
           vb_law_damping_power(&ct->law, x1, rate1(h, dt, x1)));
 }
 
-static double
-potential(const vb_contact *ct, const vb_chist *h)
-{
-  return vb_law_potential(&ct->law, h->x);
-}
-
 static const vb_scheme_ops ops = {
     .step_force = step_force,
     .held_force = held_force,
     .dissipation = dissipation,
-    .potential = potential,
+    .potential = vb_two_level_potential,
 };
 
 const vb_scheme vb_scheme_am1 = {

@@ -1,10 +1,13 @@
 /* heun.c - Heun's predictor-corrector method (Papetti eq 22), literally.
  *
+ * When the force does not depend on the velocity, eq 22's map is velocity
+ * Verlet's (eq 21): the two differ only through damping, where eq 22
+ * evaluates f with v~_(n+1) = v_n + h f_n/m and eq 21 with v_(n+1/2).
+ *
  * The stored acceleration a_n is the previous step's, computed with the
  * predicted velocity v~_n as eq 22 does, and is reused in both the
  * predictor and the corrector of the next step. */
 #include <math.h>
-#include <stdlib.h>
 #include "internal.h"
 #include "scheme.h"
 
@@ -12,13 +15,7 @@
 static void *
 alloc(int nm, int nc)
 {
-  return calloc(2 * (size_t)nm + 2 * (size_t)nc + 1, sizeof(double));
-}
-
-static void
-release(void *ws)
-{
-  free(ws);
+  return vb_workspace_alloc(2 * (size_t)nm + 2 * (size_t)nc);
 }
 
 static int
@@ -43,7 +40,7 @@ step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, d
   return VB_OK;
 }
 
-static const vb_scheme_ops ops = {.alloc = alloc, .free = release, .step = step};
+static const vb_scheme_ops ops = {.alloc = alloc, .free = vb_workspace_free, .step = step};
 
 const vb_scheme vb_scheme_heun = {
     .name = "heun",
@@ -52,6 +49,13 @@ const vb_scheme vb_scheme_heun = {
     .order = 2,
     .min_contact_steps = 4,
     .energy_conserving = 0,
-    .stability_limit = 1.0, /* grows by sqrt(1 + (w dt)^4 / 4) a step */
+    /* with a force of the position only, eq 22 is velocity Verlet's map
+     * (x_(n+1) = x_n + h v_n + h^2/2 f_n/m, then the trapezoidal velocity):
+     * an undamped mode is stable for w dt < 2.  (Classical RK2, which
+     * grows by sqrt(1 + (w dt)^4 / 4) a step, is not this scheme.)
+     * Damping, through the predicted velocity, lowers the bound as it does
+     * verlet's: 1.96 at zeta = 0.01, 1.64 at 0.1, 1.13 at 0.3 (spectral
+     * radius of the step's 3x3 map); a run past it ends as "diverged". */
+    .stability_limit = 2.0,
     .ops = &ops,
 };

@@ -1,5 +1,7 @@
-/* registry.c - the table of numerical schemes, resolved by name. */
+/* registry.c - the table of numerical schemes, resolved by name, their
+ * check, and the explicit schemes' work space. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "scheme.h"
 
@@ -8,7 +10,7 @@
 #define VB_SCHEMES(X)                                                                              \
   X(two_point, "two-point")                                                                        \
   X(am1, "am1") X(three_point, "three-point") X(quadratic, "quadratic") X(verlet, "verlet")        \
-      X(heun, "heun") X(rk4, "rk4")
+      X(position_verlet, "position-verlet") X(heun, "heun") X(rk4, "rk4")
 
 #define DECLARE(id, name) extern const vb_scheme vb_scheme_##id;
 VB_SCHEMES(DECLARE)
@@ -98,4 +100,18 @@ const char *
 vb_scheme_choices(void)
 {
   return choices + 2;
+}
+
+/* A zeroed work space of n doubles for an explicit scheme. */
+void *
+vb_workspace_alloc(size_t n)
+{
+  return calloc(n + 1, sizeof(double));
+}
+
+/* Release a work space (NULL is a no-op). */
+void
+vb_workspace_free(void *ws)
+{
+  free(ws);
 }

@@ -4,7 +4,6 @@
  * at the end of the previous step; the three other stages evaluate the
  * law afresh. */
 #include <math.h>
-#include <stdlib.h>
 #include "internal.h"
 #include "scheme.h"
 
@@ -12,13 +11,7 @@
 static void *
 alloc(int nm, int nc)
 {
-  return calloc(5 * (size_t)nm + 3 * (size_t)nc + 1, sizeof(double));
-}
-
-static void
-release(void *ws)
-{
-  free(ws);
+  return vb_workspace_alloc(5 * (size_t)nm + 3 * (size_t)nc);
 }
 
 static int
@@ -66,7 +59,7 @@ step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, d
   return VB_OK;
 }
 
-static const vb_scheme_ops ops = {.alloc = alloc, .free = release, .step = step};
+static const vb_scheme_ops ops = {.alloc = alloc, .free = vb_workspace_free, .step = step};
 
 const vb_scheme vb_scheme_rk4 = {
     .name = "rk4",

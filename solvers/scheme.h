@@ -73,6 +73,15 @@ typedef struct vb_scheme_ops {
  * "scheme 'x': no step_force (the two-level family needs it)" in err. */
 int vb_scheme_check(const vb_scheme *s, char *err, size_t errlen);
 
+/* Explicit family: a zeroed work space of n doubles (NULL when out of
+ * memory), the schemes' alloc; freed by vb_workspace_free, their free
+ * (NULL is a no-op). */
+void *vb_workspace_alloc(size_t n);
+void vb_workspace_free(void *ws);
+
+/* The law's potential V(x^n) with h holding the state after the step, J
+ * (the contact potential of both two-level schemes, two_point.c). */
+double vb_two_level_potential(const vb_contact *ct, const vb_chist *h);
 /* The law at n+1 with the rate of the step into it, N (the held force of
  * both three-level schemes). */
 double vb_three_level_held_force(const vb_contact *ct, const vb_chist *h, double dt, double x1,

@@ -48,8 +48,9 @@ dissipation(const vb_contact *ct, const vb_chist *h, double dt, double x1, doubl
   return (fbar - vb_law_gradient(&ct->law, x1, h->x)) * (x1 - h->x);
 }
 
-static double
-potential(const vb_contact *ct, const vb_chist *h)
+/* The law's potential at n (both two-level schemes hold this). */
+double
+vb_two_level_potential(const vb_contact *ct, const vb_chist *h)
 {
   return vb_law_potential(&ct->law, h->x);
 }
@@ -58,7 +59,7 @@ static const vb_scheme_ops ops = {
     .step_force = step_force,
     .held_force = held_force,
     .dissipation = dissipation,
-    .potential = potential,
+    .potential = vb_two_level_potential,
 };
 
 const vb_scheme vb_scheme_two_point = {

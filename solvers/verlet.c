@@ -5,7 +5,6 @@
  * v_(n-1/2)) (and any velocity-dependent modal damping) is evaluated with
  * v_(n-1/2), exactly as eq 21 reuses it.  For one mass a_n = (-f_n + F)/m. */
 #include <math.h>
-#include <stdlib.h>
 #include "internal.h"
 #include "scheme.h"
 
@@ -13,13 +12,7 @@
 static void *
 alloc(int nm, int nc)
 {
-  return calloc((size_t)nm + 2 * (size_t)nc + 1, sizeof(double));
-}
-
-static void
-release(void *ws)
-{
-  free(ws);
+  return vb_workspace_alloc((size_t)nm + 2 * (size_t)nc);
 }
 
 static int
@@ -42,7 +35,7 @@ step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, d
   return VB_OK;
 }
 
-static const vb_scheme_ops ops = {.alloc = alloc, .free = release, .step = step};
+static const vb_scheme_ops ops = {.alloc = alloc, .free = vb_workspace_free, .step = step};
 
 const vb_scheme vb_scheme_verlet = {
     .name = "verlet",

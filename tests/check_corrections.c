@@ -354,7 +354,7 @@ START_TEST(test_correction_errors)
 {
   static const char *const cases[][2] = {
     { "law = \"hunt-crossley\"; k = 1.0e9; alpha = 1.5; mu = 0.5; scheme = \"three-point\"; corrections = [\"vout\"];",
-      "corrections apply to schemes whose state holds a velocity (valid: two-point, am1, verlet, heun, rk4)" },
+      "corrections apply to schemes whose state holds a velocity (valid: two-point, am1, verlet, position-verlet, heun, rk4)" },
     { "law = \"hunt-crossley\"; k = 1.0e9; alpha = 1.5; mu = 0.5; scheme = \"am1\"; corrections = [\"vmax\"];",
       "unknown correction 'vmax' (valid: xmax, vout)" },
     { "law = \"hunt-crossley\"; k = 1.0e9; alpha = 1.5; mu = 0.5; scheme = \"am1\"; vout = \"exact\";",

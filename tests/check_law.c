@@ -272,6 +272,22 @@ START_TEST(test_errf)
 }
 END_TEST
 
+/* Its keep-first entry writes into an empty buffer only: the innermost
+ * failure's message survives the callers' own. */
+START_TEST(test_errf_first)
+{
+  char err[32] = "";
+  ck_assert_int_eq(vb_errf_first(err, sizeof err, VB_EIO, "cannot write %s", "x.h5"), VB_EIO);
+  ck_assert_str_eq(err, "cannot write x.h5");
+  ck_assert_int_eq(vb_errf_first(err, sizeof err, VB_ENOMEM, "out of memory"), VB_ENOMEM);
+  ck_assert_str_eq(err, "cannot write x.h5");
+  ck_assert_int_eq(vb_errf_first(NULL, 8, VB_EINVAL, "%s", "y"), VB_EINVAL);
+  err[0] = '\0';
+  ck_assert_int_eq(vb_errf_first(err, 6, VB_EINVAL, "%d", 1234567), VB_EINVAL);
+  ck_assert_str_eq(err, "12345");
+}
+END_TEST
+
 START_TEST(test_strerror)
 {
   ck_assert_str_eq(vb_strerror(VB_OK), "success");
@@ -298,6 +314,7 @@ law_suite(void)
   tcase_add_test(errors, test_law_lookup);
   tcase_add_test(errors, test_strerror);
   tcase_add_test(errors, test_errf);
+  tcase_add_test(errors, test_errf_first);
   tcase_add_test(errors, test_law_table);
   suite_add_tcase(s, errors);
   return s;

@@ -32,7 +32,7 @@ static const char hammer_text[] =
   "           { name = \"wall\"; type = \"wall\"; position = 0.0; } );\n"
   "contacts = ( { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = \"hunt-crossley\";\n"
   "               k = 2.2e8; alpha = 1.37; mu = 0.41; scheme = \"am1\"; } );\n"
-  "record = { every = 1; };\n";
+  "record = { every = 1; signals = [\"*\"]; };\n";
 
 /* The same, longer and recorded every other step: more samples. */
 static const char longer_text[] =
@@ -41,7 +41,7 @@ static const char longer_text[] =
   "           { name = \"wall\"; type = \"wall\"; position = 0.0; } );\n"
   "contacts = ( { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = \"hunt-crossley\";\n"
   "               k = 2.2e8; alpha = 1.37; mu = 0.41; scheme = \"am1\"; } );\n"
-  "record = { every = 1; };\n";
+  "record = { every = 1; signals = [\"*\"]; };\n";
 
 static void out_path(char *buf, size_t size, const char *name)
 {
@@ -128,6 +128,19 @@ START_TEST(test_layout_and_values)
     hid_t d = H5Dopen2(f, "signals/contacts.hit.force", H5P_DEFAULT);
     read_string_attr(d, "units", text, sizeof text);
     ck_assert_str_eq(text, "N");
+    H5Dclose(d);
+  }
+  /* the contact's potential, a derived signal recorded on request ("*"),
+   * written like the others */
+  n = read_doubles(f, "signals/contacts.hit.potential", buf, 1024);
+  ck_assert_int_eq(n, 2 * n1);
+  for (k = 0; k < n0; k++)
+    ck_assert(buf[k] == vb_law_potential(&vb_run_scene(a.run)->contacts[0].law,
+                                         vb_run_contact(a.run, 0)->compression[k]));
+  {
+    hid_t d = H5Dopen2(f, "signals/contacts.hit.potential", H5P_DEFAULT);
+    read_string_attr(d, "units", text, sizeof text);
+    ck_assert_str_eq(text, "J");
     H5Dclose(d);
   }
   /* the events table: one row per impact with its scene */

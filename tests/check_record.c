@@ -21,7 +21,7 @@ static const char scene_text[] =
   "    k = 1.0e8; alpha = 1.5; mu = 0.2; scheme = \"am1\"; },\n"
   "  { name = \"rest\"; between = [\"floor\", \"plate.pickup\"]; law = \"spring\"; k = 1.0e5;\n"
   "    c = 2.0; scheme = \"two-point\"; } );\n"
-  "record = { every = 1; modes = true; };\n";
+  "record = { every = 1; modes = true; signals = [\"*\"]; };\n";
 
 START_TEST(test_table_is_the_recording)
 {
@@ -73,8 +73,12 @@ START_TEST(test_table_is_the_recording)
       const vb_contact_result *res = vb_run_contact(s.run, 1);
       const double *want = strcmp(t[r].name, "compression") == 0 ? res->compression
                            : strcmp(t[r].name, "rate") == 0    ? res->rate
-                                                               : res->force;
-      ck_assert_ptr_eq(vb_signal_data(s.run, &t[r], 1), want);
+                           : strcmp(t[r].name, "force") == 0   ? res->force
+                                                               : NULL;
+      if (t[r].derive) /* a derived signal: its own series (test_contact_potential) */
+        ck_assert_ptr_nonnull(vb_signal_data(s.run, &t[r], 1));
+      else
+        ck_assert_ptr_eq(vb_signal_data(s.run, &t[r], 1), want);
       vb_signal_group(&t[r], sc, 1, group, sizeof group);
       ck_assert_str_eq(group, "contacts/rest");
       break;
@@ -88,13 +92,82 @@ START_TEST(test_table_is_the_recording)
 END_TEST
 
 
+/* The row of the table for `object` named `name`. */
+static const vb_signal *
+row_named(vb_signal_object object, const char *name)
+{
+  int n;
+  const vb_signal *t = vb_signal_table(&n);
+  for (int r = 0; r < n; r++)
+    if (t[r].object == object && strcmp(t[r].name, name) == 0)
+      return &t[r];
+  ck_abort_msg("no signal %s", name);
+  return NULL;
+}
+
+/* contacts/C/potential is the law's potential of the recorded compression
+ * at every sample: k/(alpha+1) x^(alpha+1) in contact for the
+ * Hunt-Crossley strike (0 out of it), k x^2 / 2 for the spring, J. */
+START_TEST(test_contact_potential)
+{
+  tu_sim s = tu_run_text(scene_text);
+  ck_assert_int_eq(s.rc, VB_OK);
+  const vb_signal *pot = row_named(VB_SIGNAL_CONTACT, "potential");
+  ck_assert_str_eq(pot->units, "J");
+  long n = vb_run_samples(s.run), engaged = 0;
+  for (int c = 0; c < 2; c++) {
+    const vb_law *law = &s.scene->contacts[c].law;
+    const double *x = vb_run_contact(s.run, c)->compression, *v = vb_signal_data(s.run, pot, c);
+    ck_assert_ptr_nonnull(v);
+    for (long k = 0; k < n; k++) {
+      double want = c == 0 ? (x[k] > 0.0 ? 1.0e8 / 2.5 * pow(x[k], 2.5) : 0.0)
+                           : 0.5 * 1.0e5 * x[k] * x[k];
+      ck_assert(v[k] == vb_law_potential(law, x[k]));
+      ck_assert_msg(fabs(v[k] - want) <= 1e-14 * want, "contact %d sample %ld: %.17g, want %.17g",
+                    c, k, v[k], want);
+      engaged += v[k] > 0.0;
+    }
+  }
+  ck_assert_int_gt(engaged, n / 2);
+  tu_free(&s);
+}
+END_TEST
+
+/* A free mass on a two-point contact: the contact's potential is the whole
+ * of the discrete potential energy, sample by sample, and holds the energy
+ * kinetic energy gives up. */
+START_TEST(test_contact_potential_is_the_energy)
+{
+  static const char text[] =
+    "scene = { name = \"pot\"; fs = 44100.0; duration = 0.002; gravity = 0.0; };\n"
+    "bodies = ( { name = \"hammer\"; type = \"mass\"; mass = 0.0137; v0 = 1.3; },\n"
+    "  { name = \"wall\"; type = \"wall\"; } );\n"
+    "contacts = ( { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = \"power\";\n"
+    "    k = 2.385e9; alpha = 1.5; scheme = \"two-point\"; } );\n"
+    "record = { signals = [\"contacts/*/potential\", \"energy/*\"]; };\n";
+  tu_sim s = tu_run_text(text);
+  ck_assert_int_eq(s.rc, VB_OK);
+  const double *v = vb_signal_data(s.run, row_named(VB_SIGNAL_CONTACT, "potential"), 0);
+  const double *pot = vb_run_energy(s.run, VB_ENERGY_POTENTIAL);
+  const double *kin = vb_run_energy(s.run, VB_ENERGY_KINETIC);
+  double most = 0.0, e0 = 0.5 * 0.0137 * 1.3 * 1.3;
+  for (long k = 0; k < vb_run_samples(s.run); k++) {
+    ck_assert_msg(v[k] == pot[k], "sample %ld: %.17g, energy/potential %.17g", k, v[k], pot[k]);
+    ck_assert(fabs(kin[k] + v[k] - e0) <= 1e-9 * e0);
+    most = fmax(most, v[k]);
+  }
+  ck_assert(most > 0.5 * e0);
+  tu_free(&s);
+}
+END_TEST
+
 /* The scene text with `record` replaced. */
 static char *
 with_record(const char *record)
 {
   char *t = strdup(scene_text);
   ck_assert(t != NULL);
-  tu_replace(&t, "record = { every = 1; modes = true; };\n", record);
+  tu_replace(&t, "record = { every = 1; modes = true; signals = [\"*\"]; };\n", record);
   return t;
 }
 
@@ -136,56 +209,89 @@ same_figures(const vb_run *all, const vb_run *b)
   }
 }
 
-START_TEST(test_signals_select)
+/* Run the scene with record.signals = globs (and record.modes) into *some,
+ * and the full recording into *all, and check every signal: recorded
+ * exactly when a glob matches, with the full recording's values, and the
+ * events and the table's figures unchanged.  Returns the series recorded. */
+static double
+check_selection(const char *const *globs, int nglobs, tu_sim *all, tu_sim *some)
 {
-  static const char *const globs[] = { "contacts/*/force", "bodies/ball/*", "energy/total" };
-  char *text = with_record("record = { modes = true; signals = [\"contacts/*/force\", "
-                           "\"bodies/ball/*\", \"energy/total\"]; };\n");
-  tu_sim all = tu_run_text(scene_text), some = tu_run_text(text);
-  ck_assert_int_eq(all.rc, VB_OK);
-  ck_assert_int_eq(some.rc, VB_OK);
-  int n, recorded = 0;
+  char record[512] = "record = { modes = true; signals = [", path[256];
+  for (int g = 0; g < nglobs; g++)
+    snprintf(record + strlen(record), sizeof record - strlen(record), "%s\"%s\"",
+             g ? ", " : "", globs[g]);
+  strcat(record, "]; };\n");
+  char *text = with_record(record);
+  *all = tu_run_text(scene_text);
+  *some = tu_run_text(text);
+  free(text);
+  ck_assert_int_eq(all->rc, VB_OK);
+  ck_assert_int_eq(some->rc, VB_OK);
+  int n;
   double series = 0.0;
   const vb_signal *t = vb_signal_table(&n);
-  long samples = vb_run_samples(some.run);
-  char path[256];
+  long samples = vb_run_samples(some->run);
   for (int r = 0; r < n; r++)
-    for (int i = 0, count = vb_signal_count(&t[r], some.scene); i < count; i++) {
+    for (int i = 0, count = vb_signal_count(&t[r], some->scene); i < count; i++) {
       int want = 0;
-      vb_signal_path(&t[r], some.scene, i, path, sizeof path);
-      for (int g = 0; g < 3; g++)
+      vb_signal_path(&t[r], some->scene, i, path, sizeof path);
+      for (int g = 0; g < nglobs; g++)
         want |= fnmatch(globs[g], path, 0) == 0;
-      ck_assert_int_eq(vb_signal_recorded(&t[r], some.scene, i), want);
-      ck_assert_int_eq(vb_scene_records(some.scene, path), want);
-      ck_assert(vb_signal_recorded(&t[r], all.scene, i));
-      const double *d = vb_signal_data(some.run, &t[r], i);
+      ck_assert_int_eq(vb_signal_recorded(&t[r], some->scene, i), want);
+      ck_assert_int_eq(vb_scene_records(some->scene, path), want);
+      ck_assert(vb_signal_recorded(&t[r], all->scene, i));
+      const double *d = vb_signal_data(some->run, &t[r], i);
       if (!want) {
         ck_assert_msg(d == NULL, "%s is not selected but recorded", path);
         continue;
       }
       /* the selected signals hold what the full recording holds */
-      int rows = vb_signal_rows(&t[r], some.scene, i);
+      int rows = vb_signal_rows(&t[r], some->scene, i);
       ck_assert_msg(d != NULL, "%s is selected but not recorded", path);
-      ck_assert(memcmp(d, vb_signal_data(all.run, &t[r], i),
+      ck_assert(memcmp(d, vb_signal_data(all->run, &t[r], i),
                        (size_t)rows * (size_t)samples * sizeof(double)) == 0);
       series += rows;
-      recorded++;
     }
+  ck_assert_double_eq(vb_scene_record_bytes(some->scene),
+                      series * (double)samples * sizeof(double));
+  same_events(all->run, some->run);
+  same_figures(all->run, some->run);
+  return series;
+}
+
+START_TEST(test_signals_select)
+{
+  static const char *const globs[] = { "contacts/*/force", "bodies/ball/*", "energy/total" };
+  tu_sim all, some;
   /* energy/total, ball u, v and modes/q, force of both contacts */
-  ck_assert_int_eq(recorded, 6);
-  ck_assert_double_eq(series, 6.0);
-  ck_assert_double_eq(vb_scene_record_bytes(some.scene), 6.0 * (double)samples * sizeof(double));
+  ck_assert_double_eq(check_selection(globs, 3, &all, &some), 6.0);
   ck_assert_ptr_null(vb_run_energy(some.run, VB_ENERGY_KINETIC));
   ck_assert_ptr_nonnull(vb_run_energy(some.run, VB_ENERGY_TOTAL));
   ck_assert_ptr_null(vb_run_point_u(some.run, 1, 1));
   ck_assert_ptr_null(vb_run_modes_q(some.run, 1));
   ck_assert_ptr_null(vb_run_contact(some.run, 0)->compression);
   ck_assert_ptr_nonnull(vb_run_contact(some.run, 0)->force);
-  same_events(all.run, some.run);
-  same_figures(all.run, some.run);
   tu_free(&some);
   tu_free(&all);
-  free(text);
+}
+END_TEST
+
+/* record.signals selects the contacts' potentials like any signal: the
+ * glob records them alone, with the values of the full recording. */
+START_TEST(test_potential_selected)
+{
+  static const char *const globs[] = { "contacts/*/potential" };
+  tu_sim all, some;
+  ck_assert_double_eq(check_selection(globs, 1, &all, &some), 2.0);
+  const vb_signal *pot = row_named(VB_SIGNAL_CONTACT, "potential");
+  for (int c = 0; c < 2; c++) {
+    ck_assert_ptr_nonnull(vb_signal_data(some.run, pot, c));
+    ck_assert_ptr_null(vb_run_contact(some.run, c)->compression);
+    ck_assert_ptr_null(vb_run_contact(some.run, c)->force);
+  }
+  ck_assert_ptr_null(vb_run_energy(some.run, VB_ENERGY_POTENTIAL));
+  tu_free(&some);
+  tu_free(&all);
 }
 END_TEST
 
@@ -261,7 +367,8 @@ START_TEST(test_signals_errors)
       "bodies/plate/pickup/u, bodies/floor/u, bodies/ball/v, bodies/plate/hit/v, "
       "bodies/plate/pickup/v, bodies/floor/v, contacts/strike/compression, "
       "contacts/rest/compression, contacts/strike/rate, contacts/rest/rate, "
-      "contacts/strike/force, contacts/rest/force)" },
+      "contacts/strike/force, contacts/rest/force, contacts/strike/potential, "
+      "contacts/rest/potential)" },
     { "record = { signals = \"energy/total\"; };\n",
       "bad.cfg:12: record: 'signals' must be a list of glob strings, such as "
       "[\"contacts/*/force\", \"energy/total\"] ([] for events only)" },
@@ -292,6 +399,39 @@ START_TEST(test_signals_errors)
 }
 END_TEST
 
+/* Without record.signals every signal is recorded but those on request
+ * (the contact's potential), so files without a record block keep their
+ * layout; "*" takes them too. */
+START_TEST(test_on_request_by_default)
+{
+  char *text = strdup(scene_text);
+  ck_assert(text != NULL);
+  tu_replace(&text, "signals = [\"*\"]; ", "");
+  tu_sim s = tu_run_text(text), all = tu_run_text(scene_text);
+  free(text);
+  ck_assert_int_eq(s.rc, VB_OK);
+  ck_assert_int_eq(all.rc, VB_OK);
+  ck_assert(row_named(VB_SIGNAL_CONTACT, "potential")->on_request);
+  int n, asked = 0;
+  const vb_signal *t = vb_signal_table(&n);
+  double series = 0.0;
+  for (int r = 0; r < n; r++)
+    for (int i = 0, count = vb_signal_count(&t[r], s.scene); i < count; i++) {
+      ck_assert_int_eq(vb_signal_recorded(&t[r], s.scene, i), !t[r].on_request);
+      ck_assert(vb_signal_recorded(&t[r], all.scene, i));
+      ck_assert_int_eq(vb_signal_data(s.run, &t[r], i) != NULL, !t[r].on_request);
+      series += t[r].on_request ? 0 : vb_signal_rows(&t[r], s.scene, i);
+      asked += t[r].on_request;
+    }
+  ck_assert_int_eq(asked, 2); /* the two contacts' potentials */
+  ck_assert_double_eq(vb_scene_record_bytes(s.scene),
+                      series * (double)vb_run_samples(s.run) * sizeof(double));
+  same_events(all.run, s.run);
+  tu_free(&s);
+  tu_free(&all);
+}
+END_TEST
+
 static Suite *
 record_suite(void)
 {
@@ -299,6 +439,10 @@ record_suite(void)
   TCase *core = tcase_create("core");
   tcase_add_test(core, test_table_is_the_recording);
   tcase_add_test(core, test_signals_select);
+  tcase_add_test(core, test_contact_potential);
+  tcase_add_test(core, test_contact_potential_is_the_energy);
+  tcase_add_test(core, test_potential_selected);
+  tcase_add_test(core, test_on_request_by_default);
   tcase_add_test(core, test_events_only);
   tcase_add_test(core, test_memory_follows_selection);
   tcase_add_test(core, test_signals_errors);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "vibro.h"
+#include "source.h" /* the body-type table */
 
 #ifndef TEST_SRCDIR
 #define TEST_SRCDIR "."
@@ -184,6 +185,75 @@ START_TEST(test_defaults)
   ck_assert_int_eq(vb_scene_samples(sc), 89);
   ck_assert_double_eq(vb_scene_record_bytes(sc), 89.0 * 13 * 8);
   vb_scene_free(sc);
+}
+END_TEST
+
+/* An oscillator is a mass on a spring and damper to ground: k = m omega^2,
+ * c = 2 m sigma, its mode at exactly the frequency asked, sigma from zeta,
+ * quality or t60 as a modal body's, and it starts at its static sag under
+ * gravity unless u0 is given. */
+START_TEST(test_oscillator)
+{
+  const double m = 0.37, f = 12.5, w = 2.0 * M_PI * f, g = 9.81;
+  vb_scene *sc = load_ok(
+      "scene = { name = \"o\"; fs = 44100.0; duration = 0.002; gravity = 9.81; };\n"
+      "bodies = (\n"
+      "  { name = \"z\"; type = \"oscillator\"; mass = 0.37; freq = 12.5; zeta = 0.031; v0 = 0.2; },\n"
+      "  { name = \"q\"; type = \"oscillator\"; mass = 0.37; freq = 12.5; quality = 40.0; u0 = 0.003; },\n"
+      "  { name = \"t\"; type = \"oscillator\"; mass = 0.37; freq = 12.5; t60 = 1.7; },\n"
+      "  { name = \"u\"; type = \"oscillator\"; mass = 0.37; freq = 12.5; }\n"
+      ");\n");
+  const double sigma[4] = {0.031 * w, w / (2.0 * 40.0), log(1000.0) / 1.7, 0.0};
+  for (int i = 0; i < 4; i++) {
+    const vb_body *b = &sc->bodies[i];
+    ck_assert_str_eq(b->type, "oscillator");
+    ck_assert_int_eq(b->kind, VB_BODY_MASS);
+    ck_assert_int_eq(b->nmodes, 1);
+    ck_assert_int_eq(b->npoints, 1);
+    ck_assert_double_eq(b->freq[0], f);
+    ck_assert_double_eq(b->modal_mass[0], m);
+    ck_assert_double_eq(b->gravity[0], 1.0);
+    ck_assert_double_eq_tol(b->sigma[0], sigma[i], 1e-15 * w);
+    ck_assert_double_eq_tol(b->k, m * w * w, 1e-15 * m * w * w);
+    ck_assert_double_eq_tol(b->c, 2.0 * m * sigma[i], 1e-15 * m * w);
+    ck_assert_double_eq(b->q0[0], b->u0);
+    ck_assert_double_eq(b->dq0[0], b->v0);
+  }
+  ck_assert_double_eq(sc->bodies[0].v0, 0.2);
+  ck_assert_double_eq(sc->bodies[1].u0, 0.003);
+  ck_assert_double_eq_tol(sc->bodies[2].u0, -g / (w * w), 1e-15);
+  ck_assert_double_eq(sc->bodies[3].v0, 0.0);
+  vb_scene_free(sc);
+}
+END_TEST
+
+/* The body-type table: lookup of the first, the last and unknown names,
+ * and each row consistent with itself (every numeric key with units is a
+ * valid key of the type, "loss[1]" as "loss"; name and type are keys). */
+START_TEST(test_body_types)
+{
+  int n = 0;
+  const vb_body_type *first = vb_body_type_at(0, &n);
+  ck_assert_int_ge(n, 3);
+  ck_assert_ptr_eq(vb_body_type_lookup("mass"), first);
+  ck_assert_ptr_eq(vb_body_type_lookup(vb_body_type_at(n - 1, NULL)->name), vb_body_type_at(n - 1, NULL));
+  ck_assert_ptr_null(vb_body_type_at(n, NULL));
+  ck_assert_ptr_null(vb_body_type_at(-1, NULL));
+  ck_assert_ptr_null(vb_body_type_lookup("Mass"));
+  ck_assert_ptr_null(vb_body_type_lookup(NULL));
+  for (int i = 0; i < n; i++) {
+    const vb_body_type *t = vb_body_type_at(i, NULL);
+    ck_assert_ptr_eq(vb_body_type_lookup(t->name), t);
+    ck_assert_ptr_nonnull(t->load);
+    ck_assert(vb_has_key(t->keys, "name") && vb_has_key(t->keys, "type"));
+    for (const vb_key_units *k = t->numbers; k->key; k++) {
+      char key[64];
+      snprintf(key, sizeof key, "%.*s", (int)strcspn(k->key, "["), k->key);
+      ck_assert_msg(vb_has_key(t->keys, key), "type %s: numeric key %s is not a key", t->name,
+                    k->key);
+      ck_assert_ptr_nonnull(k->units);
+    }
+  }
 }
 END_TEST
 
@@ -586,7 +656,7 @@ static const bad_case bad[] = {
     {SCENE "bodies = (\n"
            "  { name = \"wall\"; type = \"wall\"; mass = 1.0; }\n"
            ");\n",
-     "bad.cfg:3: body 'wall': 'mass' applies only to types mass and modal (valid: "
+     "bad.cfg:3: body 'wall': 'mass' applies only to types mass, modal and oscillator (valid: "
      "name, type, position, drive)"},
     {SCENE "bodies = (\n"
            "  { name = \"hammer\"; type = \"mass\"; mass = 1.0;\n"
@@ -813,7 +883,7 @@ static const bad_case bad[] = {
     {SCENE "bodies = (\n"
            "  { name = \"hammer\"; type = \"spring\"; }\n"
            ");\n",
-     "bad.cfg:3: body 'hammer': unknown type 'spring' (valid: mass, wall, modal)"},
+     "bad.cfg:3: body 'hammer': unknown type 'spring' (valid: mass, wall, modal, oscillator)"},
     {SCENE "bodies = ();\n",
      "bad.cfg:2: bodies: at least one body is required"},
     /* 70: between */
@@ -860,7 +930,7 @@ static const bad_case bad[] = {
            "  { name = \"hit\"; between = [\"w1\", \"w2\"]; " POWER AM1 " }\n"
            ");\n",
      "bad.cfg:7: contact 'hit': 'between' joins two walls 'w1' and 'w2' "
-     "(valid: at least one body of type 'mass' or 'modal')"},
+     "(valid: at least one body of type 'mass', 'modal' or 'oscillator')"},
     {SCENE "bodies = (\n"
            "  { name = \"a\"; type = \"mass\"; mass = 0.01; },\n"
            "  { name = \"b\"; type = \"mass\"; mass = 0.01; },\n"
@@ -887,6 +957,50 @@ static const bad_case bad[] = {
     {SCENE "@include \"scene-no-such-file.inc\"\n",
      "bad.cfg:2: @include 'scene-no-such-file.inc': cannot read "
      "'scene-no-such-file.inc': No such file or directory"},
+    /* the oscillator body type */
+#define OSC_KEYS "name, type, mass, freq, zeta, quality, t60, u0, v0"
+    {SCENE "bodies = (\n"
+           "  { name = \"osc\"; type = \"oscillator\"; mass = 0.37; freq = 12.5;\n"
+           "    k = 2.0e3; }\n"
+           ");\n",
+     "bad.cfg:4: body 'osc': 'k' applies only to type 'mass' (valid: " OSC_KEYS ")"},
+    {SCENE "bodies = (\n"
+           "  { name = \"osc\"; type = \"oscillator\"; mass = 0.37; freq = 12.5;\n"
+           "    loss = [1.0, 0.0]; }\n"
+           ");\n",
+     "bad.cfg:4: body 'osc': 'loss' applies only to type 'modal' (valid: " OSC_KEYS ")"},
+    {SCENE "bodies = (\n"
+           "  { name = \"osc\"; type = \"oscillator\"; mass = 0.37; }\n"
+           ");\n",
+     "bad.cfg:3: body 'osc': missing required key 'freq'"},
+    {SCENE "bodies = (\n"
+           "  { name = \"osc\"; type = \"oscillator\"; mass = 0.37; freq = 0.0; }\n"
+           ");\n",
+     "bad.cfg:3: body 'osc': 'freq' must be > 0 (a mass without a spring is type 'mass') (got 0)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"osc\"; type = \"oscillator\"; mass = -0.37; freq = 12.5; }\n"
+           ");\n",
+     "bad.cfg:3: body 'osc': 'mass' must be > 0 (got -0.37)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"osc\"; type = \"oscillator\"; mass = 0.37; freq = 12.5;\n"
+           "    zeta = 0.02; quality = 25.0; }\n"
+           ");\n",
+     "bad.cfg:4: body 'osc': 'quality' and 'zeta' both give the damping "
+     "(valid: one of quality, t60, zeta)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"osc\"; type = \"oscillator\"; mass = 0.37; freq = 12.5;\n"
+           "    zeta = -0.02; }\n"
+           ");\n",
+     "bad.cfg:4: body 'osc': 'zeta' must be >= 0 (got -0.02)"},
+    {SCENE "bodies = (\n"
+           "  { name = \"osc\"; type = \"oscillator\"; mass = 0.37; freq = 12.5; },\n"
+           "  { name = \"wall\"; type = \"wall\"; }\n"
+           ");\n"
+           "contacts = (\n"
+           "  { name = \"hit\"; between = [\"osc.tip\", \"wall\"]; " POWER AM1 " }\n"
+           ");\n",
+     "bad.cfg:7: contact 'hit': 'between' names point 'tip' of oscillator 'osc', which has "
+     "no points (valid: 'osc')"},
 };
 
 /* Replace the placeholders of an expected message. */
@@ -1150,6 +1264,8 @@ static Suite *scene_suite(void)
   tcase_add_test(core, test_good_fields);
   tcase_add_test(core, test_defaults);
   tcase_add_test(core, test_restitution_laws);
+  tcase_add_test(core, test_oscillator);
+  tcase_add_test(core, test_body_types);
   tcase_add_test(core, test_include_robust);
   tcase_add_test(core, test_data_files_binary);
   tcase_add_test(core, test_integers_as_reals_values);

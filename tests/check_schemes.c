@@ -205,6 +205,135 @@ START_TEST(test_order_quadratic_half)
 }
 END_TEST
 
+/* With a force that depends on velocity (a spring-damper, law spring with
+ * c) position Verlet, which samples position and velocity at the same
+ * mid-step instant, stays second order; velocity Verlet as Papetti's eq
+ * 21 writes it (force from the half-step velocity at the full-step
+ * position) drops to first, as the README says. */
+START_TEST(test_order_damped_verlets)
+{
+  const double m = 0.0137, k = 3.71e4, c = 4.3, v0 = 0.57, T = 0.02;
+  const double sigma = c / (2.0 * m), wd = sqrt(k / m - sigma * sigma);
+  static const char *const names[] = {"position-verlet", "verlet"};
+  static const double order[] = {2.0, 1.0};
+  for (int i = 0; i < 2; i++) {
+    double err[3];
+    for (int j = 0; j < 3; j++) {
+      double fs = 32000.0 * pow(2.0, j);
+      char text[2048];
+      scene_text(text, sizeof text, names[i], fs, T, 0.0, m, 0.0, v0,
+                 "law = \"spring\"; k = 3.71e4; c = 4.3;");
+      tu_sim s = tu_run_text(text);
+      ck_assert_int_eq(s.rc, VB_OK);
+      const double *x = vb_run_contact(s.run, 0)->compression;
+      err[j] = 0.0;
+      for (long n = 0; n < vb_run_samples(s.run); n++) {
+        double t = n / fs;
+        err[j] = fmax(err[j], fabs(x[n] - v0 / wd * exp(-sigma * t) * sin(wd * t)));
+      }
+      tu_free(&s);
+    }
+    double p1 = log2(err[0] / err[1]), p2 = log2(err[1] / err[2]);
+    ck_assert_msg(fabs(p2 - order[i]) < 0.3 && fabs(p1 - order[i]) < 0.6,
+                  "%s: observed order %.3f, %.3f with damping (expected %g)", names[i], p1, p2,
+                  order[i]);
+  }
+}
+END_TEST
+
+/* The two Verlet schemes are symplectic for forces of position only: on a
+ * linear spring over 261 periods the energy at the full steps stays within
+ * (w dt)^2 / 4 of the start (6.6e-4 here; leapfrog keeps a nearby modified
+ * energy instead), with no secular growth: the worst error of the last
+ * tenth is that of the first. */
+START_TEST(test_symplectic_verlets)
+{
+  static const char *const names[] = {"position-verlet", "verlet"};
+  const double m = 0.0137, k = 3.71e4, fs = 32000.0, w = sqrt(k / m), wdt = w / fs;
+  for (int i = 0; i < 2; i++) {
+    char text[2048];
+    scene_text(text, sizeof text, names[i], fs, 1.0, 0.0, m, 0.0, 0.57,
+               "law = \"polynomial\"; k = 3.71e4; alpha = 1;");
+    tu_sim s = tu_run_text(text);
+    ck_assert_int_eq(s.rc, VB_OK);
+    const double *e = vb_run_energy(s.run, 0);
+    long n = vb_run_samples(s.run), tenth = n / 10;
+    double first = 0.0, last = 0.0;
+    for (long j = 0; j < n; j++) {
+      double err = fabs(e[j] - e[0]) / e[0];
+      if (j < tenth)
+        first = fmax(first, err);
+      if (j >= n - tenth)
+        last = fmax(last, err);
+    }
+    ck_assert_msg(first < 0.3 * wdt * wdt && last < 0.3 * wdt * wdt,
+                  "%s: energy error %g, %g of the energy ((w dt)^2 = %g)", names[i], first, last,
+                  wdt * wdt);
+    ck_assert_msg(last <= 1.01 * first, "%s: energy error grows from %g to %g", names[i], first,
+                  last);
+    tu_free(&s);
+  }
+}
+END_TEST
+
+/* Papetti's eq 22 (heun) is velocity Verlet's map when the force does not
+ * depend on the velocity: an undamped mode at w dt = 1.9 (past the bound
+ * of classical RK2) runs, equals verlet's to round-off, and its energy does
+ * not grow; at w dt = 2.1 both schemes refuse the scene. */
+START_TEST(test_heun_is_verlet_undamped)
+{
+  static const char *const names[] = {"heun", "verlet"};
+  const double fs = 1000.0;
+  const double *u[2];
+  tu_sim s[2];
+  long n = 0;
+  char text[2048];
+  for (int i = 0; i < 2; i++) {
+    snprintf(text, sizeof text,
+             "scene = { name = \"h\"; fs = %.17g; duration = 2.0; gravity = 0.0; };\n"
+             "bodies = ( { name = \"bar\"; type = \"modal\"; freq = [%.17g]; mass = [0.1];\n"
+             "  q0 = [1.0e-3]; points = ( { name = \"tip\"; shape = [1.0]; } ); },\n"
+             "  { name = \"wall\"; type = \"wall\"; position = 1.0; } );\n"
+             "contacts = ( { name = \"c\"; between = [\"bar.tip\", \"wall\"]; law = \"power\";\n"
+             "  k = 1.0e6; alpha = 1.5; scheme = \"%s\"; } );\n",
+             fs, 1.9 * fs / (2.0 * M_PI), names[i]);
+    s[i] = tu_run_text(text);
+    ck_assert_msg(s[i].rc == VB_OK, "%s refuses w dt = 1.9", names[i]);
+    u[i] = vb_run_point_u(s[i].run, 0, 0);
+    n = vb_run_samples(s[i].run);
+    const double *e = vb_run_energy(s[i].run, VB_ENERGY_TOTAL);
+    double first = 0.0, last = 0.0;
+    for (long j = 0; j < n; j++) {
+      if (j < n / 10)
+        first = fmax(first, fabs(e[j] - e[0]));
+      if (j >= n - n / 10)
+        last = fmax(last, fabs(e[j] - e[0]));
+    }
+    ck_assert_msg(last <= 1.01 * first, "%s: energy error grows from %g to %g", names[i], first,
+                  last);
+  }
+  for (long j = 0; j < n; j++)
+    ck_assert_msg(fabs(u[0][j] - u[1][j]) <= 1e-12 * 1.0e-3, "sample %ld: heun %.17g, verlet %.17g",
+                  j, u[0][j], u[1][j]);
+  for (int i = 0; i < 2; i++) {
+    tu_free(&s[i]);
+    snprintf(text, sizeof text,
+             "scene = { name = \"h\"; fs = 1000.0; duration = 0.1; gravity = 0.0; };\n"
+             "bodies = ( { name = \"bar\"; type = \"modal\"; freq = [%.17g]; mass = [0.1];\n"
+             "  points = ( { name = \"tip\"; shape = [1.0]; } ); },\n"
+             "  { name = \"wall\"; type = \"wall\"; position = 1.0; } );\n"
+             "contacts = ( { name = \"c\"; between = [\"bar.tip\", \"wall\"]; law = \"power\";\n"
+             "  k = 1.0e6; alpha = 1.5; scheme = \"%s\"; } );\n",
+             2.1 * fs / (2.0 * M_PI), names[i]);
+    vb_scene *sc = NULL;
+    char err[1024] = "";
+    ck_assert_int_eq(vb_scene_load_string(text, "test.cfg", &sc, err, sizeof err), VB_EINVAL);
+    ck_assert_msg(strstr(err, "stability limit") != NULL, "%s: %s", names[i], err);
+    vb_scene_free(sc);
+  }
+}
+END_TEST
+
 static Suite *
 schemes_suite(void)
 {
@@ -219,6 +348,9 @@ schemes_suite(void)
   tcase_add_loop_test(core, test_determinism, 0, (int)n);
   tcase_add_loop_test(core, test_order, 0, (int)n);
   tcase_add_test(core, test_order_quadratic_half);
+  tcase_add_test(core, test_order_damped_verlets);
+  tcase_add_test(core, test_symplectic_verlets);
+  tcase_add_test(core, test_heun_is_verlet_undamped);
   suite_add_tcase(s, core);
   return s;
 }

@@ -13,7 +13,8 @@
 #include "vibro.h"
 
 /* Every kind of object with a numeric key: masses, a driven wall, a
- * modal body from a preset, a force, and contacts with four laws. */
+ * modal body from a preset, an oscillator, a force, and contacts with four
+ * laws. */
 #define BASE                                                                             \
   "scene = { name = \"s\"; fs = 44100.0; duration = 0.001; gravity = -9.81; };\n"      \
   "bodies = (\n"                                                                         \
@@ -27,7 +28,8 @@
   "    drive = { type = \"noise\"; rms = 2.0e-5; bandwidth = 300.0; seed = 7; }; },\n"    \
   "  { name = \"str\"; type = \"modal\"; preset = { kind = \"string\"; nmodes = 3;\n"    \
   "      length = 0.65; tension = 71.3; linear_density = 6.1e-4; };\n"                 \
-  "    t60 = 1.7; points = ( { name = \"p\"; x = 0.13; } ); }\n"                        \
+  "    t60 = 1.7; points = ( { name = \"p\"; x = 0.13; } ); },\n"                       \
+  "  { name = \"osc\"; type = \"oscillator\"; mass = 0.37; freq = 12.5; }\n"             \
   ");\n"                                                                                 \
   "contacts = (\n"                                                                       \
   "  { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = \"hunt-crossley\";\n"     \
@@ -66,6 +68,10 @@ static const struct {
   {"bodies.str.preset.length", "0.6", "m"},
   {"bodies.str.preset.linear_density", "7.0e-4", "kg/m"},
   {"bodies.str.t60", "1.1", "s"},
+  {"bodies.osc.freq", "9.7", "Hz"},
+  {"bodies.osc.zeta", "0.02", "1"},    /* optional key of the oscillator: created */
+  {"bodies.osc.t60", "0.8", "s"},      /* created */
+  {"bodies.osc.v0", "0.1", "m/s"},     /* created */
   {"contacts.hit.k", "3.1e8", "N/m^alpha"},
   {"contacts.hit.alpha", "1.5", "1"},
   {"contacts.hit.mu", "0.3", "s/m"},

@@ -104,7 +104,7 @@ contains "$tmp/out" "warning: contact 'collision' saturated"
 # a bad scene: one clear line, exit 1, no file
 sed 's/scheme = "am1";/scheme = "rk5";/' "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/bad.cfg"
 expect 1 "$vibro" run "$tmp/bad.cfg" -o "$tmp/bad.h5"
-contains "$tmp/err" "bad.cfg:12: contact 'hit': unknown scheme 'rk5' (valid: two-point, am1, three-point, quadratic, verlet, heun, rk4)"
+contains "$tmp/err" "bad.cfg:12: contact 'hit': unknown scheme 'rk5' (valid: two-point, am1, three-point, quadratic, verlet, position-verlet, heun, rk4)"
 [ -e "$tmp/bad.h5" ] || [ -e "$tmp/bad.h5.part" ] && bad "output left for a bad scene" || ok
 expect 1 "$vibro" check "$tmp/bad.cfg"
 expect 1 "$vibro" run "$tmp/missing.cfg" -o "$tmp/x.h5"
@@ -151,6 +151,40 @@ expect 0 "$vibro" check "$tmp/laws.cfg"
 contains "$tmp/out" "effective mass 1 kg, k 1e+08 N/m^alpha, alpha 1.5, e 0.8"
 contains "$tmp/out" ", c 0.5 N s/m, alpha 1 (fixed)"
 contains "$tmp/out" "  spring: always engaged, no impacts"
+
+# vibro check's body lines: a mass on a spring gives its frequency and
+# damping ratio, a damper alone is not called a spring
+cat >"$tmp/bodies.cfg" <<'CFG'
+scene = { name = "bodies"; fs = 44100.0; duration = 0.01; };
+bodies = ( { name = "s"; type = "mass"; mass = 0.37; k = 2282.3; c = 0.5; },
+           { name = "d"; type = "mass"; mass = 0.2; c = 0.5; },
+           { name = "w"; type = "wall"; } );
+contacts = ( { name = "h"; between = ["s", "w"]; law = "power"; k = 1e8; alpha = 1.5; scheme = "am1"; },
+             { name = "g"; between = ["d", "w"]; law = "power"; k = 1e8; alpha = 1.5; scheme = "am1"; } );
+CFG
+expect 0 "$vibro" check "$tmp/bodies.cfg"
+contains "$tmp/out" "body 's': mass 0.37 kg, u0 0 m, v0 0 m/s, on a spring to ground (12.4999 Hz, zeta 0.00860306)"
+contains "$tmp/out" "body 'd': mass 0.2 kg, u0 0 m, v0 0 m/s, on a damper to ground"
+# an oscillator is a mass on a spring to ground given by frequency and zeta
+cat >"$tmp/osc.cfg" <<'CFG'
+scene = { name = "osc"; fs = 44100.0; duration = 0.01; gravity = 9.81; };
+bodies = ( { name = "o"; type = "oscillator"; mass = 0.37; freq = 12.5; zeta = 0.031; },
+           { name = "w"; type = "wall"; position = -0.01; } );
+contacts = ( { name = "h"; between = ["w", "o"]; law = "power"; k = 1e8; alpha = 1.5; scheme = "two-point"; } );
+CFG
+expect 0 "$vibro" check "$tmp/osc.cfg"
+contains "$tmp/out" "body 'o': oscillator, mass 0.37 kg, u0 -0.00159034 m, v0 0 m/s, on a spring to ground (12.5 Hz, zeta 0.031)"
+# the file names its type and carries its spring and damper
+expect 0 "$vibro" run "$tmp/osc.cfg" -o "$tmp/osc.h5" --quiet
+h5dump -a /model/bodies/o/type "$tmp/osc.h5" >"$tmp/out" 2>&1
+contains "$tmp/out" '"oscillator"'
+h5dump -a /model/bodies/o/k "$tmp/osc.h5" >"$tmp/out" 2>&1
+contains "$tmp/out" "2282.3"
+h5dump -a /model/bodies/w/type "$tmp/osc.h5" >"$tmp/out" 2>&1
+contains "$tmp/out" '"wall"'
+sed 's/zeta = 0.031;/zeta = 0.031; k = 5.0;/' "$tmp/osc.cfg" >"$tmp/osc-bad.cfg"
+expect 1 "$vibro" check "$tmp/osc-bad.cfg"
+contains "$tmp/err" "osc-bad.cfg:2: body 'o': 'k' applies only to type 'mass' (valid: name, type, mass, freq, zeta, quality, t60, u0, v0)"
 
 # -o that is an input, a directory or a symbolic link: refused before the
 # run starts, the input untouched

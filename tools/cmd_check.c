@@ -95,12 +95,20 @@ print_bodies(const vb_scene *sc)
 {
   for (int i = 0; i < sc->nbodies; i++) {
     const vb_body *b = &sc->bodies[i];
-    if (b->kind == VB_BODY_MASS)
-      printf("body '%s': mass %g kg, u0 %g m, v0 %g m/s%s\n", b->name, b->mass, b->u0, b->v0,
-             b->k > 0.0 || b->c > 0.0 ? ", on a spring to ground" : "");
+    /* the type when it is not the kind's own word: "oscillator, mass ..." */
+    const char *own = b->kind == VB_BODY_MODAL ? "modal" : "mass";
+    const char *type = b->type && strcmp(b->type, own) != 0 ? b->type : "";
+    if (b->kind == VB_BODY_MASS && b->k > 0.0)
+      printf("body '%s': %s%smass %g kg, u0 %g m, v0 %g m/s, on a spring to ground (%g Hz, "
+             "zeta %g)\n",
+             b->name, type, *type ? ", " : "", b->mass, b->u0, b->v0, b->freq[0],
+             b->sigma[0] / (2.0 * M_PI * b->freq[0]));
+    else if (b->kind == VB_BODY_MASS)
+      printf("body '%s': %s%smass %g kg, u0 %g m, v0 %g m/s%s\n", b->name, type, *type ? ", " : "",
+             b->mass, b->u0, b->v0, b->c > 0.0 ? ", on a damper to ground" : "");
     else if (b->kind == VB_BODY_MODAL)
-      printf("body '%s': modal, %d modes (%g .. %g Hz), %d points\n", b->name, b->nmodes,
-             b->freq[0], b->freq[b->nmodes - 1], b->npoints);
+      printf("body '%s': %s%smodal, %d modes (%g .. %g Hz), %d points\n", b->name, type,
+             *type ? ", " : "", b->nmodes, b->freq[0], b->freq[b->nmodes - 1], b->npoints);
     else
       printf("body '%s': wall at %g m%s\n", b->name, b->u0,
              b->drive.kind == VB_DRIVE_NONE ? "" : ", driven");

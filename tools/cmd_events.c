@@ -627,7 +627,6 @@ static const cli_option options[] = {
 static int
 events_main(const cli_command *cmd, int argc, char **argv)
 {
-  static const char *const operands[] = {"OUT.h5"};
   const char *scene = NULL, *contact = NULL;
   output_files of;
   cli_args a;
@@ -642,14 +641,8 @@ events_main(const cli_command *cmd, int argc, char **argv)
     else if (key == OPT_CSV)
       csv = 1;
   }
-  if (key != 0 || cli_operands(&a, 1, operands) < 0) {
-    cli_end(&a);
-    return key == 'h' ? 0 : 1;
-  }
-  if (outputs_open(a.operands[0], &of) < 0) {
-    cli_end(&a);
-    return 1;
-  }
+  if (outputs_operand(&a, key, &of, &rc) < 0)
+    return rc;
   if (of.version >= 2)
     rc = events_v2(a.operands[0], &of, scene, contact, csv) < 0;
   else

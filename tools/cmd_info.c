@@ -498,7 +498,6 @@ static const cli_option options[] = {
 static int
 info_main(const cli_command *cmd, int argc, char **argv)
 {
-  static const char *const operands[] = {"OUT.h5"};
   output_files of;
   cli_args a;
   int all = 0, key, rc;
@@ -507,14 +506,8 @@ info_main(const cli_command *cmd, int argc, char **argv)
   while ((key = cli_next(&a)) > 0 && key != 'h')
     if (key == OPT_ALL)
       all = 1;
-  if (key != 0 || cli_operands(&a, 1, operands) < 0) {
-    cli_end(&a);
-    return key == 'h' ? 0 : 1;
-  }
-  if (outputs_open(a.operands[0], &of) < 0) {
-    cli_end(&a);
-    return 1;
-  }
+  if (outputs_operand(&a, key, &of, &rc) < 0)
+    return rc;
   if (of.version >= 2)
     rc = info_v2(a.operands[0], &of, all) < 0;
   else

@@ -686,6 +686,24 @@ outputs_open(const char *path, output_files *of)
   return 0;
 }
 
+int
+outputs_operand(cli_args *a, int key, output_files *of, int *status)
+{
+  static const char *const operands[] = {"OUT.h5"};
+
+  if (key != 0 || cli_operands(a, 1, operands) < 0) {
+    cli_end(a);
+    *status = key == 'h' ? 0 : 1;
+    return -1;
+  }
+  if (outputs_open(a->operands[0], of) < 0) {
+    cli_end(a);
+    *status = 1;
+    return -1;
+  }
+  return 0;
+}
+
 void
 outputs_close(output_files *of)
 {

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <hdf5.h>
 
+#include "cli.h"
+
 #define TEXT_MAX    1024  /* longest attribute text kept */
 #define PATH_LEN    512   /* longest object path built */
 #define NAME_LEN    256   /* longest field or link name kept */
@@ -74,6 +76,11 @@ typedef struct output_files {
 int outputs_open(const char *path, output_files *of);
 /* Close what outputs_open opened. */
 void outputs_close(output_files *of);
+/* An inspector's one operand, the output file OUT.h5, once its options
+ * are read (key: cli_next's last answer): 0 with the file open in *of, or
+ * -1 with cli_end done and the command's exit status in *status (0 after
+ * --help, 1 after a bad use or an unreadable file). */
+int outputs_operand(cli_args *a, int key, output_files *of, int *status);
 
 /* Scene number of a group name of digits, or -1. */
 long scene_number(const char *group);

@@ -178,7 +178,8 @@ max_freq(const gen *G)
   return G->explicit_family ? 0.08 * G->fs : 3000.0;
 }
 
-/* A mass or a modal object in island k; returns its index in G->b. */
+/* A mass, an oscillator or a modal object in island k; returns its index
+ * in G->b. */
 static int
 make_body(gen *G, int k, int free_body)
 {
@@ -192,12 +193,20 @@ make_body(gen *G, int k, int free_body)
     b->kind = 0;
     b->npoints = 1;
     double m = logu(&G->r, 0.005, 0.2);
-    put(&t, "{ name = \"%s\"; type = \"mass\"; mass = %s;", b->name, real(m, a, 40));
+    /* a mass on a spring to ground is written as k and c of a mass or,
+     * half the time, as freq and zeta of an oscillator */
+    int spring = chance(&G->r, 0.3), osc = spring && chance(&G->r, 0.5);
+    double f = spring ? uni(&G->r, 10.0, fmin(800.0, max_freq(G))) : 0.0;
+    put(&t, "{ name = \"%s\"; type = \"%s\"; mass = %s;", b->name, osc ? "oscillator" : "mass",
+        real(m, a, 40));
     if (chance(&G->r, 0.5))
       put(&t, " u0 = %s;", real(uni(&G->r, -2e-5, 2e-5), a, 40));
     put(&t, " v0 = %s;", real(uni(&G->r, -0.6, 0.6), a, 40));
-    if (chance(&G->r, 0.3)) {
-      double f = uni(&G->r, 10.0, fmin(800.0, max_freq(G)));
+    if (osc) {
+      put(&t, " freq = %s;", real(f, a, 40));
+      if (chance(&G->r, 0.5))
+        put(&t, " zeta = %s;", real(uni(&G->r, 0.0, 0.05), a, 40));
+    } else if (spring) {
       put(&t, " k = %s;", real(m * pow(2 * M_PI * f, 2), a, 40));
       if (chance(&G->r, 0.5))
         put(&t, " c = %s;", real(uni(&G->r, 0.0, 2.0 * m * 2 * M_PI * f * 0.05), a, 40));
@@ -436,7 +445,7 @@ void
 sg_generate(sg_scene *g, uint64_t seed, const char *srcdir)
 {
   static const double rates[] = { 22050.0, 44100.0, 48000.0, 96000.0 };
-  static const char *const explicit_schemes[] = { "verlet", "heun", "rk4" };
+  static const char *const explicit_schemes[] = { "verlet", "position-verlet", "heun", "rk4" };
   gen G;
   buf t = { 0 };
   char a[40], c[40];
@@ -466,7 +475,7 @@ sg_generate(sg_scene *g, uint64_t seed, const char *srcdir)
   G.conserving_only = chance(&G.r, 0.25);
   for (int k = 0; k < nis; k++) {
     int fam = G.conserving_only ? pick(&G.r, 0, 1) : pick(&G.r, 0, 2);
-    const char *xs = explicit_schemes[pick(&G.r, 0, 2)];
+    const char *xs = explicit_schemes[pick(&G.r, 0, (int)(sizeof explicit_schemes / sizeof *explicit_schemes) - 1)];
     G.explicit_family = fam == 2;
     g->conserving[k] = 1;
     int nb = pick(&G.r, 1, 3), first = g->nbodies;
