@@ -10,7 +10,8 @@
 # rank, during its shards and during the merge; SIGTERM to mpirun, and to
 # the ranks as a batch system sends it (one message with every rank's
 # scenes, exit 128 + 15).  A resume of another input and a second writer
-# are refused with one message.  Skipped (77) without MPI.
+# (also while a rank that is done waits for the others) are refused with
+# one message.  Skipped (77) without MPI.
 set -u
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
@@ -194,6 +195,30 @@ for k in 1 8 16 17 18; do
 done
 [ "$points" -ge 20 ] && ok || bad "only $points SIGKILL points (want >= 20)"
 echo "MPI: SIGKILL at $points write points, each resumed to the serial file"
+
+# a rank that is done holds its lock while it waits for the others: rank 0
+# has 2 scenes of 2 ms, rank 1 2 of 300 s; a second writer is refused
+cat >"$tmp/unbalanced.cfg" <<'CFG'
+scene = { name = "unbalanced"; fs = 44100.0; duration = 0.002; gravity = 0.0; };
+bodies = ( { name = "hammer"; type = "mass"; mass = 0.01; u0 = 0.0; v0 = 1.0; },
+           { name = "wall"; type = "wall"; position = 0.0; } );
+contacts = ( { name = "hit"; between = ["hammer", "wall"]; law = "hunt-crossley";
+               k = 1.0e9; alpha = 1.5; mu = 0.5; scheme = "am1"; } );
+record = { every = 1000; };
+sweep = { params = ( { path = "scene.duration"; values = [0.002, 300.0, 0.002, 300.0]; } ); };
+CFG
+expect 0 "$vibro" run "$tmp/unbalanced.cfg" -o "$tmp/uref.h5" -j 2 --quiet
+mpirun -np 2 "$vibro" run "$tmp/unbalanced.cfg" -o "$tmp/u.h5" -j 1 --quiet >"$tmp/uout" 2>&1 &
+pid=$!
+tries=0
+while ! grep -q . "$tmp/u.h5.part/manifest.r000" 2>/dev/null && [ "$tries" -lt 200 ]; do
+  sleep 0.05
+  tries=$((tries + 1))
+done
+expect 1 "$vibro" run "$tmp/unbalanced.cfg" -o "$tmp/u.h5" -j 1 --quiet
+contains "$tmp/err" "u.h5: being written by process"
+wait "$pid" && ok || bad "the first writer, after a refused second: $(cat "$tmp/uout")"
+same "$tmp/uref.h5" "$tmp/u.h5" "the first writer, after a refused second"
 
 # SIGTERM: scenes of about 0.07 s, none written before the end (no batch)
 sed -e 's/duration = 0.002;/duration = 20.0;/' "$srcdir/scenes/papetti-sweep.cfg" >"$tmp/slow.cfg"

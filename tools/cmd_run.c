@@ -2,12 +2,14 @@
  * output file. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -195,6 +197,39 @@ fresh_start(const vb_study *study, const char *out, int rank, char *err, size_t 
   return rc;
 }
 
+/* Take this rank's lock (doc/format.md) again as soon as vb_study_run has
+ * released it, and hold it until the run ends, through rank 0's merge:
+ * while a rank waits for the others, a second writer is refused instead
+ * of deleting its shards.  The descriptor; -1 when OUT.part/ or the lock is
+ * gone (a finished file); -2 when another process holds it (its PID in
+ * *other). */
+static int
+relock(const char *out, int rank, long *other)
+{
+  char path[4200], pid[32];
+  int fd, n;
+
+  snprintf(path, sizeof path, "%s.part/lock.r%03d", out, rank);
+  fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+    ssize_t got = pread(fd, pid, sizeof pid - 1, 0);
+    pid[got > 0 ? got : 0] = '\0';
+    *other = atol(pid);
+    close(fd);
+    return -2;
+  }
+  n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+  if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+    /* the lock holds; only the PID a second writer would name is missing */
+  }
+  return fd;
+}
+
+static int ranks_end(const vb_study *study, const char *out, const vb_study_options *opt,
+                     vb_study_report *rep, int rc, char *err, size_t errlen);
+
 /* Run a study over MPI ranks, scenes round-robin: every rank writes its
  * shards into OUT.part/ (resumable rank by rank), then rank 0 merges them
  * into OUT.  The reports are summed; an interruption is reported once, by
@@ -205,7 +240,6 @@ run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, v
           char *err, size_t errlen)
 {
   vb_study_options each = *opt;
-  MPI_Request req;
   int rank = opt->rank, rc = VB_OK;
 
   memset(rep, 0, sizeof *rep);
@@ -217,6 +251,31 @@ run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, v
   if (rc != VB_OK)
     return rc;
   rc = vb_study_run(study, out, &each, rep, err, errlen);
+  long other = 0;
+  int lockfd = relock(out, rank, &other);
+  if (lockfd == -2 && rc == VB_OK) {
+    snprintf(err, errlen,
+             "%s: being written by process %ld (%s.part/lock.r%03d) since this rank finished; "
+             "not merging under a second writer",
+             out, other, out, rank);
+    rc = VB_EINVAL;
+  }
+  rc = ranks_end(study, out, opt, rep, rc, err, errlen);
+  if (lockfd >= 0)
+    close(lockfd);
+  return rc;
+}
+
+/* The end of an MPI run, after this rank's vb_study_run returned rc: wait
+ * for every rank, sum the reports, say once why the run stopped, or let
+ * rank 0 merge. */
+static int
+ranks_end(const vb_study *study, const char *out, const vb_study_options *opt, vb_study_report *rep,
+          int rc, char *err, size_t errlen)
+{
+  MPI_Request req;
+  int rank = opt->rank;
+
   MPI_Ibarrier(MPI_COMM_WORLD, &req);
   mpi_sleep_wait(&req);
   int bad[2] = {rc != VB_OK ? (rc == VB_EINTR ? 1 : 2) : 0, stop_signal}, any[2];
