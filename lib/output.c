@@ -86,14 +86,15 @@ writeback(int fd)
 }
 
 /* Test hook: with VIBRO_TEST_KILL_AT=k in the environment, the process
- * kills itself (SIGKILL) at the k-th write point of the output. */
+ * kills itself (SIGKILL, or VIBRO_TEST_KILL_SIG) at the k-th write point
+ * of the output. */
 static void
 tick(void *ctx)
 {
   vb_output *o = ctx;
 
   if (o->kill_at > 0 && ++o->writes == o->kill_at)
-    raise(SIGKILL);
+    vb_test_kill();
   /* start the writeback of what HDF5 has written of a large shard, so
    * that the disk works while the rest is written and summed */
   if (o->wb_name) {

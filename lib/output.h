@@ -135,6 +135,9 @@ char *vb_part_file(const char *part, const char *name);
 
 /* output_shards.c: reading OUT.part/. */
 
+/* Test hook of the write points: raise SIGKILL, or the signal number in
+ * VIBRO_TEST_KILL_SIG (SIGSTOP freezes a writer where a test wants it). */
+void vb_test_kill(void);
 /* zlib's crc32 of len bytes at buf, continuing crc (0 to start). */
 unsigned long vb_crc32(unsigned long crc, const void *buf, size_t len);
 /* CRC-32 of a file under dirfd, its size in *size; -1 on error.  Summed

@@ -49,7 +49,7 @@ tick(void *ctx)
   merge *m = ctx;
 
   if (m->kill_at > 0 && ++m->writes == m->kill_at)
-    raise(SIGKILL);
+    vb_test_kill();
 }
 
 /* Read a whole dataset of a shard into a new buffer (mtype elements of

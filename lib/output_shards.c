@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +33,14 @@
 #define LINE_MAX_LEN 256
 
 typedef vb_shard shard;
+
+/* Test hook: raise SIGKILL or VIBRO_TEST_KILL_SIG. */
+void
+vb_test_kill(void)
+{
+  const char *s = getenv("VIBRO_TEST_KILL_SIG");
+  raise(s && atoi(s) > 0 ? atoi(s) : SIGKILL);
+}
 
 /* zlib's crc32(crc, buf, len) (CRC-32 of gzip and PNG), by ISA-L's folding
  * code when it is there. */

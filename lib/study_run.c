@@ -307,9 +307,9 @@ scenes_finish(runner *r, const char *part, char *err, size_t errlen)
     return VB_EINTR;
   }
   progress(r->opt, r->rep.kept + r->rep.ran, r->rep.scenes, r->rep.ran, r->t0);
-  vb_output_free(r->o);
-  r->o = NULL;
-  /* this process wrote every shard, or summed its CRC-32 when it resumed */
+  /* the output (and its lock) is kept through the merge, so that a second
+   * writer is refused until OUT is in place (vb_study_run frees it); this
+   * process wrote every shard, or summed its CRC-32 when it resumed */
   return r->opt->nranks == 1 ? study_merge(r->study, r->out, 0, r->opt->stop, err, errlen) : VB_OK;
 }
 

@@ -132,13 +132,45 @@ only_line "$tmp/err" "$tmp/big.h5: cannot write r000-000000.h5.tmp: the file siz
 expect 0 "$vibro" run "$tmp/big.cfg" -o "$tmp/big.h5" --resume --quiet
 same "$tmp/bigref.h5" "$tmp/big.h5" "ulimit -f 4000 on one 14 MB scene, then --resume"
 
+# A second writer is refused during the merge too: every scene in shards
+# (a file size limit that stops the merge), then a resume frozen (SIGSTOP
+# through the kill hook) at the 5th write point of its merge; the second
+# writer is refused, naming it, and the first then finishes the same file
+rm -rf "$tmp/m.h5" "$tmp/m.h5.part"
+(ulimit -f 400; VIBRO_TEST_BATCH=16 exec "$vibro" run "$study" -o "$tmp/m.h5" --quiet) \
+  >/dev/null 2>&1
+if [ "$(shards "$tmp/m.h5.part")" -eq 64 ] && [ ! -e "$tmp/m.h5" ]; then
+  VIBRO_TEST_KILL_AT=5 VIBRO_TEST_KILL_SIG=19 "$vibro" run "$study" -o "$tmp/m.h5" --resume \
+    --quiet >"$tmp/mout" 2>&1 &
+  pid=$!
+  tries=0
+  while [ "$(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null)" != T ] && [ "$tries" -lt 200 ]; do
+    sleep 0.05
+    tries=$((tries + 1))
+  done
+  [ "$(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null)" = T ] && ok || bad "the merge did not stop at its 5th write"
+  expect 1 "$vibro" run "$study" -o "$tmp/m.h5" --quiet
+  contains "$tmp/err" "m.h5: being written by process $pid"
+  [ "$(shards "$tmp/m.h5.part")" -eq 64 ] && ok || bad "the second writer touched the shards"
+  kill -CONT "$pid"
+  wait "$pid" && ok || bad "the merge failed after a refused second writer: $(cat "$tmp/mout")"
+  same "$ref" "$tmp/m.h5" "a merge with a refused second writer"
+else
+  bad "ulimit -f 400 did not leave all 64 scenes in shards: $(shards "$tmp/m.h5.part")"
+fi
+
 # SIGTERM: the scenes in flight finish, a resumable shard directory, 128 + 15
 sed 's/duration = 0.002;/duration = 1.0;/' "$study" >"$tmp/slow.cfg"
 expect 0 "$vibro" run "$tmp/slow.cfg" -o "$tmp/sref.h5" -j 2 --quiet
 start=$(date +%s%N)
-"$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 2 --quiet >"$tmp/out" 2>"$tmp/err" &
+VIBRO_TEST_BATCH=4 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 2 --quiet >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 1
+# SIGTERM once the first shard is listed: mid-run on a fast machine too
+tries=0
+while [ "$(shards "$tmp/t.h5.part")" -eq 0 ] && [ "$tries" -lt 400 ]; do
+  sleep 0.01
+  tries=$((tries + 1))
+done
 kill -TERM "$pid"
 wait "$pid"
 got=$?
@@ -151,7 +183,7 @@ if [ "$got" -eq 143 ]; then
   expect 0 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 2 --resume --quiet
   same "$tmp/sref.h5" "$tmp/t.h5" "SIGTERM, then --resume"
 elif [ "$got" -eq 0 ]; then
-  echo "SIGTERM came after the end ($ms ms): not tested"
+  bad "SIGTERM came after the end ($ms ms): the run was not interrupted"
 else
   bad "SIGTERM: exit $got, expected 143: $(cat "$tmp/err")"
 fi
