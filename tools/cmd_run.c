@@ -14,6 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "config.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #ifdef HAVE_MPI
 #include <mpi.h>
 #endif
@@ -454,6 +457,13 @@ run_study(const run_request *rq, int rank, int nranks)
   vb_study_report rep;
   int status = 0, rc;
 
+#ifdef _OPENMP
+  /* -j N is every thread of this process: the load's validation, the
+   * scenes and the writer's staging and sums (an MPI job with a rank per
+   * core asks -j 1 and gets one) */
+  if (rq->threads > 0)
+    omp_set_num_threads(rq->threads);
+#endif
   if (vb_study_load(rq->scene, &study, err, sizeof err) != VB_OK) {
     if (rank == 0)
       fprintf(stderr, "%s\n", err);
