@@ -532,7 +532,7 @@ enum { OPT_RESUME = 256 };
 
 static const cli_option options[] = {
     {'o', "output", "OUT.h5", "the output file (required)"},
-    {'j', "jobs", "N", "run N scenes at a time (default: OMP_NUM_THREADS or all cores)"},
+    {'j', "jobs", "N", "run N scenes at a time, N threads in all (default: OMP_NUM_THREADS or all cores)"},
     {OPT_RESUME, "resume", NULL, "continue from OUT.h5.part, keeping its complete scenes"},
     {'q', "quiet", NULL, "no summary, no progress line (shown only on a terminal)"},
     {0, NULL, NULL, NULL},
