@@ -159,34 +159,40 @@ else
   bad "ulimit -f 400 did not leave all 64 scenes in shards: $(shards "$tmp/m.h5.part")"
 fi
 
-# SIGTERM: the scenes in flight finish, a resumable shard directory, 128 + 15
+# Signals: the scenes in flight finish, a resumable shard directory, 128 + signal
 sed 's/duration = 0.002;/duration = 1.0;/' "$study" >"$tmp/slow.cfg"
 expect 0 "$vibro" run "$tmp/slow.cfg" -o "$tmp/sref.h5" -j 2 --quiet
-start=$(date +%s%N)
-VIBRO_TEST_BATCH=4 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 2 --quiet >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-# SIGTERM once the first shard is listed: mid-run on a fast machine too
-tries=0
-while [ "$(shards "$tmp/t.h5.part")" -eq 0 ] && [ "$tries" -lt 400 ]; do
-  sleep 0.01
-  tries=$((tries + 1))
+# SIGTERM, SIGINT and SIGHUP, each once the first shard is listed (mid-run
+# on a fast machine too): exit 128 + the signal, then --resume
+for sig in TERM:143 INT:130 HUP:129; do
+  name=${sig%:*}
+  code=${sig#*:}
+  rm -rf "$tmp/t.h5" "$tmp/t.h5.part"
+  start=$(date +%s%N)
+  VIBRO_TEST_BATCH=4 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 2 --quiet >"$tmp/out" 2>"$tmp/err" &
+  pid=$!
+  tries=0
+  while [ "$(shards "$tmp/t.h5.part")" -eq 0 ] && [ "$tries" -lt 400 ]; do
+    sleep 0.01
+    tries=$((tries + 1))
+  done
+  kill -"$name" "$pid"
+  wait "$pid"
+  got=$?
+  ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  if [ "$got" -eq "$code" ]; then
+    ok
+    contains "$tmp/err" "t.h5: interrupted after "
+    contains "$tmp/err" " of 64 scenes; run again with --resume"
+    [ -e "$tmp/t.h5" ] && bad "SIG$name: an interrupted run left t.h5" || ok
+    expect 0 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 2 --resume --quiet
+    same "$tmp/sref.h5" "$tmp/t.h5" "SIG$name, then --resume"
+  elif [ "$got" -eq 0 ]; then
+    bad "SIG$name came after the end ($ms ms): the run was not interrupted"
+  else
+    bad "SIG$name: exit $got, expected $code: $(cat "$tmp/err")"
+  fi
 done
-kill -TERM "$pid"
-wait "$pid"
-got=$?
-ms=$(( ($(date +%s%N) - start) / 1000000 ))
-if [ "$got" -eq 143 ]; then
-  ok
-  contains "$tmp/err" "t.h5: interrupted after "
-  contains "$tmp/err" " of 64 scenes; run again with --resume"
-  [ -e "$tmp/t.h5" ] && bad "an interrupted run left t.h5" || ok
-  expect 0 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 2 --resume --quiet
-  same "$tmp/sref.h5" "$tmp/t.h5" "SIGTERM, then --resume"
-elif [ "$got" -eq 0 ]; then
-  bad "SIGTERM came after the end ($ms ms): the run was not interrupted"
-else
-  bad "SIGTERM: exit $got, expected 143: $(cat "$tmp/err")"
-fi
 
 # a reader opens a running study, and a second writer is refused
 rm -rf "$tmp/w.h5" "$tmp/w.h5.part"
