@@ -21,20 +21,13 @@
  * to first.  A second evaluation at (x_(n+1), v_(n+1)) gives the
  * acceleration and the contact forces at n+1 that the next step and the
  * recording use: two force evaluations a step. */
-#include <stdlib.h>
 #include "scheme.h"
 
 /* Work space: qh, vh, ah [nm], then x and rate [nc]. */
 static void *
 alloc(int nm, int nc)
 {
-  return calloc(3 * (size_t)nm + 2 * (size_t)nc + 1, sizeof(double));
-}
-
-static void
-release(void *ws)
-{
-  free(ws);
+  return vb_workspace_alloc(3 * (size_t)nm + 2 * (size_t)nc);
 }
 
 static int
@@ -59,7 +52,7 @@ step(void *ws, const vb_system *sys, double t, double h, double *q, double *v, d
   return VB_OK;
 }
 
-static const vb_scheme_ops ops = {.alloc = alloc, .free = release, .step = step};
+static const vb_scheme_ops ops = {.alloc = alloc, .free = vb_workspace_free, .step = step};
 
 const vb_scheme vb_scheme_position_verlet = {
     .name = "position-verlet",
