@@ -26,6 +26,15 @@ shards() {
   cat "$1"/manifest.r* 2>/dev/null | awk '{ n += $4 } END { print n + 0 }'
 }
 
+# first_shard DIR: wait (at most 4 s) until a shard of DIR is listed
+first_shard() {
+  tries=0
+  while [ "$(shards "$1")" -eq 0 ] && [ "$tries" -lt 400 ]; do
+    sleep 0.01
+    tries=$((tries + 1))
+  done
+}
+
 # 64 scenes: the same file with one thread and two
 study="$srcdir/scenes/papetti-sweep.cfg"
 expect 0 "$vibro" run "$study" -o "$tmp/j1.h5" -j 1 --quiet
@@ -171,11 +180,7 @@ for sig in TERM:143 INT:130 HUP:129; do
   start=$(date +%s%N)
   VIBRO_TEST_BATCH=4 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 2 --quiet >"$tmp/out" 2>"$tmp/err" &
   pid=$!
-  tries=0
-  while [ "$(shards "$tmp/t.h5.part")" -eq 0 ] && [ "$tries" -lt 400 ]; do
-    sleep 0.01
-    tries=$((tries + 1))
-  done
+  first_shard "$tmp/t.h5.part"
   kill -"$name" "$pid"
   wait "$pid"
   got=$?
@@ -198,11 +203,7 @@ done
 rm -rf "$tmp/w.h5" "$tmp/w.h5.part"
 VIBRO_TEST_BATCH=4 "$vibro" run "$tmp/slow.cfg" -o "$tmp/w.h5" -j 1 --quiet >"$tmp/wout" 2>&1 &
 pid=$!
-tries=0
-while [ "$(shards "$tmp/w.h5.part")" -eq 0 ] && [ "$tries" -lt 100 ]; do
-  sleep 0.05
-  tries=$((tries + 1))
-done
+first_shard "$tmp/w.h5.part"
 if kill -0 "$pid" 2>/dev/null && [ "$(shards "$tmp/w.h5.part")" -gt 0 ]; then
   ok
   "$python" - "$tmp/w.h5.part" >"$tmp/reader" 2>&1 <<'PY' && ok || bad "reading a running study: $(cat "$tmp/reader")"
