@@ -49,6 +49,22 @@ static const vb_signal table[] = {
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };
 
+/* Number of steps of a scene: round(duration * fs). */
+long
+vb_scene_steps(const vb_scene *scene)
+{
+  return lround(scene->duration * scene->fs);
+}
+
+/* Number of recorded samples: steps / record_every + 1 (here, with the
+ * recording, so that the loader's use of the signal table is the only
+ * arrow between scene.c and record.c). */
+long
+vb_scene_samples(const vb_scene *scene)
+{
+  return vb_scene_steps(scene) / scene->record_every + 1;
+}
+
 /* The table of recorded signals. */
 const vb_signal *
 vb_signal_table(int *n)

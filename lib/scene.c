@@ -390,17 +390,3 @@ vb_scene_free(vb_scene *scene)
   free(scene->record_globs);
   free(scene);
 }
-
-/* Number of steps of a scene: round(duration * fs). */
-long
-vb_scene_steps(const vb_scene *scene)
-{
-  return lround(scene->duration * scene->fs);
-}
-
-/* Number of recorded samples: steps / record_every + 1. */
-long
-vb_scene_samples(const vb_scene *scene)
-{
-  return vb_scene_steps(scene) / scene->record_every + 1;
-}

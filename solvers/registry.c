@@ -9,7 +9,8 @@
  * A new scheme is one file in solvers/ and one line here. */
 #define VB_SCHEMES(X)                                                                              \
   X(two_point, "two-point")                                                                        \
-  X(am1, "am1") X(three_point, "three-point") X(quadratic, "quadratic") X(verlet, "verlet")        \
+  X(am1, "am1")                                                                                    \
+  X(three_point, "three-point") X(quadratic, "quadratic") X(verlet, "verlet")                      \
       X(position_verlet, "position-verlet") X(heun, "heun") X(rk4, "rk4")
 
 #define DECLARE(id, name) extern const vb_scheme vb_scheme_##id;
@@ -100,18 +101,4 @@ const char *
 vb_scheme_choices(void)
 {
   return choices + 2;
-}
-
-/* A zeroed work space of n doubles for an explicit scheme. */
-void *
-vb_workspace_alloc(size_t n)
-{
-  return calloc(n + 1, sizeof(double));
-}
-
-/* Release a work space (NULL is a no-op). */
-void
-vb_workspace_free(void *ws)
-{
-  free(ws);
 }

@@ -9,6 +9,7 @@
 #define VIBRO_SCHEME_H
 
 #include <stddef.h>
+#include <stdlib.h>
 #include "vibro.h"
 
 /* History of one contact's compression that a scheme's step force needs.
@@ -75,9 +76,18 @@ int vb_scheme_check(const vb_scheme *s, char *err, size_t errlen);
 
 /* Explicit family: a zeroed work space of n doubles (NULL when out of
  * memory), the schemes' alloc; freed by vb_workspace_free, their free
- * (NULL is a no-op). */
-void *vb_workspace_alloc(size_t n);
-void vb_workspace_free(void *ws);
+ * (NULL is a no-op).  Inline, so that the schemes need nothing of the
+ * registry that lists them (no circle of files). */
+static inline void *
+vb_workspace_alloc(size_t n)
+{
+  return calloc(n + 1, sizeof(double));
+}
+static inline void
+vb_workspace_free(void *ws)
+{
+  free(ws);
+}
 
 /* The law's potential V(x^n) with h holding the state after the step, J
  * (the contact potential of both two-level schemes, two_point.c). */
