@@ -104,6 +104,17 @@ tick(void *ctx)
   }
 }
 
+/* Hand the lock over. */
+int
+vb_output_take_lock(vb_output *o)
+{
+  int fd = o ? o->lockfd : -1;
+
+  if (o)
+    o->lockfd = -1;
+  return fd;
+}
+
 /* Threads for staging and summing. */
 void
 vb_output_threads(vb_output *o, int threads)

@@ -143,6 +143,9 @@ unsigned long vb_crc32(unsigned long crc, const void *buf, size_t len);
 /* CRC-32 of a file under dirfd, its size in *size; -1 on error.  Summed
  * by `threads` threads (0: OpenMP's default). */
 long vb_file_crc(int dirfd, const char *name, int threads, long *size);
+/* Hand over the descriptor that holds the output's lock (-1 when there is
+ * none): vb_output_free then leaves it open, for the caller to close. */
+int vb_output_take_lock(vb_output *output);
 /* Threads the writer may use to stage and sum a shard (the run's -j;
  * 0: OpenMP's default). */
 void vb_output_threads(vb_output *output, int threads);

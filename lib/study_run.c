@@ -401,6 +401,8 @@ vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt
     rc = scenes_finish(r, part, err, errlen);
   }
 done:
+  if (opt->lock)
+    *opt->lock = r ? vb_output_take_lock(r->o) : -1;
   if (r) {
     vb_output_free(r->o);
     r->rep.seconds = now() - r->t0;

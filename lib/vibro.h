@@ -677,6 +677,11 @@ typedef struct vb_study_options {
    * those in flight are written, and vb_study_run returns VB_EINTR with
    * "OUT: interrupted after N of M scenes; run again with --resume". */
   const volatile int *stop;
+  /* Not NULL: receives the descriptor holding this rank's lock on
+   * OUT.part/ (flock on lock.rRRR), or -1, instead of its release; the
+   * caller closes it once rank 0 has merged, so that no second writer can
+   * start while this rank waits (an MPI rank). */
+  int *lock;
 } vb_study_options;
 
 /* What vb_study_run did. */

@@ -200,36 +200,6 @@ fresh_start(const vb_study *study, const char *out, int rank, char *err, size_t 
   return rc;
 }
 
-/* Take this rank's lock (doc/format.md) again as soon as vb_study_run has
- * released it, and hold it until the run ends, through rank 0's merge:
- * while a rank waits for the others, a second writer is refused instead
- * of deleting its shards.  The descriptor; -1 when OUT.part/ or the lock is
- * gone (a finished file); -2 when another process holds it (its PID in
- * *other). */
-static int
-relock(const char *out, int rank, long *other)
-{
-  char path[4200], pid[32];
-  int fd, n;
-
-  snprintf(path, sizeof path, "%s.part/lock.r%03d", out, rank);
-  fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-    ssize_t got = pread(fd, pid, sizeof pid - 1, 0);
-    pid[got > 0 ? got : 0] = '\0';
-    *other = atol(pid);
-    close(fd);
-    return -2;
-  }
-  n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-  if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
-    /* the lock holds; only the PID a second writer would name is missing */
-  }
-  return fd;
-}
-
 static int ranks_end(const vb_study *study, const char *out, const vb_study_options *opt,
                      vb_study_report *rep, int rc, char *err, size_t errlen);
 
@@ -253,16 +223,12 @@ run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, v
   }
   if (rc != VB_OK)
     return rc;
+  /* this rank keeps its lock (doc/format.md) through rank 0's merge: while
+   * it waits for the others, a second writer is refused instead of
+   * deleting its shards */
+  int lockfd = -1;
+  each.lock = &lockfd;
   rc = vb_study_run(study, out, &each, rep, err, errlen);
-  long other = 0;
-  int lockfd = relock(out, rank, &other);
-  if (lockfd == -2 && rc == VB_OK) {
-    snprintf(err, errlen,
-             "%s: being written by process %ld (%s.part/lock.r%03d) since this rank finished; "
-             "not merging under a second writer",
-             out, other, out, rank);
-    rc = VB_EINVAL;
-  }
   rc = ranks_end(study, out, opt, rep, rc, err, errlen);
   if (lockfd >= 0)
     close(lockfd);
@@ -532,7 +498,8 @@ enum { OPT_RESUME = 256 };
 
 static const cli_option options[] = {
     {'o', "output", "OUT.h5", "the output file (required)"},
-    {'j', "jobs", "N", "run N scenes at a time, N threads in all (default: OMP_NUM_THREADS or all cores)"},
+    {'j', "jobs", "N",
+     "run N scenes at a time, N threads in all (default: OMP_NUM_THREADS or all cores)"},
     {OPT_RESUME, "resume", NULL, "continue from OUT.h5.part, keeping its complete scenes"},
     {'q', "quiet", NULL, "no summary, no progress line (shown only on a terminal)"},
     {0, NULL, NULL, NULL},
