@@ -128,11 +128,10 @@ progress(const vb_study_options *opt, long done, long total, long ran, double t0
   opt->on_progress(&p, opt->progress_ctx);
 }
 
-/* Merge the shards of every rank into out; with verify, their CRC-32s are
- * summed again. */
-static int
-study_merge(const vb_study *study, const char *out, int verify, const volatile int *stop, char *err,
-            size_t errlen)
+/* Merge the shards of every rank into out. */
+int
+vb_study_merge(const vb_study *study, const char *out, const volatile int *stop, char *err,
+               size_t errlen)
 {
   vb_output_layout lay;
   const char **names = calloc((size_t)vb_study_nparams(study) + 1, sizeof *names);
@@ -146,18 +145,10 @@ study_merge(const vb_study *study, const char *out, int verify, const volatile i
     return VB_ENOMEM;
   }
   vb_study_layout(study, &lay, names, units);
-  rc = vb_output_merge_shards(out, &lay, verify, stop, err, errlen);
+  rc = vb_output_merge(out, &lay, stop, err, errlen);
   free(names);
   free(units);
   return rc;
-}
-
-/* Merge the shards of every rank into out. */
-int
-vb_study_merge(const vb_study *study, const char *out, const volatile int *stop, char *err,
-               size_t errlen)
-{
-  return study_merge(study, out, 1, stop, err, errlen);
 }
 
 /* The state of one vb_study_run shared by its threads. */
@@ -275,7 +266,7 @@ scenes_run(runner *r)
 /* After the loop: write what was finished, and say why the run stopped
  * (an error, a signal) or merge the shards.  The return code. */
 static int
-scenes_finish(runner *r, const char *part, char *err, size_t errlen)
+scenes_finish(runner *r, const vb_output_layout *lay, const char *part, char *err, size_t errlen)
 {
   char e[ERR_MAX];
   int frc = vb_output_flush(r->o, e, sizeof e), interrupted;
@@ -310,7 +301,8 @@ scenes_finish(runner *r, const char *part, char *err, size_t errlen)
   /* the output (and its lock) is kept through the merge, so that a second
    * writer is refused until OUT is in place (vb_study_run frees it); this
    * process wrote every shard, or summed its CRC-32 when it resumed */
-  return r->opt->nranks == 1 ? study_merge(r->study, r->out, 0, r->opt->stop, err, errlen) : VB_OK;
+  return r->opt->nranks == 1 ? vb_output_merge_shards(r->out, lay, 0, r->opt->stop, err, errlen)
+                             : VB_OK;
 }
 
 /* Open the output and list the scenes of this rank still to run. */
@@ -398,7 +390,7 @@ vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt
   rc = scenes_plan(r, &lay, err, errlen);
   if (rc == VB_OK) {
     scenes_run(r);
-    rc = scenes_finish(r, part, err, errlen);
+    rc = scenes_finish(r, &lay, part, err, errlen);
   }
 done:
   if (opt->lock)
