@@ -59,6 +59,7 @@ struct vb_packed_scene {
   long nevents;
   const double **sig; /* [nsig]: samples, nmodes or nmodes * samples values */
   double *own;        /* the copied signals, NULL when borrowed from the run */
+  long laid_row;      /* >= 0: the signals are in the laid-out shard, at this row */
   double bytes;       /* bytes of signal data */
 };
 
@@ -72,18 +73,34 @@ long vb_signal_width(const vb_signal_desc *s, long n);
  * or 0 when no signal has a time dimension (record.signals = []). */
 long vb_format_time_length(const vb_format *f, long T);
 
-/* Pack a finished run as scene index (thread-safe). */
+#define PACK_COPY_MAX (8.0 * 1024 * 1024) /* bytes: larger recordings are borrowed */
+
+/* Pack a finished run as scene index (thread-safe); with borrow, its
+ * signals are not copied (they point into the run). */
 int vb_format_pack(const vb_format *f, long index, const double *params, const vb_run *run,
-                   vb_packed_scene **out, char *err, size_t errlen);
+                   int borrow, vb_packed_scene **out, char *err, size_t errlen);
+/* Copy a packed scene's borrowed signals into memory of its own; VB_OK or
+ * VB_ENOMEM. */
+int vb_packed_scene_own(const vb_format *f, vb_packed_scene *p);
 
 /* An open vibro-2 file of `rows` scenes, written block by block. */
 typedef struct vb_stack vb_stack;
 
+/* vb_stack_create flags: the file is built in memory (vb_stack_close_image);
+ * its signal datasets are allocated at once and left unfilled, for the
+ * caller to write their bytes at vb_stack_signal_offset (no sieve buffer). */
+enum { VB_STACK_IN_MEMORY = 1, VB_STACK_LAID = 2 };
+
 /* Create `path` (truncating it) for rows scenes of at most T samples and
- * nevents event rows; interval > 0: every scene samples at that interval
- * (a 1-d time scale), else time is [scene][sample]. */
+ * nevents event rows (nevents < 0: /study/events is created by the first
+ * vb_stack_write_events); interval > 0: every scene samples at that
+ * interval (a 1-d time scale), else time is [scene][sample].  flags:
+ * VB_STACK_*. */
 int vb_stack_create(const vb_format *f, const char *path, long rows, long T, double interval,
-                    long nevents, int in_memory, vb_stack **out, char *err, size_t errlen);
+                    long nevents, int flags, vb_stack **out, char *err, size_t errlen);
+/* Byte offset in the file of signal s's data (contiguous, allocated:
+ * VB_STACK_LAID), or -1. */
+int64_t vb_stack_signal_offset(const vb_stack *st, int s);
 /* Write scenes r0 .. r0+nr-1 of the file: their table rows (packed, nr
  * rows) and, unless sigbuf is NULL, per signal a buffer [nr][width(T)]
  * padded with NaN. */
@@ -91,6 +108,10 @@ int vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *row
                         double *const *sigbuf, char *err, size_t errlen);
 /* Write rows r0 .. r0+nr-1 of signal s from buf [nr][width(T)]. */
 int vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf, char *err,
+                          size_t errlen);
+/* Write the table rows and events of packed scenes (ascending index) as
+ * rows 0 .. n-1, with where each scene's events start. */
+int vb_stack_write_scenes(vb_stack *st, vb_packed_scene *const *sc, long n, char *err,
                           size_t errlen);
 /* Write event rows e0 .. e0+ne-1. */
 int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events, char *err,
@@ -146,6 +167,34 @@ long vb_file_crc(int dirfd, const char *name, int threads, long *size);
 /* Hand over the descriptor that holds the output's lock (-1 when there is
  * none): vb_output_free then leaves it open, for the caller to close. */
 int vb_output_take_lock(vb_output *output);
+/* Lay out the shard of the pending scenes (ascending) before they run, when
+ * it pays: the threads then write each scene's signals in place
+ * (vb_output_pack).  Does nothing when it does not pay or fails. */
+void vb_output_lay(vb_output *output, const long *pending, long n);
+/* A thread's block of consecutive rows of the laid-out shard: the scenes
+ * it runs are packed into it (their signals copied), and it is written
+ * with one pwrite per signal; its scenes then go to vb_output_add. */
+typedef struct vb_laid_block vb_laid_block;
+/* A block, or NULL when there is no laid-out shard. */
+vb_laid_block *vb_laid_block_new(const vb_output *output);
+/* Rows of a block (the chunk of the scene loop's dynamic schedule). */
+int vb_laid_block_rows(void);
+/* Whether scene index may join the block (else write the block first). */
+int vb_laid_block_accepts(const vb_output *output, const vb_laid_block *b, long index);
+/* Pack a run into the block; *taken 0: it does not go there (use
+ * vb_output_pack). */
+int vb_laid_block_pack(const vb_output *output, vb_laid_block *b, long index, const double *params,
+                       const vb_run *run, int *taken, char *err, size_t errlen);
+/* Write the block's rows; its scenes (*n, at most vb_laid_block_rows) go to
+ * out, for vb_output_add.  VB_OK or VB_ENOMEM. */
+int vb_laid_block_write(const vb_output *output, vb_laid_block *b, vb_packed_scene **out, long *n,
+                        char *err, size_t errlen);
+/* Free a block and the scenes it holds. */
+void vb_laid_block_free(vb_laid_block *b);
+/* The last write of a run by one writer: the whole study in one batch,
+ * with nothing written before, is renamed onto OUT (*finished 1); else a
+ * flush (vb_output_flush).  VB_OK or an error with the message. */
+int vb_output_finish(vb_output *output, int *finished, char *err, size_t errlen);
 /* Threads the writer may use to stage and sum a shard (the run's -j;
  * 0: OpenMP's default). */
 void vb_output_threads(vb_output *output, int threads);

@@ -32,18 +32,24 @@ struct vb_stack {
   hid_t file, table, events, scene, time, *sig, *params;
   long rows, T;
   double interval;
+  int flags; /* VB_STACK_* */
 };
 
-/* Create a 1-d, 2-d or 3-d float64/int64 dataset, contiguous, NaN-filled. */
+/* Create a 1-d, 2-d or 3-d float64/int64 dataset, contiguous, NaN-filled;
+ * with early set, its space is allocated now and never filled (the
+ * caller writes every byte of it, vb_stack_signal_offset). */
 static hid_t
-dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const char *units)
+dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+              const char *units, int early)
 {
   hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
   hid_t ds = H5I_INVALID_HID;
   double nan = NAN;
 
   if (space >= 0 && dcpl >= 0 &&
-      (!H5Tequal(type, H5T_IEEE_F64LE) || H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0))
+      (!H5Tequal(type, H5T_IEEE_F64LE) || H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0) &&
+      (!early || (H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
+                  H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)))
     ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   vb_h5_close(space);
   vb_h5_close(dcpl);
@@ -52,6 +58,13 @@ dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, 
     ds = H5I_INVALID_HID;
   }
   return ds;
+}
+
+/* dataset_early, allocated when first written and NaN-filled. */
+static hid_t
+dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const char *units)
+{
+  return dataset_early(loc, name, type, rank, dims, units, 0);
 }
 
 /* Write /model: scene 0's bodies and contacts. */
@@ -201,7 +214,8 @@ signals_create(vb_stack *st, hid_t sg)
     }
     if (sd->shape != SHAPE_MODES)
       d[rank++] = (hsize_t)st->T;
-    st->sig[s] = dataset(sg, sd->name, H5T_IEEE_F64LE, rank, d, sd->units);
+    st->sig[s] = dataset_early(sg, sd->name, H5T_IEEE_F64LE, rank, d, sd->units,
+                               (st->flags & VB_STACK_LAID) != 0);
     if (st->sig[s] < 0 || H5DSattach_scale(st->sig[s], st->scene, 0) < 0)
       rc = -1;
     else if (sd->shape != SHAPE_SERIES && H5DSattach_scale(st->sig[s], modes[sd->body], 1) < 0)
@@ -217,10 +231,26 @@ signals_create(vb_stack *st, hid_t sg)
   return rc;
 }
 
+/* Create /study/events of n rows, with its units and contacts. */
+static int
+events_create(vb_stack *st, hid_t study, long n)
+{
+  const vb_format *f = st->f;
+  hsize_t d[1] = {(hsize_t)n};
+
+  st->events = dataset(study, "events", f->event_type, 1, d, NULL);
+  if (st->events < 0 ||
+      vb_h5_attr_strings(st->events, "units", f->event_units, (size_t)f->neventfields) < 0 ||
+      vb_h5_attr_strings(st->events, "contacts", f->contact_names,
+                         (size_t)f->lay.first->ncontacts) < 0)
+    return -1;
+  return 0;
+}
+
 /* Create a stacked file. */
 int
 vb_stack_create(const vb_format *f, const char *path, long rows, long T, double interval,
-                long nevents, int in_memory, vb_stack **out, char *err, size_t errlen)
+                long nevents, int flags, vb_stack **out, char *err, size_t errlen)
 {
   const vb_output_layout *l = &f->lay;
   vb_stack *st = calloc(1, sizeof *st);
@@ -235,6 +265,7 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
   st->rows = rows;
   st->T = T;
   st->interval = interval;
+  st->flags = flags;
   st->file = st->table = st->events = st->scene = st->time = H5I_INVALID_HID;
   st->path = strdup(path);
   st->sig = malloc(((size_t)f->nsig + 1) * sizeof *st->sig);
@@ -250,7 +281,11 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
   fapl = H5Pcreate(H5P_FILE_ACCESS);
   /* built in memory: the caller takes the image (vb_stack_close_image) and
    * writes it, so a full disk is an error of write(), not of HDF5 */
-  if (in_memory && fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) < 0)
+  if ((flags & VB_STACK_IN_MEMORY) && fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) < 0)
+    vb_h5_close(fapl), fapl = H5I_INVALID_HID;
+  /* laid out for writes from outside HDF5: no sieve buffer may hold (and
+   * write back) raw data of the file */
+  if ((flags & VB_STACK_LAID) && fapl >= 0 && H5Pset_sieve_buf_size(fapl, 0) < 0)
     vb_h5_close(fapl), fapl = H5I_INVALID_HID;
   /* the earliest format that holds the layout (superblock 0: a file
    * image of it is valid, which 1.10 does not ensure for superblock 2),
@@ -277,12 +312,9 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
     goto done;
   d[0] = (hsize_t)rows;
   st->table = dataset(study, "table", f->row_type, 1, d, NULL);
-  d[0] = (hsize_t)nevents;
-  st->events = dataset(study, "events", f->event_type, 1, d, NULL);
-  if (st->table < 0 || st->events < 0 ||
+  if (st->table < 0 ||
       vb_h5_attr_strings(st->table, "units", f->row_units, (size_t)f->nrowfields) < 0 ||
-      vb_h5_attr_strings(st->events, "units", f->event_units, (size_t)f->neventfields) < 0 ||
-      vb_h5_attr_strings(st->events, "contacts", f->contact_names, (size_t)l->first->ncontacts) < 0)
+      (nevents >= 0 && events_create(st, study, nevents) < 0))
     goto done;
   if (model_write(f, st->file) < 0)
     goto done;
@@ -387,11 +419,28 @@ vb_stack_write_signal(vb_stack *st, int s, long r0, long nr, const double *buf, 
   return VB_OK;
 }
 
+/* File offset of signal s's data, or -1 (not allocated, not contiguous). */
+int64_t
+vb_stack_signal_offset(const vb_stack *st, int s)
+{
+  haddr_t a = s >= 0 && s < st->f->nsig ? H5Dget_offset(st->sig[s]) : HADDR_UNDEF;
+
+  return a == HADDR_UNDEF ? -1 : (int64_t)a;
+}
+
 /* Write event rows. */
 int
 vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events, char *err,
                       size_t errlen)
 {
+  if (st->events < 0 && e0 == 0) {
+    /* created by vb_stack_create with nevents < 0: ne rows now */
+    hid_t study = H5Gopen2(st->file, "study", H5P_DEFAULT);
+    int rc = study < 0 ? -1 : events_create(st, study, ne);
+    vb_h5_close(study);
+    if (rc < 0)
+      return vb_errf_first(err, errlen, VB_EIO, "cannot create events in %s", st->path);
+  }
   if (rows_write(st->f, st->events, st->f->event_type, e0, ne, events) < 0)
     return vb_errf_first(err, errlen, VB_EIO, "cannot write events to %s", st->path);
   return VB_OK;
@@ -478,15 +527,50 @@ stage_row(const vb_signal_desc *s, double *row, long T, const double *src, long 
       row[(long)m * T + k] = k < n ? src[(long)m * n + k] : NAN;
 }
 
+/* Write the table rows (with where their events start) and the events of
+ * packed scenes, rows 0 .. n-1 of the file. */
+int
+vb_stack_write_scenes(vb_stack *st, vb_packed_scene *const *sc, long n, char *err, size_t errlen)
+{
+  const vb_format *f = st->f;
+  unsigned char *rows = NULL, *events = NULL;
+  long nev = 0, i, e = 0;
+  int rc;
+
+  for (i = 0; i < n; i++)
+    nev += sc[i]->nevents;
+  rows = malloc((size_t)(n > 0 ? n : 1) * f->rowsize);
+  events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
+  if (!rows || !events) {
+    free(rows);
+    free(events);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", st->path);
+  }
+  for (i = 0; i < n; i++) {
+    memcpy(rows + (size_t)i * f->rowsize, sc[i]->row, f->rowsize);
+    put_i64(rows + (size_t)i * f->rowsize + f->off_evstart, e);
+    put_i64(rows + (size_t)i * f->rowsize + f->off_evcount, sc[i]->nevents);
+    if (sc[i]->nevents > 0)
+      memcpy(events + (size_t)e * f->eventsize, sc[i]->events,
+             (size_t)sc[i]->nevents * f->eventsize);
+    e += sc[i]->nevents;
+  }
+  rc = vb_stack_write_rows(st, 0, n, rows, NULL, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_stack_write_events(st, 0, nev, events, err, errlen);
+  free(rows);
+  free(events);
+  return rc;
+}
+
 /* Write a batch of packed scenes as one file. */
 int
 vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *const *sc, long n,
                      void **image, size_t *image_len, char *err, size_t errlen)
 {
   vb_stack *st = NULL;
-  unsigned char *rows = NULL, *events = NULL;
   double interval = n > 0 ? sc[0]->interval : 1.0;
-  long T = 0, nev = 0, i, e = 0, wmax = 1;
+  long T = 0, nev = 0, i, wmax = 1;
   int s, rc, borrowed = n == 1;
   double *stage = NULL;
 
@@ -496,28 +580,11 @@ vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *cons
     if (sc[i]->interval != interval)
       interval = 0.0;
   }
-  rows = malloc((size_t)(n > 0 ? n : 1) * f->rowsize);
-  events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
-  if (!rows || !events) {
-    rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
-    goto done;
-  }
-  for (i = 0; i < n; i++) {
-    long evstart = e;
-    memcpy(rows + (size_t)i * f->rowsize, sc[i]->row, f->rowsize);
-    put_i64(rows + (size_t)i * f->rowsize + f->off_evstart, evstart);
-    put_i64(rows + (size_t)i * f->rowsize + f->off_evcount, sc[i]->nevents);
-    if (sc[i]->nevents > 0)
-      memcpy(events + (size_t)e * f->eventsize, sc[i]->events,
-             (size_t)sc[i]->nevents * f->eventsize);
-    e += sc[i]->nevents;
-  }
   T = vb_format_time_length(f, T);
-  rc = vb_stack_create(f, path, n, T, interval, nev, image != NULL, &st, err, errlen);
+  rc = vb_stack_create(f, path, n, T, interval, nev, image ? VB_STACK_IN_MEMORY : 0, &st, err,
+                       errlen);
   if (rc == VB_OK)
-    rc = vb_stack_write_rows(st, 0, n, rows, NULL, err, errlen);
-  if (rc == VB_OK)
-    rc = vb_stack_write_events(st, 0, nev, events, err, errlen);
+    rc = vb_stack_write_scenes(st, sc, n, err, errlen);
   /* signals one at a time, stacked [scene][T] and padded with NaN, in one
    * staging buffer (filled by the threads when not called from a parallel
    * region); one scene is written from where it is */
@@ -546,8 +613,5 @@ vb_stack_write_batch(const vb_format *f, const char *path, vb_packed_scene *cons
     rc = vb_stack_close(st, err, errlen);
   else
     vb_stack_close(st, NULL, 0);
-done:
-  free(rows);
-  free(events);
   return rc;
 }

@@ -11,8 +11,7 @@
 #include "h5util.h"
 #include "output.h"
 
-#define CONTACT_COLUMNS 7                   /* table columns per contact */
-#define PACK_COPY_MAX   (8.0 * 1024 * 1024) /* bytes: larger recordings are borrowed */
+#define CONTACT_COLUMNS 7 /* table columns per contact */
 
 /* One field of vb_event as stored in /study/events. */
 typedef struct event_field {
@@ -530,6 +529,30 @@ vb_packed_scene_free(vb_packed_scene *p)
   free(p);
 }
 
+/* Copy borrowed signals into the scene's own memory. */
+int
+vb_packed_scene_own(const vb_format *f, vb_packed_scene *p)
+{
+  long total = 0, at = 0;
+  int s;
+
+  if (p->own)
+    return VB_OK;
+  for (s = 0; s < f->nsig; s++)
+    total += vb_signal_width(&f->sig[s], p->samples);
+  p->own = malloc(total > 0 ? (size_t)total * sizeof(double) : 1);
+  if (!p->own)
+    return VB_ENOMEM;
+  for (s = 0; s < f->nsig; s++) {
+    long w = vb_signal_width(&f->sig[s], p->samples);
+    if (w > 0)
+      memcpy(p->own + at, p->sig[s], (size_t)w * sizeof(double));
+    p->sig[s] = p->own + at;
+    at += w;
+  }
+  return VB_OK;
+}
+
 /* Check that a run has the shape of scene 0. */
 static int
 shape_check(const vb_format *f, long index, const vb_run *run, char *err, size_t errlen)
@@ -561,7 +584,7 @@ shape_check(const vb_format *f, long index, const vb_run *run, char *err, size_t
 
 /* Pack a finished run. */
 int
-vb_format_pack(const vb_format *f, long index, const double *params, const vb_run *run,
+vb_format_pack(const vb_format *f, long index, const double *params, const vb_run *run, int borrow,
                vb_packed_scene **out, char *err, size_t errlen)
 {
   vb_packed_scene *p;
@@ -580,6 +603,7 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
   if (!p)
     return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
   p->index = index;
+  p->laid_row = -1;
   p->samples = n;
   p->interval = (double)vb_run_scene(run)->record_every / vb_run_scene(run)->fs;
   p->nevents = nev;
@@ -587,9 +611,9 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
   p->row = malloc(f->rowsize);
   p->events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
   p->sig = calloc((size_t)f->nsig + 1, sizeof *p->sig);
-  if (p->bytes <= PACK_COPY_MAX)
+  if (p->bytes <= PACK_COPY_MAX && !borrow)
     p->own = malloc(total > 0 ? (size_t)total * sizeof(double) : 1);
-  if (!p->row || !p->events || !p->sig || (p->bytes <= PACK_COPY_MAX && !p->own)) {
+  if (!p->row || !p->events || !p->sig || (p->bytes <= PACK_COPY_MAX && !borrow && !p->own)) {
     vb_packed_scene_free(p);
     return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
   }

@@ -384,7 +384,8 @@ merge_write(merge *m, const char *tmp, const volatile int *stop)
     total += (double)m->sh[i].size;
   in_memory = total <= IMAGE_MAX;
   tick(m);
-  rc = vb_stack_create(&m->f, tmp, m->n, m->T, m->interval, nev, in_memory, &st, m->err, m->errlen);
+  rc = vb_stack_create(&m->f, tmp, m->n, m->T, m->interval, nev,
+                       in_memory ? VB_STACK_IN_MEMORY : 0, &st, m->err, m->errlen);
   for (b0 = 0; rc == VB_OK && b0 < m->n; b0 += B) {
     if (stop && *stop) {
       rc = vb_errf_first(m->err, m->errlen, VB_EINTR,

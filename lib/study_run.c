@@ -168,8 +168,8 @@ typedef struct runner {
 /* Run scene `index` and pack it (in the calling thread); *code is the
  * run's status.  VB_OK or an error with the message in e. */
 static int
-scene_run(const runner *r, long index, vb_scene **sc, vb_run **run, vb_packed_scene **packed,
-          int *code, char *e, size_t elen)
+scene_run(const runner *r, long index, vb_laid_block *b, vb_scene **sc, vb_run **run,
+          vb_packed_scene **packed, int *code, int *taken, char *e, size_t elen)
 {
   int np = vb_study_nparams(r->study), p, rc = VB_OK;
   double params[64], *pv = np <= 64 ? params : malloc((size_t)np * sizeof *pv);
@@ -185,8 +185,11 @@ scene_run(const runner *r, long index, vb_scene **sc, vb_run **run, vb_packed_sc
     rc = vb_run_alloc(*sc, run, e, elen);
   if (rc == VB_OK)
     *code = vb_run_exec(*run);
-  /* packing (copying) runs in this thread, outside the writer */
-  if (rc == VB_OK)
+  /* packing (copying) runs in this thread, outside the writer; a scene
+   * that ran to its end goes into the thread's block, if any */
+  if (rc == VB_OK && b && *code == VB_OK)
+    rc = vb_laid_block_pack(r->o, b, index, pv, *run, taken, e, elen);
+  if (rc == VB_OK && !*taken)
     rc = vb_output_pack(r->o, index, pv, *run, packed, e, elen);
   if (pv != params)
     free(pv);
@@ -228,38 +231,81 @@ scene_write(runner *r, long index, const vb_run *run, vb_packed_scene **packed, 
   }
 }
 
-/* Run the pending scenes over the threads. */
+/* Write a thread's block of the laid-out shard and add its scenes. */
+static void
+block_write(runner *r, vb_laid_block *b)
+{
+  vb_packed_scene *sc[64];
+  char e[ERR_MAX];
+  long n = 0, k;
+  int lrc = vb_laid_block_write(r->o, b, sc, &n, e, sizeof e);
+
+#ifdef _OPENMP
+#pragma omp critical(vb_study_writer)
+#endif
+  {
+    for (k = 0; k < n; k++)
+      scene_write(r, sc[k]->index, NULL, &sc[k], VB_OK, lrc, e, sizeof e);
+    if (lrc != VB_OK)
+      scene_write(r, -1, NULL, NULL, VB_OK, lrc, e, sizeof e);
+  }
+  for (k = 0; k < n; k++)
+    vb_packed_scene_free(sc[k]);
+}
+
+/* Run the pending scenes over the threads.  With a laid-out shard, each
+ * thread takes chunks of consecutive scenes and writes their signals in
+ * place a block at a time (vb_laid_block_*). */
 static void
 scenes_run(runner *r)
 {
   long i;
+  int chunk = 1;
+
+  {
+    vb_laid_block *probe = vb_laid_block_new(r->o);
+    chunk = probe ? vb_laid_block_rows() : 1;
+    vb_laid_block_free(probe);
+  }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(r->opt->threads > 0 ? r->opt->threads : omp_get_max_threads())
+#endif
+  {
+    vb_laid_block *b = chunk > 1 ? vb_laid_block_new(r->o) : NULL;
 
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1)                                                      \
-    num_threads(r->opt->threads > 0 ? r->opt->threads : omp_get_max_threads())
+#pragma omp for schedule(guided, chunk) nowait
 #endif
-  for (i = 0; i < r->npending; i++) {
-    vb_scene *sc = NULL;
-    vb_run *run = NULL;
-    vb_packed_scene *packed = NULL;
-    char e[ERR_MAX];
-    int lrc, code = VB_OK, halt;
+    for (i = 0; i < r->npending; i++) {
+      vb_scene *sc = NULL;
+      vb_run *run = NULL;
+      vb_packed_scene *packed = NULL;
+      char e[ERR_MAX];
+      int lrc, code = VB_OK, halt, taken = 0;
 
 #ifdef _OPENMP
 #pragma omp atomic read
 #endif
-    halt = r->stop;
-    if (halt || (r->opt->stop && *r->opt->stop))
-      continue;
-    e[0] = '\0';
-    lrc = scene_run(r, r->pending[i], &sc, &run, &packed, &code, e, sizeof e);
+      halt = r->stop;
+      if (halt || (r->opt->stop && *r->opt->stop))
+        continue;
+      e[0] = '\0';
+      if (b && !vb_laid_block_accepts(r->o, b, r->pending[i]))
+        block_write(r, b);
+      lrc = scene_run(r, r->pending[i], b, &sc, &run, &packed, &code, &taken, e, sizeof e);
+      if (!taken) {
 #ifdef _OPENMP
 #pragma omp critical(vb_study_writer)
 #endif
-    scene_write(r, r->pending[i], run, &packed, code, lrc, e, sizeof e);
-    vb_packed_scene_free(packed);
-    vb_run_free(run);
-    vb_scene_free(sc);
+        scene_write(r, r->pending[i], run, &packed, code, lrc, e, sizeof e);
+      }
+      vb_packed_scene_free(packed);
+      vb_run_free(run);
+      vb_scene_free(sc);
+    }
+    if (b)
+      block_write(r, b);
+    vb_laid_block_free(b);
   }
 }
 
@@ -269,10 +315,14 @@ static int
 scenes_finish(runner *r, const vb_output_layout *lay, const char *part, char *err, size_t errlen)
 {
   char e[ERR_MAX];
-  int frc = vb_output_flush(r->o, e, sizeof e), interrupted;
+  int finished = 0, interrupted = !r->stop && r->opt->stop && *r->opt->stop, frc;
   long kept;
 
-  interrupted = !r->stop && r->opt->stop && *r->opt->stop;
+  /* a whole study run to its end by one writer is written as OUT at once */
+  frc = r->opt->nranks == 1 && !r->stop && !interrupted
+            ? vb_output_finish(r->o, &finished, e, sizeof e)
+            : vb_output_flush(r->o, e, sizeof e);
+
   if (frc != VB_OK && !r->stop) {
     snprintf(r->first_err, ERR_MAX, "%s", e);
     r->stop_rc = frc;
@@ -298,6 +348,8 @@ scenes_finish(runner *r, const vb_output_layout *lay, const char *part, char *er
     return VB_EINTR;
   }
   progress(r->opt, r->rep.kept + r->rep.ran, r->rep.scenes, r->rep.ran, r->t0);
+  if (finished)
+    return VB_OK;
   /* the output (and its lock) is kept through the merge, so that a second
    * writer is refused until OUT is in place (vb_study_run frees it); this
    * process wrote every shard, or summed its CRC-32 when it resumed */
@@ -324,6 +376,8 @@ scenes_plan(runner *r, const vb_output_layout *lay, char *err, size_t errlen)
       r->rep.failed += vb_output_status_code(r->o, i) != VB_OK;
     }
   }
+  if (rc == VB_OK)
+    vb_output_lay(r->o, r->pending, r->npending);
   return rc;
 }
 

@@ -368,5 +368,87 @@ PY
 expect 0 "$vibro" run "$srcdir/scenes/papetti-case-b.cfg" -o "$tmp/pb.h5" --quiet
 "$python" -c "import sys, h5py; s = h5py.File(sys.argv[1], 'r')['signals']; assert not [k for k in s if k.startswith('bodies.wall')], list(s)" "$tmp/pb.h5" && ok || bad "a fixed wall recorded signals"
 
+# The laid-out shard (doc/format.md): a study of more than 16 MiB of signals
+# that fits in one shard is laid out before it runs, and each thread writes
+# its scenes' signals in place.  It gives the file the usual batch gives
+# (VIBRO_TEST_BATCH turns laying out off), and survives what the batches do.
+# early FILE: whether the signals of FILE were allocated before the run
+early() {
+  "$python" -c "
+import sys, h5py
+s = h5py.File(sys.argv[1], 'r')['signals']
+d = [s[k] for k in s if s[k].ndim >= 2][0]
+sys.exit(0 if d.id.get_create_plist().get_alloc_time() == h5py.h5d.ALLOC_TIME_EARLY else 1)" "$1"
+}
+sed 's/duration = 0.002;/duration = 10.0;/; s/^sweep = {/record = { every = 50; };\nsweep = {/' \
+  "$study" >"$tmp/lay.cfg"
+expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/lay1.h5" -j 1 --quiet
+expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/lay2.h5" -j 2 --quiet
+VIBRO_TEST_BATCH=1000 expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/layref.h5" -j 2 --quiet
+same "$tmp/layref.h5" "$tmp/lay1.h5" "laid out at -j 1 against one batch"
+same "$tmp/layref.h5" "$tmp/lay2.h5" "laid out at -j 2 against one batch"
+early "$tmp/lay2.h5" && ok || bad "the study was not laid out"
+early "$tmp/layref.h5" && bad "VIBRO_TEST_BATCH laid the study out" || ok
+# SIGKILL at every write point of a laid-out run (its creation, the table
+# and events, the rename onto OUT, OUT.part/'s removal), then --resume
+points=0
+for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
+  rm -rf "$tmp/lk.h5" "$tmp/lk.h5.part"
+  VIBRO_TEST_KILL_AT=$k "$vibro" run "$tmp/lay.cfg" -o "$tmp/lk.h5" -j 2 --quiet >/dev/null 2>&1
+  if [ $? -eq 137 ]; then
+    points=$((points + 1))
+    expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/lk.h5" -j 2 --resume --quiet
+    same "$tmp/layref.h5" "$tmp/lk.h5" "laid out, SIGKILL at write $k, then --resume"
+  fi
+done
+[ "$points" -ge 5 ] && ok || bad "only $points kill points in a laid-out run (want >= 5)"
+# SIGKILL from outside while the threads write in place
+for delay in 0.1 0.3 0.6; do
+  rm -rf "$tmp/lk.h5" "$tmp/lk.h5.part"
+  "$vibro" run "$tmp/lay.cfg" -o "$tmp/lk.h5" -j 2 --quiet >/dev/null 2>&1 &
+  pid=$!
+  sleep "$delay"
+  kill -9 "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/lk.h5" -j 2 --resume --quiet
+  same "$tmp/layref.h5" "$tmp/lk.h5" "laid out, SIGKILL after $delay s"
+done
+# SIGTERM mid-run: the scenes written in place are read back into a shard
+rm -rf "$tmp/lt.h5" "$tmp/lt.h5.part"
+"$vibro" run "$tmp/lay.cfg" -o "$tmp/lt.h5" -j 2 --quiet >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 0.3
+kill -TERM "$pid"
+wait "$pid"
+got=$?
+if [ "$got" -eq 143 ]; then
+  n=$(shards "$tmp/lt.h5.part")
+  [ "$n" -gt 0 ] && [ "$n" -lt 64 ] && ok || bad "laid out, SIGTERM: $n scenes kept"
+  contains "$tmp/err" "lt.h5: interrupted after $n of 64 scenes; run again with --resume"
+  expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/lt.h5" -j 2 --resume
+  contains "$tmp/out" "($((64 - n)) run, $n kept)"
+  same "$tmp/layref.h5" "$tmp/lt.h5" "laid out, SIGTERM, then --resume"
+else
+  bad "laid out, SIGTERM after 0.3 s: exit $got, expected 143 (the run takes $(cat "$tmp/err"))"
+fi
+# a file size limit below the study's size: not laid out (HDF5 could not
+# close a file it cannot extend), one message, then --resume
+rm -rf "$tmp/lf.h5" "$tmp/lf.h5.part"
+(ulimit -f 20000; exec "$vibro" run "$tmp/lay.cfg" -o "$tmp/lf.h5" -j 2 --quiet) >"$tmp/out" 2>"$tmp/err"
+got=$?
+[ "$got" -eq 1 ] && ok || bad "laid out, ulimit -f: exit $got, expected 1: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] && ok || bad "laid out, ulimit -f: not one line: $(cat "$tmp/err")"
+contains "$tmp/err" "the file size limit was reached"
+expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/lf.h5" -j 2 --resume --quiet
+same "$tmp/layref.h5" "$tmp/lf.h5" "laid out, ulimit -f, then --resume"
+# a sweep of the duration: the scenes that do not fit scene 0's rows are
+# kept in memory, and those written in place read back
+sed 's/{ path = "contacts.hit.k";   logspace = \[1.0e8, 1.0e10\]; n = 8; }/{ path = "scene.duration"; linspace = [10.0, 10.5]; n = 8; }/' \
+  "$tmp/lay.cfg" >"$tmp/layd.cfg"
+grep -q scene.duration "$tmp/layd.cfg" && ok || bad "no duration sweep in layd.cfg"
+VIBRO_TEST_BATCH=1000 expect 0 "$vibro" run "$tmp/layd.cfg" -o "$tmp/laydref.h5" -j 2 --quiet
+expect 0 "$vibro" run "$tmp/layd.cfg" -o "$tmp/layd.h5" -j 2 --quiet
+same "$tmp/laydref.h5" "$tmp/layd.h5" "laid out, swept duration"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

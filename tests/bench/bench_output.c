@@ -226,7 +226,12 @@ int main(int argc, char **argv)
   snprintf(out, sizeof out, "bench-output-%ld.h5", (long)getpid());
   for (r = 0; r < 3; r++)
     for (t = 0; t < 2; t++) {
-      double c, w, s = run_text(study, out, t + 1, &c, &w, &n);
+      double c, w, s;
+      /* into a new file, as the whole-process runs below: replacing the
+       * last run's 64 MB (its unlink in the final rename) is not the
+       * study's work */
+      remove(out);
+      s = run_text(study, out, t + 1, &c, &w, &n);
       if (s < best[t]) {
         best[t] = s;
         bcpu[t] = c;
