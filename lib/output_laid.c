@@ -1,0 +1,396 @@
+/* output_laid.c - the shard laid out before a run (doc/format.md, "the
+ * laid-out shard"): its signal datasets allocated at once, each thread
+ * writing its scenes' signals in place a block of consecutive rows at a
+ * time, the rest written by HDF5 when every row is in (output.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "h5util.h"
+#include "output.h"
+#include "output_writer.h"
+
+/* Whether scenes may still be placed in the laid-out shard. */
+int
+vb_laid_open(laid *l)
+{
+  return l && !__atomic_load_n(&l->closed, __ATOMIC_ACQUIRE);
+}
+
+/* Drop the laid-out shard: no scene is placed any more, its name goes and
+ * HDF5 closes it.  The descriptor stays open: a thread may still be
+ * writing a scene into it, and the scenes placed are read back from it. */
+void
+vb_laid_drop(vb_output *o)
+{
+  laid *l = o->laid;
+
+  if (!l)
+    return;
+  __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
+  if (l->st) {
+    unlinkat(o->dirfd, l->tmp, 0);
+    vb_stack_close(l->st, NULL, 0);
+    l->st = NULL;
+  }
+}
+
+/* Drop and free the laid-out shard (no thread runs scenes any more). */
+void
+vb_laid_free(vb_output *o)
+{
+  laid *l = o->laid;
+
+  if (!l)
+    return;
+  vb_laid_drop(o);
+  if (l->fd >= 0)
+    close(l->fd);
+  free(l->index);
+  free(l->off);
+  free(l);
+  o->laid = NULL;
+}
+
+/* Lay out the shard of the pending scenes (ascending) before they run,
+ * when it pays and is safe: one shard holds them all (BATCH_BYTES), it is
+ * larger than a shard built in memory (IMAGE_BYTES), and every scene
+ * records scene 0's samples at its interval (a scene that does not is
+ * kept in memory, and the batch written the usual way).  Not with the
+ * VIBRO_TEST_BATCH hook. */
+void
+vb_output_lay(vb_output *o, const long *pending, long n)
+{
+  const vb_format *f = &o->fmt;
+  const vb_scene *s0 = f->lay.first;
+  long T = vb_scene_samples(s0), k;
+  double per = 0.0;
+  struct rlimit rl;
+  vb_h5quiet q;
+  char e[64], *tpath;
+  laid *l;
+  int s, ok;
+
+  if (o->laid || n < 2 || o->batch_scenes > 0 || o->nbatch > 0)
+    return;
+  for (s = 0; s < f->nsig; s++)
+    per += 8.0 * (double)vb_signal_width(&f->sig[s], T);
+  if (per > PACK_COPY_MAX || per * (double)n > BATCH_BYTES || per * (double)n <= IMAGE_BYTES)
+    return;
+  /* not near a file size limit: HDF5 could not close a file it cannot
+   * extend to its end (nor create another) */
+  if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      (double)rl.rlim_cur < 2.0 * per * (double)n + 1048576.0)
+    return;
+  l = calloc(1, sizeof *l);
+  if (!l)
+    return;
+  o->laid = l;
+  l->fd = -1;
+  l->rows = n;
+  l->T = T;
+  l->interval = (double)s0->record_every / s0->fs; /* as vb_format_pack */
+  l->index = malloc((size_t)n * sizeof *l->index);
+  l->off = calloc((size_t)f->nsig + 1, sizeof *l->off);
+  snprintf(l->tmp, sizeof l->tmp, "r%03d-%06ld.h5.tmp", o->rank, o->next_shard);
+  tpath = vb_part_file(o->part, l->tmp);
+  ok = l->index && l->off && tpath;
+  vb_h5_quiet_begin(&q);
+  if (o->fmt.tick)
+    o->fmt.tick(o->fmt.tick_ctx); /* the kill hook's write point */
+  if (ok)
+    ok = vb_stack_create(f, tpath, n, vb_format_time_length(f, T), l->interval, -1, VB_STACK_LAID,
+                         &l->st, e, sizeof e) == VB_OK;
+  for (s = 0; ok && s < f->nsig; s++) {
+    l->off[s] = vb_stack_signal_offset(l->st, s);
+    ok = l->off[s] >= 0 || vb_signal_width(&f->sig[s], T) == 0;
+  }
+  vb_h5_quiet_end(&q);
+  free(tpath);
+  if (ok) {
+    l->fd = openat(o->dirfd, l->tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    ok = l->fd >= 0;
+  }
+  for (k = 0; ok && k < n; k++)
+    l->index[k] = pending[k];
+  if (!ok)
+    vb_laid_free(o); /* the usual batch: laying out is only faster */
+}
+
+/* Write all of buf at offset at of fd; 0 or -1. */
+static int
+pwrite_all(int fd, const void *buf, size_t len, off_t at)
+{
+  while (len > 0) {
+    ssize_t w = pwrite(fd, buf, len, at);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    buf = (const char *)buf + w;
+    len -= (size_t)w;
+    at += w;
+  }
+  return 0;
+}
+
+/* Row of scene index in the laid-out shard, or -1. */
+static long
+laid_row(const laid *l, long index)
+{
+  long lo = 0, hi = l->rows - 1;
+
+  while (lo <= hi) {
+    long mid = lo + (hi - lo) / 2;
+    if (l->index[mid] == index)
+      return mid;
+    if (l->index[mid] < index)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+/* Write a packed scene's signals at its row of the laid-out shard
+ * (thread-safe: rows are distinct); 0, or -1 when it is not there (it
+ * has no row, other samples, or a write failed: then no scene is placed
+ * any more). */
+int
+vb_laid_place(const vb_output *o, vb_packed_scene *p)
+{
+  laid *l = o->laid;
+  long row = laid_row(l, p->index);
+  int s;
+
+  if (row < 0 || p->samples != l->T || p->interval != l->interval) {
+    __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
+    return -1;
+  }
+  for (s = 0; s < o->fmt.nsig; s++) {
+    size_t len = (size_t)vb_signal_width(&o->fmt.sig[s], l->T) * sizeof(double);
+    if (len > 0 &&
+        pwrite_all(l->fd, p->sig[s], len, (off_t)(l->off[s] + (int64_t)row * (int64_t)len)) < 0) {
+      __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
+      return -1;
+    }
+  }
+  for (s = 0; s < o->fmt.nsig; s++)
+    p->sig[s] = NULL;
+  p->laid_row = row;
+  return 0;
+}
+
+/* Read the signals of the batch's placed scenes back from the laid-out
+ * shard (dropped), into their own memory. */
+int
+vb_laid_read_back(vb_output *o)
+{
+  laid *l = o->laid;
+  long k;
+  int s;
+
+  for (k = 0; l && k < o->nbatch; k++) {
+    vb_packed_scene *p = o->batch[k];
+    long total = 0, at = 0;
+
+    if (p->laid_row < 0)
+      continue;
+    for (s = 0; s < o->fmt.nsig; s++)
+      total += vb_signal_width(&o->fmt.sig[s], l->T);
+    p->own = malloc(total > 0 ? (size_t)total * sizeof(double) : 1);
+    if (!p->own)
+      return vb_errf_first(o->err, o->errlen, VB_ENOMEM, "%s: out of memory", o->path);
+    for (s = 0; s < o->fmt.nsig; s++) {
+      long w = vb_signal_width(&o->fmt.sig[s], l->T);
+      size_t len = (size_t)w * sizeof(double), got = 0;
+      off_t from = (off_t)(l->off[s] + (int64_t)p->laid_row * (int64_t)len);
+      while (got < len) {
+        ssize_t r = pread(l->fd, (char *)(p->own + at) + got, len - got, from + (off_t)got);
+        if (r < 0 && errno == EINTR)
+          continue;
+        if (r <= 0)
+          return vb_errf_first(o->err, o->errlen, VB_EIO, "%s: cannot read back %s/%s: %s", o->path,
+                               o->part, l->tmp, r < 0 ? strerror(errno) : "end of file");
+        got += (size_t)r;
+      }
+      p->sig[s] = p->own + at;
+      at += w;
+    }
+    p->laid_row = -1;
+  }
+  return VB_OK;
+}
+
+/* Rows of the laid-out shard a thread gathers before writing them: one
+ * pwrite per signal a block (a write per scene and signal cost twice as
+ * much, on ext4, as HDF5's write of the whole). */
+#define LAID_BLOCK 16
+
+/* A thread's block of consecutive rows: their signals, signal-major. */
+struct vb_laid_block {
+  long r0, n;
+  vb_packed_scene *sc[LAID_BLOCK];
+  double *buf; /* [signal][LAID_BLOCK][width] */
+};
+
+/* Doubles per scene in the laid-out shard. */
+static long
+laid_width(const vb_output *o)
+{
+  long total = 0;
+
+  for (int s = 0; s < o->fmt.nsig; s++)
+    total += vb_signal_width(&o->fmt.sig[s], o->laid->T);
+  return total;
+}
+
+/* A block for the calling thread, or NULL (no laid-out shard). */
+vb_laid_block *
+vb_laid_block_new(const vb_output *o)
+{
+  vb_laid_block *b;
+
+  if (!vb_laid_open(o->laid) || !(b = calloc(1, sizeof *b)))
+    return NULL;
+  b->buf = malloc((size_t)(LAID_BLOCK * laid_width(o) + 1) * sizeof(double));
+  if (!b->buf) {
+    free(b);
+    return NULL;
+  }
+  return b;
+}
+
+/* Rows a block holds; scenes taken in consecutive rows (the chunk of a
+ * dynamic schedule) fill it. */
+int
+vb_laid_block_rows(void)
+{
+  return LAID_BLOCK;
+}
+
+/* Whether scene index may join the block (else write the block first). */
+int
+vb_laid_block_accepts(const vb_output *o, const vb_laid_block *b, long index)
+{
+  return b->n == 0 || (b->n < LAID_BLOCK && laid_row(o->laid, index) == b->r0 + b->n);
+}
+
+/* Pack a run into the block: its signals are copied there, the packed
+ * scene held until vb_laid_block_write; *taken 0 when the scene does not
+ * go there (vb_output_pack it). */
+int
+vb_laid_block_pack(const vb_output *o, vb_laid_block *b, long index, const double *params,
+                   const vb_run *run, int *taken, char *err, size_t errlen)
+{
+  laid *l = o->laid;
+  vb_packed_scene *p = NULL;
+  long row = laid_row(l, index), at = 0;
+  int s, rc;
+
+  *taken = 0;
+  if (!vb_laid_open(l) || row < 0 || !vb_laid_block_accepts(o, b, index) || !run ||
+      vb_run_samples(run) != l->T)
+    return VB_OK;
+  if (err && errlen > 0)
+    err[0] = '\0';
+  rc = vb_format_pack(&o->fmt, index, params, run, 1, &p, err, errlen);
+  if (rc != VB_OK)
+    return rc;
+  if (p->interval != l->interval) {
+    vb_packed_scene_free(p);
+    return VB_OK;
+  }
+  if (b->n == 0)
+    b->r0 = row;
+  for (s = 0; s < o->fmt.nsig; s++) {
+    long w = vb_signal_width(&o->fmt.sig[s], l->T);
+    if (w > 0)
+      memcpy(b->buf + at + b->n * w, p->sig[s], (size_t)w * sizeof(double));
+    p->sig[s] = NULL;
+    at += LAID_BLOCK * w;
+  }
+  p->laid_row = row;
+  b->sc[b->n++] = p;
+  *taken = 1;
+  return VB_OK;
+}
+
+/* Write the block's rows into the laid-out shard (even dropped: they are
+ * read back from it) and hand its scenes to out[] (*n of them), for
+ * vb_output_add.  A failed write leaves each scene its own copy. */
+int
+vb_laid_block_write(const vb_output *o, vb_laid_block *b, vb_packed_scene **out, long *n, char *err,
+                    size_t errlen)
+{
+  laid *l = o->laid;
+  long at = 0, k, total = laid_width(o);
+  int s, failed = 0;
+
+  for (s = 0; s < o->fmt.nsig && b->n > 0 && !failed; s++) {
+    size_t len = (size_t)vb_signal_width(&o->fmt.sig[s], l->T) * sizeof(double);
+    if (len > 0 && pwrite_all(l->fd, b->buf + at, (size_t)b->n * len,
+                              (off_t)(l->off[s] + (int64_t)b->r0 * (int64_t)len)) < 0)
+      failed = 1;
+    at += LAID_BLOCK * (long)(len / sizeof(double));
+  }
+  if (failed)
+    __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
+  for (k = 0; k < b->n; k++) {
+    vb_packed_scene *p = b->sc[k];
+    if (failed) {
+      p->own = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
+      if (!p->own) {
+        for (; k < b->n; k++)
+          vb_packed_scene_free(b->sc[k]);
+        b->n = 0;
+        return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
+      }
+      at = 0;
+      for (s = 0; s < o->fmt.nsig; s++) {
+        long w = vb_signal_width(&o->fmt.sig[s], l->T), off = 0;
+        for (int t = 0; t < s; t++)
+          off += LAID_BLOCK * vb_signal_width(&o->fmt.sig[t], l->T);
+        memcpy(p->own + at, b->buf + off + k * w, (size_t)w * sizeof(double));
+        p->sig[s] = p->own + at;
+        at += w;
+      }
+      p->laid_row = -1;
+    }
+    out[k] = p;
+  }
+  *n = b->n;
+  b->n = 0;
+  return VB_OK;
+}
+
+/* Free a block (and the scenes it still holds). */
+void
+vb_laid_block_free(vb_laid_block *b)
+{
+  if (!b)
+    return;
+  for (long k = 0; k < b->n; k++)
+    vb_packed_scene_free(b->sc[k]);
+  free(b->buf);
+  free(b);
+}
+
+/* Whether the batch is every row of the laid-out shard, in order. */
+int
+vb_laid_complete(const vb_output *o)
+{
+  long k;
+
+  if (!o->laid || !o->laid->st || o->nbatch != o->laid->rows)
+    return 0;
+  for (k = 0; k < o->nbatch; k++)
+    if (o->batch[k]->laid_row != k)
+      return 0;
+  return 1;
+}

@@ -1,0 +1,71 @@
+/* output_writer.h - the shard writer's state, shared by output.c (shards,
+ * manifest, resume) and output_laid.c (the shard laid out before a run).
+ * Internal. */
+#ifndef VB_OUTPUT_WRITER_H
+#define VB_OUTPUT_WRITER_H
+
+#include "output.h"
+
+#define PART_SUFFIX   ".part"
+#define BATCH_SECONDS 10.0                  /* a shard about every 10 s */
+#define BATCH_BYTES   (128.0 * 1024 * 1024) /* or every 128 MiB of signals */
+#define IMAGE_BYTES   (16.0 * 1024 * 1024)  /* shards up to this are built in memory */
+
+typedef vb_shard shard;
+
+/* A shard laid out before the run (vb_output_lay): each pending scene has
+ * its row, and the thread that ran a scene writes its signals there
+ * (pwrite at the datasets' offsets) while the others run, so that no
+ * staging and no serial write of the signals is left for the end.  The
+ * table, scene indices, swept values and events are written when every
+ * row is in; a batch flushed before (the 10 s rule, a signal, an error)
+ * drops the file and reads its scenes' signals back from it. */
+typedef struct laid {
+  char tmp[72]; /* its temporary name under OUT.part/ */
+  vb_stack *st; /* open in HDF5 until written or dropped */
+  int fd;       /* a descriptor of it, open until vb_output_free */
+  long rows, T;
+  double interval;
+  long *index;     /* [rows] the scene of each row, ascending */
+  int64_t *off;    /* [nsig] byte offset of each signal's data */
+  int closed;      /* (atomic) no scene is placed any more */
+  double unsynced; /* bytes placed since the last writeback */
+} laid;
+
+struct vb_output {
+  vb_format fmt;
+  char *path, *part;
+  int dirfd, lockfd, manifd, rank;
+  unsigned long input_crc;
+  unsigned char *complete; /* [nscenes] */
+  int *codes;              /* [nscenes] */
+  long ndone;
+  vb_packed_scene **batch;
+  long nbatch, capbatch;
+  double batch_bytes, last_flush;
+  long next_shard;
+  long kill_at, writes; /* test hook VIBRO_TEST_KILL_AT */
+  const char *wb_name;  /* the shard HDF5 is writing (under dirfd), or NULL */
+  int wbfd;             /* a descriptor of it, to start its writeback */
+  long batch_scenes;    /* test hook VIBRO_TEST_BATCH: scenes per shard */
+  laid *laid;           /* the shard laid out before the run, or NULL */
+  char *err;            /* where messages go during a call */
+  size_t errlen;
+};
+
+/* output_laid.c */
+
+/* Whether scenes may still be placed in the laid-out shard. */
+int vb_laid_open(laid *l);
+/* Drop the laid-out shard (its descriptor stays open). */
+void vb_laid_drop(vb_output *o);
+/* Drop and free it (no thread runs scenes any more). */
+void vb_laid_free(vb_output *o);
+/* Write a packed scene's signals at its row; 0, or -1 when not there. */
+int vb_laid_place(const vb_output *o, vb_packed_scene *p);
+/* Read the batch's placed scenes back into their own memory. */
+int vb_laid_read_back(vb_output *o);
+/* Whether the batch is every row of the laid-out shard, in order. */
+int vb_laid_complete(const vb_output *o);
+
+#endif
