@@ -185,10 +185,13 @@ int vb_laid_block_accepts(const vb_output *output, const vb_laid_block *b, long 
  * vb_output_pack). */
 int vb_laid_block_pack(const vb_output *output, vb_laid_block *b, long index, const double *params,
                        const vb_run *run, int *taken, char *err, size_t errlen);
-/* Write the block's rows; its scenes (*n, at most vb_laid_block_rows) go to
- * out, for vb_output_add.  VB_OK or VB_ENOMEM. */
-int vb_laid_block_write(const vb_output *output, vb_laid_block *b, vb_packed_scene **out, long *n,
-                        char *err, size_t errlen);
+/* Whether the block should be written, if no other thread is writing. */
+int vb_laid_block_due(const vb_laid_block *b);
+/* Write the block's rows (unless force is 0 and another thread is writing
+ * one: *n 0, the block kept); its scenes (*n, at most vb_laid_block_rows)
+ * go to out, for vb_output_add.  VB_OK or VB_ENOMEM. */
+int vb_laid_block_write(const vb_output *output, vb_laid_block *b, int force, vb_packed_scene **out,
+                        long *n, char *err, size_t errlen);
 /* Free a block and the scenes it holds. */
 void vb_laid_block_free(vb_laid_block *b);
 /* The last write of a run by one writer: the whole study in one batch,

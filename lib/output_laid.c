@@ -230,7 +230,8 @@ vb_laid_read_back(vb_output *o)
 /* Rows of the laid-out shard a thread gathers before writing them: one
  * pwrite per signal a block (a write per scene and signal cost twice as
  * much, on ext4, as HDF5's write of the whole). */
-#define LAID_BLOCK 16
+#define LAID_BLOCK 128 /* rows a block holds */
+#define LAID_DUE   64  /* rows from which a block is written if no other thread writes */
 
 /* A thread's block of consecutive rows: their signals, signal-major. */
 struct vb_laid_block {
@@ -272,6 +273,13 @@ int
 vb_laid_block_rows(void)
 {
   return LAID_BLOCK;
+}
+
+/* Whether the block should be written (if no other thread is writing). */
+int
+vb_laid_block_due(const vb_laid_block *b)
+{
+  return b->n >= LAID_DUE;
 }
 
 /* Whether scene index may join the block (else write the block first). */
@@ -325,12 +333,22 @@ vb_laid_block_pack(const vb_output *o, vb_laid_block *b, long index, const doubl
  * read back from it) and hand its scenes to out[] (*n of them), for
  * vb_output_add.  A failed write leaves each scene its own copy. */
 int
-vb_laid_block_write(const vb_output *o, vb_laid_block *b, vb_packed_scene **out, long *n, char *err,
-                    size_t errlen)
+vb_laid_block_write(const vb_output *o, vb_laid_block *b, int force, vb_packed_scene **out, long *n,
+                    char *err, size_t errlen)
 {
   laid *l = o->laid;
   long at = 0, k, total = laid_width(o);
-  int s, failed = 0;
+  int s, failed = 0, mine;
+
+  /* one thread writes at a time when it can: two writing to one file wait
+   * for each other in the kernel (its lock of the file), which spins */
+  *n = 0;
+  mine = __atomic_exchange_n(&l->writing, 1, __ATOMIC_ACQUIRE) == 0;
+  if (b->n == 0 || (!mine && !force)) {
+    if (mine)
+      __atomic_store_n(&l->writing, 0, __ATOMIC_RELEASE);
+    return VB_OK;
+  }
 
   for (s = 0; s < o->fmt.nsig && b->n > 0 && !failed; s++) {
     size_t len = (size_t)vb_signal_width(&o->fmt.sig[s], l->T) * sizeof(double);
@@ -339,6 +357,8 @@ vb_laid_block_write(const vb_output *o, vb_laid_block *b, vb_packed_scene **out,
       failed = 1;
     at += LAID_BLOCK * (long)(len / sizeof(double));
   }
+  if (mine)
+    __atomic_store_n(&l->writing, 0, __ATOMIC_RELEASE);
   if (failed)
     __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
   for (k = 0; k < b->n; k++) {

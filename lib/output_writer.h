@@ -29,6 +29,7 @@ typedef struct laid {
   long *index;     /* [rows] the scene of each row, ascending */
   int64_t *off;    /* [nsig] byte offset of each signal's data */
   int closed;      /* (atomic) no scene is placed any more */
+  int writing;     /* (atomic) a thread is writing a block */
   double unsynced; /* bytes placed since the last writeback */
 } laid;
 

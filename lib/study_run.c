@@ -231,15 +231,18 @@ scene_write(runner *r, long index, const vb_run *run, vb_packed_scene **packed, 
   }
 }
 
-/* Write a thread's block of the laid-out shard and add its scenes. */
+/* Write a thread's block of the laid-out shard (force 0: unless another
+ * thread is writing) and add its scenes. */
 static void
-block_write(runner *r, vb_laid_block *b)
+block_write(runner *r, vb_laid_block *b, int force)
 {
-  vb_packed_scene *sc[64];
+  vb_packed_scene *sc[128]; /* vb_laid_block_rows() */
   char e[ERR_MAX];
   long n = 0, k;
-  int lrc = vb_laid_block_write(r->o, b, sc, &n, e, sizeof e);
+  int lrc = vb_laid_block_write(r->o, b, force, sc, &n, e, sizeof e);
 
+  if (lrc == VB_OK && n == 0)
+    return; /* another thread was writing: the block is kept */
 #ifdef _OPENMP
 #pragma omp critical(vb_study_writer)
 #endif
@@ -253,14 +256,18 @@ block_write(runner *r, vb_laid_block *b)
     vb_packed_scene_free(sc[k]);
 }
 
-/* Run the pending scenes over the threads.  With a laid-out shard, each
- * thread takes chunks of consecutive scenes and writes their signals in
- * place a block at a time (vb_laid_block_*). */
+/* Run the pending scenes over the threads: one at a time (dynamic), or
+ * with a laid-out shard in long runs of consecutive scenes (guided), which
+ * each thread gathers in a block and writes in place (vb_laid_block_*). */
 static void
 scenes_run(runner *r)
 {
   long i;
   int chunk = 1;
+#ifdef _OPENMP
+  omp_sched_t kind;
+  int modifier;
+#endif
 
   {
     vb_laid_block *probe = vb_laid_block_new(r->o);
@@ -268,13 +275,16 @@ scenes_run(runner *r)
     vb_laid_block_free(probe);
   }
 #ifdef _OPENMP
+  /* the caller's schedule is given back below */
+  omp_get_schedule(&kind, &modifier);
+  omp_set_schedule(chunk > 1 ? omp_sched_guided : omp_sched_dynamic, chunk > 1 ? 8 : 1);
 #pragma omp parallel num_threads(r->opt->threads > 0 ? r->opt->threads : omp_get_max_threads())
 #endif
   {
     vb_laid_block *b = chunk > 1 ? vb_laid_block_new(r->o) : NULL;
 
 #ifdef _OPENMP
-#pragma omp for schedule(guided, chunk) nowait
+#pragma omp for schedule(runtime) nowait
 #endif
     for (i = 0; i < r->npending; i++) {
       vb_scene *sc = NULL;
@@ -291,8 +301,10 @@ scenes_run(runner *r)
         continue;
       e[0] = '\0';
       if (b && !vb_laid_block_accepts(r->o, b, r->pending[i]))
-        block_write(r, b);
+        block_write(r, b, 1);
       lrc = scene_run(r, r->pending[i], b, &sc, &run, &packed, &code, &taken, e, sizeof e);
+      if (taken && vb_laid_block_due(b))
+        block_write(r, b, 0);
       if (!taken) {
 #ifdef _OPENMP
 #pragma omp critical(vb_study_writer)
@@ -304,9 +316,12 @@ scenes_run(runner *r)
       vb_scene_free(sc);
     }
     if (b)
-      block_write(r, b);
+      block_write(r, b, 1);
     vb_laid_block_free(b);
   }
+#ifdef _OPENMP
+  omp_set_schedule(kind, modifier);
+#endif
 }
 
 /* After the loop: write what was finished, and say why the run stopped

@@ -380,8 +380,12 @@ s = h5py.File(sys.argv[1], 'r')['signals']
 d = [s[k] for k in s if s[k].ndim >= 2][0]
 sys.exit(0 if d.id.get_create_plist().get_alloc_time() == h5py.h5d.ALLOC_TIME_EARLY else 1)" "$1"
 }
-sed 's/duration = 0.002;/duration = 10.0;/; s/^sweep = {/record = { every = 50; };\nsweep = {/' \
+# 64 scenes of 8821 samples (41 MB): 2 s every 10th sample, and a longer
+# one (10 s every 50th, about 0.8 s at -j 2) to interrupt from outside
+sed 's/duration = 0.002;/duration = 2.0;/; s/^sweep = {/record = { every = 10; };\nsweep = {/' \
   "$study" >"$tmp/lay.cfg"
+sed 's/duration = 0.002;/duration = 10.0;/; s/^sweep = {/record = { every = 50; };\nsweep = {/' \
+  "$study" >"$tmp/laylong.cfg"
 expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/lay1.h5" -j 1 --quiet
 expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/lay2.h5" -j 2 --quiet
 VIBRO_TEST_BATCH=1000 expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/layref.h5" -j 2 --quiet
@@ -403,19 +407,20 @@ for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
 done
 [ "$points" -ge 5 ] && ok || bad "only $points kill points in a laid-out run (want >= 5)"
 # SIGKILL from outside while the threads write in place
+VIBRO_TEST_BATCH=1000 expect 0 "$vibro" run "$tmp/laylong.cfg" -o "$tmp/laylref.h5" -j 2 --quiet
 for delay in 0.1 0.3 0.6; do
   rm -rf "$tmp/lk.h5" "$tmp/lk.h5.part"
-  "$vibro" run "$tmp/lay.cfg" -o "$tmp/lk.h5" -j 2 --quiet >/dev/null 2>&1 &
+  "$vibro" run "$tmp/laylong.cfg" -o "$tmp/lk.h5" -j 2 --quiet >/dev/null 2>&1 &
   pid=$!
   sleep "$delay"
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
-  expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/lk.h5" -j 2 --resume --quiet
-  same "$tmp/layref.h5" "$tmp/lk.h5" "laid out, SIGKILL after $delay s"
+  expect 0 "$vibro" run "$tmp/laylong.cfg" -o "$tmp/lk.h5" -j 2 --resume --quiet
+  same "$tmp/laylref.h5" "$tmp/lk.h5" "laid out, SIGKILL after $delay s"
 done
 # SIGTERM mid-run: the scenes written in place are read back into a shard
 rm -rf "$tmp/lt.h5" "$tmp/lt.h5.part"
-"$vibro" run "$tmp/lay.cfg" -o "$tmp/lt.h5" -j 2 --quiet >"$tmp/out" 2>"$tmp/err" &
+"$vibro" run "$tmp/laylong.cfg" -o "$tmp/lt.h5" -j 2 --quiet >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 sleep 0.3
 kill -TERM "$pid"
@@ -425,9 +430,9 @@ if [ "$got" -eq 143 ]; then
   n=$(shards "$tmp/lt.h5.part")
   [ "$n" -gt 0 ] && [ "$n" -lt 64 ] && ok || bad "laid out, SIGTERM: $n scenes kept"
   contains "$tmp/err" "lt.h5: interrupted after $n of 64 scenes; run again with --resume"
-  expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/lt.h5" -j 2 --resume
+  expect 0 "$vibro" run "$tmp/laylong.cfg" -o "$tmp/lt.h5" -j 2 --resume
   contains "$tmp/out" "($((64 - n)) run, $n kept)"
-  same "$tmp/layref.h5" "$tmp/lt.h5" "laid out, SIGTERM, then --resume"
+  same "$tmp/laylref.h5" "$tmp/lt.h5" "laid out, SIGTERM, then --resume"
 else
   bad "laid out, SIGTERM after 0.3 s: exit $got, expected 143 (the run takes $(cat "$tmp/err"))"
 fi
@@ -443,7 +448,7 @@ expect 0 "$vibro" run "$tmp/lay.cfg" -o "$tmp/lf.h5" -j 2 --resume --quiet
 same "$tmp/layref.h5" "$tmp/lf.h5" "laid out, ulimit -f, then --resume"
 # a sweep of the duration: the scenes that do not fit scene 0's rows are
 # kept in memory, and those written in place read back
-sed 's/{ path = "contacts.hit.k";   logspace = \[1.0e8, 1.0e10\]; n = 8; }/{ path = "scene.duration"; linspace = [10.0, 10.5]; n = 8; }/' \
+sed 's/{ path = "contacts.hit.k";   logspace = \[1.0e8, 1.0e10\]; n = 8; }/{ path = "scene.duration"; linspace = [2.0, 2.1]; n = 8; }/' \
   "$tmp/lay.cfg" >"$tmp/layd.cfg"
 grep -q scene.duration "$tmp/layd.cfg" && ok || bad "no duration sweep in layd.cfg"
 VIBRO_TEST_BATCH=1000 expect 0 "$vibro" run "$tmp/layd.cfg" -o "$tmp/laydref.h5" -j 2 --quiet
