@@ -171,6 +171,9 @@ int vb_output_take_lock(vb_output *output);
  * it pays: the threads then write each scene's signals in place
  * (vb_output_pack).  Does nothing when it does not pay or fails. */
 void vb_output_lay(vb_output *output, const long *pending, long n);
+/* Create the laid-out shard's file, if any (one thread, in the writer's
+ * place: inside its critical section, while the others start running). */
+void vb_output_lay_create(vb_output *output);
 /* A thread's block of consecutive rows of the laid-out shard: the scenes
  * it runs are packed into it (their signals copied), and it is written
  * with one pwrite per signal; its scenes then go to vb_output_add. */

@@ -71,10 +71,8 @@ vb_output_lay(vb_output *o, const long *pending, long n)
   long T = vb_scene_samples(s0), k;
   double per = 0.0;
   struct rlimit rl;
-  vb_h5quiet q;
-  char e[64], *tpath;
   laid *l;
-  int s, ok;
+  int s;
 
   if (o->laid || n < 2 || o->batch_scenes > 0 || o->nbatch > 0)
     return;
@@ -97,29 +95,61 @@ vb_output_lay(vb_output *o, const long *pending, long n)
   l->interval = (double)s0->record_every / s0->fs; /* as vb_format_pack */
   l->index = malloc((size_t)n * sizeof *l->index);
   l->off = calloc((size_t)f->nsig + 1, sizeof *l->off);
+  if (!l->index || !l->off) {
+    vb_laid_free(o); /* the usual batch: laying out is only faster */
+    return;
+  }
+  for (k = 0; k < n; k++)
+    l->index[k] = pending[k];
+}
+
+/* Create the laid-out shard's file (one thread, as the writer: its HDF5
+ * calls are the writer's): the threads running scenes meanwhile gather
+ * them in their blocks, which wait for it (vb_laid_block_write).  On
+ * failure no scene is placed (the usual batch). */
+void
+vb_output_lay_create(vb_output *o)
+{
+  const vb_format *f = &o->fmt;
+  laid *l = o->laid;
+  vb_h5quiet q;
+  char e[64], *tpath;
+  int s, ok;
+
+  if (!l || __atomic_load_n(&l->ready, __ATOMIC_ACQUIRE))
+    return;
+  ok = vb_laid_open(l);
   snprintf(l->tmp, sizeof l->tmp, "r%03d-%06ld.h5.tmp", o->rank, o->next_shard);
-  tpath = vb_part_file(o->part, l->tmp);
-  ok = l->index && l->off && tpath;
+  tpath = ok ? vb_part_file(o->part, l->tmp) : NULL;
+  ok = ok && tpath;
   vb_h5_quiet_begin(&q);
-  if (o->fmt.tick)
+  if (ok && o->fmt.tick)
     o->fmt.tick(o->fmt.tick_ctx); /* the kill hook's write point */
   if (ok)
-    ok = vb_stack_create(f, tpath, n, vb_format_time_length(f, T), l->interval, -1, VB_STACK_LAID,
-                         &l->st, e, sizeof e) == VB_OK;
+    ok = vb_stack_create(f, tpath, l->rows, vb_format_time_length(f, l->T), l->interval, -1,
+                         VB_STACK_LAID, &l->st, e, sizeof e) == VB_OK;
   for (s = 0; ok && s < f->nsig; s++) {
     l->off[s] = vb_stack_signal_offset(l->st, s);
-    ok = l->off[s] >= 0 || vb_signal_width(&f->sig[s], T) == 0;
+    ok = l->off[s] >= 0 || vb_signal_width(&f->sig[s], l->T) == 0;
   }
-  vb_h5_quiet_end(&q);
-  free(tpath);
   if (ok) {
     l->fd = openat(o->dirfd, l->tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     ok = l->fd >= 0;
   }
-  for (k = 0; ok && k < n; k++)
-    l->index[k] = pending[k];
+  if (!ok && tpath) {
+    __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
+    vb_stack_close(l->st, NULL, 0);
+    l->st = NULL;
+    unlinkat(o->dirfd, l->tmp, 0);
+    if (l->fd >= 0)
+      close(l->fd);
+    l->fd = -1;
+  }
+  vb_h5_quiet_end(&q);
+  free(tpath);
   if (!ok)
-    vb_laid_free(o); /* the usual batch: laying out is only faster */
+    __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&l->ready, 1, __ATOMIC_RELEASE);
 }
 
 /* Write all of buf at offset at of fd; 0 or -1. */
@@ -168,6 +198,8 @@ vb_laid_place(const vb_output *o, vb_packed_scene *p)
   long row = laid_row(l, p->index);
   int s;
 
+  if (!__atomic_load_n(&l->ready, __ATOMIC_ACQUIRE) || l->fd < 0)
+    return -1; /* not created (yet): the scene keeps its own copy */
   if (row < 0 || p->samples != l->T || p->interval != l->interval) {
     __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
     return -1;
@@ -343,6 +375,12 @@ vb_laid_block_write(const vb_output *o, vb_laid_block *b, int force, vb_packed_s
   /* one thread writes at a time when it can: two writing to one file wait
    * for each other in the kernel (its lock of the file), which spins */
   *n = 0;
+  if (b->n > 0 && !__atomic_load_n(&l->ready, __ATOMIC_ACQUIRE)) {
+    if (!force)
+      return VB_OK;
+    while (!__atomic_load_n(&l->ready, __ATOMIC_ACQUIRE))
+      usleep(100); /* the file is being created (vb_output_lay_create) */
+  }
   mine = __atomic_exchange_n(&l->writing, 1, __ATOMIC_ACQUIRE) == 0;
   if (b->n == 0 || (!mine && !force)) {
     if (mine)
@@ -350,6 +388,7 @@ vb_laid_block_write(const vb_output *o, vb_laid_block *b, int force, vb_packed_s
     return VB_OK;
   }
 
+  failed = l->fd < 0; /* it could not be created */
   for (s = 0; s < o->fmt.nsig && b->n > 0 && !failed; s++) {
     size_t len = (size_t)vb_signal_width(&o->fmt.sig[s], l->T) * sizeof(double);
     if (len > 0 && pwrite_all(l->fd, b->buf + at, (size_t)b->n * len,

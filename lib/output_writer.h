@@ -30,6 +30,7 @@ typedef struct laid {
   int64_t *off;    /* [nsig] byte offset of each signal's data */
   int closed;      /* (atomic) no scene is placed any more */
   int writing;     /* (atomic) a thread is writing a block */
+  int ready;       /* (atomic) vb_output_lay_create has run */
   double unsynced; /* bytes placed since the last writeback */
 } laid;
 

@@ -283,6 +283,16 @@ scenes_run(runner *r)
   {
     vb_laid_block *b = chunk > 1 ? vb_laid_block_new(r->o) : NULL;
 
+    /* one thread creates the laid-out shard while the others start */
+#ifdef _OPENMP
+    if (omp_get_thread_num() == 0) {
+#pragma omp critical(vb_study_writer)
+#endif
+      vb_output_lay_create(r->o);
+#ifdef _OPENMP
+    }
+#endif
+
 #ifdef _OPENMP
 #pragma omp for schedule(runtime) nowait
 #endif
