@@ -180,7 +180,7 @@ void vb_output_lay_create(vb_output *output);
 typedef struct vb_laid_block vb_laid_block;
 /* A block, or NULL when there is no laid-out shard. */
 vb_laid_block *vb_laid_block_new(const vb_output *output);
-/* Rows of a block (the chunk of the scene loop's dynamic schedule). */
+/* The most rows a block holds (and hands to vb_laid_block_write's out). */
 int vb_laid_block_rows(void);
 /* Whether scene index may join the block (else write the block first). */
 int vb_laid_block_accepts(const vb_output *output, const vb_laid_block *b, long index);

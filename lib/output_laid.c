@@ -262,14 +262,15 @@ vb_laid_read_back(vb_output *o)
 /* Rows of the laid-out shard a thread gathers before writing them: one
  * pwrite per signal a block (a write per scene and signal cost twice as
  * much, on ext4, as HDF5's write of the whole). */
-#define LAID_BLOCK 128 /* rows a block holds */
-#define LAID_DUE   64  /* rows from which a block is written if no other thread writes */
+#define LAID_BLOCK       128                 /* rows a block holds at most */
+#define LAID_BLOCK_BYTES (8.0 * 1024 * 1024) /* and bytes of signals */
 
 /* A thread's block of consecutive rows: their signals, signal-major. */
 struct vb_laid_block {
   long r0, n;
+  long cap, due; /* rows it holds; from due on it is written if it can be */
   vb_packed_scene *sc[LAID_BLOCK];
-  double *buf; /* [signal][LAID_BLOCK][width] */
+  double *buf; /* [signal][cap][width] */
 };
 
 /* Doubles per scene in the laid-out shard. */
@@ -291,7 +292,11 @@ vb_laid_block_new(const vb_output *o)
 
   if (!vb_laid_open(o->laid) || !(b = calloc(1, sizeof *b)))
     return NULL;
-  b->buf = malloc((size_t)(LAID_BLOCK * laid_width(o) + 1) * sizeof(double));
+  /* 8 MiB: 128 rows of the 2000-scene study (39 KiB a scene), one of 8 MiB */
+  b->cap = (long)(LAID_BLOCK_BYTES / (8.0 * (double)(laid_width(o) > 0 ? laid_width(o) : 1)));
+  b->cap = b->cap < 1 ? 1 : b->cap > LAID_BLOCK ? LAID_BLOCK : b->cap;
+  b->due = b->cap > 1 ? b->cap / 2 : 1;
+  b->buf = malloc((size_t)(b->cap * laid_width(o) + 1) * sizeof(double));
   if (!b->buf) {
     free(b);
     return NULL;
@@ -299,8 +304,8 @@ vb_laid_block_new(const vb_output *o)
   return b;
 }
 
-/* Rows a block holds; scenes taken in consecutive rows (the chunk of a
- * dynamic schedule) fill it. */
+/* The most rows a block holds; scenes taken in consecutive rows (the runs
+ * of a guided schedule) fill it. */
 int
 vb_laid_block_rows(void)
 {
@@ -311,14 +316,14 @@ vb_laid_block_rows(void)
 int
 vb_laid_block_due(const vb_laid_block *b)
 {
-  return b->n >= LAID_DUE;
+  return b->n >= b->due;
 }
 
 /* Whether scene index may join the block (else write the block first). */
 int
 vb_laid_block_accepts(const vb_output *o, const vb_laid_block *b, long index)
 {
-  return b->n == 0 || (b->n < LAID_BLOCK && laid_row(o->laid, index) == b->r0 + b->n);
+  return b->n == 0 || (b->n < b->cap && laid_row(o->laid, index) == b->r0 + b->n);
 }
 
 /* Pack a run into the block: its signals are copied there, the packed
@@ -353,7 +358,7 @@ vb_laid_block_pack(const vb_output *o, vb_laid_block *b, long index, const doubl
     if (w > 0)
       memcpy(b->buf + at + b->n * w, p->sig[s], (size_t)w * sizeof(double));
     p->sig[s] = NULL;
-    at += LAID_BLOCK * w;
+    at += b->cap * w;
   }
   p->laid_row = row;
   b->sc[b->n++] = p;
@@ -394,7 +399,7 @@ vb_laid_block_write(const vb_output *o, vb_laid_block *b, int force, vb_packed_s
     if (len > 0 && pwrite_all(l->fd, b->buf + at, (size_t)b->n * len,
                               (off_t)(l->off[s] + (int64_t)b->r0 * (int64_t)len)) < 0)
       failed = 1;
-    at += LAID_BLOCK * (long)(len / sizeof(double));
+    at += b->cap * (long)(len / sizeof(double));
   }
   if (mine)
     __atomic_store_n(&l->writing, 0, __ATOMIC_RELEASE);
@@ -414,7 +419,7 @@ vb_laid_block_write(const vb_output *o, vb_laid_block *b, int force, vb_packed_s
       for (s = 0; s < o->fmt.nsig; s++) {
         long w = vb_signal_width(&o->fmt.sig[s], l->T), off = 0;
         for (int t = 0; t < s; t++)
-          off += LAID_BLOCK * vb_signal_width(&o->fmt.sig[t], l->T);
+          off += b->cap * vb_signal_width(&o->fmt.sig[t], l->T);
         memcpy(p->own + at, b->buf + off + k * w, (size_t)w * sizeof(double));
         p->sig[s] = p->own + at;
         at += w;

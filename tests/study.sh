@@ -393,6 +393,14 @@ same "$tmp/layref.h5" "$tmp/lay1.h5" "laid out at -j 1 against one batch"
 same "$tmp/layref.h5" "$tmp/lay2.h5" "laid out at -j 2 against one batch"
 early "$tmp/lay2.h5" && ok || bad "the study was not laid out"
 early "$tmp/layref.h5" && bad "VIBRO_TEST_BATCH laid the study out" || ok
+# many small scenes (576 of 39 KiB: blocks of 128 rows, where lay.cfg's
+# 776 KiB scenes make blocks of 10)
+sed 's/duration = 0.002;/duration = 0.01;/; s/n = 8; }/n = 24; }/' \
+  "$study" >"$tmp/laysmall.cfg"
+expect 0 "$vibro" run "$tmp/laysmall.cfg" -o "$tmp/lays.h5" -j 2 --quiet
+VIBRO_TEST_BATCH=100000 expect 0 "$vibro" run "$tmp/laysmall.cfg" -o "$tmp/laysref.h5" -j 2 --quiet
+same "$tmp/laysref.h5" "$tmp/lays.h5" "576 small scenes laid out against one batch"
+early "$tmp/lays.h5" && ok || bad "the 576-scene study was not laid out"
 # SIGKILL at every write point of a laid-out run (its creation, the table
 # and events, the rename onto OUT, OUT.part/'s removal), then --resume
 points=0
