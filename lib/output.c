@@ -415,6 +415,8 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
   o->errlen = errlen;
   o->kill_at = env_kill_at();
   o->batch_scenes = getenv("VIBRO_TEST_BATCH") ? atol(getenv("VIBRO_TEST_BATCH")) : 0;
+  o->batch_seconds = getenv("VIBRO_TEST_BATCH_SECONDS") ? atof(getenv("VIBRO_TEST_BATCH_SECONDS"))
+                                                         : BATCH_SECONDS;
   o->path = strdup(path);
   o->part = malloc(strlen(path) + sizeof PART_SUFFIX);
   o->complete = calloc((size_t)lay->nscenes, 1);
@@ -827,7 +829,7 @@ vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
     writeback(o->laid->fd);
     o->laid->unsynced = 0.0;
   }
-  if (borrowed || o->batch_bytes >= BATCH_BYTES || now() - o->last_flush >= BATCH_SECONDS ||
+  if (borrowed || o->batch_bytes >= BATCH_BYTES || now() - o->last_flush >= o->batch_seconds ||
       (o->batch_scenes > 0 && o->nbatch >= o->batch_scenes))
     return vb_output_flush(o, err, errlen);
   return VB_OK;

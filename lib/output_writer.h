@@ -50,6 +50,7 @@ struct vb_output {
   const char *wb_name;  /* the shard HDF5 is writing (under dirfd), or NULL */
   int wbfd;             /* a descriptor of it, to start its writeback */
   long batch_scenes;    /* test hook VIBRO_TEST_BATCH: scenes per shard */
+  double batch_seconds; /* BATCH_SECONDS, or the test hook VIBRO_TEST_BATCH_SECONDS */
   laid *laid;           /* the shard laid out before the run, or NULL */
   char *err;            /* where messages go during a call */
   size_t errlen;

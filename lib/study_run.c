@@ -315,6 +315,9 @@ scenes_run(runner *r)
       lrc = scene_run(r, r->pending[i], b, &sc, &run, &packed, &code, &taken, e, sizeof e);
       if (taken && vb_laid_block_due(b))
         block_write(r, b, 0);
+      else if (b && !taken)
+        block_write(r, b, 1); /* the shard was dropped (or the scene did not fit):
+                                 what the block holds goes to the batch now */
       if (!taken) {
 #ifdef _OPENMP
 #pragma omp critical(vb_study_writer)

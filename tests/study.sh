@@ -426,6 +426,13 @@ for delay in 0.1 0.3 0.6; do
   expect 0 "$vibro" run "$tmp/laylong.cfg" -o "$tmp/lk.h5" -j 2 --resume --quiet
   same "$tmp/laylref.h5" "$tmp/lk.h5" "laid out, SIGKILL after $delay s"
 done
+# the 10 s rule (here 0.15 s) drops the laid-out shard mid-run: the scenes
+# written in place are read back, the blocks the threads still hold go to
+# later batches, and the shards merge into the same file
+rm -rf "$tmp/lb.h5" "$tmp/lb.h5.part"
+VIBRO_TEST_BATCH_SECONDS=0.15 expect 0 "$vibro" run "$tmp/laylong.cfg" -o "$tmp/lb.h5" -j 2
+contains "$tmp/out" "64 scenes"
+same "$tmp/laylref.h5" "$tmp/lb.h5" "laid out, dropped by the batch rule mid-run"
 # SIGTERM mid-run: the scenes written in place are read back into a shard
 rm -rf "$tmp/lt.h5" "$tmp/lt.h5.part"
 "$vibro" run "$tmp/laylong.cfg" -o "$tmp/lt.h5" -j 2 --quiet >"$tmp/out" 2>"$tmp/err" &
