@@ -13,7 +13,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -415,8 +414,8 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
   o->errlen = errlen;
   o->kill_at = env_kill_at();
   o->batch_scenes = getenv("VIBRO_TEST_BATCH") ? atol(getenv("VIBRO_TEST_BATCH")) : 0;
-  o->batch_seconds = getenv("VIBRO_TEST_BATCH_SECONDS") ? atof(getenv("VIBRO_TEST_BATCH_SECONDS"))
-                                                         : BATCH_SECONDS;
+  o->batch_seconds =
+      getenv("VIBRO_TEST_BATCH_SECONDS") ? atof(getenv("VIBRO_TEST_BATCH_SECONDS")) : BATCH_SECONDS;
   o->path = strdup(path);
   o->part = malloc(strlen(path) + sizeof PART_SUFFIX);
   o->complete = calloc((size_t)lay->nscenes, 1);
@@ -736,11 +735,9 @@ int
 vb_output_finish(vb_output *o, int *finished, char *err, size_t errlen)
 {
   vb_h5quiet q;
-  char tmp[72], *tpath = NULL, *copy = NULL;
+  char tmp[72], *tpath = NULL;
   long crc, size;
-  int rc, fd;
-  DIR *d;
-  struct dirent *e;
+  int rc;
 
   *finished = 0;
   if (o->nbatch == 0 || o->nbatch != o->fmt.lay.nscenes || o->ndone > 0 || o->next_shard > 0)
@@ -769,23 +766,9 @@ vb_output_finish(vb_output *o, int *finished, char *err, size_t errlen)
   if (rc == VB_OK) {
     /* the rename is made durable, then OUT.part/ goes */
     tick(o);
-    copy = strdup(o->path);
-    fd = copy ? open(dirname(copy), O_RDONLY | O_CLOEXEC) : -1;
-    if (fd >= 0) {
-      fsync(fd);
-      close(fd);
-    }
-    free(copy);
+    vb_sync_path(o->path, 1);
     tick(o);
-    d = fdopendir(dup(o->dirfd));
-    if (d)
-      rewinddir(d);
-    while (d && (e = readdir(d)) != NULL)
-      if (e->d_name[0] != '.')
-        unlinkat(o->dirfd, e->d_name, 0);
-    if (d)
-      closedir(d);
-    rmdir(o->part);
+    vb_part_remove(o->dirfd, o->part);
     batch_done(o);
     *finished = 1;
   }

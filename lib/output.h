@@ -151,6 +151,10 @@ int vb_shard_scenes(const char *part, const vb_shard *s, long nscenes, int64_t *
 /* Write len bytes to fd, calling tick (if any) between pieces of 16 MiB;
  * 0 or an errno. */
 int vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void *ctx);
+/* fsync a file by path, or with dir the directory holding it; 0 or -1. */
+int vb_sync_path(const char *path, int dir);
+/* Remove OUT.part/ (open as dirfd) and every file in it. */
+void vb_part_remove(int dirfd, const char *part);
 /* "PART/NAME", malloc'ed. */
 char *vb_part_file(const char *part, const char *name);
 

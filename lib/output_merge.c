@@ -4,7 +4,6 @@
  * held by one shard in index order is renamed without copying. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -304,39 +303,6 @@ out:
   return rc;
 }
 
-/* fsync a file by path; the directory holding a path. */
-static int
-sync_path(const char *path, int dir)
-{
-  char *copy = strdup(path);
-  const char *target = dir && copy ? dirname(copy) : path;
-  int fd = open(target, O_RDONLY | O_CLOEXEC), rc = -1;
-
-  if (fd >= 0) {
-    rc = fsync(fd);
-    close(fd);
-  }
-  free(copy);
-  return rc;
-}
-
-/* Remove OUT.part/ and what vibro wrote in it. */
-static void
-part_remove(merge *m)
-{
-  DIR *d = fdopendir(dup(m->dirfd));
-  struct dirent *e;
-
-  if (d)
-    rewinddir(d);
-  while (d && (e = readdir(d)) != NULL)
-    if (e->d_name[0] != '.')
-      unlinkat(m->dirfd, e->d_name, 0);
-  if (d)
-    closedir(d);
-  rmdir(m->part);
-}
-
 /* Free a merge's memory. */
 static void
 merge_clear(merge *m)
@@ -384,8 +350,8 @@ merge_write(merge *m, const char *tmp, const volatile int *stop)
     total += (double)m->sh[i].size;
   in_memory = total <= IMAGE_MAX;
   tick(m);
-  rc = vb_stack_create(&m->f, tmp, m->n, m->T, m->interval, nev,
-                       in_memory ? VB_STACK_IN_MEMORY : 0, &st, m->err, m->errlen);
+  rc = vb_stack_create(&m->f, tmp, m->n, m->T, m->interval, nev, in_memory ? VB_STACK_IN_MEMORY : 0,
+                       &st, m->err, m->errlen);
   for (b0 = 0; rc == VB_OK && b0 < m->n; b0 += B) {
     if (stop && *stop) {
       rc = vb_errf_first(m->err, m->errlen, VB_EINTR,
@@ -417,7 +383,7 @@ merge_write(merge *m, const char *tmp, const volatile int *stop)
   }
   st = NULL;
   tick(m);
-  if (rc == VB_OK && sync_path(tmp, 0) < 0)
+  if (rc == VB_OK && vb_sync_path(tmp, 0) < 0)
     rc = vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot sync %s: %s", m->path, tmp,
                        strerror(errno));
   tick(m);
@@ -510,9 +476,9 @@ vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify
     goto done;
 finished:
   tick(&m);
-  sync_path(path, 1);
+  vb_sync_path(path, 1);
   tick(&m);
-  part_remove(&m);
+  vb_part_remove(m.dirfd, m.part);
   rc = VB_OK;
 done:
   vb_h5_quiet_end(&q);

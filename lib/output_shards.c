@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -244,6 +245,39 @@ vb_shards_verified(int dirfd, const char *part, const char *source, unsigned lon
   *out = list;
   *nout = n;
   return VB_OK;
+}
+
+/* fsync a file by path, or with dir the directory holding it; 0 or -1. */
+int
+vb_sync_path(const char *path, int dir)
+{
+  char *copy = strdup(path);
+  const char *target = dir && copy ? dirname(copy) : path;
+  int fd = open(target, O_RDONLY | O_CLOEXEC), rc = -1;
+
+  if (fd >= 0) {
+    rc = fsync(fd);
+    close(fd);
+  }
+  free(copy);
+  return rc;
+}
+
+/* Remove OUT.part/ (open as dirfd) and what vibro wrote in it. */
+void
+vb_part_remove(int dirfd, const char *part)
+{
+  DIR *d = fdopendir(dup(dirfd));
+  struct dirent *e;
+
+  if (d)
+    rewinddir(d);
+  while (d && (e = readdir(d)) != NULL)
+    if (e->d_name[0] != '.')
+      unlinkat(dirfd, e->d_name, 0);
+  if (d)
+    closedir(d);
+  rmdir(part);
 }
 
 /* Path of a file in OUT.part/. */

@@ -35,6 +35,23 @@ first_shard() {
   done
 }
 
+# kill_resume STUDY OUT REF WHAT DELAY...: SIGKILL a -j 2 run of STUDY from
+# outside after each DELAY (s); --resume must then give REF
+kill_resume() {
+  kstudy=$1 kout=$2 kref=$3 kwhat=$4
+  shift 4
+  for delay in "$@"; do
+    rm -rf "$kout" "$kout.part"
+    "$vibro" run "$kstudy" -o "$kout" -j 2 --quiet >/dev/null 2>&1 &
+    pid=$!
+    sleep "$delay"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    expect 0 "$vibro" run "$kstudy" -o "$kout" -j 2 --resume --quiet
+    same "$kref" "$kout" "$kwhat, SIGKILL after $delay s"
+  done
+}
+
 # 64 scenes: the same file with one thread and two
 study="$srcdir/scenes/papetti-sweep.cfg"
 expect 0 "$vibro" run "$study" -o "$tmp/j1.h5" -j 1 --quiet
@@ -94,16 +111,7 @@ same "$ref" "$tmp/k.h5" "damaged shard"
 # SIGKILL from outside at random moments of a longer study
 sed 's/duration = 0.002;/duration = 0.05;/' "$study" >"$tmp/long.cfg"
 expect 0 "$vibro" run "$tmp/long.cfg" -o "$tmp/lref.h5" -j 2 --quiet
-for delay in 0.2 0.5 0.9; do
-  rm -rf "$tmp/l.h5" "$tmp/l.h5.part"
-  VIBRO_TEST_BATCH=4 "$vibro" run "$tmp/long.cfg" -o "$tmp/l.h5" -j 2 --quiet >/dev/null 2>&1 &
-  pid=$!
-  sleep "$delay"
-  kill -9 "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
-  expect 0 "$vibro" run "$tmp/long.cfg" -o "$tmp/l.h5" -j 2 --resume --quiet
-  same "$tmp/lref.h5" "$tmp/l.h5" "SIGKILL after $delay s"
-done
+VIBRO_TEST_BATCH=4 kill_resume "$tmp/long.cfg" "$tmp/l.h5" "$tmp/lref.h5" "shards of 4" 0.2 0.5 0.9
 
 # another input is refused, the shards kept
 rm -rf "$tmp/k.h5" "$tmp/k.h5.part"
@@ -416,16 +424,7 @@ done
 [ "$points" -ge 5 ] && ok || bad "only $points kill points in a laid-out run (want >= 5)"
 # SIGKILL from outside while the threads write in place
 VIBRO_TEST_BATCH=1000 expect 0 "$vibro" run "$tmp/laylong.cfg" -o "$tmp/laylref.h5" -j 2 --quiet
-for delay in 0.1 0.3 0.6; do
-  rm -rf "$tmp/lk.h5" "$tmp/lk.h5.part"
-  "$vibro" run "$tmp/laylong.cfg" -o "$tmp/lk.h5" -j 2 --quiet >/dev/null 2>&1 &
-  pid=$!
-  sleep "$delay"
-  kill -9 "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
-  expect 0 "$vibro" run "$tmp/laylong.cfg" -o "$tmp/lk.h5" -j 2 --resume --quiet
-  same "$tmp/laylref.h5" "$tmp/lk.h5" "laid out, SIGKILL after $delay s"
-done
+kill_resume "$tmp/laylong.cfg" "$tmp/lk.h5" "$tmp/laylref.h5" "laid out" 0.1 0.3 0.6
 # the 10 s rule (here 0.15 s) drops the laid-out shard mid-run: the scenes
 # written in place are read back, the blocks the threads still hold go to
 # later batches, and the shards merge into the same file
