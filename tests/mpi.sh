@@ -219,8 +219,11 @@ contains "$tmp/err" "u.h5: being written by process"
 wait "$pid" && ok || bad "the first writer, after a refused second: $(cat "$tmp/uout")"
 same "$tmp/uref.h5" "$tmp/u.h5" "the first writer, after a refused second"
 
-# SIGTERM: scenes of about 0.07 s, none written before the end (no batch)
-sed -e 's/duration = 0.002;/duration = 20.0;/' "$srcdir/scenes/papetti-sweep.cfg" >"$tmp/slow.cfg"
+# SIGTERM: scenes of about 0.12 s, none written before the end (no batch).
+# mpirun passes SIGTERM on to the ranks about 1 s after it gets it (seen
+# with strace): a run of 20 s scenes (1.6 s in all) was sometimes over by
+# then, so the scenes are of 60 s (about 4 s in all)
+sed -e 's/duration = 0.002;/duration = 60.0;/' "$srcdir/scenes/papetti-sweep.cfg" >"$tmp/slow.cfg"
 echo 'record = { every = 1000; };' >>"$tmp/slow.cfg"
 expect 0 "$vibro" run "$tmp/slow.cfg" -o "$tmp/sref.h5" -j 2 --quiet
 total=64
