@@ -9,7 +9,6 @@
  * at any instruction (SIGKILL, a full disk, a lost node) loses at most the
  * scenes not yet listed.  The merge writes OUT through a temporary in
  * OUT.part/, renamed into place, then removes OUT.part/. */
-#define _GNU_SOURCE /* sync_file_range (Linux); without it, fsync alone */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -50,18 +49,6 @@ now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Start writing a file's dirty pages back to the disk, without waiting. */
-static void
-writeback(int fd)
-{
-#ifdef SYNC_FILE_RANGE_WRITE
-  if (fd >= 0)
-    sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#else
-  (void)fd;
-#endif
-}
-
 /* Test hook: with VIBRO_TEST_KILL_AT=k in the environment, the process
  * kills itself (SIGKILL, or VIBRO_TEST_KILL_SIG) at the k-th write point
  * of the output. */
@@ -77,7 +64,7 @@ tick(void *ctx)
   if (o->wb_name) {
     if (o->wbfd < 0)
       o->wbfd = openat(o->dirfd, o->wb_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    writeback(o->wbfd);
+    vb_writeback(o->wbfd);
   }
 }
 
@@ -572,7 +559,7 @@ shard_write(vb_output *o, const char *tmp, char *tpath, int sum, long *crcp, lon
       crc = fstat(fd, &st) == 0 ? 0 : -1;
       size = (long)st.st_size;
     } else if (rc == VB_OK && fd >= 0) {
-      writeback(fd);
+      vb_writeback(fd);
       crc = vb_file_crc(o->dirfd, tmp, o->fmt.threads, &size);
     }
     if (rc != VB_OK || fd < 0 || crc < 0 || fsync(fd) < 0) {
@@ -807,11 +794,6 @@ vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
   }
   o->batch[o->nbatch++] = p;
   o->batch_bytes += p->bytes;
-  /* start the writeback of what the threads have placed, every 8 MiB */
-  if (p->laid_row >= 0 && (o->laid->unsynced += p->bytes) >= 8.0 * 1024 * 1024) {
-    writeback(o->laid->fd);
-    o->laid->unsynced = 0.0;
-  }
   if (borrowed || o->batch_bytes >= BATCH_BYTES || now() - o->last_flush >= o->batch_seconds ||
       (o->batch_scenes > 0 && o->nbatch >= o->batch_scenes))
     return vb_output_flush(o, err, errlen);

@@ -151,6 +151,8 @@ int vb_shard_scenes(const char *part, const vb_shard *s, long nscenes, int64_t *
 /* Write len bytes to fd, calling tick (if any) between pieces of 16 MiB;
  * 0 or an errno. */
 int vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void *ctx);
+/* Start writing a file's dirty pages back to the disk, without waiting. */
+void vb_writeback(int fd);
 /* fsync a file by path, or with dir the directory holding it; 0 or -1. */
 int vb_sync_path(const char *path, int dir);
 /* Remove OUT.part/ (open as dirfd) and every file in it. */
@@ -184,8 +186,9 @@ void vb_output_lay_create(vb_output *output);
 typedef struct vb_laid_block vb_laid_block;
 /* A block, or NULL when there is no laid-out shard. */
 vb_laid_block *vb_laid_block_new(const vb_output *output);
-/* The most rows a block holds (and hands to vb_laid_block_write's out). */
-int vb_laid_block_rows(void);
+/* The most rows a block holds (and hands to vb_laid_block_write's out),
+ * or 0 when nothing is laid out. */
+int vb_laid_block_rows(const vb_output *output);
 /* Whether scene index may join the block (else write the block first). */
 int vb_laid_block_accepts(const vb_output *output, const vb_laid_block *b, long index);
 /* Pack a run into the block; *taken 0: it does not go there (use

@@ -169,6 +169,18 @@ pwrite_all(int fd, const void *buf, size_t len, off_t at)
   return 0;
 }
 
+/* Count bytes placed by a thread; every 8 MiB, start their writeback, so
+ * that the disk works during the run and the fsync at its end is short. */
+static void
+laid_wrote(laid *l, size_t bytes)
+{
+  const long every = 8L << 20;
+  long after = __atomic_add_fetch(&l->written, (long)bytes, __ATOMIC_RELAXED);
+
+  if (after / every != (after - (long)bytes) / every)
+    vb_writeback(l->fd);
+}
+
 /* Row of scene index in the laid-out shard, or -1. */
 static long
 laid_row(const laid *l, long index)
@@ -215,6 +227,7 @@ vb_laid_place(const vb_output *o, vb_packed_scene *p)
   for (s = 0; s < o->fmt.nsig; s++)
     p->sig[s] = NULL;
   p->laid_row = row;
+  laid_wrote(l, (size_t)p->bytes);
   return 0;
 }
 
@@ -304,12 +317,12 @@ vb_laid_block_new(const vb_output *o)
   return b;
 }
 
-/* The most rows a block holds; scenes taken in consecutive rows (the runs
- * of a guided schedule) fill it. */
+/* The most rows a block holds (scenes taken in consecutive rows, the runs
+ * of a guided schedule, fill it), or 0 when nothing is laid out. */
 int
-vb_laid_block_rows(void)
+vb_laid_block_rows(const vb_output *o)
 {
-  return LAID_BLOCK;
+  return vb_laid_open(o->laid) ? LAID_BLOCK : 0;
 }
 
 /* Whether the block should be written (if no other thread is writing). */
@@ -374,8 +387,8 @@ vb_laid_block_write(const vb_output *o, vb_laid_block *b, int force, vb_packed_s
                     char *err, size_t errlen)
 {
   laid *l = o->laid;
-  long at = 0, k, total = laid_width(o);
-  int s, failed = 0, mine;
+  long at, k;
+  int s, failed, mine;
 
   /* one thread writes at a time when it can: two writing to one file wait
    * for each other in the kernel (its lock of the file), which spins */
@@ -394,7 +407,7 @@ vb_laid_block_write(const vb_output *o, vb_laid_block *b, int force, vb_packed_s
   }
 
   failed = l->fd < 0; /* it could not be created */
-  for (s = 0; s < o->fmt.nsig && b->n > 0 && !failed; s++) {
+  for (s = 0, at = 0; s < o->fmt.nsig && !failed; s++) {
     size_t len = (size_t)vb_signal_width(&o->fmt.sig[s], l->T) * sizeof(double);
     if (len > 0 && pwrite_all(l->fd, b->buf + at, (size_t)b->n * len,
                               (off_t)(l->off[s] + (int64_t)b->r0 * (int64_t)len)) < 0)
@@ -403,32 +416,30 @@ vb_laid_block_write(const vb_output *o, vb_laid_block *b, int force, vb_packed_s
   }
   if (mine)
     __atomic_store_n(&l->writing, 0, __ATOMIC_RELEASE);
-  if (failed)
+  if (!failed)
+    laid_wrote(l, (size_t)b->n * (size_t)laid_width(o) * sizeof(double));
+  else
     __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
   for (k = 0; k < b->n; k++) {
     vb_packed_scene *p = b->sc[k];
     if (failed) {
-      p->own = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
-      if (!p->own) {
+      /* its signals from the block into memory of its own */
+      for (s = 0, at = 0; s < o->fmt.nsig; s++) {
+        long w = vb_signal_width(&o->fmt.sig[s], l->T);
+        p->sig[s] = b->buf + at + k * w;
+        at += b->cap * w;
+      }
+      p->laid_row = -1;
+      if (vb_packed_scene_own(&o->fmt, p) != VB_OK) {
         for (; k < b->n; k++)
           vb_packed_scene_free(b->sc[k]);
         b->n = 0;
         return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
       }
-      at = 0;
-      for (s = 0; s < o->fmt.nsig; s++) {
-        long w = vb_signal_width(&o->fmt.sig[s], l->T), off = 0;
-        for (int t = 0; t < s; t++)
-          off += b->cap * vb_signal_width(&o->fmt.sig[t], l->T);
-        memcpy(p->own + at, b->buf + off + k * w, (size_t)w * sizeof(double));
-        p->sig[s] = p->own + at;
-        at += w;
-      }
-      p->laid_row = -1;
     }
     out[k] = p;
+    *n = k + 1;
   }
-  *n = b->n;
   b->n = 0;
   return VB_OK;
 }

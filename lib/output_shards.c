@@ -1,7 +1,10 @@
 /* output_shards.c - the shards of OUT.part/ as the manifest lists them:
  * file CRCs, shard names, manifest lines, verification on resume, the
  * scenes of a shard, and the shards of a running study (doc/format.md).
- * Reading only: output.c writes shards, manifests and locks. */
+ * Reading, and the small file operations the writer and the merge share
+ * (writeback, fsync of a directory, removal of OUT.part/): output.c writes
+ * shards, manifests and locks. */
+#define _GNU_SOURCE /* sync_file_range (Linux); without it, fsync alone */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -245,6 +248,18 @@ vb_shards_verified(int dirfd, const char *part, const char *source, unsigned lon
   *out = list;
   *nout = n;
   return VB_OK;
+}
+
+/* Start writing a file's dirty pages back to the disk, without waiting. */
+void
+vb_writeback(int fd)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+  if (fd >= 0)
+    sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)fd;
+#endif
 }
 
 /* fsync a file by path, or with dir the directory holding it; 0 or -1. */

@@ -26,12 +26,12 @@ typedef struct laid {
   int fd;       /* a descriptor of it, open until vb_output_free */
   long rows, T;
   double interval;
-  long *index;     /* [rows] the scene of each row, ascending */
-  int64_t *off;    /* [nsig] byte offset of each signal's data */
-  int closed;      /* (atomic) no scene is placed any more */
-  int writing;     /* (atomic) a thread is writing a block */
-  int ready;       /* (atomic) vb_output_lay_create has run */
-  double unsynced; /* bytes placed since the last writeback */
+  long *index;  /* [rows] the scene of each row, ascending */
+  int64_t *off; /* [nsig] byte offset of each signal's data */
+  int closed;   /* (atomic) no scene is placed any more */
+  int writing;  /* (atomic) a thread is writing a block */
+  int ready;    /* (atomic) vb_output_lay_create has run */
+  long written; /* (atomic) bytes placed, for their writeback every 8 MiB */
 } laid;
 
 struct vb_output {

@@ -1,6 +1,7 @@
 /* study_run.c - run a study's scenes in parallel into one output.
  *
- * An OpenMP loop over scenes (dynamic schedule).  Each thread owns its
+ * An OpenMP loop over scenes (dynamic schedule; guided with a laid-out
+ * shard, see scenes_run).  Each thread owns its
  * scene and run and packs the finished run itself (vb_output_pack); one
  * writer at a time (an OpenMP critical section) hands it to the output,
  * which writes shards (output.c).  Memory is bounded by the scenes in
@@ -263,25 +264,21 @@ static void
 scenes_run(runner *r)
 {
   long i;
-  int chunk = 1;
+  int laid;
 #ifdef _OPENMP
   omp_sched_t kind;
   int modifier;
 #endif
 
-  {
-    vb_laid_block *probe = vb_laid_block_new(r->o);
-    chunk = probe ? vb_laid_block_rows() : 1;
-    vb_laid_block_free(probe);
-  }
+  laid = vb_laid_block_rows(r->o) > 0;
 #ifdef _OPENMP
   /* the caller's schedule is given back below */
   omp_get_schedule(&kind, &modifier);
-  omp_set_schedule(chunk > 1 ? omp_sched_guided : omp_sched_dynamic, chunk > 1 ? 8 : 1);
+  omp_set_schedule(laid ? omp_sched_guided : omp_sched_dynamic, laid ? 8 : 1);
 #pragma omp parallel num_threads(r->opt->threads > 0 ? r->opt->threads : omp_get_max_threads())
 #endif
   {
-    vb_laid_block *b = chunk > 1 ? vb_laid_block_new(r->o) : NULL;
+    vb_laid_block *b = laid ? vb_laid_block_new(r->o) : NULL;
 
     /* one thread creates the laid-out shard while the others start */
 #ifdef _OPENMP
