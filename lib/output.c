@@ -21,9 +21,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,26 +120,6 @@ disk_full(int e)
   if (e == EFBIG)
     return "the file size limit was reached";
   return NULL;
-}
-
-/* The cause of a failed write of tmp when HDF5 left no telling errno: the
- * file size limit (the file reached it) or a full disk (no block free). */
-static int
-write_cause(vb_output *o, const char *tmp, int e)
-{
-  struct rlimit rl;
-  struct stat st;
-  struct statvfs vfs;
-
-  if (disk_full(e))
-    return e;
-  if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-      fstatat(o->dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-      (rlim_t)st.st_size + (1 << 20) >= rl.rlim_cur)
-    return EFBIG;
-  if (fstatvfs(o->dirfd, &vfs) == 0 && vfs.f_bavail == 0)
-    return ENOSPC;
-  return e;
 }
 
 /* The message of a failed write to the shard directory. */
@@ -563,7 +541,7 @@ shard_write(vb_output *o, const char *tmp, char *tpath, int sum, long *crcp, lon
       crc = vb_file_crc(o->dirfd, tmp, o->fmt.threads, &size);
     }
     if (rc != VB_OK || fd < 0 || crc < 0 || fsync(fd) < 0) {
-      e = write_cause(o, tmp, rc != VB_OK ? e : errno);
+      e = rc != VB_OK ? e : errno;
       if (fd >= 0)
         close(fd);
       unlinkat(o->dirfd, tmp, 0);
