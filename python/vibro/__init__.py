@@ -18,11 +18,12 @@ python3-numpy python3-h5py python3-pandas python3-xarray).
 
 from ._errors import VibroError
 from ._study import open, Study, Scene, FORMATS
-from ._run import run, scene_text, program
+from ._run import run, simulate, Simulation, VibroWarning, scene_text, program
 from ._analysis import spectrum, spectrogram, v_out_exact, param_units
 
 __version__ = "0.1.0"
 
-__all__ = ["open", "run", "scene_text", "program", "Study", "Scene", "VibroError",
+__all__ = ["open", "run", "simulate", "Simulation", "scene_text", "program", "Study", "Scene",
+           "VibroError", "VibroWarning",
            "spectrum", "spectrogram", "v_out_exact", "param_units", "FORMATS",
            "__version__"]
