@@ -272,16 +272,25 @@ def test_progress(tmp_path, capsys):
         vibro.run(sweep_study(8), tmp_path / "s.h5", inprocess=True, progress="bar")
 
 
-def sigint_after(predicate, timeout=60.0):
-    """A thread that sends this process SIGINT once predicate() holds."""
-    def send():
-        end = time.monotonic() + timeout
-        while not predicate() and time.monotonic() < end:
-            time.sleep(0.01)
-        os.kill(os.getpid(), signal.SIGINT)
-    t = threading.Thread(target=send, daemon=True)
-    t.start()
-    return t
+class SigintAfter:
+    """A timer thread that sends this process SIGINT with os.kill once
+    predicate() holds (unless cancelled first)."""
+
+    def __init__(self, predicate, timeout=60.0):
+        self.cancelled = False
+
+        def send():
+            end = time.monotonic() + timeout
+            while not predicate() and not self.cancelled and time.monotonic() < end:
+                time.sleep(0.005)
+            if not self.cancelled:
+                os.kill(os.getpid(), signal.SIGINT)
+        self.thread = threading.Thread(target=send, daemon=True)
+        self.thread.start()
+
+    def join(self):
+        self.cancelled = True
+        self.thread.join()
 
 
 def test_interrupt_and_resume(tmp_path, monkeypatch):
@@ -289,23 +298,25 @@ def test_interrupt_and_resume(tmp_path, monkeypatch):
     resume, OUT.part/ kept, the SIGINT handler given back; resume=True
     completes to the table of an uninterrupted run."""
     monkeypatch.chdir(tmp_path)
-    d = sweep_study(40, 0.3)                    # 40 scenes of 13230 steps
+    d = sweep_study(200, 0.5)                   # 200 scenes of 22050 steps: seconds
     out = tmp_path / "i.h5"
     done = []
     before = signal.getsignal(signal.SIGINT)
-    t = sigint_after(lambda: done and done[-1] >= 2)
+    t = SigintAfter(lambda: done and done[-1] >= 2)
     t0 = time.monotonic()
-    with pytest.raises(KeyboardInterrupt) as e:
-        vibro.run(d, out, jobs=1, inprocess=True, progress=lambda n, *a: done.append(n))
-    t.join()
+    try:
+        with pytest.raises(KeyboardInterrupt) as e:
+            vibro.run(d, out, jobs=1, inprocess=True, progress=lambda n, *a: done.append(n))
+    finally:
+        t.join()
     assert signal.getsignal(signal.SIGINT) is before
     msg = str(e.value)
-    assert "interrupted after" in msg and "of 40 scenes" in msg, msg
+    assert "interrupted after" in msg and "of 200 scenes" in msg, msg
     assert "vibro.run(..., resume=True)" in msg and "--resume" not in msg
     assert time.monotonic() - t0 < 30
     assert not out.exists() and (tmp_path / "i.h5.part").is_dir()
     kept = int(msg.split("interrupted after ")[1].split()[0])
-    assert 2 <= kept < 40
+    assert 2 <= kept < 200
     st = vibro.run(d, out, jobs=2, inprocess=True, resume=True)
     full = vibro.run(d, tmp_path / "full.h5", jobs=2, inprocess=True)
     pd.testing.assert_frame_equal(st.table, full.table, check_exact=True)
@@ -318,12 +329,14 @@ def test_interrupt_simulate(tmp_path):
     d["scene"]["duration"] = 2000.0             # 88 million steps: minutes
     d["record"] = {"signals": []}
     before = signal.getsignal(signal.SIGINT)
-    t = sigint_after(lambda: True)
     t0 = time.monotonic()
-    with pytest.raises(KeyboardInterrupt, match=r"<dict>.cfg: scene 'hammer' stopped at t=.* s "
-                       r"on request"):
-        vibro.simulate(d)
-    t.join()
+    t = SigintAfter(lambda: time.monotonic() > t0 + 0.5)   # the run is under way
+    try:
+        with pytest.raises(KeyboardInterrupt, match=r"<dict>.cfg: scene 'hammer' stopped at "
+                           r"t=.* s on request"):
+            vibro.simulate(d)
+    finally:
+        t.join()
     assert time.monotonic() - t0 < 10
     assert signal.getsignal(signal.SIGINT) is before
 
@@ -382,6 +395,6 @@ def test_library_search(tmp_path):
     (tmp_path / "bad.so").write_text("not a library")
     r = run_python("import vibro\nvibro.run({}, 'x.h5', inprocess=True)",
                    {"VIBRO_LIB": str(tmp_path / "bad.so")})
-    assert "vibro.VibroError: no usable libvibro" in r.stderr and "bad.so" in r.stderr
+    assert "VibroError: no usable libvibro" in r.stderr and "bad.so" in r.stderr
     r = run_python("from vibro import _lib\nprint(_lib.candidates()[0][1])", {"VIBRO_LIB": ""})
     assert r.stdout.strip() == os.path.join(TOP, "lib", ".libs", "libvibro.so.0")
