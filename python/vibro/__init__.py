@@ -9,7 +9,14 @@
     spec = vibro.spectrum(u)                       # dB against frequency (Hz)
 
     study = vibro.run({"scene": {...}, "bodies": [...], ...}, "out.h5")
+    sim = vibro.simulate({"scene": {...}, ...})    # one scene, in memory:
+    sim.signals["contacts.hit.force"]              # an xarray.Dataset on time (s)
+    sim.events                                     # its impacts, as study.events()
     text = vibro.scene_text({...})            # libconfig text of a scene or study
+
+Scenes and studies run in this process through libvibro (ctypes) when it
+loads (vibro._lib.candidates() lists where it is looked for), else through
+the vibro program.
 
 Files of layout "vibro-1" and "vibro-2" are read alike; the root attribute
 `format` decides how.  Needs numpy, h5py, pandas and xarray (Debian:
