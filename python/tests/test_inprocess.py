@@ -64,6 +64,9 @@ def assert_simulation_is_file(sim, study, index=0):
         ds = ds.sel(scene=index)
         held = {k for k in ds.data_vars if k not in study.params}
         assert held == set(sim.signals.data_vars)
+        assert sim.signals.sizes.get("time", 0) == ds.sizes.get("time", 0)
+        if "time" in ds.coords and ds["time"].ndim == 1:
+            same_bits(sim.signals["time"].values, ds["time"].values, "time")
         for k in held:
             assert ds[k].dims == sim.signals[k].dims, k
             same_bits(sim.signals[k].values, ds[k].values, k)
@@ -106,6 +109,17 @@ def test_simulate_dict_modes_corrections(tmp_path, monkeypatch):
     assert_simulation_is_file(sim, cli(str(cfg), tmp_path / "bar.h5"))
 
 
+def test_simulate_no_signals(tmp_path, monkeypatch):
+    """record.signals = []: the events alone, no time (as the file)."""
+    monkeypatch.chdir(tmp_path)
+    d = hammer()
+    d["record"] = {"signals": []}
+    sim = vibro.simulate(d)
+    assert len(sim.signals.data_vars) == 0 and sim.signals.sizes.get("time", 0) == 0
+    assert len(sim.events) == 1
+    assert_simulation_is_file(sim, cli(d, tmp_path / "n.h5"))
+
+
 def test_simulate_random_scenes(tmp_path, monkeypatch):
     """Random hammers (law, scheme, stiffness, damping, speed, rate, record
     settings) far past the examples: each the program's run, bitwise."""
@@ -119,8 +133,10 @@ def test_simulate_random_scenes(tmp_path, monkeypatch):
         d["scene"]["fs"] = float(rng.choice([8000.0, 44100.0, 192000.0, 1.0e6]))
         d["scene"]["duration"] = float(rng.uniform(0.0005, 0.01))
         d["scene"]["gravity"] = float(rng.choice([0.0, 9.81]))
-        if rng.random() < 0.5:
-            d["record"] = {"every": int(rng.integers(1, 7))}
+        d["record"] = {"every": int(rng.integers(1, 7))}
+        pick = rng.integers(0, 4)
+        if pick:
+            d["record"]["signals"] = [[], ["contacts/*"], ["*/u", "energy/total"]][pick - 1]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             sim = vibro.simulate(d)
@@ -398,3 +414,51 @@ def test_library_search(tmp_path):
     assert "VibroError: no usable libvibro" in r.stderr and "bad.so" in r.stderr
     r = run_python("from vibro import _lib\nprint(_lib.candidates()[0][1])", {"VIBRO_LIB": ""})
     assert r.stdout.strip() == os.path.join(TOP, "lib", ".libs", "libvibro.so.0")
+
+
+def test_simulate_threads_at_once():
+    """Runs are reentrant: 4 threads simulating different scenes at once
+    (ctypes lets go of the GIL) give each scene's own sequential result."""
+    scenes = [hammer(mu=0.1 * (i + 1), v0=0.5 + i) for i in range(8)]
+    for d in scenes:
+        d["scene"]["duration"] = 0.5
+    alone = [vibro.simulate(d) for d in scenes]
+    got = [None] * len(scenes)
+
+    def work(k):
+        for i in range(k, len(scenes), 4):
+            got[i] = vibro.simulate(scenes[i])
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for a, b in zip(alone, got):
+        for k in a.signals.data_vars:
+            same_bits(a.signals[k], b.signals[k], k)
+        pd.testing.assert_frame_equal(a.events, b.events, check_exact=True)
+
+
+def test_progress_in_a_notebook(tmp_path, monkeypatch):
+    """In a Jupyter kernel: a tqdm bar when tqdm is installed (a stand-in
+    here), nothing on stderr."""
+    import types
+    bars = []
+
+    class FakeTqdm:
+        def __init__(self, total, unit, desc):
+            self.total, self.n, self.closed = total, 0, False
+            bars.append(self)
+
+        def refresh(self):
+            pass
+
+        def close(self):
+            self.closed = True
+    auto = types.ModuleType("tqdm.auto")
+    auto.tqdm = FakeTqdm
+    monkeypatch.setitem(sys.modules, "tqdm", types.ModuleType("tqdm"))
+    monkeypatch.setitem(sys.modules, "tqdm.auto", auto)
+    monkeypatch.setattr(_lib, "in_notebook", lambda: True)
+    vibro.run(sweep_study(8), tmp_path / "n.h5", inprocess=True)
+    assert len(bars) == 1 and bars[0].total == 8 and bars[0].n == 8 and bars[0].closed

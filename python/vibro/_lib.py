@@ -192,14 +192,15 @@ def lines(fill, *args):
     return [x for x in text(buf.value).split("\n") if x]
 
 
-def call_interruptibly(fn, stop, poll=None, period=0.1):
+def call_interruptibly(fn, stop, poll=None, period=0.1, note=None):
     """Run fn() in a worker thread while this thread waits, calling poll()
     every `period` s; a SIGINT meanwhile (Ctrl-C) sets stop.value = 1 (a
     ctypes.c_int the C call watches) instead of raising.  The SIGINT
     handler is installed only in the main thread, and only over Python's
     own or another Python handler (an ignored SIGINT stays ignored); the
-    previous one is restored afterwards.  Returns (fn's result, whether a
-    SIGINT came).  If this thread is stopped otherwise (an exception in
+    previous one is restored afterwards.  `note`, when given, is printed on
+    stderr at the first SIGINT.  Returns (fn's result, whether a SIGINT
+    came).  If this thread is stopped otherwise (an exception in
     poll), the call is stopped and waited for before the exception goes
     on: the C call never outlives the memory it uses."""
     box = {}
@@ -213,6 +214,9 @@ def call_interruptibly(fn, stop, poll=None, period=0.1):
     hits = []
 
     def on_sigint(signum, frame):
+        if note and not hits and sys.stderr is not None:
+            sys.stderr.write("\n" + note + "\n")
+            sys.stderr.flush()
         hits.append(signum)
         stop.value = 1
 

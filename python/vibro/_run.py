@@ -191,16 +191,21 @@ def _study_run(lib, st, out, threads, resume, show):
     status = ctypes.create_string_buffer(160)
     err = ctypes.create_string_buffer(_lib.ERRLEN)
 
+    shown = [None]
+
     def poll():
-        if latest and show is not None:
-            show.update(*latest[-1])
+        if latest and show is not None and latest[-1] is not shown[0]:
+            shown[0] = latest[-1]
+            show.update(*shown[0])
 
     def call():
         return lib.vb_study_run_flat(st, os.fsencode(out), threads, 1 if resume else 0,
                                      ctypes.byref(stop), callback, None, 0.25, report,
                                      status, 160, err, _lib.ERRLEN)
     try:
-        rc, _ = _lib.call_interruptibly(call, stop, poll)
+        rc, _ = _lib.call_interruptibly(call, stop, poll, note=(
+            "vibro: stopping: no new scene starts; the scenes running finish and are kept "
+            "in %s.part/" % out))
         poll()
     finally:
         if show is not None:
@@ -557,6 +562,8 @@ def _signals(lib, sc, run):
         else:
             a = np.ctypeslib.as_array(ptr, shape=(r,)).copy() if r else np.zeros(0)
             data_vars[key] = ((mode,), a, attrs)
+    if not any("time" in v[0] for v in data_vars.values()):
+        coords["time"] = ("time", np.zeros(0), {"units": "s"})   # as a file: no signal, no time
     ds = xr.Dataset(data_vars, coords=coords)
     ds.attrs["sample_interval"] = dt
     return ds
