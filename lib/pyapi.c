@@ -90,8 +90,8 @@ dotted(char *name)
 
 /* One signal found by vb_run_signal_at. */
 typedef struct found {
-  int k;               /* signals still to pass over */
-  char *name;          /* receives its name */
+  int k;      /* signals still to pass over */
+  char *name; /* receives its name */
   size_t len;
   const char **units;  /* receives its units */
   int *rows;           /* receives its rows */
@@ -378,8 +378,8 @@ int
 vb_study_run_flat(const vb_study *study, const char *out, int threads, int resume,
                   const volatile int *stop,
                   void (*on_progress)(long done, long total, double rate, double left, void *ctx),
-                  void *ctx, double period, long *report, char *status, size_t statuslen,
-                  char *err, size_t errlen)
+                  void *ctx, double period, long *report, char *status, size_t statuslen, char *err,
+                  size_t errlen)
 {
   flat_progress fp = {.call = on_progress, .ctx = ctx};
   vb_study_options opt = {.threads = threads,

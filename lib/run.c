@@ -238,7 +238,8 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
     return run->code;
   for (n = 1; n <= run->nsteps; n++) {
     if (stop && *stop) {
-      snprintf(run->status, sizeof run->status, "stopped at t=%.9g s on request", (n - 1) * run->dt);
+      snprintf(run->status, sizeof run->status, "stopped at t=%.9g s on request",
+               (n - 1) * run->dt);
       run->code = VB_EINTR;
       break;
     }

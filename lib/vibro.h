@@ -428,7 +428,8 @@ void vb_run_free(vb_run *run);
 int vb_run_exec(vb_run *run);
 /* Status code of a run: VB_OK (done, or not run yet), VB_EDIVERGED,
  * VB_ENOCONV (Newton hit its cap in some step), VB_ENOMEM or VB_EINTR
- * (vb_run_exec_stop was stopped); the code vb_run_exec returned.  Use it instead of parsing vb_run_status. */
+ * (vb_run_exec_stop was stopped); the code vb_run_exec returned.  Use it
+ * instead of parsing vb_run_status. */
 int vb_run_code(const vb_run *run);
 
 /* Read access to a run's results. */
@@ -754,12 +755,10 @@ int vb_study_warnings(const vb_study *st, char *buf, size_t len);
  * scenes/s, seconds left, ctx) about every period s (0: 10 s), may be
  * NULL; report [5] receives scenes, kept, ran, failed, first_failed;
  * status the first failed scene's status. */
-int vb_study_run_flat(const vb_study *study, const char *out, int threads, int resume,
-                      const volatile int *stop,
-                      void (*on_progress)(long done, long total, double rate, double left,
-                                          void *ctx),
-                      void *ctx, double period, long *report, char *status, size_t statuslen,
-                      char *err, size_t errlen);
+int vb_study_run_flat(
+    const vb_study *study, const char *out, int threads, int resume, const volatile int *stop,
+    void (*on_progress)(long done, long total, double rate, double left, void *ctx), void *ctx,
+    double period, long *report, char *status, size_t statuslen, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }
