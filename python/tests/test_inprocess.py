@@ -462,3 +462,27 @@ def test_progress_in_a_notebook(tmp_path, monkeypatch):
     monkeypatch.setattr(_lib, "in_notebook", lambda: True)
     vibro.run(sweep_study(8), tmp_path / "n.h5", inprocess=True)
     assert len(bars) == 1 and bars[0].total == 8 and bars[0].n == 8 and bars[0].closed
+
+
+def test_progress_widget_in_a_notebook(tmp_path, monkeypatch):
+    """In a Jupyter kernel without tqdm: an ipywidgets IntProgress (a
+    stand-in here) when ipywidgets is installed."""
+    import types
+    shown = []
+
+    class IntProgress:
+        def __init__(self, min, max, description):
+            self.max, self.value, self.description = max, 0, description
+
+    widgets = types.ModuleType("ipywidgets")
+    widgets.IntProgress = IntProgress
+    display = types.ModuleType("IPython.display")
+    display.display = shown.append
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)          # not installed
+    monkeypatch.setitem(sys.modules, "ipywidgets", widgets)
+    monkeypatch.setitem(sys.modules, "IPython", types.ModuleType("IPython"))
+    monkeypatch.setitem(sys.modules, "IPython.display", display)
+    monkeypatch.setattr(_lib, "in_notebook", lambda: True)
+    vibro.run(sweep_study(6), tmp_path / "w.h5", inprocess=True)
+    assert len(shown) == 1 and shown[0].max == 6 and shown[0].value == 6
+    assert shown[0].description == "6/6"
