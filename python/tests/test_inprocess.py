@@ -77,6 +77,10 @@ def assert_simulation_is_file(sim, study, index=0):
         if k in sim.events.columns and k not in ("contact",):
             assert sim.events.attrs["units"][k] == u, k
     assert sim.status == sc.status and sim.status_code == sc.attrs["status_code"]
+    row = study.table.loc[index]
+    same_bits(sim.signals.attrs["energy_balance_error"], row["energy_balance_error"],
+              "energy_balance_error")
+    same_bits(sim.signals.attrs["sample_interval"], row["sample_interval"], "sample_interval")
 
 
 @pytest.mark.parametrize("scene", ["bouncing-ball", "avanzini-hammer-bar", "rolling-ball",

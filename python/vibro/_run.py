@@ -452,7 +452,8 @@ class Simulation:
     body B's `bodies.B.modes.freq`, `.sigma`, `.mass` on dimension `mode.B`
     and, with record.modes, `bodies.B.modes.q` on (`mode.B`, `time`)), each
     with its `units` attribute; its attrs hold the scene's name, status and
-    status_code, source and sample_interval (s).
+    status_code, source, sample_interval (s) and energy_balance_error (J,
+    the table's: total + dissipated - external - correction - initial).
     `events`: a pandas DataFrame of every impact, the columns of
     Study.events() (scene, contact, impact, the event fields, the swept
     values of a study's scene, cor), `.attrs["units"]` their units.
@@ -518,6 +519,7 @@ def simulate(scene, index=0):
         units = {_lib.text(lib.vb_study_param(st, p)): _lib.text(lib.vb_study_param_units(st, p))
                  for p in range(lib.vb_study_nparams(st))}
         signals = _signals(lib, sc, run)
+        signals.attrs["energy_balance_error"] = lib.vb_run_balance_error(run)
         events = _events(lib, sc, run, index, params, units)
     finally:
         lib.vb_run_free(run)
