@@ -23,7 +23,7 @@ contact_state(const vb_model *md, int c, double *p0, double *v0, double *a0, dou
   }
   x += vb_contact_drive(scene, ct, 0.0, &rate);
   v += rate;
-  double sign = ct->law.kind == VB_LAW_RATTLE && x < 0.0 ? -1.0 : 1.0;
+  double sign = vb_law_side(&ct->law, x);
   *p0 = vb_law_penetration(&ct->law, x);
   *v0 = sign * v;
   *a0 = sign * m->aext[k];

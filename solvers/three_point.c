@@ -23,7 +23,7 @@ step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double
   double rate = (x1 - h->xm) / (2.0 * dt);
   double g = vb_law_gradient(law, x1, h->xm);
   double d = vb_law_damping(law, g);
-  *dfdx = vb_law_gradient_dx1(law, x1, h->xm) * (1.0 + vb_law_damping_slope(law) * rate) +
+  *dfdx = vb_law_gradient_dx1(law, x1, h->xm) * (1.0 + vb_law_damping_slope(law, g) * rate) +
           d / (2.0 * dt);
   return g + d * rate;
 }
