@@ -7,7 +7,7 @@
  * (island.c steps the linear modes by the exact centred recursion, which
  * for a mass is the second difference) with the contact force centred at n
  * equal to the discrete gradient between n-1 and n+1.  Hunt-Crossley
- * damping adds d * (x^(n+1) - x^(n-1)) / (2 dt), d = mu * gradient; the
+ * damping adds d * (x^(n+1) - x^(n-1)) / (2 dt), d = mu * |gradient|; the
  * conserved energy is (Bilbao) m/2 ((x^(n+1) - x^n)/dt)^2
  * + (V(x^(n+1)) + V(x^n))/2, and damping removes exactly
  * d (x^(n+1) - x^(n-1))^2 / (4 dt) per step. */

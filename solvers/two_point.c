@@ -9,7 +9,7 @@
  * step equal to the discrete gradient (V(x^(n+1)) - V(x^n)) / (x^(n+1) -
  * x^n).  For one mass against a wall island.c's update is exactly eq 8
  * (Chatziioannou eq 11), solved by Newton.  Hunt-Crossley damping enters as
- * d * (x^(n+1) - x^n) / dt with d = mu * gradient (spring: c), so a step
+ * d * (x^(n+1) - x^n) / dt with d = mu * |gradient| (spring: c), so a step
  * dissipates exactly d (x^(n+1) - x^n)^2 / dt and the energy
  * sum m v^2 / 2 + V(x) balances to Newton tolerance. */
 #include <math.h>
