@@ -246,6 +246,47 @@ START_TEST(test_damped_rattle_vout)
 }
 END_TEST
 
+/* vibro check's impact rate of a bead inside a box (vb_scene_approach_rate)
+ * is that of the side its free flight reaches first, measured from that
+ * side's barrier: thrown up hard it hits the lid, thrown up softly it
+ * falls back to the floor, from below the centre it crosses the clearance
+ * and more; the first event of the run agrees. */
+START_TEST(test_rattle_approach)
+{
+  static const struct { double u0, v0, drop; } cases[] = {
+    { 0.0, 0.63, -1.13e-3 },             /* lid: rises h against gravity */
+    { 0.0, 0.05, 1.13e-3 },              /* falls back: floor, h below */
+    { -0.5e-3, 0.9, -1.63e-3 },          /* lid, from 0.5 mm below the centre */
+    { 0.37e-3, -0.3, 1.13e-3 + 0.37e-3 }, /* floor, from 0.37 mm above the centre */
+  };
+  const double g = 9.81;
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char t[1024];
+    snprintf(t, sizeof t,
+             "scene = { name = \"box\"; fs = 96000.0; duration = 0.05; gravity = %.17g; };\n"
+             "bodies = ( { name = \"box\"; type = \"wall\"; },\n"
+             "  { name = \"bead\"; type = \"mass\"; mass = 0.0137; u0 = %.17g; v0 = %.17g; } );\n"
+             "contacts = ( { name = \"c\"; between = [\"box\", \"bead\"]; law = \"rattle\";\n"
+             "  k = 2.385e7; alpha = 1.5; h = 1.13e-3; mu = 0.61; scheme = \"two-point\"; } );\n",
+             g, cases[i].u0, cases[i].v0);
+    tu_sim s = tu_run_text(t);
+    double m, v_in = vb_scene_approach_rate(s.scene, 0, &m);
+    /* energy: the bead falls by `drop` (rises where negative) to the barrier */
+    double want = sqrt(cases[i].v0 * cases[i].v0 + 2.0 * g * cases[i].drop);
+    const vb_contact_result *r = vb_run_contact(s.run, 0);
+    ck_assert_int_ge(r->nevents, 1);
+    fprintf(stderr, "rattle approach %zu: %.9f m/s, expected %.9f, first event %.9f\n", i, v_in,
+            want, r->events[0].v_in);
+    ck_assert_msg(fabs(v_in - want) <= 1e-12 * want, "case %zu: %.17g, expected %.17g", i, v_in,
+                  want);
+    ck_assert_msg(fabs(r->events[0].v_in - want) <= 1e-6 * want, "case %zu: first event %.17g", i,
+                  r->events[0].v_in);
+    ck_assert_double_eq(m, 0.0137);
+    tu_free(&s);
+  }
+}
+END_TEST
+
 static Suite *
 events_suite(void)
 {
@@ -257,6 +298,7 @@ events_suite(void)
   vb_scheme_list(&nschemes);
   tcase_add_loop_test(core, test_damped_rattle_rest, 0, (int)nschemes);
   tcase_add_loop_test(core, test_damped_rattle_vout, 0, (int)nschemes);
+  tcase_add_test(core, test_rattle_approach);
   suite_add_tcase(s, core);
   return s;
 }
