@@ -287,6 +287,64 @@ START_TEST(test_rattle_approach)
 }
 END_TEST
 
+/* The rattle's mu is sweepable as contacts.C.mu, in s/m from the law
+ * table; mu = 0 is the undamped rattle to the bit (the same compression,
+ * events and energies as a rattle without the key, over 26 impacts on a
+ * shaken box), and a swept mu > 0 damps. */
+START_TEST(test_rattle_mu_sweep)
+{
+  static const char base[] =
+      "scene = { name = \"box\"; fs = 96000.0; duration = 0.2; gravity = 9.81; };\n"
+      "bodies = ( { name = \"box\"; type = \"wall\"; drive = { type = \"sine\"; amplitude = 1.7e-3;\n"
+      "    freq = 23.0; }; },\n"
+      "  { name = \"bead\"; type = \"mass\"; mass = 0.0137; u0 = 0.0; v0 = 0.63; } );\n"
+      "contacts = ( { name = \"c\"; between = [\"box\", \"bead\"]; law = \"rattle\";\n"
+      "  k = 2.385e7; alpha = 1.5; h = 1.13e-3; scheme = \"two-point\";%s } );\n%s";
+  char text[2048], err[512];
+  snprintf(text, sizeof text, base, " mu = 0.5;",
+           "sweep = { params = ( { path = \"contacts.c.mu\"; values = [0.0, 3.7]; } ); };\n");
+  vb_study *st;
+  ck_assert_msg(vb_study_load_string(text, "sweep.cfg", &st, err, sizeof err) == VB_OK, "%s", err);
+  ck_assert_str_eq(vb_study_param(st, 0), "contacts.c.mu");
+  ck_assert_str_eq(vb_study_param_units(st, 0), "s/m");
+  snprintf(text, sizeof text, base, "", "");
+  tu_sim plain = tu_run_text(text);
+  ck_assert_int_eq(plain.rc, VB_OK);
+  const vb_contact_result *rp = vb_run_contact(plain.run, 0);
+  ck_assert_int_ge(rp->nevents, 20);
+  long n = vb_run_samples(plain.run);
+  for (long i = 0; i < 2; i++) {
+    vb_scene *sc;
+    vb_run *run;
+    ck_assert_int_eq(vb_study_scene(st, i, &sc, err, sizeof err), VB_OK);
+    ck_assert_double_eq(sc->contacts[0].law.mu, i ? 3.7 : 0.0);
+    ck_assert_int_eq(vb_run_alloc(sc, &run, err, sizeof err), VB_OK);
+    ck_assert_int_eq(vb_run_exec(run), VB_OK);
+    const vb_contact_result *r = vb_run_contact(run, 0);
+    double dissipated = vb_run_final_energy(run, VB_ENERGY_DISSIPATED);
+    fprintf(stderr, "rattle mu %g: %ld impacts, dissipated %.3e J\n", sc->contacts[0].law.mu,
+            r->nevents, dissipated);
+    if (i == 0) {
+      ck_assert_int_eq(r->nevents, rp->nevents);
+      ck_assert(memcmp(r->compression, rp->compression, (size_t)n * sizeof(double)) == 0);
+      ck_assert(memcmp(r->force, rp->force, (size_t)n * sizeof(double)) == 0);
+      ck_assert(memcmp(r->events, rp->events, (size_t)r->nevents * sizeof(vb_event)) == 0);
+      for (int e = 0; e < VB_ENERGY_COUNT; e++)
+        ck_assert(memcmp(vb_run_energy(run, e), vb_run_energy(plain.run, e),
+                         (size_t)n * sizeof(double)) == 0);
+      /* round-off of the discrete gradient only */
+      ck_assert_msg(fabs(dissipated) < 1e-11 * 0.5 * 0.0137 * 0.63 * 0.63, "%g J", dissipated);
+    } else {
+      ck_assert_msg(dissipated > 1e-4, "mu 3.7 dissipated %g J", dissipated);
+    }
+    vb_run_free(run);
+    vb_scene_free(sc);
+  }
+  tu_free(&plain);
+  vb_study_free(st);
+}
+END_TEST
+
 static Suite *
 events_suite(void)
 {
@@ -299,6 +357,7 @@ events_suite(void)
   tcase_add_loop_test(core, test_damped_rattle_rest, 0, (int)nschemes);
   tcase_add_loop_test(core, test_damped_rattle_vout, 0, (int)nschemes);
   tcase_add_test(core, test_rattle_approach);
+  tcase_add_test(core, test_rattle_mu_sweep);
   suite_add_tcase(s, core);
   return s;
 }
