@@ -57,7 +57,8 @@ typedef struct vb_law {
   vb_law_kind kind;
   double k;     /* stiffness, N/m^alpha */
   double alpha; /* exponent, dimensionless */
-  double mu;    /* Hunt-Crossley damping, s/m (0 for the other laws) */
+  double mu;    /* Hunt-Crossley damping, s/m (hunt-crossley, rattle on each
+                   side; 0 for the other laws) */
   double h;     /* rattle half-clearance, m (0 for the other laws) */
   double c;     /* spring damping, N s/m (0 for the other laws) */
   double e;     /* coefficient of restitution (lankarani-nikravesh, flores;
@@ -145,7 +146,9 @@ double vb_law_curvature(const vb_law *law, double x);
 double vb_law_gradient(const vb_law *law, double x1, double x0);
 /* Derivative of vb_law_gradient with respect to x1, N/m. */
 double vb_law_gradient_dx1(const vb_law *law, double x1, double x0);
-/* Total force V'(x) (1 + mu v) for compression x and rate v, N. */
+/* Total force V'(x) + d v for compression x and rate v, the damping d
+ * being mu |V'(x)| (Hunt-Crossley; on each side of a rattle), c (spring)
+ * or 0, N. */
 double vb_law_force(const vb_law *law, double x, double v);
 
 /* ------------------------------------------------------- analytic results */
