@@ -271,7 +271,7 @@ too_short(const vb_scene *sc, int c, double *t)
   double m, v_in;
   vb_prediction pr;
 
-  if (!info || !info->has_impacts)
+  if (!info || !info->papetti)
     return 0;
   v_in = vb_scene_approach_rate(sc, c, &m);
   if (!(v_in > 0.0))

@@ -490,3 +490,49 @@ def test_progress_widget_in_a_notebook(tmp_path, monkeypatch):
     vibro.run(sweep_study(6), tmp_path / "w.h5", inprocess=True)
     assert len(shown) == 1 and shown[0].max == 6 and shown[0].value == 6
     assert shown[0].description == "6/6"
+
+
+def law_variants():
+    """A stiff hammer through every law the package's check speaks of, at a
+    rate too low for some (each warns or not as `vibro check` says)."""
+    out = []
+    for law, extra in (("power", {}), ("hunt-crossley", {"mu": 0.385}),
+                       ("rattle", {"h": 1.3e-5, "mu": 0.2}),
+                       ("lankarani-nikravesh", {"e": 0.7}), ("flores", {"e": 0.7}),
+                       ("polynomial", {"alpha": 3.0}), ("spring", {"c": 0.5})):
+        d = hammer(law=law, k=2.385e11, alpha=1.5)
+        del d["contacts"][0]["mu"]
+        d["contacts"][0].update(extra)
+        if law == "spring":
+            del d["contacts"][0]["alpha"]
+        d["scene"]["fs"] = 8000.0
+        out.append((law, d))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(f[:-4] for f in os.listdir(SCENES) if f.endswith(".cfg"))
+                         + [law for law, _ in law_variants()])
+def test_every_scene_warns_as_check(name, tmp_path):
+    """Every example scene and every law: the warnings of vibro.run (the
+    study's) and vibro.simulate (scene 0's) are `vibro check`'s, word for
+    word (lib/pyapi.c says them again beside tools/cmd_check.c)."""
+    variants = dict(law_variants())
+    if name in variants:
+        path = str(tmp_path / (name + ".cfg"))
+        with open(path, "w") as f:
+            f.write(vibro.scene_text(variants[name]))
+    else:
+        path = os.path.join(SCENES, name + ".cfg")
+    expected = ["%s: %s" % (path, x) for x in check_warnings(path)]
+    lib = _lib.library()
+    st = _lib.load_study(path, None)
+    try:
+        got = ["%s: %s" % (path, x) for x in _lib.lines(lib.vb_study_warnings, st)]
+        first = ["%s: %s" % (path, x) for x in
+                 _lib.lines(lib.vb_scene_warnings, lib.vb_study_first(st))]
+    finally:
+        lib.vb_study_free(st)
+    assert got == expected
+    assert first == [x for x in expected if " of the other " not in x]
+    if name in variants:
+        assert (name in ("polynomial", "spring")) == (expected == []), expected
