@@ -507,6 +507,12 @@ def law_variants():
             del d["contacts"][0]["alpha"]
         d["scene"]["fs"] = 8000.0
         out.append((law, d))
+    d = hammer()
+    d["scene"]["duration"] = 1.0e-4            # ends within the 0.13 ms contact
+    out.append(("ends-early", d))
+    d = hammer()
+    d["scene"].update(fs=1.0e9, duration=2000.0)  # recording beyond disk and memory
+    out.append(("huge", d))
     return out
 
 
@@ -533,6 +539,12 @@ def test_every_scene_warns_as_check(name, tmp_path):
     finally:
         lib.vb_study_free(st)
     assert got == expected
-    assert first == [x for x in expected if " of the other " not in x]
+    study_wide = (" of the other ", ": the recording needs up to ", ": a scene records up to ")
+    assert first == [x for x in expected if not any(w in x for w in study_wide)]
     if name in variants:
         assert (name in ("polynomial", "spring")) == (expected == []), expected
+    if name == "ends-early":
+        assert any("after the scene ends" in x for x in expected), expected
+    if name == "huge":
+        assert any("free on the current directory's file system" in x for x in expected)
+        assert any("bytes of memory" in x for x in expected), expected
