@@ -20,7 +20,8 @@
 typedef struct vb_island_model {
   const vb_scene *scene;
   vb_family family;
-  const vb_scheme *scheme; /* explicit family: the one scheme; else NULL */
+  const vb_family_ops *fam; /* its row of the family table */
+  const vb_scheme *scheme;  /* a one-scheme family (explicit): the scheme; else NULL */
   double dt;               /* s */
   int nm;                  /* modes */
   int nmp;                 /* modes padded to a multiple of 8 (zeros beyond nm):
@@ -132,6 +133,8 @@ typedef struct vb_island_state {
   double corrected;  /* running energy added by corrections, J */
   double external;   /* running work of forces, gravity and drivers, J */
   long newton_failures;
+  double state_drift; /* largest drift of a scheme state from its definition
+                         (ops->state_drift), NaN when no contact has one */
   void *work;                   /* explicit: the scheme's work space */
   vb_system sys;                /* explicit: the island as a system for the scheme */
   const vb_island_model *model; /* the model the state was sized for */
