@@ -405,6 +405,60 @@ START_TEST(test_sav_solve_vs_newton)
 }
 END_TEST
 
+/* contacts/C/aux records psi on request: for a ball bouncing on a wall
+ * under gravity psi^2/2 is the whole discrete potential of the ball's
+ * contact, sample by sample (sav: the modes' potential is 0 for a free
+ * mass), and psi tracks sqrt(2 V(x)) within the run's reported drift; a
+ * contact whose scheme keeps no state records NaN. */
+START_TEST(test_sav_aux_signal)
+{
+  const char *text =
+    "scene = { name = \"aux\"; fs = 44100.0; duration = 0.3; gravity = 9.81; };\n"
+    "bodies = ( { name = \"ball\"; type = \"mass\"; mass = 0.0137; u0 = 0.01; },\n"
+    "           { name = \"other\"; type = \"mass\"; mass = 0.02; u0 = 0.005; },\n"
+    "           { name = \"floor\"; type = \"wall\"; } );\n"
+    "contacts = ( { name = \"bounce\"; between = [\"floor\", \"ball\"]; law = \"power\";\n"
+    "  k = 1.0e8; alpha = 1.5; scheme = \"sav\"; },\n"
+    "  { name = \"plain\"; between = [\"floor\", \"other\"]; law = \"power\";\n"
+    "  k = 1.0e8; alpha = 1.5; scheme = \"three-point\"; } );\n"
+    "record = { signals = [\"contacts/*/aux\", \"contacts/*/compression\", \"energy/*\"]; };\n";
+  tu_sim s = tu_run_text(text);
+  ck_assert_int_eq(s.rc, VB_OK);
+  int n;
+  const vb_signal *t = vb_signal_table(&n), *aux = NULL;
+  for (int r = 0; r < n; r++)
+    if (t[r].object == VB_SIGNAL_CONTACT && strcmp(t[r].name, "aux") == 0)
+      aux = &t[r];
+  ck_assert_ptr_nonnull(aux);
+  const double *psi = vb_signal_data(s.run, aux, 0), *none = vb_signal_data(s.run, aux, 1);
+  ck_assert_ptr_nonnull(psi);
+  ck_assert_ptr_nonnull(none);
+  const double *pot = vb_run_energy(s.run, VB_ENERGY_POTENTIAL);
+  const double *x = vb_run_contact(s.run, 0)->compression, *x2 = vb_run_contact(s.run, 1)->compression;
+  long ns = vb_run_samples(s.run), touching = 0;
+  double worst = 0.0, off = 0.0;
+  for (long k = 1; k < ns; k++) {
+    const vb_law law = { .kind = VB_LAW_POWER, .k = 1.0e8, .alpha = 1.5 };
+    /* the other ball's three-point potential: (V(x^n) + V(x^(n-1)))/2 */
+    double p2 = 0.5 * (vb_law_potential(&law, x2[k]) + vb_law_potential(&law, x2[k - 1]));
+    worst = fmax(worst, fabs(0.5 * psi[k] * psi[k] + p2 - pot[k]));
+    ck_assert(isnan(none[k]));
+    double phi = 0.5 * (sqrt(2.0 * vb_law_potential(&law, x[k])) +
+                        sqrt(2.0 * vb_law_potential(&law, x[k - 1])));
+    off = fmax(off, fabs(psi[k] - phi));
+    touching += x[k] > 0.0;
+  }
+  double drift = vb_run_state_drift(s.run);
+  fprintf(stderr, "aux: %ld samples in contact, |psi^2/2 - potential| %.3g J, psi drift %.3g "
+          "(run: %.3g)\n", touching, worst, off, drift);
+  ck_assert_int_gt(touching, 10);
+  ck_assert_int_ge(vb_run_contact(s.run, 0)->nevents, 3);
+  ck_assert_msg(worst <= 1e-12 * pot[0], "psi^2/2 off the potential by %g J", worst);
+  ck_assert_msg(off <= drift && off > 0.5 * drift, "psi drift %g, run says %g", off, drift);
+  tu_free(&s);
+}
+END_TEST
+
 /* The same network with damping, a harmonic force and a driven wall: the
  * balance E + dissipated - external - E0 stays below 1e-9 of the initial
  * energy plus the work done. */
@@ -881,6 +935,7 @@ network_suite(void)
   tcase_add_loop_test(core, test_lossless_drift, 0, 4);
   tcase_add_loop_test(core, test_sav_random_islands, 0, 6);
   tcase_add_test(core, test_sav_solve_vs_newton);
+  tcase_add_test(core, test_sav_aux_signal);
   tcase_add_test(core, test_lossless_quadratic_heavy);
   tcase_add_loop_test(core, test_balance_forced, 0, 2);
   tcase_add_test(core, test_newtons_cradle);
