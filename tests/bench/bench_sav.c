@@ -126,6 +126,42 @@ run(const char *text, const char *path, tally *t)
   return 0;
 }
 
+/* Convergence on one impact: a 10 g mass at 1 m/s on a wall, power law
+ * k = 1e7, alpha = 1.1, at 4 rates, two-point and sav. */
+static void
+convergence(void)
+{
+  static const char *const schemes[] = {"two-point", "sav"};
+  printf("\n| scheme | fs (Hz) | samples | contact time | v_out | x_max |\n");
+  printf("| --- | --- | --- | --- | --- | --- |\n");
+  for (int k = 0; k < 2; k++)
+    for (double fs = 44100.0; fs < 44100.0 * 70; fs *= 4) {
+      char text[2048], err[512];
+      snprintf(text, sizeof text,
+               "scene = { name = \"a\"; fs = %.17g; duration = 0.002; gravity = 0.0; };\n"
+               "bodies = ( { name = \"hammer\"; type = \"mass\"; mass = 0.01; u0 = -1.0e-5; "
+               "v0 = 1.0; },\n  { name = \"wall\"; type = \"wall\"; } );\n"
+               "contacts = ( { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = "
+               "\"power\"; k = 1.0e7; alpha = 1.1; scheme = \"%s\"; } );\n",
+               fs, schemes[k]);
+      vb_scene *sc = NULL;
+      vb_run *r = NULL;
+      if (vb_scene_load_string(text, "convergence.cfg", &sc, err, sizeof err) != VB_OK ||
+          vb_run_alloc(sc, &r, err, sizeof err) != VB_OK) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+      }
+      vb_run_exec(r);
+      const vb_event *ev = &vb_run_contact(r, 0)->events[0];
+      printf("| %s | %.0f | %d | %.2e | %.2e | %.2e |\n", schemes[k], fs, ev->samples,
+             fabs(ev->duration - ev->duration_pred) / ev->duration_pred,
+             fabs(fabs(ev->v_out) - fabs(ev->v_out_exact)) / fabs(ev->v_out_exact),
+             fabs(ev->x_max - ev->x_max_pred) / ev->x_max_pred);
+      vb_run_free(r);
+      vb_scene_free(sc);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -165,5 +201,6 @@ main(int argc, char **argv)
     }
     free(base);
   }
+  convergence();
   return 0;
 }
