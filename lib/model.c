@@ -386,6 +386,33 @@ moved_body(const vb_scene *sc, const vb_contact *ct)
   return sc->bodies[ct->a].kind != VB_BODY_WALL ? ct->a : ct->b;
 }
 
+/* "two-point/am1, three-point/quadratic, sav, or a single explicit scheme":
+ * the schemes of each family that can share an island, from the registry
+ * and the family table (so the message follows both). */
+static void
+family_choices(char *buf, size_t len)
+{
+  size_t n, at = 0;
+  const vb_scheme *const *all = vb_scheme_list(&n);
+  const char *single = NULL;
+  buf[0] = '\0';
+  for (int f = 0; vb_family_of((vb_family)f); f++) {
+    const char *sep = at ? ", " : "";
+    for (size_t i = 0; i < n; i++) {
+      if (all[i]->family != (vb_family)f)
+        continue;
+      if (vb_family_of((vb_family)f)->one_scheme) {
+        single = vb_family_of((vb_family)f)->name;
+        break;
+      }
+      at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s", sep, all[i]->name);
+      sep = "/";
+    }
+  }
+  if (single && at < len)
+    snprintf(buf + at, len - at, ", or a single %s scheme", single);
+}
+
 /* The first contact of each island (first[root]); VB_EINVAL when two
  * contacts of one island need different families or explicit schemes. */
 static int
@@ -409,13 +436,14 @@ island_families(const vb_scene *sc, int *parent, int *first, char *err, size_t e
       body = ct->a;
     else if (!walls[1] && (ct->b == c0->a || ct->b == c0->b))
       body = ct->b;
+    char valid[256];
+    family_choices(valid, sizeof valid);
     return vb_errf(err, errlen, VB_EINVAL,
                    "%s:%d: contact '%s': scheme '%s' cannot step body "
                    "'%s' together with contact '%s' (scheme '%s') in one island (valid: one "
-                   "family per island: two-point/am1, three-point/quadratic, or a single "
-                   "explicit scheme)",
+                   "family per island: %s)",
                    sc->path, ct->line, ct->name, ct->scheme->name, sc->bodies[body].name, c0->name,
-                   c0->scheme->name);
+                   c0->scheme->name, valid);
   }
   return VB_OK;
 }
