@@ -3,7 +3,7 @@
  * the contact's bodies by their compliance.  The run decides when (the
  * x_max clip and the v_out impulse, events.c); this file says how. */
 #include <math.h>
-#include "internal.h"
+#include "island.h"
 
 /* Papetti 4.2 corrections, shared by compliance. */
 double

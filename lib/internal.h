@@ -125,11 +125,9 @@ void vb_body_clear(vb_body *b);
 /* Fill a mass's one mode from mass, k, c, u0 and v0. */
 int vb_body_mass_modes(vb_body *b);
 
-/* ------------------------------------------------------------- islands */
-
-/* The compiled model, the run state and the schemes' interface
- * (lib/island.h, solvers/scheme.h). */
-#include "island.h"
+/* The compiled model, the run state and the schemes' interface are in
+ * model.h, island.h and solvers/scheme.h, included by the files that use
+ * them: a scheme sees the system of equations (scheme.h), not the island. */
 
 /* ------------------------------------------------------------- presets */
 

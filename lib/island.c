@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "island.h"
 #include "kernels.h"
 
 /* ----------------------------------------------------------- geometry */

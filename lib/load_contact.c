@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "source.h"
+#include "scheme.h"
 
 /* Index of a body by name, or -1. */
 static int

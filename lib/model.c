@@ -41,7 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "model.h"
 
 /* ------------------------------------------------------------ storage */
 

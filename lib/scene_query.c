@@ -2,7 +2,7 @@
  * only (vibro check and the loader's reports): effective mass, initial
  * state along the compression, impact rate, exact-duration figures. */
 #include <math.h>
-#include "internal.h"
+#include "model.h"
 
 /* Initial state of contact c along its compression, from a model. */
 static void

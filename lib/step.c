@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "island.h"
 #include "kernels.h"
 
 static void onset_law(const vb_island_model *m, vb_island_state *s, int c);
