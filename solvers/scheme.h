@@ -4,7 +4,13 @@
  * facts, vibro.h) whose `ops` point at a `const vb_scheme_ops` (its
  * operations, here).  The rest of the library reaches a scheme only through
  * these two, and a scheme reaches the island only through a contact's
- * history (implicit families) or a vb_system (explicit family). */
+ * history (implicit families), one step's contact problem (vb_kproblem:
+ * the energy-quadratised family's linear solve) or a vb_system (explicit
+ * family): the system of equations, never the island's state.  A scheme
+ * may keep nstate doubles of its own per contact (h->st), which the
+ * island allocates with its state and the recording shows
+ * (contacts/C/aux).  The family table (below, rows in lib/step.c) says
+ * how each family steps an island. */
 #ifndef VIBRO_SCHEME_H
 #define VIBRO_SCHEME_H
 
