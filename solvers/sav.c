@@ -205,8 +205,12 @@ solve_linear(const vb_kproblem *p)
   }
   int rc = na == 1 ? (p->rhs[0] /= p->jac[0], isfinite(p->rhs[0]) ? VB_OK : VB_EDIVERGED)
                    : gauss(na, p->jac, p->rhs);
-  if (rc != VB_OK)
+  if (rc != VB_OK) {
+    /* nothing solved: the run names the contact whose compression is NaN */
+    for (int c = 0; c < nc; c++)
+      p->x1[c] = NAN;
     return rc;
+  }
   for (int i = 0; i < na; i++) {
     int c = p->piv[i];
     a[c] += b[c] * p->rhs[i]; /* (S3): f = a + b y */
