@@ -196,7 +196,7 @@ double vb_three_level_held_force(const vb_contact *ct, const vb_chist *h, double
  * contact and the constant compliance K, so that x1 = xt - K fbar(x1). */
 typedef struct vb_kproblem {
   int nc;                /* contacts */
-  int three;             /* the family keeps three levels (x^(n-1) acts) */
+  int three;             /* three-level family */
   double dt;             /* s */
   const double *K;       /* [nc][nc] step compliance, m/N */
   const double *xt;      /* [nc] predicted compressions, m */
