@@ -37,8 +37,8 @@
  * V = 0 (out of contact); the modified energy then has no eps/2 to take
  * away and psi = 0 before the first impact.
  *
- * Laws: any undamped law with impacts (power, hunt-crossley with mu = 0,
- * rattle, lankarani-nikravesh and flores with e = 1); damping is refused,
+ * Laws: any undamped law with impacts (power, hunt-crossley and rattle with
+ * mu = 0, lankarani-nikravesh and flores with e = 1); damping is refused,
  * and so are the always-engaged laws (polynomial, spring), whose g jumps
  * where V = 0 at alpha = 1.
  * The force g f^n is explicit in g: a contact acts from the step after the
@@ -126,8 +126,8 @@ accepts(const vb_contact *ct, char *why, size_t len)
                                    : vb_law_damping(law, 1.0) != 0.0;
   if (info->always_engaged)
     snprintf(why, len,
-             "a law with impacts, not law '%s' (valid: power, hunt-crossley with mu = 0, "
-             "rattle, or another scheme)",
+             "a law with impacts, not law '%s' (valid: power, hunt-crossley or rattle with "
+             "mu = 0, or another scheme)",
              info->name);
   else if (damped)
     snprintf(why, len,

@@ -699,7 +699,7 @@ START_TEST(test_network_errors)
     { "bodies = ( { name = \"a\"; type = \"mass\"; mass = 1.0; }, { name = \"w\"; type = \"wall\"; } );\n"
       "contacts = ( { name = \"c\"; between = [\"a\", \"w\"]; law = \"spring\"; k = 1.0e6; scheme = \"sav\"; } );\n",
       "test.cfg:3: contact 'c': scheme 'sav' needs a law with impacts, not law 'spring' (valid: "
-      "power, hunt-crossley with mu = 0, rattle, or another scheme)" },
+      "power, hunt-crossley or rattle with mu = 0, or another scheme)" },
     { "bodies = ( { name = \"a\"; type = \"mass\"; mass = 1.0; }, { name = \"w\"; type = \"wall\"; } );\n"
       "contacts = ( { name = \"c\"; between = [\"a\", \"w\"]; law = \"power\"; k = 1.0e6; alpha = 1.5; scheme = \"sav\"; },\n"
       "  { name = \"d\"; between = [\"w\", \"a\"]; law = \"power\"; k = 1.0e6; alpha = 1.5; scheme = \"three-point\"; } );\n",
