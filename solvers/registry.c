@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
 #include "scheme.h"
 
 /* Every scheme, in the order they are listed to users: X(id, scene name).
