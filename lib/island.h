@@ -13,7 +13,7 @@
 /* ---------------------------------------------------------------- state */
 
 /* Everything of an island that changes during a run, sized once from its
- * model (step.c).  Scratch is marked. */
+ * model (island.c).  Scratch is marked. */
 typedef struct vb_island_state {
   double time; /* t of the state, s */
   /* modes [nmp] */
@@ -54,17 +54,19 @@ typedef struct vb_island_state {
   void *work;                   /* explicit: the scheme's work space */
   vb_system sys;                /* explicit: the island as a system for the scheme */
   const vb_island_model *model; /* the model the state was sized for */
-  void *block;                  /* the storage behind the arrays (step.c) */
+  void *block;                  /* the storage behind the arrays (island.c) */
 } vb_island_state;
 
-/* Allocate the state of an island; VB_ENOMEM.  Free with
- * vb_island_state_free (NULL is a no-op). */
+/* Allocate the state of an island, the schemes' per-contact state
+ * included (island.c); VB_ENOMEM.  Free with vb_island_state_free (NULL
+ * is a no-op). */
 int vb_island_state_alloc(const vb_island_model *m, vb_island_state **out);
 void vb_island_state_free(vb_island_state *s);
-/* Set the state at t = 0 and the energy at n = 0. */
+/* Set the state at t = 0 and the energy at n = 0 (step.c). */
 void vb_island_start(const vb_island_model *m, vb_island_state *s);
-/* Advance an island from step n to n + 1.  VB_OK, VB_ENOCONV (Newton hit
- * its cap in some contact; the step is still taken), VB_EDIVERGED. */
+/* Advance an island from step n to n + 1 through its family's row
+ * (step.c).  VB_OK, VB_ENOCONV (Newton hit its cap in some contact; the
+ * step is still taken), VB_EDIVERGED. */
 int vb_island_step(const vb_island_model *m, vb_island_state *s, long n);
 /* Displacement u[npts] and velocity v[npts] of every recorded point (three-
  * level: the rate of the step into the sample), m and m/s. */
