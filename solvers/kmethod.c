@@ -127,17 +127,18 @@ scale_of(const vb_kproblem *p, int c)
 
 /* ------------------------------------------------ Newton on the active set
  *
- * The active set is p->piv[0..na), ascending.  Scratch: the Jacobian's LU
- * in p->jac (na x na, column-major); the update d in p->rhs (packed, entry
- * i for contact piv[i]); fbar' at the iterate in the Jacobian's last
- * column (each column j of I + K_AA diag(fbar') needs only fbar'_j, read
- * before the column is written) and the trial forces in the column before
- * it, once the LU is no longer needed; LAPACK's pivots in p->iterations
- * until the counts are written. */
+ * The active set is p->piv[0..na), ascending.  Scratch, all within the
+ * step's vb_kproblem (no allocation): the Jacobian's LU at the start of
+ * p->jac (na x na, column-major); the residual, then the update d, in
+ * p->rhs (packed, entry i for contact piv[i]); fbar' at the iterate in the
+ * last na doubles of p->jac (derivatives) and the line search's trial
+ * forces in the na before them; LAPACK's pivots in p->iterations until the
+ * counts are written.  When na = nc these share the Jacobian's last two
+ * columns: column j of I + K_AA diag(fbar') needs only fbar'_j, read before
+ * the column is written, and the trial forces come after the solve. */
 
-/* Where fbar' of the active contacts is kept, packed: the end of p->jac
- * (nc x nc), past the Jacobian when na < nc, else its last column; the
- * trial forces of the line search are the na doubles before it. */
+/* Where fbar' of the active contacts is kept, packed: the last na doubles
+ * of p->jac (nc x nc), past the Jacobian when na < nc. */
 static double *
 derivatives(const vb_kproblem *p, int na)
 {
@@ -177,8 +178,8 @@ residual(const vb_kproblem *p, int na, double lambda, const double *d, const dou
   return scale * sqrt(ssq);
 }
 
-/* The Newton update d = -J^-1 r into p->rhs (holding r) from fbar' in the
- * last column of p->jac; 0, or -1 when J is singular or d not finite. */
+/* The Newton update d = -J^-1 r into p->rhs (holding r) from fbar' at
+ * derivatives(p, na); 0, or -1 when J is singular or d not finite. */
 static int
 newton_update(const vb_kproblem *p, int na)
 {
@@ -218,9 +219,10 @@ update_converged(const vb_kproblem *p, int na)
 
 /* Whether the residual of the iterate x1_A is within every contact's
  * tolerance of its round-off scale, |r_c| <= tol_c (|x1_c| + |xt_c| +
- * sum_d |K_cd| (|fbar_d| + |fbar'_d x1_d|)): the test where no step
- * decreases |r| any more, with r at the level of the rounding in its
- * own terms (a stiff law's force k x1 rounds to eps k |x1|). */
+ * sum_d |K_cd| (|fbar_d| + |fbar'_d x1_d|)): a stiff law's force k x1
+ * rounds to eps k |x1|, so r cannot be smaller than these terms' rounding.
+ * With a small update, the convergence test; alone where the iteration
+ * stops (a singular Jacobian, the cap). */
 static int
 residual_converged(const vb_kproblem *p, int na)
 {
