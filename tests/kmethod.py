@@ -17,6 +17,13 @@ reference), and vibro's status must be 0.
 Where scipy finds no root (hybr, then Levenberg-Marquardt; about 1 in
 300), vibro's x1 must zero the residual written here instead.  Prints a
 summary; exits 1 on any mismatch.
+
+The quadratic scheme's closed form (one contact, Ducceschi eq 16-19) is
+checked the same way: the quadratic A y^2 + B y + C w = 0 written anew
+from eq 6 and 17, its roots by numpy (the eigenvalues of its companion
+matrix), the root of eq 19's rule (the smaller if B >= 0) equal to vibro's
+to 1e-12 of the scale, and a fall-back exactly where the roots are
+complex (eq 18), unless the discriminant is within rounding of 0.
 """
 import sys
 
@@ -49,9 +56,52 @@ def force(c, x1, three, dt):
     return g + d * rate
 
 
+def quadratic(w):
+    """Check one closed-form step of the quadratic scheme (Ducceschi eq
+    16-19) by numpy's polynomial roots: returns an error text or None."""
+    s, k, a, mu, x, xm, e, wc, dt, x1 = (float(v) for v in w[1:11])
+    fallback, status = int(w[11]), int(w[12])
+
+    def V(z):
+        return k / (a + 1.0) * max(z, 0.0) ** (a + 1.0)
+
+    def V1(z):
+        return k * max(z, 0.0) ** a
+
+    def V2(z):
+        return 0.0 if z <= 0.0 else (k if a == 1.0 else k * a * z ** (a - 1.0))
+
+    def P(at, to):  # eq 6
+        h = to - at
+        return V(at) + s * h * V1(at) + s * 0.5 * h * h * V2(at)
+
+    p1, p2 = V1(x), V2(x)
+    c = mu * p1 / (2.0 * dt)
+    C = 2.0 * P(x, xm) - 2.0 * P(xm, x)
+    d = x - xm
+    A = 1.0 + wc * (s * p2 + c)
+    B = wc * (2.0 * s * p1 - 2.0 * s * d * p2) - (e - xm)
+    disc = B * B - 4.0 * A * wc * C
+    if abs(disc) <= 1e-9 * B * B:
+        return None  # the sign of the discriminant is rounding: either is right
+    roots = np.roots([A, B, wc * C])
+    if disc < 0.0:
+        return None if fallback == 1 else "no real root, but no fall-back (x1 %.17g)" % x1
+    if fallback or status != 0:
+        return "real roots %s, but fall-back %d, status %d" % (roots, fallback, status)
+    y = np.min(roots.real) if B >= 0.0 else np.max(roots.real)  # eq 19's rule
+    scale = abs(e) + abs(xm) + abs(x) + abs(y)
+    if not abs(xm + y - x1) <= 1e-12 * scale:
+        return "x1 %.17g, numpy's root %.17g (%.3g of %.3g)" % (x1, xm + y, abs(xm + y - x1), scale)
+    return None
+
+
 def read(lines):
     it = iter(lines)
     for head in it:
+        if head.startswith("quadratic"):
+            yield head.split()
+            continue
         _, n, three, dt, status = head.split()
         n, three, dt, status = int(n), int(three), float(dt), int(status)
         K = np.array([[float(v) for v in next(it).split()] for _ in range(n)])
@@ -65,7 +115,17 @@ def read(lines):
 
 def main():
     worst, count, failed, unsolved = 0.0, 0, 0, 0
-    for n, three, dt, status, K, cts, xt, x1 in read(sys.stdin.read().splitlines()):
+    closed, closed_failed, fallbacks = 0, 0, 0
+    for problem in read(sys.stdin.read().splitlines()):
+        if problem[0] == "quadratic":
+            closed += 1
+            fallbacks += int(problem[11])
+            err = quadratic(problem)
+            if err:
+                closed_failed += 1
+                print("quadratic problem %d: %s" % (closed, err), file=sys.stderr)
+            continue
+        n, three, dt, status, K, cts, xt, x1 = problem
         count += 1
 
         def residual(x):
@@ -107,7 +167,9 @@ def main():
     print("kmethod.py: %d problems, %d mismatched, largest difference %.3g of the scale;"
           " scipy found no root in %d (vibro's checked by the residual instead)"
           % (count, failed, worst, unsolved))
-    return 1 if failed or count == 0 or unsolved > count // 20 else 0
+    print("kmethod.py: %d one-contact quadratic steps (%d fell back), %d differ from numpy's"
+          " roots" % (closed, fallbacks, closed_failed))
+    return 1 if failed or closed_failed or count == 0 or unsolved > count // 20 else 0
 
 
 if __name__ == "__main__":
