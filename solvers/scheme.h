@@ -215,10 +215,11 @@ typedef struct vb_kproblem {
 int vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int three);
 
 /* Solve a step's contacts: one contact by the scheme's closed form or
- * scalar Newton; up to 16 by Newton with a dense LU of I + K diag(fbar');
- * more (or any with a closed form) by block Gauss-Seidel, polished by the
- * dense Newton when it stalls.  VB_OK, VB_ENOCONV (some contact hit its
- * iteration cap; the iterate is kept) or VB_EDIVERGED. */
+ * scalar Newton; more by Newton on the contacts that may act (LAPACK's LU
+ * of I + K_AA diag(fbar'), a line search), or, with a closed-form contact,
+ * by block Gauss-Seidel polished by that Newton when it stalls (kmethod.c).
+ * VB_OK, VB_ENOCONV (not converged within the contacts' max_iterations;
+ * the finite iterate is kept) or VB_EDIVERGED (a force overflows). */
 int vb_kmethod_solve(const vb_kproblem *p);
 
 #endif
