@@ -226,3 +226,44 @@ vb_kernel_update3(int nmp, double h, double *qt, const double *cc, const double 
   out[3] = hsum(pot0 + pot1);
   out[4] = hsum(dot0 + dot1);
 }
+
+/* Two-level update of the 4 modes at j of an island without contacts. */
+#define FREE2(j, k)                                                                                \
+  do {                                                                                             \
+    v4 q0 = ld4(q + (j)), v0 = ld4(v + (j)), g = ld4(gen + (j));                                  \
+    v4 d = (ld4(ca + (j)) - one) * q0 + ld4(cb + (j)) * v0 + ld4(cc + (j)) * g;                  \
+    v4 v1 = two * d * ih - v0;                                                                     \
+    v4 vm = half * (v1 + v0);                                                                      \
+    v4 q1 = q0 + d;                                                                                \
+    diss##k += ld4(dcoef + (j)) * vm * vm;                                                         \
+    work##k += g * d;                                                                              \
+    kin##k += ld4(mass + (j)) * v1 * v1;                                                           \
+    pot##k += ld4(mw2 + (j)) * q1 * q1;                                                            \
+    st4(q + (j), q1);                                                                              \
+    st4(v + (j), v1);                                                                              \
+  } while (0)
+
+/* Two-level update of an island without contacts, in increments: the
+ * step d = q1 - q = (ca - 1) q + cb v + cc gen (Papetti eq 20 with no
+ * contact force, rearranged), v1 = 2 d/h - v, q1 = q + d.  The same
+ * scheme as vb_kernel_update2, but d never passes through the rounding
+ * of q1 (of order eps |q|, which v1 = 2 (q1 - q)/h - v divides by h):
+ * a body falling far keeps its kinetic energy equal to the work of
+ * gravity g d to round-off.  Sums into out[0..3] as vb_kernel_update2. */
+VB_CLONES void
+vb_kernel_free2(int nmp, double h, double *q, double *v, const double *ca, const double *cb,
+                const double *cc, const double *gen, const double *mass, const double *dcoef,
+                const double *mw2, double out[4])
+{
+  v4 ih = splat(1.0 / h), two = splat(2.0), half = splat(0.5), one = splat(1.0);
+  v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0;
+  v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0;
+  for (int j = 0; j < nmp; j += LANES) {
+    FREE2(j, 0);
+    FREE2(j + 4, 1);
+  }
+  out[0] = hsum(diss0 + diss1);
+  out[1] = hsum(work0 + work1);
+  out[2] = hsum(kin0 + kin1);
+  out[3] = hsum(pot0 + pot1);
+}

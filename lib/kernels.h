@@ -31,5 +31,12 @@ void vb_kernel_update3(int nmp, double h, double *qt, const double *cc, const do
                        double f0, double *q, double *qm, const double *mass, const double *dcoef,
                        const double *mw2, const double *gen, int ahead, const double *ca,
                        const double *cb, const double *rowp, double out[5]);
+/* Two-level update of an island without contacts in increments
+ * d = (ca - 1) q + cb v + cc gen: v1 = 2 d/h - v, q1 = q + d; into
+ * out[0..3] the step's dissipation and external work (J) and twice the
+ * kinetic and potential energy (J). */
+void vb_kernel_free2(int nmp, double h, double *q, double *v, const double *ca, const double *cb,
+                     const double *cc, const double *gen, const double *mass, const double *dcoef,
+                     const double *mw2, double out[4]);
 
 #endif

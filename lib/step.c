@@ -382,6 +382,31 @@ predict_two_level(const vb_island_model *m, vb_island_state *s, long n)
   }
 }
 
+/* Two-level step of an island without contacts (bodies in no contact):
+ * the trapezoidal average of the external forces, then one pass of the
+ * update in increments (vb_kernel_free2), so that the kinetic energy
+ * follows the external work to round-off however far the bodies move. */
+static int
+step_free_two_level(const vb_island_model *m, vb_island_state *s, long n)
+{
+  double h = m->dt, *restrict gen = s->gen, sums[4];
+  if (m->nf > 0) {
+    double *g1 = s->scratch;
+    vb_island_external(m, n * h, gen);
+    vb_island_external(m, (n + 1) * h, g1);
+    for (int j = 0; j < m->nm; j++)
+      gen[j] = 0.5 * (gen[j] + g1[j]);
+  }
+  vb_kernel_free2(m->nmp, h, s->q, s->v, m->ca, m->cb, m->cc, gen, m->mass, m->dcoef, m->mw2,
+                  sums);
+  s->ahead = 0;
+  s->dissipated += sums[0];
+  s->external += sums[1];
+  s->kinetic = 0.5 * sums[2];
+  s->potential = 0.5 * sums[3];
+  return VB_OK;
+}
+
 /* Two-level family step (trapezoidal modes).  One pass predicts, the
  * contacts are solved, one pass updates the modes and sums the step's
  * dissipation, external work and the new modal energy. */
@@ -389,6 +414,8 @@ static int
 step_two_level(const vb_island_model *m, vb_island_state *s, long n)
 {
   int nc = m->nc;
+  if (nc == 0)
+    return step_free_two_level(m, s, n);
   double h = m->dt, *r1 = s->rd_next, *xd1 = s->xd_next;
   m->fam->predict(m, s, n);
   double f0, sums[5];
