@@ -102,6 +102,50 @@ vb_kernel_dot2(int from, int to, const double *a, const double *b, const double 
   *ac = hsum(t0 + t1);
 }
 
+/* Dot products of 4 rows of S (stride nmp) with b, in one pass over b:
+ * each row keeps vb_kernel_dot's two accumulators and reduction order, so
+ * every result has the bits vb_kernel_dot(0, nmp, row, b) gives. */
+static inline void
+dot_rows4(int nmp, const double *S, const double *b, double *out)
+{
+  const double *r0 = S, *r1 = S + nmp, *r2 = S + 2 * (size_t)nmp, *r3 = S + 3 * (size_t)nmp;
+  v4 a0 = splat(0.0), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
+  for (int j = 0; j < nmp; j += LANES) {
+    v4 x0 = ld4(b + j), x1 = ld4(b + j + 4);
+    a0 += ld4(r0 + j) * x0;
+    a1 += ld4(r0 + j + 4) * x1;
+    b0 += ld4(r1 + j) * x0;
+    b1 += ld4(r1 + j + 4) * x1;
+    c0 += ld4(r2 + j) * x0;
+    c1 += ld4(r2 + j + 4) * x1;
+    d0 += ld4(r3 + j) * x0;
+    d1 += ld4(r3 + j + 4) * x1;
+  }
+  out[0] = hsum(a0 + a1);
+  out[1] = hsum(b0 + b1);
+  out[2] = hsum(c0 + c1);
+  out[3] = hsum(d0 + d1);
+}
+
+/* out[r] = S_r . b for the nrows rows of S (stride nmp), four rows per
+ * pass over b; bit for bit vb_kernel_dot of each row. */
+VB_CLONES void
+vb_kernel_dots(int nmp, int nrows, const double *S, const double *b, double *out)
+{
+  int r = 0;
+  for (; r + 4 <= nrows; r += 4)
+    dot_rows4(nmp, S + (size_t)r * nmp, b, out + r);
+  for (; r < nrows; r++) {
+    const double *a = S + (size_t)r * nmp;
+    v4 s0 = splat(0.0), s1 = splat(0.0);
+    for (int j = 0; j < nmp; j += LANES) {
+      s0 += ld4(a + j) * ld4(b + j);
+      s1 += ld4(a + j + 4) * ld4(b + j + 4);
+    }
+    out[r] = hsum(s0 + s1);
+  }
+}
+
 /* qt -= cc row f */
 VB_CLONES void
 vb_kernel_force(int nmp, double *qt, const double *cc, const double *row, double f)

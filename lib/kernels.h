@@ -10,6 +10,9 @@ double vb_kernel_predict(int nmp, const double *q, const double *w, const double
                          const double *row);
 /* a . b over the modes [from, to), both multiples of 8. */
 double vb_kernel_dot(int from, int to, const double *a, const double *b);
+/* out[r] = S_r . b for the nrows rows of S (stride nmp, m per modal m),
+ * each bit for bit as vb_kernel_dot(0, nmp, S_r, b), four rows per pass. */
+void vb_kernel_dots(int nmp, int nrows, const double *S, const double *b, double *out);
 /* a . b into *ab and a . c into *ac in one pass over [from, to). */
 void vb_kernel_dot2(int from, int to, const double *a, const double *b, const double *c, double *ab,
                     double *ac);

@@ -253,23 +253,23 @@ predict(const vb_island_model *m, vb_island_state *s, const double *w, double t1
   const vb_scene *sc = m->scene;
   int nmp = m->nmp, nc = m->nc;
   double *xd1 = s->xd_next, *r1 = s->rd_next;
+  double dot = 0.0;
   if (s->ahead) {
     /* the previous update already predicted this step */
     s->ahead = 0;
-    for (int c = 0; c < nc; c++) {
-      double dot = nc == 1 ? s->ahead_dot : vb_kernel_dot(0, nmp, m->S + (size_t)c * nmp, s->qt);
-      xd1[c] = vb_contact_drive(sc, &m->cts[c], t1, &r1[c]);
-      s->xt[c] = dot + xd1[c];
-    }
-    return;
+    dot = s->ahead_dot;
+  } else {
+    dot = vb_kernel_predict(nmp, s->q, w, m->ca, m->cb, m->cc, s->gen, s->qt,
+                            nc == 1 ? m->S : NULL);
   }
-  double dot =
-      vb_kernel_predict(nmp, s->q, w, m->ca, m->cb, m->cc, s->gen, s->qt, nc == 1 ? m->S : NULL);
+  /* every contact's S_c . qt (one contact: already summed in passing) */
+  if (nc == 1)
+    s->xt[0] = dot;
+  else
+    vb_kernel_dots(nmp, nc, m->S, s->qt, s->xt);
   for (int c = 0; c < nc; c++) {
-    if (nc > 1)
-      dot = vb_kernel_dot(0, nmp, m->S + (size_t)c * nmp, s->qt);
     xd1[c] = vb_contact_drive(sc, &m->cts[c], t1, &r1[c]);
-    s->xt[c] = dot + xd1[c];
+    s->xt[c] += xd1[c];
   }
 }
 

@@ -1,10 +1,12 @@
 /* check_prune.c - work a step or a sample may skip (issue 18): recording
  * computes only the points recorded (lib/record.c, lib/island.c), and a
  * body in no contact steps in increments so that its energy balance
- * closes to round-off however far it falls (lib/step.c, lib/kernels.c). */
+ * closes to round-off however far it falls (lib/step.c, lib/kernels.c);
+ * every contact's predicted compression in passes of four rows. */
 #include <float.h>
 #include <math.h>
 #include "../tests/bridge_scene.h"
+#include "kernels.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ free fall */
@@ -236,6 +238,43 @@ START_TEST(test_record_bridge_pickup)
 }
 END_TEST
 
+/* ------------------------------------------------------------- kernels */
+
+/* vb_kernel_dots (every contact's predicted compression, four rows per
+ * pass) against vb_kernel_dot row by row, bit for bit, and against an
+ * independent long-double sum: random rows and sizes (1 to 70 rows, 8 to
+ * 1200 modes), values over many magnitudes. */
+START_TEST(test_kernel_dots)
+{
+  unsigned seed = 31337u + 101u * (unsigned)_i;
+  int nmp = 8 * (1 + rand_r(&seed) % 150), nrows = 1 + rand_r(&seed) % 70;
+  double *S = malloc((size_t)nrows * nmp * sizeof *S), *b = malloc((size_t)nmp * sizeof *b);
+  double *out = malloc((size_t)nrows * sizeof *out);
+  ck_assert(S && b && out);
+  for (int j = 0; j < nmp; j++)
+    b[j] = (rand_r(&seed) / (double)RAND_MAX - 0.5) * pow(10.0, rand_r(&seed) % 9 - 4);
+  for (size_t k = 0; k < (size_t)nrows * nmp; k++)
+    S[k] = (rand_r(&seed) / (double)RAND_MAX - 0.5) * pow(10.0, rand_r(&seed) % 5 - 2);
+  vb_kernel_dots(nmp, nrows, S, b, out);
+  for (int r = 0; r < nrows; r++) {
+    const double *row = S + (size_t)r * nmp;
+    double one = vb_kernel_dot(0, nmp, row, b);
+    ck_assert_msg(memcmp(&one, &out[r], sizeof one) == 0, "%d rows, %d modes: row %d %.17g vs %.17g",
+                  nrows, nmp, r, out[r], one);
+    long double sum = 0.0L, mag = 0.0L;
+    for (int j = 0; j < nmp; j++) {
+      sum += (long double)row[j] * b[j];
+      mag += fabsl((long double)row[j] * b[j]);
+    }
+    ck_assert_msg(fabsl(out[r] - sum) <= 2.0L * nmp * DBL_EPSILON * mag, "row %d: %.17g vs %.17Lg",
+                  r, out[r], sum);
+  }
+  free(S);
+  free(b);
+  free(out);
+}
+END_TEST
+
 static Suite *
 prune_suite(void)
 {
@@ -246,6 +285,7 @@ prune_suite(void)
   tcase_add_test(core, test_free_fall_alone);
   tcase_add_loop_test(core, test_record_one_point, 0, 12);
   tcase_add_test(core, test_record_bridge_pickup);
+  tcase_add_loop_test(core, test_kernel_dots, 0, 40);
   suite_add_tcase(s, core);
   return s;
 }
