@@ -353,6 +353,28 @@ output_release(vb_output *o)
   free(o);
 }
 
+/* A fresh start (not VB_RESTART) over an OUT.part/ whose manifests list
+ * finished scenes of this input is refused: finished work is never
+ * deleted without being asked. */
+static int
+refuse_finished(const vb_output *o, const vb_output_layout *lay, char *err, size_t errlen)
+{
+  shard *list = NULL;
+  long n = 0, k, scenes = 0;
+  int rc = vb_shards_verified(o->dirfd, o->part, lay, o->input_crc, 0, &list, &n, err, errlen);
+
+  for (k = 0; k < n; k++)
+    scenes += list[k].rows;
+  free(list);
+  if (rc != VB_OK || scenes == 0)
+    return rc;
+  return vb_errf_first(err, errlen, VB_EINVAL,
+                       "%s: %s holds %ld finished scene%s of this study: run again with "
+                       "--resume to keep %s, or with --restart to discard %s",
+                       o->path, o->part, scenes, scenes == 1 ? "" : "s",
+                       scenes == 1 ? "it" : "them", scenes == 1 ? "it" : "them");
+}
+
 /* Open OUT.part/ for writing. */
 int
 vb_output_open(const char *path, const vb_output_layout *lay, int resume, int rank, vb_output **out,
@@ -400,14 +422,15 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
     rc = part_dir(path, o->part, &o->dirfd, err, errlen);
   if (rc == VB_OK)
     rc = take_lock(o);
-  if (rc == VB_OK && resume)
-    rc = vb_shards_verified(o->dirfd, o->part, lay->source, o->input_crc, 1, &kept, &nkept, err,
-                            errlen);
+  if (rc == VB_OK && resume == 0)
+    rc = refuse_finished(o, lay, err, errlen);
+  if (rc == VB_OK && resume == 1)
+    rc = vb_shards_verified(o->dirfd, o->part, lay, o->input_crc, 1, &kept, &nkept, err, errlen);
   for (k = 0; rc == VB_OK && k < nkept; k++)
     if (vb_shard_scenes(o->part, &kept[k], lay->nscenes, NULL, o->complete, o->codes, &o->ndone,
                         &T) < 0)
       rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot read %s/%s", path, o->part, kept[k].name);
-  if (rc == VB_OK && part_clean(o, kept, nkept, !resume) < 0)
+  if (rc == VB_OK && part_clean(o, kept, nkept, resume != 1) < 0)
     rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot clean %s: %s", path, o->part,
                        strerror(errno));
   for (k = 0; k < nkept; k++)

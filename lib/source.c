@@ -386,6 +386,7 @@ vb_src_data_path(const vb_loader *ld, const char *file, char *buf, size_t size)
     snprintf(buf, size, "%s", file);
   else
     snprintf(buf, size, "%s/%s", ld->incdir, file);
+  vb_inputs_add(ld->files, buf, NULL, 0);
 }
 
 /* Read a numeric array (or, when scalar_ok, one number applied to all n)
@@ -492,6 +493,7 @@ vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errlen, vb
   ld->err = err;
   ld->errlen = errlen;
   ld->scene = scene;
+  ld->files = src->files;
 }
 
 /* Free what a source holds; a zeroed source is a no-op. */
@@ -501,6 +503,8 @@ vb_source_clear(vb_source *src)
   free(src->path);
   free(src->text);
   free(src->incdir);
+  vb_inputs_clear(src->files);
+  free(src->files);
   memset(src, 0, sizeof *src);
 }
 
@@ -513,7 +517,8 @@ adopt_text(char *text, size_t len, const char *path, vb_source *src, char *err, 
   memset(src, 0, sizeof *src);
   src->text = text;
   src->incdir = directory_of(path, &rc);
-  if (rc != VB_OK || (src->path = strdup(path)) == NULL) {
+  src->files = calloc(1, sizeof *src->files);
+  if (rc != VB_OK || (src->path = strdup(path)) == NULL || src->files == NULL) {
     vb_source_clear(src);
     return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the scene", path);
   }
@@ -527,6 +532,7 @@ adopt_text(char *text, size_t len, const char *path, vb_source *src, char *err, 
     return vb_errf(err, errlen, VB_EINVAL, "%s:%d: syntax error: NUL byte in the scene file", path,
                    line);
   }
+  vb_inputs_add(src->files, path, text, len);
   return VB_OK;
 }
 
@@ -650,6 +656,7 @@ check_include(include_check *ic, const char *name, int line, const char *file)
                    : e == EFBIG ? "larger than 64 MiB"
                                 : strerror(e));
   }
+  vb_inputs_add(ic->src->files, path, text, len);
   ic->chain[ic->depth++] = real;
   rc = check_includes(ic, text, path);
   free(ic->chain[--ic->depth]);

@@ -18,11 +18,32 @@
 /* Room for a comma-separated list of choices in a message. */
 #define LIST_MAX 512
 
+/* The files a load read, each with the CRC-32 of its bytes (lib/inputs.c). */
+typedef struct vb_inputs {
+  char **path;        /* [n] as the loader opened them (owned) */
+  unsigned long *crc; /* [n] CRC-32 of each file's bytes */
+  long n, cap;
+  int failed; /* out of memory: the list is incomplete */
+} vb_inputs;
+
+/* Record that a load read `path` (bytes[len], or the file's own bytes when
+ * bytes is NULL); once per path; NULL `in` records nothing. */
+void vb_inputs_add(vb_inputs *in, const char *path, const char *bytes, size_t len);
+/* "PATH CRC32\n" per file in reading order (CRC in 8 hex digits); the
+ * caller frees it; NULL when out of memory. */
+char *vb_inputs_text(const vb_inputs *in);
+/* Free the list's memory; a zeroed list is a no-op. */
+void vb_inputs_clear(vb_inputs *in);
+
 /* The text of a scene or study file and where it came from. */
 typedef struct vb_source {
   char *path;   /* name in messages (owned) */
   char *text;   /* full text, NUL-terminated (owned) */
   char *incdir; /* directory for @include, NULL for the working directory (owned) */
+  /* every file read while loading it, the source first (owned); NULL
+   * once recording stops (a study stops after scene 0: the scenes built
+   * in parallel read the same files) */
+  vb_inputs *files;
 } vb_source;
 
 /* Read a file into src (VB_EIO or VB_ENOMEM with a message on failure). */
@@ -46,6 +67,7 @@ typedef struct vb_loader {
   char *err;          /* the caller's message buffer [errlen] */
   size_t errlen;
   vb_scene *scene; /* the scene being loaded (NULL: messages only) */
+  vb_inputs *files; /* records the data files read (NULL: no record) */
 } vb_loader;
 
 /* A key that is valid only in some variant of an object. */

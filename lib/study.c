@@ -20,6 +20,7 @@
 
 struct vb_study {
   vb_source src;
+  char *inputs;       /* "PATH CRC32\n" of every file the load read (vb_inputs_text) */
   vb_sweep *sweep;    /* NULL without a sweep */
   const char **units; /* [nparams] SI units of each parameter (static text) */
   long *checked;      /* [nchecked] scenes validated one by one, sorted; NULL: all */
@@ -37,6 +38,7 @@ vb_study_free(vb_study *study)
   if (!study)
     return;
   vb_source_clear(&study->src);
+  free(study->inputs);
   vb_sweep_free(study->sweep);
   free(study->units);
   free(study->checked);
@@ -173,6 +175,24 @@ check_scenes(vb_study *st, char *err, size_t errlen)
   return VB_OK;
 }
 
+/* Keep the list of the files scene 0's load read as text and stop
+ * recording: every scene reads the same files (a sweep sets numbers, not
+ * file names), and the scenes built in parallel must not write the list. */
+static int
+stop_recording(vb_study *st, char *err, size_t errlen)
+{
+  int failed = st->src.files == NULL || st->src.files->failed;
+
+  if (!failed)
+    st->inputs = vb_inputs_text(st->src.files);
+  vb_inputs_clear(st->src.files);
+  free(st->src.files);
+  st->src.files = NULL;
+  if (failed || st->inputs == NULL)
+    return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the study", st->src.path);
+  return VB_OK;
+}
+
 /* Parse the sweep, check its paths, and validate the scenes. */
 static int
 study_init(vb_study *st, char *err, size_t errlen)
@@ -207,6 +227,9 @@ study_init(vb_study *st, char *err, size_t errlen)
 
   /* scene 0 keeps its messages; the others report the first bad scene */
   rc = vb_study_scene(st, 0, &st->first, err, errlen);
+  if (rc != VB_OK)
+    return rc;
+  rc = stop_recording(st, err, errlen);
   if (rc != VB_OK)
     return rc;
   return check_scenes(st, err, errlen);
@@ -310,6 +333,11 @@ const char *
 vb_study_input(const vb_study *study)
 {
   return study->src.text;
+}
+const char *
+vb_study_inputs(const vb_study *study)
+{
+  return study->inputs;
 }
 const char *
 vb_study_path(const vb_study *study)

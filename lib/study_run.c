@@ -50,6 +50,7 @@ vb_study_layout(const vb_study *study, vb_output_layout *lay, const char **names
   memset(lay, 0, sizeof *lay);
   lay->input = vb_study_input(study);
   lay->source = vb_study_path(study);
+  lay->inputs = vb_study_inputs(study);
   lay->mode = vb_study_mode(study);
   lay->sweep = vb_study_sweep(study);
   lay->nscenes = vb_study_scenes(study);
@@ -84,13 +85,15 @@ output_check(const vb_study *study, const char *out, char *err, size_t errlen)
   return VB_OK;
 }
 
-/* A finished OUT for this input: every scene kept. */
+/* A finished OUT for this input (its text and every file it read, the
+ * identity of vb_input_crc): every scene kept. */
 static int
-finished_file(const vb_study *study, const char *out)
+finished_file(const vb_study *study, const vb_output_layout *lay, const char *out)
 {
   vb_h5quiet q;
   hid_t f;
-  char *format = NULL, *input = NULL;
+  vb_output_layout then = {0};
+  char *format = NULL, *input = NULL, *inputs = NULL;
   long scenes = -1;
   int same;
 
@@ -100,6 +103,7 @@ finished_file(const vb_study *study, const char *out)
     hid_t st = H5Gopen2(f, "study", H5P_DEFAULT);
     format = vb_h5_attr_read_string(f, "format");
     input = vb_h5_attr_read_string(f, "input");
+    inputs = vb_h5_attr_read_string(f, "inputs");
     if (st >= 0)
       vb_h5_attr_read_int64(st, "scenes", &scenes);
     vb_h5_close(st);
@@ -108,8 +112,12 @@ finished_file(const vb_study *study, const char *out)
   vb_h5_quiet_end(&q);
   same = format && input && strcmp(format, "vibro-2") == 0 &&
          strcmp(input, vb_study_input(study)) == 0 && scenes == vb_study_scenes(study);
+  then.input = input;
+  then.inputs = inputs;
+  same = same && vb_input_crc(&then) == vb_input_crc(lay);
   free(format);
   free(input);
+  free(inputs);
   return same;
 }
 
@@ -458,8 +466,8 @@ vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt
   strcat(part, PART_SUFFIX);
   vb_study_layout(study, &lay, names, units);
   /* --resume after the end: the finished file is checked, nothing runs */
-  if (opt->resume && access(part, F_OK) != 0 && access(out, F_OK) == 0 &&
-      finished_file(study, out)) {
+  if (opt->resume == 1 && access(part, F_OK) != 0 && access(out, F_OK) == 0 &&
+      finished_file(study, &lay, out)) {
     for (i = opt->rank; i < nscenes; i += opt->nranks)
       r->rep.scenes++;
     r->rep.kept = r->rep.scenes;

@@ -368,6 +368,9 @@ void vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0
  * state reaches it, m/s (0 if none follows); its effective mass (kg) into
  * *meff when meff is not NULL (one island build for both). */
 double vb_scene_approach_rate(const vb_scene *scene, int c, double *meff);
+/* vb_scene_approach_rate of every contact c into rate[c] (m/s) and
+ * meff[c] (kg), from one island build (NaN when the scene cannot build). */
+void vb_scene_approach_rates(const vb_scene *scene, double *rate, double *meff);
 
 /* Natural frequency sqrt(k / m_eff) of an alpha = 1 contact, the largest
  * the scheme's exact-duration substitution allows (pi/dt two-point,
@@ -532,6 +535,7 @@ double vb_run_contact_mass(const vb_run *run, int contact);
 typedef struct vb_output_layout {
   const char *input;              /* the scene or study text */
   const char *source;             /* its path */
+  const char *inputs;             /* every file read, "PATH CRC32\n" each; NULL: input alone */
   const char *mode;               /* sweep mode: "grid", "zip", "random", "none" */
   const char *sweep;              /* canonical sweep text, "" without one */
   long nscenes;                   /* scenes of the whole study */
@@ -548,8 +552,10 @@ typedef struct vb_packed_scene vb_packed_scene;
 
 /* Open OUT.part/ for this process (rank `rank` of an MPI run, else 0):
  * create it (refusing a symlink or a foreign directory there), lock it
- * (refusing a second writer, named with its PID), and with resume keep
+ * (refusing a second writer, named with its PID), and with resume = 1 keep
  * the shards whose size and CRC-32 match the manifest, deleting the rest.
+ * resume = 0 refuses an OUT.part/ that lists finished scenes of this
+ * input (naming --resume and --restart); VB_RESTART discards them.
  * Free with vb_output_free. */
 int vb_output_open(const char *path, const vb_output_layout *lay, int resume, int rank,
                    vb_output **out, char *err, size_t errlen);
@@ -643,6 +649,11 @@ const char *vb_study_mode(const vb_study *study);
 const char *vb_study_sweep(const vb_study *study);
 /* The file's full text and its path. */
 const char *vb_study_input(const vb_study *study);
+/* Every file loading the study read (the study file first, then each
+ * @include, modes file and profile in reading order), one "PATH CRC32\n"
+ * line each, the CRC-32 of its bytes in 8 hex digits (doc/format.md,
+ * `inputs`). */
+const char *vb_study_inputs(const vb_study *study);
 const char *vb_study_path(const vb_study *study);
 /* Scene 0, as loaded during validation (contacts and bodies of every
  * scene of the study have the same names, in the same order). */
@@ -662,10 +673,16 @@ typedef struct vb_study_progress {
   double left; /* estimated seconds left (NaN before the first scene) */
 } vb_study_progress;
 
+/* vb_study_options.resume (and vb_output_open's): start over, discarding
+ * the finished scenes an OUT.part/ holds. */
+#define VB_RESTART 2
+
 /* How vb_study_run runs a study. */
 typedef struct vb_study_options {
   int threads;  /* OpenMP threads over scenes; 0 for the OpenMP default */
-  int resume;   /* 1: continue OUT.part, keeping its verified shards */
+  int resume;   /* 1: continue OUT.part, keeping its verified shards; 0: start,
+                   refusing an OUT.part with finished scenes of this input;
+                   VB_RESTART: start, discarding them */
   int rank;     /* this process runs the scenes with index % nranks == rank */
   int nranks;   /* 1 for a single process */
   /* Called about every progress_period seconds and once at the end, from
