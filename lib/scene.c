@@ -282,7 +282,8 @@ load_root(vb_loader *ld, const config_setting_t *root)
 /* Validate a parsed document into a new scene; the common part of all
  * loaders. */
 static int
-load_parsed(const vb_source *src, const config_t *cfg, vb_scene **out, char *err, size_t errlen)
+load_parsed(const vb_source *src, const config_t *cfg, int shared, vb_scene **out, char *err,
+            size_t errlen)
 {
   vb_loader ld;
   vb_scene *sc;
@@ -290,13 +291,20 @@ load_parsed(const vb_source *src, const config_t *cfg, vb_scene **out, char *err
 
   *out = NULL;
   sc = calloc(1, sizeof *sc);
+  /* a study's scenes share its text: a copy each made N scenes of a
+   * `values` list of N values cost N^2 */
+  if (sc != NULL && shared) {
+    sc->input = src->text;
+    sc->input_shared = 1;
+  }
   if (sc == NULL || (sc->path = strdup(src->path)) == NULL ||
-      (sc->input = strdup(src->text)) == NULL) {
+      (!shared && (sc->input = strdup(src->text)) == NULL)) {
     vb_scene_free(sc);
     return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the scene", src->path);
   }
   vb_loader_init(&ld, src, err, errlen, sc);
   rc = load_root(&ld, config_root_setting(cfg));
+  vb_loader_clear(&ld);
   if (rc == VB_OK) {
     /* islands: one family each, every mode steppable at this rate */
     vb_model *model;
@@ -321,7 +329,7 @@ load_source(const vb_source *src, vb_scene **out, char *err, size_t errlen)
   *out = NULL;
   rc = vb_source_parse(src, &cfg, err, errlen);
   if (rc == VB_OK)
-    rc = load_parsed(src, &cfg, out, err, errlen);
+    rc = load_parsed(src, &cfg, 0, out, err, errlen);
   config_destroy(&cfg);
   return rc;
 }
@@ -335,7 +343,7 @@ vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, char *
 
   if (config_setting_get_member(root, "sweep") != NULL)
     config_setting_remove(root, "sweep");
-  return load_parsed(src, cfg, out, err, errlen);
+  return load_parsed(src, cfg, 1, out, err, errlen);
 }
 
 /* Load and validate a scene file. */
@@ -377,7 +385,8 @@ vb_scene_free(vb_scene *scene)
   if (scene == NULL)
     return;
   free(scene->path);
-  free(scene->input);
+  if (!scene->input_shared)
+    free(scene->input);
   for (int i = 0; scene->bodies && i < scene->nbodies; i++)
     vb_body_clear(&scene->bodies[i]);
   for (int i = 0; scene->contacts && i < scene->ncontacts; i++)

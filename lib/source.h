@@ -59,6 +59,29 @@ int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errle
 int vb_source_fail(const vb_source *src, const config_setting_t *s, const char *object, char *err,
                    size_t errlen, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
+/* One entry of a name index: a name and the index of its object. */
+typedef struct vb_named {
+  const char *name;
+  int index;
+} vb_named;
+
+/* The names of a list of objects, sorted (lib/names.c). */
+typedef struct vb_names {
+  vb_named *item; /* [n] by name, then index */
+  int n;
+} vb_names;
+
+/* Index the n names at base + i * stride (stride 0: base is a `const
+ * char **`, NULL entries left out); VB_OK or VB_ENOMEM. */
+int vb_names_build(vb_names *ix, const void *base, size_t stride, int n);
+/* The lowest index of an object called `name`, or -1. */
+int vb_names_find(const vb_names *ix, const char *name);
+/* The lowest index whose name a lower index has already (that one into
+ * *first), or -1. */
+int vb_names_duplicate(const vb_names *ix, int *first);
+/* Free an index; a zeroed one is a no-op. */
+void vb_names_free(vb_names *ix);
+
 /* State of one load: where messages go and what is being built. */
 typedef struct vb_loader {
   const char *path;   /* name of the top file, for messages */
@@ -68,6 +91,11 @@ typedef struct vb_loader {
   size_t errlen;
   vb_scene *scene; /* the scene being loaded (NULL: messages only) */
   vb_inputs *files; /* records the data files read (NULL: no record) */
+  /* indices built on first use (owned; vb_loader_clear frees them) */
+  vb_names bodies;                 /* the scene's bodies, once they are loaded */
+  vb_names *points;                /* [nbodies] each modal body's points, or NULL */
+  const config_setting_t *dup_of;  /* the list whose first duplicate is known */
+  int dup_at, dup_first;           /* its lowest duplicate element and the first */
 } vb_loader;
 
 /* A key that is valid only in some variant of an object. */
@@ -78,6 +106,8 @@ typedef struct vb_key_rule {
 
 /* A loader for messages about src (scene NULL) or for loading into scene. */
 void vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errlen, vb_scene *scene);
+/* Free the indices a load built. */
+void vb_loader_clear(vb_loader *ld);
 
 /* Report a problem with setting s as "FILE:LINE: OBJECT: what" (object may
  * be NULL); returns VB_EINVAL so that callers can write return vb_src_fail(...). */

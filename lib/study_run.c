@@ -177,8 +177,8 @@ typedef struct runner {
 /* Run scene `index` and pack it (in the calling thread); *code is the
  * run's status.  VB_OK or an error with the message in e. */
 static int
-scene_run(const runner *r, long index, vb_laid_block *b, vb_scene **sc, vb_run **run,
-          vb_packed_scene **packed, int *code, int *taken, char *e, size_t elen)
+scene_run(const runner *r, vb_study_doc *doc, long index, vb_laid_block *b, vb_scene **sc,
+          vb_run **run, vb_packed_scene **packed, int *code, int *taken, char *e, size_t elen)
 {
   int np = vb_study_nparams(r->study), p, rc = VB_OK;
   double params[64], *pv = np <= 64 ? params : malloc((size_t)np * sizeof *pv);
@@ -189,7 +189,8 @@ scene_run(const runner *r, long index, vb_laid_block *b, vb_scene **sc, vb_run *
   }
   for (p = 0; p < np; p++)
     pv[p] = vb_study_value(r->study, index, p);
-  rc = vb_study_scene(r->study, index, sc, e, elen);
+  rc = doc ? vb_study_doc_scene(doc, index, sc, e, elen)
+           : vb_study_scene(r->study, index, sc, e, elen);
   if (rc == VB_OK)
     rc = vb_run_alloc(*sc, run, e, elen);
   if (rc == VB_OK)
@@ -287,6 +288,10 @@ scenes_run(runner *r)
 #endif
   {
     vb_laid_block *b = laid ? vb_laid_block_new(r->o) : NULL;
+    /* the study's text parsed once per thread (NULL: once per scene) */
+    vb_study_doc *doc = NULL;
+    char de[8];
+    vb_study_doc_open(r->study, &doc, de, sizeof de);
 
     /* one thread creates the laid-out shard while the others start */
 #ifdef _OPENMP
@@ -317,7 +322,7 @@ scenes_run(runner *r)
       e[0] = '\0';
       if (b && !vb_laid_block_accepts(r->o, b, r->pending[i]))
         block_write(r, b, 1);
-      lrc = scene_run(r, r->pending[i], b, &sc, &run, &packed, &code, &taken, e, sizeof e);
+      lrc = scene_run(r, doc, r->pending[i], b, &sc, &run, &packed, &code, &taken, e, sizeof e);
       if (taken && vb_laid_block_due(b))
         block_write(r, b, 0);
       else if (b && !taken)
@@ -336,6 +341,7 @@ scenes_run(runner *r)
     if (b)
       block_write(r, b, 1);
     vb_laid_block_free(b);
+    vb_study_doc_free(doc);
   }
 #ifdef _OPENMP
   omp_set_schedule(kind, modifier);

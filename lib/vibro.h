@@ -322,7 +322,9 @@ enum {
 typedef struct vb_scene {
   char name[VB_NAME_MAX];
   char *path;        /* file it came from */
-  char *input;       /* full text of the scene file */
+  char *input;       /* full text of the scene file; a scene a study built
+                        shares its study's (free the scene before the study) */
+  int input_shared;  /* input belongs to the study, not to the scene */
   double fs;         /* sample rate, Hz */
   double duration;   /* s */
   double gravity;    /* m/s^2, acting along -u */
@@ -664,6 +666,15 @@ double vb_study_record_total(const vb_study *study);
 /* Build scene `index` (0 <= index < vb_study_scenes).  Thread-safe.  The
  * caller frees *out with vb_scene_free. */
 int vb_study_scene(const vb_study *study, long index, vb_scene **out, char *err, size_t errlen);
+/* A study's text parsed once, for building many of its scenes in one
+ * thread (vb_study_scene parses it for every scene, which costs N^2 for N
+ * scenes of a `values` list of N values).  Not shared between threads. */
+typedef struct vb_study_doc vb_study_doc;
+int vb_study_doc_open(const vb_study *study, vb_study_doc **out, char *err, size_t errlen);
+/* vb_study_scene through a parsed document: the same scene, bit for bit. */
+int vb_study_doc_scene(vb_study_doc *doc, long index, vb_scene **out, char *err, size_t errlen);
+/* Free a document; NULL is a no-op. */
+void vb_study_doc_free(vb_study_doc *doc);
 
 /* Progress of a running study, handed to vb_study_options.on_progress. */
 typedef struct vb_study_progress {

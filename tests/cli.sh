@@ -43,9 +43,9 @@ only_line "$tmp/err" "vibro run: option -o/--output needs a value (OUT.h5)"
 expect 1 "$vibro" run "$scene" "$scene" -o "$tmp/x.h5"
 only_line "$tmp/err" "vibro run: more than one SCENE.cfg ('$scene')"
 expect 1 "$vibro" run "$scene" -o "$tmp/x.h5" --jobz=2
-only_line "$tmp/err" "vibro run: unknown option '--jobz=2' (valid: -o/--output OUT.h5, -j/--jobs N, --resume, -q/--quiet, --help)"
+only_line "$tmp/err" "vibro run: unknown option '--jobz=2' (valid: -o/--output OUT.h5, -j/--jobs N, --resume, --restart, -q/--quiet, --help)"
 expect 1 "$vibro" run "$scene" -o "$tmp/x.h5" -x
-only_line "$tmp/err" "vibro run: unknown option '-x' (valid: -o/--output OUT.h5, -j/--jobs N, --resume, -q/--quiet, --help)"
+only_line "$tmp/err" "vibro run: unknown option '-x' (valid: -o/--output OUT.h5, -j/--jobs N, --resume, --restart, -q/--quiet, --help)"
 expect 1 "$vibro" run "$scene" -o "$tmp/x.h5" -j2x
 only_line "$tmp/err" "vibro run: -j 2x: not a number of threads (valid: 1 to 4096)"
 [ -e "$tmp/x.h5" ] && bad "output written after a bad command line" || ok

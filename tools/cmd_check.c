@@ -16,24 +16,42 @@ static const char description[] =
     "contact time in samples, and a warning where the sample rate is too low\n"
     "for the scheme (Papetti 3.3.2, Chatziioannou 2.1).\n";
 
+/* The impact rate and effective mass of every contact of a scene, from
+ * one island build, as [2 * ncontacts]: rates, then masses; NULL when out
+ * of memory (a message said so). */
+static double *
+approach_rates(const vb_scene *sc)
+{
+  double *r = malloc(2 * ((size_t)sc->ncontacts + 1) * sizeof *r);
+  if (r == NULL)
+    fprintf(stderr, "%s: out of memory checking the contacts\n", sc->path);
+  else
+    vb_scene_approach_rates(sc, r, r + sc->ncontacts);
+  return r;
+}
+
 /* Number of contacts of a scene shorter than their scheme resolves, for
- * the approach the initial state gives. */
+ * the approach the initial state gives; -1 when out of memory. */
 static int
 short_contacts(const vb_scene *sc)
 {
   int n = 0;
+  double *rates = approach_rates(sc);
+  if (rates == NULL)
+    return -1;
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
     if (!vb_law_info_of(ct->law.kind) || !vb_law_info_of(ct->law.kind)->has_impacts)
       continue;
-    double m;
-    double v_in = vb_scene_approach_rate(sc, c, &m);
+    double m = rates[sc->ncontacts + c];
+    double v_in = rates[c];
     if (!(v_in > 0.0))
       continue;
     vb_prediction pr;
     vb_law_predict(&ct->law, m, v_in, &pr);
     n += pr.duration * sc->fs < ct->scheme->min_contact_steps;
   }
+  free(rates);
   return n;
 }
 
@@ -68,19 +86,32 @@ study_warnings(const vb_study *st)
   const long *idx;
   long n = vb_study_checked(st, &idx), count = 0, first = -1;
   char err[CLI_ERRLEN];
+  vb_study_doc *doc;
+  /* the study's text parsed once, not once per scene */
+  if (vb_study_doc_open(st, &doc, err, sizeof err) != VB_OK) {
+    fprintf(stderr, "%s\n", err);
+    return -1;
+  }
   /* the scenes the load validated: all, or those that stand for a huge sweep */
   for (long k = 1; k < n; k++) {
     long i = idx ? idx[k] : k;
     vb_scene *sc;
-    if (vb_study_scene(st, i, &sc, err, sizeof err) != VB_OK)
+    if (vb_study_doc_scene(doc, i, &sc, err, sizeof err) != VB_OK)
       continue;
-    if (short_contacts(sc)) {
+    int n_short = short_contacts(sc);
+    if (n_short < 0) {
+      vb_scene_free(sc);
+      vb_study_doc_free(doc);
+      return -1;
+    }
+    if (n_short) {
       count++;
       if (first < 0)
         first = i;
     }
     vb_scene_free(sc);
   }
+  vb_study_doc_free(doc);
   if (!count)
     return 0;
   printf("warning: %ld of the other %ld scenes%s have a contact shorter than its scheme "
@@ -134,12 +165,11 @@ print_law(const vb_contact *ct)
 /* One contact: what it joins, its law and scheme, and what to expect of
  * its first impact.  Returns the number of warnings printed. */
 static int
-print_contact(const vb_scene *sc, int c)
+print_contact(const vb_scene *sc, int c, double v_in, double m)
 {
   const vb_contact *ct = &sc->contacts[c];
   const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
-  double dt = 1.0 / sc->fs, m;
-  double v_in = vb_scene_approach_rate(sc, c, &m);
+  double dt = 1.0 / sc->fs;
   int warnings = 0;
 
   printf("contact '%s' between '%s%s%s' and '%s%s%s', law %s, scheme %s (%s)\n", ct->name, a->name,
@@ -190,7 +220,8 @@ print_contact(const vb_scene *sc, int c)
   return warnings;
 }
 
-/* Print the check of a loaded study; the number of warnings. */
+/* Print the check of a loaded study; the number of warnings, or -1 when
+ * out of memory. */
 static int
 check_study(const vb_study *study)
 {
@@ -204,10 +235,18 @@ check_study(const vb_study *study)
   printf("recording: every %ld steps, %ld samples, %.3g bytes\n", sc->record_every,
          vb_scene_samples(sc), vb_scene_record_bytes(sc));
   print_bodies(sc);
+  double *rates = approach_rates(sc);
+  if (rates == NULL)
+    return -1;
   for (int c = 0; c < sc->ncontacts; c++)
-    warnings += print_contact(sc, c);
-  if (vb_study_scenes(study) > 1)
-    warnings += study_warnings(study);
+    warnings += print_contact(sc, c, rates[c], rates[sc->ncontacts + c]);
+  free(rates);
+  if (vb_study_scenes(study) > 1) {
+    int w = study_warnings(study);
+    if (w < 0)
+      return -1;
+    warnings += w;
+  }
   return warnings;
 }
 
@@ -238,10 +277,11 @@ check_main(const cli_command *cmd, int argc, char **argv)
     return 1;
   }
   warnings = check_study(study);
-  printf("%s: valid, %d warning%s\n", a.operands[0], warnings, warnings == 1 ? "" : "s");
+  if (warnings >= 0)
+    printf("%s: valid, %d warning%s\n", a.operands[0], warnings, warnings == 1 ? "" : "s");
   vb_study_free(study);
   cli_end(&a);
-  return 0;
+  return warnings < 0;
 }
 
 const cli_command cli_check = {
