@@ -157,6 +157,9 @@ void vb_writeback(int fd);
 int vb_sync_path(const char *path, int dir);
 /* Remove OUT.part/ (open as dirfd) and every file in it. */
 void vb_part_remove(int dirfd, const char *part);
+/* After a failed run: have vb_output_free remove OUT.part/ when this run
+ * created it and no scene of it is in a shard (nothing the user had). */
+void vb_output_discard(vb_output *o);
 /* "PART/NAME", malloc'ed. */
 char *vb_part_file(const char *part, const char *name);
 

@@ -489,6 +489,10 @@ done:
   if (opt->lock)
     *opt->lock = r ? vb_output_take_lock(r->o) : -1;
   if (r) {
+    /* an error (not an interruption) before any scene was finished
+     * leaves no OUT.part/ that this run made */
+    if (rc != VB_OK && rc != VB_EINTR && opt->nranks == 1)
+      vb_output_discard(r->o);
     vb_output_free(r->o);
     r->rep.seconds = now() - r->t0;
     if (report)

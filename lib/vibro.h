@@ -584,8 +584,9 @@ int vb_output_scene(vb_output *output, long index, const double *param_values, c
 int vb_output_flush(vb_output *output, char *err, size_t errlen);
 /* Scenes in shards of this output (kept and written). */
 long vb_output_scenes_done(const vb_output *output);
-/* Unlock and free, dropping scenes not flushed; OUT.part stays.  NULL is a
- * no-op. */
+/* Unlock and free, dropping scenes not flushed; OUT.part stays (unless
+ * the output was discarded: an error before any scene was finished in an
+ * OUT.part this run created).  NULL is a no-op. */
 void vb_output_free(vb_output *output);
 /* Merge every verified shard of OUT.part/ (of any rank) into OUT, through
  * a temporary renamed into place, and remove OUT.part/; every scene must be

@@ -544,5 +544,19 @@ VIBRO_TEST_BATCH=8 VIBRO_TEST_KILL_AT=3 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in
 expect 0 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in.h5" --quiet
 same "$tmp/inref.h5" "$tmp/in.h5" "a .part with nothing finished, cleared"
 
+# An exit 1 before any scene finished removes the OUT.part/ this run made
+# (issue 19, item 5), and only that: one it found stays
+rm -rf "$tmp/big.h5" "$tmp/big.h5.part"
+(ulimit -f 4000; exec "$vibro" run "$tmp/big.cfg" -o "$tmp/big.h5" --quiet) >"$tmp/out" 2>"$tmp/err"
+got=$?
+[ "$got" -eq 1 ] && ok || bad "ulimit -f 4000 again: exit $got, expected 1: $(cat "$tmp/err")"
+contains "$tmp/err" "no scene was finished"
+[ -e "$tmp/big.h5.part" ] && bad "exit 1 with nothing finished left $(ls "$tmp/big.h5.part")" || ok
+[ -e "$tmp/big.h5" ] && bad "exit 1 with nothing finished left big.h5" || ok
+mkdir "$tmp/big.h5.part"
+(ulimit -f 4000; exec "$vibro" run "$tmp/big.cfg" -o "$tmp/big.h5" --quiet) >"$tmp/out" 2>"$tmp/err"
+[ -d "$tmp/big.h5.part" ] && ok || bad "exit 1 removed an OUT.part/ this run did not make"
+rm -rf "$tmp/big.h5.part"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
