@@ -689,6 +689,8 @@ check_includes(include_check *ic, const char *text, const char *name)
 {
   int line = 1, in_comment = 0, rc;
 
+  if ((rc = vb_src_check_literals(text, name, ic->err, ic->errlen)) != VB_OK)
+    return rc;
   for (const char *p = text; *p != '\0'; line++) {
     const char *eol = strchr(p, '\n'), *q = p;
     size_t n = eol ? (size_t)(eol - p) : strlen(p);

@@ -82,6 +82,11 @@ int vb_names_duplicate(const vb_names *ix, int *first);
 /* Free an index; a zeroed one is a no-op. */
 void vb_names_free(vb_names *ix);
 
+/* Refuse an integer literal of a text named `name` that libconfig would
+ * keep wrong in 32 bits (a wide hex literal anywhere, a wide decimal array
+ * or list element): "FILE:LINE: integer literal ..." (lib/literals.c). */
+int vb_src_check_literals(const char *text, const char *name, char *err, size_t errlen);
+
 /* State of one load: where messages go and what is being built. */
 typedef struct vb_loader {
   const char *path;   /* name of the top file, for messages */

@@ -1001,6 +1001,32 @@ static const bad_case bad[] = {
            ");\n",
      "bad.cfg:7: contact 'hit': 'between' names point 'tip' of oscillator 'osc', which has "
      "no points (valid: 'osc')"},
+    /* literals libconfig would keep wrong in 32 bits (issue 19, item 4): hex
+     * anywhere, a decimal array element */
+    {"scene = { name = \"t\"; fs = 0x10000AC44; duration = 0.002; };\n" BODIES,
+     "bad.cfg:1: integer literal 0x10000AC44 does not fit 32 bits, and libconfig would keep a "
+     "wrong value (valid: append L for a 64-bit integer, or write a decimal number with a "
+     "decimal point)"},
+    {SCENE BODIES CONTACT("law = \"power\"; k = 0xFFFFFFFF; alpha = 1.5; " AM1),
+     "bad.cfg:8: integer literal 0xFFFFFFFF does not fit 32 bits, and libconfig would keep a "
+     "wrong value (valid: append L for a 64-bit integer, or write a decimal number with a "
+     "decimal point)"},
+    {SCENE BODIES "# a comment: 0x10000AC44, \"5000000000\"\nrecord = { every = 4; };\n"
+                  "extra = [1, -5000000000];\n",
+     "bad.cfg:8: integer literal -5000000000 does not fit 32 bits, and libconfig would keep a "
+     "wrong value (valid: append L for a 64-bit integer, or write a decimal number with a "
+     "decimal point)"},
+    /* parameters that make the analytic predictions non-finite */
+    {SCENE BODIES CONTACT("law = \"power\"; k = 4.9e-324; alpha = 1.5; " AM1),
+     "bad.cfg:7: contact 'hit': k = 4.94065645841247e-324, alpha = 1.5 give non-finite "
+     "analytic predictions (x_max inf m, v_out -1 m/s, contact time inf s at an impact of 1 m/s, "
+     "effective mass 0.01 kg) (valid: law parameters of normal size, whose predictions are "
+     "finite)"},
+    {SCENE BODIES CONTACT("law = \"hunt-crossley\"; k = 1e9; alpha = 1e308; mu = 0.5; " AM1),
+     "bad.cfg:7: contact 'hit': k = 1000000000, alpha = 1e+308, mu = 0.5 give non-finite "
+     "analytic predictions (x_max 1 m, v_out -0.748435 m/s, contact time inf s at an impact "
+     "of 1 m/s, effective mass 0.01 kg) (valid: law parameters of normal size, whose "
+     "predictions are finite)"},
 };
 
 /* Replace the placeholders of an expected message. */
