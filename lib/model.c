@@ -612,6 +612,29 @@ island_layout(builder *bd, const vb_scene *sc, const island_members *mem, int k)
   }
 }
 
+/* Most contacts on one island: its contact solve holds a dense nc x nc
+ * compliance (8 nc^2 bytes, 512 MiB here) and forms it in nc^2 x modes
+ * operations, so a larger island would take minutes and gigabytes before
+ * its first step (README, "Limits"). */
+#define ISLAND_CONTACTS_MAX 8192
+
+/* Refuse an island of more than ISLAND_CONTACTS_MAX contacts, naming the
+ * first contact past the cap (in name order) and a body of the island. */
+static int
+check_island_size(const vb_scene *sc, const island_members *mem, int k, char *err, size_t errlen)
+{
+  int nc = mem->cstart[k + 1] - mem->cstart[k];
+  if (nc <= ISLAND_CONTACTS_MAX)
+    return VB_OK;
+  const vb_contact *ct = &sc->contacts[mem->contact[mem->cstart[k] + ISLAND_CONTACTS_MAX]];
+  return vb_errf(err, errlen, VB_EINVAL,
+                 "%s:%d: contact '%s': the island of body '%s' (the bodies its contacts join) "
+                 "has %d contacts, more than the %d one island may have: its dense compliance "
+                 "would take %.3g GiB (valid: at most %d contacts on the bodies of one island)",
+                 sc->path, ct->line, ct->name, sc->bodies[mem->body[mem->bstart[k]]].name, nc,
+                 ISLAND_CONTACTS_MAX, 8.0 * nc * (double)nc / 1073741824.0, ISLAND_CONTACTS_MAX);
+}
+
 /* Compile island k (members mem, first contact `first`, or -1 for a body
  * in no contact). */
 static int
@@ -627,6 +650,9 @@ island_compile(vb_model *md, int k, const island_members *mem, int first, char *
     nm += b->nmodes;
     npts += b->kind == VB_BODY_MODAL ? b->npoints : 1;
   }
+  int rc = check_island_size(sc, mem, k, err, errlen);
+  if (rc != VB_OK)
+    return rc;
   m->scene = sc;
   m->dt = md->dt;
   builder bd;
@@ -635,7 +661,7 @@ island_compile(vb_model *md, int k, const island_members *mem, int first, char *
   m->family = first >= 0 ? sc->contacts[first].scheme->family : VB_FAMILY_TWO_LEVEL;
   m->scheme = m->family == VB_FAMILY_EXPLICIT ? sc->contacts[first].scheme : NULL;
   island_layout(&bd, sc, mem, k);
-  int rc = island_modes(&bd, sc, err, errlen);
+  rc = island_modes(&bd, sc, err, errlen);
   if (rc != VB_OK)
     return rc;
   island_contacts(&bd, sc);

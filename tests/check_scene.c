@@ -1277,6 +1277,102 @@ START_TEST(test_nul_byte)
 END_TEST
 
 /* The suite: core loading, limits of the values, and error messages. */
+/* vb_scene_approach_rates (one island build for every contact, what
+ * vibro check uses) equals vb_scene_approach_rate contact by contact (a
+ * build each) on random scenes: masses and modal-free oscillators in
+ * chains and on walls, with gravity, random gaps and velocities. */
+/* A uniform number in [0, 1) from a 64-bit LCG state. */
+static double uniform(unsigned long *x)
+{
+  *x = *x * 6364136223846793005UL + 1442695040888963407UL;
+  return (double)(*x >> 11) / 9007199254740992.0;
+}
+
+START_TEST(test_approach_rates_match)
+{
+  unsigned long x = 12345;
+#define RND() uniform(&x)
+  for (int trial = 0; trial < 20; trial++) {
+    int n = 2 + (int)(RND() * 40);
+    size_t size = 512 + (size_t)n * 400, used = 0;
+    char *t = malloc(size);
+    ck_assert_ptr_nonnull(t);
+    used += (size_t)snprintf(t, size, "scene = { name = \"r\"; fs = 44100.0; duration = 0.001; "
+                                      "gravity = %.6g; };\nbodies = ( { name = \"w\"; type = \"wall\"; }",
+                             RND() < 0.5 ? 0.0 : 9.81);
+    for (int i = 0; i < n; i++)
+      used += (size_t)snprintf(t + used, size - used,
+                               ",\n { name = \"m%d\"; type = \"mass\"; mass = %.6g; u0 = %.6g; "
+                               "v0 = %.6g; }",
+                               i, 0.001 + RND(), (RND() - 0.5) * 1e-2, (RND() - 0.5) * 4.0);
+    used += (size_t)snprintf(t + used, size - used, " );\ncontacts = (");
+    for (int i = 0; i < n; i++) {
+      /* to the wall, or (a chain) to the mass before it */
+      int other = i > 0 && RND() < 0.5 ? i - 1 : -1;
+      char b[16];
+      snprintf(b, sizeof b, other < 0 ? "w" : "m%d", other);
+      used += (size_t)snprintf(t + used, size - used,
+                               "%s\n { name = \"c%d\"; between = [\"m%d\", \"%s\"]; law = \"power\"; "
+                               "k = 1e8; alpha = 1.5; gap = %.6g; scheme = \"two-point\"; }",
+                               i ? "," : "", i, i, b, RND() * 1e-3);
+    }
+    snprintf(t + used, size - used, " );\n");
+    vb_scene *sc = load_ok(t);
+    double *rate = malloc((size_t)n * sizeof *rate), *meff = malloc((size_t)n * sizeof *meff);
+    ck_assert(rate && meff);
+    vb_scene_approach_rates(sc, rate, meff);
+    for (int c = 0; c < n; c++) {
+      double m, r = vb_scene_approach_rate(sc, c, &m);
+      ck_assert_msg(r == rate[c] && m == meff[c], "trial %d contact %d: %g/%g against %g/%g",
+                    trial, c, rate[c], meff[c], r, m);
+    }
+    free(rate);
+    free(meff);
+    vb_scene_free(sc);
+    free(t);
+  }
+#undef RND
+}
+END_TEST
+
+/* One island may hold at most 8192 contacts (a dense compliance of 8 N^2
+ * bytes): 8192 on one mass load, 8193 are refused at the contact past the
+ * cap, with the line it is on. */
+START_TEST(test_island_contacts_cap)
+{
+  for (int n = 8192; n <= 8193; n++) {
+    size_t size = 512 + (size_t)n * 200, used = 0;
+    char *t = malloc(size), err[1024];
+    vb_scene *sc = NULL;
+    ck_assert_ptr_nonnull(t);
+    used += (size_t)snprintf(t, size, "scene = { name = \"cap\"; fs = 44100.0; duration = 0.001; };\n"
+                                      "bodies = ( { name = \"m\"; type = \"mass\"; mass = 0.01; v0 = -1.0; }");
+    for (int i = 0; i < n; i++)
+      used += (size_t)snprintf(t + used, size - used,
+                               ",\n { name = \"w%d\"; type = \"wall\"; position = -1e-3; }", i);
+    used += (size_t)snprintf(t + used, size - used, " );\ncontacts = (");
+    for (int i = 0; i < n; i++)
+      used += (size_t)snprintf(t + used, size - used,
+                               "%s\n { name = \"c%05d\"; between = [\"m\", \"w%d\"]; law = \"power\"; "
+                               "k = 1e8; alpha = 1.5; scheme = \"two-point\"; }",
+                               i ? "," : "", i, i);
+    snprintf(t + used, size - used, " );\n");
+    int rc = vb_scene_load_string(t, "cap.cfg", &sc, err, sizeof err);
+    if (n == 8192) {
+      ck_assert_msg(rc == VB_OK, "%s", err);
+    } else {
+      ck_assert_int_eq(rc, VB_EINVAL);
+      ck_assert_str_eq(err, "cap.cfg:16389: contact 'c08192': the island of body 'm' (the bodies its "
+                            "contacts join) has 8193 contacts, more than the 8192 one island may "
+                            "have: its dense compliance would take 0.5 GiB (valid: at most 8192 "
+                            "contacts on the bodies of one island)");
+    }
+    vb_scene_free(sc);
+    free(t);
+  }
+}
+END_TEST
+
 static Suite *scene_suite(void)
 {
   Suite *s = suite_create("scene");
@@ -1306,6 +1402,8 @@ static Suite *scene_suite(void)
   tcase_add_test(limits, test_steps);
   tcase_add_test(limits, test_truncation);
   tcase_add_test(limits, test_long_list);
+  tcase_add_test(limits, test_approach_rates_match);
+  tcase_add_test(limits, test_island_contacts_cap);
   suite_add_tcase(s, limits);
 
   tcase_add_loop_test(errors, test_bad_scene, 0,
