@@ -298,7 +298,7 @@ check_predictions(const vb_scene *sc, const vb_model *md, char *err, size_t errl
     char what[256] = "", num[32];
     size_t used = 0;
 
-    if (!info || !info->has_impacts || !isfinite(m))
+    if (!info || !info->papetti || !isfinite(m))
       continue;
     vb_law_predict(&ct->law, m, PREDICT_CHECK_RATE, &pr);
     /* (v_out_exact alone may be NaN: beyond the double range for a large
