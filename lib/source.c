@@ -500,17 +500,6 @@ vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errlen, vb
   ld->dup_at = ld->dup_first = -1;
 }
 
-/* Free the indices a load built. */
-void
-vb_loader_clear(vb_loader *ld)
-{
-  vb_names_free(&ld->bodies);
-  if (ld->points != NULL && ld->scene != NULL)
-    for (int b = 0; b < ld->scene->nbodies; b++)
-      vb_names_free(&ld->points[b]);
-  free(ld->points);
-  ld->points = NULL;
-}
 
 /* Free what a source holds; a zeroed source is a no-op. */
 void
@@ -771,63 +760,6 @@ vb_source_fail(const vb_source *src, const config_setting_t *s, const char *obje
   va_end(ap);
   vb_loader_init(&ld, src, err, errlen, NULL);
   return vb_src_fail(&ld, s, object, "%s", what);
-}
-
-/* Find the first duplicate name of a list of named objects (the lowest
- * element whose name an earlier element has) once, from a sorted index of
- * the names as written: a search per element would cost N^2. */
-static int
-first_duplicate(vb_loader *ld, const config_setting_t *list)
-{
-  int n = config_setting_length(list);
-  const char **names = calloc((size_t)n + 1, sizeof *names);
-  vb_names ix = {0};
-
-  if (names == NULL)
-    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene",
-                   ld->path);
-  for (int k = 0; k < n; k++) {
-    const config_setting_t *m = config_setting_get_member(config_setting_get_elem(list, (unsigned)k), "name");
-    names[k] = m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING ? config_setting_get_string(m) : NULL;
-  }
-  int rc = vb_names_build(&ix, names, 0, n);
-  ld->dup_of = list;
-  ld->dup_at = rc == VB_OK ? vb_names_duplicate(&ix, &ld->dup_first) : -1;
-  vb_names_free(&ix);
-  free(names);
-  if (rc != VB_OK)
-    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene",
-                   ld->path);
-  return VB_OK;
-}
-
-/* Start loading element i of a list of named objects: a group, whose name
- * is valid and unique among the elements before it; see source.h. */
-int
-vb_src_element(vb_loader *ld, const config_setting_t *list, int i, const char *kind,
-               const char *shape, char *names, size_t stride, char *obj, size_t objsize)
-{
-  const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
-  const char *name = NULL;
-  char loc[4200];
-  int rc;
-
-  snprintf(obj, objsize, "%s #%d", kind, i + 1);
-  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-    return vb_src_fail(ld, g, obj, "must be a group %s", shape);
-  if ((rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
-      (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
-    return rc;
-  snprintf(obj, objsize, "%s '%s'", kind, name);
-  if (ld->dup_of != list && (rc = first_duplicate(ld, list)) != VB_OK)
-    return rc;
-  if (i == ld->dup_at)
-    return vb_src_fail(ld, vb_src_at(g, "name"), obj, "duplicate %s name (first defined at %s)",
-                       kind,
-                       vb_src_where(ld, config_setting_get_elem(list, (unsigned)ld->dup_first), loc,
-                                    sizeof loc));
-  strcpy(names + (size_t)i * stride, name);
-  return VB_OK;
 }
 
 /* The keys of variant `self` of an object and the rules for the keys of
