@@ -154,7 +154,9 @@ vb_study_doc_open(const vb_study *st, vb_study_doc **out, char *err, size_t errl
   rc = copy_setting(config_root_setting(&d->cfg), config_root_setting(&st->doc), 1) < 0
            ? vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory building a scene", st->src.path)
            : VB_OK;
-  const config_setting_t *params = config_lookup(&st->doc, "sweep.params");
+  /* (reads only: other threads copy the same tree) */
+  const config_setting_t *sweep = config_setting_get_member(config_root_setting(&st->doc), "sweep");
+  const config_setting_t *params = sweep ? config_setting_get_member(sweep, "params") : NULL;
   for (p = 0; p < np && rc == VB_OK; p++) {
     const config_setting_t *origin =
         config_setting_get_member(config_setting_get_elem(params, (unsigned)p), "path");
