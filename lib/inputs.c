@@ -1,6 +1,8 @@
-/* inputs.c - the files a load read (the scene, its @include files, modes
- * files, profiles), each with the CRC-32 of its bytes: together they are
- * the identity of a study's input (doc/format.md, `inputs`). */
+/* inputs.c - reading the files a load reads (the scene, its @include
+ * files, modes files, profiles), and the list of them, each with the
+ * CRC-32 of its bytes: together they are the identity of a study's input
+ * (doc/format.md, `inputs`). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,60 @@
 #include <zlib.h>
 
 #include "source.h"
+
+/* Read a whole file into a NUL-terminated buffer; NULL with errno set on
+ * failure.  *len receives the number of bytes read. */
+char *
+vb_read_text(const char *path, size_t max, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL, *grown;
+  size_t cap = 0, n = 0, got;
+  int saved;
+
+  if (f == NULL)
+    return NULL;
+  for (;;) {
+    if (cap - n < 4096 + 1) {
+      cap = cap ? 2 * cap : 8192;
+      grown = realloc(buf, cap);
+      if (grown == NULL) {
+        free(buf);
+        fclose(f);
+        errno = ENOMEM;
+        return NULL;
+      }
+      buf = grown;
+    }
+    got = fread(buf + n, 1, cap - n - 1 < max + 1 - n ? cap - n - 1 : max + 1 - n, f);
+    /* binary content: stop at the first NUL (the caller sees it as
+     * strlen < len), so /dev/zero cannot make the read go on forever */
+    if (got > 0 && memchr(buf + n, '\0', got) != NULL) {
+      n += got;
+      break;
+    }
+    n += got;
+    if (n > max) {
+      free(buf);
+      fclose(f);
+      errno = EFBIG;
+      return NULL;
+    }
+    if (got == 0)
+      break;
+  }
+  if (ferror(f)) {
+    saved = errno ? errno : EIO;
+    free(buf);
+    fclose(f);
+    errno = saved;
+    return NULL;
+  }
+  fclose(f);
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
 
 /* Bytes read at a time when a file's CRC-32 is summed. */
 #define CHUNK ((size_t)1 << 16)

@@ -149,4 +149,6 @@ vb_loader_clear(vb_loader *ld)
       vb_names_free(&ld->points[b]);
   free(ld->points);
   ld->points = NULL;
+  vb_included_free(ld->included);
+  ld->included = NULL;
 }

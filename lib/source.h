@@ -35,6 +35,23 @@ char *vb_inputs_text(const vb_inputs *in);
 /* Free the list's memory; a zeroed list is a no-op. */
 void vb_inputs_clear(vb_inputs *in);
 
+/* Where each line of a text starts: line k (1-based) at start[k - 1]. */
+typedef struct vb_lines {
+  long *start; /* [n] byte offsets (owned) */
+  long n;
+} vb_lines;
+
+/* The @include files a load looked up lines in, each read and indexed
+ * once (int_literal_fits); at most VB_INCLUDED_MAX, then read each time. */
+#define VB_INCLUDED_MAX 16
+typedef struct vb_included {
+  int n;
+  char *path[VB_INCLUDED_MAX], *text[VB_INCLUDED_MAX]; /* owned */
+  vb_lines lines[VB_INCLUDED_MAX];
+} vb_included;
+/* Free what a vb_included holds and itself; NULL is a no-op. */
+void vb_included_free(vb_included *inc);
+
 /* The text of a scene or study file and where it came from. */
 typedef struct vb_source {
   char *path;   /* name in messages (owned) */
@@ -44,6 +61,7 @@ typedef struct vb_source {
    * once recording stops (a study stops after scene 0: the scenes built
    * in parallel read the same files) */
   vb_inputs *files;
+  vb_lines lines; /* where each line of text starts */
 } vb_source;
 
 /* Read a file into src (VB_EIO or VB_ENOMEM with a message on failure). */
@@ -52,6 +70,10 @@ int vb_source_read(const char *path, vb_source *src, char *err, size_t errlen);
 int vb_source_copy(const char *text, const char *path, vb_source *src, char *err, size_t errlen);
 /* Free what src holds; a zeroed src is a no-op. */
 void vb_source_clear(vb_source *src);
+/* Check src's @include files (each a readable regular text file, no
+ * cycle, at most 10 deep) and the integer literals of every text, before
+ * libconfig parses them; VB_OK or VB_EINVAL (lib/source_check.c). */
+int vb_source_check(const vb_source *src, char *err, size_t errlen);
 /* Parse src into cfg (which this initialises: the caller always calls
  * config_destroy); "file:line: syntax error: ..." on failure. */
 int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen);
@@ -84,7 +106,7 @@ void vb_names_free(vb_names *ix);
 
 /* Refuse an integer literal of a text named `name` that libconfig would
  * keep wrong in 32 bits (a wide hex literal anywhere, a wide decimal array
- * or list element): "FILE:LINE: integer literal ..." (lib/literals.c). */
+ * or list element): "FILE:LINE: integer literal ..." (lib/source_check.c). */
 int vb_src_check_literals(const char *text, const char *name, char *err, size_t errlen);
 
 /* State of one load: where messages go and what is being built. */
@@ -96,6 +118,8 @@ typedef struct vb_loader {
   size_t errlen;
   vb_scene *scene; /* the scene being loaded (NULL: messages only) */
   vb_inputs *files; /* records the data files read (NULL: no record) */
+  const vb_lines *lines; /* of text */
+  vb_included *included; /* read @include files (owned; NULL: none kept) */
   /* indices built on first use (owned; vb_loader_clear frees them) */
   vb_names bodies;                 /* the scene's bodies, once they are loaded */
   vb_names *points;                /* [nbodies] each modal body's points, or NULL */

@@ -661,7 +661,8 @@ static double cpu_seconds(void)
 }
 
 /* A scene of n masses, each on its own contact with one wall, listed in a
- * shuffled order (so that no lookup is lucky). */
+ * shuffled order (so that no lookup is lucky); k is an integer literal,
+ * which the loader checks on its source line. */
 static char *many_contacts(int n)
 {
   size_t size = 256 + (size_t)n * 256, used = 0;
@@ -688,7 +689,7 @@ static char *many_contacts(int n)
   for (int i = 0; i < n; i++)
     used += (size_t)snprintf(t + used, size - used,
                              "%s\n { name = \"c%d\"; between = [\"m%d\", \"wall\"]; law = \"power\"; "
-                             "k = 1e8; alpha = 1.5; scheme = \"two-point\"; }",
+                             "k = 100000000; alpha = 1.5; scheme = \"two-point\"; }",
                              i ? "," : "", i, i);
   snprintf(t + used, size - used, " );\n");
   free(order);
@@ -727,8 +728,9 @@ static double load_seconds(const char *text)
 /* Loading is near-linear in the number of contacts and of listed sweep
  * values (issue 19, item 3): 4 times the size costs well under 16 times
  * the time (a name looked up by a linear search, an island built by a pass
- * over the whole scene, the study text parsed or copied for every scene
- * each made it quadratic).  CPU time, and the better of two loads, so
+ * over the whole scene, an integer's source line found by a scan from the
+ * top, the study text parsed or copied for every scene each made it
+ * quadratic).  CPU time, and the better of two loads, so
  * that a busy machine moves both alike; + 0.05 s for tiny times. */
 START_TEST(test_load_near_linear)
 {
