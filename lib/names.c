@@ -82,29 +82,39 @@ vb_names_free(vb_names *ix)
   ix->n = 0;
 }
 
-/* Find the first duplicate name of a list of named objects (the lowest
- * element whose name an earlier element has) once, from a sorted index of
- * the names as written: a search per element would cost N^2. */
-static int
-first_duplicate(vb_loader *ld, const config_setting_t *list)
+/* The first duplicate `name` of a list of groups: the lowest element whose
+ * name an earlier element has (that one into *first), -1 when none, -2
+ * when out of memory; from a sorted index of the names as written (a
+ * comparison of each element with every earlier one would cost N^2). */
+int
+vb_src_first_duplicate(const config_setting_t *list, int *first)
 {
-  int n = config_setting_length(list);
+  int n = list ? config_setting_length(list) : 0, at;
   const char **names = calloc((size_t)n + 1, sizeof *names);
   vb_names ix = {0};
 
   if (names == NULL)
-    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene",
-                   ld->path);
+    return -2;
   for (int k = 0; k < n; k++) {
-    const config_setting_t *m = config_setting_get_member(config_setting_get_elem(list, (unsigned)k), "name");
-    names[k] = m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING ? config_setting_get_string(m) : NULL;
+    const config_setting_t *m =
+        config_setting_get_member(config_setting_get_elem(list, (unsigned)k), "name");
+    names[k] = m != NULL && config_setting_type(m) == CONFIG_TYPE_STRING
+                   ? config_setting_get_string(m)
+                   : NULL;
   }
-  int rc = vb_names_build(&ix, names, 0, n);
-  ld->dup_of = list;
-  ld->dup_at = rc == VB_OK ? vb_names_duplicate(&ix, &ld->dup_first) : -1;
+  at = vb_names_build(&ix, names, 0, n) == VB_OK ? vb_names_duplicate(&ix, first) : -2;
   vb_names_free(&ix);
   free(names);
-  if (rc != VB_OK)
+  return at;
+}
+
+/* The first duplicate of a list of named objects, once per list and load. */
+static int
+first_duplicate(vb_loader *ld, const config_setting_t *list)
+{
+  ld->dup_of = list;
+  ld->dup_at = vb_src_first_duplicate(list, &ld->dup_first);
+  if (ld->dup_at == -2)
     return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene",
                    ld->path);
   return VB_OK;

@@ -103,6 +103,9 @@ int vb_names_find(const vb_names *ix, const char *name);
 int vb_names_duplicate(const vb_names *ix, int *first);
 /* Free an index; a zeroed one is a no-op. */
 void vb_names_free(vb_names *ix);
+/* The lowest element of a list of groups whose `name` an earlier element
+ * has (that one into *first); -1 when none, -2 when out of memory. */
+int vb_src_first_duplicate(const config_setting_t *list, int *first);
 
 /* Refuse an integer literal of a text named `name` that libconfig would
  * keep wrong in 32 bits (a wide hex literal anywhere, a wide decimal array
