@@ -1373,6 +1373,81 @@ START_TEST(test_island_contacts_cap)
 }
 END_TEST
 
+
+/* The name index against a linear search on random lists: lookups of
+ * present and absent names give the lowest index, and the first duplicate
+ * is the lowest element with an earlier namesake (the one a loader
+ * reading in order meets first). */
+START_TEST(test_names_index_random)
+{
+  unsigned long x = 99;
+  for (int trial = 0; trial < 200; trial++) {
+    int n = (int)(uniform(&x) * 300), alphabet = 2 + (int)(uniform(&x) * 400);
+    char (*names)[8] = malloc(((size_t)n + 1) * sizeof *names);
+    vb_names ix;
+    ck_assert_ptr_nonnull(names);
+    for (int i = 0; i < n; i++)
+      snprintf(names[i], sizeof names[i], "n%d", (int)(uniform(&x) * alphabet));
+    ck_assert_int_eq(vb_names_build(&ix, names, sizeof names[0], n), VB_OK);
+    for (int q = 0; q < 50; q++) {
+      char probe[8];
+      int want = -1;
+      snprintf(probe, sizeof probe, "n%d", (int)(uniform(&x) * (alphabet + 10)));
+      for (int i = 0; i < n && want < 0; i++)
+        if (strcmp(names[i], probe) == 0)
+          want = i;
+      ck_assert_int_eq(vb_names_find(&ix, probe), want);
+    }
+    int at = -1, first = -1, got_first = -1;
+    for (int i = 0; i < n && at < 0; i++)
+      for (int j = 0; j < i && at < 0; j++)
+        if (strcmp(names[i], names[j]) == 0)
+          at = i, first = j;
+    ck_assert_int_eq(vb_names_duplicate(&ix, &got_first), at);
+    if (at >= 0)
+      ck_assert_int_eq(got_first, first);
+    vb_names_free(&ix);
+    free(names);
+  }
+}
+END_TEST
+
+/* The literal scan against strtoll/strtoull on random integer literals in
+ * the three places they can stand (a named scalar, a list element, an
+ * array element), with comments and strings around: it refuses exactly
+ * the hex literals anywhere and the decimal elements beyond 32 bits
+ * (named decimal scalars are left to the key's own check). */
+START_TEST(test_literal_scan_random)
+{
+  unsigned long x = 7;
+  for (int trial = 0; trial < 2000; trial++) {
+    char lit[40], text[256], err[512];
+    int hex = uniform(&x) < 0.5, place = (int)(uniform(&x) * 3), l = uniform(&x) < 0.1;
+    unsigned long long v = (unsigned long long)(uniform(&x) * 9.3e9) >> (int)(uniform(&x) * 34);
+    int neg = !hex && uniform(&x) < 0.3;
+    if (hex)
+      snprintf(lit, sizeof lit, "0x%llX%s", v, l ? "L" : "");
+    else
+      snprintf(lit, sizeof lit, "%s%llu%s", neg ? "-" : "", v, l ? "L" : "");
+    static const char *const shapes[] = {"a = { k = %s; };\n", "a = ( 1, %s );\n",
+                                         "a = [ 1, %s ];\n"};
+    char body[128];
+    snprintf(body, sizeof body, shapes[place], lit);
+    snprintf(text, sizeof text, "# 0x10000AC44 in a comment\ns = \"5000000000\";\n%s", body);
+    long long sv = neg ? -(long long)v : (long long)v;
+    int wide = hex ? v > 2147483647ULL : (sv > 2147483647LL || sv < -2147483648LL);
+    int refused_want = !l && wide && (hex || place > 0);
+    int rc = vb_src_check_literals(text, "r.cfg", err, sizeof err);
+    ck_assert_msg((rc != VB_OK) == refused_want, "%s: got %d (%s)", body, rc, rc ? err : "");
+    if (refused_want) {
+      char want[128];
+      snprintf(want, sizeof want, "r.cfg:3: integer literal %s does not fit", lit);
+      ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s against %s", err, want);
+    }
+  }
+}
+END_TEST
+
 static Suite *scene_suite(void)
 {
   Suite *s = suite_create("scene");
@@ -1404,6 +1479,8 @@ static Suite *scene_suite(void)
   tcase_add_test(limits, test_long_list);
   tcase_add_test(limits, test_approach_rates_match);
   tcase_add_test(limits, test_island_contacts_cap);
+  tcase_add_test(limits, test_names_index_random);
+  tcase_add_test(limits, test_literal_scan_random);
   suite_add_tcase(s, limits);
 
   tcase_add_loop_test(errors, test_bad_scene, 0,
