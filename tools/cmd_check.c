@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vibro.h"
 #include "cli.h"
@@ -14,46 +15,12 @@ static const char description[] =
     "(first) scene and per contact, its scheme, the analytic\n"
     "x_max, v_out and contact time for the initial approach velocity, the\n"
     "contact time in samples, and a warning where the sample rate is too low\n"
-    "for the scheme (Papetti 3.3.2, Chatziioannou 2.1).\n";
-
-/* The impact rate and effective mass of every contact of a scene, from
- * one island build, as [2 * ncontacts]: rates, then masses; NULL when out
- * of memory (a message said so). */
-static double *
-approach_rates(const vb_scene *sc)
-{
-  double *r = malloc(2 * ((size_t)sc->ncontacts + 1) * sizeof *r);
-  if (r == NULL)
-    fprintf(stderr, "%s: out of memory checking the contacts\n", sc->path);
-  else
-    vb_scene_approach_rates(sc, r, r + sc->ncontacts);
-  return r;
-}
-
-/* Number of contacts of a scene shorter than their scheme resolves, for
- * the approach the initial state gives; -1 when out of memory. */
-static int
-short_contacts(const vb_scene *sc)
-{
-  int n = 0;
-  double *rates = approach_rates(sc);
-  if (rates == NULL)
-    return -1;
-  for (int c = 0; c < sc->ncontacts; c++) {
-    const vb_contact *ct = &sc->contacts[c];
-    if (!vb_law_info_of(ct->law.kind) || !vb_law_info_of(ct->law.kind)->papetti)
-      continue;
-    double m = rates[sc->ncontacts + c];
-    double v_in = rates[c];
-    if (!(v_in > 0.0))
-      continue;
-    vb_prediction pr;
-    vb_law_predict(&ct->law, m, v_in, &pr);
-    n += pr.duration * sc->fs < ct->scheme->min_contact_steps;
-  }
-  free(rates);
-  return n;
-}
+    "for the scheme (Papetti 3.3.2, Chatziioannou 2.1) or the scene ends before\n"
+    "the predicted contact is over (its v_out would be NaN).  Then the study's\n"
+    "totals: steps, the recording's bytes (with a warning when they exceed the\n"
+    "free space of the current directory's file system, where vibro run would\n"
+    "refuse them, or one scene's exceed this machine's memory) and the CPU time\n"
+    "it will take, from a timed run of the first steps of scene 0.\n";
 
 /* The size of a study and the head of its parameter table. */
 static void
@@ -78,46 +45,24 @@ print_study(const vb_study *st)
   printf("scene 0 of the study:\n");
 }
 
-/* Warn once for the scenes of a study (beyond scene 0) that have a contact
- * shorter than their scheme resolves; returns 1 if there are any. */
-static int
-study_warnings(const vb_study *st)
+/* The steps of a whole study: those of the scenes its load validated (all,
+ * or those that stand for a huge sweep), scaled to its size. */
+static double
+study_steps(const vb_study *st)
 {
   const long *idx;
-  long n = vb_study_checked(st, &idx), count = 0, first = -1;
+  long n = vb_study_checked(st, &idx);
+  double sum = (double)vb_scene_steps(vb_study_first(st));
   char err[CLI_ERRLEN];
-  vb_study_doc *doc;
-  /* the study's text parsed once, not once per scene */
-  if (vb_study_doc_open(st, &doc, err, sizeof err) != VB_OK) {
-    fprintf(stderr, "%s\n", err);
-    return -1;
-  }
-  /* the scenes the load validated: all, or those that stand for a huge sweep */
+
   for (long k = 1; k < n; k++) {
-    long i = idx ? idx[k] : k;
     vb_scene *sc;
-    if (vb_study_doc_scene(doc, i, &sc, err, sizeof err) != VB_OK)
+    if (vb_study_scene(st, idx ? idx[k] : k, &sc, err, sizeof err) != VB_OK)
       continue;
-    int n_short = short_contacts(sc);
-    if (n_short < 0) {
-      vb_scene_free(sc);
-      vb_study_doc_free(doc);
-      return -1;
-    }
-    if (n_short) {
-      count++;
-      if (first < 0)
-        first = i;
-    }
+    sum += (double)vb_scene_steps(sc);
     vb_scene_free(sc);
   }
-  vb_study_doc_free(doc);
-  if (!count)
-    return 0;
-  printf("warning: %ld of the other %ld scenes%s have a contact shorter than its scheme "
-         "resolves (first: scene %ld)\n",
-         count, n - 1, idx ? " checked" : "", first);
-  return 1;
+  return sum / (double)(n > 0 ? n : 1) * (double)vb_study_scenes(st);
 }
 
 /* The bodies of a scene, a line each. */
@@ -163,14 +108,13 @@ print_law(const vb_contact *ct)
 }
 
 /* One contact: what it joins, its law and scheme, and what to expect of
- * its first impact.  Returns the number of warnings printed. */
-static int
+ * its first impact (the warnings come after, from vb_study_warnings). */
+static void
 print_contact(const vb_scene *sc, int c, double v_in, double m)
 {
   const vb_contact *ct = &sc->contacts[c];
   const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
   double dt = 1.0 / sc->fs;
-  int warnings = 0;
 
   printf("contact '%s' between '%s%s%s' and '%s%s%s', law %s, scheme %s (%s)\n", ct->name, a->name,
          a->kind == VB_BODY_MODAL ? "." : "",
@@ -189,23 +133,17 @@ print_contact(const vb_scene *sc, int c, double v_in, double m)
     vb_contact_exact_duration(sc, c, &w, &limit, &used);
     printf("  exact_duration: omega_c %.6g rad/s, contact time %.6g s = %.3g samples\n", w,
            M_PI / w, M_PI / w / dt);
-    if (used != w) {
-      printf("  warning: contact '%s' saturated: the sample rate resolves contacts down to "
-             "%.6g s (%.3g samples), not the %.6g s this one lasts; it will last %.6g s\n",
-             ct->name, M_PI / limit, M_PI / limit / dt, M_PI / w, M_PI / used);
-      warnings++;
-    }
   }
   const vb_law_info *info = vb_law_info_of(ct->law.kind);
   if (!info || !info->papetti) {
     printf("  no analytic x_max/v_out/contact time: law '%s' %s\n", vb_law_name(ct->law.kind),
            info && info->always_engaged ? "is always engaged"
                                         : "is not Papetti's f = k x^a (1 + mu x') (eq 1)");
-    return warnings;
+    return;
   }
   if (!(v_in > 0.0)) {
     printf("  no impact follows from the initial state\n");
-    return warnings;
+    return;
   }
   vb_prediction pr;
   vb_law_predict(&ct->law, m, v_in, &pr);
@@ -213,23 +151,85 @@ print_contact(const vb_scene *sc, int c, double v_in, double m)
   printf("  at v_in %.6g m/s: x_max %.6g m, v_out %.6g m/s (eq 7-8: %.6g), "
          "contact time %.6g s = %.3g samples\n",
          v_in, pr.x_max, pr.v_out_exact, pr.v_out, pr.duration, samples);
-  if (samples < ct->scheme->min_contact_steps) {
-    printf("  warning: contact '%s' lasts %.3g samples, shorter than the %d "
-           "scheme '%s' resolves; raise fs above %.6g Hz\n",
-           ct->name, samples, ct->scheme->min_contact_steps, ct->scheme->name,
-           ct->scheme->min_contact_steps / pr.duration);
-    warnings++;
-  }
-  return warnings;
 }
 
-/* Print the check of a loaded study; the number of warnings, or -1 when
- * out of memory. */
+/* Seconds on a monotonic clock. */
+static double
+seconds(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds a step of the study's scene 0 takes here, from a run of its
+ * first steps (at most 2000, fewer for a large model), or NaN. */
+static double
+step_cost(const vb_study *st)
+{
+  char err[CLI_ERRLEN];
+  vb_scene *sc;
+  vb_run *run;
+  double cost = NAN;
+
+  if (vb_study_scene(st, 0, &sc, err, sizeof err) != VB_OK)
+    return NAN;
+  long size = sc->ncontacts + 1;
+  for (int b = 0; b < sc->nbodies; b++)
+    size += sc->bodies[b].nmodes;
+  long steps = vb_scene_steps(sc), n = 20000000 / size;
+  n = n < 10 ? 10 : n > 2000 ? 2000 : n;
+  n = n < steps ? n : steps;
+  if (n > 0) {
+    sc->duration = (double)n / sc->fs;
+    if (vb_run_alloc(sc, &run, err, sizeof err) == VB_OK) {
+      double t0 = seconds();
+      vb_run_exec(run);
+      cost = (seconds() - t0) / (double)vb_scene_steps(sc);
+      vb_run_free(run);
+    }
+  }
+  vb_scene_free(sc);
+  return cost;
+}
+
+/* The study's totals: steps, recording bytes, and the CPU time at scene
+ * 0's cost per step. */
+static void
+print_totals(const vb_study *st, double steps)
+{
+  double cost = step_cost(st);
+  printf("in all: %ld scene%s, %.6g steps, recording %.3g bytes, about %.3g s of CPU here "
+         "(%.3g us a step, timed on scene 0)\n",
+         vb_study_scenes(st), vb_study_scenes(st) == 1 ? "" : "s", steps,
+         vb_study_record_total(st), cost * steps, 1e6 * cost);
+}
+
+/* The warnings of vb_study_warnings, "warning: " before each line; their
+ * number (lines beyond the buffer are counted, not shown). */
+static int
+print_warnings(const vb_study *st)
+{
+  static char buf[65536];
+  buf[0] = '\0';
+  int n = vb_study_warnings(st, buf, sizeof buf), shown = 0;
+  for (char *p = buf, *end; *p; p = end + 1, shown++) {
+    end = strchr(p, '\n');
+    if (!end)
+      break;
+    printf("warning: %.*s\n", (int)(end - p), p);
+  }
+  if (shown < n)
+    printf("warning: ... %d more warnings\n", n - shown);
+  return n;
+}
+
+/* Print the check of a loaded study; the number of warnings, -1 when out
+ * of memory. */
 static int
 check_study(const vb_study *study)
 {
   const vb_scene *sc = vb_study_first(study);
-  int warnings = 0;
 
   if (vb_study_scenes(study) > 1)
     print_study(study);
@@ -238,19 +238,18 @@ check_study(const vb_study *study)
   printf("recording: every %ld steps, %ld samples, %.3g bytes\n", sc->record_every,
          vb_scene_samples(sc), vb_scene_record_bytes(sc));
   print_bodies(sc);
-  double *rates = approach_rates(sc);
-  if (rates == NULL)
+  /* one island build for every contact (one each made N contacts cost N^2) */
+  double *r = malloc(2 * ((size_t)sc->ncontacts + 1) * sizeof *r);
+  if (r == NULL) {
+    fprintf(stderr, "%s: out of memory checking the contacts\n", sc->path);
     return -1;
-  for (int c = 0; c < sc->ncontacts; c++)
-    warnings += print_contact(sc, c, rates[c], rates[sc->ncontacts + c]);
-  free(rates);
-  if (vb_study_scenes(study) > 1) {
-    int w = study_warnings(study);
-    if (w < 0)
-      return -1;
-    warnings += w;
   }
-  return warnings;
+  vb_scene_approach_rates(sc, r, r + sc->ncontacts);
+  for (int c = 0; c < sc->ncontacts; c++)
+    print_contact(sc, c, r[c], r[sc->ncontacts + c]);
+  free(r);
+  print_totals(study, study_steps(study));
+  return print_warnings(study);
 }
 
 static const cli_option options[] = {
