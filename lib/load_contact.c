@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "source.h"
+#include "scheme.h"
 
 /* Index of a body by name, or -1 (-2 when out of memory), through the
  * loader's index of the bodies (built on first use: the bodies are loaded
@@ -162,7 +163,7 @@ takes_s(const vb_scheme *s)
 static int
 has_velocity(const vb_scheme *s)
 {
-  return s->family != VB_FAMILY_THREE_LEVEL;
+  return vb_family_of(s->family)->velocity;
 }
 static int
 exact_duration(const vb_scheme *s)

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "model.h"
 
 /* Time until free flight from penetration p < 0 at rate r under constant
  * acceleration a reaches p = 0 (p + r t + a t^2 / 2 = 0), s; +inf if never. */
