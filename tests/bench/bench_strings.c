@@ -23,7 +23,7 @@
  * tanpura also writing its file, vb_output_write) and its real-time factor.  The bass runs 20 ms fretted, 8 ms fretless (the
  * published pluck moves away from the neck first: the first contacts come
  * after about 5 ms).  Options: --duration S scales every case's simulated
- * time (default 1). */
+ * time (default 1); --only TEXT runs only the cases whose name has TEXT. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +190,9 @@ newton_figures(const vb_scene *sc)
   return 0;
 }
 
+/* Only the cases whose name contains this (--only TEXT), or all. */
+static const char *only = NULL;
+
 /* Print one case's line: Newton figures, us/step and real-time factor of
  * the whole run (with `write`, and of writing its file), its status and
  * the target; 0 or 1. */
@@ -198,6 +201,10 @@ bench_case(const char *what, vb_scene *sc, const char *target, int write)
 {
   if (!sc)
     return 1;
+  if (only && !strstr(what, only)) {
+    vb_scene_free(sc);
+    return 0;
+  }
   printf("%-34s", what);
   if (newton_figures(sc) != 0)
     return 1;
@@ -283,6 +290,8 @@ main(int argc, char **argv)
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc)
       scale = atof(argv[++i]);
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i];
     else
       srcdir = argv[i];
   }
