@@ -149,4 +149,9 @@ const char *vb_preset_choices(void);
  * the body is left without modes on error. */
 int vb_modes_file_read(vb_body *b, const char *path, char *err, size_t errlen);
 
+/* Index a loaded scene's point and modes signal instances by body
+ * (record.c; scene.c calls it once the bodies and the record block are
+ * read); VB_OK or VB_ENOMEM. */
+int vb_record_index(vb_scene *sc);
+
 #endif

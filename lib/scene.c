@@ -345,6 +345,8 @@ load_parsed(const vb_source *src, const config_t *cfg, int shared, vb_scene **ou
   vb_loader_init(&ld, src, err, errlen, sc);
   rc = load_root(&ld, config_root_setting(cfg));
   vb_loader_clear(&ld);
+  if (rc == VB_OK && vb_record_index(sc) != VB_OK)
+    rc = vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the scene", src->path);
   if (rc == VB_OK) {
     /* islands: one family each, every mode steppable at this rate */
     vb_model *model;
@@ -439,5 +441,7 @@ vb_scene_free(vb_scene *scene)
   for (int i = 0; scene->record_globs && i < scene->nrecord_globs; i++)
     free(scene->record_globs[i]);
   free(scene->record_globs);
+  free(scene->point_first);
+  free(scene->modes_first);
   free(scene);
 }

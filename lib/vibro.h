@@ -351,6 +351,9 @@ typedef struct vb_scene {
   int nrecord_globs;
   char **record_globs; /* [nrecord_globs] record.signals: fnmatch(3) globs over
                           signal paths (vb_signal_path); none: events only */
+  int *point_first;    /* [nbodies + 1] first point-signal instance of each
+                          body (record.c, at load; NULL: counted each time) */
+  int *modes_first;    /* [nbodies + 1] the same for modes signals */
 } vb_scene;
 
 /* Load and validate a scene file.  On error returns VB_EINVAL (or VB_EIO,

@@ -177,7 +177,7 @@ step_cost(const vb_study *st)
   long size = sc->ncontacts + 1;
   for (int b = 0; b < sc->nbodies; b++)
     size += sc->bodies[b].nmodes;
-  long steps = vb_scene_steps(sc), n = 20000000 / size;
+  long steps = vb_scene_steps(sc), n = 2000000 / size;
   n = n < 10 ? 10 : n > 2000 ? 2000 : n;
   n = n < steps ? n : steps;
   if (n > 0) {
