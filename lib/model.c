@@ -264,7 +264,10 @@ mode_coefficients(builder *bd, const vb_scene *sc, const vb_body *b, int k, int 
   double h = m->dt, w0 = 2.0 * M_PI * b->freq[k], sg = b->sigma[k];
   bd->mass[j] = b->modal_mass[k];
   bd->gconst[j] = -sc->gravity * b->modal_mass[k] * b->gravity[k];
-  if (b->freq[k] >= 0.5 * sc->fs)
+  /* the three-level family's exact recursion steps a mode at or above
+   * fs/2 as its sampled (aliased) free response; the loader drops such
+   * modes for the other families (lib/nyquist.c) unless none would be left */
+  if (b->freq[k] >= 0.5 * sc->fs && m->family != VB_FAMILY_THREE_LEVEL)
     return vb_errf(err, errlen, VB_EINVAL,
                    "%s:%d: body '%s': mode %d at %g Hz is at or "
                    "above the Nyquist frequency %g Hz (valid: raise scene.fs or drop the "

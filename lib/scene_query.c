@@ -100,6 +100,53 @@ vb_scene_approach_rate(const vb_scene *scene, int c, double *meff)
   return v2 > 0.0 ? sqrt(v2) : 0.0;
 }
 
+/* The impact rate and effective mass of every contact from one build of
+ * the islands (vibro check on many contacts: one build, not one each). */
+void
+vb_scene_approach_rates(const vb_scene *scene, double *rate, double *meff)
+{
+  vb_model *md;
+  char err[8];
+  double p0, v0, a0, v2;
+
+  if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK) {
+    for (int c = 0; c < scene->ncontacts; c++)
+      rate[c] = meff[c] = NAN;
+    return;
+  }
+  for (int c = 0; c < scene->ncontacts; c++) {
+    contact_state(md, c, &p0, &v0, &a0, &meff[c]);
+    v2 = v0 * v0 - 2.0 * a0 * p0;
+    rate[c] = !(p0 <= 0.0) || (v0 <= 0.0 && a0 <= 0.0) ? 0.0 : v2 > 0.0 ? sqrt(v2) : 0.0;
+  }
+  vb_model_free(md);
+}
+
+/* The initial state and approach rate of every contact from one build. */
+void
+vb_scene_contact_states(const vb_scene *scene, double *st)
+{
+  size_t n = (size_t)scene->ncontacts;
+  vb_model *md;
+  char err[8];
+
+  if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK) {
+    for (size_t i = 0; i < 5 * n; i++)
+      st[i] = NAN;
+    return;
+  }
+  for (size_t c = 0; c < n; c++) {
+    double p0, v0, a0, v2;
+    contact_state(md, (int)c, &p0, &v0, &a0, &st[3 * n + c]);
+    st[c] = p0;
+    st[n + c] = v0;
+    st[2 * n + c] = a0;
+    v2 = v0 * v0 - 2.0 * a0 * p0;
+    st[4 * n + c] = !(p0 <= 0.0) || (v0 <= 0.0 && a0 <= 0.0) ? 0.0 : v2 > 0.0 ? sqrt(v2) : 0.0;
+  }
+  vb_model_free(md);
+}
+
 /* Exact-duration figures of an alpha = 1 contact. */
 void
 vb_contact_exact_duration(const vb_scene *scene, int c, double *omega, double *limit, double *used)

@@ -283,6 +283,11 @@ typedef struct vb_body {
   int npoints;
   vb_point *points; /* [npoints]; a mass has one, named "" */
   int line;         /* line in the scene file */
+  int ndropped;     /* modes at or above fs/2 dropped at load: the island's
+                       two-level or explicit scheme cannot step them (the
+                       three-level family keeps them), 0 when none */
+  int *dropped;     /* [ndropped] their indices among the modes as given,
+                       from 0 (owned) */
 } vb_body;
 
 /* External forces at points. */
@@ -319,6 +324,11 @@ typedef struct vb_contact {
   int exact_duration;   /* beta* substitution (Chatziioannou eq 15, 16) */
   int saturate;         /* exact_duration beyond its limit: use the limit */
   int line;             /* line in the scene file */
+  char group[VB_NAME_MAX]; /* the distributed contact it is point group_point
+                              of, "" for a point contact (README, "Distributed
+                              contact") */
+  int group_point;         /* its index among that block's points, from 0 */
+  int element;             /* index of its group in the file's contacts list */
 } vb_contact;
 
 /* Papetti's corrections (section 4.2), as flags in vb_contact.corrections
@@ -378,6 +388,15 @@ void vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0
  * state reaches it, m/s (0 if none follows); its effective mass (kg) into
  * *meff when meff is not NULL (one island build for both). */
 double vb_scene_approach_rate(const vb_scene *scene, int c, double *meff);
+/* vb_scene_approach_rate of every contact c into rate[c] (m/s) and
+ * meff[c] (kg), from one island build (NaN when the scene cannot build). */
+void vb_scene_approach_rates(const vb_scene *scene, double *rate, double *meff);
+/* Every contact c's initial state, from one island build, into st[5 n]
+ * (n contacts): st[c] the penetration p0 (m), st[n + c] its rate v0
+ * (m/s), st[2n + c] the free-flight acceleration a0 (m/s^2), st[3n + c]
+ * the effective mass (kg) and st[4n + c] the approach rate
+ * (vb_scene_approach_rate, m/s); NaN when the scene cannot build. */
+void vb_scene_contact_states(const vb_scene *scene, double *st);
 
 /* Natural frequency sqrt(k / m_eff) of an alpha = 1 contact, the largest
  * the scheme's exact-duration substitution allows (pi/dt two-point,

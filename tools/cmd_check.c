@@ -228,6 +228,74 @@ print_contact(const vb_scene *sc, int c)
   return warnings;
 }
 
+/* onset_time from a contact's initial state (p0, v0, a0) and v_in. */
+static double
+onset_from(double p0, double v0, double a0, double v_in)
+{
+  if (!(p0 < 0.0))
+    return 0.0;
+  if (a0 != 0.0)
+    return (v_in - v0) / a0 > 0.0 ? (v_in - v0) / a0 : 0.0;
+  return v0 > 0.0 ? -p0 / v0 : 0.0;
+}
+
+/* A distributed contact, the contacts c .. *end - 1 of one group, in two
+ * lines: its points, profile, law and scheme, then the first contact
+ * free flight predicts among its points (st: every contact's p0, v0, a0,
+ * meff and approach rate, vb_scene_contact_states).  Returns the number
+ * of warnings. */
+static int
+print_distributed(const vb_scene *sc, int c, const double *st, int *end)
+{
+  size_t n = (size_t)sc->ncontacts;
+  const double *p0 = st, *v0 = st + n, *a0 = st + 2 * n, *meff = st + 3 * n, *rate = st + 4 * n;
+  const vb_contact *c0 = &sc->contacts[c];
+  int body_a = sc->bodies[c0->a].kind == VB_BODY_MODAL, e, first = -1;
+  const vb_body *b = &sc->bodies[body_a ? c0->a : c0->b], *o = &sc->bodies[body_a ? c0->b : c0->a];
+  double hmin = INFINITY, hmax = -INFINITY, xmin = INFINITY, xmax = -INFINITY, t_first = INFINITY;
+
+  for (e = c; e < sc->ncontacts && strcmp(sc->contacts[e].group, c0->group) == 0; e++) {
+    const vb_contact *ct = &sc->contacts[e];
+    double h = body_a ? ct->gap : -ct->gap, x = b->points[body_a ? ct->pa : ct->pb].x;
+    hmin = fmin(hmin, h);
+    hmax = fmax(hmax, h);
+    xmin = fmin(xmin, x);
+    xmax = fmax(xmax, x);
+    if (rate[e] > 0.0 && onset_from(p0[e], v0[e], a0[e], rate[e]) < t_first) {
+      t_first = onset_from(p0[e], v0[e], a0[e], rate[e]);
+      first = e;
+    }
+  }
+  *end = e;
+  printf("contact '%s': distributed, %d points on '%s' (x %g .. %g m) against '%s' %s, heights "
+         "%g .. %g m, scheme %s\n",
+         c0->group, e - c, b->name, xmin, xmax, o->name, body_a ? "above" : "below", hmin, hmax,
+         c0->scheme->name);
+  printf("  law %s", vb_law_name(c0->law.kind));
+  print_law(c0);
+  const vb_law_info *info = vb_law_info_of(c0->law.kind);
+  if (first < 0 || !info || !info->papetti) {
+    printf("; %s\n", first < 0 ? "no impact follows from the initial state at any point"
+                               : "no analytic contact time for this law");
+    return 0;
+  }
+  vb_prediction pr;
+  vb_law_predict(&sc->contacts[first].law, meff[first], rate[first], &pr);
+  double samples = pr.duration * sc->fs;
+  printf("; first contact at '%s' (x %g m) at %.6g s, v_in %.6g m/s, effective mass %g kg, "
+         "contact time %.6g s = %.3g samples\n",
+         sc->contacts[first].name, b->points[body_a ? sc->contacts[first].pa : sc->contacts[first].pb].x,
+         t_first, rate[first], meff[first], pr.duration, samples);
+  if (samples < c0->scheme->min_contact_steps) {
+    printf("  warning: contact '%s' lasts %.3g samples, shorter than the %d scheme '%s' "
+           "resolves; raise fs above %.6g Hz\n",
+           sc->contacts[first].name, samples, c0->scheme->min_contact_steps, c0->scheme->name,
+           c0->scheme->min_contact_steps / pr.duration);
+    return 1;
+  }
+  return 0;
+}
+
 /* Seconds on a monotonic clock. */
 static double
 seconds(void)
@@ -314,8 +382,32 @@ check_study(const vb_study *study)
   printf("recording: every %ld steps, %ld samples, %.3g bytes\n", sc->record_every,
          vb_scene_samples(sc), vb_scene_record_bytes(sc));
   print_bodies(sc);
+  for (int i = 0; i < sc->nbodies; i++)
+    if (sc->bodies[i].ndropped > 0) {
+      const vb_body *b = &sc->bodies[i];
+      double top = 0.0;
+      for (int j = 0; j < b->nmodes; j++)
+        top = b->freq[j] > top ? b->freq[j] : top;
+      printf("  warning: body '%s': %d modes at or above fs/2 = %g Hz dropped (modes %d .. %d "
+             "as given, counted from 0): the scheme of its island cannot step them (a "
+             "three-level scheme steps them exactly, aliased); the highest kept is at %g Hz\n",
+             b->name, b->ndropped, 0.5 * sc->fs, b->dropped[0], b->dropped[b->ndropped - 1], top);
+      warnings++;
+    }
+  double *st = calloc(5 * (size_t)sc->ncontacts + 1, sizeof(double));
+  if (st == NULL)
+    return warnings + 1;
   for (int c = 0; c < sc->ncontacts; c++)
-    warnings += print_contact(sc, c);
+    if (sc->contacts[c].group[0] != '\0') { /* one build for every contact */
+      vb_scene_contact_states(sc, st);
+      break;
+    }
+  for (int c = 0; c < sc->ncontacts;)
+    if (sc->contacts[c].group[0] != '\0')
+      warnings += print_distributed(sc, c, st, &c);
+    else
+      warnings += print_contact(sc, c++);
+  free(st);
   double steps = (double)vb_scene_steps(sc) * (double)vb_study_scenes(study);
   if (vb_study_scenes(study) > 1)
     warnings += study_warnings(study, &steps);
