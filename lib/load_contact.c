@@ -419,9 +419,12 @@ expand_contacts(vb_loader *ld, const config_setting_t *list, const vb_dist_block
   size_t total = 0;
   int n = sc->ncontacts;
 
-  for (int i = 0; i < n; i++)
+  int blocks = 0;
+  for (int i = 0; i < n; i++) {
     total += blk[i].n > 0 ? (size_t)blk[i].n : 1;
-  if (total == (size_t)n) {
+    blocks += blk[i].n > 0;
+  }
+  if (blocks == 0) {
     for (int i = 0; i < n; i++)
       sc->contacts[i].element = i;
     return VB_OK;
