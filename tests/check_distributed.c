@@ -386,6 +386,128 @@ START_TEST(test_above_nyquist)
 }
 END_TEST
 
+/* The same bridge written as 8 point contacts by hand: the runs agree
+ * bit for bit (the block is exactly its expansion). */
+START_TEST(test_same_as_points)
+{
+  char text[16384], pts[1024] = "", cts[8192] = "";
+  for (int k = 0; k < 8; k++) {
+    double x = 0.004 + (0.03 - 0.004) * k / 7.0, h = -0.2 * x * x;
+    if (k == 7)
+      x = 0.03, h = -0.2 * x * x;
+    snprintf(pts + strlen(pts), sizeof pts - strlen(pts), ", { name = \"p%d\"; x = %.17e; }", k, x);
+    snprintf(cts + strlen(cts), sizeof cts - strlen(cts),
+             "%s{ name = \"b_%d\"; between = [\"wall\", \"string.p%d\"]; law = \"power\"; "
+             "k = 1e8; alpha = 1.5; scheme = \"two-point\"; gap = %.17e; }\n",
+             k ? ", " : "", k, k, -h);
+  }
+  tu_sim a = tu_run_text(STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]",
+                                      "{ from = 0.004; to = 0.03; n = 8; }",
+                                      "{ parabola = [0.0, 0.0, -0.2]; }", ""));
+  snprintf(text, sizeof text,
+           "scene = { name = \"t\"; fs = 44100.0; duration = 0.004; gravity = 0.0; };\n"
+           "bodies = ( { name = \"wall\"; type = \"wall\"; },\n"
+           "  { name = \"string\"; type = \"modal\";\n"
+           "    preset = { kind = \"string\"; nmodes = 60; length = 1.0; tension = 40.0;\n"
+           "               linear_density = 0.001; pluck = [0.31, 0.002]; };\n"
+           "    points = ( { name = \"pickup\"; x = 0.7; }%s ); } );\n"
+           "contacts = ( %s );\n",
+           pts, cts);
+  tu_sim b = tu_run_text(text);
+  ck_assert_int_eq(a.rc, VB_OK);
+  ck_assert_int_eq(b.rc, VB_OK);
+  long n = vb_run_samples(a.run);
+  ck_assert_int_eq(n, vb_run_samples(b.run));
+  const double *ua = vb_run_point_u(a.run, 1, 0), *ub = vb_run_point_u(b.run, 1, 0);
+  const double *ea = vb_run_energy(a.run, VB_ENERGY_TOTAL), *eb = vb_run_energy(b.run, VB_ENERGY_TOTAL);
+  ck_assert(memcmp(ua, ub, (size_t)n * sizeof *ua) == 0);
+  ck_assert(memcmp(ea, eb, (size_t)n * sizeof *ea) == 0);
+  long impacts = 0;
+  for (int k = 0; k < 8; k++) {
+    ck_assert_int_eq(vb_run_contact(a.run, k)->nevents, vb_run_contact(b.run, k)->nevents);
+    impacts += vb_run_contact(a.run, k)->nevents;
+  }
+  ck_assert_int_gt(impacts, 0);
+  tu_free(&a);
+  tu_free(&b);
+}
+END_TEST
+
+/* A scene of scenes/ with its duration replaced, loaded from the source
+ * tree (its data files beside it) and run. */
+static tu_sim
+run_scene(const char *name, const char *from, const char *to)
+{
+  char rel[256], path[4096], err[2048];
+  snprintf(rel, sizeof rel, "scenes/%s", name);
+  snprintf(path, sizeof path, "%s/scenes/%s", TEST_SRCDIR, name);
+  char *text = tu_read(rel);
+  tu_replace(&text, from, to);
+  tu_sim s = {NULL, NULL, 0};
+  ck_assert_msg(vb_scene_load_string(text, path, &s.scene, err, sizeof err) == VB_OK, "%s", err);
+  ck_assert_msg(vb_run_alloc(s.scene, &s.run, err, sizeof err) == VB_OK, "%s", err);
+  s.rc = vb_run_exec(s.run);
+  free(text);
+  return s;
+}
+
+/* The published bass on its 20 frets and on its fretless neck (862
+ * modes, three-point, every mode above fs/2 kept): impacts on the neck,
+ * and the energy balance closes to round-off. */
+START_TEST(test_bass)
+{
+  static const char *const scenes[] = {"bass-fretted.cfg", "bass-fretless.cfg"};
+  static const char *const durations[][2] = {{"duration = 0.1;", "duration = 0.006;"},
+                                            {"duration = 0.02;", "duration = 0.007;"}};
+  tu_sim s = run_scene(scenes[_i], durations[_i][0], durations[_i][1]);
+  const vb_scene *sc = s.scene;
+  ck_assert_int_eq(s.rc, VB_OK);
+  ck_assert_int_eq(sc->bodies[1].nmodes, 862);
+  ck_assert_int_eq(sc->bodies[1].ndropped, 0);
+  ck_assert_int_eq(sc->ncontacts, _i ? 862 : 20);
+  long impacts = 0;
+  for (int c = 0; c < sc->ncontacts; c++)
+    impacts += vb_run_contact(s.run, c)->nevents;
+  double e0 = vb_run_energy(s.run, VB_ENERGY_TOTAL)[0], err = vb_run_balance_error(s.run);
+  ck_assert_msg(impacts > 0, "%s: no impacts", scenes[_i]);
+  ck_assert_msg(fabs(err) < 1e-12 * e0, "%s: balance error %g of %g J", scenes[_i], err, e0);
+  tu_free(&s);
+}
+END_TEST
+
+/* The bass with a two-point scheme drops exactly the file's modes at or
+ * above fs/2 (read here with fscanf) and keeps the rest in order. */
+START_TEST(test_bass_two_point_drops)
+{
+  char path[4096];
+  double f[862];
+  snprintf(path, sizeof path, "%s/scenes/bass-fretted-modes.csv", TEST_SRCDIR);
+  FILE *in = fopen(path, "r");
+  ck_assert(in != NULL);
+  ck_assert(fscanf(in, "%*[^\n]\n") == 0);
+  for (int j = 0; j < 862; j++) {
+    int mode;
+    double sg;
+    ck_assert(fscanf(in, "%d,%lf,%lf\n", &mode, &f[j], &sg) == 3);
+  }
+  fclose(in);
+  tu_sim s = run_scene("bass-fretted.cfg", "scheme = \"three-point\";", "scheme = \"two-point\";");
+  const vb_body *b = &s.scene->bodies[1];
+  int kept = 0, dropped = 0;
+  for (int j = 0; j < 862; j++) {
+    if (f[j] < 0.5 * s.scene->fs) {
+      ck_assert(b->freq[kept++] == f[j]);
+    } else {
+      ck_assert_int_eq(b->dropped[dropped++], j);
+    }
+  }
+  ck_assert_int_eq(b->nmodes, kept);
+  ck_assert_int_eq(b->ndropped, dropped);
+  ck_assert_int_gt(dropped, 600); /* 669 at 62.72 kHz */
+  tu_free(&s);
+}
+END_TEST
+
 static Suite *
 distributed_suite(void)
 {
@@ -404,6 +526,9 @@ distributed_suite(void)
   tcase_add_test(t, test_events_name_point);
   tcase_add_loop_test(t, test_energy_many_points, 0, 3);
   tcase_add_test(t, test_above_nyquist);
+  tcase_add_test(t, test_same_as_points);
+  tcase_add_loop_test(t, test_bass, 0, 2);
+  tcase_add_test(t, test_bass_two_point_drops);
   suite_add_tcase(s, t);
   return s;
 }
