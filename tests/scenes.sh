@@ -24,7 +24,7 @@ fi
 # The scenes are run from a copy, so that a check can shorten one by
 # editing its text (data files such as the rolling profile come along).
 mkdir "$tmp/scenes"
-cp "$srcdir"/scenes/*.cfg "$srcdir"/scenes/*.txt "$tmp/scenes/"
+cp "$srcdir"/scenes/*.cfg "$srcdir"/scenes/*.txt "$srcdir"/scenes/*.csv "$tmp/scenes/"
 
 # run NAME [OUT]: run scenes/NAME.cfg (as it is in the copy) into OUT.h5
 run() {
@@ -337,6 +337,43 @@ peak = np.argmax(spec) * fs / len(u)
 assert abs(peak - 440.0) < 3.0, "strongest partial at %g Hz" % peak
 PY
 covered avanzini-hammer-bar
+
+# ------------------------------------------------- distributed contact
+sed 's/duration = 0.5;/duration = 0.05;/' "$tmp/scenes/tanpura.cfg" >"$tmp/scenes/tanpura-short.cfg"
+run tanpura-short
+check "tanpura: the string buzzes along the bridge every period, energy kept" \
+  "$tmp/tanpura-short.h5" <<'PY'
+touched = [c for c in contacts if c.startswith("jvari[") and len(ev(c)) > 0]
+assert len(touched) >= 10, "only %d of the 64 bridge points touched: %s" % (len(touched), touched)
+t = np.concatenate([ev(c)["t_on"] for c in touched])
+for period in range(1, 5):  # 100 Hz: contact in each period after the first
+    n = ((t >= period * 0.01) & (t < (period + 1) * 0.01)).sum()
+    assert n > 0, "no contact in period %d" % period
+e = sig("energy/total")
+assert np.abs(e - e[0]).max() < 1e-11 * e[0], "energy drift %g" % (np.abs(e - e[0]).max() / e[0])
+PY
+covered tanpura
+
+sed 's/duration = 0.1;/duration = 0.01;/' "$tmp/scenes/bass-fretted.cfg" >"$tmp/scenes/bass-short.cfg"
+run bass-short
+check "bass-fretted: the plucked string slaps the frets, the energy account closes" \
+  "$tmp/bass-short.h5" <<'PY'
+hit = [c for c in contacts if c.startswith("frets[") and len(ev(c)) > 0]
+assert len(hit) >= 1, "no fret touched"
+e, d = sig("energy/total"), sig("energy/dissipated")
+err = np.abs(e + d - e[0]).max() / e[0]
+assert err < 1e-11 and d[-1] > 0, "balance off by %g (dissipated %g of %g J)" % (err, d[-1], e[0])
+PY
+covered bass-fretted
+
+# the fretless neck's 862 contacts are run in tests/check_distributed.c;
+# here its check (63 steps timed), one line for the 862 points
+sed 's/duration = 0.02;/duration = 0.001;/' "$tmp/scenes/bass-fretless.cfg" >"$tmp/scenes/fretless-short.cfg"
+if "$vibro" check "$tmp/scenes/fretless-short.cfg" >"$tmp/check.out" 2>&1 &&
+   grep -q "^contact 'neck': distributed, 862 points on 'string' (x 0.001 .. 0.862 m) against 'neck' below" "$tmp/check.out" &&
+   [ "$(grep -c "^contact " "$tmp/check.out")" -eq 1 ]
+then ok; else bad "bass-fretless: vibro check: $(head -c 600 "$tmp/check.out")"; fi
+covered bass-fretless
 
 # every scene in scenes/ has its checks above
 for scene in "$srcdir"/scenes/*.cfg; do
