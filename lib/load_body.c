@@ -181,6 +181,12 @@ vb_load_preset_params(vb_loader *ld, const config_setting_t *pg, const char *pob
   if (vb_src_member(pg, "pluck") != NULL) {
     double *v = malloc(2 * sizeof(double));
     int cnt = 2;
+    if (config_setting_length(vb_src_member(pg, "pluck")) != 2) {
+      free(v);
+      return vb_src_fail(ld, vb_src_at(pg, "pluck"), pobj,
+                         "'pluck' has %d values (valid: [x0, height], m)",
+                         config_setting_length(vb_src_member(pg, "pluck")));
+    }
     if (v == NULL)
       return vb_src_fail(ld, pg, pobj, "out of memory");
     rc = vb_src_array(ld, pg, pobj, "pluck", 1, 0, 2, &v, &cnt, NULL);

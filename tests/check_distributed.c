@@ -286,6 +286,44 @@ START_TEST(test_bad_no_preset)
 }
 END_TEST
 
+/* The string preset's keys in a scene: each message, in full. */
+static const struct {
+  const char *preset, *extra, *message;
+} bad_string[] = {
+    {"frequencies = \"/nonexistent/modes.csv\"; nmodes = 2;", "",
+     "test.cfg:3: body 's' preset: /nonexistent/modes.csv: cannot read: No such file or directory"},
+    {"frequencies = \"bass-fretted-modes.csv\"; nmodes = 900;", "",
+     "test.cfg:3: body 's' preset: 'bass-fretted-modes.csv' has 862 modes, fewer than nmodes = 900 "
+     "(valid: nmodes <= 862)"},
+    {"inharmonicity = -1.0; nmodes = 2;", "",
+     "test.cfg:3: body 's': preset 'string': 'inharmonicity' must be >= 0 (got -1)"},
+    {"pluck = [0.3]; nmodes = 2;", "",
+     "test.cfg:3: body 's' preset: 'pluck' has 1 values (valid: [x0, height], m)"},
+    {"pluck = [0.3, 0.0]; nmodes = 2;", "",
+     "test.cfg:3: body 's' preset: 'pluck' = [x0, height] needs a height other than 0"},
+    {"pluck = [0.3, 0.001]; nmodes = 2;", "q0 = [0.0, 0.0]; ",
+     "test.cfg:2: body 's': 'q0' and the preset's 'pluck' both give the initial displacement "
+     "(valid: one of them)"},
+};
+
+START_TEST(test_bad_string_keys)
+{
+  char text[4096], path[4096], err[2048];
+  vb_scene *sc = NULL;
+  snprintf(text, sizeof text,
+           "scene = { name = \"t\"; fs = 44100.0; duration = 0.01; };\n"
+           "bodies = ( { name = \"s\"; type = \"modal\"; %s\n"
+           "  preset = { kind = \"string\"; length = 0.863; tension = 191.6; linear_density = 0.0067; %s };\n"
+           "  points = ( { name = \"p\"; x = 0.5; } ); } );\n",
+           bad_string[_i].extra, bad_string[_i].preset);
+  snprintf(path, sizeof path, "%s/scenes/test.cfg", TEST_SRCDIR);
+  ck_assert_int_eq(vb_scene_load_string(text, path, &sc, err, sizeof err), VB_EINVAL);
+  const char *msg = strstr(err, "test.cfg:");
+  ck_assert_msg(msg && strcmp(msg, bad_string[_i].message) == 0, "case %d:\n  got      %s\n  expected %s",
+                _i, err, bad_string[_i].message);
+}
+END_TEST
+
 /* A lossless plucked string on a bridge of many points: the two-point
  * scheme keeps its discrete energy to round-off. */
 START_TEST(test_energy_many_points)
@@ -519,6 +557,7 @@ distributed_suite(void)
   tcase_add_test(t, test_sweep_all_points);
   tcase_add_loop_test(t, test_bad_blocks, 0, (int)(sizeof bad / sizeof bad[0]));
   tcase_add_test(t, test_bad_no_preset);
+  tcase_add_loop_test(t, test_bad_string_keys, 0, (int)(sizeof bad_string / sizeof bad_string[0]));
   tcase_add_test(t, test_thousand_points_fast);
   suite_add_tcase(s, t);
   t = tcase_create("runs");
