@@ -471,14 +471,14 @@ START_TEST(test_same_as_points)
 }
 END_TEST
 
-/* A scene of scenes/ with its duration replaced, loaded from the source
- * tree (its data files beside it) and run. */
+/* A scene of the source tree (scenes/ or tests/data/) with its duration
+ * replaced, loaded from there (its data files beside it) and run. */
 static tu_sim
 run_scene(const char *name, const char *from, const char *to)
 {
   char rel[256], path[4096], err[2048];
-  snprintf(rel, sizeof rel, "scenes/%s", name);
-  snprintf(path, sizeof path, "%s/scenes/%s", TEST_SRCDIR, name);
+  snprintf(rel, sizeof rel, "%s", name);
+  snprintf(path, sizeof path, "%s/%s", TEST_SRCDIR, name);
   char *text = tu_read(rel);
   tu_replace(&text, from, to);
   tu_sim s = {NULL, NULL, 0};
@@ -494,7 +494,9 @@ run_scene(const char *name, const char *from, const char *to)
  * and the energy balance closes to round-off. */
 START_TEST(test_bass)
 {
-  static const char *const scenes[] = {"bass-fretted.cfg", "bass-fretless.cfg"};
+  /* the fretless neck lives in tests/data until its 862 contacts can be
+   * written (the per-contact tables of issue 18 item 3) */
+  static const char *const scenes[] = {"scenes/bass-fretted.cfg", "tests/data/bass-fretless.cfg"};
   static const char *const durations[][2] = {{"duration = 0.1;", "duration = 0.006;"},
                                             {"duration = 0.02;", "duration = 0.007;"}};
   tu_sim s = run_scene(scenes[_i], durations[_i][0], durations[_i][1]);
@@ -529,7 +531,7 @@ START_TEST(test_bass_two_point_drops)
     ck_assert(fscanf(in, "%d,%lf,%lf\n", &mode, &f[j], &sg) == 3);
   }
   fclose(in);
-  tu_sim s = run_scene("bass-fretted.cfg", "scheme = \"three-point\";", "scheme = \"two-point\";");
+  tu_sim s = run_scene("scenes/bass-fretted.cfg", "scheme = \"three-point\";", "scheme = \"two-point\";");
   const vb_body *b = &s.scene->bodies[1];
   int kept = 0, dropped = 0;
   for (int j = 0; j < 862; j++) {

@@ -616,7 +616,7 @@ typedef struct bad_case {
 #define AM1 "scheme = \"am1\";"
 #define POWER_KEYS \
   "name, between, law, k, alpha, gap, gap_drive, scheme, tolerance, max_iterations, " \
-  "corrections, vout, exact_duration, saturate"
+  "corrections, vout, exact_duration, saturate, points, profile"
 
 static const bad_case bad[] = {
     /* 0: registries */

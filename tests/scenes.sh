@@ -339,7 +339,7 @@ PY
 covered avanzini-hammer-bar
 
 # ------------------------------------------------- distributed contact
-sed 's/duration = 0.5;/duration = 0.05;/' "$tmp/scenes/tanpura.cfg" >"$tmp/scenes/tanpura-short.cfg"
+sed 's/duration = 0.2;/duration = 0.05;/' "$tmp/scenes/tanpura.cfg" >"$tmp/scenes/tanpura-short.cfg"
 run tanpura-short
 check "tanpura: the string buzzes along the bridge every period, energy kept" \
   "$tmp/tanpura-short.h5" <<'PY'
@@ -366,14 +366,21 @@ assert err < 1e-11 and d[-1] > 0, "balance off by %g (dissipated %g of %g J)" % 
 PY
 covered bass-fretted
 
-# the fretless neck's 862 contacts are run in tests/check_distributed.c;
-# here its check (63 steps timed), one line for the 862 points
-sed 's/duration = 0.02;/duration = 0.001;/' "$tmp/scenes/bass-fretless.cfg" >"$tmp/scenes/fretless-short.cfg"
-if "$vibro" check "$tmp/scenes/fretless-short.cfg" >"$tmp/check.out" 2>&1 &&
-   grep -q "^contact 'neck': distributed, 862 points on 'string' (x 0.001 .. 0.862 m) against 'neck' below" "$tmp/check.out" &&
-   [ "$(grep -c "^contact " "$tmp/check.out")" -eq 1 ]
-then ok; else bad "bass-fretless: vibro check: $(head -c 600 "$tmp/check.out")"; fi
-covered bass-fretless
+run snare-wires
+check "snare-wires: the struck head throws its wires, which slap back along their length" \
+  "$tmp/snare-wires.h5" <<'PY'
+t0 = ev("strike")["t_on"][0]
+assert len(ev("strike")) == 1 and abs(t0 - 1e-3 / 3.0) < 2.3e-5, "strike at %s" % ev("strike")["t_on"]
+for w in range(1, 5):
+    pts = [c for c in contacts if c.startswith("wire%d[" % w)]
+    assert len(pts) == 12, "wire %d has %d points" % (w, len(pts))
+    t = np.concatenate([ev(c)["t_on"] for c in pts])
+    touched = sum(len(ev(c)) > 0 for c in pts)
+    assert len(t) >= 50 and touched >= 10, "wire %d: %d impacts at %d points" % (w, len(t), touched)
+    assert t.min() < t0 + 1e-3 and (t > 0.15).sum() > 0, "wire %d: from %g s, %d after 0.15 s" % (w, t.min(), (t > 0.15).sum())
+PY
+covered snare-wires
+
 
 # every scene in scenes/ has its checks above
 for scene in "$srcdir"/scenes/*.cfg; do
