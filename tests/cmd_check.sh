@@ -16,7 +16,7 @@ equal() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; f
 # contact lasts 0.133 ms (eq 9)
 sed 's/duration = 0.002/duration = 0.0001/' "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/short.cfg"
 expect 0 "$vibro" check "$tmp/short.cfg"
-contains "$tmp/out" "  warning: contact 'hit' is predicted from 0 s to 0.000132898 s, after the scene ends at 0.0001 s: its v_out and cor will be NaN; make duration longer than 0.000132898 s"
+contains "$tmp/out" "warning: contact 'hit' is predicted from 0 s to 0.000132898 s, after the scene ends at 0.0001 s: its v_out and cor will be NaN; make duration longer than 0.000132898 s"
 contains "$tmp/out" "short.cfg: valid, 1 warning"
 # and the run indeed leaves v_out NaN
 expect 0 "$vibro" run "$tmp/short.cfg" -o "$tmp/short.h5" --quiet
@@ -26,7 +26,7 @@ equal "v_out of the unfinished contact" "$(sed -n 2p "$tmp/out" | cut -d, -f7)" 
 sed 's/duration = 0.002/duration = 0.001/; s/u0 = 0.0;/u0 = -0.001;/' \
   "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/gap.cfg"
 expect 0 "$vibro" check "$tmp/gap.cfg"
-contains "$tmp/out" "  warning: contact 'hit' is predicted from 0.001 s to 0.0011329 s, after the scene ends at 0.001 s"
+contains "$tmp/out" "warning: contact 'hit' is predicted from 0.001 s to 0.0011329 s, after the scene ends at 0.001 s"
 # the whole contact fits: no warning
 expect 0 "$vibro" check "$srcdir/scenes/papetti-case-b.cfg"
 contains "$tmp/out" "papetti-case-b.cfg: valid, 0 warnings"
@@ -72,11 +72,12 @@ equal "contacts listed" "$(grep -c "^contact " "$tmp/out")" 1
 sed 's/nmodes = 1;/nmodes = 5;/; s/dq0 = \[-1.0\];/dq0 = [-1.0, 0.0, 0.0, 0.0, 0.0];/; s/fs = 44100.0/fs = 700.0/' \
   "$tmp/dist.cfg" >"$tmp/alias.cfg"
 expect 0 "$vibro" check "$tmp/alias.cfg"
-contains "$tmp/out" "  warning: body 'string': 2 modes at or above fs/2 = 350 Hz dropped (modes 3 .. 4 as given, counted from 0): the scheme of its island cannot step them (a three-level scheme steps them exactly, aliased); the highest kept is at 300 Hz"
+contains "$tmp/out" "warning: body 'string': 2 modes at or above fs/2 = 350 Hz dropped (modes 3 .. 4 as given, counted from 0): the scheme of its island cannot step them (a three-level scheme steps them exactly, aliased); the highest kept is at 300 Hz"
 sed 's/two-point/three-point/' "$tmp/alias.cfg" >"$tmp/alias3.cfg"
 expect 0 "$vibro" check "$tmp/alias3.cfg"
 contains "$tmp/out" "body 'string': modal, 5 modes (100 .. 500 Hz), 3 points"
-contains "$tmp/out" "  warning: contact 'bed[2]' lasts 0.0438 samples, shorter than the 2 scheme 'three-point' resolves; raise fs above 31966.5 Hz"
+contains "$tmp/out" "warning: contact 'bed[2]' lasts 0.0438 samples, shorter than the 2 scheme 'three-point' resolves; raise fs above 31966.5 Hz"
+equal "one warning for the block of 3 points" "$(grep -c "^warning: contact 'bed" "$tmp/out")" 1
 contains "$tmp/out" "alias3.cfg: valid, 1 warning"
 (cd "$tmp" && "$vibro" run alias.cfg -o alias.h5 --quiet) >"$tmp/run.out" 2>&1
 contains "$tmp/run.out" "warning: body 'string': 2 modes at or above fs/2 = 350 Hz dropped"
