@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "source.h"
+#include "scheme.h"
 
 /* Index of a body by name, or -1. */
 static int
@@ -139,7 +140,7 @@ takes_s(const vb_scheme *s)
 static int
 has_velocity(const vb_scheme *s)
 {
-  return s->family != VB_FAMILY_THREE_LEVEL;
+  return vb_family_of(s->family)->velocity;
 }
 static int
 exact_duration(const vb_scheme *s)

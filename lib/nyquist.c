@@ -1,9 +1,10 @@
 /* nyquist.c - modes at or above the Nyquist frequency fs/2 (issue 18).
  *
- * The three-level family steps every mode by its exact recursion
- * (a1 = 2 e^(-sigma h) cos(omega_d h), a2 = e^(-2 sigma h), model.c's
- * exact_centred), which reproduces the sampled free response of any mode,
- * aliased, so it keeps them.  The two-level family's bilinear pre-warp maps
+ * The three-level families (three-level, sav: levels 3 in the family
+ * table) step every mode by its exact recursion
+ * (a1 = 2 e^(-sigma h) cos(omega_d h), a2 = e^(-2 sigma h): step.c's
+ * mode_three_level), which reproduces the sampled free response of any
+ * mode, aliased, so they keep them.  The two-level family's bilinear pre-warp maps
  * only (0, fs/2) and the explicit schemes are unstable there: a body in
  * such an island loses its modes at or above fs/2 at load, and the body
  * records how many and which (vb_body.ndropped, .dropped), which vibro
@@ -12,18 +13,21 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scheme.h"
 
-/* The family that steps body i: that of the contacts that move it (one
- * per island, model.c's island_families), two-level without any. */
-static vb_family
-body_family(const vb_scene *sc, int i)
+/* Whether the family that steps body i keeps its modes at or above fs/2:
+ * that of the contacts that move it (one per island, model.c's
+ * island_families; two-level without any) steps its modes by the exact
+ * centred recursion (levels 3: three-level, sav). */
+static int
+keeps_aliased(const vb_scene *sc, int i)
 {
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
     if (ct->a == i || ct->b == i)
-      return ct->scheme->family;
+      return vb_family_of(ct->scheme->family)->levels == 3;
   }
-  return VB_FAMILY_TWO_LEVEL;
+  return 0;
 }
 
 /* Drop from body b the modes with keep[j] == 0, compacting every modal
@@ -61,7 +65,7 @@ vb_drop_aliased_modes(vb_scene *sc)
   for (int i = 0; i < sc->nbodies; i++) {
     vb_body *b = &sc->bodies[i];
     int ndrop = 0;
-    if (b->kind != VB_BODY_MODAL || body_family(sc, i) == VB_FAMILY_THREE_LEVEL)
+    if (b->kind != VB_BODY_MODAL || keeps_aliased(sc, i))
       continue;
     for (int j = 0; j < b->nmodes; j++)
       ndrop += b->freq[j] >= 0.5 * sc->fs;

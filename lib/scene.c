@@ -13,6 +13,7 @@
 
 #include "source.h"
 #include "sweep.h"
+#include "model.h"
 
 /* Largest number of steps a scene may ask for (keeps lround defined). */
 #define MAX_STEPS 1e15

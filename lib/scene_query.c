@@ -2,7 +2,7 @@
  * only (vibro check and the loader's reports): effective mass, initial
  * state along the compression, impact rate, exact-duration figures. */
 #include <math.h>
-#include "internal.h"
+#include "model.h"
 
 /* Time until free flight from penetration p < 0 at rate r under constant
  * acceleration a reaches p = 0 (p + r t + a t^2 / 2 = 0), s; +inf if never. */

@@ -183,7 +183,8 @@ void vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out
 typedef enum {
   VB_FAMILY_TWO_LEVEL = 0, /* implicit, state (x, v): two-point, am1 */
   VB_FAMILY_THREE_LEVEL,   /* state (x^n, x^(n-1)): three-point, quadratic */
-  VB_FAMILY_EXPLICIT       /* one-step explicit: verlet, position-verlet, heun, rk4 */
+  VB_FAMILY_EXPLICIT,      /* one-step explicit: verlet, position-verlet, heun, rk4 */
+  VB_FAMILY_SAV            /* (x^n, x^(n-1)) and an auxiliary variable per contact: sav */
 } vb_family;
 
 struct vb_scheme_ops; /* its operations (solvers/scheme.h, not installed) */
@@ -554,6 +555,10 @@ const double *vb_signal_data(const vb_run *run, const vb_signal *s, int i);
 double vb_run_balance_error(const vb_run *run);
 /* Effective mass of a contact (1 / sum of S^2/M over its modes), kg. */
 double vb_run_contact_mass(const vb_run *run, int contact);
+/* Largest distance of a scheme's per-contact state from its definition
+ * over the run so far, in the state's units (sav: |psi - sqrt(2 V)|,
+ * J^(1/2)); NaN when no contact of the scene keeps state. */
+double vb_run_state_drift(const vb_run *run);
 /* vb_run_exec that stops when *stop (may be NULL) becomes nonzero, checked
  * before every step (a signal handler or another thread sets it): the run
  * then ends with VB_EINTR, the status "stopped at t=T s on request", its

@@ -943,7 +943,7 @@ static const bad_case bad[] = {
            ");\n",
      "bad.cfg:9: contact 'cb': scheme 'three-point' cannot step body 'b' together "
      "with contact 'ab' (scheme 'am1') in one island (valid: one family per island: "
-     "two-point/am1, three-point/quadratic, or a single explicit scheme)"},
+     "two-point/am1, three-point/quadratic, sav, or a single explicit scheme)"},
     /* 77: top level and syntax */
     {SCENE BODIES "sweep = { k = [1.0e8, 1.0e9]; };\n",
      "bad.cfg:6: sweep: a sweep makes this file a study of several scenes "
