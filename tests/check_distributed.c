@@ -324,28 +324,30 @@ START_TEST(test_bad_string_keys)
 }
 END_TEST
 
-/* A lossless plucked string on a bridge of many points: the two-point
- * scheme keeps its discrete energy to round-off. */
+/* A lossless plucked string on a bridge of 2 to 862 points: the two-point
+ * and three-point schemes keep their discrete energy to round-off. */
 START_TEST(test_energy_many_points)
 {
-  static const int sizes[] = {2, 8, 32};
+  static const int sizes[] = {2, 8, 32, 862};
+  static const char *const schemes[] = {"two-point", "three-point"};
+  int n_points = sizes[_i % 4];
   char text[8192], pts[128];
-  snprintf(pts, sizeof pts, "{ from = 0.004; to = 0.03; n = %d; }", sizes[_i]);
-  snprintf(text, sizeof text, STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]", "%s",
+  snprintf(pts, sizeof pts, "{ from = 0.004; to = 0.03; n = %d; }", n_points);
+  snprintf(text, sizeof text, STRING_SCENE("44100.0", "%s", "[\"wall\", \"string\"]", "%s",
                                            "{ parabola = [0.0, 0.0, -0.2]; }",
                                            "max_iterations = 1000; "),
-           pts);
+           schemes[_i / 4], pts);
   tu_sim s = tu_run_text(text);
-  ck_assert_msg(s.rc == VB_OK, "%d points: %s", sizes[_i], vb_run_status(s.run));
+  ck_assert_msg(s.rc == VB_OK, "%d points: %s", n_points, vb_run_status(s.run));
   long n = vb_run_samples(s.run), impacts = 0;
   const double *e = vb_run_energy(s.run, VB_ENERGY_TOTAL);
   double worst = 0.0;
   for (long i = 0; i < n; i++)
     worst = fmax(worst, fabs(e[i] - e[0]) / e[0]);
-  for (int k = 0; k < sizes[_i]; k++)
+  for (int k = 0; k < n_points; k++)
     impacts += vb_run_contact(s.run, k)->nevents;
-  ck_assert_msg(impacts > 0, "%d points: no impacts", sizes[_i]);
-  ck_assert_msg(worst < 1e-12, "%d points: energy drift %g", sizes[_i], worst);
+  ck_assert_msg(impacts > 0, "%d points: no impacts", n_points);
+  ck_assert_msg(worst < 1e-12, "%s, %d points: energy drift %g", schemes[_i / 4], n_points, worst);
   tu_free(&s);
 }
 END_TEST
@@ -569,7 +571,7 @@ distributed_suite(void)
   t = tcase_create("runs");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_events_name_point);
-  tcase_add_loop_test(t, test_energy_many_points, 0, 3);
+  tcase_add_loop_test(t, test_energy_many_points, 0, 8);
   tcase_add_test(t, test_above_nyquist);
   tcase_add_test(t, test_same_as_points);
   tcase_add_loop_test(t, test_bass, 0, 2);
