@@ -62,19 +62,20 @@ block_between(vb_loader *ld, const config_setting_t *g, const char *obj, vb_dist
 
   if (m == NULL)
     return vb_src_fail(ld, g, obj, "missing required key 'between' (valid: %s)", valid);
-  if (config_setting_length(m) != 2 || (config_setting_type(m) != CONFIG_TYPE_ARRAY &&
-                                        config_setting_type(m) != CONFIG_TYPE_LIST))
+  if (config_setting_length(m) != 2 ||
+      (config_setting_type(m) != CONFIG_TYPE_ARRAY && config_setting_type(m) != CONFIG_TYPE_LIST))
     return vb_src_fail(ld, m, obj, "'between' must name two bodies (valid: %s)", valid);
   for (int i = 0; i < 2; i++) {
     const config_setting_t *e = config_setting_get_elem(m, (unsigned)i);
-    const char *name = config_setting_type(e) == CONFIG_TYPE_STRING ? config_setting_get_string(e)
-                                                                   : NULL;
+    const char *name =
+        config_setting_type(e) == CONFIG_TYPE_STRING ? config_setting_get_string(e) : NULL;
     if (name == NULL)
       return vb_src_fail(ld, m, obj, "'between' must name two bodies (valid: %s)", valid);
     if ((idx[i] = body_index(sc, name)) < 0)
       return vb_src_fail(ld, m, obj, "'between' names unknown body '%s' (valid: %s)", name, valid);
   }
-  int modal[2] = {sc->bodies[idx[0]].kind == VB_BODY_MODAL, sc->bodies[idx[1]].kind == VB_BODY_MODAL};
+  int modal[2] = {sc->bodies[idx[0]].kind == VB_BODY_MODAL,
+                  sc->bodies[idx[1]].kind == VB_BODY_MODAL};
   if (modal[0] == modal[1])
     return vb_src_fail(ld, m, obj, "'between' joins '%s' (%s) and '%s' (%s) (valid: %s)",
                        sc->bodies[idx[0]].name, sc->bodies[idx[0]].type, sc->bodies[idx[1]].name,
@@ -117,12 +118,15 @@ block_points(vb_loader *ld, const config_setting_t *p, const char *obj, double *
         (rc = vb_src_integer(ld, p, pobj, "n", 1, &count)) != VB_OK)
       return rc;
     if (count < 1 || count > POINTS_MAX || (count == 1 && from != to))
-      return vb_src_refuse(ld, p, pobj, "n", count == 1 ? ">= 2 when from != to" : "between 1 and 100000",
+      return vb_src_refuse(ld, p, pobj, "n",
+                           count == 1 ? ">= 2 when from != to" : "between 1 and 100000",
                            (double)count);
     if ((*x = malloc((size_t)count * sizeof(double))) == NULL)
       return vb_src_fail(ld, p, pobj, "out of memory");
     for (long i = 0; i < count; i++) /* x_i = from + (to - from) i/(n - 1), exact at both ends */
-      (*x)[i] = i == count - 1 ? to : from + (to - from) * (double)i / (double)(count > 1 ? count - 1 : 1);
+      (*x)[i] = i == count - 1
+                    ? to
+                    : from + (to - from) * (double)i / (double)(count > 1 ? count - 1 : 1);
     *n = (int)count;
   } else if (vb_src_member(p, "x") != NULL) {
     if ((rc = vb_src_array(ld, p, pobj, "x", 1, 0, -1, x, n, NULL)) != VB_OK)
@@ -168,14 +172,16 @@ profile_file(vb_loader *ld, const config_setting_t *p, const char *pobj, const d
     if (!(px[r] > px[r - 1]))
       rc = vb_src_fail(ld, vb_src_at(p, "file"), pobj,
                        "'%s' row %d: x = %s after %s (valid: x increasing)", file, r + 1,
-                       vb_number_text(px[r], n1, sizeof n1), vb_number_text(px[r - 1], n2, sizeof n2));
+                       vb_number_text(px[r], n1, sizeof n1),
+                       vb_number_text(px[r - 1], n2, sizeof n2));
   for (int i = 0; rc == VB_OK && i < n; i++) {
     int lo = 0, hi = rows - 1;
     if (!(x[i] >= px[0] && x[i] <= px[rows - 1])) {
       rc = vb_src_fail(ld, vb_src_at(p, "file"), pobj,
                        "point %d at x = %s is outside the profile '%s' (valid: %s <= x <= %s)", i,
                        vb_number_text(x[i], n1, sizeof n1), file,
-                       vb_number_text(px[0], n2, sizeof n2), vb_number_text(px[rows - 1], n3, sizeof n3));
+                       vb_number_text(px[0], n2, sizeof n2),
+                       vb_number_text(px[rows - 1], n3, sizeof n3));
       break;
     }
     while (hi - lo > 1) { /* px[lo] <= x < px[hi] */
@@ -326,7 +332,8 @@ int
 vb_load_distributed(vb_loader *ld, const config_setting_t *g, vb_dist_block *out)
 {
   const config_setting_t *m = vb_src_member(g, "name");
-  const char *name = m && config_setting_type(m) == CONFIG_TYPE_STRING ? config_setting_get_string(m) : "";
+  const char *name =
+      m && config_setting_type(m) == CONFIG_TYPE_STRING ? config_setting_get_string(m) : "";
   char obj[OBJECT_MAX];
   double *x = NULL, *y = NULL;
   vb_preset p;
@@ -337,7 +344,8 @@ vb_load_distributed(vb_loader *ld, const config_setting_t *g, vb_dist_block *out
   if ((rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
     return rc;
   if (vb_src_member(g, "points") == NULL)
-    return vb_src_fail(ld, g, obj, "a distributed contact needs 'points' (valid: { from = ...; "
+    return vb_src_fail(ld, g, obj,
+                       "a distributed contact needs 'points' (valid: { from = ...; "
                        "to = ...; n = ...; }, { x = [...]; } or { file = \"points.csv\"; })");
   if ((rc = block_between(ld, g, obj, out)) != VB_OK ||
       (rc = body_preset(ld, g, obj, out->body, &p)) != VB_OK ||
@@ -350,7 +358,8 @@ vb_load_distributed(vb_loader *ld, const config_setting_t *g, vb_dist_block *out
     goto done;
   }
   if (vb_src_member(g, "profile") == NULL) {
-    rc = vb_src_fail(ld, g, obj, "a distributed contact needs 'profile' (valid: { height = ...; "
+    rc = vb_src_fail(ld, g, obj,
+                     "a distributed contact needs 'profile' (valid: { height = ...; "
                      "}, { heights = [...]; }, { file = \"profile.csv\"; } or { parabola = "
                      "[x0, h0, a]; })");
     goto done;

@@ -86,8 +86,7 @@ START_TEST(test_grid_parabola)
     char text[4096], pts[256], prof[256];
     snprintf(pts, sizeof pts, "{ from = %.17g; to = %.17g; n = %d; }", from, to, n);
     snprintf(prof, sizeof prof, "{ parabola = [%.17g, %.17g, %.17g]; }", x0, h0, a);
-    snprintf(text, sizeof text,
-             STRING_SCENE("44100.0", "two-point", "%s", "%s", "%s", ""),
+    snprintf(text, sizeof text, STRING_SCENE("44100.0", "two-point", "%s", "%s", "%s", ""),
              below ? "[\"wall\", \"string\"]" : "[\"string\", \"wall\"]", pts, prof);
     vb_scene *sc = load(text);
     double *x = malloc((size_t)n * sizeof *x), *h = malloc((size_t)n * sizeof *h);
@@ -120,13 +119,16 @@ START_TEST(test_list)
   }
   snprintf(pts, sizeof pts, "{ x = [%s]; }", xs);
   snprintf(prof, sizeof prof, "{ heights = [%s]; }", hs);
-  snprintf(text, sizeof text, STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]", "%s",
-                                           "%s", ""), pts, prof);
+  snprintf(text, sizeof text,
+           STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]", "%s", "%s", ""), pts,
+           prof);
   vb_scene *sc = load(text);
   check_expansion(sc, n, x, h, 1);
   vb_scene_free(sc);
-  snprintf(text, sizeof text, STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]", "%s",
-                                           "{ height = -2.5e-4; }", ""), pts);
+  snprintf(text, sizeof text,
+           STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]", "%s",
+                        "{ height = -2.5e-4; }", ""),
+           pts);
   sc = load(text);
   for (int k = 0; k < n; k++)
     h[k] = -2.5e-4;
@@ -160,8 +162,9 @@ START_TEST(test_files)
     int r = 0;
     while (r < 2 && x[k] > px[r + 1])
       r++;
-    h[k] = x[k] == px[r] ? ph[r] : x[k] == px[r + 1] ? ph[r + 1]
-                                  : ph[r] + (ph[r + 1] - ph[r]) * (x[k] - px[r]) / (px[r + 1] - px[r]);
+    h[k] = x[k] == px[r]       ? ph[r]
+           : x[k] == px[r + 1] ? ph[r + 1]
+                               : ph[r] + (ph[r + 1] - ph[r]) * (x[k] - px[r]) / (px[r + 1] - px[r]);
   }
   snprintf(text, sizeof text,
            STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]",
@@ -181,7 +184,8 @@ START_TEST(test_sweep_all_points)
   char text[8192], err[2048];
   vb_study *st = NULL;
   vb_scene *sc = NULL;
-  snprintf(text, sizeof text, "%ssweep = { params = ( { path = \"contacts.b.k\"; values = [3e7, 9e8]; } ); };\n",
+  snprintf(text, sizeof text,
+           "%ssweep = { params = ( { path = \"contacts.b.k\"; values = [3e7, 9e8]; } ); };\n",
            STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]",
                         "{ from = 0.01; to = 0.05; n = 33; }", "{ height = -1e-4; }", ""));
   ck_assert_msg(vb_study_load_string(text, "study.cfg", &st, err, sizeof err) == VB_OK, "%s", err);
@@ -225,9 +229,11 @@ static const struct {
      "test.cfg:11: contact 'b' points: missing required key 'n'"},
     {"[\"wall\", \"string\"]", "{ from = 0.1; to = 0.2; n = 0; }", "{ height = 0.0; }", "",
      "test.cfg:11: contact 'b' points: 'n' must be between 1 and 100000 (got 0)"},
-    {"[\"wall\", \"string\"]", "{ from = 0.1; to = 0.2; n = 3; x = [0.1]; }", "{ height = 0.0; }", "",
+    {"[\"wall\", \"string\"]", "{ from = 0.1; to = 0.2; n = 3; x = [0.1]; }", "{ height = 0.0; }",
+     "",
      "test.cfg:11: contact 'b' points: give the points by exactly one form (valid: { from = ...; "
-     "to = ...; n = ...; }, { x = [...]; } or { file = \"points.csv\"; }, each with an optional y)"},
+     "to = ...; n = ...; }, { x = [...]; } or { file = \"points.csv\"; }, each with an optional "
+     "y)"},
     {"[\"wall\", \"string\"]", "{ from = 0.1; to = 1.2; n = 3; }", "{ height = 0.0; }", "",
      "test.cfg:11: contact 'b': preset 'string': point '' at x = 1.2 is outside the string "
      "(valid: 0 <= x <= 1)"},
@@ -275,7 +281,8 @@ START_TEST(test_bad_no_preset)
       "bodies = ( { name = \"wall\"; type = \"wall\"; },\n"
       "  { name = \"bar\"; type = \"modal\"; freq = [100.0]; mass = [0.1];\n"
       "    points = ( { name = \"p\"; shape = [1.0]; } ); } );\n"
-      "contacts = ( { name = \"b\"; between = [\"bar\", \"wall\"]; law = \"power\"; k = 1e6; alpha = 1.5;\n"
+      "contacts = ( { name = \"b\"; between = [\"bar\", \"wall\"]; law = \"power\"; k = 1e6; alpha "
+      "= 1.5;\n"
       "  scheme = \"two-point\"; points = { x = [0.1]; }; profile = { height = 0.1; }; } );\n";
   char err[2048];
   vb_scene *sc = NULL;
@@ -313,14 +320,15 @@ START_TEST(test_bad_string_keys)
   snprintf(text, sizeof text,
            "scene = { name = \"t\"; fs = 44100.0; duration = 0.01; };\n"
            "bodies = ( { name = \"s\"; type = \"modal\"; %s\n"
-           "  preset = { kind = \"string\"; length = 0.863; tension = 191.6; linear_density = 0.0067; %s };\n"
+           "  preset = { kind = \"string\"; length = 0.863; tension = 191.6; linear_density = "
+           "0.0067; %s };\n"
            "  points = ( { name = \"p\"; x = 0.5; } ); } );\n",
            bad_string[_i].extra, bad_string[_i].preset);
   snprintf(path, sizeof path, "%s/scenes/test.cfg", TEST_SRCDIR);
   ck_assert_int_eq(vb_scene_load_string(text, path, &sc, err, sizeof err), VB_EINVAL);
   const char *msg = strstr(err, "test.cfg:");
-  ck_assert_msg(msg && strcmp(msg, bad_string[_i].message) == 0, "case %d:\n  got      %s\n  expected %s",
-                _i, err, bad_string[_i].message);
+  ck_assert_msg(msg && strcmp(msg, bad_string[_i].message) == 0,
+                "case %d:\n  got      %s\n  expected %s", _i, err, bad_string[_i].message);
 }
 END_TEST
 
@@ -333,9 +341,9 @@ START_TEST(test_energy_many_points)
   int n_points = sizes[_i % 4];
   char text[8192], pts[128];
   snprintf(pts, sizeof pts, "{ from = 0.004; to = 0.03; n = %d; }", n_points);
-  snprintf(text, sizeof text, STRING_SCENE("44100.0", "%s", "[\"wall\", \"string\"]", "%s",
-                                           "{ parabola = [0.0, 0.0, -0.2]; }",
-                                           "max_iterations = 1000; "),
+  snprintf(text, sizeof text,
+           STRING_SCENE("44100.0", "%s", "[\"wall\", \"string\"]", "%s",
+                        "{ parabola = [0.0, 0.0, -0.2]; }", "max_iterations = 1000; "),
            schemes[_i / 4], pts);
   tu_sim s = tu_run_text(text);
   ck_assert_msg(s.rc == VB_OK, "%d points: %s", n_points, vb_run_status(s.run));
@@ -398,7 +406,8 @@ START_TEST(test_above_nyquist)
              "  { name = \"bar\"; type = \"modal\"; freq = [100.0, %.17e]; mass = [0.1, 0.1];\n"
              "    t60 = [1.0, %.17e]; q0 = [0.0, %.17e]; dq0 = [0.0, %.17e];\n"
              "    points = ( { name = \"p\"; shape = [0.0, 1.0]; } ); } );\n"
-             "contacts = ( { name = \"c\"; between = [\"wall\", \"bar.p\"]; law = \"power\"; k = 1e6; alpha = 1.5;\n"
+             "contacts = ( { name = \"c\"; between = [\"wall\", \"bar.p\"]; law = \"power\"; k = "
+             "1e6; alpha = 1.5;\n"
              "  scheme = \"%s\"; } );\n",
              fs, f, t60, q0, -sigma * q0, schemes[i]);
     vb_scene *sc = load(text);
@@ -423,7 +432,8 @@ START_TEST(test_above_nyquist)
       double t = (double)i / fs, exact = q0 * exp(-sigma * t) * cos(wd * t);
       worst = fmax(worst, fabs(u[i] - exact));
     }
-    ck_assert_msg(worst < 1e-12 * q0, "%s at 1.3 fs/2: worst error %g of %g", schemes[i], worst, q0);
+    ck_assert_msg(worst < 1e-12 * q0, "%s at 1.3 fs/2: worst error %g of %g", schemes[i], worst,
+                  q0);
     vb_run_free(run);
     vb_scene_free(sc);
   }
@@ -463,7 +473,8 @@ START_TEST(test_same_as_points)
   long n = vb_run_samples(a.run);
   ck_assert_int_eq(n, vb_run_samples(b.run));
   const double *ua = vb_run_point_u(a.run, 1, 0), *ub = vb_run_point_u(b.run, 1, 0);
-  const double *ea = vb_run_energy(a.run, VB_ENERGY_TOTAL), *eb = vb_run_energy(b.run, VB_ENERGY_TOTAL);
+  const double *ea = vb_run_energy(a.run, VB_ENERGY_TOTAL),
+               *eb = vb_run_energy(b.run, VB_ENERGY_TOTAL);
   ck_assert(memcmp(ua, ub, (size_t)n * sizeof *ua) == 0);
   ck_assert(memcmp(ea, eb, (size_t)n * sizeof *ea) == 0);
   long impacts = 0;
@@ -504,7 +515,7 @@ START_TEST(test_bass)
    * written (the per-contact tables of issue 18 item 3) */
   static const char *const scenes[] = {"scenes/bass-fretted.cfg", "tests/data/bass-fretless.cfg"};
   static const char *const durations[][2] = {{"duration = 0.1;", "duration = 0.006;"},
-                                            {"duration = 0.02;", "duration = 0.007;"}};
+                                             {"duration = 0.02;", "duration = 0.007;"}};
   tu_sim s = run_scene(scenes[_i], durations[_i][0], durations[_i][1]);
   const vb_scene *sc = s.scene;
   ck_assert_int_eq(s.rc, VB_OK);
@@ -537,7 +548,8 @@ START_TEST(test_bass_two_point_drops)
     ck_assert(fscanf(in, "%d,%lf,%lf\n", &mode, &f[j], &sg) == 3);
   }
   fclose(in);
-  tu_sim s = run_scene("scenes/bass-fretted.cfg", "scheme = \"three-point\";", "scheme = \"two-point\";");
+  tu_sim s =
+      run_scene("scenes/bass-fretted.cfg", "scheme = \"three-point\";", "scheme = \"two-point\";");
   const vb_body *b = &s.scene->bodies[1];
   int kept = 0, dropped = 0;
   for (int j = 0; j < 862; j++) {
