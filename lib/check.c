@@ -86,8 +86,7 @@ speaker(const vb_scene *sc, const double *st, int c, int *end)
     return c;
   }
   for (e = c; e < sc->ncontacts && strcmp(sc->contacts[e].group, sc->contacts[c].group) == 0; e++)
-    if (st[4 * n + e] > 0.0 &&
-        onset_time(st[e], st[n + e], st[2 * n + e], st[4 * n + e]) < first) {
+    if (st[4 * n + e] > 0.0 && onset_time(st[e], st[n + e], st[2 * n + e], st[4 * n + e]) < first) {
       first = onset_time(st[e], st[n + e], st[2 * n + e], st[4 * n + e]);
       best = e;
     }

@@ -129,14 +129,14 @@ typedef struct vb_preset {
   double linear_density;           /* string: kg/m */
   double surface_density;          /* membrane: kg/m^2 */
   double radius;                   /* membrane: m */
-  double inharmonicity; /* string: B, f_n = n f_0 sqrt(1 + B n^2) (Fletcher 1964
-                           eq 17), 1 (0: the ideal string) */
-  const double *freq;   /* string: measured frequencies [nmodes], Hz, replacing
-                           the formula (NULL: none) */
-  const double *sigma;  /* string: measured decay rates [nmodes], 1/s (NULL: 0) */
-  double pluck_x, pluck_h; /* string: q0 of a triangle of height pluck_h (m)
-                              at pluck_x (m), released from rest (pluck_h 0:
-                              none) */
+  double inharmonicity;            /* string: B, f_n = n f_0 sqrt(1 + B n^2) (Fletcher,
+                                      JASA 36, 1964), 1 (0: the ideal string) */
+  const double *freq;              /* string: measured frequencies [nmodes], Hz, replacing
+                                      the formula (NULL: none) */
+  const double *sigma;             /* string: measured decay rates [nmodes], 1/s (NULL: 0) */
+  double pluck_x, pluck_h;         /* string: q0 of a triangle of height pluck_h (m)
+                                      at pluck_x (m), released from rest (pluck_h 0:
+                                      none) */
 } vb_preset;
 
 /* Fill a modal body's modes from a preset: allocates nmodes modes and

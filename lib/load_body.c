@@ -143,9 +143,10 @@ vb_load_preset_params(vb_loader *ld, const config_setting_t *pg, const char *pob
                       double **freq, double **sigma)
 {
   static const char *const pkeys[] = {
-      "kind",    "nmodes",  "length",         "width",           "thickness", "youngs", "density",
-      "poisson", "tension", "linear_density", "surface_density", "radius",    "inharmonicity",
-      "frequencies", "pluck", NULL};
+      "kind",          "nmodes",         "length",          "width",
+      "thickness",     "youngs",         "density",         "poisson",
+      "tension",       "linear_density", "surface_density", "radius",
+      "inharmonicity", "frequencies",    "pluck",           NULL};
   static const char *const string_keys[] = {"inharmonicity", "frequencies", "pluck"};
   long nm = 0;
   int rc;

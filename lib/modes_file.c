@@ -650,8 +650,10 @@ vb_csv_columns(const char *path, int ncols, const char *const *names, double **o
   if (ncols < 1 || ncols > 8)
     return vb_errf(err, errlen, VB_EINVAL, "%s: between 1 and 8 columns", path);
   if (text == NULL && errno == EFBIG)
-    return vb_errf(err, errlen, VB_EINVAL, "%s: larger than %zu MiB (valid: a CSV file of at most "
-                   "%zu MiB)", path, VB_DATA_MAX >> 20, VB_DATA_MAX >> 20);
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s: larger than %zu MiB (valid: a CSV file of at most "
+                   "%zu MiB)",
+                   path, VB_DATA_MAX >> 20, VB_DATA_MAX >> 20);
   if (text == NULL)
     return vb_errf(err, errlen, VB_EIO, "%s: cannot read: %s", path, strerror(errno));
   if (strlen(text) != length) {
@@ -673,8 +675,10 @@ vb_csv_columns(const char *path, int ncols, const char *const *names, double **o
   split_fields(t.lines[t.header], t.fields, nf);
   for (int k = 0; k < ncols; k++)
     if ((col[k] = find_column(t.fields, nf, names[k])) < 0) {
-      rc = vb_errf(err, errlen, VB_EINVAL, "%s:%d: no column '%s' in the header (valid: a "
-                   "header naming the columns, e.g. %s)", path, t.header + 1, names[k], names[k]);
+      rc = vb_errf(err, errlen, VB_EINVAL,
+                   "%s:%d: no column '%s' in the header (valid: a "
+                   "header naming the columns, e.g. %s)",
+                   path, t.header + 1, names[k], names[k]);
       goto done;
     }
   for (int i = t.header + 1; i < t.nlines; i++) {

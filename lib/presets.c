@@ -423,7 +423,8 @@ check_string(const vb_preset *p, char *err, size_t errlen)
     return vb_errf(err, errlen, VB_EINVAL,
                    "preset 'string': 'pluck' = [%s, %s] (valid: [x0, height] with 0 < x0 < %s and "
                    "a finite height)",
-                   vb_number_text(p->pluck_x, n1, sizeof n1), vb_number_text(p->pluck_h, n2, sizeof n2),
+                   vb_number_text(p->pluck_x, n1, sizeof n1),
+                   vb_number_text(p->pluck_h, n2, sizeof n2),
                    vb_number_text(p->length, n3, sizeof n3));
   return VB_OK;
 }

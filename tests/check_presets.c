@@ -259,7 +259,8 @@ START_TEST(test_string_stiff)
   vb_preset p = string;
   p.nmodes = 1 + rand() % 3000;
   p.inharmonicity = _i == 0 ? 0.0 : pow(10.0, -6.0 + 4.0 * rand() / (double)RAND_MAX);
-  double x[3] = {0.0, 0.3 * p.length, p.length}, f0 = sqrt(p.tension / p.linear_density) / (2 * p.length);
+  double x[3] = {0.0, 0.3 * p.length, p.length},
+         f0 = sqrt(p.tension / p.linear_density) / (2 * p.length);
   vb_body b = fill(&p, 3, x, NULL);
   for (int j = 0; j < b.nmodes; j++) {
     double n = j + 1.0;
@@ -310,8 +311,8 @@ START_TEST(test_string_pluck)
       double a = side ? p.pluck_x : 0.0, c = side ? L : p.pluck_x, h = (c - a) / n;
       for (int i = 0; i <= n; i++) {
         double xi = a + i * h;
-        double u = xi <= p.pluck_x ? p.pluck_h * xi / p.pluck_x
-                                   : p.pluck_h * (L - xi) / (L - p.pluck_x);
+        double u =
+            xi <= p.pluck_x ? p.pluck_h * xi / p.pluck_x : p.pluck_h * (L - xi) / (L - p.pluck_x);
         q += 2.0 / L * simpson(i, n, h) * u * sin((j + 1) * M_PI * xi / L);
       }
     }
