@@ -142,11 +142,23 @@ int
 vb_load_preset_params(vb_loader *ld, const config_setting_t *pg, const char *pobj, vb_preset *p,
                       double **freq, double **sigma)
 {
-  static const char *const pkeys[] = {
-      "kind",          "nmodes",         "length",          "width",
-      "thickness",     "youngs",         "density",         "poisson",
-      "tension",       "linear_density", "surface_density", "radius",
-      "inharmonicity", "frequencies",    "pluck",           NULL};
+  static const char *const pkeys[] = {"kind",
+                                      "nmodes",
+                                      "length",
+                                      "width",
+                                      "thickness",
+                                      "youngs",
+                                      "density",
+                                      "poisson",
+                                      "tension",
+                                      "linear_density",
+                                      "surface_density",
+                                      "radius",
+                                      "inharmonicity",
+                                      "frequencies",
+                                      "pluck",
+                                      "initial",
+                                      NULL};
   static const char *const string_keys[] = {"inharmonicity", "frequencies", "pluck"};
   long nm = 0;
   int rc;
@@ -203,6 +215,50 @@ vb_load_preset_params(vb_loader *ld, const config_setting_t *pg, const char *pob
   return load_frequencies(ld, pg, pobj, p, freq, sigma);
 }
 
+/* A preset's initial modal displacements from a data file:
+ * initial = { file = "pluck.csv"; column = "q0"; scale = 1.0; }, the first
+ * nmodes rows of the column times scale (m; scale converts another
+ * normalisation of the shapes, e.g. sqrt(2/L) for a string's published
+ * mass-normalised sqrt(2/L) sin(j pi x/L)).  Added to the static sag as
+ * the pluck is. */
+static int
+load_initial(vb_loader *ld, const config_setting_t *pg, const char *pobj, vb_body *b)
+{
+  static const char *const keys[] = {"file", "column", "scale", NULL};
+  const config_setting_t *g = vb_src_member(pg, "initial");
+  const char *file = NULL, *column = "q0";
+  char iobj[3 * OBJECT_MAX], path[4200], msg[1024];
+  double scale = 1.0, *q = NULL;
+  int rc, rows = 0;
+
+  if (g == NULL)
+    return VB_OK;
+  snprintf(iobj, sizeof iobj, "%s initial", pobj);
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return vb_src_fail(ld, g, pobj,
+                       "'initial' must be a group { file = ...; column = ...; scale = ...; }");
+  if ((rc = vb_src_check_keys(ld, g, iobj, keys, NULL)) != VB_OK ||
+      (rc = vb_src_string(ld, g, iobj, "file", 1, &file)) != VB_OK ||
+      (rc = vb_src_string(ld, g, iobj, "column", 0, &column)) != VB_OK ||
+      (rc = vb_src_number(ld, g, iobj, "scale", 0, &scale)) != VB_OK)
+    return rc;
+  if (vb_src_member(pg, "pluck") != NULL)
+    return vb_src_fail(ld, g, pobj,
+                       "'initial' and 'pluck' both give the initial displacement (valid: one "
+                       "of them)");
+  vb_src_data_path(ld, file, path, sizeof path);
+  if (vb_csv_columns(path, 1, &column, &q, &rows, msg, sizeof msg) != VB_OK)
+    return vb_src_fail(ld, vb_src_at(g, "file"), iobj, "%s", msg);
+  if (rows < b->nmodes)
+    rc = vb_src_fail(ld, vb_src_at(g, "file"), iobj,
+                     "'%s' has %d rows, fewer than the %d modes (valid: one row per mode)", file,
+                     rows, b->nmodes);
+  for (int j = 0; rc == VB_OK && j < b->nmodes; j++)
+    b->q0[j] = scale * q[j];
+  free(q);
+  return rc;
+}
+
 /* Points of a preset body given by position: ( { name; x; y; } ). */
 static int
 load_preset(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
@@ -250,6 +306,8 @@ load_preset(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *
     char msg[1024];
     if (vb_preset_fill(b, &p, np, xy, xy + np, names, msg, sizeof msg) != VB_OK)
       rc = vb_src_fail(ld, pg, obj, "%s", msg);
+    else
+      rc = load_initial(ld, pg, pobj, b);
   }
   free(xy);
   free(names);
@@ -338,11 +396,16 @@ load_modal(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b
   /* without q0 the elastic modes start at their static sag under gravity,
    * -g gravity_j / omega_j^2, so nothing rings before anything happens */
   /* (added to a preset's pluck, which is 0 for the other sources) */
-  if (vb_src_member(g, "q0") != NULL && vb_src_member(g, "preset") != NULL &&
-      vb_src_member(vb_src_member(g, "preset"), "pluck") != NULL)
+  const config_setting_t *pg = vb_src_member(g, "preset");
+  const char *given = pg == NULL                             ? NULL
+                      : vb_src_member(pg, "pluck") != NULL   ? "pluck"
+                      : vb_src_member(pg, "initial") != NULL ? "initial"
+                                                             : NULL;
+  if (vb_src_member(g, "q0") != NULL && given != NULL)
     return vb_src_fail(ld, vb_src_at(g, "q0"), obj,
-                       "'q0' and the preset's 'pluck' both give the initial displacement "
-                       "(valid: one of them)");
+                       "'q0' and the preset's '%s' both give the initial displacement "
+                       "(valid: one of them)",
+                       given);
   for (j = 0; j < b->nmodes; j++)
     if (b->freq[j] > 0.0)
       b->q0[j] += -ld->scene->gravity * b->gravity[j] / pow(2.0 * M_PI * b->freq[j], 2.0);

@@ -311,6 +311,20 @@ static const struct {
     {"pluck = [0.3, 0.001]; nmodes = 2;", "q0 = [0.0, 0.0]; ",
      "test.cfg:2: body 's': 'q0' and the preset's 'pluck' both give the initial displacement "
      "(valid: one of them)"},
+    {"initial = { file = \"bass-fretted-pluck.csv\"; }; nmodes = 2;", "q0 = [0.0, 0.0]; ",
+     "test.cfg:2: body 's': 'q0' and the preset's 'initial' both give the initial displacement "
+     "(valid: one of them)"},
+    {"initial = { file = \"bass-fretted-pluck.csv\"; }; pluck = [0.3, 0.001]; nmodes = 2;", "",
+     "test.cfg:3: body 's' preset: 'initial' and 'pluck' both give the initial displacement "
+     "(valid: one of them)"},
+    {"initial = { file = \"bass-fretted-pluck.csv\"; column = \"q1\"; }; nmodes = 2;", "",
+     "test.cfg:3: body 's' preset initial: /SRC/scenes/bass-fretted-pluck.csv:1: no column 'q1' in "
+     "the header (valid: a header naming the columns, e.g. q1)"},
+    {"initial = { file = \"bass-frets.csv\"; column = \"x_m\"; }; nmodes = 30;", "",
+     "test.cfg:3: body 's' preset initial: 'bass-frets.csv' has 20 rows, fewer than the 30 modes "
+     "(valid: one row per mode)"},
+    {"initial = { file = \"bass-frets.csv\"; colour = \"x_m\"; }; nmodes = 30;", "",
+     "test.cfg:3: body 's' preset initial: unknown key 'colour' (valid: file, column, scale)"},
 };
 
 START_TEST(test_bad_string_keys)
@@ -326,9 +340,15 @@ START_TEST(test_bad_string_keys)
            bad_string[_i].extra, bad_string[_i].preset);
   snprintf(path, sizeof path, "%s/scenes/test.cfg", TEST_SRCDIR);
   ck_assert_int_eq(vb_scene_load_string(text, path, &sc, err, sizeof err), VB_EINVAL);
-  const char *msg = strstr(err, "test.cfg:");
-  ck_assert_msg(msg && strcmp(msg, bad_string[_i].message) == 0,
-                "case %d:\n  got      %s\n  expected %s", _i, err, bad_string[_i].message);
+  char want[2048];
+  const char *src = strstr(bad_string[_i].message, "/SRC/"), *msg = strstr(err, "test.cfg:");
+  if (src != NULL) /* the source tree's path in the message */
+    snprintf(want, sizeof want, "%.*s%s/%s", (int)(src - bad_string[_i].message),
+             bad_string[_i].message, TEST_SRCDIR, src + 5);
+  else
+    snprintf(want, sizeof want, "%s", bad_string[_i].message);
+  ck_assert_msg(msg && strcmp(msg, want) == 0, "case %d:\n  got      %s\n  expected %s", _i, err,
+                want);
 }
 END_TEST
 
@@ -532,6 +552,30 @@ START_TEST(test_bass)
 }
 END_TEST
 
+/* The bass's initial displacements are bass-fretted-pluck.csv's q0 column
+ * (read here with fscanf) times sqrt(2/L), bit for bit. */
+START_TEST(test_bass_initial)
+{
+  char path[4096], err[2048];
+  snprintf(path, sizeof path, "%s/scenes/bass-fretted.cfg", TEST_SRCDIR);
+  vb_scene *sc = NULL;
+  ck_assert_msg(vb_scene_load(path, &sc, err, sizeof err) == VB_OK, "%s", err);
+  snprintf(path, sizeof path, "%s/scenes/bass-fretted-pluck.csv", TEST_SRCDIR);
+  FILE *in = fopen(path, "r");
+  ck_assert(in != NULL);
+  ck_assert(fscanf(in, "%*[^\n]\n") == 0);
+  for (int j = 0; j < 862; j++) {
+    int mode;
+    double q, q1;
+    ck_assert(fscanf(in, "%d,%lf,%lf\n", &mode, &q, &q1) == 3);
+    ck_assert_msg(sc->bodies[1].q0[j] == q * sqrt(2.0 / 0.863), "mode %d: %.17g", j,
+                  sc->bodies[1].q0[j]);
+  }
+  fclose(in);
+  vb_scene_free(sc);
+}
+END_TEST
+
 /* The bass with a two-point scheme drops exactly the file's modes at or
  * above fs/2 (read here with fscanf) and keeps the rest in order. */
 START_TEST(test_bass_two_point_drops)
@@ -588,6 +632,7 @@ distributed_suite(void)
   tcase_add_test(t, test_same_as_points);
   tcase_add_loop_test(t, test_bass, 0, 2);
   tcase_add_test(t, test_bass_two_point_drops);
+  tcase_add_test(t, test_bass_initial);
   suite_add_tcase(s, t);
   return s;
 }
