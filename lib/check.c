@@ -23,50 +23,50 @@ line(char *buf, size_t len, const char *text)
     snprintf(buf + used, len - used, "%s\n", text);
 }
 
-/* When free flight from the initial state (p0, v0, a0: vb_scene_contact_states)
- * brings a contact to its barrier, s, for the approach rate v_in it
- * reaches it with (0 when it starts engaged): p0 + v0 t + a0 t^2 / 2 = 0
- * with v0 + a0 t = v_in (as vibro check says it). */
+/* When free flight from the initial state brings contact c to its
+ * barrier, s, for the approach rate v_in it reaches it with (0 when it
+ * starts engaged): p0 + v0 t + a0 t^2 / 2 = 0 with v0 + a0 t = v_in (as
+ * vibro check says it). */
 static double
-onset_time(double p0, double v0, double a0, double v_in)
+onset_time(const vb_contact_start *s)
 {
-  if (!(p0 < 0.0))
+  if (!(s->p0 < 0.0))
     return 0.0;
-  if (a0 != 0.0)
-    return (v_in - v0) / a0 > 0.0 ? (v_in - v0) / a0 : 0.0;
-  return v0 > 0.0 ? -p0 / v0 : 0.0;
+  if (s->a0 != 0.0)
+    return (s->rate - s->v0) / s->a0 > 0.0 ? (s->rate - s->v0) / s->a0 : 0.0;
+  return s->v0 > 0.0 ? -s->p0 / s->v0 : 0.0;
 }
 
-/* Every contact's initial state from one build of the scene (st[5 n],
- * vb_scene_contact_states), or NULL when out of memory. */
-static double *
-contact_states(const vb_scene *sc)
+/* Every contact's initial state from one island build (a build per
+ * contact made a scene of N contacts cost N^2); NULL when out of memory. */
+static vb_contact_start *
+starts(const vb_scene *sc)
 {
-  double *st = malloc((5 * (size_t)sc->ncontacts + 1) * sizeof *st);
-  if (st != NULL)
-    vb_scene_contact_states(sc, st);
-  return st;
+  vb_contact_start *s = malloc(((size_t)sc->ncontacts + 1) * sizeof *s);
+  if (s)
+    vb_scene_contact_states(sc, s);
+  return s;
 }
 
 /* Whether contact c of a scene is shorter than its scheme resolves at the
- * approach its initial state gives (st: contact_states); its predicted
- * duration (Papetti eq 9, s) into *t and its onset (s) into *t_on when
- * there is an impact to predict, else *t = NaN. */
+ * approach its initial state gives; its predicted duration (Papetti eq 9,
+ * s) into *t and its onset (s) into *t_on when there is an impact to
+ * predict, else *t = NaN. */
 static int
-too_short(const vb_scene *sc, const double *st, int c, double *t, double *t_on)
+too_short(const vb_scene *sc, int c, const vb_contact_start *s, double *t, double *t_on)
 {
   const vb_contact *ct = &sc->contacts[c];
   const vb_law_info *info = vb_law_info_of(ct->law.kind);
-  size_t n = (size_t)sc->ncontacts;
-  double v_in = st[4 * n + c];
   vb_prediction pr;
 
   *t = NAN;
-  if (!info || !info->papetti || !(v_in > 0.0))
+  if (!info || !info->papetti)
     return 0;
-  vb_law_predict(&ct->law, st[3 * n + c], v_in, &pr);
+  if (!(s->rate > 0.0))
+    return 0;
+  vb_law_predict(&ct->law, s->meff, s->rate, &pr);
   *t = pr.duration;
-  *t_on = onset_time(st[c], st[n + c], st[2 * n + c], v_in);
+  *t_on = onset_time(s);
   return pr.duration * sc->fs < ct->scheme->min_contact_steps;
 }
 
@@ -75,19 +75,18 @@ too_short(const vb_scene *sc, const double *st, int c, double *t, double *t_on)
  * free flight brings to its barrier first, else its first point, so that a
  * block of 862 points warns once. */
 static int
-speaker(const vb_scene *sc, const double *st, int c, int *end)
+speaker(const vb_scene *sc, const vb_contact_start *s, int c, int *end)
 {
-  size_t n = (size_t)sc->ncontacts;
-  int e = c + 1, best = c;
+  int e, best = c;
   double first = INFINITY;
 
   if (sc->contacts[c].group[0] == '\0') {
-    *end = e;
+    *end = c + 1;
     return c;
   }
   for (e = c; e < sc->ncontacts && strcmp(sc->contacts[e].group, sc->contacts[c].group) == 0; e++)
-    if (st[4 * n + e] > 0.0 && onset_time(st[e], st[n + e], st[2 * n + e], st[4 * n + e]) < first) {
-      first = onset_time(st[e], st[n + e], st[2 * n + e], st[4 * n + e]);
+    if (s[e].rate > 0.0 && onset_time(&s[e]) < first) {
+      first = onset_time(&s[e]);
       best = e;
     }
   *end = e;
@@ -129,10 +128,14 @@ vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
 {
   char text[512];
   int n = dropped_warnings(sc, buf, len), end;
-  double *st = contact_states(sc);
+  vb_contact_start *s = starts(sc);
 
-  for (int k = 0; st != NULL && k < sc->ncontacts; k = end) {
-    int c = speaker(sc, st, k, &end);
+  if (!s) {
+    line(buf, len, "out of memory checking the contacts");
+    return n + 1;
+  }
+  for (int k = 0; k < sc->ncontacts; k = end) {
+    int c = speaker(sc, s, k, &end);
     const vb_contact *ct = &sc->contacts[c];
     double dt = 1.0 / sc->fs, w, limit, used, t, t_on = 0.0;
     if (ct->exact_duration) {
@@ -146,7 +149,7 @@ vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
         n++;
       }
     }
-    if (too_short(sc, st, c, &t, &t_on)) {
+    if (too_short(sc, c, &s[c], &t, &t_on)) {
       snprintf(text, sizeof text,
                "contact '%s' lasts %.3g samples, shorter than the %d scheme '%s' resolves; "
                "raise fs above %.6g Hz",
@@ -164,7 +167,7 @@ vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
       n++;
     }
   }
-  free(st);
+  free(s);
   return n;
 }
 
@@ -219,12 +222,13 @@ vb_study_warnings(const vb_study *st, char *buf, size_t len)
     vb_scene *sc;
     int any = 0;
     double t, t_on;
+    vb_contact_start *s;
     if (vb_study_scene(st, i, &sc, err, sizeof err) != VB_OK)
       continue;
-    double *states = contact_states(sc);
-    for (int c = 0; states != NULL && c < sc->ncontacts; c++)
-      any |= too_short(sc, states, c, &t, &t_on);
-    free(states);
+    s = starts(sc);
+    for (int c = 0; s && c < sc->ncontacts; c++)
+      any |= too_short(sc, c, &s[c], &t, &t_on);
+    free(s);
     if (any && first < 0)
       first = i;
     count += any;

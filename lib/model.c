@@ -452,67 +452,146 @@ island_families(const vb_scene *sc, int *parent, int *first, char *err, size_t e
   return VB_OK;
 }
 
-/* Lay out the bodies, recorded points, contacts and forces of the island
- * whose union-find root is `root`, each in name order. */
+/* The members of every island, each list in name order: island k's
+ * bodies are body[bstart[k] .. bstart[k + 1]), and so on (one pass over
+ * the scene for all islands, not one per island). */
+typedef struct {
+  int *body, *bstart;
+  int *contact, *cstart;
+  int *force, *fstart;
+} island_members;
+
+/* Bucket n objects (order[0..n), name order) by island: island_of(i) is
+ * an island number or -1; list/start as in island_members. */
 static void
-island_layout(builder *bd, const vb_scene *sc, int *parent, int root, const name_order *by)
+bucket(int n, const int *order, const int *island_of, int count, int *list, int *start)
+{
+  for (int k = 0; k <= count; k++)
+    start[k] = 0;
+  for (int k = 0; k < n; k++)
+    if (island_of[order[k]] >= 0)
+      start[island_of[order[k]] + 1]++;
+  for (int k = 0; k < count; k++)
+    start[k + 1] += start[k];
+  int *at = start + count + 1; /* [count] fill positions */
+  for (int k = 0; k < count; k++)
+    at[k] = start[k];
+  for (int k = 0; k < n; k++)
+    if (island_of[order[k]] >= 0)
+      list[at[island_of[order[k]]]++] = order[k];
+}
+
+/* Fill mem (one allocation, mem->body) for `count` islands numbered by
+ * root_island[root]; VB_OK or VB_ENOMEM. */
+static int
+members_build(const vb_scene *sc, int *parent, const int *root_island, int count,
+              const name_order *by, island_members *mem)
+{
+  int nb = sc->nbodies, nc = sc->ncontacts, nf = sc->nforces;
+  size_t n = (size_t)nb + nc + nf + 3 * (2 * (size_t)count + 2);
+  int *of = malloc(((size_t)(nb > nc ? (nb > nf ? nb : nf) : (nc > nf ? nc : nf)) + 1) * sizeof *of);
+  mem->body = malloc(n * sizeof *mem->body);
+  if (!of || !mem->body) {
+    free(of);
+    free(mem->body);
+    mem->body = NULL;
+    return VB_ENOMEM;
+  }
+  mem->contact = mem->body + nb;
+  mem->force = mem->contact + nc;
+  mem->bstart = mem->force + nf;
+  mem->cstart = mem->bstart + 2 * count + 2;
+  mem->fstart = mem->cstart + 2 * count + 2;
+  for (int i = 0; i < nb; i++)
+    of[i] = sc->bodies[i].kind != VB_BODY_WALL ? root_island[find(parent, i)] : -1;
+  bucket(nb, by->bodies, of, count, mem->body, mem->bstart);
+  for (int c = 0; c < nc; c++)
+    of[c] = root_island[find(parent, moved_body(sc, &sc->contacts[c]))];
+  bucket(nc, by->contacts, of, count, mem->contact, mem->cstart);
+  for (int f = 0; f < nf; f++)
+    of[f] = root_island[find(parent, sc->forces[f].body)];
+  bucket(nf, by->forces, of, count, mem->force, mem->fstart);
+  free(of);
+  return VB_OK;
+}
+
+/* Lay out the bodies, recorded points, contacts and forces of island k,
+ * each in name order. */
+static void
+island_layout(builder *bd, const vb_scene *sc, const island_members *mem, int k)
 {
   vb_island_model *m = bd->m;
   int at = 0, ib = 0, row = 0;
-  for (int k = 0; k < sc->nbodies; k++) {
-    int i = by->bodies[k];
-    if (sc->bodies[i].kind != VB_BODY_WALL && find(parent, i) == root) {
-      const vb_body *b = &sc->bodies[i];
-      bd->bodies[ib] = i;
-      bd->point_first[ib] = row;
-      bd->offsets[ib++] = at;
-      /* recorded point rows over the island's modes */
-      for (int pt = 0; pt < (b->kind == VB_BODY_MODAL ? b->npoints : 1); pt++, row++) {
-        for (int j = 0; j < b->nmodes; j++)
-          bd->P[(size_t)row * m->nmp + at + j] = b->points[pt].shape[j];
-        bd->point_from[row] = at / 8 * 8;
-        bd->point_to[row] = (at + b->nmodes + 7) / 8 * 8;
-      }
-      at += b->nmodes;
+  for (int q = mem->bstart[k]; q < mem->bstart[k + 1]; q++) {
+    int i = mem->body[q];
+    const vb_body *b = &sc->bodies[i];
+    bd->bodies[ib] = i;
+    bd->point_first[ib] = row;
+    bd->offsets[ib++] = at;
+    /* recorded point rows over the island's modes */
+    for (int pt = 0; pt < (b->kind == VB_BODY_MODAL ? b->npoints : 1); pt++, row++) {
+      for (int j = 0; j < b->nmodes; j++)
+        bd->P[(size_t)row * m->nmp + at + j] = b->points[pt].shape[j];
+      bd->point_from[row] = at / 8 * 8;
+      bd->point_to[row] = (at + b->nmodes + 7) / 8 * 8;
     }
+    at += b->nmodes;
   }
   int ic = 0;
-  for (int k = 0; k < sc->ncontacts; k++) {
-    int c = by->contacts[k];
-    if (find(parent, moved_body(sc, &sc->contacts[c])) == root) {
-      bd->cts[ic] = sc->contacts[c];
-      bd->contacts[ic++] = c;
-    }
+  for (int q = mem->cstart[k]; q < mem->cstart[k + 1]; q++) {
+    int c = mem->contact[q];
+    bd->cts[ic] = sc->contacts[c];
+    bd->contacts[ic++] = c;
   }
   int jf = 0;
-  for (int k = 0; k < sc->nforces; k++) {
-    int f = by->forces[k];
-    if (find(parent, sc->forces[f].body) == root) {
-      bd->forces[jf] = f;
-      bd->force_mode[jf++] = body_offset(m, sc->forces[f].body);
-    }
+  for (int q = mem->fstart[k]; q < mem->fstart[k + 1]; q++) {
+    int f = mem->force[q];
+    bd->forces[jf] = f;
+    bd->force_mode[jf++] = body_offset(m, sc->forces[f].body);
   }
 }
 
-/* Compile island k (union-find root `root`, first contact `first`, or -1
- * for a body in no contact). */
+/* Most contacts on one island: its contact solve holds a dense nc x nc
+ * compliance (8 nc^2 bytes, 512 MiB here) and forms it in nc^2 x modes
+ * operations, so a larger island would take minutes and gigabytes before
+ * its first step (README, "Limits"). */
+#define ISLAND_CONTACTS_MAX 8192
+
+/* Refuse an island of more than ISLAND_CONTACTS_MAX contacts, naming the
+ * first contact past the cap (in name order) and a body of the island. */
 static int
-island_compile(vb_model *md, int k, int *parent, int root, int first, const name_order *by,
-               char *err, size_t errlen)
+check_island_size(const vb_scene *sc, const island_members *mem, int k, char *err, size_t errlen)
+{
+  int nc = mem->cstart[k + 1] - mem->cstart[k];
+  if (nc <= ISLAND_CONTACTS_MAX)
+    return VB_OK;
+  const vb_contact *ct = &sc->contacts[mem->contact[mem->cstart[k] + ISLAND_CONTACTS_MAX]];
+  return vb_errf(err, errlen, VB_EINVAL,
+                 "%s:%d: contact '%s': the island of body '%s' (the bodies its contacts join) "
+                 "has %d contacts, more than the %d one island may have: its dense compliance "
+                 "would take %.3g GiB (valid: at most %d contacts on the bodies of one island)",
+                 sc->path, ct->line, ct->name, sc->bodies[mem->body[mem->bstart[k]]].name, nc,
+                 ISLAND_CONTACTS_MAX, 8.0 * nc * (double)nc / 1073741824.0, ISLAND_CONTACTS_MAX);
+}
+
+/* Compile island k (members mem, first contact `first`, or -1 for a body
+ * in no contact). */
+static int
+island_compile(vb_model *md, int k, const island_members *mem, int first, char *err,
+               size_t errlen)
 {
   const vb_scene *sc = md->scene;
   vb_island_model *m = &md->islands[k];
-  int nm = 0, nc = 0, nf = 0, nb = 0, npts = 0;
-  for (int i = 0; i < sc->nbodies; i++)
-    if (sc->bodies[i].kind != VB_BODY_WALL && find(parent, i) == root) {
-      nm += sc->bodies[i].nmodes;
-      npts += sc->bodies[i].kind == VB_BODY_MODAL ? sc->bodies[i].npoints : 1;
-      nb++;
-    }
-  for (int c = 0; c < sc->ncontacts; c++)
-    nc += find(parent, moved_body(sc, &sc->contacts[c])) == root;
-  for (int f = 0; f < sc->nforces; f++)
-    nf += find(parent, sc->forces[f].body) == root;
+  int nm = 0, npts = 0, nb = mem->bstart[k + 1] - mem->bstart[k];
+  int nc = mem->cstart[k + 1] - mem->cstart[k], nf = mem->fstart[k + 1] - mem->fstart[k];
+  for (int q = mem->bstart[k]; q < mem->bstart[k + 1]; q++) {
+    const vb_body *b = &sc->bodies[mem->body[q]];
+    nm += b->nmodes;
+    npts += b->kind == VB_BODY_MODAL ? b->npoints : 1;
+  }
+  int rc = check_island_size(sc, mem, k, err, errlen);
+  if (rc != VB_OK)
+    return rc;
   m->scene = sc;
   m->dt = md->dt;
   builder bd;
@@ -521,8 +600,8 @@ island_compile(vb_model *md, int k, int *parent, int root, int first, const name
   m->family = first >= 0 ? sc->contacts[first].scheme->family : VB_FAMILY_TWO_LEVEL;
   m->fam = vb_family_of(m->family);
   m->scheme = m->fam->one_scheme ? sc->contacts[first].scheme : NULL;
-  island_layout(&bd, sc, parent, root, by);
-  int rc = island_modes(&bd, sc, err, errlen);
+  island_layout(&bd, sc, mem, k);
+  rc = island_modes(&bd, sc, err, errlen);
   if (rc != VB_OK)
     return rc;
   island_contacts(&bd, sc);
@@ -562,6 +641,7 @@ vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
   int *parent = malloc((4 * ((size_t)nb + 1) + (size_t)nc + (size_t)nf + 2) * sizeof(int));
   named *tmp = malloc(((size_t)most + 1) * sizeof *tmp);
   vb_model *md = calloc(1, sizeof *md);
+  island_members mem = {0};
   *out = NULL;
   if (!parent || !tmp || !md)
     goto nomem;
@@ -602,18 +682,18 @@ vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
   md->body_offset = md->body_island + nb;
   if ((rc = island_families(sc, parent, first, err, errlen)) != VB_OK)
     goto fail;
+  if (members_build(sc, parent, root_island, count, &by, &mem) != VB_OK)
+    goto nomem;
   for (int k = 0; k < count; k++) {
-    int root = -1;
-    for (int i = 0; i < nb && root < 0; i++)
-      if (sc->bodies[i].kind != VB_BODY_WALL && root_island[find(parent, i)] == k)
-        root = find(parent, i);
-    rc = island_compile(md, k, parent, root, first[root], &by, err, errlen);
+    int root = find(parent, mem.body[mem.bstart[k]]); /* an island has a body */
+    rc = island_compile(md, k, &mem, first[root], err, errlen);
     if (rc == VB_ENOMEM)
       goto nomem;
     if (rc != VB_OK)
       goto fail;
   }
   model_index(md);
+  free(mem.body);
   free(parent);
   free(tmp);
   *out = md;
@@ -621,6 +701,7 @@ vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
 nomem:
   rc = vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory building islands", sc->name);
 fail:
+  free(mem.body);
   free(parent);
   free(tmp);
   vb_model_free(md);

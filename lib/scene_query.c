@@ -2,6 +2,8 @@
  * only (vibro check and the loader's reports): effective mass, initial
  * state along the compression, impact rate, exact-duration figures. */
 #include <math.h>
+#include <stdlib.h>
+
 #include "model.h"
 
 /* Time until free flight from penetration p < 0 at rate r under constant
@@ -100,51 +102,44 @@ vb_scene_approach_rate(const vb_scene *scene, int c, double *meff)
   return v2 > 0.0 ? sqrt(v2) : 0.0;
 }
 
-/* The impact rate and effective mass of every contact from one build of
- * the islands (vibro check on many contacts: one build, not one each). */
+/* The initial state of every contact from one build of the islands
+ * (vibro check on many contacts: one build, not one each). */
 void
-vb_scene_approach_rates(const vb_scene *scene, double *rate, double *meff)
+vb_scene_contact_states(const vb_scene *scene, vb_contact_start *out)
 {
   vb_model *md;
   char err[8];
-  double p0, v0, a0, v2;
 
   if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK) {
     for (int c = 0; c < scene->ncontacts; c++)
-      rate[c] = meff[c] = NAN;
+      out[c] = (vb_contact_start){NAN, NAN, NAN, NAN, NAN};
     return;
   }
   for (int c = 0; c < scene->ncontacts; c++) {
-    contact_state(md, c, &p0, &v0, &a0, &meff[c]);
-    v2 = v0 * v0 - 2.0 * a0 * p0;
-    rate[c] = !(p0 <= 0.0) || (v0 <= 0.0 && a0 <= 0.0) ? 0.0 : v2 > 0.0 ? sqrt(v2) : 0.0;
+    vb_contact_start *s = &out[c];
+    contact_state(md, c, &s->p0, &s->v0, &s->a0, &s->meff);
+    double v2 = s->v0 * s->v0 - 2.0 * s->a0 * s->p0;
+    s->rate = !(s->p0 <= 0.0) || (s->v0 <= 0.0 && s->a0 <= 0.0) ? 0.0 : v2 > 0.0 ? sqrt(v2) : 0.0;
   }
   vb_model_free(md);
 }
 
-/* The initial state and approach rate of every contact from one build. */
+/* The impact rate and effective mass of every contact from one build. */
 void
-vb_scene_contact_states(const vb_scene *scene, double *st)
+vb_scene_approach_rates(const vb_scene *scene, double *rate, double *meff)
 {
-  size_t n = (size_t)scene->ncontacts;
-  vb_model *md;
-  char err[8];
+  vb_contact_start *s = malloc(((size_t)scene->ncontacts + 1) * sizeof *s);
 
-  if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK) {
-    for (size_t i = 0; i < 5 * n; i++)
-      st[i] = NAN;
+  for (int c = 0; !s && c < scene->ncontacts; c++) /* out of memory: a build each */
+    rate[c] = vb_scene_approach_rate(scene, c, &meff[c]);
+  if (!s)
     return;
+  vb_scene_contact_states(scene, s);
+  for (int c = 0; c < scene->ncontacts; c++) {
+    rate[c] = s[c].rate;
+    meff[c] = s[c].meff;
   }
-  for (size_t c = 0; c < n; c++) {
-    double p0, v0, a0, v2;
-    contact_state(md, (int)c, &p0, &v0, &a0, &st[3 * n + c]);
-    st[c] = p0;
-    st[n + c] = v0;
-    st[2 * n + c] = a0;
-    v2 = v0 * v0 - 2.0 * a0 * p0;
-    st[4 * n + c] = !(p0 <= 0.0) || (v0 <= 0.0 && a0 <= 0.0) ? 0.0 : v2 > 0.0 ? sqrt(v2) : 0.0;
-  }
-  vb_model_free(md);
+  free(s);
 }
 
 /* Exact-duration figures of an alpha = 1 contact. */

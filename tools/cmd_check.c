@@ -110,12 +110,11 @@ print_law(const vb_contact *ct)
 /* One contact: what it joins, its law and scheme, and what to expect of
  * its first impact (the warnings come after, from vb_study_warnings). */
 static void
-print_contact(const vb_scene *sc, int c)
+print_contact(const vb_scene *sc, int c, double v_in, double m)
 {
   const vb_contact *ct = &sc->contacts[c];
   const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
-  double dt = 1.0 / sc->fs, m;
-  double v_in = vb_scene_approach_rate(sc, c, &m);
+  double dt = 1.0 / sc->fs;
 
   printf("contact '%s' between '%s%s%s' and '%s%s%s', law %s, scheme %s (%s)\n", ct->name, a->name,
          a->kind == VB_BODY_MODAL ? "." : "",
@@ -154,28 +153,26 @@ print_contact(const vb_scene *sc, int c)
          v_in, pr.x_max, pr.v_out_exact, pr.v_out, pr.duration, samples);
 }
 
-/* onset from a contact's initial state (p0, v0, a0) and its approach
- * rate v_in, s (as lib/check.c's onset_time). */
+/* onset from a contact's initial state and its approach rate, s (as
+ * lib/check.c's onset_time). */
 static double
-onset_from(double p0, double v0, double a0, double v_in)
+onset_from(const vb_contact_start *s)
 {
-  if (!(p0 < 0.0))
+  if (!(s->p0 < 0.0))
     return 0.0;
-  if (a0 != 0.0)
-    return (v_in - v0) / a0 > 0.0 ? (v_in - v0) / a0 : 0.0;
-  return v0 > 0.0 ? -p0 / v0 : 0.0;
+  if (s->a0 != 0.0)
+    return (s->rate - s->v0) / s->a0 > 0.0 ? (s->rate - s->v0) / s->a0 : 0.0;
+  return s->v0 > 0.0 ? -s->p0 / s->v0 : 0.0;
 }
 
 /* A distributed contact, the contacts c .. *end - 1 of one group, in two
  * lines: its points, the barrier's side and heights, its scheme, then its
- * law and the first contact free flight predicts among its points (st:
- * every contact's state, vb_scene_contact_states).  Its warnings come
- * with the others (vb_scene_warnings: one per block). */
+ * law and the first contact free flight predicts among its points (s:
+ * every contact's start, vb_scene_contact_states).  Its warnings come with
+ * the others (vb_scene_warnings: one per block). */
 static void
-print_distributed(const vb_scene *sc, int c, const double *st, int *end)
+print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end)
 {
-  size_t n = (size_t)sc->ncontacts;
-  const double *p0 = st, *v0 = st + n, *a0 = st + 2 * n, *meff = st + 3 * n, *rate = st + 4 * n;
   const vb_contact *c0 = &sc->contacts[c];
   int body_a = sc->bodies[c0->a].kind == VB_BODY_MODAL, e, first = -1;
   const vb_body *b = &sc->bodies[body_a ? c0->a : c0->b], *o = &sc->bodies[body_a ? c0->b : c0->a];
@@ -188,8 +185,8 @@ print_distributed(const vb_scene *sc, int c, const double *st, int *end)
     hmax = fmax(hmax, h);
     xmin = fmin(xmin, x);
     xmax = fmax(xmax, x);
-    if (rate[e] > 0.0 && onset_from(p0[e], v0[e], a0[e], rate[e]) < t_first) {
-      t_first = onset_from(p0[e], v0[e], a0[e], rate[e]);
+    if (s[e].rate > 0.0 && onset_from(&s[e]) < t_first) {
+      t_first = onset_from(&s[e]);
       first = e;
     }
   }
@@ -207,12 +204,12 @@ print_distributed(const vb_scene *sc, int c, const double *st, int *end)
     return;
   }
   vb_prediction pr;
-  vb_law_predict(&sc->contacts[first].law, meff[first], rate[first], &pr);
+  vb_law_predict(&sc->contacts[first].law, s[first].meff, s[first].rate, &pr);
   printf("; first contact at '%s' (x %g m) at %.6g s, v_in %.6g m/s, effective mass %g kg, "
          "contact time %.6g s = %.3g samples\n",
          sc->contacts[first].name,
          b->points[body_a ? sc->contacts[first].pa : sc->contacts[first].pb].x, t_first,
-         rate[first], meff[first], pr.duration, pr.duration * sc->fs);
+         s[first].rate, s[first].meff, pr.duration, pr.duration * sc->fs);
 }
 
 /* Seconds on a monotonic clock. */
@@ -286,7 +283,8 @@ print_warnings(const vb_study *st)
   return n;
 }
 
-/* Print the check of a loaded study; the number of warnings. */
+/* Print the check of a loaded study; the number of warnings, -1 when out
+ * of memory. */
 static int
 check_study(const vb_study *study)
 {
@@ -299,17 +297,22 @@ check_study(const vb_study *study)
   printf("recording: every %ld steps, %ld samples, %.3g bytes\n", sc->record_every,
          vb_scene_samples(sc), vb_scene_record_bytes(sc));
   print_bodies(sc);
-  double *st = NULL;
-  for (int c = 0; c < sc->ncontacts && st == NULL; c++)
-    if (sc->contacts[c].group[0] != '\0' &&
-        (st = calloc(5 * (size_t)sc->ncontacts, sizeof *st)) != NULL)
-      vb_scene_contact_states(sc, st); /* one build for every contact */
+  /* one island build for every contact (one each made N contacts cost N^2);
+   * a distributed contact's points in one summary */
+  vb_contact_start *s = malloc(((size_t)sc->ncontacts + 1) * sizeof *s);
+  if (s == NULL) {
+    fprintf(stderr, "%s: out of memory checking the contacts\n", sc->path);
+    return -1;
+  }
+  vb_scene_contact_states(sc, s);
   for (int c = 0; c < sc->ncontacts;)
-    if (sc->contacts[c].group[0] != '\0' && st != NULL)
-      print_distributed(sc, c, st, &c);
-    else
-      print_contact(sc, c++);
-  free(st);
+    if (sc->contacts[c].group[0] != '\0')
+      print_distributed(sc, c, s, &c);
+    else {
+      print_contact(sc, c, s[c].rate, s[c].meff);
+      c++;
+    }
+  free(s);
   print_totals(study, study_steps(study));
   return print_warnings(study);
 }
@@ -341,10 +344,11 @@ check_main(const cli_command *cmd, int argc, char **argv)
     return 1;
   }
   warnings = check_study(study);
-  printf("%s: valid, %d warning%s\n", a.operands[0], warnings, warnings == 1 ? "" : "s");
+  if (warnings >= 0)
+    printf("%s: valid, %d warning%s\n", a.operands[0], warnings, warnings == 1 ? "" : "s");
   vb_study_free(study);
   cli_end(&a);
-  return 0;
+  return warnings < 0;
 }
 
 const cli_command cli_check = {
