@@ -7,22 +7,19 @@
  *     (target <= 50 us per step);
  *   - the tanpura-like string (200 modes, a 64-point bridge, 44.1 kHz,
  *     tests/bridge_scene.h), recording its pickup (target >= 5x real time).
- * The bass cases are built here from the data of Issanchou et al. 2018
- * (../shared/data/bass/README.md), read at bench time from
- * $VIBRO_BASS_DATA or ../shared/data/bass beside the source tree (skipped
- * with a message when absent): the `string` preset (shapes sin(n pi x/L),
- * modal mass mu L/2) with its frequencies and damping replaced by the
- * measured ones, the published plucks (a triangle of 3.57 mm at 0.637 m,
- * fretted; 3.6 mm at 0.64 m, fretless) released from rest, and the neck
- * as a power-law contact (k = 1e13 N/m^1.5, alpha 1.5, two-point) at each
- * fret or grid point with the neck's height as its gap.  The pickup is at
- * x = 0.501 m (grid point 500).  For each case: the Newton figures of the
- * island stepped alone (lib/island.h: iterations per step with a solve,
- * mean and max, the share of steps with a solve), then the CPU time per
- * step of the whole run (vb_run_exec, recording the pickup; for the
- * tanpura also writing its file, vb_output_write) and its real-time factor.  The bass runs 20 ms fretted, 8 ms fretless (the
- * published pluck moves away from the neck first: the first contacts come
- * after about 5 ms).  Options: --duration S scales every case's simulated
+ * The bass cases are the distributed branch's scenes (scenes/bass-
+ * fretted.cfg, tests/data/bass-fretless.cfg: Issanchou et al. 2018's
+ * measured modes and neck, a power law k = 1e10 N/m^1.5, alpha 1.5, three-
+ * point), run at 4.01 MHz and recording the pickup only; their one-point
+ * companions keep one point of the same contact (the first fret; the
+ * fretless neck under the pickup).  The pickup is at x = 0.501 m (grid
+ * point 500).  For each case: the Newton figures of the island stepped
+ * alone (lib/island.h: iterations per step with a solve, mean and max, the
+ * share of steps with a solve), then the CPU time per step of the whole
+ * run (vb_run_exec, recording the pickup; for the tanpura also writing its
+ * file, vb_output_write) and its real-time factor.  The bass runs 20 ms
+ * fretted, 8 ms fretless (the published pluck moves away from the neck
+ * first: the first contacts come after about 5 ms).  Options: --duration S scales every case's simulated
  * time (default 1); --only TEXT runs only the cases whose name has TEXT. */
 #include <math.h>
 #include <stdio.h>
@@ -33,9 +30,6 @@
 #include "../bridge_scene.h"
 #include "island.h"
 
-#define BASS_MODES 862
-#define BASS_L 0.863
-
 /* CPU time of the process, s. */
 static double
 now(void)
@@ -45,104 +39,81 @@ now(void)
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* Column `col` (0-based) of the data rows of a CSV file dir/name into
- * out[n]; the number of rows read, or -1 when the file cannot be read. */
-static int
-read_column(const char *dir, const char *name, int col, double *out, int n)
+/* Text of the file srcdir/rel (malloc'd), or NULL. */
+static char *
+read_text(const char *srcdir, const char *rel)
 {
-  char path[1024], line[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return -1;
-  int k = 0;
-  if (!fgets(line, sizeof line, f)) /* the header */
-    k = -1;
-  while (k >= 0 && k < n && fgets(line, sizeof line, f)) {
-    char *p = line;
-    for (int c = 0; c < col && p; c++)
-      p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
-    if (!p)
-      break;
-    out[k++] = strtod(p, NULL);
-  }
-  fclose(f);
-  return k;
-}
-
-/* The bass data directory, or NULL. */
-static const char *
-bass_dir(const char *srcdir)
-{
-  static char dir[1024];
-  const char *env = getenv("VIBRO_BASS_DATA");
-  if (env && *env)
-    snprintf(dir, sizeof dir, "%s", env);
-  else
-    snprintf(dir, sizeof dir, "%s/../shared/data/bass", srcdir);
-  char probe[1100];
-  snprintf(probe, sizeof probe, "%s/frets.csv", dir);
-  FILE *f = fopen(probe, "r");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", srcdir, rel);
+  FILE *f = fopen(path, "rb");
   if (!f)
     return NULL;
-  fclose(f);
-  return dir;
-}
-
-/* The bass string at fs with contacts at the n positions x[n] (m) with
- * gaps gap[n] (m, the neck's depth below the string), its pluck a triangle
- * of amplitude a (m) at xp (m), measured modes from dir/modes (freq,
- * sigma); NULL on an error (printed). */
-static vb_scene *
-bass_scene(const char *dir, const char *modes, double fs, double duration, int n,
-           const double *x, const double *gap, double a, double xp)
-{
-  static double freq[BASS_MODES], sigma[BASS_MODES];
-  if (read_column(dir, modes, 1, freq, BASS_MODES) != BASS_MODES ||
-      read_column(dir, modes, 2, sigma, BASS_MODES) != BASS_MODES) {
-    fprintf(stderr, "bench_strings: cannot read %s/%s\n", dir, modes);
-    return NULL;
-  }
   char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  if (!f)
+  size_t len = 0, cap = 0, k;
+  char buf[4096];
+  while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
+    if (len + k + 1 > cap) {
+      char *t = realloc(text, cap = 2 * (len + k + 1));
+      if (!t) {
+        free(text);
+        fclose(f);
+        return NULL;
+      }
+      text = t;
+    }
+    memcpy(text + len, buf, k);
+    text[len += k] = '\0';
+  }
+  fclose(f);
+  return text;
+}
+
+/* Replace the text from the first `from` up to (not including) the next
+ * `until` in *text by `to`; 0, or 1 when absent. */
+static int
+replace(char **text, const char *from, const char *until, const char *to)
+{
+  char *at = strstr(*text, from), *stop = at ? strstr(at + strlen(from), until) : NULL;
+  if (!stop)
+    return 1;
+  size_t head = (size_t)(at - *text), nt = strlen(to);
+  char *out = malloc(head + nt + strlen(stop) + 1);
+  if (!out)
+    return 1;
+  memcpy(out, *text, head);
+  memcpy(out + head, to, nt);
+  strcpy(out + head + nt, stop);
+  free(*text);
+  *text = out;
+  return 0;
+}
+
+/* The bass scene srcdir/rel (the distributed branch's: scenes/bass-
+ * fretted.cfg, tests/data/bass-fretless.cfg) at 4.01 MHz for `duration`
+ * s, recording the pickup only; with `one` (e.g. "x = [0.048];"), its
+ * distributed contact's points are that one point instead (one point of
+ * the same contact on the same string).  NULL on an error (printed). */
+static vb_scene *
+bass_scene(const char *srcdir, const char *rel, double duration, const char *one)
+{
+  char *text = read_text(srcdir, rel), dur[64], err[1024], path[1024];
+  snprintf(dur, sizeof dur, "duration = %.17g", duration);
+  int bad = !text || replace(&text, "fs = ", ";", "fs = 4010000.0") ||
+            replace(&text, "duration = ", ";", dur) ||
+            replace(&text, "record = {", "\n", "record = { signals = [\"bodies/string/pickup/u\"]; };") ||
+            (one && replace(&text, "points = { file", "}", one));
+  if (bad) {
+    fprintf(stderr, "bench_strings: %s/%s is not the scene this bench knows\n", srcdir, rel);
+    free(text);
     return NULL;
-  fprintf(f,
-          "scene = { name = \"bass\"; fs = %.17g; duration = %.17g; gravity = 0.0; };\n"
-          "bodies = (\n  { name = \"neck\"; type = \"wall\"; },\n"
-          "  { name = \"string\"; type = \"modal\";\n"
-          "    preset = { kind = \"string\"; nmodes = %d; length = %g; tension = 191.6; "
-          "linear_density = 0.0067; };\n    points = (\n",
-          fs, duration, BASS_MODES, BASS_L);
-  for (int i = 0; i < n; i++)
-    fprintf(f, "      { name = \"p%d\"; x = %.17g; },\n", i, x[i]);
-  fprintf(f, "      { name = \"pickup\"; x = 0.501; } ); } );\ncontacts = (\n");
-  for (int i = 0; i < n; i++)
-    fprintf(f,
-            "  { name = \"n%d\"; between = [\"neck\", \"string.p%d\"]; law = \"power\"; "
-            "k = 1.0e13; alpha = 1.5; gap = %.17g; scheme = \"two-point\"; }%s\n",
-            i, i, gap[i], i + 1 < n ? "," : "");
-  fprintf(f, ");\nrecord = { signals = [\"bodies/string/pickup/u\"]; };\n");
-  if (fclose(f) != 0)
-    return NULL;
-  char err[1024];
-  vb_scene *sc;
-  int rc = vb_scene_load_string(text, "bass.cfg", &sc, err, sizeof err);
+  }
+  snprintf(path, sizeof path, "%s/%s", srcdir, rel);
+  vb_scene *sc = NULL;
+  int rc = vb_scene_load_string(text, path, &sc, err, sizeof err);
   free(text);
   if (rc != VB_OK) {
     fprintf(stderr, "%s\n", err);
     return NULL;
-  }
-  /* the measured modes and the pluck, released from rest */
-  vb_body *b = &sc->bodies[1];
-  for (int j = 0; j < BASS_MODES; j++) {
-    int m = j + 1;
-    b->freq[j] = freq[j];
-    b->sigma[j] = sigma[j];
-    b->q0[j] = 2.0 * a * BASS_L * BASS_L * sin(m * M_PI * xp / BASS_L) /
-               (m * m * M_PI * M_PI * xp * (BASS_L - xp));
-    b->dq0[j] = 0.0;
   }
   return sc;
 }
@@ -233,38 +204,20 @@ bench_case(const char *what, vb_scene *sc, const char *target, int write)
   return 0;
 }
 
-/* The two bass cases, each beside one point contact (the first fret). */
+/* The two bass cases, each beside one point of the same contact (the
+ * first fret; the fretless neck at the pickup, x = 0.501 m). */
 static int
-bench_bass(const char *dir, double scale)
+bench_bass(const char *srcdir, double scale)
 {
-  static double x[BASS_MODES], gap[BASS_MODES], h[BASS_MODES];
-  const double fs = 4.01e6;
-  int nf = read_column(dir, "frets.csv", 2, x, BASS_MODES);
-  if (nf != 20 || read_column(dir, "frets.csv", 3, h, BASS_MODES) != nf) {
-    fprintf(stderr, "bench_strings: cannot read %s/frets.csv\n", dir);
-    return 1;
-  }
-  for (int i = 0; i < nf; i++)
-    gap[i] = -h[i];
+  const char *fretted = "scenes/bass-fretted.cfg", *fretless = "tests/data/bass-fretless.cfg";
   int rc = 0;
-  rc |= bench_case("bass, 1 fret", bass_scene(dir, "fretted-modes.csv", fs, 0.02 * scale, 1, x,
-                                               gap, 3.57e-3, 0.637),
+  rc |= bench_case("bass, 1 fret", bass_scene(srcdir, fretted, 0.02 * scale, "points = { x = [0.048]; "),
                    "", 0);
-  rc |= bench_case("bass, 20 frets, pickup", bass_scene(dir, "fretted-modes.csv", fs,
-                                                        0.02 * scale, nf, x, gap, 3.57e-3, 0.637),
+  rc |= bench_case("bass, 20 frets, pickup", bass_scene(srcdir, fretted, 0.02 * scale, NULL),
                    "<= 2.5 us", 0);
-  int np = read_column(dir, "fretless-neck.csv", 1, x, BASS_MODES);
-  if (np != BASS_MODES || read_column(dir, "fretless-neck.csv", 2, h, BASS_MODES) != np) {
-    fprintf(stderr, "bench_strings: cannot read %s/fretless-neck.csv\n", dir);
-    return 1;
-  }
-  for (int i = 0; i < np; i++)
-    gap[i] = -h[i];
-  rc |= bench_case("fretless, 1 point", bass_scene(dir, "fretless-modes.csv", fs, 0.008 * scale,
-                                                   1, x + 500, gap + 500, 3.6e-3, 0.64),
-                   "", 0);
-  rc |= bench_case("fretless, 862 points", bass_scene(dir, "fretless-modes.csv", fs,
-                                                      0.008 * scale, np, x, gap, 3.6e-3, 0.64),
+  rc |= bench_case("fretless, 1 point",
+                   bass_scene(srcdir, fretless, 0.008 * scale, "points = { x = [0.501]; "), "", 0);
+  rc |= bench_case("fretless, 862 points", bass_scene(srcdir, fretless, 0.008 * scale, NULL),
                    "<= 50 us", 0);
   return rc;
 }
@@ -300,12 +253,7 @@ main(int argc, char **argv)
   printf("%-34s %8s %7s %5s %6s %9s %9s  %-10s %s\n", "case", "solved", "it/slv", "itmax",
          "noconv", "us/step", "x rt", "target", "status");
   int rc = 0;
-  const char *dir = bass_dir(srcdir);
-  if (!dir)
-    printf("(bass cases skipped: no frets.csv in $VIBRO_BASS_DATA or %s/../shared/data/bass)\n",
-           srcdir);
-  else
-    rc |= bench_bass(dir, scale);
+  rc |= bench_bass(srcdir, scale);
   rc |= bench_case("tanpura, 1 point, 44.1 kHz", tanpura(1, 0.25 * scale), "", 1);
   rc |= bench_case("tanpura, 64 points, 44.1 kHz", tanpura(64, 0.25 * scale), ">= 5x rt", 1);
   return rc;
