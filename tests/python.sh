@@ -12,6 +12,22 @@ for m in numpy h5py pandas xarray matplotlib pytest; do
     exit 77
   fi
 done
+# A sanitizer build's libvibro (loaded in-process by the package's ctypes)
+# needs the sanitizers' runtimes loaded first in an uninstrumented Python;
+# Python's own allocations are not the library's leaks.
+if [ "${WITH_SANITIZERS:-no}" = yes ]; then
+  cc=${CC:-gcc}
+  asan=$($cc -print-file-name=libasan.so 2>/dev/null)
+  ubsan=$($cc -print-file-name=libubsan.so 2>/dev/null)
+  if [ -f "$asan" ] && [ -f "$ubsan" ]; then
+    LD_PRELOAD="$asan:$ubsan${LD_PRELOAD:+:$LD_PRELOAD}"
+    ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    export LD_PRELOAD ASAN_OPTIONS
+  else
+    echo "SKIP: the sanitizers' runtimes of $cc are not found: the in-process tests need them"
+    exit 77
+  fi
+fi
 VIBRO_PLOT=${VIBRO_PLOT:-$(dirname "${VIBRO:-tools/vibro}")/vibro-plot}
 PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
 export VIBRO_PLOT PYTHONPATH
