@@ -1,4 +1,5 @@
 /* h5util.c - small HDF5 helpers: closing, attributes, error silencing. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,4 +173,36 @@ vb_h5_attr_read_int64(hid_t obj, const char *name, long *value)
   }
   vb_h5_close(attr);
   return rc;
+}
+
+/* Create a 1-d, 2-d or 3-d float64/int64 dataset, contiguous, NaN-filled;
+ * with early set, its space is allocated now and never filled (the
+ * caller writes every byte of it, vb_stack_signal_offset). */
+hid_t
+vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+              const char *units, int early)
+{
+  hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t ds = H5I_INVALID_HID;
+  double nan = NAN;
+
+  if (space >= 0 && dcpl >= 0 &&
+      (!H5Tequal(type, H5T_IEEE_F64LE) || H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0) &&
+      (!early || (H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
+                  H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)))
+    ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  vb_h5_close(space);
+  vb_h5_close(dcpl);
+  if (ds >= 0 && units && vb_h5_attr_string(ds, "units", units) < 0) {
+    vb_h5_close(ds);
+    ds = H5I_INVALID_HID;
+  }
+  return ds;
+}
+
+/* vb_h5_dataset_early, allocated when first written and NaN-filled. */
+hid_t
+vb_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const char *units)
+{
+  return vb_h5_dataset_early(loc, name, type, rank, dims, units, 0);
 }

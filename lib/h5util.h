@@ -30,4 +30,14 @@ char *vb_h5_attr_read_string(hid_t obj, const char *name);
 /* Read a scalar int64 attribute into *value; 0 or -1. */
 int vb_h5_attr_read_int64(hid_t obj, const char *name, long *value);
 
+/* Create a dataset of rank 1-3 and file type `type`, contiguous,
+ * NaN-filled when float64, with a `units` attribute (units not NULL);
+ * with early set, its space is allocated now and never filled (the caller
+ * writes every byte of it).  The dataset, or a negative id. */
+hid_t vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                          const char *units, int early);
+/* vb_h5_dataset_early, allocated when first written and NaN-filled. */
+hid_t vb_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                    const char *units);
+
 #endif

@@ -598,11 +598,9 @@ batch_done(vb_output *o)
 {
   for (long k = 0; k < o->nbatch; k++) {
     long i = o->batch[k]->index;
-    int32_t code;
-    memcpy(&code, o->batch[k]->row + o->fmt.off_code, 4);
     if (!o->complete[i]) {
       o->complete[i] = 1;
-      o->codes[i] = code;
+      o->codes[i] = (int)vb_row_long(&o->fmt.table, o->batch[k]->row, VB_TC_STATUS_CODE);
       o->ndone++;
     }
     vb_packed_scene_free(o->batch[k]);

@@ -307,6 +307,17 @@ vb_part_file(const char *part, const char *name)
   return p;
 }
 
+/* Elements of a dataset, or -1. */
+static long
+dataset_length(hid_t ds)
+{
+  hid_t space = H5Dget_space(ds);
+  hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+
+  vb_h5_close(space);
+  return (long)n;
+}
+
 /* Read a shard's scene indices and status codes into complete[] and codes[]. */
 int
 vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
@@ -315,8 +326,7 @@ vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
   char *path = vb_part_file(part, s->name);
   hid_t file = path ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
   hid_t scene = file >= 0 ? H5Dopen2(file, "signals/scene", H5P_DEFAULT) : -1;
-  hid_t table = file >= 0 ? H5Dopen2(file, "study/table", H5P_DEFAULT) : -1;
-  hid_t ctype = H5Tcreate(H5T_COMPOUND, sizeof(int));
+  hid_t table = file >= 0 ? H5Dopen2(file, "study/table/status_code", H5P_DEFAULT) : -1;
   hid_t time = file >= 0 ? H5Dopen2(file, "signals/time", H5P_DEFAULT) : -1;
   hid_t space = time >= 0 ? H5Dget_space(time) : -1;
   int64_t *idx = idxout ? idxout : malloc((size_t)(s->rows > 0 ? s->rows : 1) * sizeof *idx);
@@ -325,10 +335,10 @@ vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
   int rc = -1, nd;
   long r;
 
-  if (scene >= 0 && table >= 0 && ctype >= 0 && idx && code && space >= 0 &&
-      H5Tinsert(ctype, "status_code", 0, H5T_NATIVE_INT) >= 0 &&
+  if (scene >= 0 && table >= 0 && idx && code && space >= 0 &&
+      dataset_length(scene) == s->rows && dataset_length(table) == s->rows &&
       H5Dread(scene, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, idx) >= 0 &&
-      H5Dread(table, ctype, H5S_ALL, H5S_ALL, H5P_DEFAULT, code) >= 0 &&
+      H5Dread(table, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, code) >= 0 &&
       (nd = H5Sget_simple_extent_dims(space, dims, NULL)) >= 1) {
     *T = (long)dims[nd - 1];
     rc = 0;
@@ -346,7 +356,6 @@ vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
   }
   vb_h5_close(space);
   vb_h5_close(time);
-  vb_h5_close(ctype);
   vb_h5_close(table);
   vb_h5_close(scene);
   vb_h5_close(file);

@@ -148,6 +148,23 @@ has_object(hid_t loc, const char *path)
   return 1;
 }
 
+/* True if path (relative to loc) names a group. */
+int
+is_group(hid_t loc, const char *path)
+{
+  hid_t obj;
+  int group;
+
+  if (path[0] == '\0')
+    return 0;
+  obj = H5Oopen(loc, path, H5P_DEFAULT);
+  if (obj < 0)
+    return 0;
+  group = H5Iget_type(obj) == H5I_GROUP;
+  close_id(obj);
+  return group;
+}
+
 /* The names of the links in group path under loc, in name order, added to
  * out.  An absent group adds nothing.  Returns 0, or -1 when out of
  * memory (reported against file). */
@@ -299,7 +316,7 @@ output_open(const char *path, char *format, size_t len)
   close_id(root);
   version = format_version(format);
   if (version < 1) {
-    cli_complain(path, "not a vibro output (format '%s', expected vibro-1 or vibro-2)", format);
+    cli_complain(path, "not a vibro output (format '%s', expected vibro-1, vibro-2 or vibro-3)", format);
     close_id(file);
     return H5I_INVALID_HID;
   }
@@ -406,6 +423,14 @@ dataset_rows(hid_t loc, const char *path)
 
   if (!has_object(loc, path))
     return -1;
+  if (is_group(loc, path)) {
+    /* vibro-3: the length of the table's coordinate */
+    char sub[PATH_LEN];
+    text_format(sub, sizeof sub, "%s/scene", path);
+    if (!has_object(loc, sub))
+      text_format(sub, sizeof sub, "%s/event", path);
+    return has_object(loc, sub) && !is_group(loc, sub) ? dataset_rows(loc, sub) : -1;
+  }
   ds = H5Dopen2(loc, path, H5P_DEFAULT);
   if (ds < 0)
     return -1;
@@ -757,5 +782,60 @@ done:
   close_id(space);
   close_id(ftype);
   close_id(attr);
+  return rc;
+}
+
+/* Add the names of a group's links to out in creation order when the
+ * group tracks it (vibro-3's tables), else in name order. */
+int
+children_ordered(hid_t g, namelist *out)
+{
+  hid_t gcpl = H5Gget_create_plist(g);
+  unsigned flags = 0;
+  hsize_t idx = 0;
+  int ordered = gcpl >= 0 && H5Pget_link_creation_order(gcpl, &flags) >= 0 &&
+                (flags & H5P_CRT_ORDER_INDEXED);
+
+  close_id(gcpl);
+  return H5Literate(g, ordered ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME, H5_ITER_INC, &idx,
+                    collect_name, out) < 0
+             ? -1
+             : 0;
+}
+
+/* Read a 1-d dataset of fixed-length strings (vibro-3's `contact`
+ * coordinate) into out; 0, or -1. */
+int
+column_texts(hid_t loc, const char *path, namelist *out)
+{
+  hid_t ds = H5Dopen2(loc, path, H5P_DEFAULT), ftype = H5I_INVALID_HID;
+  hid_t space = H5I_INVALID_HID, mtype = H5I_INVALID_HID;
+  hssize_t n = -1;
+  char *v = NULL;
+  size_t size = 0;
+  int rc = -1;
+
+  if (ds >= 0) {
+    ftype = H5Dget_type(ds);
+    space = H5Dget_space(ds);
+    n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  }
+  if (ftype >= 0 && n >= 0 && H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) <= 0) {
+    size = H5Tget_size(ftype) + 1;
+    mtype = H5Tcopy(H5T_C_S1);
+    v = calloc((size_t)n + 1, size);
+  }
+  if (v && mtype >= 0 && H5Tset_size(mtype, size) >= 0 &&
+      H5Tset_strpad(mtype, H5T_STR_NULLTERM) >= 0 &&
+      (n == 0 || H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)) {
+    rc = 0;
+    for (hssize_t i = 0; i < n && rc == 0; i++)
+      rc = names_push(out, v + (size_t)i * size);
+  }
+  free(v);
+  close_id(mtype);
+  close_id(space);
+  close_id(ftype);
+  close_id(ds);
   return rc;
 }
