@@ -1,4 +1,4 @@
-/* check_output.c - the vibro-2 writer (doc/format.md): the layout read
+/* check_output.c - the vibro-3 writer (doc/format.md): the layout read
  * back with the HDF5 C API, values equal to the run's, units, dimension
  * scales, the events table, padding, and the shard directory's safety:
  * verification on resume, torn manifest lines, locks, symlinks. */
@@ -19,6 +19,7 @@
 
 #include "vibro.h"
 #include "output.h"
+#include "h5table.h"
 #include "testutil.h"
 
 #ifndef TEST_BUILDDIR
@@ -103,7 +104,7 @@ START_TEST(test_layout_and_values)
   f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   ck_assert(f >= 0);
   read_string_attr(f, "format", text, sizeof text);
-  ck_assert_str_eq(text, "vibro-2");
+  ck_assert_str_eq(text, "vibro-3");
   /* stacked [scene][time], the shorter scene padded with NaN */
   n = read_doubles(f, "signals/contacts.hit.force", buf, 1024);
   ck_assert_int_eq(n, 2 * n1);
@@ -145,66 +146,48 @@ START_TEST(test_layout_and_values)
   }
   /* the events table: one row per impact with its scene */
   {
-    hid_t d = H5Dopen2(f, "study/events", H5P_DEFAULT), s = H5Dget_space(d);
     hid_t m = H5Tcreate(H5T_COMPOUND, 3 * sizeof(double));
     double rows[3 * 8];
     long nev = vb_run_contact(a.run, 0)->nevents + vb_run_contact(b.run, 0)->nevents;
 
-    ck_assert_int_eq(H5Sget_simple_extent_npoints(s), nev);
     ck_assert(nev >= 2 && nev <= 8);
     H5Tinsert(m, "scene", 0, H5T_NATIVE_DOUBLE);
     H5Tinsert(m, "v_in", 8, H5T_NATIVE_DOUBLE);
     H5Tinsert(m, "x_max", 16, H5T_NATIVE_DOUBLE);
-    ck_assert(H5Dread(d, m, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+    ck_assert_int_eq(tu_table_read(f, "study/events", m, rows), nev);
     ck_assert(rows[0] == 0.0);
     ck_assert(rows[1] == vb_run_contact(a.run, 0)->events[0].v_in);
     ck_assert(rows[3 * (nev - 1)] == 1.0);
     ck_assert(rows[3 * (nev - 1) + 2] ==
               vb_run_contact(b.run, 0)->events[vb_run_contact(b.run, 0)->nevents - 1].x_max);
-    /* units: a string array aligned with the fields */
-    {
-      hid_t at = H5Aopen(d, "units", H5P_DEFAULT), as = H5Aget_space(at);
-      hid_t ft = H5Dget_type(d), t = H5Tcopy(H5T_C_S1);
-      char *u[64];
-      int nf = H5Tget_nmembers(ft), i;
-      H5Tset_size(t, H5T_VARIABLE);
-      H5Tset_cset(t, H5T_CSET_UTF8);
-      ck_assert_int_eq(H5Sget_simple_extent_npoints(as), nf);
-      ck_assert(nf < 64 && H5Aread(at, t, u) >= 0);
-      for (i = 0; i < nf; i++) {
-        char *name = H5Tget_member_name(ft, (unsigned)i);
-        if (strcmp(name, "v_in") == 0)
-          ck_assert_str_eq(u[i], "m/s");
-        if (strcmp(name, "peak_force") == 0)
-          ck_assert_str_eq(u[i], "N");
-        H5free_memory(name);
-        H5free_memory(u[i]);
-      }
-      H5Tclose(t);
-      H5Tclose(ft);
-      H5Sclose(as);
-      H5Aclose(at);
-    }
+    /* units: each column's own */
+    tu_column_units(f, "study/events", "v_in", text, sizeof text);
+    ck_assert_str_eq(text, "m/s");
+    tu_column_units(f, "study/events", "peak_force", text, sizeof text);
+    ck_assert_str_eq(text, "N");
+    tu_column_units(f, "study/table", "max_compression:hit", text, sizeof text);
+    ck_assert_str_eq(text, "m");
+    /* dimension scales: scene and contact on a per-contact column, event on
+     * an event column */
+    ck_assert(has_scale(f, "study/table/impacts", "scene"));
+    ck_assert(has_scale(f, "study/table/impacts", "contact"));
+    ck_assert(has_scale(f, "study/events/t_on", "event"));
     H5Tclose(m);
-    H5Sclose(s);
-    H5Dclose(d);
   }
   /* the table: samples and events of each scene */
   {
-    hid_t d = H5Dopen2(f, "study/table", H5P_DEFAULT);
     hid_t m = H5Tcreate(H5T_COMPOUND, 3 * sizeof(long long));
     long long rows[6];
     H5Tinsert(m, "samples", 0, H5T_NATIVE_LLONG);
     H5Tinsert(m, "events_start", 8, H5T_NATIVE_LLONG);
     H5Tinsert(m, "events_count", 16, H5T_NATIVE_LLONG);
-    ck_assert(H5Dread(d, m, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+    ck_assert_int_eq(tu_table_read(f, "study/table", m, rows), 2);
     ck_assert_int_eq(rows[0], n0);
     ck_assert_int_eq(rows[3], n1);
     ck_assert_int_eq(rows[1], 0);
     ck_assert_int_eq(rows[4], rows[2]);
     ck_assert_int_eq(rows[2], vb_run_contact(a.run, 0)->nevents);
     H5Tclose(m);
-    H5Dclose(d);
   }
   H5Fclose(f);
   {
@@ -272,7 +255,7 @@ START_TEST(test_resume_verifies_shards)
     ck_assert(strstr(paths[1], ".part/r000-000001.h5") != NULL);
     {
       hid_t f = H5Fopen(paths[0], H5F_ACC_RDONLY, H5P_DEFAULT);
-      hid_t d = H5Dopen2(f, "study/table", H5P_DEFAULT), sp = H5Dget_space(d);
+      hid_t d = H5Dopen2(f, "study/table/scene", H5P_DEFAULT), sp = H5Dget_space(d);
       ck_assert(f >= 0 && d >= 0);
       ck_assert_int_eq(H5Sget_simple_extent_npoints(sp), 2);
       H5Sclose(sp);

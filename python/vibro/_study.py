@@ -310,7 +310,8 @@ class Study:
             m = _FORMAT_RE.fullmatch(fmt)
             if not m or fmt not in FORMATS:
                 raise VibroError("%s: not a vibro output (format '%s', expected %s)"
-                                 % (self._file_path, fmt, " or ".join(FORMATS))
+                                 % (self._file_path, fmt,
+                                    ", ".join(FORMATS[:-1]) + " or " + FORMATS[-1])
                                  if not m else
                                  "%s: format '%s' is newer than this package reads (%s): "
                                  "update vibro's Python package" % (self._file_path, fmt,
