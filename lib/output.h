@@ -27,6 +27,29 @@ typedef struct vb_signal_desc {
   int nmodes;           /* modes of the body (SHAPE_MODES*) */
 } vb_signal_desc;
 
+/* The writer's test hooks (doc/format.md), read once from VIBRO_TEST_* by
+ * vb_test_hooks_read, the one place that reads them. */
+typedef struct vb_test_hooks {
+  long kill_at;         /* VIBRO_TEST_KILL_AT: raise kill_sig at that write point; 0 never */
+  int kill_sig;         /* VIBRO_TEST_KILL_SIG, else SIGKILL */
+  long batch_scenes;    /* VIBRO_TEST_BATCH: a shard every so many scenes; 0 off */
+  double batch_seconds; /* VIBRO_TEST_BATCH_SECONDS, s; 0: the default */
+} vb_test_hooks;
+
+/* A writer's write points, counted for the kill hook. */
+typedef struct vb_wpoints {
+  long kill_at, writes;
+  int sig;
+} vb_wpoints;
+
+/* A file being written by HDF5 under dirfd, whose dirty pages are sent to
+ * the disk as it is written (production I/O, not a test hook). */
+typedef struct vb_wb {
+  int dirfd;
+  const char *name; /* NULL: nothing to push */
+  int fd;           /* opened on first use; -1 before */
+} vb_wb;
+
 /* The dimension a table column runs along. */
 typedef enum {
   VB_DIM_SCENE,         /* [scene] */
@@ -137,8 +160,8 @@ typedef struct vb_format {
   vb_table table;      /* /study/table */
   vb_table events;     /* /study/events */
   const char **contact_names; /* [ncontacts] */
-  void (*tick)(void *ctx);    /* test hook, called before each dataset write */
-  void *tick_ctx;
+  vb_wpoints *points; /* the writer's write points (one before each dataset write), or NULL */
+  vb_wb *wb;         /* the file whose writeback is started after each write, or NULL */
   int threads; /* threads that stage a shard's signals; 0: OpenMP's default */
 } vb_format;
 
@@ -242,9 +265,9 @@ int vb_output_merge_shards(const char *path, const vb_output_layout *lay, int ve
  * not NULL, mark them with their status codes; 0 or -1. */
 int vb_shard_scenes(const char *part, const vb_shard *s, long nscenes, int64_t *idx,
                     unsigned char *complete, int *codes, long *ndone, long *T);
-/* Write len bytes to fd, calling tick (if any) between pieces of 16 MiB;
- * 0 or an errno. */
-int vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void *ctx);
+/* Write len bytes to fd, a write point (vb_write_point) between pieces of 16
+ * MiB; 0 or an errno. */
+int vb_write_all(int fd, const void *buf, size_t len, vb_wpoints *points);
 /* Start writing a file's dirty pages back to the disk, without waiting. */
 void vb_writeback(int fd);
 /* fsync a file by path, or with dir the directory holding it; 0 or -1. */
@@ -256,9 +279,13 @@ char *vb_part_file(const char *part, const char *name);
 
 /* output_shards.c: reading OUT.part/. */
 
-/* Test hook of the write points: raise SIGKILL, or the signal number in
- * VIBRO_TEST_KILL_SIG (SIGSTOP freezes a writer where a test wants it). */
-void vb_test_kill(void);
+/* Read the test hooks from the environment (VIBRO_TEST_*). */
+void vb_test_hooks_read(vb_test_hooks *h);
+/* A write point: with the kill hook set, the k-th raises its signal
+ * (SIGKILL, or SIGSTOP to freeze a writer where a test wants it). */
+void vb_write_point(vb_wpoints *p);
+/* Start the writeback of what has been written of w's file (none: nothing). */
+void vb_wb_push(vb_wb *w);
 /* zlib's crc32 of len bytes at buf, continuing crc (0 to start). */
 unsigned long vb_crc32(unsigned long crc, const void *buf, size_t len);
 /* CRC-32 of a file under dirfd, its size in *size; -1 on error.  Summed

@@ -306,8 +306,8 @@ rows_write(const vb_format *f, hid_t ds, hid_t mtype, long r0, long nr, const vo
     vb_h5_close(fspace);
     return 0;
   }
-  if (f->tick)
-    f->tick(f->tick_ctx);
+  vb_write_point(f->points);
+  vb_wb_push(f->wb);
   mspace = H5Screate_simple(rank, cnt, NULL);
   if (mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL) >= 0 &&
       H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0)
@@ -333,8 +333,10 @@ vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
     rc = -1;
   for (r = 0; rc == 0 && r < nr; r++)
     idx[r] = vb_row_long(t, rows + (size_t)r * t->rowsize, VB_TC_SCENE);
-  if (rc == 0 && f->tick && nr > 0)
-    f->tick(f->tick_ctx);
+  if (rc == 0 && nr > 0) {
+    vb_write_point(f->points);
+    vb_wb_push(f->wb);
+  }
   if (rc == 0 && (vb_table_write(t, st->table, r0, nr, rows) < 0 ||
                   rows_write(f, st->scene, H5T_NATIVE_INT64, r0, nr, idx) < 0))
     rc = -1;
@@ -393,8 +395,10 @@ vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *event
   if (!st->events && e0 == 0 && events_create(st, ne) < 0)
     /* created by vb_stack_create with nevents < 0: ne rows now */
     return vb_errf_first(err, errlen, VB_EIO, "cannot create events in %s", st->path);
-  if (st->f->tick && ne > 0)
-    st->f->tick(st->f->tick_ctx);
+  if (ne > 0) {
+    vb_write_point(st->f->points);
+    vb_wb_push(st->f->wb);
+  }
   if (!st->events || vb_table_write(&st->f->events, st->events, e0, ne, events) < 0)
     return vb_errf_first(err, errlen, VB_EIO, "cannot write events to %s", st->path);
   return VB_OK;

@@ -146,19 +146,20 @@ instance_signals(vb_format *f, int *cap, vb_signal_object object, int i)
 }
 
 /* The instances of `object` (points or modes) that belong to body b, each
- * with its signals. */
+ * with its signals: they are consecutive, from *next on (bodies are taken
+ * in order, so a scene of N bodies costs N calls, not N^2). */
 static int
-body_signals(vb_format *f, int *cap, vb_signal_object object, int b)
+body_signals(vb_format *f, int *cap, vb_signal_object object, int b, int *next)
 {
   const vb_scene *sc = f->lay.first;
-  int nt, r, i, n, p, rc = 0;
+  int nt, r, n, p, rc = 0;
   const vb_signal *t = vb_signal_table(&nt);
 
   for (r = 0; r < nt && t[r].object != object; r++)
     ;
-  for (i = 0, n = r < nt ? vb_signal_count(&t[r], sc) : 0; i < n && rc == 0; i++)
-    if (vb_signal_body(&t[r], sc, i, &p) == b)
-      rc = instance_signals(f, cap, object, i);
+  for (n = r < nt ? vb_signal_count(&t[r], sc) : 0;
+       *next < n && rc == 0 && vb_signal_body(&t[r], sc, *next, &p) == b; (*next)++)
+    rc = instance_signals(f, cap, object, *next);
   return rc;
 }
 
@@ -170,16 +171,16 @@ signals_list(vb_format *f)
 {
   const vb_scene *sc = f->lay.first;
   char name[sizeof f->sig->name];
-  int cap = 0, b, c, k, rc = 0;
+  int cap = 0, b, c, k, rc = 0, point = 0, mode = 0;
 
   for (b = 0; b < sc->nbodies && rc == 0; b++) {
     const vb_body *bd = &sc->bodies[b];
-    rc |= body_signals(f, &cap, VB_SIGNAL_POINT, b);
+    rc |= body_signals(f, &cap, VB_SIGNAL_POINT, b, &point);
     for (k = 0; k < NPROPERTIES && bd->kind == VB_BODY_MODAL && rc == 0; k++) {
       snprintf(name, sizeof name, "bodies.%s.modes.%s", bd->name, properties[k].name);
       rc |= sig_add(f, &cap, name, properties[k].units, SHAPE_MODES, NULL, 0, k, b, bd->nmodes);
     }
-    rc |= body_signals(f, &cap, VB_SIGNAL_MODES, b);
+    rc |= body_signals(f, &cap, VB_SIGNAL_MODES, b, &mode);
   }
   for (c = 0; c < sc->ncontacts && rc == 0; c++)
     rc |= instance_signals(f, &cap, VB_SIGNAL_CONTACT, c);

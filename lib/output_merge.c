@@ -36,19 +36,16 @@ typedef struct merge {
   long *evcount; /* [n] events of scene i */
   long T;
   double interval;
-  long kill_at, writes;
+  vb_wpoints points; /* the kill hook's write points */
   char *err;
   size_t errlen;
 } merge;
 
-/* Test hook (VIBRO_TEST_KILL_AT), as in output.c. */
+/* A write point of the merge (the kill hook, VIBRO_TEST_KILL_AT). */
 static void
-tick(void *ctx)
+tick(merge *m)
 {
-  merge *m = ctx;
-
-  if (m->kill_at > 0 && ++m->writes == m->kill_at)
-    vb_test_kill();
+  vb_write_point(&m->points);
 }
 
 /* Read a whole dataset of a shard into a new buffer (mtype elements of
@@ -377,7 +374,7 @@ merge_write(merge *m, const char *tmp, const volatile int *stop)
     rc = vb_stack_close_image(st, &image, &ilen, m->err, m->errlen);
     if (rc == VB_OK) {
       int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-      int e = fd < 0 ? errno : vb_write_all(fd, image, ilen, tick, m);
+      int e = fd < 0 ? errno : vb_write_all(fd, image, ilen, &m->points);
       if (fd >= 0 && close(fd) < 0 && e == 0)
         e = errno;
       if (e != 0) {
@@ -433,7 +430,7 @@ vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify
   merge m;
   vb_h5quiet q;
   char *tmp = NULL;
-  const char *env = getenv("VIBRO_TEST_KILL_AT");
+  vb_test_hooks hooks;
   int rc;
 
   if (err && errlen > 0)
@@ -444,7 +441,8 @@ vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify
   m.n = lay->nscenes;
   m.err = err;
   m.errlen = errlen;
-  m.kill_at = env ? atol(env) : 0;
+  vb_test_hooks_read(&hooks);
+  m.points = (vb_wpoints){.kill_at = hooks.kill_at, .sig = hooks.kill_sig};
   m.part = malloc(strlen(path) + sizeof PART_SUFFIX);
   if (!m.part)
     return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
@@ -452,8 +450,7 @@ vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify
   strcat(m.part, PART_SUFFIX);
   vb_h5_quiet_begin(&q);
   rc = vb_format_init(&m.f, lay, err, errlen);
-  m.f.tick = tick;
-  m.f.tick_ctx = &m;
+  m.f.points = &m.points;
   if (rc == VB_OK) {
     m.dirfd = open(m.part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (m.dirfd < 0)

@@ -38,12 +38,57 @@
 
 typedef vb_shard shard;
 
-/* Test hook: raise SIGKILL or VIBRO_TEST_KILL_SIG. */
+/* The writer's test hooks, from the environment: the one place that reads
+ * VIBRO_TEST_* (doc/format.md). */
 void
-vb_test_kill(void)
+vb_test_hooks_read(vb_test_hooks *h)
 {
-  const char *s = getenv("VIBRO_TEST_KILL_SIG");
-  raise(s && atoi(s) > 0 ? atoi(s) : SIGKILL);
+  const char *kill_at = getenv("VIBRO_TEST_KILL_AT"), *sig = getenv("VIBRO_TEST_KILL_SIG");
+  const char *batch = getenv("VIBRO_TEST_BATCH"), *seconds = getenv("VIBRO_TEST_BATCH_SECONDS");
+
+  h->kill_at = kill_at ? atol(kill_at) : 0;
+  h->kill_sig = sig && atoi(sig) > 0 ? atoi(sig) : SIGKILL;
+  h->batch_scenes = batch ? atol(batch) : 0;
+  h->batch_seconds = seconds ? atof(seconds) : 0.0;
+}
+
+/* Count a write point; the kill hook raises its signal at the chosen one. */
+void
+vb_write_point(vb_wpoints *p)
+{
+  if (p && p->kill_at > 0 && ++p->writes == p->kill_at)
+    raise(p->sig);
+}
+
+/* Start the writeback of what has been written of w's file so far. */
+void
+vb_wb_push(vb_wb *w)
+{
+  if (!w || !w->name)
+    return;
+  if (w->fd < 0)
+    w->fd = openat(w->dirfd, w->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  vb_writeback(w->fd);
+}
+
+/* Write len bytes to fd, a write point between pieces of 16 MiB. */
+int
+vb_write_all(int fd, const void *buf, size_t len, vb_wpoints *points)
+{
+  size_t done = 0;
+
+  while (done < len) {
+    size_t piece = len - done < ((size_t)1 << 24) ? len - done : ((size_t)1 << 24);
+    ssize_t w = write(fd, (const char *)buf + done, piece);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return w < 0 ? errno : ENOSPC;
+    done += (size_t)w;
+    if (done < len)
+      vb_write_point(points);
+  }
+  return 0;
 }
 
 /* zlib's crc32(crc, buf, len) (CRC-32 of gzip and PNG), by ISA-L's folding

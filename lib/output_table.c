@@ -159,7 +159,7 @@ get_event(const vb_column *col, const vb_run *run, int c, const vb_event *ev, vo
   }
 }
 
-/* The contact of an event (index into the `contacts` attribute). */
+/* The contact of an event: its index in /study/table's `contact` coordinate. */
 static void
 get_event_contact(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
 {
@@ -519,8 +519,6 @@ vb_table_create(hid_t study, const vb_table *t, long rows, hid_t *ds)
       rc = -1;
     }
   }
-  if (rc == 0 && t->contacts && t->dim[0] == 'e')
-    rc = vb_h5_attr_strings(g, "contacts", t->contacts, (size_t)t->ncontacts);
   if (!first)
     vb_h5_close(dim);
   vb_h5_close(contact);

@@ -19,6 +19,7 @@
 
 #include "vibro.h"
 #include "output.h"
+#include "run.h"
 #include "h5table.h"
 #include "testutil.h"
 
@@ -226,6 +227,62 @@ static void corrupt(const char *path)
   ck_assert(pwrite(fd, &c, 1, st.st_size / 2) == 1);
   close(fd);
 }
+
+/* The table stores each run's own status code, whatever its text says: an
+ * out-of-memory scene is VB_ENOMEM (-2), where parsing "out of memory at
+ * t=..." back gave -1; a code the text does not name is kept too. */
+START_TEST(test_status_codes_stored)
+{
+  static const struct {
+    int code;
+    const char *status;
+  } cases[] = {
+      {VB_ENOMEM, "out of memory at t=0.000113379"},
+      {VB_ENOMEM, "out of memory recording events"},
+      {VB_ENOCONV, "newton failed at t=0.0001 (3 steps did not converge)"},
+      {VB_EDIVERGED, "diverged at t=0.0002 s: contact 'hit': compression is nan"},
+      {VB_EDISCRIM, "done"},
+      {VB_OK, "done"},
+  };
+  enum { N = sizeof cases / sizeof cases[0] };
+  tu_sim s[N];
+  const vb_run *runs[N];
+  char path[1024], err[1024];
+  hid_t f, m;
+  struct {
+    int code;
+    char status[128];
+  } rows[N];
+  int i;
+
+  for (i = 0; i < N; i++) {
+    s[i] = tu_run_text(hammer_text);
+    s[i].run->code = cases[i].code;
+    snprintf(s[i].run->status, sizeof s[i].run->status, "%s", cases[i].status);
+    runs[i] = s[i].run;
+  }
+  out_path(path, sizeof path, "codes");
+  ck_assert_msg(vb_output_write(path, runs, N, err, sizeof err) == VB_OK, "%s", err);
+  f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  m = H5Tcreate(H5T_COMPOUND, sizeof rows[0]);
+  {
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, 128);
+    H5Tinsert(m, "status_code", HOFFSET(__typeof__(rows[0]), code), H5T_NATIVE_INT);
+    H5Tinsert(m, "status", HOFFSET(__typeof__(rows[0]), status), str);
+    H5Tclose(str);
+  }
+  ck_assert_int_eq(tu_table_read(f, "study/table", m, rows), N);
+  for (i = 0; i < N; i++) {
+    ck_assert_int_eq(rows[i].code, cases[i].code);
+    ck_assert_str_eq(rows[i].status, cases[i].status);
+    tu_free(&s[i]);
+  }
+  H5Tclose(m);
+  H5Fclose(f);
+  remove(path);
+}
+END_TEST
 
 START_TEST(test_resume_verifies_shards)
 {
@@ -480,6 +537,7 @@ static Suite *output_suite(void)
   tcase_set_timeout(errors, 60);
   tcase_add_test(core, test_layout_and_values);
   tcase_add_test(core, test_crc_is_zlib);
+  tcase_add_test(core, test_status_codes_stored);
   tcase_add_test(safety, test_resume_verifies_shards);
   tcase_add_test(safety, test_torn_manifest_line);
   tcase_add_test(safety, test_part_refused);

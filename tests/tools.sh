@@ -403,7 +403,9 @@ def check_events(h5, name):
                         want.append((int(s), c, ev))
         else:  # vibro-2, vibro-3: /study/events, by scene, then contact, then time
             ev = f["study/events"]
-            names = [n.decode() if isinstance(n, bytes) else n for n in ev.attrs["contacts"]]
+            names = [n.decode() if isinstance(n, bytes) else n
+                     for n in (ev.attrs["contacts"] if "contacts" in ev.attrs
+                               else f["study/table/contact"][:])]
             if isinstance(ev, h5py.Group):  # vibro-3: a column per field
                 cols = {k: d[:] for k, d in ev.items() if k != "event"}
                 table = [{k: v[i] for k, v in cols.items()} for i in range(len(cols["scene"]))]

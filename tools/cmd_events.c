@@ -569,7 +569,10 @@ events_v2_fields(const char *file, hid_t fid, const char *scene, const char *con
     cli_complain(file, "out of memory");
     goto done;
   }
-  attr_strings(ds, "contacts", contacts);
+  /* vibro-2: an attribute; vibro-3: the table's `contact` coordinate (an
+   * attribute cannot hold 10,000 names) */
+  if (attr_strings(ds, "contacts", contacts) < 0 && group)
+    column_texts(fid, "study/table/contact", contacts);
   for (size_t i = 0; i < *nfields; i++)
     (*fields)[i].hidden =
         strcmp((*fields)[i].name, "scene") == 0 || strcmp((*fields)[i].name, "contact") == 0;

@@ -24,7 +24,9 @@ def raw_events(study):
                     for c in sorted(f["scenes"][s]["contacts"])
                     for i, e in enumerate(f["scenes"][s]["contacts"][c]["events"][:])]
         ds = f["study/events"]
-        names = [n.decode() if isinstance(n, bytes) else n for n in ds.attrs["contacts"]]
+        names = [n.decode() if isinstance(n, bytes) else n
+                 for n in (ds.attrs["contacts"] if "contacts" in ds.attrs
+                           else f["study/table/contact"][:])]
         out, count = [], {}
         rows = ds[:] if isinstance(ds, h5py.Dataset) else raw_columns(ds)
         for e in rows:

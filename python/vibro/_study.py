@@ -574,7 +574,10 @@ class Study:
             units = {k: v for k, v in _units(ds).items() if k}
             df = _frame(ds[:])
         if "contact" in df.columns and df["contact"].dtype.kind in "iu":
-            names = [_text(n) for n in ds.attrs.get("contacts", [])]
+            # vibro-2: an attribute; vibro-3: /study/table's `contact` coordinate
+            names = ([_text(n) for n in ds.attrs["contacts"]] if "contacts" in ds.attrs else
+                     [_text(n).rstrip("\0") for n in f["study/table/contact"][()]]
+                     if "study/table/contact" in f else [])
             df["contact"] = np.array([names[k] if 0 <= k < len(names) else str(k)
                                       for k in df["contact"]], dtype=object)
         if "impact" not in df.columns:
