@@ -343,13 +343,14 @@ vb_hc_contact_time(double m, double k, double alpha, double mu, double v_in)
 }
 
 /* Papetti eqs 4, 6, 7-8 and 9 for one impact against a rigid wall, for
- * every law of the table with impacts, through the law as it acts during
- * this impact (vb_law_at_onset) and the Hunt-Crossley mu in effect: 0 for
- * the power law and the rattle (whose penetration |x| - h obeys the same
- * power law), law->mu for Hunt-Crossley, lambda(e)/v_in for the laws set
- * by a coefficient of restitution (which are Hunt-Crossley with that mu).
- * The polynomial and spring laws are always engaged and have no impact,
- * so every field is NaN, as for a non-positive or non-finite v_in. */
+ * every law whose row in the law table says they apply (papetti), through
+ * the law as it acts during this impact (vb_law_at_onset) and the
+ * Hunt-Crossley mu in effect (vb_law_impact_mu): 0 for the power law,
+ * law->mu for Hunt-Crossley and the rattle (each side's penetration
+ * |x| - h obeys the same law), lambda(e)/v_in for the laws set by a
+ * coefficient of restitution (which are Hunt-Crossley with that mu).
+ * Every field is NaN for the other laws (the always engaged polynomial
+ * and spring have no impact), as for a non-positive or non-finite v_in. */
 void
 vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out)
 {
@@ -362,10 +363,10 @@ vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out)
   if (!law || !(v_in > 0.0) || !isfinite(v_in))
     return;
   info = vb_law_info_of(law->kind);
-  if (info == NULL || !info->has_impacts)
+  if (info == NULL || !info->papetti)
     return;
   vb_law_at_onset(law, v_in, &active);
-  mu = vb_law_damping_slope(&active);
+  mu = vb_law_impact_mu(&active);
   out->x_max = vb_hc_x_max(m, law->k, law->alpha, mu, v_in);
   out->v_out = vb_hc_v_out_approx(mu, v_in);
   out->v_out_exact = vb_hc_v_out_exact(mu, v_in);

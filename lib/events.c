@@ -27,24 +27,6 @@ flight_time(double p, double r, double a)
   return -2.0 * p / (ar + sqrt(disc));
 }
 
-/* Penetration of compression x past the barrier on side sign (+1 or -1):
- * for a rattle sign x - h, which is negative on the far side of x = 0 too
- * (|x| - h would read a compression pressing on the other side as in
- * contact here); for the one-sided laws the penetration itself. */
-static double
-side_penetration(const vb_law *law, double sign, double x)
-{
-  return law->kind == VB_LAW_RATTLE ? sign * x - law->h : vb_law_penetration(law, x);
-}
-
-/* Side of the barrier compression x presses on: -1 for a rattle at x < 0,
- * else +1. */
-static double
-side_of(const vb_law *law, double x)
-{
-  return law->kind == VB_LAW_RATTLE && x < 0.0 ? -1.0 : 1.0;
-}
-
 /* Crossing of zero penetration of contact c near the sample at t0, for a
  * contact whose walls or gap are driven: tau from t0 (> 0 after, < 0
  * before) where the bodies' part of the compression, in free flight from
@@ -121,7 +103,7 @@ finish_release(vb_run *run, int c, double rate_out, double lag, double e_after)
   /* instantaneous rate at the release sample (three-level: the secant
    * carried by its lag), carried back along free flight to the crossing */
   double r = tr->sign * rate_out - pa * lag;
-  double p1 = side_penetration(&run->scene->contacts[c].law, tr->sign, tr->x_release);
+  double p1 = vb_law_side_penetration(&run->scene->contacts[c].law, tr->sign, tr->x_release);
   double tau = flight_time(p1, r, pa), t1 = tr->n_release * run->dt;
   ev->t_off = t1 - tau;
   ev->v_out = r - pa * tau;
@@ -173,13 +155,14 @@ open_impact(vb_run *run, int c, long n, double x_before, double rate_before)
   vb_event *ev = &tr->ev;
   memset(ev, 0, sizeof *ev);
   tr->open = 1;
-  tr->sign = side_of(law, hc->x);
+  tr->sign = vb_law_side(law, hc->x);
   double pa = tr->sign * m->aext[lc];
   /* instantaneous rate at the last sample out (three-level: secant plus
    * a dt/2), carried along free flight to the crossing; the sample before
-   * may press on the other side of a rattle (side_penetration) */
+   * may press on the other side of a rattle: its penetration is measured
+   * from the barrier of this side */
   double r = tr->sign * rate_before + (three ? 0.5 * pa * run->dt : 0.0);
-  double p0 = side_penetration(law, tr->sign, x_before);
+  double p0 = vb_law_side_penetration(law, tr->sign, x_before);
   double tau = flight_time(p0, r, pa), t0 = (n - 1) * run->dt;
   ev->t_on = t0 + tau;
   ev->v_in = r + pa * tau;
@@ -225,7 +208,7 @@ release(vb_run *run, int c, long n, double *e_now)
      * free flight, has the rate target + a tau with p = target tau + a
      * tau^2 / 2 */
     double target = ct->vout_exact ? ev->v_out_exact : ev->v_out_pred;
-    double pa = tr->sign * m->aext[lc], p1 = side_penetration(&ct->law, tr->sign, hc->x);
+    double pa = tr->sign * m->aext[lc], p1 = vb_law_side_penetration(&ct->law, tr->sign, hc->x);
     double disc = target * target + 2.0 * pa * p1;
     double tau = disc >= 0.0 ? -2.0 * p1 / (-target + sqrt(disc)) : p1 / target;
     if (isfinite(target))
@@ -272,15 +255,15 @@ vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before,
   vb_tracker *tr = &run->trackers[c];
   const vb_contact *ct = &run->scene->contacts[c];
   const vb_law *law = &ct->law;
-  if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING)
-    return VB_OK; /* always engaged: no impacts */
+  if (vb_law_info_of(law->kind)->always_engaged)
+    return VB_OK; /* no impacts */
   if (tr->pending) {
     int rc = finish_release(run, c, (hc->x - tr->x_release) / run->dt, 0.5 * run->dt, *e_now);
     if (rc)
       return rc;
   }
   double p = vb_law_penetration(law, hc->x);
-  if (p > 0.0 && tr->open && side_of(law, hc->x) != tr->sign) {
+  if (p > 0.0 && tr->open && vb_law_side(law, hc->x) != tr->sign) {
     int rc = switch_side(run, c, n, x_before, rate_before, *e_now);
     if (rc)
       return rc;
@@ -337,12 +320,11 @@ vb_events_start(vb_run *run, int c)
   const vb_law *law = &run->scene->contacts[c].law;
   const vb_chist *hc = &state_of(run, c)->hist[run->contact_local[c]];
   vb_tracker *tr = &run->trackers[c];
-  if (law->kind == VB_LAW_POLYNOMIAL || law->kind == VB_LAW_SPRING ||
-      vb_law_penetration(law, hc->x) <= 0.0)
+  if (vb_law_info_of(law->kind)->always_engaged || vb_law_penetration(law, hc->x) <= 0.0)
     return;
   memset(&tr->ev, 0, sizeof tr->ev);
   tr->open = 1;
-  tr->sign = side_of(law, hc->x);
+  tr->sign = vb_law_side(law, hc->x);
   tr->ev.t_on = tr->ev.v_in = tr->ev.energy_before = NAN;
   tr->ev.x_max_pred = tr->ev.v_out_pred = tr->ev.v_out_exact = tr->ev.duration_pred = NAN;
   tr->ev.x_max = vb_law_penetration(law, hc->x);

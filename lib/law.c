@@ -50,30 +50,51 @@ static const char law_choices[] = LAW_NAMES(CHOICE);
     .key = NULL                                                                                    \
   }
 
+#define MU_PARAM PARAM("mu", mu, "s/m", ">= 0", 0.0, 0, INFINITY, 0, 0.0, "damping")
+
 /* The law table: every fact of a law that the loader, the sweep, the
- * output writer and `vibro check` need.  Indexed by vb_law_kind. */
+ * output writer, the stepping code, the events and `vibro check` need.
+ * Indexed by vb_law_kind.  Nothing outside this file names a law kind: a
+ * new row is a new law.
+ *
+ * papetti: Papetti's analytic x_max (eq 4), v_out (eq 6, 7-8) and contact
+ * time (eq 9) are derived for one impact of a mass on a rigid wall through
+ * f = k p^a (1 + mu p'), p the penetration.  They apply where each impact
+ * obeys exactly that equation, with the mu in effect (vb_law_impact_mu):
+ *   power            mu = 0 (f = k [x]^a);
+ *   hunt-crossley    its mu (Papetti eq 1 itself);
+ *   rattle           each side on its own, p = |x| - h measured from that
+ *                    side's barrier, with its mu (f = sign k p^a (1 + mu p'));
+ *   lankarani-nikravesh, flores
+ *                    Hunt-Crossley with mu = lambda(e) / v_in, set at the
+ *                    impact's onset (vb_law_at_onset);
+ *   polynomial, spring  no: always engaged, they have no impact, no v_in
+ *                    and no release to predict.
+ * exact_duration: Chatziioannou eq 14 is the exact motion of an undamped
+ * one-sided linear contact, which eq 15-16 make the schemes reproduce: the
+ * power law with alpha = 1 (the loader checks alpha). */
 static const vb_law_info law_table[VB_LAW_COUNT] = {
     [VB_LAW_POWER] = {.name = name_POWER,
                       .doc = "V = k/(a+1) [x]^(a+1) (Chatziioannou eq 2)",
                       .params = (const vb_law_param[]){K_PARAM, ALPHA_PARAM, END_PARAMS},
-                      .has_impacts = 1},
+                      .papetti = 1,
+                      .exact_duration = 1},
     [VB_LAW_HUNT_CROSSLEY] = {.name = name_HUNT_CROSSLEY,
                               .doc = "f = k [x]^a (1 + mu x') (Papetti eq 1)",
-                              .params =
-                                  (const vb_law_param[]){K_PARAM, ALPHA_PARAM,
-                                                         PARAM("mu", mu, "s/m", ">= 0", 0.0, 0,
-                                                               INFINITY, 0, 0.0, "damping"),
-                                                         END_PARAMS},
+                              .params = (const vb_law_param[]){K_PARAM, ALPHA_PARAM, MU_PARAM,
+                                                               END_PARAMS},
                               .damping = VB_DAMPING_HUNT_CROSSLEY,
-                              .has_impacts = 1},
+                              .papetti = 1},
     [VB_LAW_RATTLE] = {.name = name_RATTLE,
-                       .doc = "V = k/(a+1) [|x| - h]^(a+1) (Ducceschi eq 3c)",
+                       .doc = "f = sign(x) k [|x| - h]^a (1 + mu d|x|/dt) (Ducceschi eq 3c; "
+                              "Papetti eq 1 on each side)",
                        .params = (const vb_law_param[]){K_PARAM, ALPHA_PARAM,
                                                         PARAM("h", h, "m", ">= 0", 0.0, 0, INFINITY,
                                                               1, 0.0, "half-clearance"),
-                                                        END_PARAMS},
-                       .has_impacts = 1,
-                       .two_sided = 1},
+                                                        MU_PARAM, END_PARAMS},
+                       .damping = VB_DAMPING_HUNT_CROSSLEY,
+                       .two_sided = 1,
+                       .papetti = 1},
     [VB_LAW_POLYNOMIAL] =
         {.name = name_POLYNOMIAL,
          .doc = "V = k/(a+1) x^(a+1), a odd (Ducceschi eq 3a)",
@@ -100,13 +121,13 @@ static const vb_law_info law_table[VB_LAW_COUNT] = {
          .doc = "f = k [x]^a (1 + 3 (1 - e^2)/4 x'/v_in) (Lankarani & Nikravesh 1990)",
          .params = (const vb_law_param[]){K_PARAM, ALPHA_PARAM, E_PARAM, END_PARAMS},
          .damping = VB_DAMPING_HUNT_CROSSLEY,
-         .has_impacts = 1,
+         .papetti = 1,
          .onset_damping = lambda_lankarani_nikravesh},
     [VB_LAW_FLORES] = {.name = name_FLORES,
                        .doc = "f = k [x]^a (1 + 8 (1 - e)/(5 e) x'/v_in) (Flores et al. 2011)",
                        .params = (const vb_law_param[]){K_PARAM, ALPHA_PARAM, E_PARAM, END_PARAMS},
                        .damping = VB_DAMPING_HUNT_CROSSLEY,
-                       .has_impacts = 1,
+                       .papetti = 1,
                        .onset_damping = lambda_flores},
 };
 
@@ -191,11 +212,25 @@ vb_law_penetration(const vb_law *law, double x)
   return info->two_sided ? fabs(x) - law->h : x;
 }
 
-/* Side of the barrier a compression presses on: +1 or -1 (rattle). */
-static double
-side(const vb_law *law, double x)
+/* Side a compression presses on, the sign of the elastic force: sign(x)
+ * for a two-sided law (x = 0 counts as +1), +1 for a one-sided one. */
+double
+vb_law_side(const vb_law *law, double x)
 {
   return law_table[law->kind].two_sided && x < 0.0 ? -1.0 : 1.0;
+}
+
+/* Penetration past the barrier on side sign (+1 or -1): sign x - h for a
+ * two-sided law, which stays negative on the far side of x = 0 (where
+ * |x| - h would read a compression pressing on the other side as in
+ * contact here); the penetration itself for the other laws. */
+double
+vb_law_side_penetration(const vb_law *law, double sign, double x)
+{
+  const vb_law_info *info = &law_table[law->kind];
+  if (info->always_engaged || !info->two_sided)
+    return vb_law_penetration(law, x);
+  return sign * x - law->h;
 }
 
 /* Engaged amount: [p]_+ for one-sided laws, |x| for the polynomial. */
@@ -225,7 +260,7 @@ vb_law_elastic(const vb_law *law, double x)
   double p = engaged(law, x);
   if (p == 0.0)
     return 0.0;
-  return side(law, x) * law->k * pow(p, law->alpha);
+  return vb_law_side(law, x) * law->k * pow(p, law->alpha);
 }
 
 /* V''(x) = k a [p]^(a-1). */
@@ -265,23 +300,36 @@ vb_law_gradient_dx1(const vb_law *law, double x1, double x0)
   return (vb_law_elastic(law, x1) - vb_law_gradient(law, x1, x0)) / d;
 }
 
-/* Damping coefficient: Hunt-Crossley mu V'(x) (Papetti eq 1; the laws set
- * by a restitution coefficient with the mu of their impact), spring c. */
+/* Damping coefficient: Hunt-Crossley mu |V'(x)| (Papetti eq 1; the laws
+ * set by a restitution coefficient with the mu of their impact), spring c.
+ * |V'| makes it Papetti eq 1 on each side of a two-sided law:
+ * sign k p^a (1 + mu dp/dt) = V' + mu |V'| x', since dp/dt = sign x'.  For a
+ * one-sided law V' >= 0 and this is mu V' to the bit (a -0.0 stays -0.0). */
 double
 vb_law_damping(const vb_law *law, double fe)
 {
   switch (law_table[law->kind].damping) {
-  case VB_DAMPING_HUNT_CROSSLEY: return law->mu * fe;
+  case VB_DAMPING_HUNT_CROSSLEY: return law->mu * (fe < 0.0 ? -fe : fe);
   case VB_DAMPING_LINEAR: return law->c;
   default: return 0.0;
   }
 }
 
-/* d(damping coefficient)/d(elastic force). */
+/* d(damping coefficient)/d(elastic force) at elastic force fe. */
 double
-vb_law_damping_slope(const vb_law *law)
+vb_law_damping_slope(const vb_law *law, double fe)
 {
-  return law_table[law->kind].damping == VB_DAMPING_HUNT_CROSSLEY ? law->mu : 0.0;
+  if (law_table[law->kind].damping != VB_DAMPING_HUNT_CROSSLEY)
+    return 0.0;
+  return fe < 0.0 ? -law->mu : law->mu;
+}
+
+/* The Hunt-Crossley mu an impact of this law sees, s/m: the damping
+ * slope on the pressed side (0 for an undamped law). */
+double
+vb_law_impact_mu(const vb_law *law)
+{
+  return vb_law_damping_slope(law, 1.0);
 }
 
 /* Papetti eq 1: f = k [x]^a (1 + mu v); f = k x + c v for the spring. */

@@ -262,10 +262,10 @@ load_corrections(vb_loader *ld, const config_setting_t *g, const char *obj, vb_c
         return vb_src_fail(ld, m, obj, "unknown correction '%s' (valid: xmax, vout)",
                            name ? name : "(not a string)");
     }
-    if (!vb_law_info_of(law->kind)->has_impacts) {
+    if (!vb_law_info_of(law->kind)->papetti) {
       char valid[LIST_MAX] = "";
       for (int l = 0; l < VB_LAW_COUNT; l++)
-        if (vb_law_info_of((vb_law_kind)l)->has_impacts)
+        if (vb_law_info_of((vb_law_kind)l)->papetti)
           vb_list_add(valid, sizeof valid, vb_law_name((vb_law_kind)l));
       return vb_src_fail(ld, m, obj,
                          "corrections need an impact law with analytic x_max "
@@ -300,10 +300,16 @@ load_corrections(vb_loader *ld, const config_setting_t *g, const char *obj, vb_c
     return rc;
   if (c->exact_duration) {
     m = vb_src_member(g, "exact_duration");
-    if (law->kind != VB_LAW_POWER || law->alpha != 1.0)
+    if (!vb_law_info_of(law->kind)->exact_duration || law->alpha != 1.0) {
+      char valid[LIST_MAX] = "";
+      for (int l = 0; l < VB_LAW_COUNT; l++)
+        if (vb_law_info_of((vb_law_kind)l)->exact_duration)
+          vb_list_add(valid, sizeof valid, vb_law_name((vb_law_kind)l));
       return vb_src_fail(ld, m, obj,
-                         "exact_duration needs law 'power' with alpha = 1 "
-                         "(Chatziioannou eq 14-16)");
+                         "exact_duration needs law %s%s%s with alpha = 1 "
+                         "(Chatziioannou eq 14-16)",
+                         strchr(valid, ',') ? "" : "'", valid, strchr(valid, ',') ? "" : "'");
+    }
     if (!exact_duration(c->scheme)) {
       char valid[LIST_MAX];
       scheme_list(valid, sizeof valid, exact_duration);

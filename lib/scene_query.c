@@ -4,6 +4,35 @@
 #include <math.h>
 #include "internal.h"
 
+/* Time until free flight from penetration p < 0 at rate r under constant
+ * acceleration a reaches p = 0 (p + r t + a t^2 / 2 = 0), s; +inf if never. */
+static double
+time_to_contact(double p, double r, double a)
+{
+  double disc = r * r - 2.0 * a * p;
+  if (a == 0.0)
+    return r > 0.0 ? -p / r : INFINITY;
+  if (disc < 0.0)
+    return INFINITY;
+  /* the smallest positive root, in the form free of cancellation */
+  double q = -0.5 * (r + (r >= 0.0 ? sqrt(disc) : -sqrt(disc)));
+  double t1 = q / (0.5 * a), t2 = q != 0.0 ? p / q : INFINITY;
+  double lo = fmin(t1, t2), hi = fmax(t1, t2);
+  return lo > 0.0 ? lo : hi > 0.0 ? hi : INFINITY;
+}
+
+/* Side of the barrier a contact at compression x, rate v and acceleration
+ * a presses on, or, for a two-sided law inside its clearance, the side its
+ * free flight reaches first (a bead thrown up in a box hits the lid). */
+static double
+first_side(const vb_law *law, double x, double v, double a)
+{
+  double up = vb_law_side_penetration(law, 1.0, x), down = vb_law_side_penetration(law, -1.0, x);
+  if (!vb_law_info_of(law->kind)->two_sided || !(up < 0.0 && down < 0.0))
+    return vb_law_side(law, x);
+  return time_to_contact(down, -v, -a) < time_to_contact(up, v, a) ? -1.0 : 1.0;
+}
+
 /* Initial state of contact c along its compression, from a model. */
 static void
 contact_state(const vb_model *md, int c, double *p0, double *v0, double *a0, double *meff)
@@ -23,8 +52,8 @@ contact_state(const vb_model *md, int c, double *p0, double *v0, double *a0, dou
   }
   x += vb_contact_drive(scene, ct, 0.0, &rate);
   v += rate;
-  double sign = ct->law.kind == VB_LAW_RATTLE && x < 0.0 ? -1.0 : 1.0;
-  *p0 = vb_law_penetration(&ct->law, x);
+  double sign = first_side(&ct->law, x, v, m->aext[k]);
+  *p0 = vb_law_side_penetration(&ct->law, sign, x);
   *v0 = sign * v;
   *a0 = sign * m->aext[k];
   *meff = m->meff[k];

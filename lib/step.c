@@ -302,7 +302,7 @@ onset_law(const vb_island_model *m, vb_island_state *s, int c)
 {
   const vb_chist *hc = &s->hist[c];
   const vb_law *law = &m->cts[c].law;
-  double sign = law->kind == VB_LAW_RATTLE && hc->x < 0.0 ? -1.0 : 1.0;
+  double sign = vb_law_side(law, hc->x);
   vb_law_at_onset(law, sign * hc->rate, &s->act[c].law);
 }
 

@@ -57,7 +57,8 @@ typedef struct vb_law {
   vb_law_kind kind;
   double k;     /* stiffness, N/m^alpha */
   double alpha; /* exponent, dimensionless */
-  double mu;    /* Hunt-Crossley damping, s/m (0 for the other laws) */
+  double mu;    /* Hunt-Crossley damping, s/m (hunt-crossley, rattle on each
+                   side; 0 for the other laws) */
   double h;     /* rattle half-clearance, m (0 for the other laws) */
   double c;     /* spring damping, N s/m (0 for the other laws) */
   double e;     /* coefficient of restitution (lankarani-nikravesh, flores;
@@ -92,11 +93,18 @@ typedef struct vb_law_info {
   const char *name;           /* scene-file name, e.g. "hunt-crossley" */
   const char *doc;            /* the force law and its reference, one line */
   const vb_law_param *params; /* its parameters, NULL-key-terminated */
-  vb_damping_kind damping;
-  int has_impacts;    /* one-sided: impacts with events and predictions */
-  int two_sided;      /* acts on both sides of x = 0 (rattle |x| - h, and the
-                         always engaged laws) */
-  int always_engaged; /* engaged at every x (polynomial, spring): no impacts */
+  vb_damping_kind damping; /* how it damps; the schemes and the energy
+                              account take its damping from this alone */
+  int two_sided;      /* its force is odd in x, sign(x) times a function of
+                         |x|: it pushes back on both sides of x = 0 (rattle
+                         |x| - h, and the always engaged laws) */
+  int always_engaged; /* engaged at every x (polynomial, spring): no impacts,
+                         no events; else it engages and releases (impacts) */
+  int papetti;        /* Papetti's x_max (eq 4), v_out (eq 6, 7-8) and
+                         contact time (eq 9) predict each impact; else they
+                         are NaN (law.c's table says why for each law) */
+  int exact_duration; /* Chatziioannou eq 14-16 give it an exact contact
+                         duration when alpha = 1 */
   int odd_alpha;      /* alpha must be an odd integer */
   double alpha;       /* the exponent when it is not a key (spring: 1), else 0 */
   /* Laws set by a coefficient of restitution e: the damping factor
@@ -124,8 +132,8 @@ const char *vb_law_name(vb_law_kind kind);
 const char *vb_law_choices(void);
 
 /* Penetration: the argument of the positive part, > 0 means in contact:
- * x for power and Hunt-Crossley, |x| - h for rattle, +inf for polynomial
- * (always engaged). m. */
+ * x for the one-sided laws, |x| - h for two-sided ones (rattle), +inf
+ * for the always engaged laws (polynomial, spring). m. */
 double vb_law_penetration(const vb_law *law, double x);
 /* Elastic potential V(x), J. */
 double vb_law_potential(const vb_law *law, double x);
@@ -138,7 +146,9 @@ double vb_law_curvature(const vb_law *law, double x);
 double vb_law_gradient(const vb_law *law, double x1, double x0);
 /* Derivative of vb_law_gradient with respect to x1, N/m. */
 double vb_law_gradient_dx1(const vb_law *law, double x1, double x0);
-/* Total force V'(x) (1 + mu v) for compression x and rate v, N. */
+/* Total force V'(x) + d v for compression x and rate v, the damping d
+ * being mu |V'(x)| (Hunt-Crossley; on each side of a rattle), c (spring)
+ * or 0, N. */
 double vb_law_force(const vb_law *law, double x, double v);
 
 /* ------------------------------------------------------- analytic results */

@@ -29,7 +29,7 @@ step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double
   double v = rate1(h, dt, x1);
   double fe = vb_law_elastic(law, x1);
   double d = vb_law_damping(law, fe);
-  double dfx = vb_law_curvature(law, x1) * (1.0 + vb_law_damping_slope(law) * v);
+  double dfx = vb_law_curvature(law, x1) * (1.0 + vb_law_damping_slope(law, fe) * v);
   *dfdx = 0.5 * (dfx + d * 2.0 / dt);
   return 0.5 * (h->f + fe + d * v);
 }

@@ -19,7 +19,7 @@
  * dt^2/m.  Several contacts in one island are solved together by Newton on
  * the same F (no longer iteration-free, still energy-conserving).
  * Hunt-Crossley damping enters as c (x^(n+1) - x^(n-1)) / (2 dt) with
- * c = mu phi'(x^n), adding c/(2 dt) to A and removing c y^2 / (4 dt).
+ * c = mu |phi'(x^n)|, adding c/(2 dt) to A and removing c y^2 / (4 dt).
  * Gravity and external forces act on the modes (island.c), outside the
  * s-weighted expansion, which for s != 1/2 would make even free fall
  * inexact by (1 - 2s) m a^2 dt^2 per step.

@@ -7,7 +7,7 @@
  * (island.c steps the linear modes by the exact centred recursion, which
  * for a mass is the second difference) with the contact force centred at n
  * equal to the discrete gradient between n-1 and n+1.  Hunt-Crossley
- * damping adds d * (x^(n+1) - x^(n-1)) / (2 dt), d = mu * gradient; the
+ * damping adds d * (x^(n+1) - x^(n-1)) / (2 dt), d = mu * |gradient|; the
  * conserved energy is (Bilbao) m/2 ((x^(n+1) - x^n)/dt)^2
  * + (V(x^(n+1)) + V(x^n))/2, and damping removes exactly
  * d (x^(n+1) - x^(n-1))^2 / (4 dt) per step. */
@@ -23,7 +23,7 @@ step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double
   double rate = (x1 - h->xm) / (2.0 * dt);
   double g = vb_law_gradient(law, x1, h->xm);
   double d = vb_law_damping(law, g);
-  *dfdx = vb_law_gradient_dx1(law, x1, h->xm) * (1.0 + vb_law_damping_slope(law) * rate) +
+  *dfdx = vb_law_gradient_dx1(law, x1, h->xm) * (1.0 + vb_law_damping_slope(law, g) * rate) +
           d / (2.0 * dt);
   return g + d * rate;
 }

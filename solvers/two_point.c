@@ -9,7 +9,7 @@
  * step equal to the discrete gradient (V(x^(n+1)) - V(x^n)) / (x^(n+1) -
  * x^n).  For one mass against a wall island.c's update is exactly eq 8
  * (Chatziioannou eq 11), solved by Newton.  Hunt-Crossley damping enters as
- * d * (x^(n+1) - x^n) / dt with d = mu * gradient (spring: c), so a step
+ * d * (x^(n+1) - x^n) / dt with d = mu * |gradient| (spring: c), so a step
  * dissipates exactly d (x^(n+1) - x^n)^2 / dt and the energy
  * sum m v^2 / 2 + V(x) balances to Newton tolerance. */
 #include <math.h>
@@ -25,7 +25,7 @@ step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double
   double g = vb_law_gradient(law, x1, h->x);
   double d = vb_law_damping(law, g);
   double dg = vb_law_gradient_dx1(law, x1, h->x);
-  *dfdx = dg * (1.0 + vb_law_damping_slope(law) * rate) + d / dt;
+  *dfdx = dg * (1.0 + vb_law_damping_slope(law, g) * rate) + d / dt;
   return g + d * rate;
 }
 

@@ -274,17 +274,26 @@ START_TEST(test_predict_hunt_crossley)
 }
 END_TEST
 
-/* Power and rattle predictions are undamped (mu ignored). */
+/* Power predictions are undamped (a stray mu ignored: the law has no
+ * damping); the rattle's, on each side past its clearance, are
+ * Hunt-Crossley's with its mu, and its undamped ones the power law's. */
 START_TEST(test_predict_power_rattle)
 {
-  vb_law power = {.kind = VB_LAW_POWER, .k = 2.2e7, .alpha = 1.7};
+  vb_law power = {.kind = VB_LAW_POWER, .k = 2.2e7, .alpha = 1.7, .mu = 0.4};
   vb_law rattle = {.kind = VB_LAW_RATTLE, .k = 2.2e7, .alpha = 1.7, .mu = 0.4, .h = 1e-3};
-  vb_prediction p, r;
+  vb_law hc = {.kind = VB_LAW_HUNT_CROSSLEY, .k = 2.2e7, .alpha = 1.7, .mu = 0.4};
+  vb_prediction p, r, q;
   vb_law_predict(&power, 0.05, 0.9, &p);
   vb_law_predict(&rattle, 0.05, 0.9, &r);
+  vb_law_predict(&hc, 0.05, 0.9, &q);
   ck_assert(rel(p.x_max, pow(2.7 * 0.05 * 0.81 / 4.4e7, 1.0 / 2.7)) < 1e-15);
   ck_assert(p.v_out == -0.9 && p.v_out_exact == -0.9);
   ck_assert(rel(p.duration, 0.0020825100696917753992) < 1e-14);
+  ck_assert(r.x_max == q.x_max && r.v_out == q.v_out && r.v_out_exact == q.v_out_exact &&
+            r.duration == q.duration);
+  ck_assert(r.x_max < p.x_max && r.v_out_exact > -0.9 && r.duration != p.duration);
+  rattle.mu = 0.0;
+  vb_law_predict(&rattle, 0.05, 0.9, &r);
   ck_assert(r.x_max == p.x_max && r.v_out == p.v_out
             && r.v_out_exact == p.v_out_exact && r.duration == p.duration);
 }

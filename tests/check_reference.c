@@ -18,7 +18,8 @@ static const char *const files[] = {
   "scenes/ducceschi-fig4.cfg",      "scenes/impact-oscillator.cfg",
   "scenes/papetti-case-a.cfg",      "scenes/papetti-case-b.cfg",
   "scenes/papetti-sweep.cfg",       "scenes/rattle-box.cfg",
-  "scenes/rolling-ball.cfg",        "scenes/snare-membrane.cfg",
+  "scenes/rattle-settle.cfg",       "scenes/rolling-ball.cfg",
+  "scenes/snare-membrane.cfg",
 };
 
 static uint64_t

@@ -644,7 +644,7 @@ static const bad_case bad[] = {
      "bad.cfg:11: record: unknown key 'evry' (valid: every, modes, signals)"},
     /* 7: keys that do not apply */
     {SCENE BODIES CONTACT(POWER "mu = 0.5; " AM1),
-     "bad.cfg:8: contact 'hit': 'mu' applies only to law 'hunt-crossley' "
+     "bad.cfg:8: contact 'hit': 'mu' applies only to laws hunt-crossley and rattle "
      "(valid: " POWER_KEYS ")"},
     {SCENE BODIES CONTACT(HC "h = 0.001; " AM1),
      "bad.cfg:8: contact 'hit': 'h' applies only to law 'rattle' (valid: "
@@ -775,7 +775,7 @@ static const bad_case bad[] = {
      "bad.cfg:8: contact 'hit': 'alpha' must be >= 1 (got 0.5)"},
     {SCENE BODIES CONTACT("law = \"flores\"; k = 1e9; alpha = 1.5; e = 0.5; mu = 0.1; "
                           AM1),
-     "bad.cfg:8: contact 'hit': 'mu' applies only to law 'hunt-crossley' (valid: "
+     "bad.cfg:8: contact 'hit': 'mu' applies only to laws hunt-crossley and rattle (valid: "
      "name, between, law, k, alpha, e, gap, gap_drive, scheme, tolerance, "
      "max_iterations, corrections, vout, exact_duration, saturate)"},
     {SCENE BODIES CONTACT(HC "e = 0.5; " AM1),

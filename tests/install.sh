@@ -4,7 +4,7 @@
 # the README, the scenes and the man pages are installed, an installed
 # scene runs, and make uninstall removes it all.  Run by make check.
 set -u
-srcdir=${srcdir:-.}
+srcdir=$(cd "${srcdir:-.}" && pwd)
 build=${abs_top_builddir:-$PWD}
 make=${MAKE:-make}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-install.XXXXXX")
@@ -16,6 +16,7 @@ prefix="$tmp/prefix"
   { bad "make install: $(tail -n 20 "$tmp/make.out")"; echo "$pass passed, $fail failed"; exit 1; }
 doc="$prefix/share/doc/vibro"
 for f in bin/vibro bin/vibro-plot share/man/man1/vibro.1 share/doc/vibro/README.md \
+         share/doc/vibro/format.md share/doc/vibro/examples/papetti_fig8.py \
          share/doc/vibro/scenes/papetti-case-b.cfg share/doc/vibro/scenes/README.md \
          share/doc/vibro/scenes/rolling-profile.txt include/vibro.h lib/pkgconfig/vibro.pc; do
   [ -e "$prefix/$f" ] && ok || bad "make install did not install $f"
@@ -23,6 +24,8 @@ done
 ncfg=$(ls "$srcdir"/scenes/*.cfg | wc -l)
 equal() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
 equal "installed scenes" "$(ls "$doc"/scenes/*.cfg | wc -l)" "$ncfg"
+
+equal "installed examples" "$(ls "$doc"/examples/*.py | wc -l)" "$(ls "$srcdir"/examples/*.py | wc -l)"
 
 # the installed program runs from anywhere with a clean environment, and
 # names no directory of the build tree
@@ -39,6 +42,40 @@ if command -v readelf >/dev/null; then
   grep -q "$build" "$tmp/dyn" && bad "installed vibro has the build tree in its run path" || ok
   grep -q "libvibro" "$tmp/dyn" && ldd "$prefix/bin/vibro" | grep -q "libvibro.*not found" &&
     bad "installed vibro cannot find libvibro" || ok
+fi
+
+# vibro-plot finds its package wherever it is put, with no PYTHONPATH:
+# installed under this prefix (not configure's), in a copied source tree
+# (tools/ beside python/), and alone it names where it looked
+python=${PYTHON:-/usr/bin/python3}
+if "$python" -c "import h5py, matplotlib, pandas, xarray" 2>/dev/null; then
+  expect 0 env -u PYTHONPATH "$prefix/bin/vibro-plot" energy "$tmp/b.h5" -o "$tmp/installed.png"
+  [ -s "$tmp/installed.png" ] && ok || bad "the installed vibro-plot drew nothing"
+  mkdir -p "$tmp/moved/tools" "$tmp/moved/python"
+  cp "$build/tools/vibro-plot" "$tmp/moved/tools/" && cp -R "$srcdir/python/vibro" "$tmp/moved/python/"
+  expect 0 env -u PYTHONPATH "$tmp/moved/tools/vibro-plot" energy "$tmp/b.h5" -o "$tmp/moved.png"
+  [ -s "$tmp/moved.png" ] && ok || bad "a copied tree's vibro-plot drew nothing"
+  mkdir -p "$tmp/lone/bin" && cp "$build/tools/vibro-plot" "$tmp/lone/bin/"
+  expect 1 env -u PYTHONPATH "$tmp/lone/bin/vibro-plot" energy "$tmp/b.h5" -o "$tmp/lone.png"
+  contains "$tmp/err" "vibro-plot: the vibro Python package is in none of $tmp/lone/python"
+  # the package alone into another Python (a virtual environment), with
+  # python/pyproject.toml, offline: built from a copy (pip writes build/ and
+  # *.egg-info beside the sources) and imported from the environment
+  if "$python" -c "import setuptools, wheel, venv, pip" 2>/dev/null; then
+    cp -R "$srcdir/python" "$tmp/pysrc" && chmod -R u+w "$tmp/pysrc"
+    expect 0 "$python" -m venv --system-site-packages "$tmp/venv"
+    expect 0 "$tmp/venv/bin/python" -m pip install --no-build-isolation --no-deps --no-index \
+      "$tmp/pysrc"
+    expect 0 env -u PYTHONPATH "$tmp/venv/bin/python" -c "
+import sys, vibro
+assert vibro.__file__.startswith(sys.prefix), vibro.__file__
+print(len(vibro.open('$tmp/b.h5').table))"
+    equal "scenes read by the venv's package" "$(cat "$tmp/out")" 1
+  else
+    echo "SKIP: $python lacks venv, pip, wheel or setuptools: pyproject.toml not tried"
+  fi
+else
+  echo "SKIP: $python lacks h5py, matplotlib, pandas or xarray: vibro-plot's install not tried"
 fi
 
 (cd "$build" && $make uninstall prefix="$prefix") >"$tmp/make.out" 2>&1 && ok ||

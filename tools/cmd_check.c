@@ -24,7 +24,7 @@ short_contacts(const vb_scene *sc)
   int n = 0;
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
-    if (!vb_law_info_of(ct->law.kind) || !vb_law_info_of(ct->law.kind)->has_impacts)
+    if (!vb_law_info_of(ct->law.kind) || !vb_law_info_of(ct->law.kind)->papetti)
       continue;
     double m;
     double v_in = vb_scene_approach_rate(sc, c, &m);
@@ -166,8 +166,11 @@ print_contact(const vb_scene *sc, int c)
       warnings++;
     }
   }
-  if (!vb_law_info_of(ct->law.kind) || !vb_law_info_of(ct->law.kind)->has_impacts) {
-    printf("  %s: always engaged, no impacts\n", vb_law_name(ct->law.kind));
+  const vb_law_info *info = vb_law_info_of(ct->law.kind);
+  if (!info || !info->papetti) {
+    printf("  no analytic x_max/v_out/contact time: law '%s' %s\n", vb_law_name(ct->law.kind),
+           info && info->always_engaged ? "is always engaged"
+                                        : "is not Papetti's f = k x^a (1 + mu x') (eq 1)");
     return warnings;
   }
   if (!(v_in > 0.0)) {

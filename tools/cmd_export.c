@@ -27,9 +27,14 @@ static const char description[] =
     "running study's shards are searched for the scene.\n"
     "--csv FILE   time and the signals, after a header naming the units\n"
     "--wav FILE   a WAV file at the recorded rate, fs / record_every (rounded\n"
-    "--flac FILE  to whole hertz), or a FLAC file (16 or 24 bits)\n"
+    "--flac FILE  to whole hertz, with a warning when that moves the pitch), or a\n"
+    "             FLAC file (16 or 24 bits); FILE named .wav or .flac (or with\n"
+    "             no extension): an .mp3 or .ogg name is refused\n"
     "A sound file is normalised by default: the peak over all channels is\n"
     "full scale (an all-zero signal gives silence; NaN and inf become 0).\n"
+    "--dc takes each channel's mean away first, --highpass HZ filters it\n"
+    "with a 2nd-order Butterworth high-pass (at rest on the first sample, so\n"
+    "a static offset such as a pickup's rest position gives no click).\n"
     "--gain G instead scales every sample by G (full scale is 1), so that\n"
     "two scenes can be compared at the same gain; PCM samples beyond full\n"
     "scale are clipped, with a warning.  FILE - is standard output.  The\n"
@@ -93,8 +98,20 @@ signal_block(const exported *sg, hid_t ds, hsize_t start, hsize_t count, double 
 typedef struct request {
   const char *scene, *csv, *wav, *flac;
   const encoding *enc;
-  double gain; /* fixed gain, or NaN to normalise */
+  double gain;     /* fixed gain, or NaN to normalise */
+  int dc;          /* sound: subtract each channel's mean */
+  double highpass; /* sound: high-pass corner, Hz, or 0 */
 } request;
+
+/* The conditioning of a sound file's channels (--dc, --highpass), run
+ * from the first sample on every pass over the signals, so the pass that
+ * measures the peak and the one that writes see the same samples. */
+typedef struct conditioner {
+  double mean[CHANNELS_MAX]; /* --dc: subtracted, in the signal's units */
+  double b0, b1, b2, a1, a2; /* --highpass: the biquad, a0 = 1 */
+  double z[CHANNELS_MAX][2]; /* its state (transposed direct form II) */
+  int started;               /* the state holds the first sample's rest */
+} conditioner;
 
 /* Read frames [start, start + count) of every signal, interleaved. */
 static int
@@ -105,6 +122,75 @@ read_frames(const exported *sg, long start, long count, double *col, double *fra
       return cli_complain(sg->file, "cannot read %s", sg->paths[c]);
     for (long i = 0; i < count; i++)
       frames[i * sg->nsignals + c] = col[i];
+  }
+  return 0;
+}
+
+/* The second-order Butterworth high-pass at fc (Hz) for rate (Hz), by the
+ * bilinear transform with the corner pre-warped: K = tan(pi fc / rate),
+ * H(z) = (1 - 2 z^-1 + z^-2) / (1 + K^2 + sqrt2 K) / (1 + a1 z^-1 + a2 z^-2)
+ * (the coefficients scipy.signal.butter(2, fc, "highpass", fs=rate) gives). */
+static void
+highpass_design(conditioner *cd, double fc, double rate)
+{
+  double k = tan(M_PI * fc / rate), norm = 1.0 / (1.0 + M_SQRT2 * k + k * k);
+  cd->b0 = norm;
+  cd->b1 = -2.0 * norm;
+  cd->b2 = norm;
+  cd->a1 = 2.0 * (k * k - 1.0) * norm;
+  cd->a2 = (1.0 - M_SQRT2 * k + k * k) * norm;
+}
+
+/* Condition count interleaved frames in place: non-finite samples become
+ * 0, --dc takes the mean away, --highpass filters; the filter starts at
+ * rest on the first sample (as if it had always been there: no click from
+ * a static offset). */
+static void
+condition(const exported *sg, const request *rq, conditioner *cd, double *frames, long count)
+{
+  int nc = sg->nsignals;
+  for (long i = 0; i < count * nc; i++) {
+    double x = isfinite(frames[i]) ? frames[i] : 0.0;
+    frames[i] = rq->dc ? x - cd->mean[i % nc] : x;
+  }
+  if (rq->highpass <= 0.0)
+    return;
+  for (int c = 0; c < nc && !cd->started && count > 0; c++) {
+    cd->z[c][0] = -cd->b0 * frames[c]; /* y = 0 for a constant input */
+    cd->z[c][1] = cd->b2 * frames[c];
+  }
+  cd->started = 1;
+  for (long i = 0; i < count; i++)
+    for (int c = 0; c < nc; c++) {
+      double x = frames[i * nc + c], y = cd->b0 * x + cd->z[c][0];
+      cd->z[c][0] = cd->b1 * x - cd->a1 * y + cd->z[c][1];
+      cd->z[c][1] = cd->b2 * x - cd->a2 * y;
+      frames[i * nc + c] = y;
+    }
+}
+
+/* Start a pass over a sound file's frames: the filter at rest, and for
+ * --dc each channel's mean over its finite samples (one more pass). */
+static int
+condition_start(const exported *sg, const request *rq, conditioner *cd, double *col)
+{
+  cd->started = 0;
+  if (rq->highpass > 0.0)
+    highpass_design(cd, rq->highpass, sg->rate);
+  for (int c = 0; c < sg->nsignals && rq->dc; c++) {
+    double sum = 0.0;
+    long n = 0;
+    for (long start = 0; start < sg->n; start += FRAMES) {
+      long count = sg->n - start < FRAMES ? sg->n - start : FRAMES;
+      if (signal_block(sg, sg->ds[c], (hsize_t)start, (hsize_t)count, col) < 0)
+        return cli_complain(sg->file, "cannot read %s", sg->paths[c]);
+      for (long i = 0; i < count; i++)
+        if (isfinite(col[i])) {
+          sum += col[i];
+          n++;
+        }
+    }
+    cd->mean[c] = n > 0 ? sum / (double)n : 0.0;
   }
   return 0;
 }
@@ -149,28 +235,37 @@ done:
   return rc;
 }
 
-/* The largest |sample| of every signal (non-finite samples count as 0). */
+/* The largest |sample| of the conditioned channels (non-finite samples
+ * count as 0). */
 static int
-signals_peak(const exported *sg, double *peak)
+signals_peak(const exported *sg, const request *rq, double *peak)
 {
-  double *v = malloc(BLOCK * sizeof *v);
+  size_t nf = (size_t)FRAMES * (size_t)sg->nsignals;
+  double *col = malloc(FRAMES * sizeof *col), *frames = malloc(nf * sizeof *frames);
+  conditioner cd = {.started = 0};
+  int rc = -1;
 
   *peak = 0.0;
-  if (!v)
-    return cli_complain(sg->file, "out of memory");
-  for (int c = 0; c < sg->nsignals; c++)
-    for (long start = 0; start < sg->n; start += BLOCK) {
-      long count = sg->n - start < BLOCK ? sg->n - start : BLOCK;
-      if (signal_block(sg, sg->ds[c], (hsize_t)start, (hsize_t)count, v) < 0) {
-        free(v);
-        return cli_complain(sg->file, "cannot read %s", sg->paths[c]);
-      }
-      for (long i = 0; i < count; i++)
-        if (isfinite(v[i]) && fabs(v[i]) > *peak)
-          *peak = fabs(v[i]);
-    }
-  free(v);
-  return 0;
+  if (!col || !frames) {
+    cli_complain(sg->file, "out of memory");
+    goto done;
+  }
+  if (condition_start(sg, rq, &cd, col) < 0)
+    goto done;
+  for (long start = 0; start < sg->n; start += FRAMES) {
+    long count = sg->n - start < FRAMES ? sg->n - start : FRAMES;
+    if (read_frames(sg, start, count, col, frames) < 0)
+      goto done;
+    condition(sg, rq, &cd, frames, count);
+    for (long i = 0; i < count * sg->nsignals; i++)
+      if (fabs(frames[i]) > *peak)
+        *peak = fabs(frames[i]);
+  }
+  rc = 0;
+done:
+  free(frames);
+  free(col);
+  return rc;
 }
 
 /* Convert a block of frames in place to the encoding: scale, NaN and inf
@@ -194,16 +289,94 @@ convert(const encoding *enc, double scale, double *x, long n, int *ints, float *
   }
 }
 
+/* Write len bytes to fd whole; 0, or -1 with errno. */
+static int
+write_whole(int fd, const void *buf, size_t len)
+{
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    p += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Put v little-endian in n bytes at p. */
+static unsigned char *
+put_le(unsigned char *p, uint32_t v, int n)
+{
+  for (int i = 0; i < n; i++)
+    *p++ = (unsigned char)(v >> (8 * i));
+  return p;
+}
+
+/* A 32-bit float WAV, written here rather than by libsndfile: the WAV
+ * spec wants the fmt chunk of every non-PCM format to carry cbSize (18
+ * bytes; here 0) and a fact chunk, and libsndfile writes a 16-byte fmt
+ * chunk (sox warns "wave header missing extended part of fmt chunk";
+ * its WAVE_FORMAT_EXTENSIBLE float files draw the same warning from sox
+ * 14.4).  RIFF, fmt (WAVE_FORMAT_IEEE_FLOAT = 3), fact, data. */
+static int
+float_wav(const exported *sg, const request *rq, conditioner *cd, outfile *o, double scale,
+          double *col, double *frames, float *floats)
+{
+  uint32_t rate = (uint32_t)lrint(sg->rate < 1.0 ? 1.0 : sg->rate), nc = (uint32_t)sg->nsignals;
+  uint32_t data = (uint32_t)sg->n * nc * 4;
+  unsigned char head[58], *p = head, *bytes = (unsigned char *)floats;
+  long clipped = 0;
+
+  memcpy(p, "RIFF", 4);
+  p = put_le(p + 4, 50 + data, 4);
+  memcpy(p, "WAVEfmt ", 8);
+  p = put_le(p + 8, 18, 4);
+  p = put_le(p, 3, 2);
+  p = put_le(p, nc, 2);
+  p = put_le(p, rate, 4);
+  p = put_le(p, rate * nc * 4, 4);
+  p = put_le(p, nc * 4, 2);
+  p = put_le(p, 32, 2);
+  p = put_le(p, 0, 2);
+  memcpy(p, "fact", 4);
+  p = put_le(p + 4, 4, 4);
+  p = put_le(p, (uint32_t)sg->n, 4);
+  memcpy(p, "data", 4);
+  put_le(p + 4, data, 4);
+  if (write_whole(o->fd, head, sizeof head) != 0)
+    return cli_complain(o->dest, "cannot write: %s", strerror(errno));
+  for (long start = 0; start < sg->n; start += FRAMES) {
+    long count = sg->n - start < FRAMES ? sg->n - start : FRAMES, m = count * sg->nsignals;
+    if (read_frames(sg, start, count, col, frames) < 0)
+      return -1;
+    condition(sg, rq, cd, frames, count);
+    convert(rq->enc, scale, frames, m, NULL, floats, &clipped);
+    for (long i = 0; i < m; i++) {
+      uint32_t u;
+      memcpy(&u, &floats[i], 4);
+      put_le(bytes + 4 * i, u, 4);
+    }
+    if (write_whole(o->fd, bytes, (size_t)m * 4) != 0)
+      return cli_complain(o->dest, "cannot write: %s", strerror(errno));
+  }
+  return 0;
+}
+
 /* Write the signals as a sound file of format (SF_FORMAT_WAV or _FLAC)
  * to the open file o, every sample times scale; *clipped counts the PCM
  * samples beyond full scale. */
 static int
-export_sound(const exported *sg, outfile *o, int format, const encoding *enc, double scale,
+export_sound(const exported *sg, const request *rq, outfile *o, int format, double scale,
              long *clipped)
 {
+  const encoding *enc = rq->enc;
   SF_INFO info = {.samplerate = (int)lrint(sg->rate),
                   .channels = sg->nsignals,
                   .format = format | enc->subtype};
+  conditioner cd = {.started = 0};
   size_t nf = (size_t)FRAMES * (size_t)sg->nsignals;
   double *col = malloc(FRAMES * sizeof *col), *frames = malloc(nf * sizeof *frames);
   int *ints = malloc(nf * sizeof *ints);
@@ -218,6 +391,12 @@ export_sound(const exported *sg, outfile *o, int format, const encoding *enc, do
     cli_complain(sg->file, "out of memory");
     goto done;
   }
+  if (condition_start(sg, rq, &cd, col) < 0)
+    goto done;
+  if (format == SF_FORMAT_WAV && enc->full == 0.0) {
+    rc = float_wav(sg, rq, &cd, o, scale, col, frames, floats);
+    goto done;
+  }
   snd = sf_open_fd(o->fd, SFM_WRITE, &info, 0);
   if (!snd) {
     cli_complain(o->dest, "cannot write: %s", sf_strerror(NULL));
@@ -228,6 +407,7 @@ export_sound(const exported *sg, outfile *o, int format, const encoding *enc, do
     sf_count_t wrote;
     if (read_frames(sg, start, count, col, frames) < 0)
       goto done;
+    condition(sg, rq, &cd, frames, count);
     convert(enc, scale, frames, count * sg->nsignals, ints, floats, clipped);
     wrote =
         enc->full == 0.0 ? sf_writef_float(snd, floats, count) : sf_writef_int(snd, ints, count);
@@ -262,7 +442,10 @@ write_sound(const exported *sg, const request *rq, const char *dest, int format,
     return cli_complain(dest, "FLAC holds integer samples (valid --encoding: pcm16, pcm24)");
   if (sg->rate > 2147483647.0 || (double)sg->n * sg->nsignals * 4.0 > 4294967000.0)
     return cli_complain(dest, "the signals are too long or too fast for a sound file");
-  if (signals_peak(sg, &peak) < 0)
+  if (rq->highpass > 0.0 && !(rq->highpass < 0.5 * sg->rate))
+    return cli_complain(dest, "--highpass %g: at or above half the recorded rate, %g Hz",
+                        rq->highpass, 0.5 * sg->rate);
+  if (signals_peak(sg, rq, &peak) < 0)
     return -1;
   scale = isnan(rq->gain) ? (peak > 0.0 ? 1.0 / peak : 0.0) : rq->gain;
   if (outfile_open(&o, dest, inputs, 1) < 0)
@@ -273,17 +456,22 @@ write_sound(const exported *sg, const request *rq, const char *dest, int format,
     char buf[65536];
     size_t got;
     outfile t = {.dest = dest, .fd = tmp ? fileno(tmp) : -1};
-    failed = !tmp || export_sound(sg, &t, format, rq->enc, scale, &clipped) < 0;
+    failed = !tmp || export_sound(sg, rq, &t, format, scale, &clipped) < 0;
     if (tmp && !failed && fseek(tmp, 0, SEEK_SET) == 0)
       while ((got = fread(buf, 1, sizeof buf, tmp)) > 0)
         failed |= fwrite(buf, 1, got, stdout) != got;
     if (tmp)
       fclose(tmp);
   } else {
-    failed = export_sound(sg, &o, format, rq->enc, scale, &clipped) < 0;
+    failed = export_sound(sg, rq, &o, format, scale, &clipped) < 0;
   }
   if (outfile_close(&o, failed) < 0)
     return -1;
+  if (fabs(sg->rate - (double)lrint(sg->rate)) > 1e-9 * sg->rate)
+    fprintf(stderr,
+            "warning: %s: the recorded rate fs / record.every, %.9g Hz, is written as %ld Hz "
+            "(%+.3g cents)\n",
+            dest, sg->rate, lrint(sg->rate), 1200.0 * log2((double)lrint(sg->rate) / sg->rate));
   if (clipped)
     fprintf(stderr,
             "warning: %s: %ld samples beyond full scale clipped (peak %.6g times "
@@ -530,7 +718,9 @@ enum {
   OPT_FLAC,
   OPT_ENCODING,
   OPT_GAIN,
-  OPT_NORMALIZE
+  OPT_NORMALIZE,
+  OPT_DC,
+  OPT_HIGHPASS
 };
 
 static const cli_option options[] = {
@@ -542,6 +732,8 @@ static const cli_option options[] = {
     {OPT_ENCODING, "encoding", "E", "sound samples: pcm16 (default), pcm24, float"},
     {OPT_GAIN, "gain", "G", "scale samples by G (full scale is 1)"},
     {OPT_NORMALIZE, "normalize", NULL, "peak of all channels to full scale (default)"},
+    {OPT_DC, "dc", NULL, "sound: take each channel's mean away"},
+    {OPT_HIGHPASS, "highpass", "HZ", "sound: 2nd-order Butterworth high-pass at HZ"},
     {0, NULL, NULL, NULL},
 };
 
@@ -555,6 +747,11 @@ take_option(const cli_command *cmd, int key, const char *value, request *rq, exp
   case OPT_WAV: rq->wav = value; return 0;
   case OPT_FLAC: rq->flac = value; return 0;
   case OPT_NORMALIZE: return 0;
+  case OPT_DC: rq->dc = 1; return 0;
+  case OPT_HIGHPASS:
+    if (cli_double(value, &rq->highpass) < 0 || !(rq->highpass > 0.0) || isinf(rq->highpass))
+      return cli_fail(cmd, "--highpass %s: not a positive frequency in Hz", value);
+    return 0;
   case OPT_SIGNAL:
     if (sg->nsignals == CHANNELS_MAX)
       return cli_fail(cmd, "more than %d signals", CHANNELS_MAX);
@@ -577,6 +774,31 @@ take_option(const cli_command *cmd, int key, const char *value, request *rq, exp
   }
 }
 
+/* Whether dest (not "-") has an extension other than those of its format
+ * (valid, " "-separated, lower case); a name without one is taken. */
+static int
+wrong_extension(const char *dest, const char *valid)
+{
+  const char *base = strrchr(dest, '/'), *dot;
+  char ext[16];
+  size_t n;
+
+  base = base ? base + 1 : dest;
+  dot = strrchr(base, '.');
+  if (strcmp(dest, "-") == 0 || !dot || dot == base || (n = strlen(dot + 1)) == 0 ||
+      n >= sizeof ext)
+    return dot != NULL && dot != base && strcmp(dest, "-") != 0 && strlen(dot + 1) >= sizeof ext;
+  for (size_t i = 0; i <= n; i++)
+    ext[i] = (char)(dot[1 + i] >= 'A' && dot[1 + i] <= 'Z' ? dot[1 + i] - 'A' + 'a' : dot[1 + i]);
+  for (const char *v = valid; *v;) {
+    size_t len = strcspn(v, " ");
+    if (len == n && strncmp(v, ext, n) == 0)
+      return 0;
+    v += len + (v[len] == ' ');
+  }
+  return 1;
+}
+
 /* Check the request as a whole; 0, or 1 after a message. */
 static int
 check_request(const cli_command *cmd, const request *rq, const exported *sg, int normalize)
@@ -590,6 +812,17 @@ check_request(const cli_command *cmd, const request *rq, const exported *sg, int
                          "export)");
   if (normalize && !isnan(rq->gain))
     return cli_fail(cmd, "--gain and --normalize exclude each other");
+  if ((rq->dc || rq->highpass > 0.0) && !rq->wav && !rq->flac)
+    return cli_fail(cmd, "--dc and --highpass apply to sound files (--wav, --flac); a CSV "
+                         "holds the signals as recorded");
+  if (rq->wav && wrong_extension(rq->wav, "wav wave"))
+    return cli_fail(cmd, "--wav %s: writes a WAV file; name it .wav (valid: .wav, .wave, or no "
+                         "extension)",
+                    rq->wav);
+  if (rq->flac && wrong_extension(rq->flac, "flac"))
+    return cli_fail(cmd, "--flac %s: writes a FLAC file; name it .flac (valid: .flac, or no "
+                         "extension)",
+                    rq->flac);
   to_stdout = (rq->csv && strcmp(rq->csv, "-") == 0) + (rq->wav && strcmp(rq->wav, "-") == 0) +
               (rq->flac && strcmp(rq->flac, "-") == 0);
   if (to_stdout > 1)
@@ -639,7 +872,7 @@ const cli_command cli_export = {
     .name = "export",
     .synopsis = "OUT.h5 [--scene N] --signal PATH [--signal PATH ...] "
                 "(--csv FILE | --wav FILE | --flac FILE) [--encoding pcm16|pcm24|float] "
-                "[--gain G | --normalize]",
+                "[--gain G | --normalize] [--dc] [--highpass HZ]",
     .summary = "recorded signals as CSV, or as the channels of a WAV or FLAC file",
     .description = description,
     .options = options,

@@ -366,10 +366,12 @@ make_contact(gen *G, int k, int i, int j, int fam, const char *xscheme)
     put(&t, " k = %s; alpha = %s; mu = %s;", real(keff / pow(x0, alpha - 1.0), a, 40),
         real(alpha, c, 40), real(uni(&G->r, 0.0, 1.5), (char[40]){ 0 }, 40));
     break;
-  case 2: /* rattle */
+  case 2: /* rattle, damped half the time */
     alpha = uni(&G->r, 1.0, 2.5);
     put(&t, " k = %s; alpha = %s; h = %s;", real(keff / pow(x0, alpha - 1.0), a, 40),
         real(alpha, c, 40), real(uni(&G->r, 0.0, 2e-4), (char[40]){ 0 }, 40));
+    if (chance(&G->r, 0.5))
+      put(&t, " mu = %s;", real(uni(&G->r, 0.0, 1.5), (char[40]){ 0 }, 40));
     break;
   case 3: /* polynomial, always engaged: soft, odd alpha */
     alpha = chance(&G->r, 0.5) ? 1.0 : 3.0;
