@@ -284,6 +284,107 @@ START_TEST(test_status_codes_stored)
 }
 END_TEST
 
+/* Scene text of n masses, mass k at v0_k (random), each against its own wall. */
+static char *wide_text(int n, const double *v0)
+{
+  size_t cap = 256 + (size_t)n * 400, len = 0;
+  char *t = malloc(cap);
+  int k;
+
+  ck_assert(t != NULL);
+  len += (size_t)snprintf(t + len, cap - len,
+                          "scene = { name = \"w\"; fs = 44100.0; duration = 0.0006; };\n"
+                          "record = { signals = []; };\nbodies = (\n");
+  for (k = 0; k < n; k++)
+    len += (size_t)snprintf(t + len, cap - len,
+                            "{ name = \"m%d\"; type = \"mass\"; mass = 0.0137; v0 = %.17g; },\n"
+                            "{ name = \"w%d\"; type = \"wall\"; }%s\n",
+                            k, v0[k], k, k < n - 1 ? "," : "");
+  len += (size_t)snprintf(t + len, cap - len, ");\ncontacts = (\n");
+  for (k = 0; k < n; k++)
+    len += (size_t)snprintf(t + len, cap - len,
+                            "{ name = \"c%d\"; between = [\"m%d\", \"w%d\"]; law = \"hunt-crossley\"; "
+                            "k = 2.2e8; alpha = 1.37; mu = 0.41; scheme = \"am1\"; }%s\n",
+                            k, k, k, k < n - 1 ? "," : "");
+  snprintf(t + len, cap - len, ");\n");
+  return t;
+}
+
+/* Random widths far past vibro-2's limit (about 130 contacts): scenes of n
+ * contacts written as shards out of order (3 then 1 then 0, 2), merged,
+ * and read back with the tests' own column reader: each scene's row holds
+ * its own run's figures for every contact, at the right place. */
+START_TEST(test_wide_tables_random)
+{
+  unsigned seed = 0x5eed1u + (unsigned)_i;
+  int n = 1 + (int)(rand_r(&seed) % 300u), k, i;
+  double *v0 = malloc((size_t)n * sizeof *v0);
+  tu_sim s[4];
+  vb_output_layout lay;
+  vb_output *o;
+  char path[1024], err[1024], *text;
+  static const long order[4] = {3, 1, 0, 2};
+  hid_t f, m;
+  struct {
+    long long scene, impacts, iterations;
+    double maxc, first;
+  } rows[4];
+
+  ck_assert(v0 != NULL);
+  for (i = 0; i < 4; i++) {
+    for (k = 0; k < n; k++)
+      v0[k] = 0.2 + 1.7 * (double)rand_r(&seed) / RAND_MAX;
+    text = wide_text(n, v0);
+    s[i] = tu_run_text(text);
+    free(text);
+    ck_assert_int_eq(s[i].rc, VB_OK);
+  }
+  out_path(path, sizeof path, "wide");
+  layout_of(&lay, s[0].scene, 4);
+  ck_assert_int_eq(vb_output_open(path, &lay, 0, 0, &o, err, sizeof err), VB_OK);
+  for (i = 0; i < 4; i++) {
+    ck_assert_msg(vb_output_scene(o, order[i], NULL, s[order[i]].run, err, sizeof err) == VB_OK,
+                  "%s", err);
+    if (i != 2)
+      ck_assert_msg(vb_output_flush(o, err, sizeof err) == VB_OK, "%s", err);
+  }
+  vb_output_free(o);
+  ck_assert_msg(vb_output_merge(path, &lay, NULL, err, sizeof err) == VB_OK, "%s", err);
+  f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert(f >= 0);
+  for (int probe = 0; probe < 8; probe++) {
+    int c = probe == 0 ? 0 : probe == 1 ? n - 1 : (int)(rand_r(&seed) % (unsigned)n);
+    char name[5][64];
+    m = H5Tcreate(H5T_COMPOUND, sizeof rows[0]);
+    snprintf(name[0], sizeof name[0], "index");
+    snprintf(name[1], sizeof name[1], "impacts:c%d", c);
+    snprintf(name[2], sizeof name[2], "newton_iterations:c%d", c);
+    snprintf(name[3], sizeof name[3], "max_compression:c%d", c);
+    snprintf(name[4], sizeof name[4], "first_impact:c%d", c);
+    H5Tinsert(m, name[0], HOFFSET(__typeof__(rows[0]), scene), H5T_NATIVE_LLONG);
+    H5Tinsert(m, name[1], HOFFSET(__typeof__(rows[0]), impacts), H5T_NATIVE_LLONG);
+    H5Tinsert(m, name[2], HOFFSET(__typeof__(rows[0]), iterations), H5T_NATIVE_LLONG);
+    H5Tinsert(m, name[3], HOFFSET(__typeof__(rows[0]), maxc), H5T_NATIVE_DOUBLE);
+    H5Tinsert(m, name[4], HOFFSET(__typeof__(rows[0]), first), H5T_NATIVE_DOUBLE);
+    ck_assert_int_eq(tu_table_read(f, "study/table", m, rows), 4);
+    for (i = 0; i < 4; i++) {
+      const vb_contact_result *r = vb_run_contact(s[i].run, c);
+      ck_assert_int_eq(rows[i].scene, i);
+      ck_assert_int_eq(rows[i].impacts, r->nevents);
+      ck_assert_int_eq(rows[i].iterations, r->iterations);
+      ck_assert(rows[i].maxc == r->max_compression);
+      ck_assert(r->nevents > 0 && rows[i].first == r->events[0].t_on);
+    }
+    H5Tclose(m);
+  }
+  H5Fclose(f);
+  remove(path);
+  for (i = 0; i < 4; i++)
+    tu_free(&s[i]);
+  free(v0);
+}
+END_TEST
+
 START_TEST(test_resume_verifies_shards)
 {
   tu_sim a = tu_run_text(hammer_text);
@@ -538,6 +639,7 @@ static Suite *output_suite(void)
   tcase_add_test(core, test_layout_and_values);
   tcase_add_test(core, test_crc_is_zlib);
   tcase_add_test(core, test_status_codes_stored);
+  tcase_add_loop_test(core, test_wide_tables_random, 0, 3);
   tcase_add_test(safety, test_resume_verifies_shards);
   tcase_add_test(safety, test_torn_manifest_line);
   tcase_add_test(safety, test_part_refused);

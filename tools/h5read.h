@@ -29,6 +29,8 @@ typedef struct namelist {
 int names_push(namelist *l, const char *s);
 /* Index of s in the list, or -1. */
 long names_find(const namelist *l, const char *s);
+/* H5Literate callback: append each link's name to the namelist data. */
+herr_t names_collect(hid_t group, const char *name, const H5L_info_t *info, void *data);
 /* Free the names and empty the list. */
 void names_free(namelist *l);
 /* Join the names with ", " into buf, cut with ", ..." beyond CHOICES_MAX

@@ -319,3 +319,58 @@ rows_close(rows_reader *r)
   memset(r, 0, sizeof *r);
   r->ds = r->mtype = H5I_INVALID_HID;
 }
+
+/* Add the names of a group's links to out in creation order when the
+ * group tracks it (vibro-3's tables), else in name order. */
+int
+children_ordered(hid_t g, namelist *out)
+{
+  hid_t gcpl = H5Gget_create_plist(g);
+  unsigned flags = 0;
+  hsize_t idx = 0;
+  int ordered = gcpl >= 0 && H5Pget_link_creation_order(gcpl, &flags) >= 0 &&
+                (flags & H5P_CRT_ORDER_INDEXED);
+
+  close_id(gcpl);
+  return H5Literate(g, ordered ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME, H5_ITER_INC, &idx,
+                    names_collect, out) < 0
+             ? -1
+             : 0;
+}
+
+/* Read a 1-d dataset of fixed-length strings (vibro-3's `contact`
+ * coordinate) into out; 0, or -1. */
+int
+column_texts(hid_t loc, const char *path, namelist *out)
+{
+  hid_t ds = H5Dopen2(loc, path, H5P_DEFAULT), ftype = H5I_INVALID_HID;
+  hid_t space = H5I_INVALID_HID, mtype = H5I_INVALID_HID;
+  hssize_t n = -1;
+  char *v = NULL;
+  size_t size = 0;
+  int rc = -1;
+
+  if (ds >= 0) {
+    ftype = H5Dget_type(ds);
+    space = H5Dget_space(ds);
+    n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  }
+  if (ftype >= 0 && n >= 0 && H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) <= 0) {
+    size = H5Tget_size(ftype) + 1;
+    mtype = H5Tcopy(H5T_C_S1);
+    v = calloc((size_t)n + 1, size);
+  }
+  if (v && mtype >= 0 && H5Tset_size(mtype, size) >= 0 &&
+      H5Tset_strpad(mtype, H5T_STR_NULLTERM) >= 0 &&
+      (n == 0 || H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)) {
+    rc = 0;
+    for (hssize_t i = 0; i < n && rc == 0; i++)
+      rc = names_push(out, v + (size_t)i * size);
+  }
+  free(v);
+  close_id(mtype);
+  close_id(space);
+  close_id(ftype);
+  close_id(ds);
+  return rc;
+}
