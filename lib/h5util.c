@@ -206,3 +206,48 @@ vb_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *
 {
   return vb_h5_dataset_early(loc, name, type, rank, dims, units, 0);
 }
+
+/* Values in a row of a dataset of rank 1 to 3 (the product of its
+ * dimensions after the first), or -1. */
+long
+vb_h5_row_values(hid_t ds)
+{
+  hid_t space = H5Dget_space(ds);
+  hsize_t d[3] = {0, 1, 1};
+  int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+
+  if (rank < 1 || rank > 3 || H5Sget_simple_extent_dims(space, d, NULL) < 0) {
+    vb_h5_close(space);
+    return -1;
+  }
+  vb_h5_close(space);
+  return (long)(d[1] * d[2]);
+}
+
+/* Write rows [r0, r0 + nr) of a dataset of rank 1 to 3 (whole along its
+ * other dimensions) from buf; nothing when they hold no value.  0 or -1. */
+int
+vb_h5_write_rows(hid_t ds, hid_t mtype, long r0, long nr, const void *buf)
+{
+  hid_t fspace = H5Dget_space(ds), mspace = H5I_INVALID_HID;
+  hsize_t off[3] = {0, 0, 0}, cnt[3] = {0, 1, 1};
+  int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1, rc = -1;
+
+  if (rank < 1 || rank > 3 || H5Sget_simple_extent_dims(fspace, cnt, NULL) < 0) {
+    vb_h5_close(fspace);
+    return -1;
+  }
+  off[0] = (hsize_t)r0;
+  cnt[0] = (hsize_t)nr;
+  if (nr == 0 || (rank > 1 && cnt[1] == 0) || (rank > 2 && cnt[2] == 0)) {
+    vb_h5_close(fspace);
+    return 0;
+  }
+  mspace = H5Screate_simple(rank, cnt, NULL);
+  if (mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL) >= 0 &&
+      H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0)
+    rc = 0;
+  vb_h5_close(mspace);
+  vb_h5_close(fspace);
+  return rc;
+}

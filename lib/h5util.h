@@ -39,5 +39,12 @@ hid_t vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, con
 /* vb_h5_dataset_early, allocated when first written and NaN-filled. */
 hid_t vb_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
                     const char *units);
+/* Values in a row of a dataset of rank 1 to 3 (the product of its
+ * dimensions after the first), or -1. */
+long vb_h5_row_values(hid_t ds);
+/* Write rows [r0, r0 + nr) of a dataset of rank 1 to 3 (whole along its
+ * other dimensions) from buf, of memory type mtype; nothing when they hold
+ * no value.  0 or -1. */
+int vb_h5_write_rows(hid_t ds, hid_t mtype, long r0, long nr, const void *buf);
 
 #endif

@@ -288,33 +288,21 @@ done:
   return VB_OK;
 }
 
-/* Write rows [r0, r0 + nr) of a dataset of rank 1-3 from buf. */
+/* Write rows [r0, r0 + nr) of a dataset of rank 1-3 from buf: a write
+ * point, then the writeback of what was written before, when there is
+ * something to write. */
 static int
 rows_write(const vb_format *f, hid_t ds, hid_t mtype, long r0, long nr, const void *buf)
 {
-  hid_t fspace = H5Dget_space(ds), mspace = H5I_INVALID_HID;
-  hsize_t off[3] = {0, 0, 0}, cnt[3];
-  int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1, rc = -1;
+  long w = vb_h5_row_values(ds);
 
-  if (rank < 1 || H5Sget_simple_extent_dims(fspace, cnt, NULL) < 0) {
-    vb_h5_close(fspace);
+  if (w < 0)
     return -1;
-  }
-  off[0] = (hsize_t)r0;
-  cnt[0] = (hsize_t)nr;
-  if (nr == 0 || (rank > 1 && cnt[1] == 0) || (rank > 2 && cnt[2] == 0)) {
-    vb_h5_close(fspace);
+  if (nr == 0 || w == 0)
     return 0;
-  }
   vb_write_point(f->points);
   vb_wb_push(f->wb);
-  mspace = H5Screate_simple(rank, cnt, NULL);
-  if (mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL) >= 0 &&
-      H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0)
-    rc = 0;
-  vb_h5_close(mspace);
-  vb_h5_close(fspace);
-  return rc;
+  return vb_h5_write_rows(ds, mtype, r0, nr, buf);
 }
 
 /* Write rows of the file. */

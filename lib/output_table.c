@@ -526,31 +526,6 @@ vb_table_create(hid_t study, const vb_table *t, long rows, hid_t *ds)
   return rc;
 }
 
-/* Write nr rows from row r0 of a dataset of rank 1 or 2 (width values a row). */
-static int
-column_write(hid_t ds, hid_t mtype, long r0, long nr, int width, const void *buf)
-{
-  hid_t fspace = H5Dget_space(ds), mspace = H5I_INVALID_HID;
-  hsize_t off[2] = {(hsize_t)r0, 0}, cnt[2] = {(hsize_t)nr, (hsize_t)width};
-  int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1, rc = -1;
-
-  if (rank < 1) {
-    vb_h5_close(fspace);
-    return -1;
-  }
-  if (nr == 0 || width == 0) {
-    vb_h5_close(fspace);
-    return 0;
-  }
-  mspace = H5Screate_simple(rank, cnt, NULL);
-  if (mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL) >= 0 &&
-      H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0)
-    rc = 0;
-  vb_h5_close(mspace);
-  vb_h5_close(fspace);
-  return rc;
-}
-
 /* Write rows of every field. */
 int
 vb_table_write(const vb_table *t, const hid_t *ds, long r0, long nr, const unsigned char *rows)
@@ -572,7 +547,7 @@ vb_table_write(const vb_table *t, const hid_t *ds, long r0, long nr, const unsig
     hid_t mtype = h5_type(f->col->type, 0);
     for (long r = 0; r < nr; r++)
       memcpy(col + (size_t)r * w, rows + (size_t)r * t->rowsize + f->offset, w);
-    rc = mtype < 0 ? -1 : column_write(ds[i], mtype, r0, nr, f->width, col);
+    rc = mtype < 0 ? -1 : vb_h5_write_rows(ds[i], mtype, r0, nr, col);
     vb_h5_close(mtype);
   }
   free(col);

@@ -63,6 +63,23 @@ field_units(const char *units, const char *name, char *buf, size_t len)
   }
 }
 
+/* The text table's column width of a field: its name, units, or values. */
+static int
+field_width(const field *f)
+{
+  static const int least[] = {[FIELD_FLOAT] = 12, [FIELD_INT] = 6, [FIELD_VSTRING] = 12,
+                              [FIELD_FSTRING] = 0};
+  int w = (int)strlen(f->name);
+
+  if (f->units[0] && (int)strlen(f->units) + 2 > w)
+    w = (int)strlen(f->units) + 2;
+  if (w < least[f->kind])
+    w = least[f->kind];
+  if (f->kind == FIELD_FSTRING && w < (int)f->size)
+    w = (int)f->size;
+  return w;
+}
+
 /* Add the fields of an event table's type to the union of fields. */
 static int
 fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
@@ -109,17 +126,7 @@ fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
                : H5Tis_variable_str(mt) > 0 ? FIELD_VSTRING
                                             : FIELD_FSTRING;
       f.size = f.kind == FIELD_FSTRING ? H5Tget_size(mt) + 1 : 0;
-      f.width = (int)strlen(f.name);
-      if (f.units[0] && (int)strlen(f.units) + 2 > f.width)
-        f.width = (int)strlen(f.units) + 2;
-      if (f.kind == FIELD_FLOAT && f.width < 12)
-        f.width = 12;
-      if (f.kind == FIELD_INT && f.width < 6)
-        f.width = 6;
-      if (f.kind == FIELD_FSTRING && f.width < (int)f.size)
-        f.width = (int)f.size;
-      if (f.kind == FIELD_VSTRING && f.width < 12)
-        f.width = 12;
+      f.width = field_width(&f);
       (*fields)[(*nfields)++] = f;
     } else if ((*fields)[i - 1].kind == FIELD_FSTRING && cls == H5T_STRING &&
                H5Tis_variable_str(mt) <= 0 && H5Tget_size(mt) + 1 > (*fields)[i - 1].size) {
@@ -158,15 +165,7 @@ fields_columns(field **fields, size_t *nfields, hid_t g)
           f.units[0] = '\0';
         f.kind = cls == H5T_FLOAT ? FIELD_FLOAT : cls == H5T_INTEGER ? FIELD_INT : FIELD_FSTRING;
         f.size = f.kind == FIELD_FSTRING ? H5Tget_size(type) + 1 : 0;
-        f.width = (int)strlen(f.name);
-        if (f.units[0] && (int)strlen(f.units) + 2 > f.width)
-          f.width = (int)strlen(f.units) + 2;
-        if (f.kind == FIELD_FLOAT && f.width < 12)
-          f.width = 12;
-        if (f.kind == FIELD_INT && f.width < 6)
-          f.width = 6;
-        if (f.kind == FIELD_FSTRING && f.width < (int)f.size)
-          f.width = (int)f.size;
+        f.width = field_width(&f);
         (*fields)[(*nfields)++] = f;
       }
     }

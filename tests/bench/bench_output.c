@@ -188,21 +188,28 @@ by_value(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Text of a file, with `duration = X;` and `every = N;` replaced. */
-static char *scene_text(const char *path, const char *duration, const char *every)
+/* The text of a scene file into buf (len bytes); exits on failure. */
+static void read_text(const char *path, char *buf, size_t len)
 {
   FILE *f = fopen(path, "r");
-  static char buf[1 << 16], out[1 << 16];
   size_t n;
-  char *p, *q;
 
   if (!f) {
     perror(path);
     exit(1);
   }
-  n = fread(buf, 1, sizeof buf - 1, f);
+  n = fread(buf, 1, len - 1, f);
   fclose(f);
   buf[n] = '\0';
+}
+
+/* Text of a file, with `duration = X;` and `every = N;` replaced. */
+static char *scene_text(const char *path, const char *duration, const char *every)
+{
+  static char buf[1 << 16], out[1 << 16];
+  char *p, *q;
+
+  read_text(path, buf, sizeof buf);
   p = strstr(buf, "duration = 0.5;");
   q = strstr(buf, "every = 1;");
   if (!p || !q || q < p) {
@@ -218,18 +225,10 @@ static char *scene_text(const char *path, const char *duration, const char *ever
  * swept over the drop height into 96 scenes. */
 static char *plate_text(const char *path, const char *every)
 {
-  FILE *f = fopen(path, "r");
-  static char buf[1 << 16], out[1 << 16];
-  size_t n;
+  static char buf[1 << 16], out[(1 << 16) + 1024];
   char *modes, *dur, *rec;
 
-  if (!f) {
-    perror(path);
-    exit(1);
-  }
-  n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
+  read_text(path, buf, sizeof buf);
   modes = strstr(buf, "nmodes = 40;");
   dur = strstr(buf, "duration = 0.8;");
   rec = strstr(buf, "every = 2;");
@@ -299,7 +298,7 @@ static void plate_figures(const char *srcdir)
          best[0] / best[1]);
   printf("  recording nothing (every = 22050) -j 1 %.3f s: recording costs %.2fx "
          "(target <= 1.5)\n", best[2], best[0] / best[2]);
-  printf("  peak memory -j 1 %.0f MB, -j 2 %.0f MB; two batches %.0f MB (target <= 2 batches)\n",
+  printf("  peak memory -j 1 %.0f MiB, -j 2 %.0f MiB; two batches %.0f MiB (target <= 2 batches)\n",
          mb[0], mb[1], 2.0 * batch / (1024.0 * 1024.0));
   remove(cfg[0]);
   remove(cfg[1]);
