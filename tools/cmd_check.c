@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "vibro.h"
 #include "cli.h"
@@ -14,7 +17,12 @@ static const char description[] =
     "(first) scene and per contact, its scheme, the analytic\n"
     "x_max, v_out and contact time for the initial approach velocity, the\n"
     "contact time in samples, and a warning where the sample rate is too low\n"
-    "for the scheme (Papetti 3.3.2, Chatziioannou 2.1).\n";
+    "for the scheme (Papetti 3.3.2, Chatziioannou 2.1) or the scene ends before\n"
+    "the predicted contact is over (its v_out would be NaN).  Then the study's\n"
+    "totals: steps, the recording's bytes (with a warning when they exceed the\n"
+    "free space of the current directory's file system, where vibro run would\n"
+    "refuse them, or one scene's exceed this machine's memory) and the CPU time\n"
+    "it will take, from a timed run of the first steps of scene 0.\n";
 
 /* Number of contacts of a scene shorter than their scheme resolves, for
  * the approach the initial state gives. */
@@ -61,12 +69,14 @@ print_study(const vb_study *st)
 }
 
 /* Warn once for the scenes of a study (beyond scene 0) that have a contact
- * shorter than their scheme resolves; returns 1 if there are any. */
+ * shorter than their scheme resolves; returns 1 if there are any.  The
+ * steps of the whole study into *steps (from the scenes checked). */
 static int
-study_warnings(const vb_study *st)
+study_warnings(const vb_study *st, double *steps)
 {
   const long *idx;
   long n = vb_study_checked(st, &idx), count = 0, first = -1;
+  double sum = (double)vb_scene_steps(vb_study_first(st));
   char err[CLI_ERRLEN];
   /* the scenes the load validated: all, or those that stand for a huge sweep */
   for (long k = 1; k < n; k++) {
@@ -74,6 +84,7 @@ study_warnings(const vb_study *st)
     vb_scene *sc;
     if (vb_study_scene(st, i, &sc, err, sizeof err) != VB_OK)
       continue;
+    sum += (double)vb_scene_steps(sc);
     if (short_contacts(sc)) {
       count++;
       if (first < 0)
@@ -81,6 +92,8 @@ study_warnings(const vb_study *st)
     }
     vb_scene_free(sc);
   }
+  /* the steps of every scene: those checked, scaled to the study */
+  *steps = n > 0 ? sum / (double)n * (double)vb_study_scenes(st) : *steps;
   if (!count)
     return 0;
   printf("warning: %ld of the other %ld scenes%s have a contact shorter than its scheme "
@@ -129,6 +142,21 @@ print_law(const vb_contact *ct)
            strcmp(p->units, "1") == 0 ? "" : " ", strcmp(p->units, "1") == 0 ? "" : p->units);
   if (info->alpha > 0.0 && !vb_law_param_of(ct->law.kind, "alpha"))
     printf(", alpha %g (fixed)", info->alpha);
+}
+
+/* When free flight from the initial state brings contact c to its
+ * barrier, s, for the approach rate v_in it reaches it with (0 when it
+ * starts engaged): p0 + v0 t + a0 t^2 / 2 = 0 with v0 + a0 t = v_in. */
+static double
+onset_time(const vb_scene *sc, int c, double v_in)
+{
+  double p0, v0, a0, m;
+  vb_scene_contact_state(sc, c, &p0, &v0, &a0, &m);
+  if (!(p0 < 0.0))
+    return 0.0;
+  if (a0 != 0.0)
+    return (v_in - v0) / a0 > 0.0 ? (v_in - v0) / a0 : 0.0;
+  return v0 > 0.0 ? -p0 / v0 : 0.0;
 }
 
 /* One contact: what it joins, its law and scheme, and what to expect of
@@ -190,6 +218,85 @@ print_contact(const vb_scene *sc, int c)
            ct->scheme->min_contact_steps / pr.duration);
     warnings++;
   }
+  double t_on = onset_time(sc, c, v_in);
+  if (t_on + pr.duration > sc->duration) {
+    printf("  warning: contact '%s' is predicted from %.6g s to %.6g s, after the scene ends "
+           "at %.6g s: its v_out and cor will be NaN; make duration longer than %.6g s\n",
+           ct->name, t_on, t_on + pr.duration, sc->duration, t_on + pr.duration);
+    warnings++;
+  }
+  return warnings;
+}
+
+/* Seconds on a monotonic clock. */
+static double
+seconds(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds a step of the study's scene 0 takes here, from a run of its
+ * first steps (at most 2000, fewer for a large model), or NaN. */
+static double
+step_cost(const vb_study *st)
+{
+  char err[CLI_ERRLEN];
+  vb_scene *sc;
+  vb_run *run;
+  double cost = NAN;
+
+  if (vb_study_scene(st, 0, &sc, err, sizeof err) != VB_OK)
+    return NAN;
+  long size = sc->ncontacts + 1;
+  for (int b = 0; b < sc->nbodies; b++)
+    size += sc->bodies[b].nmodes;
+  long steps = vb_scene_steps(sc), n = 20000000 / size;
+  n = n < 10 ? 10 : n > 2000 ? 2000 : n;
+  n = n < steps ? n : steps;
+  if (n > 0) {
+    sc->duration = (double)n / sc->fs;
+    if (vb_run_alloc(sc, &run, err, sizeof err) == VB_OK) {
+      double t0 = seconds();
+      vb_run_exec(run);
+      cost = (seconds() - t0) / (double)vb_scene_steps(sc);
+      vb_run_free(run);
+    }
+  }
+  vb_scene_free(sc);
+  return cost;
+}
+
+/* The study's totals: steps, recording bytes against the free space here
+ * and this machine's memory, and the CPU time at scene 0's cost per step.
+ * Returns the number of warnings printed. */
+static int
+print_totals(const vb_study *st, double steps)
+{
+  double bytes = vb_study_record_total(st), cost = step_cost(st), cpu = cost * steps;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  double memory = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+  struct statvfs fs;
+  int warnings = 0;
+
+  printf("in all: %ld scene%s, %.6g steps, recording %.3g bytes, about %.3g s of CPU here "
+         "(%.3g us a step, timed on scene 0)\n",
+         vb_study_scenes(st), vb_study_scenes(st) == 1 ? "" : "s", steps, bytes, cpu, 1e6 * cost);
+  if (statvfs(".", &fs) == 0 && bytes > (double)fs.f_bavail * (double)fs.f_frsize) {
+    printf("warning: the recording needs up to %.3g bytes, only %.3g free on the current "
+           "directory's file system (vibro run refuses that); raise record.every, select "
+           "fewer signals (record.signals) or shorten the duration\n",
+           bytes, (double)fs.f_bavail * (double)fs.f_frsize);
+    warnings++;
+  }
+  if (vb_study_record_max(st) > memory) {
+    printf("warning: a scene records up to %.3g bytes, more than this machine's %.3g bytes "
+           "of memory, where a scene's recording is held while it runs; raise record.every "
+           "or select fewer signals (record.signals)\n",
+           vb_study_record_max(st), memory);
+    warnings++;
+  }
   return warnings;
 }
 
@@ -209,8 +316,10 @@ check_study(const vb_study *study)
   print_bodies(sc);
   for (int c = 0; c < sc->ncontacts; c++)
     warnings += print_contact(sc, c);
+  double steps = (double)vb_scene_steps(sc) * (double)vb_study_scenes(study);
   if (vb_study_scenes(study) > 1)
-    warnings += study_warnings(study);
+    warnings += study_warnings(study, &steps);
+  warnings += print_totals(study, steps);
   return warnings;
 }
 
