@@ -223,11 +223,26 @@ track_contacts(vb_run *run, long n)
 int
 vb_run_exec(vb_run *run)
 {
+  return vb_run_exec_stop(run, NULL);
+}
+
+/* Simulate the whole scene, or until *stop is nonzero (checked before
+ * every step): then the status is "stopped at t=T s on request" and the
+ * code VB_EINTR, the samples not reached NaN. */
+int
+vb_run_exec_stop(vb_run *run, const volatile int *stop)
+{
   const vb_scene *sc = run->scene;
   long first_failure = -1, failures = 0, n;
   if (start(run) != VB_OK)
     return run->code;
   for (n = 1; n <= run->nsteps; n++) {
+    if (stop && *stop) {
+      snprintf(run->status, sizeof run->status, "stopped at t=%.9g s on request",
+               (n - 1) * run->dt);
+      run->code = VB_EINTR;
+      break;
+    }
     for (int c = 0; c < sc->ncontacts; c++) {
       const vb_chist *hc = &run->states[run->contact_island[c]]->hist[run->contact_local[c]];
       run->x_before[c] = hc->x;

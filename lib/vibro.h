@@ -437,8 +437,9 @@ void vb_run_free(vb_run *run);
  * naming the first non-finite quantity; the samples not reached are NaN. */
 int vb_run_exec(vb_run *run);
 /* Status code of a run: VB_OK (done, or not run yet), VB_EDIVERGED,
- * VB_ENOCONV (Newton hit its cap in some step) or VB_ENOMEM; the code
- * vb_run_exec returned.  Use it instead of parsing vb_run_status. */
+ * VB_ENOCONV (Newton hit its cap in some step), VB_ENOMEM or VB_EINTR
+ * (vb_run_exec_stop was stopped); the code vb_run_exec returned.  Use it
+ * instead of parsing vb_run_status. */
 int vb_run_code(const vb_run *run);
 
 /* Read access to a run's results. */
@@ -534,6 +535,11 @@ const double *vb_signal_data(const vb_run *run, const vb_signal *s, int i);
 double vb_run_balance_error(const vb_run *run);
 /* Effective mass of a contact (1 / sum of S^2/M over its modes), kg. */
 double vb_run_contact_mass(const vb_run *run, int contact);
+/* vb_run_exec that stops when *stop (may be NULL) becomes nonzero, checked
+ * before every step (a signal handler or another thread sets it): the run
+ * then ends with VB_EINTR, the status "stopped at t=T s on request", its
+ * events so far and NaN in the samples not reached. */
+int vb_run_exec_stop(vb_run *run, const volatile int *stop);
 
 /* ---------------------------------------------------------------- output */
 
@@ -723,6 +729,46 @@ int vb_study_merge(const vb_study *study, const char *out, const volatile int *s
  * vb_study_nparams entries and outlive the layout. */
 void vb_study_layout(const vb_study *study, vb_output_layout *lay, const char **param_names,
                      const char **param_units);
+
+/* ------------------------------------------------------ foreign callers */
+
+/* A flat interface for callers through a foreign-function interface (the
+ * Python package's ctypes): numbers, strings and opaque pointers only. */
+
+/* Name of a scene. */
+const char *vb_scene_title(const vb_scene *sc);
+/* Time between recorded samples, record_every / fs, s. */
+double vb_scene_sample_interval(const vb_scene *sc);
+/* Name of contact c of a scene, or NULL when there is no contact c. */
+const char *vb_scene_contact_name(const vb_scene *sc, int c);
+/* Signal k of a run as an output file of its scene alone holds it (the
+ * order and names of doc/format.md's /signals, "contacts.hit.force"): its
+ * name into name, its units, rows and data; returns 0 for a series
+ * [samples], 1 for modal displacements [rows][samples], 2 for a modal
+ * property [rows] (bodies.B.modes.freq Hz, .sigma 1/s, .mass kg), -1 when
+ * there is no signal k. */
+int vb_run_signal_at(const vb_run *run, int k, char *name, size_t len, const char **units,
+                     int *rows, const double **data);
+/* Field k of an event row as output files store it (t_on, ...): its name,
+ * units and whether it is an integer; NULL past the last. */
+const char *vb_event_field(int k, const char **units, int *is_int);
+/* Events of contact c of a run: their number, and with rows not NULL
+ * every field of each into rows [events][fields] (doubles); -1 for no
+ * contact c. */
+long vb_run_events(const vb_run *run, int c, double *rows);
+/* The warnings `vibro check` prints for a scene, one a line without
+ * "warning: ", appended to buf (len bytes); their number. */
+int vb_scene_warnings(const vb_scene *sc, char *buf, size_t len);
+/* The same for a study: scene 0's, then one for its other scenes. */
+int vb_study_warnings(const vb_study *st, char *buf, size_t len);
+/* vb_study_run of one rank without structs: on_progress(done, total,
+ * scenes/s, seconds left, ctx) about every period s (0: 10 s), may be
+ * NULL; report [5] receives scenes, kept, ran, failed, first_failed;
+ * status the first failed scene's status. */
+int vb_study_run_flat(
+    const vb_study *study, const char *out, int threads, int resume, const volatile int *stop,
+    void (*on_progress)(long done, long total, double rate, double left, void *ctx), void *ctx,
+    double period, long *report, char *status, size_t statuslen, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,7 @@ equal() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; f
 # contact lasts 0.133 ms (eq 9)
 sed 's/duration = 0.002/duration = 0.0001/' "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/short.cfg"
 expect 0 "$vibro" check "$tmp/short.cfg"
-contains "$tmp/out" "  warning: contact 'hit' is predicted from 0 s to 0.000132898 s, after the scene ends at 0.0001 s: its v_out and cor will be NaN; make duration longer than 0.000132898 s"
+contains "$tmp/out" "warning: contact 'hit' is predicted from 0 s to 0.000132898 s, after the scene ends at 0.0001 s: its v_out and cor will be NaN; make duration longer than 0.000132898 s"
 contains "$tmp/out" "short.cfg: valid, 1 warning"
 # and the run indeed leaves v_out NaN
 expect 0 "$vibro" run "$tmp/short.cfg" -o "$tmp/short.h5" --quiet
@@ -26,7 +26,7 @@ equal "v_out of the unfinished contact" "$(sed -n 2p "$tmp/out" | cut -d, -f7)" 
 sed 's/duration = 0.002/duration = 0.001/; s/u0 = 0.0;/u0 = -0.001;/' \
   "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/gap.cfg"
 expect 0 "$vibro" check "$tmp/gap.cfg"
-contains "$tmp/out" "  warning: contact 'hit' is predicted from 0.001 s to 0.0011329 s, after the scene ends at 0.001 s"
+contains "$tmp/out" "warning: contact 'hit' is predicted from 0.001 s to 0.0011329 s, after the scene ends at 0.001 s"
 # the whole contact fits: no warning
 expect 0 "$vibro" check "$srcdir/scenes/papetti-case-b.cfg"
 contains "$tmp/out" "papetti-case-b.cfg: valid, 0 warnings"

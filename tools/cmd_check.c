@@ -4,9 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "vibro.h"
 #include "cli.h"
@@ -23,27 +21,6 @@ static const char description[] =
     "free space of the current directory's file system, where vibro run would\n"
     "refuse them, or one scene's exceed this machine's memory) and the CPU time\n"
     "it will take, from a timed run of the first steps of scene 0.\n";
-
-/* Number of contacts of a scene shorter than their scheme resolves, for
- * the approach the initial state gives. */
-static int
-short_contacts(const vb_scene *sc)
-{
-  int n = 0;
-  for (int c = 0; c < sc->ncontacts; c++) {
-    const vb_contact *ct = &sc->contacts[c];
-    if (!vb_law_info_of(ct->law.kind) || !vb_law_info_of(ct->law.kind)->papetti)
-      continue;
-    double m;
-    double v_in = vb_scene_approach_rate(sc, c, &m);
-    if (!(v_in > 0.0))
-      continue;
-    vb_prediction pr;
-    vb_law_predict(&ct->law, m, v_in, &pr);
-    n += pr.duration * sc->fs < ct->scheme->min_contact_steps;
-  }
-  return n;
-}
 
 /* The size of a study and the head of its parameter table. */
 static void
@@ -68,38 +45,24 @@ print_study(const vb_study *st)
   printf("scene 0 of the study:\n");
 }
 
-/* Warn once for the scenes of a study (beyond scene 0) that have a contact
- * shorter than their scheme resolves; returns 1 if there are any.  The
- * steps of the whole study into *steps (from the scenes checked). */
-static int
-study_warnings(const vb_study *st, double *steps)
+/* The steps of a whole study: those of the scenes its load validated (all,
+ * or those that stand for a huge sweep), scaled to its size. */
+static double
+study_steps(const vb_study *st)
 {
   const long *idx;
-  long n = vb_study_checked(st, &idx), count = 0, first = -1;
+  long n = vb_study_checked(st, &idx);
   double sum = (double)vb_scene_steps(vb_study_first(st));
   char err[CLI_ERRLEN];
-  /* the scenes the load validated: all, or those that stand for a huge sweep */
+
   for (long k = 1; k < n; k++) {
-    long i = idx ? idx[k] : k;
     vb_scene *sc;
-    if (vb_study_scene(st, i, &sc, err, sizeof err) != VB_OK)
+    if (vb_study_scene(st, idx ? idx[k] : k, &sc, err, sizeof err) != VB_OK)
       continue;
     sum += (double)vb_scene_steps(sc);
-    if (short_contacts(sc)) {
-      count++;
-      if (first < 0)
-        first = i;
-    }
     vb_scene_free(sc);
   }
-  /* the steps of every scene: those checked, scaled to the study */
-  *steps = n > 0 ? sum / (double)n * (double)vb_study_scenes(st) : *steps;
-  if (!count)
-    return 0;
-  printf("warning: %ld of the other %ld scenes%s have a contact shorter than its scheme "
-         "resolves (first: scene %ld)\n",
-         count, n - 1, idx ? " checked" : "", first);
-  return 1;
+  return sum / (double)(n > 0 ? n : 1) * (double)vb_study_scenes(st);
 }
 
 /* The bodies of a scene, a line each. */
@@ -144,31 +107,15 @@ print_law(const vb_contact *ct)
     printf(", alpha %g (fixed)", info->alpha);
 }
 
-/* When free flight from the initial state brings contact c to its
- * barrier, s, for the approach rate v_in it reaches it with (0 when it
- * starts engaged): p0 + v0 t + a0 t^2 / 2 = 0 with v0 + a0 t = v_in. */
-static double
-onset_time(const vb_scene *sc, int c, double v_in)
-{
-  double p0, v0, a0, m;
-  vb_scene_contact_state(sc, c, &p0, &v0, &a0, &m);
-  if (!(p0 < 0.0))
-    return 0.0;
-  if (a0 != 0.0)
-    return (v_in - v0) / a0 > 0.0 ? (v_in - v0) / a0 : 0.0;
-  return v0 > 0.0 ? -p0 / v0 : 0.0;
-}
-
 /* One contact: what it joins, its law and scheme, and what to expect of
- * its first impact.  Returns the number of warnings printed. */
-static int
+ * its first impact (the warnings come after, from vb_study_warnings). */
+static void
 print_contact(const vb_scene *sc, int c)
 {
   const vb_contact *ct = &sc->contacts[c];
   const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
   double dt = 1.0 / sc->fs, m;
   double v_in = vb_scene_approach_rate(sc, c, &m);
-  int warnings = 0;
 
   printf("contact '%s' between '%s%s%s' and '%s%s%s', law %s, scheme %s (%s)\n", ct->name, a->name,
          a->kind == VB_BODY_MODAL ? "." : "",
@@ -187,23 +134,17 @@ print_contact(const vb_scene *sc, int c)
     vb_contact_exact_duration(sc, c, &w, &limit, &used);
     printf("  exact_duration: omega_c %.6g rad/s, contact time %.6g s = %.3g samples\n", w,
            M_PI / w, M_PI / w / dt);
-    if (used != w) {
-      printf("  warning: contact '%s' saturated: the sample rate resolves contacts down to "
-             "%.6g s (%.3g samples), not the %.6g s this one lasts; it will last %.6g s\n",
-             ct->name, M_PI / limit, M_PI / limit / dt, M_PI / w, M_PI / used);
-      warnings++;
-    }
   }
   const vb_law_info *info = vb_law_info_of(ct->law.kind);
   if (!info || !info->papetti) {
     printf("  no analytic x_max/v_out/contact time: law '%s' %s\n", vb_law_name(ct->law.kind),
            info && info->always_engaged ? "is always engaged"
                                         : "is not Papetti's f = k x^a (1 + mu x') (eq 1)");
-    return warnings;
+    return;
   }
   if (!(v_in > 0.0)) {
     printf("  no impact follows from the initial state\n");
-    return warnings;
+    return;
   }
   vb_prediction pr;
   vb_law_predict(&ct->law, m, v_in, &pr);
@@ -211,21 +152,6 @@ print_contact(const vb_scene *sc, int c)
   printf("  at v_in %.6g m/s: x_max %.6g m, v_out %.6g m/s (eq 7-8: %.6g), "
          "contact time %.6g s = %.3g samples\n",
          v_in, pr.x_max, pr.v_out_exact, pr.v_out, pr.duration, samples);
-  if (samples < ct->scheme->min_contact_steps) {
-    printf("  warning: contact '%s' lasts %.3g samples, shorter than the %d "
-           "scheme '%s' resolves; raise fs above %.6g Hz\n",
-           ct->name, samples, ct->scheme->min_contact_steps, ct->scheme->name,
-           ct->scheme->min_contact_steps / pr.duration);
-    warnings++;
-  }
-  double t_on = onset_time(sc, c, v_in);
-  if (t_on + pr.duration > sc->duration) {
-    printf("  warning: contact '%s' is predicted from %.6g s to %.6g s, after the scene ends "
-           "at %.6g s: its v_out and cor will be NaN; make duration longer than %.6g s\n",
-           ct->name, t_on, t_on + pr.duration, sc->duration, t_on + pr.duration);
-    warnings++;
-  }
-  return warnings;
 }
 
 /* Seconds on a monotonic clock. */
@@ -268,36 +194,35 @@ step_cost(const vb_study *st)
   return cost;
 }
 
-/* The study's totals: steps, recording bytes against the free space here
- * and this machine's memory, and the CPU time at scene 0's cost per step.
- * Returns the number of warnings printed. */
-static int
+/* The study's totals: steps, recording bytes, and the CPU time at scene
+ * 0's cost per step. */
+static void
 print_totals(const vb_study *st, double steps)
 {
-  double bytes = vb_study_record_total(st), cost = step_cost(st), cpu = cost * steps;
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  double memory = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
-  struct statvfs fs;
-  int warnings = 0;
-
+  double cost = step_cost(st);
   printf("in all: %ld scene%s, %.6g steps, recording %.3g bytes, about %.3g s of CPU here "
          "(%.3g us a step, timed on scene 0)\n",
-         vb_study_scenes(st), vb_study_scenes(st) == 1 ? "" : "s", steps, bytes, cpu, 1e6 * cost);
-  if (statvfs(".", &fs) == 0 && bytes > (double)fs.f_bavail * (double)fs.f_frsize) {
-    printf("warning: the recording needs up to %.3g bytes, only %.3g free on the current "
-           "directory's file system (vibro run refuses that); raise record.every, select "
-           "fewer signals (record.signals) or shorten the duration\n",
-           bytes, (double)fs.f_bavail * (double)fs.f_frsize);
-    warnings++;
+         vb_study_scenes(st), vb_study_scenes(st) == 1 ? "" : "s", steps,
+         vb_study_record_total(st), cost * steps, 1e6 * cost);
+}
+
+/* The warnings of vb_study_warnings, "warning: " before each line; their
+ * number (lines beyond the buffer are counted, not shown). */
+static int
+print_warnings(const vb_study *st)
+{
+  static char buf[65536];
+  buf[0] = '\0';
+  int n = vb_study_warnings(st, buf, sizeof buf), shown = 0;
+  for (char *p = buf, *end; *p; p = end + 1, shown++) {
+    end = strchr(p, '\n');
+    if (!end)
+      break;
+    printf("warning: %.*s\n", (int)(end - p), p);
   }
-  if (vb_study_record_max(st) > memory) {
-    printf("warning: a scene records up to %.3g bytes, more than this machine's %.3g bytes "
-           "of memory, where a scene's recording is held while it runs; raise record.every "
-           "or select fewer signals (record.signals)\n",
-           vb_study_record_max(st), memory);
-    warnings++;
-  }
-  return warnings;
+  if (shown < n)
+    printf("warning: ... %d more warnings\n", n - shown);
+  return n;
 }
 
 /* Print the check of a loaded study; the number of warnings. */
@@ -305,7 +230,6 @@ static int
 check_study(const vb_study *study)
 {
   const vb_scene *sc = vb_study_first(study);
-  int warnings = 0;
 
   if (vb_study_scenes(study) > 1)
     print_study(study);
@@ -315,12 +239,9 @@ check_study(const vb_study *study)
          vb_scene_samples(sc), vb_scene_record_bytes(sc));
   print_bodies(sc);
   for (int c = 0; c < sc->ncontacts; c++)
-    warnings += print_contact(sc, c);
-  double steps = (double)vb_scene_steps(sc) * (double)vb_study_scenes(study);
-  if (vb_study_scenes(study) > 1)
-    warnings += study_warnings(study, &steps);
-  warnings += print_totals(study, steps);
-  return warnings;
+    print_contact(sc, c);
+  print_totals(study, study_steps(study));
+  return print_warnings(study);
 }
 
 static const cli_option options[] = {

@@ -92,7 +92,7 @@ def test_program(monkeypatch, tmp_path):
     monkeypatch.setenv("VIBRO", str(fake))
     assert vibro.program() == str(fake)
     with pytest.raises(vibro.VibroError) as e:
-        vibro.run(hammer(), tmp_path / "y.h5")
+        vibro.run(hammer(), tmp_path / "y.h5", inprocess=False)
     assert str(e.value) == "x.cfg:3: fake failure"
     monkeypatch.delenv("VIBRO")
     built = os.path.join(TOP, "tools", "vibro")

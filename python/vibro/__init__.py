@@ -9,7 +9,14 @@
     spec = vibro.spectrum(u)                       # dB against frequency (Hz)
 
     study = vibro.run({"scene": {...}, "bodies": [...], ...}, "out.h5")
+    sim = vibro.simulate({"scene": {...}, ...})    # one scene, in memory:
+    sim.signals["contacts.hit.force"]              # an xarray.Dataset on time (s)
+    sim.events                                     # its impacts, as study.events()
     text = vibro.scene_text({...})            # libconfig text of a scene or study
+
+Scenes and studies run in this process through libvibro (ctypes) when it
+loads (vibro._lib.candidates() lists where it is looked for), else through
+the vibro program.
 
 Files of layout "vibro-1" and "vibro-2" are read alike; the root attribute
 `format` decides how.  Needs numpy, h5py, pandas and xarray (Debian:
@@ -18,11 +25,12 @@ python3-numpy python3-h5py python3-pandas python3-xarray).
 
 from ._errors import VibroError
 from ._study import open, Study, Scene, FORMATS
-from ._run import run, scene_text, program
+from ._run import run, simulate, Simulation, VibroWarning, scene_text, program
 from ._analysis import spectrum, spectrogram, v_out_exact, param_units
 
 __version__ = "0.1.0"
 
-__all__ = ["open", "run", "scene_text", "program", "Study", "Scene", "VibroError",
+__all__ = ["open", "run", "simulate", "Simulation", "scene_text", "program", "Study", "Scene",
+           "VibroError", "VibroWarning",
            "spectrum", "spectrogram", "v_out_exact", "param_units", "FORMATS",
            "__version__"]

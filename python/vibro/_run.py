@@ -1,17 +1,37 @@
-"""Running vibro from Python: `run`, `program`, `scene_text`."""
+"""Running vibro from Python: `simulate`, `run`, `program`, `scene_text`.
 
+`simulate` runs one scene in this process through libvibro and returns its
+signals and events in memory; `run` runs a study into its HDF5 file, in
+this process when libvibro loads (python/vibro/_lib.py), else through the
+vibro program."""
+
+import ctypes
 import math
 import numbers
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 import warnings
 
 import numpy as np
 
+from . import _lib
 from ._errors import VibroError
+
+# The name a scene given as a dict has in vibro's messages (its text is
+# scene_text's; relative file names in it are taken from the current
+# directory).
+DICT_NAME = "<dict>.cfg"
+
+
+class VibroWarning(UserWarning):
+    """A warning of `vibro check` about a scene or study that is valid but
+    will not give what it seems to (a contact shorter than its scheme
+    resolves, a saturated exact-duration contact)."""
 
 _NAME_RE = re.compile(r"[A-Za-z*][-A-Za-z0-9_*]*")
 
@@ -36,24 +56,267 @@ def program():
                      "vibro on PATH")
 
 
-def run(scene, out, jobs=None, resume=False):
-    """Run a scene or study with vibro and open its output.
+def _source(scene):
+    """(text, name) of a scene given as a dict or as libconfig text, or
+    (path, None) of a file.  A str holding a newline or a ';' is text
+    (no file name holds them); another str or a path-like is a file."""
+    if isinstance(scene, dict):
+        return scene_text(scene), DICT_NAME
+    if isinstance(scene, str) and ("\n" in scene or ";" in scene):
+        return scene, "<text>.cfg"
+    if isinstance(scene, (str, bytes, os.PathLike)):
+        return os.fsdecode(scene), None
+    raise VibroError("a scene is a dict, libconfig text or a file path (got %s)"
+                     % type(scene).__name__)
 
-    `scene` is the path of a scene file, or a dict written out with
-    scene_text() (to a temporary file in the current directory, so relative
-    file names in it, @include and data files, are taken from there).
-    `out` is the output path; `jobs` the number of scenes run at a time
-    (vibro's -j; default all cores); `resume` continues an interrupted run
-    (--resume).  Returns the Study.  Bad input raises VibroError with
-    vibro's `file:line: object: what (valid: ...)` message; scenes that did
-    not finish cleanly (exit 2) give a warning naming them, and the study
+
+def _warn_check(lines, where, stacklevel):
+    for line in lines:
+        warnings.warn("%s: %s" % (where, line), VibroWarning, stacklevel=stacklevel + 1)
+
+
+def _jobs(jobs):
+    if jobs is not None and (not isinstance(jobs, numbers.Integral)
+                             or isinstance(jobs, bool) or jobs < 1):
+        raise VibroError("jobs must be a positive integer (got %r)" % (jobs,))
+    return None if jobs is None else int(jobs)
+
+
+def run(scene, out, jobs=None, resume=False, inprocess=None, progress=None):
+    """Run a scene or study with vibro into its output file and open it.
+
+    `scene` is a dict (written out with scene_text(); relative file names
+    in it, @include and data files, are taken from the current directory),
+    libconfig text, or the path of a scene file.  `out` is the output path;
+    `jobs` the number of scenes run at a time (vibro's -j; default all
+    cores); `resume` continues an interrupted run (--resume).  Returns the
+    Study.
+
+    In this process (`inprocess` None: when libvibro loads, see
+    vibro._lib.candidates; True: always, False: never) the study runs
+    through libvibro: `progress` None shows a line on a terminal (stderr),
+    a tqdm or ipywidgets bar in a notebook when one of them is installed,
+    else nothing; False shows nothing; a callable gets (done, total,
+    scenes per second, seconds left) about 4 times a second.  What `vibro
+    check` warns of arrives as a VibroWarning.  Ctrl-C stops the study
+    cleanly: no new scene starts, those running finish and are kept in
+    OUT.part/, and KeyboardInterrupt is raised saying how many are kept
+    and to continue with run(..., resume=True).  Otherwise the vibro
+    program runs (vibro.program()) with --quiet.
+
+    Bad input raises VibroError with vibro's `file:line: object: what
+    (valid: ...)` message; scenes that did not finish cleanly (diverged,
+    Newton's cap) give a RuntimeWarning naming the first, and the study
     (their `status` says why)."""
+    jobs = _jobs(jobs)
+    if inprocess is None:
+        inprocess = _lib.available()
+    if not inprocess:
+        return _run_program(scene, out, jobs, resume)
+    return _run_here(scene, os.fspath(out), jobs, resume, progress)
+
+
+def _check_disk(out, need):
+    """Refuse a study whose recording cannot fit where OUT goes (the
+    vibro program's check, with its message)."""
+    try:
+        free = shutil.disk_usage(os.path.dirname(os.path.abspath(out))).free
+    except OSError:
+        return
+    if need > free:
+        raise VibroError("%s: the recording needs up to %.3g bytes, only %.3g free on its "
+                         "file system; raise record.every or shorten the duration"
+                         % (out, need, free), 1)
+
+
+def _python_words(message):
+    """vibro's message with its command-line advice said for Python."""
+    return (message.replace("run again with --resume to continue",
+                            "continue with vibro.run(..., resume=True)")
+            .replace("run again with --resume", "continue with vibro.run(..., resume=True)")
+            .replace("--resume", "resume=True"))
+
+
+def _run_here(scene, out, jobs, resume, progress):
+    """run() in this process through vb_study_run."""
+    from ._study import Study
+    lib = _lib.library()
+    source, name = _source(scene)
+    st = _lib.load_study(source, name)
+    try:
+        where = name or source
+        _warn_check(_lib.lines(lib.vb_study_warnings, st), where, 3)
+        n = lib.vb_study_scenes(st)
+        _check_disk(out, lib.vb_study_record_total(st))
+        # no more threads than scenes (a team with nothing to do costs its start)
+        threads = jobs or 0
+        if (threads == 0 or threads > n) and n < 2:
+            threads = 1
+        elif threads > n:
+            threads = n
+        rc, report, status, err = _study_run(lib, st, out, threads, resume,
+                                                      _progress(progress))
+        path = _lib.text(lib.vb_study_path(st))
+        name0 = _lib.text(lib.vb_scene_title(lib.vb_study_first(st)))
+    finally:
+        lib.vb_study_free(st)
+    message = _python_words(_lib.text(err.value))
+    if rc == _lib.VB_EINTR:
+        raise KeyboardInterrupt(message or "%s: interrupted; continue with vibro.run(..., "
+                                "resume=True)" % out)
+    if rc != _lib.VB_OK:
+        raise VibroError(message or _lib.text(lib.vb_strerror(rc)), 1)
+    scenes, failed, first = report[0], report[3], report[4]
+    if failed > 0:
+        if n == 1:
+            what = "%s: scene '%s' did not finish: %s" % (path, name0, status)
+        else:
+            what = ("%s: %d of %d scenes did not finish%s (status_code in /study/table)"
+                    % (path, failed, n, "; first: " + status if first >= 0 else ""))
+        warnings.warn("vibro: " + what, RuntimeWarning, stacklevel=3)
+    return Study(out)
+
+
+def _study_run(lib, st, out, threads, resume, show):
+    """vb_study_run_flat in a worker thread (Ctrl-C sets its stop flag),
+    with progress shown from this thread."""
+    stop = ctypes.c_int(0)
+    latest = []
+
+    def on_progress(done, total, rate, left, ctx):
+        latest.append((done, total, rate, left))
+
+    callback = _lib.PROGRESS(on_progress)
+    report = (ctypes.c_long * 5)()
+    status = ctypes.create_string_buffer(160)
+    err = ctypes.create_string_buffer(_lib.ERRLEN)
+
+    shown = [None]
+
+    def poll():
+        if latest and show is not None and latest[-1] is not shown[0]:
+            shown[0] = latest[-1]
+            show.update(*shown[0])
+
+    def call():
+        return lib.vb_study_run_flat(st, os.fsencode(out), threads, 1 if resume else 0,
+                                     ctypes.byref(stop), callback, None, 0.25, report,
+                                     status, 160, err, _lib.ERRLEN)
+    try:
+        rc, _ = _lib.call_interruptibly(call, stop, poll, note=(
+            "vibro: stopping: no new scene starts; the scenes running finish and are kept "
+            "in %s.part/" % out))
+        poll()
+    finally:
+        if show is not None:
+            show.close()
+    return rc, list(report), _lib.text(status.value), err
+
+
+class _Line:
+    """Progress as one line rewritten in place on a terminal (stderr)."""
+
+    def __init__(self, stream):
+        self.stream, self.shown = stream, False
+
+    def update(self, done, total, rate, left):
+        t = int(left + 0.5) if math.isfinite(left) and left >= 0 else -1
+        eta = "?" if t < 0 else ("%d:%02d:%02d" % (t // 3600, t // 60 % 60, t % 60)
+                                 if t >= 3600 else "%d:%02d" % (t // 60, t % 60))
+        self.stream.write("\r%d/%d scenes, %.3g/s, %s left   " % (done, total, rate, eta))
+        self.stream.flush()
+        self.shown = True
+
+    def close(self):
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+class _Bar:
+    """Progress as a tqdm bar (tqdm.auto: a widget in a notebook)."""
+
+    def __init__(self, tqdm):
+        self.tqdm, self.bar = tqdm, None
+
+    def update(self, done, total, rate, left):
+        if self.bar is None:
+            self.bar = self.tqdm(total=total, unit="scene", desc="vibro")
+        self.bar.n = done
+        self.bar.refresh()
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+class _Widget:
+    """Progress as an ipywidgets IntProgress in a notebook."""
+
+    def __init__(self, widgets, display):
+        self.widgets, self.display, self.bar = widgets, display, None
+
+    def update(self, done, total, rate, left):
+        if self.bar is None:
+            self.bar = self.widgets.IntProgress(min=0, max=max(total, 1),
+                                                description="vibro")
+            self.display(self.bar)
+        self.bar.value = done
+        self.bar.description = "%d/%d" % (done, total)
+
+    def close(self):
+        pass
+
+
+class _Call:
+    """Progress handed to a callable."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def update(self, done, total, rate, left):
+        self.fn(done, total, rate, left)
+
+    def close(self):
+        pass
+
+
+def _progress(progress):
+    """The progress display run() was asked for (None: none)."""
+    if progress is False:
+        return None
+    if callable(progress):
+        return _Call(progress)
+    if progress not in (None, True):
+        raise VibroError("progress is None, True, False or a callable (got %r)"
+                         % (progress,))
+    if _lib.in_notebook():
+        try:
+            from tqdm.auto import tqdm
+            return _Bar(tqdm)
+        except ImportError:
+            pass
+        try:
+            import ipywidgets
+            from IPython.display import display
+            return _Widget(ipywidgets, display)
+        except ImportError:
+            return None
+    stream = sys.stderr
+    if progress is True or (stream is not None and hasattr(stream, "isatty")
+                            and stream.isatty()):
+        return _Line(stream)
+    return None
+
+
+def _run_program(scene, out, jobs, resume):
+    """run() through the vibro program (a subprocess)."""
     from ._study import Study
     exe = program()
     out = os.fspath(out)
     tmp = None
-    if isinstance(scene, dict):
-        text = scene_text(scene)
+    if isinstance(scene, dict) or (isinstance(scene, str) and ("\n" in scene or ";" in scene)):
+        text = scene_text(scene) if isinstance(scene, dict) else scene
         where = os.getcwd() if os.access(os.getcwd(), os.W_OK) else None
         fd, tmp = tempfile.mkstemp(prefix=".vibro-scene-", suffix=".cfg", dir=where)
         with os.fdopen(fd, "w") as fh:
@@ -63,12 +326,15 @@ def run(scene, out, jobs=None, resume=False):
         path = os.fspath(scene)
     cmd = [exe, "run", path, "-o", out, "--quiet"]
     if jobs is not None:
-        if not isinstance(jobs, numbers.Integral) or jobs < 1:
-            raise VibroError("jobs must be a positive integer (got %r)" % (jobs,))
-        cmd += ["-j", str(int(jobs))]
+        cmd += ["-j", str(jobs)]
     if resume:
         cmd.append("--resume")
     try:
+        check = subprocess.run([exe, "check", path], stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True)
+        if check.returncode == 0:
+            _warn_check([ln.split("warning: ", 1)[1] for ln in check.stdout.split("\n")
+                         if "warning: " in ln], path, 3)
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True)
     finally:
@@ -78,7 +344,7 @@ def run(scene, out, jobs=None, resume=False):
     if proc.returncode == 2:
         warnings.warn("vibro: %s" % (message or "some scenes did not finish cleanly "
                                      "(see the table's status)"), RuntimeWarning,
-                      stacklevel=2)
+                      stacklevel=3)
     elif proc.returncode != 0:
         raise VibroError(message or "vibro run failed with exit status %d"
                          % proc.returncode, proc.returncode)
@@ -175,3 +441,174 @@ def scene_text(scene):
     if not isinstance(scene, dict):
         raise ValueError("scene_text: a scene is a dict (got %s)" % type(scene).__name__)
     return "".join("%s = %s;\n" % (_key(k), _value(v, k, 0)) for k, v in scene.items())
+
+
+class Simulation:
+    """One scene run in this process by simulate().
+
+    `signals`: an xarray.Dataset with coordinate `time` (s) and every signal
+    an output file of the scene would hold, named as there
+    (`contacts.hit.force`, `bodies.hammer.u`, `energy.total`; a modal
+    body B's `bodies.B.modes.freq`, `.sigma`, `.mass` on dimension `mode.B`
+    and, with record.modes, `bodies.B.modes.q` on (`mode.B`, `time`)), each
+    with its `units` attribute; its attrs hold the scene's name, status and
+    status_code, source, sample_interval (s) and energy_balance_error (J,
+    the table's: total + dissipated - external - correction - initial).
+    `events`: a pandas DataFrame of every impact, the columns of
+    Study.events() (scene, contact, impact, the event fields, the swept
+    values of a study's scene, cor), `.attrs["units"]` their units.
+    `status` ("done", "diverged at t=...", "newton failed at t=..."),
+    `status_code` (0 when done), `name`, `index` (of the scene in its
+    study), `params` ({path: value} swept for this scene)."""
+
+    def __init__(self, signals, events, status, status_code, name, index, params):
+        self.signals, self.events = signals, events
+        self.status, self.status_code = status, status_code
+        self.name, self.index, self.params = name, index, params
+
+    def __repr__(self):
+        return "<vibro.Simulation %r (scene %d): %s, %d signals, %d events>" % (
+            self.name, self.index, self.status, len(self.signals.data_vars), len(self.events))
+
+
+def simulate(scene, index=0):
+    """Run one scene in this process and return its results in memory (no
+    file is written): a Simulation with `.signals` (xarray.Dataset on
+    `time`, s), `.events` (pandas DataFrame, as Study.events()) and
+    `.status`.
+
+    `scene` is a dict (see scene_text), libconfig text, or the path of a
+    scene file; for a study (a scene with a sweep) `index` picks the scene.
+    What `vibro check` warns of for that scene arrives as a VibroWarning; a
+    run that diverged or hit Newton's cap warns (RuntimeWarning) with its
+    status.  Bad input raises VibroError with vibro's `file:line: object:
+    what (valid: ...)` message.  Ctrl-C stops the run at its next step and
+    raises KeyboardInterrupt.
+
+        sim = vibro.simulate({"scene": {...}, "bodies": [...], "contacts": [...]})
+        sim.signals["contacts.hit.force"].plot()
+        sim.events[["v_in", "v_out", "cor"]]
+    """
+    lib = _lib.library()
+    source, name = _source(scene)
+    st = _lib.load_study(source, name)
+    sc, run = ctypes.c_void_p(), ctypes.c_void_p()
+    try:
+        n = lib.vb_study_scenes(st)
+        if not isinstance(index, numbers.Integral) or not 0 <= index < n:
+            raise VibroError("%s: no scene %r (valid: 0 to %d)"
+                             % (name or source, index, n - 1))
+        index = int(index)
+        err = ctypes.create_string_buffer(_lib.ERRLEN)
+        rc = lib.vb_study_scene(st, index, ctypes.byref(sc), err, _lib.ERRLEN)
+        if rc == _lib.VB_OK:
+            rc = lib.vb_run_alloc(sc, ctypes.byref(run), err, _lib.ERRLEN)
+        if rc != _lib.VB_OK:
+            raise VibroError(_lib.text(err.value) or _lib.text(lib.vb_strerror(rc)), 1)
+        _warn_check(_lib.lines(lib.vb_scene_warnings, sc), name or source, 2)
+        stop = ctypes.c_int(0)
+        code, _ = _lib.call_interruptibly(lambda: lib.vb_run_exec_stop(run, ctypes.byref(stop)),
+                                          stop)
+        status = _lib.text(lib.vb_run_status(run))
+        title = _lib.text(lib.vb_scene_title(sc))
+        if code == _lib.VB_EINTR:
+            raise KeyboardInterrupt("%s: scene '%s' %s (simulate keeps nothing)"
+                                    % (name or source, title, status))
+        params = {_lib.text(lib.vb_study_param(st, p)): lib.vb_study_value(st, index, p)
+                  for p in range(lib.vb_study_nparams(st))}
+        units = {_lib.text(lib.vb_study_param(st, p)): _lib.text(lib.vb_study_param_units(st, p))
+                 for p in range(lib.vb_study_nparams(st))}
+        signals = _signals(lib, sc, run)
+        signals.attrs["energy_balance_error"] = lib.vb_run_balance_error(run)
+        events = _events(lib, sc, run, index, params, units)
+    finally:
+        lib.vb_run_free(run)
+        lib.vb_scene_free(sc)
+        lib.vb_study_free(st)
+    signals.attrs.update({"scene": title, "status": status, "status_code": code,
+                          "source": name or source})
+    if code != _lib.VB_OK:
+        warnings.warn("vibro: %s: scene '%s' did not finish: %s" % (name or source, title, status),
+                      RuntimeWarning, stacklevel=2)
+    return Simulation(signals, events, status, code, title, index, params)
+
+
+def _signals(lib, sc, run):
+    """The run's signals as an xarray.Dataset (copies)."""
+    import xarray as xr
+    n = lib.vb_run_samples(run)
+    dt = lib.vb_scene_sample_interval(sc)
+    data_vars, coords = {}, {"time": ("time", np.arange(n, dtype=np.float64) * dt, {"units": "s"})}
+    buf = ctypes.create_string_buffer(256)
+    units, rows = ctypes.c_char_p(), ctypes.c_int()
+    ptr = ctypes.POINTER(ctypes.c_double)()
+    k = 0
+    while True:
+        kind = lib.vb_run_signal_at(run, k, buf, 256, ctypes.byref(units), ctypes.byref(rows),
+                                    ctypes.byref(ptr))
+        if kind < 0:
+            break
+        k += 1
+        key, r = _lib.text(buf.value), rows.value
+        attrs = {"units": _lib.text(units.value)}
+        if kind == 0:
+            a = np.ctypeslib.as_array(ptr, shape=(n,)).copy() if n else np.zeros(0)
+            data_vars[key] = (("time",), a, attrs)
+            continue
+        mode = "mode." + key[len("bodies."):key.rindex(".modes.")]
+        coords.setdefault(mode, (mode, np.arange(r, dtype=np.int64)))
+        if kind == 1:
+            a = np.ctypeslib.as_array(ptr, shape=(r, n)).copy() if n and r else \
+                np.zeros((r, n))
+            data_vars[key] = ((mode, "time"), a, attrs)
+        else:
+            a = np.ctypeslib.as_array(ptr, shape=(r,)).copy() if r else np.zeros(0)
+            data_vars[key] = ((mode,), a, attrs)
+    if not any("time" in v[0] for v in data_vars.values()):
+        coords["time"] = ("time", np.zeros(0), {"units": "s"})   # as a file: no signal, no time
+    ds = xr.Dataset(data_vars, coords=coords)
+    ds.attrs["sample_interval"] = dt
+    return ds
+
+
+def _events(lib, sc, run, index, params, param_units):
+    """The run's events as the DataFrame Study.events() gives."""
+    import pandas as pd
+    fields, units = [], {"scene": "1", "contact": "-", "impact": "1"}
+    u, is_int = ctypes.c_char_p(), ctypes.c_int()
+    while True:
+        f = lib.vb_event_field(len(fields), ctypes.byref(u), ctypes.byref(is_int))
+        if f is None:
+            break
+        fields.append((_lib.text(f), bool(is_int.value)))
+        units[fields[-1][0]] = _lib.text(u.value)
+    parts = []
+    c = 0
+    while True:
+        contact = lib.vb_scene_contact_name(sc, c)
+        if contact is None:
+            break
+        ne = lib.vb_run_events(run, c, None)
+        rows = (ctypes.c_double * max(ne * len(fields), 1))()
+        lib.vb_run_events(run, c, rows)
+        parts.append((_lib.text(contact), np.ctypeslib.as_array(rows)[:ne * len(fields)]
+                      .reshape(ne, len(fields))))
+        c += 1
+    total = sum(len(a) for _, a in parts)
+    cols = {"scene": np.full(total, index, dtype=np.int64),
+            "contact": np.array([c for c, a in parts for _ in range(len(a))], dtype=object),
+            "impact": np.concatenate([np.arange(len(a), dtype=np.int64) for _, a in parts])
+            if parts else np.zeros(0, np.int64)}
+    table = np.concatenate([a for _, a in parts]) if parts else np.zeros((0, len(fields)))
+    for j, (f, integer) in enumerate(fields):
+        cols[f] = table[:, j].astype(np.int32) if integer else table[:, j].copy()
+    for p, v in params.items():
+        cols[p] = np.full(total, v, dtype=float)
+        units[p] = param_units.get(p, "")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cols["cor"] = -cols["v_out"] / cols["v_in"] if "v_out" in cols and "v_in" in cols \
+            else np.full(total, np.nan)
+    units["cor"] = "1"
+    df = pd.DataFrame(cols)
+    df.attrs["units"] = units
+    return df

@@ -1,0 +1,180 @@
+/* check.c - what `vibro check` warns of before a run, as lines of text
+ * (the program prints them, the Python package raises them as warnings):
+ * a contact shorter than its scheme resolves (Papetti 3.3.2, Chatziioannou
+ * 2.1), an exact duration saturated, a contact predicted to last beyond
+ * the scene's end, a recording beyond the free disk or the memory.  One
+ * place for the texts, so the two front ends cannot drift apart. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "vibro.h"
+
+/* Append a line to buf (len bytes), keeping it terminated. */
+static void
+line(char *buf, size_t len, const char *text)
+{
+  size_t used = strlen(buf);
+  if (used < len)
+    snprintf(buf + used, len - used, "%s\n", text);
+}
+
+/* When free flight from the initial state brings contact c to its
+ * barrier, s, for the approach rate v_in it reaches it with (0 when it
+ * starts engaged): p0 + v0 t + a0 t^2 / 2 = 0 with v0 + a0 t = v_in (as
+ * vibro check says it). */
+static double
+onset_time(const vb_scene *sc, int c, double v_in)
+{
+  double p0, v0, a0, m;
+  vb_scene_contact_state(sc, c, &p0, &v0, &a0, &m);
+  if (!(p0 < 0.0))
+    return 0.0;
+  if (a0 != 0.0)
+    return (v_in - v0) / a0 > 0.0 ? (v_in - v0) / a0 : 0.0;
+  return v0 > 0.0 ? -p0 / v0 : 0.0;
+}
+
+/* Whether contact c of a scene is shorter than its scheme resolves at the
+ * approach its initial state gives; its predicted duration (Papetti eq 9,
+ * s) into *t and its onset (s) into *t_on when there is an impact to
+ * predict, else *t = NaN. */
+static int
+too_short(const vb_scene *sc, int c, double *t, double *t_on)
+{
+  const vb_contact *ct = &sc->contacts[c];
+  const vb_law_info *info = vb_law_info_of(ct->law.kind);
+  double m, v_in;
+  vb_prediction pr;
+
+  *t = NAN;
+  if (!info || !info->papetti)
+    return 0;
+  v_in = vb_scene_approach_rate(sc, c, &m);
+  if (!(v_in > 0.0))
+    return 0;
+  vb_law_predict(&ct->law, m, v_in, &pr);
+  *t = pr.duration;
+  *t_on = onset_time(sc, c, v_in);
+  return pr.duration * sc->fs < ct->scheme->min_contact_steps;
+}
+
+/* The warnings `vibro check` prints for one scene (an exact-duration
+ * contact saturated; a contact shorter than its scheme resolves; one
+ * predicted to last beyond the scene's end), one a line without
+ * "warning: ", appended to buf; their number. */
+int
+vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
+{
+  char text[512];
+  int n = 0;
+
+  for (int c = 0; c < sc->ncontacts; c++) {
+    const vb_contact *ct = &sc->contacts[c];
+    double dt = 1.0 / sc->fs, w, limit, used, t, t_on = 0.0;
+    if (ct->exact_duration) {
+      vb_contact_exact_duration(sc, c, &w, &limit, &used);
+      if (used != w) {
+        snprintf(text, sizeof text,
+                 "contact '%s' saturated: the sample rate resolves contacts down to "
+                 "%.6g s (%.3g samples), not the %.6g s this one lasts; it will last %.6g s",
+                 ct->name, M_PI / limit, M_PI / limit / dt, M_PI / w, M_PI / used);
+        line(buf, len, text);
+        n++;
+      }
+    }
+    if (too_short(sc, c, &t, &t_on)) {
+      snprintf(text, sizeof text,
+               "contact '%s' lasts %.3g samples, shorter than the %d scheme '%s' resolves; "
+               "raise fs above %.6g Hz",
+               ct->name, t / dt, ct->scheme->min_contact_steps, ct->scheme->name,
+               ct->scheme->min_contact_steps / t);
+      line(buf, len, text);
+      n++;
+    }
+    if (!isnan(t) && t_on + t > sc->duration) {
+      snprintf(text, sizeof text,
+               "contact '%s' is predicted from %.6g s to %.6g s, after the scene ends at %.6g "
+               "s: its v_out and cor will be NaN; make duration longer than %.6g s",
+               ct->name, t_on, t_on + t, sc->duration, t_on + t);
+      line(buf, len, text);
+      n++;
+    }
+  }
+  return n;
+}
+
+/* The warnings of a study's totals: its recording against the free space
+ * of the current directory's file system and a scene's against this
+ * machine's memory (as vibro check says them); appended to buf. */
+static int
+total_warnings(const vb_study *st, char *buf, size_t len)
+{
+  double bytes = vb_study_record_total(st), most = vb_study_record_max(st);
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  double memory = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+  struct statvfs fs;
+  char text[512];
+  int n = 0;
+
+  if (statvfs(".", &fs) == 0 && bytes > (double)fs.f_bavail * (double)fs.f_frsize) {
+    snprintf(text, sizeof text,
+             "the recording needs up to %.3g bytes, only %.3g free on the current directory's "
+             "file system (vibro run refuses that); raise record.every, select fewer signals "
+             "(record.signals) or shorten the duration",
+             bytes, (double)fs.f_bavail * (double)fs.f_frsize);
+    line(buf, len, text);
+    n++;
+  }
+  if (most > memory) {
+    snprintf(text, sizeof text,
+             "a scene records up to %.3g bytes, more than this machine's %.3g bytes of memory, "
+             "where a scene's recording is held while it runs; raise record.every or select "
+             "fewer signals (record.signals)",
+             most, memory);
+    line(buf, len, text);
+    n++;
+  }
+  return n;
+}
+
+/* The warnings `vibro check` prints for a study: scene 0's
+ * (vb_scene_warnings), one for the other scenes it validated that have a
+ * contact shorter than its scheme resolves, then its totals'; appended to
+ * buf, one a line; their number. */
+int
+vb_study_warnings(const vb_study *st, char *buf, size_t len)
+{
+  const long *idx;
+  long n = vb_study_checked(st, &idx), count = 0, first = -1;
+  char err[512], text[512];
+  int warnings = vb_scene_warnings(vb_study_first(st), buf, len);
+
+  for (long k = 1; k < n && vb_study_scenes(st) > 1; k++) {
+    long i = idx ? idx[k] : k;
+    vb_scene *sc;
+    int any = 0;
+    double t, t_on;
+    if (vb_study_scene(st, i, &sc, err, sizeof err) != VB_OK)
+      continue;
+    for (int c = 0; c < sc->ncontacts; c++)
+      any |= too_short(sc, c, &t, &t_on);
+    if (any && first < 0)
+      first = i;
+    count += any;
+    vb_scene_free(sc);
+  }
+  if (count) {
+    snprintf(text, sizeof text,
+             "%ld of the other %ld scenes%s have a contact shorter than its scheme resolves "
+             "(first: scene %ld)",
+             count, n - 1, idx ? " checked" : "", first);
+    line(buf, len, text);
+    warnings++;
+  }
+  return warnings + total_warnings(st, buf, len);
+}
+

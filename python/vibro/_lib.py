@@ -1,0 +1,256 @@
+"""libvibro in this process, through ctypes (no compiler needed at import).
+
+`library()` finds and loads libvibro (see `library` for where it looks) and
+declares the functions the package calls: the loaders, vb_run_* and the
+flat interface of lib/pyapi.c (numbers, strings and opaque pointers, so
+that no struct of vibro.h is mirrored here).  `call_interruptibly` runs a
+long C call in a worker thread while the caller's thread waits, so that
+Ctrl-C (SIGINT) sets the call's stop flag instead of going unheard.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+import sysconfig
+import threading
+
+from ._errors import VibroError
+
+# Codes of vibro.h.
+VB_OK, VB_EINVAL, VB_ENOMEM, VB_ENOCONV, VB_EIO, VB_EDIVERGED = 0, -1, -2, -3, -4, -5
+VB_EINTR = -7
+
+# Bytes of a message buffer (vibro's messages are one line; warnings a few).
+ERRLEN = 4096
+WARNLEN = 65536
+
+_P = ctypes.c_void_p
+_S = ctypes.c_char_p
+_D = ctypes.c_double
+_I = ctypes.c_int
+_L = ctypes.c_long
+_Z = ctypes.c_size_t
+
+# The progress callback of vb_study_run_flat: done, total, scenes/s,
+# seconds left, context.
+PROGRESS = ctypes.CFUNCTYPE(None, _L, _L, _D, _D, _P)
+
+# name: (result type, argument types), every function the package calls.
+_PROTOTYPES = {
+    "vb_version": (_S, []),
+    "vb_strerror": (_S, [_I]),
+    "vb_study_load": (_I, [_S, ctypes.POINTER(_P), _S, _Z]),
+    "vb_study_load_string": (_I, [_S, _S, ctypes.POINTER(_P), _S, _Z]),
+    "vb_study_free": (None, [_P]),
+    "vb_study_scenes": (_L, [_P]),
+    "vb_study_nparams": (_I, [_P]),
+    "vb_study_param": (_S, [_P, _I]),
+    "vb_study_param_units": (_S, [_P, _I]),
+    "vb_study_value": (_D, [_P, _L, _I]),
+    "vb_study_path": (_S, [_P]),
+    "vb_study_first": (_P, [_P]),
+    "vb_study_scene": (_I, [_P, _L, ctypes.POINTER(_P), _S, _Z]),
+    "vb_study_record_total": (_D, [_P]),
+    "vb_study_warnings": (_I, [_P, _S, _Z]),
+    "vb_study_run_flat": (_I, [_P, _S, _I, _I, ctypes.POINTER(_I), PROGRESS, _P, _D,
+                               ctypes.POINTER(_L), _S, _Z, _S, _Z]),
+    "vb_scene_free": (None, [_P]),
+    "vb_scene_title": (_S, [_P]),
+    "vb_scene_sample_interval": (_D, [_P]),
+    "vb_scene_contact_name": (_S, [_P, _I]),
+    "vb_scene_warnings": (_I, [_P, _S, _Z]),
+    "vb_run_alloc": (_I, [_P, ctypes.POINTER(_P), _S, _Z]),
+    "vb_run_free": (None, [_P]),
+    "vb_run_exec_stop": (_I, [_P, ctypes.POINTER(_I)]),
+    "vb_run_code": (_I, [_P]),
+    "vb_run_status": (_S, [_P]),
+    "vb_run_samples": (_L, [_P]),
+    "vb_run_balance_error": (_D, [_P]),
+    "vb_run_signal_at": (_I, [_P, _I, _S, _Z, ctypes.POINTER(_S), ctypes.POINTER(_I),
+                              ctypes.POINTER(ctypes.POINTER(_D))]),
+    "vb_event_field": (_S, [_I, ctypes.POINTER(_S), ctypes.POINTER(_I)]),
+    "vb_run_events": (_L, [_P, _I, ctypes.POINTER(_D)]),
+}
+
+_lock = threading.Lock()
+_loaded = None   # the CDLL, or the VibroError saying why there is none
+
+
+def _names(directory):
+    return [os.path.join(directory, n) for n in ("libvibro.so.0", "libvibro.so")]
+
+
+def candidates():
+    """The places library() tries, in order, as (where, path): $VIBRO_LIB
+    alone when it is set; else the build tree next to this package
+    (python/vibro -> lib/.libs), the system's (ctypes.util.find_library),
+    and lib/ beside each ancestor of the package's directory (an install
+    under PREFIX: PREFIX/lib/python3.X/site-packages/vibro -> PREFIX/lib)."""
+    env = os.environ.get("VIBRO_LIB")
+    if env:
+        return [("$VIBRO_LIB", env)]
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = os.path.dirname(os.path.dirname(here))
+    out = [("the build tree", p) for p in _names(os.path.join(top, "lib", ".libs"))]
+    found = ctypes.util.find_library("vibro")
+    if found:
+        out.append(("the system (find_library)", found))
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    d = here
+    for _ in range(6):
+        d = os.path.dirname(d)
+        for sub in ("lib", "lib64", os.path.join("lib", multiarch)) if multiarch else \
+                ("lib", "lib64"):
+            out += [("the prefix", p) for p in _names(os.path.join(d, sub))]
+    seen, unique = set(), []
+    for where, p in out:
+        if p not in seen:
+            seen.add(p)
+            unique.append((where, p))
+    return unique
+
+
+def _declare(lib):
+    for name, (res, args) in _PROTOTYPES.items():
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args
+
+
+def _load():
+    tried = []
+    for where, path in candidates():
+        if os.path.isabs(path) and not os.path.exists(path):
+            tried.append("%s (%s): none" % (path, where))
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s): %s" % (path, where, e))
+            continue
+        missing = [n for n in _PROTOTYPES if not hasattr(lib, n)]
+        if missing:
+            tried.append("%s (%s): an older libvibro, without %s" % (path, where, missing[0]))
+            continue
+        _declare(lib)
+        return lib
+    return VibroError("no usable libvibro for vibro in this process; tried: %s. Set "
+                      "$VIBRO_LIB to libvibro.so, build the source tree (make), or "
+                      "install vibro (make install); vibro.run(..., inprocess=False) "
+                      "runs the vibro program instead" % "; ".join(tried))
+
+
+def library():
+    """The loaded libvibro (a ctypes.CDLL), found as candidates() says.
+    Raises VibroError naming every place tried when none loads."""
+    global _loaded
+    with _lock:
+        if _loaded is None:
+            _loaded = _load()
+    if isinstance(_loaded, VibroError):
+        raise VibroError(str(_loaded))
+    return _loaded
+
+
+def available():
+    """Whether libvibro can be loaded (library() would not raise)."""
+    try:
+        library()
+        return True
+    except VibroError:
+        return False
+
+
+def text(b):
+    """A C string as str."""
+    return b.decode("utf-8", "replace") if b is not None else ""
+
+
+def load_study(source, name):
+    """Load a study (or scene) from a path (name None) or text (named
+    `name` in messages); returns its opaque pointer.  Raises VibroError
+    with vibro's `file:line: object: what (valid: ...)` message."""
+    lib = library()
+    st = _P()
+    err = ctypes.create_string_buffer(ERRLEN)
+    if name is None:
+        rc = lib.vb_study_load(os.fsencode(source), ctypes.byref(st), err, ERRLEN)
+    else:
+        rc = lib.vb_study_load_string(source.encode("utf-8"), os.fsencode(name),
+                                      ctypes.byref(st), err, ERRLEN)
+    if rc != VB_OK:
+        raise VibroError(text(err.value) or text(lib.vb_strerror(rc)), 1)
+    return st
+
+
+def lines(fill, *args):
+    """The lines a vb_*_warnings call appends to its buffer."""
+    buf = ctypes.create_string_buffer(WARNLEN)
+    fill(*args, buf, WARNLEN)
+    return [x for x in text(buf.value).split("\n") if x]
+
+
+def call_interruptibly(fn, stop, poll=None, period=0.1, note=None):
+    """Run fn() in a worker thread while this thread waits, calling poll()
+    every `period` s; a SIGINT meanwhile (Ctrl-C) sets stop.value = 1 (a
+    ctypes.c_int the C call watches) instead of raising.  The SIGINT
+    handler is installed only in the main thread, and only over Python's
+    own or another Python handler (an ignored SIGINT stays ignored); the
+    previous one is restored afterwards.  `note`, when given, is printed on
+    stderr at the first SIGINT.  Returns (fn's result, whether a SIGINT
+    came).  If this thread is stopped otherwise (an exception in
+    poll), the call is stopped and waited for before the exception goes
+    on: the C call never outlives the memory it uses."""
+    box = {}
+
+    def work():
+        try:
+            box["result"] = fn()
+        except BaseException as e:      # handed to the caller's thread
+            box["error"] = e
+
+    hits = []
+
+    def on_sigint(signum, frame):
+        if note and not hits and sys.stderr is not None:
+            sys.stderr.write("\n" + note + "\n")
+            sys.stderr.flush()
+        hits.append(signum)
+        stop.value = 1
+
+    old = None
+    if threading.current_thread() is threading.main_thread():
+        current = signal.getsignal(signal.SIGINT)
+        if current not in (signal.SIG_IGN, None):
+            old = current
+            signal.signal(signal.SIGINT, on_sigint)
+    worker = threading.Thread(target=work, name="vibro", daemon=True)
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(period)
+            if poll is not None:
+                poll()
+    finally:
+        if worker.is_alive():
+            stop.value = 1
+            worker.join()
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+    if "error" in box:
+        raise box["error"]
+    return box.get("result"), bool(hits)
+
+
+def in_notebook():
+    """Whether this Python is a Jupyter kernel (IPython with a kernel)."""
+    ip = sys.modules.get("IPython")
+    if ip is None or "ipykernel" not in sys.modules:
+        return False
+    try:
+        shell = ip.get_ipython()
+    except Exception:
+        return False
+    return shell is not None and getattr(shell, "kernel", None) is not None
