@@ -178,9 +178,9 @@ vb_h5_attr_read_int64(hid_t obj, const char *name, long *value)
 /* Create a 1-d, 2-d or 3-d float64/int64 dataset, contiguous, NaN-filled;
  * with early set, its space is allocated now and never filled (the
  * caller writes every byte of it, vb_stack_signal_offset). */
-hid_t
-vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
-              const char *units, int early)
+static hid_t
+dataset_create(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+               const char *units, int early, int scale)
 {
   hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
   hid_t ds = H5I_INVALID_HID;
@@ -189,7 +189,9 @@ vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsi
   if (space >= 0 && dcpl >= 0 &&
       (!H5Tequal(type, H5T_IEEE_F64LE) || H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0) &&
       (!early || (H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
-                  H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)))
+                  H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)) &&
+      (!scale || (H5Pset_attr_creation_order(dcpl, H5P_CRT_ORDER_TRACKED) >= 0 &&
+                  H5Pset_attr_phase_change(dcpl, 0, 0) >= 0)))
     ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   vb_h5_close(space);
   vb_h5_close(dcpl);
@@ -200,11 +202,27 @@ vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsi
   return ds;
 }
 
+/* A dataset, allocated early or when first written. */
+hid_t
+vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                    const char *units, int early)
+{
+  return dataset_create(loc, name, type, rank, dims, units, early, 0);
+}
+
 /* vb_h5_dataset_early, allocated when first written and NaN-filled. */
 hid_t
 vb_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const char *units)
 {
-  return vb_h5_dataset_early(loc, name, type, rank, dims, units, 0);
+  return dataset_create(loc, name, type, rank, dims, units, 0, 0);
+}
+
+/* A dataset to be a dimension scale: its attributes in dense storage. */
+hid_t
+vb_h5_scale_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                    const char *units)
+{
+  return dataset_create(loc, name, type, rank, dims, units, 0, 1);
 }
 
 /* Values in a row of a dataset of rank 1 to 3 (the product of its

@@ -39,6 +39,12 @@ hid_t vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, con
 /* vb_h5_dataset_early, allocated when first written and NaN-filled. */
 hid_t vb_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
                     const char *units);
+/* vb_h5_dataset for a dimension scale: its attributes are kept in dense
+ * storage (a version 2 object header), so that the list of the datasets
+ * attached to it can pass the 64 KiB an attribute of a compact header holds
+ * (about 5,000 datasets: 2,000 contacts recording their signals). */
+hid_t vb_h5_scale_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                          const char *units);
 /* Values in a row of a dataset of rank 1 to 3 (the product of its
  * dimensions after the first), or -1. */
 long vb_h5_row_values(hid_t ds);

@@ -105,15 +105,15 @@ signals_create(vb_stack *st, hid_t sg)
   for (b = 0; b < f->lay.first->nbodies; b++)
     modes[b] = H5I_INVALID_HID;
   d[0] = (hsize_t)st->rows;
-  st->scene = vb_h5_dataset(sg, "scene", H5T_STD_I64LE, 1, d, "1");
+  st->scene = vb_h5_scale_dataset(sg, "scene", H5T_STD_I64LE, 1, d, "1");
   rc |= st->scene < 0 || H5DSset_scale(st->scene, "scene") < 0 ? -1 : 0;
   if (st->interval > 0) {
     d[0] = (hsize_t)st->T;
-    st->time = vb_h5_dataset(sg, "time", H5T_IEEE_F64LE, 1, d, "s");
+    st->time = vb_h5_scale_dataset(sg, "time", H5T_IEEE_F64LE, 1, d, "s");
     rc |= st->time < 0 || H5DSset_scale(st->time, "time") < 0 ? -1 : 0;
   } else {
     d[0] = (hsize_t)st->T;
-    sample = vb_h5_dataset(sg, "sample", H5T_STD_I64LE, 1, d, "1");
+    sample = vb_h5_scale_dataset(sg, "sample", H5T_STD_I64LE, 1, d, "1");
     rc |= sample < 0 || H5DSset_scale(sample, "sample") < 0 ? -1 : 0;
     d[0] = (hsize_t)st->rows;
     d[1] = (hsize_t)st->T;
@@ -162,7 +162,7 @@ signals_create(vb_stack *st, hid_t sg)
         int64_t *k = malloc((size_t)(sd->nmodes + 1) * sizeof *k);
         int i;
         snprintf(name, sizeof name, "mode.%s", f->lay.first->bodies[sd->body].name);
-        modes[sd->body] = vb_h5_dataset(sg, name, H5T_STD_I64LE, 1, &nm, "1");
+        modes[sd->body] = vb_h5_scale_dataset(sg, name, H5T_STD_I64LE, 1, &nm, "1");
         for (i = 0; k && i < sd->nmodes; i++)
           k[i] = i;
         if (!k || modes[sd->body] < 0 || H5DSset_scale(modes[sd->body], name) < 0 ||

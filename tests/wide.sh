@@ -15,10 +15,12 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-wide.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
 
-# the scene: mass mK at v0 = 0.5 + (K mod 7) / 10 m/s against wall wK
-awk -v n="$n" 'BEGIN {
+# the scene of n contacts: mass mK at v0 = 0.5 + (K mod 7) / 10 m/s
+# against wall wK; record REC (a record block's text)
+scene() {
+awk -v n="$1" -v rec="$2" 'BEGIN {
   print "scene = { name = \"wide\"; fs = 44100.0; duration = 0.0005; gravity = 0.0; };"
-  print "record = { signals = []; };"
+  print rec
   print "bodies = ("
   for (i = 0; i < n; i++)
     printf "  { name = \"m%d\"; type = \"mass\"; mass = 0.01; u0 = 0.0; v0 = %.1f; },\n", i, 0.5 + (i % 7) / 10
@@ -29,7 +31,9 @@ awk -v n="$n" 'BEGIN {
   for (i = 0; i < n; i++)
     printf "  { name = \"c%d\"; between = [\"m%d\", \"w%d\"]; law = \"hunt-crossley\"; k = 1.0e9; alpha = 1.5; mu = 0.5; scheme = \"am1\"; }%s\n", i, i, i, i < n - 1 ? "," : ""
   print ");"
-}' >"$tmp/wide.cfg"
+}'
+}
+scene "$n" "record = { signals = []; };" >"$tmp/wide.cfg"
 
 expect 0 "$vibro" run "$tmp/wide.cfg" -o "$tmp/wide.h5" -j 1 --quiet
 expect 0 "$vibro" info "$tmp/wide.h5"
@@ -70,6 +74,22 @@ v0 = 0.5 + (np.arange(n) % 7) / 10
 # the faster mass compresses more: the order of x follows v0 within each class
 assert all(x[i] < x[i + 1] for i in range(6)), x[:7]
 assert np.array_equal(x[:7], x[7:14]), "the same v0 gives the same compression"
+PY
+
+# every signal recorded: 2,000 contacts attach 10,000 datasets to the scene
+# and time scales, whose list of them passes the 64 KiB of an attribute in a
+# compact object header ("out of memory writing a shard" before the scales
+# kept their attributes in dense storage)
+m=$((n < 2000 ? n : 2000))
+scene "$m" "" >"$tmp/rec.cfg"
+expect 0 "$vibro" run "$tmp/rec.cfg" -o "$tmp/rec.h5" -j 1 --quiet
+"$python" - "$tmp/rec.h5" "$m" >"$tmp/py.out" 2>&1 <<'PY' && ok || bad "recorded: $(tail -3 "$tmp/py.out")"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    m = int(sys.argv[2])
+    last = f["signals/contacts.c%d.force" % (m - 1)]
+    assert last.shape[0] == 1 and last[0].max() > 0
+    assert len(f["signals/scene"].attrs["REFERENCE_LIST"]) >= 5 * m
 PY
 
 echo "$pass passed, $fail failed"
