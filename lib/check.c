@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -27,15 +28,24 @@ line(char *buf, size_t len, const char *text)
  * starts engaged): p0 + v0 t + a0 t^2 / 2 = 0 with v0 + a0 t = v_in (as
  * vibro check says it). */
 static double
-onset_time(const vb_scene *sc, int c, double v_in)
+onset_time(const vb_contact_start *s)
 {
-  double p0, v0, a0, m;
-  vb_scene_contact_state(sc, c, &p0, &v0, &a0, &m);
-  if (!(p0 < 0.0))
+  if (!(s->p0 < 0.0))
     return 0.0;
-  if (a0 != 0.0)
-    return (v_in - v0) / a0 > 0.0 ? (v_in - v0) / a0 : 0.0;
-  return v0 > 0.0 ? -p0 / v0 : 0.0;
+  if (s->a0 != 0.0)
+    return (s->rate - s->v0) / s->a0 > 0.0 ? (s->rate - s->v0) / s->a0 : 0.0;
+  return s->v0 > 0.0 ? -s->p0 / s->v0 : 0.0;
+}
+
+/* Every contact's initial state from one island build (a build per
+ * contact made a scene of N contacts cost N^2); NULL when out of memory. */
+static vb_contact_start *
+starts(const vb_scene *sc)
+{
+  vb_contact_start *s = malloc(((size_t)sc->ncontacts + 1) * sizeof *s);
+  if (s)
+    vb_scene_contact_states(sc, s);
+  return s;
 }
 
 /* Whether contact c of a scene is shorter than its scheme resolves at the
@@ -43,22 +53,20 @@ onset_time(const vb_scene *sc, int c, double v_in)
  * s) into *t and its onset (s) into *t_on when there is an impact to
  * predict, else *t = NaN. */
 static int
-too_short(const vb_scene *sc, int c, double *t, double *t_on)
+too_short(const vb_scene *sc, int c, const vb_contact_start *s, double *t, double *t_on)
 {
   const vb_contact *ct = &sc->contacts[c];
   const vb_law_info *info = vb_law_info_of(ct->law.kind);
-  double m, v_in;
   vb_prediction pr;
 
   *t = NAN;
   if (!info || !info->papetti)
     return 0;
-  v_in = vb_scene_approach_rate(sc, c, &m);
-  if (!(v_in > 0.0))
+  if (!(s->rate > 0.0))
     return 0;
-  vb_law_predict(&ct->law, m, v_in, &pr);
+  vb_law_predict(&ct->law, s->meff, s->rate, &pr);
   *t = pr.duration;
-  *t_on = onset_time(sc, c, v_in);
+  *t_on = onset_time(s);
   return pr.duration * sc->fs < ct->scheme->min_contact_steps;
 }
 
@@ -71,7 +79,12 @@ vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
 {
   char text[512];
   int n = 0;
+  vb_contact_start *s = starts(sc);
 
+  if (!s) {
+    line(buf, len, "out of memory checking the contacts");
+    return 1;
+  }
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
     double dt = 1.0 / sc->fs, w, limit, used, t, t_on = 0.0;
@@ -86,7 +99,7 @@ vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
         n++;
       }
     }
-    if (too_short(sc, c, &t, &t_on)) {
+    if (too_short(sc, c, &s[c], &t, &t_on)) {
       snprintf(text, sizeof text,
                "contact '%s' lasts %.3g samples, shorter than the %d scheme '%s' resolves; "
                "raise fs above %.6g Hz",
@@ -104,6 +117,7 @@ vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
       n++;
     }
   }
+  free(s);
   return n;
 }
 
@@ -158,10 +172,13 @@ vb_study_warnings(const vb_study *st, char *buf, size_t len)
     vb_scene *sc;
     int any = 0;
     double t, t_on;
+    vb_contact_start *s;
     if (vb_study_scene(st, i, &sc, err, sizeof err) != VB_OK)
       continue;
-    for (int c = 0; c < sc->ncontacts; c++)
-      any |= too_short(sc, c, &t, &t_on);
+    s = starts(sc);
+    for (int c = 0; s && c < sc->ncontacts; c++)
+      any |= too_short(sc, c, &s[c], &t, &t_on);
+    free(s);
     if (any && first < 0)
       first = i;
     count += any;

@@ -3,7 +3,7 @@
  * the contact's bodies by their compliance.  The run decides when (the
  * x_max clip and the v_out impulse, events.c); this file says how. */
 #include <math.h>
-#include "internal.h"
+#include "island.h"
 
 /* Papetti 4.2 corrections, shared by compliance. */
 double
@@ -39,11 +39,8 @@ vb_island_correct(const vb_island_model *m, vb_island_state *s, int c, double dx
     s->hist[d].x += sx * dx;
     s->hist[d].rate += sv * dv;
   }
-  if (m->family == VB_FAMILY_EXPLICIT) {
-    vb_island_external(m, s->time, s->gen);
-    vb_island_accel(m, s->q, s->v, s->fbar, s->gen, s->acc);
-    vb_island_explicit_power(m, s, s->time, &s->power[0], &s->power[1]);
-  }
+  if (m->fam->refresh)
+    m->fam->refresh(m, s); /* explicit: accelerations and powers */
   vb_island_energy(m, s);
   double added = s->kinetic + s->potential - before;
   s->corrected += added;

@@ -147,7 +147,7 @@ static void
 open_impact(vb_run *run, int c, long n, double x_before, double rate_before)
 {
   const vb_island_model *m = model_of(run, c);
-  int lc = run->contact_local[c], three = m->family == VB_FAMILY_THREE_LEVEL;
+  int lc = run->contact_local[c], three = m->fam->levels == 3;
   const vb_chist *hc = &state_of(run, c)->hist[lc];
   const vb_contact *ct = &run->scene->contacts[c];
   const vb_law *law = &ct->law;
@@ -194,7 +194,7 @@ static int
 release(vb_run *run, int c, long n, double *e_now)
 {
   const vb_island_model *m = model_of(run, c);
-  int lc = run->contact_local[c], three = m->family == VB_FAMILY_THREE_LEVEL;
+  int lc = run->contact_local[c], three = m->fam->levels == 3;
   const vb_chist *hc = &state_of(run, c)->hist[lc];
   const vb_contact *ct = &run->scene->contacts[c];
   vb_tracker *tr = &run->trackers[c];
@@ -231,7 +231,7 @@ static int
 switch_side(vb_run *run, int c, long n, double x_before, double rate_before, double e_now)
 {
   const vb_island_model *m = model_of(run, c);
-  int three = m->family == VB_FAMILY_THREE_LEVEL;
+  int three = m->fam->levels == 3;
   const vb_chist *hc = &state_of(run, c)->hist[run->contact_local[c]];
   vb_tracker *tr = &run->trackers[c];
   tr->open = 0;

@@ -88,6 +88,43 @@ vb_h5_attr_string(hid_t obj, const char *name, const char *value)
   return rc;
 }
 
+/* Scalar fixed-length UTF-8 string attribute (NULL as ""): its bytes in
+ * the attribute's own message, none in the global heap. */
+int
+vb_h5_attr_fixed(hid_t obj, const char *name, const char *value)
+{
+  hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR);
+  int rc = -1;
+
+  if (!value)
+    value = "";
+  if (type >= 0 && H5Tset_size(type, strlen(value) + 1) >= 0 &&
+      H5Tset_strpad(type, H5T_STR_NULLTERM) >= 0 && H5Tset_cset(type, H5T_CSET_UTF8) >= 0)
+    rc = attr_write(obj, name, type, type, space, value);
+  if (vb_h5_close(type) < 0 || vb_h5_close(space) < 0)
+    rc = -1;
+  return rc;
+}
+
+/* Read a scalar fixed-length string attribute of type ftype; NULL on error. */
+static char *
+read_fixed(hid_t attr, hid_t ftype)
+{
+  size_t size = H5Tget_size(ftype);
+  hid_t mem = H5Tcopy(H5T_C_S1);
+  char *buf = size > 0 && size < ((size_t)1 << 30) ? calloc(size + 1, 1) : NULL;
+
+  /* HDF5 converts no string between character sets: the file's own */
+  if (buf == NULL || mem < 0 || H5Tset_size(mem, size + 1) < 0 ||
+      H5Tset_cset(mem, H5Tget_cset(ftype)) < 0 ||
+      H5Tset_strpad(mem, H5T_STR_NULLTERM) < 0 || H5Aread(attr, mem, buf) < 0) {
+    free(buf);
+    buf = NULL;
+  }
+  vb_h5_close(mem);
+  return buf;
+}
+
 /* Scalar float64 attribute. */
 int
 vb_h5_attr_double(hid_t obj, const char *name, double value)
@@ -146,6 +183,14 @@ vb_h5_attr_read_string(hid_t obj, const char *name)
   if (H5Aexists(obj, name) <= 0)
     return NULL;
   attr = H5Aopen(obj, name, H5P_DEFAULT);
+  type = attr >= 0 ? H5Aget_type(attr) : H5I_INVALID_HID;
+  if (type >= 0 && H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0) {
+    copy = read_fixed(attr, type);
+    vb_h5_close(type);
+    vb_h5_close(attr);
+    return copy;
+  }
+  vb_h5_close(type);
   type = vlen_string();
   if (attr >= 0 && type >= 0 && H5Aread(attr, type, &value) >= 0 && value) {
     copy = strdup(value);

@@ -20,11 +20,13 @@ void vb_h5_quiet_end(vb_h5quiet *q);
 int vb_h5_close(hid_t id);
 /* Scalar attributes; 0 or -1. */
 int vb_h5_attr_string(hid_t obj, const char *name, const char *value);
+/* Scalar fixed-length UTF-8 string (no global heap); 0 or -1. */
+int vb_h5_attr_fixed(hid_t obj, const char *name, const char *value);
 int vb_h5_attr_double(hid_t obj, const char *name, double value);
 int vb_h5_attr_int64(hid_t obj, const char *name, long value);
 /* A 1-d attribute of n variable-length UTF-8 strings; 0 or -1. */
 int vb_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n);
-/* Read a variable-length string attribute; the caller frees the copy (NULL
+/* Read a scalar string attribute (variable- or fixed-length); the caller frees the copy (NULL
  * if there is none). */
 char *vb_h5_attr_read_string(hid_t obj, const char *name);
 /* Read a scalar int64 attribute into *value; 0 or -1. */

@@ -75,7 +75,9 @@ load_shape_points(vb_loader *ld, const config_setting_t *g, const char *obj, vb_
 {
   static const char *const keys[] = {"name", "shape", NULL};
   const config_setting_t *list = vb_src_member(g, "points");
-  int i, rc;
+  int i, rc, first, dup = vb_src_first_duplicate(list, &first);
+  if (dup == -2)
+    return vb_src_fail(ld, g, obj, "out of memory");
   for (i = 0; i < b->npoints; i++) {
     const config_setting_t *p = config_setting_get_elem(list, (unsigned)i);
     const char *name = NULL;
@@ -89,9 +91,8 @@ load_shape_points(vb_loader *ld, const config_setting_t *g, const char *obj, vb_
       return rc;
     strcpy(b->points[i].name, name);
     snprintf(pobj, sizeof pobj, "%s point '%s'", obj, name);
-    for (int j = 0; j < i; j++)
-      if (strcmp(b->points[j].name, name) == 0)
-        return vb_src_fail(ld, vb_src_at(p, "name"), pobj, "duplicate point name");
+    if (i == dup)
+      return vb_src_fail(ld, vb_src_at(p, "name"), pobj, "duplicate point name");
     if ((rc = vb_src_array(ld, p, pobj, "shape", 1, 0, b->nmodes, &b->points[i].shape, NULL,
                            NULL)) != VB_OK)
       return rc;
@@ -144,7 +145,8 @@ load_preset(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *
     free(names);
     return vb_src_fail(ld, g, obj, "out of memory");
   }
-  rc = VB_OK;
+  int first, dup = vb_src_first_duplicate(list, &first);
+  rc = dup == -2 ? vb_src_fail(ld, g, obj, "out of memory") : VB_OK;
   for (i = 0; i < np && rc == VB_OK; i++) {
     const config_setting_t *pt = config_setting_get_elem(list, (unsigned)i);
     char qobj[3 * OBJECT_MAX];
@@ -156,9 +158,8 @@ load_preset(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *
              (rc = vb_src_check_name(ld, pt, qobj, names[i])) == VB_OK &&
              (rc = vb_src_number(ld, pt, qobj, "x", 1, &xy[i])) == VB_OK)
       rc = vb_src_number(ld, pt, qobj, "y", 0, &xy[np + i]);
-    for (int j = 0; rc == VB_OK && j < i; j++)
-      if (strcmp(names[j], names[i]) == 0)
-        rc = vb_src_fail(ld, pt, qobj, "duplicate point name '%s'", names[i]);
+    if (rc == VB_OK && i == dup)
+      rc = vb_src_fail(ld, pt, qobj, "duplicate point name '%s'", names[i]);
   }
   if (rc == VB_OK) {
     char msg[1024];

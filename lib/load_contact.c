@@ -7,17 +7,36 @@
 #include <string.h>
 
 #include "source.h"
+#include "scheme.h"
 
-/* Index of a body by name, or -1. */
+/* Index of a body by name, or -1 (-2 when out of memory), through the
+ * loader's index of the bodies (built on first use: the bodies are loaded
+ * before any contact or force). */
 static int
-find_body(const vb_scene *sc, const char *name)
+find_body(vb_loader *ld, const char *name)
 {
-  int i;
+  const vb_scene *sc = ld->scene;
 
-  for (i = 0; i < sc->nbodies; i++)
-    if (strcmp(sc->bodies[i].name, name) == 0)
-      return i;
-  return -1;
+  if (ld->bodies.item == NULL && sc->nbodies > 0 &&
+      vb_names_build(&ld->bodies, sc->bodies[0].name, sizeof sc->bodies[0], sc->nbodies) != VB_OK)
+    return -2;
+  return vb_names_find(&ld->bodies, name);
+}
+
+/* Index of point `name` of modal body b, or -1 (-2 when out of memory),
+ * through the loader's index of that body's points. */
+static int
+find_point(vb_loader *ld, int b, const char *name)
+{
+  const vb_body *body = &ld->scene->bodies[b];
+
+  if (ld->points == NULL && (ld->points = calloc((size_t)ld->scene->nbodies, sizeof *ld->points)) == NULL)
+    return -2;
+  if (ld->points[b].item == NULL && body->npoints > 0 &&
+      vb_names_build(&ld->points[b], body->points[0].name, sizeof body->points[0], body->npoints) !=
+          VB_OK)
+    return -2;
+  return vb_names_find(&ld->points[b], name);
 }
 
 /* Resolve "body" or "body.point" into a body and point index; a modal
@@ -36,7 +55,9 @@ resolve_point(vb_loader *ld, const config_setting_t *m, const char *obj, const c
     n = sizeof bname - 1;
   memcpy(bname, text, n);
   bname[n] = '\0';
-  *body = find_body(sc, bname);
+  *body = find_body(ld, bname);
+  if (*body == -2)
+    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene", ld->path);
   if (*body < 0) {
     valid[0] = '\0';
     for (j = 0; j < sc->nbodies; j++)
@@ -53,20 +74,24 @@ resolve_point(vb_loader *ld, const config_setting_t *m, const char *obj, const c
                          key, dot + 1, b->type, bname, bname);
     return VB_OK;
   }
+  j = dot != NULL ? find_point(ld, *body, dot + 1) : -1;
+  if (j == -2)
+    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene", ld->path);
+  if (j >= 0) {
+    *point = j;
+    return VB_OK;
+  }
+  /* the list of valid points only for the message */
   valid[0] = '\0';
   for (j = 0; j < b->npoints; j++) {
     char full[4 * VB_NAME_MAX + 4];
     snprintf(full, sizeof full, "%s.%s", bname, b->points[j].name);
     vb_list_add(valid, sizeof valid, full);
-    if (dot != NULL && strcmp(dot + 1, b->points[j].name) == 0)
-      *point = j;
   }
   if (dot == NULL)
     return vb_src_fail(ld, m, obj, "'%s' must name a point of modal object '%s' (valid: %s)", key,
                        bname, valid);
-  if (strcmp(dot + 1, b->points[*point].name) != 0)
-    return vb_src_fail(ld, m, obj, "'%s' names unknown point '%s' (valid: %s)", key, text, valid);
-  return VB_OK;
+  return vb_src_fail(ld, m, obj, "'%s' names unknown point '%s' (valid: %s)", key, text, valid);
 }
 
 /* Resolve the 'between' array of a contact into body and point indices. */
@@ -138,7 +163,7 @@ takes_s(const vb_scheme *s)
 static int
 has_velocity(const vb_scheme *s)
 {
-  return s->family != VB_FAMILY_THREE_LEVEL;
+  return vb_family_of(s->family)->velocity;
 }
 static int
 exact_duration(const vb_scheme *s)

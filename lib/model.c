@@ -28,106 +28,20 @@
  *   M/2 ((q1 - q)/dt)^2 + M Omega^2 q1 q / 2.
  * Explicit (verlet, position-verlet, heun, rk4): the scheme integrates
  *   the whole island's first-order system literally (solvers/).
+ * Energy-quadratised (sav): the three-level modes, with each contact's
+ *   force carried by an auxiliary variable psi (solvers/sav.c), which
+ *   makes the step linear in the new compressions: one linear solve, no
+ *   Newton.
+ * Each family is a row of step.c's table (vb_family_of): its `mode` hook
+ *   computes the coefficients above, its other hooks start and step.
  *
  * The contacts of an implicit island are solved together by the K-method
  * (solvers/kmethod.c) with the compliance K_cd = sum_j S_cj S_dj cc_j. */
-#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
-
-/* ----------------------------------------------------------- geometry */
-
-/* Displacement of a wall at time t (its position plus its drive). */
-static double
-wall_u(const vb_body *b, double t, double *rate)
-{
-  double r = 0.0, u = b->u0;
-  if (b->drive.kind != VB_DRIVE_NONE)
-    u += vb_drive_eval(&b->drive, t, &r);
-  *rate = r;
-  return u;
-}
-
-/* Part of contact ct's compression not carried by modes: walls and gap. */
-double
-vb_contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate)
-{
-  double x = -ct->gap, r = 0.0, rw;
-  /* a driven gap (a surface profile under a rolling ball) */
-  if (ct->gap_drive.kind != VB_DRIVE_NONE) {
-    x -= vb_drive_eval(&ct->gap_drive, t, &rw);
-    r -= rw;
-  }
-  if (sc->bodies[ct->a].kind == VB_BODY_WALL) {
-    x += wall_u(&sc->bodies[ct->a], t, &rw);
-    r += rw;
-  }
-  if (sc->bodies[ct->b].kind == VB_BODY_WALL) {
-    x -= wall_u(&sc->bodies[ct->b], t, &rw);
-    r -= rw;
-  }
-  *rate = r;
-  return x;
-}
-
-/* Whether a wall of contact ct or its gap is driven. */
-int
-vb_contact_driven(const vb_scene *sc, const vb_contact *ct)
-{
-  const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
-  return ct->gap_drive.kind != VB_DRIVE_NONE ||
-         (a->kind == VB_BODY_WALL && a->drive.kind != VB_DRIVE_NONE) ||
-         (b->kind == VB_BODY_WALL && b->drive.kind != VB_DRIVE_NONE);
-}
-
-/* ------------------------------------------------------- coefficients */
-
-/* Bilinear pre-warping: the continuous (omega'^2, sigma') whose trapezoidal
- * discretisation has the exact poles exp(s dt) of (omega, sigma). */
-static void
-warp_bilinear(double w0, double sig, double h, double *w2p, double *sigp)
-{
-  double disc = sig * sig - w0 * w0;
-  if (w0 == 0.0 && sig == 0.0) {
-    *w2p = 0.0;
-    *sigp = 0.0;
-  } else if (disc < 0.0) {
-    double complex s = -sig + I * sqrt(-disc);
-    double complex sp = (2.0 / h) * ctanh(s * h / 2.0);
-    *sigp = -creal(sp);
-    *w2p = creal(sp) * creal(sp) + cimag(sp) * cimag(sp);
-  } else {
-    double r = sqrt(disc);
-    double p1 = (2.0 / h) * tanh((-sig + r) * h / 2.0);
-    double p2 = (2.0 / h) * tanh((-sig - r) * h / 2.0);
-    *sigp = -0.5 * (p1 + p2);
-    *w2p = p1 * p2;
-  }
-}
-
-/* Exact centred recursion: a1 = z1 + z2, a2 = z1 z2 for z = exp(s dt), and
- * g = 1 + a2 - a1 computed without cancellation. */
-static void
-exact_centred(double w0, double sig, double h, double *a1, double *a2, double *g)
-{
-  double disc = sig * sig - w0 * w0;
-  if (disc < 0.0) {
-    double wd = sqrt(-disc), e = exp(-sig * h), one_e = -expm1(-sig * h);
-    double sn = sin(0.5 * wd * h);
-    *a1 = 2.0 * e * cos(wd * h);
-    *a2 = e * e;
-    *g = one_e * one_e + 4.0 * e * sn * sn;
-  } else {
-    double r = sqrt(disc);
-    double s1 = -sig + r, s2 = -sig - r;
-    *a1 = exp(s1 * h) + exp(s2 * h);
-    *a2 = exp((s1 + s2) * h);
-    *g = expm1(s1 * h) * expm1(s2 * h);
-  }
-}
+#include "model.h"
 
 /* ------------------------------------------------------------ storage */
 
@@ -254,14 +168,14 @@ vb_island_point_row(const vb_island_model *m, int b, int p)
 
 /* -------------------------------------------------------------- modes */
 
-/* Coefficients of mode j of a body at step h in the island's family
- * (see the header); VB_EINVAL with a message when it cannot be stepped. */
+/* Coefficients of mode k of a body (island mode j) from the island's
+ * family (its mode hook, step.c); VB_EINVAL with a message when it cannot
+ * be stepped. */
 static int
 mode_coefficients(builder *bd, const vb_scene *sc, const vb_body *b, int k, int j, char *err,
                   size_t errlen)
 {
   const vb_island_model *m = bd->m;
-  double h = m->dt, w0 = 2.0 * M_PI * b->freq[k], sg = b->sigma[k];
   bd->mass[j] = b->modal_mass[k];
   bd->gconst[j] = -sc->gravity * b->modal_mass[k] * b->gravity[k];
   if (b->freq[k] >= 0.5 * sc->fs)
@@ -270,45 +184,25 @@ mode_coefficients(builder *bd, const vb_scene *sc, const vb_body *b, int k, int 
                    "above the Nyquist frequency %g Hz (valid: raise scene.fs or drop the "
                    "mode)",
                    sc->path, b->line, b->name, k, b->freq[k], 0.5 * sc->fs);
-  if (m->family == VB_FAMILY_TWO_LEVEL) {
-    double w2p, sgp;
-    warp_bilinear(w0, sg, h, &w2p, &sgp);
-    double D = 2.0 / h + 2.0 * sgp + 0.5 * h * w2p;
-    bd->w2[j] = w2p;
-    bd->sig[j] = sgp;
-    bd->ca[j] = (2.0 / h + 2.0 * sgp - 0.5 * h * w2p) / D;
-    bd->cb[j] = 2.0 / D;
-    bd->cc[j] = h / (D * bd->mass[j]);
-    bd->dcoef[j] = 2.0 * bd->mass[j] * sgp * h;
-    bd->mw2[j] = bd->mass[j] * w2p;
-  } else if (m->family == VB_FAMILY_THREE_LEVEL) {
-    double a1, a2, g;
-    exact_centred(w0, sg, h, &a1, &a2, &g);
-    bd->ca[j] = a1;
-    bd->cb[j] = a2;
-    bd->w2[j] = 2.0 * g / ((1.0 + a2) * h * h);
-    bd->sig[j] = (1.0 - a2) / ((1.0 + a2) * h);
-    bd->cc[j] = 0.5 * h * h * (1.0 + a2) / bd->mass[j];
-    bd->dcoef[j] = 0.5 * bd->mass[j] * bd->sig[j] / h;
-    bd->mw2[j] = bd->mass[j] * bd->w2[j];
-    if (bd->w2[j] * h * h >= 4.0)
-      return vb_errf(err, errlen, VB_EINVAL,
-                     "%s:%d: body '%s': mode %d (%g Hz, sigma %g) "
-                     "has no positive discrete energy at fs %g for a three-level scheme "
-                     "(valid: raise scene.fs or use a two-level scheme)",
-                     sc->path, b->line, b->name, k, b->freq[k], sg, sc->fs);
-  } else {
-    bd->w2[j] = w0 * w0;
-    bd->sig[j] = sg;
-    double lim = m->scheme->stability_limit;
-    if (w0 * h > lim)
-      return vb_errf(err, errlen, VB_EINVAL,
-                     "%s:%d: body '%s': mode %d at %g Hz is beyond "
-                     "the stability limit of scheme '%s' (omega dt = %.3g > %g; valid: raise "
-                     "scene.fs above %.6g Hz or use a two-level or three-level scheme)",
-                     sc->path, b->line, b->name, k, b->freq[k], m->scheme->name, w0 * h, lim,
-                     w0 / lim);
-  }
+  const vb_mode_in in = {.freq = b->freq[k],
+                         .sigma = b->sigma[k],
+                         .mass = bd->mass[j],
+                         .fs = sc->fs,
+                         .dt = m->dt,
+                         .scheme = m->scheme};
+  vb_mode_coef c = {0};
+  char why[320] = "";
+  int rc = m->fam->mode(&in, &c, why, sizeof why);
+  bd->w2[j] = c.w2;
+  bd->sig[j] = c.sig;
+  bd->ca[j] = c.ca;
+  bd->cb[j] = c.cb;
+  bd->cc[j] = c.cc;
+  bd->dcoef[j] = c.dcoef;
+  bd->mw2[j] = c.mw2;
+  if (rc != VB_OK)
+    return vb_errf(err, errlen, rc, "%s:%d: body '%s': mode %d%s", sc->path, b->line, b->name, k,
+                   why);
   return VB_OK;
 }
 
@@ -400,9 +294,8 @@ island_contacts(builder *bd, const vb_scene *sc)
     for (int d = 0; d < nc; d++) {
       double k = 0.0;
       const double *rc = bd->S + (size_t)c * m->nmp, *rd = bd->S + (size_t)d * m->nmp;
-      if (m->family != VB_FAMILY_EXPLICIT)
-        for (int j = 0; j < nm; j++)
-          k += rc[j] * rd[j] * bd->cc[j];
+      for (int j = 0; j < nm; j++) /* cc = 0 in the explicit family: K = 0 */
+        k += rc[j] * rd[j] * bd->cc[j];
       bd->K[c * nc + d] = k;
     }
 }
@@ -425,6 +318,20 @@ check_exact_duration(const vb_island_model *m, const vb_scene *sc, char *err, si
                      "above %.6g Hz, or set saturate = true to use the limit)",
                      sc->path, ct->line, ct->name, w, M_PI / w, ct->scheme->name, limit,
                      M_PI / limit, steps, w * steps / M_PI);
+  }
+  return VB_OK;
+}
+
+/* A contact whose law its scheme cannot step (ops->accepts). */
+static int
+check_schemes(const vb_island_model *m, const vb_scene *sc, char *err, size_t errlen)
+{
+  for (int c = 0; c < m->nc; c++) {
+    const vb_contact *ct = &sc->contacts[m->contacts[c]];
+    char why[256] = "";
+    if (ct->scheme->ops->accepts && !ct->scheme->ops->accepts(ct, why, sizeof why))
+      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: contact '%s': scheme '%s' needs %s", sc->path,
+                     ct->line, ct->name, ct->scheme->name, why);
   }
   return VB_OK;
 }
@@ -479,6 +386,33 @@ moved_body(const vb_scene *sc, const vb_contact *ct)
   return sc->bodies[ct->a].kind != VB_BODY_WALL ? ct->a : ct->b;
 }
 
+/* "two-point/am1, three-point/quadratic, sav, or a single explicit scheme":
+ * the schemes of each family that can share an island, from the registry
+ * and the family table (so the message follows both). */
+static void
+family_choices(char *buf, size_t len)
+{
+  size_t n, at = 0;
+  const vb_scheme *const *all = vb_scheme_list(&n);
+  const char *single = NULL;
+  buf[0] = '\0';
+  for (int f = 0; vb_family_of((vb_family)f); f++) {
+    const char *sep = at ? ", " : "";
+    for (size_t i = 0; i < n; i++) {
+      if (all[i]->family != (vb_family)f)
+        continue;
+      if (vb_family_of((vb_family)f)->one_scheme) {
+        single = vb_family_of((vb_family)f)->name;
+        break;
+      }
+      at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s", sep, all[i]->name);
+      sep = "/";
+    }
+  }
+  if (single && at < len)
+    snprintf(buf + at, len - at, ", or a single %s scheme", single);
+}
+
 /* The first contact of each island (first[root]); VB_EINVAL when two
  * contacts of one island need different families or explicit schemes. */
 static int
@@ -493,7 +427,7 @@ island_families(const vb_scene *sc, int *parent, int *first, char *err, size_t e
     }
     const vb_contact *c0 = &sc->contacts[first[r]];
     int clash = c0->scheme->family != ct->scheme->family ||
-                (ct->scheme->family == VB_FAMILY_EXPLICIT && c0->scheme != ct->scheme);
+                (vb_family_of(ct->scheme->family)->one_scheme && c0->scheme != ct->scheme);
     if (!clash)
       continue;
     /* name a body the two contacts share, if they touch one */
@@ -502,94 +436,176 @@ island_families(const vb_scene *sc, int *parent, int *first, char *err, size_t e
       body = ct->a;
     else if (!walls[1] && (ct->b == c0->a || ct->b == c0->b))
       body = ct->b;
+    char valid[256];
+    family_choices(valid, sizeof valid);
     return vb_errf(err, errlen, VB_EINVAL,
                    "%s:%d: contact '%s': scheme '%s' cannot step body "
                    "'%s' together with contact '%s' (scheme '%s') in one island (valid: one "
-                   "family per island: two-point/am1, three-point/quadratic, or a single "
-                   "explicit scheme)",
+                   "family per island: %s)",
                    sc->path, ct->line, ct->name, ct->scheme->name, sc->bodies[body].name, c0->name,
-                   c0->scheme->name);
+                   c0->scheme->name, valid);
   }
   return VB_OK;
 }
 
-/* Lay out the bodies, recorded points, contacts and forces of the island
- * whose union-find root is `root`, each in name order. */
+/* The members of every island, each list in name order: island k's
+ * bodies are body[bstart[k] .. bstart[k + 1]), and so on (one pass over
+ * the scene for all islands, not one per island). */
+typedef struct {
+  int *body, *bstart;
+  int *contact, *cstart;
+  int *force, *fstart;
+} island_members;
+
+/* Bucket n objects (order[0..n), name order) by island: island_of(i) is
+ * an island number or -1; list/start as in island_members. */
 static void
-island_layout(builder *bd, const vb_scene *sc, int *parent, int root, const name_order *by)
+bucket(int n, const int *order, const int *island_of, int count, int *list, int *start)
+{
+  for (int k = 0; k <= count; k++)
+    start[k] = 0;
+  for (int k = 0; k < n; k++)
+    if (island_of[order[k]] >= 0)
+      start[island_of[order[k]] + 1]++;
+  for (int k = 0; k < count; k++)
+    start[k + 1] += start[k];
+  int *at = start + count + 1; /* [count] fill positions */
+  for (int k = 0; k < count; k++)
+    at[k] = start[k];
+  for (int k = 0; k < n; k++)
+    if (island_of[order[k]] >= 0)
+      list[at[island_of[order[k]]]++] = order[k];
+}
+
+/* Fill mem (one allocation, mem->body) for `count` islands numbered by
+ * root_island[root]; VB_OK or VB_ENOMEM. */
+static int
+members_build(const vb_scene *sc, int *parent, const int *root_island, int count,
+              const name_order *by, island_members *mem)
+{
+  int nb = sc->nbodies, nc = sc->ncontacts, nf = sc->nforces;
+  size_t n = (size_t)nb + nc + nf + 3 * (2 * (size_t)count + 2);
+  int *of = malloc(((size_t)(nb > nc ? (nb > nf ? nb : nf) : (nc > nf ? nc : nf)) + 1) * sizeof *of);
+  mem->body = malloc(n * sizeof *mem->body);
+  if (!of || !mem->body) {
+    free(of);
+    free(mem->body);
+    mem->body = NULL;
+    return VB_ENOMEM;
+  }
+  mem->contact = mem->body + nb;
+  mem->force = mem->contact + nc;
+  mem->bstart = mem->force + nf;
+  mem->cstart = mem->bstart + 2 * count + 2;
+  mem->fstart = mem->cstart + 2 * count + 2;
+  for (int i = 0; i < nb; i++)
+    of[i] = sc->bodies[i].kind != VB_BODY_WALL ? root_island[find(parent, i)] : -1;
+  bucket(nb, by->bodies, of, count, mem->body, mem->bstart);
+  for (int c = 0; c < nc; c++)
+    of[c] = root_island[find(parent, moved_body(sc, &sc->contacts[c]))];
+  bucket(nc, by->contacts, of, count, mem->contact, mem->cstart);
+  for (int f = 0; f < nf; f++)
+    of[f] = root_island[find(parent, sc->forces[f].body)];
+  bucket(nf, by->forces, of, count, mem->force, mem->fstart);
+  free(of);
+  return VB_OK;
+}
+
+/* Lay out the bodies, recorded points, contacts and forces of island k,
+ * each in name order. */
+static void
+island_layout(builder *bd, const vb_scene *sc, const island_members *mem, int k)
 {
   vb_island_model *m = bd->m;
   int at = 0, ib = 0, row = 0;
-  for (int k = 0; k < sc->nbodies; k++) {
-    int i = by->bodies[k];
-    if (sc->bodies[i].kind != VB_BODY_WALL && find(parent, i) == root) {
-      const vb_body *b = &sc->bodies[i];
-      bd->bodies[ib] = i;
-      bd->point_first[ib] = row;
-      bd->offsets[ib++] = at;
-      /* recorded point rows over the island's modes */
-      for (int pt = 0; pt < (b->kind == VB_BODY_MODAL ? b->npoints : 1); pt++, row++) {
-        for (int j = 0; j < b->nmodes; j++)
-          bd->P[(size_t)row * m->nmp + at + j] = b->points[pt].shape[j];
-        bd->point_from[row] = at / 8 * 8;
-        bd->point_to[row] = (at + b->nmodes + 7) / 8 * 8;
-      }
-      at += b->nmodes;
+  for (int q = mem->bstart[k]; q < mem->bstart[k + 1]; q++) {
+    int i = mem->body[q];
+    const vb_body *b = &sc->bodies[i];
+    bd->bodies[ib] = i;
+    bd->point_first[ib] = row;
+    bd->offsets[ib++] = at;
+    /* recorded point rows over the island's modes */
+    for (int pt = 0; pt < (b->kind == VB_BODY_MODAL ? b->npoints : 1); pt++, row++) {
+      for (int j = 0; j < b->nmodes; j++)
+        bd->P[(size_t)row * m->nmp + at + j] = b->points[pt].shape[j];
+      bd->point_from[row] = at / 8 * 8;
+      bd->point_to[row] = (at + b->nmodes + 7) / 8 * 8;
     }
+    at += b->nmodes;
   }
   int ic = 0;
-  for (int k = 0; k < sc->ncontacts; k++) {
-    int c = by->contacts[k];
-    if (find(parent, moved_body(sc, &sc->contacts[c])) == root) {
-      bd->cts[ic] = sc->contacts[c];
-      bd->contacts[ic++] = c;
-    }
+  for (int q = mem->cstart[k]; q < mem->cstart[k + 1]; q++) {
+    int c = mem->contact[q];
+    bd->cts[ic] = sc->contacts[c];
+    bd->contacts[ic++] = c;
   }
   int jf = 0;
-  for (int k = 0; k < sc->nforces; k++) {
-    int f = by->forces[k];
-    if (find(parent, sc->forces[f].body) == root) {
-      bd->forces[jf] = f;
-      bd->force_mode[jf++] = body_offset(m, sc->forces[f].body);
-    }
+  for (int q = mem->fstart[k]; q < mem->fstart[k + 1]; q++) {
+    int f = mem->force[q];
+    bd->forces[jf] = f;
+    bd->force_mode[jf++] = body_offset(m, sc->forces[f].body);
   }
 }
 
-/* Compile island k (union-find root `root`, first contact `first`, or -1
- * for a body in no contact). */
+/* Most contacts on one island: its contact solve holds a dense nc x nc
+ * compliance (8 nc^2 bytes, 512 MiB here) and forms it in nc^2 x modes
+ * operations, so a larger island would take minutes and gigabytes before
+ * its first step (README, "Limits"). */
+#define ISLAND_CONTACTS_MAX 8192
+
+/* Refuse an island of more than ISLAND_CONTACTS_MAX contacts, naming the
+ * first contact past the cap (in name order) and a body of the island. */
 static int
-island_compile(vb_model *md, int k, int *parent, int root, int first, const name_order *by,
-               char *err, size_t errlen)
+check_island_size(const vb_scene *sc, const island_members *mem, int k, char *err, size_t errlen)
+{
+  int nc = mem->cstart[k + 1] - mem->cstart[k];
+  if (nc <= ISLAND_CONTACTS_MAX)
+    return VB_OK;
+  const vb_contact *ct = &sc->contacts[mem->contact[mem->cstart[k] + ISLAND_CONTACTS_MAX]];
+  return vb_errf(err, errlen, VB_EINVAL,
+                 "%s:%d: contact '%s': the island of body '%s' (the bodies its contacts join) "
+                 "has %d contacts, more than the %d one island may have: its dense compliance "
+                 "would take %.3g GiB (valid: at most %d contacts on the bodies of one island)",
+                 sc->path, ct->line, ct->name, sc->bodies[mem->body[mem->bstart[k]]].name, nc,
+                 ISLAND_CONTACTS_MAX, 8.0 * nc * (double)nc / 1073741824.0, ISLAND_CONTACTS_MAX);
+}
+
+/* Compile island k (members mem, first contact `first`, or -1 for a body
+ * in no contact). */
+static int
+island_compile(vb_model *md, int k, const island_members *mem, int first, char *err,
+               size_t errlen)
 {
   const vb_scene *sc = md->scene;
   vb_island_model *m = &md->islands[k];
-  int nm = 0, nc = 0, nf = 0, nb = 0, npts = 0;
-  for (int i = 0; i < sc->nbodies; i++)
-    if (sc->bodies[i].kind != VB_BODY_WALL && find(parent, i) == root) {
-      nm += sc->bodies[i].nmodes;
-      npts += sc->bodies[i].kind == VB_BODY_MODAL ? sc->bodies[i].npoints : 1;
-      nb++;
-    }
-  for (int c = 0; c < sc->ncontacts; c++)
-    nc += find(parent, moved_body(sc, &sc->contacts[c])) == root;
-  for (int f = 0; f < sc->nforces; f++)
-    nf += find(parent, sc->forces[f].body) == root;
+  int nm = 0, npts = 0, nb = mem->bstart[k + 1] - mem->bstart[k];
+  int nc = mem->cstart[k + 1] - mem->cstart[k], nf = mem->fstart[k + 1] - mem->fstart[k];
+  for (int q = mem->bstart[k]; q < mem->bstart[k + 1]; q++) {
+    const vb_body *b = &sc->bodies[mem->body[q]];
+    nm += b->nmodes;
+    npts += b->kind == VB_BODY_MODAL ? b->npoints : 1;
+  }
+  int rc = check_island_size(sc, mem, k, err, errlen);
+  if (rc != VB_OK)
+    return rc;
   m->scene = sc;
   m->dt = md->dt;
   builder bd;
   if (island_alloc(&bd, m, nm, nc, nf, nb, npts) != VB_OK)
     return VB_ENOMEM;
   m->family = first >= 0 ? sc->contacts[first].scheme->family : VB_FAMILY_TWO_LEVEL;
-  m->scheme = m->family == VB_FAMILY_EXPLICIT ? sc->contacts[first].scheme : NULL;
-  island_layout(&bd, sc, parent, root, by);
-  int rc = island_modes(&bd, sc, err, errlen);
+  m->fam = vb_family_of(m->family);
+  m->scheme = m->fam->one_scheme ? sc->contacts[first].scheme : NULL;
+  island_layout(&bd, sc, mem, k);
+  rc = island_modes(&bd, sc, err, errlen);
   if (rc != VB_OK)
     return rc;
   island_contacts(&bd, sc);
   m->has_gen = m->nf > 0;
   for (int j = 0; j < m->nm; j++)
     m->has_gen |= m->gconst[j] != 0.0;
-  return check_exact_duration(m, sc, err, errlen);
+  rc = check_schemes(m, sc, err, errlen);
+  return rc != VB_OK ? rc : check_exact_duration(m, sc, err, errlen);
 }
 
 /* Where each body and contact lives. */
@@ -621,6 +637,7 @@ vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
   int *parent = malloc((4 * ((size_t)nb + 1) + (size_t)nc + (size_t)nf + 2) * sizeof(int));
   named *tmp = malloc(((size_t)most + 1) * sizeof *tmp);
   vb_model *md = calloc(1, sizeof *md);
+  island_members mem = {0};
   *out = NULL;
   if (!parent || !tmp || !md)
     goto nomem;
@@ -661,18 +678,18 @@ vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
   md->body_offset = md->body_island + nb;
   if ((rc = island_families(sc, parent, first, err, errlen)) != VB_OK)
     goto fail;
+  if (members_build(sc, parent, root_island, count, &by, &mem) != VB_OK)
+    goto nomem;
   for (int k = 0; k < count; k++) {
-    int root = -1;
-    for (int i = 0; i < nb && root < 0; i++)
-      if (sc->bodies[i].kind != VB_BODY_WALL && root_island[find(parent, i)] == k)
-        root = find(parent, i);
-    rc = island_compile(md, k, parent, root, first[root], &by, err, errlen);
+    int root = find(parent, mem.body[mem.bstart[k]]); /* an island has a body */
+    rc = island_compile(md, k, &mem, first[root], err, errlen);
     if (rc == VB_ENOMEM)
       goto nomem;
     if (rc != VB_OK)
       goto fail;
   }
   model_index(md);
+  free(mem.body);
   free(parent);
   free(tmp);
   *out = md;
@@ -680,6 +697,7 @@ vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
 nomem:
   rc = vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory building islands", sc->name);
 fail:
+  free(mem.body);
   free(parent);
   free(tmp);
   vb_model_free(md);

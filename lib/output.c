@@ -151,14 +151,15 @@ owner_rank(const char *name)
 
 /* Create OUT.part/ or check the one there; open it. */
 static int
-part_dir(const char *path, const char *part, int *dirfd, char *err, size_t errlen)
+part_dir(const char *path, const char *part, int *dirfd, int *created, char *err, size_t errlen)
 {
   struct stat st;
   DIR *d;
   struct dirent *e;
   int fd;
 
-  if (mkdir(part, 0777) < 0 && errno != EEXIST)
+  *created = mkdir(part, 0777) == 0;
+  if (!*created && errno != EEXIST)
     return vb_errf_first(err, errlen, VB_EIO, "%s: cannot create %s: %s", path, part,
                          strerror(errno));
   if (lstat(part, &st) < 0)
@@ -314,6 +315,28 @@ output_release(vb_output *o)
   free(o);
 }
 
+/* A fresh start (not VB_RESTART) over an OUT.part/ whose manifests list
+ * finished scenes of this input is refused: finished work is never
+ * deleted without being asked. */
+static int
+refuse_finished(const vb_output *o, const vb_output_layout *lay, char *err, size_t errlen)
+{
+  shard *list = NULL;
+  long n = 0, k, scenes = 0;
+  int rc = vb_shards_verified(o->dirfd, o->part, lay, o->input_crc, 0, &list, &n, err, errlen);
+
+  for (k = 0; k < n; k++)
+    scenes += list[k].rows;
+  free(list);
+  if (rc != VB_OK || scenes == 0)
+    return rc;
+  return vb_errf_first(err, errlen, VB_EINVAL,
+                       "%s: %s holds %ld finished scene%s of this study: run again with "
+                       "--resume to keep %s, or with --restart to discard %s",
+                       o->path, o->part, scenes, scenes == 1 ? "" : "s",
+                       scenes == 1 ? "it" : "them", scenes == 1 ? "it" : "them");
+}
+
 /* Open OUT.part/ for writing. */
 int
 vb_output_open(const char *path, const vb_output_layout *lay, int resume, int rank, vb_output **out,
@@ -357,17 +380,18 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
   o->fmt.wb = &o->wb;
   o->input_crc = vb_input_crc(lay);
   if (rc == VB_OK)
-    rc = part_dir(path, o->part, &o->dirfd, err, errlen);
+    rc = part_dir(path, o->part, &o->dirfd, &o->created, err, errlen);
   if (rc == VB_OK)
     rc = take_lock(o);
-  if (rc == VB_OK && resume)
-    rc = vb_shards_verified(o->dirfd, o->part, lay->source, o->input_crc, 1, &kept, &nkept, err,
-                            errlen);
+  if (rc == VB_OK && resume == 0)
+    rc = refuse_finished(o, lay, err, errlen);
+  if (rc == VB_OK && resume == 1)
+    rc = vb_shards_verified(o->dirfd, o->part, lay, o->input_crc, 1, &kept, &nkept, err, errlen);
   for (k = 0; rc == VB_OK && k < nkept; k++)
     if (vb_shard_scenes(o->part, &kept[k], lay->nscenes, NULL, o->complete, o->codes, &o->ndone,
                         &T) < 0)
       rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot read %s/%s", path, o->part, kept[k].name);
-  if (rc == VB_OK && part_clean(o, kept, nkept, !resume) < 0)
+  if (rc == VB_OK && part_clean(o, kept, nkept, resume != 1) < 0)
     rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot clean %s: %s", path, o->part,
                        strerror(errno));
   for (k = 0; k < nkept; k++)
@@ -386,11 +410,23 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
   o->err = NULL;
   o->errlen = 0;
   if (rc != VB_OK) {
+    vb_output_discard(o);
     vb_output_free(o);
     return rc;
   }
   *out = o;
   return VB_OK;
+}
+
+/* After a failed run: remove OUT.part/ when it is all this run's work
+ * and holds nothing finished (this run created it, under its lock, and no
+ * scene is in a shard), so that an exit 1 leaves no output behind; an
+ * OUT.part/ the user had, or one with finished scenes, stays. */
+void
+vb_output_discard(vb_output *o)
+{
+  if (o && o->created && o->ndone == 0 && o->next_shard == 0)
+    o->discard = 1;
 }
 
 /* Whether a scene is in a shard. */
@@ -756,6 +792,8 @@ vb_output_free(vb_output *o)
   vb_laid_free(o);
   if (o->manifd >= 0)
     close(o->manifd);
+  if (o->discard && o->dirfd >= 0)
+    vb_part_remove(o->dirfd, o->part); /* under the lock, still held */
   if (o->lockfd >= 0)
     close(o->lockfd);
   if (o->dirfd >= 0)

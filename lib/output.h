@@ -274,6 +274,9 @@ void vb_writeback(int fd);
 int vb_sync_path(const char *path, int dir);
 /* Remove OUT.part/ (open as dirfd) and every file in it. */
 void vb_part_remove(int dirfd, const char *part);
+/* After a failed run: have vb_output_free remove OUT.part/ when this run
+ * created it and no scene of it is in a shard (nothing the user had). */
+void vb_output_discard(vb_output *o);
 /* "PART/NAME", malloc'ed. */
 char *vb_part_file(const char *part, const char *name);
 
@@ -337,10 +340,16 @@ int vb_shard_name_parse(const char *name, int *rank, long *number);
 /* Format a shard's manifest line (with its own CRC) into line. */
 void vb_manifest_line(char *line, size_t len, const vb_shard *s, unsigned long input_crc);
 /* The shards the manifests of OUT.part/ list for this input; with check,
- * only those whose size and CRC-32 match.  *out is freed by the caller. */
-int vb_shards_verified(int dirfd, const char *part, const char *source, unsigned long input_crc,
-                       int check, vb_shard **out, long *nout, char *err, size_t errlen);
-/* CRC-32 of the input text: what a manifest line was run for. */
+ * only those whose size and CRC-32 match, and a line of another input is
+ * refused naming the file of lay (not NULL with check) that changed;
+ * without check, those of the listed size (of this input when lay is not
+ * NULL, of any input when it is).  *out
+ * is freed by the caller. */
+int vb_shards_verified(int dirfd, const char *part, const vb_output_layout *lay,
+                       unsigned long input_crc, int check, vb_shard **out, long *nout, char *err,
+                       size_t errlen);
+/* The identity of the input (its text and every file lay->inputs lists):
+ * what a manifest line was run for. */
 unsigned long vb_input_crc(const vb_output_layout *lay);
 
 #endif

@@ -258,6 +258,7 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
       vb_h5_attr_string(st->file, "vibro_version", vb_version()) < 0 ||
       vb_h5_attr_string(st->file, "input", l->input) < 0 ||
       vb_h5_attr_string(st->file, "source", l->source) < 0 ||
+      (l->inputs && vb_h5_attr_fixed(st->file, "inputs", l->inputs) < 0) ||
       vb_h5_attr_int64(st->file, "scenes", rows) < 0)
     goto done;
   study = st->study = H5Gcreate2(st->file, "study", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

@@ -213,12 +213,60 @@ vb_manifest_line(char *line, size_t len, const shard *s, unsigned long input_crc
            (unsigned long)crc32(0L, (const Bytef *)line, (uInt)n));
 }
 
+/* The CRC-32 listed for `path` in an inputs text ("PATH CRC32\n" lines);
+ * -1 when it is not listed. */
+static long
+listed_crc(const char *list, const char *path)
+{
+  size_t n = strlen(path);
+  const char *p;
+  unsigned long crc;
+
+  for (p = list; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+    if (strncmp(p, path, n) == 0 && p[n] == ' ' && sscanf(p + n + 1, "%lx", &crc) == 1)
+      return (long)crc;
+  return -1;
+}
+
+/* Name in buf the first file of the input that differs from what shard
+ * `name` was run from (its root attribute `inputs`): "'inc.cfg' changed"
+ * or "'old.csv' is no longer read"; "" when the shard does not say. */
+static void
+input_changed(const char *part, const char *name, const char *now, char *buf, size_t size)
+{
+  char *path = vb_part_file(part, name), *then = NULL, file[4096];
+  const char *lists[2], *p;
+  hid_t f = path ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
+  int k;
+
+  buf[0] = '\0';
+  if (f >= 0)
+    then = vb_h5_attr_read_string(f, "inputs");
+  vb_h5_close(f);
+  free(path);
+  lists[0] = now;
+  lists[1] = then;
+  for (k = 0; then && now && k < 2 && !buf[0]; k++)
+    for (p = lists[k]; *p && !buf[0]; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+      const char *sp = strchr(p, ' ');
+      size_t n = sp ? (size_t)(sp - p) : 0;
+      if (n == 0 || n >= sizeof file)
+        continue;
+      memcpy(file, p, n);
+      file[n] = '\0';
+      if (listed_crc(lists[1 - k], file) != listed_crc(lists[k], file))
+        snprintf(buf, size, " ('%s' %s since)", file, k == 0 ? "changed" : "is no longer read");
+    }
+  free(then);
+}
+
 /* Read every manifest in OUT.part/: the listed shards whose size and
  * CRC-32 match (their scenes read from the shard), in *out.  A line for
- * another input is an error (VB_EINVAL). */
+ * another input is an error (VB_EINVAL) naming the file that changed. */
 int
-vb_shards_verified(int dirfd, const char *part, const char *source, unsigned long input_crc,
-                   int check, shard **out, long *nout, char *err, size_t errlen)
+vb_shards_verified(int dirfd, const char *part, const vb_output_layout *lay,
+                   unsigned long input_crc, int check, shard **out, long *nout, char *err,
+                   size_t errlen)
 {
   DIR *d;
   struct dirent *e;
@@ -258,12 +306,16 @@ vb_shards_verified(int dirfd, const char *part, const char *source, unsigned lon
       if (strchr(line, '\n') == NULL || line_parse(line, &s, &icrc) != 0)
         continue; /* torn or damaged line: its shard is not listed */
       if (check && icrc != input_crc) {
+        char what[4200];
+        input_changed(part, s.name, lay->inputs, what, sizeof what);
         rc = vb_errf_first(err, errlen, VB_EINVAL,
-                           "%s was written for a different input than %s; run "
+                           "%s was written for a different input than %s%s; run "
                            "without --resume to start over",
-                           part, source);
+                           part, lay->source, what);
         break;
       }
+      if (!check && lay != NULL && icrc != input_crc)
+        continue; /* listing: the lines of this input only */
       if (check && ((long)vb_file_crc(dirfd, s.name, 0, &size) != (long)s.crc || size != s.size))
         continue; /* damaged or missing: its scenes are run again */
       if (!check) {
@@ -420,16 +472,25 @@ int
 vb_part_verified(int dirfd, const char *part, const vb_output_layout *lay, int check,
                  vb_shard **out, long *nout, char *err, size_t errlen)
 {
-  return vb_shards_verified(dirfd, part, lay->source, vb_input_crc(lay), check, out, nout, err,
-                            errlen);
+  return vb_shards_verified(dirfd, part, lay, vb_input_crc(lay), check, out, nout, err, errlen);
 }
 
-/* CRC-32 of the input text. */
+/* The identity of the input: the CRC-32 of the study text, continued over
+ * the CRC-32 (its 8 hex digits) of every other file the load read, in
+ * order (lay->inputs' lines after the first).  A study that reads no
+ * other file keeps the identity of earlier versions, the text's CRC. */
 unsigned long
 vb_input_crc(const vb_output_layout *lay)
 {
-  const char *t = lay->input ? lay->input : "";
-  return crc32(0L, (const Bytef *)t, (uInt)strlen(t));
+  const char *t = lay->input ? lay->input : "", *p = lay->inputs, *eol;
+  uLong crc = crc32(0L, (const Bytef *)t, (uInt)strlen(t));
+
+  if (p == NULL || (p = strchr(p, '\n')) == NULL)
+    return crc;
+  for (p++; (eol = strchr(p, '\n')) != NULL; p = eol + 1)
+    if (eol - p >= 9 && eol[-9] == ' ')
+      crc = crc32(crc, (const Bytef *)eol - 8, 8);
+  return crc;
 }
 
 /* The shards of a running study. */
@@ -456,7 +517,7 @@ vb_output_running(const char *path, char ***paths, long *n, char *err, size_t er
     free(part);
     return rc;
   }
-  rc = vb_shards_verified(dirfd, part, path, 0, 0, &list, &count, err, errlen);
+  rc = vb_shards_verified(dirfd, part, NULL, 0, 0, &list, &count, err, errlen);
   close(dirfd);
   if (rc == VB_OK && count > 0) {
     *paths = calloc((size_t)count, sizeof **paths);

@@ -38,6 +38,8 @@ struct vb_output {
   vb_format fmt;
   char *path, *part;
   int dirfd, lockfd, manifd, rank;
+  int created; /* this run created OUT.part/ (mkdir) */
+  int discard; /* remove OUT.part/ when freed (vb_output_discard) */
   unsigned long input_crc;
   unsigned char *complete; /* [nscenes] */
   int *codes;              /* [nscenes] */

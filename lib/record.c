@@ -28,6 +28,15 @@ contact_potential(const vb_run *run, int c)
   return isnan(x) ? x : vb_law_potential(&is->act[run->contact_local[c]].law, x);
 }
 
+/* Contact c's scheme state, its first double (sav: psi, J^(1/2)); NaN for
+ * a scheme without state. */
+static double
+contact_aux(const vb_run *run, int c)
+{
+  const vb_chist *h = &run->states[run->contact_island[c]]->hist[run->contact_local[c]];
+  return h->st ? h->st[0] : NAN;
+}
+
 /* The recorded signals, in the order of the recording.  The energies
  * follow vb_energy. */
 static const vb_signal table[] = {
@@ -45,6 +54,9 @@ static const vb_signal table[] = {
     {"force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)", NULL, 0},
     {"potential", "J", VB_SIGNAL_CONTACT, "the law's potential V(x) at the compression",
      contact_potential, 1},
+    {"aux", "J^(1/2)", VB_SIGNAL_CONTACT,
+     "the scheme's auxiliary variable (sav: psi, sqrt(2 V) as stepped); NaN without one",
+     contact_aux, 1},
 };
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };

@@ -361,3 +361,14 @@ vb_run_contact_mass(const vb_run *run, int contact)
 {
   return run->model->islands[run->contact_island[contact]].meff[run->contact_local[contact]];
 }
+
+/* Largest drift of a scheme's state from its definition, over the islands. */
+double
+vb_run_state_drift(const vb_run *run)
+{
+  double worst = NAN;
+  for (int i = 0; i < run->nislands; i++)
+    if (!isnan(run->states[i]->state_drift))
+      worst = isnan(worst) ? run->states[i]->state_drift : fmax(worst, run->states[i]->state_drift);
+  return worst;
+}

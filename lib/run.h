@@ -4,6 +4,7 @@
 #define VIBRO_RUN_H
 
 #include "internal.h"
+#include "island.h"
 
 /* Event bookkeeping of one contact. */
 typedef struct {

@@ -13,6 +13,7 @@
 
 #include "source.h"
 #include "sweep.h"
+#include "model.h"
 
 /* Largest number of steps a scene may ask for (keeps lround defined). */
 #define MAX_STEPS 1e15
@@ -279,10 +280,50 @@ load_root(vb_loader *ld, const config_setting_t *root)
   return check_overflow(ld, root);
 }
 
+/* Impact rate at which a contact's analytic predictions must be finite
+ * (m/s): a denormal k (4.9e-324) or an overflowing alpha (1e308) makes
+ * them inf or NaN at any rate. */
+#define PREDICT_CHECK_RATE 1.0
+
+/* Refuse a contact whose law parameters make its analytic predictions
+ * (x_max, v_out, contact time: the events' *_pred columns) non-finite,
+ * rather than run it to "done" with inf predictions. */
+static int
+check_predictions(const vb_scene *sc, const vb_model *md, char *err, size_t errlen)
+{
+  for (int c = 0; c < sc->ncontacts; c++) {
+    const vb_contact *ct = &sc->contacts[c];
+    const vb_law_info *info = vb_law_info_of(ct->law.kind);
+    double m = md->islands[md->contact_island[c]].meff[md->contact_local[c]];
+    vb_prediction pr;
+    char what[256] = "", num[32];
+    size_t used = 0;
+
+    if (!info || !info->papetti || !isfinite(m))
+      continue;
+    vb_law_predict(&ct->law, m, PREDICT_CHECK_RATE, &pr);
+    /* (v_out_exact alone may be NaN: beyond the double range for a large
+     * mu v_in, analytic.c; it is no sign of a broken parameter) */
+    if (isfinite(pr.x_max) && isfinite(pr.duration) && !isinf(pr.v_out_exact))
+      continue;
+    for (const vb_law_param *p = info->params; p && p->key && used < sizeof what; p++)
+      used += (size_t)snprintf(what + used, sizeof what - used, "%s%s = %s", used ? ", " : "",
+                               p->key, vb_number_text(vb_law_param_value(&ct->law, p), num, sizeof num));
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s:%d: contact '%s': %s give non-finite analytic predictions (x_max %g m, "
+                   "v_out %g m/s, contact time %g s at an impact of %g m/s, effective mass %g kg) "
+                   "(valid: law parameters of normal size, whose predictions are finite)",
+                   sc->path, ct->line, ct->name, what, pr.x_max, pr.v_out_exact, pr.duration,
+                   PREDICT_CHECK_RATE, m);
+  }
+  return VB_OK;
+}
+
 /* Validate a parsed document into a new scene; the common part of all
  * loaders. */
 static int
-load_parsed(const vb_source *src, const config_t *cfg, vb_scene **out, char *err, size_t errlen)
+load_parsed(const vb_source *src, const config_t *cfg, int shared, vb_scene **out, char *err,
+            size_t errlen)
 {
   vb_loader ld;
   vb_scene *sc;
@@ -290,17 +331,26 @@ load_parsed(const vb_source *src, const config_t *cfg, vb_scene **out, char *err
 
   *out = NULL;
   sc = calloc(1, sizeof *sc);
+  /* a study's scenes share its text: a copy each made N scenes of a
+   * `values` list of N values cost N^2 */
+  if (sc != NULL && shared) {
+    sc->input = src->text;
+    sc->input_shared = 1;
+  }
   if (sc == NULL || (sc->path = strdup(src->path)) == NULL ||
-      (sc->input = strdup(src->text)) == NULL) {
+      (!shared && (sc->input = strdup(src->text)) == NULL)) {
     vb_scene_free(sc);
     return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the scene", src->path);
   }
   vb_loader_init(&ld, src, err, errlen, sc);
   rc = load_root(&ld, config_root_setting(cfg));
+  vb_loader_clear(&ld);
   if (rc == VB_OK) {
     /* islands: one family each, every mode steppable at this rate */
     vb_model *model;
     rc = vb_model_compile(sc, &model, err, errlen);
+    if (rc == VB_OK)
+      rc = check_predictions(sc, model, err, errlen);
     vb_model_free(model);
   }
   if (rc != VB_OK) {
@@ -321,7 +371,7 @@ load_source(const vb_source *src, vb_scene **out, char *err, size_t errlen)
   *out = NULL;
   rc = vb_source_parse(src, &cfg, err, errlen);
   if (rc == VB_OK)
-    rc = load_parsed(src, &cfg, out, err, errlen);
+    rc = load_parsed(src, &cfg, 0, out, err, errlen);
   config_destroy(&cfg);
   return rc;
 }
@@ -335,7 +385,7 @@ vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, char *
 
   if (config_setting_get_member(root, "sweep") != NULL)
     config_setting_remove(root, "sweep");
-  return load_parsed(src, cfg, out, err, errlen);
+  return load_parsed(src, cfg, 1, out, err, errlen);
 }
 
 /* Load and validate a scene file. */
@@ -377,7 +427,8 @@ vb_scene_free(vb_scene *scene)
   if (scene == NULL)
     return;
   free(scene->path);
-  free(scene->input);
+  if (!scene->input_shared)
+    free(scene->input);
   for (int i = 0; scene->bodies && i < scene->nbodies; i++)
     vb_body_clear(&scene->bodies[i]);
   for (int i = 0; scene->contacts && i < scene->ncontacts; i++)

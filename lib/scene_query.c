@@ -2,7 +2,9 @@
  * only (vibro check and the loader's reports): effective mass, initial
  * state along the compression, impact rate, exact-duration figures. */
 #include <math.h>
-#include "internal.h"
+#include <stdlib.h>
+
+#include "model.h"
 
 /* Time until free flight from penetration p < 0 at rate r under constant
  * acceleration a reaches p = 0 (p + r t + a t^2 / 2 = 0), s; +inf if never. */
@@ -98,6 +100,46 @@ vb_scene_approach_rate(const vb_scene *scene, int c, double *meff)
     return 0.0;
   double v2 = v0 * v0 - 2.0 * a0 * p0;
   return v2 > 0.0 ? sqrt(v2) : 0.0;
+}
+
+/* The initial state of every contact from one build of the islands
+ * (vibro check on many contacts: one build, not one each). */
+void
+vb_scene_contact_states(const vb_scene *scene, vb_contact_start *out)
+{
+  vb_model *md;
+  char err[8];
+
+  if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK) {
+    for (int c = 0; c < scene->ncontacts; c++)
+      out[c] = (vb_contact_start){NAN, NAN, NAN, NAN, NAN};
+    return;
+  }
+  for (int c = 0; c < scene->ncontacts; c++) {
+    vb_contact_start *s = &out[c];
+    contact_state(md, c, &s->p0, &s->v0, &s->a0, &s->meff);
+    double v2 = s->v0 * s->v0 - 2.0 * s->a0 * s->p0;
+    s->rate = !(s->p0 <= 0.0) || (s->v0 <= 0.0 && s->a0 <= 0.0) ? 0.0 : v2 > 0.0 ? sqrt(v2) : 0.0;
+  }
+  vb_model_free(md);
+}
+
+/* The impact rate and effective mass of every contact from one build. */
+void
+vb_scene_approach_rates(const vb_scene *scene, double *rate, double *meff)
+{
+  vb_contact_start *s = malloc(((size_t)scene->ncontacts + 1) * sizeof *s);
+
+  for (int c = 0; !s && c < scene->ncontacts; c++) /* out of memory: a build each */
+    rate[c] = vb_scene_approach_rate(scene, c, &meff[c]);
+  if (!s)
+    return;
+  vb_scene_contact_states(scene, s);
+  for (int c = 0; c < scene->ncontacts; c++) {
+    rate[c] = s[c].rate;
+    meff[c] = s[c].meff;
+  }
+  free(s);
 }
 
 /* Exact-duration figures of an alpha = 1 contact. */

@@ -129,58 +129,81 @@ vb_src_check_keys(const vb_loader *ld, const config_setting_t *group, const char
   return VB_OK;
 }
 
-/* Read a whole file into a NUL-terminated buffer; NULL with errno set on
- * failure.  *len receives the number of bytes read. */
-char *
-vb_read_text(const char *path, size_t max, size_t *len)
+/* Index the lines of text: start[k] is where line k + 1 starts; VB_OK or
+ * VB_ENOMEM. */
+static int
+index_lines(const char *text, vb_lines *l)
 {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL, *grown;
-  size_t cap = 0, n = 0, got;
-  int saved;
+  long n = 1, k = 1;
 
-  if (f == NULL)
-    return NULL;
-  for (;;) {
-    if (cap - n < 4096 + 1) {
-      cap = cap ? 2 * cap : 8192;
-      grown = realloc(buf, cap);
-      if (grown == NULL) {
-        free(buf);
-        fclose(f);
-        errno = ENOMEM;
+  for (const char *p = text; *p; p++)
+    n += *p == '\n';
+  l->start = malloc((size_t)n * sizeof *l->start);
+  l->n = l->start ? n : 0;
+  if (!l->start)
+    return VB_ENOMEM;
+  l->start[0] = 0;
+  for (const char *p = text; *p; p++)
+    if (*p == '\n')
+      l->start[k++] = p + 1 - text;
+  return VB_OK;
+}
+
+/* Free what a vb_included holds and itself. */
+void
+vb_included_free(vb_included *inc)
+{
+  if (!inc)
+    return;
+  for (int i = 0; i < inc->n; i++) {
+    free(inc->path[i]);
+    free(inc->text[i]);
+    free(inc->lines[i].start);
+  }
+  free(inc);
+}
+
+/* The start of line `line` of `file` (NULL: the top text) and the file's
+ * whole text in *text, or NULL: the top text through its index, an
+ * included file read and indexed once per load (or, past the cache, read
+ * into *owned, which the caller frees). */
+static const char *
+line_of(const vb_loader *ld, const char *file, int line, const char **text, char **owned)
+{
+  char buf[4096];
+  const vb_lines *l = ld->lines;
+  vb_included *inc = ld->included;
+  size_t len;
+  int i = 0;
+
+  *owned = NULL;
+  *text = ld->text;
+  if (file != NULL) {
+    const char *name = source_name(ld, file, buf, sizeof buf);
+    while (inc && i < inc->n && strcmp(inc->path[i], name) != 0)
+      i++;
+    if (!inc || i == inc->n) {
+      char *t = vb_read_text(name, VB_TEXT_MAX, &len);
+      if (t == NULL)
         return NULL;
+      if (!inc || inc->n == VB_INCLUDED_MAX || index_lines(t, &inc->lines[i]) != VB_OK ||
+          (inc->path[i] = strdup(name)) == NULL) {
+        if (inc && i < VB_INCLUDED_MAX)
+          free(inc->lines[i].start);
+        *owned = t;
+        *text = t;
+        for (const char *p = t; *p; p++)
+          if (*p == '\n' && --line == 1)
+            return p + 1;
+        return line == 1 ? t : NULL;
       }
-      buf = grown;
+      inc->text[i] = t;
+      inc->n++;
     }
-    got = fread(buf + n, 1, cap - n - 1 < max + 1 - n ? cap - n - 1 : max + 1 - n, f);
-    /* binary content: stop at the first NUL (the caller sees it as
-     * strlen < len), so /dev/zero cannot make the read go on forever */
-    if (got > 0 && memchr(buf + n, '\0', got) != NULL) {
-      n += got;
-      break;
-    }
-    n += got;
-    if (n > max) {
-      free(buf);
-      fclose(f);
-      errno = EFBIG;
-      return NULL;
-    }
-    if (got == 0)
-      break;
+    *text = inc->text[i];
+    l = &inc->lines[i];
   }
-  if (ferror(f)) {
-    saved = errno ? errno : EIO;
-    free(buf);
-    fclose(f);
-    errno = saved;
-    return NULL;
-  }
-  fclose(f);
-  buf[n] = '\0';
-  *len = n;
-  return buf;
+  return l && line >= 1 && line <= l->n ? *text + l->start[line - 1] : NULL;
 }
 
 /* Whether the integer literal of a setting fitted libconfig's 32-bit int.
@@ -191,24 +214,18 @@ static int
 int_literal_fits(const vb_loader *ld, const config_setting_t *s, char *literal, size_t size)
 {
   const char *key = config_setting_name(s), *p, *text;
-  char file[4096], *owned = NULL;
-  size_t klen, len;
+  char *owned = NULL;
+  size_t klen;
   long value = config_setting_get_int(s);
   int line = config_setting_source_line(s), found_fit = 0, found_wrap = 0;
 
   if (key == NULL || line < 1)
     return 1;
-  text = ld->text;
-  if (config_setting_source_file(s) != NULL) {
-    owned = vb_read_text(source_name(ld, config_setting_source_file(s), file, sizeof file),
-                         VB_TEXT_MAX, &len);
-    if (owned == NULL)
-      return 1;
-    text = owned;
-  }
-  for (p = text; line > 1 && *p != '\0'; p++)
-    if (*p == '\n')
-      line--;
+  /* the line through an index: a scan from the top for every integer
+   * made N integer settings cost N^2 */
+  p = line_of(ld, config_setting_source_file(s), line, &text, &owned);
+  if (p == NULL)
+    return 1;
   klen = strlen(key);
   for (; *p != '\0' && *p != '\n'; p++) {
     const char *q = p + klen;
@@ -386,6 +403,7 @@ vb_src_data_path(const vb_loader *ld, const char *file, char *buf, size_t size)
     snprintf(buf, size, "%s", file);
   else
     snprintf(buf, size, "%s/%s", ld->incdir, file);
+  vb_inputs_add(ld->files, buf, NULL, 0);
 }
 
 /* Read a numeric array (or, when scalar_ok, one number applied to all n)
@@ -492,7 +510,15 @@ vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errlen, vb
   ld->err = err;
   ld->errlen = errlen;
   ld->scene = scene;
+  ld->files = src->files;
+  ld->lines = &src->lines;
+  ld->included = scene ? calloc(1, sizeof *ld->included) : NULL; /* NULL: read each time */
+  ld->bodies = (vb_names){0};
+  ld->points = NULL;
+  ld->dup_of = NULL;
+  ld->dup_at = ld->dup_first = -1;
 }
+
 
 /* Free what a source holds; a zeroed source is a no-op. */
 void
@@ -501,6 +527,9 @@ vb_source_clear(vb_source *src)
   free(src->path);
   free(src->text);
   free(src->incdir);
+  vb_inputs_clear(src->files);
+  free(src->files);
+  free(src->lines.start);
   memset(src, 0, sizeof *src);
 }
 
@@ -513,7 +542,9 @@ adopt_text(char *text, size_t len, const char *path, vb_source *src, char *err, 
   memset(src, 0, sizeof *src);
   src->text = text;
   src->incdir = directory_of(path, &rc);
-  if (rc != VB_OK || (src->path = strdup(path)) == NULL) {
+  src->files = calloc(1, sizeof *src->files);
+  if (rc != VB_OK || (src->path = strdup(path)) == NULL || src->files == NULL ||
+      index_lines(text, &src->lines) != VB_OK) {
     vb_source_clear(src);
     return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the scene", path);
   }
@@ -527,6 +558,7 @@ adopt_text(char *text, size_t len, const char *path, vb_source *src, char *err, 
     return vb_errf(err, errlen, VB_EINVAL, "%s:%d: syntax error: NUL byte in the scene file", path,
                    line);
   }
+  vb_inputs_add(src->files, path, text, len);
   return VB_OK;
 }
 
@@ -567,141 +599,6 @@ vb_source_copy(const char *text, const char *path, vb_source *src, char *err, si
   return adopt_text(copy, len, path, src, err, errlen);
 }
 
-/* Deepest chain of @include files (libconfig 1.5 stops at 10). */
-#define INCLUDE_DEPTH_MAX 10
-
-/* The @include files of one text as libconfig would open them: each line
- * whose first token is @include "name", outside block comments. */
-typedef struct include_check {
-  const vb_source *src;
-  char *err;
-  size_t errlen;
-  char *chain[INCLUDE_DEPTH_MAX + 1]; /* real paths of the files being read */
-  int depth;
-} include_check;
-
-static int check_includes(include_check *ic, const char *text, const char *name);
-
-/* Check one @include "file" of `name` at `line`: a non-empty name of a
- * regular, readable text file (no NUL byte, at most VB_TEXT_MAX bytes)
- * that is not being read already, then the files it includes. */
-static int
-check_include(include_check *ic, const char *name, int line, const char *file)
-{
-  char path[4200], *real, *text;
-  struct stat st;
-  size_t len = 0;
-  int rc, i;
-
-  if (file[0] == '\0')
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
-                   "%s:%d: @include \"\": empty file name "
-                   "(valid: the name of a scene file)",
-                   name, line);
-  if (file[0] == '/' || ic->src->incdir == NULL)
-    snprintf(path, sizeof path, "%s", file);
-  else
-    snprintf(path, sizeof path, "%s/%s", ic->src->incdir, file);
-  if (stat(path, &st) != 0)
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
-                   "%s:%d: @include '%s': cannot read "
-                   "'%s': %s",
-                   name, line, file, path, strerror(errno));
-  if (S_ISDIR(st.st_mode))
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
-                   "%s:%d: @include '%s': '%s' is a "
-                   "directory (valid: a scene file)",
-                   name, line, file, path);
-  if (!S_ISREG(st.st_mode))
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
-                   "%s:%d: @include '%s': '%s' is not a "
-                   "regular file (valid: a scene file)",
-                   name, line, file, path);
-  real = realpath(path, NULL);
-  if (real == NULL)
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
-                   "%s:%d: @include '%s': cannot read "
-                   "'%s': %s",
-                   name, line, file, path, strerror(errno));
-  for (i = 0; i < ic->depth; i++)
-    if (ic->chain[i] != NULL && strcmp(ic->chain[i], real) == 0) {
-      free(real);
-      return vb_errf(ic->err, ic->errlen, VB_EINVAL,
-                     "%s:%d: @include '%s': '%s' includes "
-                     "itself (valid: includes that do not form a cycle)",
-                     name, line, file, path);
-    }
-  if (ic->depth >= INCLUDE_DEPTH_MAX) {
-    free(real);
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL,
-                   "%s:%d: @include '%s': includes nested "
-                   "deeper than %d files",
-                   name, line, file, INCLUDE_DEPTH_MAX);
-  }
-  text = vb_read_text(path, VB_TEXT_MAX, &len);
-  if (text == NULL || strlen(text) != len) {
-    int e = errno;
-    free(real);
-    free(text);
-    return vb_errf(ic->err, ic->errlen, VB_EINVAL, "%s:%d: @include '%s': %s '%s'%s%s", name, line,
-                   file, text ? "binary content (a NUL byte) in" : "cannot read", path,
-                   text ? "" : ": ",
-                   text         ? ""
-                   : e == EFBIG ? "larger than 64 MiB"
-                                : strerror(e));
-  }
-  ic->chain[ic->depth++] = real;
-  rc = check_includes(ic, text, path);
-  free(ic->chain[--ic->depth]);
-  ic->chain[ic->depth] = NULL;
-  free(text);
-  return rc;
-}
-
-/* Check every @include of a text named `name`, before libconfig sees it:
- * libconfig 1.5's scanner calls exit(2) on a directory or an empty name,
- * reads a device forever, and says only "nesting too deep" of a cycle. */
-static int
-check_includes(include_check *ic, const char *text, const char *name)
-{
-  int line = 1, in_comment = 0, rc;
-
-  for (const char *p = text; *p != '\0'; line++) {
-    const char *eol = strchr(p, '\n'), *q = p;
-    size_t n = eol ? (size_t)(eol - p) : strlen(p);
-    /* block comments that span lines: the rest of the line after the end */
-    for (const char *c = p; c < p + n; c++) {
-      if (!in_comment && c[0] == '/' && c[1] == '*') {
-        in_comment = 1;
-        c++;
-      } else if (in_comment && c[0] == '*' && c[1] == '/') {
-        in_comment = 0;
-        q = c + 2;
-        c++;
-      }
-    }
-    while (q < p + n && (*q == ' ' || *q == '\t'))
-      q++;
-    if (!in_comment && strncmp(q, "@include", 8) == 0) {
-      char file[4096];
-      const char *open = strchr(q + 8, '"'), *close;
-      size_t fl;
-      if (open == NULL || open > p + n || (close = strchr(open + 1, '"')) == NULL || close > p + n)
-        return vb_errf(ic->err, ic->errlen, VB_EINVAL,
-                       "%s:%d: @include needs a quoted "
-                       "file name (valid: @include \"file.cfg\")",
-                       name, line);
-      fl = (size_t)(close - open - 1) < sizeof file ? (size_t)(close - open - 1) : sizeof file - 1;
-      memcpy(file, open + 1, fl);
-      file[fl] = '\0';
-      if ((rc = check_include(ic, name, line, file)) != VB_OK)
-        return rc;
-    }
-    p = eol ? eol + 1 : p + n;
-  }
-  return VB_OK;
-}
-
 /* Parse a source with libconfig into cfg (initialised here). */
 int
 vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen)
@@ -714,16 +611,9 @@ vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen)
   config_set_options(cfg, config_get_options(cfg) | CONFIG_OPTION_AUTOCONVERT);
   if (src->incdir != NULL) /* libconfig 1.5 crashes on NULL */
     config_set_include_dir(cfg, src->incdir);
-  {
-    include_check ic = {.src = src, .err = err, .errlen = errlen};
-    int rc;
-    ic.chain[0] = realpath(src->path, NULL); /* NULL for text not from a file */
-    ic.depth = 1;
-    rc = check_includes(&ic, src->text, src->path);
-    free(ic.chain[0]);
-    if (rc != VB_OK)
-      return rc;
-  }
+  int rc = vb_source_check(src, err, errlen);
+  if (rc != VB_OK)
+    return rc;
   if (config_read_string(cfg, src->text))
     return VB_OK;
   return vb_errf(err, errlen, VB_EINVAL, "%s:%d: syntax error: %s",
@@ -746,33 +636,6 @@ vb_source_fail(const vb_source *src, const config_setting_t *s, const char *obje
   va_end(ap);
   vb_loader_init(&ld, src, err, errlen, NULL);
   return vb_src_fail(&ld, s, object, "%s", what);
-}
-
-/* Start loading element i of a list of named objects: a group, whose name
- * is valid and unique among the elements before it; see source.h. */
-int
-vb_src_element(vb_loader *ld, const config_setting_t *list, int i, const char *kind,
-               const char *shape, char *names, size_t stride, char *obj, size_t objsize)
-{
-  const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
-  const char *name = NULL;
-  char loc[4200];
-  int rc;
-
-  snprintf(obj, objsize, "%s #%d", kind, i + 1);
-  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-    return vb_src_fail(ld, g, obj, "must be a group %s", shape);
-  if ((rc = vb_src_string(ld, g, obj, "name", 1, &name)) != VB_OK ||
-      (rc = vb_src_check_name(ld, g, obj, name)) != VB_OK)
-    return rc;
-  snprintf(obj, objsize, "%s '%s'", kind, name);
-  for (int j = 0; j < i; j++)
-    if (strcmp(names + (size_t)j * stride, name) == 0)
-      return vb_src_fail(
-          ld, vb_src_at(g, "name"), obj, "duplicate %s name (first defined at %s)", kind,
-          vb_src_where(ld, config_setting_get_elem(list, (unsigned)j), loc, sizeof loc));
-  strcpy(names + (size_t)i * stride, name);
-  return VB_OK;
 }
 
 /* The keys of variant `self` of an object and the rules for the keys of

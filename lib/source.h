@@ -18,11 +18,50 @@
 /* Room for a comma-separated list of choices in a message. */
 #define LIST_MAX 512
 
+/* The files a load read, each with the CRC-32 of its bytes (lib/inputs.c). */
+typedef struct vb_inputs {
+  char **path;        /* [n] as the loader opened them (owned) */
+  unsigned long *crc; /* [n] CRC-32 of each file's bytes */
+  long n, cap;
+  int failed; /* out of memory: the list is incomplete */
+} vb_inputs;
+
+/* Record that a load read `path` (bytes[len], or the file's own bytes when
+ * bytes is NULL); once per path; NULL `in` records nothing. */
+void vb_inputs_add(vb_inputs *in, const char *path, const char *bytes, size_t len);
+/* "PATH CRC32\n" per file in reading order (CRC in 8 hex digits); the
+ * caller frees it; NULL when out of memory. */
+char *vb_inputs_text(const vb_inputs *in);
+/* Free the list's memory; a zeroed list is a no-op. */
+void vb_inputs_clear(vb_inputs *in);
+
+/* Where each line of a text starts: line k (1-based) at start[k - 1]. */
+typedef struct vb_lines {
+  long *start; /* [n] byte offsets (owned) */
+  long n;
+} vb_lines;
+
+/* The @include files a load looked up lines in, each read and indexed
+ * once (int_literal_fits); at most VB_INCLUDED_MAX, then read each time. */
+#define VB_INCLUDED_MAX 16
+typedef struct vb_included {
+  int n;
+  char *path[VB_INCLUDED_MAX], *text[VB_INCLUDED_MAX]; /* owned */
+  vb_lines lines[VB_INCLUDED_MAX];
+} vb_included;
+/* Free what a vb_included holds and itself; NULL is a no-op. */
+void vb_included_free(vb_included *inc);
+
 /* The text of a scene or study file and where it came from. */
 typedef struct vb_source {
   char *path;   /* name in messages (owned) */
   char *text;   /* full text, NUL-terminated (owned) */
   char *incdir; /* directory for @include, NULL for the working directory (owned) */
+  /* every file read while loading it, the source first (owned); NULL
+   * once recording stops (a study stops after scene 0: the scenes built
+   * in parallel read the same files) */
+  vb_inputs *files;
+  vb_lines lines; /* where each line of text starts */
 } vb_source;
 
 /* Read a file into src (VB_EIO or VB_ENOMEM with a message on failure). */
@@ -31,12 +70,47 @@ int vb_source_read(const char *path, vb_source *src, char *err, size_t errlen);
 int vb_source_copy(const char *text, const char *path, vb_source *src, char *err, size_t errlen);
 /* Free what src holds; a zeroed src is a no-op. */
 void vb_source_clear(vb_source *src);
+/* Check src's @include files (each a readable regular text file, no
+ * cycle, at most 10 deep) and the integer literals of every text, before
+ * libconfig parses them; VB_OK or VB_EINVAL (lib/source_check.c). */
+int vb_source_check(const vb_source *src, char *err, size_t errlen);
 /* Parse src into cfg (which this initialises: the caller always calls
  * config_destroy); "file:line: syntax error: ..." on failure. */
 int vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen);
 /* Write "file:line: object: what" for setting s into err; returns VB_EINVAL. */
 int vb_source_fail(const vb_source *src, const config_setting_t *s, const char *object, char *err,
                    size_t errlen, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* One entry of a name index: a name and the index of its object. */
+typedef struct vb_named {
+  const char *name;
+  int index;
+} vb_named;
+
+/* The names of a list of objects, sorted (lib/names.c). */
+typedef struct vb_names {
+  vb_named *item; /* [n] by name, then index */
+  int n;
+} vb_names;
+
+/* Index the n names at base + i * stride (stride 0: base is a `const
+ * char **`, NULL entries left out); VB_OK or VB_ENOMEM. */
+int vb_names_build(vb_names *ix, const void *base, size_t stride, int n);
+/* The lowest index of an object called `name`, or -1. */
+int vb_names_find(const vb_names *ix, const char *name);
+/* The lowest index whose name a lower index has already (that one into
+ * *first), or -1. */
+int vb_names_duplicate(const vb_names *ix, int *first);
+/* Free an index; a zeroed one is a no-op. */
+void vb_names_free(vb_names *ix);
+/* The lowest element of a list of groups whose `name` an earlier element
+ * has (that one into *first); -1 when none, -2 when out of memory. */
+int vb_src_first_duplicate(const config_setting_t *list, int *first);
+
+/* Refuse an integer literal of a text named `name` that libconfig would
+ * keep wrong in 32 bits (a wide hex literal anywhere, a wide decimal array
+ * or list element): "FILE:LINE: integer literal ..." (lib/source_check.c). */
+int vb_src_check_literals(const char *text, const char *name, char *err, size_t errlen);
 
 /* State of one load: where messages go and what is being built. */
 typedef struct vb_loader {
@@ -46,6 +120,14 @@ typedef struct vb_loader {
   char *err;          /* the caller's message buffer [errlen] */
   size_t errlen;
   vb_scene *scene; /* the scene being loaded (NULL: messages only) */
+  vb_inputs *files; /* records the data files read (NULL: no record) */
+  const vb_lines *lines; /* of text */
+  vb_included *included; /* read @include files (owned; NULL: none kept) */
+  /* indices built on first use (owned; vb_loader_clear frees them) */
+  vb_names bodies;                 /* the scene's bodies, once they are loaded */
+  vb_names *points;                /* [nbodies] each modal body's points, or NULL */
+  const config_setting_t *dup_of;  /* the list whose first duplicate is known */
+  int dup_at, dup_first;           /* its lowest duplicate element and the first */
 } vb_loader;
 
 /* A key that is valid only in some variant of an object. */
@@ -56,6 +138,8 @@ typedef struct vb_key_rule {
 
 /* A loader for messages about src (scene NULL) or for loading into scene. */
 void vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errlen, vb_scene *scene);
+/* Free the indices a load built. */
+void vb_loader_clear(vb_loader *ld);
 
 /* Report a problem with setting s as "FILE:LINE: OBJECT: what" (object may
  * be NULL); returns VB_EINVAL so that callers can write return vb_src_fail(...). */

@@ -1,18 +1,23 @@
-/* step.c - the run state of an island and the step of each family.
+/* step.c - the scheme families: their table, and how each compiles,
+ * starts, steps and counts the energy of an island.
  *
- * The state is sized once from the island's compiled model (model.c, which
- * also explains the families); vb_island_step(const model *, state *)
- * allocates nothing.  Implicit families: one pass over the modes predicts
- * (kernels.c), the K-method solves the contacts together
- * (solvers/kmethod.c), one pass updates the modes and sums the step's
- * energy.  Explicit family: the scheme integrates the island as a system
- * of equations with its own work space (solvers/). */
+ * A family is a row of the table at the end (vb_family_ops, island.h):
+ * the model compiles each mode through its `mode` hook (model.c explains
+ * the families' updates), the state is sized once from the model
+ * (island.c) and vb_island_step(const model *, state *) allocates nothing.
+ * Implicit families: one pass over the modes predicts (kernels.c), the
+ * contacts are solved together (the K-method, solvers/kmethod.c, or the
+ * scheme's own linear solve: the energy-quadratised family, solvers/sav.c),
+ * one pass updates the modes and sums the step's energy.  Explicit family:
+ * the scheme integrates the island as a system of equations with its own
+ * work space (solvers/).  A scheme with per-contact state (ops->nstate)
+ * has it started with the island and advanced after each step's solve. */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "island.h"
 #include "kernels.h"
 
 static void onset_law(const vb_island_model *m, vb_island_state *s, int c);
@@ -39,159 +44,37 @@ free_response(double w0, double sig, double q0, double dq0, double g, double t)
   return qe + creal(c1 * cexp(s1 * t) + c2 * cexp(s2 * t));
 }
 
-/* -------------------------------------------------------------- state */
-
-/* The island as a system of equations for an explicit scheme: compressions,
- * the active laws' forces, the external force and the modes' accelerations
- * (ctx is the state, whose scratch holds the external force). */
-static void
-system_accel(const void *ctx, double t, const double *q, const double *v, double *a, double *x,
-             double *rate, double *f)
-{
-  const vb_island_state *s = ctx;
-  const vb_island_model *m = s->model;
-  vb_island_compressions(m, q, v, t, x, rate);
-  for (int c = 0; c < m->nc; c++)
-    f[c] = vb_law_force(&s->act[c].law, x[c], rate[c]);
-  vb_island_external(m, t, s->scratch);
-  vb_island_accel(m, q, v, f, s->scratch, a);
-}
-
-/* Free a state. */
-void
-vb_island_state_free(vb_island_state *s)
-{
-  if (!s)
-    return;
-  if (s->work)
-    s->model->scheme->ops->free(s->work);
-  free(s->block);
-  free(s);
-}
-
-/* Allocate the state of an island: one zeroed block, mode arrays 64-byte
- * aligned and padded to nmp. */
-int
-vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
-{
-  size_t mp = (size_t)m->nmp, c = (size_t)m->nc, rc = (c + 7) / 8 * 8;
-  size_t ndouble = 7 * mp + 9 * rc + (c * c + 7) / 8 * 8;
-  size_t bytes =
-      ndouble * sizeof(double) + c * (sizeof(vb_chist) + sizeof(vb_contact)) + 3 * c * sizeof(int);
-  bytes = (bytes + 63) / 64 * 64 + 64;
-  vb_island_state *s = calloc(1, sizeof *s);
-  *out = NULL;
-  if (!s || !(s->block = aligned_alloc(64, bytes))) {
-    free(s);
-    return VB_ENOMEM;
-  }
-  memset(s->block, 0, bytes);
-  s->model = m;
-  double *p = s->block;
-  double **mode[7] = {&s->q, &s->v, &s->qm, &s->acc, &s->gen, &s->qt, &s->scratch};
-  for (int k = 0; k < 7; k++, p += mp)
-    *mode[k] = p;
-  double **contact[9] = {&s->xdrv, &s->xdrv_rate, &s->xdrv_m, &s->xd_next, &s->rd_next,
-                         &s->fbar, &s->xt,        &s->x1,     &s->rhs};
-  for (int k = 0; k < 9; k++, p += rc)
-    *contact[k] = p;
-  s->jac = p;
-  p += (c * c + 7) / 8 * 8;
-  s->hist = (vb_chist *)p;
-  s->act = (vb_contact *)(s->hist + c);
-  s->piv = (int *)(s->act + c);
-  s->iterations = s->piv + c;
-  s->fallback = s->iterations + c;
-  for (size_t k = 0; k < c; k++)
-    s->act[k] = m->cts[k];
-  if (m->family == VB_FAMILY_EXPLICIT) {
-    s->sys = (vb_system){.nm = m->nm, .nc = m->nc, .accel = system_accel, .ctx = s};
-    if (!(s->work = m->scheme->ops->alloc(m->nm, m->nc))) {
-      vb_island_state_free(s);
-      return VB_ENOMEM;
-    }
-  }
-  *out = s;
-  return VB_OK;
-}
-
-/* ------------------------------------------------------------- helpers */
-
-/* Generalised force on every mode at time t. */
-void
-vb_island_external(const vb_island_model *m, double t, double *gen)
-{
-  const vb_scene *sc = m->scene;
-  memcpy(gen, m->gconst, (size_t)m->nm * sizeof(double));
-  for (int k = 0; k < m->nf; k++) {
-    const vb_force *f = &sc->forces[m->forces[k]];
-    const vb_body *b = &sc->bodies[f->body];
-    double F = f->value;
-    if (f->kind == VB_FORCE_HARMONIC)
-      F += f->amplitude * sin(2.0 * M_PI * f->freq * t + f->phase);
-    const double *shape = b->points[f->point].shape;
-    double *g = gen + m->force_mode[k];
-    for (int j = 0; j < b->nmodes; j++)
-      g[j] += shape[j] * F;
-  }
-}
-
-/* Contact compressions and rates of a state (q, v) at time t. */
-void
-vb_island_compressions(const vb_island_model *m, const double *q, const double *v, double t,
-                       double *x, double *rate)
-{
-  int nm = m->nm;
-  for (int c = 0; c < m->nc; c++) {
-    const double *row = m->S + (size_t)c * m->nmp;
-    double xr, sx = 0.0, sv = 0.0;
-    double xd = vb_contact_drive(m->scene, &m->cts[c], t, &xr);
-    for (int j = 0; j < nm; j++) {
-      sx += row[j] * q[j];
-      sv += row[j] * v[j];
-    }
-    x[c] = sx + xd;
-    rate[c] = sv + xr;
-  }
-}
-
-/* Accelerations of the modes for a state, contact forces and external force. */
-void
-vb_island_accel(const vb_island_model *m, const double *q, const double *v, const double *f,
-                const double *ext, double *a)
-{
-  int nm = m->nm;
-  for (int j = 0; j < nm; j++)
-    a[j] = ext[j];
-  for (int c = 0; c < m->nc; c++) {
-    const double *row = m->S + (size_t)c * m->nmp;
-    for (int j = 0; j < nm; j++)
-      a[j] -= row[j] * f[c];
-  }
-  for (int j = 0; j < nm; j++)
-    a[j] = a[j] / m->mass[j] - 2.0 * m->sig[j] * v[j] - m->w2[j] * q[j];
-}
 
 /* ------------------------------------------------------------ energy */
+
+/* Two-level and explicit modes: sum M (v^2 + w2 q^2) / 2 at n. */
+static void
+energy_two_level(const vb_island_model *m, const vb_island_state *s, double *kin, double *pot)
+{
+  for (int j = 0; j < m->nm; j++) {
+    *kin += 0.5 * m->mass[j] * s->v[j] * s->v[j];
+    *pot += 0.5 * m->mass[j] * m->w2[j] * s->q[j] * s->q[j];
+  }
+}
+
+/* Three-level modes (Bilbao): M/2 ((q - qm)/dt)^2 + M w2 q qm / 2. */
+static void
+energy_three_level(const vb_island_model *m, const vb_island_state *s, double *kin, double *pot)
+{
+  double h = m->dt;
+  for (int j = 0; j < m->nm; j++) {
+    double r = (s->q[j] - s->qm[j]) / h;
+    *kin += 0.5 * m->mass[j] * r * r;
+    *pot += 0.5 * m->mass[j] * m->w2[j] * s->q[j] * s->qm[j];
+  }
+}
 
 /* The family's discrete energy of the island's modes and contacts. */
 void
 vb_island_energy(const vb_island_model *m, vb_island_state *s)
 {
-  int nm = m->nm;
-  double kin = 0.0, pot = 0.0, h = m->dt;
-  if (m->family == VB_FAMILY_THREE_LEVEL) {
-    for (int j = 0; j < nm; j++) {
-      double r = (s->q[j] - s->qm[j]) / h;
-      kin += 0.5 * m->mass[j] * r * r;
-      pot += 0.5 * m->mass[j] * m->w2[j] * s->q[j] * s->qm[j];
-    }
-  } else {
-    for (int j = 0; j < nm; j++) {
-      kin += 0.5 * m->mass[j] * s->v[j] * s->v[j];
-      pot += 0.5 * m->mass[j] * m->w2[j] * s->q[j] * s->q[j];
-    }
-  }
+  double kin = 0.0, pot = 0.0;
+  m->fam->energy(m, s, &kin, &pot);
   for (int c = 0; c < m->nc; c++) {
     const vb_contact *ct = &s->act[c];
     pot += ct->scheme->ops->potential ? ct->scheme->ops->potential(ct, &s->hist[c])
@@ -243,13 +126,9 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
       int j = m->offsets[i] + k;
       s->q[j] = b->q0[k];
       s->v[j] = b->dq0[k];
-      /* two-level: the trapezoidal velocity that makes the discrete free
-       * response the exact one (q at dt exact); a free mass keeps dq0 */
-      if (m->family == VB_FAMILY_TWO_LEVEL && (b->freq[k] != 0.0 || b->sigma[k] != 0.0)) {
-        double q1 = free_response(2.0 * M_PI * b->freq[k], b->sigma[k], b->q0[k], b->dq0[k],
-                                  s->gen[j] / m->mass[j], h);
-        s->v[j] = (q1 - m->ca[j] * b->q0[k] - m->cc[j] * s->gen[j]) / m->cb[j];
-      }
+      if (m->fam->start_velocity)
+        s->v[j] = m->fam->start_velocity(m, j, 2.0 * M_PI * b->freq[k], b->sigma[k], b->q0[k],
+                                         b->dq0[k], s->gen[j]);
       /* three-level: q^(-1) from the exact free response at t = -dt */
       s->qm[j] = free_response(2.0 * M_PI * b->freq[k], b->sigma[k], b->q0[k], b->dq0[k],
                                s->gen[j] / m->mass[j], -h);
@@ -270,7 +149,7 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
     vb_chist *hc = &s->hist[c];
     hc->x = sx + s->xdrv[c];
     hc->rate = sv + xr;
-    if (m->family == VB_FAMILY_THREE_LEVEL) {
+    if (m->fam->levels == 3) {
       hc->xm = sm + s->xdrv_m[c];
       hc->rate = (hc->x - hc->xm) / h;
     } else {
@@ -282,11 +161,13 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
     s->fbar[c] = hc->f;
     s->iterations[c] = 0;
     s->fallback[c] = 0;
+    if (hc->st) {
+      ct->scheme->ops->start(ct, hc, hc->st);
+      s->state_drift = 0.0;
+    }
   }
-  if (m->family == VB_FAMILY_EXPLICIT) {
-    vb_island_accel(m, s->q, s->v, s->fbar, s->gen, s->acc);
-    vb_island_explicit_power(m, s, 0.0, &s->power[0], &s->power[1]);
-  }
+  if (m->fam->refresh)
+    m->fam->refresh(m, s);
   vb_island_energy(m, s);
 }
 
@@ -311,7 +192,7 @@ onset_law(const vb_island_model *m, vb_island_state *s, int c)
 static void
 onset_laws(const vb_island_model *m, vb_island_state *s)
 {
-  int three = m->family == VB_FAMILY_THREE_LEVEL;
+  int three = m->fam->levels == 3;
   for (int c = 0; c < m->nc; c++) {
     const vb_chist *hc = &s->hist[c];
     if (!vb_law_engaged(&m->cts[c].law, hc->x) &&
@@ -320,14 +201,15 @@ onset_laws(const vb_island_model *m, vb_island_state *s)
   }
 }
 
-/* Find the step forces fbar of an island's contacts (the K-method); VB_OK,
+/* Find the step forces fbar of an island's contacts (the family's solve:
+ * the K-method or the scheme's linear solve); VB_OK,
  * VB_ENOCONV or VB_EDIVERGED.  Sets x1 to the new compressions.  A step
  * where no contact can act (every predicted and past compression out of
  * contact) pays for no solve. */
 static int
 solve_contacts(const vb_island_model *m, vb_island_state *s)
 {
-  int nc = m->nc, three = m->family == VB_FAMILY_THREE_LEVEL, any = 0;
+  int nc = m->nc, three = m->fam->levels == 3, any = 0;
   for (int c = 0; c < nc; c++)
     any |= vb_kmethod_may_act(&s->act[c], &s->hist[c], s->xt[c], three);
   if (!any) {
@@ -357,7 +239,7 @@ solve_contacts(const vb_island_model *m, vb_island_state *s)
       .rhs = s->rhs,
       .piv = s->piv,
   };
-  return vb_kmethod_solve(&p);
+  return m->fam->solve(&p);
 }
 
 /* ---------------------------------------------------------------- step */
@@ -403,25 +285,6 @@ apply_forces(const vb_island_model *m, vb_island_state *s)
     if (s->fbar[c] != 0.0)
       vb_kernel_force(nmp, s->qt, m->cc, m->S + (size_t)c * nmp, s->fbar[c]);
   return 0.0;
-}
-
-/* Recorded points of the island: u and v (three-level: rate of the step). */
-void
-vb_island_points(const vb_island_model *m, const vb_island_state *s, double *u, double *v)
-{
-  int nmp = m->nmp;
-  for (int r = 0; r < m->npts; r++) {
-    /* only the modes of the point's own body, in whole blocks */
-    const double *row = m->P + (size_t)r * nmp;
-    int from = m->point_from[r], to = m->point_to[r];
-    if (m->family == VB_FAMILY_THREE_LEVEL) {
-      double um;
-      vb_kernel_dot2(from, to, row, s->q, s->qm, &u[r], &um);
-      v[r] = (u[r] - um) / m->dt;
-    } else {
-      vb_kernel_dot2(from, to, row, s->q, s->v, &u[r], &v[r]);
-    }
-  }
 }
 
 /* Sum of the contacts' potentials in the schemes' discrete energies. */
@@ -475,11 +338,30 @@ account(const vb_island_model *m, vb_island_state *s, const double *sums, int ah
   s->potential = 0.5 * sums[3] + contact_potential(m, s);
 }
 
-/* Two-level family step (trapezoidal modes).  One pass predicts, the
- * contacts are solved, one pass updates the modes and sums the step's
- * dissipation, external work and the new modal energy. */
-static int
-step_two_level(const vb_island_model *m, vb_island_state *s, long n)
+/* Advance contact c's scheme state over the step into x1 (h still at n). */
+static inline void
+advance_state(vb_island_state *s, int c, double h, double x1)
+{
+  const vb_contact *ct = &s->act[c];
+  ct->scheme->ops->advance(ct, &s->hist[c], h, x1, s->hist[c].st);
+}
+
+/* The largest drift of the contacts' scheme states from their definition
+ * after a step, into s->state_drift. */
+static void
+track_drift(const vb_island_model *m, vb_island_state *s)
+{
+  for (int c = 0; c < m->nc; c++) {
+    const vb_contact *ct = &s->act[c];
+    if (s->hist[c].st && ct->scheme->ops->state_drift)
+      s->state_drift = fmax(s->state_drift, ct->scheme->ops->state_drift(ct, &s->hist[c]));
+  }
+}
+
+/* Two-level prediction: the trapezoidal average of the external forces,
+ * qt = ca q + cb v + cc gen, and each contact's roff. */
+static void
+predict_two_level(const vb_island_model *m, vb_island_state *s, long n)
 {
   int nm = m->nm, nc = m->nc;
   double h = m->dt, t1 = (n + 1) * h;
@@ -498,6 +380,17 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
     /* rate(n+1) = 2 (x1 - x)/h + roff, with the walls' motion exact */
     hc->roff = -hc->rate - 2.0 * (xd1[c] - s->xdrv[c]) / h + s->xdrv_rate[c] + r1[c];
   }
+}
+
+/* Two-level family step (trapezoidal modes).  One pass predicts, the
+ * contacts are solved, one pass updates the modes and sums the step's
+ * dissipation, external work and the new modal energy. */
+static int
+step_two_level(const vb_island_model *m, vb_island_state *s, long n)
+{
+  int nc = m->nc;
+  double h = m->dt, *r1 = s->rd_next, *xd1 = s->xd_next;
+  m->fam->predict(m, s, n);
   double f0, sums[5];
   int rc = contact_forces(m, s, &f0);
   if (rc == VB_EDIVERGED)
@@ -515,6 +408,8 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
       diss += ct->scheme->ops->dissipation(ct, hc, h, x1, s->fbar[c]);
       work += s->fbar[c] * (xd1[c] - s->xdrv[c]);
     }
+    if (hc->st)
+      advance_state(s, c, h, x1);
     double f1 = ct->scheme->ops->held_force(ct, hc, h, x1, s->fbar[c]);
     hc->xm = hc->x;
     hc->rate = 2.0 * (x1 - hc->x) / h + hc->roff;
@@ -523,26 +418,34 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
     shift_drive(s, c, xd1[c], r1[c]);
   }
   account(m, s, sums, ahead, diss, work);
+  track_drift(m, s);
   return rc;
 }
 
-/* Three-level family step (exact centred modes). */
-static int
-step_three_level(const vb_island_model *m, vb_island_state *s, long n)
+/* Three-level prediction: qt = a1 q - a2 qm + beta gen. */
+static void
+predict_three_level(const vb_island_model *m, vb_island_state *s, long n)
 {
-  int nc = m->nc;
   double h = m->dt, t1 = (n + 1) * h;
-  double *restrict qm = s->qm;
-  double *restrict gen = s->gen, *r1 = s->rd_next, *xd1 = s->xd_next;
-  double *restrict mqm = s->scratch;
+  double *restrict qm = s->qm, *restrict mqm = s->scratch;
   if (m->nf > 0)
-    vb_island_external(m, n * h, gen);
+    vb_island_external(m, n * h, s->gen);
   if (!s->ahead) {
 #pragma omp simd
     for (int j = 0; j < m->nmp; j++)
       mqm[j] = -qm[j];
   }
   predict(m, s, mqm, t1);
+}
+
+/* Three-level family step (exact centred modes); also the energy-
+ * quadratised family's, whose contacts its own solve finds. */
+static int
+step_three_level(const vb_island_model *m, vb_island_state *s, long n)
+{
+  int nc = m->nc;
+  double h = m->dt, *r1 = s->rd_next, *xd1 = s->xd_next;
+  m->fam->predict(m, s, n);
   double f0, sums[5];
   int rc = contact_forces(m, s, &f0);
   if (rc == VB_EDIVERGED)
@@ -560,6 +463,8 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
       diss += sch->ops->dissipation(ct, hc, h, x1, s->fbar[c]);
       work += 0.5 * s->fbar[c] * (xd1[c] - s->xdrv_m[c]);
     }
+    if (hc->st)
+      advance_state(s, c, h, x1);
     hc->f = ct->scheme->ops->held_force(ct, hc, h, x1, s->fbar[c]);
     hc->xm = hc->x;
     hc->x = x1;
@@ -567,7 +472,18 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
     shift_drive(s, c, xd1[c], r1[c]);
   }
   account(m, s, sums, ahead, diss, work);
+  track_drift(m, s);
   return rc;
+}
+
+/* Explicit family: accelerations and powers of the state as it is now
+ * (after the start and after a correction). */
+static void
+refresh_explicit(const vb_island_model *m, vb_island_state *s)
+{
+  vb_island_external(m, s->time, s->gen);
+  vb_island_accel(m, s->q, s->v, s->fbar, s->gen, s->acc);
+  vb_island_explicit_power(m, s, s->time, &s->power[0], &s->power[1]);
 }
 
 /* Explicit family step: the scheme integrates, the island accounts. */
@@ -604,113 +520,204 @@ step_explicit(const vb_island_model *m, vb_island_state *s, long n)
   s->external += 0.5 * h * (s->power[1] + pe);
   s->power[0] = pd;
   s->power[1] = pe;
+  if (rc != VB_EDIVERGED)
+    vb_island_energy(m, s);
   return rc;
 }
 
-/* ----------------------------------------------------------- finiteness */
+/* ------------------------------------------------------- coefficients */
 
-/* x * 0 is 0 for a finite x and NaN otherwise: the sum over every checked
- * quantity is 0 exactly when all are finite, whatever their size. */
-int
-vb_island_finite(const vb_island_model *m, const vb_island_state *s)
+/* Bilinear pre-warping: the continuous (omega'^2, sigma') whose trapezoidal
+ * discretisation has the exact poles exp(s dt) of (omega, sigma). */
+static void
+warp_bilinear(double w0, double sig, double h, double *w2p, double *sigp)
 {
-  double z = s->kinetic * 0.0 + s->potential * 0.0 + s->dissipated * 0.0 + s->external * 0.0 +
-             s->corrected * 0.0;
-  for (int c = 0; c < m->nc; c++) {
-    const vb_chist *hc = &s->hist[c];
-    z += hc->x * 0.0 + hc->rate * 0.0 + hc->f * 0.0;
+  double disc = sig * sig - w0 * w0;
+  if (w0 == 0.0 && sig == 0.0) {
+    *w2p = 0.0;
+    *sigp = 0.0;
+  } else if (disc < 0.0) {
+    double complex s = -sig + I * sqrt(-disc);
+    double complex sp = (2.0 / h) * ctanh(s * h / 2.0);
+    *sigp = -creal(sp);
+    *w2p = creal(sp) * creal(sp) + cimag(sp) * cimag(sp);
+  } else {
+    double r = sqrt(disc);
+    double p1 = (2.0 / h) * tanh((-sig + r) * h / 2.0);
+    double p2 = (2.0 / h) * tanh((-sig - r) * h / 2.0);
+    *sigp = -0.5 * (p1 + p2);
+    *w2p = p1 * p2;
   }
-  return z == 0.0;
 }
 
-/* "is inf", "is -inf" or "is nan" for a non-finite x; NULL if finite. */
-static const char *
-nonfinite_text(double x)
+/* Exact centred recursion: a1 = z1 + z2, a2 = z1 z2 for z = exp(s dt), and
+ * g = 1 + a2 - a1 computed without cancellation. */
+static void
+exact_centred(double w0, double sig, double h, double *a1, double *a2, double *g)
 {
-  if (isnan(x))
-    return "is nan";
-  if (isinf(x))
-    return x > 0.0 ? "is inf" : "is -inf";
-  return NULL;
+  double disc = sig * sig - w0 * w0;
+  if (disc < 0.0) {
+    double wd = sqrt(-disc), e = exp(-sig * h), one_e = -expm1(-sig * h);
+    double sn = sin(0.5 * wd * h);
+    *a1 = 2.0 * e * cos(wd * h);
+    *a2 = e * e;
+    *g = one_e * one_e + 4.0 * e * sn * sn;
+  } else {
+    double r = sqrt(disc);
+    double s1 = -sig + r, s2 = -sig - r;
+    *a1 = exp(s1 * h) + exp(s2 * h);
+    *a2 = exp((s1 + s2) * h);
+    *g = expm1(s1 * h) * expm1(s2 * h);
+  }
 }
 
-/* The island's first non-finite quantity: contacts, modes, energies, and
- * then (after a failed solve) the step's solve. */
-int
-vb_island_nonfinite(const vb_island_model *m, const vb_island_state *s, int solve_failed,
-                    char *what, size_t len)
+/* Two-level mode: the trapezoidal rule with pre-warped omega and sigma
+ * (model.c's header; Papetti eq 20, Chatziioannou eq 8a). */
+static int
+mode_two_level(const vb_mode_in *in, vb_mode_coef *o, char *why, size_t len)
 {
-  const vb_scene *sc = m->scene;
-  const char *t;
-  for (int c = 0; c < m->nc; c++) {
-    const vb_chist *hc = &s->hist[c];
-    const double val[3] = {hc->x, hc->rate, hc->f};
-    static const char *const name[3] = {"compression", "compression rate", "force"};
-    for (int k = 0; k < 3; k++)
-      if ((t = nonfinite_text(val[k])) != NULL) {
-        snprintf(what, len, "contact '%s': %s %s", s->act[c].name, name[k], t);
-        return 1;
-      }
-  }
-  int three = m->family == VB_FAMILY_THREE_LEVEL;
-  for (int i = 0; i < m->nb; i++) {
-    const vb_body *b = &sc->bodies[m->bodies[i]];
-    for (int k = 0; k < b->nmodes; k++) {
-      int j = m->offsets[i] + k;
-      const double val[2] = {s->q[j], three ? s->qm[j] : s->v[j]};
-      const char *name[2] = {"displacement", three ? "previous displacement" : "velocity"};
-      for (int w = 0; w < 2; w++)
-        if ((t = nonfinite_text(val[w])) != NULL) {
-          snprintf(what, len, "body '%s': mode %d %s %s", b->name, k, name[w], t);
-          return 1;
-        }
-    }
-  }
-  const double val[5] = {s->kinetic, s->potential, s->dissipated, s->external, s->corrected};
-  static const char *const name[5] = {"kinetic energy", "potential energy", "dissipated energy",
-                                      "external work", "correction energy"};
-  for (int k = 0; k < 5; k++)
-    if ((t = nonfinite_text(val[k])) != NULL) {
-      snprintf(what, len, "%s of the island of body '%s' %s", name[k],
-               sc->bodies[m->bodies[0]].name, t);
-      return 1;
-    }
-  for (int c = 0; c < m->nc && solve_failed; c++) {
-    /* the solve stops at a non-finite iterate or a force that overflows
-     * at a finite compression */
-    const vb_contact *ct = &s->act[c];
-    if ((t = nonfinite_text(s->x1[c])) != NULL) {
-      snprintf(what, len, "contact '%s': compression solved for the step %s", ct->name, t);
-      return 1;
-    }
-    if (m->family != VB_FAMILY_EXPLICIT && ct->scheme->ops->step_force) {
-      double df, f = ct->scheme->ops->step_force(ct, &s->hist[c], m->dt, s->x1[c], &df);
-      if ((t = nonfinite_text(f)) != NULL) {
-        snprintf(what, len, "contact '%s': step force %s at compression %.6g m", ct->name, t,
-                 s->x1[c]);
-        return 1;
-      }
-    }
-  }
-  snprintf(what, len, "the step of the island of body '%s' failed", sc->bodies[m->bodies[0]].name);
-  return 0;
+  (void)why;
+  (void)len;
+  double h = in->dt, w2p, sgp;
+  warp_bilinear(2.0 * M_PI * in->freq, in->sigma, h, &w2p, &sgp);
+  double D = 2.0 / h + 2.0 * sgp + 0.5 * h * w2p;
+  *o = (vb_mode_coef){
+      .w2 = w2p,
+      .sig = sgp,
+      .ca = (2.0 / h + 2.0 * sgp - 0.5 * h * w2p) / D,
+      .cb = 2.0 / D,
+      .cc = h / (D * in->mass),
+      .dcoef = 2.0 * in->mass * sgp * h,
+      .mw2 = in->mass * w2p,
+  };
+  return VB_OK;
+}
+
+/* Three-level mode: the exact centred recursion (model.c's header;
+ * Chatziioannou eq 7, Ducceschi eq 23); refused without a positive
+ * discrete energy (Omega^2 dt^2 < 4). */
+static int
+mode_three_level(const vb_mode_in *in, vb_mode_coef *o, char *why, size_t len)
+{
+  double h = in->dt, a1, a2, g;
+  exact_centred(2.0 * M_PI * in->freq, in->sigma, h, &a1, &a2, &g);
+  o->ca = a1;
+  o->cb = a2;
+  o->w2 = 2.0 * g / ((1.0 + a2) * h * h);
+  o->sig = (1.0 - a2) / ((1.0 + a2) * h);
+  o->cc = 0.5 * h * h * (1.0 + a2) / in->mass;
+  o->dcoef = 0.5 * in->mass * o->sig / h;
+  o->mw2 = in->mass * o->w2;
+  if (o->w2 * h * h >= 4.0)
+    return vb_errf(why, len, VB_EINVAL,
+                   " (%g Hz, sigma %g) has no positive discrete energy at fs %g for a "
+                   "three-level scheme (valid: raise scene.fs or use a two-level scheme)",
+                   in->freq, in->sigma, in->fs);
+  return VB_OK;
+}
+
+/* Explicit mode: the continuous omega and sigma, within the scheme's
+ * stability limit. */
+static int
+mode_explicit(const vb_mode_in *in, vb_mode_coef *o, char *why, size_t len)
+{
+  double w0 = 2.0 * M_PI * in->freq, h = in->dt, lim = in->scheme->stability_limit;
+  *o = (vb_mode_coef){.w2 = w0 * w0, .sig = in->sigma};
+  if (w0 * h > lim)
+    return vb_errf(why, len, VB_EINVAL,
+                   " at %g Hz is beyond the stability limit of scheme '%s' (omega dt = %.3g > "
+                   "%g; valid: raise scene.fs above %.6g Hz or use a two-level or three-level "
+                   "scheme)",
+                   in->freq, in->scheme->name, w0 * h, lim, w0 / lim);
+  return VB_OK;
+}
+
+/* Two-level start: the trapezoidal velocity that makes the discrete free
+ * response the exact one (q at dt exact); a free mass keeps v0. */
+static double
+start_two_level(const vb_island_model *m, int j, double w0, double sig, double q0, double v0,
+                double g)
+{
+  if (w0 == 0.0 && sig == 0.0)
+    return v0;
+  double q1 = free_response(w0, sig, q0, v0, g / m->mass[j], m->dt);
+  return (q1 - m->ca[j] * q0 - m->cc[j] * g) / m->cb[j];
+}
+
+/* The energy-quadratised family's solve: the scheme's one linear solve
+ * (every contact of such an island has the family's linear step force). */
+static int
+solve_linear(const vb_kproblem *p)
+{
+  return p->cts[0].scheme->ops->solve_linear(p);
+}
+
+/* ---------------------------------------------------------------- table */
+
+/* The families, one row each, indexed by vb_family. */
+static const vb_family_ops families[] = {
+    [VB_FAMILY_TWO_LEVEL] =
+        {
+            .name = "two-level",
+            .levels = 2,
+            .velocity = 1,
+            .mode = mode_two_level,
+            .start_velocity = start_two_level,
+            .predict = predict_two_level,
+            .solve = vb_kmethod_solve,
+            .step = step_two_level,
+            .energy = energy_two_level,
+        },
+    [VB_FAMILY_THREE_LEVEL] =
+        {
+            .name = "three-level",
+            .levels = 3,
+            .mode = mode_three_level,
+            .predict = predict_three_level,
+            .solve = vb_kmethod_solve,
+            .step = step_three_level,
+            .energy = energy_three_level,
+        },
+    [VB_FAMILY_EXPLICIT] =
+        {
+            .name = "explicit",
+            .levels = 2,
+            .velocity = 1,
+            .one_scheme = 1,
+            .mode = mode_explicit,
+            .refresh = refresh_explicit,
+            .step = step_explicit,
+            .energy = energy_two_level,
+        },
+    /* energy quadratisation (solvers/sav.c): three-level modes, contacts
+     * by one linear solve */
+    [VB_FAMILY_SAV] =
+        {
+            .name = "energy-quadratised",
+            .levels = 3,
+            .linear = 1,
+            .mode = mode_three_level,
+            .predict = predict_three_level,
+            .solve = solve_linear,
+            .step = step_three_level,
+            .energy = energy_three_level,
+        },
+};
+
+/* The row of a family. */
+const vb_family_ops *
+vb_family_of(vb_family f)
+{
+  return (unsigned)f < sizeof families / sizeof families[0] ? &families[f] : NULL;
 }
 
 /* Advance an island one step. */
 int
 vb_island_step(const vb_island_model *m, vb_island_state *s, long n)
 {
-  int rc;
-  if (m->family == VB_FAMILY_TWO_LEVEL)
-    rc = step_two_level(m, s, n);
-  else if (m->family == VB_FAMILY_THREE_LEVEL)
-    rc = step_three_level(m, s, n);
-  else
-    rc = step_explicit(m, s, n);
+  int rc = m->fam->step(m, s, n);
   s->time = (n + 1) * m->dt;
   if (rc == VB_ENOCONV)
     s->newton_failures++;
-  if (rc != VB_EDIVERGED && m->family == VB_FAMILY_EXPLICIT)
-    vb_island_energy(m, s);
   return rc;
 }

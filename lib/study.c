@@ -20,6 +20,9 @@
 
 struct vb_study {
   vb_source src;
+  char *inputs;       /* "PATH CRC32\n" of every file the load read (vb_inputs_text) */
+  config_t doc;       /* the text parsed once (read only; scenes copy it) */
+  int parsed;         /* doc holds a parse */
   vb_sweep *sweep;    /* NULL without a sweep */
   const char **units; /* [nparams] SI units of each parameter (static text) */
   long *checked;      /* [nchecked] scenes validated one by one, sorted; NULL: all */
@@ -37,6 +40,9 @@ vb_study_free(vb_study *study)
   if (!study)
     return;
   vb_source_clear(&study->src);
+  free(study->inputs);
+  if (study->parsed)
+    config_destroy(&study->doc);
   vb_sweep_free(study->sweep);
   free(study->units);
   free(study->checked);
@@ -65,36 +71,146 @@ name_values(const vb_study *st, long index, char *err, size_t errlen)
   snprintf(err + len, errlen - len, ")");
 }
 
-/* Build scene `index`: parse, set the swept values, load. */
-int
-vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err, size_t errlen)
-{
+/* A study's document, for building its scenes one after another (one per
+ * thread): a copy of the study's parse without the sweep block, into
+ * whose settings each scene sets its values before it loads.  Parsing the
+ * whole text for every scene made N scenes of a `values` list of N values
+ * cost N^2. */
+struct vb_study_doc {
+  const vb_study *st;
   config_t cfg;
-  config_setting_t *params, *target;
+  config_setting_t **target; /* [nparams] the setting each parameter sets */
+  unsigned int *line;        /* [nparams] where the parameter is written */
+  const char **file;         /* [nparams] (libconfig's name, NULL: the top file) */
+};
+
+/* Free a document; NULL is a no-op. */
+void
+vb_study_doc_free(vb_study_doc *d)
+{
+  if (!d)
+    return;
+  config_destroy(&d->cfg);
+  free(d->target);
+  free(d);
+}
+
+/* Copy setting `from` and what it holds into `to` (a group, list or array;
+ * the root when from is the root); -1 when out of memory.  Names, types,
+ * values, formats, lines and file names (libconfig's, owned by the
+ * study's parse) are kept: the loader sees what a parse would give. */
+static int
+copy_setting(config_setting_t *to, const config_setting_t *from, int root)
+{
+  int type = config_setting_type(from);
+  config_setting_t *s = root ? to : config_setting_add(to, config_setting_name(from), type);
+
+  if (s == NULL)
+    return -1;
+  s->format = from->format;
+  s->line = from->line;
+  s->file = from->file;
+  switch (type) {
+  case CONFIG_TYPE_INT: return config_setting_set_int(s, config_setting_get_int(from)) ? 0 : -1;
+  case CONFIG_TYPE_INT64:
+    return config_setting_set_int64(s, config_setting_get_int64(from)) ? 0 : -1;
+  case CONFIG_TYPE_FLOAT:
+    return config_setting_set_float(s, config_setting_get_float(from)) ? 0 : -1;
+  case CONFIG_TYPE_BOOL: return config_setting_set_bool(s, config_setting_get_bool(from)) ? 0 : -1;
+  case CONFIG_TYPE_STRING:
+    return config_setting_set_string(s, config_setting_get_string(from)) ? 0 : -1;
+  default: break;
+  }
+  for (int i = 0; i < config_setting_length(from); i++) {
+    const config_setting_t *e = config_setting_get_elem(from, (unsigned)i);
+    /* the sweep block is the study's, not a scene's */
+    if (root && strcmp(config_setting_name(e), "sweep") == 0)
+      continue;
+    if (copy_setting(s, e, 0) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* Copy the study's parse without its sweep block and find the setting of
+ * every parameter (what vb_scene_load_config would see). */
+int
+vb_study_doc_open(const vb_study *st, vb_study_doc **out, char *err, size_t errlen)
+{
+  int np = st->sweep ? vb_sweep_nparams(st->sweep) : 0, rc, p;
+  vb_study_doc *d = calloc(1, sizeof *d);
+  size_t each = sizeof *d->target + sizeof *d->line + sizeof *d->file;
+
+  *out = NULL;
+  if (!d || !(d->target = malloc(((size_t)np + 1) * each))) {
+    free(d);
+    return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory building a scene", st->src.path);
+  }
+  d->st = st;
+  d->file = (const char **)(d->target + np + 1);
+  d->line = (unsigned int *)(d->file + np + 1);
+  config_init(&d->cfg);
+  config_set_options(&d->cfg, config_get_options(&st->doc));
+  rc = copy_setting(config_root_setting(&d->cfg), config_root_setting(&st->doc), 1) < 0
+           ? vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory building a scene", st->src.path)
+           : VB_OK;
+  /* (reads only: other threads copy the same tree) */
+  const config_setting_t *sweep = config_setting_get_member(config_root_setting(&st->doc), "sweep");
+  const config_setting_t *params = sweep ? config_setting_get_member(sweep, "params") : NULL;
+  for (p = 0; p < np && rc == VB_OK; p++) {
+    const config_setting_t *origin =
+        config_setting_get_member(config_setting_get_elem(params, (unsigned)p), "path");
+
+    rc = vb_sweep_target(&st->src, &d->cfg, vb_sweep_path(st->sweep, p), origin, &d->target[p],
+                         err, errlen);
+    d->line[p] = origin->line;
+    d->file[p] = origin->file;
+  }
+  if (rc != VB_OK) {
+    vb_study_doc_free(d);
+    return rc;
+  }
+  *out = d;
+  return VB_OK;
+}
+
+/* Build scene `index` from a parsed document: set the swept values, load. */
+int
+vb_study_doc_scene(vb_study_doc *d, long index, vb_scene **out, char *err, size_t errlen)
+{
+  const vb_study *st = d->st;
   int rc, p;
 
   *out = NULL;
   if (index < 0 || index >= st->nscenes)
     return vb_errf(err, errlen, VB_EINVAL, "%s: no scene %ld (the study has %ld)", st->src.path,
                    index, st->nscenes);
-  rc = vb_source_parse(&st->src, &cfg, err, errlen);
-  if (rc == VB_OK && st->sweep) {
-    params = config_lookup(&cfg, "sweep.params");
-    for (p = 0; p < vb_sweep_nparams(st->sweep) && rc == VB_OK; p++) {
-      const config_setting_t *origin =
-          config_setting_get_member(config_setting_get_elem(params, (unsigned)p), "path");
-
-      rc = vb_sweep_target(&st->src, &cfg, vb_sweep_path(st->sweep, p), origin, &target, err,
-                           errlen);
-      if (rc == VB_OK)
-        vb_sweep_assign(target, vb_sweep_value(st->sweep, index, p), origin);
-    }
-  }
-  if (rc == VB_OK)
-    rc = vb_scene_load_config(&st->src, &cfg, out, err, errlen);
-  config_destroy(&cfg);
+  for (p = 0; st->sweep && p < vb_sweep_nparams(st->sweep); p++)
+    vb_sweep_assign_at(d->target[p], vb_sweep_value(st->sweep, index, p), d->line[p], d->file[p]);
+  rc = vb_scene_load_config(&st->src, &d->cfg, out, err, errlen);
   if (rc == VB_EINVAL)
     name_values(st, index, err, errlen);
+  return rc;
+}
+
+/* Build scene `index`: parse, set the swept values, load. */
+int
+vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err, size_t errlen)
+{
+  vb_study_doc *d;
+  int rc;
+
+  *out = NULL;
+  if (index < 0 || index >= st->nscenes)
+    return vb_errf(err, errlen, VB_EINVAL, "%s: no scene %ld (the study has %ld)", st->src.path,
+                   index, st->nscenes);
+  rc = vb_study_doc_open(st, &d, err, errlen);
+  if (rc == VB_EINVAL)
+    name_values(st, index, err, errlen);
+  if (rc != VB_OK)
+    return rc;
+  rc = vb_study_doc_scene(d, index, out, err, errlen);
+  vb_study_doc_free(d);
   return rc;
 }
 
@@ -114,23 +230,32 @@ check_indices(const vb_study *st, const long *idx, long n, long *bad, double *rm
   double mx = *rmax, sum = 0.0;
 
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) reduction(min : b) reduction(max : mx) \
-    reduction(+ : sum) if (n > 1)
+#pragma omp parallel reduction(min : b) reduction(max : mx) reduction(+ : sum) if (n > 1)
 #endif
-  for (i = 0; i < n; i++) {
-    long index = idx ? idx[i] : i;
-    vb_scene *sc;
+  {
+    /* one parse per thread (its scenes reuse it) */
+    vb_study_doc *d = NULL;
     char e[8];
-    double bytes;
+    int open = vb_study_doc_open(st, &d, e, sizeof e) == VB_OK;
 
-    if (vb_study_scene(st, index, &sc, e, sizeof e) != VB_OK) {
-      b = index < b ? index : b;
-      continue;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 16)
+#endif
+    for (i = 0; i < n; i++) {
+      long index = idx ? idx[i] : i;
+      vb_scene *sc;
+      double bytes;
+
+      if (!open || vb_study_doc_scene(d, index, &sc, e, sizeof e) != VB_OK) {
+        b = index < b ? index : b;
+        continue;
+      }
+      bytes = vb_scene_record_bytes(sc);
+      mx = bytes > mx ? bytes : mx;
+      sum += bytes;
+      vb_scene_free(sc);
     }
-    bytes = vb_scene_record_bytes(sc);
-    mx = bytes > mx ? bytes : mx;
-    sum += bytes;
-    vb_scene_free(sc);
+    vb_study_doc_free(d);
   }
   *bad = b;
   *rmax = mx;
@@ -173,17 +298,36 @@ check_scenes(vb_study *st, char *err, size_t errlen)
   return VB_OK;
 }
 
+/* Keep the list of the files scene 0's load read as text and stop
+ * recording: every scene reads the same files (a sweep sets numbers, not
+ * file names), and the scenes built in parallel must not write the list. */
+static int
+stop_recording(vb_study *st, char *err, size_t errlen)
+{
+  int failed = st->src.files == NULL || st->src.files->failed;
+
+  if (!failed)
+    st->inputs = vb_inputs_text(st->src.files);
+  vb_inputs_clear(st->src.files);
+  free(st->src.files);
+  st->src.files = NULL;
+  if (failed || st->inputs == NULL)
+    return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the study", st->src.path);
+  return VB_OK;
+}
+
 /* Parse the sweep, check its paths, and validate the scenes. */
 static int
 study_init(vb_study *st, char *err, size_t errlen)
 {
-  config_t cfg;
+  config_t *cfg = &st->doc;
   const config_setting_t *sweep;
   config_setting_t *target;
   int rc, p;
 
-  rc = vb_source_parse(&st->src, &cfg, err, errlen);
-  sweep = rc == VB_OK ? config_setting_get_member(config_root_setting(&cfg), "sweep") : NULL;
+  rc = vb_source_parse(&st->src, &st->doc, err, errlen);
+  st->parsed = 1;
+  sweep = rc == VB_OK ? config_setting_get_member(config_root_setting(cfg), "sweep") : NULL;
   if (sweep)
     rc = vb_sweep_parse(&st->src, sweep, &st->sweep, err, errlen);
   if (rc == VB_OK && st->sweep) {
@@ -195,18 +339,20 @@ study_init(vb_study *st, char *err, size_t errlen)
     const config_setting_t *g =
         config_setting_get_elem(config_setting_get_member(sweep, "params"), (unsigned)p);
 
-    rc = vb_sweep_target(&st->src, &cfg, vb_sweep_path(st->sweep, p),
+    rc = vb_sweep_target(&st->src, cfg, vb_sweep_path(st->sweep, p),
                          config_setting_get_member(g, "path"), &target, err, errlen);
     if (rc == VB_OK)
-      st->units[p] = vb_sweep_units(&cfg, vb_sweep_path(st->sweep, p));
+      st->units[p] = vb_sweep_units(cfg, vb_sweep_path(st->sweep, p));
   }
-  config_destroy(&cfg);
   if (rc != VB_OK)
     return rc;
   st->nscenes = st->sweep ? vb_sweep_scenes(st->sweep) : 1;
 
   /* scene 0 keeps its messages; the others report the first bad scene */
   rc = vb_study_scene(st, 0, &st->first, err, errlen);
+  if (rc != VB_OK)
+    return rc;
+  rc = stop_recording(st, err, errlen);
   if (rc != VB_OK)
     return rc;
   return check_scenes(st, err, errlen);
@@ -310,6 +456,11 @@ const char *
 vb_study_input(const vb_study *study)
 {
   return study->src.text;
+}
+const char *
+vb_study_inputs(const vb_study *study)
+{
+  return study->inputs;
 }
 const char *
 vb_study_path(const vb_study *study)

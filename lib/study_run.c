@@ -50,6 +50,7 @@ vb_study_layout(const vb_study *study, vb_output_layout *lay, const char **names
   memset(lay, 0, sizeof *lay);
   lay->input = vb_study_input(study);
   lay->source = vb_study_path(study);
+  lay->inputs = vb_study_inputs(study);
   lay->mode = vb_study_mode(study);
   lay->sweep = vb_study_sweep(study);
   lay->nscenes = vb_study_scenes(study);
@@ -84,13 +85,15 @@ output_check(const vb_study *study, const char *out, char *err, size_t errlen)
   return VB_OK;
 }
 
-/* A finished OUT for this input: every scene kept. */
+/* A finished OUT for this input (its text and every file it read, the
+ * identity of vb_input_crc): every scene kept. */
 static int
-finished_file(const vb_study *study, const char *out)
+finished_file(const vb_study *study, const vb_output_layout *lay, const char *out)
 {
   vb_h5quiet q;
   hid_t f;
-  char *format = NULL, *input = NULL;
+  vb_output_layout then = {0};
+  char *format = NULL, *input = NULL, *inputs = NULL;
   long scenes = -1;
   int same;
 
@@ -100,6 +103,7 @@ finished_file(const vb_study *study, const char *out)
     hid_t st = H5Gopen2(f, "study", H5P_DEFAULT);
     format = vb_h5_attr_read_string(f, "format");
     input = vb_h5_attr_read_string(f, "input");
+    inputs = vb_h5_attr_read_string(f, "inputs");
     if (st >= 0)
       vb_h5_attr_read_int64(st, "scenes", &scenes);
     vb_h5_close(st);
@@ -108,8 +112,12 @@ finished_file(const vb_study *study, const char *out)
   vb_h5_quiet_end(&q);
   same = format && input && strcmp(format, VB_FORMAT_NAME) == 0 &&
          strcmp(input, vb_study_input(study)) == 0 && scenes == vb_study_scenes(study);
+  then.input = input;
+  then.inputs = inputs;
+  same = same && vb_input_crc(&then) == vb_input_crc(lay);
   free(format);
   free(input);
+  free(inputs);
   return same;
 }
 
@@ -169,8 +177,8 @@ typedef struct runner {
 /* Run scene `index` and pack it (in the calling thread); *code is the
  * run's status.  VB_OK or an error with the message in e. */
 static int
-scene_run(const runner *r, long index, vb_laid_block *b, vb_scene **sc, vb_run **run,
-          vb_packed_scene **packed, int *code, int *taken, char *e, size_t elen)
+scene_run(const runner *r, vb_study_doc *doc, long index, vb_laid_block *b, vb_scene **sc,
+          vb_run **run, vb_packed_scene **packed, int *code, int *taken, char *e, size_t elen)
 {
   int np = vb_study_nparams(r->study), p, rc = VB_OK;
   double params[64], *pv = np <= 64 ? params : malloc((size_t)np * sizeof *pv);
@@ -181,7 +189,8 @@ scene_run(const runner *r, long index, vb_laid_block *b, vb_scene **sc, vb_run *
   }
   for (p = 0; p < np; p++)
     pv[p] = vb_study_value(r->study, index, p);
-  rc = vb_study_scene(r->study, index, sc, e, elen);
+  rc = doc ? vb_study_doc_scene(doc, index, sc, e, elen)
+           : vb_study_scene(r->study, index, sc, e, elen);
   if (rc == VB_OK)
     rc = vb_run_alloc(*sc, run, e, elen);
   if (rc == VB_OK)
@@ -279,6 +288,10 @@ scenes_run(runner *r)
 #endif
   {
     vb_laid_block *b = laid ? vb_laid_block_new(r->o) : NULL;
+    /* the study's text parsed once per thread (NULL: once per scene) */
+    vb_study_doc *doc = NULL;
+    char de[8];
+    vb_study_doc_open(r->study, &doc, de, sizeof de);
 
     /* one thread creates the laid-out shard while the others start */
 #ifdef _OPENMP
@@ -309,7 +322,7 @@ scenes_run(runner *r)
       e[0] = '\0';
       if (b && !vb_laid_block_accepts(r->o, b, r->pending[i]))
         block_write(r, b, 1);
-      lrc = scene_run(r, r->pending[i], b, &sc, &run, &packed, &code, &taken, e, sizeof e);
+      lrc = scene_run(r, doc, r->pending[i], b, &sc, &run, &packed, &code, &taken, e, sizeof e);
       if (taken && vb_laid_block_due(b))
         block_write(r, b, 0);
       else if (b && !taken)
@@ -328,6 +341,7 @@ scenes_run(runner *r)
     if (b)
       block_write(r, b, 1);
     vb_laid_block_free(b);
+    vb_study_doc_free(doc);
   }
 #ifdef _OPENMP
   omp_set_schedule(kind, modifier);
@@ -458,8 +472,8 @@ vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt
   strcat(part, PART_SUFFIX);
   vb_study_layout(study, &lay, names, units);
   /* --resume after the end: the finished file is checked, nothing runs */
-  if (opt->resume && access(part, F_OK) != 0 && access(out, F_OK) == 0 &&
-      finished_file(study, out)) {
+  if (opt->resume == 1 && access(part, F_OK) != 0 && access(out, F_OK) == 0 &&
+      finished_file(study, &lay, out)) {
     for (i = opt->rank; i < nscenes; i += opt->nranks)
       r->rep.scenes++;
     r->rep.kept = r->rep.scenes;
@@ -475,6 +489,10 @@ done:
   if (opt->lock)
     *opt->lock = r ? vb_output_take_lock(r->o) : -1;
   if (r) {
+    /* an error (not an interruption) before any scene was finished
+     * leaves no OUT.part/ that this run made */
+    if (rc != VB_OK && rc != VB_EINTR && opt->nranks == 1)
+      vb_output_discard(r->o);
     vb_output_free(r->o);
     r->rep.seconds = now() - r->t0;
     if (report)

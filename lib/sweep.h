@@ -13,7 +13,8 @@
 #define VB_STUDY_MAX_SCENES 100000000L
 
 /* Load a scene from a parsed document of src.  The document may carry a
- * sweep block (already applied by the caller); it is removed from cfg. */
+ * sweep block (already applied by the caller); it is removed from cfg.
+ * The scene shares src's text (scene->input_shared): src outlives it. */
 int vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, char *err,
                          size_t errlen);
 
@@ -30,6 +31,9 @@ const char *vb_sweep_units(config_t *cfg, const char *path);
 /* Give a target setting a swept value; messages about it will point at
  * `origin`, the sweep parameter that set it. */
 void vb_sweep_assign(config_setting_t *target, double value, const config_setting_t *origin);
+/* vb_sweep_assign, the origin given as its line and file name. */
+void vb_sweep_assign_at(config_setting_t *target, double value, unsigned int line,
+                        const char *file);
 /* A parsed sweep block (sweep.c). */
 typedef struct vb_sweep vb_sweep;
 

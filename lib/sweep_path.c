@@ -495,6 +495,13 @@ unknown:
 void
 vb_sweep_assign(config_setting_t *target, double value, const config_setting_t *origin)
 {
+  vb_sweep_assign_at(target, value, origin->line, origin->file);
+}
+
+/* vb_sweep_assign with the origin's line and file given. */
+void
+vb_sweep_assign_at(config_setting_t *target, double value, unsigned int line, const char *file)
+{
   target->format = CONFIG_FORMAT_DEFAULT;
   if (value == floor(value) && fabs(value) < 9007199254740992.0) {
     target->type = CONFIG_TYPE_INT64;
@@ -503,8 +510,8 @@ vb_sweep_assign(config_setting_t *target, double value, const config_setting_t *
     target->type = CONFIG_TYPE_FLOAT;
     config_setting_set_float(target, value);
   }
-  target->line = origin->line;
-  target->file = origin->file;
+  target->line = line;
+  target->file = file;
 }
 
 /* SI units of the numeric setting a sweep path names in cfg, from the

@@ -183,7 +183,8 @@ void vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out
 typedef enum {
   VB_FAMILY_TWO_LEVEL = 0, /* implicit, state (x, v): two-point, am1 */
   VB_FAMILY_THREE_LEVEL,   /* state (x^n, x^(n-1)): three-point, quadratic */
-  VB_FAMILY_EXPLICIT       /* one-step explicit: verlet, position-verlet, heun, rk4 */
+  VB_FAMILY_EXPLICIT,      /* one-step explicit: verlet, position-verlet, heun, rk4 */
+  VB_FAMILY_SAV            /* (x^n, x^(n-1)) and an auxiliary variable per contact: sav */
 } vb_family;
 
 struct vb_scheme_ops; /* its operations (solvers/scheme.h, not installed) */
@@ -332,7 +333,9 @@ enum {
 typedef struct vb_scene {
   char name[VB_NAME_MAX];
   char *path;        /* file it came from */
-  char *input;       /* full text of the scene file */
+  char *input;       /* full text of the scene file; a scene a study built
+                        shares its study's (free the scene before the study) */
+  int input_shared;  /* input belongs to the study, not to the scene */
   double fs;         /* sample rate, Hz */
   double duration;   /* s */
   double gravity;    /* m/s^2, acting along -u */
@@ -378,6 +381,19 @@ void vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0
  * state reaches it, m/s (0 if none follows); its effective mass (kg) into
  * *meff when meff is not NULL (one island build for both). */
 double vb_scene_approach_rate(const vb_scene *scene, int c, double *meff);
+/* vb_scene_approach_rate of every contact c into rate[c] (m/s) and
+ * meff[c] (kg), from one island build (NaN when the scene cannot build). */
+void vb_scene_approach_rates(const vb_scene *scene, double *rate, double *meff);
+/* A contact's initial state (vb_scene_contact_state) and its impact rate
+ * (vb_scene_approach_rate). */
+typedef struct vb_contact_start {
+  double p0, v0, a0; /* penetration (m), its rate (m/s), acceleration (m/s^2) */
+  double meff;       /* effective mass, kg */
+  double rate;       /* impact rate free flight reaches, m/s (0: none) */
+} vb_contact_start;
+/* Every contact's, out[ncontacts], from one island build (NaN when the
+ * scene cannot build). */
+void vb_scene_contact_states(const vb_scene *scene, vb_contact_start *out);
 
 /* Natural frequency sqrt(k / m_eff) of an alpha = 1 contact, the largest
  * the scheme's exact-duration substitution allows (pi/dt two-point,
@@ -535,6 +551,10 @@ const double *vb_signal_data(const vb_run *run, const vb_signal *s, int i);
 double vb_run_balance_error(const vb_run *run);
 /* Effective mass of a contact (1 / sum of S^2/M over its modes), kg. */
 double vb_run_contact_mass(const vb_run *run, int contact);
+/* Largest distance of a scheme's per-contact state from its definition
+ * over the run so far, in the state's units (sav: |psi - sqrt(2 V)|,
+ * J^(1/2)); NaN when no contact of the scene keeps state. */
+double vb_run_state_drift(const vb_run *run);
 /* vb_run_exec that stops when *stop (may be NULL) becomes nonzero, checked
  * before every step (a signal handler or another thread sets it): the run
  * then ends with VB_EINTR, the status "stopped at t=T s on request", its
@@ -548,6 +568,7 @@ int vb_run_exec_stop(vb_run *run, const volatile int *stop);
 typedef struct vb_output_layout {
   const char *input;              /* the scene or study text */
   const char *source;             /* its path */
+  const char *inputs;             /* every file read, "PATH CRC32\n" each; NULL: input alone */
   const char *mode;               /* sweep mode: "grid", "zip", "random", "none" */
   const char *sweep;              /* canonical sweep text, "" without one */
   long nscenes;                   /* scenes of the whole study */
@@ -564,8 +585,10 @@ typedef struct vb_packed_scene vb_packed_scene;
 
 /* Open OUT.part/ for this process (rank `rank` of an MPI run, else 0):
  * create it (refusing a symlink or a foreign directory there), lock it
- * (refusing a second writer, named with its PID), and with resume keep
+ * (refusing a second writer, named with its PID), and with resume = 1 keep
  * the shards whose size and CRC-32 match the manifest, deleting the rest.
+ * resume = 0 refuses an OUT.part/ that lists finished scenes of this
+ * input (naming --resume and --restart); VB_RESTART discards them.
  * Free with vb_output_free. */
 int vb_output_open(const char *path, const vb_output_layout *lay, int resume, int rank,
                    vb_output **out, char *err, size_t errlen);
@@ -592,8 +615,9 @@ int vb_output_scene(vb_output *output, long index, const double *param_values, c
 int vb_output_flush(vb_output *output, char *err, size_t errlen);
 /* Scenes in shards of this output (kept and written). */
 long vb_output_scenes_done(const vb_output *output);
-/* Unlock and free, dropping scenes not flushed; OUT.part stays.  NULL is a
- * no-op. */
+/* Unlock and free, dropping scenes not flushed; OUT.part stays (unless
+ * the output was discarded: an error before any scene was finished in an
+ * OUT.part this run created).  NULL is a no-op. */
 void vb_output_free(vb_output *output);
 /* Merge every verified shard of OUT.part/ (of any rank) into OUT, through
  * a temporary renamed into place, and remove OUT.part/; every scene must be
@@ -659,6 +683,11 @@ const char *vb_study_mode(const vb_study *study);
 const char *vb_study_sweep(const vb_study *study);
 /* The file's full text and its path. */
 const char *vb_study_input(const vb_study *study);
+/* Every file loading the study read (the study file first, then each
+ * @include, modes file and profile in reading order), one "PATH CRC32\n"
+ * line each, the CRC-32 of its bytes in 8 hex digits (doc/format.md,
+ * `inputs`). */
+const char *vb_study_inputs(const vb_study *study);
 const char *vb_study_path(const vb_study *study);
 /* Scene 0, as loaded during validation (contacts and bodies of every
  * scene of the study have the same names, in the same order). */
@@ -669,6 +698,15 @@ double vb_study_record_total(const vb_study *study);
 /* Build scene `index` (0 <= index < vb_study_scenes).  Thread-safe.  The
  * caller frees *out with vb_scene_free. */
 int vb_study_scene(const vb_study *study, long index, vb_scene **out, char *err, size_t errlen);
+/* A study's text parsed once, for building many of its scenes in one
+ * thread (vb_study_scene parses it for every scene, which costs N^2 for N
+ * scenes of a `values` list of N values).  Not shared between threads. */
+typedef struct vb_study_doc vb_study_doc;
+int vb_study_doc_open(const vb_study *study, vb_study_doc **out, char *err, size_t errlen);
+/* vb_study_scene through a parsed document: the same scene, bit for bit. */
+int vb_study_doc_scene(vb_study_doc *doc, long index, vb_scene **out, char *err, size_t errlen);
+/* Free a document; NULL is a no-op. */
+void vb_study_doc_free(vb_study_doc *doc);
 
 /* Progress of a running study, handed to vb_study_options.on_progress. */
 typedef struct vb_study_progress {
@@ -678,10 +716,16 @@ typedef struct vb_study_progress {
   double left; /* estimated seconds left (NaN before the first scene) */
 } vb_study_progress;
 
+/* vb_study_options.resume (and vb_output_open's): start over, discarding
+ * the finished scenes an OUT.part/ holds. */
+#define VB_RESTART 2
+
 /* How vb_study_run runs a study. */
 typedef struct vb_study_options {
   int threads;  /* OpenMP threads over scenes; 0 for the OpenMP default */
-  int resume;   /* 1: continue OUT.part, keeping its verified shards */
+  int resume;   /* 1: continue OUT.part, keeping its verified shards; 0: start,
+                   refusing an OUT.part with finished scenes of this input;
+                   VB_RESTART: start, discarding them */
   int rank;     /* this process runs the scenes with index % nranks == rank */
   int nranks;   /* 1 for a single process */
   /* Called about every progress_period seconds and once at the end, from

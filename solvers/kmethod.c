@@ -3,15 +3,58 @@
  * The modes give each contact a predicted compression xt and the step a
  * constant compliance matrix K (K_cd = sum_j S_cj S_dj cc_j), so that the
  * new compressions solve x1 = xt - K fbar(x1) (Borin, De Poli & Rocchesso;
- * Avanzini).  One contact: the scheme's closed form (quadratic) or scalar
- * Newton.  Up to 16 contacts: Newton with a dense LU of I + K diag(fbar').
- * More: block Gauss-Seidel over the contacts.  Simultaneous impacts are
- * thus solved as one coupled problem. */
+ * Avanzini).  Only the contacts that may act this step are solved (the
+ * active set A, vb_kmethod_may_act on xt): the others keep fbar = 0 and
+ * x1 = xt - K_cA fbar_A, and join A (and the solve is resumed) when that
+ * x1 makes them act.  Simultaneous impacts are thus one coupled problem
+ * whose cost follows the active contacts, not all of them.
+ *
+ * An island of one contact: the scheme's closed form (quadratic) or scalar
+ * Newton (newton.c).  Else Newton on r(x) = x + K_AA fbar(x) - xt_A = 0
+ * with LAPACK's LU (dgetrf, dgetrs) of the Jacobian I + K_AA diag(fbar'),
+ * globalised by a backtracking (Armijo) line search on |r| (Dennis &
+ * Schnabel, Numerical Methods for Unconstrained Optimization, alg. 6.3.1),
+ * non-monotone (Grippo, Lampariello & Lucidi 1986): the Newton step d
+ * solves J d = -r, so the slope of |r| along it is -|r| < 0 and a
+ * short enough step always decreases it; a trial that is not finite is
+ * shortened like any other, so the iterate is never NaN.  With K positive
+ * semi-definite and fbar' >= 0 (a monotone law) the Jacobian is
+ * non-singular and the solution unique.  Where the Jacobian is singular
+ * (dgetrf's info > 0), or the iteration cap is reached, the solve reports
+ * VB_ENOCONV and keeps its finite iterate.  Converged when every
+ * contact's Newton update is below its tolerance relative to max(|x1|,
+ * its scale), as the scalar Newton, and its residual below its tolerance
+ * relative to the residual's round-off scale (residual_converged).  The
+ * cap is the contacts' max_iterations (50): Newton converges
+ * quadratically once the full step is taken, and on the tanpura bridge
+ * (tests/bench/bench_kmethod) it takes 6 to 9 iterations on average and
+ * at most 12 for 1 to 128 points.
+ *
+ * Islands with a closed-form contact (quadratic), whose root rule must pick
+ * each contact's root, are swept by block Gauss-Seidel and polished by the
+ * active-set Newton when the sweeps stall. */
 #include <math.h>
+#include <lapacke.h>
 #include "internal.h"
 #include "scheme.h"
 
-#define DENSE_MAX 16
+/* LAPACK's pivots are kept in vb_kproblem's int scratch. */
+_Static_assert(sizeof(lapack_int) == sizeof(int), "LP64 LAPACK (int pivots) expected");
+
+/* Halvings of the line search before the step is given up (lambda down to
+ * 2^-40, about 1e-12: below that a step moves no iterate at the
+ * tolerances the loader allows, >= 1e-16 relative). */
+#define LINE_SEARCH_MAX 40
+/* Armijo's sufficient decrease: |r(x + lambda d)| <= (1 - sigma lambda)
+ * |r(x)| (Dennis & Schnabel eq 6.3.3 with the slope -|r| of |r| along the
+ * Newton step). */
+#define ARMIJO_SIGMA 1e-4
+/* The non-monotone variant (Grippo, Lampariello & Lucidi, SIAM J. Numer.
+ * Anal. 23:707, 1986): sufficient decrease below the largest |r| of the
+ * last NONMONOTONE_MEMORY iterates instead of the last one, so that full
+ * Newton steps may cross a local rise of |r| (a damped law's force that
+ * falls with x1 makes such rises). */
+#define NONMONOTONE_MEMORY 20
 
 /* Whether a contact could exert a force this step. */
 int
@@ -73,102 +116,299 @@ force_of(const vb_kproblem *p, int c, double x1, double *df)
   return sch->ops->step_force(ct, &p->hist[c], p->dt, x1, df);
 }
 
-/* LU with partial pivoting of the n x n matrix a; 0 if singular. */
-static int
-lu_factor(double *a, int *piv, int n)
+/* The scale of contact c's compression, m: what its tolerance is relative
+ * to when x1 is near 0. */
+static double
+scale_of(const vb_kproblem *p, int c)
 {
-  for (int k = 0; k < n; k++) {
-    int p = k;
-    for (int i = k + 1; i < n; i++)
-      if (fabs(a[i * n + k]) > fabs(a[p * n + k]))
-        p = i;
-    piv[k] = p;
-    if (a[p * n + k] == 0.0)
-      return 0;
-    if (p != k)
-      for (int j = 0; j < n; j++) {
-        double t = a[k * n + j];
-        a[k * n + j] = a[p * n + j];
-        a[p * n + j] = t;
-      }
-    for (int i = k + 1; i < n; i++) {
-      double l = a[i * n + k] /= a[k * n + k];
-      for (int j = k + 1; j < n; j++)
-        a[i * n + j] -= l * a[k * n + j];
+  const vb_chist *h = &p->hist[c];
+  return fabs(h->x) + fabs(p->xt[c] - h->x) + 1e-300;
+}
+
+/* ------------------------------------------------ Newton on the active set
+ *
+ * The active set is p->piv[0..na), ascending.  Scratch, all within the
+ * step's vb_kproblem (no allocation): the Jacobian's LU at the start of
+ * p->jac (na x na, column-major); the residual, then the update d, in
+ * p->rhs (packed, entry i for contact piv[i]); fbar' at the iterate in the
+ * last na doubles of p->jac (derivatives) and the line search's trial
+ * forces in the na before them; LAPACK's pivots in p->iterations until the
+ * counts are written.  When na = nc these share the Jacobian's last two
+ * columns: column j of I + K_AA diag(fbar') needs only fbar'_j, read before
+ * the column is written, and the trial forces come after the solve. */
+
+/* Where fbar' of the active contacts is kept, packed: the last na doubles
+ * of p->jac (nc x nc), past the Jacobian when na < nc. */
+static double *
+derivatives(const vb_kproblem *p, int na)
+{
+  return p->jac + (size_t)p->nc * p->nc - na;
+}
+
+/* |r| at x1_A + lambda d with forces f (packed when `packed`, else
+ * indexed by contact), r into out[na] when out is not NULL; scaled as
+ * LAPACK's dnrm2, so that it overflows only where r does. */
+static double
+residual(const vb_kproblem *p, int na, double lambda, const double *d, const double *f,
+         int packed, double *out)
+{
+  const int *act = p->piv;
+  int nc = p->nc;
+  double scale = 0.0, ssq = 1.0; /* |r| = scale sqrt(ssq), as LAPACK's dnrm2 */
+  for (int i = 0; i < na; i++) {
+    int c = act[i];
+    const double *row = p->K + (size_t)c * nc;
+    double s = p->x1[c] - p->xt[c];
+    if (d)
+      s += lambda * d[i];
+    for (int j = 0; j < na; j++)
+      s += row[act[j]] * f[packed ? j : act[j]];
+    if (out)
+      out[i] = s;
+    double a = fabs(s);
+    if (!(a <= scale)) {
+      if (!isfinite(a))
+        return INFINITY;
+      ssq = 1.0 + ssq * (scale / a) * (scale / a);
+      scale = a;
+    } else if (a > 0.0) {
+      ssq += (a / scale) * (a / scale);
     }
+  }
+  return scale * sqrt(ssq);
+}
+
+/* The Newton update d = -J^-1 r into p->rhs (holding r) from fbar' at
+ * derivatives(p, na); 0, or -1 when J is singular or d not finite. */
+static int
+newton_update(const vb_kproblem *p, int na)
+{
+  const int *act = p->piv;
+  int nc = p->nc;
+  double *J = p->jac, *d = p->rhs;
+  const double *df = derivatives(p, na);
+  for (int j = 0; j < na; j++) {
+    double dfj = df[j], *col = J + (size_t)j * na;
+    for (int i = 0; i < na; i++)
+      col[i] = (i == j) + p->K[(size_t)act[i] * nc + act[j]] * dfj;
+  }
+  if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, na, na, J, na, p->iterations) != 0)
+    return -1;
+  for (int i = 0; i < na; i++)
+    d[i] = -d[i];
+  if (LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', na, 1, J, na, p->iterations, d, na) != 0)
+    return -1;
+  for (int i = 0; i < na; i++)
+    if (!isfinite(d[i]))
+      return -1;
+  return 0;
+}
+
+/* Whether every update d_i is below contact piv[i]'s tolerance. */
+static int
+update_converged(const vb_kproblem *p, int na)
+{
+  for (int i = 0; i < na; i++) {
+    int c = p->piv[i];
+    double x = p->x1[c] + p->rhs[i];
+    if (!(fabs(p->rhs[i]) <= p->cts[c].tolerance * fmax(fabs(x), scale_of(p, c))))
+      return 0;
   }
   return 1;
 }
 
-static void
-lu_solve(const double *a, const int *piv, int n, double *b)
+/* Whether the residual of the iterate x1_A is within every contact's
+ * tolerance of its round-off scale, |r_c| <= tol_c (|x1_c| + |xt_c| +
+ * sum_d |K_cd| (|fbar_d| + |fbar'_d x1_d|)): a stiff law's force k x1
+ * rounds to eps k |x1|, so r cannot be smaller than these terms' rounding.
+ * With a small update, the convergence test; alone where the iteration
+ * stops (a singular Jacobian, the cap). */
+static int
+residual_converged(const vb_kproblem *p, int na)
 {
-  for (int k = 0; k < n; k++) {
-    double t = b[piv[k]];
-    b[piv[k]] = b[k];
-    b[k] = t;
-    for (int i = k + 1; i < n; i++)
-      b[i] -= a[i * n + k] * b[k];
+  const int *act = p->piv;
+  int nc = p->nc;
+  double *fs = p->jac; /* |fbar_d| + |fbar'_d x1_d|, packed */
+  for (int j = 0; j < na; j++) {
+    int d = act[j];
+    double df, f = force_of(p, d, p->x1[d], &df);
+    fs[j] = fabs(f) + fabs(df * p->x1[d]);
   }
-  for (int k = n - 1; k >= 0; k--) {
-    for (int j = k + 1; j < n; j++)
-      b[k] -= a[k * n + j] * b[j];
-    b[k] /= a[k * n + k];
+  for (int i = 0; i < na; i++) {
+    int c = act[i];
+    const double *row = p->K + (size_t)c * nc;
+    double r = p->x1[c] - p->xt[c], scale = fabs(p->x1[c]) + fabs(p->xt[c]);
+    for (int j = 0; j < na; j++) {
+      r += row[act[j]] * p->fbar[act[j]];
+      scale += fabs(row[act[j]]) * fs[j];
+    }
+    if (!(fabs(r) <= p->cts[c].tolerance * scale))
+      return 0;
   }
+  return 1;
 }
 
-/* Newton on x1 = xt - K F(x1) for all contacts together (dense LU), from
- * xt, or from the current x1 (keeping each contact's fall-back choice)
- * when `resume` is set. */
-static int
-solve_dense(const vb_kproblem *p, int resume)
+/* |r| at x1_A + lambda d, with the forces there and their derivatives
+ * into the trial slots (derivatives(p, na) - na and derivatives(p, na)). */
+static double
+trial(const vb_kproblem *p, int na, double lambda)
 {
-  int nc = p->nc, maxit = 0;
-  double *x1 = p->x1, *J = p->jac, *r = p->rhs;
+  const int *act = p->piv;
+  double *d = p->rhs, *df = derivatives(p, na), *ft = df - na;
+  for (int j = 0; j < na; j++)
+    ft[j] = force_of(p, act[j], p->x1[act[j]] + lambda * d[j], &df[j]);
+  return residual(p, na, lambda, d, ft, 1, NULL);
+}
+
+/* Move x1_A and fbar_A to the trial point at lambda; the new |r| into
+ * *phi and the new r into p->rhs. */
+static void
+take(const vb_kproblem *p, int na, double lambda, double *phi)
+{
+  const int *act = p->piv;
+  double *d = p->rhs, *ft = derivatives(p, na) - na;
+  for (int j = 0; j < na; j++) {
+    p->x1[act[j]] += lambda * d[j];
+    p->fbar[act[j]] = ft[j];
+  }
+  *phi = residual(p, na, 0.0, NULL, p->fbar, 0, d);
+}
+
+/* Backtrack along d from x1_A until |r| decreases enough below ref
+ * (Armijo, non-monotone), then take the step.  Where no step of at least
+ * 2^-LINE_SEARCH_MAX does, x1_A is at a stationary point of |r| that is
+ * no root (a damped law whose force falls with x1 makes them) or at the
+ * round-off floor: the full Newton step is taken if it is finite, as plain
+ * Newton would, to leave it (1).  0 after an Armijo step; -1 when even the
+ * full step is not finite (nothing moved). */
+static int
+line_search(const vb_kproblem *p, int na, double *phi, double ref)
+{
+  double lambda = 1.0;
+  for (int k = 0; k <= LINE_SEARCH_MAX; k++, lambda *= 0.5)
+    if (trial(p, na, lambda) <= ref - ARMIJO_SIGMA * lambda * *phi) {
+      take(p, na, lambda, phi);
+      return 0;
+    }
+  if (!isfinite(trial(p, na, 1.0)))
+    return -1;
+  take(p, na, 1.0, phi);
+  return 1;
+}
+
+/* Newton with line search on the active contacts from x1_A; adds its
+ * iterations to *its.  VB_OK, VB_ENOCONV, or VB_EDIVERGED when the
+ * residual is not finite at the start (a force overflows there). */
+static int
+newton_active(const vb_kproblem *p, int na, int *its)
+{
+  const int *act = p->piv;
+  double *df = derivatives(p, na);
+  int maxit = 0;
+  for (int i = 0; i < na; i++) {
+    int c = act[i];
+    p->fbar[c] = force_of(p, c, p->x1[c], &df[i]);
+    if (p->cts[c].max_iterations > maxit)
+      maxit = p->cts[c].max_iterations;
+  }
+  double phi = residual(p, na, 0.0, NULL, p->fbar, 0, p->rhs);
+  if (!isfinite(phi))
+    return VB_EDIVERGED; /* the forces overflow where the solve starts */
+  double past[NONMONOTONE_MEMORY];
+  for (int it = 1; it <= maxit; it++) {
+    past[(it - 1) % NONMONOTONE_MEMORY] = phi;
+    double ref = phi;
+    for (int k = 0; k < it && k < NONMONOTONE_MEMORY; k++)
+      ref = fmax(ref, past[k]);
+    *its += 1;
+    if (phi == 0.0)
+      return VB_OK;
+    if (newton_update(p, na) != 0)
+      break;
+    int small = update_converged(p, na);
+    if (line_search(p, na, &phi, ref) < 0)
+      break;
+    if (small && residual_converged(p, na))
+      return VB_OK;
+  }
+  return residual_converged(p, na) ? VB_OK : VB_ENOCONV;
+}
+
+/* The compressions of the contacts outside the active set under the
+ * active forces, x1_c = xt_c - K_cA fbar_A; when `join` is set those that
+ * may then act join the set (kept ascending).  Returns how many joined. */
+static int
+expand_active(const vb_kproblem *p, int *na, int join)
+{
+  int *act = p->piv, nc = p->nc, n = *na, added = 0;
+  for (int c = nc - 1, i = n - 1; c >= 0; c--) {
+    if (i >= 0 && act[i] == c) {
+      i--;
+      continue;
+    }
+    const double *row = p->K + (size_t)c * nc;
+    double x = p->xt[c];
+    for (int j = 0; j < n; j++)
+      x -= row[act[j]] * p->fbar[act[j]];
+    p->x1[c] = x;
+    p->fbar[c] = 0.0;
+    if (join && vb_kmethod_may_act(&p->cts[c], &p->hist[c], x, p->three)) {
+      /* insert c at its place: after every member below it; it starts
+       * from x, or from xt (out of contact: no force) if its force
+       * overflows at x */
+      double df, f = force_of(p, c, x, &df);
+      if (!isfinite(f) || !isfinite(df))
+        p->x1[c] = p->xt[c];
+      int at = i + 1;
+      for (int k = n + added; k > at; k--)
+        act[k] = act[k - 1];
+      act[at] = c;
+      added++;
+    }
+  }
+  *na = n + added;
+  return added;
+}
+
+/* Solve the step on its active set, from xt, or from the current x1
+ * (keeping each contact's fall-back choice) when `resume` is set.
+ * VB_OK, VB_ENOCONV (the finite iterate is kept) or VB_EDIVERGED (scalar
+ * Newton met a non-finite force). */
+static int
+solve_active_set(const vb_kproblem *p, int resume)
+{
+  int nc = p->nc, na = 0, its = 0, rc = VB_OK;
   for (int c = 0; c < nc; c++) {
     const vb_contact *ct = &p->cts[c];
     if (!resume) {
-      x1[c] = p->xt[c];
+      p->x1[c] = p->xt[c];
       p->fallback[c] = 0;
-      p->iterations[c] = 0;
     }
-    if (ct->max_iterations > maxit)
-      maxit = ct->max_iterations;
+    p->fbar[c] = 0.0;
+    if (vb_kmethod_may_act(ct, &p->hist[c], p->xt[c], p->three) ||
+        (resume && vb_kmethod_may_act(ct, &p->hist[c], p->x1[c], p->three)))
+      p->piv[na++] = c;
   }
-  for (int it = 1; it <= maxit; it++) {
-    for (int c = 0; c < nc; c++) {
+  /* every contact joins at most once: at most nc rounds */
+  for (int round = 0; round <= nc && na > 0; round++) {
+    if (na == 1 && p->cts[p->piv[0]].scheme->ops->solve_single) {
+      int c = p->piv[0];
+      rc = solve_one(p, c, p->xt[c], p->K[(size_t)c * nc + c], &p->x1[c]);
+      its += p->iterations[c];
       double df;
-      p->fbar[c] = force_of(p, c, x1[c], &df);
-      p->rhs[c] = df; /* stash F' */
+      p->fbar[c] = force_of(p, c, p->x1[c], &df);
+    } else {
+      rc = newton_active(p, na, &its);
     }
-    for (int c = 0; c < nc; c++)
-      for (int d = 0; d < nc; d++)
-        J[c * nc + d] = (c == d) + p->K[c * nc + d] * p->rhs[d];
-    int converged = 1;
-    for (int c = 0; c < nc; c++) {
-      double s = 0.0;
-      for (int d = 0; d < nc; d++)
-        s += p->K[c * nc + d] * p->fbar[d];
-      r[c] = -(x1[c] - p->xt[c] + s);
-    }
-    if (!lu_factor(J, p->piv, nc))
-      return VB_ENOCONV;
-    lu_solve(J, p->piv, nc, r);
-    for (int c = 0; c < nc; c++) {
-      const vb_contact *ct = &p->cts[c];
-      const vb_chist *h = &p->hist[c];
-      double scale = fabs(h->x) + fabs(p->xt[c] - h->x) + 1e-300;
-      x1[c] += r[c];
-      p->iterations[c] += 1;
-      if (!isfinite(x1[c]))
-        return VB_EDIVERGED;
-      if (fabs(r[c]) > ct->tolerance * fmax(fabs(x1[c]), scale))
-        converged = 0;
-    }
-    if (converged)
-      return VB_OK;
+    /* only a converged set's forces say who else acts */
+    if (rc == VB_EDIVERGED || expand_active(p, &na, rc == VB_OK) == 0)
+      break;
   }
-  return VB_ENOCONV;
+  for (int c = 0; c < nc; c++)
+    p->iterations[c] = 0;
+  for (int i = 0; i < na; i++)
+    p->iterations[p->piv[i]] = its;
+  return rc;
 }
 
 /* Block Gauss-Seidel over many contacts: each solved in turn with the
@@ -228,20 +468,17 @@ vb_kmethod_solve(const vb_kproblem *p)
     p->fbar[0] = (p->xt[0] - p->x1[0]) / w;
     return rc;
   }
-  /* dense Newton for a few contacts; block Gauss-Seidel for many, and for
-   * any island with a closed-form contact (the quadratic scheme), whose
-   * root rule must pick each contact's root */
+  /* the active-set Newton, but Gauss-Seidel for an island with a
+   * closed-form contact (the quadratic scheme), whose root rule must pick
+   * each contact's root, polished by the Newton when it stalls */
   int closed = 0;
   for (int c = 0; c < nc; c++)
     closed |= p->cts[c].scheme->ops->solve_single != NULL;
-  if (nc <= DENSE_MAX && !closed) {
-    rc = solve_dense(p, 0);
-  } else {
-    rc = solve_gauss_seidel(p);
-    /* strongly coupled contacts: polish the Gauss-Seidel iterate by Newton */
-    if (rc == VB_ENOCONV && nc <= DENSE_MAX)
-      rc = solve_dense(p, 1);
-  }
+  if (!closed)
+    return solve_active_set(p, 0); /* fbar_A at x1_A, 0 elsewhere */
+  rc = solve_gauss_seidel(p);
+  if (rc == VB_ENOCONV)
+    return solve_active_set(p, 1);
   if (rc == VB_EDIVERGED)
     return rc;
   for (int c = 0; c < nc; c++) {

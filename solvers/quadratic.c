@@ -30,7 +30,7 @@
  * average of the true potential) and so stays energy-consistent; the step
  * is counted in `fallbacks` and flagged in the impact's event row. */
 #include <math.h>
-#include "internal.h"
+#include "law.h"
 #include "scheme.h"
 
 /* Ducceschi eq 6: P(s) of the contact expanded around `at`, taken at `to`. */

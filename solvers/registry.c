@@ -11,7 +11,7 @@
   X(two_point, "two-point")                                                                        \
   X(am1, "am1")                                                                                    \
   X(three_point, "three-point") X(quadratic, "quadratic") X(verlet, "verlet")                      \
-      X(position_verlet, "position-verlet") X(heun, "heun") X(rk4, "rk4")
+      X(position_verlet, "position-verlet") X(heun, "heun") X(rk4, "rk4") X(sav, "sav")
 
 #define DECLARE(id, name) extern const vb_scheme vb_scheme_##id;
 VB_SCHEMES(DECLARE)
@@ -33,16 +33,16 @@ static const char *const names[] = {VB_SCHEMES(NAME)};
 
 #define NSCHEMES (sizeof schemes / sizeof schemes[0])
 
-/* Check a scheme's operations and facts against its family. */
+/* Check a scheme's operations and facts against its family's row. */
 int
 vb_scheme_check(const vb_scheme *s, char *err, size_t errlen)
 {
-  static const char *const family[] = {"two-level", "three-level", "explicit"};
+  const vb_family_ops *f = vb_family_of(s->family);
   const vb_scheme_ops *o = s->ops;
   const char *missing = NULL;
-  if (!s->name || !s->doc || !o)
-    missing = !s->name ? "name" : !s->doc ? "doc" : "ops";
-  else if (s->family == VB_FAMILY_EXPLICIT)
+  if (!s->name || !s->doc || !o || !f)
+    missing = !s->name ? "name" : !s->doc ? "doc" : !o ? "ops" : "family";
+  else if (f->one_scheme)
     missing = !o->alloc                     ? "alloc"
               : !o->free                    ? "free"
               : !o->step                    ? "step"
@@ -54,7 +54,10 @@ vb_scheme_check(const vb_scheme *s, char *err, size_t errlen)
               : !o->dissipation                 ? "dissipation"
               : !o->potential                   ? "potential"
               : o->solve_single && !s->fallback ? "fallback"
+              : f->linear && !o->solve_linear   ? "solve_linear"
                                                 : NULL;
+  if (!missing && o->nstate > 0)
+    missing = !o->start ? "start" : !o->advance ? "advance" : NULL;
   if (!missing && s->fallback &&
       (s->fallback->family != s->family || !s->fallback->ops || !s->fallback->ops->step_force ||
        s->fallback->fallback)) {
@@ -66,7 +69,7 @@ vb_scheme_check(const vb_scheme *s, char *err, size_t errlen)
   }
   if (missing) {
     snprintf(err, errlen, "scheme '%s': no %s (the %s family needs it)", s->name ? s->name : "",
-             missing, family[s->family]);
+             missing, f ? f->name : "unknown");
     return VB_EINVAL;
   }
   return VB_OK;

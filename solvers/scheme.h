@@ -4,7 +4,13 @@
  * facts, vibro.h) whose `ops` point at a `const vb_scheme_ops` (its
  * operations, here).  The rest of the library reaches a scheme only through
  * these two, and a scheme reaches the island only through a contact's
- * history (implicit families) or a vb_system (explicit family). */
+ * history (implicit families), one step's contact problem (vb_kproblem:
+ * the energy-quadratised family's linear solve) or a vb_system (explicit
+ * family): the system of equations, never the island's state.  A scheme
+ * may keep nstate doubles of its own per contact (h->st), which the
+ * island allocates with its state and the recording shows
+ * (contacts/C/aux).  The family table (below, rows in lib/step.c) says
+ * how each family steps an island. */
 #ifndef VIBRO_SCHEME_H
 #define VIBRO_SCHEME_H
 
@@ -22,6 +28,8 @@ typedef struct vb_chist {
   double rate; /* compression rate at n, m/s */
   double roff; /* two-level: rate(n+1) = 2 (x1 - x)/dt + roff, m/s */
   double f;    /* force the scheme holds at n, N */
+  double *st;  /* the scheme's own state of this contact (nstate doubles,
+                  allocated with the island's state), or NULL */
 } vb_chist;
 
 /* An island as a system of equations for an explicit scheme (after GSL's
@@ -37,9 +45,26 @@ typedef struct vb_system {
   const void *ctx;
 } vb_system;
 
+struct vb_kproblem; /* one step's contact problem (below) */
+
 /* The operations of a scheme.  Implicit families (two-level, three-level)
- * provide the contact functions, the explicit family the step. */
+ * provide the contact functions, the explicit family the step, the
+ * energy-quadratised family the contact functions, its state and the
+ * island's linear solve. */
 typedef struct vb_scheme_ops {
+  /* Doubles of state the scheme keeps per contact (h->st), 0 for none;
+   * the island's state allocates them and the step never does. */
+  int nstate;
+  /* Set a contact's state at t = 0 from its history at n = 0 (and, three-
+   * level, n = -1). */
+  void (*start)(const vb_contact *ct, const vb_chist *h, double *st);
+  /* Advance a contact's state over the step from n to n+1 once the new
+   * compression x1 (m) is known, h still holding the history at n. */
+  void (*advance)(const vb_contact *ct, const vb_chist *h, double dt, double x1, double *st);
+  /* How far the state is from its definition after a step (h holding the
+   * history after it), in the state's units; NULL when it has no such
+   * definition. */
+  double (*state_drift)(const vb_contact *ct, const vb_chist *h);
   /* The force the contact applies over the step for a trial compression
    * x1 at n+1 (two-level: from n to n+1; three-level: centred at n), N,
    * and its derivative d/dx1 in *dfdx, N/m. */
@@ -67,7 +92,74 @@ typedef struct vb_scheme_ops {
    * receiving the contact forces that went into them; VB_OK. */
   int (*step)(void *ws, const vb_system *sys, double t, double h, double *q, double *v, double *a,
               double *f);
+  /* Energy-quadratised family: solve one step's contacts of an island
+   * whose step force is linear in the new compressions, by one linear
+   * solve (no iteration); VB_OK or VB_EDIVERGED (a singular system). */
+  int (*solve_linear)(const struct vb_kproblem *p);
+  /* Whether the scheme can step contact ct's law; if not, what it needs
+   * in why[len] ("an undamped law (valid: ...)").  NULL: every law. */
+  int (*accepts)(const vb_contact *ct, char *why, size_t len);
 } vb_scheme_ops;
+
+/* ------------------------------------------------------------ families */
+
+struct vb_island_model;
+struct vb_island_state;
+
+/* One mode as a family compiles it: its frequency (Hz), decay rate (1/s),
+ * modal mass (kg), the scene's rate fs (Hz) and step dt (s), and the
+ * island's scheme when the family steps with one (explicit). */
+typedef struct vb_mode_in {
+  double freq, sigma, mass, fs, dt;
+  const vb_scheme *scheme;
+} vb_mode_in;
+
+/* A mode's update coefficients in its family (model.c's header). */
+typedef struct vb_mode_coef {
+  double w2, sig;    /* omega^2 (1/s^2) and sigma (1/s) the family uses */
+  double ca, cb, cc; /* update coefficients */
+  double dcoef;      /* dissipation coefficient of a step */
+  double mw2;        /* modal mass times w2, N/m */
+} vb_mode_coef;
+
+/* A scheme family: how an island's modes and contacts are stepped.  One
+ * row per vb_family in lib/step.c's table (vb_family_of); the model, the
+ * state, the step, the events, the loader and the registry's check ask
+ * it, never the enum.  The island is opaque here: a scheme sees only its
+ * contacts' histories, a vb_kproblem or a vb_system. */
+typedef struct vb_family_ops {
+  const char *name;  /* "two-level", for messages */
+  int levels;        /* time levels of the modes' state: 2 (q, v at n) or 3
+                        (q at n and n-1; rates are those of the step into n) */
+  int velocity;      /* the state holds a velocity at n (Papetti's corrections) */
+  int one_scheme;    /* the island is stepped by one scheme (its ops->step) */
+  int linear;        /* its contacts are solved by their scheme's solve_linear */
+  /* Update coefficients of one mode; VB_OK, or VB_EINVAL with what is
+   * wrong after "mode k" in why[len] (" at 30000 Hz is beyond ..."). */
+  int (*mode)(const vb_mode_in *in, vb_mode_coef *out, char *why, size_t len);
+  /* Start: the family's velocity of mode j (of continuous omega w0,
+   * rad/s, and sigma sig, 1/s) from the initial q0 (m), v0 (m/s) and
+   * generalised force g (N); NULL to keep v0. */
+  double (*start_velocity)(const struct vb_island_model *m, int j, double w0, double sig, double q0,
+                           double v0, double g);
+  /* After the start and after a correction: the family's own derived
+   * state (explicit: accelerations and powers), or NULL. */
+  void (*refresh)(const struct vb_island_model *m, struct vb_island_state *s);
+  /* Free motion of the island over the step from n to n + 1: the
+   * generalised force, qt and xt (implicit families), or NULL. */
+  void (*predict)(const struct vb_island_model *m, struct vb_island_state *s, long n);
+  /* Solve one implicit step's contacts (the K-method, or the scheme's
+   * linear solve); NULL for a family whose step needs none. */
+  int (*solve)(const struct vb_kproblem *p);
+  /* Advance the island from n to n + 1; VB_OK, VB_ENOCONV, VB_EDIVERGED. */
+  int (*step)(const struct vb_island_model *m, struct vb_island_state *s, long n);
+  /* The modes' discrete energy: kinetic and potential, J. */
+  void (*energy)(const struct vb_island_model *m, const struct vb_island_state *s, double *kin,
+                 double *pot);
+} vb_family_ops;
+
+/* The row of family f (step.c). */
+const vb_family_ops *vb_family_of(vb_family f);
 
 /* Check that a scheme has the operations and facts its family needs, once,
  * where it is attached (after SUNDIALS): VB_OK, or VB_EINVAL with
@@ -123,10 +215,11 @@ typedef struct vb_kproblem {
 int vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int three);
 
 /* Solve a step's contacts: one contact by the scheme's closed form or
- * scalar Newton; up to 16 by Newton with a dense LU of I + K diag(fbar');
- * more (or any with a closed form) by block Gauss-Seidel, polished by the
- * dense Newton when it stalls.  VB_OK, VB_ENOCONV (some contact hit its
- * iteration cap; the iterate is kept) or VB_EDIVERGED. */
+ * scalar Newton; more by Newton on the contacts that may act (LAPACK's LU
+ * of I + K_AA diag(fbar'), a line search), or, with a closed-form contact,
+ * by block Gauss-Seidel polished by that Newton when it stalls (kmethod.c).
+ * VB_OK, VB_ENOCONV (not converged within the contacts' max_iterations;
+ * the finite iterate is kept) or VB_EDIVERGED (a force overflows). */
 int vb_kmethod_solve(const vb_kproblem *p);
 
 #endif

@@ -12,7 +12,7 @@
  * + (V(x^(n+1)) + V(x^n))/2, and damping removes exactly
  * d (x^(n+1) - x^(n-1))^2 / (4 dt) per step. */
 #include <math.h>
-#include "internal.h"
+#include "law.h"
 #include "scheme.h"
 
 /* Eq 7's force: discrete gradient over (n-1, n+1) plus centred damping. */

@@ -13,7 +13,7 @@
  * dissipates exactly d (x^(n+1) - x^n)^2 / dt and the energy
  * sum m v^2 / 2 + V(x) balances to Newton tolerance. */
 #include <math.h>
-#include "internal.h"
+#include "law.h"
 #include "scheme.h"
 
 /* Eq 8b: the discrete gradient plus damping at the step's mean rate. */

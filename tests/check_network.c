@@ -174,10 +174,11 @@ network(const char *scheme, double fs, double duration, int lossy)
  * conserved to round-off.  Measured (2e5 steps, 44.1 kHz):
  *   two-point 5.3e-12, three-point 1.8e-12, quadratic 2.2e-2 with 28
  *   fall-back steps, the only places its energy moves; with a heavy modal
- *   object the quadratic scheme stays real: 1.9e-12 (next test). */
+ *   object the quadratic scheme stays real: 1.9e-12 (next test).  sav
+ *   conserves its modified energy (modes + psi^2/2) by construction. */
 START_TEST(test_lossless_drift)
 {
-  const char *scheme = (const char *[]){ "two-point", "three-point", "quadratic" }[_i];
+  const char *scheme = (const char *[]){ "two-point", "three-point", "quadratic", "sav" }[_i];
   char *t = network(scheme, 44100.0, 2.0e5 / 44100.0, 0);
   tu_sim s = tu_run_text(t);
   free(t);
@@ -686,6 +687,25 @@ START_TEST(test_network_errors)
       "contacts = ( { name = \"c\"; between = [\"bar.p\", \"w\"]; law = \"power\"; k = 1.0e6; alpha = 1.5; scheme = \"verlet\"; } );\n",
       "test.cfg:2: body 'bar': mode 0 at 15000 Hz is beyond the stability limit of scheme 'verlet' "
       "(omega dt = 2.14 > 2; valid: raise scene.fs above 47123.9 Hz or use a two-level or three-level scheme)" },
+    /* sav: damped and always-engaged laws refused; no mixing with another family */
+    { "bodies = ( { name = \"a\"; type = \"mass\"; mass = 1.0; }, { name = \"w\"; type = \"wall\"; } );\n"
+      "contacts = ( { name = \"c\"; between = [\"a\", \"w\"]; law = \"hunt-crossley\"; k = 1.0e6; alpha = 1.5; mu = 0.2; scheme = \"sav\"; } );\n",
+      "test.cfg:3: contact 'c': scheme 'sav' needs an undamped law: it conserves energy and has no "
+      "dissipation (valid: law 'hunt-crossley' without damping, e.g. mu = 0 or e = 1, or another scheme)" },
+    { "bodies = ( { name = \"a\"; type = \"mass\"; mass = 1.0; }, { name = \"w\"; type = \"wall\"; } );\n"
+      "contacts = ( { name = \"c\"; between = [\"a\", \"w\"]; law = \"flores\"; k = 1.0e6; alpha = 1.5; e = 0.8; scheme = \"sav\"; } );\n",
+      "test.cfg:3: contact 'c': scheme 'sav' needs an undamped law: it conserves energy and has no "
+      "dissipation (valid: law 'flores' without damping, e.g. mu = 0 or e = 1, or another scheme)" },
+    { "bodies = ( { name = \"a\"; type = \"mass\"; mass = 1.0; }, { name = \"w\"; type = \"wall\"; } );\n"
+      "contacts = ( { name = \"c\"; between = [\"a\", \"w\"]; law = \"spring\"; k = 1.0e6; scheme = \"sav\"; } );\n",
+      "test.cfg:3: contact 'c': scheme 'sav' needs a law with impacts, not law 'spring' (valid: "
+      "power, hunt-crossley or rattle with mu = 0, or another scheme)" },
+    { "bodies = ( { name = \"a\"; type = \"mass\"; mass = 1.0; }, { name = \"w\"; type = \"wall\"; } );\n"
+      "contacts = ( { name = \"c\"; between = [\"a\", \"w\"]; law = \"power\"; k = 1.0e6; alpha = 1.5; scheme = \"sav\"; },\n"
+      "  { name = \"d\"; between = [\"w\", \"a\"]; law = \"power\"; k = 1.0e6; alpha = 1.5; scheme = \"three-point\"; } );\n",
+      "test.cfg:4: contact 'd': scheme 'three-point' cannot step body 'a' together with contact 'c' "
+      "(scheme 'sav') in one island (valid: one family per island: two-point/am1, "
+      "three-point/quadratic, sav, or a single explicit scheme)" },
   };
   char t[2048], err[1024];
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -708,7 +728,7 @@ network_suite(void)
   tcase_set_timeout(core, 300);
   tcase_add_loop_test(core, test_mass_as_modal, 0, 4);
   tcase_add_loop_test(core, test_free_decay, 0, 5);
-  tcase_add_loop_test(core, test_lossless_drift, 0, 3);
+  tcase_add_loop_test(core, test_lossless_drift, 0, 4);
   tcase_add_test(core, test_lossless_quadratic_heavy);
   tcase_add_loop_test(core, test_balance_forced, 0, 2);
   tcase_add_test(core, test_newtons_cradle);

@@ -368,7 +368,7 @@ START_TEST(test_signals_errors)
       "bodies/plate/pickup/v, bodies/floor/v, contacts/strike/compression, "
       "contacts/rest/compression, contacts/strike/rate, contacts/rest/rate, "
       "contacts/strike/force, contacts/rest/force, contacts/strike/potential, "
-      "contacts/rest/potential)" },
+      "contacts/rest/potential, contacts/strike/aux, contacts/rest/aux)" },
     { "record = { signals = \"energy/total\"; };\n",
       "bad.cfg:12: record: 'signals' must be a list of glob strings, such as "
       "[\"contacts/*/force\", \"energy/total\"] ([] for events only)" },
@@ -423,7 +423,7 @@ START_TEST(test_on_request_by_default)
       series += t[r].on_request ? 0 : vb_signal_rows(&t[r], s.scene, i);
       asked += t[r].on_request;
     }
-  ck_assert_int_eq(asked, 2); /* the two contacts' potentials */
+  ck_assert_int_eq(asked, 4); /* the two contacts' potentials and auxiliary variables */
   ck_assert_double_eq(vb_scene_record_bytes(s.scene),
                       series * (double)vb_run_samples(s.run) * sizeof(double));
   same_events(all.run, s.run);

@@ -14,7 +14,7 @@ START_TEST(test_lookup)
   ck_assert_ptr_eq(vb_scheme_lookup(all[0]->name), all[0]);
   ck_assert_ptr_eq(vb_scheme_lookup(all[n - 1]->name), all[n - 1]);
   ck_assert_str_eq(all[0]->name, "two-point");
-  ck_assert_str_eq(all[n - 1]->name, "rk4");
+  ck_assert_str_eq(all[n - 1]->name, "sav");
   ck_assert_ptr_null(vb_scheme_lookup("rk5"));
   ck_assert_ptr_null(vb_scheme_lookup(""));
   ck_assert_ptr_null(vb_scheme_lookup("Two-Point"));
@@ -95,6 +95,53 @@ START_TEST(test_check_refuses)
   ebroken.stability_limit = 0.0;
   ck_assert_int_eq(vb_scheme_check(&ebroken, err, sizeof err), VB_EINVAL);
   ck_assert_str_eq(err, "scheme 'ebroken': no stability_limit (the explicit family needs it)");
+  /* the energy-quadratised family needs its linear solve, and a scheme
+   * with state its start and advance */
+  const vb_scheme *sav = vb_scheme_lookup("sav");
+  vb_scheme_ops sops = *sav->ops;
+  vb_scheme sbroken = *sav;
+  sbroken.name = "sbroken";
+  sbroken.ops = &sops;
+  sops.solve_linear = NULL;
+  ck_assert_int_eq(vb_scheme_check(&sbroken, err, sizeof err), VB_EINVAL);
+  ck_assert_str_eq(err, "scheme 'sbroken': no solve_linear (the energy-quadratised family needs it)");
+  sops = *sav->ops;
+  sops.advance = NULL;
+  ck_assert_int_eq(vb_scheme_check(&sbroken, err, sizeof err), VB_EINVAL);
+  ck_assert_str_eq(err, "scheme 'sbroken': no advance (the energy-quadratised family needs it)");
+  ops = *tp->ops;
+  broken.fallback = NULL;
+  ops.nstate = 2;
+  ck_assert_int_eq(vb_scheme_check(&broken, err, sizeof err), VB_EINVAL);
+  ck_assert_str_eq(err, "scheme 'broken': no start (the three-level family needs it)");
+}
+END_TEST
+
+/* The family table: one row per family, each with the hooks its kind
+ * needs, and the facts the library asks instead of naming a family. */
+START_TEST(test_family_table)
+{
+  static const struct { vb_family f; const char *name; int levels, velocity, one, linear; } want[] = {
+    { VB_FAMILY_TWO_LEVEL, "two-level", 2, 1, 0, 0 },
+    { VB_FAMILY_THREE_LEVEL, "three-level", 3, 0, 0, 0 },
+    { VB_FAMILY_EXPLICIT, "explicit", 2, 1, 1, 0 },
+    { VB_FAMILY_SAV, "energy-quadratised", 3, 0, 0, 1 },
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    const vb_family_ops *f = vb_family_of(want[i].f);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_str_eq(f->name, want[i].name);
+    ck_assert_int_eq(f->levels, want[i].levels);
+    ck_assert_int_eq(f->velocity, want[i].velocity);
+    ck_assert_int_eq(f->one_scheme, want[i].one);
+    ck_assert_int_eq(f->linear, want[i].linear);
+    ck_assert(f->mode && f->step && f->energy);
+    /* an implicit family predicts and solves; the explicit one does neither */
+    ck_assert_int_eq(f->predict != NULL, !want[i].one);
+    ck_assert_int_eq(f->solve != NULL, !want[i].one);
+  }
+  ck_assert_ptr_null(vb_family_of((vb_family)(VB_FAMILY_SAV + 1)));
+  ck_assert_ptr_null(vb_family_of((vb_family)-1));
 }
 END_TEST
 
@@ -109,6 +156,7 @@ registry_suite(void)
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("errors");
   tcase_add_test(errors, test_check_refuses);
+  tcase_add_test(core, test_family_table);
   suite_add_tcase(s, errors);
   return s;
 }

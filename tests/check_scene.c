@@ -943,7 +943,7 @@ static const bad_case bad[] = {
            ");\n",
      "bad.cfg:9: contact 'cb': scheme 'three-point' cannot step body 'b' together "
      "with contact 'ab' (scheme 'am1') in one island (valid: one family per island: "
-     "two-point/am1, three-point/quadratic, or a single explicit scheme)"},
+     "two-point/am1, three-point/quadratic, sav, or a single explicit scheme)"},
     /* 77: top level and syntax */
     {SCENE BODIES "sweep = { k = [1.0e8, 1.0e9]; };\n",
      "bad.cfg:6: sweep: a sweep makes this file a study of several scenes "
@@ -1001,6 +1001,32 @@ static const bad_case bad[] = {
            ");\n",
      "bad.cfg:7: contact 'hit': 'between' names point 'tip' of oscillator 'osc', which has "
      "no points (valid: 'osc')"},
+    /* literals libconfig would keep wrong in 32 bits (issue 19, item 4): hex
+     * anywhere, a decimal array element */
+    {"scene = { name = \"t\"; fs = 0x10000AC44; duration = 0.002; };\n" BODIES,
+     "bad.cfg:1: integer literal 0x10000AC44 does not fit 32 bits, and libconfig would keep a "
+     "wrong value (valid: append L for a 64-bit integer, or write a decimal number with a "
+     "decimal point)"},
+    {SCENE BODIES CONTACT("law = \"power\"; k = 0xFFFFFFFF; alpha = 1.5; " AM1),
+     "bad.cfg:8: integer literal 0xFFFFFFFF does not fit 32 bits, and libconfig would keep a "
+     "wrong value (valid: append L for a 64-bit integer, or write a decimal number with a "
+     "decimal point)"},
+    {SCENE BODIES "# a comment: 0x10000AC44, \"5000000000\"\nrecord = { every = 4; };\n"
+                  "extra = [1, -5000000000];\n",
+     "bad.cfg:8: integer literal -5000000000 does not fit 32 bits, and libconfig would keep a "
+     "wrong value (valid: append L for a 64-bit integer, or write a decimal number with a "
+     "decimal point)"},
+    /* parameters that make the analytic predictions non-finite */
+    {SCENE BODIES CONTACT("law = \"power\"; k = 4.9e-324; alpha = 1.5; " AM1),
+     "bad.cfg:7: contact 'hit': k = 4.94065645841247e-324, alpha = 1.5 give non-finite "
+     "analytic predictions (x_max inf m, v_out -1 m/s, contact time inf s at an impact of 1 m/s, "
+     "effective mass 0.01 kg) (valid: law parameters of normal size, whose predictions are "
+     "finite)"},
+    {SCENE BODIES CONTACT("law = \"hunt-crossley\"; k = 1e9; alpha = 1e308; mu = 0.5; " AM1),
+     "bad.cfg:7: contact 'hit': k = 1000000000, alpha = 1e+308, mu = 0.5 give non-finite "
+     "analytic predictions (x_max 1 m, v_out -0.748435 m/s, contact time inf s at an impact "
+     "of 1 m/s, effective mass 0.01 kg) (valid: law parameters of normal size, whose "
+     "predictions are finite)"},
 };
 
 /* Replace the placeholders of an expected message. */
@@ -1251,6 +1277,177 @@ START_TEST(test_nul_byte)
 END_TEST
 
 /* The suite: core loading, limits of the values, and error messages. */
+/* vb_scene_approach_rates (one island build for every contact, what
+ * vibro check uses) equals vb_scene_approach_rate contact by contact (a
+ * build each) on random scenes: masses and modal-free oscillators in
+ * chains and on walls, with gravity, random gaps and velocities. */
+/* A uniform number in [0, 1) from a 64-bit LCG state. */
+static double uniform(unsigned long *x)
+{
+  *x = *x * 6364136223846793005UL + 1442695040888963407UL;
+  return (double)(*x >> 11) / 9007199254740992.0;
+}
+
+START_TEST(test_approach_rates_match)
+{
+  unsigned long x = 12345;
+#define RND() uniform(&x)
+  for (int trial = 0; trial < 20; trial++) {
+    int n = 2 + (int)(RND() * 40);
+    size_t size = 512 + (size_t)n * 400, used = 0;
+    char *t = malloc(size);
+    ck_assert_ptr_nonnull(t);
+    used += (size_t)snprintf(t, size, "scene = { name = \"r\"; fs = 44100.0; duration = 0.001; "
+                                      "gravity = %.6g; };\nbodies = ( { name = \"w\"; type = \"wall\"; }",
+                             RND() < 0.5 ? 0.0 : 9.81);
+    for (int i = 0; i < n; i++)
+      used += (size_t)snprintf(t + used, size - used,
+                               ",\n { name = \"m%d\"; type = \"mass\"; mass = %.6g; u0 = %.6g; "
+                               "v0 = %.6g; }",
+                               i, 0.001 + RND(), (RND() - 0.5) * 1e-2, (RND() - 0.5) * 4.0);
+    used += (size_t)snprintf(t + used, size - used, " );\ncontacts = (");
+    for (int i = 0; i < n; i++) {
+      /* to the wall, or (a chain) to the mass before it */
+      int other = i > 0 && RND() < 0.5 ? i - 1 : -1;
+      char b[16];
+      snprintf(b, sizeof b, other < 0 ? "w" : "m%d", other);
+      used += (size_t)snprintf(t + used, size - used,
+                               "%s\n { name = \"c%d\"; between = [\"m%d\", \"%s\"]; law = \"power\"; "
+                               "k = 1e8; alpha = 1.5; gap = %.6g; scheme = \"two-point\"; }",
+                               i ? "," : "", i, i, b, RND() * 1e-3);
+    }
+    snprintf(t + used, size - used, " );\n");
+    vb_scene *sc = load_ok(t);
+    double *rate = malloc((size_t)n * sizeof *rate), *meff = malloc((size_t)n * sizeof *meff);
+    ck_assert(rate && meff);
+    vb_scene_approach_rates(sc, rate, meff);
+    for (int c = 0; c < n; c++) {
+      double m, r = vb_scene_approach_rate(sc, c, &m);
+      ck_assert_msg(r == rate[c] && m == meff[c], "trial %d contact %d: %g/%g against %g/%g",
+                    trial, c, rate[c], meff[c], r, m);
+    }
+    free(rate);
+    free(meff);
+    vb_scene_free(sc);
+    free(t);
+  }
+#undef RND
+}
+END_TEST
+
+/* One island may hold at most 8192 contacts (a dense compliance of 8 N^2
+ * bytes): 8192 on one mass load, 8193 are refused at the contact past the
+ * cap, with the line it is on. */
+START_TEST(test_island_contacts_cap)
+{
+  for (int n = 8192; n <= 8193; n++) {
+    size_t size = 512 + (size_t)n * 200, used = 0;
+    char *t = malloc(size), err[1024];
+    vb_scene *sc = NULL;
+    ck_assert_ptr_nonnull(t);
+    used += (size_t)snprintf(t, size, "scene = { name = \"cap\"; fs = 44100.0; duration = 0.001; };\n"
+                                      "bodies = ( { name = \"m\"; type = \"mass\"; mass = 0.01; v0 = -1.0; }");
+    for (int i = 0; i < n; i++)
+      used += (size_t)snprintf(t + used, size - used,
+                               ",\n { name = \"w%d\"; type = \"wall\"; position = -1e-3; }", i);
+    used += (size_t)snprintf(t + used, size - used, " );\ncontacts = (");
+    for (int i = 0; i < n; i++)
+      used += (size_t)snprintf(t + used, size - used,
+                               "%s\n { name = \"c%05d\"; between = [\"m\", \"w%d\"]; law = \"power\"; "
+                               "k = 1e8; alpha = 1.5; scheme = \"two-point\"; }",
+                               i ? "," : "", i, i);
+    snprintf(t + used, size - used, " );\n");
+    int rc = vb_scene_load_string(t, "cap.cfg", &sc, err, sizeof err);
+    if (n == 8192) {
+      ck_assert_msg(rc == VB_OK, "%s", err);
+    } else {
+      ck_assert_int_eq(rc, VB_EINVAL);
+      ck_assert_str_eq(err, "cap.cfg:16389: contact 'c08192': the island of body 'm' (the bodies its "
+                            "contacts join) has 8193 contacts, more than the 8192 one island may "
+                            "have: its dense compliance would take 0.5 GiB (valid: at most 8192 "
+                            "contacts on the bodies of one island)");
+    }
+    vb_scene_free(sc);
+    free(t);
+  }
+}
+END_TEST
+
+
+/* The name index against a linear search on random lists: lookups of
+ * present and absent names give the lowest index, and the first duplicate
+ * is the lowest element with an earlier namesake (the one a loader
+ * reading in order meets first). */
+START_TEST(test_names_index_random)
+{
+  unsigned long x = 99;
+  for (int trial = 0; trial < 200; trial++) {
+    int n = (int)(uniform(&x) * 300), alphabet = 2 + (int)(uniform(&x) * 400);
+    char (*names)[8] = malloc(((size_t)n + 1) * sizeof *names);
+    vb_names ix;
+    ck_assert_ptr_nonnull(names);
+    for (int i = 0; i < n; i++)
+      snprintf(names[i], sizeof names[i], "n%d", (int)(uniform(&x) * alphabet));
+    ck_assert_int_eq(vb_names_build(&ix, names, sizeof names[0], n), VB_OK);
+    for (int q = 0; q < 50; q++) {
+      char probe[8];
+      int want = -1;
+      snprintf(probe, sizeof probe, "n%d", (int)(uniform(&x) * (alphabet + 10)));
+      for (int i = 0; i < n && want < 0; i++)
+        if (strcmp(names[i], probe) == 0)
+          want = i;
+      ck_assert_int_eq(vb_names_find(&ix, probe), want);
+    }
+    int at = -1, first = -1, got_first = -1;
+    for (int i = 0; i < n && at < 0; i++)
+      for (int j = 0; j < i && at < 0; j++)
+        if (strcmp(names[i], names[j]) == 0)
+          at = i, first = j;
+    ck_assert_int_eq(vb_names_duplicate(&ix, &got_first), at);
+    if (at >= 0)
+      ck_assert_int_eq(got_first, first);
+    vb_names_free(&ix);
+    free(names);
+  }
+}
+END_TEST
+
+/* The literal scan against strtoll/strtoull on random integer literals in
+ * the three places they can stand (a named scalar, a list element, an
+ * array element), with comments and strings around: it refuses exactly
+ * the hex literals anywhere and the decimal elements beyond 32 bits
+ * (named decimal scalars are left to the key's own check). */
+START_TEST(test_literal_scan_random)
+{
+  unsigned long x = 7;
+  for (int trial = 0; trial < 2000; trial++) {
+    char lit[40], text[256], err[512];
+    int hex = uniform(&x) < 0.5, place = (int)(uniform(&x) * 3), l = uniform(&x) < 0.1;
+    unsigned long long v = (unsigned long long)(uniform(&x) * 9.3e9) >> (int)(uniform(&x) * 34);
+    int neg = !hex && uniform(&x) < 0.3;
+    if (hex)
+      snprintf(lit, sizeof lit, "0x%llX%s", v, l ? "L" : "");
+    else
+      snprintf(lit, sizeof lit, "%s%llu%s", neg ? "-" : "", v, l ? "L" : "");
+    static const char *const shapes[] = {"a = { k = %s; };\n", "a = ( 1, %s );\n",
+                                         "a = [ 1, %s ];\n"};
+    char body[128];
+    snprintf(body, sizeof body, shapes[place], lit);
+    snprintf(text, sizeof text, "# 0x10000AC44 in a comment\ns = \"5000000000\";\n%s", body);
+    long long sv = neg ? -(long long)v : (long long)v;
+    int wide = hex ? v > 2147483647ULL : (sv > 2147483647LL || sv < -2147483648LL);
+    int refused_want = !l && wide && (hex || place > 0);
+    int rc = vb_src_check_literals(text, "r.cfg", err, sizeof err);
+    ck_assert_msg((rc != VB_OK) == refused_want, "%s: got %d (%s)", body, rc, rc ? err : "");
+    if (refused_want) {
+      char want[128];
+      snprintf(want, sizeof want, "r.cfg:3: integer literal %s does not fit", lit);
+      ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s against %s", err, want);
+    }
+  }
+}
+END_TEST
+
 static Suite *scene_suite(void)
 {
   Suite *s = suite_create("scene");
@@ -1280,6 +1477,10 @@ static Suite *scene_suite(void)
   tcase_add_test(limits, test_steps);
   tcase_add_test(limits, test_truncation);
   tcase_add_test(limits, test_long_list);
+  tcase_add_test(limits, test_approach_rates_match);
+  tcase_add_test(limits, test_island_contacts_cap);
+  tcase_add_test(limits, test_names_index_random);
+  tcase_add_test(limits, test_literal_scan_random);
   suite_add_tcase(s, limits);
 
   tcase_add_loop_test(errors, test_bad_scene, 0,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -625,6 +626,141 @@ START_TEST(test_resume_other_input_refused)
 }
 END_TEST
 
+/* ------------------------------------------------- near-linear loading */
+
+/* CPU seconds this process has used (every thread). */
+static double cpu_seconds(void)
+{
+  struct timespec t;
+
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A scene of n masses, each on its own contact with one wall, listed in a
+ * shuffled order (so that no lookup is lucky); k is an integer literal,
+ * which the loader checks on its source line. */
+static char *many_contacts(int n)
+{
+  size_t size = 256 + (size_t)n * 256, used = 0;
+  char *t = malloc(size);
+  int *order = malloc((size_t)n * sizeof *order);
+
+  ck_assert(t && order);
+  for (int i = 0; i < n; i++)
+    order[i] = i;
+  for (int i = n - 1; i > 0; i--) { /* Fisher-Yates, a fixed LCG */
+    int j = (int)(((unsigned long)i * 2654435761UL + 12345UL) % (unsigned long)(i + 1)), x = order[i];
+    order[i] = order[j];
+    order[j] = x;
+  }
+  used += (size_t)snprintf(t + used, size - used,
+                           "scene = { name = \"many\"; fs = 44100.0; duration = 0.001; };\n"
+                           "bodies = ( { name = \"wall\"; type = \"wall\"; }");
+  for (int i = 0; i < n; i++)
+    used += (size_t)snprintf(t + used, size - used,
+                             ",\n { name = \"m%d\"; type = \"mass\"; mass = 0.01; u0 = 0.001; "
+                             "v0 = -1.0; }",
+                             order[i]);
+  used += (size_t)snprintf(t + used, size - used, " );\ncontacts = (");
+  for (int i = 0; i < n; i++)
+    used += (size_t)snprintf(t + used, size - used,
+                             "%s\n { name = \"c%d\"; between = [\"m%d\", \"wall\"]; law = \"power\"; "
+                             "k = 100000000; alpha = 1.5; scheme = \"two-point\"; }",
+                             i ? "," : "", i, i);
+  snprintf(t + used, size - used, " );\n");
+  free(order);
+  return t;
+}
+
+/* The study BASE swept over n listed values of the stiffness. */
+static char *many_values(int n)
+{
+  size_t size = 1024 + (size_t)n * 32, used = 0;
+  char *t = malloc(size);
+
+  ck_assert(t != NULL);
+  used += (size_t)snprintf(t, size, BASE "sweep = { params = ( { path = \"contacts.hit.k\"; values = [");
+  for (int i = 0; i < n; i++)
+    used += (size_t)snprintf(t + used, size - used, "%s%.17e", i ? ", " : "", 1e8 * (1.0 + 1e-4 * i));
+  snprintf(t + used, size - used, "]; } ); };\n");
+  return t;
+}
+
+/* The fewest CPU seconds of two loads of a study text. */
+static double load_seconds(const char *text)
+{
+  double best = INFINITY;
+
+  for (int k = 0; k < 2; k++) {
+    double t0 = cpu_seconds();
+    vb_study *st = load(text);
+    double t = cpu_seconds() - t0;
+    vb_study_free(st);
+    best = t < best ? t : best;
+  }
+  return best;
+}
+
+/* Loading is near-linear in the number of contacts and of listed sweep
+ * values (issue 19, item 3): 4 times the size costs well under 16 times
+ * the time (a name looked up by a linear search, an island built by a pass
+ * over the whole scene, an integer's source line found by a scan from the
+ * top, the study text parsed or copied for every scene each made it
+ * quadratic).  CPU time, and the better of two loads, so
+ * that a busy machine moves both alike; + 0.05 s for tiny times. */
+START_TEST(test_load_near_linear)
+{
+  char *a = many_contacts(2500), *b = many_contacts(10000);
+  double ta = load_seconds(a), tb = load_seconds(b);
+  ck_assert_msg(tb < 8.0 * ta + 0.05, "2500 contacts load in %.3f s, 10000 in %.3f s", ta, tb);
+  free(a);
+  free(b);
+  a = many_values(2500);
+  b = many_values(10000);
+  ta = load_seconds(a);
+  tb = load_seconds(b);
+  ck_assert_msg(tb < 8.0 * ta + 0.05, "2500 values load in %.3f s, 10000 in %.3f s", ta, tb);
+  free(a);
+  free(b);
+}
+END_TEST
+
+/* A scene built through a study's document (parsed once) is the scene a
+ * fresh parse gives: the same values, names and messages, scene after
+ * scene, whatever the order. */
+START_TEST(test_doc_scene_is_parsed_scene)
+{
+  vb_study *st = load(BASE "sweep = { mode = \"grid\"; params = (\n"
+                           "  { path = \"contacts.hit.k\"; values = [1e8, 2.5e8, 7e7]; },\n"
+                           "  { path = \"bodies.hammer.v0\"; linspace = [0.2, 1.4]; n = 5; },\n"
+                           "  { path = \"contacts.hit.gap\"; values = [0.0, 1e-4]; } ); };\n");
+  vb_study_doc *d;
+  char err[1024];
+  unsigned long x = 7;
+
+  ck_assert_int_eq(vb_study_doc_open(st, &d, err, sizeof err), VB_OK);
+  for (int k = 0; k < 60; k++) {
+    long i = (long)((x = x * 6364136223846793005UL + 1442695040888963407UL) >> 33) % 30;
+    vb_scene *a, *b;
+    ck_assert_int_eq(vb_study_doc_scene(d, i, &a, err, sizeof err), VB_OK);
+    ck_assert_int_eq(vb_study_scene(st, i, &b, err, sizeof err), VB_OK);
+    ck_assert(a->contacts[0].law.k == b->contacts[0].law.k);
+    ck_assert(a->contacts[0].law.k == vb_study_value(st, i, 0));
+    ck_assert(a->bodies[0].v0 == b->bodies[0].v0 && a->bodies[0].u0 == b->bodies[0].u0);
+    ck_assert(a->bodies[0].v0 == vb_study_value(st, i, 1));
+    ck_assert(memcmp(&a->contacts[0].law, &b->contacts[0].law, sizeof a->contacts[0].law) == 0);
+    ck_assert_str_eq(a->input, b->input);
+    vb_scene_free(a);
+    vb_scene_free(b);
+  }
+  ck_assert_int_eq(vb_study_doc_scene(d, 30, &(vb_scene *){NULL}, err, sizeof err), VB_EINVAL);
+  ck_assert_str_eq(err, "study.cfg: no scene 30 (the study has 30)");
+  vb_study_doc_free(d);
+  vb_study_free(st);
+}
+END_TEST
+
 static Suite *study_suite(void)
 {
   Suite *s = suite_create("study");
@@ -637,6 +773,8 @@ static Suite *study_suite(void)
   tcase_add_test(core, test_random_splitmix);
   tcase_add_test(core, test_absent_keys_created);
   tcase_add_test(core, test_plain_scene_is_one);
+  tcase_add_test(core, test_doc_scene_is_parsed_scene);
+  tcase_add_test(runner, test_load_near_linear);
   tcase_add_loop_test(errors, test_bad_sweep, 0,
                       (int)(sizeof bad_sweeps / sizeof bad_sweeps[0]));
   tcase_add_test(errors, test_scene_loader_refuses_study);

@@ -43,9 +43,9 @@ only_line "$tmp/err" "vibro run: option -o/--output needs a value (OUT.h5)"
 expect 1 "$vibro" run "$scene" "$scene" -o "$tmp/x.h5"
 only_line "$tmp/err" "vibro run: more than one SCENE.cfg ('$scene')"
 expect 1 "$vibro" run "$scene" -o "$tmp/x.h5" --jobz=2
-only_line "$tmp/err" "vibro run: unknown option '--jobz=2' (valid: -o/--output OUT.h5, -j/--jobs N, --resume, -q/--quiet, --help)"
+only_line "$tmp/err" "vibro run: unknown option '--jobz=2' (valid: -o/--output OUT.h5, -j/--jobs N, --resume, --restart, -q/--quiet, --help)"
 expect 1 "$vibro" run "$scene" -o "$tmp/x.h5" -x
-only_line "$tmp/err" "vibro run: unknown option '-x' (valid: -o/--output OUT.h5, -j/--jobs N, --resume, -q/--quiet, --help)"
+only_line "$tmp/err" "vibro run: unknown option '-x' (valid: -o/--output OUT.h5, -j/--jobs N, --resume, --restart, -q/--quiet, --help)"
 expect 1 "$vibro" run "$scene" -o "$tmp/x.h5" -j2x
 only_line "$tmp/err" "vibro run: -j 2x: not a number of threads (valid: 1 to 4096)"
 [ -e "$tmp/x.h5" ] && bad "output written after a bad command line" || ok
@@ -104,7 +104,7 @@ contains "$tmp/out" "warning: contact 'collision' saturated"
 # a bad scene: one clear line, exit 1, no file
 sed 's/scheme = "am1";/scheme = "rk5";/' "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/bad.cfg"
 expect 1 "$vibro" run "$tmp/bad.cfg" -o "$tmp/bad.h5"
-contains "$tmp/err" "bad.cfg:12: contact 'hit': unknown scheme 'rk5' (valid: two-point, am1, three-point, quadratic, verlet, position-verlet, heun, rk4)"
+contains "$tmp/err" "bad.cfg:12: contact 'hit': unknown scheme 'rk5' (valid: two-point, am1, three-point, quadratic, verlet, position-verlet, heun, rk4, sav)"
 [ -e "$tmp/bad.h5" ] || [ -e "$tmp/bad.h5.part" ] && bad "output left for a bad scene" || ok
 expect 1 "$vibro" check "$tmp/bad.cfg"
 expect 1 "$vibro" run "$tmp/missing.cfg" -o "$tmp/x.h5"
@@ -233,6 +233,45 @@ sed 's|^record = .*|record = { signals = ["contacts/*/forse"]; };|' "$case_b" >"
 expect 1 env VIBRO_FORMAT=vibro-2 "$vibro" run -q -o "$tmp/nosig.h5" "$tmp/nosig.cfg"
 contains "$tmp/err" "nosig.cfg:14: record: 'signals' glob \"contacts/*/forse\" matches no signal of the scene (valid: energy/total, "
 [ -e "$tmp/nosig.h5" ] && bad "a refused record.signals wrote its output" || ok
+
+# Writes to standard output are checked (issue 19, item 5): a full device
+# is exit 1 with one line, for every command that prints
+expect 0 "$vibro" run -q -o "$tmp/b.h5" "$srcdir/scenes/papetti-case-b.cfg"
+if [ -w /dev/full ]; then
+  for args in "--version" "--help" "help" "help run" "check $srcdir/scenes/papetti-case-b.cfg" \
+    "info $tmp/b.h5" "events $tmp/b.h5" "export $tmp/b.h5 --signal contacts/hit/force --csv -"; do
+    # shellcheck disable=SC2086
+    "$vibro" $args >/dev/full 2>"$tmp/err"
+    got=$?
+    [ "$got" -eq 1 ] && ok || bad "vibro $args >/dev/full exited $got, expected 1"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok || bad "vibro $args >/dev/full: not one line: $(cat "$tmp/err")"
+  done
+  contains "$tmp/err" "No space left on device"
+fi
+# export refuses a destination the user may not write, and keeps the mode
+# of one it replaces
+expect 0 "$vibro" export "$tmp/b.h5" --signal contacts/hit/force --csv "$tmp/f.csv"
+cp "$tmp/f.csv" "$tmp/f.orig"
+chmod 0440 "$tmp/f.csv"
+if [ "$(id -u)" -ne 0 ]; then
+  expect 1 "$vibro" export "$tmp/b.h5" --signal contacts/hit/position --csv "$tmp/f.csv"
+  only_line "$tmp/err" "$tmp/f.csv: no permission to write it (mode 0440); refusing to replace it (valid: a file you may write, or a new name)"
+  cmp -s "$tmp/f.csv" "$tmp/f.orig" && ok || bad "export replaced a read-only file"
+elif command -v setpriv >/dev/null; then
+  # as root (who may write anything): the same refusal for an unprivileged user
+  mkdir "$tmp/nobody" && chmod 0777 "$tmp/nobody" && chmod 0755 "$tmp"
+  cp "$tmp/b.h5" "$tmp/f.orig" "$tmp/nobody/" && chmod 0644 "$tmp/nobody/b.h5"
+  cp "$tmp/f.orig" "$tmp/nobody/f.csv" && chmod 0444 "$tmp/nobody/f.csv"
+  expect 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$vibro" export "$tmp/nobody/b.h5" \
+    --signal contacts/hit/force --csv "$tmp/nobody/f.csv"
+  only_line "$tmp/err" "$tmp/nobody/f.csv: no permission to write it (mode 0444); refusing to replace it (valid: a file you may write, or a new name)"
+  cmp -s "$tmp/nobody/f.csv" "$tmp/f.orig" && ok || bad "export as nobody replaced a 0444 file"
+fi
+if [ -w "$tmp/f.csv" ]; then
+  # who may write it (root) replaces it, and the mode stays
+  expect 0 "$vibro" export "$tmp/b.h5" --scene 0 --signal contacts/hit/force --csv "$tmp/f.csv"
+  [ "$(stat -c %a "$tmp/f.csv")" = 440 ] && ok || bad "export changed mode 0440 to $(stat -c %a "$tmp/f.csv")"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

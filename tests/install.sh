@@ -56,8 +56,15 @@ if "$python" -c "import h5py, matplotlib, pandas, xarray" 2>/dev/null; then
   expect 0 env -u PYTHONPATH "$tmp/moved/tools/vibro-plot" energy "$tmp/b.h5" -o "$tmp/moved.png"
   [ -s "$tmp/moved.png" ] && ok || bad "a copied tree's vibro-plot drew nothing"
   mkdir -p "$tmp/lone/bin" && cp "$build/tools/vibro-plot" "$tmp/lone/bin/"
-  expect 1 env -u PYTHONPATH "$tmp/lone/bin/vibro-plot" energy "$tmp/b.h5" -o "$tmp/lone.png"
-  contains "$tmp/err" "vibro-plot: the vibro Python package is in none of $tmp/lone/python"
+  # (unless this machine's Python has a vibro installed where it looks:
+  # configure's pythondir after a `make install`, or its own site path)
+  if (cd "$tmp/lone" && env -u PYTHONPATH "$python" -c "import vibro" 2>/dev/null) ||
+     [ -d "$(sed -n 's/^    return dirs + \["\(.*\)"\]$/\1/p' "$build/tools/vibro-plot")/vibro" ]; then
+    echo "SKIP: a vibro package is installed for $python: the lone vibro-plot would find it"
+  else
+    expect 1 env -u PYTHONPATH "$tmp/lone/bin/vibro-plot" energy "$tmp/b.h5" -o "$tmp/lone.png"
+    contains "$tmp/err" "vibro-plot: the vibro Python package is in none of $tmp/lone/python"
+  fi
   # the package alone into another Python (a virtual environment), with
   # python/pyproject.toml, offline: built from a copy (pip writes build/ and
   # *.egg-info beside the sources) and imported from the environment

@@ -351,6 +351,18 @@ assert abs(peak - 440.0) < 3.0, "strongest partial at %g Hz" % peak
 PY
 covered avanzini-hammer-bar
 
+run tanpura-bridge
+check "tanpura-bridge: the lossless string keeps its energy on the 64-point bridge" \
+  "$tmp/tanpura-bridge.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+e = sig("energy/total")
+drift = np.max(np.abs(e - e[0])) / e[0]
+assert drift < 1e-11, "energy drift %g of %g J" % (drift, e[0])
+hit = sum(len(ev("b%d" % i)) > 0 for i in range(64))
+assert hit >= 20, "%d of 64 bridge points touched" % hit
+PY
+covered tanpura-bridge
+
 # every scene in scenes/ has its checks above
 for scene in "$srcdir"/scenes/*.cfg; do
   name=$(basename "$scene" .cfg)

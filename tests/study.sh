@@ -471,5 +471,94 @@ VIBRO_TEST_BATCH=1000 expect 0 "$vibro" run "$tmp/layd.cfg" -o "$tmp/laydref.h5"
 expect 0 "$vibro" run "$tmp/layd.cfg" -o "$tmp/layd.h5" -j 2 --quiet
 same "$tmp/laydref.h5" "$tmp/layd.h5" "laid out, swept duration"
 
+# The input is every file the load reads (issue 19, item 1): a study whose
+# bodies are @included and whose plate reads a modes file; killed, then one
+# of them edited: --resume refuses, naming that file, and keeps the shards
+mkdir "$tmp/in"
+cp "$srcdir/tests/data/modes-plate.csv" "$tmp/in/modes.csv"
+cat >"$tmp/in/bodies.inc" <<'EOF'
+bodies = (
+  { name = "ball"; type = "mass"; mass = 0.01; u0 = 0.0; v0 = 1.0; },
+  { name = "plate"; type = "modal"; modes_file = "modes.csv"; }
+);
+EOF
+cat >"$tmp/in/s.cfg" <<'EOF'
+scene = { name = "inputs"; fs = 44100.0; duration = 0.05; gravity = 0.0; };
+@include "bodies.inc"
+contacts = (
+  { name = "hit"; between = ["ball", "plate.centre"];
+    law = "hunt-crossley"; k = 1.0e8; alpha = 1.5; mu = 0.5; scheme = "am1"; }
+);
+sweep = { mode = "grid"; params = ( { path = "contacts.hit.k"; logspace = [1.0e7, 1.0e9]; n = 64; } ); };
+EOF
+expect 0 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/inref.h5" -j 2 --quiet
+h5dump -a /inputs "$tmp/inref.h5" >"$tmp/inputs" 2>&1
+crc=$("$python" -c "import zlib,sys; print('%08x' % zlib.crc32(open(sys.argv[1],'rb').read()))" \
+  "$tmp/in/bodies.inc")
+contains "$tmp/inputs" "in/bodies.inc $crc"
+contains "$tmp/inputs" "in/modes.csv "
+# edit FILE OLD NEW: replace text in FILE (sed -i is not POSIX)
+edit() { sed "s/$2/$3/" "$1" >"$1.new" && mv "$1.new" "$1"; }
+for what in "bodies.inc:v0 = 1.0:v0 = 1.1" "modes.csv:0.182:0.183"; do
+  file=${what%%:*} rest=${what#*:}
+  old=${rest%%:*} new=${rest#*:}
+  rm -rf "$tmp/in.h5" "$tmp/in.h5.part"
+  VIBRO_TEST_BATCH=8 VIBRO_TEST_KILL_AT=40 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in.h5" --quiet \
+    >/dev/null 2>&1
+  n=$(shards "$tmp/in.h5.part")
+  [ "$n" -gt 0 ] && [ "$n" -lt 64 ] && ok || bad "$file: killed run kept $n scenes"
+  edit "$tmp/in/$file" "$old" "$new"
+  expect 1 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in.h5" --resume --quiet
+  contains "$tmp/err" "in.h5.part was written for a different input than $tmp/in/s.cfg ('$tmp/in/$file' changed since)"
+  [ "$(shards "$tmp/in.h5.part")" -eq "$n" ] && ok || bad "$file: refused resume lost shards"
+  edit "$tmp/in/$file" "$new" "$old"
+  expect 0 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in.h5" --resume --quiet
+  same "$tmp/inref.h5" "$tmp/in.h5" "$file edited and restored between kill and resume"
+done
+# a finished file is kept by --resume only when every file is the same
+edit "$tmp/in/modes.csv" 0.182 0.183
+expect 0 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in.h5" --resume
+contains "$tmp/out" "(64 run, 0 kept)"
+edit "$tmp/in/modes.csv" 0.183 0.182
+
+# A run without --resume over finished scenes of the same input refuses
+# (issue 19, item 2), saying how many, and deletes nothing; --restart
+# discards them; a .part with nothing finished is cleared as before
+rm -rf "$tmp/in.h5" "$tmp/in.h5.part"
+VIBRO_TEST_BATCH=8 VIBRO_TEST_KILL_AT=40 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in.h5" --quiet \
+  >/dev/null 2>&1
+n=$(shards "$tmp/in.h5.part")
+ls -l "$tmp/in.h5.part" >"$tmp/before"
+expect 1 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in.h5" --quiet
+only_line "$tmp/err" "$tmp/in.h5: $tmp/in.h5.part holds $n finished scenes of this study: run again with --resume to keep them, or with --restart to discard them"
+ls -l "$tmp/in.h5.part" >"$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" && [ "$(shards "$tmp/in.h5.part")" -eq "$n" ] && ok ||
+  bad "a refused run changed $tmp/in.h5.part"
+expect 1 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in.h5" --resume --restart
+contains "$tmp/err" "--resume and --restart: choose one"
+expect 0 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in.h5" --restart --quiet
+same "$tmp/inref.h5" "$tmp/in.h5" "--restart"
+rm -rf "$tmp/in.h5" "$tmp/in.h5.part"
+VIBRO_TEST_BATCH=8 VIBRO_TEST_KILL_AT=3 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in.h5" --quiet \
+  >/dev/null 2>&1
+[ -d "$tmp/in.h5.part" ] && [ "$(shards "$tmp/in.h5.part")" -eq 0 ] && ok ||
+  bad "kill at write 3 left $(shards "$tmp/in.h5.part") scenes"
+expect 0 "$vibro" run "$tmp/in/s.cfg" -o "$tmp/in.h5" --quiet
+same "$tmp/inref.h5" "$tmp/in.h5" "a .part with nothing finished, cleared"
+
+# An exit 1 before any scene finished removes the OUT.part/ this run made
+# (issue 19, item 5), and only that: one it found stays
+rm -rf "$tmp/big.h5" "$tmp/big.h5.part"
+(ulimit -f 4000; exec "$vibro" run "$tmp/big.cfg" -o "$tmp/big.h5" --quiet) >"$tmp/out" 2>"$tmp/err"
+got=$?
+[ "$got" -eq 1 ] && ok || bad "ulimit -f 4000 again: exit $got, expected 1: $(cat "$tmp/err")"
+contains "$tmp/err" "no scene was finished"
+[ -e "$tmp/big.h5.part" ] && bad "exit 1 with nothing finished left $(ls "$tmp/big.h5.part")" || ok
+[ -e "$tmp/big.h5" ] && bad "exit 1 with nothing finished left big.h5" || ok
+mkdir "$tmp/big.h5.part"
+(ulimit -f 4000; exec "$vibro" run "$tmp/big.cfg" -o "$tmp/big.h5" --quiet) >"$tmp/out" 2>"$tmp/err"
+[ -d "$tmp/big.h5.part" ] && ok || bad "exit 1 removed an OUT.part/ this run did not make"
+rm -rf "$tmp/big.h5.part"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -40,7 +40,8 @@ static const char description[] =
     "scale are clipped, with a warning.  FILE - is standard output.  The\n"
     "file is written beside FILE under a temporary name and renamed when\n"
     "complete: a failed export leaves FILE as it was.  FILE may not be a\n"
-    "symbolic link, a directory, a device or OUT.h5 itself.\n"
+    "symbolic link, a directory, a device, OUT.h5 itself, or a file you may\n"
+    "not write; a replaced FILE keeps its mode.\n"
     "--scene may be left out when the file holds a single scene.\n";
 
 /* A sample encoding of a sound file. */

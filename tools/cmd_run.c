@@ -35,7 +35,11 @@ static const char description[] =
     "merged into OUT.h5 once complete (--resume keeps the intact shards).\n"
     "OUT.h5 may not be the scene file or a file it reads (by inode), a\n"
     "directory or a symbolic link: such an output is refused at once.\n"
-    "--resume refuses a .part written from a different input.\n"
+    "--resume refuses a .part written from a different input (the scene or\n"
+    "any file it reads: @include, modes file, profile), naming the file.\n"
+    "Without --resume, a .part holding finished scenes of the same input is\n"
+    "refused (its finished work is never deleted unasked): --restart\n"
+    "discards them and starts over.\n"
     "Under mpirun (built with --with-mpi) scenes are spread over the ranks.\n"
     "Exit status: 0 every scene done; 1 bad input or I/O error; 2 some scene\n"
     "did not finish cleanly (the table's status says why).\n";
@@ -45,7 +49,7 @@ typedef struct run_request {
   const char *scene; /* the scene file */
   const char *out;   /* the output file */
   int threads;       /* scenes at a time, 0 for the default */
-  int resume;        /* continue OUT.h5.part */
+  int resume;        /* 1: continue OUT.h5.part; VB_RESTART: discard it */
   int quiet;         /* no summary, no progress */
 } run_request;
 
@@ -174,7 +178,8 @@ launched_by_mpi(void)
  * rank that just started, or its probe of that rank's lock refuse the
  * rank as a second writer.  VB_OK on every rank, or rank 0's error. */
 static int
-fresh_start(const vb_study *study, const char *out, int rank, char *err, size_t errlen)
+fresh_start(const vb_study *study, const char *out, int rank, int restart, char *err,
+            size_t errlen)
 {
   int rc = VB_OK, np = vb_study_nparams(study);
 
@@ -185,7 +190,7 @@ fresh_start(const vb_study *study, const char *out, int rank, char *err, size_t 
     vb_output *o = NULL;
     if (names && units) {
       vb_study_layout(study, &lay, names, units);
-      rc = vb_output_open(out, &lay, 0, 0, &o, err, errlen);
+      rc = vb_output_open(out, &lay, restart, 0, &o, err, errlen);
       vb_output_free(o);
     } else {
       snprintf(err, errlen, "%s: out of memory", out);
@@ -217,8 +222,8 @@ run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, v
 
   memset(rep, 0, sizeof *rep);
   rep->first_failed = -1;
-  if (!opt->resume) {
-    rc = fresh_start(study, out, rank, err, errlen);
+  if (opt->resume != 1) {
+    rc = fresh_start(study, out, rank, opt->resume, err, errlen);
     each.resume = 1; /* of the OUT.part/ rank 0 has emptied */
   }
   if (rc != VB_OK)
@@ -494,13 +499,14 @@ run_study(const run_request *rq, int rank, int nranks)
   return status;
 }
 
-enum { OPT_RESUME = 256 };
+enum { OPT_RESUME = 256, OPT_RESTART };
 
 static const cli_option options[] = {
     {'o', "output", "OUT.h5", "the output file (required)"},
     {'j', "jobs", "N",
      "run N scenes at a time, N threads in all (default: OMP_NUM_THREADS or all cores)"},
     {OPT_RESUME, "resume", NULL, "continue from OUT.h5.part, keeping its complete scenes"},
+    {OPT_RESTART, "restart", NULL, "start over, discarding the finished scenes in OUT.h5.part"},
     {'q', "quiet", NULL, "no summary, no progress line (shown only on a terminal)"},
     {0, NULL, NULL, NULL},
 };
@@ -522,8 +528,11 @@ parse(const cli_command *cmd, int argc, char **argv, run_request *rq)
       if (cli_long(a.value, 1, 4096, &jobs) < 0)
         rc = cli_fail(cmd, "-j %s: not a number of threads (valid: 1 to 4096)", a.value);
       rq->threads = (int)jobs;
-    } else if (key == OPT_RESUME) {
-      rq->resume = 1;
+    } else if (key == OPT_RESUME || key == OPT_RESTART) {
+      if (rq->resume && rq->resume != (key == OPT_RESUME ? 1 : VB_RESTART))
+        rc = cli_fail(cmd, "--resume and --restart: choose one (valid: --resume keeps the "
+                           "finished scenes, --restart discards them)");
+      rq->resume = key == OPT_RESUME ? 1 : VB_RESTART;
     } else if (key == 'q') {
       rq->quiet = 1;
     }
@@ -568,7 +577,7 @@ run_main(const cli_command *cmd, int argc, char **argv)
 
 const cli_command cli_run = {
     .name = "run",
-    .synopsis = "SCENE.cfg -o OUT.h5 [-j N] [--resume] [-q]",
+    .synopsis = "SCENE.cfg -o OUT.h5 [-j N] [--resume | --restart] [-q]",
     .summary = "simulate a scene or a study and write the HDF5 output",
     .description = description,
     .options = options,

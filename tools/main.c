@@ -1,5 +1,6 @@
 /* main.c - the vibro command: a table of subcommands (one file each,
  * cmd_NAME.c), `vibro help CMD`, --help and --version. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <hdf5.h>
@@ -79,8 +80,25 @@ help(int argc, char **argv)
   return 0;
 }
 
-int
-main(int argc, char **argv)
+/* The exit status of a command that returned `status`, once what it wrote
+ * to standard output is written: a write that failed (a full disk,
+ * /dev/full, a closed pipe's EIO) is an error, never exit 0. */
+static int
+finish(int status)
+{
+  errno = 0;
+  if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
+    /* (a command that failed has said why already) */
+    fprintf(stderr, "vibro: cannot write the standard output: %s\n",
+            strerror(errno ? errno : EIO));
+    return 1;
+  }
+  return status;
+}
+
+/* The command line, without the check of standard output. */
+static int
+dispatch(int argc, char **argv)
 {
   char names[256];
   const cli_command *cmd;
@@ -108,4 +126,10 @@ main(int argc, char **argv)
     return cli_fail(NULL, "unknown command '%s' (valid: %s)", argv[1], names);
   }
   return cmd->main(cmd, argc - 1, argv + 1);
+}
+
+int
+main(int argc, char **argv)
+{
+  return finish(dispatch(argc, argv));
 }

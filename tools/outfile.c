@@ -39,10 +39,29 @@ outfile_check(const char *dest, const char *const *inputs, int ninputs)
   return 0;
 }
 
+/* An existing destination the real user may not write is refused (the
+ * rename would replace it all the same: it needs only the directory);
+ * *old receives its status, st_nlink 0 when there is none. */
+static int
+dest_writable(const char *dest, struct stat *old)
+{
+  memset(old, 0, sizeof *old);
+  if (stat(dest, old) < 0) {
+    old->st_nlink = 0;
+    return 0;
+  }
+  if (access(dest, W_OK) != 0)
+    return cli_complain(dest, "no permission to write it (mode %04o); refusing to replace it "
+                              "(valid: a file you may write, or a new name)",
+                        (unsigned)(old->st_mode & 07777));
+  return 0;
+}
+
 int
 outfile_open(outfile *o, const char *dest, const char *const *inputs, int ninputs)
 {
   char *copy, *dir, *base;
+  struct stat old;
   mode_t mask;
   size_t len;
 
@@ -50,6 +69,8 @@ outfile_open(outfile *o, const char *dest, const char *const *inputs, int ninput
   o->dest = dest;
   o->fd = -1;
   if (outfile_check(dest, inputs, ninputs) < 0)
+    return -1;
+  if (strcmp(dest, "-") != 0 && dest_writable(dest, &old) < 0)
     return -1;
   if (strcmp(dest, "-") == 0) {
     o->fd = 1;
@@ -81,7 +102,14 @@ outfile_open(outfile *o, const char *dest, const char *const *inputs, int ninput
   }
   mask = umask(0);
   umask(mask);
-  fchmod(o->fd, 0666 & ~mask);
+  if (old.st_nlink > 0) {
+    /* a replaced file keeps its mode, and its owner where we may */
+    fchmod(o->fd, old.st_mode & 07777);
+    if (fchown(o->fd, old.st_uid, old.st_gid) < 0)
+      (void)0; /* only root may give a file away */
+  } else {
+    fchmod(o->fd, 0666 & ~mask);
+  }
   return 0;
 }
 

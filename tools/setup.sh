@@ -17,6 +17,7 @@ done
 
 packages="gcc make autoconf automake libtool pkg-config
   libhdf5-dev hdf5-tools libconfig-dev check zlib1g-dev libisal-dev libsndfile1-dev
+  liblapacke-dev
   python3 python3-h5py python3-matplotlib python3-numpy
   python3-pandas python3-xarray python3-h5netcdf python3-pytest
   python3-setuptools python3-wheel python3-pip python3-venv python3-scipy sox"

@@ -1,0 +1,319 @@
+/* island.c - the run state of an island and what it says about itself:
+ * its allocation (one block, the schemes' per-contact state included),
+ * the compressions its modes and walls make, the accelerations and
+ * external forces of its modes, its recorded points and whether it is
+ * finite.  The families that step it are step.c's. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "island.h"
+#include "kernels.h"
+
+/* ----------------------------------------------------------- geometry */
+
+/* Displacement of a wall at time t (its position plus its drive). */
+static double
+wall_u(const vb_body *b, double t, double *rate)
+{
+  double r = 0.0, u = b->u0;
+  if (b->drive.kind != VB_DRIVE_NONE)
+    u += vb_drive_eval(&b->drive, t, &r);
+  *rate = r;
+  return u;
+}
+
+/* Part of contact ct's compression not carried by modes: walls and gap. */
+double
+vb_contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate)
+{
+  double x = -ct->gap, r = 0.0, rw;
+  /* a driven gap (a surface profile under a rolling ball) */
+  if (ct->gap_drive.kind != VB_DRIVE_NONE) {
+    x -= vb_drive_eval(&ct->gap_drive, t, &rw);
+    r -= rw;
+  }
+  if (sc->bodies[ct->a].kind == VB_BODY_WALL) {
+    x += wall_u(&sc->bodies[ct->a], t, &rw);
+    r += rw;
+  }
+  if (sc->bodies[ct->b].kind == VB_BODY_WALL) {
+    x -= wall_u(&sc->bodies[ct->b], t, &rw);
+    r -= rw;
+  }
+  *rate = r;
+  return x;
+}
+
+/* Whether a wall of contact ct or its gap is driven. */
+int
+vb_contact_driven(const vb_scene *sc, const vb_contact *ct)
+{
+  const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
+  return ct->gap_drive.kind != VB_DRIVE_NONE ||
+         (a->kind == VB_BODY_WALL && a->drive.kind != VB_DRIVE_NONE) ||
+         (b->kind == VB_BODY_WALL && b->drive.kind != VB_DRIVE_NONE);
+}
+
+/* -------------------------------------------------------------- state */
+
+/* The island as a system of equations for an explicit scheme: compressions,
+ * the active laws' forces, the external force and the modes' accelerations
+ * (ctx is the state, whose scratch holds the external force). */
+static void
+system_accel(const void *ctx, double t, const double *q, const double *v, double *a, double *x,
+             double *rate, double *f)
+{
+  const vb_island_state *s = ctx;
+  const vb_island_model *m = s->model;
+  vb_island_compressions(m, q, v, t, x, rate);
+  for (int c = 0; c < m->nc; c++)
+    f[c] = vb_law_force(&s->act[c].law, x[c], rate[c]);
+  vb_island_external(m, t, s->scratch);
+  vb_island_accel(m, q, v, f, s->scratch, a);
+}
+
+/* Free a state. */
+void
+vb_island_state_free(vb_island_state *s)
+{
+  if (!s)
+    return;
+  if (s->work)
+    s->model->scheme->ops->free(s->work);
+  free(s->block);
+  free(s);
+}
+
+/* Doubles of scheme state of an island's contacts (each contact's
+ * scheme's nstate). */
+static size_t
+scheme_state_size(const vb_island_model *m)
+{
+  size_t n = 0;
+  for (int c = 0; c < m->nc; c++)
+    n += (size_t)m->cts[c].scheme->ops->nstate;
+  return n;
+}
+
+/* Allocate the state of an island: one zeroed block, mode arrays 64-byte
+ * aligned and padded to nmp, the schemes' per-contact state after the
+ * contact arrays (hist[c].st, NULL for a scheme without state). */
+int
+vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
+{
+  size_t mp = (size_t)m->nmp, c = (size_t)m->nc, rc = (c + 7) / 8 * 8;
+  size_t nst = scheme_state_size(m);
+  size_t ndouble = 7 * mp + 9 * rc + (c * c + 7) / 8 * 8 + (nst + 7) / 8 * 8;
+  size_t bytes =
+      ndouble * sizeof(double) + c * (sizeof(vb_chist) + sizeof(vb_contact)) + 3 * c * sizeof(int);
+  bytes = (bytes + 63) / 64 * 64 + 64;
+  vb_island_state *s = calloc(1, sizeof *s);
+  *out = NULL;
+  if (!s || !(s->block = aligned_alloc(64, bytes))) {
+    free(s);
+    return VB_ENOMEM;
+  }
+  memset(s->block, 0, bytes);
+  s->model = m;
+  s->state_drift = NAN;
+  double *p = s->block;
+  double **mode[7] = {&s->q, &s->v, &s->qm, &s->acc, &s->gen, &s->qt, &s->scratch};
+  for (int k = 0; k < 7; k++, p += mp)
+    *mode[k] = p;
+  double **contact[9] = {&s->xdrv, &s->xdrv_rate, &s->xdrv_m, &s->xd_next, &s->rd_next,
+                         &s->fbar, &s->xt,        &s->x1,     &s->rhs};
+  for (int k = 0; k < 9; k++, p += rc)
+    *contact[k] = p;
+  s->jac = p;
+  p += (c * c + 7) / 8 * 8;
+  double *st = p;
+  p += (nst + 7) / 8 * 8;
+  s->hist = (vb_chist *)p;
+  s->act = (vb_contact *)(s->hist + c);
+  s->piv = (int *)(s->act + c);
+  s->iterations = s->piv + c;
+  s->fallback = s->iterations + c;
+  for (size_t k = 0; k < c; k++) {
+    s->act[k] = m->cts[k];
+    int ns = m->cts[k].scheme->ops->nstate;
+    s->hist[k].st = ns > 0 ? st : NULL;
+    st += ns;
+  }
+  if (m->scheme && m->scheme->ops->alloc) {
+    s->sys = (vb_system){.nm = m->nm, .nc = m->nc, .accel = system_accel, .ctx = s};
+    if (!(s->work = m->scheme->ops->alloc(m->nm, m->nc))) {
+      vb_island_state_free(s);
+      return VB_ENOMEM;
+    }
+  }
+  *out = s;
+  return VB_OK;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+/* Generalised force on every mode at time t. */
+void
+vb_island_external(const vb_island_model *m, double t, double *gen)
+{
+  const vb_scene *sc = m->scene;
+  memcpy(gen, m->gconst, (size_t)m->nm * sizeof(double));
+  for (int k = 0; k < m->nf; k++) {
+    const vb_force *f = &sc->forces[m->forces[k]];
+    const vb_body *b = &sc->bodies[f->body];
+    double F = f->value;
+    if (f->kind == VB_FORCE_HARMONIC)
+      F += f->amplitude * sin(2.0 * M_PI * f->freq * t + f->phase);
+    const double *shape = b->points[f->point].shape;
+    double *g = gen + m->force_mode[k];
+    for (int j = 0; j < b->nmodes; j++)
+      g[j] += shape[j] * F;
+  }
+}
+
+/* Contact compressions and rates of a state (q, v) at time t. */
+void
+vb_island_compressions(const vb_island_model *m, const double *q, const double *v, double t,
+                       double *x, double *rate)
+{
+  int nm = m->nm;
+  for (int c = 0; c < m->nc; c++) {
+    const double *row = m->S + (size_t)c * m->nmp;
+    double xr, sx = 0.0, sv = 0.0;
+    double xd = vb_contact_drive(m->scene, &m->cts[c], t, &xr);
+    for (int j = 0; j < nm; j++) {
+      sx += row[j] * q[j];
+      sv += row[j] * v[j];
+    }
+    x[c] = sx + xd;
+    rate[c] = sv + xr;
+  }
+}
+
+/* Accelerations of the modes for a state, contact forces and external force. */
+void
+vb_island_accel(const vb_island_model *m, const double *q, const double *v, const double *f,
+                const double *ext, double *a)
+{
+  int nm = m->nm;
+  for (int j = 0; j < nm; j++)
+    a[j] = ext[j];
+  for (int c = 0; c < m->nc; c++) {
+    const double *row = m->S + (size_t)c * m->nmp;
+    for (int j = 0; j < nm; j++)
+      a[j] -= row[j] * f[c];
+  }
+  for (int j = 0; j < nm; j++)
+    a[j] = a[j] / m->mass[j] - 2.0 * m->sig[j] * v[j] - m->w2[j] * q[j];
+}
+
+
+/* Recorded points of the island: u and v (three-level: rate of the step). */
+void
+vb_island_points(const vb_island_model *m, const vb_island_state *s, double *u, double *v)
+{
+  int nmp = m->nmp;
+  for (int r = 0; r < m->npts; r++) {
+    /* only the modes of the point's own body, in whole blocks */
+    const double *row = m->P + (size_t)r * nmp;
+    int from = m->point_from[r], to = m->point_to[r];
+    if (m->fam->levels == 3) {
+      double um;
+      vb_kernel_dot2(from, to, row, s->q, s->qm, &u[r], &um);
+      v[r] = (u[r] - um) / m->dt;
+    } else {
+      vb_kernel_dot2(from, to, row, s->q, s->v, &u[r], &v[r]);
+    }
+  }
+}
+
+/* ----------------------------------------------------------- finiteness */
+
+/* x * 0 is 0 for a finite x and NaN otherwise: the sum over every checked
+ * quantity is 0 exactly when all are finite, whatever their size. */
+int
+vb_island_finite(const vb_island_model *m, const vb_island_state *s)
+{
+  double z = s->kinetic * 0.0 + s->potential * 0.0 + s->dissipated * 0.0 + s->external * 0.0 +
+             s->corrected * 0.0;
+  for (int c = 0; c < m->nc; c++) {
+    const vb_chist *hc = &s->hist[c];
+    z += hc->x * 0.0 + hc->rate * 0.0 + hc->f * 0.0;
+  }
+  return z == 0.0;
+}
+
+/* "is inf", "is -inf" or "is nan" for a non-finite x; NULL if finite. */
+static const char *
+nonfinite_text(double x)
+{
+  if (isnan(x))
+    return "is nan";
+  if (isinf(x))
+    return x > 0.0 ? "is inf" : "is -inf";
+  return NULL;
+}
+
+/* The island's first non-finite quantity: contacts, modes, energies, and
+ * then (after a failed solve) the step's solve. */
+int
+vb_island_nonfinite(const vb_island_model *m, const vb_island_state *s, int solve_failed,
+                    char *what, size_t len)
+{
+  const vb_scene *sc = m->scene;
+  const char *t;
+  for (int c = 0; c < m->nc; c++) {
+    const vb_chist *hc = &s->hist[c];
+    const double val[3] = {hc->x, hc->rate, hc->f};
+    static const char *const name[3] = {"compression", "compression rate", "force"};
+    for (int k = 0; k < 3; k++)
+      if ((t = nonfinite_text(val[k])) != NULL) {
+        snprintf(what, len, "contact '%s': %s %s", s->act[c].name, name[k], t);
+        return 1;
+      }
+  }
+  int three = m->fam->levels == 3;
+  for (int i = 0; i < m->nb; i++) {
+    const vb_body *b = &sc->bodies[m->bodies[i]];
+    for (int k = 0; k < b->nmodes; k++) {
+      int j = m->offsets[i] + k;
+      const double val[2] = {s->q[j], three ? s->qm[j] : s->v[j]};
+      const char *name[2] = {"displacement", three ? "previous displacement" : "velocity"};
+      for (int w = 0; w < 2; w++)
+        if ((t = nonfinite_text(val[w])) != NULL) {
+          snprintf(what, len, "body '%s': mode %d %s %s", b->name, k, name[w], t);
+          return 1;
+        }
+    }
+  }
+  const double val[5] = {s->kinetic, s->potential, s->dissipated, s->external, s->corrected};
+  static const char *const name[5] = {"kinetic energy", "potential energy", "dissipated energy",
+                                      "external work", "correction energy"};
+  for (int k = 0; k < 5; k++)
+    if ((t = nonfinite_text(val[k])) != NULL) {
+      snprintf(what, len, "%s of the island of body '%s' %s", name[k],
+               sc->bodies[m->bodies[0]].name, t);
+      return 1;
+    }
+  for (int c = 0; c < m->nc && solve_failed; c++) {
+    /* the solve stops at a non-finite iterate or a force that overflows
+     * at a finite compression */
+    const vb_contact *ct = &s->act[c];
+    if ((t = nonfinite_text(s->x1[c])) != NULL) {
+      snprintf(what, len, "contact '%s': compression solved for the step %s", ct->name, t);
+      return 1;
+    }
+    if (ct->scheme->ops->step_force) {
+      double df, f = ct->scheme->ops->step_force(ct, &s->hist[c], m->dt, s->x1[c], &df);
+      if ((t = nonfinite_text(f)) != NULL) {
+        snprintf(what, len, "contact '%s': step force %s at compression %.6g m", ct->name, t,
+                 s->x1[c]);
+        return 1;
+      }
+    }
+  }
+  snprintf(what, len, "the step of the island of body '%s' failed", sc->bodies[m->bodies[0]].name);
+  return 0;
+}
+

@@ -1,0 +1,46 @@
+/* law.h - the contact laws' functions the library and the schemes share,
+ * beyond vibro.h's (not installed; lib/law.c).  A scheme in solvers/ needs
+ * these, scheme.h and vibro.h, and nothing of the island. */
+#ifndef VIBRO_LAW_H
+#define VIBRO_LAW_H
+
+#include "vibro.h"
+
+/* Damping coefficient d (N s/m) of a law whose elastic force is fe: the
+ * damping force is d times the compression rate (Hunt-Crossley: mu |fe|;
+ * spring: c; 0 otherwise). */
+double vb_law_damping(const vb_law *law, double fe);
+
+/* Slope of the damping coefficient with the elastic force fe (N): for
+ * Hunt-Crossley damping mu |fe|, mu where fe >= 0 and -mu where fe < 0
+ * (the far side of a two-sided law); 0 for the other kinds. s/m. */
+double vb_law_damping_slope(const vb_law *law, double fe);
+
+/* The Hunt-Crossley mu (s/m) an impact of the law sees on the side it
+ * presses: what Papetti's predictions take as mu. */
+double vb_law_impact_mu(const vb_law *law);
+
+/* Side a compression x presses on, the sign of the elastic force: -1 for
+ * a two-sided law at x < 0, else +1. */
+double vb_law_side(const vb_law *law, double x);
+
+/* Penetration (m) of compression x past the barrier on side sign (+1 or
+ * -1): sign x - h for a two-sided law, negative on the far side of x = 0
+ * too; vb_law_penetration for the others. */
+double vb_law_side_penetration(const vb_law *law, double sign, double x);
+
+/* Power of the law's damping term, d v^2, W. */
+double vb_law_damping_power(const vb_law *law, double x, double v);
+
+/* True if the law can exert a force at compression x (one-sided laws only
+ * when penetrating; polynomial and spring always). */
+int vb_law_engaged(const vb_law *law, double x);
+
+/* The law as it acts during an impact that began with penetration rate
+ * v_in > 0 (m/s): a copy of *law whose impact-dependent parameters (the
+ * damping of laws set by a coefficient of restitution) are set from v_in.
+ * The stepping code calls it at each impact onset and steps the impact
+ * with *active. */
+void vb_law_at_onset(const vb_law *law, double v_in, vb_law *active);
+
+#endif

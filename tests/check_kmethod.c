@@ -1,0 +1,299 @@
+/* check_kmethod.c - the K-method's multi-contact solve (solvers/kmethod.c)
+ * and the scalar Newton (solvers/newton.c) on random problems
+ * (tests/kmethod_gen.h): sizes 1 to 64 and past them, laws that are linear
+ * (spring: one Newton step, the LU alone decides), power laws, damped
+ * Hunt-Crossley, the two-level, three-level and quadratic (closed-form,
+ * Gauss-Seidel) schemes.  Every answer is checked by its residual
+ * x1 + K fbar(x1) - xt, evaluated afresh; tests/kmethod.py compares the
+ * same problems with scipy's solver. */
+#include "testutil.h"
+#include "kmethod_gen.h"
+#include "bridge_scene.h"
+#include <math.h>
+
+/* Residual of a converged solve relative to the scale of its round-off
+ * (kg_residual): the multi-contact Newton stops only when it is below the
+ * contacts' tolerance, 1e-12; twice that leaves room for the rounding of
+ * the sums. */
+#define RESIDUAL_MAX 2e-12
+
+/* Solve problem (seed, n) and check it; returns the status. */
+static int
+solve_checked(uint64_t seed, int n, const char *scheme, int laws, int must_converge)
+{
+  kg_problem g;
+  ck_assert_int_eq(kg_make(&g, seed, n, vb_scheme_lookup(scheme), laws), 0);
+  int rc = vb_kmethod_solve(&g.p);
+  for (int c = 0; c < n; c++) {
+    ck_assert_msg(isfinite(g.x1[c]) && isfinite(g.fbar[c]), "%s n=%d seed=%lu: contact %d: %g %g",
+                  scheme, n, (unsigned long)seed, c, g.x1[c], g.fbar[c]);
+    ck_assert_int_ge(g.iterations[c], 0);
+  }
+  if (must_converge)
+    ck_assert_msg(rc == VB_OK, "%s n=%d seed=%lu laws=%d: status %d", scheme, n,
+                  (unsigned long)seed, laws, rc);
+  if (rc == VB_OK) {
+    double r = kg_residual(&g);
+    ck_assert_msg(r <= RESIDUAL_MAX, "%s n=%d seed=%lu laws=%d: residual %g", scheme, n,
+                  (unsigned long)seed, laws, r);
+  }
+  kg_free(&g);
+  return rc;
+}
+
+/* Linear springs: Newton's first LU solve is the answer, so a wrong LU
+ * (the hand-written one interleaved its row swaps with the forward
+ * substitution: relative errors of 4 to 40 from size 3) shows at once. */
+START_TEST(test_linear)
+{
+  for (int n = 1; n <= 64; n++)
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+      solve_checked(seed, n, "two-point", KG_SPRING, 1);
+      solve_checked(seed, n, "three-point", KG_SPRING, 1);
+    }
+}
+END_TEST
+
+/* Power laws (monotone, so the solution is unique): every solve converges,
+ * with contacts that act and contacts that do not in one problem. */
+START_TEST(test_power)
+{
+  for (int n = 1; n <= 64; n++)
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+      solve_checked(seed, n, "two-point", KG_POWER, 1);
+      solve_checked(seed, n, "three-point", KG_POWER, 1);
+      solve_checked(seed, n, "two-point", KG_POWER | KG_SPRING, 1);
+    }
+  for (int n = 100; n <= 200; n += 50)
+    solve_checked(7, n, "two-point", KG_POWER, 1);
+}
+END_TEST
+
+/* Hunt-Crossley with up to mu = 1 s/m and rates of X0/dt: the damped force
+ * may fall with x1, so a solve may stop, but never at a non-finite value,
+ * and what converges has round-off residual.  Most converge. */
+START_TEST(test_hunt_crossley)
+{
+  int ok = 0, total = 0;
+  const char *schemes[] = {"two-point", "three-point", "am1"};
+  for (int k = 0; k < 3; k++)
+    for (int n = 1; n <= 64; n++)
+      for (uint64_t seed = 1; seed <= 3; seed++) {
+        ok += solve_checked(seed, n, schemes[k], KG_HUNT_CROSSLEY | KG_POWER, 0) == VB_OK;
+        total++;
+      }
+  ck_assert_msg(ok >= total * 9 / 10, "%d of %d converged", ok, total);
+}
+END_TEST
+
+/* The quadratic scheme (closed form per contact, block Gauss-Seidel with
+ * the Newton polish, its fallback to three-point): finite always, round-off
+ * residual when converged. */
+START_TEST(test_quadratic)
+{
+  int ok = 0, total = 0;
+  for (int n = 1; n <= 64; n++)
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+      ok += solve_checked(seed, n, "quadratic", KG_POWER, 0) == VB_OK;
+      total++;
+    }
+  ck_assert_msg(ok >= total * 9 / 10, "%d of %d converged", ok, total);
+}
+END_TEST
+
+/* The active set: contacts with no force have x1 = xt - K fbar exactly as
+ * the residual says, and a contact predicted out of contact but pushed in
+ * by the others' forces joins (a problem built so that it must). */
+START_TEST(test_joins)
+{
+  kg_problem g;
+  ck_assert_int_eq(kg_make(&g, 3, 2, vb_scheme_lookup("two-point"), KG_POWER), 0);
+  /* contact 0 pressed in, contact 1 just out; negative coupling: the
+   * force at 0 raises the compression at 1 */
+  double w = 1e-6;
+  g.K[0] = w;
+  g.K[1] = g.K[2] = -0.9 * w;
+  g.K[3] = w;
+  for (int c = 0; c < 2; c++) {
+    g.cts[c].law = (vb_law){.kind = VB_LAW_POWER, .k = 1e9, .alpha = 1.5};
+    g.hist[c] = (vb_chist){.x = -1e-6};
+  }
+  g.xt[0] = 1e-4;
+  g.xt[1] = -1e-7;
+  ck_assert_int_eq(vb_kmethod_solve(&g.p), VB_OK);
+  ck_assert_double_gt(g.fbar[0], 0.0);
+  ck_assert_double_gt(g.x1[1], 0.0);
+  ck_assert_double_gt(g.fbar[1], 0.0);
+  ck_assert_int_gt(g.iterations[1], 0);
+  ck_assert_double_le(kg_residual(&g), RESIDUAL_MAX);
+  kg_free(&g);
+}
+END_TEST
+
+/* Hostile problems (k up to 1e300, alpha up to 40, predictions up to
+ * 100 m): Newton may not converge in 50 iterations, but it never leaves
+ * a non-finite compression or force; only a force (or K fbar) that
+ * overflows at the prediction itself is VB_EDIVERGED.  Full Newton steps without the line
+ * search leave NaN in about two thirds of these. */
+START_TEST(test_hostile)
+{
+  const char *schemes[] = {"two-point", "three-point"};
+  int ok = 0;
+  for (int k = 0; k < 2; k++)
+    for (int n = 2; n <= 16; n++)
+      for (uint64_t seed = 1; seed <= 100; seed++) {
+        kg_problem g;
+        ck_assert_int_eq(kg_make(&g, seed, n, vb_scheme_lookup(schemes[k]), KG_POWER), 0);
+        uint64_t s = seed * 91 + n;
+        int overflow = 0;
+        double f[16], df;
+        for (int c = 0; c < n; c++) {
+          g.cts[c].law.alpha = kg_range(&s, 1.0, 40.0);
+          g.cts[c].law.k = pow(10.0, kg_range(&s, 0.0, 300.0));
+          g.xt[c] = kg_range(&s, -1.0, 1.0) * pow(10.0, kg_range(&s, -6.0, 2.0));
+          f[c] = g.cts[c].scheme->ops->step_force(&g.cts[c], &g.hist[c], g.p.dt, g.xt[c], &df);
+          overflow |= !isfinite(f[c]) || !isfinite(df);
+        }
+        /* or the residual at the prediction, K fbar(xt) */
+        for (int c = 0; c < n; c++) {
+          double r = 0.0;
+          for (int d = 0; d < n; d++)
+            r += fabs(g.K[c * n + d] * f[d]);
+          overflow |= !isfinite(r);
+        }
+        int rc = vb_kmethod_solve(&g.p);
+        ok += rc == VB_OK;
+        if (rc == VB_EDIVERGED) {
+          ck_assert_msg(overflow, "%s n=%d seed=%lu: diverged without overflow", schemes[k], n,
+                        (unsigned long)seed);
+        } else {
+          for (int c = 0; c < n; c++)
+            ck_assert_msg(isfinite(g.x1[c]) && isfinite(g.fbar[c]),
+                          "%s n=%d seed=%lu: contact %d: x1 %g, fbar %g (status %d)", schemes[k],
+                          n, (unsigned long)seed, c, g.x1[c], g.fbar[c], rc);
+          if (rc == VB_OK)
+            ck_assert_double_le(kg_residual(&g), RESIDUAL_MAX);
+        }
+        kg_free(&g);
+      }
+  ck_assert_int_gt(ok, 0);
+}
+END_TEST
+
+typedef struct {
+  double e, w, k, alpha;
+} scalar;
+
+/* y - e + w k [y]^alpha. */
+static double
+scalar_r(double y, void *data, double *dr)
+{
+  const scalar *s = data;
+  double p = y > 0.0 ? pow(y, s->alpha - 1.0) : 0.0;
+  *dr = 1.0 + s->w * s->k * s->alpha * p;
+  return y - s->e + s->w * s->k * p * (y > 0.0 ? y : 0.0);
+}
+
+/* The scalar Newton against bisection (an independent solver) on random
+ * monotone problems, e of either sign, coupling w k from 1e-6 to 1e6. */
+START_TEST(test_scalar_newton)
+{
+  uint64_t st = 42;
+  for (int t = 0; t < 20000; t++) {
+    scalar s = {.e = kg_range(&st, -1.0, 1.0) * 1e-5,
+                .w = pow(10.0, kg_range(&st, -9.0, -5.0)),
+                .k = pow(10.0, kg_range(&st, 6.0, 12.0)),
+                .alpha = kg_range(&st, 1.0, 3.0)};
+    double y, dr;
+    int its;
+    int rc = vb_newton_solve(scalar_r, &s, s.e, fabs(s.e), 1e-12, 50, &y, &its);
+    ck_assert_msg(rc == VB_OK, "trial %d: status %d", t, rc);
+    /* bisection on [min(e, 0), max(e, 0)], where the root lies */
+    double lo = fmin(s.e, 0.0), hi = fmax(s.e, 0.0);
+    for (int k = 0; k < 200 && lo < hi; k++) {
+      double mid = 0.5 * (lo + hi);
+      if (mid <= lo || mid >= hi)
+        break;
+      if (scalar_r(mid, &s, &dr) < 0.0)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    ck_assert_msg(fabs(y - 0.5 * (lo + hi)) <= 1e-11 * fabs(s.e) + 1e-300,
+                  "trial %d: newton %.17g bisection %.17g", t, y, 0.5 * (lo + hi));
+  }
+}
+END_TEST
+
+/* The tanpura-like bridge (scenes/tanpura-bridge.cfg) at n points, 200
+ * modes, 50 ms: on main it diverged at 1.56 ms with 16 points (`contact
+ * 'b0': compression solved for the step is nan`) and Newton failed from
+ * there on in 1331 steps of 0.25 s with 64.  Now every step converges and
+ * the lossless string's energy (two-point: conserved to Newton's
+ * tolerance, 1e-12 per step) drifts by less than 1e-11 of its start (at
+ * 0.25 s: 9e-13 to 1.8e-12 for 1 to 128 points, tests/bench/bench_kmethod). */
+static void
+bridge_run(int points)
+{
+  char *text = bridge_scene(200, points, 0.05, "two-point", "");
+  ck_assert_ptr_nonnull(text);
+  tu_sim s = tu_run_text(text);
+  free(text);
+  ck_assert_msg(s.rc == VB_OK, "%d points: %s", points, vb_run_status(s.run));
+  long impacts = 0;
+  for (int c = 0; c < points; c++) {
+    const vb_contact_result *r = vb_run_contact(s.run, c);
+    ck_assert_int_eq(r->newton_failures, 0);
+    impacts += r->nevents;
+  }
+  ck_assert_int_gt(impacts, points / 4);
+  const double *e = vb_run_energy(s.run, VB_ENERGY_TOTAL);
+  ck_assert_ptr_nonnull(e);
+  double drift = 0.0;
+  for (long k = 0; k < vb_run_samples(s.run); k++)
+    drift = fmax(drift, fabs(e[k] - e[0]) / e[0]);
+  printf("bridge %3d points: %ld impacts, energy drift %.3g\n", points, impacts, drift);
+  ck_assert_double_lt(drift, 1e-11);
+  tu_free(&s);
+}
+
+START_TEST(test_bridge_16)
+{
+  bridge_run(16);
+}
+END_TEST
+
+START_TEST(test_bridge_64)
+{
+  bridge_run(64);
+}
+END_TEST
+
+static Suite *
+kmethod_suite(void)
+{
+  Suite *s = suite_create("kmethod");
+  TCase *tc = tcase_create("solve");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_linear);
+  tcase_add_test(tc, test_power);
+  tcase_add_test(tc, test_hunt_crossley);
+  tcase_add_test(tc, test_quadratic);
+  tcase_add_test(tc, test_joins);
+  tcase_add_test(tc, test_hostile);
+  tcase_add_test(tc, test_scalar_newton);
+  tcase_add_test(tc, test_bridge_16);
+  tcase_add_test(tc, test_bridge_64);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int
+main(void)
+{
+  SRunner *sr = srunner_create(kmethod_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
