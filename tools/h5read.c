@@ -674,7 +674,7 @@ open_shards(const char *path, const char *part, output_files *of)
   }
   free(shards);
   if (of->n == 0) {
-    snprintf(of->format, sizeof of->format, "vibro-2");
+    snprintf(of->format, sizeof of->format, "vibro-3");
     printf("%s: running, no scene finished yet (%s holds no shard)\n", path, part);
   }
   of->version = format_version(of->format);

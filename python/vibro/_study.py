@@ -229,7 +229,7 @@ def open(path):
 class Study:
     """A vibro output file: the study table, every impact, every signal.
 
-    Attributes: `path`, `format` ("vibro-1" or "vibro-2"), `version` (of
+    Attributes: `path`, `format` ("vibro-1", "vibro-2" or "vibro-3"), `version` (of
     the vibro that wrote it), `input` (the scene or study file's text),
     `source` (its path), `mode` and `sweep` (the sweep as parsed), `params`
     (the swept parameter paths, in sweep order), `param_units` ({path:
