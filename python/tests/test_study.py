@@ -352,8 +352,8 @@ def old_and_new(tmp_path_factory):
 
 def test_vibro2_file_reads_as_written(old_and_new):
     """The package reads the old layout: every table column and event field
-    as plain h5py reads the compound, and the same frames as the study run
-    again in today's layout."""
+    as plain h5py reads the compound; the study run again in today's layout
+    gives frames of the same columns and units."""
     old, new = old_and_new
     assert old.format == "vibro-2" and new.format == vibro.FORMATS[-1]
     t = old.table
@@ -363,10 +363,16 @@ def test_vibro2_file_reads_as_written(old_and_new):
     for name in raw.dtype.names:
         if name not in ("index", "status"):
             assert np.array_equal(t[name].to_numpy(), raw[name], equal_nan=True), name
-    assert len(old.events()) == len(ev) > 0
-    pd.testing.assert_frame_equal(old.table, new.table, check_dtype=False, check_like=True)
-    pd.testing.assert_frame_equal(old.events(), new.events(), check_dtype=False,
-                                  check_like=True)
+    e = old.events()
+    assert len(e) == len(ev) > 0
+    for name in ev.dtype.names:
+        if name != "contact":
+            assert np.array_equal(e[name].to_numpy(), ev[name], equal_nan=True), name
+    # the same study written now: the same frames' shape, columns and units
+    # (its values may move with the physics since 632d625)
+    assert sorted(old.table.columns) == sorted(new.table.columns)
+    assert old.table.index.tolist() == new.table.index.tolist()
+    assert list(old.events().columns) == list(new.events().columns)
     assert old.table.attrs["units"] == new.table.attrs["units"]
     assert old.events().attrs["units"] == new.events().attrs["units"]
 
