@@ -57,6 +57,9 @@ vb_body_clear(vb_body *b)
 {
   vb_body_clear_modes(b);
   vb_drive_clear(&b->drive);
+  free(b->dropped);
+  b->dropped = NULL;
+  b->ndropped = 0;
 }
 
 /* A mass is one mode: m (q'' + (c/m) q' + (k/m) q) = f, shape 1 at its one

@@ -70,22 +70,72 @@ too_short(const vb_scene *sc, int c, const vb_contact_start *s, double *t, doubl
   return pr.duration * sc->fs < ct->scheme->min_contact_steps;
 }
 
-/* The warnings `vibro check` prints for one scene (an exact-duration
- * contact saturated; a contact shorter than its scheme resolves; one
- * predicted to last beyond the scene's end), one a line without
+/* The contact that speaks for contacts c .. *end - 1: c itself for a point
+ * contact; for a distributed block (its points are consecutive) the point
+ * free flight brings to its barrier first, else its first point, so that a
+ * block of 862 points warns once. */
+static int
+speaker(const vb_scene *sc, const vb_contact_start *s, int c, int *end)
+{
+  int e, best = c;
+  double first = INFINITY;
+
+  if (sc->contacts[c].group[0] == '\0') {
+    *end = c + 1;
+    return c;
+  }
+  for (e = c; e < sc->ncontacts && strcmp(sc->contacts[e].group, sc->contacts[c].group) == 0; e++)
+    if (s[e].rate > 0.0 && onset_time(&s[e]) < first) {
+      first = onset_time(&s[e]);
+      best = e;
+    }
+  *end = e;
+  return best;
+}
+
+/* The modes at or above fs/2 the loader dropped (lib/nyquist.c), a line
+ * per body; their number. */
+static int
+dropped_warnings(const vb_scene *sc, char *buf, size_t len)
+{
+  char text[512];
+  int n = 0;
+  for (int i = 0; i < sc->nbodies; i++) {
+    const vb_body *b = &sc->bodies[i];
+    double top = 0.0;
+    if (b->ndropped == 0)
+      continue;
+    for (int j = 0; j < b->nmodes; j++)
+      top = b->freq[j] > top ? b->freq[j] : top;
+    snprintf(text, sizeof text,
+             "body '%s': %d modes at or above fs/2 = %g Hz dropped (modes %d .. %d as given, "
+             "counted from 0): the scheme of its island cannot step them (a three-level scheme "
+             "steps them exactly, aliased); the highest kept is at %g Hz",
+             b->name, b->ndropped, 0.5 * sc->fs, b->dropped[0], b->dropped[b->ndropped - 1], top);
+    line(buf, len, text);
+    n++;
+  }
+  return n;
+}
+
+/* The warnings `vibro check` prints for one scene (modes dropped above
+ * fs/2; an exact-duration contact saturated; a contact shorter than its
+ * scheme resolves; one predicted to last beyond the scene's end: once per
+ * distributed block, for its first point to touch), one a line without
  * "warning: ", appended to buf; their number. */
 int
 vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
 {
   char text[512];
-  int n = 0;
+  int n = dropped_warnings(sc, buf, len), end;
   vb_contact_start *s = starts(sc);
 
   if (!s) {
     line(buf, len, "out of memory checking the contacts");
-    return 1;
+    return n + 1;
   }
-  for (int c = 0; c < sc->ncontacts; c++) {
+  for (int k = 0; k < sc->ncontacts; k = end) {
+    int c = speaker(sc, s, k, &end);
     const vb_contact *ct = &sc->contacts[c];
     double dt = 1.0 / sc->fs, w, limit, used, t, t_on = 0.0;
     if (ct->exact_duration) {

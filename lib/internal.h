@@ -102,6 +102,11 @@ void vb_body_clear_modes(vb_body *b);
 void vb_drive_clear(vb_drive *d);
 /* Free everything a body owns (modes, points, drive data). */
 void vb_body_clear(vb_body *b);
+/* Drop the modes at or above fs/2 of every modal body whose island's
+ * family cannot step them (lib/nyquist.c); VB_OK or VB_ENOMEM. */
+int vb_drop_aliased_modes(vb_scene *sc);
+/* The highest frequency among a body's modes, Hz (0 without modes). */
+double vb_body_highest_mode(const vb_body *b);
 /* Fill a mass's one mode from mass, k, c, u0 and v0. */
 int vb_body_mass_modes(vb_body *b);
 
@@ -124,6 +129,14 @@ typedef struct vb_preset {
   double linear_density;           /* string: kg/m */
   double surface_density;          /* membrane: kg/m^2 */
   double radius;                   /* membrane: m */
+  double inharmonicity;            /* string: B, f_n = n f_0 sqrt(1 + B n^2) (Fletcher,
+                                      JASA 36, 1964), 1 (0: the ideal string) */
+  const double *freq;              /* string: measured frequencies [nmodes], Hz, replacing
+                                      the formula (NULL: none) */
+  const double *sigma;             /* string: measured decay rates [nmodes], 1/s (NULL: 0) */
+  double pluck_x, pluck_h;         /* string: q0 of a triangle of height pluck_h (m)
+                                      at pluck_x (m), released from rest (pluck_h 0:
+                                      none) */
 } vb_preset;
 
 /* Fill a modal body's modes from a preset: allocates nmodes modes and
@@ -148,5 +161,20 @@ const char *vb_preset_choices(void);
  * VB_EINVAL with "path:line: message" (CSV) or "path: message" (HDF5);
  * the body is left without modes on error. */
 int vb_modes_file_read(vb_body *b, const char *path, char *err, size_t errlen);
+
+/* Index a loaded scene's point and modes signal instances by body
+ * (record.c; scene.c calls it once the bodies and the record block are
+ * read); VB_OK or VB_ENOMEM. */
+int vb_record_index(vb_scene *sc);
+
+/* Read named numeric columns of a CSV data file (a header line naming the
+ * columns, comma-separated; blank lines and '#' comments skipped): for
+ * each of the ncols (1..8) names, the first of its '|'-separated
+ * alternatives the header has, case ignored ("x_m|x").  Allocates out[k]
+ * (the caller frees each) with *nrows values.  VB_EIO, VB_ENOMEM or
+ * VB_EINVAL with "path:line: message" (a missing column, a field that is
+ * not a finite number, a row with another number of fields). */
+int vb_csv_columns(const char *path, int ncols, const char *const *names, double **out, int *nrows,
+                   char *err, size_t errlen);
 
 #endif

@@ -100,49 +100,191 @@ load_shape_points(vb_loader *ld, const config_setting_t *g, const char *obj, vb_
   return VB_OK;
 }
 
+/* A string preset's measured modes: `frequencies` names a CSV file with a
+ * frequency column (freq_hz or freq, Hz) and optionally a decay-rate
+ * column (sigma_per_s or sigma, 1/s); its first nmodes rows are used.
+ * *freq and *sigma are allocated (the caller frees them). */
+static int
+load_frequencies(vb_loader *ld, const config_setting_t *pg, const char *pobj, vb_preset *p,
+                 double **freq, double **sigma)
+{
+  static const char *const cols[] = {"freq_hz|freq", "sigma_per_s|sigma"};
+  const char *file = NULL;
+  char path[4200], msg[1024];
+  double *out[2] = {NULL, NULL};
+  int rc, rows = 0;
+
+  *freq = *sigma = NULL;
+  if (vb_src_member(pg, "frequencies") == NULL)
+    return VB_OK;
+  if ((rc = vb_src_string(ld, pg, pobj, "frequencies", 1, &file)) != VB_OK)
+    return rc;
+  vb_src_data_path(ld, file, path, sizeof path);
+  rc = vb_csv_columns(path, 2, cols, out, &rows, msg, sizeof msg);
+  if (rc == VB_EINVAL && strstr(msg, "no column 'sigma") != NULL)
+    rc = vb_csv_columns(path, 1, cols, out, &rows, msg, sizeof msg);
+  if (rc != VB_OK)
+    return vb_src_fail(ld, vb_src_at(pg, "frequencies"), pobj, "%s", msg);
+  *freq = out[0];
+  *sigma = out[1];
+  if (rows < p->nmodes)
+    return vb_src_fail(ld, vb_src_at(pg, "frequencies"), pobj,
+                       "'%s' has %d modes, fewer than nmodes = %d (valid: nmodes <= %d)", file,
+                       rows, p->nmodes, rows);
+  p->freq = *freq;
+  p->sigma = *sigma;
+  return VB_OK;
+}
+
+/* The parameters of a preset group into *p (strings point into the
+ * document; *freq and *sigma, a string's measured modes, are allocated
+ * and the caller frees them). */
+int
+vb_load_preset_params(vb_loader *ld, const config_setting_t *pg, const char *pobj, vb_preset *p,
+                      double **freq, double **sigma)
+{
+  static const char *const pkeys[] = {"kind",
+                                      "nmodes",
+                                      "length",
+                                      "width",
+                                      "thickness",
+                                      "youngs",
+                                      "density",
+                                      "poisson",
+                                      "tension",
+                                      "linear_density",
+                                      "surface_density",
+                                      "radius",
+                                      "inharmonicity",
+                                      "frequencies",
+                                      "pluck",
+                                      "initial",
+                                      NULL};
+  static const char *const string_keys[] = {"inharmonicity", "frequencies", "pluck"};
+  long nm = 0;
+  int rc;
+
+  memset(p, 0, sizeof *p);
+  *freq = *sigma = NULL;
+  if (config_setting_type(pg) != CONFIG_TYPE_GROUP)
+    return vb_src_fail(ld, pg, pobj, "'preset' must be a group { kind = ...; ... }");
+  if ((rc = vb_src_check_keys(ld, pg, pobj, pkeys, NULL)) != VB_OK ||
+      (rc = vb_src_string(ld, pg, pobj, "kind", 1, &p->kind)) != VB_OK ||
+      (rc = vb_src_integer(ld, pg, pobj, "nmodes", 1, &nm)) != VB_OK)
+    return rc;
+  p->nmodes = nm > 0 && nm < 1000000 ? (int)nm : 0;
+  if (p->nmodes == 0)
+    return vb_src_refuse(ld, pg, pobj, "nmodes", "between 1 and 100000", (double)nm);
+  p->poisson = 0.3;
+  if ((rc = vb_src_number(ld, pg, pobj, "length", 0, &p->length)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "width", 0, &p->width)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "thickness", 0, &p->thickness)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "youngs", 0, &p->youngs)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "density", 0, &p->density)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "poisson", 0, &p->poisson)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "tension", 0, &p->tension)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "linear_density", 0, &p->linear_density)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "surface_density", 0, &p->surface_density)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "radius", 0, &p->radius)) != VB_OK ||
+      (rc = vb_src_number(ld, pg, pobj, "inharmonicity", 0, &p->inharmonicity)) != VB_OK)
+    return rc;
+  for (size_t k = 0; k < sizeof string_keys / sizeof *string_keys; k++)
+    if (strcmp(p->kind, "string") != 0 && vb_src_member(pg, string_keys[k]) != NULL)
+      return vb_src_fail(ld, vb_src_at(pg, string_keys[k]), pobj,
+                         "'%s' applies only to kind 'string'", string_keys[k]);
+  if (vb_src_member(pg, "pluck") != NULL) {
+    double *v = malloc(2 * sizeof(double));
+    int cnt = 2;
+    if (config_setting_length(vb_src_member(pg, "pluck")) != 2) {
+      free(v);
+      return vb_src_fail(ld, vb_src_at(pg, "pluck"), pobj,
+                         "'pluck' has %d values (valid: [x0, height], m)",
+                         config_setting_length(vb_src_member(pg, "pluck")));
+    }
+    if (v == NULL)
+      return vb_src_fail(ld, pg, pobj, "out of memory");
+    rc = vb_src_array(ld, pg, pobj, "pluck", 1, 0, 2, &v, &cnt, NULL);
+    p->pluck_x = v[0];
+    p->pluck_h = v[1];
+    free(v);
+    if (rc != VB_OK)
+      return rc;
+    if (!(p->pluck_h != 0.0))
+      return vb_src_fail(ld, vb_src_at(pg, "pluck"), pobj,
+                         "'pluck' = [x0, height] needs a height other than 0");
+  }
+  return load_frequencies(ld, pg, pobj, p, freq, sigma);
+}
+
+/* A preset's initial modal displacements from a data file:
+ * initial = { file = "pluck.csv"; column = "q0"; scale = 1.0; }, the first
+ * nmodes rows of the column times scale (m; scale converts another
+ * normalisation of the shapes, e.g. sqrt(2/L) for a string's published
+ * mass-normalised sqrt(2/L) sin(j pi x/L)).  Added to the static sag as
+ * the pluck is. */
+static int
+load_initial(vb_loader *ld, const config_setting_t *pg, const char *pobj, vb_body *b)
+{
+  static const char *const keys[] = {"file", "column", "scale", NULL};
+  const config_setting_t *g = vb_src_member(pg, "initial");
+  const char *file = NULL, *column = "q0";
+  char iobj[3 * OBJECT_MAX], path[4200], msg[1024];
+  double scale = 1.0, *q = NULL;
+  int rc, rows = 0;
+
+  if (g == NULL)
+    return VB_OK;
+  snprintf(iobj, sizeof iobj, "%s initial", pobj);
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return vb_src_fail(ld, g, pobj,
+                       "'initial' must be a group { file = ...; column = ...; scale = ...; }");
+  if ((rc = vb_src_check_keys(ld, g, iobj, keys, NULL)) != VB_OK ||
+      (rc = vb_src_string(ld, g, iobj, "file", 1, &file)) != VB_OK ||
+      (rc = vb_src_string(ld, g, iobj, "column", 0, &column)) != VB_OK ||
+      (rc = vb_src_number(ld, g, iobj, "scale", 0, &scale)) != VB_OK)
+    return rc;
+  if (vb_src_member(pg, "pluck") != NULL)
+    return vb_src_fail(ld, g, pobj,
+                       "'initial' and 'pluck' both give the initial displacement (valid: one "
+                       "of them)");
+  vb_src_data_path(ld, file, path, sizeof path);
+  if (vb_csv_columns(path, 1, &column, &q, &rows, msg, sizeof msg) != VB_OK)
+    return vb_src_fail(ld, vb_src_at(g, "file"), iobj, "%s", msg);
+  if (rows < b->nmodes)
+    rc = vb_src_fail(ld, vb_src_at(g, "file"), iobj,
+                     "'%s' has %d rows, fewer than the %d modes (valid: one row per mode)", file,
+                     rows, b->nmodes);
+  for (int j = 0; rc == VB_OK && j < b->nmodes; j++)
+    b->q0[j] = scale * q[j];
+  free(q);
+  return rc;
+}
+
 /* Points of a preset body given by position: ( { name; x; y; } ). */
 static int
 load_preset(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
 {
-  static const char *const pkeys[] = {
-      "kind",    "nmodes",  "length",         "width",           "thickness", "youngs", "density",
-      "poisson", "tension", "linear_density", "surface_density", "radius",    NULL};
   static const char *const keys[] = {"name", "x", "y", NULL};
   const config_setting_t *pg = vb_src_member(g, "preset"), *list = vb_src_member(g, "points");
   char pobj[2 * OBJECT_MAX];
+  double *freq = NULL, *sigma = NULL;
   vb_preset p;
-  long nm = 0;
   int rc, i, np;
 
-  memset(&p, 0, sizeof p);
   snprintf(pobj, sizeof pobj, "%s preset", obj);
-  if (config_setting_type(pg) != CONFIG_TYPE_GROUP)
-    return vb_src_fail(ld, pg, obj, "'preset' must be a group { kind = ...; ... }");
-  if ((rc = vb_src_check_keys(ld, pg, pobj, pkeys, NULL)) != VB_OK ||
-      (rc = vb_src_string(ld, pg, pobj, "kind", 1, &p.kind)) != VB_OK ||
-      (rc = vb_src_integer(ld, pg, pobj, "nmodes", 1, &nm)) != VB_OK)
+  if ((rc = vb_load_preset_params(ld, pg, pobj, &p, &freq, &sigma)) != VB_OK) {
+    free(freq);
+    free(sigma);
     return rc;
-  p.nmodes = nm > 0 && nm < 1000000 ? (int)nm : 0;
-  if (p.nmodes == 0)
-    return vb_src_refuse(ld, pg, pobj, "nmodes", "between 1 and 100000", (double)nm);
-  p.poisson = 0.3;
-  if ((rc = vb_src_number(ld, pg, pobj, "length", 0, &p.length)) != VB_OK ||
-      (rc = vb_src_number(ld, pg, pobj, "width", 0, &p.width)) != VB_OK ||
-      (rc = vb_src_number(ld, pg, pobj, "thickness", 0, &p.thickness)) != VB_OK ||
-      (rc = vb_src_number(ld, pg, pobj, "youngs", 0, &p.youngs)) != VB_OK ||
-      (rc = vb_src_number(ld, pg, pobj, "density", 0, &p.density)) != VB_OK ||
-      (rc = vb_src_number(ld, pg, pobj, "poisson", 0, &p.poisson)) != VB_OK ||
-      (rc = vb_src_number(ld, pg, pobj, "tension", 0, &p.tension)) != VB_OK ||
-      (rc = vb_src_number(ld, pg, pobj, "linear_density", 0, &p.linear_density)) != VB_OK ||
-      (rc = vb_src_number(ld, pg, pobj, "surface_density", 0, &p.surface_density)) != VB_OK ||
-      (rc = vb_src_number(ld, pg, pobj, "radius", 0, &p.radius)) != VB_OK)
-    return rc;
+  }
   np = list ? config_setting_length(list) : 0;
   double *xy = calloc(2 * (size_t)np + 2, sizeof(double));
   const char **names = calloc((size_t)np + 1, sizeof(char *));
   if (!xy || !names) {
     free(xy);
     free(names);
+    free(freq);
+    free(sigma);
     return vb_src_fail(ld, g, obj, "out of memory");
   }
   int first, dup = vb_src_first_duplicate(list, &first);
@@ -165,9 +307,13 @@ load_preset(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *
     char msg[1024];
     if (vb_preset_fill(b, &p, np, xy, xy + np, names, msg, sizeof msg) != VB_OK)
       rc = vb_src_fail(ld, pg, obj, "%s", msg);
+    else
+      rc = load_initial(ld, pg, pobj, b);
   }
   free(xy);
   free(names);
+  free(freq);
+  free(sigma);
   return rc;
 }
 
@@ -250,9 +396,20 @@ load_modal(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b
     return rc;
   /* without q0 the elastic modes start at their static sag under gravity,
    * -g gravity_j / omega_j^2, so nothing rings before anything happens */
+  /* (added to a preset's pluck, which is 0 for the other sources) */
+  const config_setting_t *pg = vb_src_member(g, "preset");
+  const char *given = pg == NULL                             ? NULL
+                      : vb_src_member(pg, "pluck") != NULL   ? "pluck"
+                      : vb_src_member(pg, "initial") != NULL ? "initial"
+                                                             : NULL;
+  if (vb_src_member(g, "q0") != NULL && given != NULL)
+    return vb_src_fail(ld, vb_src_at(g, "q0"), obj,
+                       "'q0' and the preset's '%s' both give the initial displacement "
+                       "(valid: one of them)",
+                       given);
   for (j = 0; j < b->nmodes; j++)
     if (b->freq[j] > 0.0)
-      b->q0[j] = -ld->scene->gravity * b->gravity[j] / pow(2.0 * M_PI * b->freq[j], 2.0);
+      b->q0[j] += -ld->scene->gravity * b->gravity[j] / pow(2.0 * M_PI * b->freq[j], 2.0);
   if ((rc = vb_src_array(ld, g, obj, "q0", 0, 0, b->nmodes, &b->q0, NULL, &present)) != VB_OK ||
       (rc = vb_src_array(ld, g, obj, "dq0", 0, 0, b->nmodes, &b->dq0, NULL, &present)) != VB_OK ||
       (rc = vb_src_array(ld, g, obj, "gravity", 0, 1, b->nmodes, &b->gravity, NULL, &present)) !=

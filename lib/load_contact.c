@@ -2,6 +2,7 @@
  * "body" or "body.point" they act at, the law and its parameters, the
  * scheme, and Papetti's corrections.  Messages through source.h. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,8 +193,8 @@ check_contact_keys(vb_loader *ld, const config_setting_t *g, const char *obj)
 {
   static const char *const before[] = {"name", "between", "law"};
   static const char *const after[] = {
-      "gap",         "gap_drive", "scheme",         "s",       "tolerance", "max_iterations",
-      "corrections", "vout",      "exact_duration", "saturate"};
+      "gap",         "gap_drive", "scheme",         "s",        "tolerance", "max_iterations",
+      "corrections", "vout",      "exact_duration", "saturate", "points",    "profile"};
   const config_setting_t *m;
   const char *keys[64], *law = NULL, *scheme = NULL, *names[VB_LAW_COUNT];
   const char *lk[VB_LAW_COUNT][VB_VARIANT_KEYS_MAX], *const *law_keys[VB_LAW_COUNT];
@@ -351,9 +352,30 @@ load_corrections(vb_loader *ld, const config_setting_t *g, const char *obj, vb_c
   return VB_OK;
 }
 
-/* Load one contact from its group; i is its index. */
+/* The bodies and point of a distributed block's contacts (the first
+ * point's; vb_load_contacts sets each point's) and the keys it refuses. */
 static int
-load_contact(vb_loader *ld, const config_setting_t *list, int i)
+block_between(vb_loader *ld, const config_setting_t *g, const char *obj, const vb_dist_block *blk,
+              vb_contact *c)
+{
+  static const char *const refused[] = {"gap", "gap_drive"};
+  for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
+    if (vb_src_member(g, refused[k]) != NULL)
+      return vb_src_fail(ld, vb_src_at(g, refused[k]), obj,
+                         "'%s' does not apply to a distributed contact (valid: its 'profile' "
+                         "gives each point's height; drive the wall '%s' to move it)",
+                         refused[k], ld->scene->bodies[blk->other].name);
+  c->a = blk->body_first ? blk->body : blk->other;
+  c->b = blk->body_first ? blk->other : blk->body;
+  c->pa = blk->body_first ? blk->first_point : 0;
+  c->pb = blk->body_first ? 0 : blk->first_point;
+  return VB_OK;
+}
+
+/* Load one contact from its group; i is its index, blk its distributed
+ * block's points (NULL for a point contact). */
+static int
+load_contact(vb_loader *ld, const config_setting_t *list, int i, const vb_dist_block *blk)
 {
   const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
   vb_contact *c = &ld->scene->contacts[i];
@@ -377,7 +399,7 @@ load_contact(vb_loader *ld, const config_setting_t *list, int i)
   if (c->scheme == NULL)
     return vb_src_fail(ld, vb_src_at(g, "scheme"), obj, "unknown scheme '%s' (valid: %s)", scheme,
                        vb_scheme_choices());
-  if ((rc = load_between(ld, g, obj, c)) != VB_OK)
+  if ((rc = blk ? block_between(ld, g, obj, blk, c) : load_between(ld, g, obj, c)) != VB_OK)
     return rc;
   if ((rc = load_law(ld, g, obj, &c->law)) != VB_OK)
     return rc;
@@ -411,7 +433,68 @@ load_contact(vb_loader *ld, const config_setting_t *list, int i)
   return load_corrections(ld, g, obj, c);
 }
 
-/* Load the contacts list (bodies must be loaded). */
+/* Replace the scene's contacts, one per list element, by the expanded
+ * list: each distributed block's contact repeated at each of its points,
+ * "NAME[k]" with its gap from the profile (the sign from the barrier's
+ * side, load_distributed.c). */
+static int
+expand_contacts(vb_loader *ld, const config_setting_t *list, const vb_dist_block *blk)
+{
+  vb_scene *sc = ld->scene;
+  size_t total = 0;
+  int n = sc->ncontacts;
+
+  int blocks = 0;
+  for (int i = 0; i < n; i++) {
+    total += blk[i].n > 0 ? (size_t)blk[i].n : 1;
+    blocks += blk[i].n > 0;
+  }
+  if (blocks == 0) {
+    for (int i = 0; i < n; i++)
+      sc->contacts[i].element = i;
+    return VB_OK;
+  }
+  if (total > INT32_MAX)
+    return vb_src_fail(ld, list, "contacts", "%zu contacts (valid: at most %d)", total, INT32_MAX);
+  vb_contact *all = calloc(total, sizeof *all);
+  if (all == NULL)
+    return vb_src_fail(ld, list, "contacts", "out of memory expanding %zu contacts", total);
+  size_t k = 0;
+  for (int i = 0; i < n; i++) {
+    const vb_contact *c = &sc->contacts[i];
+    if (blk[i].n == 0) { /* a point contact moves over, its gap_drive with it */
+      all[k] = *c;
+      all[k++].element = i;
+      continue;
+    }
+    for (int p = 0; p < blk[i].n; p++, k++) {
+      vb_contact *e = &all[k];
+      *e = *c;
+      char name[VB_NAME_MAX + 16]; /* fits: the loader keeps NAME 9 short of the limit */
+      snprintf(name, sizeof name, "%s[%d]", c->name, p);
+      memcpy(e->name, name, sizeof e->name - 1);
+      e->name[sizeof e->name - 1] = '\0';
+      memcpy(e->group, c->name, sizeof e->group);
+      e->group_point = p;
+      e->element = i;
+      if (blk[i].body_first) {
+        e->pa = blk[i].first_point + p;
+        e->gap = blk[i].height[p]; /* x = u(x_p) - u_other - h_p */
+      } else {
+        e->pb = blk[i].first_point + p;
+        e->gap = -blk[i].height[p]; /* x = u_other - u(x_p) + h_p */
+      }
+    }
+  }
+  free(sc->contacts);
+  sc->contacts = all;
+  sc->ncontacts = (int)total;
+  return VB_OK;
+}
+
+/* Load the contacts list (bodies must be loaded): a first pass puts every
+ * distributed block's points on its body, then each element loads as one
+ * contact, then the blocks expand. */
 int
 vb_load_contacts(vb_loader *ld, const config_setting_t *list)
 {
@@ -424,12 +507,23 @@ vb_load_contacts(vb_loader *ld, const config_setting_t *list)
                        "'contacts' must be a list of groups ( { ... }, ... )");
   if (n == 0)
     return VB_OK;
+  vb_dist_block *blk = calloc((size_t)n, sizeof *blk);
   sc->contacts = calloc((size_t)n, sizeof *sc->contacts);
-  if (sc->contacts == NULL)
+  if (sc->contacts == NULL || blk == NULL) {
+    free(blk);
     return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene", ld->path);
+  }
   sc->ncontacts = n;
   for (i = 0; i < n && rc == VB_OK; i++)
-    rc = load_contact(ld, list, i);
+    if (vb_is_distributed(config_setting_get_elem(list, (unsigned)i)))
+      rc = vb_load_distributed(ld, config_setting_get_elem(list, (unsigned)i), &blk[i]);
+  for (i = 0; i < n && rc == VB_OK; i++)
+    rc = load_contact(ld, list, i, blk[i].n > 0 ? &blk[i] : NULL);
+  if (rc == VB_OK)
+    rc = expand_contacts(ld, list, blk);
+  for (i = 0; i < n; i++)
+    free(blk[i].height);
+  free(blk);
   return rc;
 }
 

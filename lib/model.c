@@ -178,7 +178,11 @@ mode_coefficients(builder *bd, const vb_scene *sc, const vb_body *b, int k, int 
   const vb_island_model *m = bd->m;
   bd->mass[j] = b->modal_mass[k];
   bd->gconst[j] = -sc->gravity * b->modal_mass[k] * b->gravity[k];
-  if (b->freq[k] >= 0.5 * sc->fs)
+  /* the three-level families' exact recursion (levels 3: three-level,
+   * sav) steps a mode at or above fs/2 as its sampled (aliased) free
+   * response; the loader drops such modes for the others (lib/nyquist.c)
+   * unless none would be left */
+  if (b->freq[k] >= 0.5 * sc->fs && m->fam->levels != 3)
     return vb_errf(err, errlen, VB_EINVAL,
                    "%s:%d: body '%s': mode %d at %g Hz is at or "
                    "above the Nyquist frequency %g Hz (valid: raise scene.fs or drop the "

@@ -614,3 +614,98 @@ vb_modes_file_read(vb_body *b, const char *path, char *err, size_t errlen)
   free(text);
   return rc;
 }
+
+/* ------------------------------------------------- named data columns */
+
+/* Index of the header field that matches one of the '|'-separated
+ * alternatives of `want` (the first alternative present wins), or -1. */
+static int
+find_column(char **fields, int nf, const char *want)
+{
+  char alt[64];
+  for (const char *p = want; *p;) {
+    size_t n = strcspn(p, "|");
+    snprintf(alt, sizeof alt, "%.*s", (int)(n < sizeof alt ? n : sizeof alt - 1), p);
+    for (int f = 0; f < nf; f++)
+      if (strcasecmp(fields[f], alt) == 0)
+        return f;
+    p += n + (p[n] == '|');
+  }
+  return -1;
+}
+
+/* Read named numeric columns of a CSV data file into out[k][*nrows]. */
+int
+vb_csv_columns(const char *path, int ncols, const char *const *names, double **out, int *nrows,
+               char *err, size_t errlen)
+{
+  size_t length = 0;
+  csv t = {.path = path};
+  int col[8], rc = VB_OK, nf, rows = 0;
+  char *text = vb_read_text(path, VB_DATA_MAX, &length);
+
+  for (int k = 0; k < ncols; k++)
+    out[k] = NULL;
+  *nrows = 0;
+  if (ncols < 1 || ncols > 8)
+    return vb_errf(err, errlen, VB_EINVAL, "%s: between 1 and 8 columns", path);
+  if (text == NULL && errno == EFBIG)
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s: larger than %zu MiB (valid: a CSV file of at most "
+                   "%zu MiB)",
+                   path, VB_DATA_MAX >> 20, VB_DATA_MAX >> 20);
+  if (text == NULL)
+    return vb_errf(err, errlen, VB_EIO, "%s: cannot read: %s", path, strerror(errno));
+  if (strlen(text) != length) {
+    free(text);
+    return vb_errf(err, errlen, VB_EINVAL, "%s: not a text file (it holds a NUL byte)", path);
+  }
+  if ((rc = csv_lines(&t, text, err, errlen)) != VB_OK)
+    goto done;
+  nf = 1;
+  for (const char *c = t.lines[t.header]; *c; c++)
+    nf += *c == ',';
+  t.fields = malloc(((size_t)nf + 1) * sizeof *t.fields);
+  for (int k = 0; t.fields != NULL && k < ncols; k++)
+    out[k] = malloc(((size_t)t.nlines + 1) * sizeof(double));
+  if (t.fields == NULL || out[ncols - 1] == NULL) {
+    rc = vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory", path);
+    goto done;
+  }
+  split_fields(t.lines[t.header], t.fields, nf);
+  for (int k = 0; k < ncols; k++)
+    if ((col[k] = find_column(t.fields, nf, names[k])) < 0) {
+      rc = vb_errf(err, errlen, VB_EINVAL,
+                   "%s:%d: no column '%s' in the header (valid: a "
+                   "header naming the columns, e.g. %s)",
+                   path, t.header + 1, names[k], names[k]);
+      goto done;
+    }
+  for (int i = t.header + 1; i < t.nlines; i++) {
+    if (*t.lines[i] == '\0' || *t.lines[i] == '#')
+      continue;
+    int got = split_fields(t.lines[i], t.fields, nf);
+    if (got != nf) {
+      rc = vb_errf(err, errlen, VB_EINVAL, "%s:%d: %d fields (valid: %d, as the header)", path,
+                   i + 1, got, nf);
+      goto done;
+    }
+    for (int k = 0; k < ncols; k++)
+      if (!parse_number(t.fields[col[k]], &out[k][rows]) || !isfinite(out[k][rows])) {
+        rc = vb_errf(err, errlen, VB_EINVAL, "%s:%d: column '%s': '%s' is not a finite number",
+                     path, i + 1, t.fields[col[k]] == NULL ? "" : names[k], t.fields[col[k]]);
+        goto done;
+      }
+    rows++;
+  }
+  *nrows = rows;
+done:
+  if (rc != VB_OK)
+    for (int k = 0; k < ncols; k++) {
+      free(out[k]);
+      out[k] = NULL;
+    }
+  csv_clear(&t);
+  free(text);
+  return rc;
+}

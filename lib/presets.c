@@ -24,7 +24,8 @@
  *                 peak of J_m (< 1) otherwise.
  *   - Modes come lowest frequency first; equal frequencies are ordered by
  *     m, then n (then cos before sin).
- *   - sigma, q0 and dq0 are left 0 by the presets: the loader sets damping. */
+ *   - sigma, q0 and dq0 are left 0 by the presets (the loader sets damping),
+ *     except a string's measured decay rates and its pluck. */
 
 #include <ctype.h>
 #include <errno.h>
@@ -161,17 +162,29 @@ fill_bar(vb_body *b, const vb_preset *p)
 /* String with fixed ends: f_n = n c/(2L), c = sqrt(T/mu),
  * phi_n = sin(n pi x/L), M_n = mu L/2,
  * gamma_n = (1/M_n) mu integral phi_n = (2/(n pi)) (1 - cos n pi)
- * (4/(n pi) for odd n, 0 for even n). */
+ * (4/(n pi) for odd n, 0 for even n).
+ * A stiff string keeps the shapes and masses (the simply supported stiff
+ * string's modes are sines too) with f_n = n f_0 sqrt(1 + B n^2),
+ * B the inharmonicity (Fletcher, "Normal vibration frequencies of a stiff
+ * piano string", JASA 36, 1964); measured frequencies and decay rates
+ * (p->freq, p->sigma: Issanchou et al. 2018's bass) replace the formula.
+ * A pluck, a triangle of height h at x0 released from rest, has the modal
+ * displacements q_n = (2/L) integral u phi_n
+ *                   = 2 h L^2 sin(n pi x0/L) / (n^2 pi^2 x0 (L - x0)). */
 static void
 fill_string(vb_body *b, const vb_preset *p)
 {
   double L = p->length, c = sqrt(p->tension / p->linear_density);
+  double x0 = p->pluck_x, h = p->pluck_h;
 
   for (int j = 0; j < b->nmodes; j++) {
     int n = j + 1;
-    b->freq[j] = n * c / (2.0 * L);
+    b->freq[j] = p->freq ? p->freq[j] : n * c / (2.0 * L) * sqrt(1.0 + p->inharmonicity * n * n);
+    b->sigma[j] = p->sigma ? p->sigma[j] : 0.0;
     b->modal_mass[j] = p->linear_density * L / 2.0;
     b->gravity[j] = n % 2 ? 4.0 / (n * M_PI) : 0.0;
+    if (h != 0.0)
+      b->q0[j] = 2.0 * h * L * L * sin(n * M_PI * x0 / L) / (n * n * M_PI * M_PI * x0 * (L - x0));
     for (int i = 0; i < b->npoints; i++)
       b->points[i].shape[j] = sin(n * M_PI * b->points[i].x / L);
   }
@@ -386,6 +399,36 @@ check_positive(const char *kind, const char *key, double v, char *err, size_t er
                  vb_number_text(v, num, sizeof num));
 }
 
+/* Check a string's stiffness, measured modes and pluck. */
+static int
+check_string(const vb_preset *p, char *err, size_t errlen)
+{
+  char n1[32], n2[32], n3[32];
+  if (!(isfinite(p->inharmonicity) && p->inharmonicity >= 0.0))
+    return vb_errf(err, errlen, VB_EINVAL, "preset 'string': 'inharmonicity' must be >= 0 (got %s)",
+                   vb_number_text(p->inharmonicity, n1, sizeof n1));
+  if (p->freq != NULL && p->inharmonicity != 0.0)
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "preset 'string': 'inharmonicity' and measured frequencies both give the "
+                   "frequencies (valid: one of them)");
+  for (int j = 0; p->freq != NULL && j < p->nmodes; j++)
+    if (!(isfinite(p->freq[j]) && p->freq[j] > 0.0) ||
+        (p->sigma != NULL && !(isfinite(p->sigma[j]) && p->sigma[j] >= 0.0)))
+      return vb_errf(err, errlen, VB_EINVAL,
+                     "preset 'string': mode %d has frequency %s Hz and sigma %s 1/s (valid: "
+                     "frequency > 0, sigma >= 0)",
+                     j + 1, vb_number_text(p->freq[j], n1, sizeof n1),
+                     vb_number_text(p->sigma ? p->sigma[j] : 0.0, n2, sizeof n2));
+  if (!isfinite(p->pluck_h) || (p->pluck_h != 0.0 && !(p->pluck_x > 0.0 && p->pluck_x < p->length)))
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "preset 'string': 'pluck' = [%s, %s] (valid: [x0, height] with 0 < x0 < %s and "
+                   "a finite height)",
+                   vb_number_text(p->pluck_x, n1, sizeof n1),
+                   vb_number_text(p->pluck_h, n2, sizeof n2),
+                   vb_number_text(p->length, n3, sizeof n3));
+  return VB_OK;
+}
+
 /* Check the parameters a kind uses (the others are ignored). */
 static int
 check_parameters(kind_id kind, const vb_preset *p, char *err, size_t errlen)
@@ -410,9 +453,10 @@ check_parameters(kind_id kind, const vb_preset *p, char *err, size_t errlen)
     return VB_OK;
   case KIND_STRING:
     if ((rc = check_positive(k, "length", p->length, err, errlen)) != VB_OK ||
-        (rc = check_positive(k, "tension", p->tension, err, errlen)) != VB_OK)
+        (rc = check_positive(k, "tension", p->tension, err, errlen)) != VB_OK ||
+        (rc = check_positive(k, "linear_density", p->linear_density, err, errlen)) != VB_OK)
       return rc;
-    return check_positive(k, "linear_density", p->linear_density, err, errlen);
+    return check_string(p, err, errlen);
   case KIND_MEMBRANE:
     if ((rc = check_positive(k, "radius", p->radius, err, errlen)) != VB_OK ||
         (rc = check_positive(k, "tension", p->tension, err, errlen)) != VB_OK)

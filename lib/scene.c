@@ -210,7 +210,7 @@ check_overflow(vb_loader *ld, const config_setting_t *root)
   }
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
-    const config_setting_t *g = element(root, "contacts", c);
+    const config_setting_t *g = element(root, "contacts", ct->element);
     double L = reach(sc, &sc->bodies[ct->a]) + reach(sc, &sc->bodies[ct->b]) + fabs(ct->gap) +
                fabs(ct->gap_drive.amplitude);
     const vb_law *law = &ct->law;
@@ -275,6 +275,8 @@ load_root(vb_loader *ld, const config_setting_t *root)
   m = vb_src_member(root, "forces");
   if (m != NULL && (rc = vb_load_forces(ld, m)) != VB_OK)
     return rc;
+  if (vb_drop_aliased_modes(ld->scene) != VB_OK)
+    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene", ld->path);
   if ((rc = check_signals(ld, root)) != VB_OK)
     return rc;
   return check_overflow(ld, root);
@@ -345,6 +347,8 @@ load_parsed(const vb_source *src, const config_t *cfg, int shared, vb_scene **ou
   vb_loader_init(&ld, src, err, errlen, sc);
   rc = load_root(&ld, config_root_setting(cfg));
   vb_loader_clear(&ld);
+  if (rc == VB_OK && vb_record_index(sc) != VB_OK)
+    rc = vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the scene", src->path);
   if (rc == VB_OK) {
     /* islands: one family each, every mode steppable at this rate */
     vb_model *model;
@@ -439,5 +443,7 @@ vb_scene_free(vb_scene *scene)
   for (int i = 0; scene->record_globs && i < scene->nrecord_globs; i++)
     free(scene->record_globs[i]);
   free(scene->record_globs);
+  free(scene->point_first);
+  free(scene->modes_first);
   free(scene);
 }

@@ -252,4 +252,32 @@ const vb_body_type *vb_body_type_at(int i, int *n);
  * messages about `obj` (load_body.c). */
 int vb_load_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_drive *d);
 
+/* The parameters of a body's preset group pg into *p, with messages about
+ * `pobj`; a string's measured modes are read into *freq and *sigma
+ * (allocated, NULL when none: the caller frees them) (load_body.c). */
+int vb_load_preset_params(vb_loader *ld, const config_setting_t *pg, const char *pobj, vb_preset *p,
+                          double **freq, double **sigma);
+
+/* A distributed contact block: the points it spans on a modal body and
+ * the barrier's height at each, from the first pass over the contacts
+ * list (load_distributed.c). */
+typedef struct vb_dist_block {
+  int body;        /* the modal body (scene index) its points lie on */
+  int other;       /* the wall or mass it meets */
+  int body_first;  /* 1: between = [body, other], the barrier is above the
+                      body (x = u - h); 0: below (x = h - u) */
+  int first_point; /* index of its first point among the body's points */
+  int n;           /* number of points */
+  double *height;  /* [n] the barrier's height at each point, m (owned) */
+} vb_dist_block;
+
+/* Whether a contacts-list element is a distributed contact block (it has
+ * `points`). */
+int vb_is_distributed(const config_setting_t *g);
+/* First pass over distributed block g (element i of the contacts list):
+ * its points, appended to its modal body's points as "NAME[k]" with the
+ * preset's shapes there, and its profile's heights.  VB_OK or VB_EINVAL
+ * with "file:line: contact 'NAME': ... (valid: ...)". */
+int vb_load_distributed(vb_loader *ld, const config_setting_t *g, vb_dist_block *out);
+
 #endif

@@ -284,6 +284,11 @@ typedef struct vb_body {
   int npoints;
   vb_point *points; /* [npoints]; a mass has one, named "" */
   int line;         /* line in the scene file */
+  int ndropped;     /* modes at or above fs/2 dropped at load: the island's
+                       two-level or explicit scheme cannot step them (the
+                       three-level family keeps them), 0 when none */
+  int *dropped;     /* [ndropped] their indices among the modes as given,
+                       from 0 (owned) */
 } vb_body;
 
 /* External forces at points. */
@@ -320,6 +325,11 @@ typedef struct vb_contact {
   int exact_duration;   /* beta* substitution (Chatziioannou eq 15, 16) */
   int saturate;         /* exact_duration beyond its limit: use the limit */
   int line;             /* line in the scene file */
+  char group[VB_NAME_MAX]; /* the distributed contact it is point group_point
+                              of, "" for a point contact (README, "Distributed
+                              contact") */
+  int group_point;         /* its index among that block's points, from 0 */
+  int element;             /* index of its group in the file's contacts list */
 } vb_contact;
 
 /* Papetti's corrections (section 4.2), as flags in vb_contact.corrections
@@ -351,6 +361,9 @@ typedef struct vb_scene {
   int nrecord_globs;
   char **record_globs; /* [nrecord_globs] record.signals: fnmatch(3) globs over
                           signal paths (vb_signal_path); none: events only */
+  int *point_first;    /* [nbodies + 1] first point-signal instance of each
+                          body (record.c, at load; NULL: counted each time) */
+  int *modes_first;    /* [nbodies + 1] the same for modes signals */
 } vb_scene;
 
 /* Load and validate a scene file.  On error returns VB_EINVAL (or VB_EIO,

@@ -248,6 +248,107 @@ START_TEST(test_string)
 }
 END_TEST
 
+static void expect_preset_error(const vb_preset *p, int np, const double *px, const double *py,
+                                const char *const *names, const char *want);
+
+/* A stiff string, random B and sizes: f_n = n f_0 sqrt(1 + B n^2)
+ * (Fletcher 1964), the shapes and masses of the ideal string. */
+START_TEST(test_string_stiff)
+{
+  srand(77u + (unsigned)_i);
+  vb_preset p = string;
+  p.nmodes = 1 + rand() % 3000;
+  p.inharmonicity = _i == 0 ? 0.0 : pow(10.0, -6.0 + 4.0 * rand() / (double)RAND_MAX);
+  double x[3] = {0.0, 0.3 * p.length, p.length},
+         f0 = sqrt(p.tension / p.linear_density) / (2 * p.length);
+  vb_body b = fill(&p, 3, x, NULL);
+  for (int j = 0; j < b.nmodes; j++) {
+    double n = j + 1.0;
+    ck_assert_msg(rel(b.freq[j], n * f0 * sqrt(1.0 + p.inharmonicity * n * n)) < 1e-14,
+                  "B %g mode %d: %.17g", p.inharmonicity, j, b.freq[j]);
+    ck_assert(b.modal_mass[j] == p.linear_density * p.length / 2);
+    ck_assert(b.points[1].shape[j] == sin(n * M_PI * x[1] / p.length));
+    ck_assert(b.sigma[j] == 0.0 && b.q0[j] == 0.0);
+  }
+  vb_body_clear_modes(&b);
+}
+END_TEST
+
+/* Measured frequencies and decay rates replace the formula, mode by mode. */
+START_TEST(test_string_measured)
+{
+  vb_preset p = string;
+  double f[9], sg[9], x[1] = {0.2};
+  for (int j = 0; j < 9; j++) {
+    f[j] = 97.3 * (j + 1) * (1.0 + 1e-4 * j * j);
+    sg[j] = 0.1 + 0.37 * j;
+  }
+  p.freq = f;
+  p.sigma = sg;
+  vb_body b = fill(&p, 1, x, NULL);
+  for (int j = 0; j < 9; j++)
+    ck_assert(b.freq[j] == f[j] && b.sigma[j] == sg[j]);
+  vb_body_clear_modes(&b);
+}
+END_TEST
+
+/* A pluck's q_n against (2/L) integral u phi_n by composite Simpson on
+ * each side of the apex (the triangle is smooth there), random x0 and h. */
+START_TEST(test_string_pluck)
+{
+  srand(91u + (unsigned)_i);
+  vb_preset p = string;
+  double L = p.length;
+  p.nmodes = 40;
+  p.pluck_x = L * (0.05 + 0.9 * rand() / (double)RAND_MAX);
+  p.pluck_h = 1e-3 * (rand() / (double)RAND_MAX - 0.5);
+  double x[1] = {0.1};
+  vb_body b = fill(&p, 1, x, NULL);
+  int n = 20000;
+  for (int j = 0; j < p.nmodes; j++) {
+    double q = 0.0;
+    for (int side = 0; side < 2; side++) {
+      double a = side ? p.pluck_x : 0.0, c = side ? L : p.pluck_x, h = (c - a) / n;
+      for (int i = 0; i <= n; i++) {
+        double xi = a + i * h;
+        double u =
+            xi <= p.pluck_x ? p.pluck_h * xi / p.pluck_x : p.pluck_h * (L - xi) / (L - p.pluck_x);
+        q += 2.0 / L * simpson(i, n, h) * u * sin((j + 1) * M_PI * xi / L);
+      }
+    }
+    ck_assert_msg(fabs(b.q0[j] - q) < 1e-12 * fabs(p.pluck_h),
+                  "mode %d: q0 %.17g, quadrature %.17g", j, b.q0[j], q);
+  }
+  vb_body_clear_modes(&b);
+}
+END_TEST
+
+/* A string's bad stiffness, measured modes and pluck. */
+START_TEST(test_string_errors)
+{
+  vb_preset p = string;
+  double f[9] = {100, 200, 300, 400, 0, 600, 700, 800, 900}, x[1] = {0.1};
+  p.inharmonicity = -1e-4;
+  expect_preset_error(&p, 1, x, NULL, NULL,
+                      "preset 'string': 'inharmonicity' must be >= 0 (got -0.0001)");
+  p.inharmonicity = 1e-4;
+  p.freq = f;
+  expect_preset_error(&p, 1, x, NULL, NULL,
+                      "preset 'string': 'inharmonicity' and measured frequencies both give the "
+                      "frequencies (valid: one of them)");
+  p.inharmonicity = 0.0;
+  expect_preset_error(&p, 1, x, NULL, NULL,
+                      "preset 'string': mode 5 has frequency 0 Hz and sigma 0 1/s (valid: "
+                      "frequency > 0, sigma >= 0)");
+  p.freq = NULL;
+  p.pluck_x = 0.647;
+  p.pluck_h = 1e-3;
+  expect_preset_error(&p, 1, x, NULL, NULL,
+                      "preset 'string': 'pluck' = [0.647, 0.001] (valid: [x0, height] with 0 < "
+                      "x0 < 0.647 and a finite height)");
+}
+END_TEST
+
 /* --------------------------------------------------------------- plate */
 
 typedef struct {
@@ -1044,6 +1145,9 @@ presets_suite(void)
   tcase_add_test(core, test_bar_orthogonality);
   tcase_add_test(core, test_bar_rayleigh);
   tcase_add_test(core, test_string);
+  tcase_add_loop_test(core, test_string_stiff, 0, 6);
+  tcase_add_test(core, test_string_measured);
+  tcase_add_loop_test(core, test_string_pluck, 0, 6);
   tcase_add_test(core, test_plate);
   tcase_add_test(core, test_plate_integrals);
   tcase_add_test(core, test_plate_ties);
@@ -1064,6 +1168,7 @@ presets_suite(void)
   TCase *errors = tcase_create("errors");
   tcase_add_test(errors, test_preset_errors);
   tcase_add_test(errors, test_point_errors);
+  tcase_add_test(errors, test_string_errors);
   tcase_add_test(errors, test_csv_errors);
   tcase_add_test(errors, test_hdf5_errors);
   tcase_set_timeout(errors, 60);

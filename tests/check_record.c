@@ -432,6 +432,66 @@ START_TEST(test_on_request_by_default)
 }
 END_TEST
 
+/* The instances' index (vb_record_index, made at load) gives every point
+ * and modes instance the body and point the count from the first body
+ * gives, on a scene of masses, walls and modal bodies of 1 to 4 points in
+ * a random order, with and without record.modes. */
+START_TEST(test_index_is_the_count)
+{
+  char *text = malloc(1 << 16), err[512];
+  unsigned seed = 2385u;
+  for (int modes = 0; modes < 2; modes++) {
+    int len = snprintf(text, 1 << 16,
+                       "scene = { name = \"idx\"; fs = 44100.0; duration = 0.001; };\n"
+                       "bodies = (\n");
+    for (int b = 0; b < 40; b++) {
+      seed = seed * 1103515245u + 12345u;
+      int kind = (int)(seed >> 16) % 3, np = 1 + (int)(seed >> 20) % 4;
+      if (kind == 0)
+        len += snprintf(text + len, (size_t)(1 << 16) - (size_t)len,
+                        "  { name = \"b%d\"; type = \"mass\"; mass = 0.01; },\n", b);
+      else if (kind == 1)
+        len += snprintf(text + len, (size_t)(1 << 16) - (size_t)len,
+                        "  { name = \"b%d\"; type = \"wall\"; },\n", b);
+      else {
+        len += snprintf(text + len, (size_t)(1 << 16) - (size_t)len,
+                        "  { name = \"b%d\"; type = \"modal\"; freq = [100.0, 250.0]; "
+                        "mass = [0.1, 0.2]; points = (",
+                        b);
+        for (int p = 0; p < np; p++)
+          len += snprintf(text + len, (size_t)(1 << 16) - (size_t)len,
+                          "%s{ name = \"p%d\"; shape = [1.0, 0.5]; }", p ? ", " : "", p);
+        len += snprintf(text + len, (size_t)(1 << 16) - (size_t)len, "); },\n");
+      }
+    }
+    snprintf(text + len, (size_t)(1 << 16) - (size_t)len,
+             "  { name = \"last\"; type = \"mass\"; mass = 0.01; } );\n"
+             "record = { modes = %s; };\n",
+             modes ? "true" : "false");
+    vb_scene *sc;
+    ck_assert_msg(vb_scene_load_string(text, "idx.cfg", &sc, err, sizeof err) == VB_OK, "%s", err);
+    ck_assert_ptr_nonnull(sc->point_first);
+    int n;
+    const vb_signal *t = vb_signal_table(&n);
+    for (int r = 0; r < n; r++) {
+      int count = vb_signal_count(&t[r], sc);
+      for (int i = 0; i <= count; i++) { /* count: past the last, -1 */
+        int p1, p2, b1 = vb_signal_body(&t[r], sc, i, &p1);
+        int *pf = sc->point_first, *mf = sc->modes_first;
+        sc->point_first = sc->modes_first = NULL; /* counted from the first body */
+        int b2 = vb_signal_body(&t[r], sc, i, &p2);
+        sc->point_first = pf;
+        sc->modes_first = mf;
+        ck_assert_int_eq(b1, b2);
+        ck_assert_int_eq(p1, p2);
+      }
+    }
+    vb_scene_free(sc);
+  }
+  free(text);
+}
+END_TEST
+
 static Suite *
 record_suite(void)
 {
@@ -446,6 +506,7 @@ record_suite(void)
   tcase_add_test(core, test_events_only);
   tcase_add_test(core, test_memory_follows_selection);
   tcase_add_test(core, test_signals_errors);
+  tcase_add_test(core, test_index_is_the_count);
   suite_add_tcase(s, core);
   return s;
 }

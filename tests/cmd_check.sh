@@ -52,5 +52,43 @@ if [ "${free:-0}" -lt 2080000000000 ]; then
   contains "$tmp/run.out" "fast.h5: the recording needs up to 2.08e+12 bytes, only "
 fi
 
+# a distributed contact: one summary for its points, the first predicted
+# contact among them; a string moving down at 1 m/s onto a flat barrier
+# 1 mm below
+cat >"$tmp/dist.cfg" <<'EOF'
+scene = { name = "dist"; fs = 44100.0; duration = 0.01; gravity = 0.0; };
+bodies = ( { name = "floor"; type = "wall"; },
+  { name = "string"; type = "modal";
+    preset = { kind = "string"; nmodes = 1; length = 1.0; tension = 40.0; linear_density = 0.001; };
+    dq0 = [-1.0]; } );
+contacts = ( { name = "bed"; between = ["floor", "string"]; law = "power"; k = 1e8; alpha = 1.5;
+  scheme = "two-point"; points = { from = 0.25; to = 0.5; n = 3; }; profile = { height = -1e-3; }; } );
+EOF
+expect 0 "$vibro" check "$tmp/dist.cfg"
+contains "$tmp/out" "contact 'bed': distributed, 3 points on 'string' (x 0.25 .. 0.5 m) against 'floor' below, heights -0.001 .. -0.001 m, scheme two-point"
+contains "$tmp/out" "  law power, k 1e+08 N/m^alpha, alpha 1.5; first contact at 'bed[2]' (x 0.5 m) at 0.001 s, v_in 1 m/s, effective mass 0.0005 kg"
+equal "contacts listed" "$(grep -c "^contact " "$tmp/out")" 1
+# modes at or above fs/2: kept by three-point, dropped by two-point
+sed 's/nmodes = 1;/nmodes = 5;/; s/dq0 = \[-1.0\];/dq0 = [-1.0, 0.0, 0.0, 0.0, 0.0];/; s/fs = 44100.0/fs = 700.0/' \
+  "$tmp/dist.cfg" >"$tmp/alias.cfg"
+expect 0 "$vibro" check "$tmp/alias.cfg"
+contains "$tmp/out" "warning: body 'string': 2 modes at or above fs/2 = 350 Hz dropped (modes 3 .. 4 as given, counted from 0): the scheme of its island cannot step them (a three-level scheme steps them exactly, aliased); the highest kept is at 300 Hz"
+sed 's/two-point/three-point/' "$tmp/alias.cfg" >"$tmp/alias3.cfg"
+expect 0 "$vibro" check "$tmp/alias3.cfg"
+contains "$tmp/out" "body 'string': modal, 5 modes (100 .. 500 Hz), 3 points"
+contains "$tmp/out" "warning: contact 'bed[2]' lasts 0.0438 samples, shorter than the 2 scheme 'three-point' resolves; raise fs above 31966.5 Hz"
+equal "one warning for the block of 3 points" "$(grep -c "^warning: contact 'bed" "$tmp/out")" 1
+contains "$tmp/out" "alias3.cfg: valid, 1 warning"
+(cd "$tmp" && "$vibro" run alias.cfg -o alias.h5 --quiet) >"$tmp/run.out" 2>&1
+contains "$tmp/run.out" "warning: body 'string': 2 modes at or above fs/2 = 350 Hz dropped"
+
+# the fretless bass (tests/data: its 862 contacts cannot be written until
+# the per-contact tables of issue 18 item 3): one line for the 862 points
+sed 's/duration = 0.02;/duration = 0.001;/' "$srcdir/tests/data/bass-fretless.cfg" >"$tmp/fretless.cfg"
+cp "$srcdir"/tests/data/bass-fretless-*.csv "$tmp/"
+expect 0 "$vibro" check "$tmp/fretless.cfg"
+contains "$tmp/out" "contact 'neck': distributed, 862 points on 'string' (x 0.001 .. 0.862 m) against 'neck' below, heights -0.0101 .. -0.000213863 m, scheme three-point"
+equal "contacts listed" "$(grep -c "^contact " "$tmp/out")" 1
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -24,7 +24,7 @@ fi
 # The scenes are run from a copy, so that a check can shorten one by
 # editing its text (data files such as the rolling profile come along).
 mkdir "$tmp/scenes"
-cp "$srcdir"/scenes/*.cfg "$srcdir"/scenes/*.txt "$tmp/scenes/"
+cp "$srcdir"/scenes/*.cfg "$srcdir"/scenes/*.txt "$srcdir"/scenes/*.csv "$tmp/scenes/"
 
 # run NAME [OUT]: run scenes/NAME.cfg (as it is in the copy) into OUT.h5
 run() {
@@ -350,6 +350,49 @@ peak = np.argmax(spec) * fs / len(u)
 assert abs(peak - 440.0) < 3.0, "strongest partial at %g Hz" % peak
 PY
 covered avanzini-hammer-bar
+
+# ------------------------------------------------- distributed contact
+sed 's/duration = 0.2;/duration = 0.05;/' "$tmp/scenes/tanpura.cfg" >"$tmp/scenes/tanpura-short.cfg"
+run tanpura-short
+check "tanpura: the string buzzes along the bridge every period, energy kept" \
+  "$tmp/tanpura-short.h5" <<'PY'
+touched = [c for c in contacts if c.startswith("jvari[") and len(ev(c)) > 0]
+assert len(touched) >= 10, "only %d of the 64 bridge points touched: %s" % (len(touched), touched)
+t = np.concatenate([ev(c)["t_on"] for c in touched])
+for period in range(1, 5):  # 100 Hz: contact in each period after the first
+    n = ((t >= period * 0.01) & (t < (period + 1) * 0.01)).sum()
+    assert n > 0, "no contact in period %d" % period
+e = sig("energy/total")
+assert np.abs(e - e[0]).max() < 1e-11 * e[0], "energy drift %g" % (np.abs(e - e[0]).max() / e[0])
+PY
+covered tanpura
+
+sed 's/duration = 0.1;/duration = 0.01;/' "$tmp/scenes/bass-fretted.cfg" >"$tmp/scenes/bass-short.cfg"
+run bass-short
+check "bass-fretted: the plucked string slaps the frets, the energy account closes" \
+  "$tmp/bass-short.h5" <<'PY'
+hit = [c for c in contacts if c.startswith("frets[") and len(ev(c)) > 0]
+assert len(hit) >= 1, "no fret touched"
+e, d = sig("energy/total"), sig("energy/dissipated")
+err = np.abs(e + d - e[0]).max() / e[0]
+assert err < 1e-11 and d[-1] > 0, "balance off by %g (dissipated %g of %g J)" % (err, d[-1], e[0])
+PY
+covered bass-fretted
+
+run snare-wires
+check "snare-wires: the struck head throws its wires, which slap back along their length" \
+  "$tmp/snare-wires.h5" <<'PY'
+t0 = ev("strike")["t_on"][0]
+assert len(ev("strike")) == 1 and abs(t0 - 1e-3 / 3.0) < 2.3e-5, "strike at %s" % ev("strike")["t_on"]
+for w in range(1, 5):
+    pts = [c for c in contacts if c.startswith("wire%d[" % w)]
+    assert len(pts) == 12, "wire %d has %d points" % (w, len(pts))
+    t = np.concatenate([ev(c)["t_on"] for c in pts])
+    touched = sum(len(ev(c)) > 0 for c in pts)
+    assert len(t) >= 50 and touched >= 10, "wire %d: %d impacts at %d points" % (w, len(t), touched)
+    assert t.min() < t0 + 1e-3 and (t > 0.15).sum() > 0, "wire %d: from %g s, %d after 0.15 s" % (w, t.min(), (t > 0.15).sum())
+PY
+covered snare-wires
 
 run tanpura-bridge
 check "tanpura-bridge: the lossless string keeps its energy on the 64-point bridge" \

@@ -153,6 +153,65 @@ print_contact(const vb_scene *sc, int c, double v_in, double m)
          v_in, pr.x_max, pr.v_out_exact, pr.v_out, pr.duration, samples);
 }
 
+/* onset from a contact's initial state and its approach rate, s (as
+ * lib/check.c's onset_time). */
+static double
+onset_from(const vb_contact_start *s)
+{
+  if (!(s->p0 < 0.0))
+    return 0.0;
+  if (s->a0 != 0.0)
+    return (s->rate - s->v0) / s->a0 > 0.0 ? (s->rate - s->v0) / s->a0 : 0.0;
+  return s->v0 > 0.0 ? -s->p0 / s->v0 : 0.0;
+}
+
+/* A distributed contact, the contacts c .. *end - 1 of one group, in two
+ * lines: its points, the barrier's side and heights, its scheme, then its
+ * law and the first contact free flight predicts among its points (s:
+ * every contact's start, vb_scene_contact_states).  Its warnings come with
+ * the others (vb_scene_warnings: one per block). */
+static void
+print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end)
+{
+  const vb_contact *c0 = &sc->contacts[c];
+  int body_a = sc->bodies[c0->a].kind == VB_BODY_MODAL, e, first = -1;
+  const vb_body *b = &sc->bodies[body_a ? c0->a : c0->b], *o = &sc->bodies[body_a ? c0->b : c0->a];
+  double hmin = INFINITY, hmax = -INFINITY, xmin = INFINITY, xmax = -INFINITY, t_first = INFINITY;
+
+  for (e = c; e < sc->ncontacts && strcmp(sc->contacts[e].group, c0->group) == 0; e++) {
+    const vb_contact *ct = &sc->contacts[e];
+    double h = body_a ? ct->gap : -ct->gap, x = b->points[body_a ? ct->pa : ct->pb].x;
+    hmin = fmin(hmin, h);
+    hmax = fmax(hmax, h);
+    xmin = fmin(xmin, x);
+    xmax = fmax(xmax, x);
+    if (s[e].rate > 0.0 && onset_from(&s[e]) < t_first) {
+      t_first = onset_from(&s[e]);
+      first = e;
+    }
+  }
+  *end = e;
+  printf("contact '%s': distributed, %d points on '%s' (x %g .. %g m) against '%s' %s, heights "
+         "%g .. %g m, scheme %s\n",
+         c0->group, e - c, b->name, xmin, xmax, o->name, body_a ? "above" : "below", hmin, hmax,
+         c0->scheme->name);
+  printf("  law %s", vb_law_name(c0->law.kind));
+  print_law(c0);
+  const vb_law_info *info = vb_law_info_of(c0->law.kind);
+  if (first < 0 || !info || !info->papetti) {
+    printf("; %s\n", first < 0 ? "no impact follows from the initial state at any point"
+                               : "no analytic contact time for this law");
+    return;
+  }
+  vb_prediction pr;
+  vb_law_predict(&sc->contacts[first].law, s[first].meff, s[first].rate, &pr);
+  printf("; first contact at '%s' (x %g m) at %.6g s, v_in %.6g m/s, effective mass %g kg, "
+         "contact time %.6g s = %.3g samples\n",
+         sc->contacts[first].name,
+         b->points[body_a ? sc->contacts[first].pa : sc->contacts[first].pb].x, t_first,
+         s[first].rate, s[first].meff, pr.duration, pr.duration * sc->fs);
+}
+
 /* Seconds on a monotonic clock. */
 static double
 seconds(void)
@@ -177,7 +236,7 @@ step_cost(const vb_study *st)
   long size = sc->ncontacts + 1;
   for (int b = 0; b < sc->nbodies; b++)
     size += sc->bodies[b].nmodes;
-  long steps = vb_scene_steps(sc), n = 20000000 / size;
+  long steps = vb_scene_steps(sc), n = 2000000 / size;
   n = n < 10 ? 10 : n > 2000 ? 2000 : n;
   n = n < steps ? n : steps;
   if (n > 0) {
@@ -238,16 +297,22 @@ check_study(const vb_study *study)
   printf("recording: every %ld steps, %ld samples, %.3g bytes\n", sc->record_every,
          vb_scene_samples(sc), vb_scene_record_bytes(sc));
   print_bodies(sc);
-  /* one island build for every contact (one each made N contacts cost N^2) */
-  double *r = malloc(2 * ((size_t)sc->ncontacts + 1) * sizeof *r);
-  if (r == NULL) {
+  /* one island build for every contact (one each made N contacts cost N^2);
+   * a distributed contact's points in one summary */
+  vb_contact_start *s = malloc(((size_t)sc->ncontacts + 1) * sizeof *s);
+  if (s == NULL) {
     fprintf(stderr, "%s: out of memory checking the contacts\n", sc->path);
     return -1;
   }
-  vb_scene_approach_rates(sc, r, r + sc->ncontacts);
-  for (int c = 0; c < sc->ncontacts; c++)
-    print_contact(sc, c, r[c], r[sc->ncontacts + c]);
-  free(r);
+  vb_scene_contact_states(sc, s);
+  for (int c = 0; c < sc->ncontacts;)
+    if (sc->contacts[c].group[0] != '\0')
+      print_distributed(sc, c, s, &c);
+    else {
+      print_contact(sc, c, s[c].rate, s[c].meff);
+      c++;
+    }
+  free(s);
   print_totals(study, study_steps(study));
   return print_warnings(study);
 }

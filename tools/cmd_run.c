@@ -376,10 +376,17 @@ check_output(const char *out, const vb_study *study)
   return rc;
 }
 
-/* Warn of exact-duration contacts beyond their limit, which run saturated. */
+/* Warn of exact-duration contacts beyond their limit, which run saturated,
+ * and of modes at or above fs/2 the loader dropped (lib/nyquist.c). */
 static void
 saturation_warnings(const vb_scene *first)
 {
+  for (int i = 0; i < first->nbodies; i++)
+    if (first->bodies[i].ndropped > 0)
+      fprintf(stderr,
+              "warning: body '%s': %d modes at or above fs/2 = %g Hz dropped: the scheme of its "
+              "island cannot step them (vibro check lists them)\n",
+              first->bodies[i].name, first->bodies[i].ndropped, 0.5 * first->fs);
   for (int c = 0; c < first->ncontacts; c++) {
     double w, limit, used;
     if (!first->contacts[c].exact_duration)
