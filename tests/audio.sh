@@ -12,12 +12,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-audio.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
 
-error() {
-  msg=$1; shift
-  expect 1 "$@"
-  only_line "$tmp/err" "$msg"
-}
-
 # a hammer that rests on the wall after its bounce: u has a static offset
 # (gravity pushes it into a soft contact), the pickup's click at the start
 cat >"$tmp/rest.cfg" <<'CFG'

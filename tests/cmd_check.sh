@@ -10,7 +10,6 @@ case $vibro in /*) ;; *) vibro=$PWD/$vibro ;; esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-check.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
-equal() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
 
 # Papetti's case b cut at 0.1 ms: the hammer starts on the wall and its
 # contact lasts 0.133 ms (eq 9)

@@ -22,7 +22,6 @@ for f in bin/vibro bin/vibro-plot share/man/man1/vibro.1 share/doc/vibro/README.
   [ -e "$prefix/$f" ] && ok || bad "make install did not install $f"
 done
 ncfg=$(ls "$srcdir"/scenes/*.cfg | wc -l)
-equal() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
 equal "installed scenes" "$(ls "$doc"/scenes/*.cfg | wc -l)" "$ncfg"
 
 equal "installed examples" "$(ls "$doc"/examples/*.py | wc -l)" "$(ls "$srcdir"/examples/*.py | wc -l)"

@@ -23,3 +23,15 @@ only_line() {
   if [ "$(wc -l <"$1")" -eq 1 ] && [ "$(cat "$1")" = "$2" ]; then ok
   else bad "expected the one line '$2', got '$(cat "$1")'"; fi
 }
+
+# equal WHAT GOT WANT: require GOT to be WANT
+equal() {
+  if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi
+}
+
+# error MESSAGE CMD...: CMD exits 1 with exactly MESSAGE on stderr
+error() {
+  msg=$1; shift
+  expect 1 "$@"
+  only_line "$tmp/err" "$msg"
+}
