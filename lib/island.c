@@ -211,11 +211,13 @@ vb_island_accel(const vb_island_model *m, const double *q, const double *v, cons
 
 /* Recorded points of the island: u and v (three-level: rate of the step). */
 void
-vb_island_points(const vb_island_model *m, const vb_island_state *s, double *u, double *v)
+vb_island_points(const vb_island_model *m, const vb_island_state *s, const int *rows, int nrows,
+                 double *u, double *v)
 {
   int nmp = m->nmp;
-  for (int r = 0; r < m->npts; r++) {
+  for (int k = 0; k < nrows; k++) {
     /* only the modes of the point's own body, in whole blocks */
+    int r = rows[k];
     const double *row = m->P + (size_t)r * nmp;
     int from = m->point_from[r], to = m->point_to[r];
     if (m->fam->levels == 3) {

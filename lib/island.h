@@ -68,9 +68,11 @@ void vb_island_start(const vb_island_model *m, vb_island_state *s);
  * (step.c).  VB_OK, VB_ENOCONV (Newton hit its cap in some contact; the
  * step is still taken), VB_EDIVERGED. */
 int vb_island_step(const vb_island_model *m, vb_island_state *s, long n);
-/* Displacement u[npts] and velocity v[npts] of every recorded point (three-
- * level: the rate of the step into the sample), m and m/s. */
-void vb_island_points(const vb_island_model *m, const vb_island_state *s, double *u, double *v);
+/* Displacement u[r] and velocity v[r] of the recorded points of the rows
+ * rows[nrows] (three-level: the rate of the step into the sample), m and
+ * m/s; the other entries of u[npts], v[npts] are left as they are. */
+void vb_island_points(const vb_island_model *m, const vb_island_state *s, const int *rows, int nrows,
+                      double *u, double *v);
 /* Whether the island's contact states, forces and energies are all finite
  * (a non-finite mode shows in the energies).  A few operations per
  * contact: called every step. */

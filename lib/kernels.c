@@ -102,6 +102,50 @@ vb_kernel_dot2(int from, int to, const double *a, const double *b, const double 
   *ac = hsum(t0 + t1);
 }
 
+/* Dot products of 4 rows of S (stride nmp) with b, in one pass over b:
+ * each row keeps vb_kernel_dot's two accumulators and reduction order, so
+ * every result has the bits vb_kernel_dot(0, nmp, row, b) gives. */
+static inline void
+dot_rows4(int nmp, const double *S, const double *b, double *out)
+{
+  const double *r0 = S, *r1 = S + nmp, *r2 = S + 2 * (size_t)nmp, *r3 = S + 3 * (size_t)nmp;
+  v4 a0 = splat(0.0), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
+  for (int j = 0; j < nmp; j += LANES) {
+    v4 x0 = ld4(b + j), x1 = ld4(b + j + 4);
+    a0 += ld4(r0 + j) * x0;
+    a1 += ld4(r0 + j + 4) * x1;
+    b0 += ld4(r1 + j) * x0;
+    b1 += ld4(r1 + j + 4) * x1;
+    c0 += ld4(r2 + j) * x0;
+    c1 += ld4(r2 + j + 4) * x1;
+    d0 += ld4(r3 + j) * x0;
+    d1 += ld4(r3 + j + 4) * x1;
+  }
+  out[0] = hsum(a0 + a1);
+  out[1] = hsum(b0 + b1);
+  out[2] = hsum(c0 + c1);
+  out[3] = hsum(d0 + d1);
+}
+
+/* out[r] = S_r . b for the nrows rows of S (stride nmp), four rows per
+ * pass over b; bit for bit vb_kernel_dot of each row. */
+VB_CLONES void
+vb_kernel_dots(int nmp, int nrows, const double *S, const double *b, double *out)
+{
+  int r = 0;
+  for (; r + 4 <= nrows; r += 4)
+    dot_rows4(nmp, S + (size_t)r * nmp, b, out + r);
+  for (; r < nrows; r++) {
+    const double *a = S + (size_t)r * nmp;
+    v4 s0 = splat(0.0), s1 = splat(0.0);
+    for (int j = 0; j < nmp; j += LANES) {
+      s0 += ld4(a + j) * ld4(b + j);
+      s1 += ld4(a + j + 4) * ld4(b + j + 4);
+    }
+    out[r] = hsum(s0 + s1);
+  }
+}
+
 /* qt -= cc row f */
 VB_CLONES void
 vb_kernel_force(int nmp, double *qt, const double *cc, const double *row, double f)
@@ -225,4 +269,45 @@ vb_kernel_update3(int nmp, double h, double *qt, const double *cc, const double 
   out[2] = hsum(kin0 + kin1);
   out[3] = hsum(pot0 + pot1);
   out[4] = hsum(dot0 + dot1);
+}
+
+/* Two-level update of the 4 modes at j of an island without contacts. */
+#define FREE2(j, k)                                                                                \
+  do {                                                                                             \
+    v4 q0 = ld4(q + (j)), v0 = ld4(v + (j)), g = ld4(gen + (j));                                  \
+    v4 d = (ld4(ca + (j)) - one) * q0 + ld4(cb + (j)) * v0 + ld4(cc + (j)) * g;                  \
+    v4 v1 = two * d * ih - v0;                                                                     \
+    v4 vm = half * (v1 + v0);                                                                      \
+    v4 q1 = q0 + d;                                                                                \
+    diss##k += ld4(dcoef + (j)) * vm * vm;                                                         \
+    work##k += g * d;                                                                              \
+    kin##k += ld4(mass + (j)) * v1 * v1;                                                           \
+    pot##k += ld4(mw2 + (j)) * q1 * q1;                                                            \
+    st4(q + (j), q1);                                                                              \
+    st4(v + (j), v1);                                                                              \
+  } while (0)
+
+/* Two-level update of an island without contacts, in increments: the
+ * step d = q1 - q = (ca - 1) q + cb v + cc gen (Papetti eq 20 with no
+ * contact force, rearranged), v1 = 2 d/h - v, q1 = q + d.  The same
+ * scheme as vb_kernel_update2, but d never passes through the rounding
+ * of q1 (of order eps |q|, which v1 = 2 (q1 - q)/h - v divides by h):
+ * a body falling far keeps its kinetic energy equal to the work of
+ * gravity g d to round-off.  Sums into out[0..3] as vb_kernel_update2. */
+VB_CLONES void
+vb_kernel_free2(int nmp, double h, double *q, double *v, const double *ca, const double *cb,
+                const double *cc, const double *gen, const double *mass, const double *dcoef,
+                const double *mw2, double out[4])
+{
+  v4 ih = splat(1.0 / h), two = splat(2.0), half = splat(0.5), one = splat(1.0);
+  v4 diss0 = splat(0.0), work0 = diss0, kin0 = diss0, pot0 = diss0;
+  v4 diss1 = diss0, work1 = diss0, kin1 = diss0, pot1 = diss0;
+  for (int j = 0; j < nmp; j += LANES) {
+    FREE2(j, 0);
+    FREE2(j + 4, 1);
+  }
+  out[0] = hsum(diss0 + diss1);
+  out[1] = hsum(work0 + work1);
+  out[2] = hsum(kin0 + kin1);
+  out[3] = hsum(pot0 + pot1);
 }

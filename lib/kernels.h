@@ -10,6 +10,9 @@ double vb_kernel_predict(int nmp, const double *q, const double *w, const double
                          const double *row);
 /* a . b over the modes [from, to), both multiples of 8. */
 double vb_kernel_dot(int from, int to, const double *a, const double *b);
+/* out[r] = S_r . b for the nrows rows of S (stride nmp, m per modal m),
+ * each bit for bit as vb_kernel_dot(0, nmp, S_r, b), four rows per pass. */
+void vb_kernel_dots(int nmp, int nrows, const double *S, const double *b, double *out);
 /* a . b into *ab and a . c into *ac in one pass over [from, to). */
 void vb_kernel_dot2(int from, int to, const double *a, const double *b, const double *c, double *ab,
                     double *ac);
@@ -31,5 +34,12 @@ void vb_kernel_update3(int nmp, double h, double *qt, const double *cc, const do
                        double f0, double *q, double *qm, const double *mass, const double *dcoef,
                        const double *mw2, const double *gen, int ahead, const double *ca,
                        const double *cb, const double *rowp, double out[5]);
+/* Two-level update of an island without contacts in increments
+ * d = (ca - 1) q + cb v + cc gen: v1 = 2 d/h - v, q1 = q + d; into
+ * out[0..3] the step's dissipation and external work (J) and twice the
+ * kinetic and potential energy (J). */
+void vb_kernel_free2(int nmp, double h, double *q, double *v, const double *ca, const double *cb,
+                     const double *cc, const double *gen, const double *mass, const double *dcoef,
+                     const double *mw2, double out[4]);
 
 #endif

@@ -328,6 +328,25 @@ plan_add(vb_run *run, const double *src, double *dst)
   }
 }
 
+/* Room for the rows of each island's recorded points (none yet). */
+static int
+point_rows_alloc(vb_run *run)
+{
+  size_t npts = 0;
+  for (int i = 0; i < run->nislands; i++)
+    npts += (size_t)run->model->islands[i].npts;
+  run->point_rows = calloc((size_t)run->nislands + 1, sizeof *run->point_rows);
+  run->npoint_rows = calloc((size_t)run->nislands + npts + 1, sizeof(int));
+  if (!run->point_rows || !run->npoint_rows)
+    return VB_ENOMEM;
+  int *rows = run->npoint_rows + run->nislands;
+  for (int i = 0; i < run->nislands; i++) {
+    run->point_rows[i] = rows;
+    rows += run->model->islands[i].npts;
+  }
+  return VB_OK;
+}
+
 /* The copies each sample makes from the islands (walls, energies and the
  * figures kept are computed by vb_record_sample itself). */
 static int
@@ -340,15 +359,19 @@ plan(vb_run *run)
   n += 3 * (size_t)sc->ncontacts;
   run->plan_src = calloc(n + 1, sizeof *run->plan_src);
   run->plan_dst = calloc(n + 1, sizeof *run->plan_dst);
-  if (!run->plan_src || !run->plan_dst)
+  if (!run->plan_src || !run->plan_dst || point_rows_alloc(run) != VB_OK)
     return VB_ENOMEM;
   for (int b = 0; b < sc->nbodies; b++) {
     int i = run->body_island[b], at = run->point_first[b];
     if (i < 0)
       continue; /* a wall: its drive, evaluated per sample */
     for (int pt = 0; pt < points_of(&sc->bodies[b]); pt++) {
-      plan_add(run, &run->pu[i][run->point_row[b] + pt], run->point_u[at + pt]);
-      plan_add(run, &run->pv[i][run->point_row[b] + pt], run->point_v[at + pt]);
+      int r = run->point_row[b] + pt;
+      plan_add(run, &run->pu[i][r], run->point_u[at + pt]);
+      plan_add(run, &run->pv[i][r], run->point_v[at + pt]);
+      /* a sample computes only the points recorded */
+      if (run->point_u[at + pt] || run->point_v[at + pt])
+        run->point_rows[i][run->npoint_rows[i]++] = r;
     }
     if (run->modes_q[b])
       for (int j = 0; j < sc->bodies[b].nmodes; j++)
@@ -465,6 +488,8 @@ vb_record_free(vb_run *run)
   free(run->point_first);
   free(run->plan_src);
   free(run->plan_dst);
+  free(run->point_rows);
+  free(run->npoint_rows);
   free(run->derived);
 }
 
@@ -519,7 +544,8 @@ vb_record_sample(vb_run *run, long n, long k)
   const vb_scene *sc = run->scene;
   if (run->record_points)
     for (int i = 0; i < run->nislands; i++)
-      vb_island_points(&run->model->islands[i], run->states[i], run->pu[i], run->pv[i]);
+      vb_island_points(&run->model->islands[i], run->states[i], run->point_rows[i],
+                       run->npoint_rows[i], run->pu[i], run->pv[i]);
   const double *const *src = run->plan_src;
   double *const *dst = run->plan_dst;
   for (int m = 0, nm = run->nplan; m < nm; m++)

@@ -50,6 +50,8 @@ struct vb_run {
   double **point_u, **point_v;     /* [recorded points] -> [nrec] m, m/s, or NULL (in series) */
   double **modes_q;                /* [nbodies] -> [nmodes][nrec] m, or NULL */
   int record_points;               /* some u or v is recorded */
+  int **point_rows;                /* [nislands] -> the rows of its points recorded */
+  int *npoint_rows;                /* [nislands] how many (storage of both: record.c) */
   double **pu, **pv;               /* [nislands] -> the island's points now */
   double *points;                  /* storage of pu, pv */
   double *record;                  /* one block holding every recorded signal */

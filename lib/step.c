@@ -253,23 +253,23 @@ predict(const vb_island_model *m, vb_island_state *s, const double *w, double t1
   const vb_scene *sc = m->scene;
   int nmp = m->nmp, nc = m->nc;
   double *xd1 = s->xd_next, *r1 = s->rd_next;
+  double dot = 0.0;
   if (s->ahead) {
     /* the previous update already predicted this step */
     s->ahead = 0;
-    for (int c = 0; c < nc; c++) {
-      double dot = nc == 1 ? s->ahead_dot : vb_kernel_dot(0, nmp, m->S + (size_t)c * nmp, s->qt);
-      xd1[c] = vb_contact_drive(sc, &m->cts[c], t1, &r1[c]);
-      s->xt[c] = dot + xd1[c];
-    }
-    return;
+    dot = s->ahead_dot;
+  } else {
+    dot = vb_kernel_predict(nmp, s->q, w, m->ca, m->cb, m->cc, s->gen, s->qt,
+                            nc == 1 ? m->S : NULL);
   }
-  double dot =
-      vb_kernel_predict(nmp, s->q, w, m->ca, m->cb, m->cc, s->gen, s->qt, nc == 1 ? m->S : NULL);
+  /* every contact's S_c . qt (one contact: already summed in passing) */
+  if (nc == 1)
+    s->xt[0] = dot;
+  else
+    vb_kernel_dots(nmp, nc, m->S, s->qt, s->xt);
   for (int c = 0; c < nc; c++) {
-    if (nc > 1)
-      dot = vb_kernel_dot(0, nmp, m->S + (size_t)c * nmp, s->qt);
     xd1[c] = vb_contact_drive(sc, &m->cts[c], t1, &r1[c]);
-    s->xt[c] = dot + xd1[c];
+    s->xt[c] += xd1[c];
   }
 }
 
@@ -382,6 +382,31 @@ predict_two_level(const vb_island_model *m, vb_island_state *s, long n)
   }
 }
 
+/* Two-level step of an island without contacts (bodies in no contact):
+ * the trapezoidal average of the external forces, then one pass of the
+ * update in increments (vb_kernel_free2), so that the kinetic energy
+ * follows the external work to round-off however far the bodies move. */
+static int
+step_free_two_level(const vb_island_model *m, vb_island_state *s, long n)
+{
+  double h = m->dt, *restrict gen = s->gen, sums[4];
+  if (m->nf > 0) {
+    double *g1 = s->scratch;
+    vb_island_external(m, n * h, gen);
+    vb_island_external(m, (n + 1) * h, g1);
+    for (int j = 0; j < m->nm; j++)
+      gen[j] = 0.5 * (gen[j] + g1[j]);
+  }
+  vb_kernel_free2(m->nmp, h, s->q, s->v, m->ca, m->cb, m->cc, gen, m->mass, m->dcoef, m->mw2,
+                  sums);
+  s->ahead = 0;
+  s->dissipated += sums[0];
+  s->external += sums[1];
+  s->kinetic = 0.5 * sums[2];
+  s->potential = 0.5 * sums[3];
+  return VB_OK;
+}
+
 /* Two-level family step (trapezoidal modes).  One pass predicts, the
  * contacts are solved, one pass updates the modes and sums the step's
  * dissipation, external work and the new modal energy. */
@@ -389,6 +414,8 @@ static int
 step_two_level(const vb_island_model *m, vb_island_state *s, long n)
 {
   int nc = m->nc;
+  if (nc == 0)
+    return step_free_two_level(m, s, n);
   double h = m->dt, *r1 = s->rd_next, *xd1 = s->xd_next;
   m->fam->predict(m, s, n);
   double f0, sums[5];

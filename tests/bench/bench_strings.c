@@ -1,0 +1,260 @@
+/* bench_strings.c - distributed contact on strings (make bench; issue 18).
+ *
+ * Three cases, each beside the same string with one point contact:
+ *   - the electric bass on its 20 frets, all 862 modes, 4.01 MHz,
+ *     recording one pickup (target <= 2.5 us per step);
+ *   - the fretless bass, 862 modes on 862 neck points, 4.01 MHz
+ *     (target <= 50 us per step);
+ *   - the tanpura-like string (200 modes, a 64-point bridge, 44.1 kHz,
+ *     tests/bridge_scene.h), recording its pickup (target >= 5x real time).
+ * The bass cases are the distributed branch's scenes (scenes/bass-
+ * fretted.cfg, tests/data/bass-fretless.cfg: Issanchou et al. 2018's
+ * measured modes and neck, a power law k = 1e10 N/m^1.5, alpha 1.5, three-
+ * point), run at 4.01 MHz and recording the pickup only; their one-point
+ * companions keep one point of the same contact (the first fret; the
+ * fretless neck under the pickup).  The pickup is at x = 0.501 m (grid
+ * point 500).  For each case: the Newton figures of the island stepped
+ * alone (lib/island.h: iterations per step with a solve, mean and max, the
+ * share of steps with a solve), then the CPU time per step of the whole
+ * run (vb_run_exec, recording the pickup; for the tanpura also writing its
+ * file, vb_output_write) and its real-time factor.  The bass runs 20 ms
+ * fretted, 8 ms fretless (the published pluck moves away from the neck
+ * first: the first contacts come after about 5 ms).  Options: --duration S scales every case's simulated
+ * time (default 1); --only TEXT runs only the cases whose name has TEXT. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "../bridge_scene.h"
+#include "island.h"
+
+/* CPU time of the process, s. */
+static double
+now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Text of the file srcdir/rel (malloc'd), or NULL. */
+static char *
+read_text(const char *srcdir, const char *rel)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", srcdir, rel);
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  char *text = NULL;
+  size_t len = 0, cap = 0, k;
+  char buf[4096];
+  while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
+    if (len + k + 1 > cap) {
+      char *t = realloc(text, cap = 2 * (len + k + 1));
+      if (!t) {
+        free(text);
+        fclose(f);
+        return NULL;
+      }
+      text = t;
+    }
+    memcpy(text + len, buf, k);
+    text[len += k] = '\0';
+  }
+  fclose(f);
+  return text;
+}
+
+/* Replace the text from the first `from` up to (not including) the next
+ * `until` in *text by `to`; 0, or 1 when absent. */
+static int
+replace(char **text, const char *from, const char *until, const char *to)
+{
+  char *at = strstr(*text, from), *stop = at ? strstr(at + strlen(from), until) : NULL;
+  if (!stop)
+    return 1;
+  size_t head = (size_t)(at - *text), nt = strlen(to);
+  char *out = malloc(head + nt + strlen(stop) + 1);
+  if (!out)
+    return 1;
+  memcpy(out, *text, head);
+  memcpy(out + head, to, nt);
+  strcpy(out + head + nt, stop);
+  free(*text);
+  *text = out;
+  return 0;
+}
+
+/* The bass scene srcdir/rel (the distributed branch's: scenes/bass-
+ * fretted.cfg, tests/data/bass-fretless.cfg) at 4.01 MHz for `duration`
+ * s, recording the pickup only; with `one` (e.g. "x = [0.048];"), its
+ * distributed contact's points are that one point instead (one point of
+ * the same contact on the same string).  NULL on an error (printed). */
+static vb_scene *
+bass_scene(const char *srcdir, const char *rel, double duration, const char *one)
+{
+  char *text = read_text(srcdir, rel), dur[64], err[1024], path[1024];
+  snprintf(dur, sizeof dur, "duration = %.17g", duration);
+  int bad = !text || replace(&text, "fs = ", ";", "fs = 4010000.0") ||
+            replace(&text, "duration = ", ";", dur) ||
+            replace(&text, "record = {", "\n", "record = { signals = [\"bodies/string/pickup/u\"]; };") ||
+            (one && replace(&text, "points = { file", "}", one));
+  if (bad) {
+    fprintf(stderr, "bench_strings: %s/%s is not the scene this bench knows\n", srcdir, rel);
+    free(text);
+    return NULL;
+  }
+  snprintf(path, sizeof path, "%s/%s", srcdir, rel);
+  vb_scene *sc = NULL;
+  int rc = vb_scene_load_string(text, path, &sc, err, sizeof err);
+  free(text);
+  if (rc != VB_OK) {
+    fprintf(stderr, "%s\n", err);
+    return NULL;
+  }
+  return sc;
+}
+
+/* Newton figures of the scene's island with the most contacts: solved
+ * steps (share), iterations per solved step (mean, max); 0 or 1. */
+static int
+newton_figures(const vb_scene *sc)
+{
+  char err[1024];
+  vb_model *model;
+  if (vb_model_compile(sc, &model, err, sizeof err) != VB_OK) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  const vb_island_model *m = &model->islands[0];
+  for (int i = 1; i < model->nislands; i++)
+    if (model->islands[i].nc > m->nc)
+      m = &model->islands[i];
+  vb_island_state *s;
+  if (vb_island_state_alloc(m, &s) != VB_OK) {
+    vb_model_free(model);
+    return 1;
+  }
+  vb_island_start(m, s);
+  long steps = vb_scene_steps(sc), solved = 0, itsum = 0, failed = 0, n;
+  int itmax = 0;
+  for (n = 0; n < steps; n++) {
+    int rc = vb_island_step(m, s, n), its = 0;
+    for (int c = 0; c < m->nc; c++)
+      its = s->iterations[c] > its ? s->iterations[c] : its;
+    solved += its > 0;
+    itsum += its;
+    itmax = its > itmax ? its : itmax;
+    failed += rc == VB_ENOCONV;
+    if (rc == VB_EDIVERGED || !vb_island_finite(m, s))
+      break;
+  }
+  printf(" %7.1f%% %7.2f %5d %6ld", 100.0 * solved / (n ? n : 1),
+         solved ? (double)itsum / solved : 0.0, itmax, failed);
+  if (n < steps)
+    printf(" (diverged at step %ld)", n);
+  vb_island_state_free(s);
+  vb_model_free(model);
+  return 0;
+}
+
+/* Only the cases whose name contains this (--only TEXT), or all. */
+static const char *only = NULL;
+
+/* Print one case's line: Newton figures, us/step and real-time factor of
+ * the whole run (with `write`, and of writing its file), its status and
+ * the target; 0 or 1. */
+static int
+bench_case(const char *what, vb_scene *sc, const char *target, int write)
+{
+  if (!sc)
+    return 1;
+  if (only && !strstr(what, only)) {
+    vb_scene_free(sc);
+    return 0;
+  }
+  printf("%-34s", what);
+  if (newton_figures(sc) != 0)
+    return 1;
+  char err[1024];
+  vb_run *run;
+  if (vb_run_alloc(sc, &run, err, sizeof err) != VB_OK) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  /* the run and the writing of its file (the pickup) */
+  char out[64];
+  snprintf(out, sizeof out, "bench-strings-%ld.h5", (long)getpid());
+  double t0 = now();
+  vb_run_exec(run);
+  const vb_run *runs[1] = {run};
+  int wrc = write ? vb_output_write(out, runs, 1, err, sizeof err) : VB_OK;
+  double cost = (now() - t0) / vb_scene_steps(sc);
+  remove(out);
+  if (wrc != VB_OK)
+    fprintf(stderr, "%s\n", err);
+  printf(" %9.3f %9.3f  %-10s %s\n", 1e6 * cost, 1.0 / (cost * sc->fs), target,
+         vb_run_status(run));
+  fflush(stdout);
+  vb_run_free(run);
+  vb_scene_free(sc);
+  return 0;
+}
+
+/* The two bass cases, each beside one point of the same contact (the
+ * first fret; the fretless neck at the pickup, x = 0.501 m). */
+static int
+bench_bass(const char *srcdir, double scale)
+{
+  const char *fretted = "scenes/bass-fretted.cfg", *fretless = "tests/data/bass-fretless.cfg";
+  int rc = 0;
+  rc |= bench_case("bass, 1 fret", bass_scene(srcdir, fretted, 0.02 * scale, "points = { x = [0.048]; "),
+                   "", 0);
+  rc |= bench_case("bass, 20 frets, pickup", bass_scene(srcdir, fretted, 0.02 * scale, NULL),
+                   "<= 2.5 us", 0);
+  rc |= bench_case("fretless, 1 point",
+                   bass_scene(srcdir, fretless, 0.008 * scale, "points = { x = [0.501]; "), "", 0);
+  rc |= bench_case("fretless, 862 points", bass_scene(srcdir, fretless, 0.008 * scale, NULL),
+                   "<= 50 us", 0);
+  return rc;
+}
+
+/* The tanpura-like string with `points` bridge points. */
+static vb_scene *
+tanpura(int points, double duration)
+{
+  char err[1024];
+  char *text = bridge_scene(200, points, duration, "two-point", "");
+  vb_scene *sc = NULL;
+  if (!text || vb_scene_load_string(text, "bridge.cfg", &sc, err, sizeof err) != VB_OK)
+    fprintf(stderr, "%s\n", text ? err : "out of memory");
+  free(text);
+  return sc;
+}
+
+int
+main(int argc, char **argv)
+{
+  double scale = 1.0;
+  const char *srcdir = ".";
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc)
+      scale = atof(argv[++i]);
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i];
+    else
+      srcdir = argv[i];
+  }
+  printf("distributed contact on strings (CPU per simulated step of the whole run, "
+         "recording one pickup; the tanpura's also writing it)\n");
+  printf("%-34s %8s %7s %5s %6s %9s %9s  %-10s %s\n", "case", "solved", "it/slv", "itmax",
+         "noconv", "us/step", "x rt", "target", "status");
+  int rc = 0;
+  rc |= bench_bass(srcdir, scale);
+  rc |= bench_case("tanpura, 1 point, 44.1 kHz", tanpura(1, 0.25 * scale), "", 1);
+  rc |= bench_case("tanpura, 64 points, 44.1 kHz", tanpura(64, 0.25 * scale), ">= 5x rt", 1);
+  return rc;
+}
