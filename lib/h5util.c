@@ -1,4 +1,5 @@
 /* h5util.c - small HDF5 helpers: closing, attributes, error silencing. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,5 +217,100 @@ vb_h5_attr_read_int64(hid_t obj, const char *name, long *value)
     rc = 0;
   }
   vb_h5_close(attr);
+  return rc;
+}
+
+/* Create a 1-d, 2-d or 3-d float64/int64 dataset, contiguous, NaN-filled;
+ * with early set, its space is allocated now and never filled (the
+ * caller writes every byte of it, vb_stack_signal_offset). */
+static hid_t
+dataset_create(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+               const char *units, int early, int scale)
+{
+  hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t ds = H5I_INVALID_HID;
+  double nan = NAN;
+
+  if (space >= 0 && dcpl >= 0 &&
+      (!H5Tequal(type, H5T_IEEE_F64LE) || H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0) &&
+      (!early || (H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
+                  H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)) &&
+      (!scale || (H5Pset_attr_creation_order(dcpl, H5P_CRT_ORDER_TRACKED) >= 0 &&
+                  H5Pset_attr_phase_change(dcpl, 0, 0) >= 0)))
+    ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  vb_h5_close(space);
+  vb_h5_close(dcpl);
+  if (ds >= 0 && units && vb_h5_attr_string(ds, "units", units) < 0) {
+    vb_h5_close(ds);
+    ds = H5I_INVALID_HID;
+  }
+  return ds;
+}
+
+/* A dataset, allocated early or when first written. */
+hid_t
+vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                    const char *units, int early)
+{
+  return dataset_create(loc, name, type, rank, dims, units, early, 0);
+}
+
+/* vb_h5_dataset_early, allocated when first written and NaN-filled. */
+hid_t
+vb_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const char *units)
+{
+  return dataset_create(loc, name, type, rank, dims, units, 0, 0);
+}
+
+/* A dataset to be a dimension scale: its attributes in dense storage. */
+hid_t
+vb_h5_scale_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                    const char *units)
+{
+  return dataset_create(loc, name, type, rank, dims, units, 0, 1);
+}
+
+/* Values in a row of a dataset of rank 1 to 3 (the product of its
+ * dimensions after the first), or -1. */
+long
+vb_h5_row_values(hid_t ds)
+{
+  hid_t space = H5Dget_space(ds);
+  hsize_t d[3] = {0, 1, 1};
+  int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+
+  if (rank < 1 || rank > 3 || H5Sget_simple_extent_dims(space, d, NULL) < 0) {
+    vb_h5_close(space);
+    return -1;
+  }
+  vb_h5_close(space);
+  return (long)(d[1] * d[2]);
+}
+
+/* Write rows [r0, r0 + nr) of a dataset of rank 1 to 3 (whole along its
+ * other dimensions) from buf; nothing when they hold no value.  0 or -1. */
+int
+vb_h5_write_rows(hid_t ds, hid_t mtype, long r0, long nr, const void *buf)
+{
+  hid_t fspace = H5Dget_space(ds), mspace = H5I_INVALID_HID;
+  hsize_t off[3] = {0, 0, 0}, cnt[3] = {0, 1, 1};
+  int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1, rc = -1;
+
+  if (rank < 1 || rank > 3 || H5Sget_simple_extent_dims(fspace, cnt, NULL) < 0) {
+    vb_h5_close(fspace);
+    return -1;
+  }
+  off[0] = (hsize_t)r0;
+  cnt[0] = (hsize_t)nr;
+  if (nr == 0 || (rank > 1 && cnt[1] == 0) || (rank > 2 && cnt[2] == 0)) {
+    vb_h5_close(fspace);
+    return 0;
+  }
+  mspace = H5Screate_simple(rank, cnt, NULL);
+  if (mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL) >= 0 &&
+      H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0)
+    rc = 0;
+  vb_h5_close(mspace);
+  vb_h5_close(fspace);
   return rc;
 }

@@ -32,4 +32,27 @@ char *vb_h5_attr_read_string(hid_t obj, const char *name);
 /* Read a scalar int64 attribute into *value; 0 or -1. */
 int vb_h5_attr_read_int64(hid_t obj, const char *name, long *value);
 
+/* Create a dataset of rank 1-3 and file type `type`, contiguous,
+ * NaN-filled when float64, with a `units` attribute (units not NULL);
+ * with early set, its space is allocated now and never filled (the caller
+ * writes every byte of it).  The dataset, or a negative id. */
+hid_t vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                          const char *units, int early);
+/* vb_h5_dataset_early, allocated when first written and NaN-filled. */
+hid_t vb_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                    const char *units);
+/* vb_h5_dataset for a dimension scale: its attributes are kept in dense
+ * storage (a version 2 object header), so that the list of the datasets
+ * attached to it can pass the 64 KiB an attribute of a compact header holds
+ * (about 5,000 datasets: 2,000 contacts recording their signals). */
+hid_t vb_h5_scale_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                          const char *units);
+/* Values in a row of a dataset of rank 1 to 3 (the product of its
+ * dimensions after the first), or -1. */
+long vb_h5_row_values(hid_t ds);
+/* Write rows [r0, r0 + nr) of a dataset of rank 1 to 3 (whole along its
+ * other dimensions) from buf, of memory type mtype; nothing when they hold
+ * no value.  0 or -1. */
+int vb_h5_write_rows(hid_t ds, hid_t mtype, long r0, long nr, const void *buf);
+
 #endif

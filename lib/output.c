@@ -47,23 +47,11 @@ now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Test hook: with VIBRO_TEST_KILL_AT=k in the environment, the process
- * kills itself (SIGKILL, or VIBRO_TEST_KILL_SIG) at the k-th write point
- * of the output. */
+/* A write point of the output (the kill hook, VIBRO_TEST_KILL_AT). */
 static void
-tick(void *ctx)
+tick(vb_output *o)
 {
-  vb_output *o = ctx;
-
-  if (o->kill_at > 0 && ++o->writes == o->kill_at)
-    vb_test_kill();
-  /* start the writeback of what HDF5 has written of a large shard, so
-   * that the disk works while the rest is written and summed */
-  if (o->wb_name) {
-    if (o->wbfd < 0)
-      o->wbfd = openat(o->dirfd, o->wb_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    vb_writeback(o->wbfd);
-  }
+  vb_write_point(&o->points);
 }
 
 /* Hand the lock over. */
@@ -82,33 +70,6 @@ void
 vb_output_threads(vb_output *o, int threads)
 {
   o->fmt.threads = threads;
-}
-
-static long
-env_kill_at(void)
-{
-  const char *s = getenv("VIBRO_TEST_KILL_AT");
-  return s ? atol(s) : 0;
-}
-
-/* Write len bytes to fd, calling tick between pieces; 0 or an errno. */
-int
-vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void *ctx)
-{
-  size_t done = 0;
-
-  while (done < len) {
-    size_t piece = len - done < ((size_t)1 << 24) ? len - done : ((size_t)1 << 24);
-    ssize_t w = write(fd, (const char *)buf + done, piece);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return w < 0 ? errno : ENOSPC;
-    done += (size_t)w;
-    if (done < len && tick)
-      tick(ctx);
-  }
-  return 0;
 }
 
 /* Whether a cause of failure is a full disk or a file size limit. */
@@ -396,14 +357,13 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
   o = calloc(1, sizeof *o);
   if (!o)
     return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
-  o->dirfd = o->lockfd = o->manifd = o->wbfd = -1;
+  o->dirfd = o->lockfd = o->manifd = o->wb.fd = -1;
   o->rank = rank;
   o->err = err;
   o->errlen = errlen;
-  o->kill_at = env_kill_at();
-  o->batch_scenes = getenv("VIBRO_TEST_BATCH") ? atol(getenv("VIBRO_TEST_BATCH")) : 0;
-  o->batch_seconds =
-      getenv("VIBRO_TEST_BATCH_SECONDS") ? atof(getenv("VIBRO_TEST_BATCH_SECONDS")) : BATCH_SECONDS;
+  vb_test_hooks_read(&o->hooks);
+  o->points = (vb_wpoints){.kill_at = o->hooks.kill_at, .sig = o->hooks.kill_sig};
+  o->batch_seconds = o->hooks.batch_seconds > 0 ? o->hooks.batch_seconds : BATCH_SECONDS;
   o->path = strdup(path);
   o->part = malloc(strlen(path) + sizeof PART_SUFFIX);
   o->complete = calloc((size_t)lay->nscenes, 1);
@@ -416,8 +376,8 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
   strcat(o->part, PART_SUFFIX);
   vb_h5_quiet_begin(&q);
   rc = vb_format_init(&o->fmt, lay, err, errlen);
-  o->fmt.tick = tick;
-  o->fmt.tick_ctx = o;
+  o->fmt.points = &o->points;
+  o->fmt.wb = &o->wb;
   o->input_crc = vb_input_crc(lay);
   if (rc == VB_OK)
     rc = part_dir(path, o->part, &o->dirfd, &o->created, err, errlen);
@@ -541,8 +501,9 @@ shard_write(vb_output *o, const char *tmp, char *tpath, int sum, long *crcp, lon
      * failed write is reported, and vibro's main skips HDF5's exit
      * handler, which would crash on it) */
     errno = 0;
-    o->wb_name = tmp;
-    o->wbfd = -1;
+    /* the writeback of what HDF5 writes of a large shard is started after
+     * each dataset, so that the disk works while the rest is written */
+    o->wb = (vb_wb){.dirfd = o->dirfd, .name = tmp, .fd = -1};
     if (vb_laid_complete(o)) {
       /* the laid-out shard (named tmp): its signals are in place; the
        * table and events, then close */
@@ -561,9 +522,8 @@ shard_write(vb_output *o, const char *tmp, char *tpath, int sum, long *crcp, lon
     }
     e = errno;
     free(tpath);
-    fd = o->wbfd;
-    o->wb_name = NULL;
-    o->wbfd = -1;
+    fd = o->wb.fd;
+    o->wb = (vb_wb){.dirfd = o->dirfd, .name = NULL, .fd = -1};
     if (rc == VB_OK && fd < 0)
       fd = openat(o->dirfd, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     /* the CRC is summed from the page cache while the disk writes the
@@ -599,7 +559,7 @@ shard_write(vb_output *o, const char *tmp, char *tpath, int sum, long *crcp, lon
     size = (long)ilen;
     tick(o);
     fd = openat(o->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    e = fd < 0 ? errno : vb_write_all(fd, image, ilen, tick, o);
+    e = fd < 0 ? errno : vb_write_all(fd, image, ilen, &o->points);
     free(image);
     if (e == 0 && fsync(fd) < 0)
       e = errno;
@@ -634,11 +594,9 @@ batch_done(vb_output *o)
 {
   for (long k = 0; k < o->nbatch; k++) {
     long i = o->batch[k]->index;
-    int32_t code;
-    memcpy(&code, o->batch[k]->row + o->fmt.off_code, 4);
     if (!o->complete[i]) {
       o->complete[i] = 1;
-      o->codes[i] = code;
+      o->codes[i] = (int)vb_row_long(&o->fmt.table, o->batch[k]->row, VB_TC_STATUS_CODE);
       o->ndone++;
     }
     vb_packed_scene_free(o->batch[k]);
@@ -809,7 +767,7 @@ vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
   o->batch[o->nbatch++] = p;
   o->batch_bytes += p->bytes;
   if (borrowed || o->batch_bytes >= BATCH_BYTES || now() - o->last_flush >= o->batch_seconds ||
-      (o->batch_scenes > 0 && o->nbatch >= o->batch_scenes))
+      (o->hooks.batch_scenes > 0 && o->nbatch >= o->hooks.batch_scenes))
     return vb_output_flush(o, err, errlen);
   return VB_OK;
 }

@@ -1,4 +1,4 @@
-/* output.h - the vibro-2 layout shared by the shard writer and the merge
+/* output.h - the vibro-3 layout shared by the shard writer and the merge
  * (internal; see doc/format.md).  The writer knows a layout
  * (vb_output_layout), not studies. */
 #ifndef VB_OUTPUT_H
@@ -9,7 +9,7 @@
 
 #include "internal.h"
 
-#define VB_FORMAT_NAME "vibro-2"
+#define VB_FORMAT_NAME "vibro-3"
 #define VB_STATUS_LEN  128 /* bytes of the table's status column */
 
 /* Shape of a signal per scene: [time], [mode], [mode][time]. */
@@ -27,24 +27,141 @@ typedef struct vb_signal_desc {
   int nmodes;           /* modes of the body (SHAPE_MODES*) */
 } vb_signal_desc;
 
-/* The layout of a file: signals, table and event row types. */
+/* The writer's test hooks (doc/format.md), read once from VIBRO_TEST_* by
+ * vb_test_hooks_read, the one place that reads them. */
+typedef struct vb_test_hooks {
+  long kill_at;         /* VIBRO_TEST_KILL_AT: raise kill_sig at that write point; 0 never */
+  int kill_sig;         /* VIBRO_TEST_KILL_SIG, else SIGKILL */
+  long batch_scenes;    /* VIBRO_TEST_BATCH: a shard every so many scenes; 0 off */
+  double batch_seconds; /* VIBRO_TEST_BATCH_SECONDS, s; 0: the default */
+} vb_test_hooks;
+
+/* A writer's write points, counted for the kill hook. */
+typedef struct vb_wpoints {
+  long kill_at, writes;
+  int sig;
+} vb_wpoints;
+
+/* A file being written by HDF5 under dirfd, whose dirty pages are sent to
+ * the disk as it is written (production I/O, not a test hook). */
+typedef struct vb_wb {
+  int dirfd;
+  const char *name; /* NULL: nothing to push */
+  int fd;           /* opened on first use; -1 before */
+} vb_wb;
+
+/* The dimension a table column runs along. */
+typedef enum {
+  VB_DIM_SCENE,         /* [scene] */
+  VB_DIM_SCENE_CONTACT, /* [scene][contact] */
+  VB_DIM_EVENT,         /* [event] */
+  VB_DIM_SWEPT          /* one column per swept path, along the table's dimension */
+} vb_dim;
+
+/* The type of a column's values: int64, int32, float64, or text of
+ * VB_STATUS_LEN bytes (fixed length, NUL-padded). */
+typedef enum { VB_COL_I64, VB_COL_I32, VB_COL_F64, VB_COL_TEXT } vb_col_type;
+
+/* One column of a table (output_table.c): its name, units, dimension and
+ * type, and how a finished run gives its value. */
+typedef struct vb_column vb_column;
+struct vb_column {
+  const char *name;  /* "impacts", "t_on" */
+  const char *units; /* "1", "s"; NULL for text */
+  vb_dim dim;
+  vb_col_type type;
+  /* Write the value for run (of contact `contact`, and of event ev in the
+   * event table) to out; NULL: the writer sets it (scene, events_start). */
+  void (*get)(const vb_column *col, const vb_run *run, int contact, const vb_event *ev, void *out);
+  size_t at; /* offset of the value in vb_contact_result or vb_event, for the plain gets */
+};
+
+/* The columns of /study/table, ended by a NULL name; the writer names
+ * those it sets or reads by these indices. */
+enum {
+  VB_TC_SCENE,
+  VB_TC_SWEPT,
+  VB_TC_STATUS_CODE,
+  VB_TC_STATUS,
+  VB_TC_SAMPLES,
+  VB_TC_INTERVAL,
+  VB_TC_FINAL_ENERGY,
+  VB_TC_BALANCE,
+  VB_TC_EVENTS_START,
+  VB_TC_EVENTS_COUNT,
+  VB_TC_COUNT_FIXED
+};
+extern const vb_column vb_table_columns[];
+/* The columns of /study/events, ended by a NULL name. */
+enum { VB_EC_SCENE, VB_EC_CONTACT };
+extern const vb_column vb_event_columns[];
+
+/* A column of a table as a layout expands it: one per swept path, and
+ * [contact] values per row for a per-contact column. */
+typedef struct vb_field {
+  char name[3 * VB_NAME_MAX + 32]; /* the dataset's name: "impacts", "contacts.hit.k" */
+  const char *units;
+  const vb_column *col;
+  int param;     /* VB_DIM_SWEPT: index of the swept path */
+  int width;     /* values per row: 1, or the contacts */
+  size_t size;   /* bytes of one value */
+  size_t offset; /* bytes from the start of a packed row to its first value */
+} vb_field;
+
+/* A table of a layout: /study/<name>, one dataset per field along the
+ * dimension `dim`; in memory, rows packed field after field. */
+typedef struct vb_table {
+  const char *name; /* "table", "events" */
+  const char *dim;  /* "scene", "event" */
+  const vb_column *cols; /* its column list */
+  vb_field *field;  /* [nfields] */
+  int nfields;
+  size_t rowsize;  /* bytes of a packed row */
+  size_t *at;      /* [columns of the list] offset of each column's first field */
+  int ncontacts;   /* per-contact width */
+  const char *const *contacts; /* [ncontacts] names: the `contact` coordinate */
+} vb_table;
+
+/* Expand a column list for a layout into t; 0 or -1 (out of memory, or a
+ * name used twice). */
+int vb_table_init(vb_table *t, const char *name, const char *dim, const vb_column *cols,
+                  const vb_output_layout *lay);
+/* Release what vb_table_init allocated. */
+void vb_table_clear(vb_table *t);
+/* A packed row's value of column `column` (an index into the list), as
+ * a long (integer columns) or a double (float columns). */
+long vb_row_long(const vb_table *t, const unsigned char *row, int column);
+double vb_row_double(const vb_table *t, const unsigned char *row, int column);
+/* Set an integer column of a packed row. */
+void vb_row_set_long(const vb_table *t, unsigned char *row, int column, long v);
+/* Fill the table row of a run: scene `index`, swept values params. */
+void vb_table_fill(const vb_table *t, unsigned char *row, long index, const double *params,
+                   const vb_run *run);
+/* Fill the event rows of a run, contact by contact and in time order. */
+void vb_events_fill(const vb_table *t, unsigned char *out, long index, const double *params,
+                    const vb_run *run);
+/* Create /study/<t->name> (under study) for rows rows: a group with the
+ * dimension coordinate, the `contact` coordinate when some field is per
+ * contact, and one dataset per field, its handle in ds[] ([nfields]).
+ * 0 or -1. */
+int vb_table_create(hid_t study, const vb_table *t, long rows, hid_t *ds);
+/* Write rows r0 .. r0+nr-1 of every field from nr packed rows; 0 or -1. */
+int vb_table_write(const vb_table *t, const hid_t *ds, long r0, long nr,
+                   const unsigned char *rows);
+/* Read every row of /study/<t->name> of an open file into *rows
+ * (malloc'ed, freed by the caller; *nrows rows); 0 or -1. */
+int vb_table_read(hid_t file, const vb_table *t, unsigned char **rows, long *nrows);
+
+/* The layout of a file: its signals, table and events. */
 typedef struct vb_format {
   vb_output_layout lay;
   int nsig;
   vb_signal_desc *sig; /* [nsig] */
-  hid_t row_type;      /* /study/table, packed little-endian */
-  size_t rowsize;
-  size_t off_params, off_code, off_status, off_samples, off_interval, off_final, off_balance,
-      off_evstart, off_evcount, off_contacts;
-  const char **row_units; /* [nrowfields] */
-  int nrowfields;
-  hid_t event_type; /* /study/events, packed little-endian */
-  size_t eventsize, off_event_params;
-  const char **event_units; /* [neventfields] */
-  int neventfields;
+  vb_table table;      /* /study/table */
+  vb_table events;     /* /study/events */
   const char **contact_names; /* [ncontacts] */
-  void (*tick)(void *ctx);    /* test hook, called before each dataset write */
-  void *tick_ctx;
+  vb_wpoints *points; /* the writer's write points (one before each dataset write), or NULL */
+  vb_wb *wb;         /* the file whose writeback is started after each write, or NULL */
   int threads; /* threads that stage a shard's signals; 0: OpenMP's default */
 } vb_format;
 
@@ -54,8 +171,8 @@ struct vb_packed_scene {
   long index;
   long samples;
   double interval;       /* s between samples */
-  unsigned char *row;    /* [rowsize] */
-  unsigned char *events; /* [nevents][eventsize] */
+  unsigned char *row;    /* [table.rowsize] */
+  unsigned char *events; /* [nevents][events.rowsize] */
   long nevents;
   const double **sig; /* [nsig]: samples, nmodes or nmodes * samples values */
   double *own;        /* the copied signals, NULL when borrowed from the run */
@@ -148,9 +265,9 @@ int vb_output_merge_shards(const char *path, const vb_output_layout *lay, int ve
  * not NULL, mark them with their status codes; 0 or -1. */
 int vb_shard_scenes(const char *part, const vb_shard *s, long nscenes, int64_t *idx,
                     unsigned char *complete, int *codes, long *ndone, long *T);
-/* Write len bytes to fd, calling tick (if any) between pieces of 16 MiB;
- * 0 or an errno. */
-int vb_write_all(int fd, const void *buf, size_t len, void (*tick)(void *), void *ctx);
+/* Write len bytes to fd, a write point (vb_write_point) between pieces of 16
+ * MiB; 0 or an errno. */
+int vb_write_all(int fd, const void *buf, size_t len, vb_wpoints *points);
 /* Start writing a file's dirty pages back to the disk, without waiting. */
 void vb_writeback(int fd);
 /* fsync a file by path, or with dir the directory holding it; 0 or -1. */
@@ -165,9 +282,13 @@ char *vb_part_file(const char *part, const char *name);
 
 /* output_shards.c: reading OUT.part/. */
 
-/* Test hook of the write points: raise SIGKILL, or the signal number in
- * VIBRO_TEST_KILL_SIG (SIGSTOP freezes a writer where a test wants it). */
-void vb_test_kill(void);
+/* Read the test hooks from the environment (VIBRO_TEST_*). */
+void vb_test_hooks_read(vb_test_hooks *h);
+/* A write point: with the kill hook set, the k-th raises its signal
+ * (SIGKILL, or SIGSTOP to freeze a writer where a test wants it). */
+void vb_write_point(vb_wpoints *p);
+/* Start the writeback of what has been written of w's file (none: nothing). */
+void vb_wb_push(vb_wb *w);
 /* zlib's crc32 of len bytes at buf, continuing crc (0 to start). */
 unsigned long vb_crc32(unsigned long crc, const void *buf, size_t len);
 /* CRC-32 of a file under dirfd, its size in *size; -1 on error.  Summed

@@ -1,6 +1,6 @@
-/* output_file.c - one HDF5 file of stacked scenes in the vibro-2 layout
- * (doc/format.md), written block by block: /study, /model, /signals with
- * their dimension scales.  Knows nothing of shards, studies or threads. */
+/* output_file.c - one HDF5 file of stacked scenes in the vibro-3 layout
+ * (doc/format.md), written block by block: /study (its tables through
+ * output_table.c), /model, /signals with their dimension scales.  Knows nothing of shards, studies or threads. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -17,55 +17,18 @@
 #include "h5util.h"
 #include "output.h"
 
-static void
-put_i64(unsigned char *at, long v)
-{
-  int64_t x = v;
-  memcpy(at, &x, 8);
-}
-
 /* ------------------------------------------------- a file of stacked scenes */
 
 struct vb_stack {
   const vb_format *f;
   char *path;
-  hid_t file, table, events, scene, time, *sig, *params;
+  hid_t file, scene, time, *sig, *params;
+  hid_t *table, *events; /* [fields] the tables' datasets; events NULL until created */
+  hid_t study;
   long rows, T;
   double interval;
   int flags; /* VB_STACK_* */
 };
-
-/* Create a 1-d, 2-d or 3-d float64/int64 dataset, contiguous, NaN-filled;
- * with early set, its space is allocated now and never filled (the
- * caller writes every byte of it, vb_stack_signal_offset). */
-static hid_t
-dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
-              const char *units, int early)
-{
-  hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  hid_t ds = H5I_INVALID_HID;
-  double nan = NAN;
-
-  if (space >= 0 && dcpl >= 0 &&
-      (!H5Tequal(type, H5T_IEEE_F64LE) || H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0) &&
-      (!early || (H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
-                  H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)))
-    ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-  vb_h5_close(space);
-  vb_h5_close(dcpl);
-  if (ds >= 0 && units && vb_h5_attr_string(ds, "units", units) < 0) {
-    vb_h5_close(ds);
-    ds = H5I_INVALID_HID;
-  }
-  return ds;
-}
-
-/* dataset_early, allocated when first written and NaN-filled. */
-static hid_t
-dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const char *units)
-{
-  return dataset_early(loc, name, type, rank, dims, units, 0);
-}
 
 /* Write /model: scene 0's bodies and contacts. */
 static int
@@ -142,19 +105,19 @@ signals_create(vb_stack *st, hid_t sg)
   for (b = 0; b < f->lay.first->nbodies; b++)
     modes[b] = H5I_INVALID_HID;
   d[0] = (hsize_t)st->rows;
-  st->scene = dataset(sg, "scene", H5T_STD_I64LE, 1, d, "1");
+  st->scene = vb_h5_scale_dataset(sg, "scene", H5T_STD_I64LE, 1, d, "1");
   rc |= st->scene < 0 || H5DSset_scale(st->scene, "scene") < 0 ? -1 : 0;
   if (st->interval > 0) {
     d[0] = (hsize_t)st->T;
-    st->time = dataset(sg, "time", H5T_IEEE_F64LE, 1, d, "s");
+    st->time = vb_h5_scale_dataset(sg, "time", H5T_IEEE_F64LE, 1, d, "s");
     rc |= st->time < 0 || H5DSset_scale(st->time, "time") < 0 ? -1 : 0;
   } else {
     d[0] = (hsize_t)st->T;
-    sample = dataset(sg, "sample", H5T_STD_I64LE, 1, d, "1");
+    sample = vb_h5_scale_dataset(sg, "sample", H5T_STD_I64LE, 1, d, "1");
     rc |= sample < 0 || H5DSset_scale(sample, "sample") < 0 ? -1 : 0;
     d[0] = (hsize_t)st->rows;
     d[1] = (hsize_t)st->T;
-    st->time = dataset(sg, "time", H5T_IEEE_F64LE, 2, d, "s");
+    st->time = vb_h5_dataset(sg, "time", H5T_IEEE_F64LE, 2, d, "s");
     rc |= st->time < 0 || H5DSattach_scale(st->time, st->scene, 0) < 0 ||
                   H5DSattach_scale(st->time, sample, 1) < 0
               ? -1
@@ -183,7 +146,7 @@ signals_create(vb_stack *st, hid_t sg)
   }
   for (p = 0; p < f->lay.nparams && rc == 0; p++) {
     d[0] = (hsize_t)st->rows;
-    st->params[p] = dataset(sg, f->lay.param_names[p], H5T_IEEE_F64LE, 1, d, f->lay.param_units[p]);
+    st->params[p] = vb_h5_dataset(sg, f->lay.param_names[p], H5T_IEEE_F64LE, 1, d, f->lay.param_units[p]);
     rc |= st->params[p] < 0 || H5DSattach_scale(st->params[p], st->scene, 0) < 0 ? -1 : 0;
   }
   for (s = 0; s < f->nsig && rc == 0; s++) {
@@ -199,7 +162,7 @@ signals_create(vb_stack *st, hid_t sg)
         int64_t *k = malloc((size_t)(sd->nmodes + 1) * sizeof *k);
         int i;
         snprintf(name, sizeof name, "mode.%s", f->lay.first->bodies[sd->body].name);
-        modes[sd->body] = dataset(sg, name, H5T_STD_I64LE, 1, &nm, "1");
+        modes[sd->body] = vb_h5_scale_dataset(sg, name, H5T_STD_I64LE, 1, &nm, "1");
         for (i = 0; k && i < sd->nmodes; i++)
           k[i] = i;
         if (!k || modes[sd->body] < 0 || H5DSset_scale(modes[sd->body], name) < 0 ||
@@ -214,7 +177,7 @@ signals_create(vb_stack *st, hid_t sg)
     }
     if (sd->shape != SHAPE_MODES)
       d[rank++] = (hsize_t)st->T;
-    st->sig[s] = dataset_early(sg, sd->name, H5T_IEEE_F64LE, rank, d, sd->units,
+    st->sig[s] = vb_h5_dataset_early(sg, sd->name, H5T_IEEE_F64LE, rank, d, sd->units,
                                (st->flags & VB_STACK_LAID) != 0);
     if (st->sig[s] < 0 || H5DSattach_scale(st->sig[s], st->scene, 0) < 0)
       rc = -1;
@@ -231,20 +194,14 @@ signals_create(vb_stack *st, hid_t sg)
   return rc;
 }
 
-/* Create /study/events of n rows, with its units and contacts. */
+/* Create /study/events of n rows. */
 static int
-events_create(vb_stack *st, hid_t study, long n)
+events_create(vb_stack *st, long n)
 {
-  const vb_format *f = st->f;
-  hsize_t d[1] = {(hsize_t)n};
-
-  st->events = dataset(study, "events", f->event_type, 1, d, NULL);
-  if (st->events < 0 ||
-      vb_h5_attr_strings(st->events, "units", f->event_units, (size_t)f->neventfields) < 0 ||
-      vb_h5_attr_strings(st->events, "contacts", f->contact_names,
-                         (size_t)f->lay.first->ncontacts) < 0)
+  st->events = malloc(((size_t)st->f->events.nfields + 1) * sizeof *st->events);
+  if (!st->events)
     return -1;
-  return 0;
+  return vb_table_create(st->study, &st->f->events, n, st->events);
 }
 
 /* Create a stacked file. */
@@ -254,8 +211,7 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
 {
   const vb_output_layout *l = &f->lay;
   vb_stack *st = calloc(1, sizeof *st);
-  hid_t fapl = H5I_INVALID_HID, study = H5I_INVALID_HID, sg = H5I_INVALID_HID;
-  hsize_t d[1];
+  hid_t fapl = H5I_INVALID_HID, study, sg = H5I_INVALID_HID;
   int rc = -1, s;
 
   *out = NULL;
@@ -266,11 +222,12 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
   st->T = T;
   st->interval = interval;
   st->flags = flags;
-  st->file = st->table = st->events = st->scene = st->time = H5I_INVALID_HID;
+  st->file = st->study = st->scene = st->time = H5I_INVALID_HID;
   st->path = strdup(path);
   st->sig = malloc(((size_t)f->nsig + 1) * sizeof *st->sig);
   st->params = malloc(((size_t)l->nparams + 1) * sizeof *st->params);
-  if (!st->path || !st->sig || !st->params) {
+  st->table = malloc(((size_t)f->table.nfields + 1) * sizeof *st->table);
+  if (!st->path || !st->sig || !st->params || !st->table) {
     vb_stack_close(st, NULL, 0);
     return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   }
@@ -278,6 +235,8 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
     st->sig[s] = H5I_INVALID_HID;
   for (s = 0; s < l->nparams; s++)
     st->params[s] = H5I_INVALID_HID;
+  for (s = 0; s < f->table.nfields; s++)
+    st->table[s] = H5I_INVALID_HID;
   fapl = H5Pcreate(H5P_FILE_ACCESS);
   /* built in memory: the caller takes the image (vb_stack_close_image) and
    * writes it, so a full disk is an error of write(), not of HDF5 */
@@ -302,7 +261,7 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
       (l->inputs && vb_h5_attr_fixed(st->file, "inputs", l->inputs) < 0) ||
       vb_h5_attr_int64(st->file, "scenes", rows) < 0)
     goto done;
-  study = H5Gcreate2(st->file, "study", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  study = st->study = H5Gcreate2(st->file, "study", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (study < 0 || vb_h5_attr_string(study, "mode", l->mode) < 0 ||
       vb_h5_attr_string(study, "sweep", l->sweep) < 0 ||
       vb_h5_attr_int64(study, "scenes", l->nscenes) < 0 ||
@@ -311,11 +270,8 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
       vb_h5_attr_strings(study, "param_units", (const char *const *)l->param_units,
                          (size_t)l->nparams) < 0)
     goto done;
-  d[0] = (hsize_t)rows;
-  st->table = dataset(study, "table", f->row_type, 1, d, NULL);
-  if (st->table < 0 ||
-      vb_h5_attr_strings(st->table, "units", f->row_units, (size_t)f->nrowfields) < 0 ||
-      (nevents >= 0 && events_create(st, study, nevents) < 0))
+  if (vb_table_create(study, &f->table, rows, st->table) < 0 ||
+      (nevents >= 0 && events_create(st, nevents) < 0))
     goto done;
   if (model_write(f, st->file) < 0)
     goto done;
@@ -325,7 +281,6 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
   rc = 0;
 done:
   vb_h5_close(sg);
-  vb_h5_close(study);
   if (rc < 0) {
     vb_stack_close(st, NULL, 0);
     return vb_errf_first(err, errlen, VB_EIO, "cannot create %s", path);
@@ -334,33 +289,21 @@ done:
   return VB_OK;
 }
 
-/* Write rows [r0, r0 + nr) of a dataset of rank 1-3 from buf. */
+/* Write rows [r0, r0 + nr) of a dataset of rank 1-3 from buf: a write
+ * point, then the writeback of what was written before, when there is
+ * something to write. */
 static int
 rows_write(const vb_format *f, hid_t ds, hid_t mtype, long r0, long nr, const void *buf)
 {
-  hid_t fspace = H5Dget_space(ds), mspace = H5I_INVALID_HID;
-  hsize_t off[3] = {0, 0, 0}, cnt[3];
-  int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1, rc = -1;
+  long w = vb_h5_row_values(ds);
 
-  if (rank < 1 || H5Sget_simple_extent_dims(fspace, cnt, NULL) < 0) {
-    vb_h5_close(fspace);
+  if (w < 0)
     return -1;
-  }
-  off[0] = (hsize_t)r0;
-  cnt[0] = (hsize_t)nr;
-  if (nr == 0 || (rank > 1 && cnt[1] == 0) || (rank > 2 && cnt[2] == 0)) {
-    vb_h5_close(fspace);
+  if (nr == 0 || w == 0)
     return 0;
-  }
-  if (f->tick)
-    f->tick(f->tick_ctx);
-  mspace = H5Screate_simple(rank, cnt, NULL);
-  if (mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL) >= 0 &&
-      H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0)
-    rc = 0;
-  vb_h5_close(mspace);
-  vb_h5_close(fspace);
-  return rc;
+  vb_write_point(f->points);
+  vb_wb_push(f->wb);
+  return vb_h5_write_rows(ds, mtype, r0, nr, buf);
 }
 
 /* Write rows of the file. */
@@ -369,6 +312,7 @@ vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
                     double *const *sigbuf, char *err, size_t errlen)
 {
   const vb_format *f = st->f;
+  const vb_table *t = &f->table;
   int64_t *idx = malloc((size_t)(nr > 0 ? nr : 1) * sizeof *idx);
   double *col = malloc((size_t)(nr > 0 ? nr : 1) * sizeof *col), *tbuf = NULL;
   long r, k;
@@ -377,23 +321,26 @@ vb_stack_write_rows(vb_stack *st, long r0, long nr, const unsigned char *rows,
   if (!idx || !col)
     rc = -1;
   for (r = 0; rc == 0 && r < nr; r++)
-    memcpy(&idx[r], rows + (size_t)r * f->rowsize, 8);
-  if (rc == 0 && (rows_write(f, st->table, f->row_type, r0, nr, rows) < 0 ||
+    idx[r] = vb_row_long(t, rows + (size_t)r * t->rowsize, VB_TC_SCENE);
+  if (rc == 0 && nr > 0) {
+    vb_write_point(f->points);
+    vb_wb_push(f->wb);
+  }
+  if (rc == 0 && (vb_table_write(t, st->table, r0, nr, rows) < 0 ||
                   rows_write(f, st->scene, H5T_NATIVE_INT64, r0, nr, idx) < 0))
     rc = -1;
   for (p = 0; p < f->lay.nparams && rc == 0; p++) {
     for (r = 0; r < nr; r++)
-      memcpy(&col[r], rows + (size_t)r * f->rowsize + f->off_params + 8 * (size_t)p, 8);
+      memcpy(&col[r], rows + (size_t)r * t->rowsize + t->at[VB_TC_SWEPT] + 8 * (size_t)p, 8);
     rc = rows_write(f, st->params[p], H5T_NATIVE_DOUBLE, r0, nr, col);
   }
   if (rc == 0 && st->interval <= 0 && st->T > 0) {
     /* time per scene: its own interval, NaN past its samples */
     tbuf = malloc((size_t)nr * (size_t)st->T * sizeof *tbuf);
     for (r = 0; tbuf && r < nr; r++) {
-      int64_t n;
-      double dt;
-      memcpy(&n, rows + (size_t)r * f->rowsize + f->off_samples, 8);
-      memcpy(&dt, rows + (size_t)r * f->rowsize + f->off_interval, 8);
+      const unsigned char *row = rows + (size_t)r * t->rowsize;
+      long n = vb_row_long(t, row, VB_TC_SAMPLES);
+      double dt = vb_row_double(t, row, VB_TC_INTERVAL);
       for (k = 0; k < st->T; k++)
         tbuf[r * st->T + k] = k < n ? (double)k * dt : NAN;
     }
@@ -434,15 +381,14 @@ int
 vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events, char *err,
                       size_t errlen)
 {
-  if (st->events < 0 && e0 == 0) {
+  if (!st->events && e0 == 0 && events_create(st, ne) < 0)
     /* created by vb_stack_create with nevents < 0: ne rows now */
-    hid_t study = H5Gopen2(st->file, "study", H5P_DEFAULT);
-    int rc = study < 0 ? -1 : events_create(st, study, ne);
-    vb_h5_close(study);
-    if (rc < 0)
-      return vb_errf_first(err, errlen, VB_EIO, "cannot create events in %s", st->path);
+    return vb_errf_first(err, errlen, VB_EIO, "cannot create events in %s", st->path);
+  if (ne > 0) {
+    vb_write_point(st->f->points);
+    vb_wb_push(st->f->wb);
   }
-  if (rows_write(st->f, st->events, st->f->event_type, e0, ne, events) < 0)
+  if (!st->events || vb_table_write(&st->f->events, st->events, e0, ne, events) < 0)
     return vb_errf_first(err, errlen, VB_EIO, "cannot write events to %s", st->path);
   return VB_OK;
 }
@@ -481,8 +427,11 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
     rc |= vb_h5_close(st->params[s]);
   rc |= vb_h5_close(st->scene);
   rc |= vb_h5_close(st->time);
-  rc |= vb_h5_close(st->table);
-  rc |= vb_h5_close(st->events);
+  for (s = 0; st->table && s < st->f->table.nfields; s++)
+    rc |= vb_h5_close(st->table[s]);
+  for (s = 0; st->events && s < st->f->events.nfields; s++)
+    rc |= vb_h5_close(st->events[s]);
+  rc |= vb_h5_close(st->study);
   if (st->file >= 0 && H5Fclose(st->file) < 0) {
     /* a write failed (a full disk): HDF5 keeps the file open, and would
      * crash flushing it again at exit; drop every object of it.  The file
@@ -503,6 +452,8 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
     vb_errf_first(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
   free(st->sig);
   free(st->params);
+  free(st->table);
+  free(st->events);
   free(st->path);
   free(st);
   return rc ? VB_EIO : VB_OK;
@@ -540,20 +491,21 @@ vb_stack_write_scenes(vb_stack *st, vb_packed_scene *const *sc, long n, char *er
 
   for (i = 0; i < n; i++)
     nev += sc[i]->nevents;
-  rows = malloc((size_t)(n > 0 ? n : 1) * f->rowsize);
-  events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
+  rows = malloc((size_t)(n > 0 ? n : 1) * f->table.rowsize);
+  events = malloc(nev > 0 ? (size_t)nev * f->events.rowsize : 1);
   if (!rows || !events) {
     free(rows);
     free(events);
     return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", st->path);
   }
   for (i = 0; i < n; i++) {
-    memcpy(rows + (size_t)i * f->rowsize, sc[i]->row, f->rowsize);
-    put_i64(rows + (size_t)i * f->rowsize + f->off_evstart, e);
-    put_i64(rows + (size_t)i * f->rowsize + f->off_evcount, sc[i]->nevents);
+    unsigned char *row = rows + (size_t)i * f->table.rowsize;
+    memcpy(row, sc[i]->row, f->table.rowsize);
+    vb_row_set_long(&f->table, row, VB_TC_EVENTS_START, e);
+    vb_row_set_long(&f->table, row, VB_TC_EVENTS_COUNT, sc[i]->nevents);
     if (sc[i]->nevents > 0)
-      memcpy(events + (size_t)e * f->eventsize, sc[i]->events,
-             (size_t)sc[i]->nevents * f->eventsize);
+      memcpy(events + (size_t)e * f->events.rowsize, sc[i]->events,
+             (size_t)sc[i]->nevents * f->events.rowsize);
     e += sc[i]->nevents;
   }
   rc = vb_stack_write_rows(st, 0, n, rows, NULL, err, errlen);

@@ -74,7 +74,7 @@ vb_output_lay(vb_output *o, const long *pending, long n)
   laid *l;
   int s;
 
-  if (o->laid || n < 2 || o->batch_scenes > 0 || o->nbatch > 0)
+  if (o->laid || n < 2 || o->hooks.batch_scenes > 0 || o->nbatch > 0)
     return;
   for (s = 0; s < f->nsig; s++)
     per += 8.0 * (double)vb_signal_width(&f->sig[s], T);
@@ -123,8 +123,8 @@ vb_output_lay_create(vb_output *o)
   tpath = ok ? vb_part_file(o->part, l->tmp) : NULL;
   ok = ok && tpath;
   vb_h5_quiet_begin(&q);
-  if (ok && o->fmt.tick)
-    o->fmt.tick(o->fmt.tick_ctx); /* the kill hook's write point */
+  if (ok)
+    vb_write_point(o->fmt.points); /* the kill hook's write point */
   if (ok)
     ok = vb_stack_create(f, tpath, l->rows, vb_format_time_length(f, l->T), l->interval, -1,
                          VB_STACK_LAID, &l->st, e, sizeof e) == VB_OK;

@@ -1,5 +1,5 @@
-/* output_layout.c - the vibro-2 layout (doc/format.md): the signals a
- * scene records, the table and event row types with their units, and
+/* output_layout.c - the vibro-3 layout (doc/format.md): the signals a
+ * scene records, the tables (output_table.c), and
  * packing a finished run into rows and signals for the writer.  Knows
  * nothing of files, shards, studies or threads. */
 #include <math.h>
@@ -10,40 +10,6 @@
 
 #include "h5util.h"
 #include "output.h"
-
-#define CONTACT_COLUMNS 7 /* table columns per contact */
-
-/* One field of vb_event as stored in /study/events. */
-typedef struct event_field {
-  const char *name;
-  size_t offset;
-  int is_int; /* int32 rather than float64 */
-  const char *units;
-} event_field;
-
-static const event_field event_fields[] = {
-    {"t_on", offsetof(vb_event, t_on), 0, "s"},
-    {"t_off", offsetof(vb_event, t_off), 0, "s"},
-    {"duration", offsetof(vb_event, duration), 0, "s"},
-    {"v_in", offsetof(vb_event, v_in), 0, "m/s"},
-    {"v_out", offsetof(vb_event, v_out), 0, "m/s"},
-    {"x_max", offsetof(vb_event, x_max), 0, "m"},
-    {"peak_force", offsetof(vb_event, peak_force), 0, "N"},
-    {"x_max_pred", offsetof(vb_event, x_max_pred), 0, "m"},
-    {"v_out_pred", offsetof(vb_event, v_out_pred), 0, "m/s"},
-    {"v_out_exact", offsetof(vb_event, v_out_exact), 0, "m/s"},
-    {"duration_pred", offsetof(vb_event, duration_pred), 0, "s"},
-    {"energy_before", offsetof(vb_event, energy_before), 0, "J"},
-    {"energy_after", offsetof(vb_event, energy_after), 0, "J"},
-    {"energy_correction", offsetof(vb_event, energy_correction), 0, "J"},
-    {"newton_iterations_max", offsetof(vb_event, newton_iterations_max), 1, "1"},
-    {"fallbacks", offsetof(vb_event, fallbacks), 1, "1"},
-    {"samples", offsetof(vb_event, samples), 1, "1"},
-    {"corrections", offsetof(vb_event, corrections), 1, "1"},
-};
-
-#define NEVENT_FIELDS ((int)(sizeof event_fields / sizeof event_fields[0]))
-#define EVENT_FIXED   (8 + 4) /* scene int64, contact int32 */
 
 /* The modal properties of a modal body B, written as bodies.B.modes.<name>
  * [scene][mode] beside its recorded signals (they are the model's, not the
@@ -57,11 +23,6 @@ static const struct {
     {"mass", "kg", offsetof(vb_body, modal_mass)},
 };
 #define NPROPERTIES ((int)(sizeof properties / sizeof properties[0]))
-
-static const char *const contact_figures[CONTACT_COLUMNS] = {
-    "impacts",         "first_impact", "mean_contact_duration", "max_compression",
-    "newton_failures", "fallbacks",    "newton_iterations"};
-static const char *const contact_units[CONTACT_COLUMNS] = {"1", "s", "s", "m", "1", "1", "1"};
 
 /* Append a signal: instance i of a row of the table, or (row NULL) modal
  * property `property` of body `body`. */
@@ -185,19 +146,20 @@ instance_signals(vb_format *f, int *cap, vb_signal_object object, int i)
 }
 
 /* The instances of `object` (points or modes) that belong to body b, each
- * with its signals. */
+ * with its signals: they are consecutive, from *next on (bodies are taken
+ * in order, so a scene of N bodies costs N calls, not N^2). */
 static int
-body_signals(vb_format *f, int *cap, vb_signal_object object, int b)
+body_signals(vb_format *f, int *cap, vb_signal_object object, int b, int *next)
 {
   const vb_scene *sc = f->lay.first;
-  int nt, r, i, n, p, rc = 0;
+  int nt, r, n, p, rc = 0;
   const vb_signal *t = vb_signal_table(&nt);
 
   for (r = 0; r < nt && t[r].object != object; r++)
     ;
-  for (i = 0, n = r < nt ? vb_signal_count(&t[r], sc) : 0; i < n && rc == 0; i++)
-    if (vb_signal_body(&t[r], sc, i, &p) == b)
-      rc = instance_signals(f, cap, object, i);
+  for (n = r < nt ? vb_signal_count(&t[r], sc) : 0;
+       *next < n && rc == 0 && vb_signal_body(&t[r], sc, *next, &p) == b; (*next)++)
+    rc = instance_signals(f, cap, object, *next);
   return rc;
 }
 
@@ -209,16 +171,16 @@ signals_list(vb_format *f)
 {
   const vb_scene *sc = f->lay.first;
   char name[sizeof f->sig->name];
-  int cap = 0, b, c, k, rc = 0;
+  int cap = 0, b, c, k, rc = 0, point = 0, mode = 0;
 
   for (b = 0; b < sc->nbodies && rc == 0; b++) {
     const vb_body *bd = &sc->bodies[b];
-    rc |= body_signals(f, &cap, VB_SIGNAL_POINT, b);
+    rc |= body_signals(f, &cap, VB_SIGNAL_POINT, b, &point);
     for (k = 0; k < NPROPERTIES && bd->kind == VB_BODY_MODAL && rc == 0; k++) {
       snprintf(name, sizeof name, "bodies.%s.modes.%s", bd->name, properties[k].name);
       rc |= sig_add(f, &cap, name, properties[k].units, SHAPE_MODES, NULL, 0, k, b, bd->nmodes);
     }
-    rc |= body_signals(f, &cap, VB_SIGNAL_MODES, b);
+    rc |= body_signals(f, &cap, VB_SIGNAL_MODES, b, &mode);
   }
   for (c = 0; c < sc->ncontacts && rc == 0; c++)
     rc |= instance_signals(f, &cap, VB_SIGNAL_CONTACT, c);
@@ -248,166 +210,40 @@ vb_format_time_length(const vb_format *f, long T)
   return 0;
 }
 
-/* A column of a compound type being built. */
-static int
-column(hid_t type, const char **units, int *nf, const char *name, size_t off, hid_t ftype,
-       const char *unit)
-{
-  if (H5Tinsert(type, name, off, ftype) < 0)
-    return -1;
-  units[(*nf)++] = unit;
-  return 0;
-}
-
-/* Build the table row type. */
-static int
-row_type(vb_format *f, char *err, size_t errlen)
-{
-  const vb_output_layout *l = &f->lay;
-  int nc = l->first->ncontacts, nfields = 12 + l->nparams + CONTACT_COLUMNS * nc, p, c, k;
-  hid_t str = H5I_INVALID_HID;
-  char name[VB_NAME_MAX + 64];
-  int rc = 0;
-
-  f->off_params = 8;
-  f->off_code = f->off_params + 8 * (size_t)l->nparams;
-  f->off_status = f->off_code + 4;
-  f->off_samples = f->off_status + VB_STATUS_LEN;
-  f->off_interval = f->off_samples + 8;
-  f->off_final = f->off_interval + 8;
-  f->off_balance = f->off_final + 8;
-  f->off_evstart = f->off_balance + 8;
-  f->off_evcount = f->off_evstart + 8;
-  f->off_contacts = f->off_evcount + 8;
-  f->rowsize = f->off_contacts + 8 * CONTACT_COLUMNS * (size_t)nc;
-  f->row_units = calloc((size_t)nfields, sizeof *f->row_units);
-  f->row_type = H5Tcreate(H5T_COMPOUND, f->rowsize);
-  str = H5Tcopy(H5T_C_S1);
-  if (!f->row_units || f->row_type < 0 || str < 0 || H5Tset_size(str, VB_STATUS_LEN) < 0 ||
-      H5Tset_strpad(str, H5T_STR_NULLPAD) < 0)
-    rc = -1;
-  if (rc == 0)
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, "index", 0, H5T_STD_I64LE, "1");
-  for (p = 0; p < l->nparams && rc == 0; p++)
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, l->param_names[p],
-                 f->off_params + 8 * (size_t)p, H5T_IEEE_F64LE, l->param_units[p]);
-  if (rc == 0) {
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, "status_code", f->off_code,
-                 H5T_STD_I32LE, "1");
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, "status", f->off_status, str, "-");
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, "samples", f->off_samples,
-                 H5T_STD_I64LE, "1");
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, "sample_interval", f->off_interval,
-                 H5T_IEEE_F64LE, "s");
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, "final_energy", f->off_final,
-                 H5T_IEEE_F64LE, "J");
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, "energy_balance_error", f->off_balance,
-                 H5T_IEEE_F64LE, "J");
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, "events_start", f->off_evstart,
-                 H5T_STD_I64LE, "1");
-    rc |= column(f->row_type, f->row_units, &f->nrowfields, "events_count", f->off_evcount,
-                 H5T_STD_I64LE, "1");
-  }
-  for (c = 0; c < nc && rc == 0; c++)
-    for (k = 0; k < CONTACT_COLUMNS && rc == 0; k++) {
-      int is_int = k == 0 || k >= 4;
-      snprintf(name, sizeof name, "%s:%s", contact_figures[k], l->first->contacts[c].name);
-      rc |= column(f->row_type, f->row_units, &f->nrowfields, name,
-                   f->off_contacts + 8 * ((size_t)c * CONTACT_COLUMNS + (size_t)k),
-                   is_int ? H5T_STD_I64LE : H5T_IEEE_F64LE, contact_units[k]);
-    }
-  vb_h5_close(str);
-  if (rc != 0)
-    return vb_errf_first(err, errlen, VB_EINVAL,
-                         "cannot build the study table type (a swept path "
-                         "or contact name used twice?)");
-  return VB_OK;
-}
-
-/* Build the event row type. */
-static int
-event_type(vb_format *f, char *err, size_t errlen)
-{
-  const vb_output_layout *l = &f->lay;
-  int nfields = 2 + NEVENT_FIELDS + l->nparams, i, rc = 0;
-  size_t off = EVENT_FIXED;
-
-  for (i = 0; i < NEVENT_FIELDS; i++)
-    off += event_fields[i].is_int ? 4 : 8;
-  f->off_event_params = off;
-  f->eventsize = off + 8 * (size_t)l->nparams;
-  f->event_units = calloc((size_t)nfields, sizeof *f->event_units);
-  f->event_type = H5Tcreate(H5T_COMPOUND, f->eventsize);
-  if (!f->event_units || f->event_type < 0)
-    rc = -1;
-  if (rc == 0) {
-    rc |= column(f->event_type, f->event_units, &f->neventfields, "scene", 0, H5T_STD_I64LE, "1");
-    rc |= column(f->event_type, f->event_units, &f->neventfields, "contact", 8, H5T_STD_I32LE, "1");
-  }
-  off = EVENT_FIXED;
-  for (i = 0; i < NEVENT_FIELDS && rc == 0; i++) {
-    rc |= column(f->event_type, f->event_units, &f->neventfields, event_fields[i].name, off,
-                 event_fields[i].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, event_fields[i].units);
-    off += event_fields[i].is_int ? 4 : 8;
-  }
-  for (i = 0; i < l->nparams && rc == 0; i++)
-    rc |= column(f->event_type, f->event_units, &f->neventfields, l->param_names[i],
-                 f->off_event_params + 8 * (size_t)i, H5T_IEEE_F64LE, l->param_units[i]);
-  if (rc != 0)
-    return vb_errf_first(err, errlen, VB_EINVAL,
-                         "cannot build the event table type (a swept path "
-                         "named like an event field?)");
-  return VB_OK;
-}
-
 /* Build the format of a layout. */
 int
 vb_format_init(vb_format *f, const vb_output_layout *lay, char *err, size_t errlen)
 {
-  int c, rc;
+  int c;
 
   memset(f, 0, sizeof *f);
-  f->row_type = f->event_type = H5I_INVALID_HID;
   f->lay = *lay;
   f->contact_names = calloc((size_t)lay->first->ncontacts + 1, sizeof *f->contact_names);
   if (!f->contact_names || signals_list(f) != 0)
     return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory");
   for (c = 0; c < lay->first->ncontacts; c++)
     f->contact_names[c] = lay->first->contacts[c].name;
-  rc = row_type(f, err, errlen);
-  if (rc == VB_OK)
-    rc = event_type(f, err, errlen);
-  return rc;
+  if (vb_table_init(&f->table, "table", "scene", vb_table_columns, lay) < 0 ||
+      vb_table_init(&f->events, "events", "event", vb_event_columns, lay) < 0)
+    return vb_errf_first(err, errlen, VB_EINVAL,
+                         "cannot build the study tables (out of memory, or a swept path "
+                         "named like a column of /study/table or /study/events?)");
+  f->table.contacts = f->events.contacts = f->contact_names;
+  return VB_OK;
 }
 
 /* Release a format. */
 void
 vb_format_clear(vb_format *f)
 {
-  vb_h5_close(f->row_type);
-  vb_h5_close(f->event_type);
+  vb_table_clear(&f->table);
+  vb_table_clear(&f->events);
   free(f->sig);
-  free(f->row_units);
-  free(f->event_units);
   free(f->contact_names);
   memset(f, 0, sizeof *f);
-  f->row_type = f->event_type = H5I_INVALID_HID;
 }
 
 /* ----------------------------------------------------------- packing */
-
-/* Status code of a status text. */
-static int
-status_code(const char *status)
-{
-  if (strcmp(status, "done") == 0)
-    return VB_OK;
-  if (strncmp(status, "diverged", 8) == 0)
-    return VB_EDIVERGED;
-  if (strncmp(status, "newton", 6) == 0)
-    return VB_ENOCONV;
-  return VB_EINVAL;
-}
 
 /* Where signal s of a run is. */
 static const double *
@@ -419,101 +255,6 @@ signal_data(const vb_signal_desc *s, const vb_run *run)
     return vb_signal_data(run, s->row, s->instance);
   bd = &vb_run_scene(run)->bodies[s->body];
   return *(double *const *)((const char *)bd + properties[s->property].offset);
-}
-
-static void
-put_i64(unsigned char *at, long v)
-{
-  int64_t x = v;
-  memcpy(at, &x, 8);
-}
-static void
-put_i32(unsigned char *at, int v)
-{
-  int32_t x = v;
-  memcpy(at, &x, 4);
-}
-static void
-put_f64(unsigned char *at, double v)
-{
-  memcpy(at, &v, 8);
-}
-
-/* Fill the table row of a run. */
-static void
-row_fill(const vb_format *f, unsigned char *row, long index, const double *params,
-         const vb_run *run)
-{
-  const vb_scene *sc = vb_run_scene(run);
-  const char *status = vb_run_status(run);
-  long n = vb_run_samples(run), e, counted;
-  double x, sum;
-  int p, c;
-
-  memset(row, 0, f->rowsize);
-  put_i64(row, index);
-  for (p = 0; p < f->lay.nparams; p++)
-    put_f64(row + f->off_params + 8 * (size_t)p, params[p]);
-  put_i32(row + f->off_code, status_code(status));
-  memcpy(row + f->off_status, status,
-         strlen(status) < VB_STATUS_LEN ? strlen(status) : VB_STATUS_LEN);
-  put_i64(row + f->off_samples, n);
-  put_f64(row + f->off_interval, (double)sc->record_every / sc->fs);
-  put_f64(row + f->off_final, n > 0 ? vb_run_final_energy(run, VB_ENERGY_TOTAL) : NAN);
-  put_f64(row + f->off_balance, vb_run_balance_error(run));
-  for (c = 0; c < sc->ncontacts; c++) {
-    const vb_contact_result *r = vb_run_contact(run, c);
-    unsigned char *at = row + f->off_contacts + 8 * (size_t)c * CONTACT_COLUMNS;
-
-    put_i64(at, r->nevents);
-    /* the first impact with a measured onset (one engaged at t = 0 has none) */
-    x = NAN;
-    for (e = 0; e < r->nevents && !isfinite(x); e++)
-      x = r->events[e].t_on;
-    put_f64(at + 8, x);
-    sum = 0.0;
-    counted = 0;
-    for (e = 0; e < r->nevents; e++)
-      if (isfinite(r->events[e].duration)) {
-        sum += r->events[e].duration;
-        counted++;
-      }
-    put_f64(at + 16, counted > 0 ? sum / (double)counted : NAN);
-    put_f64(at + 24, n > 0 ? r->max_compression : NAN);
-    put_i64(at + 32, r->newton_failures);
-    put_i64(at + 40, r->fallbacks);
-    put_i64(at + 48, r->iterations);
-  }
-}
-
-/* Fill the event rows of a run. */
-static void
-events_fill(const vb_format *f, unsigned char *out, long index, const double *params,
-            const vb_run *run)
-{
-  const vb_scene *sc = vb_run_scene(run);
-  int c, i, p;
-  long e;
-
-  for (c = 0; c < sc->ncontacts; c++) {
-    const vb_contact_result *r = vb_run_contact(run, c);
-    for (e = 0; e < r->nevents; e++) {
-      const unsigned char *ev = (const unsigned char *)&r->events[e];
-      size_t off = EVENT_FIXED;
-
-      memset(out, 0, f->eventsize);
-      put_i64(out, index);
-      put_i32(out + 8, c);
-      for (i = 0; i < NEVENT_FIELDS; i++) {
-        size_t w = event_fields[i].is_int ? 4 : 8;
-        memcpy(out + off, ev + event_fields[i].offset, w);
-        off += w;
-      }
-      for (p = 0; p < f->lay.nparams; p++)
-        put_f64(out + f->off_event_params + 8 * (size_t)p, params[p]);
-      out += f->eventsize;
-    }
-  }
 }
 
 /* Free a packed scene. */
@@ -608,8 +349,8 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
   p->interval = (double)vb_run_scene(run)->record_every / vb_run_scene(run)->fs;
   p->nevents = nev;
   p->bytes = 8.0 * (double)total;
-  p->row = malloc(f->rowsize);
-  p->events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
+  p->row = malloc(f->table.rowsize);
+  p->events = malloc(nev > 0 ? (size_t)nev * f->events.rowsize : 1);
   p->sig = calloc((size_t)f->nsig + 1, sizeof *p->sig);
   if (p->bytes <= PACK_COPY_MAX && !borrow)
     p->own = malloc(total > 0 ? (size_t)total * sizeof(double) : 1);
@@ -617,8 +358,8 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
     vb_packed_scene_free(p);
     return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
   }
-  row_fill(f, p->row, index, params, run);
-  events_fill(f, p->events, index, params, run);
+  vb_table_fill(&f->table, p->row, index, params, run);
+  vb_events_fill(&f->events, p->events, index, params, run);
   for (s = 0; s < f->nsig; s++) {
     const double *d = signal_data(&f->sig[s], run);
     long w = vb_signal_width(&f->sig[s], n);

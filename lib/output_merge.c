@@ -36,19 +36,16 @@ typedef struct merge {
   long *evcount; /* [n] events of scene i */
   long T;
   double interval;
-  long kill_at, writes;
+  vb_wpoints points; /* the kill hook's write points */
   char *err;
   size_t errlen;
 } merge;
 
-/* Test hook (VIBRO_TEST_KILL_AT), as in output.c. */
+/* A write point of the merge (the kill hook, VIBRO_TEST_KILL_AT). */
 static void
-tick(void *ctx)
+tick(merge *m)
 {
-  merge *m = ctx;
-
-  if (m->kill_at > 0 && ++m->writes == m->kill_at)
-    vb_test_kill();
+  vb_write_point(&m->points);
 }
 
 /* Read a whole dataset of a shard into a new buffer (mtype elements of
@@ -108,26 +105,29 @@ plan(merge *m)
                            m->path, i, m->part);
   /* samples, interval and events of each scene, from the shards' tables */
   for (k = 0; k < m->nsh; k++) {
+    const vb_table *t = &m->f.table;
     char *path = vb_part_file(m->part, m->sh[k].name);
     hid_t file = path ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-    unsigned char *rows =
-        file >= 0 ? read_all(file, "study/table", m->f.row_type, m->f.rowsize, NULL) : NULL;
+    unsigned char *rows = NULL;
+    long nrows = 0;
+    int bad = file < 0 || vb_table_read(file, t, &rows, &nrows) < 0 || nrows != m->sh[k].rows;
     free(path);
     vb_h5_close(file);
-    if (!rows)
+    if (bad) {
+      free(rows);
       return vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot read the table of %s/%s", m->path,
                            m->part, m->sh[k].name);
+    }
     for (r = 0; r < m->sh[k].rows; r++) {
-      const unsigned char *row = rows + (size_t)r * m->f.rowsize;
-      int64_t c, n;
+      const unsigned char *row = rows + (size_t)r * t->rowsize;
+      long n;
       double dt;
       i = m->idx[k][r];
       if (m->owner[i] != k || m->pos[i] != r)
         continue;
-      memcpy(&c, row + m->f.off_evcount, 8);
-      memcpy(&n, row + m->f.off_samples, 8);
-      memcpy(&dt, row + m->f.off_interval, 8);
-      m->evcount[i] = (long)c;
+      n = vb_row_long(t, row, VB_TC_SAMPLES);
+      dt = vb_row_double(t, row, VB_TC_INTERVAL);
+      m->evcount[i] = vb_row_long(t, row, VB_TC_EVENTS_COUNT);
       m->T = n > m->T ? n : m->T;
       if (first)
         m->interval = dt;
@@ -213,12 +213,13 @@ merge_rows(merge *m, const hid_t *files, long b0, long nr, const long *evat, lon
   int rc = VB_OK;
 
   for (k = 0; k < m->nsh && rc == VB_OK; k++) {
-    unsigned char *srows, *sev;
+    const vb_table *t = &f->table, *te = &f->events;
+    unsigned char *srows = NULL, *sev = NULL;
+    long nrows, nev;
     if (files[k] < 0)
       continue;
-    srows = read_all(files[k], "study/table", f->row_type, f->rowsize, NULL);
-    sev = read_all(files[k], "study/events", f->event_type, f->eventsize, NULL);
-    if (!srows || !sev) {
+    if (vb_table_read(files[k], t, &srows, &nrows) < 0 || nrows != m->sh[k].rows ||
+        vb_table_read(files[k], te, &sev, &nev) < 0) {
       free(srows);
       free(sev);
       rc = vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot read %s/%s", m->path, m->part,
@@ -226,18 +227,22 @@ merge_rows(merge *m, const hid_t *files, long b0, long nr, const long *evat, lon
       break;
     }
     for (i = b0; i < b0 + nr; i++) {
-      unsigned char *row = rows + (size_t)(i - b0) * f->rowsize;
-      int64_t start, at;
+      unsigned char *row = rows + (size_t)(i - b0) * t->rowsize;
+      long start, at;
       if (m->owner[i] != k)
         continue;
-      memcpy(row, srows + (size_t)m->pos[i] * f->rowsize, f->rowsize);
-      memcpy(&start, row + f->off_evstart, 8);
+      memcpy(row, srows + (size_t)m->pos[i] * t->rowsize, t->rowsize);
+      start = vb_row_long(t, row, VB_TC_EVENTS_START);
       /* this scene's events go after those of the scenes before it */
       at = evat[i - b0];
+      if (m->evcount[i] > 0 && (start < 0 || start + m->evcount[i] > nev)) {
+        rc = vb_errf_first(m->err, m->errlen, VB_EIO, "%s: the events of scene %ld in %s/%s are not in its events", m->path, i, m->part, m->sh[k].name);
+        break;
+      }
       if (m->evcount[i] > 0)
-        memcpy(events + (size_t)(at - ev0) * f->eventsize, sev + (size_t)start * f->eventsize,
-               (size_t)m->evcount[i] * f->eventsize);
-      memcpy(row + f->off_evstart, &at, 8);
+        memcpy(events + (size_t)(at - ev0) * te->rowsize, sev + (size_t)start * te->rowsize,
+               (size_t)m->evcount[i] * te->rowsize);
+      vb_row_set_long(t, row, VB_TC_EVENTS_START, at);
     }
     free(srows);
     free(sev);
@@ -251,7 +256,7 @@ merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
 {
   const vb_format *f = &m->f;
   hid_t *files = calloc((size_t)m->nsh, sizeof *files);
-  unsigned char *rows = malloc((size_t)nr * f->rowsize), *events = NULL;
+  unsigned char *rows = malloc((size_t)nr * f->table.rowsize), *events = NULL;
   long *evat = NULL; /* [nr] first event row of each scene */
   long nev = 0, i, k;
   int rc = VB_OK;
@@ -267,7 +272,7 @@ merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
     evat[i - b0] = *ev0 + nev;
     nev += m->evcount[i];
   }
-  events = malloc(nev > 0 ? (size_t)nev * f->eventsize : 1);
+  events = malloc(nev > 0 ? (size_t)nev * f->events.rowsize : 1);
   if (!events || !evat) {
     rc = vb_errf_first(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
     goto out;
@@ -343,6 +348,9 @@ merge_write(merge *m, const char *tmp, const volatile int *stop)
     if (vb_signal_width(&m->f.sig[s], m->T) > maxw)
       maxw = vb_signal_width(&m->f.sig[s], m->T);
   B = (long)(MERGE_BYTES / (8.0 * (double)maxw));
+  /* and the block's table rows too (a row per scene holds every contact's) */
+  if ((double)B * (double)m->f.table.rowsize > MERGE_BYTES)
+    B = (long)(MERGE_BYTES / (double)m->f.table.rowsize);
   B = B < 1 ? 1 : B;
   /* a file that fits is built in memory and written here (write() errors,
    * not HDF5's, on a full disk) */
@@ -366,7 +374,7 @@ merge_write(merge *m, const char *tmp, const volatile int *stop)
     rc = vb_stack_close_image(st, &image, &ilen, m->err, m->errlen);
     if (rc == VB_OK) {
       int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-      int e = fd < 0 ? errno : vb_write_all(fd, image, ilen, tick, m);
+      int e = fd < 0 ? errno : vb_write_all(fd, image, ilen, &m->points);
       if (fd >= 0 && close(fd) < 0 && e == 0)
         e = errno;
       if (e != 0) {
@@ -422,7 +430,7 @@ vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify
   merge m;
   vb_h5quiet q;
   char *tmp = NULL;
-  const char *env = getenv("VIBRO_TEST_KILL_AT");
+  vb_test_hooks hooks;
   int rc;
 
   if (err && errlen > 0)
@@ -433,7 +441,8 @@ vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify
   m.n = lay->nscenes;
   m.err = err;
   m.errlen = errlen;
-  m.kill_at = env ? atol(env) : 0;
+  vb_test_hooks_read(&hooks);
+  m.points = (vb_wpoints){.kill_at = hooks.kill_at, .sig = hooks.kill_sig};
   m.part = malloc(strlen(path) + sizeof PART_SUFFIX);
   if (!m.part)
     return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
@@ -441,8 +450,7 @@ vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify
   strcat(m.part, PART_SUFFIX);
   vb_h5_quiet_begin(&q);
   rc = vb_format_init(&m.f, lay, err, errlen);
-  m.f.tick = tick;
-  m.f.tick_ctx = &m;
+  m.f.points = &m.points;
   if (rc == VB_OK) {
     m.dirfd = open(m.part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (m.dirfd < 0)

@@ -38,12 +38,57 @@
 
 typedef vb_shard shard;
 
-/* Test hook: raise SIGKILL or VIBRO_TEST_KILL_SIG. */
+/* The writer's test hooks, from the environment: the one place that reads
+ * VIBRO_TEST_* (doc/format.md). */
 void
-vb_test_kill(void)
+vb_test_hooks_read(vb_test_hooks *h)
 {
-  const char *s = getenv("VIBRO_TEST_KILL_SIG");
-  raise(s && atoi(s) > 0 ? atoi(s) : SIGKILL);
+  const char *kill_at = getenv("VIBRO_TEST_KILL_AT"), *sig = getenv("VIBRO_TEST_KILL_SIG");
+  const char *batch = getenv("VIBRO_TEST_BATCH"), *seconds = getenv("VIBRO_TEST_BATCH_SECONDS");
+
+  h->kill_at = kill_at ? atol(kill_at) : 0;
+  h->kill_sig = sig && atoi(sig) > 0 ? atoi(sig) : SIGKILL;
+  h->batch_scenes = batch ? atol(batch) : 0;
+  h->batch_seconds = seconds ? atof(seconds) : 0.0;
+}
+
+/* Count a write point; the kill hook raises its signal at the chosen one. */
+void
+vb_write_point(vb_wpoints *p)
+{
+  if (p && p->kill_at > 0 && ++p->writes == p->kill_at)
+    raise(p->sig);
+}
+
+/* Start the writeback of what has been written of w's file so far. */
+void
+vb_wb_push(vb_wb *w)
+{
+  if (!w || !w->name)
+    return;
+  if (w->fd < 0)
+    w->fd = openat(w->dirfd, w->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  vb_writeback(w->fd);
+}
+
+/* Write len bytes to fd, a write point between pieces of 16 MiB. */
+int
+vb_write_all(int fd, const void *buf, size_t len, vb_wpoints *points)
+{
+  size_t done = 0;
+
+  while (done < len) {
+    size_t piece = len - done < ((size_t)1 << 24) ? len - done : ((size_t)1 << 24);
+    ssize_t w = write(fd, (const char *)buf + done, piece);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return w < 0 ? errno : ENOSPC;
+    done += (size_t)w;
+    if (done < len)
+      vb_write_point(points);
+  }
+  return 0;
 }
 
 /* zlib's crc32(crc, buf, len) (CRC-32 of gzip and PNG), by ISA-L's folding
@@ -359,6 +404,17 @@ vb_part_file(const char *part, const char *name)
   return p;
 }
 
+/* Elements of a dataset, or -1. */
+static long
+dataset_length(hid_t ds)
+{
+  hid_t space = H5Dget_space(ds);
+  hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+
+  vb_h5_close(space);
+  return (long)n;
+}
+
 /* Read a shard's scene indices and status codes into complete[] and codes[]. */
 int
 vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
@@ -367,8 +423,7 @@ vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
   char *path = vb_part_file(part, s->name);
   hid_t file = path ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
   hid_t scene = file >= 0 ? H5Dopen2(file, "signals/scene", H5P_DEFAULT) : -1;
-  hid_t table = file >= 0 ? H5Dopen2(file, "study/table", H5P_DEFAULT) : -1;
-  hid_t ctype = H5Tcreate(H5T_COMPOUND, sizeof(int));
+  hid_t table = file >= 0 ? H5Dopen2(file, "study/table/status_code", H5P_DEFAULT) : -1;
   hid_t time = file >= 0 ? H5Dopen2(file, "signals/time", H5P_DEFAULT) : -1;
   hid_t space = time >= 0 ? H5Dget_space(time) : -1;
   int64_t *idx = idxout ? idxout : malloc((size_t)(s->rows > 0 ? s->rows : 1) * sizeof *idx);
@@ -377,10 +432,10 @@ vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
   int rc = -1, nd;
   long r;
 
-  if (scene >= 0 && table >= 0 && ctype >= 0 && idx && code && space >= 0 &&
-      H5Tinsert(ctype, "status_code", 0, H5T_NATIVE_INT) >= 0 &&
+  if (scene >= 0 && table >= 0 && idx && code && space >= 0 &&
+      dataset_length(scene) == s->rows && dataset_length(table) == s->rows &&
       H5Dread(scene, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, idx) >= 0 &&
-      H5Dread(table, ctype, H5S_ALL, H5S_ALL, H5P_DEFAULT, code) >= 0 &&
+      H5Dread(table, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, code) >= 0 &&
       (nd = H5Sget_simple_extent_dims(space, dims, NULL)) >= 1) {
     *T = (long)dims[nd - 1];
     rc = 0;
@@ -398,7 +453,6 @@ vb_shard_scenes(const char *part, const shard *s, long nscenes, int64_t *idxout,
   }
   vb_h5_close(space);
   vb_h5_close(time);
-  vb_h5_close(ctype);
   vb_h5_close(table);
   vb_h5_close(scene);
   vb_h5_close(file);

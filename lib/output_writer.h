@@ -48,11 +48,10 @@ struct vb_output {
   long nbatch, capbatch;
   double batch_bytes, last_flush;
   long next_shard;
-  long kill_at, writes; /* test hook VIBRO_TEST_KILL_AT */
-  const char *wb_name;  /* the shard HDF5 is writing (under dirfd), or NULL */
-  int wbfd;             /* a descriptor of it, to start its writeback */
-  long batch_scenes;    /* test hook VIBRO_TEST_BATCH: scenes per shard */
-  double batch_seconds; /* BATCH_SECONDS, or the test hook VIBRO_TEST_BATCH_SECONDS */
+  vb_test_hooks hooks;  /* read once, when the output is opened */
+  vb_wpoints points;     /* the write points of the kill hook */
+  vb_wb wb;             /* the shard HDF5 is writing (wb.name under dirfd), or none */
+  double batch_seconds; /* BATCH_SECONDS, or the test hook's */
   laid *laid;           /* the shard laid out before the run, or NULL */
   char *err;            /* where messages go during a call */
   size_t errlen;

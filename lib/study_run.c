@@ -110,7 +110,7 @@ finished_file(const vb_study *study, const vb_output_layout *lay, const char *ou
   }
   vb_h5_close(f);
   vb_h5_quiet_end(&q);
-  same = format && input && strcmp(format, "vibro-2") == 0 &&
+  same = format && input && strcmp(format, VB_FORMAT_NAME) == 0 &&
          strcmp(input, vb_study_input(study)) == 0 && scenes == vb_study_scenes(study);
   then.input = input;
   then.inputs = inputs;

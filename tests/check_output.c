@@ -1,4 +1,4 @@
-/* check_output.c - the vibro-2 writer (doc/format.md): the layout read
+/* check_output.c - the vibro-3 writer (doc/format.md): the layout read
  * back with the HDF5 C API, values equal to the run's, units, dimension
  * scales, the events table, padding, and the shard directory's safety:
  * verification on resume, torn manifest lines, locks, symlinks. */
@@ -19,6 +19,8 @@
 
 #include "vibro.h"
 #include "output.h"
+#include "run.h"
+#include "h5table.h"
 #include "testutil.h"
 
 #ifndef TEST_BUILDDIR
@@ -103,7 +105,7 @@ START_TEST(test_layout_and_values)
   f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   ck_assert(f >= 0);
   read_string_attr(f, "format", text, sizeof text);
-  ck_assert_str_eq(text, "vibro-2");
+  ck_assert_str_eq(text, "vibro-3");
   /* stacked [scene][time], the shorter scene padded with NaN */
   n = read_doubles(f, "signals/contacts.hit.force", buf, 1024);
   ck_assert_int_eq(n, 2 * n1);
@@ -145,66 +147,48 @@ START_TEST(test_layout_and_values)
   }
   /* the events table: one row per impact with its scene */
   {
-    hid_t d = H5Dopen2(f, "study/events", H5P_DEFAULT), s = H5Dget_space(d);
     hid_t m = H5Tcreate(H5T_COMPOUND, 3 * sizeof(double));
     double rows[3 * 8];
     long nev = vb_run_contact(a.run, 0)->nevents + vb_run_contact(b.run, 0)->nevents;
 
-    ck_assert_int_eq(H5Sget_simple_extent_npoints(s), nev);
     ck_assert(nev >= 2 && nev <= 8);
     H5Tinsert(m, "scene", 0, H5T_NATIVE_DOUBLE);
     H5Tinsert(m, "v_in", 8, H5T_NATIVE_DOUBLE);
     H5Tinsert(m, "x_max", 16, H5T_NATIVE_DOUBLE);
-    ck_assert(H5Dread(d, m, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+    ck_assert_int_eq(tu_table_read(f, "study/events", m, rows), nev);
     ck_assert(rows[0] == 0.0);
     ck_assert(rows[1] == vb_run_contact(a.run, 0)->events[0].v_in);
     ck_assert(rows[3 * (nev - 1)] == 1.0);
     ck_assert(rows[3 * (nev - 1) + 2] ==
               vb_run_contact(b.run, 0)->events[vb_run_contact(b.run, 0)->nevents - 1].x_max);
-    /* units: a string array aligned with the fields */
-    {
-      hid_t at = H5Aopen(d, "units", H5P_DEFAULT), as = H5Aget_space(at);
-      hid_t ft = H5Dget_type(d), t = H5Tcopy(H5T_C_S1);
-      char *u[64];
-      int nf = H5Tget_nmembers(ft), i;
-      H5Tset_size(t, H5T_VARIABLE);
-      H5Tset_cset(t, H5T_CSET_UTF8);
-      ck_assert_int_eq(H5Sget_simple_extent_npoints(as), nf);
-      ck_assert(nf < 64 && H5Aread(at, t, u) >= 0);
-      for (i = 0; i < nf; i++) {
-        char *name = H5Tget_member_name(ft, (unsigned)i);
-        if (strcmp(name, "v_in") == 0)
-          ck_assert_str_eq(u[i], "m/s");
-        if (strcmp(name, "peak_force") == 0)
-          ck_assert_str_eq(u[i], "N");
-        H5free_memory(name);
-        H5free_memory(u[i]);
-      }
-      H5Tclose(t);
-      H5Tclose(ft);
-      H5Sclose(as);
-      H5Aclose(at);
-    }
+    /* units: each column's own */
+    tu_column_units(f, "study/events", "v_in", text, sizeof text);
+    ck_assert_str_eq(text, "m/s");
+    tu_column_units(f, "study/events", "peak_force", text, sizeof text);
+    ck_assert_str_eq(text, "N");
+    tu_column_units(f, "study/table", "max_compression:hit", text, sizeof text);
+    ck_assert_str_eq(text, "m");
+    /* dimension scales: scene and contact on a per-contact column, event on
+     * an event column */
+    ck_assert(has_scale(f, "study/table/impacts", "scene"));
+    ck_assert(has_scale(f, "study/table/impacts", "contact"));
+    ck_assert(has_scale(f, "study/events/t_on", "event"));
     H5Tclose(m);
-    H5Sclose(s);
-    H5Dclose(d);
   }
   /* the table: samples and events of each scene */
   {
-    hid_t d = H5Dopen2(f, "study/table", H5P_DEFAULT);
     hid_t m = H5Tcreate(H5T_COMPOUND, 3 * sizeof(long long));
     long long rows[6];
     H5Tinsert(m, "samples", 0, H5T_NATIVE_LLONG);
     H5Tinsert(m, "events_start", 8, H5T_NATIVE_LLONG);
     H5Tinsert(m, "events_count", 16, H5T_NATIVE_LLONG);
-    ck_assert(H5Dread(d, m, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+    ck_assert_int_eq(tu_table_read(f, "study/table", m, rows), 2);
     ck_assert_int_eq(rows[0], n0);
     ck_assert_int_eq(rows[3], n1);
     ck_assert_int_eq(rows[1], 0);
     ck_assert_int_eq(rows[4], rows[2]);
     ck_assert_int_eq(rows[2], vb_run_contact(a.run, 0)->nevents);
     H5Tclose(m);
-    H5Dclose(d);
   }
   H5Fclose(f);
   {
@@ -244,6 +228,163 @@ static void corrupt(const char *path)
   close(fd);
 }
 
+/* The table stores each run's own status code, whatever its text says: an
+ * out-of-memory scene is VB_ENOMEM (-2), where parsing "out of memory at
+ * t=..." back gave -1; a code the text does not name is kept too. */
+START_TEST(test_status_codes_stored)
+{
+  static const struct {
+    int code;
+    const char *status;
+  } cases[] = {
+      {VB_ENOMEM, "out of memory at t=0.000113379"},
+      {VB_ENOMEM, "out of memory recording events"},
+      {VB_ENOCONV, "newton failed at t=0.0001 (3 steps did not converge)"},
+      {VB_EDIVERGED, "diverged at t=0.0002 s: contact 'hit': compression is nan"},
+      {VB_EDISCRIM, "done"},
+      {VB_OK, "done"},
+  };
+  enum { N = sizeof cases / sizeof cases[0] };
+  tu_sim s[N];
+  const vb_run *runs[N];
+  char path[1024], err[1024];
+  hid_t f, m;
+  struct {
+    int code;
+    char status[128];
+  } rows[N];
+  int i;
+
+  for (i = 0; i < N; i++) {
+    s[i] = tu_run_text(hammer_text);
+    s[i].run->code = cases[i].code;
+    snprintf(s[i].run->status, sizeof s[i].run->status, "%s", cases[i].status);
+    runs[i] = s[i].run;
+  }
+  out_path(path, sizeof path, "codes");
+  ck_assert_msg(vb_output_write(path, runs, N, err, sizeof err) == VB_OK, "%s", err);
+  f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  m = H5Tcreate(H5T_COMPOUND, sizeof rows[0]);
+  {
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, 128);
+    H5Tinsert(m, "status_code", HOFFSET(__typeof__(rows[0]), code), H5T_NATIVE_INT);
+    H5Tinsert(m, "status", HOFFSET(__typeof__(rows[0]), status), str);
+    H5Tclose(str);
+  }
+  ck_assert_int_eq(tu_table_read(f, "study/table", m, rows), N);
+  for (i = 0; i < N; i++) {
+    ck_assert_int_eq(rows[i].code, cases[i].code);
+    ck_assert_str_eq(rows[i].status, cases[i].status);
+    tu_free(&s[i]);
+  }
+  H5Tclose(m);
+  H5Fclose(f);
+  remove(path);
+}
+END_TEST
+
+/* Scene text of n masses, mass k at v0_k (random), each against its own wall. */
+static char *wide_text(int n, const double *v0)
+{
+  size_t cap = 256 + (size_t)n * 400, len = 0;
+  char *t = malloc(cap);
+  int k;
+
+  ck_assert(t != NULL);
+  len += (size_t)snprintf(t + len, cap - len,
+                          "scene = { name = \"w\"; fs = 44100.0; duration = 0.0006; };\n"
+                          "record = { signals = []; };\nbodies = (\n");
+  for (k = 0; k < n; k++)
+    len += (size_t)snprintf(t + len, cap - len,
+                            "{ name = \"m%d\"; type = \"mass\"; mass = 0.0137; v0 = %.17g; },\n"
+                            "{ name = \"w%d\"; type = \"wall\"; }%s\n",
+                            k, v0[k], k, k < n - 1 ? "," : "");
+  len += (size_t)snprintf(t + len, cap - len, ");\ncontacts = (\n");
+  for (k = 0; k < n; k++)
+    len += (size_t)snprintf(t + len, cap - len,
+                            "{ name = \"c%d\"; between = [\"m%d\", \"w%d\"]; law = \"hunt-crossley\"; "
+                            "k = 2.2e8; alpha = 1.37; mu = 0.41; scheme = \"am1\"; }%s\n",
+                            k, k, k, k < n - 1 ? "," : "");
+  snprintf(t + len, cap - len, ");\n");
+  return t;
+}
+
+/* Random widths far past vibro-2's limit (about 130 contacts): scenes of n
+ * contacts written as shards out of order (3 then 1 then 0, 2), merged,
+ * and read back with the tests' own column reader: each scene's row holds
+ * its own run's figures for every contact, at the right place. */
+START_TEST(test_wide_tables_random)
+{
+  unsigned seed = 0x5eed1u + (unsigned)_i;
+  int n = 1 + (int)(rand_r(&seed) % 300u), k, i;
+  double *v0 = malloc((size_t)n * sizeof *v0);
+  tu_sim s[4];
+  vb_output_layout lay;
+  vb_output *o;
+  char path[1024], err[1024], *text;
+  static const long order[4] = {3, 1, 0, 2};
+  hid_t f, m;
+  struct {
+    long long scene, impacts, iterations;
+    double maxc, first;
+  } rows[4];
+
+  ck_assert(v0 != NULL);
+  for (i = 0; i < 4; i++) {
+    for (k = 0; k < n; k++)
+      v0[k] = 0.2 + 1.7 * (double)rand_r(&seed) / RAND_MAX;
+    text = wide_text(n, v0);
+    s[i] = tu_run_text(text);
+    free(text);
+    ck_assert_int_eq(s[i].rc, VB_OK);
+  }
+  out_path(path, sizeof path, "wide");
+  layout_of(&lay, s[0].scene, 4);
+  ck_assert_int_eq(vb_output_open(path, &lay, 0, 0, &o, err, sizeof err), VB_OK);
+  for (i = 0; i < 4; i++) {
+    ck_assert_msg(vb_output_scene(o, order[i], NULL, s[order[i]].run, err, sizeof err) == VB_OK,
+                  "%s", err);
+    if (i != 2)
+      ck_assert_msg(vb_output_flush(o, err, sizeof err) == VB_OK, "%s", err);
+  }
+  vb_output_free(o);
+  ck_assert_msg(vb_output_merge(path, &lay, NULL, err, sizeof err) == VB_OK, "%s", err);
+  f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert(f >= 0);
+  for (int probe = 0; probe < 8; probe++) {
+    int c = probe == 0 ? 0 : probe == 1 ? n - 1 : (int)(rand_r(&seed) % (unsigned)n);
+    char name[5][64];
+    m = H5Tcreate(H5T_COMPOUND, sizeof rows[0]);
+    snprintf(name[0], sizeof name[0], "index");
+    snprintf(name[1], sizeof name[1], "impacts:c%d", c);
+    snprintf(name[2], sizeof name[2], "newton_iterations:c%d", c);
+    snprintf(name[3], sizeof name[3], "max_compression:c%d", c);
+    snprintf(name[4], sizeof name[4], "first_impact:c%d", c);
+    H5Tinsert(m, name[0], HOFFSET(__typeof__(rows[0]), scene), H5T_NATIVE_LLONG);
+    H5Tinsert(m, name[1], HOFFSET(__typeof__(rows[0]), impacts), H5T_NATIVE_LLONG);
+    H5Tinsert(m, name[2], HOFFSET(__typeof__(rows[0]), iterations), H5T_NATIVE_LLONG);
+    H5Tinsert(m, name[3], HOFFSET(__typeof__(rows[0]), maxc), H5T_NATIVE_DOUBLE);
+    H5Tinsert(m, name[4], HOFFSET(__typeof__(rows[0]), first), H5T_NATIVE_DOUBLE);
+    ck_assert_int_eq(tu_table_read(f, "study/table", m, rows), 4);
+    for (i = 0; i < 4; i++) {
+      const vb_contact_result *r = vb_run_contact(s[i].run, c);
+      ck_assert_int_eq(rows[i].scene, i);
+      ck_assert_int_eq(rows[i].impacts, r->nevents);
+      ck_assert_int_eq(rows[i].iterations, r->iterations);
+      ck_assert(rows[i].maxc == r->max_compression);
+      ck_assert(r->nevents > 0 && rows[i].first == r->events[0].t_on);
+    }
+    H5Tclose(m);
+  }
+  H5Fclose(f);
+  remove(path);
+  for (i = 0; i < 4; i++)
+    tu_free(&s[i]);
+  free(v0);
+}
+END_TEST
+
 START_TEST(test_resume_verifies_shards)
 {
   tu_sim a = tu_run_text(hammer_text);
@@ -272,7 +413,7 @@ START_TEST(test_resume_verifies_shards)
     ck_assert(strstr(paths[1], ".part/r000-000001.h5") != NULL);
     {
       hid_t f = H5Fopen(paths[0], H5F_ACC_RDONLY, H5P_DEFAULT);
-      hid_t d = H5Dopen2(f, "study/table", H5P_DEFAULT), sp = H5Dget_space(d);
+      hid_t d = H5Dopen2(f, "study/table/scene", H5P_DEFAULT), sp = H5Dget_space(d);
       ck_assert(f >= 0 && d >= 0);
       ck_assert_int_eq(H5Sget_simple_extent_npoints(sp), 2);
       H5Sclose(sp);
@@ -497,6 +638,8 @@ static Suite *output_suite(void)
   tcase_set_timeout(errors, 60);
   tcase_add_test(core, test_layout_and_values);
   tcase_add_test(core, test_crc_is_zlib);
+  tcase_add_test(core, test_status_codes_stored);
+  tcase_add_loop_test(core, test_wide_tables_random, 0, 3);
   tcase_add_test(safety, test_resume_verifies_shards);
   tcase_add_test(safety, test_torn_manifest_line);
   tcase_add_test(safety, test_part_refused);

@@ -39,17 +39,30 @@ run() {
 # e.g. "bodies/plate/pickup/u" or "time", the scene's own samples of
 # /signals/bodies.plate.pickup.u) and table (the /study/table rows); it
 # fails by raising (assert) with a message that says what was measured.
-# Layout vibro-2, doc/format.md.
+# Layout vibro-3, doc/format.md.
 check() {
   what=$1
   cat >"$tmp/check.py"
   if "$python" - "$2" "$tmp/check.py" >"$tmp/py.out" 2>&1 <<'PY'
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
-table = f["study/table"][()]
-events = f["study/events"]
-contacts = [c.decode() if isinstance(c, bytes) else c for c in events.attrs["contacts"]]
-events = events[()]
+contacts = [c.decode() for c in f["study/table/contact"][()]]
+def rows(g):
+    # a vibro-3 table's columns as records: "index" the scene, "X:C" contact C's X
+    cols = {}
+    for k, d in g.items():
+        if k == "event" or d.dtype.kind == "S" and k == "contact":
+            continue
+        if d.ndim == 2:
+            cols.update(("%s:%s" % (k, c), d[:, j]) for j, c in enumerate(contacts))
+        else:
+            cols["index" if k == "scene" and g.name.endswith("table") else k] = d[()]
+    out = np.zeros(len(next(iter(cols.values()))), [(k, v.dtype) for k, v in cols.items()])
+    for k, v in cols.items():
+        out[k] = v
+    return out
+table = rows(f["study/table"])
+events = rows(f["study/events"])
 def ev(contact, scene=0):
     assert contact in contacts, "no contact %r in %s" % (contact, contacts)
     return events[(events["scene"] == scene) & (events["contact"] == contacts.index(contact))]
@@ -316,7 +329,7 @@ contacts = ( { name = "hit"; between = ["hammer", "wall"]; law = "hunt-crossley"
                k = 1.5e11; alpha = 2.8; mu = 0.6; scheme = "am1"; } );
 CFG
 run avanzini-wall
-"$python" -c 'import sys, h5py; print(repr(float(h5py.File(sys.argv[1])["study/events"]["duration_pred"][0])))' \
+"$python" -c 'import sys, h5py; print(repr(float(h5py.File(sys.argv[1])["study/events/duration_pred"][0])))' \
   "$tmp/avanzini-wall.h5" >"$tmp/wall.txt" 2>&1 || bad "avanzini-wall: $(cat "$tmp/wall.txt")"
 echo "rigid = $(cat "$tmp/wall.txt")" >"$tmp/rigid.py"
 check "avanzini-hammer-bar: one impact, longer than against a rigid wall (eq 12)" \

@@ -1,5 +1,5 @@
 #!/bin/sh
-# study.sh - studies end to end in layout vibro-2 (doc/format.md): -j 1 and
+# study.sh - studies end to end in layout vibro-3 (doc/format.md): -j 1 and
 # -j 2 give identical files; the interruption matrix (SIGKILL at every 3rd
 # write point of the output through VIBRO_TEST_KILL_AT, SIGKILL from
 # outside, a full disk through ulimit -f, SIGTERM, a damaged shard), each
@@ -59,7 +59,7 @@ expect 0 "$vibro" run "$study" -o "$tmp/j2.h5" -j 2 --quiet
 same "$tmp/j1.h5" "$tmp/j2.h5" "-j 1 against -j 2"
 [ -e "$tmp/j1.h5.part" ] && bad "shard directory left after a finished run" || ok
 h5dump -a /format "$tmp/j1.h5" >"$tmp/format" 2>&1
-contains "$tmp/format" '"vibro-2"'
+contains "$tmp/format" '"vibro-3"'
 # h5diff sees a difference where there is one (the test can fail)
 sed 's/mu = 0.5;/mu = 0.51;/' "$study" >"$tmp/other.cfg"
 expect 0 "$vibro" run "$tmp/other.cfg" -o "$tmp/other.h5" -j 2 --quiet
@@ -225,8 +225,8 @@ for m in sorted(os.listdir(part)):
         if not line.endswith("\n"):
             continue
         with h5py.File(os.path.join(part, line.split()[0]), "r") as f:
-            assert f.attrs["format"] == "vibro-2"
-            n += len(f["study/table"])
+            assert f.attrs["format"] == "vibro-3"
+            n += len(f["study/table/scene"])
             assert f["signals/contacts.hit.force"].shape[0] == len(f["signals/scene"])
 assert n > 0 and n < 64, "%d scenes" % n
 print(n, "scenes readable while running")
@@ -291,26 +291,28 @@ else
   grep -q "kept" "$tmp/err" && bad "claims kept scenes when none finished: $(cat "$tmp/err")" || ok
 fi
 
-# /study/events: every impact of every scene, one flat table (pandas in one
-# call when installed), with the swept values and units aligned with the fields
+# /study/events: every impact of every scene, a column per field along
+# `event` (pandas and xarray in one call when installed), with the swept
+# values; every column with its units
 "$python" - "$ref" >"$tmp/ev" 2>&1 <<'PY' && ok || bad "/study/events: $(tail -3 "$tmp/ev")"
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
 ev = f["study/events"]
-rows = ev[()]
-t = f["study/table"][()]
-assert len(rows) == t["impacts:hit"].sum() == t["events_count"].sum() == 64, len(rows)
-assert list(ev.attrs["units"][:4]) == ["1", "1", "s", "s"] or \
-       [u.decode() if isinstance(u, bytes) else u for u in ev.attrs["units"][:4]] == ["1", "1", "s", "s"]
-assert len(ev.attrs["units"]) == len(rows.dtype.names)
-assert (rows["contacts.hit.k"] == t["contacts.hit.k"][rows["scene"]]).all()
-assert (np.diff(rows["scene"]) >= 0).all()
-units = dict(zip(t.dtype.names, [u.decode() if isinstance(u, bytes) else u for u in f["study/table"].attrs["units"]]))
-assert units["contacts.hit.k"] == "N/m^alpha" and units["bodies.hammer.v0"] == "m/s", units
+t = f["study/table"]
+n = len(ev["event"])
+assert n == t["impacts"][:, 0].sum() == t["events_count"][()].sum() == 64, n
+assert [ev[k].attrs["units"] for k in ("scene", "contact", "t_on", "t_off")] == ["1", "1", "s", "s"]
+assert (ev["contacts.hit.k"][()] == t["contacts.hit.k"][()][ev["scene"][()]]).all()
+assert (np.diff(ev["scene"][()]) >= 0).all()
+assert t["contacts.hit.k"].attrs["units"] == "N/m^alpha"
+assert t["bodies.hammer.v0"].attrs["units"] == "m/s"
 try:
     import pandas
-    df = pandas.DataFrame(rows)
+    df = pandas.DataFrame({k: d[()] for k, d in ev.items()})
     assert df.shape[0] == 64 and "v_out" in df.columns
+    import xarray
+    ds = xarray.open_dataset(sys.argv[1], group="study/table", engine="h5netcdf")
+    assert ds["impacts"].dims == ("scene", "contact") and int(ds["impacts"].sum()) == 64
 except ImportError:
     pass
 PY
@@ -327,7 +329,7 @@ CFG
 expect 2 "$vibro" run "$tmp/cap.cfg" -o "$tmp/cap.h5" --quiet
 contains "$tmp/err" "1 of 2 scenes did not finish; first: newton failed at t="
 [ -f "$tmp/cap.h5" ] && ok || bad "no output for a study with a failed scene"
-h5dump -d /study/table "$tmp/cap.h5" >"$tmp/table" 2>&1
+h5dump -d /study/table/status "$tmp/cap.h5" >"$tmp/table" 2>&1
 contains "$tmp/table" '"newton failed at t='
 
 # a bad sweep path: one line naming the valid paths, exit 1, no file

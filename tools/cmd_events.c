@@ -18,7 +18,7 @@ static const char description[] =
     "Every field in the file is shown (see README.md for their meaning).\n"
     "--csv prints comma-separated values instead: one header line of field\n"
     "names, then the rows, numbers with 17 significant digits.\n"
-    "On the layout vibro-2 the rows come from /study/events (every impact of\n"
+    "On the layouts vibro-2 and vibro-3 the rows come from /study/events (every impact of\n"
     "the study, with its swept values), read in blocks; on a running study\n"
     "(OUT.h5 not there yet, or OUT.h5.part) from the shards finished so far.\n";
 
@@ -61,6 +61,23 @@ field_units(const char *units, const char *name, char *buf, size_t len)
     }
     p = strchr(p, ' ');
   }
+}
+
+/* The text table's column width of a field: its name, units, or values. */
+static int
+field_width(const field *f)
+{
+  static const int least[] = {[FIELD_FLOAT] = 12, [FIELD_INT] = 6, [FIELD_VSTRING] = 12,
+                              [FIELD_FSTRING] = 0};
+  int w = (int)strlen(f->name);
+
+  if (f->units[0] && (int)strlen(f->units) + 2 > w)
+    w = (int)strlen(f->units) + 2;
+  if (w < least[f->kind])
+    w = least[f->kind];
+  if (f->kind == FIELD_FSTRING && w < (int)f->size)
+    w = (int)f->size;
+  return w;
 }
 
 /* Add the fields of an event table's type to the union of fields. */
@@ -109,17 +126,7 @@ fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
                : H5Tis_variable_str(mt) > 0 ? FIELD_VSTRING
                                             : FIELD_FSTRING;
       f.size = f.kind == FIELD_FSTRING ? H5Tget_size(mt) + 1 : 0;
-      f.width = (int)strlen(f.name);
-      if (f.units[0] && (int)strlen(f.units) + 2 > f.width)
-        f.width = (int)strlen(f.units) + 2;
-      if (f.kind == FIELD_FLOAT && f.width < 12)
-        f.width = 12;
-      if (f.kind == FIELD_INT && f.width < 6)
-        f.width = 6;
-      if (f.kind == FIELD_FSTRING && f.width < (int)f.size)
-        f.width = (int)f.size;
-      if (f.kind == FIELD_VSTRING && f.width < 12)
-        f.width = 12;
+      f.width = field_width(&f);
       (*fields)[(*nfields)++] = f;
     } else if ((*fields)[i - 1].kind == FIELD_FSTRING && cls == H5T_STRING &&
                H5Tis_variable_str(mt) <= 0 && H5Tget_size(mt) + 1 > (*fields)[i - 1].size) {
@@ -130,6 +137,80 @@ fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
   }
   names_free(&aligned);
   return 0;
+}
+
+/* vibro-3: the fields of a group of columns (creation order; the `event`
+ * coordinate is not one), each with its dataset's units. */
+static int
+fields_columns(field **fields, size_t *nfields, hid_t g)
+{
+  namelist kids = {0};
+  int rc = children_ordered(g, &kids);
+
+  for (size_t k = 0; k < kids.n && rc == 0; k++) {
+    hid_t ds = strcmp(kids.v[k], "event") == 0 ? H5I_INVALID_HID : H5Dopen2(g, kids.v[k], H5P_DEFAULT);
+    hid_t type = ds >= 0 ? H5Dget_type(ds) : H5I_INVALID_HID;
+    H5T_class_t cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+    field f = {.kind = FIELD_FLOAT}, *more;
+    if (cls == H5T_FLOAT || cls == H5T_INTEGER ||
+        (cls == H5T_STRING && H5Tis_variable_str(type) <= 0)) {
+      more = realloc(*fields, (*nfields + 1) * sizeof *more);
+      if (!more) {
+        rc = -1;
+      } else {
+        *fields = more;
+        snprintf(f.name, sizeof f.name, "%s", kids.v[k]);
+        attr_text(ds, "units", f.units, sizeof f.units);
+        if (strcmp(f.units, "1") == 0 || strcmp(f.units, "-") == 0)
+          f.units[0] = '\0';
+        f.kind = cls == H5T_FLOAT ? FIELD_FLOAT : cls == H5T_INTEGER ? FIELD_INT : FIELD_FSTRING;
+        f.size = f.kind == FIELD_FSTRING ? H5Tget_size(type) + 1 : 0;
+        f.width = field_width(&f);
+        (*fields)[(*nfields)++] = f;
+      }
+    }
+    close_id(type);
+    close_id(ds);
+  }
+  names_free(&kids);
+  return rc;
+}
+
+/* vibro-3: read rows [start, start + count) of every field's column of
+ * group g into buf (rows of `row` bytes, field i at offset[i]). */
+static int
+columns_block(hid_t g, const field *fields, size_t nfields, const size_t *offset, size_t row,
+              hsize_t start, hsize_t count, unsigned char *buf)
+{
+  unsigned char *tmp = NULL;
+  int rc = 0;
+
+  for (size_t i = 0; i < nfields && rc == 0; i++) {
+    size_t esize = fields[i].kind == FIELD_FSTRING ? fields[i].size : 8;
+    hid_t ds = H5Dopen2(g, fields[i].name, H5P_DEFAULT), mtype;
+    hid_t fspace = ds >= 0 ? H5Dget_space(ds) : H5I_INVALID_HID;
+    hid_t mspace = H5Screate_simple(1, &count, NULL);
+    if (fields[i].kind == FIELD_FSTRING) {
+      mtype = H5Tcopy(H5T_C_S1);
+      H5Tset_size(mtype, esize);
+    } else {
+      mtype = H5Tcopy(fields[i].kind == FIELD_INT ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE);
+    }
+    tmp = malloc((size_t)count * esize + 1);
+    rc = tmp && fspace >= 0 && mspace >= 0 && mtype >= 0 &&
+                 H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0 &&
+                 H5Dread(ds, mtype, mspace, fspace, H5P_DEFAULT, tmp) >= 0
+             ? 0
+             : -1;
+    for (hsize_t r = 0; rc == 0 && r < count; r++)
+      memcpy(buf + r * row + offset[i], tmp + r * esize, esize);
+    free(tmp);
+    close_id(mtype);
+    close_id(mspace);
+    close_id(fspace);
+    close_id(ds);
+  }
+  return rc;
 }
 
 /* Print a text cell of a CSV row, quoted when it needs to be. */
@@ -470,22 +551,27 @@ events_v2_fields(const char *file, hid_t fid, const char *scene, const char *con
                  long *want_contact)
 {
   char choices[CHOICES_MAX + 16];
-  hid_t ds = has_object(fid, "study/events") ? H5Dopen2(fid, "study/events", H5P_DEFAULT)
-                                             : H5I_INVALID_HID;
-  hid_t ftype = ds < 0 ? H5I_INVALID_HID : H5Dget_type(ds);
+  int group = is_group(fid, "study/events");
+  hid_t ds = !has_object(fid, "study/events") ? H5I_INVALID_HID
+             : group                          ? H5Gopen2(fid, "study/events", H5P_DEFAULT)
+                                              : H5Dopen2(fid, "study/events", H5P_DEFAULT);
+  hid_t ftype = ds < 0 || group ? H5I_INVALID_HID : H5Dget_type(ds);
   hid_t study = H5Gopen2(fid, "study", H5P_DEFAULT);
   double total = NAN;
   int rc = -1;
 
-  if (ftype < 0 || H5Tget_class(ftype) != H5T_COMPOUND) {
+  if (ds < 0 || (!group && (ftype < 0 || H5Tget_class(ftype) != H5T_COMPOUND))) {
     cli_complain(file, "no /study/events table");
     goto done;
   }
-  if (fields_add(fields, nfields, ds, ftype) < 0) {
+  if ((group ? fields_columns(fields, nfields, ds) : fields_add(fields, nfields, ds, ftype)) < 0) {
     cli_complain(file, "out of memory");
     goto done;
   }
-  attr_strings(ds, "contacts", contacts);
+  /* vibro-2: an attribute; vibro-3: the table's `contact` coordinate (an
+   * attribute cannot hold 10,000 names) */
+  if (attr_strings(ds, "contacts", contacts) < 0 && group)
+    column_texts(fid, "study/table/contact", contacts);
   for (size_t i = 0; i < *nfields; i++)
     (*fields)[i].hidden =
         strcmp((*fields)[i].name, "scene") == 0 || strcmp((*fields)[i].name, "contact") == 0;
@@ -524,14 +610,24 @@ events_v2_file(const char *file, hid_t fid, const field *fields, size_t nfields,
                const namelist *contacts, long want_scene, long want_contact, int width, int csv)
 {
   size_t *offset = malloc((nfields + 1) * sizeof *offset), row = 0, sc = SIZE_MAX, ct = SIZE_MAX;
-  hid_t ds = H5Dopen2(fid, "study/events", H5P_DEFAULT), mtype = H5I_INVALID_HID;
-  hid_t ftype = ds < 0 ? H5I_INVALID_HID : H5Dget_type(ds);
+  int group = is_group(fid, "study/events");
+  hid_t ds = group ? H5Gopen2(fid, "study/events", H5P_DEFAULT)
+                   : H5Dopen2(fid, "study/events", H5P_DEFAULT);
+  hid_t mtype = H5I_INVALID_HID, ftype = ds < 0 || group ? H5I_INVALID_HID : H5Dget_type(ds);
   long rows = dataset_rows(fid, "study/events");
   unsigned char *buf = NULL;
   int rc = -1;
 
   if (ftype >= 0 && offset)
     mtype = memory_type(ftype, fields, nfields, offset, &row);
+  if (group && ds >= 0 && offset) {
+    /* vibro-3: every field is a column of the group */
+    for (size_t i = 0; i < nfields; i++) {
+      offset[i] = row;
+      row += ((fields[i].kind == FIELD_FSTRING ? fields[i].size : 8) + 7) / 8 * 8;
+    }
+    mtype = H5Tcopy(H5T_NATIVE_INT); /* a placeholder: read column by column */
+  }
   for (size_t i = 0; mtype >= 0 && i < nfields; i++) {
     if (strcmp(fields[i].name, "scene") == 0)
       sc = offset[i];
@@ -545,9 +641,11 @@ events_v2_file(const char *file, hid_t fid, const field *fields, size_t nfields,
   }
   for (long start = 0; start < rows; start += BLOCK) {
     hsize_t first = (hsize_t)start, count = (hsize_t)(rows - start < BLOCK ? rows - start : BLOCK);
-    hid_t fspace = H5Dget_space(ds), mspace = H5Screate_simple(1, &count, NULL);
-    herr_t r = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &first, NULL, &count, NULL);
-    if (r >= 0)
+    hid_t fspace = group ? H5I_INVALID_HID : H5Dget_space(ds);
+    hid_t mspace = group ? H5I_INVALID_HID : H5Screate_simple(1, &count, NULL);
+    herr_t r = group ? columns_block(ds, fields, nfields, offset, row, first, count, buf)
+                     : H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &first, NULL, &count, NULL);
+    if (r >= 0 && !group)
       r = H5Dread(ds, mtype, mspace, fspace, H5P_DEFAULT, buf);
     close_id(mspace);
     close_id(fspace);

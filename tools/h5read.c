@@ -124,8 +124,8 @@ names_join(const namelist *l, char *buf, size_t len)
 }
 
 /* Link iteration callback: collect each name. */
-static herr_t
-collect_name(hid_t group, const char *name, const H5L_info_t *info, void *data)
+herr_t
+names_collect(hid_t group, const char *name, const H5L_info_t *info, void *data)
 {
   (void)group;
   (void)info;
@@ -148,6 +148,23 @@ has_object(hid_t loc, const char *path)
   return 1;
 }
 
+/* True if path (relative to loc) names a group. */
+int
+is_group(hid_t loc, const char *path)
+{
+  hid_t obj;
+  int group;
+
+  if (path[0] == '\0')
+    return 0;
+  obj = H5Oopen(loc, path, H5P_DEFAULT);
+  if (obj < 0)
+    return 0;
+  group = H5Iget_type(obj) == H5I_GROUP;
+  close_id(obj);
+  return group;
+}
+
 /* The names of the links in group path under loc, in name order, added to
  * out.  An absent group adds nothing.  Returns 0, or -1 when out of
  * memory (reported against file). */
@@ -163,7 +180,7 @@ children(const char *file, hid_t loc, const char *path, namelist *out)
   g = H5Gopen2(loc, path, H5P_DEFAULT);
   if (g < 0)
     return 0;
-  r = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_name, out);
+  r = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, names_collect, out);
   close_id(g);
   if (r < 0)
     return cli_complain(file, "cannot list %s", path);
@@ -299,7 +316,7 @@ output_open(const char *path, char *format, size_t len)
   close_id(root);
   version = format_version(format);
   if (version < 1) {
-    cli_complain(path, "not a vibro output (format '%s', expected vibro-1 or vibro-2)", format);
+    cli_complain(path, "not a vibro output (format '%s', expected vibro-1, vibro-2 or vibro-3)", format);
     close_id(file);
     return H5I_INVALID_HID;
   }
@@ -406,6 +423,14 @@ dataset_rows(hid_t loc, const char *path)
 
   if (!has_object(loc, path))
     return -1;
+  if (is_group(loc, path)) {
+    /* vibro-3: the length of the table's coordinate */
+    char sub[PATH_LEN];
+    text_format(sub, sizeof sub, "%s/scene", path);
+    if (!has_object(loc, sub))
+      text_format(sub, sizeof sub, "%s/event", path);
+    return has_object(loc, sub) && !is_group(loc, sub) ? dataset_rows(loc, sub) : -1;
+  }
   ds = H5Dopen2(loc, path, H5P_DEFAULT);
   if (ds < 0)
     return -1;
@@ -649,7 +674,7 @@ open_shards(const char *path, const char *part, output_files *of)
   }
   free(shards);
   if (of->n == 0) {
-    snprintf(of->format, sizeof of->format, "vibro-2");
+    snprintf(of->format, sizeof of->format, "vibro-3");
     printf("%s: running, no scene finished yet (%s holds no shard)\n", path, part);
   }
   of->version = format_version(of->format);

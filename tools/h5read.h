@@ -29,6 +29,8 @@ typedef struct namelist {
 int names_push(namelist *l, const char *s);
 /* Index of s in the list, or -1. */
 long names_find(const namelist *l, const char *s);
+/* H5Literate callback: append each link's name to the namelist data. */
+herr_t names_collect(hid_t group, const char *name, const H5L_info_t *info, void *data);
 /* Free the names and empty the list. */
 void names_free(namelist *l);
 /* Join the names with ", " into buf, cut with ", ..." beyond CHOICES_MAX
@@ -44,6 +46,13 @@ void close_id(hid_t id);
 void reclaim(hid_t mtype, hid_t space, void *buf);
 /* True if path (relative to loc) names an object. */
 int has_object(hid_t loc, const char *path);
+/* Add the names of group g's links to out, in creation order when the
+ * group tracks it (vibro-3's tables), else in name order; 0 or -1. */
+int children_ordered(hid_t g, namelist *out);
+/* Read a 1-d dataset of fixed-length strings into out; 0 or -1. */
+int column_texts(hid_t loc, const char *path, namelist *out);
+/* True if path (relative to loc) names a group. */
+int is_group(hid_t loc, const char *path);
 /* Add the names of the links in group path under loc, in name order, to
  * out; an absent group adds nothing.  0, or -1 (reported against file). */
 int children(const char *file, hid_t loc, const char *path, namelist *out);
@@ -94,7 +103,8 @@ long scene_find(const char *file, const namelist *scenes, const char *arg);
 
 /* Length of a 1-d numeric dataset at path under loc; -1 if none. */
 long signal_length(hid_t loc, const char *path);
-/* Rows of a 1-d dataset of any type at path; -1 if none. */
+/* Rows of a 1-d dataset of any type at path, or of a vibro-3 table (a
+ * group: its `scene` or `event` coordinate); -1 if none. */
 long dataset_rows(hid_t loc, const char *path);
 /* Read count doubles from position start of a 1-d dataset; 0 or -1. */
 int read_block(hid_t ds, hsize_t start, hsize_t count, double *buf);
@@ -112,8 +122,12 @@ int attr_strings(hid_t obj, const char *name, namelist *out);
 
 #define ROW_TEXT 160 /* bytes kept of a text column */
 
-/* A compound table read block by block: every numeric member as a double,
- * every fixed-length string as text of at most ROW_TEXT - 1 bytes. */
+/* A table read block by block, every numeric column as a double and
+ * every fixed-length string as text of at most ROW_TEXT - 1 bytes: a
+ * compound dataset (vibro-1, vibro-2), or a group of columns along one
+ * dimension (vibro-3), where a [scene][contact] column X is read as the
+ * columns "X:C", one per contact C (vibro-2's names), and the coordinates
+ * `contact` and `event` are not columns. */
 typedef struct rows_reader {
   hid_t ds, mtype;
   namelist names; /* [n] member names, in file order */
@@ -121,14 +135,20 @@ typedef struct rows_reader {
   int *text;      /* [n] 1 for a text member */
   size_t row;     /* bytes of a row in memory */
   long rows;      /* rows of the table */
+  size_t *order;  /* [n] member indices in name order, for rows_column */
+  /* vibro-3 */
+  hid_t *col;  /* [ncols] the group's column datasets */
+  int *first;  /* [ncols] the member of each column's first value */
+  int *width;  /* [ncols] values per row: its contacts, or 1 */
+  int ncols;
 } rows_reader;
 
-/* Open the compound dataset path under loc; 0, or -1 (nothing said) if
- * there is none. */
+/* Open the table at path under loc (a compound dataset or a group of
+ * columns); 0, or -1 (nothing said) if there is none. */
 int rows_open(hid_t loc, const char *path, rows_reader *r);
 /* Read rows [start, start + count) into buf (count * r->row bytes). */
 int rows_read(const rows_reader *r, hsize_t start, hsize_t count, unsigned char *buf);
-/* The column of a member read, or -1. */
+/* The column of a member read, or -1 ("index" is vibro-3's "scene"). */
 int rows_column(const rows_reader *r, const char *name);
 /* A numeric cell (NaN for a text or absent column). */
 double rows_number(const rows_reader *r, const unsigned char *row, int column);

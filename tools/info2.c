@@ -11,7 +11,8 @@
 #include "h5read.h"
 #include "info2.h"
 
-#define ROWS_AT_ONCE 4096
+#define ROWS_AT_ONCE 4096 /* rows read at once, at most */
+#define ROWS_BYTES   (16.0 * 1024 * 1024) /* and at most this many bytes of them */
 #define FAILED_MAX   10
 
 /* What one pass over the table gathers. */
@@ -129,6 +130,7 @@ scan_tables(const char *file, const output_files *of, long total, long detail, c
             summary *s)
 {
   unsigned char *buf = NULL;
+  long block;
   int rc = -1;
 
   for (int f = 0; f < of->n; f++) {
@@ -137,13 +139,18 @@ scan_tables(const char *file, const output_files *of, long total, long detail, c
     if (rows_open(of->fid[f], "study/table", &r) < 0)
       continue;
     model = H5Gopen2(of->fid[f], "model", H5P_DEFAULT);
-    if (!buf && !(buf = malloc(ROWS_AT_ONCE * (r.row ? r.row : 8)))) {
+    /* rows at once: ROWS_AT_ONCE, or fewer when a row is wide (10,000
+     * contacts make a row of 560 kB) */
+    block = (long)(ROWS_BYTES / (double)(r.row ? r.row : 8));
+    block = block < 1 ? 1 : block > ROWS_AT_ONCE ? ROWS_AT_ONCE : block;
+    free(buf);
+    if (!(buf = malloc((size_t)block * (r.row ? r.row : 8)))) {
       rows_close(&r);
       close_id(model);
       return cli_complain(file, "out of memory");
     }
-    for (long start = 0; start < r.rows; start += ROWS_AT_ONCE) {
-      long count = r.rows - start < ROWS_AT_ONCE ? r.rows - start : ROWS_AT_ONCE;
+    for (long start = 0; start < r.rows; start += block) {
+      long count = r.rows - start < block ? r.rows - start : block;
       if (rows_read(&r, (hsize_t)start, (hsize_t)count, buf) < 0) {
         cli_complain(file, "cannot read /study/table");
         rows_close(&r);

@@ -24,13 +24,44 @@ def raw_events(study):
                     for c in sorted(f["scenes"][s]["contacts"])
                     for i, e in enumerate(f["scenes"][s]["contacts"][c]["events"][:])]
         ds = f["study/events"]
-        names = [n.decode() if isinstance(n, bytes) else n for n in ds.attrs["contacts"]]
+        names = [n.decode() if isinstance(n, bytes) else n
+                 for n in (ds.attrs["contacts"] if "contacts" in ds.attrs
+                           else f["study/table/contact"][:])]
         out, count = [], {}
-        for e in ds[:]:
+        rows = ds[:] if isinstance(ds, h5py.Dataset) else raw_columns(ds)
+        for e in rows:
             key = (int(e["scene"]), names[e["contact"]])
             out.append(key + (count.get(key, 0), e))
             count[key] = count.get(key, 0) + 1
         return out
+
+
+def raw_columns(g):
+    """vibro-3: a table group's columns as a numpy structured array (a
+    [row][contact] column X as "X:C" per contact C), read with plain h5py."""
+    contacts = ([c.decode() for c in g["contact"][:]]
+                if "contact" in g and g["contact"].dtype.kind == "S" else [])
+    cols = {}
+    for name, ds in g.items():
+        if name == "event" or (name == "contact" and contacts):
+            continue
+        v = ds[:]
+        if v.ndim == 2:
+            for j, c in enumerate(contacts):
+                cols["%s:%s" % (name, c)] = v[:, j]
+        else:
+            cols[name] = v
+    n = len(next(iter(cols.values()))) if cols else 0
+    out = np.zeros(n, [(k, v.dtype) for k, v in cols.items()])
+    for k, v in cols.items():
+        out[k] = v
+    return out
+
+
+def raw_table(f):
+    """/study/table as a structured array: vibro-2's compound, or vibro-3's columns."""
+    t = f["study/table"]
+    return t[:] if isinstance(t, h5py.Dataset) else raw_columns(t)
 
 
 def raw_signal(study, i, path):
@@ -40,7 +71,7 @@ def raw_signal(study, i, path):
             g = f["scenes/%06d" % i]
             return g[path][:], g["time"][:]
         row = list(f["signals/scene"][:]).index(i)
-        n = int(f["study/table"][row]["samples"])
+        n = int(raw_table(f)[row]["samples"])
         return f["signals/" + path.replace("/", ".")][row][:n], f["signals/time"][:n]
 
 
@@ -66,9 +97,9 @@ def test_table(study):
     assert t["status"].tolist() == ["done"] * 6
     assert (t["impacts:hit"] == 1).all()
     with h5py.File(study.path, "r") as f:
-        raw = f["study/table"][:]
+        raw = raw_table(f)
     for name in raw.dtype.names:
-        if name in ("index", "status"):
+        if name in ("index", "scene", "status"):
             continue
         assert np.array_equal(t[name].to_numpy(), raw[name], equal_nan=True), name
     u = t.attrs["units"]
@@ -193,7 +224,7 @@ def test_not_vibro(tmp_path):
     with pytest.raises(vibro.VibroError) as e:
         vibro.open(tmp_path / "m.h5")
     assert str(e.value) == "%s: not a vibro output (format 'matlab-7', expected %s)" % (
-        tmp_path / "m.h5", " or ".join(vibro.FORMATS))
+        tmp_path / "m.h5", "vibro-1, vibro-2 or vibro-3")
     with h5py.File(tmp_path / "v9.h5", "w") as f:
         f.attrs["format"] = "vibro-9"
     with pytest.raises(vibro.VibroError, match="newer than this package reads"):
@@ -304,3 +335,74 @@ def interrupted2(study, tmp_path):
             st = vibro.open(tmp_path / "out.h5")
             assert st.scenes == scenes and not st.complete
             assert st.events()["cor"].tolist() == study.events()["cor"].tolist()
+
+
+# ------------------------------------------- vibro-3 tables (issue 17)
+OLD = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "study-vibro2.h5")
+
+
+@pytest.fixture(scope="session")
+def old_and_new(tmp_path_factory):
+    """tests/data/study-vibro2.h5 (written by vibro at 632d625, layout
+    vibro-2) and the same study run now."""
+    d = tmp_path_factory.mktemp("tables")
+    new = vibro.run(OLD.replace(".h5", ".cfg"), str(d / "new.h5"))
+    return vibro.open(OLD), new
+
+
+def test_vibro2_file_reads_as_written(old_and_new):
+    """The package reads the old layout: every table column and event field
+    as plain h5py reads the compound; the study run again in today's layout
+    gives frames of the same columns and units."""
+    old, new = old_and_new
+    assert old.format == "vibro-2" and new.format == vibro.FORMATS[-1]
+    t = old.table
+    with h5py.File(OLD, "r") as f:
+        raw = f["study/table"][:]
+        ev = f["study/events"][:]
+    for name in raw.dtype.names:
+        if name not in ("index", "status"):
+            assert np.array_equal(t[name].to_numpy(), raw[name], equal_nan=True), name
+    e = old.events()
+    assert len(e) == len(ev) > 0
+    for name in ev.dtype.names:
+        if name != "contact":
+            assert np.array_equal(e[name].to_numpy(), ev[name], equal_nan=True), name
+    # the same study written now: the same frames' shape, columns and units
+    # (its values may move with the physics since 632d625)
+    assert sorted(old.table.columns) == sorted(new.table.columns)
+    assert old.table.index.tolist() == new.table.index.tolist()
+    assert list(old.events().columns) == list(new.events().columns)
+    assert old.table.attrs["units"] == new.table.attrs["units"]
+    assert old.events().attrs["units"] == new.events().attrs["units"]
+
+
+def test_tables_are_netcdf_columns(old_and_new):
+    """xarray opens /study/table as a Dataset on scene and contact, and
+    /study/events on event; every column is a plain numeric or fixed-length
+    string dataset with units, named without ':' (MATLAB's h5read and
+    Octave read each)."""
+    old, new = old_and_new
+    t = new.table
+    contacts = new.contacts()["contact"].unique().tolist()
+    ds = xr.open_dataset(new.path, group="study/table", engine="h5netcdf")
+    assert set(ds.dims) == {"scene", "contact"}
+    assert ds.sizes["scene"] == len(t) and ds.sizes["contact"] == len(contacts) == 2
+    assert [c.decode() for c in ds["contact"].values] == ["hit", "roof"]
+    assert ds["impacts"].dims == ("scene", "contact")
+    for j, c in enumerate(["hit", "roof"]):
+        for k in ("impacts", "first_impact", "max_compression", "newton_iterations"):
+            assert np.array_equal(ds[k].values[:, j], t["%s:%s" % (k, c)].to_numpy(),
+                                  equal_nan=True), (k, c)
+    assert ds["impacts"].attrs["units"] == "1" and ds["max_compression"].attrs["units"] == "m"
+    ds.close()
+    ev = xr.open_dataset(new.path, group="study/events", engine="h5netcdf")
+    assert set(ev.dims) == {"event"} and ev.sizes["event"] == len(new.events())
+    assert np.array_equal(ev["t_on"].values, new.events()["t_on"].to_numpy(), equal_nan=True)
+    ev.close()
+    with h5py.File(new.path, "r") as f:
+        for group in ("study/table", "study/events"):
+            for name, d in f[group].items():
+                assert isinstance(d, h5py.Dataset) and d.dtype.kind in "iufS", (group, name)
+                assert ":" not in name and d.ndim in (1, 2), (group, name)
+                assert d.dtype.kind == "S" or "units" in d.attrs, (group, name)

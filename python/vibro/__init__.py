@@ -18,7 +18,7 @@ Scenes and studies run in this process through libvibro (ctypes) when it
 loads (vibro._lib.candidates() lists where it is looked for), else through
 the vibro program.
 
-Files of layout "vibro-1" and "vibro-2" are read alike; the root attribute
+Files of layout "vibro-1", "vibro-2" and "vibro-3" are read alike; the root attribute
 `format` decides how.  Needs numpy, h5py, pandas and xarray (Debian:
 python3-numpy python3-h5py python3-pandas python3-xarray).
 """

@@ -9,7 +9,14 @@ The root attribute `format` decides how a file is read:
   with dimension scales, a flat /study/events table, `units` of a table an
   array of strings aligned with its fields, /model for scene 0's bodies and
   contacts; while a study runs, complete shards listed in OUT.part/manifest.r*.
-Both give the same Study: a table, the events with a `cor` column, signals
+- "vibro-3": as vibro-2, but /study/table and /study/events are groups of
+  netCDF-style columns (one dataset each, with its `units`) along `scene`
+  or `event`, per-contact figures [scene][contact] with a `contact`
+  coordinate of names.  The DataFrame flattens a per-contact column X to
+  the columns "X:C" (one per contact C, vibro-2's names); for the arrays
+  with their dimensions, `xarray.open_dataset(path, group="study/table",
+  engine="h5netcdf")`.
+All give the same Study: a table, the events with a `cor` column, signals
 as xarray DataArrays on time.
 """
 
@@ -24,7 +31,7 @@ from ._errors import VibroError
 from ._analysis import param_units
 
 # The layouts this package reads.
-FORMATS = ("vibro-1", "vibro-2")
+FORMATS = ("vibro-1", "vibro-2", "vibro-3")
 _FORMAT_RE = re.compile(r"vibro-0*([1-9][0-9]*)")
 _NO_UNITS = ("", "SI", "-")
 
@@ -80,6 +87,49 @@ def _frame(records):
     return _decode(pd.DataFrame.from_records(records) if len(records)
                    else pd.DataFrame({n: np.zeros(0, records.dtype[n])
                                       for n in records.dtype.names or ()}))
+
+
+def _is_columns(obj):
+    """True for a vibro-3 table: a group of columns."""
+    import h5py
+    return isinstance(obj, h5py.Group)
+
+
+def _columns(g):
+    """A vibro-3 table group as (DataFrame, {column: units}): its columns in
+    the order written, a [row][contact] column X as "X:C" per contact C,
+    the coordinates `contact` and `event` left out."""
+    import h5py
+    import pandas as pd
+    coord = "contact" in g and g["contact"].dtype.kind == "S"
+    contacts = [_text(c).rstrip("\0") for c in g["contact"][()]] if coord else []
+    parts, units = [], {}
+    for name, ds in g.items():
+        if (name == "event" or (name == "contact" and coord)
+                or not isinstance(ds, h5py.Dataset)):
+            continue
+        if ds.dtype.kind not in "fiuS" or ds.ndim not in (1, 2):
+            continue
+        u = _text(ds.attrs["units"]) if "units" in ds.attrs else ("-" if ds.dtype.kind == "S" else "")
+        v = ds[()]
+        if ds.ndim == 2:
+            names = ["%s:%s" % (name, c) for c in contacts]
+            if v.shape[1] != len(names):
+                continue
+            parts.append(pd.DataFrame(v, columns=names))
+            units.update(dict.fromkeys(names, u))
+        else:
+            parts.append(pd.DataFrame({name: v}))
+            units[name] = u
+    df = pd.concat(parts, axis=1) if parts else pd.DataFrame()
+    return _decode(df), units
+
+
+def _column_names(t):
+    """The columns of a table: a compound dataset or a vibro-3 group."""
+    if _is_columns(t):
+        return tuple(_columns(t)[1])
+    return t.dtype.names or ()
 
 
 def _is_signal(obj):
@@ -179,7 +229,7 @@ def open(path):
 class Study:
     """A vibro output file: the study table, every impact, every signal.
 
-    Attributes: `path`, `format` ("vibro-1" or "vibro-2"), `version` (of
+    Attributes: `path`, `format` ("vibro-1", "vibro-2" or "vibro-3"), `version` (of
     the vibro that wrote it), `input` (the scene or study file's text),
     `source` (its path), `mode` and `sweep` (the sweep as parsed), `params`
     (the swept parameter paths, in sweep order), `param_units` ({path:
@@ -260,7 +310,8 @@ class Study:
             m = _FORMAT_RE.fullmatch(fmt)
             if not m or fmt not in FORMATS:
                 raise VibroError("%s: not a vibro output (format '%s', expected %s)"
-                                 % (self._file_path, fmt, " or ".join(FORMATS))
+                                 % (self._file_path, fmt,
+                                    ", ".join(FORMATS[:-1]) + " or " + FORMATS[-1])
                                  if not m else
                                  "%s: format '%s' is newer than this package reads (%s): "
                                  "update vibro's Python package" % (self._file_path, fmt,
@@ -282,8 +333,8 @@ class Study:
             self.has_table = "study/table" in f
             if "study/table" in f:
                 t = f["study/table"]
-                names = t.dtype.names or ()
-                self._table_units = _units(t)
+                names = _column_names(t)
+                self._table_units = (_columns(t)[1] if _is_columns(t) else _units(t))
             self.params = self._swept(f, names)
             file_units = {}
             if "study" in f and "param_units" in f["study"].attrs:
@@ -348,7 +399,8 @@ class Study:
                         self._where[int(i)] = (k, row)
                 if "study/table" in f:
                     t = f["study/table"]
-                    idx = t["index"] if "index" in (t.dtype.names or ()) else range(len(t))
+                    idx = (t["scene"][()] if _is_columns(t) else
+                           t["index"] if "index" in (t.dtype.names or ()) else range(len(t)))
                     for row, i in enumerate(idx):
                         self._rows[int(i)] = (k, row)
         self.scenes = sorted(set(self._where) | set(self._rows))
@@ -393,19 +445,23 @@ class Study:
         far."""
         import pandas as pd
         with self._each() as files:
-            recs = [f["study/table"][:] for f in files if "study/table" in f]
+            recs = [(_columns(f["study/table"])[0] if _is_columns(f["study/table"])
+                     else f["study/table"][:]) for f in files if "study/table" in f]
         if not recs:
             df = pd.DataFrame(index=pd.Index([], name="scene", dtype=np.int64))
             df.attrs["units"] = {}
             return df
-        df = _frame(np.concatenate(recs))
+        if isinstance(recs[0], pd.DataFrame):
+            df = pd.concat(recs, ignore_index=True).rename(columns={"scene": "index"})
+        else:
+            df = _frame(np.concatenate(recs))
         if "index" in df.columns:
             df = df.set_index("index").sort_index()
         df.index.name = "scene"
         if not self.complete and self._done is not None and self._v < 2:
             done = self._written()
             df = df[df.index.isin(done)]
-        units = {k: v for k, v in self._table_units.items() if k != "index"}
+        units = {k: v for k, v in self._table_units.items() if k not in ("index", "scene")}
         units.update(self.param_units)
         df.attrs["units"] = units
         return df
@@ -510,12 +566,18 @@ class Study:
         return pd.DataFrame(cols), units
 
     def _events_flat(self, f):
-        """vibro-2: the flat /study/events table."""
+        """vibro-2 and vibro-3: the flat /study/events table."""
         ds = f["study/events"]
-        units = {k: v for k, v in _units(ds).items() if k}
-        df = _frame(ds[:])
+        if _is_columns(ds):
+            df, units = _columns(ds)
+        else:
+            units = {k: v for k, v in _units(ds).items() if k}
+            df = _frame(ds[:])
         if "contact" in df.columns and df["contact"].dtype.kind in "iu":
-            names = [_text(n) for n in ds.attrs.get("contacts", [])]
+            # vibro-2: an attribute; vibro-3: /study/table's `contact` coordinate
+            names = ([_text(n) for n in ds.attrs["contacts"]] if "contacts" in ds.attrs else
+                     [_text(n).rstrip("\0") for n in f["study/table/contact"][()]]
+                     if "study/table/contact" in f else [])
             df["contact"] = np.array([names[k] if 0 <= k < len(names) else str(k)
                                       for k in df["contact"]], dtype=object)
         if "impact" not in df.columns:
