@@ -93,6 +93,18 @@ get_balance(const vb_column *col, const vb_run *run, int c, const vb_event *ev, 
   memcpy(out, &v, 8);
 }
 
+/* The largest drift of a scheme's auxiliary state from its definition
+ * over the run (sav: |psi - sqrt(2 V)| at the half steps, J^(1/2)); NaN
+ * when no scheme of the scene keeps a state. */
+static void
+get_state_drift(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+{
+  double v = vb_run_state_drift(run);
+
+  (void)col, (void)c, (void)ev;
+  memcpy(out, &v, 8);
+}
+
 /* A long member of contact c's results (at col->at). */
 static void
 get_contact_long(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
@@ -192,6 +204,8 @@ const vb_column vb_table_columns[] = {
                             .type = VB_COL_I64},
     [VB_TC_EVENTS_COUNT] = {.name = "events_count", .units = "1", .dim = VB_DIM_SCENE,
                             .type = VB_COL_I64},
+    {.name = "state_drift", .units = "J^(1/2)", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
+     .get = get_state_drift},
     CONTACT_LONG("impacts", nevents),
     {.name = "first_impact", .units = "s", .dim = VB_DIM_SCENE_CONTACT, .type = VB_COL_F64,
      .get = get_first_impact},

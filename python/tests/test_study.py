@@ -370,10 +370,13 @@ def test_vibro2_file_reads_as_written(old_and_new):
             assert np.array_equal(e[name].to_numpy(), ev[name], equal_nan=True), name
     # the same study written now: the same frames' shape, columns and units
     # (its values may move with the physics since 632d625)
-    assert sorted(old.table.columns) == sorted(new.table.columns)
+    added = ["state_drift"]  # columns vibro-3 adds (doc/format.md)
+    assert sorted(list(old.table.columns) + added) == sorted(new.table.columns)
     assert old.table.index.tolist() == new.table.index.tolist()
     assert list(old.events().columns) == list(new.events().columns)
-    assert old.table.attrs["units"] == new.table.attrs["units"]
+    units = dict(new.table.attrs["units"])
+    assert units.pop("state_drift") == "J^(1/2)"
+    assert old.table.attrs["units"] == units
     assert old.events().attrs["units"] == new.events().attrs["units"]
 
 
@@ -406,3 +409,23 @@ def test_tables_are_netcdf_columns(old_and_new):
                 assert isinstance(d, h5py.Dataset) and d.dtype.kind in "iufS", (group, name)
                 assert ":" not in name and d.ndim in (1, 2), (group, name)
                 assert d.dtype.kind == "S" or "units" in d.attrs, (group, name)
+
+
+def test_state_drift_column(tmp_path):
+    """/study/table/state_drift: the sav scheme's largest |psi - sqrt(2 V)|
+    over the run (J^(1/2)); psi departs from its definition by the scheme's
+    own error, which shrinks as the rate rises (Papetti's case b, 6 to 96
+    samples per contact); NaN for a scheme that keeps no state."""
+    from conftest import hammer
+    drift = []
+    for fs in (44100.0, 176400.0, 705600.0):
+        scene = hammer(law="power", scheme="sav")
+        del scene["contacts"][0]["mu"]
+        scene["scene"]["fs"] = fs
+        st = vibro.run(scene, str(tmp_path / ("sav%d.h5" % fs)))
+        drift.append(float(st.table["state_drift"].iloc[0]))
+    assert all(np.isfinite(d) and d > 0.0 for d in drift), drift
+    assert drift[0] > 4.0 * drift[1] > 16.0 * drift[2], drift
+    assert st.table.attrs["units"]["state_drift"] == "J^(1/2)"
+    am1 = vibro.run(hammer(), str(tmp_path / "am1.h5"))
+    assert np.isnan(am1.table["state_drift"].iloc[0])
