@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "vibro.h"
+#include "output.h"
 
 /* -------------------------------------------------------------- scenes */
 
@@ -181,45 +182,33 @@ vb_run_signal_at(const vb_run *run, int k, char *name, size_t len, const char **
 
 /* -------------------------------------------------------------- events */
 
-/* The fields of vb_event in the order and with the units of an output
- * file's /study/events (doc/format.md). */
-static const struct {
-  const char *name;
-  size_t offset;
-  int is_int; /* an int field rather than a double */
-  const char *units;
-} fields[] = {
-    {"t_on", offsetof(vb_event, t_on), 0, "s"},
-    {"t_off", offsetof(vb_event, t_off), 0, "s"},
-    {"duration", offsetof(vb_event, duration), 0, "s"},
-    {"v_in", offsetof(vb_event, v_in), 0, "m/s"},
-    {"v_out", offsetof(vb_event, v_out), 0, "m/s"},
-    {"x_max", offsetof(vb_event, x_max), 0, "m"},
-    {"peak_force", offsetof(vb_event, peak_force), 0, "N"},
-    {"x_max_pred", offsetof(vb_event, x_max_pred), 0, "m"},
-    {"v_out_pred", offsetof(vb_event, v_out_pred), 0, "m/s"},
-    {"v_out_exact", offsetof(vb_event, v_out_exact), 0, "m/s"},
-    {"duration_pred", offsetof(vb_event, duration_pred), 0, "s"},
-    {"energy_before", offsetof(vb_event, energy_before), 0, "J"},
-    {"energy_after", offsetof(vb_event, energy_after), 0, "J"},
-    {"energy_correction", offsetof(vb_event, energy_correction), 0, "J"},
-    {"newton_iterations_max", offsetof(vb_event, newton_iterations_max), 1, "1"},
-    {"fallbacks", offsetof(vb_event, fallbacks), 1, "1"},
-    {"samples", offsetof(vb_event, samples), 1, "1"},
-    {"corrections", offsetof(vb_event, corrections), 1, "1"},
-};
-#define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
+/* The event fields are the columns of an output file's /study/events that
+ * come from a vb_event (output_table.c's list, after scene and contact,
+ * before the swept values): the writer's own list, not a copy of it. */
+#define FIRST_FIELD (VB_EC_CONTACT + 1)
+
+/* Column of event field k, or NULL past the last. */
+static const vb_column *
+field_column(int k)
+{
+  for (int i = 0; i <= k; i++)
+    if (!vb_event_columns[FIRST_FIELD + i].name ||
+        vb_event_columns[FIRST_FIELD + i].dim != VB_DIM_EVENT)
+      return NULL;
+  return &vb_event_columns[FIRST_FIELD + k];
+}
 
 /* Field k of an event row: its name, its units into *units and whether it
  * is an integer into *is_int; NULL past the last field. */
 const char *
 vb_event_field(int k, const char **units, int *is_int)
 {
-  if (k < 0 || k >= NFIELDS)
+  const vb_column *col = k >= 0 ? field_column(k) : NULL;
+  if (!col)
     return NULL;
-  *units = fields[k].units;
-  *is_int = fields[k].is_int;
-  return fields[k].name;
+  *units = col->units;
+  *is_int = col->type == VB_COL_I32;
+  return col->name;
 }
 
 /* Events of contact c of a run: their number; with rows not NULL, also
@@ -234,18 +223,22 @@ vb_run_events(const vb_run *run, int c, double *rows)
   if (c < 0 || c >= vb_run_scene(run)->ncontacts)
     return -1;
   res = vb_run_contact(run, c);
+  int nfields = 0;
+  while (field_column(nfields))
+    nfields++;
   for (e = 0; rows && e < res->nevents; e++)
-    for (int k = 0; k < NFIELDS; k++) {
-      const char *at = (const char *)&res->events[e] + fields[k].offset;
+    for (int k = 0; k < nfields; k++) {
+      const vb_column *col = &vb_event_columns[FIRST_FIELD + k];
+      const char *at = (const char *)&res->events[e] + col->at;
       int i;
       double x;
-      if (fields[k].is_int) {
+      if (col->type == VB_COL_I32) {
         memcpy(&i, at, sizeof i);
         x = i;
       } else {
         memcpy(&x, at, sizeof x);
       }
-      rows[e * NFIELDS + k] = x;
+      rows[e * nfields + k] = x;
     }
   return res->nevents;
 }
