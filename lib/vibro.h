@@ -576,7 +576,7 @@ int vb_run_exec_stop(vb_run *run, const volatile int *stop);
 
 /* ---------------------------------------------------------------- output */
 
-/* What an output file describes (layout "vibro-2", doc/format.md): the
+/* What an output file describes (layout "vibro-3", doc/format.md): the
  * writer knows this, not studies. */
 typedef struct vb_output_layout {
   const char *input;              /* the scene or study text */
@@ -640,7 +640,7 @@ int vb_output_merge(const char *path, const vb_output_layout *lay, const volatil
                     char *err, size_t errlen);
 /* The shards of a running (or interrupted) study writing OUT: the files
  * its manifests list, complete and of the listed size, as malloc'ed paths
- * "OUT.part/rRRR-NNNNNN.h5".  Each is a closed vibro-2 file holding some
+ * "OUT.part/rRRR-NNNNNN.h5".  Each is a closed vibro-3 file holding some
  * finished scenes (doc/format.md), readable while the study runs.  No
  * OUT.part: VB_EINVAL.  Free with vb_output_running_free. */
 int vb_output_running(const char *path, char ***paths, long *n, char *err, size_t errlen);

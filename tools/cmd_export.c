@@ -21,7 +21,7 @@ static const char description[] =
     "Write recorded signals of a scene: each PATH is a 1-d dataset relative\n"
     "to /scenes/NNNNNN, e.g. bodies/hammer/u, contacts/hit/force,\n"
     "energy/total.  Give --signal once per signal: a CSV has a column each,\n"
-    "a sound file a channel each.  On the layout vibro-2 PATH names a stacked\n"
+    "a sound file a channel each.  On the layouts vibro-2 and -3 PATH names a stacked\n"
     "signal of /signals (bodies/hammer/u or bodies.hammer.u), and the scene's\n"
     "row is exported, as many samples as its row of /study/table says; a\n"
     "running study's shards are searched for the scene.\n"

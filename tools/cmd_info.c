@@ -24,7 +24,7 @@ static const char description[] =
     "/study/table is summarised: rows, swept parameters (columns named by a\n"
     "parameter path, such as contacts.hit.k) with their ranges, other columns;\n"
     "scenes that /study/done does not mark complete are counted.\n"
-    "On the layout vibro-2 (doc/format.md) everything comes from /study/table\n"
+    "On the layouts vibro-2 and -3 (doc/format.md) everything comes from /study/table\n"
     "and /model in one pass.  A study still running can be watched: give its\n"
     "OUT.h5 (not there yet) or OUT.h5.part, and the shards finished so far\n"
     "are read.\n";

@@ -29,7 +29,7 @@
 
 static const char description[] =
     "Simulate SCENE.cfg (a scene, or a study: a scene with a sweep block)\n"
-    "and write OUT.h5 (layout vibro-2, see doc/format.md).  Scenes run in\n"
+    "and write OUT.h5 (layout vibro-3, see doc/format.md).  Scenes run in\n"
     "parallel; the results do not depend on the number of threads or ranks.\n"
     "Finished scenes are written as checksummed shards in OUT.h5.part/,\n"
     "merged into OUT.h5 once complete (--resume keeps the intact shards).\n"
