@@ -4,41 +4,6 @@
 #include <stdarg.h>
 #include "testutil.h"
 
-/* A growing text buffer for building scenes. */
-typedef struct {
-  char *s;
-  size_t n, cap;
-} text;
-
-static void
-add(text *t, const char *fmt, ...)
-{
-  va_list ap;
-  for (;;) {
-    va_start(ap, fmt);
-    int k = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? t->cap - t->n : 0, fmt, ap);
-    va_end(ap);
-    if (t->s && t->n + (size_t)k < t->cap) {
-      t->n += (size_t)k;
-      return;
-    }
-    t->cap = 2 * (t->cap + (size_t)k + 64);
-    t->s = realloc(t->s, t->cap);
-    ck_assert(t->s != NULL);
-  }
-}
-
-/* Max and min of a signal. */
-static void
-range(const double *x, long n, double *lo, double *hi)
-{
-  *lo = *hi = x[0];
-  for (long i = 1; i < n; i++) {
-    *lo = fmin(*lo, x[i]);
-    *hi = fmax(*hi, x[i]);
-  }
-}
-
 /* ------------------------------------------------------------ modal core */
 
 /* An inertial mass is a one-mode object at 0 Hz: both give the same
