@@ -429,3 +429,28 @@ def test_state_drift_column(tmp_path):
     assert st.table.attrs["units"]["state_drift"] == "J^(1/2)"
     am1 = vibro.run(hammer(), str(tmp_path / "am1.h5"))
     assert np.isnan(am1.table["state_drift"].iloc[0])
+
+
+def test_grid(study, tmp_path):
+    """study.grid(): a grid sweep's table (or any object along `scene`) with
+    `scene` replaced by one dimension per swept path, in the sweep's order;
+    every cell is its scene's row; a zip sweep has no grid."""
+    g = study.grid()
+    assert list(g["status_code"].dims) == ["contacts.hit.mu", "bodies.hammer.v0"]
+    assert g["status_code"].shape == (3, 2)
+    assert g["contacts.hit.mu"].attrs["units"] == "s/m"
+    t = study.table
+    for i, row in t.iterrows():
+        cell = g.sel({"contacts.hit.mu": row["contacts.hit.mu"],
+                      "bodies.hammer.v0": row["bodies.hammer.v0"]})
+        assert float(cell["final_energy"]) == row["final_energy"]
+        assert int(cell["impacts:hit"]) == row["impacts:hit"]
+    ds = xr.open_dataset(study.path, group="study/table", engine="h5netcdf")
+    g2 = study.grid(ds)
+    assert g2["impacts"].dims == ("contact", "contacts.hit.mu", "bodies.hammer.v0")
+    from conftest import hammer
+    z = vibro.run(hammer(sweep={"mode": "zip", "params": [
+        {"path": "contacts.hit.mu", "values": [0.1, 0.2]},
+        {"path": "bodies.hammer.v0", "values": [0.5, 0.6]}]}), str(tmp_path / "zip.h5"))
+    with pytest.raises(vibro.VibroError, match="the sweep is zip, not a grid"):
+        z.grid()

@@ -617,6 +617,40 @@ class Study:
                     rows.append(row)
         return pd.DataFrame(rows, columns=None if rows else ["scene", "contact"])
 
+    def grid(self, obj=None):
+        """A grid sweep's parameters as dimensions: obj (an xarray Dataset or
+        DataArray along `scene`, e.g. the table as
+        `xarray.Dataset.from_dataframe(study.table)` or one read with
+        `xarray.open_dataset(path, group="study/table",
+        engine="h5netcdf")`; default: the study table) with `scene` replaced
+        by one dimension per swept path, in the sweep's order, each
+        coordinate carrying its units.  Only for mode "grid": a zip or
+        random sweep has no grid (VibroError).  Scenes not yet written are
+        NaN."""
+        import xarray as xr
+        if self.mode != "grid" or not self.params:
+            raise VibroError("%s: the sweep is %s, not a grid: its scenes have no grid to "
+                             "lay them on" % (self.path, self.mode))
+        t = self.table
+        if obj is None:
+            obj = xr.Dataset.from_dataframe(t.drop(columns=self.params))
+        if "scene" not in obj.dims:
+            raise VibroError("grid: the object has no 'scene' dimension (its dims: %s)"
+                             % ", ".join(map(str, obj.dims)))
+        scenes = obj["scene"].values
+        obj = obj.assign_coords({p: ("scene", t[p].reindex(scenes).to_numpy(float))
+                                 for p in self.params})
+        cells = int(np.prod([obj[p].to_series().nunique() for p in self.params]))
+        if cells != len(scenes):
+            # cells without a scene (a study still running) are NaN, which
+            # an integer column cannot hold: those become float64
+            obj = obj.map(lambda v: v.astype(float) if v.dtype.kind in "iu" else v)
+        with np.errstate(invalid="ignore"):
+            out = obj.set_index(scene=list(self.params)).unstack("scene")
+        for p in self.params:
+            out[p].attrs["units"] = self.param_units.get(p, "")
+        return out
+
     # ------------------------------------------------------------ scenes
     def scene(self, i):
         """Scene number i as a Scene: its attributes, swept values, signals,
