@@ -93,7 +93,7 @@ vb_src_check_literals(const char *text, const char *name, char *err, size_t errl
       depth--;
     }
     if (isalpha((unsigned char)*p) || *p == '_' || *p == '*' || *p == '@') {
-      while (isalnum((unsigned char)*p) || strchr("_*-@", *p) != NULL)
+      while (isalnum((unsigned char)*p) || (*p != '\0' && strchr("_*-@", *p) != NULL))
         p++;
       continue;
     }

@@ -1448,6 +1448,23 @@ START_TEST(test_literal_scan_random)
 }
 END_TEST
 
+/* A text that ends in a name: the scan stops at its end.  It read on past
+ * the terminating NUL (strchr finds the NUL in any set), which the smoke
+ * fuzz caught as a heap overflow; here the bytes after the NUL hold a
+ * literal it would refuse. */
+START_TEST(test_literal_scan_stops_at_end)
+{
+  static const char *const ends[] = {"word", "x_", "y*", "z-", "q@"};
+  for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+    char buf[128], err[512];
+    int n = snprintf(buf, sizeof buf, "a = 1;\n%s", ends[i]);
+    memcpy(buf + n + 1, " = [ 0x10000AC44 ];", 20);
+    ck_assert_msg(vb_src_check_literals(buf, "end.cfg", err, sizeof err) == VB_OK, "%s: %s",
+                  ends[i], err);
+  }
+}
+END_TEST
+
 static Suite *scene_suite(void)
 {
   Suite *s = suite_create("scene");
@@ -1459,6 +1476,7 @@ static Suite *scene_suite(void)
   tcase_set_timeout(errors, 60);
 
   tcase_add_test(core, test_good_fields);
+  tcase_add_test(core, test_literal_scan_stops_at_end);
   tcase_add_test(core, test_defaults);
   tcase_add_test(core, test_restitution_laws);
   tcase_add_test(core, test_oscillator);
