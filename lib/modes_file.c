@@ -575,11 +575,33 @@ hdf5_extension(const char *path)
   return dot[1 + i] == '\0' && (strcmp(ext, "h5") == 0 || strcmp(ext, "hdf5") == 0);
 }
 
+
+/* The text of a CSV data file (what: "a CSV modes file", for the size
+ * message) into *text (the caller frees it): VB_EINVAL when it is larger
+ * than VB_DATA_MAX or holds a NUL byte, VB_EIO when it cannot be read. */
+static int
+read_csv_text(const char *path, const char *what, char **text, char *err, size_t errlen)
+{
+  size_t length = 0;
+
+  *text = vb_read_text(path, VB_DATA_MAX, &length);
+  if (*text == NULL && errno == EFBIG)
+    return vb_errf(err, errlen, VB_EINVAL, "%s: larger than %zu MiB (valid: %s of at most %zu MiB)",
+                   path, VB_DATA_MAX >> 20, what, VB_DATA_MAX >> 20);
+  if (*text == NULL)
+    return vb_errf(err, errlen, VB_EIO, "%s: cannot read: %s", path, strerror(errno));
+  if (strlen(*text) != length) {
+    free(*text);
+    *text = NULL;
+    return vb_errf(err, errlen, VB_EINVAL, "%s: not a text file (it holds a NUL byte)", path);
+  }
+  return VB_OK;
+}
+
 /* Read a modes file (CSV, or HDF5 by its extension) into a modal body. */
 int
 vb_modes_file_read(vb_body *b, const char *path, char *err, size_t errlen)
 {
-  size_t length = 0;
   char *text;
   int rc;
 
@@ -598,18 +620,8 @@ vb_modes_file_read(vb_body *b, const char *path, char *err, size_t errlen)
       H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
     return rc;
   }
-  text = vb_read_text(path, VB_DATA_MAX, &length);
-  if (text == NULL && errno == EFBIG)
-    return vb_errf(err, errlen, VB_EINVAL,
-                   "%s: larger than %zu MiB (valid: a CSV modes "
-                   "file of at most %zu MiB)",
-                   path, VB_DATA_MAX >> 20, VB_DATA_MAX >> 20);
-  if (text == NULL)
-    return vb_errf(err, errlen, VB_EIO, "%s: cannot read: %s", path, strerror(errno));
-  if (strlen(text) != length) {
-    free(text);
-    return vb_errf(err, errlen, VB_EINVAL, "%s: not a text file (it holds a NUL byte)", path);
-  }
+  if ((rc = read_csv_text(path, "a CSV modes file", &text, err, errlen)) != VB_OK)
+    return rc;
   rc = modes_csv(b, path, text, err, errlen);
   free(text);
   return rc;
@@ -639,27 +651,17 @@ int
 vb_csv_columns(const char *path, int ncols, const char *const *names, double **out, int *nrows,
                char *err, size_t errlen)
 {
-  size_t length = 0;
   csv t = {.path = path};
   int col[8], rc = VB_OK, nf, rows = 0;
-  char *text = vb_read_text(path, VB_DATA_MAX, &length);
+  char *text = NULL;
 
   for (int k = 0; k < ncols; k++)
     out[k] = NULL;
   *nrows = 0;
   if (ncols < 1 || ncols > 8)
     return vb_errf(err, errlen, VB_EINVAL, "%s: between 1 and 8 columns", path);
-  if (text == NULL && errno == EFBIG)
-    return vb_errf(err, errlen, VB_EINVAL,
-                   "%s: larger than %zu MiB (valid: a CSV file of at most "
-                   "%zu MiB)",
-                   path, VB_DATA_MAX >> 20, VB_DATA_MAX >> 20);
-  if (text == NULL)
-    return vb_errf(err, errlen, VB_EIO, "%s: cannot read: %s", path, strerror(errno));
-  if (strlen(text) != length) {
-    free(text);
-    return vb_errf(err, errlen, VB_EINVAL, "%s: not a text file (it holds a NUL byte)", path);
-  }
+  if ((rc = read_csv_text(path, "a CSV file", &text, err, errlen)) != VB_OK)
+    return rc;
   if ((rc = csv_lines(&t, text, err, errlen)) != VB_OK)
     goto done;
   nf = 1;
