@@ -59,7 +59,9 @@ attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, hid_t space, c
   return rc;
 }
 
-/* A variable-length UTF-8 string type, or a negative id. */
+/* A variable-length UTF-8 string type (the attributes of files written
+ * before vibro wrote fixed-length ones, and texts over COMPACT_TEXT), or
+ * a negative id. */
 static hid_t
 vlen_string(void)
 {
@@ -72,38 +74,58 @@ vlen_string(void)
   return type;
 }
 
-/* Scalar variable-length UTF-8 string attribute (NULL as ""). */
+/* Bytes of string data an attribute holds in its own object header
+ * message at most: a message is at most 64 KiB, and the files vibro
+ * writes keep attributes compact (libver 1.8, no dense storage). */
+#define COMPACT_TEXT 60000
+
+/* A fixed-length, NUL-terminated UTF-8 string type of size bytes (at
+ * least 1), or a negative id.  vibro writes its strings fixed-length:
+ * variable-length ones live in the file's global heap, the path of most
+ * of libhdf5's crashes on a damaged file (issue 19, item 6).  Only a
+ * string attribute longer than COMPACT_TEXT (a study text of hundreds of
+ * contacts) is variable-length, which a compact attribute cannot hold. */
+static hid_t
+fixed_string(size_t size)
+{
+  hid_t type;
+
+  if (size > COMPACT_TEXT)
+    return vlen_string();
+  type = H5Tcopy(H5T_C_S1);
+  if (type >= 0 && (H5Tset_size(type, size ? size : 1) < 0 ||
+                    H5Tset_strpad(type, H5T_STR_NULLTERM) < 0 ||
+                    H5Tset_cset(type, H5T_CSET_UTF8) < 0)) {
+    vb_h5_close(type);
+    return H5I_INVALID_HID;
+  }
+  return type;
+}
+
+/* Scalar fixed-length UTF-8 string attribute (NULL as ""): its bytes in
+ * the attribute's own message, none in the global heap (fixed_string). */
 int
 vb_h5_attr_string(hid_t obj, const char *name, const char *value)
 {
-  hid_t type = vlen_string(), space = H5Screate(H5S_SCALAR);
+  hid_t type, space = H5Screate(H5S_SCALAR);
   int rc = -1;
 
   if (!value)
     value = "";
+  type = fixed_string(strlen(value) + 1);
   if (type >= 0)
-    rc = attr_write(obj, name, type, type, space, &value);
+    rc = attr_write(obj, name, type, type, space,
+                    H5Tis_variable_str(type) > 0 ? (const void *)&value : (const void *)value);
   if (vb_h5_close(type) < 0 || vb_h5_close(space) < 0)
     rc = -1;
   return rc;
 }
 
-/* Scalar fixed-length UTF-8 string attribute (NULL as ""): its bytes in
- * the attribute's own message, none in the global heap. */
+/* The same as vb_h5_attr_string (kept for the callers that name it). */
 int
 vb_h5_attr_fixed(hid_t obj, const char *name, const char *value)
 {
-  hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR);
-  int rc = -1;
-
-  if (!value)
-    value = "";
-  if (type >= 0 && H5Tset_size(type, strlen(value) + 1) >= 0 &&
-      H5Tset_strpad(type, H5T_STR_NULLTERM) >= 0 && H5Tset_cset(type, H5T_CSET_UTF8) >= 0)
-    rc = attr_write(obj, name, type, type, space, value);
-  if (vb_h5_close(type) < 0 || vb_h5_close(space) < 0)
-    rc = -1;
-  return rc;
+  return vb_h5_attr_string(obj, name, value);
 }
 
 /* Read a scalar fixed-length string attribute of type ftype; NULL on error. */
@@ -146,34 +168,53 @@ vb_h5_attr_int64(hid_t obj, const char *name, long value)
   return vb_h5_close(space) < 0 ? -1 : rc;
 }
 
-/* 1-d attribute of variable-length strings. */
+/* 1-d attribute of fixed-length UTF-8 strings, each padded with NULs to
+ * the longest plus one byte (no global heap, as vb_h5_attr_string). */
 int
 vb_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n)
 {
   hsize_t dims[1] = {(hsize_t)n};
-  hid_t type = vlen_string(), space;
+  size_t size = 1, i;
+  hid_t type, space;
+  char *packed = NULL;
   int rc = -1;
 
+  for (i = 0; i < n; i++)
+    if (values[i] && strlen(values[i]) + 1 > size)
+      size = strlen(values[i]) + 1;
+  type = fixed_string(n * size > COMPACT_TEXT ? (size_t)COMPACT_TEXT + 1 : size);
+  if (type >= 0 && H5Tis_variable_str(type) > 0)
+    size = sizeof(char *); /* each value a pointer to its text */
   if (n == 0)
     space = H5Screate(H5S_NULL);
   else
     space = H5Screate_simple(1, dims, NULL);
-  if (type >= 0 && space >= 0) {
+  packed = calloc(n ? n : 1, size);
+  for (i = 0; packed && i < n; i++) {
+    const char *v = values[i] ? values[i] : "";
+    if (H5Tis_variable_str(type) > 0)
+      memcpy(packed + i * size, &v, sizeof v);
+    else
+      memcpy(packed + i * size, v, strlen(v));
+  }
+  if (packed && type >= 0 && space >= 0) {
     if (n == 0) {
       hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
       rc = attr >= 0 ? 0 : -1;
       if (vb_h5_close(attr) < 0)
         rc = -1;
     } else {
-      rc = attr_write(obj, name, type, type, space, values);
+      rc = attr_write(obj, name, type, type, space, packed);
     }
   }
+  free(packed);
   if (vb_h5_close(type) < 0 || vb_h5_close(space) < 0)
     rc = -1;
   return rc;
 }
 
-/* Read a variable-length string attribute. */
+/* Read a scalar string attribute, fixed-length (what vibro writes) or
+ * variable-length (files of earlier versions); NULL if absent or unreadable. */
 char *
 vb_h5_attr_read_string(hid_t obj, const char *name)
 {

@@ -18,13 +18,14 @@ void vb_h5_quiet_begin(vb_h5quiet *q);
 void vb_h5_quiet_end(vb_h5quiet *q);
 /* Close an identifier of any kind; negative ids are ignored.  0 or -1. */
 int vb_h5_close(hid_t id);
-/* Scalar attributes; 0 or -1. */
+/* Scalar attributes; 0 or -1.  Strings are fixed-length UTF-8 (no
+ * global heap): vibro writes no variable-length string. */
 int vb_h5_attr_string(hid_t obj, const char *name, const char *value);
-/* Scalar fixed-length UTF-8 string (no global heap); 0 or -1. */
+/* The same as vb_h5_attr_string; 0 or -1. */
 int vb_h5_attr_fixed(hid_t obj, const char *name, const char *value);
 int vb_h5_attr_double(hid_t obj, const char *name, double value);
 int vb_h5_attr_int64(hid_t obj, const char *name, long value);
-/* A 1-d attribute of n variable-length UTF-8 strings; 0 or -1. */
+/* A 1-d attribute of n fixed-length UTF-8 strings; 0 or -1. */
 int vb_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n);
 /* Read a scalar string attribute (variable- or fixed-length); the caller frees the copy (NULL
  * if there is none). */

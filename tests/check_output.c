@@ -64,18 +64,25 @@ static long read_doubles(hid_t f, const char *name, double *buf, long cap)
   return n;
 }
 
-/* A string attribute's value (variable length), copied into buf. */
+/* A string attribute's value, copied into buf: fixed-length, as vibro
+ * writes every string attribute (no global heap, issue 19 item 6). */
 static void read_string_attr(hid_t obj, const char *name, char *buf, size_t size)
 {
-  hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = H5Tcopy(H5T_C_S1);
-  char *v = NULL;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT), ft = a >= 0 ? H5Aget_type(a) : -1;
+  hid_t t = H5Tcopy(H5T_C_S1);
+  char *v;
 
-  H5Tset_size(t, H5T_VARIABLE);
+  ck_assert_msg(ft >= 0, "no attribute %s", name);
+  ck_assert_msg(H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) == 0,
+                "attribute %s is not a fixed-length string", name);
+  v = calloc(H5Tget_size(ft) + 1, 1);
+  H5Tset_size(t, H5Tget_size(ft) + 1);
   H5Tset_cset(t, H5T_CSET_UTF8);
-  ck_assert_msg(a >= 0 && H5Aread(a, t, &v) >= 0, "no attribute %s", name);
+  ck_assert_msg(v && H5Aread(a, t, v) >= 0, "cannot read attribute %s", name);
   snprintf(buf, size, "%s", v);
-  H5free_memory(v);
+  free(v);
   H5Tclose(t);
+  H5Tclose(ft);
   H5Aclose(a);
 }
 

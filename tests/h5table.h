@@ -100,12 +100,17 @@ tu_column_units(hid_t f, const char *table, const char *name, char *unit, size_t
   d = H5Dopen2(f, path, H5P_DEFAULT);
   ck_assert_msg(d >= 0, "no column %s", path);
   if (H5Aexists(d, "units") > 0) {
-    char *v = NULL;
+    char v[512] = "";
+    hid_t m = H5Tcopy(H5T_C_S1);
     a = H5Aopen(d, "units", H5P_DEFAULT);
     t = H5Aget_type(a);
-    ck_assert(H5Tis_variable_str(t) > 0 && H5Aread(a, t, &v) >= 0);
+    /* fixed-length, as every string attribute vibro writes (no global heap) */
+    ck_assert(H5Tis_variable_str(t) == 0 && H5Tget_size(t) < sizeof v);
+    H5Tset_size(m, sizeof v);
+    H5Tset_cset(m, H5Tget_cset(t));
+    ck_assert(H5Aread(a, m, v) >= 0);
     snprintf(unit, size, "%s", v);
-    H5free_memory(v);
+    H5Tclose(m);
     H5Tclose(t);
     H5Aclose(a);
   }
