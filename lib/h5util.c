@@ -79,14 +79,16 @@ vlen_string(void)
  * writes keep attributes compact (libver 1.8, no dense storage). */
 #define COMPACT_TEXT 60000
 
-/* A fixed-length, NUL-terminated UTF-8 string type of size bytes (at
- * least 1), or a negative id.  vibro writes its strings fixed-length:
+/* A fixed-length, NUL-terminated string type of size bytes (at least 1),
+ * UTF-8 when utf8 is set, else ASCII (which readers of the fixed-length
+ * attributes before this version read; HDF5 converts no string between
+ * character sets), or a negative id.  vibro writes its strings fixed-length:
  * variable-length ones live in the file's global heap, the path of most
  * of libhdf5's crashes on a damaged file (issue 19, item 6).  Only a
  * string attribute longer than COMPACT_TEXT (a study text of hundreds of
  * contacts) is variable-length, which a compact attribute cannot hold. */
 static hid_t
-fixed_string(size_t size)
+fixed_string(size_t size, int utf8)
 {
   hid_t type;
 
@@ -95,15 +97,25 @@ fixed_string(size_t size)
   type = H5Tcopy(H5T_C_S1);
   if (type >= 0 && (H5Tset_size(type, size ? size : 1) < 0 ||
                     H5Tset_strpad(type, H5T_STR_NULLTERM) < 0 ||
-                    H5Tset_cset(type, H5T_CSET_UTF8) < 0)) {
+                    H5Tset_cset(type, utf8 ? H5T_CSET_UTF8 : H5T_CSET_ASCII) < 0)) {
     vb_h5_close(type);
     return H5I_INVALID_HID;
   }
   return type;
 }
 
-/* Scalar fixed-length UTF-8 string attribute (NULL as ""): its bytes in
- * the attribute's own message, none in the global heap (fixed_string). */
+/* True if text has a byte outside ASCII. */
+static int
+has_utf8(const char *text)
+{
+  for (; *text; text++)
+    if ((unsigned char)*text >= 0x80)
+      return 1;
+  return 0;
+}
+
+/* Scalar fixed-length string attribute (NULL as ""): its bytes in the
+ * attribute's own message, none in the global heap (fixed_string). */
 int
 vb_h5_attr_string(hid_t obj, const char *name, const char *value)
 {
@@ -112,7 +124,7 @@ vb_h5_attr_string(hid_t obj, const char *name, const char *value)
 
   if (!value)
     value = "";
-  type = fixed_string(strlen(value) + 1);
+  type = fixed_string(strlen(value) + 1, has_utf8(value));
   if (type >= 0)
     rc = attr_write(obj, name, type, type, space,
                     H5Tis_variable_str(type) > 0 ? (const void *)&value : (const void *)value);
@@ -168,7 +180,7 @@ vb_h5_attr_int64(hid_t obj, const char *name, long value)
   return vb_h5_close(space) < 0 ? -1 : rc;
 }
 
-/* 1-d attribute of fixed-length UTF-8 strings, each padded with NULs to
+/* 1-d attribute of fixed-length strings, each padded with NULs to
  * the longest plus one byte (no global heap, as vb_h5_attr_string). */
 int
 vb_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n)
@@ -177,12 +189,14 @@ vb_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_
   size_t size = 1, i;
   hid_t type, space;
   char *packed = NULL;
-  int rc = -1;
+  int rc = -1, utf8 = 0;
 
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
     if (values[i] && strlen(values[i]) + 1 > size)
       size = strlen(values[i]) + 1;
-  type = fixed_string(n * size > COMPACT_TEXT ? (size_t)COMPACT_TEXT + 1 : size);
+    utf8 |= values[i] && has_utf8(values[i]);
+  }
+  type = fixed_string(n * size > COMPACT_TEXT ? (size_t)COMPACT_TEXT + 1 : size, utf8);
   if (type >= 0 && H5Tis_variable_str(type) > 0)
     size = sizeof(char *); /* each value a pointer to its text */
   if (n == 0)

@@ -77,7 +77,7 @@ static void read_string_attr(hid_t obj, const char *name, char *buf, size_t size
                 "attribute %s is not a fixed-length string", name);
   v = calloc(H5Tget_size(ft) + 1, 1);
   H5Tset_size(t, H5Tget_size(ft) + 1);
-  H5Tset_cset(t, H5T_CSET_UTF8);
+  H5Tset_cset(t, H5Tget_cset(ft));
   ck_assert_msg(v && H5Aread(a, t, v) >= 0, "cannot read attribute %s", name);
   snprintf(buf, size, "%s", v);
   free(v);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "h5check.h"
 #include "h5read.h"
 
 #define UNITS_LEN 32 /* longest units text of an event field */

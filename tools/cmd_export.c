@@ -11,6 +11,7 @@
 #include <sndfile.h>
 
 #include "cli.h"
+#include "h5check.h"
 #include "h5read.h"
 #include "outfile.h"
 
@@ -857,7 +858,7 @@ export_main(const cli_command *cmd, int argc, char **argv)
     return key == 'h' ? 0 : 1;
   }
   sg.file = a.operands[0];
-  if (outputs_open(sg.file, &of) == 0 &&
+  if (outputs_open_checked(sg.file, &of) == 0 &&
       (of.version >= 2 ? open_v2(&sg, &of, &rq) : open_v1(&sg, of.fid[0], &rq)) == 0 &&
       write_all(&sg, &rq) == 0)
     rc = 0;

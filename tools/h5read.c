@@ -4,10 +4,8 @@
  * assuming one version's list, so datasets added later show up without a
  * change here. */
 
-#include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
-#include <zlib.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -165,6 +163,13 @@ is_group(hid_t loc, const char *path)
   return group;
 }
 
+/* Order names as strcmp does. */
+static int
+cmp_text(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* The names of the links in group path under loc, in name order, added to
  * out.  An absent group adds nothing.  Returns 0, or -1 when out of
  * memory (reported against file). */
@@ -180,10 +185,14 @@ children(const char *file, hid_t loc, const char *path, namelist *out)
   g = H5Gopen2(loc, path, H5P_DEFAULT);
   if (g < 0)
     return 0;
-  r = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, names_collect, out);
+  /* the index walked as it lies (no table of links: children_ordered),
+   * then sorted by name as H5_ITER_INC would give them */
+  size_t first = out->n;
+  r = H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, names_collect, out);
   close_id(g);
   if (r < 0)
     return cli_complain(file, "cannot list %s", path);
+  qsort(out->v + first, out->n - first, sizeof *out->v, cmp_text);
   return 0;
 }
 
@@ -219,10 +228,11 @@ attr_text(hid_t obj, const char *name, char *buf, size_t len)
     H5free_memory(text);
   } else {
     size_t size = H5Tget_size(ftype);
-    if (size == 0 || !(text = calloc(size + 1, 1)))
+    if (size == 0 || size > ATTR_TEXT_MAX || !(text = calloc(size + 1, 1)))
       goto done;
+    /* HDF5 converts no string between character sets: the file's own */
     if (H5Tset_size(mtype, size + 1) < 0 || H5Tset_strpad(mtype, H5T_STR_NULLTERM) < 0 ||
-        H5Aread(attr, mtype, text) < 0) {
+        H5Tset_cset(mtype, H5Tget_cset(ftype)) < 0 || H5Aread(attr, mtype, text) < 0) {
       free(text);
       goto done;
     }
@@ -271,11 +281,17 @@ attr_number(hid_t obj, const char *name, double *out)
 hid_t
 output_open(const char *path, char *format, size_t len)
 {
+  struct stat st;
   FILE *f;
   hid_t file, root, fapl;
   htri_t is;
   int version;
 
+  /* a regular file only: opening a FIFO would wait for a writer */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    cli_complain(path, "not a vibro output (not a regular file)");
+    return H5I_INVALID_HID;
+  }
   f = fopen(path, "rb");
   if (!f) {
     cli_complain(path, "cannot open: %s", strerror(errno));
@@ -547,198 +563,6 @@ format_version(const char *format)
   return (int)version;
 }
 
-/* A shard listed in a manifest. */
-typedef struct listed {
-  char name[64];
-  long lo; /* lowest scene index it holds */
-} listed;
-
-/* Order shards by their lowest scene. */
-static int
-cmp_listed(const void *a, const void *b)
-{
-  long x = ((const listed *)a)->lo, y = ((const listed *)b)->lo;
-  return (x > y) - (x < y);
-}
-
-/* Parse a manifest line "NAME SIZE CRC ROWS LO HI ... LINECRC\n", whose
- * last field is the CRC-32 of the text before it (doc/format.md); 0 when
- * it is complete and intact. */
-static int
-manifest_line(const char *line, listed *out)
-{
-  const char *nl = strchr(line, '\n'), *last;
-  unsigned long crc;
-  long size, rows, hi;
-  char *end;
-
-  if (!nl)
-    return -1;
-  for (last = nl; last > line && last[-1] != ' '; last--)
-    ;
-  if (last == line)
-    return -1;
-  crc = strtoul(last, &end, 16);
-  if (end != nl || crc32(0L, (const Bytef *)line, (uInt)(last - line)) != crc)
-    return -1;
-  if (sscanf(line, "%63s %ld %*x %ld %ld %ld", out->name, &size, &rows, &out->lo, &hi) != 5)
-    return -1;
-  return strchr(out->name, '/') ? -1 : 0;
-}
-
-/* True if name is "manifest.rNNN". */
-static int
-is_manifest(const char *name)
-{
-  size_t n = strlen("manifest.r");
-  if (strncmp(name, "manifest.r", n) != 0 || !name[n])
-    return 0;
-  for (const char *p = name + n; *p; p++)
-    if (*p < '0' || *p > '9')
-      return 0;
-  return 1;
-}
-
-/* The shards every manifest of the directory part lists, by lowest scene. */
-static int
-list_shards(const char *part, listed **out, int *n)
-{
-  char path[PATH_LEN + 64], line[1024];
-  struct dirent *e;
-  DIR *d = opendir(part);
-  int cap = 0;
-
-  *out = NULL;
-  *n = 0;
-  if (!d)
-    return cli_complain(part, "cannot list: %s", strerror(errno));
-  while ((e = readdir(d)) != NULL) {
-    FILE *f;
-    if (!is_manifest(e->d_name))
-      continue;
-    text_format(path, sizeof path, "%s/%s", part, e->d_name);
-    f = fopen(path, "r");
-    while (f && fgets(line, sizeof line, f)) {
-      listed l;
-      if (manifest_line(line, &l) < 0)
-        continue;
-      if (*n == cap) {
-        listed *more = realloc(*out, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *more);
-        if (!more) {
-          fclose(f);
-          closedir(d);
-          return cli_complain(part, "out of memory");
-        }
-        *out = more;
-      }
-      (*out)[(*n)++] = l;
-    }
-    if (f)
-      fclose(f);
-  }
-  closedir(d);
-  if (*n)
-    qsort(*out, (size_t)*n, sizeof **out, cmp_listed);
-  return 0;
-}
-
-/* Open the shards of a running study in its directory part. */
-static int
-open_shards(const char *path, const char *part, output_files *of)
-{
-  char name[PATH_LEN + 64], format[TEXT_MAX];
-  listed *shards;
-  int n;
-
-  if (list_shards(part, &shards, &n) < 0)
-    return -1;
-  of->fid = malloc((size_t)(n ? n : 1) * sizeof *of->fid);
-  if (!of->fid) {
-    free(shards);
-    return cli_complain(path, "out of memory");
-  }
-  of->running = 1;
-  for (int i = 0; i < n; i++) {
-    hid_t fid;
-    text_format(name, sizeof name, "%s/%s", part, shards[i].name);
-    fid = H5Fopen(name, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (fid < 0)
-      continue; /* removed since (merged, or resumed): skip */
-    of->fid[of->n++] = fid;
-    if (of->n == 1) {
-      hid_t root = H5Gopen2(fid, "/", H5P_DEFAULT);
-      attr_text(root, "format", format, sizeof format);
-      close_id(root);
-      snprintf(of->format, sizeof of->format, "%s", format);
-    }
-  }
-  free(shards);
-  if (of->n == 0) {
-    snprintf(of->format, sizeof of->format, "vibro-3");
-    printf("%s: running, no scene finished yet (%s holds no shard)\n", path, part);
-  }
-  of->version = format_version(of->format);
-  return 0;
-}
-
-int
-outputs_open(const char *path, output_files *of)
-{
-  char part[PATH_LEN];
-  struct stat st;
-  size_t len = strlen(path);
-
-  memset(of, 0, sizeof *of);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  /* OUT.part/ given, or OUT not there yet while OUT.part/ is: a running study */
-  if (len > 5 && strcmp(path + len - 5, ".part") == 0 && stat(path, &st) == 0 &&
-      S_ISDIR(st.st_mode))
-    return open_shards(path, path, of);
-  text_format(part, sizeof part, "%s.part", path);
-  if (stat(path, &st) != 0 && errno == ENOENT && stat(part, &st) == 0 && S_ISDIR(st.st_mode))
-    return open_shards(path, part, of);
-  of->fid = malloc(sizeof *of->fid);
-  if (!of->fid)
-    return cli_complain(path, "out of memory");
-  of->fid[0] = output_open(path, of->format, sizeof of->format);
-  if (of->fid[0] < 0) {
-    free(of->fid);
-    of->fid = NULL;
-    return -1;
-  }
-  of->n = 1;
-  of->version = format_version(of->format);
-  return 0;
-}
-
-int
-outputs_operand(cli_args *a, int key, output_files *of, int *status)
-{
-  static const char *const operands[] = {"OUT.h5"};
-
-  if (key != 0 || cli_operands(a, 1, operands) < 0) {
-    cli_end(a);
-    *status = key == 'h' ? 0 : 1;
-    return -1;
-  }
-  if (outputs_open(a->operands[0], of) < 0) {
-    cli_end(a);
-    *status = 1;
-    return -1;
-  }
-  return 0;
-}
-
-void
-outputs_close(output_files *of)
-{
-  for (int i = 0; i < of->n; i++)
-    close_id(of->fid[i]);
-  free(of->fid);
-  of->fid = NULL;
-  of->n = 0;
-}
-
 int
 attr_strings(hid_t obj, const char *name, namelist *out)
 {
@@ -757,7 +581,8 @@ attr_strings(hid_t obj, const char *name, namelist *out)
   mtype = H5Tcopy(H5T_C_S1);
   if (H5Tis_variable_str(ftype) > 0) {
     char **v = calloc((size_t)n + 1, sizeof *v);
-    if (v && H5Tset_size(mtype, H5T_VARIABLE) >= 0 && H5Aread(attr, mtype, v) >= 0) {
+    if (v && H5Tset_size(mtype, H5T_VARIABLE) >= 0 &&
+        H5Tset_cset(mtype, H5Tget_cset(ftype)) >= 0 && H5Aread(attr, mtype, v) >= 0) {
       rc = 0;
       for (hssize_t i = 0; i < n; i++)
         if (names_push(out, v[i] ? v[i] : "") < 0)
@@ -767,9 +592,9 @@ attr_strings(hid_t obj, const char *name, namelist *out)
     free(v);
   } else {
     size_t size = H5Tget_size(ftype) + 1;
-    char *v = calloc((size_t)n + 1, size);
+    char *v = (hsize_t)n * size <= ATTR_TEXT_MAX ? calloc((size_t)n + 1, size) : NULL;
     if (v && H5Tset_size(mtype, size) >= 0 && H5Tset_strpad(mtype, H5T_STR_NULLTERM) >= 0 &&
-        H5Aread(attr, mtype, v) >= 0) {
+        H5Tset_cset(mtype, H5Tget_cset(ftype)) >= 0 && H5Aread(attr, mtype, v) >= 0) {
       rc = 0;
       for (hssize_t i = 0; i < n; i++)
         if (names_push(out, v + (size_t)i * size) < 0)

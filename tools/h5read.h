@@ -13,6 +13,7 @@
 #include "cli.h"
 
 #define TEXT_MAX    1024  /* longest attribute text kept */
+#define ATTR_TEXT_MAX (1 << 24) /* bytes of a string attribute read at most */
 #define PATH_LEN    512   /* longest object path built */
 #define NAME_LEN    256   /* longest field or link name kept */
 #define CHOICES_MAX 240   /* a list of valid choices longer than this is cut */
@@ -77,6 +78,7 @@ typedef struct output_files {
   int running;           /* 1 when read from the shards of OUT.part/ */
   hid_t *fid;            /* [n] open files */
   int n;
+  int damaged; /* 1: a file failed output_check; outputs_close leaves them open */
 } output_files;
 
 /* Open path: a finished output, or, when path is OUT.part/ or OUT does not
@@ -85,11 +87,6 @@ typedef struct output_files {
 int outputs_open(const char *path, output_files *of);
 /* Close what outputs_open opened. */
 void outputs_close(output_files *of);
-/* An inspector's one operand, the output file OUT.h5, once its options
- * are read (key: cli_next's last answer): 0 with the file open in *of, or
- * -1 with cli_end done and the command's exit status in *status (0 after
- * --help, 1 after a bad use or an unreadable file). */
-int outputs_operand(cli_args *a, int key, output_files *of, int *status);
 
 /* Scene number of a group name of digits, or -1. */
 long scene_number(const char *group);

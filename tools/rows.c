@@ -331,9 +331,13 @@ children_ordered(hid_t g, namelist *out)
   int ordered = gcpl >= 0 && H5Pget_link_creation_order(gcpl, &flags) >= 0 &&
                 (flags & H5P_CRT_ORDER_INDEXED);
 
+  /* Creation order is the native order of its index: walking the index
+   * (H5_ITER_NATIVE) reads each link once, where H5_ITER_INC first builds
+   * a table of them, whose release freed a damaged link's bad pointer in
+   * libhdf5 1.10.8 (H5G__link_release_table, seen in the reader fuzz) */
   close_id(gcpl);
-  return H5Literate(g, ordered ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME, H5_ITER_INC, &idx,
-                    names_collect, out) < 0
+  return H5Literate(g, ordered ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME,
+                    ordered ? H5_ITER_NATIVE : H5_ITER_INC, &idx, names_collect, out) < 0
              ? -1
              : 0;
 }

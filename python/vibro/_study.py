@@ -22,13 +22,42 @@ as xarray DataArrays on time.
 
 import builtins
 import contextlib
+import functools
 import os
 import re
+import stat
 
 import numpy as np
 
 from ._errors import VibroError
 from ._analysis import param_units
+
+# HDF5's own words when another process holds the file (file locking,
+# HDF5 1.10+): the one failure to open that means a study is running.
+# Not a bare "lock", which HDF5's "sblock" (superblock) also holds.
+_LOCKED_RE = re.compile(r"unable to lock file|file locking|lock(ed)? by another process",
+                        re.IGNORECASE)
+
+
+def _reading(method):
+    """Decorate a public method that reads the file: any exception but
+    VibroError (h5py's OSError, RuntimeError, KeyError, numpy's and pandas'
+    errors on what a damaged or foreign file holds) becomes one VibroError
+    naming the file, with the original chained as its cause."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except VibroError:
+            raise
+        except Exception as e:  # noqa: B902 - every kind a damaged file gives
+            study = getattr(self, "study", self)
+            path = getattr(study, "path", "?")
+            text = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            raise VibroError("%s: damaged or not a vibro output (%s%s%s)"
+                             % (path, type(e).__name__, ": " if text else "", text)) from e
+    return wrapper
+
 
 # The layouts this package reads.
 FORMATS = ("vibro-1", "vibro-2", "vibro-3")
@@ -210,8 +239,8 @@ def _shards(part):
                     data = fh.read()
             except (OSError, ValueError):
                 continue
-            if len(data) == size and zlib.crc32(data) == crc:
-                out.append(shard)
+            if len(data) == size and zlib.crc32(data) == crc and shard not in out:
+                out.append(shard)   # a shard listed twice counts once
     return out
 
 
@@ -238,6 +267,7 @@ class Study:
     after an interrupted one).  The file is opened
     for each call and closed after it, so a Study holds no HDF5 handle."""
 
+    @_reading
     def __init__(self, path):
         self.path = os.fspath(path)
         self._file_path = self.path
@@ -284,20 +314,22 @@ class Study:
         import h5py
         path = self._file_path
         try:
+            if not stat.S_ISREG(os.stat(path).st_mode):   # a FIFO would block its reader
+                raise VibroError("%s: not a vibro output (not a regular file)" % path)
             with builtins.open(path, "rb"):
                 pass
         except OSError as e:
-            raise VibroError("%s: cannot open: %s" % (self.path, e.strerror)) from None
+            raise VibroError("%s: cannot open: %s" % (self.path, e.strerror)) from e
         if not h5py.is_hdf5(path):
             raise VibroError("%s: not a vibro output (not an HDF5 file)" % path)
         try:
             f = h5py.File(path, "r")
         except OSError as e:
-            if "lock" in str(e).lower() or not self.complete:
+            if _LOCKED_RE.search(str(e)):
                 raise VibroError(
                     "%s: a running study's file (its writer holds it); layout vibro-1 "
-                    "cannot be read until the run ends (vibro-2 files can)" % path) from None
-            raise VibroError("%s: cannot open the HDF5 file (%s)" % (path, e)) from None
+                    "cannot be read until the run ends (vibro-2 files can)" % path) from e
+            raise VibroError("%s: cannot open the HDF5 file (%s)" % (path, e)) from e
         with f:
             yield f
 
@@ -435,6 +467,7 @@ class Study:
 
     # ------------------------------------------------------------ the table
     @property
+    @_reading
     def table(self):
         """The study table as a pandas DataFrame, one row per scene, indexed
         by the scene number: the swept parameters as columns named by their
@@ -480,6 +513,7 @@ class Study:
                 for i, row in t[self.params].iterrows()}
 
     # ------------------------------------------------------------ events
+    @_reading
     def events(self, contact=None):
         """Every impact of every scene as one DataFrame.
 
@@ -588,6 +622,7 @@ class Study:
         units.setdefault("impact", "1")
         return df, units
 
+    @_reading
     def contacts(self):
         """Every contact of every scene as a DataFrame: `scene`, `contact`
         and the contact group's attributes (law, scheme, k, alpha, mu, h,
@@ -617,6 +652,7 @@ class Study:
                     rows.append(row)
         return pd.DataFrame(rows, columns=None if rows else ["scene", "contact"])
 
+    @_reading
     def grid(self, obj=None):
         """A grid sweep's parameters as dimensions: obj (an xarray Dataset or
         DataArray along `scene`, e.g. the table as
@@ -652,6 +688,7 @@ class Study:
         return out
 
     # ------------------------------------------------------------ scenes
+    @_reading
     def scene(self, i):
         """Scene number i as a Scene: its attributes, swept values, signals,
         events and modes."""
@@ -679,6 +716,7 @@ class Study:
             ", swept " + ", ".join(self.params) if self.params else "",
             "" if self.complete else ", incomplete")
 
+    @_reading
     def signal(self, scene, path):
         """A recorded signal of a scene as an xarray.DataArray on a `time`
         coordinate (s), named by its path relative to the scene
@@ -794,6 +832,7 @@ class Scene:
     `signals` (the paths `signal` accepts), `contacts`, `bodies` ({name:
     type})."""
 
+    @_reading
     def __init__(self, study, index):
         self.study = study
         self.index = index
@@ -852,11 +891,13 @@ class Scene:
         """A recorded signal as an xarray.DataArray on time (see Study.signal)."""
         return self.study.signal(self.index, path)
 
+    @_reading
     def events(self, contact=None):
         """This scene's impacts (see Study.events)."""
         ev = self.study.events(contact)
         return ev[ev["scene"] == self.index].reset_index(drop=True)
 
+    @_reading
     def modes(self, body=None):
         """The modes of the scene's modal bodies as a DataFrame with columns
         `body`, `mode`, `freq` (Hz), `sigma` (1/s), `mass` (kg); `body`
