@@ -233,11 +233,18 @@ columns_check(const checker *c, hid_t fid, const char *path, const char *dim, lo
     else if (s.cls != H5T_INTEGER && s.cls != H5T_FLOAT && (s.cls != H5T_STRING || s.vlen))
       rc = damaged(c, full, "not numbers or fixed-length text");
     else if (s.rank < 1 || s.rank > 2 || s.d[0] != rows ||
-             (s.rank == 2 && (s.cls == H5T_STRING || s.d[1] != contacts)))
-      rc = damaged(c, full, "shape [%llu%s%llu], the table's is [%llu] or [%llu][%llu]",
-                   (unsigned long long)s.d[0], s.rank > 1 ? "][" : "",
-                   s.rank > 1 ? (unsigned long long)s.d[1] : 0ULL, (unsigned long long)rows,
-                   (unsigned long long)rows, (unsigned long long)contacts);
+             (s.rank == 2 && (s.cls == H5T_STRING || s.d[1] != contacts))) {
+      char shape[64];
+      if (s.rank == 2)
+        text_format(shape, sizeof shape, "[%llu][%llu]", (unsigned long long)s.d[0],
+                    (unsigned long long)s.d[1]);
+      else
+        text_format(shape, sizeof shape, "[%llu] (rank %d)", (unsigned long long)s.d[0], s.rank);
+      if (s.rank == 1)
+        shape[strcspn(shape, " ")] = '\0'; /* a 1-d column: its length alone */
+      rc = damaged(c, full, "shape %s, the table's is [%llu] or [%llu][%llu]", shape,
+                   (unsigned long long)rows, (unsigned long long)rows, (unsigned long long)contacts);
+    }
     close_id(ds);
   }
   names_free(&kids);

@@ -132,6 +132,8 @@ def _columns(g):
     import pandas as pd
     coord = "contact" in g and g["contact"].dtype.kind == "S"
     contacts = [_text(c).rstrip("\0") for c in g["contact"][()]] if coord else []
+    dim = "scene" if "scene" in g else "event"
+    rows = g[dim].shape[0] if dim in g and len(g[dim].shape) == 1 else None
     parts, units = [], {}
     for name, ds in g.items():
         if (name == "event" or (name == "contact" and coord)
@@ -140,6 +142,11 @@ def _columns(g):
         if ds.dtype.kind not in "fiuS" or ds.ndim not in (1, 2):
             continue
         u = _text(ds.attrs["units"]) if "units" in ds.attrs else ("-" if ds.dtype.kind == "S" else "")
+        if rows is not None and (ds.shape[0] != rows or
+                                 (ds.ndim == 2 and ds.shape[1] != len(contacts))):
+            # a damaged file: pandas would pad the short column with NaN
+            raise ValueError("%s has shape %s, its table %d rows and %d contacts"
+                             % (ds.name, list(ds.shape), rows, len(contacts)))
         v = ds[()]
         if ds.ndim == 2:
             names = ["%s:%s" % (name, c) for c in contacts]
