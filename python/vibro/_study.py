@@ -219,6 +219,14 @@ def _slash(path):
     return str(path).strip("/").replace(".", "/")
 
 
+def _regular(path):
+    """Whether path is a regular file (reading a FIFO would wait for a writer)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _shards(part):
     """The shards of a running (or interrupted) vibro-2 study, from the
     valid lines of OUT.part/manifest.r*: complete lines whose own CRC-32
@@ -226,7 +234,7 @@ def _shards(part):
     import zlib
     out = []
     for name in sorted(os.listdir(part)):
-        if not re.fullmatch(r"manifest\.r[0-9]+", name):
+        if not re.fullmatch(r"manifest\.r[0-9]+", name) or not _regular(os.path.join(part, name)):
             continue
         with builtins.open(os.path.join(part, name), "rb") as fh:
             lines = fh.read().split(b"\n")[:-1]      # an unfinished last line has no \n
@@ -242,6 +250,8 @@ def _shards(part):
             shard = os.path.join(part, os.path.basename(words[0].decode("utf-8", "replace")))
             try:
                 size, crc = int(words[1]), int(words[2], 16)
+                if not _regular(shard):
+                    continue
                 with builtins.open(shard, "rb") as fh:
                     data = fh.read()
             except (OSError, ValueError):
