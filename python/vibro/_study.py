@@ -76,6 +76,17 @@ def _text(value):
     return str(value)
 
 
+def _whole(ds):
+    """All of dataset ds, once its values are seen to fit in its file: an
+    unfiltered dataset holds its bytes there, and a damaged header can
+    claim 2^40 rows (ValueError, which _reading makes a VibroError)."""
+    size = ds.size * ds.dtype.itemsize
+    if ds.compression is None and size > os.path.getsize(ds.file.filename):
+        raise ValueError("%s claims %d values of %d bytes, more than its file holds"
+                         % (ds.name, ds.size, ds.dtype.itemsize))
+    return ds[()]
+
+
 def _units(ds):
     """{field: unit} of a compound dataset, or {None: unit} of a plain one.
 
@@ -131,7 +142,7 @@ def _columns(g):
     import h5py
     import pandas as pd
     coord = "contact" in g and g["contact"].dtype.kind == "S"
-    contacts = [_text(c).rstrip("\0") for c in g["contact"][()]] if coord else []
+    contacts = [_text(c).rstrip("\0") for c in _whole(g["contact"])] if coord else []
     dim = "scene" if "scene" in g else "event"
     rows = g[dim].shape[0] if dim in g and len(g[dim].shape) == 1 else None
     parts, units = [], {}
@@ -147,7 +158,7 @@ def _columns(g):
             # a damaged file: pandas would pad the short column with NaN
             raise ValueError("%s has shape %s, its table %d rows and %d contacts"
                              % (ds.name, list(ds.shape), rows, len(contacts)))
-        v = ds[()]
+        v = _whole(ds)
         if ds.ndim == 2:
             names = ["%s:%s" % (name, c) for c in contacts]
             if v.shape[1] != len(names):
@@ -376,7 +387,7 @@ class Study:
             self.sweep = _text(st.get("sweep", ""))
             self._done = None
             if "study/done" in f:
-                self._done = f["study/done"][:].astype(bool)
+                self._done = _whole(f["study/done"]).astype(bool)
             names = ()
             self._table_units = {}
             self.has_table = "study/table" in f
@@ -444,11 +455,11 @@ class Study:
         with self._each() as files:
             for k, f in enumerate(files):
                 if "signals/scene" in f:
-                    for row, i in enumerate(f["signals/scene"][()]):
+                    for row, i in enumerate(_whole(f["signals/scene"])):
                         self._where[int(i)] = (k, row)
                 if "study/table" in f:
                     t = f["study/table"]
-                    idx = (t["scene"][()] if _is_columns(t) else
+                    idx = (_whole(t["scene"]) if _is_columns(t) else
                            t["index"] if "index" in (t.dtype.names or ()) else range(len(t)))
                     for row, i in enumerate(idx):
                         self._rows[int(i)] = (k, row)
@@ -496,7 +507,7 @@ class Study:
         import pandas as pd
         with self._each() as files:
             recs = [(_columns(f["study/table"])[0] if _is_columns(f["study/table"])
-                     else f["study/table"][:]) for f in files if "study/table" in f]
+                     else _whole(f["study/table"])) for f in files if "study/table" in f]
         if not recs:
             df = pd.DataFrame(index=pd.Index([], name="scene", dtype=np.int64))
             df.attrs["units"] = {}
@@ -601,7 +612,7 @@ class Study:
                     continue
                 ds = grp["events"]
                 units.update({k: v for k, v in _units(ds).items() if k})
-                ev = ds[:]
+                ev = _whole(ds)
                 dtype = dtype or ev.dtype
                 df = _frame(ev)
                 df.insert(0, "impact", np.arange(len(ev), dtype=np.int64))
@@ -623,11 +634,11 @@ class Study:
             df, units = _columns(ds)
         else:
             units = {k: v for k, v in _units(ds).items() if k}
-            df = _frame(ds[:])
+            df = _frame(_whole(ds))
         if "contact" in df.columns and df["contact"].dtype.kind in "iu":
             # vibro-2: an attribute; vibro-3: /study/table's `contact` coordinate
             names = ([_text(n) for n in ds.attrs["contacts"]] if "contacts" in ds.attrs else
-                     [_text(n).rstrip("\0") for n in f["study/table/contact"][()]]
+                     [_text(n).rstrip("\0") for n in _whole(f["study/table/contact"])]
                      if "study/table/contact" in f else [])
             df["contact"] = np.array([names[k] if 0 <= k < len(names) else str(k)
                                       for k in df["contact"]], dtype=object)
