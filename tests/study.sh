@@ -225,7 +225,7 @@ for m in sorted(os.listdir(part)):
         if not line.endswith("\n"):
             continue
         with h5py.File(os.path.join(part, line.split()[0]), "r") as f:
-            assert f.attrs["format"] == "vibro-3"
+            assert f.attrs["format"] == b"vibro-3"  # fixed-length: bytes in h5py
             n += len(f["study/table/scene"])
             assert f["signals/contacts.hit.force"].shape[0] == len(f["signals/scene"])
 assert n > 0 and n < 64, "%d scenes" % n
@@ -301,11 +301,11 @@ ev = f["study/events"]
 t = f["study/table"]
 n = len(ev["event"])
 assert n == t["impacts"][:, 0].sum() == t["events_count"][()].sum() == 64, n
-assert [ev[k].attrs["units"] for k in ("scene", "contact", "t_on", "t_off")] == ["1", "1", "s", "s"]
+assert [ev[k].attrs["units"] for k in ("scene", "contact", "t_on", "t_off")] == [b"1", b"1", b"s", b"s"]
 assert (ev["contacts.hit.k"][()] == t["contacts.hit.k"][()][ev["scene"][()]]).all()
 assert (np.diff(ev["scene"][()]) >= 0).all()
-assert t["contacts.hit.k"].attrs["units"] == "N/m^alpha"
-assert t["bodies.hammer.v0"].attrs["units"] == "m/s"
+assert t["contacts.hit.k"].attrs["units"] == b"N/m^alpha"
+assert t["bodies.hammer.v0"].attrs["units"] == b"m/s"
 try:
     import pandas
     df = pandas.DataFrame({k: d[()] for k, d in ev.items()})
@@ -358,10 +358,10 @@ expect 0 "$vibro" run "$tmp/laws.cfg" -o "$tmp/laws.h5" --quiet
 import sys, h5py
 m = h5py.File(sys.argv[1], "r")["model/contacts"]
 link, hit = m["link"].attrs, m["hit"].attrs
-assert link["law"] == "spring" and link["k"] == 1200.0 and link["c"] == 0.37, dict(link)
-assert link["c_units"] == "N s/m" and "mu" not in link, dict(link)
-assert hit["law"] == "flores" and hit["e"] == 0.7 and hit["alpha"] == 1.5, dict(hit)
-assert hit["k_units"] == "N/m^alpha" and hit["e_units"] == "1", dict(hit)
+assert link["law"] == b"spring" and link["k"] == 1200.0 and link["c"] == 0.37, dict(link)
+assert link["c_units"] == b"N s/m" and "mu" not in link, dict(link)
+assert hit["law"] == b"flores" and hit["e"] == 0.7 and hit["alpha"] == 1.5, dict(hit)
+assert hit["k_units"] == b"N/m^alpha" and hit["e_units"] == b"1", dict(hit)
 PY
 
 # a driven wall records its motion (the box of the rattle box: amplitude
@@ -371,7 +371,7 @@ expect 0 "$vibro" run "$srcdir/scenes/rattle-box.cfg" -o "$tmp/rb.h5" --quiet
 import sys, h5py, numpy as np
 s = h5py.File(sys.argv[1], "r")["signals"]
 u, amp = s["bodies.box.u"][()], s["bodies.box.drive.amplitude"][()]
-assert s["bodies.box.u"].attrs["units"] == "m" and "bodies.box.v" in s
+assert s["bodies.box.u"].attrs["units"] == b"m" and "bodies.box.v" in s
 for k in range(len(amp)):
     assert abs(np.ptp(u[k]) - 2 * amp[k]) <= 1e-3 * amp[k] + 1e-15, (k, np.ptp(u[k]), amp[k])
 PY
