@@ -145,6 +145,9 @@ def main():
     ap.add_argument("--strict", action="store_true")
     ap.add_argument("--allow", default="", help="outcomes --strict lets pass, e.g. crash")
     ap.add_argument("--no-python", action="store_true")
+    ap.add_argument("--only-kept", default=None,
+                    help="read again only the variants a --keep DIR holds (the others were "
+                         "ok or refused for every reader when kept), and count only those")
     ap.add_argument("files", nargs="+", help="NAME=FILE")
     a = ap.parse_args()
     if a.python_path:
@@ -168,6 +171,12 @@ def main():
             counts[(name, rd)] = collections.Counter()
         for k in range(a.first, a.first + a.variants):
             damaged, how = variant(data, a.seed, name, k)
+            if a.only_kept:
+                kept = os.path.join(a.only_kept, "%s-%d.h5" % (name, k))
+                if not os.path.exists(kept):
+                    continue
+                with open(kept, "rb") as fh:
+                    damaged = fh.read()
             v = os.path.join(tmpdir, "%s-%d.h5" % (name, k))
             with open(v, "wb") as fh:
                 fh.write(damaged)
