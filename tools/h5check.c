@@ -1,7 +1,7 @@
 /* h5check.c - a vibro output's structure checked before a reader trusts
  * it (issue 19, item 6): the groups a layout has, every table column's
- * rank, length and type, every dataset's bytes inside the file, every
- * attribute readable.  A damaged file is then one line "FILE: damaged:
+ * rank, length and type, every dataset's bytes inside the file, the
+ * attributes the readers use readable.  A damaged file is then one line "FILE: damaged:
  * what" and exit 1, never a summary of what HDF5 could still reach (a
  * damaged root B-tree once gave "0 scenes finished" and exit 0), nor a
  * loop over 2^40 rows a damaged header claims. */
@@ -15,15 +15,13 @@
 #include "h5check.h"
 #include "h5read.h"
 
-#define ATTR_BYTES ATTR_TEXT_MAX /* largest attribute read */
-#define MODEL_DEPTH 3        /* /model, its bodies and contacts, their points */
+#define ATTR_BYTES  ATTR_TEXT_MAX /* largest attribute read */
+#define MODEL_DEPTH 3             /* /model, its bodies and contacts, their points */
 
-/* What a check needs: the file's name for messages, its id and size. */
+/* What a check needs: the file's name for messages and its size. */
 typedef struct checker {
   const char *file;
-  hid_t fid;
   hsize_t size; /* bytes of the file */
-  char path[PATH_LEN];
 } checker;
 
 /* Report what is damaged at path; -1. */
@@ -183,14 +181,13 @@ group_list(const checker *c, hid_t loc, const char *path, const char *full,
     damaged(c, full, g < 0 ? "cannot open the group" : "not a group");
     return H5I_INVALID_HID;
   }
-  if (H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, names_collect, out) < 0
-          ? damaged(c, full, "cannot list the group") < 0
-                                   : attrs_check(c, g, full, attrs) < 0) {
-    names_free(out);
-    close_id(g);
-    return H5I_INVALID_HID;
-  }
-  return g;
+  if (H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, names_collect, out) < 0)
+    damaged(c, full, "cannot list the group");
+  else if (attrs_check(c, g, full, attrs) == 0)
+    return g;
+  names_free(out);
+  close_id(g);
+  return H5I_INVALID_HID;
 }
 
 /* A vibro-3 table (a group of columns along coordinate dim): every child
@@ -268,7 +265,7 @@ compound_check(const checker *c, hid_t fid, const char *path, long *rows_out)
   return rc;
 }
 
-/* /model and below: every group lists and every attribute reads. */
+/* /model and below: every group lists, the attributes readers use read. */
 static int
 model_check(const checker *c, hid_t loc, const char *path, const char *full, int depth)
 {
@@ -329,7 +326,7 @@ scenes_check(const checker *c, hid_t obj, const char *path, long rows, int exact
 int
 output_check(const char *file, hid_t fid, int version)
 {
-  checker c = {.file = file, .fid = fid};
+  checker c = {.file = file};
   hid_t root = H5Gopen2(fid, "/", H5P_DEFAULT), study = H5I_INVALID_HID;
   namelist kids = {0};
   long rows = 0, events = 0;

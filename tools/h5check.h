@@ -10,7 +10,7 @@
 
 /* Check the structure of the open output fid (layout vibro-version) named
  * file in messages: its groups, every table column's rank, length and
- * type, every dataset's bytes inside the file, every attribute readable.
+ * type, every dataset's bytes inside the file, the attributes readers use.
  * 0, or -1 after one line "FILE: damaged: OBJECT: what is wrong". */
 int output_check(const char *file, hid_t fid, int version);
 
