@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lyapunov.h"
 #include "run.h"
 
 /* ------------------------------------------------------------ allocation */
@@ -26,6 +27,7 @@ vb_run_free(vb_run *run)
     for (int i = 0; i < run->nislands; i++)
       vb_island_state_free(run->states[i]);
   free(run->states);
+  vb_lyapunov_free(run->lyap);
   vb_model_free(run->model);
   vb_record_free(run);
   free(run->pu);
@@ -252,6 +254,8 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
       break;
     if (n % sc->record_every == 0)
       vb_record_sample(run, n, n / sc->record_every);
+    if (run->lyap)
+      vb_lyapunov_step(run, n);
   }
   if (run->code) {
     /* samples not reached are NaN, so nothing looks computed that was not */

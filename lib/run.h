@@ -65,6 +65,7 @@ struct vb_run {
   double *x_before;                /* [ncontacts] compression at the previous step, m */
   double *rate_before;             /* [ncontacts] its rate, m/s */
   double e0;                       /* initial energy, J */
+  struct vb_lyapunov *lyap;        /* the Lyapunov twin, NULL unless requested (lyapunov.c) */
   char status[320];
   int code;
 };

@@ -1,0 +1,290 @@
+/* check_lyapunov.c - the largest Lyapunov exponent by a perturbed twin
+ * (lib/lyapunov.c) and the island-state functions it stands on (copy,
+ * blend, displace in lib/island.c). */
+#include <math.h>
+#include "testutil.h"
+#include "lyapunov.h"
+
+/* ------------------------------------------------------------- helpers */
+
+/* A scene, a run of it with a twin (opts NULL: none) and its exponent. */
+typedef struct {
+  vb_scene *scene;
+  vb_run *run;
+  int rc;
+  double lambda, half;
+} ly_sim;
+
+static ly_sim
+ly_run(const char *text, const vb_lyapunov_opts *opts)
+{
+  ly_sim s = {0};
+  char err[1024];
+  int rc = vb_scene_load_string(text, "test.cfg", &s.scene, err, sizeof err);
+  ck_assert_msg(rc == VB_OK, "scene did not load: %s", err);
+  rc = vb_run_alloc(s.scene, &s.run, err, sizeof err);
+  ck_assert_msg(rc == VB_OK, "run did not allocate: %s", err);
+  if (opts) {
+    rc = vb_lyapunov_attach(s.run, opts, err, sizeof err);
+    ck_assert_msg(rc == VB_OK, "twin did not attach: %s", err);
+  }
+  s.rc = vb_run_exec(s.run);
+  s.lambda = vb_run_lyapunov(s.run, &s.half);
+  return s;
+}
+
+static void
+ly_free(ly_sim *s)
+{
+  vb_run_free(s->run);
+  vb_scene_free(s->scene);
+}
+
+/* A linear oscillator (mass m, natural frequency f0, damping ratio zeta)
+ * with a stop it never reaches (gap 1 m, stepped by `scheme`), driven by a
+ * harmonic force of frequency fd (0: undriven, started at u0 = 2.1 mm). */
+static char *
+oscillator(double m, double f0, double zeta, double fd, const char *scheme, double fs,
+           double duration)
+{
+  text t = {0};
+  double w0 = 2.0 * M_PI * f0;
+  add(&t, "scene = { name = \"osc\"; fs = %.17g; duration = %.17g; gravity = 0.0; };\n", fs,
+      duration);
+  add(&t,
+      "bodies = ( { name = \"mass\"; type = \"mass\"; mass = %.17g; k = %.17g; c = %.17g; "
+      "u0 = %.17g; },\n  { name = \"stop\"; type = \"wall\"; position = 0.0; } );\n",
+      m, m * w0 * w0, 2.0 * zeta * m * w0, fd > 0.0 ? 0.0 : 2.1e-3);
+  add(&t,
+      "contacts = ( { name = \"far\"; between = [\"mass\", \"stop\"]; law = \"power\"; "
+      "k = 3.1e6; alpha = 1.5; gap = 1.0; scheme = \"%s\"; } );\n",
+      scheme);
+  if (fd > 0.0)
+    add(&t,
+        "forces = ( { name = \"drive\"; at = \"mass\"; type = \"harmonic\"; amplitude = %.17g; "
+        "freq = %.17g; } );\n",
+        0.0137 * m * w0 * w0, fd);
+  return t.s;
+}
+
+/* The bound on |lambda + zeta w0| over a measured time t_meas for the
+ * linear oscillator in the norm q^2 + (v / Omega)^2: the separation is
+ * A e^(-sigma t) times a vector turning on the damped ellipse, whose norm
+ * squared over A^2 e^(-2 sigma t) stays between the eigenvalues mu_min,
+ * mu_max of the quadratic form below, so that ln d is -sigma t plus at
+ * most ln(mu_max / mu_min) / 2 either way. */
+static double
+linear_bound(double f0, double zeta, double omega, double t_meas)
+{
+  double w0 = 2.0 * M_PI * f0, sig = zeta * w0, wd = w0 * sqrt(1.0 - zeta * zeta);
+  /* q = cos(phi), v = -(sig cos(phi) + wd sin(phi)) over (cos, sin) */
+  double a = 1.0 + sig * sig / (omega * omega), b = sig * wd / (omega * omega),
+         c = wd * wd / (omega * omega);
+  double tr = a + c, det = a * c - b * b, disc = sqrt(0.25 * tr * tr - det);
+  double mu_max = 0.5 * tr + disc, mu_min = 0.5 * tr - disc;
+  return 0.5 * log(mu_max / mu_min) / t_meas;
+}
+
+/* ------------------------------------------------------------- kernels */
+
+/* A mass between two stops it hits, driven (every contact engaged over a
+ * run), stepped by `scheme`: to test copies mid-run with live contacts. */
+static char *
+rattle(const char *scheme)
+{
+  text t = {0};
+  add(&t, "scene = { name = \"rattle\"; fs = 44100.0; duration = 0.3; gravity = 0.0; };\n");
+  add(&t, "bodies = ( { name = \"mass\"; type = \"mass\"; mass = 0.0237; k = 2385.0; c = 0.031; "
+          "v0 = 0.173; },\n"
+          "  { name = \"lo\"; type = \"wall\"; position = 0.0; },\n"
+          "  { name = \"hi\"; type = \"wall\"; position = 0.0; } );\n");
+  add(&t,
+      "contacts = ( { name = \"down\"; between = [\"lo\", \"mass\"]; law = \"power\"; k = 3.7e6; "
+      "alpha = 1.5; gap = 1.3e-3; scheme = \"%s\"; },\n"
+      "  { name = \"up\"; between = [\"mass\", \"hi\"]; law = \"power\"; k = 2.9e6; alpha = 1.3; "
+      "gap = 0.9e-3; scheme = \"%s\"; } );\n",
+      scheme, scheme);
+  add(&t, "forces = ( { name = \"drive\"; at = \"mass\"; type = \"harmonic\"; amplitude = 1.93; "
+          "freq = 47.3; } );\n");
+  return t.s;
+}
+
+/* A copy of a state mid-run, stepped alongside the original, stays bitwise
+ * equal to it for every scheme (so the copy holds everything the step
+ * carries, the schemes' per-contact state included); blend with r = 1
+ * leaves a state as it is. */
+START_TEST(test_copy_steps_alike)
+{
+  size_t ns;
+  const vb_scheme *const *list = vb_scheme_list(&ns);
+  for (size_t k = 0; k < ns; k++) {
+    char *text = rattle(list[k]->name);
+    char err[512];
+    vb_scene *sc;
+    vb_run *run;
+    ck_assert_int_eq(vb_scene_load_string(text, "t.cfg", &sc, err, sizeof err), VB_OK);
+    ck_assert_int_eq(vb_run_alloc(sc, &run, err, sizeof err), VB_OK);
+    const vb_island_model *m = &run->model->islands[0];
+    vb_island_state *a, *b;
+    ck_assert_int_eq(vb_island_state_alloc(m, &a), VB_OK);
+    ck_assert_int_eq(vb_island_state_alloc(m, &b), VB_OK);
+    vb_island_start(m, a);
+    long n = 0, impacts = 0;
+    for (; n < 3000; n++) {
+      vb_island_step(m, a, n);
+      impacts += a->hist[0].f != 0.0 || a->hist[1].f != 0.0;
+    }
+    /* copy into a state that has lived its own life (stale values) */
+    vb_island_start(m, b);
+    vb_island_step(m, b, 0);
+    vb_island_state_copy(b, a);
+    vb_island_state_blend(b, a, 1.0);
+    for (; n < 9000; n++) {
+      vb_island_step(m, a, n);
+      vb_island_step(m, b, n);
+      impacts += a->hist[0].f != 0.0 || a->hist[1].f != 0.0;
+      ck_assert_msg(memcmp(a->q, b->q, (size_t)m->nm * sizeof(double)) == 0 &&
+                        memcmp(a->v, b->v, (size_t)m->nm * sizeof(double)) == 0 &&
+                        memcmp(a->qm, b->qm, (size_t)m->nm * sizeof(double)) == 0,
+                    "%s: the copy left the original at step %ld", list[k]->name, n);
+      for (int c = 0; c < m->nc; c++) {
+        ck_assert(memcmp(&a->hist[c].x, &b->hist[c].x, 5 * sizeof(double)) == 0);
+        for (int j = 0; a->hist[c].st && j < m->cts[c].scheme->ops->nstate; j++)
+          ck_assert(a->hist[c].st[j] == b->hist[c].st[j] && a->hist[c].st != b->hist[c].st);
+      }
+    }
+    ck_assert_msg(impacts > 100, "%s: only %ld steps in contact", list[k]->name, impacts);
+    vb_island_state_free(a);
+    vb_island_state_free(b);
+    vb_run_free(run);
+    vb_scene_free(sc);
+    free(text);
+  }
+}
+END_TEST
+
+/* blend against the formula written out on random states, and displace
+ * against S q + drive recomputed: random r, random entries. */
+START_TEST(test_blend_displace_random)
+{
+  char *text = rattle("sav");
+  char err[512];
+  vb_scene *sc;
+  vb_run *run;
+  ck_assert_int_eq(vb_scene_load_string(text, "t.cfg", &sc, err, sizeof err), VB_OK);
+  ck_assert_int_eq(vb_run_alloc(sc, &run, err, sizeof err), VB_OK);
+  const vb_island_model *m = &run->model->islands[0];
+  vb_island_state *a, *b, *c0;
+  ck_assert_int_eq(vb_island_state_alloc(m, &a), VB_OK);
+  ck_assert_int_eq(vb_island_state_alloc(m, &b), VB_OK);
+  ck_assert_int_eq(vb_island_state_alloc(m, &c0), VB_OK);
+  unsigned seed = 2385;
+  for (int trial = 0; trial < 200; trial++) {
+    double *fa[] = {a->q, a->v, a->qm, a->acc}, *fb[] = {b->q, b->v, b->qm, b->acc};
+    for (int k = 0; k < 4; k++)
+      for (int j = 0; j < m->nm; j++) {
+        fa[k][j] = (rand_r(&seed) / (double)RAND_MAX - 0.5) * 1e-2;
+        fb[k][j] = (rand_r(&seed) / (double)RAND_MAX - 0.5) * 1e-2;
+      }
+    for (int c = 0; c < m->nc; c++) {
+      double *ha = &a->hist[c].x, *hb = &b->hist[c].x;
+      for (int k = 0; k < 5; k++) {
+        ha[k] = rand_r(&seed) / (double)RAND_MAX - 0.5;
+        hb[k] = rand_r(&seed) / (double)RAND_MAX - 0.5;
+      }
+      a->hist[c].st[0] = rand_r(&seed) / (double)RAND_MAX;
+      b->hist[c].st[0] = rand_r(&seed) / (double)RAND_MAX;
+    }
+    double r = rand_r(&seed) / (double)RAND_MAX * 3.0 - 1.0;
+    vb_island_state_copy(c0, b);
+    vb_island_state_blend(b, a, r);
+    double *fc[] = {c0->q, c0->v, c0->qm, c0->acc};
+    for (int k = 0; k < 4; k++)
+      for (int j = 0; j < m->nm; j++)
+        ck_assert(fabs(fb[k][j] - (fa[k][j] * (1.0 - r) + r * fc[k][j])) <= 1e-15 * 4.0);
+    for (int c = 0; c < m->nc; c++) {
+      const double *ha = &a->hist[c].x, *hb = &b->hist[c].x, *hc = &c0->hist[c].x;
+      for (int k = 0; k < 5; k++)
+        ck_assert(fabs(hb[k] - (ha[k] * (1.0 - r) + r * hc[k])) <= 4e-16 * 4.0);
+      ck_assert(fabs(b->hist[c].st[0] -
+                     (a->hist[c].st[0] * (1.0 - r) + r * c0->hist[c].st[0])) <= 4e-16 * 4.0);
+    }
+  }
+  /* displace: the contacts move with S dq (and S dv) of the modes */
+  vb_island_start(m, a);
+  for (long n = 0; n < 500; n++)
+    vb_island_step(m, a, n);
+  vb_island_state_copy(b, a);
+  double dq[1] = {3.7e-7}, dv[1] = {-2.3e-4};
+  vb_island_state_displace(m, b, dq, dv);
+  for (int c = 0; c < m->nc; c++) {
+    double s = m->S[(size_t)c * m->nmp];
+    ck_assert(fabs((b->hist[c].x - a->hist[c].x) - s * dq[0]) <= 1e-18);
+    /* sav is three-level: the rate of the step into n */
+    ck_assert(fabs((b->hist[c].xm - a->hist[c].xm) - s * (dq[0] - m->dt * dv[0])) <= 1e-18);
+  }
+  ck_assert(fabs((b->q[0] - b->qm[0]) - (a->q[0] - a->qm[0]) - m->dt * dv[0]) <= 1e-18);
+  vb_island_state_free(a);
+  vb_island_state_free(b);
+  vb_island_state_free(c0);
+  vb_run_free(run);
+  vb_scene_free(sc);
+  free(text);
+}
+END_TEST
+
+/* ------------------------------------------------------------ exponent */
+
+/* A damped linear oscillator, undriven and driven, for every scheme:
+ * lambda = -zeta w0 (every solution decays at the rate sigma), within the
+ * bound of linear_bound on the measured time. */
+START_TEST(test_linear_oscillator)
+{
+  const double m = 0.371, f0 = 13.7, zeta = 0.0313, dur = 6.0, fs = 44100.0;
+  size_t ns;
+  const vb_scheme *const *list = vb_scheme_list(&ns);
+  for (int driven = 0; driven < 2; driven++)
+    for (size_t k = 0; k < ns; k++) {
+      double fd = driven ? 31.7 : 0.0;
+      char *text = oscillator(m, f0, zeta, fd, list[k]->name, fs, dur);
+      /* driven from rest: the twin starts after 1.3 s, once the motion
+       * has its size (d0 is relative to it) */
+      double start = driven ? 1.3 : 0.0;
+      vb_lyapunov_opts o = {.perturbation = 1e-8,
+                            .renormalise = 1.0,
+                            .period = driven ? 1.0 / fd : 0.0,
+                            .start = start};
+      ly_sim s = ly_run(text, &o);
+      ck_assert_int_eq(s.rc, VB_OK);
+      double omega = 2.0 * M_PI * (driven ? fd : f0);
+      double t_meas = dur - fmax(start, 1.0 / fs);
+      double want = -zeta * 2.0 * M_PI * f0, tol = linear_bound(f0, zeta, omega, t_meas);
+      fprintf(stderr, "linear %-15s %s: lambda %.9g, half %.9g (want %.9g, bound %.3g), %ld intervals\n",
+              list[k]->name, driven ? "driven" : "free", s.lambda, s.half, want, tol,
+              vb_run_lyapunov_intervals(s.run, NULL));
+      ck_assert_msg(fabs(s.lambda - want) <= tol, "%s: lambda %.9g, want %.9g +- %.3g",
+                    list[k]->name, s.lambda, want, tol);
+      ly_free(&s);
+      free(text);
+    }
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+  Suite *s = suite_create("lyapunov");
+  TCase *core = tcase_create("core");
+  tcase_set_timeout(core, 600);
+  tcase_add_test(core, test_copy_steps_alike);
+  tcase_add_test(core, test_blend_displace_random);
+  tcase_add_test(core, test_linear_oscillator);
+  suite_add_tcase(s, core);
+  return s;
+}
+
+int
+main(void)
+{
+  return tu_main(suite());
+}
