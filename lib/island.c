@@ -196,29 +196,49 @@ blend(double *b, const double *a, double r, int n)
 }
 
 /* Move state b towards (r < 1) or away from a along their difference,
- * b = a + r (b - a), in every quantity carried from step to step: the
- * modes (q, v, qm, the explicit acceleration) and each contact's history
- * (x, xm, rate, roff, held force, the scheme's state).  The prediction
- * qt is redone at b's next step. */
+ * b = a + r (b - a), on the modes (q, v, qm, the explicit acceleration)
+ * and the step forces; the contacts' compressions and rates are then
+ * re-derived as a's plus S times the modes' differences, and a scheme's
+ * state as a's plus the difference of its definition (ops->start) at the
+ * two histories.  A part of b - a that the modes do not carry (the two-
+ * level rate's parasitic (-1)^n mode, a scheme state's drift: neutral, and
+ * invisible to a norm of the modes) is so dropped, not multiplied by r at
+ * every renormalisation.  The prediction qt is redone at b's next step. */
 void
 vb_island_state_blend(vb_island_state *b, const vb_island_state *a, double r)
 {
   const vb_island_model *m = a->model;
+  int three = m->fam->levels == 3;
   blend(b->q, a->q, r, m->nm);
   blend(b->v, a->v, r, m->nm);
   blend(b->qm, a->qm, r, m->nm);
   blend(b->acc, a->acc, r, m->nm);
   for (int c = 0; c < m->nc; c++) {
+    const double *row = m->S + (size_t)c * m->nmp;
+    double sq = 0.0, sv = 0.0, sm = 0.0;
+    for (int j = 0; j < m->nm; j++) {
+      sq += row[j] * (b->q[j] - a->q[j]);
+      sv += row[j] * (b->v[j] - a->v[j]);
+      sm += row[j] * (b->qm[j] - a->qm[j]);
+    }
     vb_chist *hb = &b->hist[c];
     const vb_chist *ha = &a->hist[c];
-    hb->x = ha->x + r * (hb->x - ha->x);
-    hb->xm = ha->xm + r * (hb->xm - ha->xm);
-    hb->rate = ha->rate + r * (hb->rate - ha->rate);
+    hb->x = ha->x + sq;
+    hb->xm = three ? ha->xm + sm : ha->xm + r * (hb->xm - ha->xm);
+    hb->rate = three ? ha->rate + (sq - sm) / m->dt : ha->rate + sv;
     hb->roff = ha->roff + r * (hb->roff - ha->roff);
     hb->f = ha->f + r * (hb->f - ha->f);
     b->fbar[c] = a->fbar[c] + r * (b->fbar[c] - a->fbar[c]);
-    if (hb->st)
-      blend(hb->st, ha->st, r, m->cts[c].scheme->ops->nstate);
+    const vb_scheme_ops *ops = m->cts[c].scheme->ops;
+    double sb[8], sa[8];
+    if (hb->st && ops->start && ops->nstate <= 8) {
+      ops->start(&b->act[c], hb, sb);
+      ops->start(&a->act[c], ha, sa);
+      for (int k = 0; k < ops->nstate; k++)
+        hb->st[k] = ha->st[k] + (sb[k] - sa[k]);
+    } else if (hb->st) {
+      blend(hb->st, ha->st, r, ops->nstate);
+    }
   }
   b->ahead = 0;
 }

@@ -66,10 +66,11 @@ void vb_island_state_free(vb_island_state *s);
  * array and scalar the step carries (dst's explicit work space, scratch,
  * stays its own). */
 void vb_island_state_copy(vb_island_state *dst, const vb_island_state *src);
-/* b = a + r (b - a) on every quantity the step carries from n to n+1
- * (modes, contact histories, the schemes' per-contact state): b moved
- * along its separation from a, scaled by r (the Lyapunov twin's
- * renormalisation, lyapunov.c).  Both states of one model. */
+/* b = a + r (b - a) on the modes: b moved along its separation from a,
+ * scaled by r (the Lyapunov twin's renormalisation, lyapunov.c); the
+ * contacts' histories and the schemes' per-contact state re-derived from
+ * a's and the modes' differences (island.c says why).  Both states of one
+ * model. */
 void vb_island_state_blend(vb_island_state *b, const vb_island_state *a, double r);
 /* Displace a state's modes by dq[nm] (m) and velocities by dv[nm] (m/s)
  * at its current step, its contacts' compressions and rates with them. */
