@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis.h"
 #include "lyapunov.h"
 
 struct vb_lyapunov {
@@ -73,10 +74,10 @@ static int
 check(const vb_run *run, const vb_lyapunov_opts *o, char *err, size_t errlen)
 {
   const vb_scene *sc = run->scene;
-  if (!(o->perturbation >= 1e-14 && o->perturbation <= 1e-2))
+  if (!(o->perturbation > 0.0 && o->perturbation < 1.0))
     return vb_errf(err, errlen, VB_EINVAL,
-                   "scene '%s': analysis 'lyapunov': perturbation %g is out of range (valid: "
-                   "1e-14 .. 1e-2)",
+                   "scene '%s': analysis 'lyapunov': perturbation %g is out of range (valid: > 0 "
+                   "and < 1)",
                    sc->name, o->perturbation);
   if (!(o->renormalise > 0.0 && isfinite(o->renormalise)))
     return vb_errf(err, errlen, VB_EINVAL,
@@ -134,6 +135,22 @@ nomem:
   vb_lyapunov_free(ly);
   return vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory allocating the Lyapunov twin",
                  run->scene->name);
+}
+
+int
+vb_lyapunov_alloc(vb_run *run, char *err, size_t errlen)
+{
+  const vb_analysis *an = run->scene->analysis;
+  if (!an || !an->lyapunov)
+    return VB_OK;
+  /* T and the transient are the section's; without one, no drive */
+  const vb_lyapunov_opts o = {
+      .perturbation = an->perturbation,
+      .renormalise = (double)an->renormalise,
+      .period = an->section ? an->period : 0.0,
+      .start = an->section ? an->transient_time : 0.0,
+  };
+  return vb_lyapunov_attach(run, &o, err, errlen);
 }
 
 /* ---------------------------------------------------------------- norm */

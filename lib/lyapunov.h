@@ -18,8 +18,9 @@
 /* What a run's exponent is asked with (the analysis block's `lyapunov`
  * key and its section). */
 typedef struct vb_lyapunov_opts {
-  double perturbation; /* d0 relative to the state's norm at the twin's start, 1
-                          (valid: 1e-14 .. 1e-2) */
+  double perturbation; /* d0 relative to the largest norm of the run's state met
+                          at the twin's start and measurements, 1 (valid: > 0 and
+                          < 1; 1e-8 .. 1e-6 in practice, doc/analysis.md) */
   double renormalise;  /* periods T between renormalisations, 1 (> 0) */
   double period;       /* T, s: the section's drive period; 0 when there is no
                           drive (then T = 1 / the scene's lowest mode frequency,
@@ -37,6 +38,10 @@ typedef struct vb_lyapunov vb_lyapunov;
  * Papetti's corrections (which the twin, keeping no events, cannot apply).
  * Freed with the run. */
 int vb_lyapunov_attach(vb_run *run, const vb_lyapunov_opts *o, char *err, size_t errlen);
+/* Give a run the twin its scene's analysis block asks for (nothing
+ * without `lyapunov`): T and the start are the section's period and
+ * transient (no section: no drive, from t = 0).  As vb_lyapunov_attach. */
+int vb_lyapunov_alloc(vb_run *run, char *err, size_t errlen);
 /* Free a twin; NULL is a no-op. */
 void vb_lyapunov_free(vb_lyapunov *ly);
 /* The run's hook, once the islands stand at step n (n >= 1): step the

@@ -407,8 +407,8 @@ START_TEST(test_errors)
     vb_lyapunov_opts o;
     const char *what;
   } bad[] = {
-      {{.perturbation = 0.0, .renormalise = 1.0}, "perturbation 0 is out of range (valid: 1e-14 .. 1e-2)"},
-      {{.perturbation = 0.5, .renormalise = 1.0}, "perturbation 0.5 is out of range"},
+      {{.perturbation = 0.0, .renormalise = 1.0}, "perturbation 0 is out of range"},
+      {{.perturbation = 1.5, .renormalise = 1.0}, "perturbation 1.5 is out of range (valid: > 0 and < 1)"},
       {{.perturbation = NAN, .renormalise = 1.0}, "perturbation nan"},
       {{.perturbation = 1e-8, .renormalise = 0.0}, "renormalise 0 is not a positive number of periods (valid: > 0)"},
       {{.perturbation = 1e-8, .renormalise = INFINITY}, "renormalise inf"},
