@@ -18,9 +18,9 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
 "$python" -c "import h5py, numpy" 2>/dev/null || { echo "no h5py: skipped"; exit 77; }
 
-# the study: the sweep replaced, an analysis block with (lyap.cfg) and
+# the study: the sweep and the analysis block replaced, by a block with (lyap.cfg) and
 # without (plain.cfg) the lyapunov key
-sed -e 's/fs = 20000.0/fs = 80000.0/' -e '/^sweep = {/,$d' \
+sed -e 's/fs = 20000.0/fs = 80000.0/' -e '/^analysis = {/,/^};/d' -e '/^sweep = {/,$d' \
   "$srcdir/scenes/impact-oscillator.cfg" >"$tmp/base.cfg"
 {
   cat "$tmp/base.cfg"
