@@ -316,6 +316,13 @@ load_settings(vb_loader *ld, const config_setting_t *root, vb_analysis *a)
       return rc;
     if (renorm != floor(renorm))
       return vb_src_refuse(ld, g, "analysis 'lyapunov'", "renormalise", "an integer >= 1", renorm);
+    /* the twin keeps no events, so it cannot apply Papetti's corrections */
+    for (int c = 0; c < ld->scene->ncontacts; c++)
+      if (ld->scene->contacts[c].corrections)
+        return vb_src_fail(ld, g, "analysis 'lyapunov'",
+                           "contact '%s' has corrections, which the twin cannot apply (valid: "
+                           "corrections = [] with lyapunov)",
+                           ld->scene->contacts[c].name);
     a->lyapunov = 1;
   }
   a->renormalise = (long)renorm;

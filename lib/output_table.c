@@ -20,6 +20,7 @@
 #include <hdf5_hl.h>
 
 #include "analysis.h"
+#include "lyapunov.h"
 #include "h5util.h"
 #include "output.h"
 
@@ -229,6 +230,24 @@ get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const void *
   memcpy(out, &v, 8);
 }
 
+/* Whether scene 0 asks for the largest Lyapunov exponent. */
+static int
+has_lyapunov(const vb_scene *first)
+{
+  return first->analysis && first->analysis->lyapunov;
+}
+
+/* The largest Lyapunov exponent (lyapunov.c), over the whole measured
+ * time or its second half, 1/s. */
+static void
+get_lyapunov(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+{
+  double half, v = vb_run_lyapunov(run, &half);
+
+  (void)c, (void)item;
+  memcpy(out, col->at ? &half : &v, 8);
+}
+
 /* -1 until the writer assigns the file's attractor ids. */
 static void
 get_no_attractor(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
@@ -311,6 +330,11 @@ const vb_column vb_table_columns[] = {
      .present = has_analysis},
     {.name = "attractor", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I64,
      .get = get_no_attractor, .present = has_analysis},
+    /* on request (analysis.lyapunov, lib/lyapunov.c); .at 1: the second half */
+    {.name = "lyapunov", .units = "1/s", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
+     .get = get_lyapunov, .present = has_lyapunov},
+    {.name = "lyapunov_second_half", .units = "1/s", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
+     .get = get_lyapunov, .at = 1, .present = has_lyapunov},
     {.name = NULL},
 };
 
