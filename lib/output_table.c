@@ -914,83 +914,52 @@ field_long(const vb_field *f, const unsigned char *row)
   return (long)v;
 }
 
-/* Each periodic scene's last `period` section points, [period][u0 v0 u1 v1 ...]. */
-static int
-cycles(const vb_table *t, const unsigned char *rows, long nrows, const vb_table *st,
-       const unsigned char *srows, long ns, double **cycle, int *period)
-{
-  const vb_field *fo = field_named(t, "orbit"), *fp = field_named(t, "period");
-  const vb_field *fu = field_named(st, "u"), *fv = field_named(st, "v");
-  int np = fu->width;
-  long j = 0;
-
-  for (long i = 0; i < nrows; i++) {
-    const unsigned char *row = rows + (size_t)i * t->rowsize;
-    long s = field_long(&t->field[0], row), start, m = field_long(fp, row);
-    while (j < ns && field_long(&st->field[0], srows + (size_t)j * st->rowsize) < s)
-      j++;
-    start = j;
-    while (j < ns && field_long(&st->field[0], srows + (size_t)j * st->rowsize) == s)
-      j++;
-    cycle[i] = NULL;
-    period[i] = 0;
-    if (field_long(fo, row) != VB_ORBIT_PERIODIC || m < 1 || j - start < m)
-      continue;
-    if (!(cycle[i] = malloc((size_t)m * 2 * (size_t)np * sizeof **cycle)))
-      return -1;
-    period[i] = (int)m;
-    for (long r = 0; r < m; r++) {
-      const unsigned char *sr = srows + (size_t)(j - m + r) * st->rowsize;
-      for (int p = 0; p < np; p++) {
-        memcpy(&cycle[i][(r * np + p) * 2], sr + fu->offset + (size_t)p * 8, 8);
-        memcpy(&cycle[i][(r * np + p) * 2 + 1], sr + fv->offset + (size_t)p * 8, 8);
-      }
-    }
-  }
-  return 0;
-}
-
 /* The attractor ids of a file's scenes. */
 int
-vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, const vb_table *st,
-                    const unsigned char *srows, long ns, const vb_scene *first)
+vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, int np,
+                    vb_cycle_fn cycle, void *ctx, const vb_scene *first)
 {
-  const vb_field *fa = field_named(t, "attractor");
-  const vb_field *fu = st ? field_named(st, "u") : NULL, *fv = st ? field_named(st, "v") : NULL;
-  double **cycle, *scale;
-  int *period, np, rc = 0;
-  long *id;
+  const vb_field *fa = field_named(t, "attractor"), *fo = field_named(t, "orbit");
+  const vb_field *fp = field_named(t, "period"), *fs = field_named(t, "sections");
+  double **cyc, *scale;
+  int *period, rc = 0, d = 2 * np;
+  long *id, at = 0;
 
-  if (!fa || !field_named(t, "orbit") || !field_named(t, "period") || !fu || !fv)
+  if (!fa || !fo || !fp || !fs || np < 1)
     return 0;
-  np = fu->width;
-  cycle = calloc((size_t)nrows + 1, sizeof *cycle);
+  cyc = calloc((size_t)nrows + 1, sizeof *cyc);
   period = calloc((size_t)nrows + 1, sizeof *period);
   id = calloc((size_t)nrows + 1, sizeof *id);
-  scale = calloc(2 * (size_t)np + 1, sizeof *scale);
-  if (!cycle || !period || !id || !scale)
+  scale = calloc((size_t)d + 1, sizeof *scale);
+  if (!cyc || !period || !id || !scale)
     rc = -1;
-  /* each coordinate's scale: its largest |value| in the file */
-  for (long j = 0; rc == 0 && j < ns; j++)
-    for (int p = 0; p < 2 * np; p++) {
-      double x;
-      memcpy(&x, srows + (size_t)j * st->rowsize + (p % 2 ? fv : fu)->offset + (size_t)(p / 2) * 8,
-             8);
-      if (isfinite(x) && fabs(x) > scale[p])
-        scale[p] = fabs(x);
+  /* each periodic scene's last `period` samples: its rows of the sections
+   * are the `sections` after those of the rows before it */
+  for (long i = 0; rc == 0 && i < nrows; i++) {
+    const unsigned char *row = rows + (size_t)i * t->rowsize;
+    long n = field_long(fs, row), m = field_long(fp, row);
+    if (field_long(fo, row) == VB_ORBIT_PERIODIC && m >= 1 && m <= n) {
+      if (!(cyc[i] = malloc((size_t)m * (size_t)d * sizeof **cyc)) ||
+          cycle(ctx, at + n - m, m, cyc[i]) < 0)
+        rc = -1;
+      period[i] = (int)m;
+      for (long k = 0; rc == 0 && k < m * d; k++)
+        if (isfinite(cyc[i][k]) && fabs(cyc[i][k]) > scale[k % d])
+          scale[k % d] = fabs(cyc[i][k]);
     }
-  for (int p = 0; rc == 0 && p < 2 * np; p++)
-    scale[p] = scale[p] > 0.0 ? scale[p] : 1.0;
-  if (rc == 0)
-    rc = cycles(t, rows, nrows, st, srows, ns, cycle, period);
-  if (rc == 0 && vb_orbit_attractors((const double *const *)cycle, period, nrows, 2 * np, scale,
+    at += n > 0 ? n : 0;
+  }
+  /* each coordinate's scale: its largest |value| over the cycles */
+  for (int k = 0; k < d; k++)
+    scale[k] = scale[k] > 0.0 ? scale[k] : 1.0;
+  if (rc == 0 && vb_orbit_attractors((const double *const *)cyc, period, nrows, d, scale,
                                      first->analysis->attractor_tolerance, id) < 0)
     rc = -1;
   for (long i = 0; rc == 0 && i < nrows; i++)
     put_long(fa->col, rows + (size_t)i * t->rowsize + fa->offset, id[i]);
-  for (long i = 0; cycle && i < nrows; i++)
-    free(cycle[i]);
-  free(cycle);
+  for (long i = 0; cyc && i < nrows; i++)
+    free(cyc[i]);
+  free(cyc);
   free(period);
   free(id);
   free(scale);
