@@ -123,6 +123,17 @@ typedef struct vb_xtable {
   int (*names)(const vb_scene *first, const char **names);
 } vb_xtable;
 extern const vb_xtable vb_xtables[VB_XT_COUNT];
+/* The analysis columns of /study/table (output_analysis.c): whether a
+ * study has them (scene 0 has an analysis block), and their values: the
+ * orbit's code, period, impacts per period or section samples (by the
+ * column's name), its tolerance, and -1 for the attractor until the
+ * writer assigns it. */
+int vb_has_analysis(const vb_scene *first);
+void vb_get_orbit(const vb_column *col, const vb_run *run, int c, const void *item, void *out);
+void vb_get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const void *item,
+                            void *out);
+void vb_get_no_attractor(const vb_column *col, const vb_run *run, int c, const void *item,
+                         void *out);
 
 /* A column of a table as a layout expands it: one per swept path, and
  * [contact] values per row for a per-contact column. */
