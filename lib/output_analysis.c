@@ -81,8 +81,7 @@ vb_get_orbit(const vb_column *col, const vb_run *run, int c, const void *item, v
 }
 
 void
-vb_get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const void *item,
-                       void *out)
+vb_get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
 {
   const vb_analysis_run *a = vb_run_analysis(run);
   double v = a ? a->an->tolerance : NAN;
@@ -128,27 +127,43 @@ static const vb_column section_columns[] = {
     {.name = "scene", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64},
     {.name = "k", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64, .get = get_section_k},
     {.name = "t", .units = "s", .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = get_section_t},
-    {.name = "u", .units = "m", .dim = VB_DIM_SCENE_CONTACT, .type = VB_COL_F64,
+    {.name = "u",
+     .units = "m",
+     .dim = VB_DIM_SCENE_CONTACT,
+     .type = VB_COL_F64,
      .get = get_section_uv},
-    {.name = "v", .units = "m/s", .dim = VB_DIM_SCENE_CONTACT, .type = VB_COL_F64,
+    {.name = "v",
+     .units = "m/s",
+     .dim = VB_DIM_SCENE_CONTACT,
+     .type = VB_COL_F64,
      .get = get_section_uv},
     {.name = NULL},
 };
 
 #define MAP_F64(n, u)                                                                              \
-  {.name = #n, .units = u, .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = get_member,              \
-   .at = offsetof(vb_map_entry, n)}
+  {                                                                                                \
+    .name = #n, .units = u, .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = get_member,            \
+    .at = offsetof(vb_map_entry, n)                                                                \
+  }
 
 /* The impact map: one row per impact of its contact after the transient. */
 static const vb_column map_columns[] = {
     {.name = "scene", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64},
-    {.name = "contact", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I32, .get = get_member,
+    {.name = "contact",
+     .units = "1",
+     .dim = VB_DIM_EVENT,
+     .type = VB_COL_I32,
+     .get = get_member,
      .at = offsetof(vb_map_entry, contact)},
     MAP_F64(t, "s"),
     MAP_F64(v_in, "m/s"),
     MAP_F64(phase, "rad"),
     MAP_F64(since_previous, "s"),
-    {.name = "grazing", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I32, .get = get_member,
+    {.name = "grazing",
+     .units = "1",
+     .dim = VB_DIM_EVENT,
+     .type = VB_COL_I32,
+     .get = get_member,
      .at = offsetof(vb_map_entry, grazing)},
     {.name = NULL},
 };
@@ -186,11 +201,20 @@ map_item(const vb_run *run, long r, long *buf)
 
 /* The analysis's tables. */
 const vb_xtable vb_xtables[VB_XT_COUNT] = {
-    [VB_XT_SECTIONS] = {.name = "sections", .dim = "section", .cols = section_columns,
-                        .present = has_section, .rows = section_rows, .item = section_item,
-                        .dim2 = "point", .names = section_names},
-    [VB_XT_IMPACT_MAP] = {.name = "impact_map", .dim = "impact", .cols = map_columns,
-                          .present = has_map, .rows = map_rows, .item = map_item},
+    [VB_XT_SECTIONS] = {.name = "sections",
+                        .dim = "section",
+                        .cols = section_columns,
+                        .present = has_section,
+                        .rows = section_rows,
+                        .item = section_item,
+                        .dim2 = "point",
+                        .names = section_names},
+    [VB_XT_IMPACT_MAP] = {.name = "impact_map",
+                          .dim = "impact",
+                          .cols = map_columns,
+                          .present = has_map,
+                          .rows = map_rows,
+                          .item = map_item},
 };
 
 /* ------------------------------------------------------- the attractors */
@@ -222,8 +246,8 @@ field_long(const vb_field *f, const unsigned char *row)
 
 /* The attractor ids of a file's scenes. */
 int
-vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, int np,
-                    vb_cycle_fn cycle, void *ctx, const vb_scene *first)
+vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, int np, vb_cycle_fn cycle,
+                    void *ctx, const vb_scene *first)
 {
   const vb_field *fa = field_named(t, "attractor"), *fo = field_named(t, "orbit");
   const vb_field *fp = field_named(t, "period"), *fs = field_named(t, "sections");
