@@ -30,12 +30,14 @@ shift_distance(const double *x, long i, int m, int d, const double *scale)
   return e;
 }
 
+/* Closure window of shift m, points: max(2 m, 8) (eq A2). */
 long
 vb_orbit_window(int m)
 {
   return 2L * m > 8 ? 2L * m : 8;
 }
 
+/* Points before a section may be irregular or unsettled (eq A2, A3). */
 long
 vb_orbit_needed(int pmax)
 {
@@ -110,6 +112,7 @@ all_finite(const double *x, long n, int d)
   return 1;
 }
 
+/* The period and class of a section (eq A1-A3; orbit.h). */
 void
 vb_orbit_classify(const double *x, long n, int d, const double *scale, double tol, int pmax,
                   vb_orbit *out)
@@ -159,6 +162,8 @@ cycles_match(const double *a, const double *b, int m, int d, const double *scale
   return 0;
 }
 
+/* Attractor ids in scene order, each scene against every attractor's
+ * first scene (eq A4; orbit.h). */
 long
 vb_orbit_attractors(const double *const *cycle, const int *period, long nscenes, int d,
                     const double *scale, double tol, long *id)
@@ -220,6 +225,7 @@ quiet_phase(double *p, long n)
   return edge;
 }
 
+/* Impacts per cycle of a period-m section (eq A6; orbit.h). */
 int
 vb_orbit_impacts(const double *t_impact, long nimpacts, const double *t_section, long ns, int m)
 {
@@ -247,6 +253,7 @@ vb_orbit_impacts(const double *t_impact, long nimpacts, const double *t_section,
   return (int)floor((double)count / (double)(cycles - 1) + 0.5);
 }
 
+/* The grazing flags of an impact map (eq A5; orbit.h). */
 int
 vb_orbit_grazing(const double *v_in, long n, double fraction, int *flag, double *median)
 {
