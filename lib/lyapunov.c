@@ -4,21 +4,23 @@
  * run's islands, started d0 away from the run, is stepped alongside it by
  * the same scheme and step; every interval tau the separation d_k is
  * measured and the twin moved back to d0 along it, and
- *     lambda = sum_k ln(d_k / d0) / (t_end - t_start).
+ *     lambda = sum_k ln(d_k / d0) / (t_end - t_start),
+ * d0 being the offset the interval began with: rel times the largest norm
+ * of the run's state met so far.
  *
  * The norm (doc/analysis.md): over every mode j of every island,
  *     d^2 = sum_j (dq_j)^2 + (dv_j / Omega)^2,   Omega = 2 pi / T,
  * with dq the modal displacement's and dv the modal velocity's difference
  * (three-level: the velocity of the step into n, (q - q^(n-1)) / dt), so
- * d is a length, m; T is the drive period.  Renormalisation moves every
- * quantity the step carries (island.c's vb_island_state_blend), which for
- * a separation in the tangent space is exact to first order in d.
+ * d is a length, m; T is the drive period.  Renormalisation scales the
+ * modes' separation and re-derives the contacts' histories and the
+ * schemes' states from it (island.c's vb_island_state_blend), so that no
+ * part of the separation the norm does not see is scaled up with it.
  *
  * Nothing here allocates after vb_lyapunov_attach; the twin never touches
  * the run's states, so the run's results are those of a run without it. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include "analysis.h"
 #include "lyapunov.h"
 
@@ -27,7 +29,7 @@ struct vb_lyapunov {
   double *dq, *dv;        /* [largest nm] the first displacement, m and m/s */
   double omega;           /* Omega of the norm, rad/s */
   double tau;             /* renormalisation interval, s */
-  double rel;             /* d0 relative to the state's norm at the start */
+  double rel;             /* d0 relative to the largest state norm met (scale) */
   double d0;              /* the separation the twin is held at now, m */
   double scale;           /* largest norm of the run's state at a measurement, m */
   long n_start;           /* step at which the twin starts */
@@ -42,6 +44,7 @@ struct vb_lyapunov {
 
 /* ---------------------------------------------------------- allocation */
 
+/* Free a twin and its states. */
 void
 vb_lyapunov_free(vb_lyapunov *ly)
 {
@@ -99,6 +102,7 @@ check(const vb_run *run, const vb_lyapunov_opts *o, char *err, size_t errlen)
   return VB_OK;
 }
 
+/* Check the options, allocate the twin's states and set its schedule. */
 int
 vb_lyapunov_attach(vb_run *run, const vb_lyapunov_opts *o, char *err, size_t errlen)
 {
@@ -137,6 +141,7 @@ nomem:
                  run->scene->name);
 }
 
+/* The twin the scene's analysis block asks for. */
 int
 vb_lyapunov_alloc(vb_run *run, char *err, size_t errlen)
 {
@@ -271,6 +276,7 @@ reset(vb_lyapunov *ly)
   ly->n_half = -1;
 }
 
+/* The run's hook after step n: step, start, measure. */
 void
 vb_lyapunov_step(vb_run *run, long n)
 {
@@ -304,6 +310,7 @@ vb_lyapunov_step(vb_run *run, long n)
 
 /* ------------------------------------------------------------- results */
 
+/* The exponent over the measured time and its second half, 1/s. */
 double
 vb_run_lyapunov(const vb_run *run, double *second_half)
 {
@@ -324,6 +331,7 @@ vb_run_lyapunov(const vb_run *run, double *second_half)
   return l;
 }
 
+/* Intervals measured and the current d0, m. */
 long
 vb_run_lyapunov_intervals(const vb_run *run, double *d0)
 {
