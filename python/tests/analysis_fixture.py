@@ -124,7 +124,7 @@ def add_analysis(path, cases, freqs, points, attractors=None, lyapunov=None):
         rows = {"scene": [], "k": [], "t": [], "u": [], "v": []}
         imp = {k: [] for k in ("scene", "t", "v_in", "phase", "since_previous", "grazing")}
         for s, (cls, m, n) in zip(scenes, cases):
-            u, v = scene_section(cls, m, s % 5)
+            u, v = scene_section(cls, m, s)
             k = TRANSIENT + np.arange(len(u))
             rows["scene"] += [s] * len(u)
             rows["k"] += list(k)
@@ -168,7 +168,7 @@ def add_analysis(path, cases, freqs, points, attractors=None, lyapunov=None):
         if attractors is None:
             attractors, seen = [], {}
             for s, (cls, m, _) in enumerate(cases):
-                key = (m, s % 5)
+                key = (m, s)
                 attractors.append(seen.setdefault(key, len(seen)) if cls == "periodic" else -1)
         column(tbl, "attractor", np.array(attractors, np.int64), "1")
         if lyapunov is not None:

@@ -101,7 +101,7 @@ def class_colours(labels):
 
 
 # How the caller names a choice (vibro-plot's option; the functions' argument)
-_OPTION = {"point": "--point (point=)", "swept parameter": "--param (param=)"}
+_OPTION = {"point": "--point / point=", "swept parameter": "--param / param="}
 
 
 def _one(study, what, arg, names):
@@ -213,13 +213,18 @@ def bifurcation_data(study, param, value="u", point=None, contact=None, after=No
     else:
         raise VibroError("%s: no section or impact-map value '%s' (valid: %s)"
                          % (study.path, value, ", ".join(SECTION_VALUES + IMPACT_MAP_VALUES)))
-    if param not in study.params:
-        raise VibroError("%s: '%s' is not a swept parameter (valid: %s)"
-                         % (study.path, param, ", ".join(study.params) or "none"))
+    t = study.table
+    if param not in t.columns or t[param].dtype.kind not in "fiu":
+        raise VibroError("%s: no swept parameter or numeric column '%s' in /study/table "
+                         "(valid: %s)" % (study.path, param, ", ".join(study.params) or
+                                          ", ".join(n for n in t.columns
+                                                    if t[n].dtype.kind in "fiu")))
     units = df.attrs["units"].get(value, "")
     df = _window(df, after, before)
     labels = _labels(study)
-    out = pd.DataFrame({"scene": df["scene"].to_numpy(), "x": df[param].to_numpy(float),
+    scenes = df["scene"].to_numpy()
+    out = pd.DataFrame({"scene": scenes,
+                        "x": t[param].astype(float).reindex(scenes).to_numpy(),
                         "y": df[value].to_numpy(float)})
     out["label"] = (labels.reindex(out["scene"]).to_numpy() if labels is not None
                     else np.full(len(out), "", dtype=object))
@@ -244,21 +249,29 @@ def plot_bifurcation(ax, study, param=None, value="u", point=None, contact=None,
         raise VibroError("%s: no %s to plot%s" % (study.path, data.attrs["what"],
                                                   " in the time window" if after is not None
                                                   or before is not None else ""))
-    colours = class_colours([lab for lab in data["label"] if lab])
-    for lab, colour in colours.items():
-        part = data[data["label"] == lab]
-        ax.plot(part["x"], part["y"], ".", ms=3, color=colour, label=lab)
-    rest = data[data["label"] == ""]
-    if len(rest):
-        ax.plot(rest["x"], rest["y"], ".", ms=3, color="k")
+    draw_classes(ax, data["x"].to_numpy(), data["y"].to_numpy(), data["label"].to_numpy())
     if log_sweep(study, param):
         ax.set_xscale("log")
     ax.set_xlabel(param_label(param, study.param_units.get(param, "")))
     ax.set_ylabel(label(data.attrs["what"], data.attrs["units"]))
     ax.grid(True, alpha=0.3)
+    return data
+
+
+def draw_classes(ax, x, y, labels):
+    """Points (x, y) coloured by their orbit label, one legend entry per
+    label in class_colours' order ("period 1", "period 2", ...,
+    "irregular", "not settled"); points without a label in black."""
+    labels = np.array(["" if not isinstance(v, str) else v for v in labels], dtype=object)
+    colours = class_colours([lab for lab in labels if lab])
+    for lab, colour in colours.items():
+        sel = labels == lab
+        ax.plot(x[sel], y[sel], ".", ms=3, color=colour, label=lab)
+    rest = labels == ""
+    if rest.any():
+        ax.plot(x[rest], y[rest], ".", ms=3, color="k")
     if colours:
         ax.legend(fontsize="small", markerscale=3)
-    return data
 
 
 def _edges(x, log):
