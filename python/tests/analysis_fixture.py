@@ -79,7 +79,7 @@ def cycle(m, salt):
 def irregular(n, salt):
     """n points of the logistic map at r = 3.9 (chaotic): no repeat."""
     x = np.empty(n)
-    x[0] = 0.2 + 0.05 * salt
+    x[0] = 0.2 + 0.6 * ((salt * 0.618) % 1)
     for i in range(1, n):
         x[i] = 3.9 * x[i - 1] * (1 - x[i - 1])
     return -1e-3 * (0.3 + x), 0.01 + 0.03 * x
@@ -206,6 +206,25 @@ def write(kind, path):
         add_analysis(path, cases, [25.0] * len(ids), ["oscillator"], attractors=ids)
     else:
         raise ValueError("kind '%s' (valid: sweep, grid, basin)" % kind)
+    return path
+
+
+def write_random(path, nx, ny, rng):
+    """A grid of nx amplitudes (log) x ny frequencies with random cases
+    (class, period 1-6) and exponents, drawn from rng (numpy Generator)."""
+    import vibro
+    sc = scene([{"path": "forces.drive.amplitude", "logspace": [0.01, 100.0], "n": nx},
+                {"path": "forces.drive.freq", "linspace": [5.0, 45.0], "n": ny}],
+               duration=0.001)
+    vibro.run(sc, path)
+    cases, freqs = [], []
+    for _ in range(nx * ny):
+        cls = MEANINGS[rng.integers(1, 4)]
+        m = int(rng.integers(1, 7)) if cls == "periodic" else 0
+        cases.append((cls, m, m))
+    freqs = list(np.repeat(np.linspace(5.0, 45.0, ny)[None, :], nx, 0).ravel())
+    add_analysis(path, cases, freqs, ["oscillator"],
+                 lyapunov=list(rng.normal(0.0, 10.0, nx * ny)))
     return path
 
 
