@@ -19,6 +19,7 @@
 
 #include <hdf5_hl.h>
 
+#include "analysis.h"
 #include "h5util.h"
 #include "output.h"
 
@@ -38,7 +39,7 @@ put_long(const vb_column *col, void *out, long v)
 
 /* The run's status code (vb_run_code), not parsed back from its text. */
 static void
-get_code(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_code(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   (void)c, (void)ev;
   put_long(col, out, vb_run_code(run));
@@ -46,7 +47,7 @@ get_code(const vb_column *col, const vb_run *run, int c, const vb_event *ev, voi
 
 /* The run's status text, cut to VB_STATUS_LEN bytes. */
 static void
-get_status(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_status(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   const char *s = vb_run_status(run);
   size_t n = strlen(s);
@@ -57,7 +58,7 @@ get_status(const vb_column *col, const vb_run *run, int c, const vb_event *ev, v
 }
 
 static void
-get_samples(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_samples(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   (void)c, (void)ev;
   put_long(col, out, vb_run_samples(run));
@@ -65,7 +66,7 @@ get_samples(const vb_column *col, const vb_run *run, int c, const vb_event *ev, 
 
 /* Seconds between recorded samples. */
 static void
-get_interval(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_interval(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   const vb_scene *sc = vb_run_scene(run);
   double v = (double)sc->record_every / sc->fs;
@@ -76,7 +77,7 @@ get_interval(const vb_column *col, const vb_run *run, int c, const vb_event *ev,
 
 /* Total energy at the last sample, J (NaN without samples). */
 static void
-get_final(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_final(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   double v = vb_run_samples(run) > 0 ? vb_run_final_energy(run, VB_ENERGY_TOTAL) : NAN;
 
@@ -85,7 +86,7 @@ get_final(const vb_column *col, const vb_run *run, int c, const vb_event *ev, vo
 }
 
 static void
-get_balance(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_balance(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   double v = vb_run_balance_error(run);
 
@@ -97,7 +98,7 @@ get_balance(const vb_column *col, const vb_run *run, int c, const vb_event *ev, 
  * over the run (sav: |psi - sqrt(2 V)| at the half steps, J^(1/2)); NaN
  * when no scheme of the scene keeps a state. */
 static void
-get_state_drift(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_state_drift(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   double v = vb_run_state_drift(run);
 
@@ -107,7 +108,7 @@ get_state_drift(const vb_column *col, const vb_run *run, int c, const vb_event *
 
 /* A long member of contact c's results (at col->at). */
 static void
-get_contact_long(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_contact_long(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   long v;
 
@@ -118,7 +119,7 @@ get_contact_long(const vb_column *col, const vb_run *run, int c, const vb_event 
 
 /* The first impact with a measured onset (one engaged at t = 0 has none), s. */
 static void
-get_first_impact(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_first_impact(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   const vb_contact_result *r = vb_run_contact(run, c);
   double x = NAN;
@@ -131,7 +132,7 @@ get_first_impact(const vb_column *col, const vb_run *run, int c, const vb_event 
 
 /* Mean of the impacts' finite durations, s (NaN when none is). */
 static void
-get_mean_duration(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_mean_duration(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   const vb_contact_result *r = vb_run_contact(run, c);
   double sum = 0.0, v;
@@ -149,7 +150,7 @@ get_mean_duration(const vb_column *col, const vb_run *run, int c, const vb_event
 
 /* Largest compression at a sample, m (NaN without samples). */
 static void
-get_max_compression(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_max_compression(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   double v = vb_run_samples(run) > 0 ? vb_run_contact(run, c)->max_compression : NAN;
 
@@ -159,7 +160,7 @@ get_max_compression(const vb_column *col, const vb_run *run, int c, const vb_eve
 
 /* An event's member at col->at: a double, or an int. */
 static void
-get_event(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_event(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   (void)run, (void)c;
   if (col->type == VB_COL_I32) {
@@ -173,10 +174,91 @@ get_event(const vb_column *col, const vb_run *run, int c, const vb_event *ev, vo
 
 /* The contact of an event: its index in /study/table's `contact` coordinate. */
 static void
-get_event_contact(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_event_contact(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   (void)run, (void)ev;
   put_long(col, out, c);
+}
+
+/* ------------------------------------------------ the analysis's values */
+
+/* Whether scene 0 has an analysis block; a section; an impact map. */
+static int
+has_analysis(const vb_scene *first)
+{
+  return first->analysis != NULL;
+}
+static int
+has_section(const vb_scene *first)
+{
+  return first->analysis && first->analysis->section;
+}
+static int
+has_map(const vb_scene *first)
+{
+  return first->analysis && first->analysis->map_contact >= 0;
+}
+
+/* The section's class (VB_ORBIT_*), its period and impacts per period
+ * (0 when not periodic or unknown), the tolerance, the samples. */
+static void
+get_orbit(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+{
+  const vb_analysis_run *a = vb_run_analysis(run);
+  long v = 0;
+
+  (void)c, (void)item;
+  if (a && strcmp(col->name, "orbit") == 0)
+    v = a->orbit.cls;
+  else if (a && strcmp(col->name, "period") == 0)
+    v = a->orbit.cls == VB_ORBIT_PERIODIC ? a->orbit.period : 0;
+  else if (a && strcmp(col->name, "impacts_per_period") == 0)
+    v = a->orbit.cls == VB_ORBIT_PERIODIC && a->impacts_per_period > 0 ? a->impacts_per_period : 0;
+  else if (a && strcmp(col->name, "sections") == 0)
+    v = a->ns;
+  put_long(col, out, v);
+}
+
+static void
+get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+{
+  const vb_analysis_run *a = vb_run_analysis(run);
+  double v = a ? a->an->tolerance : NAN;
+
+  (void)col, (void)c, (void)item;
+  memcpy(out, &v, 8);
+}
+
+/* -1 until the writer assigns the file's attractor ids. */
+static void
+get_no_attractor(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+{
+  (void)run, (void)c, (void)item;
+  put_long(col, out, -1);
+}
+
+/* Section row *item: its period index, time, and point c's u or v. */
+static void
+get_section_k(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+{
+  const vb_analysis_run *a = vb_run_analysis(run);
+
+  (void)c;
+  put_long(col, out, a->k0 + *(const long *)item);
+}
+static void
+get_section_t(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+{
+  (void)col, (void)c;
+  memcpy(out, &vb_run_analysis(run)->t[*(const long *)item], 8);
+}
+static void
+get_section_uv(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+{
+  const vb_analysis_run *a = vb_run_analysis(run);
+  const double *x = col->name[0] == 'u' ? a->u : a->v;
+
+  memcpy(out, &x[*(const long *)item * a->an->npoints + c], 8);
 }
 
 #define CONTACT_LONG(n, member)                                                                    \
@@ -216,6 +298,19 @@ const vb_column vb_table_columns[] = {
     CONTACT_LONG("newton_failures", newton_failures),
     CONTACT_LONG("fallbacks", fallbacks),
     CONTACT_LONG("newton_iterations", iterations),
+    /* the analysis (lib/analysis.c, orbit.c), with an analysis block only */
+    {.name = "orbit", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32, .get = get_orbit,
+     .present = has_analysis, .flag_meanings = "no_section not_settled periodic irregular"},
+    {.name = "period", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32, .get = get_orbit,
+     .present = has_analysis},
+    {.name = "impacts_per_period", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32,
+     .get = get_orbit, .present = has_analysis},
+    {.name = "orbit_tolerance", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
+     .get = get_orbit_tolerance, .present = has_analysis},
+    {.name = "sections", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I64, .get = get_orbit,
+     .present = has_analysis},
+    {.name = "attractor", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I64,
+     .get = get_no_attractor, .present = has_analysis},
     {.name = NULL},
 };
 
@@ -251,6 +346,76 @@ const vb_column vb_event_columns[] = {
     EVENT_I32(corrections),
     {.name = "", .dim = VB_DIM_SWEPT, .type = VB_COL_F64},
     {.name = NULL},
+};
+
+/* The stroboscopic section: one row per sample of every scene. */
+static const vb_column section_columns[] = {
+    {.name = "scene", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64},
+    {.name = "k", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64, .get = get_section_k},
+    {.name = "t", .units = "s", .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = get_section_t},
+    {.name = "u", .units = "m", .dim = VB_DIM_SCENE_CONTACT, .type = VB_COL_F64,
+     .get = get_section_uv},
+    {.name = "v", .units = "m/s", .dim = VB_DIM_SCENE_CONTACT, .type = VB_COL_F64,
+     .get = get_section_uv},
+    {.name = NULL},
+};
+
+#define MAP_F64(n, u)                                                                              \
+  {.name = #n, .units = u, .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = get_event,              \
+   .at = offsetof(vb_map_entry, n)}
+
+/* The impact map: one row per impact of its contact after the transient. */
+static const vb_column map_columns[] = {
+    {.name = "scene", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64},
+    {.name = "contact", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I32, .get = get_event,
+     .at = offsetof(vb_map_entry, contact)},
+    MAP_F64(t, "s"),
+    MAP_F64(v_in, "m/s"),
+    MAP_F64(phase, "rad"),
+    MAP_F64(since_previous, "s"),
+    {.name = "grazing", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I32, .get = get_event,
+     .at = offsetof(vb_map_entry, grazing)},
+    {.name = NULL},
+};
+
+static long
+section_rows(const vb_run *run)
+{
+  return vb_run_analysis(run) ? vb_run_analysis(run)->ns : 0;
+}
+static const void *
+section_item(const vb_run *run, long r, long *buf)
+{
+  (void)run;
+  *buf = r;
+  return buf;
+}
+static int
+section_names(const vb_scene *first, const char **names)
+{
+  for (int p = 0; names && p < first->analysis->npoints; p++)
+    names[p] = first->analysis->points[p].name;
+  return first->analysis->npoints;
+}
+static long
+map_rows(const vb_run *run)
+{
+  return vb_run_analysis(run) ? vb_run_analysis(run)->nmap : 0;
+}
+static const void *
+map_item(const vb_run *run, long r, long *buf)
+{
+  (void)buf;
+  return &vb_run_analysis(run)->map[r];
+}
+
+/* The analysis's tables. */
+const vb_xtable vb_xtables[VB_XT_COUNT] = {
+    [VB_XT_SECTIONS] = {.name = "sections", .dim = "section", .cols = section_columns,
+                        .present = has_section, .rows = section_rows, .item = section_item,
+                        .dim2 = "point", .names = section_names},
+    [VB_XT_IMPACT_MAP] = {.name = "impact_map", .dim = "impact", .cols = map_columns,
+                          .present = has_map, .rows = map_rows, .item = map_item},
 };
 
 /* ------------------------------------------------------- the fields */
@@ -295,19 +460,18 @@ field_add(vb_table *t, int *cap, const vb_column *col, const char *name, const c
   return 0;
 }
 
-/* Expand a column list for a layout. */
-int
-vb_table_init(vb_table *t, const char *name, const char *dim, const vb_column *cols,
-              const vb_output_layout *lay)
+/* Expand a column list for a layout, its second dimension of n2 values. */
+static int
+table_init(vb_table *t, const char *name, const char *dim, const vb_column *cols,
+           const vb_output_layout *lay, const char *dim2, int n2)
 {
   int cap = 0, n = 0, k, p, rc = 0;
 
-  memset(t, 0, sizeof *t);
   t->name = name;
   t->dim = dim;
   t->cols = cols;
-  t->contacts = (const char *const *)NULL;
-  t->ncontacts = lay->first->ncontacts;
+  t->dim2 = dim2;
+  t->ncontacts = n2;
   while (cols[n].name)
     n++;
   t->at = calloc((size_t)n + 1, sizeof *t->at);
@@ -316,6 +480,8 @@ vb_table_init(vb_table *t, const char *name, const char *dim, const vb_column *c
   for (k = 0; k < n && rc == 0; k++) {
     const vb_column *c = &cols[k];
     t->at[k] = t->rowsize;
+    if (c->present && !c->present(lay->first))
+      continue;
     if (c->dim == VB_DIM_SWEPT)
       for (p = 0; p < lay->nparams && rc == 0; p++)
         rc = field_add(t, &cap, c, lay->param_names[p], lay->param_units[p], p, 1);
@@ -326,12 +492,43 @@ vb_table_init(vb_table *t, const char *name, const char *dim, const vb_column *c
   return rc;
 }
 
+/* Expand a column list for a layout. */
+int
+vb_table_init(vb_table *t, const char *name, const char *dim, const vb_column *cols,
+              const vb_output_layout *lay)
+{
+  memset(t, 0, sizeof *t);
+  return table_init(t, name, dim, cols, lay, "contact", lay->first->ncontacts);
+}
+
+/* Expand analysis table x for a layout. */
+int
+vb_xtable_init(vb_table *t, int x, const vb_output_layout *lay)
+{
+  const vb_xtable *xt = &vb_xtables[x];
+  int n2 = lay->first->ncontacts;
+
+  memset(t, 0, sizeof *t);
+  if (!xt->present(lay->first))
+    return 0;
+  if (xt->names) {
+    n2 = xt->names(lay->first, NULL);
+    t->names2 = calloc((size_t)n2 + 1, sizeof *t->names2);
+    if (!t->names2)
+      return -1;
+    xt->names(lay->first, t->names2);
+    t->contacts = t->names2;
+  }
+  return table_init(t, xt->name, xt->dim, xt->cols, lay, xt->dim2 ? xt->dim2 : "contact", n2);
+}
+
 /* Release a table's fields. */
 void
 vb_table_clear(vb_table *t)
 {
   free(t->field);
   free(t->at);
+  free(t->names2);
   memset(t, 0, sizeof *t);
 }
 
@@ -373,7 +570,7 @@ vb_row_set_long(const vb_table *t, unsigned char *row, int column, long v)
  * c and event ev (the event table). */
 static void
 row_fill(const vb_table *t, unsigned char *row, long index, const double *params,
-         const vb_run *run, int c, const vb_event *ev)
+         const vb_run *run, int c, const void *ev)
 {
   memset(row, 0, t->rowsize);
   for (int i = 0; i < t->nfields; i++) {
@@ -383,7 +580,7 @@ row_fill(const vb_table *t, unsigned char *row, long index, const double *params
       memcpy(at, &params[f->param], 8);
     else if (f->width > 1 || f->col->dim == VB_DIM_SCENE_CONTACT)
       for (int k = 0; k < f->width; k++)
-        f->col->get(f->col, run, k, NULL, at + (size_t)k * f->size);
+        f->col->get(f->col, run, k, ev, at + (size_t)k * f->size);
     else if (f->col->get)
       f->col->get(f->col, run, c, ev, at);
   }
@@ -415,6 +612,17 @@ vb_events_fill(const vb_table *t, unsigned char *out, long index, const double *
   }
 }
 
+/* Fill the rows of analysis table x of a run. */
+void
+vb_xtable_fill(const vb_table *t, int x, unsigned char *out, long index, const vb_run *run)
+{
+  const vb_xtable *xt = &vb_xtables[x];
+  long n = xt->rows(run), buf;
+
+  for (long r = 0; r < n; r++, out += t->rowsize)
+    row_fill(t, out, index, NULL, run, -1, xt->item(run, r, &buf));
+}
+
 /* ----------------------------------------------------- in the file */
 
 /* The file (file 1) or memory (0) type of a column; closed by the caller. */
@@ -437,7 +645,8 @@ h5_type(vb_col_type type, int file)
   }
 }
 
-/* The `contact` coordinate: the contact names, fixed-length strings. */
+/* The `contact` coordinate (the table's second dimension, dim2: `point`
+ * in the sections): the names, fixed-length strings. */
 static hid_t
 contact_coordinate(hid_t g, const vb_table *t)
 {
@@ -451,11 +660,11 @@ contact_coordinate(hid_t g, const vb_table *t)
   names = calloc((size_t)n + 1, len);
   if (names && type >= 0 && space >= 0 && H5Tset_size(type, len) >= 0 &&
       H5Tset_strpad(type, H5T_STR_NULLPAD) >= 0)
-    ds = H5Dcreate2(g, "contact", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ds = H5Dcreate2(g, t->dim2, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   for (i = 0; names && i < (size_t)n; i++)
     memcpy(names + i * len, t->contacts[i], strlen(t->contacts[i]));
   if (ds >= 0 && ((n > 0 && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) < 0) ||
-                  H5DSset_scale(ds, "contact") < 0)) {
+                  H5DSset_scale(ds, t->dim2) < 0)) {
     vb_h5_close(ds);
     ds = H5I_INVALID_HID;
   }
@@ -487,6 +696,30 @@ count_coordinate(hid_t g, const char *name, long rows)
     return H5I_INVALID_HID;
   }
   return ds;
+}
+
+/* CF's flag_values (0, 1, ..., one per word, int32 like the column) and
+ * flag_meanings of a code column; 0 or -1. */
+static int
+flags_write(hid_t ds, const char *meanings)
+{
+  int32_t v[16];
+  hsize_t n = 1;
+  hid_t space, a;
+  int rc;
+
+  for (const char *p = meanings; *p; p++)
+    n += *p == ' ';
+  n = n < 16 ? n : 16;
+  for (hsize_t i = 0; i < n; i++)
+    v[i] = (int32_t)i;
+  space = H5Screate_simple(1, &n, NULL);
+  a = space >= 0 ? H5Acreate2(ds, "flag_values", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT)
+                 : H5I_INVALID_HID;
+  rc = a >= 0 && H5Awrite(a, H5T_NATIVE_INT32, v) >= 0 ? 0 : -1;
+  vb_h5_close(a);
+  vb_h5_close(space);
+  return rc < 0 ? -1 : vb_h5_attr_string(ds, "flag_meanings", meanings);
 }
 
 /* Create a table's group and datasets. */
@@ -532,6 +765,8 @@ vb_table_create(hid_t study, const vb_table *t, long rows, hid_t *ds)
                (two && H5DSattach_scale(ds[i], contact, 1) < 0)) {
       rc = -1;
     }
+    if (rc == 0 && f->col->flag_meanings && flags_write(ds[i], f->col->flag_meanings) < 0)
+      rc = -1;
   }
   if (!first)
     vb_h5_close(dim);
@@ -626,4 +861,114 @@ vb_table_read(hid_t file, const vb_table *t, unsigned char **rows, long *nrows)
   }
   *nrows = (long)n;
   return 0;
+}
+
+/* ------------------------------------------------------- the attractors */
+
+/* The field of a table called name, or NULL. */
+static const vb_field *
+field_named(const vb_table *t, const char *name)
+{
+  for (int i = 0; i < t->nfields; i++)
+    if (strcmp(t->field[i].name, name) == 0)
+      return &t->field[i];
+  return NULL;
+}
+
+/* An integer field's value in a packed row. */
+static long
+field_long(const vb_field *f, const unsigned char *row)
+{
+  int64_t v;
+  int32_t w;
+
+  if (f->col->type == VB_COL_I32) {
+    memcpy(&w, row + f->offset, 4);
+    return w;
+  }
+  memcpy(&v, row + f->offset, 8);
+  return (long)v;
+}
+
+/* Each periodic scene's last `period` section points, [period][u0 v0 u1 v1 ...]. */
+static int
+cycles(const vb_table *t, const unsigned char *rows, long nrows, const vb_table *st,
+       const unsigned char *srows, long ns, double **cycle, int *period)
+{
+  const vb_field *fo = field_named(t, "orbit"), *fp = field_named(t, "period");
+  const vb_field *fu = field_named(st, "u"), *fv = field_named(st, "v");
+  int np = fu->width;
+  long j = 0;
+
+  for (long i = 0; i < nrows; i++) {
+    const unsigned char *row = rows + (size_t)i * t->rowsize;
+    long s = field_long(&t->field[0], row), start, m = field_long(fp, row);
+    while (j < ns && field_long(&st->field[0], srows + (size_t)j * st->rowsize) < s)
+      j++;
+    start = j;
+    while (j < ns && field_long(&st->field[0], srows + (size_t)j * st->rowsize) == s)
+      j++;
+    cycle[i] = NULL;
+    period[i] = 0;
+    if (field_long(fo, row) != VB_ORBIT_PERIODIC || m < 1 || j - start < m)
+      continue;
+    if (!(cycle[i] = malloc((size_t)m * 2 * (size_t)np * sizeof **cycle)))
+      return -1;
+    period[i] = (int)m;
+    for (long r = 0; r < m; r++) {
+      const unsigned char *sr = srows + (size_t)(j - m + r) * st->rowsize;
+      for (int p = 0; p < np; p++) {
+        memcpy(&cycle[i][(r * np + p) * 2], sr + fu->offset + (size_t)p * 8, 8);
+        memcpy(&cycle[i][(r * np + p) * 2 + 1], sr + fv->offset + (size_t)p * 8, 8);
+      }
+    }
+  }
+  return 0;
+}
+
+/* The attractor ids of a file's scenes. */
+int
+vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, const vb_table *st,
+                    const unsigned char *srows, long ns, const vb_scene *first)
+{
+  const vb_field *fa = field_named(t, "attractor");
+  const vb_field *fu = st ? field_named(st, "u") : NULL, *fv = st ? field_named(st, "v") : NULL;
+  double **cycle, *scale;
+  int *period, np, rc = 0;
+  long *id;
+
+  if (!fa || !field_named(t, "orbit") || !field_named(t, "period") || !fu || !fv)
+    return 0;
+  np = fu->width;
+  cycle = calloc((size_t)nrows + 1, sizeof *cycle);
+  period = calloc((size_t)nrows + 1, sizeof *period);
+  id = calloc((size_t)nrows + 1, sizeof *id);
+  scale = calloc(2 * (size_t)np + 1, sizeof *scale);
+  if (!cycle || !period || !id || !scale)
+    rc = -1;
+  /* each coordinate's scale: its largest |value| in the file */
+  for (long j = 0; rc == 0 && j < ns; j++)
+    for (int p = 0; p < 2 * np; p++) {
+      double x;
+      memcpy(&x, srows + (size_t)j * st->rowsize + (p % 2 ? fv : fu)->offset + (size_t)(p / 2) * 8,
+             8);
+      if (isfinite(x) && fabs(x) > scale[p])
+        scale[p] = fabs(x);
+    }
+  for (int p = 0; rc == 0 && p < 2 * np; p++)
+    scale[p] = scale[p] > 0.0 ? scale[p] : 1.0;
+  if (rc == 0)
+    rc = cycles(t, rows, nrows, st, srows, ns, cycle, period);
+  if (rc == 0 && vb_orbit_attractors((const double *const *)cycle, period, nrows, 2 * np, scale,
+                                     first->analysis->attractor_tolerance, id) < 0)
+    rc = -1;
+  for (long i = 0; rc == 0 && i < nrows; i++)
+    put_long(fa->col, rows + (size_t)i * t->rowsize + fa->offset, id[i]);
+  for (long i = 0; cycle && i < nrows; i++)
+    free(cycle[i]);
+  free(cycle);
+  free(period);
+  free(id);
+  free(scale);
+  return rc;
 }

@@ -34,6 +34,7 @@ vb_run_free(vb_run *run)
   free(run->trackers);
   free(run->e_prev);
   free(run->x_before);
+  vb_analysis_run_free(run->analysis);
   free(run);
 }
 
@@ -101,7 +102,7 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   run->e_prev = calloc(2 * (size_t)run->nislands + 1, sizeof(double));
   run->x_before = calloc(2 * (size_t)nc + 1, sizeof(double));
   if (!run->results || !run->trackers || !run->e_prev || !run->x_before ||
-      vb_record_alloc(run) != VB_OK)
+      vb_record_alloc(run) != VB_OK || vb_analysis_run_alloc(run) != VB_OK)
     goto nomem;
   run->e_now = run->e_prev + run->nislands;
   run->rate_before = run->x_before + nc;
@@ -159,6 +160,8 @@ start(vb_run *run)
   for (int i = 0; i < run->nislands; i++)
     run->e_prev[i] = run->states[i]->kinetic + run->states[i]->potential;
   vb_record_sample(run, 0, 0);
+  if (run->analysis)
+    vb_analysis_step(run, 0);
   return VB_OK;
 }
 
@@ -250,6 +253,8 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
     }
     if (step_islands(run, n, &failures, &first_failure) || track_contacts(run, n))
       break;
+    if (run->analysis)
+      vb_analysis_step(run, n);
     if (n % sc->record_every == 0)
       vb_record_sample(run, n, n / sc->record_every);
   }
@@ -257,12 +262,16 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
     /* samples not reached are NaN, so nothing looks computed that was not */
     vb_record_blank_from(run, n / sc->record_every + (n % sc->record_every ? 1 : 0));
     vb_events_flush(run);
+    if (vb_analysis_finish(run) != VB_OK && run->code != VB_ENOMEM)
+      run->code = VB_ENOMEM; /* the status says what stopped the run */
     return run->code;
   }
   int rc = vb_events_flush(run);
+  if (rc == VB_OK)
+    rc = vb_analysis_finish(run);
   if (rc) {
     run->code = rc;
-    snprintf(run->status, sizeof run->status, "out of memory recording events");
+    snprintf(run->status, sizeof run->status, "out of memory recording events or the analysis");
     return rc;
   }
   if (failures > 0) {
