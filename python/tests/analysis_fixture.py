@@ -109,8 +109,11 @@ def column(g, name, data, units, dims=("scene",), **attrs):
 
 
 def scale(g, name, data):
+    """A dimension scale: an index (units 1) or the point names (none)."""
     ds = g.create_dataset(name, data=data)
     ds.make_scale(name)
+    if ds.dtype.kind != "S":
+        ds.attrs["units"] = "1"
     return ds
 
 
@@ -140,7 +143,7 @@ def add_analysis(path, cases, freqs, points, attractors=None, lyapunov=None):
             imp["phase"] += [2 * math.pi * 0.3] * len(u)
             imp["since_previous"] += [np.nan] + list(np.diff(t_imp))
             imp["grazing"] += [int(x < 0.012) for x in v]
-        g = f["study"].create_group("sections")
+        g = f["study"].create_group("sections", track_order=True)
         scale(g, "section", np.arange(len(rows["scene"]), dtype=np.int64))
         scale(g, "point", np.array([p.encode() for p in points], dtype="S32"))
         column(g, "scene", np.array(rows["scene"], np.int64), "1", ("section",))
@@ -149,7 +152,7 @@ def add_analysis(path, cases, freqs, points, attractors=None, lyapunov=None):
         for q, unit in (("u", "m"), ("v", "m/s")):
             column(g, q, np.array(rows[q], float).reshape(-1, len(points)), unit,
                    ("section", "point"))
-        g = f["study"].create_group("impact_map")
+        g = f["study"].create_group("impact_map", track_order=True)
         scale(g, "impact", np.arange(len(imp["scene"]), dtype=np.int64))
         column(g, "scene", np.array(imp["scene"], np.int64), "1", ("impact",))
         column(g, "contact", np.zeros(len(imp["scene"]), np.int32), "1", ("impact",))
