@@ -141,7 +141,7 @@ def main(argv=None):
     fig.suptitle("Forced impact oscillator, stop at equilibrium: %d scenes after t = 4 s"
                  % len(st), fontsize="medium")
     fig.savefig(args.output, dpi=100)
-    print(" ".join("%g:%s" % (f, lab) for f, lab in zip(o[FREQ], o["label"])))
+    print(", ".join("%g Hz %s" % (f, lab) for f, lab in zip(o[FREQ], o["label"])))
     print("%s: %.1f s" % (args.output, time.monotonic() - start))
     for line in bad:
         print("MISMATCH " + line)
