@@ -48,8 +48,8 @@ long vb_orbit_needed(int pmax);
  * distances' block maxima by VB_ORBIT_TREND over the section is a
  * transient (not settled) and anything else irregular (doc/analysis.md).
  * x == NULL or n == 0: VB_ORBIT_NONE. */
-void vb_orbit_classify(const double *x, long n, int d, const double *scale, double tol,
-                       int pmax, vb_orbit *out);
+void vb_orbit_classify(const double *x, long n, int d, const double *scale, double tol, int pmax,
+                       vb_orbit *out);
 
 /* Attractor ids across scenes, deterministic in scene order: cycle[s] is
  * scene s's last period[s] points (d each), NULL when not periodic (id
@@ -62,11 +62,12 @@ long vb_orbit_attractors(const double *const *cycle, const int *period, long nsc
                          const double *scale, double tol, long *id);
 
 /* Impacts per cycle of a period-m section (n impacts in m drive periods):
- * the impact onsets t_impact[nimpacts] (s, any order) counted in the
- * closure window's whole cycles, [t_section[ns - 1 - K m],
- * t_section[ns - 1]) with K = vb_orbit_window(m) / m, divided by K and
- * rounded (an impact at the section's own phase may fall either side of
- * an edge).  -1 when m < 1 or the section is shorter than K m + 1. */
+ * of the impact onsets t_impact[nimpacts] (s, any order), those in K - 1
+ * whole cycles of the closure window [t_section[ns - 1 - K m],
+ * t_section[ns - 1]) (K = vb_orbit_window(m) / m >= 2), the cycles cut
+ * at the phase farthest from every impact so that no impact sits on an
+ * edge, divided by K - 1 and rounded.  -1 when m < 1, the section is
+ * shorter than K m + 1 or memory runs out. */
 int vb_orbit_impacts(const double *t_impact, long nimpacts, const double *t_section, long ns,
                      int m);
 
