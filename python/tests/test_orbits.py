@@ -17,6 +17,7 @@ import pytest
 
 import vibro
 import analysis_fixture as fx
+from matplotlib.colors import to_hex
 from test_examples import drawn_figure
 
 FREQ = "forces.drive.freq"
@@ -180,9 +181,13 @@ def test_plot_bifurcation_by_period(plot_program, sweep, tmp_path):
         np.testing.assert_array_equal(line.get_xdata(), want[FREQ])
         np.testing.assert_array_equal(line.get_ydata(), want["u"])
     assert sum(len(ln.get_xdata()) for ln in ax.get_lines()) == len(sec)
-    # period 1 is tab10's first colour, irregular black, in every figure
+    # period 1 is tab10's first colour, irregular black, in every figure;
+    # periods 2 and 12 differ (a palette of ten colours gave both C1)
     colours = {ln.get_label(): ln.get_color() for ln in ax.get_lines()}
-    assert colours["period 1"] == "C0" and colours["irregular"] == "k"
+    assert colours["period 1"] == to_hex("C0") and colours["irregular"] == "k"
+    assert colours["period 2"] == to_hex("C1") and colours["period 3"] == to_hex("C2")
+    many = [vibro._figures.period_colour(m) for m in range(1, 19)]
+    assert len(set(many)) == 18 and to_hex("C7") not in many
     assert ax.get_xlabel() == "frequency of force 'drive' (forces.drive.freq, Hz)"
     assert ax.get_ylabel() == "displacement u of oscillator (m)"
     assert ax.get_xscale() == "linear"
@@ -204,6 +209,13 @@ def test_plot_bifurcation_window_and_impact_map(plot_program, sweep, tmp_path):
     assert ax.get_ylabel() == "impact velocity v_in (m/s)"
     assert "period 2" in legend_texts(ax)     # coloured by orbit by default
     assert title.endswith("%d points of the impact map" % len(im))
+    # --last N: each scene's last N rows
+    fig, title = drawn_figure(plot_program, sweep, "bifurcation", sweep.path, "--value",
+                              "v_in", "--last", 5, "-o", tmp_path / "b.png")
+    im = sweep.impact_map().groupby("scene").tail(5)
+    got = sorted((x, y) for ln in fig.axes[0].get_lines()
+                 for x, y in zip(ln.get_xdata(), ln.get_ydata()))
+    assert got == sorted(zip(im[FREQ], im["v_in"])) and len(got) == 5 * len(fx.SWEEP_FREQ)
 
 
 def test_plot_bifurcation_errors(plot_program, sweep, study, tmp_path):

@@ -96,8 +96,20 @@ def class_colours(labels):
     out = {}
     for lab in sorted(set(labels), key=key):
         m = re.fullmatch(r"period (\d+)", lab)
-        out[lab] = "C%d" % ((int(m.group(1)) - 1) % 10) if m else _CLASS_COLOURS.get(lab, "C9")
+        out[lab] = period_colour(int(m.group(1))) if m else _CLASS_COLOURS.get(lab, "C9")
     return out
+
+
+def period_colour(m):
+    """The colour of period m, the same in every figure: tab10's nine
+    colours that are not grey for periods 1-9, tab20's light shades of them
+    for 10-18, then again (grey is for what is not periodic)."""
+    import matplotlib
+    import matplotlib.colors as mcolors
+    tab = matplotlib.colormaps["tab20"].colors
+    hues = (0, 1, 2, 3, 4, 5, 6, 8, 9)                 # tab10's, grey (7) left out
+    k = (int(m) - 1) % 18
+    return mcolors.to_hex(tab[2 * hues[k % 9] + (k >= 9)])
 
 
 # How the caller names a choice (vibro-plot's option; the functions' argument)
@@ -194,12 +206,13 @@ IMPACT_MAP_VALUES = ("v_in", "phase", "since_previous")
 
 
 def bifurcation_data(study, param, value="u", point=None, contact=None, after=None,
-                     before=None):
+                     before=None, last=None):
     """The points of a bifurcation diagram: a DataFrame with scene, x (the
     swept `param`), y (`value`: u or v of the section's `point`, or v_in,
     phase or since_previous of the impact map), label (the scene's orbit)
     and its .attrs["units"] of y.  The file removed the transient;
-    after/before (s) window further."""
+    after/before (s) window further, and last keeps each scene's last
+    `last` samples (impacts): a slowly settling scene's approach dropped."""
     import pandas as pd
     if value in SECTION_VALUES:
         df = study.sections()
@@ -221,6 +234,8 @@ def bifurcation_data(study, param, value="u", point=None, contact=None, after=No
                                                     if t[n].dtype.kind in "fiu")))
     units = df.attrs["units"].get(value, "")
     df = _window(df, after, before)
+    if last is not None:
+        df = df.groupby("scene", sort=False).tail(last) if last > 0 else df.iloc[:0]
     labels = _labels(study)
     scenes = df["scene"].to_numpy()
     out = pd.DataFrame({"scene": scenes,
@@ -234,7 +249,7 @@ def bifurcation_data(study, param, value="u", point=None, contact=None, after=No
 
 
 def plot_bifurcation(ax, study, param=None, value="u", point=None, contact=None,
-                     after=None, before=None):
+                     after=None, before=None, last=None):
     """A bifurcation diagram: `value` (see bifurcation_data) against the
     swept `param` (default: the only one), each scene's points coloured by
     its orbit, with a legend "period 1", "period 2", ..., "irregular",
@@ -242,7 +257,7 @@ def plot_bifurcation(ax, study, param=None, value="u", point=None, contact=None,
     (bifurcation_data's frame)."""
     if param is None:
         param = _one(study, "swept parameter", None, list(study.params))
-    data = bifurcation_data(study, param, value, point, contact, after, before)
+    data = bifurcation_data(study, param, value, point, contact, after, before, last)
     ok = np.isfinite(data["x"]) & np.isfinite(data["y"])
     data = data[ok.to_numpy()]
     if not len(data):
