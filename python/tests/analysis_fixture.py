@@ -231,6 +231,20 @@ def write_random(path, nx, ny, rng):
     return path
 
 
+def write_grid3(path):
+    """Three swept paths: amplitude (2 values) x frequency x u0 (one
+    value); the cases of grid_cases() at 0.5 and 5 N."""
+    import vibro
+    sc = scene([{"path": "forces.drive.amplitude", "values": GRID_AMPLITUDE[:2]},
+                {"path": "forces.drive.freq", "values": GRID_FREQ},
+                {"path": "bodies.oscillator.u0", "values": [-1e-3]}])
+    vibro.run(sc, path)
+    cases, freqs = grid_cases()
+    n = 2 * len(GRID_FREQ)
+    add_analysis(path, cases[:n], freqs[:n], ["oscillator"], lyapunov=lyapunov_of(cases[:n]))
+    return path
+
+
 def grid_cases():
     """The 2-D grid's cases in scene order (amplitude slowest): period 1 at
     low amplitude, period 2 and irregular as both grow."""

@@ -186,8 +186,8 @@ def test_plot_bifurcation_by_period(plot_program, sweep, tmp_path):
     colours = {ln.get_label(): ln.get_color() for ln in ax.get_lines()}
     assert colours["period 1"] == to_hex("C0") and colours["irregular"] == "k"
     assert colours["period 2"] == to_hex("C1") and colours["period 3"] == to_hex("C2")
-    many = [vibro._figures.period_colour(m) for m in range(1, 19)]
-    assert len(set(many)) == 18 and to_hex("C7") not in many
+    many = [vibro._figures.period_colour(m) for m in range(1, 39)]
+    assert len(set(many)) == 38 and to_hex("C7") not in many
     assert ax.get_xlabel() == "frequency of force 'drive' (forces.drive.freq, Hz)"
     assert ax.get_ylabel() == "displacement u of oscillator (m)"
     assert ax.get_xscale() == "linear"
@@ -344,7 +344,7 @@ def test_plot_map_errors(plot_program, grid, sweep, tmp_path):
                            + [str(a) for a in argv], capture_output=True, text=True)
         assert r.returncode == 1
         return r.stderr
-    assert err(sweep) == ("%s: a map needs a 2-D grid sweep; the sweep has 1 parameter "
+    assert err(sweep) == ("%s: a map needs a 2-D grid sweep; the sweep varies 1 parameter "
                           "(forces.drive.freq)\n" % sweep.path)
     assert err(grid, "--column", "periods").startswith(
         "%s: no numeric column 'periods' in /study/table (valid: " % grid.path)
@@ -444,3 +444,24 @@ def test_sections_order(sweep, tmp_path):
                               h5py.File(sweep.path)["study/sections/u"][:, 0])
     assert a.equals(b)
     assert sweep.impact_map().equals(st.impact_map())
+
+
+def test_plot_map_three_paths(plot_program, tmp_path):
+    """A third swept path: one swept over a single value fixes itself, one
+    over several needs --at (the nearest value is taken)."""
+    st = vibro.open(fx.write_grid3(str(tmp_path / "g3.h5")))
+    fig, _ = drawn_figure(plot_program, st, "map", st.path, "--x", FREQ, "--y", U0,
+                          "--at", "%s=4.2" % AMP, "-o", tmp_path / "m.png")
+    t = st.table[np.isclose(st.table[AMP], 5.0)].sort_values(FREQ)
+    got = np.asarray(fig.axes[0].collections[0].get_array())
+    codes = sorted(set(t["period"]))
+    np.testing.assert_array_equal(got, np.searchsorted(codes, t["period"].to_numpy()))
+    # default axes: the two paths that vary; u0 (one value) needs no --at
+    fig, _ = drawn_figure(plot_program, st, "map", st.path, "-o", tmp_path / "m.png")
+    assert fig.axes[0].get_xlabel().startswith("amplitude")
+    assert fig.axes[0].get_ylabel().startswith("frequency")
+    r = subprocess.run([plot_program, "map", st.path, "--x", FREQ, "--y", U0,
+                        "-o", str(tmp_path / "x.png")], capture_output=True, text=True)
+    assert r.returncode == 1 and r.stderr == (
+        "%s: 3 swept parameters: a map shows two; fix %s with --at %s=VALUE "
+        "(values: 0.5, 5)\n" % (st.path, AMP, AMP))

@@ -103,13 +103,15 @@ def class_colours(labels):
 def period_colour(m):
     """The colour of period m, the same in every figure: tab10's nine
     colours that are not grey for periods 1-9, tab20's light shades of them
-    for 10-18, then again (grey is for what is not periodic)."""
+    for 10-18, tab20b's twenty for 19-38, then again (grey is for what is
+    not periodic)."""
     import matplotlib
     import matplotlib.colors as mcolors
-    tab = matplotlib.colormaps["tab20"].colors
+    k = (int(m) - 1) % 38
+    if k >= 18:
+        return mcolors.to_hex(matplotlib.colormaps["tab20b"].colors[k - 18])
     hues = (0, 1, 2, 3, 4, 5, 6, 8, 9)                 # tab10's, grey (7) left out
-    k = (int(m) - 1) % 18
-    return mcolors.to_hex(tab[2 * hues[k % 9] + (k >= 9)])
+    return mcolors.to_hex(matplotlib.colormaps["tab20"].colors[2 * hues[k % 9] + (k >= 9)])
 
 
 # How the caller names a choice (vibro-plot's option; the functions' argument)
@@ -342,12 +344,15 @@ def _category_colours(column, codes, words):
 def _plane(study, column, x, y, at):
     """The 2-D slice of a grid sweep: (values [y][x], x values, y values, x, y)."""
     params = list(study.params)
-    if len(params) < 2:
-        raise VibroError("%s: a map needs a 2-D grid sweep; the sweep has %d parameter%s "
-                         "(%s)" % (study.path, len(params), "" if len(params) == 1 else "s",
-                                   ", ".join(params) or "none"))
-    x = params[0] if x is None else x
-    y = ([p for p in params if p != x][0]) if y is None else y
+    t = study.table
+    # a path swept over one value is no axis: it is fixed by itself
+    varying = [p for p in params if p in t.columns and t[p].nunique() > 1]
+    if len(varying) < 2 and (x is None or y is None):
+        raise VibroError("%s: a map needs a 2-D grid sweep; the sweep varies %d parameter%s "
+                         "(%s)" % (study.path, len(varying), "" if len(varying) == 1 else "s",
+                                   ", ".join(varying) or "none"))
+    x = varying[0] if x is None else x
+    y = ([p for p in varying if p != x][0]) if y is None else y
     for p in (x, y):
         if p not in params:
             raise VibroError("%s: '%s' is not a swept parameter (valid: %s)"
@@ -363,6 +368,9 @@ def _plane(study, column, x, y, at):
     at = dict(at or {})
     for p in params:
         if p in (x, y):
+            continue
+        if p not in at and g.sizes[p] == 1:
+            da = da.isel({p: 0})
             continue
         if p not in at:
             raise VibroError("%s: %d swept parameters: a map shows two; fix %s with "
