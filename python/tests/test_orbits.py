@@ -7,7 +7,6 @@ The studies are analysis_fixture.py's (a real vibro-3 run with the analysis
 datasets added in the layout of the plan), so every expected value comes
 from the fixture's own tables (CASES), not from the code under test."""
 
-import os
 import shutil
 import subprocess
 

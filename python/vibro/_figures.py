@@ -16,7 +16,6 @@ import re
 import numpy as np
 
 from ._errors import VibroError
-from ._orbits import orbit_label
 
 # What a parameter path's last key means, for axis labels
 PARAM_WORDS = {"k": "stiffness", "alpha": "exponent", "mu": "damping", "h": "half-clearance",
