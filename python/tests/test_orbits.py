@@ -261,6 +261,10 @@ def test_plot_section(plot_program, sweep, tmp_path):
                               "oscillator", "--scene", "0", "--from", t0,
                               "-o", tmp_path / "s.png")
     assert len(fig.axes[0].get_lines()[0].get_xdata()) == fx.SAMPLES - 10
+    fig, _ = drawn_figure(plot_program, sweep, "section", sweep.path, "--point",
+                          "oscillator", "--scene", "7", "--last", 6, "-o", tmp_path / "s.png")
+    np.testing.assert_array_equal(fig.axes[0].get_lines()[0].get_xdata(),
+                                  sec[sec["scene"] == 7]["u"].to_numpy()[-6:])
 
 
 def test_plot_section_errors(plot_program, sweep, tmp_path):

@@ -151,14 +151,16 @@ def scene_words(study, scene, labels=None):
     return "scene %d%s" % (scene, (": " + ", ".join(parts)) if parts else "")
 
 
-def plot_section(ax, study, scenes=None, point=None, after=None, before=None):
+def plot_section(ax, study, scenes=None, point=None, after=None, before=None, last=None):
     """The Poincare section of a point (u against v, one colour per scene,
     every sample after the transient the file removed; `after`/`before`
-    (s) window it further).  scenes: a list of scene numbers (default:
+    (s) window it further, `last` keeps each scene's last samples).  scenes: a list of scene numbers (default:
     every scene with a section).  Returns the DataFrame drawn."""
     sec = study.sections()
     point = _one(study, "point", point, list(dict.fromkeys(sec["point"])))
     sec = _window(sec[sec["point"] == point], after, before)
+    if last is not None:
+        sec = sec.groupby("scene", sort=False).tail(last) if last > 0 else sec.iloc[:0]
     have = list(dict.fromkeys(sec["scene"]))
     if scenes is None:
         scenes = have
