@@ -22,11 +22,11 @@
 #define SECTION_VALUES_MAX 1e8
 
 /* Defaults of the block's keys (analysis-spec.md). */
-#define PMAX_DEFAULT          32
-#define PMAX_MAX              1024
-#define TOLERANCE_DEFAULT     1e-6
-#define ATTRACTOR_DEFAULT     1e-3
-#define PERTURBATION_DEFAULT  1e-8
+#define PMAX_DEFAULT         32
+#define PMAX_MAX             1024
+#define TOLERANCE_DEFAULT    1e-6
+#define ATTRACTOR_DEFAULT    1e-3
+#define PERTURBATION_DEFAULT 1e-8
 
 /* ------------------------------------------------------------ the block */
 
@@ -94,9 +94,8 @@ load_drive(vb_loader *ld, const config_setting_t *g, const char *obj, const char
   } else if (dot && rest && strncmp(path, "contacts.", 9) == 0 && strcmp(rest, ".gap_drive") == 0 &&
              (size_t)(rest - dot - 1) < sizeof name) {
     snprintf(name, (size_t)(rest - dot), "%s", dot + 1);
-    i = sc->ncontacts > 0
-            ? named(sc->contacts[0].name, sizeof sc->contacts[0], sc->ncontacts, name)
-            : -1;
+    i = sc->ncontacts > 0 ? named(sc->contacts[0].name, sizeof sc->contacts[0], sc->ncontacts, name)
+                          : -1;
     if (i >= 0 && sc->contacts[i].gap_drive.kind == VB_DRIVE_SINE)
       freq = sc->contacts[i].gap_drive.freq, phase = sc->contacts[i].gap_drive.phase;
   }
@@ -124,13 +123,15 @@ load_points(vb_loader *ld, const config_setting_t *g, const char *obj, vb_analys
   int n, rc;
 
   if (!m)
-    return vb_src_fail(ld, g, obj, "missing required key 'points' (valid: a list of bodies or "
-                                   "body.point names, such as [\"oscillator\"])");
+    return vb_src_fail(ld, g, obj,
+                       "missing required key 'points' (valid: a list of bodies or "
+                       "body.point names, such as [\"oscillator\"])");
   n = config_setting_length(m);
   if ((config_setting_type(m) != CONFIG_TYPE_ARRAY && config_setting_type(m) != CONFIG_TYPE_LIST) ||
       n < 1)
-    return vb_src_fail(ld, m, obj, "'points' must be a non-empty list of names (valid: bodies "
-                                   "or body.point names, such as [\"oscillator\"])");
+    return vb_src_fail(ld, m, obj,
+                       "'points' must be a non-empty list of names (valid: bodies "
+                       "or body.point names, such as [\"oscillator\"])");
   a->points = calloc((size_t)n, sizeof *a->points);
   if (!a->points)
     return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene", ld->path);
@@ -139,19 +140,21 @@ load_points(vb_loader *ld, const config_setting_t *g, const char *obj, vb_analys
     const char *text = config_setting_get_string(e);
     vb_section_point *p = &a->points[i];
     if (!text || !text[0])
-      return vb_src_fail(ld, e, obj, "'points' element %d must be a name (valid: bodies or "
-                                     "body.point names)", i + 1);
+      return vb_src_fail(ld, e, obj,
+                         "'points' element %d must be a name (valid: bodies or "
+                         "body.point names)",
+                         i + 1);
     if ((rc = vb_src_point(ld, e, obj, "points", text, &p->body, &p->point)) != VB_OK)
       return rc;
     if (sc->bodies[p->body].kind == VB_BODY_WALL)
-      return vb_src_fail(ld, e, obj, "'points' names wall '%s', whose motion is prescribed "
-                                     "(valid: a mass or a point of a modal body)",
+      return vb_src_fail(ld, e, obj,
+                         "'points' names wall '%s', whose motion is prescribed "
+                         "(valid: a mass or a point of a modal body)",
                          text);
     snprintf(p->name, sizeof p->name, "%s", text);
     for (int j = 0; j < i; j++)
       if (a->points[j].body == p->body && a->points[j].point == p->point)
-        return vb_src_fail(ld, e, obj, "'points' names '%s' twice (valid: each point once)",
-                           text);
+        return vb_src_fail(ld, e, obj, "'points' names '%s' twice (valid: each point once)", text);
     a->npoints = i + 1;
   }
   return VB_OK;
@@ -177,9 +180,10 @@ load_section(vb_loader *ld, const config_setting_t *g, vb_analysis *a)
     return rc;
   a->section = 1;
   if ((drive != NULL) == (vb_src_member(g, "period") != NULL))
-    return vb_src_fail(ld, g, obj, "give one of 'drive' and 'period' (valid: drive = "
-                                   "\"forces.NAME\", \"bodies.NAME.drive\", "
-                                   "\"contacts.NAME.gap_drive\"; or period = T in s)");
+    return vb_src_fail(ld, g, obj,
+                       "give one of 'drive' and 'period' (valid: drive = "
+                       "\"forces.NAME\", \"bodies.NAME.drive\", "
+                       "\"contacts.NAME.gap_drive\"; or period = T in s)");
   if (drive && (rc = load_drive(ld, g, obj, drive, a)) != VB_OK)
     return rc;
   if (!drive) {
@@ -202,17 +206,20 @@ load_section(vb_loader *ld, const config_setting_t *g, vb_analysis *a)
     return vb_src_refuse(ld, g, obj, "transient", ">= 0", (double)transient);
   if (!(transient_time >= 0.0))
     return vb_src_refuse(ld, g, obj, "transient_time", ">= 0", transient_time);
-  a->transient_time = vb_src_member(g, "transient") ? (double)transient * a->period : transient_time;
+  a->transient_time =
+      vb_src_member(g, "transient") ? (double)transient * a->period : transient_time;
   if (!(a->transient_time < t_end))
-    return vb_src_fail(ld, vb_src_at(g, vb_src_member(g, "transient") ? "transient" : "transient_time"),
-                       obj, "the transient (%g s) leaves nothing of the run (valid: less than "
-                            "the duration, %g s)",
-                       a->transient_time, t_end);
+    return vb_src_fail(
+        ld, vb_src_at(g, vb_src_member(g, "transient") ? "transient" : "transient_time"), obj,
+        "the transient (%g s) leaves nothing of the run (valid: less than "
+        "the duration, %g s)",
+        a->transient_time, t_end);
   if ((rc = load_points(ld, g, obj, a)) != VB_OK)
     return rc;
   if ((t_end / a->period + 1.0) * a->npoints > SECTION_VALUES_MAX)
-    return vb_src_fail(ld, g, obj, "the section would hold %.3g samples of %d points (valid: at "
-                                   "most %g values: a longer period or fewer points)",
+    return vb_src_fail(ld, g, obj,
+                       "the section would hold %.3g samples of %d points (valid: at "
+                       "most %g values: a longer period or fewer points)",
                        t_end / a->period, a->npoints, SECTION_VALUES_MAX);
   return VB_OK;
 }
@@ -238,8 +245,9 @@ load_map(vb_loader *ld, const config_setting_t *g, vb_analysis *a)
   c = sc->ncontacts > 0 ? named(sc->contacts[0].name, sizeof sc->contacts[0], sc->ncontacts, name)
                         : -1;
   if (c < 0)
-    return vb_src_fail(ld, vb_src_at(g, "contact"), obj, "'contact' names unknown contact '%s' "
-                                                         "(valid: %s)",
+    return vb_src_fail(ld, vb_src_at(g, "contact"), obj,
+                       "'contact' names unknown contact '%s' "
+                       "(valid: %s)",
                        name, valid[0] ? valid : "none: the scene has no impacting contact");
   if (vb_law_info_of(sc->contacts[c].law.kind)->always_engaged)
     return vb_src_fail(ld, vb_src_at(g, "contact"), obj,
@@ -291,10 +299,9 @@ load_settings(vb_loader *ld, const config_setting_t *root, vb_analysis *a)
   int rc;
 
   if ((g = vb_src_member(root, "period")) != NULL) {
-    const num_key nums[] = {
-        {"max", &pmax, 1.0, PMAX_MAX + 0.5, 1, "an integer >= 1 and <= 1024"},
-        {"tolerance", &a->tolerance, 0.0, 1.0, 0, "> 0 and < 1"},
-        {NULL, NULL, 0, 0, 0, NULL}};
+    const num_key nums[] = {{"max", &pmax, 1.0, PMAX_MAX + 0.5, 1, "an integer >= 1 and <= 1024"},
+                            {"tolerance", &a->tolerance, 0.0, 1.0, 0, "> 0 and < 1"},
+                            {NULL, NULL, 0, 0, 0, NULL}};
     if ((rc = load_numbers(ld, g, "analysis 'period'", pkeys, nums)) != VB_OK)
       return rc;
     if (pmax != floor(pmax))
@@ -308,14 +315,20 @@ load_settings(vb_loader *ld, const config_setting_t *root, vb_analysis *a)
       return rc;
   }
   if ((g = vb_src_member(root, "lyapunov")) != NULL) {
-    const num_key nums[] = {
-        {"perturbation", &a->perturbation, 0.0, 1.0, 0, "> 0 and < 1"},
-        {"renormalise", &renorm, 1.0, 1e9, 1, "an integer >= 1"},
-        {NULL, NULL, 0, 0, 0, NULL}};
+    const num_key nums[] = {{"perturbation", &a->perturbation, 0.0, 1.0, 0, "> 0 and < 1"},
+                            {"renormalise", &renorm, 1.0, 1e9, 1, "an integer >= 1"},
+                            {NULL, NULL, 0, 0, 0, NULL}};
     if ((rc = load_numbers(ld, g, "analysis 'lyapunov'", lkeys, nums)) != VB_OK)
       return rc;
     if (renorm != floor(renorm))
       return vb_src_refuse(ld, g, "analysis 'lyapunov'", "renormalise", "an integer >= 1", renorm);
+    /* the twin keeps no events, so it cannot apply Papetti's corrections */
+    for (int c = 0; c < ld->scene->ncontacts; c++)
+      if (ld->scene->contacts[c].corrections)
+        return vb_src_fail(ld, g, "analysis 'lyapunov'",
+                           "contact '%s' has corrections, which the twin cannot apply (valid: "
+                           "corrections = [] with lyapunov)",
+                           ld->scene->contacts[c].name);
     a->lyapunov = 1;
   }
   a->renormalise = (long)renorm;
@@ -355,13 +368,16 @@ vb_load_analysis(vb_loader *ld, const config_setting_t *g)
   if ((rc = load_settings(ld, g, a)) != VB_OK)
     return rc;
   if (!a->section && (vb_src_member(g, "period") || vb_src_member(g, "attractors")))
-    return vb_src_fail(ld, vb_src_member(g, "period") ? vb_src_member(g, "period")
-                                                       : vb_src_member(g, "attractors"),
-                       "analysis", "'period' and 'attractors' classify the section: they need "
-                                   "'section' (valid: add section = { ... })");
+    return vb_src_fail(ld,
+                       vb_src_member(g, "period") ? vb_src_member(g, "period")
+                                                  : vb_src_member(g, "attractors"),
+                       "analysis",
+                       "'period' and 'attractors' classify the section: they need "
+                       "'section' (valid: add section = { ... })");
   if (!a->section && a->map_contact < 0 && !a->lyapunov)
-    return vb_src_fail(ld, g, "analysis", "the block asks for nothing (valid: section, "
-                                          "impact_map, lyapunov)");
+    return vb_src_fail(ld, g, "analysis",
+                       "the block asks for nothing (valid: section, "
+                       "impact_map, lyapunov)");
   return VB_OK;
 }
 
@@ -542,9 +558,9 @@ impact_map(const vb_run *run, vb_analysis_run *a)
     if (!isfinite(ev->t_on))
       continue; /* engaged at t = 0: no onset */
     if (ev->t_on >= an->transient_time) {
-      double ph = an->section ? fmod(2.0 * M_PI * ev->t_on / an->period + an->drive_phase,
-                                     2.0 * M_PI)
-                              : NAN;
+      double ph = an->section
+                      ? fmod(2.0 * M_PI * ev->t_on / an->period + an->drive_phase, 2.0 * M_PI)
+                      : NAN;
       m->t = ev->t_on;
       m->v_in = ev->v_in;
       m->phase = ph < 0.0 ? ph + 2.0 * M_PI : ph;

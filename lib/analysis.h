@@ -20,15 +20,15 @@ typedef struct vb_section_point {
 typedef struct vb_analysis {
   int line; /* line of the block in the scene file */
   /* the stroboscopic section: the points' (u, v) at t_k = (k + phase/(2 pi)) T */
-  int section;            /* 1: a section is asked */
+  int section;                      /* 1: a section is asked */
   char drive[3 * VB_NAME_MAX + 32]; /* the drive giving T ("forces.drive"), "" when
                                        `period` is given */
-  double period;          /* T, s */
-  double drive_phase;     /* the drive's own phase at t = 0, rad (0 with `period`):
-                             an impact's phase is 2 pi t / T + drive_phase mod 2 pi */
-  double phase;           /* rad, in [0, 2 pi) */
-  double transient_time;  /* s: sections and impact map start at the first
-                             t_k >= transient_time (transient periods * T) */
+  double period;                    /* T, s */
+  double drive_phase;               /* the drive's own phase at t = 0, rad (0 with `period`):
+                                       an impact's phase is 2 pi t / T + drive_phase mod 2 pi */
+  double phase;                     /* rad, in [0, 2 pi) */
+  double transient_time;            /* s: sections and impact map start at the first
+                                       t_k >= transient_time (transient periods * T) */
   int npoints;
   vb_section_point *points; /* [npoints] (owned) */
   /* the impact map */
@@ -83,8 +83,8 @@ typedef struct vb_analysis_run {
   int *island;     /* [npoints] island of each point */
   int *row;        /* [npoints] its row among the island's points */
   long nmap;
-  vb_map_entry *map; /* [nmap] (allocated at the end) */
-  vb_orbit orbit;    /* the section's class */
+  vb_map_entry *map;      /* [nmap] (allocated at the end) */
+  vb_orbit orbit;         /* the section's class */
   int impacts_per_period; /* n impacts in orbit.period periods, -1 when unknown */
 } vb_analysis_run;
 

@@ -56,18 +56,28 @@ closure(const double *x, long n, int d, const double *scale, int m)
   return s;
 }
 
+/* Whether a block maximum `from` exceeds a later one `to` by at least the
+ * square root of VB_ORBIT_TREND. */
+static int
+moves(double from, double to)
+{
+  return to * sqrt(VB_ORBIT_TREND) <= from;
+}
+
 /* Whether the shifted distances of shift m trend over the section (eq A3):
  * the distances e_m(i), i = m .. n - 1, cut into VB_ORBIT_BLOCKS blocks of
  * equal length (the earliest left over dropped), have block maxima that
- * fall strictly block after block and by VB_ORBIT_TREND in all (a
- * transient still closing on a cycle), or rise so (moving away).  Needs
- * two distances per block; fewer: no trend. */
+ * fall strictly block after block, by VB_ORBIT_TREND over the section and
+ * by its square root over each half (a transient still closing on a
+ * cycle: one outlier in an end block, or the slow beat of a quasi-periodic
+ * motion near a resonance, does not make a trend), or rise so (moving
+ * away).  Needs two distances per block; fewer: no trend. */
 static int
 trend(const double *x, long n, int d, const double *scale, int m)
 {
   long b = (n - m) / VB_ORBIT_BLOCKS, start = n - VB_ORBIT_BLOCKS * b;
   double top[VB_ORBIT_BLOCKS];
-  int falls = 1, rises = 1;
+  int falls = 1, rises = 1, h = VB_ORBIT_BLOCKS / 2;
 
   if (b < 2)
     return 0;
@@ -82,8 +92,11 @@ trend(const double *x, long n, int d, const double *scale, int m)
       rises &= top[k] > top[k - 1];
     }
   }
-  falls &= top[VB_ORBIT_BLOCKS - 1] * VB_ORBIT_TREND <= top[0];
-  rises &= top[VB_ORBIT_BLOCKS - 1] >= VB_ORBIT_TREND * top[0];
+  /* by the factor over the section and its square root over each half */
+  falls &= moves(top[0], top[h - 1]) && moves(top[h], top[2 * h - 1]) &&
+           top[2 * h - 1] * VB_ORBIT_TREND <= top[0];
+  rises &= moves(top[h - 1], top[0]) && moves(top[2 * h - 1], top[h]) &&
+           top[2 * h - 1] >= VB_ORBIT_TREND * top[0];
   return falls || rises;
 }
 

@@ -13,7 +13,8 @@ enum { VB_ORBIT_NONE = 0, VB_ORBIT_UNSETTLED = 1, VB_ORBIT_PERIODIC = 2, VB_ORBI
 
 /* Blocks the section's distances are cut into for the trend that tells a
  * transient from irregular motion, and the factor (1) by which their
- * maxima must fall (or rise) over those blocks to count as a trend. */
+ * maxima must fall (or rise) over those blocks to count as a trend (its
+ * square root over each half of them). */
 enum { VB_ORBIT_BLOCKS = 8 };
 #define VB_ORBIT_TREND 2.0
 

@@ -123,6 +123,17 @@ typedef struct vb_xtable {
   int (*names)(const vb_scene *first, const char **names);
 } vb_xtable;
 extern const vb_xtable vb_xtables[VB_XT_COUNT];
+/* The analysis columns of /study/table (output_analysis.c): whether a
+ * study has them (scene 0 has an analysis block), and their values: the
+ * orbit's code, period, impacts per period or section samples (by the
+ * column's name), its tolerance, and -1 for the attractor until the
+ * writer assigns it. */
+int vb_has_analysis(const vb_scene *first);
+void vb_get_orbit(const vb_column *col, const vb_run *run, int c, const void *item, void *out);
+void vb_get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const void *item,
+                            void *out);
+void vb_get_no_attractor(const vb_column *col, const vb_run *run, int c, const void *item,
+                         void *out);
 
 /* A column of a table as a layout expands it: one per swept path, and
  * [contact] values per row for a per-contact column. */
@@ -175,13 +186,17 @@ void vb_events_fill(const vb_table *t, unsigned char *out, long index, const dou
 int vb_xtable_init(vb_table *t, int x, const vb_output_layout *lay);
 /* Fill the rows of analysis table x of a run (vb_xtables[x].rows of them). */
 void vb_xtable_fill(const vb_table *t, int x, unsigned char *out, long index, const vb_run *run);
-/* The attractor ids of a file's scenes (its table rows[nrows], packed),
- * from its sections (srows[ns]): each periodic scene's last `period`
- * points, matched by vb_orbit_attractors in row order with scene 0's
- * attractors.tolerance, each coordinate scaled by its largest |value| in
- * the file; written into the rows' `attractor`.  0, or -1 (memory). */
-int vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, const vb_table *st,
-                        const unsigned char *srows, long ns, const vb_scene *first);
+/* Fetch m section samples from row `first` of a file's /study/sections
+ * into x[m][2 np] (u, v of each point in turn); 0 or -1. */
+typedef int (*vb_cycle_fn)(void *ctx, long first, long m, double *x);
+/* The attractor ids of a file's scenes (its table rows[nrows], packed, in
+ * the order of the file's sections): each periodic scene's last `period`
+ * samples (fetched by cycle: its rows follow the `sections` of the rows
+ * before it) matched by vb_orbit_attractors in row order with scene 0's
+ * attractors.tolerance, each coordinate scaled by its largest |value|
+ * over those cycles; written into the rows' `attractor`.  0, or -1. */
+int vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, int np,
+                        vb_cycle_fn cycle, void *ctx, const vb_scene *first);
 /* Create /study/<t->name> (under study) for rows rows: a group with the
  * dimension coordinate, the `contact` coordinate when some field is per
  * contact, and one dataset per field, its handle in ds[] ([nfields]).

@@ -416,27 +416,77 @@ vb_stack_write_xt(vb_stack *st, int x, long r0, long nr, long total, const unsig
   return VB_OK;
 }
 
-/* Assign the file's attractor ids from its own table and sections. */
+/* The open u and v datasets of a file's sections, for the attractor pass. */
+typedef struct cycle_src {
+  hid_t u, v;
+  int np;
+} cycle_src;
+
+/* Rows first .. first+m-1 of a [section][point] dataset into buf[m][np]. */
+static int
+rows_read(hid_t ds, long first, long m, int np, double *buf)
+{
+  hsize_t start[2] = {(hsize_t)first, 0}, count[2] = {(hsize_t)m, (hsize_t)np};
+  hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(2, count, NULL);
+  int rc = fs >= 0 && ms >= 0 &&
+                   H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+                   H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, buf) >= 0
+               ? 0
+               : -1;
+  vb_h5_close(fs);
+  vb_h5_close(ms);
+  return rc;
+}
+
+/* m samples of the sections from row first, [m][u0 v0 u1 v1 ...]. */
+static int
+cycle_read(void *ctx, long first, long m, double *x)
+{
+  const cycle_src *c = ctx;
+  double *u = malloc(2 * (size_t)m * (size_t)c->np * sizeof *u);
+  int rc = u && rows_read(c->u, first, m, c->np, u) == 0 &&
+                   rows_read(c->v, first, m, c->np, u + (size_t)m * (size_t)c->np) == 0
+               ? 0
+               : -1;
+
+  for (long r = 0; rc == 0 && r < m; r++)
+    for (int p = 0; p < c->np; p++) {
+      x[(r * c->np + p) * 2] = u[r * c->np + p];
+      x[(r * c->np + p) * 2 + 1] = u[(m + r) * c->np + p];
+    }
+  free(u);
+  return rc;
+}
+
+/* Assign the file's attractor ids from its own table and sections: the
+ * table whole (it is rewritten), of the sections only each periodic
+ * scene's last cycle. */
 int
 vb_stack_attractors(vb_stack *st, char *err, size_t errlen)
 {
   const vb_format *f = st->f;
-  unsigned char *rows = NULL, *srows = NULL;
-  long n = 0, ns = 0;
+  const vb_table *sx = &f->xt[VB_XT_SECTIONS];
+  cycle_src src = {.u = H5I_INVALID_HID, .v = H5I_INVALID_HID};
+  unsigned char *rows = NULL;
+  long n = 0;
   int rc = VB_OK;
 
-  if (f->xt[VB_XT_SECTIONS].nfields == 0 || !st->xt[VB_XT_SECTIONS])
+  if (sx->nfields == 0 || !st->xt[VB_XT_SECTIONS])
     return VB_OK;
-  if (vb_table_read(st->file, &f->table, &rows, &n) < 0 ||
-      vb_table_read(st->file, &f->xt[VB_XT_SECTIONS], &srows, &ns) < 0)
-    rc = vb_errf_first(err, errlen, VB_EIO, "cannot read the sections back from %s", st->path);
-  else if (vb_table_attractors(&f->table, rows, n, &f->xt[VB_XT_SECTIONS], srows, ns,
-                               f->lay.first) < 0)
-    rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory matching attractors", st->path);
+  for (int i = 0; i < sx->nfields; i++)
+    if (strcmp(sx->field[i].name, "u") == 0 || strcmp(sx->field[i].name, "v") == 0) {
+      *(sx->field[i].name[0] == 'u' ? &src.u : &src.v) = st->xt[VB_XT_SECTIONS][i];
+      src.np = sx->field[i].width;
+    }
+  if (vb_table_read(st->file, &f->table, &rows, &n) < 0)
+    rc = vb_errf_first(err, errlen, VB_EIO, "cannot read the table back from %s", st->path);
+  else if (vb_table_attractors(&f->table, rows, n, src.np, cycle_read, &src, f->lay.first) < 0)
+    rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot match the attractors (out of memory, "
+                                            "or the sections could not be read)",
+                       st->path);
   else if (vb_table_write(&f->table, st->table, 0, n, rows) < 0)
     rc = vb_errf_first(err, errlen, VB_EIO, "cannot write the attractors to %s", st->path);
   free(rows);
-  free(srows);
   return rc;
 }
 

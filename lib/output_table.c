@@ -19,7 +19,7 @@
 
 #include <hdf5_hl.h>
 
-#include "analysis.h"
+#include "lyapunov.h"
 #include "h5util.h"
 #include "output.h"
 
@@ -180,85 +180,22 @@ get_event_contact(const vb_column *col, const vb_run *run, int c, const void *ev
   put_long(col, out, c);
 }
 
-/* ------------------------------------------------ the analysis's values */
-
-/* Whether scene 0 has an analysis block; a section; an impact map. */
+/* Whether scene 0 asks for the largest Lyapunov exponent. */
 static int
-has_analysis(const vb_scene *first)
+has_lyapunov(const vb_scene *first)
 {
-  return first->analysis != NULL;
-}
-static int
-has_section(const vb_scene *first)
-{
-  return first->analysis && first->analysis->section;
-}
-static int
-has_map(const vb_scene *first)
-{
-  return first->analysis && first->analysis->map_contact >= 0;
+  return first->analysis && first->analysis->lyapunov;
 }
 
-/* The section's class (VB_ORBIT_*), its period and impacts per period
- * (0 when not periodic or unknown), the tolerance, the samples. */
+/* The largest Lyapunov exponent (lyapunov.c), over the whole measured
+ * time or its second half, 1/s. */
 static void
-get_orbit(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+get_lyapunov(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
 {
-  const vb_analysis_run *a = vb_run_analysis(run);
-  long v = 0;
+  double half, v = vb_run_lyapunov(run, &half);
 
   (void)c, (void)item;
-  if (a && strcmp(col->name, "orbit") == 0)
-    v = a->orbit.cls;
-  else if (a && strcmp(col->name, "period") == 0)
-    v = a->orbit.cls == VB_ORBIT_PERIODIC ? a->orbit.period : 0;
-  else if (a && strcmp(col->name, "impacts_per_period") == 0)
-    v = a->orbit.cls == VB_ORBIT_PERIODIC && a->impacts_per_period > 0 ? a->impacts_per_period : 0;
-  else if (a && strcmp(col->name, "sections") == 0)
-    v = a->ns;
-  put_long(col, out, v);
-}
-
-static void
-get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
-{
-  const vb_analysis_run *a = vb_run_analysis(run);
-  double v = a ? a->an->tolerance : NAN;
-
-  (void)col, (void)c, (void)item;
-  memcpy(out, &v, 8);
-}
-
-/* -1 until the writer assigns the file's attractor ids. */
-static void
-get_no_attractor(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
-{
-  (void)run, (void)c, (void)item;
-  put_long(col, out, -1);
-}
-
-/* Section row *item: its period index, time, and point c's u or v. */
-static void
-get_section_k(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
-{
-  const vb_analysis_run *a = vb_run_analysis(run);
-
-  (void)c;
-  put_long(col, out, a->k0 + *(const long *)item);
-}
-static void
-get_section_t(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
-{
-  (void)col, (void)c;
-  memcpy(out, &vb_run_analysis(run)->t[*(const long *)item], 8);
-}
-static void
-get_section_uv(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
-{
-  const vb_analysis_run *a = vb_run_analysis(run);
-  const double *x = col->name[0] == 'u' ? a->u : a->v;
-
-  memcpy(out, &x[*(const long *)item * a->an->npoints + c], 8);
+  memcpy(out, col->at ? &half : &v, 8);
 }
 
 #define CONTACT_LONG(n, member)                                                                    \
@@ -299,18 +236,23 @@ const vb_column vb_table_columns[] = {
     CONTACT_LONG("fallbacks", fallbacks),
     CONTACT_LONG("newton_iterations", iterations),
     /* the analysis (lib/analysis.c, orbit.c), with an analysis block only */
-    {.name = "orbit", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32, .get = get_orbit,
-     .present = has_analysis, .flag_meanings = "no_section not_settled periodic irregular"},
-    {.name = "period", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32, .get = get_orbit,
-     .present = has_analysis},
+    {.name = "orbit", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32, .get = vb_get_orbit,
+     .present = vb_has_analysis, .flag_meanings = "no_section not_settled periodic irregular"},
+    {.name = "period", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32, .get = vb_get_orbit,
+     .present = vb_has_analysis},
     {.name = "impacts_per_period", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32,
-     .get = get_orbit, .present = has_analysis},
+     .get = vb_get_orbit, .present = vb_has_analysis},
     {.name = "orbit_tolerance", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
-     .get = get_orbit_tolerance, .present = has_analysis},
-    {.name = "sections", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I64, .get = get_orbit,
-     .present = has_analysis},
+     .get = vb_get_orbit_tolerance, .present = vb_has_analysis},
+    {.name = "sections", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I64, .get = vb_get_orbit,
+     .present = vb_has_analysis},
     {.name = "attractor", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I64,
-     .get = get_no_attractor, .present = has_analysis},
+     .get = vb_get_no_attractor, .present = vb_has_analysis},
+    /* on request (analysis.lyapunov, lib/lyapunov.c); .at 1: the second half */
+    {.name = "lyapunov", .units = "1/s", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
+     .get = get_lyapunov, .present = has_lyapunov},
+    {.name = "lyapunov_second_half", .units = "1/s", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
+     .get = get_lyapunov, .at = 1, .present = has_lyapunov},
     {.name = NULL},
 };
 
@@ -346,76 +288,6 @@ const vb_column vb_event_columns[] = {
     EVENT_I32(corrections),
     {.name = "", .dim = VB_DIM_SWEPT, .type = VB_COL_F64},
     {.name = NULL},
-};
-
-/* The stroboscopic section: one row per sample of every scene. */
-static const vb_column section_columns[] = {
-    {.name = "scene", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64},
-    {.name = "k", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64, .get = get_section_k},
-    {.name = "t", .units = "s", .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = get_section_t},
-    {.name = "u", .units = "m", .dim = VB_DIM_SCENE_CONTACT, .type = VB_COL_F64,
-     .get = get_section_uv},
-    {.name = "v", .units = "m/s", .dim = VB_DIM_SCENE_CONTACT, .type = VB_COL_F64,
-     .get = get_section_uv},
-    {.name = NULL},
-};
-
-#define MAP_F64(n, u)                                                                              \
-  {.name = #n, .units = u, .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = get_event,              \
-   .at = offsetof(vb_map_entry, n)}
-
-/* The impact map: one row per impact of its contact after the transient. */
-static const vb_column map_columns[] = {
-    {.name = "scene", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64},
-    {.name = "contact", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I32, .get = get_event,
-     .at = offsetof(vb_map_entry, contact)},
-    MAP_F64(t, "s"),
-    MAP_F64(v_in, "m/s"),
-    MAP_F64(phase, "rad"),
-    MAP_F64(since_previous, "s"),
-    {.name = "grazing", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I32, .get = get_event,
-     .at = offsetof(vb_map_entry, grazing)},
-    {.name = NULL},
-};
-
-static long
-section_rows(const vb_run *run)
-{
-  return vb_run_analysis(run) ? vb_run_analysis(run)->ns : 0;
-}
-static const void *
-section_item(const vb_run *run, long r, long *buf)
-{
-  (void)run;
-  *buf = r;
-  return buf;
-}
-static int
-section_names(const vb_scene *first, const char **names)
-{
-  for (int p = 0; names && p < first->analysis->npoints; p++)
-    names[p] = first->analysis->points[p].name;
-  return first->analysis->npoints;
-}
-static long
-map_rows(const vb_run *run)
-{
-  return vb_run_analysis(run) ? vb_run_analysis(run)->nmap : 0;
-}
-static const void *
-map_item(const vb_run *run, long r, long *buf)
-{
-  (void)buf;
-  return &vb_run_analysis(run)->map[r];
-}
-
-/* The analysis's tables. */
-const vb_xtable vb_xtables[VB_XT_COUNT] = {
-    [VB_XT_SECTIONS] = {.name = "sections", .dim = "section", .cols = section_columns,
-                        .present = has_section, .rows = section_rows, .item = section_item,
-                        .dim2 = "point", .names = section_names},
-    [VB_XT_IMPACT_MAP] = {.name = "impact_map", .dim = "impact", .cols = map_columns,
-                          .present = has_map, .rows = map_rows, .item = map_item},
 };
 
 /* ------------------------------------------------------- the fields */
@@ -861,114 +733,4 @@ vb_table_read(hid_t file, const vb_table *t, unsigned char **rows, long *nrows)
   }
   *nrows = (long)n;
   return 0;
-}
-
-/* ------------------------------------------------------- the attractors */
-
-/* The field of a table called name, or NULL. */
-static const vb_field *
-field_named(const vb_table *t, const char *name)
-{
-  for (int i = 0; i < t->nfields; i++)
-    if (strcmp(t->field[i].name, name) == 0)
-      return &t->field[i];
-  return NULL;
-}
-
-/* An integer field's value in a packed row. */
-static long
-field_long(const vb_field *f, const unsigned char *row)
-{
-  int64_t v;
-  int32_t w;
-
-  if (f->col->type == VB_COL_I32) {
-    memcpy(&w, row + f->offset, 4);
-    return w;
-  }
-  memcpy(&v, row + f->offset, 8);
-  return (long)v;
-}
-
-/* Each periodic scene's last `period` section points, [period][u0 v0 u1 v1 ...]. */
-static int
-cycles(const vb_table *t, const unsigned char *rows, long nrows, const vb_table *st,
-       const unsigned char *srows, long ns, double **cycle, int *period)
-{
-  const vb_field *fo = field_named(t, "orbit"), *fp = field_named(t, "period");
-  const vb_field *fu = field_named(st, "u"), *fv = field_named(st, "v");
-  int np = fu->width;
-  long j = 0;
-
-  for (long i = 0; i < nrows; i++) {
-    const unsigned char *row = rows + (size_t)i * t->rowsize;
-    long s = field_long(&t->field[0], row), start, m = field_long(fp, row);
-    while (j < ns && field_long(&st->field[0], srows + (size_t)j * st->rowsize) < s)
-      j++;
-    start = j;
-    while (j < ns && field_long(&st->field[0], srows + (size_t)j * st->rowsize) == s)
-      j++;
-    cycle[i] = NULL;
-    period[i] = 0;
-    if (field_long(fo, row) != VB_ORBIT_PERIODIC || m < 1 || j - start < m)
-      continue;
-    if (!(cycle[i] = malloc((size_t)m * 2 * (size_t)np * sizeof **cycle)))
-      return -1;
-    period[i] = (int)m;
-    for (long r = 0; r < m; r++) {
-      const unsigned char *sr = srows + (size_t)(j - m + r) * st->rowsize;
-      for (int p = 0; p < np; p++) {
-        memcpy(&cycle[i][(r * np + p) * 2], sr + fu->offset + (size_t)p * 8, 8);
-        memcpy(&cycle[i][(r * np + p) * 2 + 1], sr + fv->offset + (size_t)p * 8, 8);
-      }
-    }
-  }
-  return 0;
-}
-
-/* The attractor ids of a file's scenes. */
-int
-vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, const vb_table *st,
-                    const unsigned char *srows, long ns, const vb_scene *first)
-{
-  const vb_field *fa = field_named(t, "attractor");
-  const vb_field *fu = st ? field_named(st, "u") : NULL, *fv = st ? field_named(st, "v") : NULL;
-  double **cycle, *scale;
-  int *period, np, rc = 0;
-  long *id;
-
-  if (!fa || !field_named(t, "orbit") || !field_named(t, "period") || !fu || !fv)
-    return 0;
-  np = fu->width;
-  cycle = calloc((size_t)nrows + 1, sizeof *cycle);
-  period = calloc((size_t)nrows + 1, sizeof *period);
-  id = calloc((size_t)nrows + 1, sizeof *id);
-  scale = calloc(2 * (size_t)np + 1, sizeof *scale);
-  if (!cycle || !period || !id || !scale)
-    rc = -1;
-  /* each coordinate's scale: its largest |value| in the file */
-  for (long j = 0; rc == 0 && j < ns; j++)
-    for (int p = 0; p < 2 * np; p++) {
-      double x;
-      memcpy(&x, srows + (size_t)j * st->rowsize + (p % 2 ? fv : fu)->offset + (size_t)(p / 2) * 8,
-             8);
-      if (isfinite(x) && fabs(x) > scale[p])
-        scale[p] = fabs(x);
-    }
-  for (int p = 0; rc == 0 && p < 2 * np; p++)
-    scale[p] = scale[p] > 0.0 ? scale[p] : 1.0;
-  if (rc == 0)
-    rc = cycles(t, rows, nrows, st, srows, ns, cycle, period);
-  if (rc == 0 && vb_orbit_attractors((const double *const *)cycle, period, nrows, 2 * np, scale,
-                                     first->analysis->attractor_tolerance, id) < 0)
-    rc = -1;
-  for (long i = 0; rc == 0 && i < nrows; i++)
-    put_long(fa->col, rows + (size_t)i * t->rowsize + fa->offset, id[i]);
-  for (long i = 0; cycle && i < nrows; i++)
-    free(cycle[i]);
-  free(cycle);
-  free(period);
-  free(id);
-  free(scale);
-  return rc;
 }

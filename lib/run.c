@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lyapunov.h"
 #include "run.h"
 
 /* ------------------------------------------------------------ allocation */
@@ -26,6 +27,7 @@ vb_run_free(vb_run *run)
     for (int i = 0; i < run->nislands; i++)
       vb_island_state_free(run->states[i]);
   free(run->states);
+  vb_lyapunov_free(run->lyap);
   vb_model_free(run->model);
   vb_record_free(run);
   free(run->pu);
@@ -104,6 +106,10 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   if (!run->results || !run->trackers || !run->e_prev || !run->x_before ||
       vb_record_alloc(run) != VB_OK || vb_analysis_run_alloc(run) != VB_OK)
     goto nomem;
+  if ((rc = vb_lyapunov_alloc(run, err, errlen)) != VB_OK) {
+    vb_run_free(run);
+    return rc;
+  }
   run->e_now = run->e_prev + run->nislands;
   run->rate_before = run->x_before + nc;
   for (int c = 0; c < nc; c++) {
@@ -257,6 +263,8 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
       vb_analysis_step(run, n);
     if (n % sc->record_every == 0)
       vb_record_sample(run, n, n / sc->record_every);
+    if (run->lyap)
+      vb_lyapunov_step(run, n);
   }
   if (run->code) {
     /* samples not reached are NaN, so nothing looks computed that was not */

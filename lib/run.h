@@ -68,6 +68,7 @@ struct vb_run {
   double e0;                       /* initial energy, J */
   vb_analysis_run *analysis;       /* the section and impact map, NULL without
                                       an analysis block */
+  struct vb_lyapunov *lyap;        /* the Lyapunov twin, NULL unless requested (lyapunov.c) */
   char status[320];
   int code;
 };

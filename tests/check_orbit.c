@@ -185,6 +185,26 @@ START_TEST(test_quasiperiodic)
 }
 END_TEST
 
+/* The slow beat of a rotation near 1/4 (its distances under shift 4
+ * drift monotonically over the section) with one outlier in the first
+ * block (a sample inside a contact): irregular, not a transient. */
+START_TEST(test_beat)
+{
+  uint64_t s = 12000u + (uint64_t)_i;
+  long n = og_int(&s, 120, 400);
+  double x[400], one = 1.0, w = 0.25 + og_range(&s, 0.1, 0.2) / (double)n;
+  double psi = og_range(&s, 0.0, 0.5);
+  vb_orbit o;
+  for (long i = 0; i < n; i++) {
+    double th = 2 * M_PI * w * (double)i + psi;
+    x[i] = cos(th) + 0.4 * cos(2 * th + 0.3);
+  }
+  x[og_int(&s, 0, (int)((n - 32) / VB_ORBIT_BLOCKS) - 1)] += og_range(&s, 0.5, 2.0);
+  vb_orbit_classify(x, n, 1, &one, 1e-6, 32, &o);
+  ck_assert_msg(o.cls == VB_ORBIT_IRREGULAR, "seed %d n %ld: class %d", _i, n, o.cls);
+}
+END_TEST
+
 /* Too few points: a cycle needs m + vb_orbit_window(m) points, one fewer
  * is not settled; chaos one point short of vb_orbit_needed is not
  * settled; no section is none; a non-finite point is not settled with a
@@ -407,6 +427,7 @@ orbit_suite(void)
   tcase_add_loop_test(core, test_growing, 0, 100);
   tcase_add_loop_test(core, test_chaotic, 0, 150);
   tcase_add_loop_test(core, test_quasiperiodic, 0, 200);
+  tcase_add_loop_test(core, test_beat, 0, 100);
   tcase_add_loop_test(core, test_attractors, 0, 100);
   tcase_add_test(core, test_attractor_shift);
   tcase_add_loop_test(core, test_impacts, 0, 200);

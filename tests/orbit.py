@@ -9,8 +9,8 @@ doc/analysis.md's rules, written anew with numpy arrays:
   last max(2m, 8) distances are all <= tol (eq A2); otherwise, with at
   least pmax + max(2 pmax, 16) points, a shift whose distances, cut into
   8 equal blocks (the earliest left over dropped), have block maxima
-  strictly falling (or rising) and by a factor 2 in all (eq A3) makes the
-  section not settled, else irregular.  Class, period and spread must
+  strictly falling (or rising), by a factor 2 in all and sqrt(2) over
+  each half (eq A3), makes the section not settled, else irregular.  Class, period and spread must
   equal vibro's (the spread to the last bit: the same max of the same
   quotients).
 - attractors: for every pair of scenes the full match matrix (periods
@@ -52,9 +52,11 @@ def classify(x, pmax, tol, scale):
         if b < 2:
             continue
         top = e[len(e) - 8 * b:].reshape(8, b).max(axis=1)
-        step = np.diff(top)
-        if (np.all(step < 0) and top[-1] * 2 <= top[0]) or (
-                np.all(step > 0) and top[-1] >= 2 * top[0]):
+        step, r2 = np.diff(top), np.sqrt(2.0)
+        if (np.all(step < 0) and top[-1] * 2 <= top[0] and top[3] * r2 <= top[0]
+                and top[7] * r2 <= top[4]) or (
+                np.all(step > 0) and top[-1] >= 2 * top[0] and top[0] * r2 <= top[3]
+                and top[4] * r2 <= top[7]):
             return 1, 0, spread
     return 3, 0, spread
 

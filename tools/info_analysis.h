@@ -10,13 +10,13 @@
 
 /* What the rows of a study say about its orbits. */
 typedef struct analysis_summary {
-  int present;                      /* the table has an `orbit` column */
-  long cls[4];                      /* scenes of each orbit code: no_section, not_settled,
-                                       periodic, irregular */
-  long other;                       /* scenes with another code */
-  long period[ANALYSIS_PERIODS];    /* periodic scenes of each period */
-  long attractors;                  /* largest attractor id + 1 */
-  long sections, impacts;           /* rows of /study/sections and /study/impact_map */
+  int present;                   /* the table has an `orbit` column */
+  long cls[4];                   /* scenes of each orbit code: no_section, not_settled,
+                                    periodic, irregular */
+  long other;                    /* scenes with another code */
+  long period[ANALYSIS_PERIODS]; /* periodic scenes of each period */
+  long attractors;               /* largest attractor id + 1 */
+  long sections, impacts;        /* rows of /study/sections and /study/impact_map */
 } analysis_summary;
 
 /* Count one table row. */

@@ -78,8 +78,7 @@ main(int argc, char **argv)
       best[k] = r.seconds < best[k] ? r.seconds : best[k];
       remove(out);
     }
-  printf("  with the analysis block (section, impact map, classes, attractors): %.3f s\n",
-         best[0]);
+  printf("  with the analysis block (section, impact map, classes, attractors): %.3f s\n", best[0]);
   printf("  without it:                                                          %.3f s\n",
          best[1]);
   printf("  ratio %.3f (target <= 1.05: the analysis at most 5 %% of the run); "
