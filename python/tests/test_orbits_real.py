@@ -18,9 +18,10 @@ ANALYSIS = {"section": {"drive": "forces.drive", "transient": 100, "points": ["o
             "impact_map": {"contact": "impact"}, "period": {"max": 16, "tolerance": 1e-2}}
 
 
-def run(path, params, duration, transient):
+def run(path, params, duration, transient, **extra):
     sc = fx.scene(params, duration=duration)
-    sc["analysis"] = dict(ANALYSIS, section=dict(ANALYSIS["section"], transient=transient))
+    sc["analysis"] = dict(ANALYSIS, section=dict(ANALYSIS["section"], transient=transient),
+                          **extra)
     return vibro.run(sc, path, jobs=2)
 
 
@@ -32,7 +33,8 @@ def real(tmp_path_factory):
                      6.0, 100),
         "grid": run(str(d / "grid.h5"),
                     [{"path": "forces.drive.amplitude", "logspace": [2.0, 8.0], "n": 3},
-                     {"path": FREQ, "linspace": [24.0, 29.0], "n": 6}], 4.0, 60),
+                     {"path": FREQ, "linspace": [24.0, 29.0], "n": 6}], 4.0, 60,
+                    lyapunov={"perturbation": 1e-8}),
         "basin": run(str(d / "basin.h5"),
                      [{"path": "bodies.oscillator.u0", "linspace": [-0.004, 0.0], "n": 5},
                       {"path": "bodies.oscillator.v0", "linspace": [-0.3, 0.3], "n": 5}],
@@ -168,3 +170,26 @@ def test_real_basin(plot_program, real, tmp_path):
                          else "no attractor (not periodic)" for c in codes]
     n = sum(1 for c in codes if c >= 0)
     assert title.startswith("basins of %d attractor" % n)
+
+
+def test_real_lyapunov_map(plot_program, real, tmp_path):
+    """The writer's lyapunov column as a map: every cell its scene's value,
+    a colour bar in 1/s, diverging around 0 when the exponents change sign."""
+    st = real["grid"]
+    fig, _ = drawn_figure(plot_program, st, "map", st.path, "--column", "lyapunov",
+                          "-o", tmp_path / "m.png")
+    ax, bar = fig.axes
+    t = table(st.path)
+    amp = sorted(set(t["forces.drive.amplitude"]))
+    freq = sorted(set(t[FREQ]))
+    want = np.full((len(freq), len(amp)), np.nan)
+    for s in range(len(t["scene"])):
+        want[freq.index(t[FREQ][s]),
+             amp.index(t["forces.drive.amplitude"][s])] = t["lyapunov"][s]
+    got = np.ma.filled(ax.collections[0].get_array(), np.nan).reshape(want.shape)
+    np.testing.assert_array_equal(got, want)
+    assert bar.get_ylabel() == "lyapunov (1/s)"
+    v = want[np.isfinite(want)]
+    assert v.size == want.size
+    if v.min() < 0 < v.max():
+        assert ax.collections[0].norm.vcenter == 0
