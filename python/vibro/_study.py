@@ -31,6 +31,7 @@ import numpy as np
 
 from ._errors import VibroError
 from ._analysis import param_units
+from . import _orbits
 
 # HDF5's own words when another process holds the file (file locking,
 # HDF5 1.10+): the one failure to open that means a study is running.
@@ -714,6 +715,23 @@ class Study:
         for p in self.params:
             out[p].attrs["units"] = self.param_units.get(p, "")
         return out
+
+    # ------------------------------------------------------------ analysis
+    def sections(self, point=None, xarray=False):
+        """The Poincare sections (scene, k, t, point, u, v and the swept
+        parameters), a DataFrame or with xarray=True a Dataset: see
+        vibro._orbits.sections."""
+        return _orbits.sections(self, point, xarray)
+
+    def impact_map(self, contact=None, xarray=False):
+        """The impact map (scene, contact, t, v_in, phase, since_previous,
+        grazing and the swept parameters): see vibro._orbits.impact_map."""
+        return _orbits.impact_map(self, contact, xarray)
+
+    def orbits(self):
+        """Each scene's orbit: class, period, impacts per period, attractor,
+        Lyapunov exponent: see vibro._orbits.orbits."""
+        return _orbits.orbits(self)
 
     # ------------------------------------------------------------ scenes
     @_reading
