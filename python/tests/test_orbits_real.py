@@ -43,12 +43,18 @@ def real(tmp_path_factory):
     }
 
 
+def text(value):
+    """A string attribute as str: vibro writes them fixed-length, which h5py
+    gives as bytes (a fixture's variable-length ones come as str)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def table(path):
     """/study/table's columns and the orbit labels, by h5py alone."""
     with h5py.File(path) as f:
         t = {k: v[()] for k, v in f["study/table"].items() if v.ndim == 1}
         a = f["study/table/orbit"].attrs
-        names = dict(zip(a["flag_values"].tolist(), str(a["flag_meanings"]).split()))
+        names = dict(zip(a["flag_values"].tolist(), text(a["flag_meanings"]).split()))
     t["label"] = ["period %d" % m if names[c] == "periodic" else names[c].replace("_", " ")
                   for c, m in zip(t["orbit"], t["period"])]
     return t
@@ -81,7 +87,7 @@ def test_fixture_has_the_writers_layout(real):
         for key in ("flag_values", "flag_meanings"):
             x, y = f["study/table/orbit"].attrs[key], g["study/table/orbit"].attrs[key]
             assert np.array_equal(np.asarray(x), np.asarray(y)) if key == "flag_values" \
-                else str(x) == str(y), key
+                else text(x) == text(y), key
 
 
 def test_real_bifurcation(plot_program, real, tmp_path):
