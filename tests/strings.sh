@@ -4,7 +4,8 @@
 # over a bed of 2,500 points; one island may hold 8,192) runs and writes
 # with `vibro run`, in seconds of CPU, not minutes (measured: 5.6 s of
 # CPU for 441 steps, 1.2 s of it per model build); vibro info and vibro
-# events read it and name each point.  Run by make check.
+# events read it and name each point (--contact NAME: all the points of a
+# distributed contact).  Run by make check.
 set -u
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
@@ -69,6 +70,22 @@ expect 0 "$vibro" events "$tmp/beds.h5" --csv
 equal "events whose contact names a point" \
   "$(awk -F, 'NR > 1 && $2 !~ /^bed[0-3]\[[0-9]+\]$/' "$tmp/out" | wc -l | tr -d ' ')" 0
 [ "$(wc -l <"$tmp/out")" -gt 100 ] && ok || bad "only $(wc -l <"$tmp/out") lines of events"
+
+# --contact with a distributed contact's name: every point of it, and only those
+"$python" - "$tmp/beds.h5" >"$tmp/want" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+names = [c.decode() for c in f["study/table/contact"][()]]
+print(sum(int(n) for c, n in zip(names, f["study/table/impacts"][0]) if c.startswith("bed2[")))
+PY
+expect 0 "$vibro" events "$tmp/beds.h5" --contact bed2 --csv
+equal "events of bed2's points" "$(($(wc -l <"$tmp/out") - 1))" "$(cat "$tmp/want")"
+equal "rows of other contacts" "$(awk -F, 'NR > 1 && $2 !~ /^bed2\[[0-9]+\]$/' "$tmp/out" | wc -l | tr -d ' ')" 0
+expect 0 "$vibro" events "$tmp/beds.h5" --contact "bed2[17]" --csv
+equal "one point's rows" "$(awk -F, 'NR > 1 && $2 != "bed2[17]"' "$tmp/out" | wc -l | tr -d ' ')" 0
+expect 1 "$vibro" events "$tmp/beds.h5" --contact bed
+contains "$tmp/err" "no contact 'bed' (valid: bed0[0], bed0[1],"
+expect 1 "$vibro" events "$tmp/beds.h5" --contact "bed2["
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
