@@ -576,16 +576,24 @@ shard_write(vb_output *o, const char *tmp, char *tpath, int sum, long *crcp, lon
 }
 
 /* Sort the batch by index; a batch that is not the whole laid-out shard
- * drops it (and is written the usual way). */
-static int
+ * spills it (vb_laid_spill: it can no longer become a file of its own,
+ * and is only where the scenes placed in it are read back from). */
+static void
 batch_sort(vb_output *o)
 {
   qsort(o->batch, (size_t)o->nbatch, sizeof *o->batch, by_index);
-  if (o->laid && !vb_laid_complete(o)) {
-    vb_laid_drop(o);
-    return vb_laid_read_back(o);
-  }
-  return VB_OK;
+  if (o->laid && !vb_laid_complete(o))
+    vb_laid_spill(o);
+}
+
+/* Whether a scene of the batch has its signals in the laid-out shard. */
+static int
+batch_placed(const vb_output *o)
+{
+  for (long k = 0; k < o->nbatch; k++)
+    if (o->batch[k]->laid_row >= 0)
+      return 1;
+  return 0;
 }
 
 /* Mark the batch's scenes complete and empty it. */
@@ -605,9 +613,10 @@ batch_done(vb_output *o)
   o->batch_bytes = 0;
 }
 
-/* Write the batch as a shard: temporary, fsync, rename, manifest line. */
+/* Write the batch (sorted, its signals in memory) as a shard: temporary,
+ * fsync, rename, manifest line. */
 static int
-flush(vb_output *o)
+shard_add(vb_output *o)
 {
   char name[64], tmp[72], line[LINE_MAX_LEN], *tpath;
   shard s;
@@ -615,12 +624,6 @@ flush(vb_output *o)
   int rc, e;
   size_t len;
 
-  o->last_flush = now();
-  if (o->nbatch == 0)
-    return VB_OK;
-  rc = batch_sort(o);
-  if (rc != VB_OK)
-    return rc;
   snprintf(name, sizeof name, "r%03d-%06ld.h5", o->rank, o->next_shard);
   snprintf(tmp, sizeof tmp, "%s.tmp", name);
   tpath = vb_part_file(o->part, tmp);
@@ -665,6 +668,52 @@ flush(vb_output *o)
   return VB_OK;
 }
 
+/* Write a batch with scenes placed in the (spilled) laid-out shard: in
+ * shards of at most SPILL_BYTES each, their signals read back from it one
+ * shard at a time, so that a batch flushed before the laid-out shard is
+ * complete (the 10 s rule, a signal) is written, not held in memory. */
+static int
+spill_write(vb_output *o)
+{
+  vb_packed_scene **all = o->batch;
+  long n = o->nbatch, k = 0, m;
+  int rc = VB_OK;
+
+  while (k < n && rc == VB_OK) {
+    double bytes = 0.0;
+    for (m = 0; k + m < n && (m == 0 || bytes + all[k + m]->bytes <= SPILL_BYTES); m++)
+      bytes += all[k + m]->bytes;
+    o->batch = all + k;
+    o->nbatch = m;
+    o->batch_bytes = bytes;
+    rc = vb_laid_read_back(o);
+    if (rc == VB_OK)
+      rc = shard_add(o); /* frees the m scenes */
+    o->batch = all;
+    if (rc == VB_OK)
+      k += m;
+  }
+  /* on failure the scenes not written stay in the batch */
+  memmove(all, all + k, (size_t)(n - k) * sizeof *all);
+  o->nbatch = n - k;
+  o->batch_bytes = 0.0;
+  for (m = 0; m < o->nbatch; m++)
+    o->batch_bytes += all[m]->laid_row < 0 ? all[m]->bytes : 0.0;
+  return rc;
+}
+
+/* Write the batch as a shard (or, with scenes placed in the laid-out
+ * shard that is not complete, as shards: spill_write). */
+static int
+flush(vb_output *o)
+{
+  o->last_flush = now();
+  if (o->nbatch == 0)
+    return VB_OK;
+  batch_sort(o);
+  return batch_placed(o) && !vb_laid_complete(o) ? spill_write(o) : shard_add(o);
+}
+
 /* Write the batch as a shard now. */
 int
 vb_output_flush(vb_output *o, char *err, size_t errlen)
@@ -701,12 +750,18 @@ vb_output_finish(vb_output *o, int *finished, char *err, size_t errlen)
   *finished = 0;
   if (o->nbatch == 0 || o->nbatch != o->fmt.lay.nscenes || o->ndone > 0 || o->next_shard > 0)
     return vb_output_flush(o, err, errlen);
+  /* scenes in a laid-out shard that is not complete are read back a
+   * shard at a time (spill_write), not all at once for one file */
+  qsort(o->batch, (size_t)o->nbatch, sizeof *o->batch, by_index);
+  if (batch_placed(o) && !vb_laid_complete(o))
+    return vb_output_flush(o, err, errlen);
   if (err && errlen > 0)
     err[0] = '\0';
   o->err = err;
   o->errlen = errlen;
   vb_h5_quiet_begin(&q);
-  rc = batch_sort(o);
+  batch_sort(o);
+  rc = VB_OK;
   snprintf(tmp, sizeof tmp, "r%03d-%06ld.h5.tmp", o->rank, o->next_shard);
   if (rc == VB_OK && !(tpath = vb_part_file(o->part, tmp)))
     rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
@@ -765,7 +820,9 @@ vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
     }
   }
   o->batch[o->nbatch++] = p;
-  o->batch_bytes += p->bytes;
+  /* the bytes held in memory: a scene placed in the laid-out shard holds
+   * none (a batch of them is written without being read back whole) */
+  o->batch_bytes += p->laid_row < 0 ? p->bytes : 0.0;
   if (borrowed || o->batch_bytes >= BATCH_BYTES || now() - o->last_flush >= o->batch_seconds ||
       (o->hooks.batch_scenes > 0 && o->nbatch >= o->hooks.batch_scenes))
     return vb_output_flush(o, err, errlen);

@@ -10,6 +10,9 @@
 #define BATCH_SECONDS 10.0                  /* a shard about every 10 s */
 #define BATCH_BYTES   (128.0 * 1024 * 1024) /* or every 128 MiB of signals */
 #define IMAGE_BYTES   (16.0 * 1024 * 1024)  /* shards up to this are built in memory */
+#define LAID_BYTES    (8 * BATCH_BYTES)     /* a laid-out shard holds at most 1 GiB of signals */
+#define SPILL_BYTES   IMAGE_BYTES           /* scenes read back from it per shard */
+#define LAID_MAP_BYTES (1024.0 * 1024)      /* scenes of this many bytes or more record in place */
 
 typedef vb_shard shard;
 
@@ -32,6 +35,7 @@ typedef struct laid {
   int writing;  /* (atomic) a thread is writing a block */
   int ready;    /* (atomic) vb_output_lay_create has run */
   long written; /* (atomic) bytes placed, for their writeback every 8 MiB */
+  int mappable; /* scenes are recorded in place (vb_laid_map_scene) */
 } laid;
 
 struct vb_output {
@@ -63,11 +67,15 @@ struct vb_output {
 int vb_laid_open(laid *l);
 /* Drop the laid-out shard (its descriptor stays open). */
 void vb_laid_drop(vb_output *o);
+/* Spill it: it will not be a file (its name and HDF5 handle go), but
+ * scenes are still placed in it, and read back a shard at a time. */
+void vb_laid_spill(vb_output *o);
 /* Drop and free it (no thread runs scenes any more). */
 void vb_laid_free(vb_output *o);
 /* Write a packed scene's signals at its row; 0, or -1 when not there. */
 int vb_laid_place(const vb_output *o, vb_packed_scene *p);
-/* Read the batch's placed scenes back into their own memory. */
+/* Read the batch's placed scenes back into their own memory (o->batch
+ * may be a window of the batch). */
 int vb_laid_read_back(vb_output *o);
 /* Whether the batch is every row of the laid-out shard, in order. */
 int vb_laid_complete(const vb_output *o);
