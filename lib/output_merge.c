@@ -20,7 +20,8 @@
 #define PART_SUFFIX ".part"
 #define MERGE_BYTES (64.0 * 1024 * 1024) /* staging of one signal of a block */
 #define FINAL_TMP   "final.tmp"
-#define IMAGE_MAX   (256.0 * 1024 * 1024) /* merged in memory up to this size */
+#define IMAGE_MAX   (16.0 * 1024 * 1024) /* merged in memory up to this size (as a shard, IMAGE_BYTES):
+                                               the image and its copy are held at once */
 
 /* The merge's state. */
 typedef struct merge {

@@ -11,7 +11,7 @@
 #define BATCH_BYTES   (128.0 * 1024 * 1024) /* or every 128 MiB of signals */
 #define IMAGE_BYTES   (16.0 * 1024 * 1024)  /* shards up to this are built in memory */
 #define LAID_BYTES    (8 * BATCH_BYTES)     /* a laid-out shard holds at most 1 GiB of signals */
-#define SPILL_BYTES   IMAGE_BYTES           /* scenes read back from it per shard */
+#define SPILL_BYTES   (8.0 * 1024 * 1024)   /* scenes read back from it per shard */
 #define LAID_MAP_BYTES (1024.0 * 1024)      /* scenes of this many bytes or more record in place */
 
 typedef vb_shard shard;
