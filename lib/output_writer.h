@@ -61,6 +61,21 @@ struct vb_output {
   size_t errlen;
 };
 
+/* output_part.c */
+
+/* Create OUT.part/ (*created 1 when this call made it) or check the one
+ * there (a directory holding only what vibro writes), and open it as
+ * *dirfd; VB_OK or an error with the message. */
+int vb_part_dir(const char *path, const char *part, int *dirfd, int *created, char *err,
+                size_t errlen);
+/* Take this rank's lock of OUT.part/ (o->lockfd); refused (VB_EINVAL)
+ * while another writer holds it. */
+int vb_part_lock(vb_output *o);
+/* Delete the files of OUT.part/ that a fresh start (fresh 1: every file
+ * of this rank, and for rank 0 of ranks whose lock is free, except locks)
+ * or a resume (the files of this rank not in keep) drops; 0 or -1. */
+int vb_part_clean(vb_output *o, const shard *keep, long nkeep, int fresh);
+
 /* output_laid.c */
 
 /* Whether scenes may still be placed in the laid-out shard. */
