@@ -34,6 +34,8 @@ typedef struct vb_test_hooks {
   int kill_sig;         /* VIBRO_TEST_KILL_SIG, else SIGKILL */
   long batch_scenes;    /* VIBRO_TEST_BATCH: a shard every so many scenes; 0 off */
   double batch_seconds; /* VIBRO_TEST_BATCH_SECONDS, s; 0: the default */
+  double map_bytes;     /* VIBRO_TEST_MAP_BYTES: scenes of this many bytes or more record
+                           in place (output_laid.c); 0: the default, LAID_MAP_BYTES */
 } vb_test_hooks;
 
 /* A writer's write points, counted for the kill hook. */

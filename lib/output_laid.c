@@ -124,10 +124,18 @@ vb_output_lay(vb_output *o, const long *pending, long n)
     l->index[k] = pending[k];
 }
 
-/* Whether scenes are recorded in place: they are large (LAID_MAP_BYTES),
- * and the signals' blocks are reserved on the disk (fallocate), so that a
- * store into a mapping never needs a block (a full disk would be SIGBUS
- * there, where it is an error of write() or fsync elsewhere). */
+/* Whether scenes are recorded in place: they are large (LAID_MAP_BYTES,
+ * or the VIBRO_TEST_MAP_BYTES hook's), and the signals' blocks are
+ * reserved on the disk (fallocate), so that a store into a mapping never
+ * needs a block (a full disk would be SIGBUS there, where it is an error
+ * of write() or fsync elsewhere).  Measured (make bench, ext4, Linux
+ * 6.18): the 254 MB scene of the 60 s hammer on a bar costs 0.2-0.5 s of
+ * system time recorded in place against 0.8-1.0 s recorded into fresh
+ * memory and written; but the 2.7 MB scenes of the plate study cost
+ * 0.5-0.8 s in place against 0.15 s written from the run's memory, which
+ * the allocator reuses scene after scene (a page fault and ext4's
+ * page_mkwrite for every 4 KiB of a mapping, where write() fills large
+ * folios). */
 static int
 laid_reserve(const vb_output *o)
 {
@@ -141,7 +149,8 @@ laid_reserve(const vb_output *o)
     if (w > 0 && l->off[s] + (int64_t)l->rows * w * 8 > end)
       end = l->off[s] + (int64_t)l->rows * w * 8;
   }
-  return 8.0 * (double)width >= LAID_MAP_BYTES && end > 0 &&
+  return 8.0 * (double)width >= (o->hooks.map_bytes > 0 ? o->hooks.map_bytes : LAID_MAP_BYTES) &&
+         end > 0 &&
          fallocate(l->fd, 0, 0, (off_t)end) == 0;
 }
 
@@ -348,7 +357,7 @@ vb_laid_block_new(const vb_output *o)
   vb_laid_block *b;
 
   /* a large scene is mapped (vb_laid_map_scene) or written from the run */
-  if (!vb_laid_open(o->laid) || 8.0 * (double)laid_width(o) >= LAID_MAP_BYTES ||
+  if (!vb_laid_open(o->laid) || 8.0 * (double)laid_width(o) >= LAID_SCENE_BYTES ||
       !(b = calloc(1, sizeof *b)))
     return NULL;
   /* 8 MiB: 128 rows of the 2000-scene study (39 KiB a scene), one of 8 MiB */

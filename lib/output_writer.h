@@ -12,7 +12,8 @@
 #define IMAGE_BYTES   (16.0 * 1024 * 1024)  /* shards up to this are built in memory */
 #define LAID_BYTES    (8 * BATCH_BYTES)     /* a laid-out shard holds at most 1 GiB of signals */
 #define SPILL_BYTES   (8.0 * 1024 * 1024)   /* scenes read back from it per shard */
-#define LAID_MAP_BYTES (1024.0 * 1024)      /* scenes of this many bytes or more record in place */
+#define LAID_SCENE_BYTES (1024.0 * 1024)    /* scenes this large skip the threads' blocks */
+#define LAID_MAP_BYTES (64.0 * 1024 * 1024) /* and from this size record in place */
 
 typedef vb_shard shard;
 
