@@ -263,8 +263,13 @@ vb_laid_place(const vb_output *o, vb_packed_scene *p)
   long row = laid_row(l, p->index);
   int s;
 
-  if (!__atomic_load_n(&l->ready, __ATOMIC_ACQUIRE) || l->fd < 0)
-    return -1; /* not created (yet): the scene keeps its own copy */
+  /* the file is being created (vb_output_lay_create, by the thread that
+   * starts first: it always ends ready); a scene kept in memory now would
+   * leave a row empty, and the study a merge */
+  while (!__atomic_load_n(&l->ready, __ATOMIC_ACQUIRE))
+    usleep(100);
+  if (l->fd < 0)
+    return -1; /* it could not be created: the scene keeps its own copy */
   if (row < 0 || p->samples != l->T || p->interval != l->interval) {
     __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
     return -1;

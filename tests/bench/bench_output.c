@@ -4,8 +4,8 @@
  *     speed-up on 2 threads, and the metadata share of the file;
  *   - Avanzini's hammer on a 3-mode bar for 60 s at 44.1 kHz
  *     (scenes/avanzini-hammer-bar.cfg): recording every sample against
- *     recording nothing (record.every = the whole run: 2 samples), whole
- *     study (load, run, write), and the file size.
+ *     recording nothing (record.every = the whole run: 2 samples), as
+ *     whole `vibro run` processes (wall and CPU), and the file size.
  *   - issue 17 item 7: 96 scenes of the ball on a 24-mode plate
  *     (scenes/bouncing-on-plate.cfg, 0.5 s) recording every sample, as
  *     whole processes: -j 1 against -j 2, recording against not, and peak
@@ -15,8 +15,9 @@
  *     time and peak memory), and `vibro run` of a tiny scene (mean of 20).
  * Each configuration three times, alternating; the best is reported with
  * the time the threads waited for a CPU (a busy machine says little).
- * Not a test: `make bench`.  Usage: bench_output [SRCDIR] (run from the
- * build directory, where tools/vibro is). */
+ * Not a test: `make bench`.  Usage: bench_output [SRCDIR [issue17]] (run
+ * from the build directory, where tools/vibro is; issue17: only the
+ * figures of issue 17 item 7, the plate and the hammer). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,6 +336,9 @@ int main(int argc, char **argv)
 
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   snprintf(out, sizeof out, "bench-output-%ld.h5", (long)getpid());
+  /* `bench_output SRCDIR issue17`: only the figures of issue 17 item 7 */
+  if (argc > 2 && strcmp(argv[2], "issue17") == 0)
+    goto issue17;
   for (r = 0; r < 3; r++)
     for (t = 0; t < 2; t++) {
       double c, w, s;
@@ -425,6 +429,7 @@ int main(int argc, char **argv)
   }
   remove(out);
 
+issue17:
   plate_figures(srcdir);
 
   /* recording cost: every sample against (almost) nothing, each as the
