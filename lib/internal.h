@@ -167,6 +167,20 @@ int vb_modes_file_read(vb_body *b, const char *path, char *err, size_t errlen);
  * read); VB_OK or VB_ENOMEM. */
 int vb_record_index(vb_scene *sc);
 
+/* Where instance i of a signal row is among a scene's recorded
+ * instances (every row's instances in table order), and how many there
+ * are: the index of vb_run_alloc_into's `into` (record.c). */
+int vb_signal_instance(const vb_signal *s, const vb_scene *sc, int i);
+int vb_signal_instances(const vb_scene *sc);
+
+/* vb_run_alloc, recording instance j into into[j] (of vb_signal_rows
+ * rows of vb_scene_samples values each, [rows][samples]) where into and
+ * into[j] are not NULL, instead of memory of the run's own: the caller's
+ * memory (a mapping of the output file, output_laid.c), which must stay
+ * valid until the run is freed (run.c). */
+int vb_run_alloc_into(const vb_scene *scene, double *const *into, vb_run **out, char *err,
+                      size_t errlen);
+
 /* Read named numeric columns of a CSV data file (a header line naming the
  * columns, comma-separated; blank lines and '#' comments skipped): for
  * each of the ncols (1..8) names, the first of its '|'-separated

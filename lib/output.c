@@ -102,167 +102,6 @@ write_failed(vb_output *o, const char *what, int e)
                        o->path, what, full ? full : (e ? strerror(e) : "HDF5 write error"));
 }
 
-/* Try the lock of rank r: 1 if held by a running writer (its pid in *pid),
- * 0 if free (or absent). */
-static int
-lock_held(int dirfd, int r, long *pid)
-{
-  char name[32], buf[32];
-  int fd, held = 0;
-  ssize_t n;
-
-  snprintf(name, sizeof name, "lock.r%03d", r);
-  fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
-    held = 1;
-    n = pread(fd, buf, sizeof buf - 1, 0);
-    buf[n > 0 ? n : 0] = '\0';
-    *pid = atol(buf);
-  }
-  close(fd);
-  return held;
-}
-
-/* Whether a directory entry is one vibro writes in OUT.part/. */
-static int
-ours(const char *name)
-{
-  int r;
-  long n;
-  size_t len = strlen(name);
-
-  return strncmp(name, "lock.r", 6) == 0 || strncmp(name, "manifest.r", 10) == 0 ||
-         vb_shard_name_parse(name, &r, &n) == 0 || (len > 4 && strcmp(name + len - 4, ".tmp") == 0);
-}
-
-/* The rank a file of OUT.part/ belongs to, or -1 (final.tmp). */
-static int
-owner_rank(const char *name)
-{
-  int r;
-
-  if (sscanf(name, "r%3d-", &r) == 1 || sscanf(name, "manifest.r%3d", &r) == 1 ||
-      sscanf(name, "lock.r%3d", &r) == 1)
-    return r;
-  return -1;
-}
-
-/* Create OUT.part/ or check the one there; open it. */
-static int
-part_dir(const char *path, const char *part, int *dirfd, int *created, char *err, size_t errlen)
-{
-  struct stat st;
-  DIR *d;
-  struct dirent *e;
-  int fd;
-
-  *created = mkdir(part, 0777) == 0;
-  if (!*created && errno != EEXIST)
-    return vb_errf_first(err, errlen, VB_EIO, "%s: cannot create %s: %s", path, part,
-                         strerror(errno));
-  if (lstat(part, &st) < 0)
-    return vb_errf_first(err, errlen, VB_EIO, "%s: cannot stat %s: %s", path, part,
-                         strerror(errno));
-  if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
-    return vb_errf_first(err, errlen, VB_EINVAL,
-                         "%s: %s exists and is %s, not vibro's shard directory; "
-                         "move it away (it is not touched)",
-                         path, part, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
-  fd = open(part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return vb_errf_first(err, errlen, VB_EIO, "%s: cannot open %s: %s", path, part,
-                         strerror(errno));
-  d = fdopendir(dup(fd));
-  if (d)
-    rewinddir(d);
-  while (d && (e = readdir(d)) != NULL)
-    if (e->d_name[0] != '.' && !ours(e->d_name)) {
-      vb_errf_first(err, errlen, VB_EINVAL,
-                    "%s: %s holds '%s', which vibro did not write; move it "
-                    "away (it is not touched)",
-                    path, part, e->d_name);
-      closedir(d);
-      close(fd);
-      return VB_EINVAL;
-    }
-  if (d)
-    closedir(d);
-  *dirfd = fd;
-  return VB_OK;
-}
-
-/* Take the lock of this rank; refuse if another writer holds it. */
-static int
-take_lock(vb_output *o)
-{
-  char name[32], pid[32];
-  long other = 0;
-  int n;
-
-  snprintf(name, sizeof name, "lock.r%03d", o->rank);
-  o->lockfd = openat(o->dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (o->lockfd < 0)
-    return vb_errf_first(o->err, o->errlen, VB_EIO, "%s: cannot create %s/%s: %s", o->path, o->part,
-                         name, strerror(errno));
-  if (flock(o->lockfd, LOCK_EX | LOCK_NB) < 0) {
-    ssize_t r = pread(o->lockfd, pid, sizeof pid - 1, 0);
-    pid[r > 0 ? r : 0] = '\0';
-    other = atol(pid);
-    close(o->lockfd);
-    o->lockfd = -1;
-    return vb_errf_first(o->err, o->errlen, VB_EINVAL,
-                         "%s: being written by process %ld (%s/%s); not "
-                         "starting a second writer",
-                         o->path, other, o->part, name);
-  }
-  n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-  if (ftruncate(o->lockfd, 0) < 0 || pwrite(o->lockfd, pid, (size_t)n, 0) != n)
-    return vb_errf_first(o->err, o->errlen, VB_EIO, "%s: cannot write %s/%s: %s", o->path, o->part,
-                         name, strerror(errno));
-  return VB_OK;
-}
-
-/* Delete files of OUT.part/ that a fresh start or a resume drops: with
- * keep NULL every file of this rank (and, for rank 0, of ranks whose lock
- * is free) except locks; else the files of this rank not listed in keep. */
-static int
-part_clean(vb_output *o, const shard *keep, long nkeep, int fresh)
-{
-  DIR *d = fdopendir(dup(o->dirfd));
-  struct dirent *e;
-  long k, pid;
-  int r, rc = 0;
-
-  if (!d)
-    return -1;
-  rewinddir(d);
-  while ((e = readdir(d)) != NULL) {
-    int owner = owner_rank(e->d_name), listed = 0;
-    if (e->d_name[0] == '.' || strncmp(e->d_name, "lock.r", 6) == 0)
-      continue;
-    if (strncmp(e->d_name, "manifest.r", 10) == 0 && !fresh)
-      continue;
-    if (owner != o->rank && owner >= 0) {
-      if (!fresh || o->rank != 0 || lock_held(o->dirfd, owner, &pid))
-        continue;
-    }
-    if (owner < 0 && o->rank != 0)
-      continue;
-    for (k = 0; k < nkeep; k++)
-      if (strcmp(keep[k].name, e->d_name) == 0)
-        listed = 1;
-    if (listed)
-      continue;
-    if (unlinkat(o->dirfd, e->d_name, 0) < 0 && errno != ENOENT)
-      rc = -1;
-  }
-  closedir(d);
-  (void)r;
-  return rc;
-}
-
 /* Rewrite this rank's manifest with the kept lines (temporary + rename)
  * and open it for appending. */
 static int
@@ -380,9 +219,9 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
   o->fmt.wb = &o->wb;
   o->input_crc = vb_input_crc(lay);
   if (rc == VB_OK)
-    rc = part_dir(path, o->part, &o->dirfd, &o->created, err, errlen);
+    rc = vb_part_dir(path, o->part, &o->dirfd, &o->created, err, errlen);
   if (rc == VB_OK)
-    rc = take_lock(o);
+    rc = vb_part_lock(o);
   if (rc == VB_OK && resume == 0)
     rc = refuse_finished(o, lay, err, errlen);
   if (rc == VB_OK && resume == 1)
@@ -391,7 +230,7 @@ vb_output_open(const char *path, const vb_output_layout *lay, int resume, int ra
     if (vb_shard_scenes(o->part, &kept[k], lay->nscenes, NULL, o->complete, o->codes, &o->ndone,
                         &T) < 0)
       rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot read %s/%s", path, o->part, kept[k].name);
-  if (rc == VB_OK && part_clean(o, kept, nkept, resume != 1) < 0)
+  if (rc == VB_OK && vb_part_clean(o, kept, nkept, resume != 1) < 0)
     rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot clean %s: %s", path, o->part,
                        strerror(errno));
   for (k = 0; k < nkept; k++)
@@ -576,16 +415,24 @@ shard_write(vb_output *o, const char *tmp, char *tpath, int sum, long *crcp, lon
 }
 
 /* Sort the batch by index; a batch that is not the whole laid-out shard
- * drops it (and is written the usual way). */
-static int
+ * spills it (vb_laid_spill: it can no longer become a file of its own,
+ * and is only where the scenes placed in it are read back from). */
+static void
 batch_sort(vb_output *o)
 {
   qsort(o->batch, (size_t)o->nbatch, sizeof *o->batch, by_index);
-  if (o->laid && !vb_laid_complete(o)) {
-    vb_laid_drop(o);
-    return vb_laid_read_back(o);
-  }
-  return VB_OK;
+  if (o->laid && !vb_laid_complete(o))
+    vb_laid_spill(o);
+}
+
+/* Whether a scene of the batch has its signals in the laid-out shard. */
+static int
+batch_placed(const vb_output *o)
+{
+  for (long k = 0; k < o->nbatch; k++)
+    if (o->batch[k]->laid_row >= 0)
+      return 1;
+  return 0;
 }
 
 /* Mark the batch's scenes complete and empty it. */
@@ -605,9 +452,10 @@ batch_done(vb_output *o)
   o->batch_bytes = 0;
 }
 
-/* Write the batch as a shard: temporary, fsync, rename, manifest line. */
+/* Write the batch (sorted, its signals in memory) as a shard: temporary,
+ * fsync, rename, manifest line. */
 static int
-flush(vb_output *o)
+shard_add(vb_output *o)
 {
   char name[64], tmp[72], line[LINE_MAX_LEN], *tpath;
   shard s;
@@ -615,12 +463,6 @@ flush(vb_output *o)
   int rc, e;
   size_t len;
 
-  o->last_flush = now();
-  if (o->nbatch == 0)
-    return VB_OK;
-  rc = batch_sort(o);
-  if (rc != VB_OK)
-    return rc;
   snprintf(name, sizeof name, "r%03d-%06ld.h5", o->rank, o->next_shard);
   snprintf(tmp, sizeof tmp, "%s.tmp", name);
   tpath = vb_part_file(o->part, tmp);
@@ -665,6 +507,52 @@ flush(vb_output *o)
   return VB_OK;
 }
 
+/* Write a batch with scenes placed in the (spilled) laid-out shard: in
+ * shards of at most SPILL_BYTES each, their signals read back from it one
+ * shard at a time, so that a batch flushed before the laid-out shard is
+ * complete (the 10 s rule, a signal) is written, not held in memory. */
+static int
+spill_write(vb_output *o)
+{
+  vb_packed_scene **all = o->batch;
+  long n = o->nbatch, k = 0, m;
+  int rc = VB_OK;
+
+  while (k < n && rc == VB_OK) {
+    double bytes = 0.0;
+    for (m = 0; k + m < n && (m == 0 || bytes + all[k + m]->bytes <= SPILL_BYTES); m++)
+      bytes += all[k + m]->bytes;
+    o->batch = all + k;
+    o->nbatch = m;
+    o->batch_bytes = bytes;
+    rc = vb_laid_read_back(o);
+    if (rc == VB_OK)
+      rc = shard_add(o); /* frees the m scenes */
+    o->batch = all;
+    if (rc == VB_OK)
+      k += m;
+  }
+  /* on failure the scenes not written stay in the batch */
+  memmove(all, all + k, (size_t)(n - k) * sizeof *all);
+  o->nbatch = n - k;
+  o->batch_bytes = 0.0;
+  for (m = 0; m < o->nbatch; m++)
+    o->batch_bytes += all[m]->laid_row < 0 ? all[m]->bytes : 0.0;
+  return rc;
+}
+
+/* Write the batch as a shard (or, with scenes placed in the laid-out
+ * shard that is not complete, as shards: spill_write). */
+static int
+flush(vb_output *o)
+{
+  o->last_flush = now();
+  if (o->nbatch == 0)
+    return VB_OK;
+  batch_sort(o);
+  return batch_placed(o) && !vb_laid_complete(o) ? spill_write(o) : shard_add(o);
+}
+
 /* Write the batch as a shard now. */
 int
 vb_output_flush(vb_output *o, char *err, size_t errlen)
@@ -701,12 +589,18 @@ vb_output_finish(vb_output *o, int *finished, char *err, size_t errlen)
   *finished = 0;
   if (o->nbatch == 0 || o->nbatch != o->fmt.lay.nscenes || o->ndone > 0 || o->next_shard > 0)
     return vb_output_flush(o, err, errlen);
+  /* scenes in a laid-out shard that is not complete are read back a
+   * shard at a time (spill_write), not all at once for one file */
+  qsort(o->batch, (size_t)o->nbatch, sizeof *o->batch, by_index);
+  if (batch_placed(o) && !vb_laid_complete(o))
+    return vb_output_flush(o, err, errlen);
   if (err && errlen > 0)
     err[0] = '\0';
   o->err = err;
   o->errlen = errlen;
   vb_h5_quiet_begin(&q);
-  rc = batch_sort(o);
+  batch_sort(o);
+  rc = VB_OK;
   snprintf(tmp, sizeof tmp, "r%03d-%06ld.h5.tmp", o->rank, o->next_shard);
   if (rc == VB_OK && !(tpath = vb_part_file(o->part, tmp)))
     rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
@@ -765,7 +659,9 @@ vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
     }
   }
   o->batch[o->nbatch++] = p;
-  o->batch_bytes += p->bytes;
+  /* the bytes held in memory: a scene placed in the laid-out shard holds
+   * none (a batch of them is written without being read back whole) */
+  o->batch_bytes += p->laid_row < 0 ? p->bytes : 0.0;
   if (borrowed || o->batch_bytes >= BATCH_BYTES || now() - o->last_flush >= o->batch_seconds ||
       (o->hooks.batch_scenes > 0 && o->nbatch >= o->hooks.batch_scenes))
     return vb_output_flush(o, err, errlen);

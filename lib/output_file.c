@@ -247,6 +247,10 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
    * write back) raw data of the file */
   if ((flags & VB_STACK_LAID) && fapl >= 0 && H5Pset_sieve_buf_size(fapl, 0) < 0)
     vb_h5_close(fapl), fapl = H5I_INVALID_HID;
+  /* and its signals start on a page (64 KiB or more of them), where a
+   * scene's recording is mapped (output_laid.c, vb_laid_map_scene) */
+  if ((flags & VB_STACK_LAID) && fapl >= 0 && H5Pset_alignment(fapl, 65536, 4096) < 0)
+    vb_h5_close(fapl), fapl = H5I_INVALID_HID;
   /* the earliest format that holds the layout (superblock 0: a file
    * image of it is valid, which 1.10 does not ensure for superblock 2),
    * at most 1.8's: readable by HDF5 >= 1.8 */

@@ -1,5 +1,6 @@
 /* output_merge.c - merge the verified shards of OUT.part/ into OUT, block
- * by block of scene indices (memory bounded by MERGE_BYTES per signal),
+ * by block of scene indices (memory bounded by MERGE_BYTES per signal, and
+ * the block's rows of one shard's signal),
  * through a temporary renamed into place; then remove OUT.part/.  A study
  * held by one shard in index order is renamed without copying. */
 #include <errno.h>
@@ -20,7 +21,8 @@
 #define PART_SUFFIX ".part"
 #define MERGE_BYTES (64.0 * 1024 * 1024) /* staging of one signal of a block */
 #define FINAL_TMP   "final.tmp"
-#define IMAGE_MAX   (256.0 * 1024 * 1024) /* merged in memory up to this size */
+#define IMAGE_MAX   (16.0 * 1024 * 1024) /* merged in memory up to this size (as a shard, IMAGE_BYTES):
+                                               the image and its copy are held at once */
 
 /* The merge's state. */
 typedef struct merge {
@@ -51,23 +53,34 @@ tick(merge *m)
   vb_write_point(&m->points);
 }
 
-/* Read a whole dataset of a shard into a new buffer (mtype elements of
- * esize bytes); NULL on error. */
-static void *
-read_all(hid_t file, const char *name, hid_t mtype, size_t esize, long *count)
+/* Rows r0 .. r0+nr-1 of a shard's signal `name` of `rows` rows of ws
+ * values each (malloc'ed), or NULL when it has another shape or cannot be
+ * read: the merge holds the rows of a block, not the shard's signal. */
+static double *
+read_rows(hid_t file, const char *name, long rows, long ws, long r0, long nr)
 {
-  hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), space = ds >= 0 ? H5Dget_space(ds) : -1;
-  hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
-  void *buf = n >= 0 ? malloc((size_t)(n > 0 ? n : 1) * esize) : NULL;
+  hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), fspace = ds >= 0 ? H5Dget_space(ds) : -1;
+  hid_t mspace = H5I_INVALID_HID;
+  hsize_t off[3] = {0, 0, 0}, cnt[3] = {0, 1, 1};
+  int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1;
+  double *buf = NULL;
 
-  if (buf && n > 0 && H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-    free(buf);
-    buf = NULL;
+  if (rank >= 1 && rank <= 3 && H5Sget_simple_extent_dims(fspace, cnt, NULL) >= 0 &&
+      (long)cnt[0] == rows && H5Sget_simple_extent_npoints(fspace) == (hssize_t)rows * ws &&
+      r0 >= 0 && nr > 0 && r0 + nr <= rows &&
+      (buf = malloc((size_t)(nr * ws > 0 ? nr * ws : 1) * sizeof *buf)) != NULL && ws > 0) {
+    off[0] = (hsize_t)r0;
+    cnt[0] = (hsize_t)nr;
+    mspace = H5Screate_simple(rank, cnt, NULL);
+    if (mspace < 0 || H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
+        H5Dread(ds, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, buf) < 0) {
+      free(buf);
+      buf = NULL;
+    }
   }
-  vb_h5_close(space);
+  vb_h5_close(mspace);
+  vb_h5_close(fspace);
   vb_h5_close(ds);
-  if (count)
-    *count = (long)n;
   return buf;
 }
 
@@ -263,20 +276,28 @@ merge_signals(merge *m, vb_stack *st, const hid_t *files, long b0, long nr)
     for (k = 0; k < m->nsh && rc == VB_OK; k++) {
       char name[sizeof f->sig[s].name + 16];
       double *data;
-      long count, ws = vb_signal_width(&f->sig[s], m->sh[k].T);
+      long ws = vb_signal_width(&f->sig[s], m->sh[k].T), p0 = -1, p1 = -1;
       if (files[k] < 0)
         continue;
+      /* the shard's rows in this block: consecutive (both ascend by index) */
+      for (i = b0; i < b0 + nr; i++)
+        if (m->owner[i] == k) {
+          p0 = p0 < 0 || m->pos[i] < p0 ? m->pos[i] : p0;
+          p1 = m->pos[i] > p1 ? m->pos[i] : p1;
+        }
+      if (p0 < 0)
+        continue;
       snprintf(name, sizeof name, "signals/%s", f->sig[s].name);
-      data = read_all(files[k], name, H5T_NATIVE_DOUBLE, sizeof(double), &count);
-      if (!data || count != m->sh[k].rows * ws) {
-        free(data);
+      data = read_rows(files[k], name, m->sh[k].rows, ws, p0, p1 - p0 + 1);
+      if (!data) {
         rc = vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot read %s of %s/%s", m->path, name,
                            m->part, m->sh[k].name);
         break;
       }
       for (i = b0; i < b0 + nr; i++)
         if (m->owner[i] == k)
-          row_copy(&f->sig[s], stage + (i - b0) * w, m->T, data + m->pos[i] * ws, m->sh[k].T);
+          row_copy(&f->sig[s], stage + (i - b0) * w, m->T, data + (m->pos[i] - p0) * ws,
+                   m->sh[k].T);
       free(data);
     }
     if (rc == VB_OK)

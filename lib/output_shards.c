@@ -45,11 +45,13 @@ vb_test_hooks_read(vb_test_hooks *h)
 {
   const char *kill_at = getenv("VIBRO_TEST_KILL_AT"), *sig = getenv("VIBRO_TEST_KILL_SIG");
   const char *batch = getenv("VIBRO_TEST_BATCH"), *seconds = getenv("VIBRO_TEST_BATCH_SECONDS");
+  const char *map = getenv("VIBRO_TEST_MAP_BYTES");
 
   h->kill_at = kill_at ? atol(kill_at) : 0;
   h->kill_sig = sig && atoi(sig) > 0 ? atoi(sig) : SIGKILL;
   h->batch_scenes = batch ? atol(batch) : 0;
   h->batch_seconds = seconds ? atof(seconds) : 0.0;
+  h->map_bytes = map ? atof(map) : 0.0;
 }
 
 /* Count a write point; the kill hook raises its signal at the chosen one. */
@@ -111,18 +113,18 @@ vb_crc32(unsigned long crc, const void *buf, size_t len)
 }
 
 /* CRC-32 of a whole file by name under dirfd; -1 on error; *size its bytes.
- * The file is mapped (no copy out of the page cache) and its pieces of
- * 4 MiB summed by the threads (outside a parallel region: the final
- * shard, resume), then combined in order. */
+ * Its pieces of 4 MiB are each mapped (no copy out of the page cache),
+ * summed and unmapped by the threads, then combined in order: the pages
+ * mapped at a time are a few pieces, not the file (a whole mapping counted
+ * the shard twice in the writer's resident memory). */
 long
 vb_file_crc(int dirfd, const char *name, int threads, long *size)
 {
   const long piece = 1L << 22;
-  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), failed = 0;
   struct stat st;
   long n, k;
   uLong crc = crc32(0L, Z_NULL, 0), *part;
-  const unsigned char *map;
 
   if (fd < 0)
     return -1;
@@ -131,33 +133,32 @@ vb_file_crc(int dirfd, const char *name, int threads, long *size)
     return -1;
   }
   *size = (long)st.st_size;
-  if (st.st_size == 0) {
-    close(fd);
-    return (long)crc;
-  }
-  map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED)
-    return -1;
-  madvise((void *)map, (size_t)st.st_size, MADV_SEQUENTIAL);
   n = ((long)st.st_size + piece - 1) / piece;
-  part = calloc((size_t)n, sizeof *part);
+  part = calloc((size_t)n + 1, sizeof *part);
   if (!part) {
-    munmap((void *)map, (size_t)st.st_size);
+    close(fd);
     return -1;
   }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1)                                                      \
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : failed)                                \
     num_threads(threads > 0 ? threads : omp_get_max_threads())
 #endif
-  for (k = 0; k < n; k++)
-    part[k] =
-        vb_crc32(0L, map + k * piece, (size_t)(k == n - 1 ? (long)st.st_size - k * piece : piece));
+  for (k = 0; k < n; k++) {
+    size_t len = (size_t)(k == n - 1 ? (long)st.st_size - k * piece : piece);
+    void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)(k * piece));
+    if (map == MAP_FAILED) {
+      failed = 1;
+      continue;
+    }
+    madvise(map, len, MADV_SEQUENTIAL);
+    part[k] = vb_crc32(0L, map, len);
+    munmap(map, len);
+  }
+  close(fd);
   for (k = 0; k < n; k++)
     crc = crc32_combine(crc, part[k], (z_off_t)(k == n - 1 ? (long)st.st_size - k * piece : piece));
   free(part);
-  munmap((void *)map, (size_t)st.st_size);
-  return (long)crc;
+  return failed ? -1 : (long)crc;
 }
 
 /* Shard file names: rank and number. */

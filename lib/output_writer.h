@@ -10,6 +10,10 @@
 #define BATCH_SECONDS 10.0                  /* a shard about every 10 s */
 #define BATCH_BYTES   (128.0 * 1024 * 1024) /* or every 128 MiB of signals */
 #define IMAGE_BYTES   (16.0 * 1024 * 1024)  /* shards up to this are built in memory */
+#define LAID_BYTES    (8 * BATCH_BYTES)     /* a laid-out shard holds at most 1 GiB of signals */
+#define SPILL_BYTES   (8.0 * 1024 * 1024)   /* scenes read back from it per shard */
+#define LAID_SCENE_BYTES (1024.0 * 1024)    /* scenes this large skip the threads' blocks */
+#define LAID_MAP_BYTES (64.0 * 1024 * 1024) /* and from this size record in place */
 
 typedef vb_shard shard;
 
@@ -32,6 +36,7 @@ typedef struct laid {
   int writing;  /* (atomic) a thread is writing a block */
   int ready;    /* (atomic) vb_output_lay_create has run */
   long written; /* (atomic) bytes placed, for their writeback every 8 MiB */
+  int mappable; /* scenes are recorded in place (vb_laid_map_scene) */
 } laid;
 
 struct vb_output {
@@ -57,17 +62,36 @@ struct vb_output {
   size_t errlen;
 };
 
+/* output_part.c */
+
+/* Create OUT.part/ (*created 1 when this call made it) or check the one
+ * there (a directory holding only what vibro writes), and open it as
+ * *dirfd; VB_OK or an error with the message. */
+int vb_part_dir(const char *path, const char *part, int *dirfd, int *created, char *err,
+                size_t errlen);
+/* Take this rank's lock of OUT.part/ (o->lockfd); refused (VB_EINVAL)
+ * while another writer holds it. */
+int vb_part_lock(vb_output *o);
+/* Delete the files of OUT.part/ that a fresh start (fresh 1: every file
+ * of this rank, and for rank 0 of ranks whose lock is free, except locks)
+ * or a resume (the files of this rank not in keep) drops; 0 or -1. */
+int vb_part_clean(vb_output *o, const shard *keep, long nkeep, int fresh);
+
 /* output_laid.c */
 
 /* Whether scenes may still be placed in the laid-out shard. */
 int vb_laid_open(laid *l);
 /* Drop the laid-out shard (its descriptor stays open). */
 void vb_laid_drop(vb_output *o);
+/* Spill it: it will not be a file (its name and HDF5 handle go), but
+ * scenes are still placed in it, and read back a shard at a time. */
+void vb_laid_spill(vb_output *o);
 /* Drop and free it (no thread runs scenes any more). */
 void vb_laid_free(vb_output *o);
 /* Write a packed scene's signals at its row; 0, or -1 when not there. */
 int vb_laid_place(const vb_output *o, vb_packed_scene *p);
-/* Read the batch's placed scenes back into their own memory. */
+/* Read the batch's placed scenes back into their own memory (o->batch
+ * may be a window of the batch). */
 int vb_laid_read_back(vb_output *o);
 /* Whether the batch is every row of the laid-out shard, in order. */
 int vb_laid_complete(const vb_output *o);

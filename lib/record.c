@@ -431,36 +431,59 @@ series_of(const vb_scene *sc, int r, int i)
   return vb_signal_recorded(&table[r], sc, i) ? (size_t)vb_signal_rows(&table[r], sc, i) : 0;
 }
 
-/* Size the recording from the table, the selected signals only, and point
- * every recorded series into it (the others stay NULL). */
+/* Index of instance i of row s among the scene's instances (table
+ * order), the index of vb_run_alloc_into's `into`. */
 int
-vb_record_alloc(vb_run *run)
+vb_signal_instance(const vb_signal *s, const vb_scene *sc, int i)
+{
+  int first = 0;
+  for (int r = 0; r < s - table; r++)
+    first += vb_signal_count(&table[r], sc);
+  return first + i;
+}
+
+/* Instances of every row of a scene. */
+int
+vb_signal_instances(const vb_scene *sc)
+{
+  return vb_signal_instance(&table[NSIGNALS], sc, 0);
+}
+
+/* Size the recording from the table, the selected signals only, and point
+ * every recorded series into it, or into the caller's into[instance] (the
+ * others stay NULL). */
+int
+vb_record_alloc(vb_run *run, double *const *into)
 {
   const vb_scene *sc = run->scene;
   int nb = sc->nbodies, ninst = 0;
-  size_t nrec = (size_t)run->nrec, series = 0;
+  size_t nrec = (size_t)run->nrec, series = 0, own = 0;
   run->series_first = calloc(NSIGNALS + 1, sizeof *run->series_first);
   if (!run->series_first)
     return VB_ENOMEM;
   for (int r = 0; r < NSIGNALS; r++) {
     run->series_first[r] = ninst;
-    ninst += vb_signal_count(&table[r], sc);
-    for (int i = 0, n = vb_signal_count(&table[r], sc); i < n; i++)
+    for (int i = 0, n = vb_signal_count(&table[r], sc); i < n; i++) {
       series += series_of(sc, r, i);
+      own += into && into[ninst + i] ? 0 : series_of(sc, r, i);
+    }
+    ninst += vb_signal_count(&table[r], sc);
   }
   run->series_first[NSIGNALS] = ninst;
   run->nseries = series;
-  run->record = series > 0 ? record_alloc(series * nrec, &run->record_mapped) : NULL;
+  run->record = own > 0 ? record_alloc(own * nrec, &run->record_mapped) : NULL;
   run->series = calloc((size_t)ninst + 1, sizeof *run->series);
   run->modes_q = calloc((size_t)nb + 1, sizeof *run->modes_q);
   run->point_first = calloc(2 * (size_t)nb + 1, sizeof(int));
-  if ((series > 0 && !run->record) || !run->series || !run->modes_q || !run->point_first)
+  if ((own > 0 && !run->record) || !run->series || !run->modes_q || !run->point_first)
     return VB_ENOMEM;
   /* table order, instance by instance */
   double *p = run->record, **at = run->series;
-  for (int r = 0; r < NSIGNALS; r++)
-    for (int i = 0, n = vb_signal_count(&table[r], sc); i < n; i++, at++)
-      if (series_of(sc, r, i)) {
+  for (int r = 0, j = 0; r < NSIGNALS; r++)
+    for (int i = 0, n = vb_signal_count(&table[r], sc); i < n; i++, at++, j++)
+      if (series_of(sc, r, i) && into && into[j]) {
+        *at = into[j];
+      } else if (series_of(sc, r, i)) {
         *at = p;
         p += series_of(sc, r, i) * nrec;
       }
@@ -513,10 +536,14 @@ void
 vb_record_blank_from(vb_run *run, long k0)
 {
   size_t nrec = (size_t)run->nrec;
-  /* every series is a block of nrec samples laid out back to back */
-  for (size_t s = 0; s < run->nseries; s++)
-    for (long k = k0; k < run->nrec; k++)
-      run->record[s * nrec + k] = NAN;
+  /* every recorded instance is [rows][nrec], in run->record or given */
+  for (int r = 0; r < NSIGNALS; r++)
+    for (int i = 0, n = vb_signal_count(&table[r], run->scene); i < n; i++) {
+      double *sr = run->series[run->series_first[r] + i];
+      for (size_t q = 0; sr && q < series_of(run->scene, r, i); q++)
+        for (long k = k0; k < run->nrec; k++)
+          sr[q * nrec + k] = NAN;
+    }
   /* the figures kept whether or not their signals are recorded */
   if (k0 < run->nrec) {
     for (int e = 0; e < VB_ENERGY_COUNT; e++)

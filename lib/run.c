@@ -80,6 +80,14 @@ islands_alloc(vb_run *run, char *err, size_t errlen)
 int
 vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
 {
+  return vb_run_alloc_into(scene, NULL, out, err, errlen);
+}
+
+/* Allocate a run of a scene recording into the caller's memory. */
+int
+vb_run_alloc_into(const vb_scene *scene, double *const *into, vb_run **out, char *err,
+                  size_t errlen)
+{
   *out = NULL;
   int rc = vb_record_fits(scene, err, errlen);
   if (rc != VB_OK)
@@ -104,7 +112,7 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   run->e_prev = calloc(2 * (size_t)run->nislands + 1, sizeof(double));
   run->x_before = calloc(2 * (size_t)nc + 1, sizeof(double));
   if (!run->results || !run->trackers || !run->e_prev || !run->x_before ||
-      vb_record_alloc(run) != VB_OK || vb_analysis_run_alloc(run) != VB_OK)
+      vb_record_alloc(run, into) != VB_OK || vb_analysis_run_alloc(run) != VB_OK)
     goto nomem;
   if ((rc = vb_lyapunov_alloc(run, err, errlen)) != VB_OK) {
     vb_run_free(run);

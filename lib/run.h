@@ -55,8 +55,8 @@ struct vb_run {
   int *npoint_rows;                /* [nislands] how many (storage of both: record.c) */
   double **pu, **pv;               /* [nislands] -> the island's points now */
   double *points;                  /* storage of pu, pv */
-  double *record;                  /* one block holding every recorded signal */
-  size_t nseries;                  /* series of nrec samples in record */
+  double *record;                  /* one block holding the recorded signals not given */
+  size_t nseries;                  /* series of nrec samples recorded (in record or given) */
   double *energy[VB_ENERGY_COUNT]; /* [nrec] J, or NULL */
   double e_last[VB_ENERGY_COUNT];  /* energies at the last sample recorded, J */
   vb_contact_result *results;      /* [ncontacts] */
@@ -93,8 +93,9 @@ int vb_events_flush(vb_run *run);
  * VB_ENOMEM with the figures in err if not. */
 int vb_record_fits(const vb_scene *scene, char *err, size_t errlen);
 /* Size the recording from the signal table and point every series into
- * one block; VB_ENOMEM. */
-int vb_record_alloc(vb_run *run);
+ * one block, or into into[instance] where given (vb_run_alloc_into);
+ * VB_ENOMEM. */
+int vb_record_alloc(vb_run *run, double *const *into);
 /* Free the recording. */
 void vb_record_free(vb_run *run);
 /* Record sample k of step n. */

@@ -178,7 +178,8 @@ typedef struct runner {
  * run's status.  VB_OK or an error with the message in e. */
 static int
 scene_run(const runner *r, vb_study_doc *doc, long index, vb_laid_block *b, vb_scene **sc,
-          vb_run **run, vb_packed_scene **packed, int *code, int *taken, char *e, size_t elen)
+          vb_run **run, vb_laid_map **map, vb_packed_scene **packed, int *code, int *taken,
+          char *e, size_t elen)
 {
   int np = vb_study_nparams(r->study), p, rc = VB_OK;
   double params[64], *pv = np <= 64 ? params : malloc((size_t)np * sizeof *pv);
@@ -191,15 +192,20 @@ scene_run(const runner *r, vb_study_doc *doc, long index, vb_laid_block *b, vb_s
     pv[p] = vb_study_value(r->study, index, p);
   rc = doc ? vb_study_doc_scene(doc, index, sc, e, elen)
            : vb_study_scene(r->study, index, sc, e, elen);
+  /* a large scene records straight into its row of the laid-out shard */
   if (rc == VB_OK)
-    rc = vb_run_alloc(*sc, run, e, elen);
+    *map = vb_laid_map_scene(r->o, index, *sc);
+  if (rc == VB_OK)
+    rc = vb_run_alloc_into(*sc, vb_laid_map_into(*map), run, e, elen);
   if (rc == VB_OK)
     *code = vb_run_exec(*run);
+  if (rc == VB_OK && *map)
+    rc = vb_laid_map_pack(r->o, *map, pv, *run, packed, e, elen);
   /* packing (copying) runs in this thread, outside the writer; a scene
    * that ran to its end goes into the thread's block, if any */
-  if (rc == VB_OK && b && *code == VB_OK)
+  else if (rc == VB_OK && b && *code == VB_OK)
     rc = vb_laid_block_pack(r->o, b, index, pv, *run, taken, e, elen);
-  if (rc == VB_OK && !*taken)
+  if (rc == VB_OK && !*taken && !*map)
     rc = vb_output_pack(r->o, index, pv, *run, packed, e, elen);
   if (pv != params)
     free(pv);
@@ -310,6 +316,7 @@ scenes_run(runner *r)
       vb_scene *sc = NULL;
       vb_run *run = NULL;
       vb_packed_scene *packed = NULL;
+      vb_laid_map *map = NULL;
       char e[ERR_MAX];
       int lrc, code = VB_OK, halt, taken = 0;
 
@@ -322,7 +329,8 @@ scenes_run(runner *r)
       e[0] = '\0';
       if (b && !vb_laid_block_accepts(r->o, b, r->pending[i]))
         block_write(r, b, 1);
-      lrc = scene_run(r, doc, r->pending[i], b, &sc, &run, &packed, &code, &taken, e, sizeof e);
+      lrc = scene_run(r, doc, r->pending[i], b, &sc, &run, &map, &packed, &code, &taken, e,
+                      sizeof e);
       if (taken && vb_laid_block_due(b))
         block_write(r, b, 0);
       else if (b && !taken)
@@ -336,6 +344,7 @@ scenes_run(runner *r)
       }
       vb_packed_scene_free(packed);
       vb_run_free(run);
+      vb_laid_map_free(map);
       vb_scene_free(sc);
     }
     if (b)
