@@ -152,8 +152,12 @@ newton_figures(const vb_scene *sc)
     if (rc == VB_EDIVERGED || !vb_island_finite(m, s))
       break;
   }
+  long refreshes, rejoins, live;
+  int sparse = vb_island_sparse_stats(s, &refreshes, &rejoins, &live);
   printf(" %7.1f%% %7.2f %5d %6ld", 100.0 * solved / (n ? n : 1),
          solved ? (double)itsum / solved : 0.0, itmax, failed);
+  if (sparse)
+    printf(" [live %.1f/%d refresh %ld rejoin %ld]", (double)live / (n ? n : 1), m->nc, refreshes, rejoins);
   if (n < steps)
     printf(" (diverged at step %ld)", n);
   vb_island_state_free(s);
