@@ -62,10 +62,13 @@
 /* Contacts per block: a block whose largest bound is below its smallest
  * margin is passed over whole. */
 #define BLOCK 16
-/* Steps a rejoined contact stays live before it may leave again (a contact
- * that hovers near its barrier would otherwise leave and rejoin every few
- * steps, each rejoin costing four dot products). */
-#define LIVE_MIN 32
+/* A live contact leaves only when its margin exceeds its bound by this
+ * many steps of the bound's growth at the modes' last step (the triangle
+ * inequality: the bound grows by at most sum_g |S_c|_g |q^(n+1) - q^n|_g a
+ * step), so that it stays out for about as many steps: a contact that
+ * hovers near its barrier would otherwise leave and rejoin every few
+ * steps, each rejoin costing four dot products. */
+#define LEAVE_STEPS 16
 
 typedef struct vb_sparse vb_sparse;
 struct vb_sparse {
@@ -86,9 +89,10 @@ struct vb_sparse {
   int *passed;                   /* [nb] whether blockb is below minmargin */
   double *rejoin_x, *rejoin_rate; /* [nc] histories of the rejoined at n, m, m/s */
   int *stale, *pinned, *rejoined; /* [nc] */
-  int *hold;                      /* [nc] steps a live contact stays live yet */
   int nrejoined;
   double dist[GROUPS_MAX]; /* |q - qr|_g, m */
+  double move[GROUPS_MAX]; /* |qt - qt_prev|_g of the last step, m */
+  double *qprev;           /* [nmp] the last step's prediction, m */
   double qscale;           /* |q| + |qr|, m: the round-off allowance's scale */
   double qrnorm;           /* |qr|, m */
   double t1;               /* the step's end, s */
@@ -143,8 +147,8 @@ vb_sparse_alloc(const vb_island_model *m, vb_island_state *s)
   groups(sp, m->nmp);
   size_t ng = (size_t)sp->ng, nb = (nc + BLOCK - 1) / BLOCK;
   sp->nb = (int)nb;
-  sp->sn = malloc((ng * nc + 6 * nc + 2 * nmp + (ng + 3) * nb) * sizeof(double));
-  sp->stale = calloc(4 * nc + nb, sizeof(int));
+  sp->sn = malloc((ng * nc + 6 * nc + 3 * nmp + (ng + 3) * nb) * sizeof(double));
+  sp->stale = calloc(3 * nc + nb, sizeof(int));
   if (!sp->sn || !sp->stale) {
     vb_sparse_free(sp);
     return VB_ENOMEM;
@@ -155,14 +159,14 @@ vb_sparse_alloc(const vb_island_model *m, vb_island_state *s)
     *arr[k] = p;
   sp->qref = p;
   sp->qsave = p + nmp;
-  sp->snmax = sp->qsave + nmp;
+  sp->qprev = sp->qsave + nmp;
+  sp->snmax = sp->qprev + nmp;
   sp->smax = sp->snmax + ng * nb;
   sp->minmargin = sp->smax + nb;
   sp->blockb = sp->minmargin + nb;
   sp->pinned = sp->stale + nc;
   sp->rejoined = sp->pinned + nc;
-  sp->hold = sp->rejoined + nc;
-  sp->passed = sp->hold + nc;
+  sp->passed = sp->rejoined + nc;
   for (int c = 0; c < m->nc; c++) {
     const double *row = m->S + (size_t)c * nmp;
     double all = 0.0;
@@ -296,7 +300,7 @@ vb_sparse_start(const vb_island_model *m, vb_island_state *s)
   if (!sp)
     return;
   memset(sp->stale, 0, (size_t)m->nc * sizeof(int));
-  memset(sp->hold, 0, (size_t)m->nc * sizeof(int));
+  memcpy(sp->qprev, s->q, (size_t)m->nmp * sizeof(double));
   relist(m, s);
   sp->refreshes = sp->rejoins = sp->live_steps = 0;
   sp->nrejoined = 0;
@@ -314,17 +318,25 @@ potential_of(const vb_island_state *s, int c)
                                     : vb_law_potential(&ct->law, s->hist[c].x);
 }
 
-/* Whether live contact c can leave: out of contact at n and n-1, no force,
- * no potential, its bound at the modes now below half its margin. */
+/* Whether live contact c can leave (1): out of contact at n and n-1, no
+ * force, no potential, its bound at the modes now below its margin by
+ * LEAVE_STEPS steps of the bound's growth; -1 when only the bound keeps it
+ * (moving the reference would let it leave), else 0. */
 static int
-can_leave(const vb_island_state *s, int c)
+can_leave(const vb_island_model *m, const vb_island_state *s, int c)
 {
   const vb_sparse *sp = s->sp;
   const vb_chist *hc = &s->hist[c];
   const vb_law *law = &s->act[c].law;
-  return !sp->pinned[c] && s->fbar[c] == 0.0 && hc->f == 0.0 && !vb_law_engaged(law, hc->x) &&
-         !vb_law_engaged(law, hc->xm) && bound_of(sp, c) < 0.5 * sp->margin[c] &&
-         potential_of(s, c) == 0.0;
+  if (sp->pinned[c] || s->fbar[c] != 0.0 || hc->f != 0.0 || vb_law_engaged(law, hc->x) ||
+      vb_law_engaged(law, hc->xm) || potential_of(s, c) != 0.0)
+    return 0;
+  double grow = 0.0;
+  for (int g = 0; g < sp->ng; g++)
+    grow += sp->sn[(size_t)g * m->nc + c] * sp->move[g];
+  if (!(LEAVE_STEPS * grow < sp->margin[c]))
+    return 0;
+  return bound_of(sp, c) + LEAVE_STEPS * grow < sp->margin[c] ? 1 : -1;
 }
 
 /* Contact c rejoins at step n: its history at n from the modes, its drive
@@ -354,7 +366,6 @@ rejoin(const vb_island_model *m, vb_island_state *s, int c)
   s->fbar[c] = 0.0;
   s->iterations[c] = s->fallback[c] = 0;
   sp->stale[c] = 0;
-  sp->hold[c] = LIVE_MIN;
   sp->rejoined[sp->nrejoined] = c;
   sp->rejoin_x[sp->nrejoined] = hc->x;
   sp->rejoin_rate[sp->nrejoined++] = hc->rate;
@@ -366,22 +377,27 @@ void
 vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
 {
   vb_sparse *sp = s->sp;
-  int nc = m->nc, changed = 0, three = m->fam->levels == 3;
+  int nc = m->nc, changed = 0;
   sp->nrejoined = 0;
   sp->t1 = t1;
+  /* the modes' motion over the last step */
+  for (int g = 0; g < sp->ng; g++)
+    sp->move[g] = sqrt(vb_kernel_dist2(sp->gfrom[g], sp->gfrom[g + 1], s->qt, sp->qprev));
+  memcpy(sp->qprev, s->qt, (size_t)m->nmp * sizeof(double));
   /* leave: bounds and histories of the modes at n */
+  int kept = 0;
   for (int k = 0; k < s->ntrk; k++) {
-    int c = s->trk[k];
-    if (sp->hold[c] > 0)
-      sp->hold[c]--;
-    else if (can_leave(s, c)) {
+    int c = s->trk[k], leave = can_leave(m, s, c);
+    kept += leave < 0;
+    if (leave > 0) {
       sp->stale[c] = 1;
       s->iterations[c] = s->fallback[c] = 0;
       changed = 1;
     }
   }
-  /* move the reference when the live contacts that cannot act have cost
-   * as many dot products as moving it does */
+  /* move the reference when the live contacts that only the bound keeps
+   * have cost as many dot products as moving it does */
+  sp->waste += kept;
   int refreshed = sp->waste > nc;
   if (refreshed)
     refresh(m, s, s->qt);
@@ -396,16 +412,13 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
   if (changed)
     relist(m, s);
   /* the live contacts' predictions, bit for bit those of a whole step */
-  int idle = 0;
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
     double xd1 = vb_contact_drive(m->scene, &m->cts[c], t1, &s->rd_next[c]);
     s->xd_next[c] = xd1;
     s->xt[c] = (refreshed ? sp->xref[c] : vb_kernel_dot(0, m->nmp, m->S + (size_t)c * m->nmp, s->qt)) +
                xd1;
-    idle += sp->hold[c] == 0 && !vb_kmethod_may_act(&s->act[c], &s->hist[c], s->xt[c], three);
   }
-  sp->waste += idle;
   sp->live_steps += s->ntrk;
 }
 
