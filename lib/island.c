@@ -144,7 +144,10 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
     s->hist[k].st = ns > 0 ? st : NULL;
     st += ns;
   }
-  if (vb_sparse_alloc(m, s) != VB_OK) {
+  int undriven = 1;
+  for (int k = 0; k < m->nc; k++)
+    undriven &= !vb_contact_driven(m->scene, &m->cts[k]);
+  if (vb_sparse_alloc(m, s, undriven) != VB_OK) {
     vb_island_state_free(s);
     return VB_ENOMEM;
   }

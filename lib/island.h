@@ -116,8 +116,8 @@ void vb_island_explicit_power(const vb_island_model *m, vb_island_state *s, doub
  * it; the step calls the rest. */
 
 /* Set up the skipping for an island that can (VB_OK with s->sp NULL when
- * it cannot); VB_ENOMEM. */
-int vb_sparse_alloc(const vb_island_model *m, vb_island_state *s);
+ * it cannot; `undriven`: no contact's walls or gap are driven); VB_ENOMEM. */
+int vb_sparse_alloc(const vb_island_model *m, vb_island_state *s, int undriven);
 void vb_sparse_free(struct vb_sparse *sp);
 /* Every contact live at the start, the reference at the initial modes. */
 void vb_sparse_start(const vb_island_model *m, vb_island_state *s);

@@ -42,7 +42,8 @@
  * approach that is still out of contact; doc/format.md).
  *
  * Islands that skip: K-method families (two-level, three-level), at least
- * SPARSE_MIN_CONTACTS contacts, none driven, always engaged, corrected
+ * SPARSE_MIN_CONTACTS contacts, none driven (their drive is the constant
+ * of the start, bit for bit what vb_contact_drive gives at any t), always engaged, corrected
  * (Papetti), with a scheme state or a closed form.  VIBRO_NO_SKIP=1 in the
  * environment turns it off (the benchmarks' "before"). */
 #include <math.h>
@@ -100,18 +101,19 @@ struct vb_sparse {
   long refreshes, rejoins, live_steps;
 };
 
-/* Whether island m can skip contacts. */
+/* Whether island m can skip contacts (`undriven`: no contact's walls or
+ * gap are driven). */
 static int
-eligible(const vb_island_model *m)
+eligible(const vb_island_model *m, int undriven)
 {
   const char *off = getenv("VIBRO_NO_SKIP");
-  if ((off && *off && strcmp(off, "0") != 0) || m->nc < SPARSE_MIN_CONTACTS ||
+  if ((off && *off && strcmp(off, "0") != 0) || !undriven || m->nc < SPARSE_MIN_CONTACTS ||
       m->fam->solve != vb_kmethod_solve)
     return 0;
   for (int c = 0; c < m->nc; c++) {
     const vb_contact *ct = &m->cts[c];
     if (ct->scheme->ops->solve_single || ct->scheme->ops->nstate > 0 || ct->corrections ||
-        vb_contact_driven(m->scene, ct) || vb_law_info_of(ct->law.kind)->always_engaged)
+        vb_law_info_of(ct->law.kind)->always_engaged)
       return 0;
   }
   return 1;
@@ -135,10 +137,10 @@ groups(vb_sparse *sp, int nmp)
 
 /* Set up the skipping (island.h). */
 int
-vb_sparse_alloc(const vb_island_model *m, vb_island_state *s)
+vb_sparse_alloc(const vb_island_model *m, vb_island_state *s, int undriven)
 {
   s->sp = NULL;
-  if (!eligible(m))
+  if (!eligible(m, undriven))
     return VB_OK;
   size_t nc = (size_t)m->nc, nmp = (size_t)m->nmp;
   vb_sparse *sp = calloc(1, sizeof *sp);
@@ -358,8 +360,9 @@ rejoin(const vb_island_model *m, vb_island_state *s, int c)
     hc->rate = vb_kernel_dot(0, nmp, row, s->v) + s->xdrv_rate[c];
   }
   hc->f = 0.0;
-  double xd1 = vb_contact_drive(m->scene, &m->cts[c], sp->t1, &s->rd_next[c]);
+  double xd1 = s->xdrv[c]; /* undriven: constant (and its rate 0) */
   s->xd_next[c] = xd1;
+  s->rd_next[c] = s->xdrv_rate[c];
   s->xt[c] = vb_kernel_dot(0, nmp, row, s->qt) + xd1;
   /* two-level: rate(n+1) = 2 (x1 - x)/h + roff (step.c's predict) */
   hc->roff = -hc->rate - 2.0 * (xd1 - s->xdrv[c]) / h + s->xdrv_rate[c] + s->rd_next[c];
@@ -414,8 +417,9 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
   /* the live contacts' predictions, bit for bit those of a whole step */
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
-    double xd1 = vb_contact_drive(m->scene, &m->cts[c], t1, &s->rd_next[c]);
+    double xd1 = s->xdrv[c]; /* undriven: constant (and its rate 0) */
     s->xd_next[c] = xd1;
+    s->rd_next[c] = s->xdrv_rate[c];
     s->xt[c] = (refreshed ? sp->xref[c] : vb_kernel_dot(0, m->nmp, m->S + (size_t)c * m->nmp, s->qt)) +
                xd1;
   }
