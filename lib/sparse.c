@@ -221,9 +221,20 @@ distances(vb_sparse *sp, const double *q)
   sp->qscale = 2.0 * sp->qrnorm + sqrt(d2);
 }
 
+/* Contact c's own bound at the modes of the last distances(), with the
+ * round-off allowance, m. */
+static inline double
+contact_bound(const vb_island_model *m, const vb_sparse *sp, int c)
+{
+  double x = SLACK * sp->snorm[c] * sp->qscale;
+  for (int g = 0; g < sp->ng; g++)
+    x += sp->sn[(size_t)g * m->nc + c] * sp->dist[g];
+  return x;
+}
+
 /* The bounds at the modes of the last distances(): each block's from its
  * largest norms, and where that does not pass the block over, each of its
- * contacts' (with the round-off allowance). */
+ * skipped contacts' (a live contact's is formed when asked, bound_of). */
 static void
 bounds(const vb_island_model *m, vb_sparse *sp)
 {
@@ -237,21 +248,18 @@ bounds(const vb_island_model *m, vb_sparse *sp)
     if (sp->passed[b])
       continue;
     int to = (b + 1) * BLOCK < nc ? (b + 1) * BLOCK : nc;
-    for (int c = b * BLOCK; c < to; c++) {
-      double x = SLACK * sp->snorm[c] * sp->qscale;
-      for (int g = 0; g < ng; g++)
-        x += sp->sn[(size_t)g * nc + c] * sp->dist[g];
-      sp->bound[c] = x;
-    }
+    for (int c = b * BLOCK; c < to; c++)
+      if (sp->stale[c])
+        sp->bound[c] = contact_bound(m, sp, c);
   }
 }
 
 /* Contact c's bound at the modes of the last bounds(), m. */
 static inline double
-bound_of(const vb_sparse *sp, int c)
+bound_of(const vb_island_model *m, const vb_sparse *sp, int c)
 {
   int b = c / BLOCK;
-  return sp->passed[b] ? sp->blockb[b] : sp->bound[c];
+  return sp->passed[b] ? sp->blockb[b] : sp->stale[c] ? sp->bound[c] : contact_bound(m, sp, c);
 }
 
 /* Whether skipped contact c may engage at the modes of the last bounds(). */
@@ -331,14 +339,14 @@ can_leave(const vb_island_model *m, const vb_island_state *s, int c)
   const vb_chist *hc = &s->hist[c];
   const vb_law *law = &s->act[c].law;
   if (sp->pinned[c] || s->fbar[c] != 0.0 || hc->f != 0.0 || vb_law_engaged(law, hc->x) ||
-      vb_law_engaged(law, hc->xm) || potential_of(s, c) != 0.0)
+      vb_law_engaged(law, hc->xm))
     return 0;
   double grow = 0.0;
   for (int g = 0; g < sp->ng; g++)
     grow += sp->sn[(size_t)g * m->nc + c] * sp->move[g];
-  if (!(LEAVE_STEPS * grow < sp->margin[c]))
+  if (!(LEAVE_STEPS * grow < sp->margin[c]) || potential_of(s, c) != 0.0)
     return 0;
-  return bound_of(sp, c) + LEAVE_STEPS * grow < sp->margin[c] ? 1 : -1;
+  return bound_of(m, sp, c) + LEAVE_STEPS * grow < sp->margin[c] ? 1 : -1;
 }
 
 /* Contact c rejoins at step n: its history at n from the modes, its drive
@@ -406,22 +414,32 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
     refresh(m, s, s->qt);
   else
     distances(sp, s->qt);
-  bounds(m, sp);
-  for (int c = 0; c < nc; c++)
-    if (may_engage(sp, c)) {
-      rejoin(m, s, c);
-      changed = 1;
-    }
   if (changed)
     relist(m, s);
-  /* the live contacts' predictions, bit for bit those of a whole step */
+  if (s->ntrk < nc) {
+    bounds(m, sp);
+    for (int c = 0; c < nc; c++)
+      if (may_engage(sp, c)) {
+        rejoin(m, s, c);
+        changed = 2;
+      }
+    if (changed == 2)
+      relist(m, s);
+  }
+  /* the live contacts' predictions, bit for bit those of a whole step
+   * (all live: four rows a pass) */
+  int all = s->ntrk == nc && !refreshed;
+  if (all)
+    vb_kernel_dots(m->nmp, nc, m->S, s->qt, s->xt);
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
     double xd1 = s->xdrv[c]; /* undriven: constant (and its rate 0) */
     s->xd_next[c] = xd1;
     s->rd_next[c] = s->xdrv_rate[c];
-    s->xt[c] = (refreshed ? sp->xref[c] : vb_kernel_dot(0, m->nmp, m->S + (size_t)c * m->nmp, s->qt)) +
-               xd1;
+    double d = refreshed ? sp->xref[c]
+               : all     ? s->xt[c]
+                         : vb_kernel_dot(0, m->nmp, m->S + (size_t)c * m->nmp, s->qt);
+    s->xt[c] = d + xd1;
   }
   sp->live_steps += s->ntrk;
 }
@@ -442,6 +460,8 @@ vb_sparse_check(const vb_island_model *m, vb_island_state *s)
 {
   vb_sparse *sp = s->sp;
   int nc = m->nc, n = 0, forced = 0;
+  if (s->ntrk == nc)
+    return 0; /* nothing skipped */
   for (int k = 0; k < s->ntrk && !forced; k++)
     forced = s->fbar[s->trk[k]] != 0.0;
   if (!forced)
@@ -473,9 +493,8 @@ vb_island_pin(const vb_island_model *m, vb_island_state *s, int c)
 double
 vb_island_compression_bound(const vb_island_model *m, const vb_island_state *s, int c)
 {
-  (void)m;
   const vb_sparse *sp = s->sp;
-  return !sp || !sp->stale[c] ? s->hist[c].x : sp->xref[c] + s->xdrv[c] + bound_of(sp, c);
+  return !sp || !sp->stale[c] ? s->hist[c].x : sp->xref[c] + s->xdrv[c] + bound_of(m, sp, c);
 }
 
 int
