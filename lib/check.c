@@ -2,8 +2,11 @@
  * (the program prints them, the Python package raises them as warnings):
  * a contact shorter than its scheme resolves (Papetti 3.3.2, Chatziioannou
  * 2.1), an exact duration saturated, a contact predicted to last beyond
- * the scene's end, a recording beyond the free disk or the memory.  One
+ * the scene's end, a recording beyond the free disk or the memory, a
+ * sweep that crosses a grazing boundary of a linear body under one
+ * harmonic force or drive (doc/analysis.md, "Grazing").  One
  * place for the texts, so the two front ends cannot drift apart. */
+#include <complex.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -205,18 +208,190 @@ total_warnings(const vb_study *st, char *buf, size_t len)
   return n;
 }
 
+/* ------------------------------------------------------------ grazing */
+
+/* Most grazing boundaries a study's check names one by one. */
+enum { GRAZING_LINES = 8 };
+
+/* Phasor P (Re[P e^(i w t)]) of amplitude a sin(w t + phase). */
+static double complex
+sine_phasor(double a, double phase)
+{
+  return -I * a * cexp(I * phase);
+}
+
+/* The no-contact steady state of point p of body i of a scene under its
+ * forces and gravity: static displacement *u (m) and phasor *z (m) at the
+ * one harmonic frequency *f (Hz; 0 until a source sets it).  0 when it has
+ * none that the modal sum can give: a rigid or undamped mode that a force
+ * or gravity moves, a harmonic force at another frequency (doc/analysis.md
+ * eq G1). */
+static int
+body_steady(const vb_scene *sc, int i, int p, double *f, double *u, double complex *z)
+{
+  const vb_body *b = &sc->bodies[i];
+  for (int j = 0; j < b->nmodes; j++) {
+    double shape = b->points[p].shape[j], w0 = 2.0 * M_PI * b->freq[j];
+    double mass = b->modal_mass[j], load = -sc->gravity * mass * b->gravity[j];
+    double complex drive = 0.0;
+    if (shape == 0.0)
+      continue;
+    for (int k = 0; k < sc->nforces; k++) {
+      const vb_force *fc = &sc->forces[k];
+      double g = fc->body == i ? b->points[fc->point].shape[j] : 0.0;
+      if (g == 0.0)
+        continue;
+      load += g * fc->value;
+      if (fc->kind != VB_FORCE_HARMONIC || fc->amplitude == 0.0)
+        continue;
+      if (*f != 0.0 && fabs(fc->freq - *f) > 1e-12 * *f)
+        return 0;
+      *f = fc->freq;
+      drive += g * sine_phasor(fc->amplitude, fc->phase);
+    }
+    if (load == 0.0 && drive == 0.0)
+      continue;
+    if (!(w0 > 0.0 && b->sigma[j] > 0.0))
+      return 0;
+    *u += shape * load / (mass * w0 * w0);
+    if (drive != 0.0) {
+      double w = 2.0 * M_PI * *f;
+      *z += shape * drive / (mass * (w0 * w0 - w * w + 2.0 * I * b->sigma[j] * w));
+    }
+  }
+  return 1;
+}
+
+/* A wall's or gap's prescribed motion as a static part and a phasor; 0
+ * for a drive other than a sine or at another frequency. */
+static int
+drive_steady(const vb_drive *d, double *f, double complex *z, double sign)
+{
+  if (d->kind == VB_DRIVE_NONE)
+    return 1;
+  if (d->kind != VB_DRIVE_SINE || (*f != 0.0 && fabs(d->freq - *f) > 1e-12 * *f))
+    return 0;
+  *f = d->freq;
+  *z += sign * sine_phasor(d->amplitude, d->phase);
+  return 1;
+}
+
+/* Whether a spring-like (always engaged) contact other than c joins body
+ * i to another: then the body alone is not the linear system. */
+static int
+coupled(const vb_scene *sc, int c, int i)
+{
+  for (int k = 0; k < sc->ncontacts; k++) {
+    const vb_contact *ct = &sc->contacts[k];
+    const vb_law_info *info = vb_law_info_of(ct->law.kind);
+    if (k != c && (ct->a == i || ct->b == i) && info && info->always_engaged)
+      return 1;
+  }
+  return 0;
+}
+
+/* How far the no-contact steady state of point contact c passes its
+ * barrier at most (m; > 0: it would penetrate, so impacts happen; <= 0:
+ * it clears it), the amplitude |X| of its compression into *amp (eq G2);
+ * NaN when it cannot be predicted: a distributed or always-engaged
+ * contact, a body coupled by a spring, no single harmonic source. */
+static double
+grazing_margin(const vb_scene *sc, int c, double *amp)
+{
+  const vb_contact *ct = &sc->contacts[c];
+  const vb_law_info *info = vb_law_info_of(ct->law.kind);
+  const int side[2] = {ct->a, ct->b}, point[2] = {ct->pa, ct->pb};
+  double f = 0.0, x = -ct->gap;
+  double complex z = 0.0;
+
+  if (ct->group[0] != '\0' || !info || info->always_engaged)
+    return NAN;
+  if (!drive_steady(&ct->gap_drive, &f, &z, -1.0))
+    return NAN;
+  for (int s = 0; s < 2; s++) {
+    const vb_body *b = &sc->bodies[side[s]];
+    double u = 0.0, sign = s == 0 ? 1.0 : -1.0;
+    double complex w = 0.0;
+    if (b->kind == VB_BODY_WALL) {
+      u = b->u0;
+      if (!drive_steady(&b->drive, &f, &w, 1.0))
+        return NAN;
+    } else if (coupled(sc, c, side[s]) || !body_steady(sc, side[s], point[s], &f, &u, &w))
+      return NAN;
+    x += sign * u;
+    z += sign * w;
+  }
+  if (f == 0.0)
+    return NAN;
+  *amp = cabs(z);
+  return info->two_sided ? fabs(x) + *amp - ct->law.h : x + *amp;
+}
+
+/* Scene `index`'s margins (grazing_margin) into margin[ncontacts], and
+ * against the previous scene's (prev, of scene index - 1, or NULL) a line
+ * for each contact whose sign changed between the two, when they differ
+ * in one swept parameter: its value where the margin is 0, interpolated.
+ * The number of boundaries found. */
+static int
+grazing_lines(const vb_study *st, long index, const vb_scene *sc, const double *prev,
+              double *margin, int shown, char *buf, size_t len)
+{
+  int found = 0, np = vb_study_nparams(st), p = -1, differ = 0;
+  char text[768];
+
+  for (int q = 0; q < np && prev; q++)
+    if (vb_study_value(st, index - 1, q) != vb_study_value(st, index, q)) {
+      p = q;
+      differ++;
+    }
+  for (int c = 0; c < sc->ncontacts; c++) {
+    double amp = NAN, m0, v0, v1, at;
+    margin[c] = grazing_margin(sc, c, &amp);
+    if (!prev || differ != 1 || !isfinite(prev[c]) || !isfinite(margin[c]) ||
+        (prev[c] > 0.0) == (margin[c] > 0.0))
+      continue;
+    /* eq G3: the crossing, linear between the two scenes */
+    m0 = prev[c];
+    v0 = vb_study_value(st, index - 1, p);
+    v1 = vb_study_value(st, index, p);
+    at = v0 + (v1 - v0) * m0 / (m0 - margin[c]);
+    if (shown + found < GRAZING_LINES) {
+      snprintf(text, sizeof text,
+               "contact '%s': the sweep crosses a grazing boundary between scene %ld (%s = %g) "
+               "and scene %ld (%s = %g): the no-contact steady state at the contact (amplitude "
+               "%.6g m in scene %ld) just reaches the barrier at %s = %.6g %s (interpolated); "
+               "impacts begin there with v_in near 0",
+               sc->contacts[c].name, index - 1, vb_study_param(st, p), v0, index,
+               vb_study_param(st, p), v1, amp, index, vb_study_param(st, p), at,
+               vb_study_param_units(st, p));
+      line(buf, len, text);
+    }
+    found++;
+  }
+  return found;
+}
+
 /* The warnings `vibro check` prints for a study: scene 0's
  * (vb_scene_warnings), one for the other scenes it validated that have a
- * contact shorter than its scheme resolves, then its totals'; appended to
- * buf, one a line; their number. */
+ * contact shorter than its scheme resolves, one for each grazing boundary
+ * between two consecutive scenes (up to GRAZING_LINES, then their count),
+ * then its totals'; appended to buf, one a line; their number. */
 int
 vb_study_warnings(const vb_study *st, char *buf, size_t len)
 {
   const long *idx;
-  long n = vb_study_checked(st, &idx), count = 0, first = -1;
+  const vb_scene *first_scene = vb_study_first(st);
+  long n = vb_study_checked(st, &idx), count = 0, first = -1, held = -1;
   char err[512], text[512];
-  int warnings = vb_scene_warnings(vb_study_first(st), buf, len);
+  int warnings = vb_scene_warnings(first_scene, buf, len), grazing = 0;
+  size_t nc = (size_t)first_scene->ncontacts + 1;
+  double *prev = malloc(nc * sizeof *prev), *margin = malloc(nc * sizeof *margin), *swap;
 
+  /* prev holds the margins of scene `held` */
+  if (prev && margin && vb_study_scenes(st) > 1) {
+    held = idx ? idx[0] : 0;
+    grazing += grazing_lines(st, held, first_scene, NULL, prev, 0, buf, len);
+  }
   for (long k = 1; k < n && vb_study_scenes(st) > 1; k++) {
     long i = idx ? idx[k] : k;
     vb_scene *sc;
@@ -232,8 +407,24 @@ vb_study_warnings(const vb_study *st, char *buf, size_t len)
     if (any && first < 0)
       first = i;
     count += any;
+    if (prev && margin && sc->ncontacts + 1 == (int)nc) {
+      /* scenes next to each other in the sweep: a grazing boundary between */
+      grazing += grazing_lines(st, i, sc, held == i - 1 ? prev : NULL, margin, grazing, buf, len);
+      held = i;
+      swap = prev;
+      prev = margin;
+      margin = swap;
+    }
     vb_scene_free(sc);
   }
+  free(prev);
+  free(margin);
+  if (grazing > GRAZING_LINES) {
+    snprintf(text, sizeof text, "%d more grazing boundaries in the sweep, not listed",
+             grazing - GRAZING_LINES);
+    line(buf, len, text);
+  }
+  warnings += grazing < GRAZING_LINES ? grazing : GRAZING_LINES + 1;
   if (count) {
     snprintf(text, sizeof text,
              "%ld of the other %ld scenes%s have a contact shorter than its scheme resolves "
@@ -244,4 +435,3 @@ vb_study_warnings(const vb_study *st, char *buf, size_t len)
   }
   return warnings + total_warnings(st, buf, len);
 }
-

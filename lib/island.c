@@ -100,15 +100,24 @@ scheme_state_size(const vb_island_model *m)
 /* Allocate the state of an island: one zeroed block, mode arrays 64-byte
  * aligned and padded to nmp, the schemes' per-contact state after the
  * contact arrays (hist[c].st, NULL for a scheme without state). */
-int
-vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
+/* Bytes of the block behind an island's state arrays (a multiple of 64). */
+static size_t
+state_block_bytes(const vb_island_model *m)
 {
   size_t mp = (size_t)m->nmp, c = (size_t)m->nc, rc = (c + 7) / 8 * 8;
   size_t nst = scheme_state_size(m);
   size_t ndouble = 7 * mp + 9 * rc + (c * c + 7) / 8 * 8 + (nst + 7) / 8 * 8;
   size_t bytes =
       ndouble * sizeof(double) + c * (sizeof(vb_chist) + sizeof(vb_contact)) + 4 * c * sizeof(int);
-  bytes = (bytes + 63) / 64 * 64 + 64;
+  return (bytes + 63) / 64 * 64 + 64;
+}
+
+int
+vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
+{
+  size_t mp = (size_t)m->nmp, c = (size_t)m->nc, rc = (c + 7) / 8 * 8;
+  size_t nst = scheme_state_size(m);
+  size_t bytes = state_block_bytes(m);
   vb_island_state *s = calloc(1, sizeof *s);
   *out = NULL;
   if (!s || !(s->block = aligned_alloc(64, bytes))) {
@@ -160,6 +169,122 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
   }
   *out = s;
   return VB_OK;
+}
+
+/* Copy state src into dst, both sized for the same model: the block with
+ * every array (modes, contacts, active laws, histories and the schemes'
+ * per-contact state), then the scalars; the explicit work space is
+ * scratch and stays dst's. */
+void
+vb_island_state_copy(vb_island_state *dst, const vb_island_state *src)
+{
+  const vb_island_model *m = src->model;
+  memcpy(dst->block, src->block, state_block_bytes(m));
+  /* the histories' state pointers were src's: point them into dst */
+  for (int c = 0; c < m->nc; c++)
+    if (src->hist[c].st)
+      dst->hist[c].st = (double *)((char *)dst->block + ((char *)src->hist[c].st - (char *)src->block));
+  dst->time = src->time;
+  dst->ahead = src->ahead;
+  dst->ahead_dot = src->ahead_dot;
+  dst->power[0] = src->power[0];
+  dst->power[1] = src->power[1];
+  dst->kinetic = src->kinetic;
+  dst->potential = src->potential;
+  dst->dissipated = src->dissipated;
+  dst->corrected = src->corrected;
+  dst->external = src->external;
+  dst->newton_failures = src->newton_failures;
+  dst->state_drift = src->state_drift;
+  /* the live list is in the block; a state that skips contacts must have
+   * every contact pinned to be copied (lyapunov.c pins them) */
+  dst->ntrk = src->ntrk;
+}
+
+/* b = a + r (b - a) on one array of n doubles. */
+static void
+blend(double *b, const double *a, double r, int n)
+{
+  for (int k = 0; k < n; k++)
+    b[k] = a[k] + r * (b[k] - a[k]);
+}
+
+/* Move state b towards (r < 1) or away from a along their difference,
+ * b = a + r (b - a), on the modes (q, v, qm, the explicit acceleration)
+ * and the step forces; the contacts' compressions and rates are then
+ * re-derived as a's plus S times the modes' differences, and a scheme's
+ * state as a's plus the difference of its definition (ops->start) at the
+ * two histories.  A part of b - a that the modes do not carry (the two-
+ * level rate's parasitic (-1)^n mode, a scheme state's drift: neutral, and
+ * invisible to a norm of the modes) is so dropped, not multiplied by r at
+ * every renormalisation.  The prediction qt is redone at b's next step. */
+void
+vb_island_state_blend(vb_island_state *b, const vb_island_state *a, double r)
+{
+  const vb_island_model *m = a->model;
+  int three = m->fam->levels == 3;
+  blend(b->q, a->q, r, m->nm);
+  blend(b->v, a->v, r, m->nm);
+  blend(b->qm, a->qm, r, m->nm);
+  blend(b->acc, a->acc, r, m->nm);
+  for (int c = 0; c < m->nc; c++) {
+    const double *row = m->S + (size_t)c * m->nmp;
+    double sq = 0.0, sv = 0.0, sm = 0.0;
+    for (int j = 0; j < m->nm; j++) {
+      sq += row[j] * (b->q[j] - a->q[j]);
+      sv += row[j] * (b->v[j] - a->v[j]);
+      sm += row[j] * (b->qm[j] - a->qm[j]);
+    }
+    vb_chist *hb = &b->hist[c];
+    const vb_chist *ha = &a->hist[c];
+    hb->x = ha->x + sq;
+    hb->xm = three ? ha->xm + sm : ha->xm + r * (hb->xm - ha->xm);
+    hb->rate = three ? ha->rate + (sq - sm) / m->dt : ha->rate + sv;
+    hb->roff = ha->roff + r * (hb->roff - ha->roff);
+    hb->f = ha->f + r * (hb->f - ha->f);
+    b->fbar[c] = a->fbar[c] + r * (b->fbar[c] - a->fbar[c]);
+    const vb_scheme_ops *ops = m->cts[c].scheme->ops;
+    double sb[8], sa[8];
+    if (hb->st && ops->start && ops->nstate <= 8) {
+      ops->start(&b->act[c], hb, sb);
+      ops->start(&a->act[c], ha, sa);
+      for (int k = 0; k < ops->nstate; k++)
+        hb->st[k] = ha->st[k] + (sb[k] - sa[k]);
+    } else if (hb->st) {
+      blend(hb->st, ha->st, r, ops->nstate);
+    }
+  }
+  b->ahead = 0;
+}
+
+/* Displace a state's modes by dq[nm] (m) and their velocities by dv[nm]
+ * (m/s) at the current step, the contacts' compressions and rates moved
+ * with them through S; three-level: q^(n-1) by dq - dt dv, so that the
+ * rate of the step into n moves by dv. */
+void
+vb_island_state_displace(const vb_island_model *m, vb_island_state *s, const double *dq,
+                         const double *dv)
+{
+  int three = m->fam->levels == 3;
+  for (int j = 0; j < m->nm; j++) {
+    s->q[j] += dq[j];
+    if (three)
+      s->qm[j] += dq[j] - m->dt * dv[j];
+    else
+      s->v[j] += dv[j];
+  }
+  for (int c = 0; c < m->nc; c++) {
+    const double *row = m->S + (size_t)c * m->nmp;
+    double sx = 0.0, sv = 0.0;
+    for (int j = 0; j < m->nm; j++) {
+      sx += row[j] * dq[j];
+      sv += row[j] * dv[j];
+    }
+    s->hist[c].x += sx;
+    s->hist[c].rate += sv;
+    s->hist[c].xm += three ? sx - m->dt * sv : 0.0;
+  }
+  s->ahead = 0;
 }
 
 /* ------------------------------------------------------------- helpers */

@@ -67,6 +67,20 @@ typedef struct vb_island_state {
  * is a no-op). */
 int vb_island_state_alloc(const vb_island_model *m, vb_island_state **out);
 void vb_island_state_free(vb_island_state *s);
+/* Copy state src into dst, both allocated for the same model: every
+ * array and scalar the step carries (dst's explicit work space, scratch,
+ * stays its own). */
+void vb_island_state_copy(vb_island_state *dst, const vb_island_state *src);
+/* b = a + r (b - a) on the modes: b moved along its separation from a,
+ * scaled by r (the Lyapunov twin's renormalisation, lyapunov.c); the
+ * contacts' histories and the schemes' per-contact state re-derived from
+ * a's and the modes' differences (island.c says why).  Both states of one
+ * model. */
+void vb_island_state_blend(vb_island_state *b, const vb_island_state *a, double r);
+/* Displace a state's modes by dq[nm] (m) and velocities by dv[nm] (m/s)
+ * at its current step, its contacts' compressions and rates with them. */
+void vb_island_state_displace(const vb_island_model *m, vb_island_state *s, const double *dq,
+                              const double *dv);
 /* Set the state at t = 0 and the energy at n = 0 (step.c). */
 void vb_island_start(const vb_island_model *m, vb_island_state *s);
 /* Advance an island from step n to n + 1 through its family's row

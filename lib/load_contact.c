@@ -95,6 +95,14 @@ resolve_point(vb_loader *ld, const config_setting_t *m, const char *obj, const c
   return vb_src_fail(ld, m, obj, "'%s' names unknown point '%s' (valid: %s)", key, text, valid);
 }
 
+/* resolve_point for the other parts of the loader (analysis.c). */
+int
+vb_src_point(vb_loader *ld, const config_setting_t *m, const char *obj, const char *key,
+             const char *text, int *body, int *point)
+{
+  return resolve_point(ld, m, obj, key, text, body, point);
+}
+
 /* Resolve the 'between' array of a contact into body and point indices. */
 static int
 load_between(vb_loader *ld, const config_setting_t *g, const char *obj, vb_contact *c)

@@ -53,8 +53,9 @@ typedef struct vb_wb {
 /* The dimension a table column runs along. */
 typedef enum {
   VB_DIM_SCENE,         /* [scene] */
-  VB_DIM_SCENE_CONTACT, /* [scene][contact] */
-  VB_DIM_EVENT,         /* [event] */
+  VB_DIM_SCENE_CONTACT, /* [scene][contact]; in a table of the analysis, [row][its second
+                           dimension] ([section][point]) */
+  VB_DIM_EVENT,         /* [event]: along the table's own rows (event, section, impact) */
   VB_DIM_SWEPT          /* one column per swept path, along the table's dimension */
 } vb_dim;
 
@@ -70,10 +71,18 @@ struct vb_column {
   const char *units; /* "1", "s"; NULL for text */
   vb_dim dim;
   vb_col_type type;
-  /* Write the value for run (of contact `contact`, and of event ev in the
-   * event table) to out; NULL: the writer sets it (scene, events_start). */
-  void (*get)(const vb_column *col, const vb_run *run, int contact, const vb_event *ev, void *out);
-  size_t at; /* offset of the value in vb_contact_result or vb_event, for the plain gets */
+  /* Write the value for run (of contact `contact`, or value `contact` of
+   * a [row][point] column, and of the row's item: a vb_event in the
+   * event table, a vb_map_entry in the impact map, a long section index
+   * in the sections) to out; NULL: the writer sets it (scene,
+   * events_start, attractor). */
+  void (*get)(const vb_column *col, const vb_run *run, int contact, const void *item, void *out);
+  size_t at; /* offset of the value in vb_contact_result, vb_event or vb_map_entry, for the
+                plain gets */
+  /* Whether a study whose scene 0 is `first` has the column; NULL: every
+   * study (the analysis's columns need an analysis block). */
+  int (*present)(const vb_scene *first);
+  const char *flag_meanings; /* CF flag_meanings of a code column (values 0, 1, ...), or NULL */
 };
 
 /* The columns of /study/table, ended by a NULL name; the writer names
@@ -95,6 +104,36 @@ extern const vb_column vb_table_columns[];
 /* The columns of /study/events, ended by a NULL name. */
 enum { VB_EC_SCENE, VB_EC_CONTACT };
 extern const vb_column vb_event_columns[];
+
+/* The tables of the analysis (doc/format.md): rows of each scene along
+ * their own dimension, like the events, in scene order; present when
+ * scene 0's analysis block asks for them. */
+enum { VB_XT_SECTIONS, VB_XT_IMPACT_MAP, VB_XT_COUNT };
+typedef struct vb_xtable {
+  const char *name, *dim; /* "sections", "section" */
+  const vb_column *cols;  /* its columns; the first is `scene` */
+  int (*present)(const vb_scene *first);
+  long (*rows)(const vb_run *run); /* rows of a run */
+  /* The item of row r of a run (a column's get reads it); *buf holds a
+   * row index where the item is one. */
+  const void *(*item)(const vb_run *run, long r, long *buf);
+  /* The second dimension of its [row][...] columns: its name, and its
+   * names of scene 0 into names (NULL: none), their number. */
+  const char *dim2;
+  int (*names)(const vb_scene *first, const char **names);
+} vb_xtable;
+extern const vb_xtable vb_xtables[VB_XT_COUNT];
+/* The analysis columns of /study/table (output_analysis.c): whether a
+ * study has them (scene 0 has an analysis block), and their values: the
+ * orbit's code, period, impacts per period or section samples (by the
+ * column's name), its tolerance, and -1 for the attractor until the
+ * writer assigns it. */
+int vb_has_analysis(const vb_scene *first);
+void vb_get_orbit(const vb_column *col, const vb_run *run, int c, const void *item, void *out);
+void vb_get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const void *item,
+                            void *out);
+void vb_get_no_attractor(const vb_column *col, const vb_run *run, int c, const void *item,
+                         void *out);
 
 /* A column of a table as a layout expands it: one per swept path, and
  * [contact] values per row for a per-contact column. */
@@ -118,8 +157,10 @@ typedef struct vb_table {
   int nfields;
   size_t rowsize;  /* bytes of a packed row */
   size_t *at;      /* [columns of the list] offset of each column's first field */
-  int ncontacts;   /* per-contact width */
-  const char *const *contacts; /* [ncontacts] names: the `contact` coordinate */
+  int ncontacts;   /* per-contact width (or of the second dimension, dim2) */
+  const char *const *contacts; /* [ncontacts] names: the `contact` coordinate (dim2's) */
+  const char *dim2; /* the second dimension: "contact", or "point" (sections) */
+  const char **names2; /* the second dimension's names when the table owns them, or NULL */
 } vb_table;
 
 /* Expand a column list for a layout into t; 0 or -1 (out of memory, or a
@@ -140,6 +181,22 @@ void vb_table_fill(const vb_table *t, unsigned char *row, long index, const doub
 /* Fill the event rows of a run, contact by contact and in time order. */
 void vb_events_fill(const vb_table *t, unsigned char *out, long index, const double *params,
                     const vb_run *run);
+/* Expand analysis table x for a layout into t (present or not: t->nfields
+ * 0 when the study lacks it); 0 or -1. */
+int vb_xtable_init(vb_table *t, int x, const vb_output_layout *lay);
+/* Fill the rows of analysis table x of a run (vb_xtables[x].rows of them). */
+void vb_xtable_fill(const vb_table *t, int x, unsigned char *out, long index, const vb_run *run);
+/* Fetch m section samples from row `first` of a file's /study/sections
+ * into x[m][2 np] (u, v of each point in turn); 0 or -1. */
+typedef int (*vb_cycle_fn)(void *ctx, long first, long m, double *x);
+/* The attractor ids of a file's scenes (its table rows[nrows], packed, in
+ * the order of the file's sections): each periodic scene's last `period`
+ * samples (fetched by cycle: its rows follow the `sections` of the rows
+ * before it) matched by vb_orbit_attractors in row order with scene 0's
+ * attractors.tolerance, each coordinate scaled by its largest |value|
+ * over those cycles; written into the rows' `attractor`.  0, or -1. */
+int vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, int np,
+                        vb_cycle_fn cycle, void *ctx, const vb_scene *first);
 /* Create /study/<t->name> (under study) for rows rows: a group with the
  * dimension coordinate, the `contact` coordinate when some field is per
  * contact, and one dataset per field, its handle in ds[] ([nfields]).
@@ -159,6 +216,7 @@ typedef struct vb_format {
   vb_signal_desc *sig; /* [nsig] */
   vb_table table;      /* /study/table */
   vb_table events;     /* /study/events */
+  vb_table xt[VB_XT_COUNT]; /* /study/sections, /study/impact_map (nfields 0: absent) */
   const char **contact_names; /* [ncontacts] */
   vb_wpoints *points; /* the writer's write points (one before each dataset write), or NULL */
   vb_wb *wb;         /* the file whose writeback is started after each write, or NULL */
@@ -174,6 +232,8 @@ struct vb_packed_scene {
   unsigned char *row;    /* [table.rowsize] */
   unsigned char *events; /* [nevents][events.rowsize] */
   long nevents;
+  unsigned char *xrows[VB_XT_COUNT]; /* [nx[x]][xt[x].rowsize] the analysis tables' rows */
+  long nx[VB_XT_COUNT];
   const double **sig; /* [nsig]: samples, nmodes or nmodes * samples values */
   double *own;        /* the copied signals, NULL when borrowed from the run */
   long laid_row;      /* >= 0: the signals are in the laid-out shard, at this row */
@@ -233,6 +293,14 @@ int vb_stack_write_scenes(vb_stack *st, vb_packed_scene *const *sc, long n, char
 /* Write event rows e0 .. e0+ne-1. */
 int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events, char *err,
                           size_t errlen);
+/* Write rows r0 .. r0+nr-1 of analysis table x (present in the format),
+ * creating it with `total` rows at the first write. */
+int vb_stack_write_xt(vb_stack *st, int x, long r0, long nr, long total, const unsigned char *rows,
+                      char *err, size_t errlen);
+/* Assign the attractor ids of the file's scenes from its own table and
+ * sections (vb_table_attractors) once every row is written; nothing
+ * without a section. */
+int vb_stack_attractors(vb_stack *st, char *err, size_t errlen);
 /* Close the file; VB_OK or VB_EIO.  Frees st in any case. */
 int vb_stack_close(vb_stack *st, char *err, size_t errlen);
 

@@ -24,6 +24,7 @@ struct vb_stack {
   char *path;
   hid_t file, scene, time, *sig, *params;
   hid_t *table, *events; /* [fields] the tables' datasets; events NULL until created */
+  hid_t *xt[VB_XT_COUNT]; /* [fields] the analysis tables' datasets, NULL until created */
   hid_t study;
   long rows, T;
   double interval;
@@ -393,6 +394,102 @@ vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *event
   return VB_OK;
 }
 
+/* Write rows of analysis table x, creating it at the first write. */
+int
+vb_stack_write_xt(vb_stack *st, int x, long r0, long nr, long total, const unsigned char *rows,
+                  char *err, size_t errlen)
+{
+  const vb_table *t = &st->f->xt[x];
+
+  if (!st->xt[x]) {
+    st->xt[x] = malloc(((size_t)t->nfields + 1) * sizeof *st->xt[x]);
+    if (!st->xt[x] || vb_table_create(st->study, t, total, st->xt[x]) < 0)
+      return vb_errf_first(err, errlen, VB_EIO, "cannot create /study/%s in %s", t->name,
+                           st->path);
+  }
+  if (nr > 0) {
+    vb_write_point(st->f->points);
+    vb_wb_push(st->f->wb);
+  }
+  if (vb_table_write(t, st->xt[x], r0, nr, rows) < 0)
+    return vb_errf_first(err, errlen, VB_EIO, "cannot write /study/%s to %s", t->name, st->path);
+  return VB_OK;
+}
+
+/* The open u and v datasets of a file's sections, for the attractor pass. */
+typedef struct cycle_src {
+  hid_t u, v;
+  int np;
+} cycle_src;
+
+/* Rows first .. first+m-1 of a [section][point] dataset into buf[m][np]. */
+static int
+rows_read(hid_t ds, long first, long m, int np, double *buf)
+{
+  hsize_t start[2] = {(hsize_t)first, 0}, count[2] = {(hsize_t)m, (hsize_t)np};
+  hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(2, count, NULL);
+  int rc = fs >= 0 && ms >= 0 &&
+                   H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+                   H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, buf) >= 0
+               ? 0
+               : -1;
+  vb_h5_close(fs);
+  vb_h5_close(ms);
+  return rc;
+}
+
+/* m samples of the sections from row first, [m][u0 v0 u1 v1 ...]. */
+static int
+cycle_read(void *ctx, long first, long m, double *x)
+{
+  const cycle_src *c = ctx;
+  double *u = malloc(2 * (size_t)m * (size_t)c->np * sizeof *u);
+  int rc = u && rows_read(c->u, first, m, c->np, u) == 0 &&
+                   rows_read(c->v, first, m, c->np, u + (size_t)m * (size_t)c->np) == 0
+               ? 0
+               : -1;
+
+  for (long r = 0; rc == 0 && r < m; r++)
+    for (int p = 0; p < c->np; p++) {
+      x[(r * c->np + p) * 2] = u[r * c->np + p];
+      x[(r * c->np + p) * 2 + 1] = u[(m + r) * c->np + p];
+    }
+  free(u);
+  return rc;
+}
+
+/* Assign the file's attractor ids from its own table and sections: the
+ * table whole (it is rewritten), of the sections only each periodic
+ * scene's last cycle. */
+int
+vb_stack_attractors(vb_stack *st, char *err, size_t errlen)
+{
+  const vb_format *f = st->f;
+  const vb_table *sx = &f->xt[VB_XT_SECTIONS];
+  cycle_src src = {.u = H5I_INVALID_HID, .v = H5I_INVALID_HID};
+  unsigned char *rows = NULL;
+  long n = 0;
+  int rc = VB_OK;
+
+  if (sx->nfields == 0 || !st->xt[VB_XT_SECTIONS])
+    return VB_OK;
+  for (int i = 0; i < sx->nfields; i++)
+    if (strcmp(sx->field[i].name, "u") == 0 || strcmp(sx->field[i].name, "v") == 0) {
+      *(sx->field[i].name[0] == 'u' ? &src.u : &src.v) = st->xt[VB_XT_SECTIONS][i];
+      src.np = sx->field[i].width;
+    }
+  if (vb_table_read(st->file, &f->table, &rows, &n) < 0)
+    rc = vb_errf_first(err, errlen, VB_EIO, "cannot read the table back from %s", st->path);
+  else if (vb_table_attractors(&f->table, rows, n, src.np, cycle_read, &src, f->lay.first) < 0)
+    rc = vb_errf_first(err, errlen, VB_EIO, "%s: cannot match the attractors (out of memory, "
+                                            "or the sections could not be read)",
+                       st->path);
+  else if (vb_table_write(&f->table, st->table, 0, n, rows) < 0)
+    rc = vb_errf_first(err, errlen, VB_EIO, "cannot write the attractors to %s", st->path);
+  free(rows);
+  return rc;
+}
+
 /* Close a stacked file held in memory, returning its image. */
 int
 vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t errlen)
@@ -433,6 +530,8 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
     free(st->params);
     free(st->table);
     free(st->events);
+    for (s = 0; s < VB_XT_COUNT; s++)
+      free(st->xt[s]);
     free(st->path);
     free(st);
     return VB_EIO;
@@ -447,6 +546,9 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
     rc |= vb_h5_close(st->table[s]);
   for (s = 0; st->events && s < st->f->events.nfields; s++)
     rc |= vb_h5_close(st->events[s]);
+  for (int x = 0; x < VB_XT_COUNT; x++)
+    for (s = 0; st->xt[x] && s < st->f->xt[x].nfields; s++)
+      rc |= vb_h5_close(st->xt[x][s]);
   rc |= vb_h5_close(st->study);
   if (st->file >= 0 && H5Fclose(st->file) < 0) {
     /* a write failed (a full disk): HDF5 keeps the file open, and would
@@ -470,6 +572,8 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
   free(st->params);
   free(st->table);
   free(st->events);
+  for (s = 0; s < VB_XT_COUNT; s++)
+    free(st->xt[s]);
   free(st->path);
   free(st);
   return rc ? VB_EIO : VB_OK;
@@ -493,6 +597,29 @@ stage_row(const vb_signal_desc *s, double *row, long T, const double *src, long 
   for (m = 0; m < s->nmodes; m++)
     for (k = 0; k < T; k++)
       row[(long)m * T + k] = k < n ? src[(long)m * n + k] : NAN;
+}
+
+/* The rows of analysis table x of packed scenes, one after another. */
+static int
+xt_write(vb_stack *st, int x, vb_packed_scene *const *sc, long n, char *err, size_t errlen)
+{
+  size_t size = st->f->xt[x].rowsize;
+  long total = 0, at = 0;
+  unsigned char *rows;
+  int rc;
+
+  for (long i = 0; i < n; i++)
+    total += sc[i]->nx[x];
+  if (!(rows = malloc(total > 0 ? (size_t)total * size : 1)))
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", st->path);
+  for (long i = 0; i < n; i++) {
+    if (sc[i]->nx[x] > 0)
+      memcpy(rows + (size_t)at * size, sc[i]->xrows[x], (size_t)sc[i]->nx[x] * size);
+    at += sc[i]->nx[x];
+  }
+  rc = vb_stack_write_xt(st, x, 0, total, total, rows, err, errlen);
+  free(rows);
+  return rc;
 }
 
 /* Write the table rows (with where their events start) and the events of
@@ -527,6 +654,13 @@ vb_stack_write_scenes(vb_stack *st, vb_packed_scene *const *sc, long n, char *er
   rc = vb_stack_write_rows(st, 0, n, rows, NULL, err, errlen);
   if (rc == VB_OK)
     rc = vb_stack_write_events(st, 0, nev, events, err, errlen);
+  for (int x = 0; x < VB_XT_COUNT && rc == VB_OK; x++)
+    if (f->xt[x].nfields > 0)
+      rc = xt_write(st, x, sc, n, err, errlen);
+  /* the attractors among this file's scenes (the whole study's in the
+   * finished file; a shard's are its own until the merge) */
+  if (rc == VB_OK)
+    rc = vb_stack_attractors(st, err, errlen);
   free(rows);
   free(events);
   return rc;

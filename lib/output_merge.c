@@ -34,6 +34,9 @@ typedef struct merge {
   long *owner;   /* [n] shard that gives scene i */
   long *pos;     /* [n] its row in that shard */
   long *evcount; /* [n] events of scene i */
+  long *xcount[VB_XT_COUNT]; /* [n] rows of scene i in each analysis table (NULL: absent) */
+  long x0[VB_XT_COUNT];      /* rows of each written so far */
+  long xtotal[VB_XT_COUNT];  /* and in all */
   long T;
   double interval;
   vb_wpoints points; /* the kill hook's write points */
@@ -138,6 +141,88 @@ plan(merge *m)
     free(rows);
   }
   return VB_OK;
+}
+
+/* The rows of each scene in the analysis tables of the shards (those of
+ * the shard that gives the scene). */
+static int
+plan_xt(merge *m)
+{
+  for (int x = 0; x < VB_XT_COUNT; x++) {
+    const vb_table *t = &m->f.xt[x];
+    if (t->nfields == 0)
+      continue;
+    if (!(m->xcount[x] = calloc((size_t)m->n + 1, sizeof *m->xcount[x])))
+      return vb_errf_first(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
+    for (long k = 0; k < m->nsh; k++) {
+      char *path = vb_part_file(m->part, m->sh[k].name);
+      hid_t file = path ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+      unsigned char *rows = NULL;
+      long nrows = 0;
+      int bad = file < 0 || vb_table_read(file, t, &rows, &nrows) < 0;
+      free(path);
+      vb_h5_close(file);
+      for (long r = 0; !bad && r < nrows; r++) {
+        long i = vb_row_long(t, rows + (size_t)r * t->rowsize, 0);
+        bad = i < 0 || i >= m->n;
+        if (!bad && m->owner[i] == k)
+          m->xcount[x][i]++;
+      }
+      free(rows);
+      if (bad)
+        return vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot read /study/%s of %s/%s",
+                             m->path, t->name, m->part, m->sh[k].name);
+    }
+    for (long i = 0; i < m->n; i++)
+      m->xtotal[x] += m->xcount[x][i];
+  }
+  return VB_OK;
+}
+
+/* Merge the analysis tables' rows of scenes b0 .. b0+nr-1 from the open
+ * shards files[] into st, after the rows of the scenes before them. */
+static int
+merge_xt(merge *m, vb_stack *st, const hid_t *files, long b0, long nr)
+{
+  int rc = VB_OK;
+
+  for (int x = 0; x < VB_XT_COUNT && rc == VB_OK; x++) {
+    const vb_table *t = &m->f.xt[x];
+    long total = 0, *at = malloc(((size_t)nr + 1) * sizeof *at);
+    unsigned char *out = NULL;
+    if (t->nfields == 0) {
+      free(at);
+      continue;
+    }
+    for (long i = b0; at && i < b0 + nr; i++) {
+      at[i - b0] = total;
+      total += m->xcount[x][i];
+    }
+    if (!at || !(out = malloc(total > 0 ? (size_t)total * t->rowsize : 1)))
+      rc = vb_errf_first(m->err, m->errlen, VB_ENOMEM, "%s: out of memory merging", m->path);
+    for (long k = 0; k < m->nsh && rc == VB_OK; k++) {
+      unsigned char *rows = NULL;
+      long nrows = 0;
+      if (files[k] < 0)
+        continue;
+      if (vb_table_read(files[k], t, &rows, &nrows) < 0)
+        rc = vb_errf_first(m->err, m->errlen, VB_EIO, "%s: cannot read /study/%s of %s/%s",
+                           m->path, t->name, m->part, m->sh[k].name);
+      for (long r = 0; rc == VB_OK && r < nrows; r++) {
+        const unsigned char *row = rows + (size_t)r * t->rowsize;
+        long i = vb_row_long(t, row, 0);
+        if (i >= b0 && i < b0 + nr && m->owner[i] == k)
+          memcpy(out + (size_t)at[i - b0]++ * t->rowsize, row, t->rowsize);
+      }
+      free(rows);
+    }
+    if (rc == VB_OK)
+      rc = vb_stack_write_xt(st, x, m->x0[x], total, m->xtotal[x], out, m->err, m->errlen);
+    m->x0[x] += total;
+    free(out);
+    free(at);
+  }
+  return rc;
 }
 
 /* Copy row r of a shard's signal (width of T_s samples) into a row of the
@@ -297,6 +382,8 @@ merge_block(merge *m, vb_stack *st, long b0, long nr, long *ev0)
     rc = vb_stack_write_events(st, *ev0, nev, events, m->err, m->errlen);
   *ev0 += nev;
   if (rc == VB_OK)
+    rc = merge_xt(m, st, files, b0, nr);
+  if (rc == VB_OK)
     rc = merge_signals(m, st, files, b0, nr);
 out:
   for (k = 0; files && k < m->nsh; k++)
@@ -320,6 +407,8 @@ merge_clear(merge *m)
   free(m->owner);
   free(m->pos);
   free(m->evcount);
+  for (int x = 0; x < VB_XT_COUNT; x++)
+    free(m->xcount[x]);
   free(m->sh);
   free(m->part);
   vb_format_clear(&m->f);
@@ -370,6 +459,9 @@ merge_write(merge *m, const char *tmp, const volatile int *stop)
     }
     rc = merge_block(m, st, b0, b0 + B <= m->n ? B : m->n - b0, &ev0);
   }
+  /* the attractors of the whole study, in scene order */
+  if (rc == VB_OK)
+    rc = vb_stack_attractors(st, m->err, m->errlen);
   if (rc == VB_OK && in_memory) {
     rc = vb_stack_close_image(st, &image, &ilen, m->err, m->errlen);
     if (rc == VB_OK) {
@@ -461,6 +553,8 @@ vb_output_merge_shards(const char *path, const vb_output_layout *lay, int verify
     rc = vb_part_verified(m.dirfd, m.part, lay, verify, &m.sh, &m.nsh, err, errlen);
   if (rc == VB_OK)
     rc = plan(&m);
+  if (rc == VB_OK)
+    rc = plan_xt(&m);
   if (rc != VB_OK)
     goto done;
   /* one shard in index order is the file already */

@@ -19,6 +19,7 @@
 
 #include <hdf5_hl.h>
 
+#include "lyapunov.h"
 #include "h5util.h"
 #include "output.h"
 
@@ -38,7 +39,7 @@ put_long(const vb_column *col, void *out, long v)
 
 /* The run's status code (vb_run_code), not parsed back from its text. */
 static void
-get_code(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_code(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   (void)c, (void)ev;
   put_long(col, out, vb_run_code(run));
@@ -46,7 +47,7 @@ get_code(const vb_column *col, const vb_run *run, int c, const vb_event *ev, voi
 
 /* The run's status text, cut to VB_STATUS_LEN bytes. */
 static void
-get_status(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_status(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   const char *s = vb_run_status(run);
   size_t n = strlen(s);
@@ -57,7 +58,7 @@ get_status(const vb_column *col, const vb_run *run, int c, const vb_event *ev, v
 }
 
 static void
-get_samples(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_samples(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   (void)c, (void)ev;
   put_long(col, out, vb_run_samples(run));
@@ -65,7 +66,7 @@ get_samples(const vb_column *col, const vb_run *run, int c, const vb_event *ev, 
 
 /* Seconds between recorded samples. */
 static void
-get_interval(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_interval(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   const vb_scene *sc = vb_run_scene(run);
   double v = (double)sc->record_every / sc->fs;
@@ -76,7 +77,7 @@ get_interval(const vb_column *col, const vb_run *run, int c, const vb_event *ev,
 
 /* Total energy at the last sample, J (NaN without samples). */
 static void
-get_final(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_final(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   double v = vb_run_samples(run) > 0 ? vb_run_final_energy(run, VB_ENERGY_TOTAL) : NAN;
 
@@ -85,7 +86,7 @@ get_final(const vb_column *col, const vb_run *run, int c, const vb_event *ev, vo
 }
 
 static void
-get_balance(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_balance(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   double v = vb_run_balance_error(run);
 
@@ -97,7 +98,7 @@ get_balance(const vb_column *col, const vb_run *run, int c, const vb_event *ev, 
  * over the run (sav: |psi - sqrt(2 V)| at the half steps, J^(1/2)); NaN
  * when no scheme of the scene keeps a state. */
 static void
-get_state_drift(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_state_drift(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   double v = vb_run_state_drift(run);
 
@@ -107,7 +108,7 @@ get_state_drift(const vb_column *col, const vb_run *run, int c, const vb_event *
 
 /* A long member of contact c's results (at col->at). */
 static void
-get_contact_long(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_contact_long(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   long v;
 
@@ -118,7 +119,7 @@ get_contact_long(const vb_column *col, const vb_run *run, int c, const vb_event 
 
 /* The first impact with a measured onset (one engaged at t = 0 has none), s. */
 static void
-get_first_impact(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_first_impact(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   const vb_contact_result *r = vb_run_contact(run, c);
   double x = NAN;
@@ -131,7 +132,7 @@ get_first_impact(const vb_column *col, const vb_run *run, int c, const vb_event 
 
 /* Mean of the impacts' finite durations, s (NaN when none is). */
 static void
-get_mean_duration(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_mean_duration(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   const vb_contact_result *r = vb_run_contact(run, c);
   double sum = 0.0, v;
@@ -149,7 +150,7 @@ get_mean_duration(const vb_column *col, const vb_run *run, int c, const vb_event
 
 /* Largest compression at a sample, m (NaN without samples). */
 static void
-get_max_compression(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_max_compression(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   double v = vb_run_samples(run) > 0 ? vb_run_contact(run, c)->max_compression : NAN;
 
@@ -159,7 +160,7 @@ get_max_compression(const vb_column *col, const vb_run *run, int c, const vb_eve
 
 /* An event's member at col->at: a double, or an int. */
 static void
-get_event(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_event(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   (void)run, (void)c;
   if (col->type == VB_COL_I32) {
@@ -173,10 +174,28 @@ get_event(const vb_column *col, const vb_run *run, int c, const vb_event *ev, vo
 
 /* The contact of an event: its index in /study/table's `contact` coordinate. */
 static void
-get_event_contact(const vb_column *col, const vb_run *run, int c, const vb_event *ev, void *out)
+get_event_contact(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   (void)run, (void)ev;
   put_long(col, out, c);
+}
+
+/* Whether scene 0 asks for the largest Lyapunov exponent. */
+static int
+has_lyapunov(const vb_scene *first)
+{
+  return first->analysis && first->analysis->lyapunov;
+}
+
+/* The largest Lyapunov exponent (lyapunov.c), over the whole measured
+ * time or its second half, 1/s. */
+static void
+get_lyapunov(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+{
+  double half, v = vb_run_lyapunov(run, &half);
+
+  (void)c, (void)item;
+  memcpy(out, col->at ? &half : &v, 8);
 }
 
 #define CONTACT_LONG(n, member)                                                                    \
@@ -216,6 +235,24 @@ const vb_column vb_table_columns[] = {
     CONTACT_LONG("newton_failures", newton_failures),
     CONTACT_LONG("fallbacks", fallbacks),
     CONTACT_LONG("newton_iterations", iterations),
+    /* the analysis (lib/analysis.c, orbit.c), with an analysis block only */
+    {.name = "orbit", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32, .get = vb_get_orbit,
+     .present = vb_has_analysis, .flag_meanings = "no_section not_settled periodic irregular"},
+    {.name = "period", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32, .get = vb_get_orbit,
+     .present = vb_has_analysis},
+    {.name = "impacts_per_period", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32,
+     .get = vb_get_orbit, .present = vb_has_analysis},
+    {.name = "orbit_tolerance", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
+     .get = vb_get_orbit_tolerance, .present = vb_has_analysis},
+    {.name = "sections", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I64, .get = vb_get_orbit,
+     .present = vb_has_analysis},
+    {.name = "attractor", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I64,
+     .get = vb_get_no_attractor, .present = vb_has_analysis},
+    /* on request (analysis.lyapunov, lib/lyapunov.c); .at 1: the second half */
+    {.name = "lyapunov", .units = "1/s", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
+     .get = get_lyapunov, .present = has_lyapunov},
+    {.name = "lyapunov_second_half", .units = "1/s", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
+     .get = get_lyapunov, .at = 1, .present = has_lyapunov},
     {.name = NULL},
 };
 
@@ -295,19 +332,18 @@ field_add(vb_table *t, int *cap, const vb_column *col, const char *name, const c
   return 0;
 }
 
-/* Expand a column list for a layout. */
-int
-vb_table_init(vb_table *t, const char *name, const char *dim, const vb_column *cols,
-              const vb_output_layout *lay)
+/* Expand a column list for a layout, its second dimension of n2 values. */
+static int
+table_init(vb_table *t, const char *name, const char *dim, const vb_column *cols,
+           const vb_output_layout *lay, const char *dim2, int n2)
 {
   int cap = 0, n = 0, k, p, rc = 0;
 
-  memset(t, 0, sizeof *t);
   t->name = name;
   t->dim = dim;
   t->cols = cols;
-  t->contacts = (const char *const *)NULL;
-  t->ncontacts = lay->first->ncontacts;
+  t->dim2 = dim2;
+  t->ncontacts = n2;
   while (cols[n].name)
     n++;
   t->at = calloc((size_t)n + 1, sizeof *t->at);
@@ -316,6 +352,8 @@ vb_table_init(vb_table *t, const char *name, const char *dim, const vb_column *c
   for (k = 0; k < n && rc == 0; k++) {
     const vb_column *c = &cols[k];
     t->at[k] = t->rowsize;
+    if (c->present && !c->present(lay->first))
+      continue;
     if (c->dim == VB_DIM_SWEPT)
       for (p = 0; p < lay->nparams && rc == 0; p++)
         rc = field_add(t, &cap, c, lay->param_names[p], lay->param_units[p], p, 1);
@@ -326,12 +364,43 @@ vb_table_init(vb_table *t, const char *name, const char *dim, const vb_column *c
   return rc;
 }
 
+/* Expand a column list for a layout. */
+int
+vb_table_init(vb_table *t, const char *name, const char *dim, const vb_column *cols,
+              const vb_output_layout *lay)
+{
+  memset(t, 0, sizeof *t);
+  return table_init(t, name, dim, cols, lay, "contact", lay->first->ncontacts);
+}
+
+/* Expand analysis table x for a layout. */
+int
+vb_xtable_init(vb_table *t, int x, const vb_output_layout *lay)
+{
+  const vb_xtable *xt = &vb_xtables[x];
+  int n2 = lay->first->ncontacts;
+
+  memset(t, 0, sizeof *t);
+  if (!xt->present(lay->first))
+    return 0;
+  if (xt->names) {
+    n2 = xt->names(lay->first, NULL);
+    t->names2 = calloc((size_t)n2 + 1, sizeof *t->names2);
+    if (!t->names2)
+      return -1;
+    xt->names(lay->first, t->names2);
+    t->contacts = t->names2;
+  }
+  return table_init(t, xt->name, xt->dim, xt->cols, lay, xt->dim2 ? xt->dim2 : "contact", n2);
+}
+
 /* Release a table's fields. */
 void
 vb_table_clear(vb_table *t)
 {
   free(t->field);
   free(t->at);
+  free(t->names2);
   memset(t, 0, sizeof *t);
 }
 
@@ -373,7 +442,7 @@ vb_row_set_long(const vb_table *t, unsigned char *row, int column, long v)
  * c and event ev (the event table). */
 static void
 row_fill(const vb_table *t, unsigned char *row, long index, const double *params,
-         const vb_run *run, int c, const vb_event *ev)
+         const vb_run *run, int c, const void *ev)
 {
   memset(row, 0, t->rowsize);
   for (int i = 0; i < t->nfields; i++) {
@@ -383,7 +452,7 @@ row_fill(const vb_table *t, unsigned char *row, long index, const double *params
       memcpy(at, &params[f->param], 8);
     else if (f->width > 1 || f->col->dim == VB_DIM_SCENE_CONTACT)
       for (int k = 0; k < f->width; k++)
-        f->col->get(f->col, run, k, NULL, at + (size_t)k * f->size);
+        f->col->get(f->col, run, k, ev, at + (size_t)k * f->size);
     else if (f->col->get)
       f->col->get(f->col, run, c, ev, at);
   }
@@ -415,6 +484,17 @@ vb_events_fill(const vb_table *t, unsigned char *out, long index, const double *
   }
 }
 
+/* Fill the rows of analysis table x of a run. */
+void
+vb_xtable_fill(const vb_table *t, int x, unsigned char *out, long index, const vb_run *run)
+{
+  const vb_xtable *xt = &vb_xtables[x];
+  long n = xt->rows(run), buf;
+
+  for (long r = 0; r < n; r++, out += t->rowsize)
+    row_fill(t, out, index, NULL, run, -1, xt->item(run, r, &buf));
+}
+
 /* ----------------------------------------------------- in the file */
 
 /* The file (file 1) or memory (0) type of a column; closed by the caller. */
@@ -437,7 +517,8 @@ h5_type(vb_col_type type, int file)
   }
 }
 
-/* The `contact` coordinate: the contact names, fixed-length strings. */
+/* The `contact` coordinate (the table's second dimension, dim2: `point`
+ * in the sections): the names, fixed-length strings. */
 static hid_t
 contact_coordinate(hid_t g, const vb_table *t)
 {
@@ -451,11 +532,11 @@ contact_coordinate(hid_t g, const vb_table *t)
   names = calloc((size_t)n + 1, len);
   if (names && type >= 0 && space >= 0 && H5Tset_size(type, len) >= 0 &&
       H5Tset_strpad(type, H5T_STR_NULLPAD) >= 0)
-    ds = H5Dcreate2(g, "contact", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ds = H5Dcreate2(g, t->dim2, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   for (i = 0; names && i < (size_t)n; i++)
     memcpy(names + i * len, t->contacts[i], strlen(t->contacts[i]));
   if (ds >= 0 && ((n > 0 && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) < 0) ||
-                  H5DSset_scale(ds, "contact") < 0)) {
+                  H5DSset_scale(ds, t->dim2) < 0)) {
     vb_h5_close(ds);
     ds = H5I_INVALID_HID;
   }
@@ -487,6 +568,30 @@ count_coordinate(hid_t g, const char *name, long rows)
     return H5I_INVALID_HID;
   }
   return ds;
+}
+
+/* CF's flag_values (0, 1, ..., one per word, int32 like the column) and
+ * flag_meanings of a code column; 0 or -1. */
+static int
+flags_write(hid_t ds, const char *meanings)
+{
+  int32_t v[16];
+  hsize_t n = 1;
+  hid_t space, a;
+  int rc;
+
+  for (const char *p = meanings; *p; p++)
+    n += *p == ' ';
+  n = n < 16 ? n : 16;
+  for (hsize_t i = 0; i < n; i++)
+    v[i] = (int32_t)i;
+  space = H5Screate_simple(1, &n, NULL);
+  a = space >= 0 ? H5Acreate2(ds, "flag_values", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT)
+                 : H5I_INVALID_HID;
+  rc = a >= 0 && H5Awrite(a, H5T_NATIVE_INT32, v) >= 0 ? 0 : -1;
+  vb_h5_close(a);
+  vb_h5_close(space);
+  return rc < 0 ? -1 : vb_h5_attr_string(ds, "flag_meanings", meanings);
 }
 
 /* Create a table's group and datasets. */
@@ -532,6 +637,8 @@ vb_table_create(hid_t study, const vb_table *t, long rows, hid_t *ds)
                (two && H5DSattach_scale(ds[i], contact, 1) < 0)) {
       rc = -1;
     }
+    if (rc == 0 && f->col->flag_meanings && flags_write(ds[i], f->col->flag_meanings) < 0)
+      rc = -1;
   }
   if (!first)
     vb_h5_close(dim);

@@ -263,10 +263,25 @@ vb_signal_data(const vb_run *run, const vb_signal *s, int i)
 
 /* ------------------------------------------------------------ recording */
 
-/* Bytes of memory available now, or 0 if unknown. */
+/* Bytes of memory available now, or 0 if unknown: Linux's MemAvailable
+ * (free memory plus the page cache and other memory the kernel can
+ * reclaim), else the free pages.  Free pages alone leave out the cache,
+ * which a study that has just written gigabytes fills: a scene that fits
+ * was then refused, or not, depending on what ran before it. */
 static double
 available_memory(void)
 {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (f) {
+    char line[128];
+    double kib = 0.0;
+    while (fgets(line, sizeof line, f))
+      if (sscanf(line, "MemAvailable: %lf kB", &kib) == 1)
+        break;
+    fclose(f);
+    if (kib > 0.0)
+      return kib * 1024.0;
+  }
   long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
   return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lyapunov.h"
 #include "run.h"
 
 /* ------------------------------------------------------------ allocation */
@@ -26,6 +27,7 @@ vb_run_free(vb_run *run)
     for (int i = 0; i < run->nislands; i++)
       vb_island_state_free(run->states[i]);
   free(run->states);
+  vb_lyapunov_free(run->lyap);
   vb_model_free(run->model);
   vb_record_free(run);
   free(run->pu);
@@ -34,6 +36,7 @@ vb_run_free(vb_run *run)
   free(run->trackers);
   free(run->e_prev);
   free(run->x_before);
+  vb_analysis_run_free(run->analysis);
   free(run);
 }
 
@@ -101,8 +104,12 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   run->e_prev = calloc(2 * (size_t)run->nislands + 1, sizeof(double));
   run->x_before = calloc(2 * (size_t)nc + 1, sizeof(double));
   if (!run->results || !run->trackers || !run->e_prev || !run->x_before ||
-      vb_record_alloc(run) != VB_OK)
+      vb_record_alloc(run) != VB_OK || vb_analysis_run_alloc(run) != VB_OK)
     goto nomem;
+  if ((rc = vb_lyapunov_alloc(run, err, errlen)) != VB_OK) {
+    vb_run_free(run);
+    return rc;
+  }
   run->e_now = run->e_prev + run->nislands;
   run->rate_before = run->x_before + nc;
   for (int c = 0; c < nc; c++) {
@@ -159,6 +166,8 @@ start(vb_run *run)
   for (int i = 0; i < run->nislands; i++)
     run->e_prev[i] = run->states[i]->kinetic + run->states[i]->potential;
   vb_record_sample(run, 0, 0);
+  if (run->analysis)
+    vb_analysis_step(run, 0);
   return VB_OK;
 }
 
@@ -266,19 +275,27 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
     }
     if (step_islands(run, n, &failures, &first_failure) || track_contacts(run, n))
       break;
+    if (run->analysis)
+      vb_analysis_step(run, n);
     if (n % sc->record_every == 0)
       vb_record_sample(run, n, n / sc->record_every);
+    if (run->lyap)
+      vb_lyapunov_step(run, n);
   }
   if (run->code) {
     /* samples not reached are NaN, so nothing looks computed that was not */
     vb_record_blank_from(run, n / sc->record_every + (n % sc->record_every ? 1 : 0));
     vb_events_flush(run);
+    if (vb_analysis_finish(run) != VB_OK && run->code != VB_ENOMEM)
+      run->code = VB_ENOMEM; /* the status says what stopped the run */
     return run->code;
   }
   int rc = vb_events_flush(run);
+  if (rc == VB_OK)
+    rc = vb_analysis_finish(run);
   if (rc) {
     run->code = rc;
-    snprintf(run->status, sizeof run->status, "out of memory recording events");
+    snprintf(run->status, sizeof run->status, "out of memory recording events or the analysis");
     return rc;
   }
   if (failures > 0) {

@@ -5,6 +5,7 @@
 
 #include "internal.h"
 #include "island.h"
+#include "analysis.h"
 
 /* Event bookkeeping of one contact. */
 typedef struct {
@@ -65,6 +66,9 @@ struct vb_run {
   double *x_before;                /* [ncontacts] compression at the previous step, m */
   double *rate_before;             /* [ncontacts] its rate, m/s */
   double e0;                       /* initial energy, J */
+  vb_analysis_run *analysis;       /* the section and impact map, NULL without
+                                      an analysis block */
+  struct vb_lyapunov *lyap;        /* the Lyapunov twin, NULL unless requested (lyapunov.c) */
   char status[320];
   int code;
 };

@@ -14,6 +14,7 @@
 #include "source.h"
 #include "sweep.h"
 #include "model.h"
+#include "analysis.h"
 
 /* Largest number of steps a scene may ask for (keeps lround defined). */
 #define MAX_STEPS 1e15
@@ -231,7 +232,8 @@ check_overflow(vb_loader *ld, const config_setting_t *root)
 static int
 load_root(vb_loader *ld, const config_setting_t *root)
 {
-  static const char *const keys[] = {"scene", "bodies", "contacts", "forces", "record", NULL};
+  static const char *const keys[] = {"scene",  "bodies", "contacts", "forces",
+                                     "record", "analysis", NULL};
   const config_setting_t *m;
   char valid[LIST_MAX];
   int i, n = config_setting_length(root), rc;
@@ -274,6 +276,9 @@ load_root(vb_loader *ld, const config_setting_t *root)
     return rc;
   m = vb_src_member(root, "forces");
   if (m != NULL && (rc = vb_load_forces(ld, m)) != VB_OK)
+    return rc;
+  m = vb_src_member(root, "analysis");
+  if (m != NULL && (rc = vb_load_analysis(ld, m)) != VB_OK)
     return rc;
   if (vb_drop_aliased_modes(ld->scene) != VB_OK)
     return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene", ld->path);
@@ -445,5 +450,6 @@ vb_scene_free(vb_scene *scene)
   free(scene->record_globs);
   free(scene->point_first);
   free(scene->modes_first);
+  vb_analysis_free(scene->analysis);
   free(scene);
 }

@@ -222,6 +222,11 @@ int vb_has_key(const char *const *keys, const char *key);
 int vb_load_bodies(vb_loader *ld, const config_setting_t *list);
 int vb_load_contacts(vb_loader *ld, const config_setting_t *list);
 int vb_load_forces(vb_loader *ld, const config_setting_t *list);
+/* Resolve "body" or "body.point" (key `key` of object obj, messages at m)
+ * into a body and point index: a modal object needs a point, a mass or
+ * wall takes none (load_contact.c).  VB_OK, VB_EINVAL or VB_ENOMEM. */
+int vb_src_point(vb_loader *ld, const config_setting_t *m, const char *obj, const char *key,
+                 const char *text, int *body, int *point);
 /* A numeric key of an object and its SI units ("1" when dimensionless). */
 typedef struct vb_key_units {
   const char *key; /* scene-file key; "loss[1]" names one element of an array */

@@ -64,6 +64,22 @@ static const sweep_keys sweepable[] = {
     {"contacts", NULL, NULL, 1, {{"gap", "m"}, {NULL, NULL}}},
     {"contacts", "scheme", NULL, 1, {{NULL, NULL}}}, /* the parameters of the contact's scheme */
     {"contacts", NULL, NULL, 1, {{"tolerance", "1"}, {"max_iterations", "1"}, {NULL, NULL}}},
+    /* the analysis block (lib/analysis.c): the keys with a default may be
+     * created by a sweep; the others give their units */
+    {"analysis", NULL, NULL, 1, {{"grazing", "1"}, {NULL, NULL}}},
+    {"analysis.section", NULL, NULL, 1, {{"phase", "rad"}, {NULL, NULL}}},
+    {"analysis.section",
+     NULL,
+     NULL,
+     0,
+     {{"period", "s"}, {"transient", "1"}, {"transient_time", "s"}, {NULL, NULL}}},
+    {"analysis.period", NULL, NULL, 1, {{"max", "1"}, {"tolerance", "1"}, {NULL, NULL}}},
+    {"analysis.attractors", NULL, NULL, 1, {{"tolerance", "1"}, {NULL, NULL}}},
+    {"analysis.lyapunov",
+     NULL,
+     NULL,
+     1,
+     {{"perturbation", "1"}, {"renormalise", "1"}, {NULL, NULL}}},
     {"forces",
      NULL,
      NULL,

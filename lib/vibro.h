@@ -364,6 +364,8 @@ typedef struct vb_scene {
   int *point_first;    /* [nbodies + 1] first point-signal instance of each
                           body (record.c, at load; NULL: counted each time) */
   int *modes_first;    /* [nbodies + 1] the same for modes signals */
+  struct vb_analysis *analysis; /* the `analysis` block (lib/analysis.h), NULL
+                                   without one (owned) */
 } vb_scene;
 
 /* Load and validate a scene file.  On error returns VB_EINVAL (or VB_EIO,

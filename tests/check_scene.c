@@ -627,7 +627,7 @@ static const bad_case bad[] = {
     /* 2: unknown keys at every level */
     {"output = \"x.h5\";\n" SCENE BODIES,
      "bad.cfg:1: top level: unknown key 'output' (valid: scene, bodies, "
-     "contacts, forces, record)"},
+     "contacts, forces, record, analysis)"},
     {"scene = { name = \"t\"; fps = 44100.0; duration = 0.002; };\n" BODIES,
      "bad.cfg:1: scene: unknown key 'fps' (valid: name, fs, duration, "
      "gravity)"},

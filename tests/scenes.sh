@@ -262,6 +262,26 @@ exec(open(sys.argv[2].replace("check.py", "io.py")).read())
 o = orbit(scene_at(27.4))
 assert o["alt_spread"] > 0.2, "alternate impact speeds spread by %g only" % o["alt_spread"]
 PY
+# the file's own classification (its analysis block) says the same as the
+# impact speeds: period 1 with one impact per period up to 26.2 Hz, period 2
+# with two at 26.8 Hz, not periodic at 28 Hz; one attractor per periodic scene
+check "impact-oscillator: the table's orbit, period and impacts_per_period" \
+  "$tmp/impact-oscillator.h5" <<'PY'
+exec(open(sys.argv[2].replace("check.py", "io.py")).read())
+freq = table["forces.drive.freq"]
+for i in np.nonzero(freq <= 26.2 + 1e-9)[0]:
+    assert (table["orbit"][i], table["period"][i], table["impacts_per_period"][i]) == (2, 1, 1), \
+        "%g Hz: orbit %d, period %d, %d impacts" % (freq[i], table["orbit"][i], table["period"][i],
+                                                     table["impacts_per_period"][i])
+i = scene_at(26.8)
+assert (table["orbit"][i], table["period"][i], table["impacts_per_period"][i]) == (2, 2, 2)
+assert table["orbit"][scene_at(28.0)] == 3 and table["attractor"][scene_at(28.0)] == -1
+periodic = table["orbit"] == 2
+assert len(set(table["attractor"][periodic])) == periodic.sum() and np.all(table["attractor"][periodic] >= 0)
+s = f["study/sections"]
+assert np.all(np.bincount(s["scene"][()], minlength=len(freq)) == table["sections"])
+assert np.all(s["t"][()] >= 4.0)
+PY
 covered impact-oscillator
 
 # ----------------------------------------------------- the papers' cases

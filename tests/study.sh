@@ -267,16 +267,20 @@ else
   echo "xarray or h5netcdf not importable: xarray test skipped"
 fi
 
-# out of memory: the message says what is kept, and only when something is
+# out of memory: the message says what is kept, and only when something is.
+# The long scene's recording (4.6 GB) fits the memory vibro sees available
+# on any machine that can build it (it is refused up front above 80 % of
+# MemAvailable) but not the 3 GB address space ulimit -v leaves it: the
+# allocation itself fails.
 cat >"$tmp/oom.cfg" <<'CFG'
 scene = { name = "oom"; fs = 44100.0; duration = 0.01; gravity = 0.0; };
 bodies = ( { name = "hammer"; type = "mass"; mass = 0.01; u0 = 0.0; v0 = 1.0; },
            { name = "wall"; type = "wall"; position = 0.0; } );
 contacts = ( { name = "hit"; between = ["hammer", "wall"]; law = "hunt-crossley";
                k = 1.0e9; alpha = 1.5; mu = 0.5; scheme = "am1"; } );
-sweep = { params = ( { path = "scene.duration"; values = [0.01, 3000.0]; } ); };
+sweep = { params = ( { path = "scene.duration"; values = [0.01, 1000.0]; } ); };
 CFG
-sed 's/values = \[0.01, 3000.0\]/values = [3000.0, 0.01]/' "$tmp/oom.cfg" >"$tmp/oom0.cfg"
+sed 's/values = \[0.01, 1000.0\]/values = [1000.0, 0.01]/' "$tmp/oom.cfg" >"$tmp/oom0.cfg"
 # AddressSanitizer reserves terabytes of shadow memory, which ulimit -v forbids
 if [ "${WITH_SANITIZERS:-no}" = yes ]; then
   echo "out of memory: not checked under the sanitizers (ulimit -v stops ASan itself)"

@@ -637,7 +637,11 @@ error "$tmp/none.h5: cannot open: No such file or directory" "$vibro" info "$tmp
 # ------------------------------------------------------------- vibro-plot
 expect 0 "$plot" --help
 contains "$tmp/out" "usage: vibro-plot KIND OUT.h5 -o FIGURE"
-for kind in signal phase force energy vout bifurcation; do
+# every kind the top help lists has its own help
+kinds=$("$plot" --help | sed -n '/^  KIND$/,/^$/p' | awk '/^    [a-z]/ {print $1}')
+equal "the kinds vibro-plot --help lists" "$(echo $kinds)" \
+  "signal spectrum spectrogram phase force energy vout cor bifurcation section map basin"
+for kind in $kinds; do
   expect 0 "$plot" "$kind" --help
   contains "$tmp/out" "usage: vibro-plot $kind"
 done

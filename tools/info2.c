@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "h5read.h"
 #include "info2.h"
+#include "info_analysis.h"
 
 #define ROWS_AT_ONCE 4096 /* rows read at once, at most */
 #define ROWS_BYTES   (16.0 * 1024 * 1024) /* and at most this many bytes of them */
@@ -26,6 +27,7 @@ typedef struct summary {
   namelist swept; /* swept parameter columns */
   double *values; /* [swept.n][rows] their values */
   long events;    /* rows of /study/events */
+  analysis_summary analysis; /* the orbits (issue 20), when the table has them */
 } summary;
 
 /* The columns of a table that name contacts: impacts:C. */
@@ -86,6 +88,7 @@ print_scene(hid_t model, const rows_reader *r, const unsigned char *row, const s
   }
   printf("  energy balance error %.3g J\n",
          rows_number(r, row, rows_column(r, "energy_balance_error")));
+  analysis_print_scene(r, row);
 }
 
 /* Add one row to the summary. */
@@ -116,6 +119,7 @@ add_row(const rows_reader *r, const unsigned char *row, summary *s)
     if (s->rows == 0 || n > s->most[c])
       s->most[c] = n;
   }
+  analysis_add(r, row, &s->analysis);
   if (isfinite(balance) && !(fabs(balance) <= s->worst)) {
     s->worst = fabs(balance);
     s->worst_scene = (long)index;
@@ -175,6 +179,7 @@ scan_tables(const char *file, const output_files *of, long total, long detail, c
     }
     s->events +=
         dataset_rows(of->fid[f], "study/events") > 0 ? dataset_rows(of->fid[f], "study/events") : 0;
+    analysis_add_file(of->fid[f], &s->analysis);
     rows_close(&r);
     close_id(model);
   }
@@ -239,6 +244,7 @@ print_totals(const summary *s, long detailed)
   if (s->worst >= 0.0)
     printf("largest absolute energy balance error: %.3g J, scene %ld\n", s->worst, s->worst_scene);
   printf("study events: %ld impact%s in /study/events\n", s->events, s->events == 1 ? "" : "s");
+  analysis_print(&s->analysis);
 }
 
 /* The model every scene shares: its name and bodies. */

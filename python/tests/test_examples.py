@@ -42,6 +42,17 @@ def test_impact_oscillator(tmp_path):
     assert "24:" in out and "29:" in out
 
 
+def test_impact_oscillator_periods(tmp_path):
+    """The bifurcation diagram with its period labels: the example exits 1
+    when a period or impact speed at its stated frequencies is not the
+    scene comment's; here the classes it printed are checked as well."""
+    out = run_example("impact_oscillator_periods", tmp_path)
+    found = dict(w.split(" Hz ") for w in out.splitlines()[0].split(", "))
+    assert found == {"24": "period 1", "25": "period 1", "26.6": "period 2",
+                     "26.8": "period 2", "28": "irregular", "29": "irregular"}, out
+    assert "MISMATCH" not in out
+
+
 def plot(plot_program, *args):
     return subprocess.run([plot_program] + [str(a) for a in args], capture_output=True,
                           text=True)

@@ -14,6 +14,12 @@
     sim.events                                     # its impacts, as study.events()
     text = vibro.scene_text({...})            # libconfig text of a scene or study
 
+    # a study whose scenes have an `analysis` block (issue 20):
+    study.sections()                          # Poincare sections, one row per sample
+    study.impact_map()                        # every impact after the transient
+    study.orbits()                            # class, period, attractor per scene
+    vibro.plot_bifurcation(ax, study)         # coloured by period, with a legend
+
 Scenes and studies run in this process through libvibro (ctypes) when it
 loads (vibro._lib.candidates() lists where it is looked for), else through
 the vibro program.
@@ -27,10 +33,15 @@ from ._errors import VibroError
 from ._study import open, Study, Scene, FORMATS
 from ._run import run, simulate, Simulation, VibroWarning, scene_text, program
 from ._analysis import spectrum, spectrogram, v_out_exact, param_units
+from ._orbits import orbit_label
+from ._figures import (plot_section, plot_bifurcation, plot_map, plot_basin,
+                       bifurcation_data, param_label)
 
 __version__ = "0.1.0"
 
 __all__ = ["open", "run", "simulate", "Simulation", "scene_text", "program", "Study", "Scene",
            "VibroError", "VibroWarning",
            "spectrum", "spectrogram", "v_out_exact", "param_units", "FORMATS",
+           "orbit_label", "plot_section", "plot_bifurcation", "plot_map", "plot_basin",
+           "bifurcation_data", "param_label",
            "__version__"]

@@ -29,6 +29,7 @@ import numpy as np
 
 from ._errors import VibroError
 from ._analysis import param_units
+from . import _orbits
 
 # The layouts this package reads.
 FORMATS = ("vibro-1", "vibro-2", "vibro-3")
@@ -650,6 +651,23 @@ class Study:
         for p in self.params:
             out[p].attrs["units"] = self.param_units.get(p, "")
         return out
+
+    # ------------------------------------------------------------ analysis
+    def sections(self, point=None, xarray=False):
+        """The Poincare sections (scene, k, t, point, u, v and the swept
+        parameters), a DataFrame or with xarray=True a Dataset: see
+        vibro._orbits.sections."""
+        return _orbits.sections(self, point, xarray)
+
+    def impact_map(self, contact=None, xarray=False):
+        """The impact map (scene, contact, t, v_in, phase, since_previous,
+        grazing and the swept parameters): see vibro._orbits.impact_map."""
+        return _orbits.impact_map(self, contact, xarray)
+
+    def orbits(self):
+        """Each scene's orbit: class, period, impacts per period, attractor,
+        Lyapunov exponent: see vibro._orbits.orbits."""
+        return _orbits.orbits(self)
 
     # ------------------------------------------------------------ scenes
     def scene(self, i):

@@ -1,0 +1,464 @@
+"""Figures of the analysis layer (issue 20): a Poincare section, a
+bifurcation diagram coloured by each scene's period, a 2-D sweep as a map
+coloured by a table column, and a basin of attraction.  Each draws into a
+matplotlib Axes and returns what it drew, so that vibro-plot, the examples
+and the tests share them:
+
+    import matplotlib.pyplot as plt, vibro
+    st = vibro.open("io.h5")
+    fig, ax = plt.subplots()
+    vibro.plot_bifurcation(ax, st, value="v_in")      # the impact map's v_in
+    vibro.plot_map(ax, st, "period")                  # a grid sweep as an image
+"""
+
+import re
+
+import numpy as np
+
+from ._errors import VibroError
+
+# What a parameter path's last key means, for axis labels
+PARAM_WORDS = {"k": "stiffness", "alpha": "exponent", "mu": "damping", "h": "half-clearance",
+               "e": "restitution", "c": "damping", "gap": "gap", "u0": "initial position",
+               "v0": "initial velocity", "mass": "mass", "position": "position",
+               "amplitude": "amplitude", "frequency": "frequency", "freq": "frequency",
+               "phase": "phase", "fs": "sample rate", "duration": "duration",
+               "gravity": "gravity", "every": "recording interval",
+               "s": "scheme parameter", "q0": "initial modal displacement",
+               "dq0": "initial modal velocity"}
+_KINDS = {"contacts": "contact", "bodies": "body", "forces": "force", "scene": "scene"}
+_NO_UNITS = ("", "1", "-", "SI")
+
+# Colours of the classes that are not a period (a period m takes tab10's
+# colour m - 1, cycling)
+_CLASS_COLOURS = {"irregular": "k", "not settled": "0.6", "no section": "0.85",
+                  "not periodic": "0.6", "no attractor": "0.6"}
+
+# Table columns whose values are codes, counts or ids: a categorical map
+CATEGORICAL = ("orbit", "period", "impacts_per_period", "attractor", "status_code")
+CATEGORIES_MAX = 20   # more categories than this get a colour bar, not a legend
+
+
+def label(name, units):
+    """'name (units)', or name alone when it has no units."""
+    return "%s (%s)" % (name, units) if units not in _NO_UNITS else name
+
+
+def param_label(path, units):
+    """A swept path in words, the path kept: 'contacts.hit.k' reads
+    "stiffness of contact 'hit' (contacts.hit.k, N/m^alpha)"; a drive's
+    'bodies.box.drive.freq' reads "frequency of the drive of body 'box'
+    (bodies.box.drive.freq, Hz)"."""
+    parts = re.sub(r"\[[0-9]+\]", "", path).split(".")
+    what = PARAM_WORDS.get(parts[-1])
+    if what is None or parts[0] not in _KINDS:
+        return label(path, units)
+    where = ""
+    if len(parts) == 3:
+        where = " of %s '%s'" % (_KINDS[parts[0]], parts[1])
+    elif len(parts) == 4 and parts[2] in ("drive", "gap_drive"):
+        where = " of the %s of %s '%s'" % (parts[2].replace("_", " "), _KINDS[parts[0]],
+                                           parts[1])
+    if units in _NO_UNITS:
+        return "%s%s (%s)" % (what, where, path)
+    return "%s%s (%s, %s)" % (what, where, path, units)
+
+
+def log_sweep(study, path):
+    """True when the sweep spaces `path` logarithmically: a `logspace` in the
+    sweep's canonical text, or (a file without it) three or more positive
+    values in geometric, not arithmetic, progression."""
+    for line in study.sweep.splitlines():
+        name, _, rest = line.partition(":")
+        if name.strip() == path and rest.split()[:1]:
+            return rest.split()[0] == "logspace"
+    t = study.table
+    if path not in t.columns:
+        return False
+    x = np.unique(t[path].to_numpy(float))
+    x = x[np.isfinite(x)]
+    if len(x) < 3 or (x <= 0).any():
+        return False
+    ratio = x[1:] / x[:-1]
+    step = np.diff(x)
+    return bool(np.allclose(ratio, ratio[0], rtol=1e-6)
+                and not np.allclose(step, step[0], rtol=1e-6))
+
+
+def class_colours(labels):
+    """{label: colour} in legend order: the periods by m, then irregular,
+    not settled, no section."""
+    def key(lab):
+        m = re.fullmatch(r"period (\d+)", lab)
+        return (0, int(m.group(1)), lab) if m else (1, len(_CLASS_COLOURS), lab) \
+            if lab not in _CLASS_COLOURS else (1, list(_CLASS_COLOURS).index(lab), lab)
+    out = {}
+    for lab in sorted(set(labels), key=key):
+        m = re.fullmatch(r"period (\d+)", lab)
+        out[lab] = period_colour(int(m.group(1))) if m else _CLASS_COLOURS.get(lab, "C9")
+    return out
+
+
+def period_colour(m):
+    """The colour of period m, the same in every figure: tab10's nine
+    colours that are not grey for periods 1-9, tab20's light shades of them
+    for 10-18, tab20b's twenty for 19-38, then again (grey is for what is
+    not periodic)."""
+    import matplotlib
+    import matplotlib.colors as mcolors
+    k = (int(m) - 1) % 38
+    if k >= 18:
+        return mcolors.to_hex(matplotlib.colormaps["tab20b"].colors[k - 18])
+    hues = (0, 1, 2, 3, 4, 5, 6, 8, 9)                 # tab10's, grey (7) left out
+    return mcolors.to_hex(matplotlib.colormaps["tab20"].colors[2 * hues[k % 9] + (k >= 9)])
+
+
+# How the caller names a choice (vibro-plot's option; the functions' argument)
+_OPTION = {"point": "--point / point=", "swept parameter": "--param / param="}
+
+
+def _one(study, what, arg, names):
+    """arg, or the only name; VibroError naming the valid ones."""
+    if arg is None:
+        if len(names) == 1:
+            return names[0]
+        raise VibroError("%s: %d %ss: choose one with %s (valid: %s)"
+                         % (study.path, len(names), what, _OPTION[what],
+                            ", ".join(names) or "none"))
+    if arg not in names:
+        raise VibroError("%s: no %s '%s' (valid: %s)"
+                         % (study.path, what, arg, ", ".join(names) or "none"))
+    return arg
+
+
+def _window(df, after=None, before=None):
+    if after is not None:
+        df = df[df["t"] >= after]
+    if before is not None:
+        df = df[df["t"] <= before]
+    return df
+
+
+def scene_words(study, scene, labels=None):
+    """'scene 3: frequency = 26.5 Hz, period 2' for a legend."""
+    t = study.table
+    parts = ["%s = %g%s" % (PARAM_WORDS.get(p.split(".")[-1], p), t.loc[scene, p],
+                            "" if study.param_units.get(p, "") in _NO_UNITS
+                            else " " + study.param_units[p])
+             for p in study.params if scene in t.index]
+    if labels is not None and scene in labels.index:
+        parts.append(labels[scene])
+    return "scene %d%s" % (scene, (": " + ", ".join(parts)) if parts else "")
+
+
+def plot_section(ax, study, scenes=None, point=None, after=None, before=None, last=None):
+    """The Poincare section of a point (u against v, one colour per scene,
+    every sample after the transient the file removed; `after`/`before`
+    (s) window it further, `last` keeps each scene's last samples).  scenes: a list of scene numbers (default:
+    every scene with a section).  Returns the DataFrame drawn."""
+    sec = study.sections()
+    point = _one(study, "point", point, list(dict.fromkeys(sec["point"])))
+    sec = _window(sec[sec["point"] == point], after, before)
+    if last is not None:
+        sec = sec.groupby("scene", sort=False).tail(last) if last > 0 else sec.iloc[:0]
+    have = list(dict.fromkeys(sec["scene"]))
+    if scenes is None:
+        scenes = have
+    for s in scenes:
+        if s not in study.scenes:
+            raise VibroError("%s: no scene %s (valid: %s)"
+                             % (study.path, s, _ranges(study.scenes)))
+        if s not in have:
+            raise VibroError("%s: scene %d has no section samples%s"
+                             % (study.path, s, "" if after is None and before is None
+                                else " in the time window"))
+    labels = _labels(study)
+    sec = sec[sec["scene"].isin(scenes)]
+    for i, s in enumerate(scenes):
+        part = sec[sec["scene"] == s]
+        ax.plot(part["u"].to_numpy(float), part["v"].to_numpy(float), "o", ms=4,
+                color="C%d" % (i % 10), label=scene_words(study, s, labels))
+    units = sec.attrs["units"]
+    ax.set_xlabel(label("displacement u of %s" % point, units["u"]))
+    ax.set_ylabel(label("velocity v of %s" % point, units["v"]))
+    ax.grid(True, alpha=0.3)
+    if len(scenes) <= CATEGORIES_MAX:
+        ax.legend(fontsize="small")
+    return sec
+
+
+def _ranges(nums):
+    nums = list(nums)
+    if nums and nums == list(range(nums[0], nums[0] + len(nums))):
+        return "%d-%d" % (nums[0], nums[-1]) if len(nums) > 1 else str(nums[0])
+    return ", ".join(map(str, nums))
+
+
+def _labels(study):
+    """Each scene's orbit label ("period 2", "irregular", ...) as a Series,
+    or None when the table has no orbit column."""
+    try:
+        return study.orbits()["label"]
+    except VibroError:
+        return None
+
+
+# The bifurcation diagram's sources of a value
+SECTION_VALUES = ("u", "v")
+IMPACT_MAP_VALUES = ("v_in", "phase", "since_previous")
+
+
+def bifurcation_data(study, param, value="u", point=None, contact=None, after=None,
+                     before=None, last=None):
+    """The points of a bifurcation diagram: a DataFrame with scene, x (the
+    swept `param`), y (`value`: u or v of the section's `point`, or v_in,
+    phase or since_previous of the impact map), label (the scene's orbit)
+    and its .attrs["units"] of y.  The file removed the transient;
+    after/before (s) window further, and last keeps each scene's last
+    `last` samples (impacts): a slowly settling scene's approach dropped."""
+    import pandas as pd
+    if value in SECTION_VALUES:
+        df = study.sections()
+        point = _one(study, "point", point, list(dict.fromkeys(df["point"])))
+        df = df[df["point"] == point]
+        what = "%s of %s" % ("displacement u" if value == "u" else "velocity v", point)
+    elif value in IMPACT_MAP_VALUES:
+        df = study.impact_map(contact)
+        what = {"v_in": "impact velocity v_in", "phase": "impact phase",
+                "since_previous": "time since the previous impact"}[value]
+    else:
+        raise VibroError("%s: no section or impact-map value '%s' (valid: %s)"
+                         % (study.path, value, ", ".join(SECTION_VALUES + IMPACT_MAP_VALUES)))
+    t = study.table
+    if param not in t.columns or t[param].dtype.kind not in "fiu":
+        raise VibroError("%s: no swept parameter or numeric column '%s' in /study/table "
+                         "(valid: %s)" % (study.path, param, ", ".join(study.params) or
+                                          ", ".join(n for n in t.columns
+                                                    if t[n].dtype.kind in "fiu")))
+    units = df.attrs["units"].get(value, "")
+    df = _window(df, after, before)
+    if last is not None:
+        df = df.groupby("scene", sort=False).tail(last) if last > 0 else df.iloc[:0]
+    labels = _labels(study)
+    scenes = df["scene"].to_numpy()
+    out = pd.DataFrame({"scene": scenes,
+                        "x": t[param].astype(float).reindex(scenes).to_numpy(),
+                        "y": df[value].to_numpy(float)})
+    out["label"] = (labels.reindex(out["scene"]).to_numpy() if labels is not None
+                    else np.full(len(out), "", dtype=object))
+    out.attrs["units"] = units
+    out.attrs["what"] = what
+    return out
+
+
+def plot_bifurcation(ax, study, param=None, value="u", point=None, contact=None,
+                     after=None, before=None, last=None):
+    """A bifurcation diagram: `value` (see bifurcation_data) against the
+    swept `param` (default: the only one), each scene's points coloured by
+    its orbit, with a legend "period 1", "period 2", ..., "irregular",
+    "not settled"; a log x axis for a log sweep.  Returns the points drawn
+    (bifurcation_data's frame)."""
+    if param is None:
+        param = _one(study, "swept parameter", None, list(study.params))
+    data = bifurcation_data(study, param, value, point, contact, after, before, last)
+    ok = np.isfinite(data["x"]) & np.isfinite(data["y"])
+    data = data[ok.to_numpy()]
+    if not len(data):
+        raise VibroError("%s: no %s to plot%s" % (study.path, data.attrs["what"],
+                                                  " in the time window" if after is not None
+                                                  or before is not None else ""))
+    draw_classes(ax, data["x"].to_numpy(), data["y"].to_numpy(), data["label"].to_numpy())
+    if log_sweep(study, param):
+        ax.set_xscale("log")
+    ax.set_xlabel(param_label(param, study.param_units.get(param, "")))
+    ax.set_ylabel(label(data.attrs["what"], data.attrs["units"]))
+    ax.grid(True, alpha=0.3)
+    return data
+
+
+def draw_classes(ax, x, y, labels):
+    """Points (x, y) coloured by their orbit label, one legend entry per
+    label in class_colours' order ("period 1", "period 2", ...,
+    "irregular", "not settled"); points without a label in black."""
+    labels = np.array(["" if not isinstance(v, str) else v for v in labels], dtype=object)
+    colours = class_colours([lab for lab in labels if lab])
+    for lab, colour in colours.items():
+        sel = labels == lab
+        ax.plot(x[sel], y[sel], ".", ms=3, color=colour, label=lab)
+    rest = labels == ""
+    if rest.any():
+        ax.plot(x[rest], y[rest], ".", ms=3, color="k")
+    if colours:
+        ax.legend(fontsize="small", markerscale=3)
+
+
+def _edges(x, log):
+    """Cell edges around the centres x (ascending): midpoints, in log
+    space for a log axis."""
+    x = np.asarray(x, float)
+    if len(x) == 1:
+        return np.array([x[0] / 1.5, x[0] * 1.5]) if log else np.array([x[0] - 0.5, x[0] + 0.5])
+    y = np.log(x) if log else x
+    mid = (y[1:] + y[:-1]) / 2
+    e = np.concatenate([[2 * y[0] - mid[0]], mid, [2 * y[-1] - mid[-1]]])
+    return np.exp(e) if log else e
+
+
+def category_words(column, value, periods=None):
+    """The legend text of a code, count or id of a table column."""
+    v = int(value)
+    if column == "period":
+        return "period %d" % v if v > 0 else "not periodic"
+    if column == "impacts_per_period":
+        return "%d impact%s per period" % (v, "" if v == 1 else "s") if v > 0 \
+            else "not periodic"
+    if column == "attractor":
+        if v < 0:
+            return "no attractor (not periodic)"
+        m = (periods or {}).get(v)
+        return "attractor %d (period %d)" % (v, m) if m else "attractor %d" % v
+    if column == "orbit":
+        return (periods or {}).get(v, "code %d" % v).replace("_", " ")
+    return "%s %d" % (column, v)
+
+
+def _category_colours(column, codes, words):
+    """A colour per code: a period's class colour, grey for what is not
+    periodic (period or impacts 0, attractor -1), tab20 for ids."""
+    import matplotlib
+    out = {}
+    for i, (c, w) in enumerate(zip(codes, words)):
+        if (column in ("period", "impacts_per_period") and c <= 0) or (
+                column == "attractor" and c < 0):
+            out[c] = "0.6"
+        elif column == "period":
+            out[c] = class_colours([w])[w]
+        elif column == "orbit":
+            out[c] = "C0" if w == "periodic" else _CLASS_COLOURS.get(w, "C%d" % (i % 10))
+        else:
+            ids = [k for k in codes if k >= 0]
+            out[c] = matplotlib.colormaps["tab10" if len(ids) <= 10 else "tab20"](
+                ids.index(c) % 20)
+    return out
+
+
+def _plane(study, column, x, y, at):
+    """The 2-D slice of a grid sweep: (values [y][x], x values, y values, x, y)."""
+    params = list(study.params)
+    t = study.table
+    # a path swept over one value is no axis: it is fixed by itself
+    varying = [p for p in params if p in t.columns and t[p].nunique() > 1]
+    if len(varying) < 2 and (x is None or y is None):
+        raise VibroError("%s: a map needs a 2-D grid sweep; the sweep varies %d parameter%s "
+                         "(%s)" % (study.path, len(varying), "" if len(varying) == 1 else "s",
+                                   ", ".join(varying) or "none"))
+    x = varying[0] if x is None else x
+    y = ([p for p in varying if p != x][0]) if y is None else y
+    for p in (x, y):
+        if p not in params:
+            raise VibroError("%s: '%s' is not a swept parameter (valid: %s)"
+                             % (study.path, p, ", ".join(params)))
+    if x == y:
+        raise VibroError("%s: the map's x and y are both '%s'" % (study.path, x))
+    g = study.grid()
+    if column not in g.data_vars:
+        names = [n for n in g.data_vars if g[n].dtype.kind in "fiub"]
+        raise VibroError("%s: no numeric column '%s' in /study/table (valid: %s)"
+                         % (study.path, column, ", ".join(names)))
+    da = g[column]
+    at = dict(at or {})
+    for p in params:
+        if p in (x, y):
+            continue
+        if p not in at and g.sizes[p] == 1:
+            da = da.isel({p: 0})
+            continue
+        if p not in at:
+            raise VibroError("%s: %d swept parameters: a map shows two; fix %s with "
+                             "--at %s=VALUE (values: %s)"
+                             % (study.path, len(params), p, p,
+                                ", ".join("%g" % v for v in g[p].values)))
+        da = da.sel({p: float(at.pop(p))}, method="nearest")
+    if at:
+        raise VibroError("%s: --at %s: not a swept parameter besides x and y (valid: %s)"
+                         % (study.path, ", ".join(at),
+                            ", ".join(p for p in params if p not in (x, y)) or "none"))
+    da = da.transpose(y, x).sortby(x).sortby(y)
+    return da.values, da[x].values, da[y].values, x, y
+
+
+def plot_map(ax, study, column="period", x=None, y=None, at=None, categorical=None):
+    """A 2-D grid sweep as an image coloured by a table column: x and y
+    the swept parameters (default: the first two, in sweep order; others
+    fixed by at = {path: value}), labelled in words with units, log axes for
+    log sweeps.  Codes, counts and ids (CATEGORICAL, or categorical=True)
+    get one colour each and a legend; real values (lyapunov) a colour bar
+    (diverging around 0 when they change sign).  Returns a dict: values
+    ([y][x]), x, y (the centres), xparam, yparam, and for a categorical map
+    codes and words (the legend, in its order)."""
+    import matplotlib.colors as mcolors
+    import matplotlib.patches as mpatches
+    values, xs, ys, xp, yp = _plane(study, column, x, y, at)
+    logx, logy = log_sweep(study, xp), log_sweep(study, yp)
+    ex, ey = _edges(xs, logx), _edges(ys, logy)
+    units = study.table.attrs["units"].get(column, "")
+    cat = column in CATEGORICAL if categorical is None else categorical
+    out = {"values": values, "x": xs, "y": ys, "xparam": xp, "yparam": yp}
+    fig = ax.figure
+    if cat:
+        ok = np.isfinite(values)
+        codes = sorted({int(v) for v in values[ok]})
+        extra = _attractor_periods(study) if column == "attractor" else (
+            study.orbits().attrs["classes"] if column == "orbit" else None)
+        words = [category_words(column, c, extra) for c in codes]
+        colours = _category_colours(column, codes, words)
+        index = np.full(values.shape, np.nan)
+        for i, c in enumerate(codes):
+            index[ok & (values == c)] = i
+        cmap = mcolors.ListedColormap([colours[c] for c in codes] or ["w"])
+        norm = mcolors.BoundaryNorm(np.arange(len(codes) + 1) - 0.5, max(len(codes), 1))
+        ax.pcolormesh(ex, ey, np.ma.masked_invalid(index), cmap=cmap, norm=norm)
+        if len(codes) <= CATEGORIES_MAX:
+            ax.legend(handles=[mpatches.Patch(color=colours[c], label=w)
+                               for c, w in zip(codes, words)],
+                      fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1),
+                      title=label(column.replace("_", " "), units))
+        else:
+            fig.colorbar(ax.collections[-1], ax=ax, label=label(column, units))
+        out.update(codes=codes, words=words)
+    else:
+        v = values[np.isfinite(values)]
+        norm, cmap = None, "viridis"
+        if v.size and v.min() < 0 < v.max():
+            norm, cmap = mcolors.TwoSlopeNorm(0.0, v.min(), v.max()), "RdBu_r"
+        mesh = ax.pcolormesh(ex, ey, np.ma.masked_invalid(values), cmap=cmap, norm=norm)
+        fig.colorbar(mesh, ax=ax, label=label(column.replace("_", " "), units))
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlim(ex[0], ex[-1])
+    ax.set_ylim(ey[0], ey[-1])
+    ax.set_xlabel(param_label(xp, study.param_units.get(xp, "")))
+    ax.set_ylabel(param_label(yp, study.param_units.get(yp, "")))
+    return out
+
+
+def _attractor_periods(study):
+    """{attractor id: its period m} over the study's scenes."""
+    o = study.orbits()
+    if "attractor" not in o.columns:
+        return {}
+    per = o[o["attractor"] >= 0].groupby("attractor")["period"].first()
+    return {int(a): int(m) for a, m in per.items()}
+
+
+def plot_basin(ax, study, x=None, y=None, at=None):
+    """The basins of attraction over an initial-condition sweep: the map of
+    the attractor id, one colour per attractor, the legend giving each
+    attractor's period ("attractor 1 (period 3)"), grey where the orbit is
+    not periodic.  Returns plot_map's dict."""
+    if "attractor" not in study.table.columns:
+        raise VibroError("%s: /study/table has no attractor column: the scenes have no "
+                         "analysis block (README, \"Analysis\")" % study.path)
+    return plot_map(ax, study, "attractor", x, y, at, categorical=True)

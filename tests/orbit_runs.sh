@@ -1,0 +1,131 @@
+#!/bin/sh
+# orbit_runs.sh - the orbit layer end to end (issue 20's proof, items 2, 3):
+# 1. the period-1 orbit of a forced oscillator against a Hunt-Crossley stop
+#    matches its rigid-limit closed form (tests/orbit_closed.py), the error
+#    below w tau_c and falling as k^(-1/2) over k = 1e6, 1e7, 1e8;
+# 2. scenes/impact-oscillator.cfg period-doubles between 26.3 and 26.4 Hz,
+#    as its comment says;
+# 3. an undriven lossless ball, sampled at periods unrelated to its bounce,
+#    is irregular (never a guessed period), and not settled where the
+#    section is shorter than vb_orbit_needed;
+# 4. a bistable driven oscillator (a non-impacting and an impacting orbit)
+#    swept over initial conditions: two attractors, the same ids at -j 1
+#    and -j 2.
+# Run by make check.
+set -u
+srcdir=${srcdir:-.}
+vibro=${VIBRO:-tools/vibro}
+case $vibro in /*) ;; *) vibro=$PWD/$vibro ;; esac
+python=/usr/bin/python3
+if ! "$python" -c 'import numpy, h5py, scipy.integrate' 2>/dev/null; then
+  echo "SKIP: $python lacks numpy, h5py or scipy (apt-get install python3-scipy)"
+  exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-orbit.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+. "$srcdir/tests/testlib.sh"
+
+# column FILE NAME: /study/table's column NAME, space-separated
+column() {
+  "$python" -c 'import sys, h5py
+print(" ".join(str(v) for v in h5py.File(sys.argv[1], "r")["study/table/" + sys.argv[2]][()].ravel()))' "$1" "$2"
+}
+
+# 1. the closed form: scenes/impact-oscillator.cfg's oscillator at 25 Hz,
+# the stop at equilibrium, mu = 10 s/m; 200 kHz resolves the stiffest
+# contact (0.31 ms) in 63 steps
+cat >"$tmp/closed.cfg" <<'CFG'
+scene = { name = "closed"; fs = 200000.0; duration = 6.0; gravity = 0.0; };
+bodies = (
+  { name = "oscillator"; type = "mass"; mass = 1.0; k = 3947.8418; c = 6.2831853; },
+  { name = "stop"; type = "wall"; position = 0.0; }
+);
+contacts = (
+  { name = "impact"; between = ["oscillator", "stop"];
+    law = "hunt-crossley"; k = 1.0e7; alpha = 1.0; mu = 10.0; gap = 0.0; scheme = "am1"; }
+);
+forces = (
+  { name = "drive"; at = "oscillator"; type = "harmonic"; amplitude = 3.9478418; freq = 25.0; }
+);
+record = { signals = []; };
+analysis = {
+  section = { drive = "forces.drive"; transient_time = 4.0; points = ["oscillator"]; };
+  impact_map = { contact = "impact"; };
+  period = { tolerance = 1e-3; };
+};
+sweep = { params = ( { path = "contacts.impact.k"; values = [1.0e6, 1.0e7, 1.0e8]; } ); };
+CFG
+expect 0 "$vibro" run "$tmp/closed.cfg" -o "$tmp/closed.h5" --quiet
+"$python" "$srcdir/tests/orbit_closed.py" "$tmp/closed.h5" 1.0 3947.8418 6.2831853 3.9478418 25.0 0.0 10.0 \
+  >"$tmp/closed.out" 2>&1 && ok || bad "closed form: $(cat "$tmp/closed.out")"
+cat "$tmp/closed.out"
+
+# 2. the first period doubling of scenes/impact-oscillator.cfg
+sed 's/linspace = \[24.0, 29.0\]; n = 51;/values = [26.2, 26.3, 26.4, 26.5];/' \
+  "$srcdir/scenes/impact-oscillator.cfg" >"$tmp/doubling.cfg"
+expect 0 "$vibro" run "$tmp/doubling.cfg" -o "$tmp/doubling.h5" --quiet
+equal "orbit at 26.2 .. 26.5 Hz" "$(column "$tmp/doubling.h5" orbit)" "2 2 2 2"
+equal "period at 26.2 .. 26.5 Hz" "$(column "$tmp/doubling.h5" period)" "1 1 2 2"
+equal "impacts per period at 26.2 .. 26.5 Hz" "$(column "$tmp/doubling.h5" impacts_per_period)" "1 1 2 2"
+
+# 3. a ball bouncing without loss (power law, two-point: energy conserved),
+# its bounce period 61.2 ms, sampled every 37.1, 52.3 and 77.7 ms for 8 s
+# (215, 152, 102 points: irregular), and every 100 ms (80 points, fewer
+# than the 96 vb_orbit_needed(32) asks: not settled)
+cat >"$tmp/ball.cfg" <<'CFG'
+scene = { name = "lossless-ball"; fs = 44100.0; duration = 8.0; gravity = 9.81; };
+bodies = (
+  { name = "floor"; type = "wall"; position = 0.0; },
+  { name = "ball";  type = "mass"; mass = 0.01; u0 = 4.5871559633027525e-3; v0 = 0.0; }
+);
+contacts = ( { name = "bounce"; between = ["floor", "ball"]; law = "power"; k = 1.0e7; alpha = 1.5;
+  scheme = "two-point"; } );
+record = { signals = []; };
+analysis = { section = { period = 0.0371; transient = 0; points = ["ball"]; }; };
+sweep = { params = ( { path = "analysis.section.period"; values = [0.0371, 0.0523, 0.0777, 0.1]; } ); };
+CFG
+expect 0 "$vibro" run "$tmp/ball.cfg" -o "$tmp/ball.h5" --quiet
+equal "lossless ball: orbit" "$(column "$tmp/ball.h5" orbit)" "3 3 3 1"
+equal "lossless ball: period" "$(column "$tmp/ball.h5" period)" "0 0 0 0"
+equal "lossless ball: attractor" "$(column "$tmp/ball.h5" attractor)" "-1 -1 -1 -1"
+
+# 4. bistable: 10 Hz, damping ratio 0.01, driven at 12 Hz with k * 1 mm;
+# the stop 3 mm away, beyond the 2.27 mm of the linear response, which
+# stays an attractor beside an impacting period-1 orbit; 21 initial
+# states around the linear orbit's
+cat >"$tmp/bistable.cfg" <<'CFG'
+scene = { name = "bistable"; fs = 20000.0; duration = 12.0; gravity = 0.0; };
+bodies = (
+  { name = "oscillator"; type = "mass"; mass = 1.0; k = 3947.8418; c = 1.2566371; },
+  { name = "stop"; type = "wall"; position = 0.0; }
+);
+contacts = (
+  { name = "impact"; between = ["oscillator", "stop"];
+    law = "hunt-crossley"; k = 1.0e7; alpha = 1.0; mu = 1.0; gap = 3.0e-3; scheme = "am1"; }
+);
+forces = (
+  { name = "drive"; at = "oscillator"; type = "harmonic"; amplitude = 3.9478418; freq = 12.0; }
+);
+record = { signals = []; };
+analysis = {
+  section = { drive = "forces.drive"; transient_time = 6.0; points = ["oscillator"]; };
+  impact_map = { contact = "impact"; };
+  period = { tolerance = 3e-2; };
+  attractors = { tolerance = 1e-2; };
+};
+sweep = { params = ( { path = "bodies.oscillator.u0"; linspace = [-2.0e-3, 2.0e-3]; n = 3; },
+                     { path = "bodies.oscillator.v0"; linspace = [-0.6, 0.6]; n = 7; } ); };
+CFG
+expect 0 "$vibro" run "$tmp/bistable.cfg" -o "$tmp/j1.h5" --quiet -j 1
+expect 0 "$vibro" run "$tmp/bistable.cfg" -o "$tmp/j2.h5" --quiet -j 2
+ids=$(column "$tmp/j1.h5" attractor)
+equal "attractor ids at -j 2" "$(column "$tmp/j2.h5" attractor)" "$ids"
+equal "bistable: 2 attractors" "$(echo "$ids" | tr ' ' '\n' | sort -u | tr '\n' ' ')" "0 1 "
+# each attractor is one kind of orbit: impacting (1 per period) or not (0)
+pairs=$("$python" -c 'import sys, h5py
+t = h5py.File(sys.argv[1], "r")["study/table"]
+print(" ".join(sorted({f"{a}:{n}" for a, n in zip(t["attractor"][()], t["impacts_per_period"][()])})))' "$tmp/j1.h5")
+equal "attractor:impacts per period" "$pairs" "0:1 1:0"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
