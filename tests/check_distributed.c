@@ -508,7 +508,7 @@ START_TEST(test_same_as_points)
 }
 END_TEST
 
-/* A scene of the source tree (scenes/ or tests/data/) with its duration
+/* A scene of the source tree (scenes/) with its duration
  * replaced, loaded from there (its data files beside it) and run. */
 static tu_sim
 run_scene(const char *name, const char *from, const char *to)
@@ -531,9 +531,7 @@ run_scene(const char *name, const char *from, const char *to)
  * and the energy balance closes to round-off. */
 START_TEST(test_bass)
 {
-  /* the fretless neck lives in tests/data until its 862 contacts can be
-   * written (the per-contact tables of issue 18 item 3) */
-  static const char *const scenes[] = {"scenes/bass-fretted.cfg", "tests/data/bass-fretless.cfg"};
+  static const char *const scenes[] = {"scenes/bass-fretted.cfg", "scenes/bass-fretless.cfg"};
   static const char *const durations[][2] = {{"duration = 0.1;", "duration = 0.006;"},
                                              {"duration = 0.02;", "duration = 0.007;"}};
   tu_sim s = run_scene(scenes[_i], durations[_i][0], durations[_i][1]);

@@ -81,10 +81,9 @@ contains "$tmp/out" "alias3.cfg: valid, 1 warning"
 (cd "$tmp" && "$vibro" run alias.cfg -o alias.h5 --quiet) >"$tmp/run.out" 2>&1
 contains "$tmp/run.out" "warning: body 'string': 2 modes at or above fs/2 = 350 Hz dropped"
 
-# the fretless bass (tests/data: its 862 contacts cannot be written until
-# the per-contact tables of issue 18 item 3): one line for the 862 points
-sed 's/duration = 0.02;/duration = 0.001;/' "$srcdir/tests/data/bass-fretless.cfg" >"$tmp/fretless.cfg"
-cp "$srcdir"/tests/data/bass-fretless-*.csv "$tmp/"
+# the fretless bass: one line for the 862 points
+sed 's/duration = 0.02;/duration = 0.001;/' "$srcdir/scenes/bass-fretless.cfg" >"$tmp/fretless.cfg"
+cp "$srcdir"/scenes/bass-fretless-*.csv "$tmp/"
 expect 0 "$vibro" check "$tmp/fretless.cfg"
 contains "$tmp/out" "contact 'neck': distributed, 862 points on 'string' (x 0.001 .. 0.862 m) against 'neck' below, heights -0.0101 .. -0.000213863 m, scheme three-point"
 equal "contacts listed" "$(grep -c "^contact " "$tmp/out")" 1

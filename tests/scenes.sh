@@ -399,6 +399,23 @@ assert err < 1e-11 and d[-1] > 0, "balance off by %g (dissipated %g of %g J)" % 
 PY
 covered bass-fretted
 
+sed 's/duration = 0.02;/duration = 0.006;/' "$tmp/scenes/bass-fretless.cfg" >"$tmp/scenes/fretless-short.cfg"
+run fretless-short
+check "bass-fretless: the string meets its 862-point neck near 3.7 ms, the account closes" \
+  "$tmp/fretless-short.h5" <<'PY'
+pts = [c for c in contacts if c.startswith("neck[")]
+assert len(pts) == 862, "%d neck points" % len(pts)
+hit = [c for c in pts if len(ev(c)) > 0]
+t = np.concatenate([ev(c)["t_on"] for c in hit]) if hit else np.array([])
+assert len(hit) >= 10 and 3.0e-3 < t.min() < 4.5e-3, "%d points hit, first at %s s" % (len(hit), t.min() if len(t) else None)
+d = np.concatenate([ev(c)["duration"] for c in hit])
+assert np.all(d[np.isfinite(d)] >= 0.0), "negative durations %s" % d[d < 0]
+e, dis = sig("energy/total"), sig("energy/dissipated")
+err = np.abs(e + dis - e[0]).max() / e[0]
+assert err < 1e-11, "balance off by %g" % err
+PY
+covered bass-fretless
+
 run snare-wires
 check "snare-wires: the struck head throws its wires, which slap back along their length" \
   "$tmp/snare-wires.h5" <<'PY'

@@ -20,7 +20,9 @@ static const char description[] =
     "names, then the rows, numbers with 17 significant digits.\n"
     "On the layouts vibro-2 and vibro-3 the rows come from /study/events (every impact of\n"
     "the study, with its swept values), read in blocks; on a running study\n"
-    "(OUT.h5 not there yet, or OUT.h5.part) from the shards finished so far.\n";
+    "(OUT.h5 not there yet, or OUT.h5.part) from the shards finished so far.\n"
+    "A distributed contact's points are the contacts NAME[k] (k = 0, 1, ...,\n"
+    "in the order of its points); --contact NAME selects them all.\n";
 
 /* One field of an event table. */
 typedef enum { FIELD_FLOAT, FIELD_INT, FIELD_VSTRING, FIELD_FSTRING } field_kind;
@@ -543,12 +545,27 @@ done:
   return rc;
 }
 
+/* Whether `name` is a point of the distributed contact `block`: its
+ * expansion names them block[k], k = 0, 1, ... (lib/load_distributed.c). */
+static int
+point_of(const char *name, const char *block)
+{
+  size_t n = strlen(block), d = 0;
+  if (strncmp(name, block, n) != 0 || name[n] != '[')
+    return 0;
+  for (name += n + 1; name[d] >= '0' && name[d] <= '9'; d++)
+    ;
+  return d > 0 && name[d] == ']' && name[d + 1] == '\0';
+}
+
 /* vibro-2: the fields of /study/events (scene and contact hidden: they
- * lead each row), the contact names, and the filters; 0 or -1. */
+ * lead each row), the contact names, and the filters (*pick: which
+ * contacts to print, [contacts->n], or NULL for all: the one named, or
+ * every point NAME[k] of the distributed contact NAME); 0 or -1. */
 static int
 events_v2_fields(const char *file, hid_t fid, const char *scene, const char *contact,
                  field **fields, size_t *nfields, namelist *contacts, long *want_scene,
-                 long *want_contact)
+                 unsigned char **pick)
 {
   char choices[CHOICES_MAX + 16];
   int group = is_group(fid, "study/events");
@@ -588,8 +605,15 @@ events_v2_fields(const char *file, hid_t fid, const char *scene, const char *con
     }
   }
   if (contact) {
-    *want_contact = names_find(contacts, contact);
-    if (*want_contact < 0) {
+    size_t picked = 0;
+    if ((*pick = calloc(contacts->n + 1, 1)) == NULL) {
+      cli_complain(file, "out of memory");
+      goto done;
+    }
+    for (size_t i = 0; i < contacts->n; i++)
+      picked += (*pick)[i] =
+          strcmp(contacts->v[i], contact) == 0 || point_of(contacts->v[i], contact);
+    if (picked == 0) {
       names_join(contacts, choices, sizeof choices);
       cli_complain(file, "no contact '%s' (valid: %s)", contact, choices);
       goto done;
@@ -607,7 +631,8 @@ done:
  * blocks; scene and contact are at offset[sc] and offset[ct]. */
 static int
 events_v2_file(const char *file, hid_t fid, const field *fields, size_t nfields,
-               const namelist *contacts, long want_scene, long want_contact, int width, int csv)
+               const namelist *contacts, long want_scene, const unsigned char *pick, int width,
+               int csv)
 {
   size_t *offset = malloc((nfields + 1) * sizeof *offset), row = 0, sc = SIZE_MAX, ct = SIZE_MAX;
   int group = is_group(fid, "study/events");
@@ -660,7 +685,7 @@ events_v2_file(const char *file, hid_t fid, const field *fields, size_t nfields,
       memcpy(&scene, p + sc, sizeof scene);
       memcpy(&contact, p + ct, sizeof contact);
       if ((want_scene >= 0 && scene != want_scene) ||
-          (want_contact >= 0 && contact != want_contact))
+          (pick && !(contact >= 0 && (size_t)contact < contacts->n && pick[contact])))
         continue;
       snprintf(label, sizeof label, "%lld", scene);
       print_row(label, contact >= 0 && (size_t)contact < contacts->n ? contacts->v[contact] : "?",
@@ -685,21 +710,22 @@ events_v2(const char *file, const output_files *of, const char *scene, const cha
   field *fields = NULL;
   size_t nfields = 0;
   namelist contacts = {0};
-  long want_scene = -1, want_contact = -1;
+  long want_scene = -1;
+  unsigned char *pick = NULL;
   int rc = -1, width = 7;
 
   if (of->n == 0)
     return 0;
   if (events_v2_fields(file, of->fid[0], scene, contact, &fields, &nfields, &contacts, &want_scene,
-                       &want_contact) < 0)
+                       &pick) < 0)
     goto done;
   for (size_t i = 0; i < contacts.n; i++)
     if ((int)strlen(contacts.v[i]) > width)
       width = (int)strlen(contacts.v[i]);
   print_header(fields, nfields, width, csv);
   for (int f = 0; f < of->n; f++)
-    if (events_v2_file(file, of->fid[f], fields, nfields, &contacts, want_scene, want_contact,
-                       width, csv) < 0)
+    if (events_v2_file(file, of->fid[f], fields, nfields, &contacts, want_scene, pick, width,
+                       csv) < 0)
       goto done;
   if (fflush(stdout) != 0) {
     cli_complain(file, "cannot write the events: %s", strerror(errno));
@@ -707,6 +733,7 @@ events_v2(const char *file, const output_files *of, const char *scene, const cha
   }
   rc = 0;
 done:
+  free(pick);
   free(fields);
   names_free(&contacts);
   return rc;
@@ -716,7 +743,8 @@ enum { OPT_SCENE = 256, OPT_CONTACT, OPT_CSV };
 
 static const cli_option options[] = {
     {OPT_SCENE, "scene", "N", "only scene N (a number, or a scene group's name)"},
-    {OPT_CONTACT, "contact", "NAME", "only the contact NAME"},
+    {OPT_CONTACT, "contact", "NAME",
+     "only the contact NAME (a distributed contact's name: all its points NAME[k])"},
     {OPT_CSV, "csv", NULL, "comma-separated values, 17 significant digits"},
     {0, NULL, NULL, NULL},
 };

@@ -8,7 +8,7 @@
  *   - the tanpura-like string (200 modes, a 64-point bridge, 44.1 kHz,
  *     tests/bridge_scene.h), recording its pickup (target >= 5x real time).
  * The bass cases are the distributed branch's scenes (scenes/bass-
- * fretted.cfg, tests/data/bass-fretless.cfg: Issanchou et al. 2018's
+ * fretted.cfg, scenes/bass-fretless.cfg: Issanchou et al. 2018's
  * measured modes and neck, a power law k = 1e10 N/m^1.5, alpha 1.5, three-
  * point), run at 4.01 MHz and recording the pickup only; their one-point
  * companions keep one point of the same contact (the first fret; the
@@ -80,7 +80,7 @@ replace(char **text, const char *from, const char *until, const char *to)
 }
 
 /* The bass scene srcdir/rel (the distributed branch's: scenes/bass-
- * fretted.cfg, tests/data/bass-fretless.cfg) at 4.01 MHz for `duration`
+ * fretted.cfg, scenes/bass-fretless.cfg) at 4.01 MHz for `duration`
  * s, recording the pickup only; with `one` (e.g. "x = [0.048];"), its
  * distributed contact's points are that one point instead (one point of
  * the same contact on the same string).  NULL on an error (printed). */
@@ -158,7 +158,7 @@ bench_case(const char *what, vb_scene *sc, const char *target, int write)
 static int
 bench_bass(const char *srcdir, double scale)
 {
-  const char *fretted = "scenes/bass-fretted.cfg", *fretless = "tests/data/bass-fretless.cfg";
+  const char *fretted = "scenes/bass-fretted.cfg", *fretless = "scenes/bass-fretless.cfg";
   int rc = 0;
   rc |= bench_case("bass, 1 fret", bass_scene(srcdir, fretted, 0.02 * scale, "points = { x = [0.048]; "),
                    "", 0);
