@@ -81,6 +81,7 @@ vb_island_state_free(vb_island_state *s)
     return;
   if (s->work)
     s->model->scheme->ops->free(s->work);
+  vb_sparse_free(s->sp);
   free(s->block);
   free(s);
 }
@@ -107,7 +108,7 @@ state_block_bytes(const vb_island_model *m)
   size_t nst = scheme_state_size(m);
   size_t ndouble = 7 * mp + 9 * rc + (c * c + 7) / 8 * 8 + (nst + 7) / 8 * 8;
   size_t bytes =
-      ndouble * sizeof(double) + c * (sizeof(vb_chist) + sizeof(vb_contact)) + 3 * c * sizeof(int);
+      ndouble * sizeof(double) + c * (sizeof(vb_chist) + sizeof(vb_contact)) + 4 * c * sizeof(int);
   return (bytes + 63) / 64 * 64 + 64;
 }
 
@@ -143,11 +144,21 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
   s->piv = (int *)(s->act + c);
   s->iterations = s->piv + c;
   s->fallback = s->iterations + c;
+  s->trk = s->fallback + c;
+  s->ntrk = m->nc;
   for (size_t k = 0; k < c; k++) {
+    s->trk[k] = (int)k;
     s->act[k] = m->cts[k];
     int ns = m->cts[k].scheme->ops->nstate;
     s->hist[k].st = ns > 0 ? st : NULL;
     st += ns;
+  }
+  int undriven = 1;
+  for (int k = 0; k < m->nc; k++)
+    undriven &= !vb_contact_driven(m->scene, &m->cts[k]);
+  if (vb_sparse_alloc(m, s, undriven) != VB_OK) {
+    vb_island_state_free(s);
+    return VB_ENOMEM;
   }
   if (m->scheme && m->scheme->ops->alloc) {
     s->sys = (vb_system){.nm = m->nm, .nc = m->nc, .accel = system_accel, .ctx = s};
@@ -185,6 +196,9 @@ vb_island_state_copy(vb_island_state *dst, const vb_island_state *src)
   dst->external = src->external;
   dst->newton_failures = src->newton_failures;
   dst->state_drift = src->state_drift;
+  /* the live list is in the block; a state that skips contacts must have
+   * every contact pinned to be copied (lyapunov.c pins them) */
+  dst->ntrk = src->ntrk;
 }
 
 /* b = a + r (b - a) on one array of n doubles. */
@@ -359,10 +373,11 @@ vb_island_points(const vb_island_model *m, const vb_island_state *s, const int *
 int
 vb_island_finite(const vb_island_model *m, const vb_island_state *s)
 {
+  (void)m; /* the contacts stepped: a skipped one keeps its finite history */
   double z = s->kinetic * 0.0 + s->potential * 0.0 + s->dissipated * 0.0 + s->external * 0.0 +
              s->corrected * 0.0;
-  for (int c = 0; c < m->nc; c++) {
-    const vb_chist *hc = &s->hist[c];
+  for (int k = 0; k < s->ntrk; k++) {
+    const vb_chist *hc = &s->hist[s->trk[k]];
     z += hc->x * 0.0 + hc->rate * 0.0 + hc->f * 0.0;
   }
   return z == 0.0;

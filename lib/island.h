@@ -40,6 +40,11 @@ typedef struct vb_island_state {
   double *jac;       /* scratch: [nc][nc] Newton matrix */
   double *rhs;       /* scratch: [nc] */
   int *piv;          /* scratch: [nc] */
+  int *trk;          /* the contacts stepped (live), ascending, [ntrk]: all of
+                        them unless the island skips (sparse.c) */
+  int ntrk;
+  struct vb_sparse *sp; /* the skipping of contacts that cannot act, or NULL
+                           (sparse.c) */
   int *iterations;   /* Newton iterations of the last step */
   int *fallback;     /* 1 if the scheme's fallback stepped it last step */
   double power[2];   /* explicit: dissipated and external power at n, W */
@@ -115,6 +120,46 @@ void vb_island_energy(const vb_island_model *m, vb_island_state *s);
 /* Explicit family: dissipated and external power of the state at t, W. */
 void vb_island_explicit_power(const vb_island_model *m, vb_island_state *s, double t, double *pd,
                               double *pe);
+
+/* ------------------------------------------------ skipped contacts (sparse.c)
+ *
+ * An island of many contacts steps only those that may act: the others
+ * are stale (their history keeps the values of the step they left, out of
+ * contact, with no force) until a bound on their compression says they
+ * might engage.  vb_island_state_alloc decides, vb_island_start starts
+ * it; the step calls the rest. */
+
+/* Set up the skipping for an island that can (VB_OK with s->sp NULL when
+ * it cannot; `undriven`: no contact's walls or gap are driven); VB_ENOMEM. */
+int vb_sparse_alloc(const vb_island_model *m, vb_island_state *s, int undriven);
+void vb_sparse_free(struct vb_sparse *sp);
+/* Every contact live at the start, the reference at the initial modes. */
+void vb_sparse_start(const vb_island_model *m, vb_island_state *s);
+/* Step n's live set from the prediction qt: leave contacts that are safe,
+ * rejoin those whose bound may engage (their history at n computed from
+ * the modes), and the live contacts' predicted compressions xt and drives
+ * at t1 into s->xt, s->xd_next, s->rd_next. */
+void vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1);
+/* Keep the prediction qt before the step's forces are applied to it. */
+void vb_sparse_save(const vb_island_model *m, vb_island_state *s);
+/* After the solve, with the forces applied to qt: how many skipped
+ * contacts may engage at the new modes; those rejoin (with their xt) and
+ * qt is restored to the prediction, and the caller solves again. */
+int vb_sparse_check(const vb_island_model *m, vb_island_state *s);
+/* Keep contact c live for the whole run (its signals are recorded). */
+void vb_island_pin(const vb_island_model *m, vb_island_state *s, int c);
+/* Contact c's compression now, m: its history's when live; when skipped,
+ * an upper bound of it (out of contact). */
+double vb_island_compression_bound(const vb_island_model *m, const vb_island_state *s, int c);
+/* The contacts that rejoined during the last step, with their
+ * compression and rate at its start (n); how many. */
+int vb_island_rejoined(const vb_island_state *s, const int **lc, const double **x,
+                       const double **rate);
+/* Counters of the skipping (for the benchmarks): references refreshed,
+ * rejoins, and the sum over steps of the live contacts; 0 when the
+ * island does not skip. */
+int vb_island_sparse_stats(const vb_island_state *s, long *refreshes, long *rejoins,
+                           long *live_steps);
 
 /* Move contact c of an island by dx in compression and dv in rate at the
  * current step, sharing the change between its bodies by their compliance

@@ -73,6 +73,19 @@ vb_kernel_predict(int nmp, const double *q, const double *w, const double *ca, c
   return hsum(s0 + s1);
 }
 
+/* |a - b|^2 over [from, to), both multiples of 8. */
+VB_CLONES double
+vb_kernel_dist2(int from, int to, const double *a, const double *b)
+{
+  v4 s0 = splat(0.0), s1 = splat(0.0);
+  for (int j = from; j < to; j += LANES) {
+    v4 d0 = ld4(a + j) - ld4(b + j), d1 = ld4(a + j + 4) - ld4(b + j + 4);
+    s0 += d0 * d0;
+    s1 += d1 * d1;
+  }
+  return hsum(s0 + s1);
+}
+
 /* a . b over [from, to), both multiples of 8. */
 VB_CLONES double
 vb_kernel_dot(int from, int to, const double *a, const double *b)

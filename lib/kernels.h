@@ -8,6 +8,8 @@
 double vb_kernel_predict(int nmp, const double *q, const double *w, const double *ca,
                          const double *cb, const double *cc, const double *g, double *qt,
                          const double *row);
+/* |a - b|^2 over the modes [from, to), both multiples of 8. */
+double vb_kernel_dist2(int from, int to, const double *a, const double *b);
 /* a . b over the modes [from, to), both multiples of 8. */
 double vb_kernel_dot(int from, int to, const double *a, const double *b);
 /* out[r] = S_r . b for the nrows rows of S (stride nmp, m per modal m),

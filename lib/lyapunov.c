@@ -118,9 +118,16 @@ vb_lyapunov_attach(vb_run *run, const vb_lyapunov_opts *o, char *err, size_t err
       !(ly->dq = calloc(2 * (size_t)nm, sizeof(double))))
     goto nomem;
   ly->dv = ly->dq + nm;
-  for (int i = 0; i < m->nislands; i++)
+  for (int i = 0; i < m->nislands; i++) {
     if (vb_island_state_alloc(&m->islands[i], &ly->twin[i]) != VB_OK)
       goto nomem;
+    /* the twin is copied from and blended with the run's state contact by
+     * contact: both step every contact (no skipping, sparse.c) */
+    for (int c = 0; c < m->islands[i].nc; c++) {
+      vb_island_pin(&m->islands[i], ly->twin[i], c);
+      vb_island_pin(&m->islands[i], run->states[i], c);
+    }
+  }
   /* T: the drive's period, else the slowest free oscillation, else 1000 steps */
   double T = o->period, low = lowest_frequency(run->scene);
   if (T <= 0.0)

@@ -500,6 +500,11 @@ vb_record_alloc(vb_run *run, double *const *into)
     run->results[c].compression = run->series[run->series_first[ROW_COMPRESSION] + c];
     run->results[c].rate = run->series[run->series_first[ROW_RATE] + c];
     run->results[c].force = run->series[run->series_first[ROW_FORCE] + c];
+    /* a contact whose signals are recorded is stepped at every step */
+    for (int r = ROW_COMPRESSION; r < NSIGNALS; r++)
+      if (table[r].object == VB_SIGNAL_CONTACT && run->series[run->series_first[r] + c])
+        vb_island_pin(&run->model->islands[run->contact_island[c]],
+                      run->states[run->contact_island[c]], run->contact_local[c]);
   }
   run->point_row = run->point_first + nb;
   for (int b = 0, first = 0; b < nb; b++) {
@@ -606,12 +611,15 @@ vb_record_sample(vb_run *run, long n, long k)
     put(run->point_v[at], k, r);
   }
   for (int c = 0; c < sc->ncontacts; c++) {
-    const vb_chist *hc = &run->states[run->contact_island[c]]->hist[run->contact_local[c]];
     vb_contact_result *res = &run->results[c];
     /* the largest, as a reader of the whole series finds it (a NaN
-     * sample replaces it, the next sample replaces a NaN) */
-    if (k == 0 || !(hc->x <= res->max_compression))
-      res->max_compression = hc->x;
+     * sample replaces it, the next sample replaces a NaN); a skipped
+     * contact's is bounded from above (sparse.c; doc/format.md) */
+    int i = run->contact_island[c];
+    double x = vb_island_compression_bound(&run->model->islands[i], run->states[i],
+                                           run->contact_local[c]);
+    if (k == 0 || !(x <= res->max_compression))
+      res->max_compression = x;
   }
   /* the energies: for their signals, or at the last sample for the table */
   int energies = k == run->nrec - 1;

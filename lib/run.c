@@ -189,7 +189,9 @@ step_islands(vb_run *run, long n, long *failures, long *first_failure)
     const vb_island_model *m = &run->model->islands[i];
     vb_island_state *st = run->states[i];
     int rc = vb_island_step(m, st, n - 1);
-    for (int lc = 0; lc < m->nc; lc++) {
+    /* the contacts stepped (a skipped one has no iterations) */
+    for (int k = 0; k < st->ntrk; k++) {
+      int lc = st->trk[k];
       vb_contact_result *res = &run->results[m->contacts[lc]];
       res->iterations += st->iterations[lc];
       res->fallbacks += st->fallback[lc];
@@ -198,9 +200,18 @@ step_islands(vb_run *run, long n, long *failures, long *first_failure)
       ++*failures;
       if (*first_failure < 0)
         *first_failure = n;
-      for (int lc = 0; lc < m->nc; lc++)
+      for (int k = 0; k < st->ntrk; k++) {
+        int lc = st->trk[k];
         if (st->iterations[lc] >= sc->contacts[m->contacts[lc]].max_iterations)
           run->results[m->contacts[lc]].newton_failures++;
+      }
+    }
+    /* a contact that rejoined in the step: its history at n-1 */
+    const int *lcs;
+    const double *xr, *rr;
+    for (int k = 0, nr = vb_island_rejoined(st, &lcs, &xr, &rr); k < nr; k++) {
+      run->x_before[m->contacts[lcs[k]]] = xr[k];
+      run->rate_before[m->contacts[lcs[k]]] = rr[k];
     }
     if (rc == VB_EDIVERGED || !vb_island_finite(m, st)) {
       diverged(run, i, n, rc == VB_EDIVERGED);
@@ -222,8 +233,10 @@ track_contacts(vb_run *run, long n)
    * moves the bodies the next contact sees) */
   for (int i = 0; i < run->nislands; i++) {
     const vb_island_model *m = &run->model->islands[i];
-    for (int lc = 0; lc < m->nc; lc++) {
-      int c = m->contacts[lc];
+    const vb_island_state *st = run->states[i];
+    /* the contacts stepped: a skipped one stays out of contact */
+    for (int k = 0; k < st->ntrk; k++) {
+      int c = m->contacts[st->trk[k]];
       int rc = vb_events_track(run, c, n, run->x_before[c], run->rate_before[c], &e_now[i]);
       if (rc) {
         snprintf(run->status, sizeof run->status, "out of memory at t=%.9g", n * run->dt);
@@ -260,10 +273,13 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
       run->code = VB_EINTR;
       break;
     }
-    for (int c = 0; c < sc->ncontacts; c++) {
-      const vb_chist *hc = &run->states[run->contact_island[c]]->hist[run->contact_local[c]];
-      run->x_before[c] = hc->x;
-      run->rate_before[c] = hc->rate;
+    for (int i = 0; i < run->nislands; i++) {
+      const vb_island_state *st = run->states[i];
+      for (int k = 0; k < st->ntrk; k++) {
+        int c = run->model->islands[i].contacts[st->trk[k]];
+        run->x_before[c] = st->hist[st->trk[k]].x;
+        run->rate_before[c] = st->hist[st->trk[k]].rate;
+      }
     }
     if (step_islands(run, n, &failures, &first_failure) || track_contacts(run, n))
       break;

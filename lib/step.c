@@ -169,6 +169,7 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
   if (m->fam->refresh)
     m->fam->refresh(m, s);
   vb_island_energy(m, s);
+  vb_sparse_start(m, s);
 }
 
 /* -------------------------------------------------------------- onset */
@@ -193,7 +194,8 @@ static void
 onset_laws(const vb_island_model *m, vb_island_state *s)
 {
   int three = m->fam->levels == 3;
-  for (int c = 0; c < m->nc; c++) {
+  for (int k = 0; k < s->ntrk; k++) {
+    int c = s->trk[k];
     const vb_chist *hc = &s->hist[c];
     if (!vb_law_engaged(&m->cts[c].law, hc->x) &&
         !(three && vb_law_engaged(&m->cts[c].law, hc->xm)))
@@ -210,11 +212,14 @@ static int
 solve_contacts(const vb_island_model *m, vb_island_state *s)
 {
   int nc = m->nc, three = m->fam->levels == 3, any = 0;
-  for (int c = 0; c < nc; c++)
+  for (int k = 0; k < s->ntrk; k++) {
+    int c = s->trk[k];
     any |= vb_kmethod_may_act(&s->act[c], &s->hist[c], s->xt[c], three);
+  }
   if (!any) {
     /* no contact can act: fbar = 0 is the solution, no solve */
-    for (int c = 0; c < nc; c++) {
+    for (int k = 0; k < s->ntrk; k++) {
+      int c = s->trk[k];
       s->fbar[c] = 0.0;
       s->x1[c] = s->xt[c];
       s->iterations[c] = 0;
@@ -238,6 +243,8 @@ solve_contacts(const vb_island_model *m, vb_island_state *s)
       .jac = s->jac,
       .rhs = s->rhs,
       .piv = s->piv,
+      .set = s->sp ? s->trk : NULL,
+      .nset = s->ntrk,
   };
   return m->fam->solve(&p);
 }
@@ -258,9 +265,16 @@ predict(const vb_island_model *m, vb_island_state *s, const double *w, double t1
     /* the previous update already predicted this step */
     s->ahead = 0;
     dot = s->ahead_dot;
+  } else if (s->sp) {
+    vb_kernel_predict(nmp, s->q, w, m->ca, m->cb, m->cc, s->gen, s->qt, NULL);
   } else {
     dot = vb_kernel_predict(nmp, s->q, w, m->ca, m->cb, m->cc, s->gen, s->qt,
                             nc == 1 ? m->S : NULL);
+  }
+  if (s->sp) {
+    /* the contacts that may act, their S_c . qt (sparse.c) */
+    vb_sparse_select(m, s, t1);
+    return;
   }
   /* every contact's S_c . qt (one contact: already summed in passing) */
   if (nc == 1)
@@ -281,9 +295,11 @@ apply_forces(const vb_island_model *m, vb_island_state *s)
   int nmp = m->nmp, nc = m->nc;
   if (nc == 1)
     return s->fbar[0];
-  for (int c = 0; c < nc; c++)
+  for (int k = 0; k < s->ntrk; k++) {
+    int c = s->trk[k];
     if (s->fbar[c] != 0.0)
       vb_kernel_force(nmp, s->qt, m->cc, m->S + (size_t)c * nmp, s->fbar[c]);
+  }
   return 0.0;
 }
 
@@ -292,7 +308,9 @@ static double
 contact_potential(const vb_island_model *m, const vb_island_state *s)
 {
   double pot = 0.0;
-  for (int c = 0; c < m->nc; c++) {
+  (void)m;
+  for (int k = 0; k < s->ntrk; k++) {
+    int c = s->trk[k];
     const vb_contact *ct = &s->act[c];
     pot += ct->scheme->ops->potential ? ct->scheme->ops->potential(ct, &s->hist[c])
                                       : vb_law_potential(&ct->law, s->hist[c].x);
@@ -317,6 +335,19 @@ static int
 contact_forces(const vb_island_model *m, vb_island_state *s, double *f0)
 {
   int rc = m->nc ? solve_contacts(m, s) : VB_OK;
+  if (s->sp) {
+    /* skipped contacts that the forces may bring into contact rejoin, and
+     * the step is solved again with them (sparse.c) */
+    while (rc != VB_EDIVERGED) {
+      vb_sparse_save(m, s);
+      apply_forces(m, s);
+      if (vb_sparse_check(m, s) == 0)
+        break;
+      rc = solve_contacts(m, s);
+    }
+    *f0 = 0.0;
+    return rc;
+  }
   *f0 = rc == VB_EDIVERGED ? 0.0 : apply_forces(m, s);
   return rc;
 }
@@ -351,7 +382,9 @@ advance_state(vb_island_state *s, int c, double h, double x1)
 static void
 track_drift(const vb_island_model *m, vb_island_state *s)
 {
-  for (int c = 0; c < m->nc; c++) {
+  (void)m;
+  for (int k = 0; k < s->ntrk; k++) {
+    int c = s->trk[k];
     const vb_contact *ct = &s->act[c];
     if (s->hist[c].st && ct->scheme->ops->state_drift)
       s->state_drift = fmax(s->state_drift, ct->scheme->ops->state_drift(ct, &s->hist[c]));
@@ -363,7 +396,7 @@ track_drift(const vb_island_model *m, vb_island_state *s)
 static void
 predict_two_level(const vb_island_model *m, vb_island_state *s, long n)
 {
-  int nm = m->nm, nc = m->nc;
+  int nm = m->nm;
   double h = m->dt, t1 = (n + 1) * h;
   double *restrict gen = s->gen, *r1 = s->rd_next, *xd1 = s->xd_next;
   /* the trapezoidal average of the external forces */
@@ -375,7 +408,8 @@ predict_two_level(const vb_island_model *m, vb_island_state *s, long n)
       gen[j] = 0.5 * (gen[j] + g1[j]);
   }
   predict(m, s, s->v, t1);
-  for (int c = 0; c < nc; c++) {
+  for (int k = 0; k < s->ntrk; k++) {
+    int c = s->trk[k];
     vb_chist *hc = &s->hist[c];
     /* rate(n+1) = 2 (x1 - x)/h + roff, with the walls' motion exact */
     hc->roff = -hc->rate - 2.0 * (xd1[c] - s->xdrv[c]) / h + s->xdrv_rate[c] + r1[c];
@@ -427,7 +461,8 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
   vb_kernel_update2(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->v, m->mass, m->dcoef, m->mw2,
                     s->gen, ahead, m->has_gen, m->ca, m->cb, m->S, sums);
   double diss = sums[0], work = sums[1];
-  for (int c = 0; c < nc; c++) {
+  for (int k = 0; k < s->ntrk; k++) {
+    int c = s->trk[k];
     const vb_contact *ct = &s->act[c];
     vb_chist *hc = &s->hist[c];
     double x1 = s->x1[c];
@@ -470,7 +505,6 @@ predict_three_level(const vb_island_model *m, vb_island_state *s, long n)
 static int
 step_three_level(const vb_island_model *m, vb_island_state *s, long n)
 {
-  int nc = m->nc;
   double h = m->dt, *r1 = s->rd_next, *xd1 = s->xd_next;
   m->fam->predict(m, s, n);
   double f0, sums[5];
@@ -481,7 +515,8 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
   vb_kernel_update3(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->qm, m->mass, m->dcoef, m->mw2,
                     s->gen, ahead, m->ca, m->cb, m->S, sums);
   double diss = sums[0], work = sums[1];
-  for (int c = 0; c < nc; c++) {
+  for (int k = 0; k < s->ntrk; k++) {
+    int c = s->trk[k];
     const vb_contact *ct = &s->act[c];
     vb_chist *hc = &s->hist[c];
     double x1 = s->x1[c];

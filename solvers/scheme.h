@@ -209,6 +209,9 @@ typedef struct vb_kproblem {
   double *jac;           /* [nc][nc] scratch */
   double *rhs;           /* [nc] scratch */
   int *piv;              /* [nc] scratch */
+  const int *set;        /* [nset] the contacts to solve, ascending (the others
+                            are skipped: out of contact, fbar 0); NULL: all */
+  int nset;
 } vb_kproblem;
 
 /* Whether contact ct could exert a force in a step predicted to reach xt. */

@@ -15,90 +15,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "../bridge_scene.h"
-#include "island.h"
+#include "bench_island.h"
 
-static double
-now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-/* Newton figures of one scene's stepping (its island with the most
- * contacts), printed on one line; 0, or 1 on an error. */
+/* Print one scene's figures on one line (bench_island.h): Newton figures
+ * of its island stepped alone, then the whole run's CPU time per step and
+ * real-time factor; 0, or 1 on an error. */
 static int
-newton_figures(const vb_scene *sc, int points)
+bench_line(const vb_scene *sc, int points)
 {
-  char err[1024];
-  vb_model *model;
-  if (vb_model_compile(sc, &model, err, sizeof err) != VB_OK) {
-    fprintf(stderr, "%s\n", err);
+  bench_figures f;
+  if (bench_figures_of(sc, &f) != 0)
     return 1;
-  }
-  const vb_island_model *m = &model->islands[0];
-  for (int i = 1; i < model->nislands; i++)
-    if (model->islands[i].nc > m->nc)
-      m = &model->islands[i];
-  vb_island_state *s;
-  if (vb_island_state_alloc(m, &s) != VB_OK) {
-    vb_model_free(model);
-    return 1;
-  }
-  vb_island_start(m, s);
-  double e0 = s->kinetic + s->potential, drift = 0.0;
-  long steps = vb_scene_steps(sc), solved = 0, failed = 0, itsum = 0, actsum = 0, n;
-  int itmax = 0, diverged = 0;
-  for (n = 0; n < steps; n++) {
-    int rc = vb_island_step(m, s, n);
-    int its = 0, act = 0;
-    for (int c = 0; c < m->nc; c++) {
-      if (s->iterations[c] > its)
-        its = s->iterations[c];
-      act += s->iterations[c] > 0;
-    }
-    solved += its > 0;
-    itsum += its;
-    actsum += act;
-    itmax = its > itmax ? its : itmax;
-    failed += rc == VB_ENOCONV;
-    if (rc == VB_EDIVERGED || !vb_island_finite(m, s)) {
-      diverged = 1;
-      break;
-    }
-    double e = fabs(s->kinetic + s->potential - e0) / e0;
-    drift = e > drift ? e : drift;
-  }
-  printf("%6d %7.1f%% %8.2f %6d %8.1f %8ld %10.2e", points, 100.0 * solved / (n ? n : 1),
-         solved ? (double)itsum / solved : 0.0, itmax, solved ? (double)actsum / solved : 0.0,
-         failed, drift);
-  if (diverged)
-    printf("  diverged at step %ld", n);
-  vb_island_state_free(s);
-  vb_model_free(model);
+  printf("%6d %7.1f%% %8.2f %6d %8.1f %8ld %10.2e", points,
+         100.0 * f.solved / (f.steps ? f.steps : 1), f.it_mean, f.it_max, f.active, f.failed,
+         f.drift);
+  char status[320];
+  double cost = bench_run_cost(sc, 0, status, sizeof status);
+  printf(" %10.2f %8.2f  %s%s\n", 1e6 * cost, 1.0 / (cost * sc->fs), status,
+         f.diverged ? " (island diverged)" : "");
+  fflush(stdout);
   return 0;
-}
-
-/* CPU time per step of the whole run, s; NAN on an error. */
-static double
-run_cost(const vb_scene *sc, const char **status)
-{
-  char err[1024];
-  vb_run *run;
-  if (vb_run_alloc(sc, &run, err, sizeof err) != VB_OK) {
-    fprintf(stderr, "%s\n", err);
-    return NAN;
-  }
-  double t0 = now();
-  vb_run_exec(run);
-  double t = now() - t0;
-  static char text[256];
-  snprintf(text, sizeof text, "%s", vb_run_status(run));
-  *status = text;
-  vb_run_free(run);
-  return t / vb_scene_steps(sc);
 }
 
 int
@@ -129,13 +66,10 @@ main(int argc, char **argv)
       return 1;
     }
     free(text);
-    if (newton_figures(sc, points[k]) != 0)
-      return 1;
-    const char *status = "";
-    double cost = run_cost(sc, &status);
-    printf(" %10.2f %8.2f  %s\n", 1e6 * cost, 1.0 / (cost * sc->fs), status);
-    fflush(stdout);
+    int rc = bench_line(sc, points[k]);
     vb_scene_free(sc);
+    if (rc)
+      return 1;
   }
   return 0;
 }

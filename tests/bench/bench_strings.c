@@ -13,31 +13,22 @@
  * point), run at 4.01 MHz and recording the pickup only; their one-point
  * companions keep one point of the same contact (the first fret; the
  * fretless neck under the pickup).  The pickup is at x = 0.501 m (grid
- * point 500).  For each case: the Newton figures of the island stepped
- * alone (lib/island.h: iterations per step with a solve, mean and max, the
- * share of steps with a solve), then the CPU time per step of the whole
- * run (vb_run_exec, recording the pickup; for the tanpura also writing its
- * file, vb_output_write) and its real-time factor.  The bass runs 20 ms
- * fretted, 8 ms fretless (the published pluck moves away from the neck
- * first: the first contacts come after about 5 ms).  Options: --duration S scales every case's simulated
+ * point 500).  For each case (bench_island.h): the Newton figures of the
+ * island stepped alone (iterations per step with a solve, mean and max,
+ * the share of steps with a solve, the contacts live per step), then the
+ * CPU time per step of the whole run (vb_run_exec, recording the pickup;
+ * for the tanpura also writing its file, vb_output_write) and its real-
+ * time factor, stepping every contact (before) and skipping those that
+ * cannot act (after).  The bass runs 20 ms fretted, 8 ms fretless (the
+ * published pluck moves away from the neck first: the first contacts come
+ * after about 5 ms).  Options: --duration S scales every case's simulated
  * time (default 1); --only TEXT runs only the cases whose name has TEXT. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include "../bridge_scene.h"
-#include "island.h"
-
-/* CPU time of the process, s. */
-static double
-now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
+#include "bench_island.h"
 
 /* Text of the file srcdir/rel (malloc'd), or NULL. */
 static char *
@@ -118,55 +109,14 @@ bass_scene(const char *srcdir, const char *rel, double duration, const char *one
   return sc;
 }
 
-/* Newton figures of the scene's island with the most contacts: solved
- * steps (share), iterations per solved step (mean, max); 0 or 1. */
-static int
-newton_figures(const vb_scene *sc)
-{
-  char err[1024];
-  vb_model *model;
-  if (vb_model_compile(sc, &model, err, sizeof err) != VB_OK) {
-    fprintf(stderr, "%s\n", err);
-    return 1;
-  }
-  const vb_island_model *m = &model->islands[0];
-  for (int i = 1; i < model->nislands; i++)
-    if (model->islands[i].nc > m->nc)
-      m = &model->islands[i];
-  vb_island_state *s;
-  if (vb_island_state_alloc(m, &s) != VB_OK) {
-    vb_model_free(model);
-    return 1;
-  }
-  vb_island_start(m, s);
-  long steps = vb_scene_steps(sc), solved = 0, itsum = 0, failed = 0, n;
-  int itmax = 0;
-  for (n = 0; n < steps; n++) {
-    int rc = vb_island_step(m, s, n), its = 0;
-    for (int c = 0; c < m->nc; c++)
-      its = s->iterations[c] > its ? s->iterations[c] : its;
-    solved += its > 0;
-    itsum += its;
-    itmax = its > itmax ? its : itmax;
-    failed += rc == VB_ENOCONV;
-    if (rc == VB_EDIVERGED || !vb_island_finite(m, s))
-      break;
-  }
-  printf(" %7.1f%% %7.2f %5d %6ld", 100.0 * solved / (n ? n : 1),
-         solved ? (double)itsum / solved : 0.0, itmax, failed);
-  if (n < steps)
-    printf(" (diverged at step %ld)", n);
-  vb_island_state_free(s);
-  vb_model_free(model);
-  return 0;
-}
-
 /* Only the cases whose name contains this (--only TEXT), or all. */
 static const char *only = NULL;
 
-/* Print one case's line: Newton figures, us/step and real-time factor of
- * the whole run (with `write`, and of writing its file), its status and
- * the target; 0 or 1. */
+/* Print one case's line: the Newton figures of its island stepped alone
+ * (the same with and without skipping, or a second line says how not),
+ * the live contacts per step, then the CPU time per step of the whole run
+ * and its real-time factor stepping every contact (before: VIBRO_NO_SKIP)
+ * and skipping (after), its status and the target; 0 or 1. */
 static int
 bench_case(const char *what, vb_scene *sc, const char *target, int write)
 {
@@ -176,30 +126,29 @@ bench_case(const char *what, vb_scene *sc, const char *target, int write)
     vb_scene_free(sc);
     return 0;
   }
-  printf("%-34s", what);
-  if (newton_figures(sc) != 0)
-    return 1;
-  char err[1024];
-  vb_run *run;
-  if (vb_run_alloc(sc, &run, err, sizeof err) != VB_OK) {
-    fprintf(stderr, "%s\n", err);
+  bench_figures fb, fa;
+  bench_skip(0);
+  int rc = bench_figures_of(sc, &fb);
+  bench_skip(1);
+  rc = rc || bench_figures_of(sc, &fa);
+  if (rc) {
+    vb_scene_free(sc);
     return 1;
   }
-  /* the run and the writing of its file (the pickup) */
-  char out[64];
-  snprintf(out, sizeof out, "bench-strings-%ld.h5", (long)getpid());
-  double t0 = now();
-  vb_run_exec(run);
-  const vb_run *runs[1] = {run};
-  int wrc = write ? vb_output_write(out, runs, 1, err, sizeof err) : VB_OK;
-  double cost = (now() - t0) / vb_scene_steps(sc);
-  remove(out);
-  if (wrc != VB_OK)
-    fprintf(stderr, "%s\n", err);
-  printf(" %9.3f %9.3f  %-10s %s\n", 1e6 * cost, 1.0 / (cost * sc->fs), target,
-         vb_run_status(run));
+  char status[320];
+  bench_skip(0);
+  double before = bench_run_cost(sc, write, status, sizeof status);
+  bench_skip(1);
+  double after = bench_run_cost(sc, write, status, sizeof status);
+  printf("%-30s %6.1f%% %6.2f %5d %6ld %7.1f/%-4d %8.3f %7.3f %8.3f %7.3f  %-10s %s%s\n", what,
+         100.0 * fa.solved / (fa.steps ? fa.steps : 1), fa.it_mean, fa.it_max, fa.failed, fa.live,
+         fa.nc, 1e6 * before, 1.0 / (before * sc->fs), 1e6 * after, 1.0 / (after * sc->fs), target,
+         status, fa.diverged ? " (island diverged)" : "");
+  if (fb.solved != fa.solved || fb.it_mean != fa.it_mean || fb.it_max != fa.it_max ||
+      fb.failed != fa.failed)
+    printf("%-30s %6.1f%% %6.2f %5d %6ld   (every contact stepped: differs)\n", "",
+           100.0 * fb.solved / (fb.steps ? fb.steps : 1), fb.it_mean, fb.it_max, fb.failed);
   fflush(stdout);
-  vb_run_free(run);
   vb_scene_free(sc);
   return 0;
 }
@@ -248,10 +197,14 @@ main(int argc, char **argv)
     else
       srcdir = argv[i];
   }
-  printf("distributed contact on strings (CPU per simulated step of the whole run, "
-         "recording one pickup; the tanpura's also writing it)\n");
-  printf("%-34s %8s %7s %5s %6s %9s %9s  %-10s %s\n", "case", "solved", "it/slv", "itmax",
-         "noconv", "us/step", "x rt", "target", "status");
+  printf("distributed contact on strings (CPU per simulated step of the whole run, recording "
+         "one pickup; the tanpura's also writing it), stepping every contact (before) and "
+         "skipping those that cannot act (after, lib/sparse.c); solved: share of steps with "
+         "an active contact, with Newton iterations per such step (mean, max)\n");
+  printf("%-30s %7s %6s %5s %6s %12s %8s %7s %8s %7s  %-10s %s\n", "case", "solved", "it/slv",
+         "itmax", "noconv", "live/points", "us/step", "x rt", "us/step", "x rt", "target",
+         "status");
+  printf("%-30s %7s %6s %5s %6s %12s %16s %16s\n", "", "", "", "", "", "", "before", "after");
   int rc = 0;
   rc |= bench_bass(srcdir, scale);
   rc |= bench_case("tanpura, 1 point, 44.1 kHz", tanpura(1, 0.25 * scale), "", 1);
