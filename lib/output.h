@@ -5,6 +5,7 @@
 #define VB_OUTPUT_H
 
 #include <stdint.h>
+#include <string.h>
 #include <hdf5.h>
 
 #include "internal.h"
@@ -106,6 +107,35 @@ extern const vb_column vb_table_columns[];
 /* The columns of /study/events, ended by a NULL name. */
 enum { VB_EC_SCENE, VB_EC_CONTACT };
 extern const vb_column vb_event_columns[];
+/* Write an integer value as the column's type (int32 or int64).  Inline
+ * here: both output_table.c's and output_analysis.c's lists use it, and
+ * output_table.c's list reaches output_analysis.c's gets. */
+static inline void
+vb_column_put_long(const vb_column *col, void *out, long v)
+{
+  if (col->type == VB_COL_I32) {
+    int32_t x = (int32_t)v;
+    memcpy(out, &x, 4);
+  } else {
+    int64_t x = v;
+    memcpy(out, &x, 8);
+  }
+}
+
+/* The `get` of a column that is a member of the row's item (a vb_event, an
+ * impact-map entry) at col->at: a double, or an int stored as the column's type. */
+static inline void
+vb_column_member(const vb_column *col, const vb_run *run, int contact, const void *item, void *out)
+{
+  (void)run, (void)contact;
+  if (col->type == VB_COL_I32) {
+    int v;
+    memcpy(&v, (const char *)item + col->at, sizeof v);
+    vb_column_put_long(col, out, v);
+  } else {
+    memcpy(out, (const char *)item + col->at, 8);
+  }
+}
 
 /* The tables of the analysis (doc/format.md): rows of each scene along
  * their own dimension, like the events, in scene order; present when

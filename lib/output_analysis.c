@@ -14,33 +14,6 @@
 #include "analysis.h"
 #include "output.h"
 
-/* An integer value of a column, as its type. */
-static void
-put_long(const vb_column *col, void *out, long v)
-{
-  if (col->type == VB_COL_I32) {
-    int32_t x = (int32_t)v;
-    memcpy(out, &x, 4);
-  } else {
-    int64_t x = v;
-    memcpy(out, &x, 8);
-  }
-}
-
-/* A member of a row's item (a vb_map_entry) at col->at: a double or an int. */
-static void
-get_member(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
-{
-  (void)run, (void)c;
-  if (col->type == VB_COL_I32) {
-    int v;
-    memcpy(&v, (const char *)item + col->at, sizeof v);
-    put_long(col, out, v);
-  } else {
-    memcpy(out, (const char *)item + col->at, 8);
-  }
-}
-
 /* ------------------------------------------------ the analysis's values */
 
 /* Whether scene 0 has an analysis block; a section; an impact map. */
@@ -77,7 +50,7 @@ vb_get_orbit(const vb_column *col, const vb_run *run, int c, const void *item, v
     v = a->orbit.cls == VB_ORBIT_PERIODIC && a->impacts_per_period > 0 ? a->impacts_per_period : 0;
   else if (a && strcmp(col->name, "sections") == 0)
     v = a->ns;
-  put_long(col, out, v);
+  vb_column_put_long(col, out, v);
 }
 
 void
@@ -95,7 +68,7 @@ void
 vb_get_no_attractor(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
 {
   (void)run, (void)c, (void)item;
-  put_long(col, out, -1);
+  vb_column_put_long(col, out, -1);
 }
 
 /* Section row *item: its period index, time, and point c's u or v. */
@@ -105,7 +78,7 @@ get_section_k(const vb_column *col, const vb_run *run, int c, const void *item, 
   const vb_analysis_run *a = vb_run_analysis(run);
 
   (void)c;
-  put_long(col, out, a->k0 + *(const long *)item);
+  vb_column_put_long(col, out, a->k0 + *(const long *)item);
 }
 static void
 get_section_t(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
@@ -142,7 +115,7 @@ static const vb_column section_columns[] = {
 
 #define MAP_F64(n, u)                                                                              \
   {                                                                                                \
-    .name = #n, .units = u, .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = get_member,            \
+    .name = #n, .units = u, .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = vb_column_member,            \
     .at = offsetof(vb_map_entry, n)                                                                \
   }
 
@@ -153,7 +126,7 @@ static const vb_column map_columns[] = {
      .units = "1",
      .dim = VB_DIM_EVENT,
      .type = VB_COL_I32,
-     .get = get_member,
+     .get = vb_column_member,
      .at = offsetof(vb_map_entry, contact)},
     MAP_F64(t, "s"),
     MAP_F64(v_in, "m/s"),
@@ -163,7 +136,7 @@ static const vb_column map_columns[] = {
      .units = "1",
      .dim = VB_DIM_EVENT,
      .type = VB_COL_I32,
-     .get = get_member,
+     .get = vb_column_member,
      .at = offsetof(vb_map_entry, grazing)},
     {.name = NULL},
 };
@@ -286,7 +259,7 @@ vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, int np, 
                                      first->analysis->attractor_tolerance, id) < 0)
     rc = -1;
   for (long i = 0; rc == 0 && i < nrows; i++)
-    put_long(fa->col, rows + (size_t)i * t->rowsize + fa->offset, id[i]);
+    vb_column_put_long(fa->col, rows + (size_t)i * t->rowsize + fa->offset, id[i]);
   for (long i = 0; cyc && i < nrows; i++)
     free(cyc[i]);
   free(cyc);

@@ -25,24 +25,12 @@
 
 /* ------------------------------------------------------- the values */
 
-static void
-put_long(const vb_column *col, void *out, long v)
-{
-  if (col->type == VB_COL_I32) {
-    int32_t x = (int32_t)v;
-    memcpy(out, &x, 4);
-  } else {
-    int64_t x = v;
-    memcpy(out, &x, 8);
-  }
-}
-
 /* The run's status code (vb_run_code), not parsed back from its text. */
 static void
 get_code(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   (void)c, (void)ev;
-  put_long(col, out, vb_run_code(run));
+  vb_column_put_long(col, out, vb_run_code(run));
 }
 
 /* The run's status text, cut to VB_STATUS_LEN bytes. */
@@ -61,7 +49,7 @@ static void
 get_samples(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   (void)c, (void)ev;
-  put_long(col, out, vb_run_samples(run));
+  vb_column_put_long(col, out, vb_run_samples(run));
 }
 
 /* Seconds between recorded samples. */
@@ -114,7 +102,7 @@ get_contact_long(const vb_column *col, const vb_run *run, int c, const void *ev,
 
   (void)ev;
   memcpy(&v, (const char *)vb_run_contact(run, c) + col->at, sizeof v);
-  put_long(col, out, v);
+  vb_column_put_long(col, out, v);
 }
 
 /* The first impact with a measured onset (one engaged at t = 0 has none), s. */
@@ -158,26 +146,12 @@ get_max_compression(const vb_column *col, const vb_run *run, int c, const void *
   memcpy(out, &v, 8);
 }
 
-/* An event's member at col->at: a double, or an int. */
-static void
-get_event(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
-{
-  (void)run, (void)c;
-  if (col->type == VB_COL_I32) {
-    int v;
-    memcpy(&v, (const char *)ev + col->at, sizeof v);
-    put_long(col, out, v);
-  } else {
-    memcpy(out, (const char *)ev + col->at, 8);
-  }
-}
-
 /* The contact of an event: its index in /study/table's `contact` coordinate. */
 static void
 get_event_contact(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
 {
   (void)run, (void)ev;
-  put_long(col, out, c);
+  vb_column_put_long(col, out, c);
 }
 
 /* Whether scene 0 asks for the largest Lyapunov exponent. */
@@ -257,10 +231,10 @@ const vb_column vb_table_columns[] = {
 };
 
 #define EVENT_F64(n, u)                                                                            \
-  {.name = #n, .units = u, .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = get_event,              \
+  {.name = #n, .units = u, .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = vb_column_member, \
    .at = offsetof(vb_event, n)}
 #define EVENT_I32(n)                                                                               \
-  {.name = #n, .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I32, .get = get_event,            \
+  {.name = #n, .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I32, .get = vb_column_member, \
    .at = offsetof(vb_event, n)}
 
 /* The events: one row per impact of every scene (vb_event). */
@@ -457,7 +431,7 @@ row_fill(const vb_table *t, unsigned char *row, long index, const double *params
       f->col->get(f->col, run, c, ev, at);
   }
   /* the first column is the scene's index in both tables */
-  put_long(t->field[0].col, row + t->field[0].offset, index);
+  vb_column_put_long(t->field[0].col, row + t->field[0].offset, index);
 }
 
 /* Fill the table row of a run. */
