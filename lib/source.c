@@ -74,7 +74,7 @@ vb_list_add(char *list, size_t size, const char *item)
 {
   size_t used = strlen(list);
 
-  if (used > 0 && strcmp(list + used - 3, "...") == 0)
+  if (used >= 3 && strcmp(list + used - 3, "...") == 0)
     return;
   if (used + strlen(item) + 2 + 5 >= size) {
     snprintf(list + used, size - used, "%s...", used > 0 ? ", " : "");

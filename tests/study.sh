@@ -514,8 +514,15 @@ for c in membig memmap memsmall; do
     "$vibro" run "$tmp/$cfg.cfg" -o "$tmp/${c}r.h5" -j 2 --quiet)
   busy=$(peak_mib VIBRO_TEST_BATCH_SECONDS=0.05 VIBRO_TEST_MAP_BYTES=$map \
     "$vibro" run "$tmp/$cfg.cfg" -o "$tmp/$c.h5" -j 2 --quiet)
-  [ "$quiet" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$busy" -le $((quiet + 64)) ] && ok ||
-    bad "$c: peak $busy MiB with the 10 s rule every 0.05 s, $quiet MiB without (want at most 64 MiB more)"
+  # (AddressSanitizer keeps freed memory in its quarantine, 256 MiB by
+  # default, so a sanitizer build's peak measures the quarantine: the
+  # files are still compared there)
+  if [ "${WITH_SANITIZERS:-no}" = yes ]; then
+    echo "$c: peak memory not compared under the sanitizers ($busy MiB against $quiet MiB)"
+  else
+    [ "$quiet" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$busy" -le $((quiet + 64)) ] && ok ||
+      bad "$c: peak $busy MiB with the 10 s rule every 0.05 s, $quiet MiB without (want at most 64 MiB more)"
+  fi
   same "$tmp/${c}r.h5" "$tmp/$c.h5" "$c: flushed every 0.05 s against one laid-out shard"
   early "$tmp/${c}r.h5" && ok || bad "$c was not laid out"
   early "$tmp/$c.h5" && bad "$c: no batch was flushed before the end (the file is the laid-out shard)" || ok
