@@ -514,6 +514,20 @@ vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t 
   return vb_stack_close(st, err, errlen);
 }
 
+/* Free a stack's memory (its HDF5 objects closed or left open). */
+static void
+stack_free(vb_stack *st)
+{
+  free(st->sig);
+  free(st->params);
+  free(st->table);
+  free(st->events);
+  for (int s = 0; s < VB_XT_COUNT; s++)
+    free(st->xt[s]);
+  free(st->path);
+  free(st);
+}
+
 /* Close a stacked file. */
 int
 vb_stack_close(vb_stack *st, char *err, size_t errlen)
@@ -530,14 +544,7 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
      * open, reachable from HDF5's tables: the run ends on this error and
      * vibro's main skips HDF5's exit handler (H5dont_atexit) */
     vb_errf_first(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
-    free(st->sig);
-    free(st->params);
-    free(st->table);
-    free(st->events);
-    for (s = 0; s < VB_XT_COUNT; s++)
-      free(st->xt[s]);
-    free(st->path);
-    free(st);
+    stack_free(st);
     return VB_EIO;
   }
   for (s = 0; st->sig && s < st->f->nsig; s++)
@@ -572,14 +579,7 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
   }
   if (rc != 0)
     vb_errf_first(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
-  free(st->sig);
-  free(st->params);
-  free(st->table);
-  free(st->events);
-  for (s = 0; s < VB_XT_COUNT; s++)
-    free(st->xt[s]);
-  free(st->path);
-  free(st);
+  stack_free(st);
   return rc ? VB_EIO : VB_OK;
 }
 
