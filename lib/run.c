@@ -83,13 +83,14 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   return vb_run_alloc_into(scene, NULL, out, err, errlen);
 }
 
-/* Allocate a run of a scene recording into the caller's memory. */
+/* Allocate a run of a scene recording into a file as it goes. */
 int
-vb_run_alloc_into(const vb_scene *scene, double *const *into, vb_run **out, char *err,
+vb_run_alloc_into(const vb_scene *scene, const vb_record_file *to, vb_run **out, char *err,
                   size_t errlen)
 {
   *out = NULL;
-  int rc = vb_record_fits(scene, err, errlen);
+  /* into a file, only a window of the recording is in memory */
+  int rc = to ? VB_OK : vb_record_fits(scene, err, errlen);
   if (rc != VB_OK)
     return rc;
   vb_run *run = calloc(1, sizeof *run);
@@ -112,7 +113,7 @@ vb_run_alloc_into(const vb_scene *scene, double *const *into, vb_run **out, char
   run->e_prev = calloc(2 * (size_t)run->nislands + 1, sizeof(double));
   run->x_before = calloc(2 * (size_t)nc + 1, sizeof(double));
   if (!run->results || !run->trackers || !run->e_prev || !run->x_before ||
-      vb_record_alloc(run, into) != VB_OK || vb_analysis_run_alloc(run) != VB_OK)
+      vb_record_alloc(run, to) != VB_OK || vb_analysis_run_alloc(run) != VB_OK)
     goto nomem;
   if ((rc = vb_lyapunov_alloc(run, err, errlen)) != VB_OK) {
     vb_run_free(run);
@@ -256,11 +257,9 @@ vb_run_exec(vb_run *run)
   return vb_run_exec_stop(run, NULL);
 }
 
-/* Simulate the whole scene, or until *stop is nonzero (checked before
- * every step): then the status is "stopped at t=T s on request" and the
- * code VB_EINTR, the samples not reached NaN. */
-int
-vb_run_exec_stop(vb_run *run, const volatile int *stop)
+/* The steps of vb_run_exec_stop. */
+static int
+exec_steps(vb_run *run, const volatile int *stop)
 {
   const vb_scene *sc = run->scene;
   long first_failure = -1, failures = 0, n;
@@ -317,6 +316,18 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
   return VB_OK;
 }
 
+/* Simulate the whole scene, or until *stop is nonzero (checked before
+ * every step): then the status is "stopped at t=T s on request" and the
+ * code VB_EINTR, the samples not reached NaN.  A recording into a file
+ * is written to its end. */
+int
+vb_run_exec_stop(vb_run *run, const volatile int *stop)
+{
+  int rc = exec_steps(run, stop);
+  vb_record_flush(run);
+  return rc;
+}
+
 /* ------------------------------------------------------------- accessors */
 
 const vb_scene *
@@ -338,6 +349,10 @@ long
 vb_run_samples(const vb_run *run)
 {
   return run->nrec;
+}int
+vb_run_record_errno(const vb_run *run)
+{
+  return run->record_errno;
 }
 
 const double *
