@@ -194,6 +194,8 @@ int vb_run_alloc_into(const vb_scene *scene, const vb_record_file *to, vb_run **
 /* The errno of the first failed write of a run recording into a file
  * (vb_run_alloc_into), or 0: then the file does not hold its recording. */
 int vb_run_record_errno(const vb_run *run);
+/* Samples of a run's recording held in memory: all, or its window's. */
+long vb_run_record_window(const vb_run *run);
 
 /* Read named numeric columns of a CSV data file (a header line naming the
  * columns, comma-separated; blank lines and '#' comments skipped): for

@@ -354,6 +354,11 @@ vb_run_record_errno(const vb_run *run)
 {
   return run->record_errno;
 }
+long
+vb_run_record_window(const vb_run *run)
+{
+  return run->win;
+}
 
 const double *
 vb_run_point_u(const vb_run *run, int body, int point)

@@ -581,21 +581,37 @@ same_in_file(int fd, const vb_run *mem, const vb_scene *sc, const int64_t *off)
 
 /* A run recording into a file through its window writes there, bit for
  * bit, what a run holding the whole recording holds, and keeps the same
- * figures: random lengths about the window's (8192 samples here) and far
- * past it, random intervals, runs that diverge or are stopped (NaN from
- * there on), series the file does not hold (not written). */
+ * figures: random lengths about the window's and far past it, random
+ * intervals, runs that diverge or are stopped (NaN from there on), series
+ * the file does not hold (not written). */
 START_TEST(test_record_into_file)
 {
-  static const long edges[] = {1, 2, 8191, 8192, 8193, 16384, 16385};
   unsigned seed = 1234567u + (unsigned)_i;
   char path[] = "/tmp/check_record_XXXXXX";
   int fd = mkstemp(path);
   ck_assert(fd >= 0);
   unlink(path);
+  /* the window of this scene's recording (a long one: not all of it) */
+  char *probe = file_scene(1000000, 1, "two-point", 1.0e5);
+  vb_scene *psc;
+  vb_run *prun;
+  char perr[256];
+  ck_assert(vb_scene_load_string(probe, "t.cfg", &psc, perr, sizeof perr) == VB_OK);
+  vb_record_file pto = {.fd = fd, .offset = NULL};
+  int64_t *poff = calloc((size_t)vb_signal_instances(psc) + 1, sizeof *poff);
+  pto.offset = poff;
+  ck_assert(vb_run_alloc_into(psc, &pto, &prun, perr, sizeof perr) == VB_OK);
+  long W = vb_run_record_window(prun);
+  ck_assert(W > 1 && W < 1000000);
+  vb_run_free(prun);
+  vb_scene_free(psc);
+  free(poff);
+  free(probe);
+  const long edges[] = {1, 2, W - 1, W, W + 1, 2 * W, 2 * W + 1};
   for (int c = 0; c < 14; c++) {
     seed = seed * 1103515245u + 12345u;
     int every = 1 + (int)(seed >> 16) % 3, skip = (int)(seed >> 20) % 4;
-    long nrec = c < 7 ? edges[c] : 1 + (long)(seed >> 8) % 60000;
+    long nrec = c < 7 ? edges[c] : 1 + (long)(seed >> 8) % (4 * W);
     every = nrec == 1 && every == 1 ? 2 : every; /* at least one step */
     int diverge = c % 5 == 4, stopped = c % 7 == 6;
     char *text = file_scene(nrec, every, diverge ? "verlet" : "two-point", diverge ? 1.0e13 : 1.0e5);
