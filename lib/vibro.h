@@ -556,8 +556,17 @@ int vb_signal_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, siz
 /* Whether a scene records the signal at `path` (a vb_signal_path): true
  * without record.signals, else when one of its globs matches. */
 int vb_scene_records(const vb_scene *sc, const char *path);
-/* Whether instance i of signal s is recorded (vb_scene_records of its path). */
+/* Whether instance i of signal s is recorded (vb_scene_records of its
+ * path, or of its distributed contact's; without record.signals every
+ * signal but those on request and a distributed contact's points'). */
 int vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i);
+/* Path of the distributed contact that contact instance i is a point of,
+ * as a whole ("contacts/neck/force"), into buf; snprintf's count, or -1
+ * when instance i is no point of a distributed contact. */
+int vb_signal_block_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t len);
+/* Whether instance i is recorded as a row of its distributed contact's
+ * [point][time] signal (record.signals selects the contact's path). */
+int vb_signal_whole(const vb_signal *s, const vb_scene *sc, int i);
 /* Samples of instance i of signal s (an entry of the table) in a run,
  * [rows][samples]; NULL when it is not recorded. */
 const double *vb_signal_data(const vb_run *run, const vb_signal *s, int i);
