@@ -1,6 +1,7 @@
 /* points.c - a distributed contact's [scene][point][time] signals for
  * vibro export (points.h, doc/format.md). */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,4 +154,41 @@ signal_read_stacked(hid_t ds, hsize_t row, long point, hsize_t start, hsize_t co
   close_id(mspace);
   close_id(fspace);
   return rc;
+}
+
+/* One line per distributed contact with recorded signals (points.h). */
+void
+points_print(const char *file, hid_t fid)
+{
+  namelist all = {0};
+  char name[PATH_LEN], contact[NAME_LEN], prev[NAME_LEN] = "";
+  hsize_t dims[3];
+
+  if (!has_object(fid, "signals") || children(file, fid, "signals", &all) < 0)
+    return;
+  for (size_t i = 0; i < all.n; i++) {
+    const char *dot = strrchr(all.v[i], '.');
+    text_format(name, sizeof name, "signals/%s", all.v[i]);
+    hid_t d = H5Dopen2(fid, name, H5P_DEFAULT);
+    int rank = rank_of(d, dims);
+    close_id(d);
+    if (!is_points(all.v[i], rank) || !dot || dot - all.v[i] <= 9)
+      continue;
+    text_format(contact, sizeof contact, "%.*s", (int)(dot - all.v[i] - 9), all.v[i] + 9);
+    if (strcmp(contact, prev) != 0) {
+      double x0 = NAN, x1 = NAN;
+      text_format(name, sizeof name, "signals/point.%s", contact);
+      if (has_object(fid, name)) {
+        x0 = first_value(fid, name);
+        x1 = last_value(fid, name);
+      }
+      printf("%scontact '%s': %llu points (x %g .. %g m) record [scene][point][time]:",
+             prev[0] ? "\n" : "", contact, (unsigned long long)dims[1], x0, x1);
+      text_format(prev, sizeof prev, "%s", contact);
+    }
+    printf(" %s", all.v[i]);
+  }
+  if (prev[0])
+    printf("\n");
+  names_free(&all);
 }

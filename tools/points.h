@@ -22,4 +22,9 @@ hid_t signal_open_stacked(const char *file, hid_t fid, const char *path, long po
 int signal_read_stacked(hid_t ds, hsize_t row, long point, hsize_t start, hsize_t count,
                         double *buf);
 
+/* Print one line per distributed contact whose signals the file records
+ * as [scene][point][time]: its points, their positions' range and the
+ * signals' names. */
+void points_print(const char *file, hid_t fid);
+
 #endif
