@@ -232,19 +232,27 @@ vb_scene_records(const vb_scene *sc, const char *path)
   return 0;
 }
 
-/* Whether instance i of a signal is a point of a distributed contact. */
+/* Whether instance i of a signal is a point of a distributed contact: one
+ * of its point contacts, or one of the points it added to its body (named
+ * "NAME[k]", which no name of a scene file can be). */
 static int
 of_block(const vb_signal *s, const vb_scene *sc, int i)
 {
-  return s->object == VB_SIGNAL_CONTACT && sc->contacts[i].group[0] != '\0';
+  int p, b;
+
+  if (s->object == VB_SIGNAL_CONTACT)
+    return sc->contacts[i].group[0] != '\0';
+  if (s->object != VB_SIGNAL_POINT || (b = vb_signal_body(s, sc, i, &p)) < 0)
+    return 0;
+  return sc->bodies[b].kind == VB_BODY_MODAL && strchr(sc->bodies[b].points[p].name, '[') != NULL;
 }
 
-/* Path of the whole distributed contact that instance i is a point of
- * ("contacts/neck/force"); -1 for any other instance. */
+/* Path of the whole distributed contact that contact instance i is a
+ * point of ("contacts/neck/force"); -1 for any other instance. */
 int
 vb_signal_block_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t len)
 {
-  if (!of_block(s, sc, i))
+  if (s->object != VB_SIGNAL_CONTACT || !of_block(s, sc, i))
     return -1;
   return snprintf(buf, len, "contacts/%s/%s", sc->contacts[i].group, s->name);
 }
@@ -261,9 +269,10 @@ vb_signal_whole(const vb_signal *s, const vb_scene *sc, int i)
 }
 
 /* Whether instance i of a signal is recorded.  Without record.signals,
- * every signal but those on request and a distributed contact's (its
- * points' signals are recorded only when asked for: each recorded point is
- * stepped at every step, doc/format.md). */
+ * every signal but those on request and a distributed contact's points'
+ * (their u and v on the body, their contacts' signals): those are recorded
+ * only when asked for (862 points, each computed at every sample, and each
+ * recorded contact stepped at every step; doc/format.md). */
 int
 vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i)
 {

@@ -558,7 +558,8 @@ int vb_signal_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, siz
 int vb_scene_records(const vb_scene *sc, const char *path);
 /* Whether instance i of signal s is recorded (vb_scene_records of its
  * path, or of its distributed contact's; without record.signals every
- * signal but those on request and a distributed contact's points'). */
+ * signal but those on request and those of a distributed contact's points,
+ * on the body and as contacts). */
 int vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i);
 /* Path of the distributed contact that contact instance i is a point of,
  * as a whole ("contacts/neck/force"), into buf; snprintf's count, or -1

@@ -639,6 +639,7 @@ open_v2(exported *sg, const output_files *of, const request *rq)
 {
   double interval = NAN;
   hid_t fid = H5I_INVALID_HID;
+  int pointed = 0;
 
   if (find_row_v2(sg, of, rq->scene, &fid, &interval) < 0)
     return -1;
@@ -649,8 +650,14 @@ open_v2(exported *sg, const output_files *of, const request *rq)
     if (ds < 0)
       return -1;
     sg->ds[c] = ds;
+    pointed |= sg->at[c] >= 0;
     attr_text(ds, "units", sg->units[c], sizeof sg->units[c]);
   }
+  if (sg->point >= 0 && !pointed)
+    return cli_complain(sg->file,
+                        "--point %ld: no signal given has points (--point selects a point "
+                        "of a distributed contact's [scene][point][time] signals)",
+                        sg->point);
   if (signal_length(fid, "signals/time") >= sg->n)
     sg->time = H5Dopen2(fid, "signals/time", H5P_DEFAULT);
   sg->rate = 1.0 / interval;
@@ -712,7 +719,7 @@ static const cli_option options[] = {
     {OPT_NORMALIZE, "normalize", NULL, "peak of all channels to full scale (default)"},
     {OPT_DC, "dc", NULL, "sound: take each channel's mean away"},
     {OPT_HIGHPASS, "highpass", "HZ", "sound: 2nd-order Butterworth high-pass at HZ"},
-    {OPT_POINT, "point", "K", "point K of a distributed contact's signals (from 0)"},
+    {OPT_POINT, "point", "K", "point K of the distributed contacts' signals given (from 0)"},
     {0, NULL, NULL, NULL},
 };
 

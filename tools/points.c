@@ -103,15 +103,8 @@ signal_open_stacked(const char *file, hid_t fid, const char *path, long point, l
     dotted(name, sizeof name, base);
   ds = has_object(fid, name) ? H5Dopen2(fid, name, H5P_DEFAULT) : H5I_INVALID_HID;
   rank = rank_of(ds, dims);
-  if (rank == 2 && k < 0 && point < 0 && strcmp(name, "signals/time") != 0)
+  if (rank == 2 && k < 0 && strcmp(name, "signals/time") != 0)
     return ds;
-  if (rank == 2 && k < 0 && point >= 0) {
-    close_id(ds);
-    return cli_complain(file,
-                        "'%s' is a [scene][time] signal: --point selects a point of a "
-                        "distributed contact's [scene][point][time] signal",
-                        path);
-  }
   if (is_points(name + 8, rank)) {
     long p = k >= 0 ? k : point, n = (long)dims[1];
     const char *dot = strrchr(name + 8, '.');

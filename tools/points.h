@@ -11,7 +11,7 @@
  * dataset ("bodies/hammer/u", "bodies.hammer.u"), or point K of a
  * distributed contact's [scene][point][time] one, named
  * "contacts/neck[K]/force" or "contacts/neck/force" with point K (>= 0;
- * -1: none given, as without --point).  *point receives the point, -1 for
+ * -1: none given, as without --point; a [scene][time] signal ignores it).  *point receives the point, -1 for
  * a [scene][time] signal.  The dataset, or a negative id after one line
  * naming what is wrong and what is valid (reported against file). */
 hid_t signal_open_stacked(const char *file, hid_t fid, const char *path, long point, long *at);
