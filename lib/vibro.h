@@ -810,12 +810,16 @@ const char *vb_scene_title(const vb_scene *sc);
 double vb_scene_sample_interval(const vb_scene *sc);
 /* Name of contact c of a scene, or NULL when there is no contact c. */
 const char *vb_scene_contact_name(const vb_scene *sc, int c);
+/* Position x of contact c's point on its modal body, m; NaN when neither
+ * of its bodies is modal or there is no contact c. */
+double vb_scene_contact_x(const vb_scene *sc, int c);
 /* Signal k of a run as an output file of its scene alone holds it (the
  * order and names of doc/format.md's /signals, "contacts.hit.force"): its
  * name into name, its units, rows and data; returns 0 for a series
  * [samples], 1 for modal displacements [rows][samples], 2 for a modal
- * property [rows] (bodies.B.modes.freq Hz, .sigma 1/s, .mass kg), -1 when
- * there is no signal k. */
+ * property [rows] (bodies.B.modes.freq Hz, .sigma 1/s, .mass kg), 3 for a
+ * distributed contact's signal [rows = points][samples]
+ * ("contacts.D.force"), -1 when there is no signal k. */
 int vb_run_signal_at(const vb_run *run, int k, char *name, size_t len, const char **units,
                      int *rows, const double **data);
 /* Field k of an event row as output files store it (t_on, ...): its name,

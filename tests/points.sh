@@ -20,6 +20,8 @@ if ! "$python" -c 'import h5py, numpy, xarray, h5netcdf' 2>/dev/null; then
   exit 77
 fi
 command -v h5diff >/dev/null || { echo "SKIP: no h5diff"; exit 77; }
+lib=${abs_top_builddir:-.}/lib/.libs/libvibro.so
+[ -e "$lib" ] && VIBRO_LIB=${VIBRO_LIB:-$(cd "$(dirname "$lib")" && pwd)/libvibro.so} && export VIBRO_LIB
 
 # same A B WHAT: h5diff finds no difference
 same() {
@@ -154,6 +156,20 @@ for bad in ("contacts/neck[8]/force", "contacts/neck/rate"):
 # the 1-D recording reads as before
 c = vibro.open(t + "/ones.h5").signal(1, "contacts/neck[6]/force")
 assert c.values.tobytes() == f[1, 6].tobytes()
+# in memory (vibro.simulate): the file's variables, scene 0 alone
+import os
+if os.path.exists(os.environ.get("VIBRO_LIB", "")):
+    text = open(t + "/whole.cfg").read()
+    text = text.replace("k = 1e9;", "k = 1e8;")   # scene 0 of the sweep
+    sim = vibro.simulate(text[:text.index("sweep =")] + text[text.index("record ="):])
+    m = sim.signals
+    assert m["contacts.neck.force"].dims == ("point.neck", "time"), m["contacts.neck.force"].dims
+    assert m["contacts.neck.force"].values.tobytes() == f[0].tobytes()
+    assert m["contacts.neck.compression"].values.tobytes() == \
+        ws["contacts.neck.compression"][0].tobytes()
+    assert np.array_equal(m["point.neck"].values, sc[:])
+else:
+    print("no VIBRO_LIB: vibro.simulate not tried")
 PY
 
 # vibro export: --point K and the NAME[K] form, against the 1-D file
