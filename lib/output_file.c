@@ -222,9 +222,8 @@ signals_create(vb_stack *st, hid_t sg)
   for (s = 0; s < f->nsig && rc == 0; s++) {
     const vb_signal_desc *sd = &f->sig[s];
     hid_t tscale = st->interval > 0 ? st->time : sample;
-    int rank = 0;
-
     hid_t rows = sd->shape == SHAPE_SERIES ? H5I_INVALID_HID : rows_scale(f, sg, sd, scales);
+    int rank = 0;
 
     d[rank++] = (hsize_t)st->rows;
     if (sd->shape != SHAPE_SERIES) {

@@ -11,9 +11,10 @@
  * dataset ("bodies/hammer/u", "bodies.hammer.u"), or point K of a
  * distributed contact's [scene][point][time] one, named
  * "contacts/neck[K]/force" or "contacts/neck/force" with point K (>= 0;
- * -1: none given, as without --point; a [scene][time] signal ignores it).  *point receives the point, -1 for
- * a [scene][time] signal.  The dataset, or a negative id after one line
- * naming what is wrong and what is valid (reported against file). */
+ * -1: none given, as without --point; a [scene][time] signal ignores
+ * it).  *at receives the point, -1 for a [scene][time] signal.  The
+ * dataset, or a negative id after one line naming what is wrong and what
+ * is valid (reported against file). */
 hid_t signal_open_stacked(const char *file, hid_t fid, const char *path, long point, long *at);
 
 /* Read count samples from sample start of row `row` (the scene) of a
