@@ -768,7 +768,10 @@ class Study:
         coordinate (s), named by its path relative to the scene
         (`bodies/hammer/u`, `contacts/hit/force`, `energy/total`), with the
         signal's `units` in attrs.  Modal displacements `bodies/<b>/modes/q`
-        are 2-d, on (`mode`, `time`)."""
+        are 2-d, on (`mode`, `time`); a distributed contact's signal
+        (`contacts/neck/force`, vibro-3) on (`point`, `time`), with each
+        point's position `x` (m) and point contact `contact` ("neck[3]") as
+        coordinates, and `contacts/neck[3]/force` is its point 3."""
         import xarray as xr
         i = self._index(scene)
         if self._v >= 2:
