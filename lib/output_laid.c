@@ -576,12 +576,16 @@ vb_laid_map_scene(const vb_output *o, long index, const vb_scene *sc)
     long w = vb_signal_width(d, l->T);
     if (!d->row || w == 0)
       continue; /* not recorded: written by vb_laid_map_pack */
-    if (!vb_signal_recorded(d->row, sc, d->instance) ||
-        (long)vb_signal_rows(d->row, sc, d->instance) * l->T != w) {
+    /* a distributed contact's points: nmodes instances, one row each */
+    int npts = d->shape == SHAPE_POINTS_SERIES ? d->nmodes : 1;
+    long rows = d->shape == SHAPE_POINTS_SERIES ? npts : vb_signal_rows(d->row, sc, d->instance);
+    if (!vb_signal_recorded(d->row, sc, d->instance) || rows * l->T != w) {
       vb_laid_map_free(m);
       return NULL;
     }
-    m->offset[vb_signal_instance(d->row, sc, d->instance)] = l->off[s] + (int64_t)row * w * 8;
+    for (int k = 0; k < npts; k++)
+      m->offset[vb_signal_instance(d->row, sc, d->instance + k)] =
+          l->off[s] + (int64_t)row * w * 8 + (int64_t)k * l->T * 8;
   }
   return m;
 }

@@ -6,9 +6,6 @@
  * samples in table order (object by object); the scene loader checks
  * record.signals against it, and the writer (output_layout.c) lists the
  * file's signals from it, with names, groups and units (vb_signal_*). */
-#define _GNU_SOURCE /* sync_file_range (Linux) */
-#include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
@@ -221,25 +218,69 @@ vb_signal_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t 
   return snprintf(buf, len, "%s/%s", group, s->name);
 }
 
-/* Whether a scene records the signal at a path. */
+/* Whether a scene records the signal at a path: a glob of record.signals
+ * matches it, or is the path itself (so that "contacts/neck[3]/force",
+ * where fnmatch reads [3] as a set of characters, selects that point). */
 int
 vb_scene_records(const vb_scene *sc, const char *path)
 {
   if (!sc->record_select)
     return 1;
   for (int g = 0; g < sc->nrecord_globs; g++)
-    if (fnmatch(sc->record_globs[g], path, 0) == 0)
+    if (strcmp(sc->record_globs[g], path) == 0 || fnmatch(sc->record_globs[g], path, 0) == 0)
       return 1;
   return 0;
 }
 
-/* Whether instance i of a signal is recorded. */
+/* Whether instance i of a signal is a point of a distributed contact: one
+ * of its point contacts, or one of the points it added to its body (named
+ * "NAME[k]", which no name of a scene file can be). */
+static int
+of_block(const vb_signal *s, const vb_scene *sc, int i)
+{
+  int p, b;
+
+  if (s->object == VB_SIGNAL_CONTACT)
+    return sc->contacts[i].group[0] != '\0';
+  if (s->object != VB_SIGNAL_POINT || (b = vb_signal_body(s, sc, i, &p)) < 0)
+    return 0;
+  return sc->bodies[b].kind == VB_BODY_MODAL && strchr(sc->bodies[b].points[p].name, '[') != NULL;
+}
+
+/* Path of the whole distributed contact that contact instance i is a
+ * point of ("contacts/neck/force"); -1 for any other instance. */
+int
+vb_signal_block_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t len)
+{
+  if (s->object != VB_SIGNAL_CONTACT || !of_block(s, sc, i))
+    return -1;
+  return snprintf(buf, len, "contacts/%s/%s", sc->contacts[i].group, s->name);
+}
+
+/* Whether instance i is recorded as a point of its distributed contact's
+ * [point][time] signal: record.signals selects the whole contact's path. */
+int
+vb_signal_whole(const vb_signal *s, const vb_scene *sc, int i)
+{
+  char path[4 * VB_NAME_MAX + 32];
+  if (!sc->record_select || vb_signal_block_path(s, sc, i, path, sizeof path) < 0)
+    return 0;
+  return vb_scene_records(sc, path);
+}
+
+/* Whether instance i of a signal is recorded.  Without record.signals,
+ * every signal but those on request and a distributed contact's points'
+ * (their u and v on the body, their contacts' signals): those are recorded
+ * only when asked for (862 points, each computed at every sample, and each
+ * recorded contact stepped at every step; doc/format.md). */
 int
 vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i)
 {
   char path[4 * VB_NAME_MAX + 32];
   if (!sc->record_select)
-    return !s->on_request;
+    return !s->on_request && !of_block(s, sc, i);
+  if (vb_signal_whole(s, sc, i))
+    return 1;
   vb_signal_path(s, sc, i, path, sizeof path);
   return vb_scene_records(sc, path);
 }
@@ -461,7 +502,6 @@ vb_signal_instances(const vb_scene *sc)
  * runs on a loaded machine. */
 #define WINDOW_BYTES   ((size_t)4 << 20)
 #define WINDOW_MIN     8192L             /* samples a window holds at least */
-#define WRITEBACK_EVERY ((size_t)8 << 20) /* bytes written between writebacks */
 
 /* Samples of the window of a recording of `series` series of nrec samples
  * into a file: WINDOW_BYTES of them, at least WINDOW_MIN, at most nrec,
@@ -572,48 +612,6 @@ vb_record_alloc(vb_run *run, const vb_record_file *to)
   }
   int rc = plan(run);
   return rc == VB_OK ? plan_derived(run) : rc;
-}
-
-/* Write pwrite's whole len bytes at offset at of fd; 0, or the errno. */
-static int
-pwrite_whole(int fd, const char *buf, size_t len, int64_t at)
-{
-  while (len > 0) {
-    ssize_t w = pwrite(fd, buf, len, (off_t)at);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return w < 0 ? errno : EIO;
-    buf += w;
-    len -= (size_t)w;
-    at += w;
-  }
-  return 0;
-}
-
-/* Write the window's samples at each series' offset, and start their
- * writeback every WRITEBACK_EVERY bytes (the disk works while the run
- * goes on, and the fsync at the end is short); the window then starts
- * after them.  A failed write is kept in record_errno and ends the
- * writes. */
-void
-vb_record_flush(vb_run *run)
-{
-  size_t len = (size_t)run->win_fill * sizeof(double);
-  if (run->record_fd < 0 || run->win_fill == 0)
-    return;
-  for (size_t m = 0; m < run->nwrite && !run->record_errno; m++)
-    run->record_errno = pwrite_whole(run->record_fd, (const char *)run->wsrc[m], len,
-                                     run->wat[m] + run->win_k0 * (int64_t)sizeof(double));
-  run->win_k0 += run->win_fill;
-  run->win_fill = 0;
-  run->unsynced += len * run->nwrite;
-#ifdef SYNC_FILE_RANGE_WRITE
-  if (run->unsynced >= WRITEBACK_EVERY && !run->record_errno) {
-    sync_file_range(run->record_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-    run->unsynced = 0;
-  }
-#endif
 }
 
 /* Free the recording. */
