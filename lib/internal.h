@@ -196,6 +196,10 @@ int vb_run_alloc_into(const vb_scene *scene, const vb_record_file *to, vb_run **
 int vb_run_record_errno(const vb_run *run);
 /* Samples of a run's recording held in memory: all, or its window's. */
 long vb_run_record_window(const vb_run *run);
+/* Doubles from a row of a recorded series to the next in memory (and from
+ * an instance of a row to the next, when they follow one another): the
+ * samples, or beyond the window's when recording into a file. */
+long vb_run_record_stride(const vb_run *run);
 
 /* Read named numeric columns of a CSV data file (a header line naming the
  * columns, comma-separated; blank lines and '#' comments skipped): for

@@ -359,6 +359,11 @@ vb_run_record_window(const vb_run *run)
 {
   return run->win;
 }
+long
+vb_run_record_stride(const vb_run *run)
+{
+  return run->stride;
+}
 
 const double *
 vb_run_point_u(const vb_run *run, int body, int point)
