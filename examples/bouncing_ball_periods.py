@@ -47,7 +47,7 @@ k = 1e5 .. 1e8 N/m (w tau_c = 0.062 .. 0.002), the impact speed by
 
 The saved study (--dir) plots with
     vibro-plot bifurcation DIR/ball-periods.h5 --param bodies.table.drive.amplitude \\
-        --value v_in --color-by period
+        --value v_in --color-by period --last 32
 """
 
 import argparse

@@ -397,6 +397,27 @@ vb_analysis_run_free(vb_analysis_run *a)
   free(a);
 }
 
+/* Section samples t_k = (k + phase / (2 pi)) T in [transient, t_end]. */
+long
+vb_analysis_samples(const vb_analysis *an, double t_end, long *k0)
+{
+  double off = an->phase / (2.0 * M_PI);
+  long k, last;
+
+  if (k0)
+    *k0 = 0;
+  if (!an->section || !(an->period > 0.0))
+    return 0;
+  k = (long)ceil(an->transient_time / an->period - off);
+  k = k < 0 ? 0 : k;
+  while ((k + off) * an->period < an->transient_time)
+    k++; /* round-off of the division */
+  if (k0)
+    *k0 = k;
+  last = (long)floor(t_end / an->period - off);
+  return last >= k ? last - k + 1 : 0;
+}
+
 /* Size a run's analysis. */
 int
 vb_analysis_run_alloc(vb_run *run)
@@ -404,7 +425,7 @@ vb_analysis_run_alloc(vb_run *run)
   const vb_analysis *an = run->scene->analysis;
   const vb_model *md = run->model;
   vb_analysis_run *a;
-  double t_end = (double)run->nsteps * run->dt, off;
+  double t_end = (double)run->nsteps * run->dt;
   int np, most = 1;
 
   run->analysis = NULL;
@@ -420,14 +441,9 @@ vb_analysis_run_alloc(vb_run *run)
   a->orbit.spread = NAN;
   np = an->npoints;
   if (an->section) {
-    /* t_k = (k + off) T for k >= k0, the first at or after the transient */
-    off = an->phase / (2.0 * M_PI);
-    a->k0 = (long)ceil(an->transient_time / an->period - off);
-    a->k0 = a->k0 < 0 ? 0 : a->k0;
-    while ((a->k0 + off) * an->period < an->transient_time)
-      a->k0++; /* round-off of the division */
-    a->tk = (a->k0 + off) * an->period;
-    a->cap = a->tk <= t_end ? (long)floor(t_end / an->period - off) - a->k0 + 2 : 0;
+    long count = vb_analysis_samples(an, t_end, &a->k0);
+    a->tk = (a->k0 + an->phase / (2.0 * M_PI)) * an->period;
+    a->cap = a->tk <= t_end ? count + 1 : 0;
   } else {
     a->tk = INFINITY;
   }

@@ -88,6 +88,11 @@ typedef struct vb_analysis_run {
   int impacts_per_period; /* n impacts in orbit.period periods, -1 when unknown */
 } vb_analysis_run;
 
+/* Section samples a run to t_end (s) takes: the t_k = (k + phase / (2
+ * pi)) T with transient_time <= t_k <= t_end (0 without a section); the
+ * first k into *k0 (NULL: not wanted). */
+long vb_analysis_samples(const vb_analysis *an, double t_end, long *k0);
+
 struct vb_run;
 /* Size a run's analysis for its scene (run->analysis NULL without a
  * block); VB_OK or VB_ENOMEM. */
