@@ -50,11 +50,17 @@ section_line(const vb_scene *sc, const vb_analysis *an, long count, char *buf, s
            what, t, an->phase, an->transient_time, an->transient_time / an->period,
            sc->duration, count);
   line(buf, len, text);
+  char tol[128] = "12 / N^2 for impacts of a median N steps (period.tolerance unset)",
+       atol[128] = "twice the largest period tolerance, at least 1e-3";
+  if (an->tolerance > 0.0)
+    snprintf(tol, sizeof tol, "%.3g", an->tolerance);
+  if (an->attractor_tolerance > 0.0)
+    snprintf(atol, sizeof atol, "%.3g", an->attractor_tolerance);
   snprintf(text, sizeof text,
-           "analysis: period: shifts of 1 .. %d periods, closed within %.3g of each point's "
+           "analysis: period: shifts of 1 .. %d periods, closed within %s of each point's "
            "phase-plane size; %ld points tell irregular from not settled; attractors across "
-           "the study within %.3g",
-           an->pmax, an->tolerance, vb_orbit_needed(an->pmax), an->attractor_tolerance);
+           "the study within %s",
+           an->pmax, tol, vb_orbit_needed(an->pmax), atol);
   line(buf, len, text);
 }
 
