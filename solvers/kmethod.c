@@ -176,8 +176,12 @@ residual(const vb_kproblem *p, int na, double lambda, const double *d, const dou
     double s = p->x1[c] - p->xt[c];
     if (d)
       s += lambda * d[i];
-    for (int j = 0; j < na; j++)
-      s += row[act[j]] * f[packed ? j : act[j]];
+    if (packed)
+      for (int j = 0; j < na; j++)
+        s += row[act[j]] * f[j];
+    else
+      for (int j = 0; j < na; j++)
+        s += row[act[j]] * f[act[j]];
     if (out)
       out[i] = s;
     double a = fabs(s);
@@ -230,8 +234,13 @@ vb_kmethod_update(const vb_kproblem *p, int na)
   for (int k = 0; k < n; k++) {
     int jk = reduced ? ix[k] : k;
     double dfk = df[jk], *col = J + (size_t)k * n;
-    for (int i = 0; i < n; i++)
-      col[i] = (i == k) + p->K[(size_t)act[reduced ? ix[i] : i] * nc + act[jk]] * dfk;
+    const double *kcol = p->K + act[jk];
+    if (reduced)
+      for (int i = 0; i < n; i++)
+        col[i] = (i == k) + kcol[(size_t)act[ix[i]] * nc] * dfk;
+    else
+      for (int i = 0; i < n; i++)
+        col[i] = (i == k) + kcol[(size_t)act[i] * nc] * dfk;
   }
   for (int k = 0; k < n; k++)
     b[k] = -d[reduced ? ix[k] : k];
