@@ -77,15 +77,43 @@ check_disk(const char *out, double need, char *err, size_t errlen)
 }
 
 /* Set by SIGTERM, SIGINT or SIGHUP: the run stops taking scenes
- * (vb_study_options.stop); the signal number gives the exit status. */
+ * (vb_study_options.stop); a second signal abandons the scenes in flight
+ * (VB_STOP_ABANDON); the signal number gives the exit status. */
 static volatile sig_atomic_t stop_signal;
 static volatile int stop_flag;
 
 static void
 on_stop(int sig)
 {
+  static const char abandon[] =
+      "vibro: abandoning the scenes in flight; writing the finished ones\n";
+
   stop_signal = sig;
-  stop_flag = 1;
+  if (stop_flag == 1) {
+    ssize_t said = write(2, abandon, sizeof abandon - 1); /* async-signal-safe */
+    (void)said;
+  }
+  stop_flag = stop_flag ? VB_STOP_ABANDON : 1;
+}
+
+/* At the first signal (vb_study_options.on_stop, from the run's watcher
+ * thread): what happens now, and how to stop sooner. */
+static void
+say_stopping(long running, double seconds, void *ctx)
+{
+  (void)ctx;
+  if (running == 0) {
+    fprintf(stderr, "vibro: stopping; no scene is in flight\n");
+    return;
+  }
+  char when[48] = "time unknown";
+  if (isfinite(seconds))
+    snprintf(when, sizeof when, "about %.0f s", ceil(seconds));
+  fprintf(stderr,
+          "vibro: stopping after the %ld scene%s in flight (%s); press Ctrl-C again to "
+          "abandon %s\n",
+          running, running == 1 ? "" : "s", when, running == 1 ? "it" : "them");
+  fflush(stderr);
 }
 
 /* Catch the signals a batch system or a user sends to stop a run; a file
@@ -486,6 +514,8 @@ run_study(const run_request *rq, int rank, int nranks)
                           .progress_ctx = &to,
                           .progress_period = to.tty ? 0.25 : 10.0,
                           .stop = &stop_flag};
+  if (rank == 0)
+    opt.on_stop = say_stopping;
   if (!rq->quiet && rank == 0)
     opt.on_progress = show_progress;
   catch_signals();

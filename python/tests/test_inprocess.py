@@ -3,6 +3,7 @@ vibro.run's in-process path, each against the vibro program's output of
 the same input read back with vibro.open."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -341,6 +342,39 @@ def test_interrupt_and_resume(tmp_path, monkeypatch):
     full = vibro.run(d, tmp_path / "full.h5", jobs=2, inprocess=True)
     pd.testing.assert_frame_equal(st.table, full.table, check_exact=True)
     pd.testing.assert_frame_equal(st.events(), full.events(), check_exact=True)
+
+
+def test_second_interrupt_abandons(tmp_path, monkeypatch, capsys):
+    """The first Ctrl-C says at once what is in flight and how long it
+    needs; a second one 0.5 s later abandons the running scenes: the call
+    raises KeyboardInterrupt within 2 s, saying so and how to resume, with
+    nothing written for them.  (tests/interrupt.sh resumes to the file of an
+    uninterrupted run.)"""
+    monkeypatch.chdir(tmp_path)
+    d = sweep_study(2, 200.0)                   # 2 scenes of 8.8 million steps: many seconds
+    d["record"] = {"signals": []}
+    out = tmp_path / "a.h5"
+    t0 = time.monotonic()
+    first = SigintAfter(lambda: time.monotonic() > t0 + 0.5)
+    second = SigintAfter(lambda: time.monotonic() > t0 + 1.0)
+    try:
+        with pytest.raises(KeyboardInterrupt) as e:
+            vibro.run(d, out, jobs=2, inprocess=True, progress=False)
+    finally:
+        first.join()
+        second.join()
+    took = time.monotonic() - t0
+    msg = str(e.value)
+    assert took < 3.0, took
+    assert "interrupted after 0 of 2 scenes, the 2 in flight abandoned" in msg, msg
+    assert "vibro.run(..., resume=True)" in msg and "--resume" not in msg
+    err = capsys.readouterr().err
+    assert re.search(r"stopping after the 2 scenes in flight \((about \d+ s|time unknown); kept "
+                     r"in .*a\.h5\.part/\); press Ctrl-C again to abandon them", err), err
+    assert "abandoning the scenes in flight" in err, err
+    assert not out.exists()
+    part = tmp_path / "a.h5.part"
+    assert part.is_dir() and not [p for p in os.listdir(part) if p.endswith(".h5")]
 
 
 def test_interrupt_simulate(tmp_path):

@@ -99,9 +99,11 @@ def run(scene, out, jobs=None, resume=False, inprocess=None, progress=None):
     else nothing; False shows nothing; a callable gets (done, total,
     scenes per second, seconds left) about 4 times a second.  What `vibro
     check` warns of arrives as a VibroWarning.  Ctrl-C stops the study
-    cleanly: no new scene starts, those running finish and are kept in
-    OUT.part/, and KeyboardInterrupt is raised saying how many are kept
-    and to continue with run(..., resume=True).  Otherwise the vibro
+    cleanly: no new scene starts, those running finish (a line on stderr
+    says how many and about how long) and are kept in OUT.part/, and
+    KeyboardInterrupt is raised saying how many are kept and to continue
+    with run(..., resume=True); a second Ctrl-C abandons the running scenes
+    (not written: a resume runs them) and raises at once.  Otherwise the vibro
     program runs (vibro.program()) with --quiet.
 
     Bad input raises VibroError with vibro's `file:line: object: what
@@ -186,7 +188,14 @@ def _study_run(lib, st, out, threads, resume, show):
     def on_progress(done, total, rate, left, ctx):
         latest.append((done, total, rate, left))
 
+    stopping = []
+
+    def on_stop(running, seconds, ctx):
+        # from the run's watcher thread: said by poll(), in this thread
+        stopping.append((running, seconds))
+
     callback = _lib.PROGRESS(on_progress)
+    stop_callback = _lib.STOPPING(on_stop)
     report = (ctypes.c_long * 5)()
     status = ctypes.create_string_buffer(160)
     err = ctypes.create_string_buffer(_lib.ERRLEN)
@@ -197,20 +206,33 @@ def _study_run(lib, st, out, threads, resume, show):
         if latest and show is not None and latest[-1] is not shown[0]:
             shown[0] = latest[-1]
             show.update(*shown[0])
+        if stopping and sys.stderr is not None:
+            sys.stderr.write("\n" + _stopping_note(*stopping.pop(), out) + "\n")
+            sys.stderr.flush()
 
     def call():
         return lib.vb_study_run_flat(st, os.fsencode(out), threads, 1 if resume else 0,
-                                     ctypes.byref(stop), callback, None, 0.25, report,
-                                     status, 160, err, _lib.ERRLEN)
+                                     ctypes.byref(stop), callback, None, 0.25, stop_callback,
+                                     report, status, 160, err, _lib.ERRLEN)
     try:
-        rc, _ = _lib.call_interruptibly(call, stop, poll, note=(
-            "vibro: stopping: no new scene starts; the scenes running finish and are kept "
-            "in %s.part/" % out))
+        rc, _ = _lib.call_interruptibly(call, stop, poll, again=(
+            "vibro: abandoning the scenes in flight; writing the finished ones to %s.part/"
+            % out))
         poll()
     finally:
         if show is not None:
             show.close()
     return rc, list(report), _lib.text(status.value), err
+
+
+def _stopping_note(running, seconds, out):
+    """What the first Ctrl-C does: the vibro program's words, said for Python."""
+    if running == 0:
+        return "vibro: stopping; no scene is in flight"
+    when = "about %.0f s" % math.ceil(seconds) if math.isfinite(seconds) else "time unknown"
+    return ("vibro: stopping after the %d scene%s in flight (%s; kept in %s.part/); press "
+            "Ctrl-C again to abandon %s" % (running, "" if running == 1 else "s", when, out,
+                                            "it" if running == 1 else "them"))
 
 
 class _Line:
