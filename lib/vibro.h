@@ -451,6 +451,8 @@ typedef struct vb_contact_result {
   long newton_failures; /* steps whose Newton hit the cap */
   long fallbacks;       /* quadratic steps that fell back */
   long iterations;      /* Newton iterations in all */
+  long engaged_at_end;  /* 1 when the contact was still closed as the run ended:
+                           its last impact has NaN t_off, duration and v_out */
 } vb_contact_result;
 
 /* State and results of one run of a scene.  Sized once by vb_run_alloc. */

@@ -22,6 +22,7 @@
 #endif
 #include "vibro.h"
 #include "cli.h"
+#include "h5read.h"
 #include "outfile.h"
 
 #define INPUTS_MAX 64   /* files a scene reads that -o is compared with */
@@ -428,17 +429,39 @@ saturation_warnings(const vb_scene *first)
   }
 }
 
+/* Scenes that ended inside an impact (the table's engaged_at_end, read
+ * from OUT, so that kept scenes count too), as ", N ended inside an
+ * impact (engaged_at_end)" for the summary line; "" when none. */
+static void
+engaged_text(const char *out, char *buf, size_t len)
+{
+  char format[TEXT_MAX];
+  long first = -1, n = -1;
+  hid_t f = output_open(out, format, sizeof format);
+
+  buf[0] = '\0';
+  if (f >= 0)
+    n = rows_nonzero(f, "study/table/engaged_at_end", &first);
+  close_id(f);
+  if (n > 0)
+    snprintf(buf, len, ", %ld ended inside an impact (engaged_at_end; first: scene %ld)", n,
+             first);
+}
+
 /* The summary line and, when scenes failed, why; the exit status. */
 static int
 report(const run_request *rq, const vb_study *study, const vb_study_report *rep, int rank)
 {
   if (rank != 0)
     return rep->failed > 0 ? 2 : 0;
-  if (!rq->quiet)
-    printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish, %.3g s, %.3g s "
+  if (!rq->quiet) {
+    char engaged[96];
+    engaged_text(rq->out, engaged, sizeof engaged);
+    printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish%s, %.3g s, %.3g s "
            "writing -> %s\n",
            rq->scene, vb_study_scenes(study), vb_study_scenes(study) == 1 ? "" : "s", rep->ran,
-           rep->kept, rep->failed, rep->seconds, rep->write_seconds, rq->out);
+           rep->kept, rep->failed, engaged, rep->seconds, rep->write_seconds, rq->out);
+  }
   if (rep->failed <= 0)
     return 0;
   if (vb_study_scenes(study) == 1)

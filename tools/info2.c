@@ -19,6 +19,7 @@
 /* What one pass over the table gathers. */
 typedef struct summary {
   long rows, done, failed;
+  long engaged, engaged_first;  /* scenes that ended inside an impact, the first */
   namelist failures;            /* the first FAILED_MAX failed scenes, as text */
   namelist contacts;            /* contact names, from the impacts:C columns */
   long *impacts, *least, *most; /* [contacts.n] totals, fewest and most a scene */
@@ -84,6 +85,9 @@ print_scene(hid_t model, const rows_reader *r, const unsigned char *row, const s
     text_format(column, sizeof column, "fallbacks:%s", s->contacts.v[c]);
     if (rows_number(r, row, rows_column(r, column)) > 0)
       printf(", %.0f quadratic fall-backs", rows_number(r, row, rows_column(r, column)));
+    text_format(column, sizeof column, "engaged_at_end:%s", s->contacts.v[c]);
+    if (rows_number(r, row, rows_column(r, column)) > 0)
+      printf(", still closed at the end (the last impact unfinished: NaN v_out)");
     printf("\n");
   }
   printf("  energy balance error %.3g J\n",
@@ -108,8 +112,11 @@ add_row(const rows_reader *r, const unsigned char *row, summary *s)
     if (s->failures.n < FAILED_MAX && names_push(&s->failures, text) < 0)
       return -1;
   }
+  int engaged = 0;
   for (size_t c = 0; c < s->contacts.n; c++) {
     char column[NAME_LEN + 32];
+    text_format(column, sizeof column, "engaged_at_end:%s", s->contacts.v[c]);
+    engaged |= rows_number(r, row, rows_column(r, column)) > 0;
     text_format(column, sizeof column, "impacts:%s", s->contacts.v[c]);
     double v = rows_number(r, row, rows_column(r, column));
     long n = isfinite(v) ? (long)v : 0;
@@ -119,6 +126,8 @@ add_row(const rows_reader *r, const unsigned char *row, summary *s)
     if (s->rows == 0 || n > s->most[c])
       s->most[c] = n;
   }
+  if (engaged && s->engaged++ == 0)
+    s->engaged_first = (long)index;
   analysis_add(r, row, &s->analysis);
   if (isfinite(balance) && !(fabs(balance) <= s->worst)) {
     s->worst = fabs(balance);
@@ -241,6 +250,10 @@ print_totals(const summary *s, long detailed)
     printf("failed: %s\n", s->failures.v[i]);
   if (s->failed > (long)s->failures.n)
     printf("failed: ... and %ld more\n", s->failed - (long)s->failures.n);
+  if (s->engaged > 0)
+    printf("ended inside an impact: %ld scene%s (engaged_at_end; first: scene %ld): the last "
+           "impact has NaN v_out and cor\n",
+           s->engaged, s->engaged == 1 ? "" : "s", s->engaged_first);
   if (s->worst >= 0.0)
     printf("largest absolute energy balance error: %.3g J, scene %ld\n", s->worst, s->worst_scene);
   printf("study events: %ld impact%s in /study/events\n", s->events, s->events == 1 ? "" : "s");

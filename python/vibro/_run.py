@@ -114,8 +114,37 @@ def run(scene, out, jobs=None, resume=False, inprocess=None, progress=None):
     if inprocess is None:
         inprocess = _lib.available()
     if not inprocess:
-        return _run_program(scene, out, jobs, resume)
-    return _run_here(scene, os.fspath(out), jobs, resume, progress)
+        study = _run_program(scene, out, jobs, resume)
+    else:
+        study = _run_here(scene, os.fspath(out), jobs, resume, progress)
+    _warn_engaged(study, 2)
+    return study
+
+
+def _engaged_note(what, which, more=""):
+    """The warning for scenes that ended inside an impact."""
+    return ("%s ended inside an impact (%s still closed%s): the last impact has NaN v_out and "
+            "cor; lengthen the duration if the contact should open" % (what, which, more))
+
+
+def _warn_engaged(study, stacklevel):
+    """A VibroWarning when scenes ended inside an impact (the table's
+    engaged_at_end:CONTACT columns)."""
+    table = study.table
+    cols = [c for c in table.columns if str(c).startswith("engaged_at_end:")]
+    if not cols:
+        return
+    ended = (table[cols] > 0).any(axis=1)
+    n = int(ended.sum())
+    if n == 0:
+        return
+    if len(table) == 1:
+        note = _engaged_note("%s: the scene" % study.path, "a contact")
+    else:
+        note = _engaged_note("%s: %d of %d scenes" % (study.path, n, len(table)),
+                             "a contact", "; engaged_at_end, first: scene %d"
+                             % int(ended[ended].index[0]))
+    warnings.warn(note, VibroWarning, stacklevel=stacklevel + 1)
 
 
 def _check_disk(out, need):
@@ -552,6 +581,13 @@ def simulate(scene, index=0):
     if code != _lib.VB_OK:
         warnings.warn("vibro: %s: scene '%s' did not finish: %s" % (name or source, title, status),
                       RuntimeWarning, stacklevel=2)
+    # an impact still open at the end has NaN t_off (lib/events.c)
+    closed = sorted(set(events["contact"][events["t_off"].isna()])) if len(events) else []
+    if code == _lib.VB_OK and closed:
+        which = ", ".join("'%s'" % c for c in closed)
+        warnings.warn(_engaged_note("%s: scene '%s'" % (name or source, title),
+                                    "contact " + which),
+                      VibroWarning, stacklevel=2)
     return Simulation(signals, events, status, code, title, index, params)
 
 
