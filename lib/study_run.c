@@ -642,6 +642,8 @@ vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt
   }
   rc = scenes_plan(r, &lay, err, errlen);
   if (rc == VB_OK) {
+    /* a first report at once: a study of long scenes shows itself started */
+    progress(opt, r->rep.kept, r->rep.scenes, 0, r->t0);
     watch_start(r);
     scenes_run(r);
     watch_end(r);

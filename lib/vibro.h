@@ -748,8 +748,9 @@ typedef struct vb_study_options {
                    VB_RESTART: start, discarding them */
   int rank;     /* this process runs the scenes with index % nranks == rank */
   int nranks;   /* 1 for a single process */
-  /* Called about every progress_period seconds and once at the end, from
-   * the writer (one thread at a time); NULL for none. */
+  /* Called once at the start, about every progress_period seconds and
+   * once at the end, from the writer (one thread at a time); NULL for
+   * none. */
   void (*on_progress)(const vb_study_progress *p, void *ctx);
   void *progress_ctx;
   double progress_period; /* s; 0 for 10 s */

@@ -284,6 +284,7 @@ def test_progress(tmp_path, capsys):
     vibro.run(sweep_study(8), tmp_path / "p.h5", inprocess=True,
               progress=lambda *a: seen.append(a))
     assert seen and seen[-1][:2] == (8, 8)
+    assert seen[0][:2] == (0, 8)        # a first report at the start (issue 21, item 7)
     vibro.run(sweep_study(8), tmp_path / "q.h5", inprocess=True, progress=True)
     err = capsys.readouterr().err
     assert "\r8/8 scenes, " in err and err.endswith("\n")
