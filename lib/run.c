@@ -261,12 +261,31 @@ vb_run_exec(vb_run *run)
 static int
 exec_steps(vb_run *run, const volatile int *stop)
 {
+  return vb_run_exec_until(run, stop, 1);
+}
+
+/* The fraction of the steps done, 0 to 1; safe to read from another
+ * thread while the run executes (a relaxed atomic load). */
+double
+vb_run_fraction(const vb_run *run)
+{
+  long at = __atomic_load_n(&run->at, __ATOMIC_RELAXED);
+  return run->nsteps > 0 ? (double)at / (double)run->nsteps : 1.0;
+}
+
+/* vb_run_exec_stop that stops only when *stop >= level (a study's scenes
+ * in flight run on after a first signal, stop = 1, and stop at the
+ * second, VB_STOP_ABANDON). */
+int
+vb_run_exec_until(vb_run *run, const volatile int *stop, int level)
+{
   const vb_scene *sc = run->scene;
   long first_failure = -1, failures = 0, n;
   if (start(run) != VB_OK)
     return run->code;
   for (n = 1; n <= run->nsteps; n++) {
-    if (stop && *stop) {
+    __atomic_store_n(&run->at, n - 1, __ATOMIC_RELAXED);
+    if (stop && *stop >= level) {
       snprintf(run->status, sizeof run->status, "stopped at t=%.9g s on request",
                (n - 1) * run->dt);
       run->code = VB_EINTR;
@@ -289,6 +308,7 @@ exec_steps(vb_run *run, const volatile int *stop)
     if (run->lyap)
       vb_lyapunov_step(run, n);
   }
+  __atomic_store_n(&run->at, n - 1, __ATOMIC_RELAXED);
   if (run->code) {
     /* samples not reached are NaN, so nothing looks computed that was not */
     vb_record_blank_from(run, n / sc->record_every + (n % sc->record_every ? 1 : 0));

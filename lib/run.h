@@ -27,6 +27,7 @@ typedef struct vb_derived {
 struct vb_run {
   const vb_scene *scene;
   long nsteps, nrec;
+  long at;                  /* steps done (atomic: vb_run_fraction reads it from another thread) */
   double dt;                /* s */
   vb_model *model;          /* the scene compiled (owned) */
   vb_island_state **states; /* [nislands] the islands' run states */
@@ -119,5 +120,10 @@ void vb_record_flush(vb_run *run);
 /* The scene's discrete energy at the islands' current step, J. */
 void vb_record_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext,
                       double *corr);
+
+/* vb_run_exec_stop that stops only when *stop >= level. */
+int vb_run_exec_until(vb_run *run, const volatile int *stop, int level);
+/* The fraction of a run's steps done, 0 to 1 (safe from another thread). */
+double vb_run_fraction(const vb_run *run);
 
 #endif
