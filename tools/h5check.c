@@ -41,7 +41,8 @@ damaged(const checker *c, const char *path, const char *fmt, ...)
  * the readers use of what vibro writes); 0, or -1 when HDF5 cannot.  The
  * rest is left alone: H5DS's REFERENCE_LIST and DIMENSION_LIST, which no
  * reader follows, and the variable-length strings of older files, whose
- * global heap each reader reads only where it needs them. */
+ * global heap each reader reads only where it needs them (h5heap.c has
+ * checked every such string's heap object when the file was opened). */
 static int
 attr_read_whole(hid_t attr)
 {
