@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -37,6 +38,8 @@
 #define HEAP_ID          16     /* a string on disk: length 4, collection 8, index 4 bytes */
 #define GCOL_MIN         4096   /* the smallest collection libhdf5 writes (III.E) */
 #define MAX_CHUNKS       64     /* continuation blocks of one object header at most */
+#define MAX_DEPTH        16     /* groups below the root walked */
+#define MAX_OBJECTS      (1 << 24) /* objects walked at most */
 
 /* The file's bytes and what was found wrong in them. */
 typedef struct image {
@@ -214,13 +217,60 @@ header_check(image *im, uint64_t addr)
   return 0;
 }
 
-/* H5Ovisit's callback: the object's header checked; 0, or -1 to stop. */
+/* A walk of the file's groups: the bytes, the headers seen. */
+typedef struct walker {
+  image *im;
+  haddr_t *seen; /* header addresses checked of objects of more than one link */
+  size_t n, cap;
+  int depth;
+} walker;
+
+/* H5Literate's callback: the object a hard link names checked once, a
+ * group's objects below it (MAX_DEPTH deep); 0, or -1 to stop with
+ * im->why.  An object libhdf5 cannot reach is left to output_check
+ * (h5check.c), which names it; no reader reads its attributes. */
 static herr_t
-visit(hid_t obj, const char *name, const H5O_info_t *info, void *data)
+walk_link(hid_t g, const char *name, const H5L_info_t *link, void *data)
 {
-  (void)obj;
-  (void)name;
-  return header_check(data, info->addr) < 0 ? -1 : 0;
+  walker *w = data;
+  H5O_info_t info;
+  herr_t rc = 0;
+
+  if (link->type != H5L_TYPE_HARD ||
+      H5Oget_info_by_name2(g, name, &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+    return 0;
+  /* an object of one link is met once; one of more links (and a loop of
+   * groups) is remembered */
+  for (size_t i = 0; info.rc > 1 && i < w->n; i++)
+    if (w->seen[i] == info.addr)
+      return 0;
+  if (info.rc > 1 && w->n == w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 64;
+    haddr_t *seen = cap <= MAX_OBJECTS ? realloc(w->seen, cap * sizeof *seen) : NULL;
+    if (!seen) {
+      snprintf(w->im->why, sizeof w->im->why, "more than %d objects", MAX_OBJECTS);
+      return -1;
+    }
+    w->seen = seen;
+    w->cap = cap;
+  }
+  if (info.rc > 1)
+    w->seen[w->n++] = info.addr;
+  if (header_check(w->im, info.addr) < 0)
+    return -1;
+  if (info.type == H5O_TYPE_GROUP && w->depth < MAX_DEPTH) {
+    hid_t sub = H5Gopen2(g, name, H5P_DEFAULT);
+    hsize_t idx = 0;
+    w->depth++;
+    /* in the name index's own order: no table of links built (h5check.c) */
+    if (sub >= 0 && H5Literate(sub, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, walk_link, w) < 0 &&
+        w->im->why[0])
+      rc = -1;
+    w->depth--;
+    if (sub >= 0)
+      H5Gclose(sub);
+  }
+  return rc;
 }
 
 int
@@ -250,12 +300,17 @@ heap_check(const char *file, hid_t fid)
   }
   im.p = map;
   im.n = (uint64_t)st.st_size;
-  /* the objects in the order of their groups' name index: no table of
-   * links built.  Where libhdf5 itself cannot walk a group, the objects
-   * before it are checked and output_check names the group (h5check.c,
+  /* the root, then every object below it; where libhdf5 itself cannot
+   * reach an object or list a group, output_check names it (h5check.c,
    * which reads no variable-length string) */
-  if (H5Ovisit2(fid, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &im, H5O_INFO_BASIC) < 0 && im.why[0])
+  H5O_info_t root;
+  walker w = {.im = &im};
+  hsize_t idx = 0;
+  if (H5Oget_info2(fid, &root, H5O_INFO_BASIC) >= 0 &&
+      (header_check(&im, root.addr) < 0 ||
+       (H5Literate(fid, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, walk_link, &w) < 0 && im.why[0])))
     rc = cli_complain(file, "damaged: %s", im.why);
+  free(w.seen);
   munmap(map, (size_t)st.st_size);
   close(fd);
   return rc;
