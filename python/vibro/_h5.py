@@ -30,13 +30,19 @@ def _items(g):
 
 
 def _attr_items(obj):
-    """(name, value) of each of obj's attributes, by name, found by walking
-    its attribute index in its own order (ITER_NATIVE: as _links, no table
-    that libhdf5 frees a damaged attribute's pointers from)."""
+    """(name, value) of each of obj's attributes in h5py's order, each read
+    by name.  The names come from obj's version-1 object header, read from
+    the file's bytes (_header_attributes): libhdf5 1.10.8 lists compact
+    attributes (H5Aiterate2, in any order) by copying every one into a
+    table and closing it after, and crashed closing a damaged one
+    (H5A__close); opened by name, a damaged attribute is an error.  Other
+    headers are listed in their index's own order (ITER_NATIVE)."""
     import h5py
-    names = []
-    h5py.h5a.iterate(obj.id, names.append, index_type=h5py.h5.INDEX_NAME,
-                     order=h5py.h5.ITER_NATIVE)
+    names = _header_attributes(obj)
+    if names is None:
+        names = []
+        h5py.h5a.iterate(obj.id, names.append, index_type=h5py.h5.INDEX_NAME,
+                         order=h5py.h5.ITER_NATIVE)
     if obj.id.get_create_plist().get_attr_creation_order() & h5py.h5p.CRT_ORDER_TRACKED:
         names.sort(key=lambda n: h5py.h5a.get_info(obj.id, name=n).corder)
     else:
@@ -49,6 +55,7 @@ def _attr_items(obj):
 # global heap.  https://docs.hdfgroup.org/hdf5/v1_10/_f_m_t3.html
 _MSG_ATTRIBUTE = 0x000C   # IV.A.2.m
 _MSG_CONTINUATION = 0x0010   # IV.A.2.q
+_MSG_ATTRIBUTE_INFO = 0x0015   # IV.A.2.v
 _CLASS_VLEN = 9            # IV.A.2.d, datatype class 9, type 1: a string
 _HEAP_ID = 16              # a vlen element on disk: length (4), collection (8), index (4)
 _GCOL_MIN = 4096           # the smallest global heap collection (III.E)
@@ -184,3 +191,27 @@ def header_addresses(f):
     h5py.h5o.visit(f.id, lambda name, info: out.add(info.addr), info=True,
                    idx_type=h5py.h5.INDEX_NAME, order=h5py.h5.ITER_NATIVE)
     return out
+
+
+def _header_attributes(obj):
+    """The names (bytes) of the attribute messages in obj's version-1
+    object header, or None for another header or one that may keep its
+    attributes elsewhere (an attribute info message: dense storage)."""
+    import builtins
+    import mmap
+    import h5py
+    addr = h5py.h5o.get_info(obj.id).addr
+    with builtins.open(obj.file.filename, "rb") as fh, \
+            mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        messages = _header_messages(data, addr)
+        if messages is None or any(t == _MSG_ATTRIBUTE_INFO for t, _, _ in messages):
+            return None
+        names = []
+        for mtype, at, size in messages:
+            if mtype == _MSG_ATTRIBUTE:
+                nlen = _u(data, at + 2, 2)
+                p = at + (9 if _u(data, at, 1) == 3 else 8)
+                if nlen < 1 or p + nlen > at + size:
+                    raise ValueError("an attribute's name passes its message at %d" % at)
+                names.append(bytes(data[p:p + nlen]).split(b"\0")[0])
+        return names
