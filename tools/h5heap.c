@@ -138,6 +138,13 @@ attribute_check(image *im, uint64_t at, uint64_t size)
   if (get(im, t, 1, &cls) < 0 || (cls & 0x0F) != CLASS_VLEN || get(im, t + 1, 1, &cls) < 0 ||
       (cls & 0x0F) != 1)
     return 0; /* not a variable-length string */
+  /* its characters' type, the base type after the 8 bytes of its own: 1 byte
+   * (libhdf5 converts length x base size bytes: 2^30 of them hung h5py) */
+  if (get(im, t + 12, 4, &cls) < 0 || cls != 1) {
+    snprintf(im->why, sizeof im->why, "attribute '%s': a string of %llu-byte characters", name,
+             (unsigned long long)cls);
+    return -1;
+  }
   if (get(im, s, 1, &sversion) < 0 || get(im, s + 1, 1, &rank) < 0 ||
       (sversion == 2 && get(im, s + 3, 1, &stype) < 0))
     return -1;

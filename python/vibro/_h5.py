@@ -114,6 +114,8 @@ def _attribute_heap_ids(data, at, size):
         raise ValueError("attribute '%s': its parts pass its message" % name)
     if _u(data, t, 1) & 0x0F != _CLASS_VLEN or _u(data, t + 1, 1) & 0x0F != 1:
         return None                                  # not a variable-length string
+    if _u(data, t + 12, 4) != 1:                     # its characters' type (IV.A.2.d, base type)
+        raise ValueError("attribute '%s': a string of %d-byte characters" % (name, _u(data, t + 12, 4)))
     sversion, rank, flags = _u(data, s, 1), _u(data, s + 1, 1), _u(data, s + 2, 1)
     dims = s + (8 if sversion == 1 else 4)
     n = 1
