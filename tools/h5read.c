@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "h5heap.h"
 #include "h5read.h"
 
 #define WALK_DEPTH    8 /* deepest nesting searched for signals */
@@ -322,6 +323,10 @@ output_open(const char *path, char *format, size_t len)
     cli_complain(path, "cannot open the HDF5 file");
     return H5I_INVALID_HID;
   }
+  /* the global heap of its string attributes before any is read (a
+   * damaged file stays open: closing would free what libhdf5 misread) */
+  if (heap_check(path, file) < 0)
+    return H5I_INVALID_HID;
   root = H5Gopen2(file, "/", H5P_DEFAULT);
   if (root < 0 || attr_text(root, "format", format, len) < 0) {
     close_id(root);
