@@ -396,13 +396,6 @@ vb_run_balance_error(const vb_run *run)
          run->e_last[VB_ENERGY_EXTERNAL] - run->e_last[VB_ENERGY_CORRECTION] - run->e0;
 }
 
-/* Effective mass along a contact. */
-double
-vb_run_contact_mass(const vb_run *run, int contact)
-{
-  return run->model->islands[run->contact_island[contact]].meff[run->contact_local[contact]];
-}
-
 /* Largest drift of a scheme's state from its definition, over the islands. */
 double
 vb_run_state_drift(const vb_run *run)
