@@ -18,6 +18,12 @@
 extern "C" {
 #endif
 
+/* libvibro is built with hidden visibility (Makefile.am): what this header
+ * declares is its exported interface, and nothing else is. */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility push(default)
+#endif
+
 #define VB_NAME_MAX 64
 
 /* Status codes returned by library functions; vb_strerror() gives the text. */
@@ -796,6 +802,10 @@ int vb_study_run_flat(
     const vb_study *study, const char *out, int threads, int resume, const volatile int *stop,
     void (*on_progress)(long done, long total, double rate, double left, void *ctx), void *ctx,
     double period, long *report, char *status, size_t statuslen, char *err, size_t errlen);
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
