@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lyapunov.h"
-#include "run.h"
+#include "run_state.h"
 
 /* ------------------------------------------------------------ allocation */
 

@@ -23,7 +23,7 @@
 #include <hdf5.h>
 
 #include "h5util.h"
-#include "output.h"
+#include "writer.h"
 #include "vibro.h"
 
 #define PART_SUFFIX     ".part"

@@ -1,5 +1,7 @@
-/* output.h - the vibro-3 layout shared by the shard writer and the merge
- * (internal; see doc/format.md).  The writer knows a layout
+/* writer.h - the output writer's internals (not installed; doc/format.md):
+ * the vibro-3 layout and its tables as descriptors, the shards of OUT.part/
+ * and their merge, and the writer's calls the study runner makes.  Shared
+ * by lib/output*.c, study_run.c and pyapi.c.  The writer knows a layout
  * (vb_output_layout), not studies. */
 #ifndef VB_OUTPUT_H
 #define VB_OUTPUT_H
