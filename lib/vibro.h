@@ -147,11 +147,6 @@ double vb_law_potential(const vb_law *law, double x);
 double vb_law_elastic(const vb_law *law, double x);
 /* Elastic stiffness V''(x), N/m. */
 double vb_law_curvature(const vb_law *law, double x);
-/* Discrete gradient (V(x1) - V(x0)) / (x1 - x0), N; V' at the midpoint
- * where x1 and x0 are too close for the quotient to be accurate. */
-double vb_law_gradient(const vb_law *law, double x1, double x0);
-/* Derivative of vb_law_gradient with respect to x1, N/m. */
-double vb_law_gradient_dx1(const vb_law *law, double x1, double x0);
 /* Total force V'(x) + d v for compression x and rate v, the damping d
  * being mu |V'(x)| (Hunt-Crossley; on each side of a rattle), c (spring)
  * or 0, N. */
