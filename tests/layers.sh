@@ -6,7 +6,9 @@
 set -u
 python=${PYTHON:-/usr/bin/python3}
 command -v nm >/dev/null 2>&1 || { echo "no nm: skipped"; exit 77; }
-objs=$(ls lib/.libs/*.o solvers/.libs/*.o 2>/dev/null)
+# the objects of lib/libvibro_all.la (Makefile.am) alone: a tree built before
+# it was named so keeps stale libvibro_la-*.o beside them
+objs=$(ls lib/.libs/libvibro_all_la-*.o solvers/.libs/lib_libvibro_all_la-*.o 2>/dev/null)
 [ -n "$objs" ] || { echo "no library objects in lib/.libs: skipped"; exit 77; }
 # shellcheck disable=SC2086
 "$python" - $objs <<'PY'
