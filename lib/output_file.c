@@ -91,6 +91,75 @@ model_write(const vb_format *f, hid_t file)
   return rc;
 }
 
+/* The mode scale of body b ("mode.B", int64 0 .. nmodes-1); -1 on failure. */
+static hid_t
+mode_scale(const vb_format *f, hid_t sg, int b, int nmodes)
+{
+  char name[VB_NAME_MAX + 16];
+  hsize_t nm = (hsize_t)nmodes;
+  int64_t *k = malloc((size_t)(nmodes + 1) * sizeof *k);
+  hid_t h;
+
+  snprintf(name, sizeof name, "mode.%s", f->lay.first->bodies[b].name);
+  h = vb_h5_scale_dataset(sg, name, H5T_STD_I64LE, 1, &nm, "1");
+  for (int i = 0; k && i < nmodes; i++)
+    k[i] = i;
+  if (!k || h < 0 || H5DSset_scale(h, name) < 0 ||
+      (nm > 0 && H5Dwrite(h, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, k) < 0)) {
+    vb_h5_close(h);
+    h = H5I_INVALID_HID;
+  }
+  free(k);
+  return h;
+}
+
+/* The point scale of the distributed contact whose n points are contacts
+ * c .. c+n-1 ("point.NAME": float64, each point's position x on its modal
+ * body, m; attributes contact, the contact's name, first_contact, the
+ * index of point 0 in /study/table/contact, and body); -1 on failure. */
+static hid_t
+point_scale(const vb_format *f, hid_t sg, int c, int n)
+{
+  const vb_scene *sc = f->lay.first;
+  const vb_contact *ct = &sc->contacts[c];
+  int modal = sc->bodies[ct->a].kind == VB_BODY_MODAL ? ct->a : ct->b;
+  char name[VB_NAME_MAX + 16];
+  hsize_t np = (hsize_t)n;
+  double *x = malloc((size_t)(n + 1) * sizeof *x);
+  hid_t h;
+
+  snprintf(name, sizeof name, "point.%s", ct->group);
+  h = vb_h5_scale_dataset(sg, name, H5T_IEEE_F64LE, 1, &np, "m");
+  for (int k = 0; x && k < n; k++) {
+    const vb_contact *e = &sc->contacts[c + k];
+    x[k] = sc->bodies[modal].points[modal == e->a ? e->pa : e->pb].x;
+  }
+  if (!x || h < 0 || H5DSset_scale(h, name) < 0 ||
+      (np > 0 && H5Dwrite(h, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0) ||
+      vb_h5_attr_string(h, "contact", ct->group) < 0 ||
+      vb_h5_attr_int64(h, "first_contact", c) < 0 ||
+      vb_h5_attr_string(h, "body", sc->bodies[modal].name) < 0) {
+    vb_h5_close(h);
+    h = H5I_INVALID_HID;
+  }
+  free(x);
+  return h;
+}
+
+/* The scale of a [rows][time] or [rows] signal's rows, made on first use:
+ * scales[b] a body's modes, scales[nbodies + c] the points of the
+ * distributed contact from contact c; -1 on failure. */
+static hid_t
+rows_scale(const vb_format *f, hid_t sg, const vb_signal_desc *sd, hid_t *scales)
+{
+  int at = sd->shape == SHAPE_POINTS_SERIES ? f->lay.first->nbodies + sd->instance : sd->body;
+
+  if (scales[at] < 0)
+    scales[at] = sd->shape == SHAPE_POINTS_SERIES ? point_scale(f, sg, sd->instance, sd->nmodes)
+                                                  : mode_scale(f, sg, sd->body, sd->nmodes);
+  return scales[at];
+}
+
 /* Create the /signals group: coordinates, swept values and signals. */
 static int
 signals_create(vb_stack *st, hid_t sg)
@@ -98,13 +167,13 @@ signals_create(vb_stack *st, hid_t sg)
   const vb_format *f = st->f;
   hsize_t d[3];
   hid_t sample = H5I_INVALID_HID;
-  int s, p, b, rc = 0;
-  hid_t *modes = calloc((size_t)f->lay.first->nbodies + 1, sizeof *modes);
+  int s, p, b, rc = 0, nscales = f->lay.first->nbodies + f->lay.first->ncontacts;
+  hid_t *scales = calloc((size_t)nscales + 1, sizeof *scales);
 
-  if (!modes)
+  if (!scales)
     return -1;
-  for (b = 0; b < f->lay.first->nbodies; b++)
-    modes[b] = H5I_INVALID_HID;
+  for (b = 0; b < nscales; b++)
+    scales[b] = H5I_INVALID_HID;
   d[0] = (hsize_t)st->rows;
   st->scene = vb_h5_scale_dataset(sg, "scene", H5T_STD_I64LE, 1, d, "1");
   rc |= st->scene < 0 || H5DSset_scale(st->scene, "scene") < 0 ? -1 : 0;
@@ -153,26 +222,14 @@ signals_create(vb_stack *st, hid_t sg)
   for (s = 0; s < f->nsig && rc == 0; s++) {
     const vb_signal_desc *sd = &f->sig[s];
     hid_t tscale = st->interval > 0 ? st->time : sample;
+    hid_t rows = sd->shape == SHAPE_SERIES ? H5I_INVALID_HID : rows_scale(f, sg, sd, scales);
     int rank = 0;
 
     d[rank++] = (hsize_t)st->rows;
     if (sd->shape != SHAPE_SERIES) {
-      if (modes[sd->body] < 0) {
-        char name[VB_NAME_MAX + 16];
-        hsize_t nm = (hsize_t)sd->nmodes;
-        int64_t *k = malloc((size_t)(sd->nmodes + 1) * sizeof *k);
-        int i;
-        snprintf(name, sizeof name, "mode.%s", f->lay.first->bodies[sd->body].name);
-        modes[sd->body] = vb_h5_scale_dataset(sg, name, H5T_STD_I64LE, 1, &nm, "1");
-        for (i = 0; k && i < sd->nmodes; i++)
-          k[i] = i;
-        if (!k || modes[sd->body] < 0 || H5DSset_scale(modes[sd->body], name) < 0 ||
-            (nm > 0 &&
-             H5Dwrite(modes[sd->body], H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, k) < 0))
-          rc = -1;
-        free(k);
-        if (rc)
-          break;
+      if (rows < 0) {
+        rc = -1;
+        break;
       }
       d[rank++] = (hsize_t)sd->nmodes;
     }
@@ -182,15 +239,15 @@ signals_create(vb_stack *st, hid_t sg)
                                (st->flags & VB_STACK_LAID) != 0);
     if (st->sig[s] < 0 || H5DSattach_scale(st->sig[s], st->scene, 0) < 0)
       rc = -1;
-    else if (sd->shape != SHAPE_SERIES && H5DSattach_scale(st->sig[s], modes[sd->body], 1) < 0)
+    else if (sd->shape != SHAPE_SERIES && H5DSattach_scale(st->sig[s], rows, 1) < 0)
       rc = -1;
     else if (sd->shape != SHAPE_MODES &&
              H5DSattach_scale(st->sig[s], tscale, (unsigned)rank - 1) < 0)
       rc = -1;
   }
-  for (b = 0; b < f->lay.first->nbodies; b++)
-    vb_h5_close(modes[b]);
-  free(modes);
+  for (b = 0; b < nscales; b++)
+    vb_h5_close(scales[b]);
+  free(scales);
   vb_h5_close(sample);
   return rc;
 }
@@ -591,13 +648,13 @@ stage_row(const vb_signal_desc *s, double *row, long T, const double *src, long 
   long w = vb_signal_width(s, T), own = vb_signal_width(s, n), k;
   int m;
 
-  if (s->shape != SHAPE_MODES_SERIES) {
+  if (s->shape == SHAPE_SERIES || s->shape == SHAPE_MODES) {
     memcpy(row, src, (size_t)own * sizeof(double));
     for (k = own; k < w; k++)
       row[k] = NAN;
     return;
   }
-  /* [mode][T] from [mode][n] */
+  /* [mode][T] from [mode][n], or [point][T] from [point][n] */
   for (m = 0; m < s->nmodes; m++)
     for (k = 0; k < T; k++)
       row[(long)m * T + k] = k < n ? src[(long)m * n + k] : NAN;

@@ -586,8 +586,10 @@ vb_laid_map_scene(const vb_output *o, long index, const vb_scene *sc)
     int64_t at = l->off[s] + (int64_t)row * w * 8, from = at / page * page;
     if (!d->row || w == 0)
       continue; /* not recorded: written by vb_laid_map_pack */
-    if (at % 8 != 0 || !vb_signal_recorded(d->row, sc, d->instance) ||
-        (long)vb_signal_rows(d->row, sc, d->instance) * l->T != w) {
+    /* a distributed contact's points: nmodes instances, one row each */
+    int npts = d->shape == SHAPE_POINTS_SERIES ? d->nmodes : 1;
+    long rows = d->shape == SHAPE_POINTS_SERIES ? npts : vb_signal_rows(d->row, sc, d->instance);
+    if (at % 8 != 0 || !vb_signal_recorded(d->row, sc, d->instance) || rows * l->T != w) {
       vb_laid_map_free(m);
       return NULL;
     }
@@ -598,8 +600,9 @@ vb_laid_map_scene(const vb_output *o, long index, const vb_scene *sc)
       vb_laid_map_free(m);
       return NULL;
     }
-    m->into[vb_signal_instance(d->row, sc, d->instance)] =
-        (double *)((char *)m->base[s] + (at - from));
+    for (int k = 0; k < npts; k++)
+      m->into[vb_signal_instance(d->row, sc, d->instance + k)] =
+          (double *)((char *)m->base[s] + (at - from)) + (long)k * l->T;
   }
   return m;
 }

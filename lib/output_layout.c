@@ -114,7 +114,31 @@ written(const vb_format *f, const vb_signal *t, int r, int i)
     return 0;
   if (t[r].object == VB_SIGNAL_SCENE && r < VB_ENERGY_COUNT && !energy_can_change(f, r))
     return 0;
+  if (vb_signal_whole(&t[r], sc, i))
+    return 0; /* a row of its distributed contact's signal (block_signals) */
   return vb_signal_recorded(&t[r], sc, i);
+}
+
+/* Append the [point][time] signals of the distributed contact whose first
+ * point is contact c (its points are the contacts c, c + 1, ... of its
+ * group), in table order: "contacts.neck.force". */
+static int
+block_signals(vb_format *f, int *cap, int c)
+{
+  const vb_scene *sc = f->lay.first;
+  char name[sizeof f->sig->name];
+  int nt, r, n = 0, rc = 0;
+  const vb_signal *t = vb_signal_table(&nt);
+
+  while (c + n < sc->ncontacts && strcmp(sc->contacts[c + n].group, sc->contacts[c].group) == 0)
+    n++;
+  for (r = 0; r < nt && rc == 0; r++) {
+    if (t[r].object != VB_SIGNAL_CONTACT || !vb_signal_whole(&t[r], sc, c))
+      continue;
+    snprintf(name, sizeof name, "contacts.%s.%s", sc->contacts[c].group, t[r].name);
+    rc = sig_add(f, cap, name, t[r].units, SHAPE_POINTS_SERIES, &t[r], c, -1, -1, n);
+  }
+  return rc;
 }
 
 /* Append what the file holds of instance i of every row of the table
@@ -182,8 +206,11 @@ signals_list(vb_format *f)
     }
     rc |= body_signals(f, &cap, VB_SIGNAL_MODES, b, &mode);
   }
-  for (c = 0; c < sc->ncontacts && rc == 0; c++)
+  for (c = 0; c < sc->ncontacts && rc == 0; c++) {
+    if (sc->contacts[c].group[0] != '\0' && sc->contacts[c].group_point == 0)
+      rc |= block_signals(f, &cap, c);
     rc |= instance_signals(f, &cap, VB_SIGNAL_CONTACT, c);
+  }
   if (rc == 0)
     rc |= instance_signals(f, &cap, VB_SIGNAL_SCENE, 0);
   return rc;
@@ -250,12 +277,22 @@ vb_format_clear(vb_format *f)
 
 /* ----------------------------------------------------------- packing */
 
-/* Where signal s of a run is. */
+/* Where signal s of a run is; NULL when not recorded, or (a distributed
+ * contact's) when its points' series do not follow one another. */
 static const double *
 signal_data(const vb_signal_desc *s, const vb_run *run)
 {
   const vb_body *bd;
 
+  if (s->shape == SHAPE_POINTS_SERIES) {
+    /* the run records a row's instances one after another (vb_record_alloc) */
+    const double *d = vb_signal_data(run, s->row, s->instance);
+    long n = vb_run_samples(run);
+    for (int k = 1; d && k < s->nmodes; k++)
+      if (vb_signal_data(run, s->row, s->instance + k) != d + (long)k * n)
+        return NULL;
+    return d;
+  }
   if (s->row)
     return vb_signal_data(run, s->row, s->instance);
   bd = &vb_run_scene(run)->bodies[s->body];

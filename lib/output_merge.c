@@ -246,7 +246,7 @@ row_copy(const vb_signal_desc *s, double *dst, long T, const double *src, long T
   long w = vb_signal_width(s, T), ws = vb_signal_width(s, Ts), k;
   int md;
 
-  if (s->shape != SHAPE_MODES_SERIES) {
+  if (s->shape == SHAPE_SERIES || s->shape == SHAPE_MODES) {
     memcpy(dst, src, (size_t)ws * sizeof *dst);
     for (k = ws; k < w; k++)
       dst[k] = NAN;

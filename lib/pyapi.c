@@ -35,6 +35,20 @@ vb_scene_contact_name(const vb_scene *sc, int c)
   return c >= 0 && c < sc->ncontacts ? sc->contacts[c].name : NULL;
 }
 
+/* Position x of contact c's point on its modal body (the first of its two
+ * bodies that is modal), m; NaN when neither is or there is no contact c. */
+double
+vb_scene_contact_x(const vb_scene *sc, int c)
+{
+  const vb_contact *ct = c >= 0 && c < sc->ncontacts ? &sc->contacts[c] : NULL;
+
+  if (ct && sc->bodies[ct->a].kind == VB_BODY_MODAL)
+    return sc->bodies[ct->a].points[ct->pa].x;
+  if (ct && sc->bodies[ct->b].kind == VB_BODY_MODAL)
+    return sc->bodies[ct->b].points[ct->pb].x;
+  return NAN;
+}
+
 /* ------------------------------------------------------------- signals */
 
 /* Whether energy k (a vb_energy) can be other than zero in a scene run
@@ -99,9 +113,35 @@ typedef struct found {
   const double **data; /* receives its data */
 } found;
 
+/* The [point][time] signals of the distributed contact whose first point
+ * is contact c, in table order, as the file holds them ("contacts.D.force",
+ * output_layout.c); kind 3 for the k-th, else -1. */
+static int
+scan_block(const vb_run *run, int c, found *f)
+{
+  const vb_scene *sc = vb_run_scene(run);
+  int nt, n = 0;
+  const vb_signal *t = vb_signal_table(&nt);
+
+  while (c + n < sc->ncontacts && strcmp(sc->contacts[c + n].group, sc->contacts[c].group) == 0)
+    n++;
+  for (int r = 0; r < nt; r++) {
+    if (t[r].object != VB_SIGNAL_CONTACT || !vb_signal_whole(&t[r], sc, c) || f->k-- > 0)
+      continue;
+    snprintf(f->name, f->len, "contacts.%s.%s", sc->contacts[c].group, t[r].name);
+    *f->units = t[r].units;
+    *f->rows = n;
+    *f->data = vb_signal_data(run, &t[r], c); /* its points' follow, vb_record_alloc */
+    return 3;
+  }
+  return -1;
+}
+
 /* The instances of table rows for `object` belonging to body b (all when
- * b < 0), in the file's order: each instance, then each row of the table.
- * Returns the kind of the k-th (0 series, 1 modes) once found, else -1. */
+ * b < 0), in the file's order: each instance, then each row of the table
+ * (a distributed contact's [point][time] signals before its first point's).
+ * Returns the kind of the k-th (0 series, 1 modes, 3 points) once found,
+ * else -1. */
 static int
 scan(const vb_run *run, vb_signal_object object, int b, found *f)
 {
@@ -115,8 +155,12 @@ scan(const vb_run *run, vb_signal_object object, int b, found *f)
   for (i = 0; i < n; i++) {
     if (b >= 0 && vb_signal_body(&t[r0], sc, i, &p) != b)
       continue;
+    if (object == VB_SIGNAL_CONTACT && sc->contacts[i].group[0] != '\0' &&
+        sc->contacts[i].group_point == 0 && scan_block(run, i, f) == 3)
+      return 3;
     for (r = 0; r < nt; r++) {
-      if (t[r].object != object || !held(run, t, r, i) || f->k-- > 0)
+      if (t[r].object != object || !held(run, t, r, i) || vb_signal_whole(&t[r], sc, i) ||
+          f->k-- > 0)
         continue;
       vb_signal_path(&t[r], sc, i, f->name, f->len);
       dotted(f->name);
@@ -154,7 +198,8 @@ property(const vb_body *bd, int k, found *f)
  * named as there ("contacts.hit.force", "bodies.plate.modes.q").  Writes
  * its name into name, its units, rows and data; returns its kind: 0 a
  * series [samples], 1 modal displacements [rows][samples], 2 a modal
- * property [rows] (freq, sigma, mass), or -1 when there is no signal k. */
+ * property [rows] (freq, sigma, mass), 3 a distributed contact's signal
+ * [rows = points][samples], or -1 when there is no signal k. */
 int
 vb_run_signal_at(const vb_run *run, int k, char *name, size_t len, const char **units, int *rows,
                  const double **data)

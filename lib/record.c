@@ -218,25 +218,69 @@ vb_signal_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t 
   return snprintf(buf, len, "%s/%s", group, s->name);
 }
 
-/* Whether a scene records the signal at a path. */
+/* Whether a scene records the signal at a path: a glob of record.signals
+ * matches it, or is the path itself (so that "contacts/neck[3]/force",
+ * where fnmatch reads [3] as a set of characters, selects that point). */
 int
 vb_scene_records(const vb_scene *sc, const char *path)
 {
   if (!sc->record_select)
     return 1;
   for (int g = 0; g < sc->nrecord_globs; g++)
-    if (fnmatch(sc->record_globs[g], path, 0) == 0)
+    if (strcmp(sc->record_globs[g], path) == 0 || fnmatch(sc->record_globs[g], path, 0) == 0)
       return 1;
   return 0;
 }
 
-/* Whether instance i of a signal is recorded. */
+/* Whether instance i of a signal is a point of a distributed contact: one
+ * of its point contacts, or one of the points it added to its body (named
+ * "NAME[k]", which no name of a scene file can be). */
+static int
+of_block(const vb_signal *s, const vb_scene *sc, int i)
+{
+  int p, b;
+
+  if (s->object == VB_SIGNAL_CONTACT)
+    return sc->contacts[i].group[0] != '\0';
+  if (s->object != VB_SIGNAL_POINT || (b = vb_signal_body(s, sc, i, &p)) < 0)
+    return 0;
+  return sc->bodies[b].kind == VB_BODY_MODAL && strchr(sc->bodies[b].points[p].name, '[') != NULL;
+}
+
+/* Path of the whole distributed contact that contact instance i is a
+ * point of ("contacts/neck/force"); -1 for any other instance. */
+int
+vb_signal_block_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t len)
+{
+  if (s->object != VB_SIGNAL_CONTACT || !of_block(s, sc, i))
+    return -1;
+  return snprintf(buf, len, "contacts/%s/%s", sc->contacts[i].group, s->name);
+}
+
+/* Whether instance i is recorded as a point of its distributed contact's
+ * [point][time] signal: record.signals selects the whole contact's path. */
+int
+vb_signal_whole(const vb_signal *s, const vb_scene *sc, int i)
+{
+  char path[4 * VB_NAME_MAX + 32];
+  if (!sc->record_select || vb_signal_block_path(s, sc, i, path, sizeof path) < 0)
+    return 0;
+  return vb_scene_records(sc, path);
+}
+
+/* Whether instance i of a signal is recorded.  Without record.signals,
+ * every signal but those on request and a distributed contact's points'
+ * (their u and v on the body, their contacts' signals): those are recorded
+ * only when asked for (862 points, each computed at every sample, and each
+ * recorded contact stepped at every step; doc/format.md). */
 int
 vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i)
 {
   char path[4 * VB_NAME_MAX + 32];
   if (!sc->record_select)
-    return !s->on_request;
+    return !s->on_request && !of_block(s, sc, i);
+  if (vb_signal_whole(s, sc, i))
+    return 1;
   vb_signal_path(s, sc, i, path, sizeof path);
   return vb_scene_records(sc, path);
 }

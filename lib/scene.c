@@ -117,6 +117,33 @@ load_record(vb_loader *ld, const config_setting_t *g)
   return m != NULL ? load_signals(ld, m) : VB_OK;
 }
 
+/* Whether a glob of record.signals selects a path (as vb_scene_records:
+ * by fnmatch(3), or as the path itself). */
+static int
+glob_hits(const char *glob, const char *path)
+{
+  return strcmp(glob, path) == 0 || fnmatch(glob, path, 0) == 0;
+}
+
+/* Add a signal path to the list of valid ones; the points of a
+ * distributed contact ("NAME[k]", on its body and as contacts) once, as
+ * "NAME[K]" (862 of them would fill the list). */
+static void
+list_path(char *valid, size_t size, const char *path)
+{
+  const char *open = strchr(path, '[');
+  char item[4 * VB_NAME_MAX + 32];
+
+  if (!open) {
+    vb_list_add(valid, size, path);
+    return;
+  }
+  if (strncmp(open, "[0]", 3) == 0) {
+    snprintf(item, sizeof item, "%.*s[K]%s", (int)(open - path), path, open + 3);
+    vb_list_add(valid, size, item);
+  }
+}
+
 /* Every glob of record.signals must match some signal of the scene; the
  * message lists the valid paths (as many as fit). */
 static int
@@ -136,9 +163,15 @@ check_signals(vb_loader *ld, const config_setting_t *root)
     valid[0] = '\0';
     for (int r = 0; r < nt && !hit; r++)
       for (int i = 0, n = vb_signal_count(&t[r], sc); i < n && !hit; i++) {
+        /* a distributed contact: its whole path too */
+        if (vb_signal_block_path(&t[r], sc, i, path, sizeof path) >= 0) {
+          hit = glob_hits(sc->record_globs[g], path);
+          if (sc->contacts[i].group_point == 0)
+            vb_list_add(valid, sizeof valid, path);
+        }
         vb_signal_path(&t[r], sc, i, path, sizeof path);
-        hit = fnmatch(sc->record_globs[g], path, 0) == 0;
-        vb_list_add(valid, sizeof valid, path);
+        hit = hit || glob_hits(sc->record_globs[g], path);
+        list_path(valid, sizeof valid, path);
       }
     if (!hit)
       return vb_src_fail(ld, config_setting_get_elem(list, (unsigned)g), "record",

@@ -553,8 +553,18 @@ int vb_signal_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, siz
 /* Whether a scene records the signal at `path` (a vb_signal_path): true
  * without record.signals, else when one of its globs matches. */
 int vb_scene_records(const vb_scene *sc, const char *path);
-/* Whether instance i of signal s is recorded (vb_scene_records of its path). */
+/* Whether instance i of signal s is recorded (vb_scene_records of its
+ * path, or of its distributed contact's; without record.signals every
+ * signal but those on request and those of a distributed contact's points,
+ * on the body and as contacts). */
 int vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i);
+/* Path of the distributed contact that contact instance i is a point of,
+ * as a whole ("contacts/neck/force"), into buf; snprintf's count, or -1
+ * when instance i is no point of a distributed contact. */
+int vb_signal_block_path(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t len);
+/* Whether instance i is recorded as a row of its distributed contact's
+ * [point][time] signal (record.signals selects the contact's path). */
+int vb_signal_whole(const vb_signal *s, const vb_scene *sc, int i);
 /* Samples of instance i of signal s (an entry of the table) in a run,
  * [rows][samples]; NULL when it is not recorded. */
 const double *vb_signal_data(const vb_run *run, const vb_signal *s, int i);
@@ -769,12 +779,16 @@ const char *vb_scene_title(const vb_scene *sc);
 double vb_scene_sample_interval(const vb_scene *sc);
 /* Name of contact c of a scene, or NULL when there is no contact c. */
 const char *vb_scene_contact_name(const vb_scene *sc, int c);
+/* Position x of contact c's point on its modal body, m; NaN when neither
+ * of its bodies is modal or there is no contact c. */
+double vb_scene_contact_x(const vb_scene *sc, int c);
 /* Signal k of a run as an output file of its scene alone holds it (the
  * order and names of doc/format.md's /signals, "contacts.hit.force"): its
  * name into name, its units, rows and data; returns 0 for a series
  * [samples], 1 for modal displacements [rows][samples], 2 for a modal
- * property [rows] (bodies.B.modes.freq Hz, .sigma 1/s, .mass kg), -1 when
- * there is no signal k. */
+ * property [rows] (bodies.B.modes.freq Hz, .sigma 1/s, .mass kg), 3 for a
+ * distributed contact's signal [rows = points][samples]
+ * ("contacts.D.force"), -1 when there is no signal k. */
 int vb_run_signal_at(const vb_run *run, int k, char *name, size_t len, const char **units,
                      int *rows, const double **data);
 /* Field k of an event row as output files store it (t_on, ...): its name,

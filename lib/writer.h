@@ -52,8 +52,9 @@ long vb_output_scenes_done(const vb_output *output);
 int vb_output_merge(const char *path, const vb_output_layout *lay, const volatile int *stop,
                     char *err, size_t errlen);
 
-/* Shape of a signal per scene: [time], [mode], [mode][time]. */
-typedef enum { SHAPE_SERIES, SHAPE_MODES, SHAPE_MODES_SERIES } vb_signal_shape;
+/* Shape of a signal per scene: [time], [mode], [mode][time], and a
+ * distributed contact's [point][time]. */
+typedef enum { SHAPE_SERIES, SHAPE_MODES, SHAPE_MODES_SERIES, SHAPE_POINTS_SERIES } vb_signal_shape;
 
 /* One recorded signal: /signals/<name>. */
 typedef struct vb_signal_desc {
@@ -61,10 +62,12 @@ typedef struct vb_signal_desc {
   const char *units;
   vb_signal_shape shape;
   const vb_signal *row; /* its row of the signal table (vb_signal_table) */
-  int instance;         /* of that row (vb_signal_count) */
+  int instance;         /* of that row (vb_signal_count); SHAPE_POINTS_SERIES: the
+                           first point's, the others follow it */
   int property;         /* row NULL: a modal property of the body (output_layout.c) */
   int body;             /* the body of point and modes signals, else -1 */
-  int nmodes;           /* modes of the body (SHAPE_MODES*) */
+  int nmodes;           /* rows per scene: modes of the body (SHAPE_MODES*), points
+                           of the distributed contact (SHAPE_POINTS_SERIES) */
 } vb_signal_desc;
 
 /* The writer's test hooks (doc/format.md), read once from VIBRO_TEST_* by

@@ -14,6 +14,7 @@
 #include "h5check.h"
 #include "h5read.h"
 #include "outfile.h"
+#include "points.h"
 
 #define CHANNELS_MAX 64   /* signals exported at once */
 #define FRAMES       8192 /* frames converted at once */
@@ -25,7 +26,9 @@ static const char description[] =
     "a sound file a channel each.  On the layouts vibro-2 and -3 PATH names a stacked\n"
     "signal of /signals (bodies/hammer/u or bodies.hammer.u), and the scene's\n"
     "row is exported, as many samples as its row of /study/table says; a\n"
-    "running study's shards are searched for the scene.\n"
+    "running study's shards are searched for the scene.  A distributed\n"
+    "contact's [scene][point][time] signal gives one point's samples: name\n"
+    "it contacts/neck[K]/force, or contacts/neck/force with --point K.\n"
     "--csv FILE   time and the signals, after a header naming the units\n"
     "--wav FILE   a WAV file at the recorded rate, fs / record_every (rounded\n"
     "--flac FILE  to whole hertz, with a warning when that moves the pitch), or a\n"
@@ -73,27 +76,20 @@ typedef struct exported {
   double rate;                     /* recorded rate, Hz: fs / record_every */
   int stacked;                     /* vibro-2: signals are [scene][time] ... */
   hsize_t row;                     /* ... and the scene is this row */
+  long point;                      /* --point K, or -1 */
+  long at[CHANNELS_MAX];           /* each signal's point ([scene][point][time]), or -1 */
 } exported;
 
 /* Read count samples from start of a signal of the scene. */
 static int
 signal_block(const exported *sg, hid_t ds, hsize_t start, hsize_t count, double *buf)
 {
-  hsize_t first[2] = {sg->row, start}, size[2] = {1, count};
-  hid_t fspace, mspace;
-  int rc = -1;
-
   if (!sg->stacked)
     return read_block(ds, start, count, buf);
-  fspace = H5Dget_space(ds);
-  mspace = H5Screate_simple(1, &count, NULL);
-  if (fspace >= 0 && mspace >= 0 &&
-      H5Sselect_hyperslab(fspace, H5S_SELECT_SET, first, NULL, size, NULL) >= 0 &&
-      H5Dread(ds, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, buf) >= 0)
-    rc = 0;
-  close_id(mspace);
-  close_id(fspace);
-  return rc;
+  for (int c = 0; c < sg->nsignals; c++)
+    if (sg->ds[c] == ds)
+      return signal_read_stacked(ds, sg->row, sg->at[c], start, count, buf);
+  return -1;
 }
 
 /* What export was asked for. */
@@ -212,7 +208,11 @@ export_csv(const exported *sg, FILE *out)
   }
   fprintf(out, "time (s)");
   for (int c = 0; c < sg->nsignals; c++)
-    fprintf(out, sg->units[c][0] ? ",%s (%s)" : ",%s", sg->paths[c], sg->units[c]);
+    if (sg->point >= 0 && sg->at[c] >= 0 && !strchr(sg->paths[c], '['))
+      fprintf(out, sg->units[c][0] ? ",%s point %ld (%s)" : ",%s point %ld", sg->paths[c],
+              sg->at[c], sg->units[c]);
+    else
+      fprintf(out, sg->units[c][0] ? ",%s (%s)" : ",%s", sg->paths[c], sg->units[c]);
   fputc('\n', out);
   for (long start = 0; start < sg->n; start += BLOCK) {
     long count = sg->n - start < BLOCK ? sg->n - start : BLOCK;
@@ -637,45 +637,27 @@ find_row_v2(exported *sg, const output_files *of, const char *scene, hid_t *fid,
 static int
 open_v2(exported *sg, const output_files *of, const request *rq)
 {
-  char name[PATH_LEN], choices[CHOICES_MAX + 16];
   double interval = NAN;
   hid_t fid = H5I_INVALID_HID;
+  int pointed = 0;
 
   if (find_row_v2(sg, of, rq->scene, &fid, &interval) < 0)
     return -1;
   sg->stacked = 1;
   for (int c = 0; c < sg->nsignals; c++) {
     /* bodies/hammer/u and bodies.hammer.u name the same signal */
-    text_format(name, sizeof name, "signals/%s", sg->paths[c]);
-    for (char *p = name + 8; *p; p++)
-      *p = *p == '/' ? '.' : *p;
-    hid_t ds = has_object(fid, name) ? H5Dopen2(fid, name, H5P_DEFAULT) : H5I_INVALID_HID;
-    hid_t space = ds < 0 ? H5I_INVALID_HID : H5Dget_space(ds);
-    if (space < 0 || H5Sget_simple_extent_ndims(space) != 2 || strcmp(name, "signals/time") == 0) {
-      namelist all = {0}, valid = {0};
-      children(sg->file, fid, "signals", &all);
-      for (size_t i = 0; i < all.n; i++) {
-        hid_t d;
-        text_format(name, sizeof name, "signals/%s", all.v[i]);
-        d = H5Dopen2(fid, name, H5P_DEFAULT);
-        hid_t sp = d < 0 ? H5I_INVALID_HID : H5Dget_space(d);
-        if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 2)
-          names_push(&valid, all.v[i]);
-        close_id(sp);
-        close_id(d);
-      }
-      names_join(&valid, choices, sizeof choices);
-      names_free(&valid);
-      names_free(&all);
-      close_id(space);
-      close_id(ds);
-      return cli_complain(sg->file, "no signal '%s' of [scene][time] in /signals (valid: %s)",
-                          sg->paths[c], choices);
-    }
-    close_id(space);
+    hid_t ds = signal_open_stacked(sg->file, fid, sg->paths[c], sg->point, &sg->at[c]);
+    if (ds < 0)
+      return -1;
     sg->ds[c] = ds;
+    pointed |= sg->at[c] >= 0;
     attr_text(ds, "units", sg->units[c], sizeof sg->units[c]);
   }
+  if (sg->point >= 0 && !pointed)
+    return cli_complain(sg->file,
+                        "--point %ld: no signal given has points (--point selects a point "
+                        "of a distributed contact's [scene][point][time] signals)",
+                        sg->point);
   if (signal_length(fid, "signals/time") >= sg->n)
     sg->time = H5Dopen2(fid, "signals/time", H5P_DEFAULT);
   sg->rate = 1.0 / interval;
@@ -722,7 +704,8 @@ enum {
   OPT_GAIN,
   OPT_NORMALIZE,
   OPT_DC,
-  OPT_HIGHPASS
+  OPT_HIGHPASS,
+  OPT_POINT
 };
 
 static const cli_option options[] = {
@@ -736,6 +719,7 @@ static const cli_option options[] = {
     {OPT_NORMALIZE, "normalize", NULL, "peak of all channels to full scale (default)"},
     {OPT_DC, "dc", NULL, "sound: take each channel's mean away"},
     {OPT_HIGHPASS, "highpass", "HZ", "sound: 2nd-order Butterworth high-pass at HZ"},
+    {OPT_POINT, "point", "K", "point K of the distributed contacts' signals given (from 0)"},
     {0, NULL, NULL, NULL},
 };
 
@@ -760,6 +744,10 @@ take_option(const cli_command *cmd, int key, const char *value, request *rq, exp
     while (value[0] == '/')
       value++;
     sg->paths[sg->nsignals++] = value;
+    return 0;
+  case OPT_POINT:
+    if (cli_long(value, 0, 2147483647L, &sg->point) < 0)
+      return cli_fail(cmd, "--point %s: not a point index (valid: 0, 1, ...)", value);
     return 0;
   case OPT_GAIN:
     if (cli_double(value, &rq->gain) < 0 || !(rq->gain > 0.0))
@@ -838,7 +826,7 @@ export_main(const cli_command *cmd, int argc, char **argv)
 {
   static const char *const operands[] = {"OUT.h5"};
   request rq = {.enc = &encodings[0], .gain = NAN};
-  exported sg = {.time = H5I_INVALID_HID};
+  exported sg = {.time = H5I_INVALID_HID, .point = -1};
   output_files of = {.n = 0};
   cli_args a;
   int key, rc = 1, normalize = 0;

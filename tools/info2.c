@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "h5read.h"
 #include "info2.h"
+#include "points.h"
 #include "info_analysis.h"
 
 #define ROWS_AT_ONCE 4096 /* rows read at once, at most */
@@ -302,6 +303,8 @@ print_head(const char *file, const output_files *of, char *name, size_t len, lon
   *total = isfinite(scenes) ? (long)scenes : rows;
   if (model >= 0)
     print_model(file, model, name);
+  if (of->n)
+    points_print(file, of->fid[0]);
   close_id(study);
   close_id(model);
   close_id(root);

@@ -60,6 +60,7 @@ _PROTOTYPES = {
     "vb_scene_title": (_S, [_P]),
     "vb_scene_sample_interval": (_D, [_P]),
     "vb_scene_contact_name": (_S, [_P, _I]),
+    "vb_scene_contact_x": (_D, [_P, _I]),
     "vb_scene_warnings": (_I, [_P, _S, _Z]),
     "vb_run_alloc": (_I, [_P, ctypes.POINTER(_P), _S, _Z]),
     "vb_run_free": (None, [_P]),

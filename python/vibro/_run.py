@@ -533,6 +533,19 @@ def simulate(scene, index=0):
     return Simulation(signals, events, status, code, title, index, params)
 
 
+def _point_x(lib, sc, name, n):
+    """Positions x (m) of the n points of distributed contact `name`
+    (contacts name[0] .. name[n-1])."""
+    c = 0
+    while True:
+        got = lib.vb_scene_contact_name(sc, c)
+        if got is None:
+            return np.full(n, np.nan)
+        if _lib.text(got) == name + "[0]":
+            return np.array([lib.vb_scene_contact_x(sc, c + k) for k in range(n)])
+        c += 1
+
+
 def _signals(lib, sc, run):
     """The run's signals as an xarray.Dataset (copies)."""
     import xarray as xr
@@ -554,6 +567,15 @@ def _signals(lib, sc, run):
         if kind == 0:
             a = np.ctypeslib.as_array(ptr, shape=(n,)).copy() if n else np.zeros(0)
             data_vars[key] = (("time",), a, attrs)
+            continue
+        if kind == 3:
+            # a distributed contact's signal, on its points as in a file
+            dim = "point." + key.split(".")[1]
+            if dim not in coords:
+                coords[dim] = (dim, _point_x(lib, sc, key.split(".")[1], r), {"units": "m"})
+            a = np.ctypeslib.as_array(ptr, shape=(r, n)).copy() if n and r else \
+                np.zeros((r, n))
+            data_vars[key] = ((dim, "time"), a, attrs)
             continue
         mode = "mode." + key[len("bodies."):key.rindex(".modes.")]
         coords.setdefault(mode, (mode, np.arange(r, dtype=np.int64)))

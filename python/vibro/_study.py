@@ -768,7 +768,10 @@ class Study:
         coordinate (s), named by its path relative to the scene
         (`bodies/hammer/u`, `contacts/hit/force`, `energy/total`), with the
         signal's `units` in attrs.  Modal displacements `bodies/<b>/modes/q`
-        are 2-d, on (`mode`, `time`)."""
+        are 2-d, on (`mode`, `time`); a distributed contact's signal
+        (`contacts/neck/force`, vibro-3) on (`point`, `time`), with each
+        point's position `x` (m) and point contact `contact` ("neck[3]") as
+        coordinates, and `contacts/neck[3]/force` is its point 3."""
         import xarray as xr
         i = self._index(scene)
         if self._v >= 2:
@@ -804,7 +807,8 @@ class Study:
         skip = set(self.params) | {"scene", "time", "sample"}
         out = []
         for name, ds in f["signals"].items():
-            if name in skip or name.startswith("mode.") or ds.ndim < 2:
+            if (name in skip or name.startswith("mode.") or name.startswith("point.")
+                    or ds.ndim < 2):
                 continue
             if re.search(r"\.modes\.(freq|sigma|mass)$", name):
                 continue
@@ -814,6 +818,7 @@ class Study:
     def _signal2(self, i, path):
         import xarray as xr
         key = _slash(path)
+        point = None
         k, row = self._where.get(i, (None, None))
         if k is None:
             raise VibroError("%s: scene %d has no signals in the file" % (self.path, i))
@@ -824,6 +829,10 @@ class Study:
         with self._each() as files:
             f = files[k]
             names = self._signal_names2(f)
+            m = re.match(r"^(contacts/[^/]+)\[(\d+)\](/[^/]+)$", key)
+            if key not in names and m and m.group(1) + m.group(3) in names:
+                # a distributed contact's point: a row of its [scene][point][time]
+                key, point = m.group(1) + m.group(3), int(m.group(2))
             if key not in names:
                 what = ("'%s' in scene %d is not a signal"
                         if key.replace("/", ".") in f["signals"] or key == "time"
@@ -831,7 +840,11 @@ class Study:
                 raise VibroError(("%s: " + what + " (valid: %s)")
                                  % (self.path, key, i, _choices(names)))
             ds = f["signals"][key.replace("/", ".")]
-            data = ds[row]
+            pc = _point_coords(f, ds)
+            if point is not None and (pc is None or point >= ds.shape[1]):
+                raise VibroError("%s: '%s' has no point %d (valid: 0-%d)"
+                                 % (self.path, key, point, ds.shape[1] - 1))
+            data = ds[row] if point is None else ds[row, point]
             units = _units(ds).get(None, "")
             time = f["signals/time"]
             t_all = time[()] if time.ndim == 1 else time[row]
@@ -839,6 +852,17 @@ class Study:
         data = data[..., :n]
         tc = ("time", np.asarray(t_all[:n], dtype=float), {"units": "s"})
         attrs = {"units": units, "scene": i, "path": key}
+        if pc is not None and point is not None:
+            attrs.update(point=point, x=float(pc["x"][1][point]), path=_slash(path),
+                         contact=pc["contact"][1][point])
+            return xr.DataArray(data, dims=("time",), coords={"time": tc},
+                                name=_slash(path), attrs=attrs)
+        if pc is not None:
+            # a distributed contact's signal: on (point, time), with each
+            # point's position x (m) and its point contact's name
+            return xr.DataArray(data, dims=("point", "time"),
+                                coords=dict(pc, time=tc, point=np.arange(data.shape[0])),
+                                name=key, attrs=attrs)
         if data.ndim == 2:
             return xr.DataArray(data, dims=("mode", "time"),
                                 coords={"time": tc, "mode": np.arange(data.shape[0])},
@@ -861,6 +885,29 @@ class Study:
         fs = float(g.attrs.get("fs", 1.0))
         every = float(g.attrs.get("record_every", 1))
         return np.arange(n) * every / fs
+
+
+def _point_coords(f, ds):
+    """A distributed contact's [scene][point][time] signal (vibro-3): the
+    coordinates of its points, `x` (m, from its `point.NAME` dimension
+    scale) and `contact` (the point contacts' names, NAME[k]); else None."""
+    if ds.ndim != 3 or not ds.name.startswith("/signals/contacts."):
+        return None
+    scale = None
+    try:
+        dim = ds.dims[1]
+        if len(dim):
+            scale = dim[0]
+    except (AttributeError, IndexError, KeyError, RuntimeError):
+        scale = None
+    n = ds.shape[1]
+    x = np.asarray(scale[()], dtype=float) if scale is not None and scale.shape == (n,) \
+        else np.full(n, np.nan)
+    name = _text(scale.attrs.get("contact", "")) if scale is not None else ""
+    if not name:
+        name = ds.name.split("/")[-1].split(".")[1]
+    names = np.array(["%s[%d]" % (name, k) for k in range(n)], dtype=object)
+    return {"x": ("point", x, {"units": "m"}), "contact": ("point", names)}
 
 
 def _scene_choices(nums):
