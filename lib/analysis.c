@@ -26,6 +26,14 @@
 #define PMAX_MAX             1024
 #define TOLERANCE_DEFAULT    1e-6
 #define ATTRACTOR_DEFAULT    1e-3
+/* The period tolerance without `period.tolerance`: SCATTER_STEPS / N^2 for
+ * impacts resolved in a median N steps (doc/analysis.md, "Default
+ * tolerances": the scatter of period-1 sections measured below 7 / N^2,
+ * 5.6 / N^2 next to a doubling; 20 / N^2 merged the impact oscillator's
+ * period 4 into 2), between TOLERANCE_DEFAULT (no impact) and
+ * TOLERANCE_MOST. */
+#define SCATTER_STEPS  12.0
+#define TOLERANCE_MOST 0.1
 #define PERTURBATION_DEFAULT 1e-8
 
 /* ------------------------------------------------------------ the block */
@@ -281,7 +289,8 @@ load_numbers(vb_loader *ld, const config_setting_t *g, const char *obj, const ch
   for (const num_key *k = nums; k->key; k++) {
     if ((rc = vb_src_number(ld, g, obj, k->key, 0, k->out)) != VB_OK)
       return rc;
-    if (!((k->lo_closed ? *k->out >= k->lo : *k->out > k->lo) && *k->out < k->hi))
+    if (vb_src_member(g, k->key) &&
+        !((k->lo_closed ? *k->out >= k->lo : *k->out > k->lo) && *k->out < k->hi))
       return vb_src_refuse(ld, g, obj, k->key, k->condition, *k->out);
   }
   return VB_OK;
@@ -358,8 +367,8 @@ vb_load_analysis(vb_loader *ld, const config_setting_t *g)
     return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene", ld->path);
   a->line = config_setting_source_line(g);
   a->map_contact = -1;
-  a->tolerance = TOLERANCE_DEFAULT;
-  a->attractor_tolerance = ATTRACTOR_DEFAULT;
+  a->tolerance = 0.0;           /* 0: from the run's impacts (vb_analysis_tolerance) */
+  a->attractor_tolerance = 0.0; /* 0: from the file's period tolerances */
   a->perturbation = PERTURBATION_DEFAULT;
   if ((m = vb_src_member(g, "section")) != NULL && (rc = load_section(ld, m, a)) != VB_OK)
     return rc;
@@ -397,6 +406,27 @@ vb_analysis_run_free(vb_analysis_run *a)
   free(a);
 }
 
+/* Section samples t_k = (k + phase / (2 pi)) T in [transient, t_end]. */
+long
+vb_analysis_samples(const vb_analysis *an, double t_end, long *k0)
+{
+  double off = an->phase / (2.0 * M_PI);
+  long k, last;
+
+  if (k0)
+    *k0 = 0;
+  if (!an->section || !(an->period > 0.0))
+    return 0;
+  k = (long)ceil(an->transient_time / an->period - off);
+  k = k < 0 ? 0 : k;
+  while ((k + off) * an->period < an->transient_time)
+    k++; /* round-off of the division */
+  if (k0)
+    *k0 = k;
+  last = (long)floor(t_end / an->period - off);
+  return last >= k ? last - k + 1 : 0;
+}
+
 /* Size a run's analysis. */
 int
 vb_analysis_run_alloc(vb_run *run)
@@ -404,7 +434,7 @@ vb_analysis_run_alloc(vb_run *run)
   const vb_analysis *an = run->scene->analysis;
   const vb_model *md = run->model;
   vb_analysis_run *a;
-  double t_end = (double)run->nsteps * run->dt, off;
+  double t_end = (double)run->nsteps * run->dt;
   int np, most = 1;
 
   run->analysis = NULL;
@@ -416,18 +446,13 @@ vb_analysis_run_alloc(vb_run *run)
   a->an = an;
   a->impacts_per_period = -1;
   a->orbit.cls = VB_ORBIT_NONE;
-  a->orbit.tolerance = an->tolerance;
+  a->orbit.tolerance = an->tolerance > 0.0 ? an->tolerance : NAN; /* classify sets it */
   a->orbit.spread = NAN;
   np = an->npoints;
   if (an->section) {
-    /* t_k = (k + off) T for k >= k0, the first at or after the transient */
-    off = an->phase / (2.0 * M_PI);
-    a->k0 = (long)ceil(an->transient_time / an->period - off);
-    a->k0 = a->k0 < 0 ? 0 : a->k0;
-    while ((a->k0 + off) * an->period < an->transient_time)
-      a->k0++; /* round-off of the division */
-    a->tk = (a->k0 + off) * an->period;
-    a->cap = a->tk <= t_end ? (long)floor(t_end / an->period - off) - a->k0 + 2 : 0;
+    long count = vb_analysis_samples(an, t_end, &a->k0);
+    a->tk = (a->k0 + an->phase / (2.0 * M_PI)) * an->period;
+    a->cap = a->tk <= t_end ? count + 1 : 0;
   } else {
     a->tk = INFINITY;
   }
@@ -580,15 +605,67 @@ impact_map(const vb_run *run, vb_analysis_run *a)
   return rc;
 }
 
-/* The section's class and, when periodic with an impact map, its impacts
- * per period. */
 static int
-classify(vb_analysis_run *a)
+by_value(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of the steps every impact of the run after the transient
+ * lasted (duration fs, each contact's events with a finite duration), 0
+ * when there is none. */
+static double
+impact_steps(const vb_run *run, double transient)
+{
+  long n = 0, cap = 0;
+  double *steps, median;
+
+  for (int c = 0; c < run->scene->ncontacts; c++)
+    cap += run->results[c].nevents;
+  if (cap == 0 || !(steps = malloc((size_t)cap * sizeof *steps)))
+    return 0.0;
+  for (int c = 0; c < run->scene->ncontacts; c++)
+    for (long e = 0; e < run->results[c].nevents; e++) {
+      const vb_event *ev = &run->results[c].events[e];
+      if (isfinite(ev->t_on) && ev->t_on >= transient && isfinite(ev->duration) &&
+          ev->duration > 0.0)
+        steps[n++] = ev->duration * run->scene->fs;
+    }
+  qsort(steps, (size_t)n, sizeof *steps, by_value);
+  median = n == 0 ? 0.0 : n % 2 ? steps[n / 2] : 0.5 * (steps[n / 2 - 1] + steps[n / 2]);
+  free(steps);
+  return median;
+}
+
+double
+vb_analysis_tolerance(double steps)
+{
+  double tol = steps > 0.0 ? SCATTER_STEPS / (steps * steps) : TOLERANCE_DEFAULT;
+  return tol < TOLERANCE_DEFAULT ? TOLERANCE_DEFAULT : tol > TOLERANCE_MOST ? TOLERANCE_MOST : tol;
+}
+
+double
+vb_analysis_attractor_tolerance(double most_period_tolerance)
+{
+  double tol = 2.0 * most_period_tolerance;
+  return tol > ATTRACTOR_DEFAULT ? (tol < TOLERANCE_MOST ? tol : TOLERANCE_MOST)
+                                 : ATTRACTOR_DEFAULT;
+}
+
+/* The section's class and, when periodic with an impact map, its impacts
+ * per period; the tolerance the block's, else from the impacts'
+ * resolution. */
+static int
+classify(const vb_run *run, vb_analysis_run *a)
 {
   const vb_analysis *an = a->an;
   int d = 2 * an->npoints;
-  double *x, *scale, *ton;
+  double *x, *scale, *ton, tol = an->tolerance;
 
+  if (!(tol > 0.0))
+    tol = vb_analysis_tolerance(impact_steps(run, an->transient_time));
+  a->orbit.tolerance = tol;
   if (!an->section || a->ns == 0)
     return VB_OK;
   x = malloc(((size_t)a->ns * (size_t)d + (size_t)d) * sizeof *x);
@@ -605,7 +682,7 @@ classify(vb_analysis_run *a)
       x[i * d + 2 * p + 1] = a->v[i * an->npoints + p];
     }
   vb_section_scale(x, a->ns, d, 2.0 * M_PI / an->period, scale);
-  vb_orbit_classify(x, a->ns, d, scale, an->tolerance, an->pmax, &a->orbit);
+  vb_orbit_classify(x, a->ns, d, scale, tol, an->pmax, &a->orbit);
   if (a->orbit.cls == VB_ORBIT_PERIODIC && an->map_contact >= 0) {
     for (long e = 0; e < a->nmap; e++)
       ton[e] = a->map[e].t;
@@ -629,7 +706,7 @@ vb_analysis_finish(vb_run *run)
   a->map = NULL;
   a->nmap = 0;
   rc = impact_map(run, a);
-  return rc == VB_OK ? classify(a) : rc;
+  return rc == VB_OK ? classify(run, a) : rc;
 }
 
 /* The analysis of a run. */

@@ -35,8 +35,10 @@ typedef struct vb_analysis {
   int map_contact; /* the contact whose impacts it lists, -1 for none */
   /* the classification (orbit.c) */
   int pmax;                   /* largest period tested, drive periods */
-  double tolerance;           /* relative tolerance of a closed cycle */
-  double attractor_tolerance; /* relative tolerance of one attractor across scenes */
+  double tolerance;           /* relative tolerance of a closed cycle; 0: from the
+                                 run's impacts (vb_analysis_tolerance) */
+  double attractor_tolerance; /* relative tolerance of one attractor across scenes;
+                                 0: from the file's period tolerances */
   /* the largest Lyapunov exponent (lyapunov.c), on request */
   int lyapunov;        /* 1: asked */
   double perturbation; /* relative size of the twin's offset, 1 */
@@ -87,6 +89,19 @@ typedef struct vb_analysis_run {
   vb_orbit orbit;         /* the section's class */
   int impacts_per_period; /* n impacts in orbit.period periods, -1 when unknown */
 } vb_analysis_run;
+
+/* Section samples a run to t_end (s) takes: the t_k = (k + phase / (2
+ * pi)) T with transient_time <= t_k <= t_end (0 without a section); the
+ * first k into *k0 (NULL: not wanted). */
+long vb_analysis_samples(const vb_analysis *an, double t_end, long *k0);
+
+/* The period tolerance a scene without `period.tolerance` gets, for
+ * impacts resolved in a median of `steps` steps (0: no impact): 12 /
+ * steps^2 within [1e-6, 0.1] (doc/analysis.md, "Default tolerances"). */
+double vb_analysis_tolerance(double steps);
+/* The attractor tolerance a study without `attractors.tolerance` gets:
+ * twice the largest period tolerance of its periodic scenes, at least 1e-3. */
+double vb_analysis_attractor_tolerance(double most_period_tolerance);
 
 struct vb_run;
 /* Size a run's analysis for its scene (run->analysis NULL without a

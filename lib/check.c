@@ -15,6 +15,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "vibro.h"
 
 /* Append a line to buf (len bytes), keeping it terminated. */
@@ -24,6 +25,125 @@ line(char *buf, size_t len, const char *text)
   size_t used = strlen(buf);
   if (used < len)
     snprintf(buf + used, len - used, "%s\n", text);
+}
+
+/* ----------------------------------------------------------- analysis */
+
+/* The section's line of vb_analysis_summary: what is sampled, when, and
+ * how many points a scene holds (count). */
+static void
+section_line(const vb_scene *sc, const vb_analysis *an, long count, char *buf, size_t len)
+{
+  char text[1024], what[512] = "", t[256];
+  size_t used = 0;
+
+  for (int p = 0; p < an->npoints && used < sizeof what; p++)
+    used += (size_t)snprintf(what + used, sizeof what - used, "%s'%s'", p ? ", " : "",
+                             an->points[p].name);
+  if (an->drive[0])
+    snprintf(t, sizeof t, "%.6g s (1 / freq of '%s')", an->period, an->drive);
+  else
+    snprintf(t, sizeof t, "%.6g s (period)", an->period);
+  snprintf(text, sizeof text,
+           "analysis: section: (u, v) of %s every T = %s at phase %.4g rad, from %.6g s "
+           "(a transient of %.4g periods) to %.6g s: %ld points a scene",
+           what, t, an->phase, an->transient_time, an->transient_time / an->period,
+           sc->duration, count);
+  line(buf, len, text);
+  char tol[128] = "12 / N^2 for impacts of a median N steps (period.tolerance unset)",
+       atol[128] = "twice the largest period tolerance, at least 1e-3";
+  if (an->tolerance > 0.0)
+    snprintf(tol, sizeof tol, "%.3g", an->tolerance);
+  if (an->attractor_tolerance > 0.0)
+    snprintf(atol, sizeof atol, "%.3g", an->attractor_tolerance);
+  snprintf(text, sizeof text,
+           "analysis: period: shifts of 1 .. %d periods, closed within %s of each point's "
+           "phase-plane size; %ld points tell irregular from not settled; attractors across "
+           "the study within %s",
+           an->pmax, tol, vb_orbit_needed(an->pmax), atol);
+  line(buf, len, text);
+}
+
+/* The Lyapunov request's line of vb_analysis_summary: when the twin starts
+ * and what it costs. */
+static void
+lyapunov_line(const vb_scene *sc, const vb_analysis *an, char *buf, size_t len)
+{
+  char text[512];
+  long steps = vb_scene_steps(sc), from = an->section ? (long)ceil(an->transient_time * sc->fs
+                                                                   - 1e-9)
+                                                      : 1;
+  from = from < 1 ? 1 : from;
+  snprintf(text, sizeof text,
+           "analysis: lyapunov: a twin %.3g of the state away steps %ld of the %ld steps again "
+           "(from %.6g s), brought back every %ld %s: about %.2g times the run's cost",
+           an->perturbation, steps - from + 1, steps, (double)from / sc->fs, an->renormalise,
+           an->section ? "drive periods" : "periods of the lowest mode",
+           1.0 + (double)(steps - from + 1) / (double)(steps > 0 ? steps : 1));
+  line(buf, len, text);
+}
+
+/* What the scene's analysis block will compute (vibro check's summary),
+ * one a line, appended to buf; the number of lines (0 without a block). */
+int
+vb_analysis_summary(const vb_scene *sc, char *buf, size_t len)
+{
+  const vb_analysis *an = sc->analysis;
+  char text[512];
+  int n = 0;
+
+  if (!an)
+    return 0;
+  if (an->section) {
+    section_line(sc, an, vb_analysis_samples(an, (double)vb_scene_steps(sc) / sc->fs, NULL),
+                 buf, len);
+    n += 2;
+  }
+  if (an->map_contact >= 0) {
+    snprintf(text, sizeof text,
+             "analysis: impact map: every impact of contact '%s' from %.6g s (v_in, the "
+             "drive's phase, the time since the previous impact)%s",
+             sc->contacts[an->map_contact].name, an->transient_time,
+             an->section ? ", and impacts per period" : "");
+    line(buf, len, text);
+    n++;
+  }
+  if (an->grazing > 0.0) {
+    snprintf(text, sizeof text,
+             "analysis: grazing: impacts below %.3g of the scene's median v_in are flagged",
+             an->grazing);
+    line(buf, len, text);
+    n++;
+  }
+  if (an->lyapunov) {
+    lyapunov_line(sc, an, buf, len);
+    n++;
+  }
+  return n;
+}
+
+/* The warning of a section too short to be called irregular: a line and
+ * 1, else 0. */
+static int
+section_warning(const vb_scene *sc, char *buf, size_t len)
+{
+  const vb_analysis *an = sc->analysis;
+  char text[512];
+  long count, need;
+
+  if (!an || !an->section)
+    return 0;
+  count = vb_analysis_samples(an, (double)vb_scene_steps(sc) / sc->fs, NULL);
+  need = vb_orbit_needed(an->pmax);
+  if (count >= need)
+    return 0;
+  snprintf(text, sizeof text,
+           "analysis 'section': %ld points a scene, fewer than the %ld needed to call a section "
+           "irregular with period.max = %d: a scene no shift closes will be 'not settled'; "
+           "make duration at least %.6g s or lower period.max",
+           count, need, an->pmax, an->transient_time + (double)need * an->period);
+  line(buf, len, text);
+  return 1;
 }
 
 /* When free flight from the initial state brings contact c to its
@@ -171,7 +291,7 @@ vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
     }
   }
   free(s);
-  return n;
+  return n + section_warning(sc, buf, len);
 }
 
 /* The warnings of a study's totals: its recording against the free space

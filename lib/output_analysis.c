@@ -57,7 +57,7 @@ void
 vb_get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
 {
   const vb_analysis_run *a = vb_run_analysis(run);
-  double v = a ? a->an->tolerance : NAN;
+  double v = a ? a->orbit.tolerance : NAN;
 
   (void)col, (void)c, (void)item;
   memcpy(out, &v, 8);
@@ -217,6 +217,27 @@ field_long(const vb_field *f, const unsigned char *row)
   return (long)v;
 }
 
+/* The attractor tolerance of a file: scene 0's `attractors.tolerance`,
+ * else from the largest period tolerance of its periodic scenes
+ * (vb_analysis_attractor_tolerance). */
+static double
+attractor_tolerance(const vb_table *t, const unsigned char *rows, long nrows,
+                    const vb_scene *first)
+{
+  const vb_field *fo = field_named(t, "orbit"), *ft = field_named(t, "orbit_tolerance");
+  double most = 0.0, v;
+
+  if (first->analysis->attractor_tolerance > 0.0)
+    return first->analysis->attractor_tolerance;
+  for (long i = 0; ft && ft->col->type == VB_COL_F64 && i < nrows; i++) {
+    const unsigned char *row = rows + (size_t)i * t->rowsize;
+    memcpy(&v, row + ft->offset, 8);
+    if (field_long(fo, row) == VB_ORBIT_PERIODIC && v > most)
+      most = v;
+  }
+  return vb_analysis_attractor_tolerance(most);
+}
+
 /* The attractor ids of a file's scenes. */
 int
 vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, int np, vb_cycle_fn cycle,
@@ -256,7 +277,7 @@ vb_table_attractors(const vb_table *t, unsigned char *rows, long nrows, int np, 
   for (int k = 0; k < d; k++)
     scale[k] = scale[k] > 0.0 ? scale[k] : 1.0;
   if (rc == 0 && vb_orbit_attractors((const double *const *)cyc, period, nrows, d, scale,
-                                     first->analysis->attractor_tolerance, id) < 0)
+                                     attractor_tolerance(t, rows, nrows, first), id) < 0)
     rc = -1;
   for (long i = 0; rc == 0 && i < nrows; i++)
     vb_column_put_long(fa->col, rows + (size_t)i * t->rowsize + fa->offset, id[i]);

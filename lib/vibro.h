@@ -803,6 +803,10 @@ long vb_run_events(const vb_run *run, int c, double *rows);
 int vb_scene_warnings(const vb_scene *sc, char *buf, size_t len);
 /* The same for a study: scene 0's, then one for its other scenes. */
 int vb_study_warnings(const vb_study *st, char *buf, size_t len);
+/* What a scene's `analysis` block will compute, as `vibro check` says it
+ * (what is sampled, how many points a scene, the impact map, Lyapunov's
+ * cost), one a line appended to buf; the number of lines. */
+int vb_analysis_summary(const vb_scene *sc, char *buf, size_t len);
 /* vb_study_run of one rank without structs: on_progress(done, total,
  * scenes/s, seconds left, ctx) about every period s (0: 10 s), may be
  * NULL; report [5] receives scenes, kept, ran, failed, first_failed;

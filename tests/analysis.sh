@@ -171,5 +171,53 @@ PY
 expect 0 "$vibro" info "$tmp/plain.h5"
 grep -q "^analysis" "$tmp/out" && bad "vibro info shows an analysis without one" || ok
 
+# vibro check summarises the block: the section's points a scene are the
+# ones the run takes (the table's `sections` of scene 0, 25 Hz from 2 s to
+# 5 s: 76), the impact map, and the twin's steps and cost
+expect 0 "$vibro" check "$tmp/io.cfg"
+cp "$tmp/out" "$tmp/check"
+n=$("$python" -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r")["study/table"]["sections"][0])' "$tmp/j1.h5")
+grep -q "^analysis: section: (u, v) of 'oscillator' every T = 0.04 s (1 / freq of 'forces.drive') at phase 0 rad, from 2 s (a transient of 50 periods) to 5 s: $n points a scene$" "$tmp/check" &&
+  [ "$n" = 76 ] && ok || bad "check's section line ($n sampled): $(grep '^analysis' "$tmp/check")"
+grep -q "^analysis: period: shifts of 1 .. 8 periods, closed within 0.03 .*; 24 points tell irregular from not settled; attractors across the study within 0.05$" "$tmp/check" &&
+  ok || bad "check's period line: $(grep '^analysis' "$tmp/check")"
+grep -q "^analysis: impact map: every impact of contact 'impact' from 2 s" "$tmp/check" &&
+  ok || bad "check's impact map line: $(grep '^analysis' "$tmp/check")"
+grep -q "warning: analysis" "$tmp/check" && bad "a warning for a long enough section" || ok
+sed 's/^analysis = {/analysis = {\n  lyapunov = { renormalise = 2; };/' "$tmp/io.cfg" >"$tmp/ly.cfg"
+expect 0 "$vibro" check "$tmp/ly.cfg"
+grep -q "^analysis: lyapunov: a twin 1e-08 of the state away steps 60001 of the 100000 steps again (from 2 s), brought back every 2 drive periods: about 1.6 times the run's cost$" "$tmp/out" &&
+  ok || bad "check's lyapunov line: $(grep '^analysis' "$tmp/out")"
+# a section shorter than the trend needs: warned, with the duration it
+# needs (4.5 + 24 T), and the irregular 28.3 Hz scene is indeed not settled
+sed 's/transient_time = 2.0/transient_time = 4.5/' "$tmp/io.cfg" >"$tmp/short.cfg"
+expect 0 "$vibro" check "$tmp/short.cfg"
+grep -q "^warning: analysis 'section': 13 points a scene, fewer than the 24 needed to call a section irregular with period.max = 8: a scene no shift closes will be 'not settled'; make duration at least 5.46 s or lower period.max$" "$tmp/out" &&
+  ok || bad "the short section's warning: $(grep 'analysis' "$tmp/out")"
+expect 0 "$vibro" run "$tmp/short.cfg" -o "$tmp/short.h5" -j 2 --quiet
+"$python" - "$tmp/short.h5" "$tmp/j1.h5" >"$tmp/cls" 2>&1 <<'PY' && ok || bad "short section: $(tail -3 "$tmp/cls")"
+import sys, h5py
+short, full = (h5py.File(p, "r")["study/table"] for p in sys.argv[1:])
+
+
+def orbit(t, i):
+    a = t["orbit"].attrs
+    m = a["flag_meanings"]
+    return dict(zip(a["flag_values"], (m.decode() if isinstance(m, bytes) else m).split()))[t["orbit"][i]]
+
+
+freq = short["forces.drive.freq"][()]
+for i in range(len(freq)):
+    if abs(freq[i] - 28.3) < 1e-9:
+        assert orbit(full, i) == "irregular", orbit(full, i)
+        assert orbit(short, i) == "not_settled", orbit(short, i)
+    if freq[i] == 25.0:
+        assert short["sections"][i] == 13, short["sections"][i]
+print("ok")
+PY
+sed 's/duration = 5.0/duration = 5.46/; s/transient_time = 2.0/transient_time = 4.5/' "$tmp/io.cfg" >"$tmp/enough.cfg"
+expect 0 "$vibro" check "$tmp/enough.cfg"
+grep -q "warning: analysis" "$tmp/out" && bad "warned at the duration it asked for: $(grep warning "$tmp/out")" || ok
+
 echo "analysis.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -285,6 +285,58 @@ START_TEST(test_impact_map_period_one)
 }
 END_TEST
 
+static int
+ascending(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Without `period.tolerance` the tolerance is 12 / N^2, N the median of
+ * the steps the impacts after the transient lasted (computed here from
+ * the events), within 1e-6 .. 0.1, and 1e-6 without impacts; the 25 Hz
+ * orbit is then period 1 at 20 kHz, where 1e-6 called it irregular. */
+START_TEST(test_default_tolerance)
+{
+  static const char *const repl[] = {
+      "sweep = {\n  # 24.0, 24.1, ..., 29.0 Hz\n"
+      "  params = ( { path = \"forces.drive.freq\"; linspace = [24.0, 29.0]; n = 51; } );\n};",
+      "",
+      "  period = { tolerance = 3e-2; };\n",
+      "",
+      "gap = 0.0;",
+      "gap = 1.0;"};
+  ck_assert_double_eq(vb_analysis_tolerance(0.0), 1e-6);
+  ck_assert_double_eq(vb_analysis_tolerance(2.0), 0.1);
+  ck_assert_double_eq(vb_analysis_tolerance(1e5), 1e-6);
+  ck_assert_double_eq_tol(vb_analysis_tolerance(40.0), 12.0 / 1600.0, 1e-18);
+  ck_assert_double_eq(vb_analysis_attractor_tolerance(1e-6), 1e-3);
+  ck_assert_double_eq(vb_analysis_attractor_tolerance(0.03), 0.06);
+  for (int gap = 0; gap < 2; gap++) {
+    tu_sim s = tu_run_file("scenes/impact-oscillator.cfg", repl, gap ? 3 : 2);
+    const vb_analysis_run *a = vb_run_analysis(s.run);
+    const vb_contact_result *r = vb_run_contact(s.run, 0);
+    double *steps = malloc(((size_t)r->nevents + 1) * sizeof *steps), want;
+    long n = 0;
+    ck_assert_int_eq(s.rc, VB_OK);
+    ck_assert(a->an->tolerance == 0.0 && a->an->attractor_tolerance == 0.0);
+    for (long e = 0; e < r->nevents; e++)
+      if (r->events[e].t_on >= 4.0 && isfinite(r->events[e].duration))
+        steps[n++] = r->events[e].duration * 20000.0;
+    qsort(steps, (size_t)n, sizeof *steps, ascending);
+    want = n == 0 ? 1e-6 : 12.0 / pow(n % 2 ? steps[n / 2] : 0.5 * (steps[n / 2 - 1] + steps[n / 2]), 2);
+    fprintf(stderr, "default tolerance, gap %d m: %ld impacts, %.6g (orbit %d, period %d)\n", gap,
+            n, a->orbit.tolerance, a->orbit.cls, a->orbit.period);
+    ck_assert_int_eq(n > 90, gap == 0);
+    ck_assert_double_eq_tol(a->orbit.tolerance, want, 1e-15 * want);
+    ck_assert_int_eq(a->orbit.cls, VB_ORBIT_PERIODIC);
+    ck_assert_int_eq(a->orbit.period, 1);
+    free(steps);
+    tu_free(&s);
+  }
+}
+END_TEST
+
 static Suite *
 analysis_suite(void)
 {
@@ -294,6 +346,7 @@ analysis_suite(void)
   tcase_add_loop_test(core, test_section_exact, 0, 6);
   tcase_add_test(core, test_parse_good);
   tcase_add_test(core, test_impact_map_period_one);
+  tcase_add_test(core, test_default_tolerance);
   tcase_add_loop_test(errors, test_parse_errors, 0, (int)(sizeof bad / sizeof bad[0]));
   suite_add_tcase(s, core);
   suite_add_tcase(s, errors);

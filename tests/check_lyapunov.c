@@ -445,6 +445,103 @@ START_TEST(test_twin_leaves_run)
 }
 END_TEST
 
+/* A string driven at its fundamental against a bar of 32 contact points
+ * (a distributed contact: one island that skips the contacts that cannot
+ * close, lib/sparse.c), with amplitude `amp` N. */
+static char *
+string_on_bar(double amp)
+{
+  text t = {0};
+  add(&t,
+      "scene = { name = \"string-on-bar\"; fs = 44100.0; duration = 1.0; gravity = 0.0; };\n"
+      "bodies = ( { name = \"bar\"; type = \"wall\"; },\n"
+      "  { name = \"string\"; type = \"modal\"; zeta = 0.002;\n"
+      "    preset = { kind = \"string\"; nmodes = 24; length = 1; tension = 40;"
+      " linear_density = 0.001; };\n"
+      "    points = ( { name = \"drive\"; x = 0.37; } ); } );\n"
+      "contacts = ( { name = \"bar\"; between = [\"string\", \"bar\"]; law = \"power\";"
+      " k = 1e8; alpha = 1.5; scheme = \"two-point\";\n"
+      "  points = { from = 0.6; to = 0.9; n = 32; }; profile = { height = 2e-4; }; } );\n"
+      "forces = ( { name = \"drive\"; at = \"string.drive\"; type = \"harmonic\";"
+      " amplitude = %.17g; freq = 100.0; } );\n"
+      /* no contact signal: a recorded contact is stepped at every step */
+      "record = { signals = [\"bodies/*\"]; };\n",
+      amp);
+  return t.s;
+}
+
+/* Run a scene text with or without skipping (VIBRO_NO_SKIP=1). */
+static ly_sim
+ly_run_skip(const char *text, const vb_lyapunov_opts *opts, int skip)
+{
+  if (skip)
+    unsetenv("VIBRO_NO_SKIP");
+  else
+    setenv("VIBRO_NO_SKIP", "1", 1);
+  ly_sim s = ly_run(text, opts);
+  unsetenv("VIBRO_NO_SKIP");
+  return s;
+}
+
+/* Contact steps of a run's islands: those stepped, into *live, of *all. */
+static void
+live_steps(const vb_run *run, long *live, long *all)
+{
+  long refreshes, rejoins, n;
+  *live = *all = 0;
+  for (int i = 0; i < run->model->nislands; i++) {
+    *all += (long)run->model->islands[i].nc * vb_scene_steps(run->scene);
+    *live += vb_island_sparse_stats(run->states[i], &refreshes, &rejoins, &n)
+                 ? n
+                 : (long)run->model->islands[i].nc * vb_scene_steps(run->scene);
+  }
+}
+
+/* On an island that skips contacts the twin steps every contact of its
+ * own and of the run's state (both pinned): the exponent is bitwise the
+ * one with VIBRO_NO_SKIP=1, and the run with its twin is bitwise the run
+ * without skipping, while the run alone does skip (a touching and a
+ * non-touching amplitude). */
+START_TEST(test_skipping_island)
+{
+  const double amps[2] = {0.05, 1e-4};
+  const vb_lyapunov_opts o = {
+      .perturbation = 1e-7, .renormalise = 1.0, .period = 0.01, .start = 0.4};
+  for (int k = 0; k < 2; k++) {
+    char *text = string_on_bar(amps[k]);
+    ly_sim alone = ly_run_skip(text, NULL, 1), plain = ly_run_skip(text, NULL, 0);
+    ly_sim twin = ly_run_skip(text, &o, 1), twin_plain = ly_run_skip(text, &o, 0);
+    long live, all, nev = 0;
+    live_steps(alone.run, &live, &all);
+    fprintf(stderr, "string on a bar, %g N: lambda %.6g (second half %.6g); alone %ld of %ld "
+            "contact steps stepped\n", amps[k], twin.lambda, twin.half, live, all);
+    ck_assert_msg(live < all, "the run alone stepped %ld of %ld contact steps", live, all);
+    live_steps(twin.run, &live, &all);
+    ck_assert_int_eq(live, all);
+    ck_assert(isfinite(twin.lambda) && isfinite(twin.half));
+    /* untouched, the string decays: by -zeta w_1 = -1.26 1/s and faster */
+    ck_assert(k == 0 || (twin.lambda < 0.0 && twin.half < 0.0));
+    ck_assert(memcmp(&twin.lambda, &twin_plain.lambda, sizeof(double)) == 0);
+    ck_assert(memcmp(&twin.half, &twin_plain.half, sizeof(double)) == 0);
+    size_t bytes = (size_t)vb_run_samples(twin.run) * sizeof(double);
+    for (int c = 0; c < twin.scene->ncontacts; c++) {
+      const vb_contact_result *a = vb_run_contact(twin.run, c), *b = vb_run_contact(plain.run, c);
+      ck_assert_int_eq(a->nevents, b->nevents);
+      ck_assert_int_eq(a->nevents, vb_run_contact(alone.run, c)->nevents);
+      ck_assert(memcmp(a->events, b->events, (size_t)a->nevents * sizeof(vb_event)) == 0);
+      nev += a->nevents;
+    }
+    ck_assert(memcmp(vb_run_body_u(twin.run, 1), vb_run_body_u(plain.run, 1), bytes) == 0);
+    ck_assert_msg(k == 0 ? nev > 100 : nev == 0, "%ld impacts at %g N", nev, amps[k]);
+    ly_free(&alone);
+    ly_free(&plain);
+    ly_free(&twin);
+    ly_free(&twin_plain);
+    free(text);
+  }
+}
+END_TEST
+
 /* Bad options and a scene the twin cannot follow are refused with the
  * scene, the key and the valid values. */
 START_TEST(test_errors)
@@ -505,6 +602,7 @@ suite(void)
   tcase_add_test(core, test_many_islands);
   tcase_add_test(core, test_impact_oscillator);
   tcase_add_test(core, test_twin_leaves_run);
+  tcase_add_test(core, test_skipping_island);
   tcase_add_test(core, test_errors);
   suite_add_tcase(s, core);
   return s;

@@ -313,6 +313,9 @@ check_study(const vb_study *study)
       c++;
     }
   free(s);
+  char text[4096] = "";
+  vb_analysis_summary(sc, text, sizeof text);
+  fputs(text, stdout);
   print_totals(study, study_steps(study));
   return print_warnings(study);
 }

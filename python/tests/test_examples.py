@@ -53,6 +53,21 @@ def test_impact_oscillator_periods(tmp_path):
     assert "MISMATCH" not in out
 
 
+def test_bouncing_ball_periods(tmp_path):
+    """The shaken ball's period doubling: the example exits 1 when a scene
+    between Gamma_1 and Gamma_2 is not period 1, one just past Gamma_2 not
+    period 2, or the fitted boundary is off the closed form; here the
+    closed form it printed and the classes are checked as well."""
+    out = run_example("bouncing_ball_periods", tmp_path)
+    lines = out.splitlines()
+    assert lines[0].startswith("restitution 0.4704") and "Gamma_2 1.5988" in lines[0], out
+    found = dict(w.split(" ", 1) for w in lines[1].split(", "))
+    assert all(found[g] == "period 1" for g in ("1.2", "1.4", "1.55")), out
+    assert all(found[g] == "period 2" for g in ("1.61", "1.62", "1.63", "1.64", "1.65",
+                                                "1.66")), out
+    assert "MISMATCH" not in out
+
+
 def plot(plot_program, *args):
     return subprocess.run([plot_program] + [str(a) for a in args], capture_output=True,
                           text=True)
