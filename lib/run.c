@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lyapunov.h"
-#include "run.h"
+#include "run_state.h"
 
 /* ------------------------------------------------------------ allocation */
 
@@ -441,13 +441,6 @@ vb_run_balance_error(const vb_run *run)
 {
   return run->e_last[VB_ENERGY_TOTAL] + run->e_last[VB_ENERGY_DISSIPATED] -
          run->e_last[VB_ENERGY_EXTERNAL] - run->e_last[VB_ENERGY_CORRECTION] - run->e0;
-}
-
-/* Effective mass along a contact. */
-double
-vb_run_contact_mass(const vb_run *run, int contact)
-{
-  return run->model->islands[run->contact_island[contact]].meff[run->contact_local[contact]];
 }
 
 /* Largest drift of a scheme's state from its definition, over the islands. */
