@@ -217,3 +217,43 @@ def _header_attributes(obj):
                     raise ValueError("an attribute's name passes its message at %d" % at)
                 names.append(bytes(data[p:p + nlen]).split(b"\0")[0])
         return names
+
+
+def type_wrong(t, depth=0):
+    """What is wrong with a stored type (an h5py TypeID), or None: a
+    number's bits inside its bytes, a float's sign, exponent and mantissa
+    inside its bits, a compound's members inside it -- the checks of
+    tools/h5check.c's type_wrong.  libhdf5 converts a damaged type past its
+    buffers: a float of 63 bits with its sign at bit 63 made h5py pick
+    numpy's long double and glibc abort ("double free or corruption") in
+    the reader fuzz (tests/fuzz/README.md, v2-711, 830, 1577, 1723)."""
+    from h5py import h5t
+    cls = t.get_class()
+    if cls in (h5t.INTEGER, h5t.FLOAT):
+        prec, off, size = t.get_precision(), t.get_offset(), t.get_size()
+        if prec == 0 or off < 0 or prec + off > 8 * size:
+            return "its numbers' bits pass their bytes"
+        if cls == h5t.FLOAT:
+            spos, epos, esize, mpos, msize = t.get_fields()
+            if spos >= prec or epos + esize > prec or mpos + msize > prec:
+                return "its numbers' exponent or mantissa pass their bits"
+            # vibro writes IEEE binary64 (and binary32) only; h5py maps any
+            # other layout (an exponent bias of 511, say) to numpy's long
+            # double, whose conversion aborted in glibc (v2-711)
+            ieee = {8: ((63, 52, 11, 0, 52), 1023), 4: ((31, 23, 8, 0, 23), 127)}.get(size)
+            if (ieee is None or off != 0 or (spos, epos, esize, mpos, msize) != ieee[0]
+                    or t.get_ebias() != ieee[1] or t.get_norm() != h5t.NORM_IMPLIED):
+                return "its numbers are not IEEE floating point"
+    if cls == h5t.COMPOUND:
+        n, size = t.get_nmembers(), t.get_size()
+        if depth > 2:
+            return "cannot read its columns"
+        for i in range(n):
+            m = t.get_member_type(i)
+            at, msz = t.get_member_offset(i), m.get_size()
+            if msz == 0 or at > size or msz > size - at:
+                return "a column passes its rows"
+            wrong = type_wrong(m, depth + 1)
+            if wrong:
+                return wrong
+    return None

@@ -30,7 +30,7 @@ import stat
 import numpy as np
 
 from ._errors import VibroError
-from ._h5 import _links, _items, _attr_items, check_strings, header_addresses
+from ._h5 import _links, _items, _attr_items, check_strings, header_addresses, type_wrong
 from ._analysis import param_units
 from . import _orbits
 
@@ -81,7 +81,12 @@ def _text(value):
 def _whole(ds):
     """All of dataset ds, once its values are seen to fit in its file: an
     unfiltered dataset holds its bytes there, and a damaged header can
-    claim 2^40 rows (ValueError, which _reading makes a VibroError)."""
+    claim 2^40 rows (ValueError, which _reading makes a VibroError), and
+    its stored type is whole (_h5.type_wrong: libhdf5 converts a damaged
+    one past its buffers)."""
+    wrong = type_wrong(ds.id.get_type())
+    if wrong:
+        raise ValueError("%s: %s" % (ds.name, wrong))
     size = ds.size * ds.dtype.itemsize
     if ds.compression is None and size > os.path.getsize(ds.file.filename):
         raise ValueError("%s claims %d values of %d bytes, more than its file holds"
