@@ -20,7 +20,8 @@
 typedef struct vb_lyapunov_opts {
   double perturbation; /* d0 relative to the largest norm of the run's state met
                           at the twin's start and measurements, 1 (valid: > 0 and
-                          < 1; 1e-8 .. 1e-6 in practice, doc/analysis.md) */
+                          < 1; the analysis block's default is
+                          vb_lyapunov_perturbation's, doc/analysis.md) */
   double renormalise;  /* periods T between renormalisations, 1 (> 0) */
   double period;       /* T, s: the section's drive period; 0 when there is no
                           drive (then T = 1 / the scene's lowest mode frequency,
@@ -32,9 +33,10 @@ typedef struct vb_lyapunov_opts {
 /* The default perturbation, 1: 12 / N^2 for N steps a contact (the
  * section's scatter is about 7 / N^2 of the orbit, doc/analysis.md
  * "Default tolerances"), kept in [FLOOR, CEILING]; FLOOR without a
- * contact that closes.  Below CEILING_STEPS steps a contact the clamp
- * bites and vibro check warns (the window above the scatter and below
- * v_in t_c is empty). */
+ * contact that closes.  Below sqrt(SCATTER / CEILING) = 34.6 steps a
+ * contact the clamp bites and vibro check warns (the window above the
+ * scatter and below v_in t_c is empty; doc/analysis.md, "The default
+ * perturbation"). */
 #define LYAPUNOV_SCATTER 12.0
 #define LYAPUNOV_FLOOR   1e-8
 #define LYAPUNOV_CEILING 1e-2
