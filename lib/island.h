@@ -160,6 +160,10 @@ int vb_island_rejoined(const vb_island_state *s, const int **lc, const double **
  * island does not skip. */
 int vb_island_sparse_stats(const vb_island_state *s, long *refreshes, long *rejoins,
                            long *live_steps);
+/* Steps that scanned the live contacts for leavers since the start (the
+ * others waited: every contact live and the last scans found none); 0
+ * when the island does not skip. */
+long vb_island_sparse_scans(const vb_island_state *s);
 
 /* Move contact c of an island by dx in compression and dv in rate at the
  * current step, sharing the change between its bodies by their compliance

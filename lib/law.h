@@ -36,6 +36,11 @@ double vb_law_damping_power(const vb_law *law, double x, double v);
  * when penetrating; polynomial and spring always). */
 int vb_law_engaged(const vb_law *law, double x);
 
+/* The discrete gradient (V(x1) - V(x0)) / (x1 - x0) (N, vb_law_gradient)
+ * and its derivative in x1 into *dg (N/m, vb_law_gradient_dx1), to the
+ * bit what the two give, with each power formed once. */
+double vb_law_gradient_pair(const vb_law *law, double x1, double x0, double *dg);
+
 /* The law as it acts during an impact that began with penetration rate
  * v_in > 0 (m/s): a copy of *law whose impact-dependent parameters (the
  * damping of laws set by a coefficient of restitution) are set from v_in.

@@ -34,8 +34,14 @@
  * whole island would have (every skipped contact would have stayed out).
  * A live contact leaves at the next step when it is out of contact at n
  * and n-1 with no force and no potential and its bound is below half its
- * margin.  The set never changes the physics: results move by round-off
- * only (the rejoining histories).  At a recorded sample a skipped contact's
+ * margin.  While every contact is live and a scan for leavers finds
+ * none (a bridge whose points all stay near the string: the tanpura),
+ * the next scan waits 1, 2, 4, ... up to SCAN_WAIT_MAX steps, so that an
+ * island where nothing can be skipped pays for the scan once in that many
+ * steps instead of every step (a contact leaves a few steps late at
+ * most); any leaver, or any skipped contact, scans every step again.  The
+ * set never changes the physics: results move by round-off only (the
+ * rejoining histories).  At a recorded sample a skipped contact's
  * compression is given by its bound from above (record.c's max_compression:
  * exact for every contact that came into contact, since it is live while
  * in contact; for one that never did, an upper bound of its closest
@@ -70,6 +76,9 @@
  * hovers near its barrier would otherwise leave and rejoin every few
  * steps, each rejoin costing four dot products. */
 #define LEAVE_STEPS 16
+/* Most steps between two scans for leavers while every contact is live
+ * and the scans find none (a power of 2). */
+#define SCAN_WAIT_MAX 64
 
 typedef struct vb_sparse vb_sparse;
 struct vb_sparse {
@@ -98,7 +107,10 @@ struct vb_sparse {
   double qrnorm;           /* |qr|, m */
   double t1;               /* the step's end, s */
   double waste;            /* live contacts that could not act, since the reference moved */
-  long refreshes, rejoins, live_steps;
+  int wait;                /* steps to the next scan for leavers */
+  int idle;                /* its wait when it finds none, every contact live (0: none) */
+  int waited;              /* the last step did not scan (the distances are older) */
+  long refreshes, rejoins, live_steps, scans;
 };
 
 /* Whether island m can skip contacts (`undriven`: no contact's walls or
@@ -312,8 +324,9 @@ vb_sparse_start(const vb_island_model *m, vb_island_state *s)
   memset(sp->stale, 0, (size_t)m->nc * sizeof(int));
   memcpy(sp->qprev, s->q, (size_t)m->nmp * sizeof(double));
   relist(m, s);
-  sp->refreshes = sp->rejoins = sp->live_steps = 0;
+  sp->refreshes = sp->rejoins = sp->live_steps = sp->scans = 0;
   sp->nrejoined = 0;
+  sp->wait = sp->idle = sp->waited = 0;
   refresh(m, s, s->q);
   sp->refreshes = 0;
   bounds(m, sp);
@@ -395,25 +408,44 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
   for (int g = 0; g < sp->ng; g++)
     sp->move[g] = sqrt(vb_kernel_dist2(sp->gfrom[g], sp->gfrom[g + 1], s->qt, sp->qprev));
   memcpy(sp->qprev, s->qt, (size_t)m->nmp * sizeof(double));
-  /* leave: bounds and histories of the modes at n */
-  int kept = 0;
-  for (int k = 0; k < s->ntrk; k++) {
-    int c = s->trk[k], leave = can_leave(m, s, c);
-    kept += leave < 0;
-    if (leave > 0) {
-      sp->stale[c] = 1;
-      s->iterations[c] = s->fallback[c] = 0;
-      changed = 1;
+  int refreshed = 0;
+  if (s->ntrk == nc && sp->wait > 0) {
+    /* every contact live and the last scan found no leaver: wait */
+    sp->wait--;
+    sp->waited = 1;
+  } else {
+    /* leave: bounds and histories of the modes at n (after a wait, the
+     * distances of the modes at n, which each step's last distances()
+     * otherwise gives) */
+    if (sp->waited)
+      distances(sp, s->q);
+    sp->waited = 0;
+    sp->scans++;
+    int kept = 0;
+    for (int k = 0; k < s->ntrk; k++) {
+      int c = s->trk[k], leave = can_leave(m, s, c);
+      kept += leave < 0;
+      if (leave > 0) {
+        sp->stale[c] = 1;
+        s->iterations[c] = s->fallback[c] = 0;
+        changed = 1;
+      }
     }
+    /* the next scan: at once, or after twice the last wait while every
+     * contact stays live */
+    sp->idle = changed || s->ntrk < nc ? 0 : sp->idle ? 2 * sp->idle : 1;
+    if (sp->idle > SCAN_WAIT_MAX)
+      sp->idle = SCAN_WAIT_MAX;
+    sp->wait = sp->idle - (sp->idle > 0);
+    /* move the reference when the live contacts that only the bound keeps
+     * have cost as many dot products as moving it does */
+    sp->waste += kept;
+    refreshed = sp->waste > nc;
+    if (refreshed)
+      refresh(m, s, s->qt);
+    else
+      distances(sp, s->qt);
   }
-  /* move the reference when the live contacts that only the bound keeps
-   * have cost as many dot products as moving it does */
-  sp->waste += kept;
-  int refreshed = sp->waste > nc;
-  if (refreshed)
-    refresh(m, s, s->qt);
-  else
-    distances(sp, s->qt);
   if (changed)
     relist(m, s);
   if (s->ntrk < nc) {
@@ -519,4 +551,10 @@ vb_island_sparse_stats(const vb_island_state *s, long *refreshes, long *rejoins,
   *rejoins = s->sp->rejoins;
   *live_steps = s->sp->live_steps;
   return 1;
+}
+
+long
+vb_island_sparse_scans(const vb_island_state *s)
+{
+  return s->sp ? s->sp->scans : 0;
 }

@@ -11,7 +11,9 @@
  *
  * An island of one contact: the scheme's closed form (quadratic) or scalar
  * Newton (newton.c).  Else Newton on r(x) = x + K_AA fbar(x) - xt_A = 0
- * with LAPACK's LU (dgetf2, dgetrs) of the Jacobian I + K_AA diag(fbar'),
+ * with LAPACK's LU (dgetf2, dgetrs) of the Jacobian I + K_AA diag(fbar')
+ * (of its block of the contacts whose force moves with x1: the others'
+ * columns are unit vectors, vb_kmethod_update),
  * globalised by a backtracking (Armijo) line search on |r| (Dennis &
  * Schnabel, Numerical Methods for Unconstrained Optimization, alg. 6.3.1),
  * non-monotone (Grippo, Lampariello & Lucidi 1986): the Newton step d
@@ -174,8 +176,12 @@ residual(const vb_kproblem *p, int na, double lambda, const double *d, const dou
     double s = p->x1[c] - p->xt[c];
     if (d)
       s += lambda * d[i];
-    for (int j = 0; j < na; j++)
-      s += row[act[j]] * f[packed ? j : act[j]];
+    if (packed)
+      for (int j = 0; j < na; j++)
+        s += row[act[j]] * f[j];
+    else
+      for (int j = 0; j < na; j++)
+        s += row[act[j]] * f[act[j]];
     if (out)
       out[i] = s;
     double a = fabs(s);
@@ -192,28 +198,71 @@ residual(const vb_kproblem *p, int na, double lambda, const double *d, const dou
 }
 
 /* The Newton update d = -J^-1 r into p->rhs (holding r) from fbar' at
- * derivatives(p, na); 0, or -1 when J is singular or d not finite. */
-static int
-newton_update(const vb_kproblem *p, int na)
+ * derivatives(p, na), J = I + K_AA diag(fbar'), by LAPACK's unblocked LU
+ * of J (the active sets are small, tens, where dgetrf's recursion into
+ * dtrsm and dgemm costs more than the arithmetic: the tanpura's 64
+ * points, 14.2 -> 12.1 us per step; same pivoting); 0, or -1 when J is
+ * singular or d not finite.  A contact whose force does not move with x1
+ * at the iterate (fbar'_z = 0: out of contact at both ends of the step)
+ * has the unit column e_z in J, so J is block triangular: with N the
+ * others, (I + K_NN D_N) d_N = -r_N and d_z = -r_z - K_zN D_N d_N.  The
+ * LU is then of the N block only (on the tanpura bridge 5 of 13 active
+ * contacts on average: a third of the size, a twelfth of the work); the
+ * whole J where every fbar' is non-zero, or where N's index list and
+ * pivots do not fit the nc ints of p->iterations together (or its block
+ * the doubles of p->jac before the trial slots). */
+int
+vb_kmethod_update(const vb_kproblem *p, int na)
 {
   const int *act = p->piv;
-  int nc = p->nc;
+  int nc = p->nc, nn = 0;
   double *J = p->jac, *d = p->rhs;
   const double *df = derivatives(p, na);
-  for (int j = 0; j < na; j++) {
-    double dfj = df[j], *col = J + (size_t)j * na;
-    for (int i = 0; i < na; i++)
-      col[i] = (i == j) + p->K[(size_t)act[i] * nc + act[j]] * dfj;
+  for (int j = 0; j < na; j++)
+    nn += df[j] != 0.0;
+  /* reduced: N's pivots and index list fit p->iterations, and its block
+   * stays clear of the trial slots (derivatives(p, na) - na) that hold
+   * its right-hand side */
+  int reduced = nn < na && 2 * nn <= nc && (size_t)nn * nn + 2 * (size_t)na <= (size_t)nc * nc;
+  int n = reduced ? nn : na;
+  /* the pivots, then (reduced) N's place in the active set */
+  int *ipiv = p->iterations, *ix = reduced ? p->iterations + n : NULL;
+  double *b = reduced ? derivatives(p, na) - na : d; /* the trial slots are free here */
+  for (int j = 0, k = 0; reduced && j < na; j++)
+    if (df[j] != 0.0)
+      ix[k++] = j;
+  for (int k = 0; k < n; k++) {
+    int jk = reduced ? ix[k] : k;
+    double dfk = df[jk], *col = J + (size_t)k * n;
+    const double *kcol = p->K + act[jk];
+    if (reduced)
+      for (int i = 0; i < n; i++)
+        col[i] = (i == k) + kcol[(size_t)act[ix[i]] * nc] * dfk;
+    else
+      for (int i = 0; i < n; i++)
+        col[i] = (i == k) + kcol[(size_t)act[i] * nc] * dfk;
   }
-  /* the unblocked LU: the active sets are small (tens), where dgetrf's
-   * recursion into dtrsm and dgemm costs more than the arithmetic (the
-   * tanpura's 64 points: 14.2 -> 12.1 us per step); same pivoting */
-  if (LAPACKE_dgetf2_work(LAPACK_COL_MAJOR, na, na, J, na, p->iterations) != 0)
+  for (int k = 0; k < n; k++)
+    b[k] = -d[reduced ? ix[k] : k];
+  if (n > 0 && (LAPACKE_dgetf2_work(LAPACK_COL_MAJOR, n, n, J, n, ipiv) != 0 ||
+                LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, J, n, ipiv, b, n) != 0))
     return -1;
-  for (int i = 0; i < na; i++)
-    d[i] = -d[i];
-  if (LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', na, 1, J, na, p->iterations, d, na) != 0)
-    return -1;
+  if (reduced) {
+    /* d_z = -r_z - K_zN D_N d_N; then d_N */
+    for (int k = 0; k < n; k++)
+      J[k] = df[ix[k]] * b[k];
+    for (int i = 0; i < na; i++) {
+      if (df[i] != 0.0)
+        continue;
+      const double *row = p->K + (size_t)act[i] * nc;
+      double s = -d[i];
+      for (int k = 0; k < n; k++)
+        s -= row[act[ix[k]]] * J[k];
+      d[i] = s;
+    }
+    for (int k = 0; k < n; k++)
+      d[ix[k]] = b[k];
+  }
   for (int i = 0; i < na; i++)
     if (!isfinite(d[i]))
       return -1;
@@ -339,7 +388,7 @@ newton_active(const vb_kproblem *p, int na, int *its)
     *its += 1;
     if (phi == 0.0)
       return VB_OK;
-    if (newton_update(p, na) != 0)
+    if (vb_kmethod_update(p, na) != 0)
       break;
     int small = update_converged(p, na);
     if (line_search(p, na, &phi, ref) < 0)

@@ -217,6 +217,13 @@ typedef struct vb_kproblem {
 /* Whether contact ct could exert a force in a step predicted to reach xt. */
 int vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int three);
 
+/* One Newton update of the active-set solve (kmethod.c; exposed for its
+ * tests): the active contacts p->piv[0..na) (ascending), the residual r
+ * in p->rhs[0..na) and fbar' in the last na doubles of p->jac; d = -J^-1 r
+ * with J = I + K_AA diag(fbar') into p->rhs.  0, or -1 when J is singular
+ * or d not finite.  p->jac's other doubles and p->iterations are scratch. */
+int vb_kmethod_update(const vb_kproblem *p, int na);
+
 /* Solve a step's contacts: one contact by the scheme's closed form or
  * scalar Newton; more by Newton on the contacts that may act (LAPACK's LU
  * of I + K_AA diag(fbar'), a line search), or, with a closed-form contact,

@@ -21,10 +21,9 @@ step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double
 {
   const vb_law *law = &ct->law;
   double rate = (x1 - h->xm) / (2.0 * dt);
-  double g = vb_law_gradient(law, x1, h->xm);
+  double dg, g = vb_law_gradient_pair(law, x1, h->xm, &dg);
   double d = vb_law_damping(law, g);
-  *dfdx = vb_law_gradient_dx1(law, x1, h->xm) * (1.0 + vb_law_damping_slope(law, g) * rate) +
-          d / (2.0 * dt);
+  *dfdx = dg * (1.0 + vb_law_damping_slope(law, g) * rate) + d / (2.0 * dt);
   return g + d * rate;
 }
 

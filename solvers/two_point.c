@@ -22,9 +22,8 @@ step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double
 {
   const vb_law *law = &ct->law;
   double rate = (x1 - h->x) / dt;
-  double g = vb_law_gradient(law, x1, h->x);
+  double dg, g = vb_law_gradient_pair(law, x1, h->x, &dg);
   double d = vb_law_damping(law, g);
-  double dg = vb_law_gradient_dx1(law, x1, h->x);
   *dfdx = dg * (1.0 + vb_law_damping_slope(law, g) * rate) + d / dt;
   return g + d * rate;
 }

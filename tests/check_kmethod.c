@@ -225,6 +225,93 @@ START_TEST(test_scalar_newton)
 }
 END_TEST
 
+/* d = -J^-1 r with J = I + K_AA diag(fbar') by Gaussian elimination with
+ * partial pivoting in long double on the whole J: the independent solver
+ * of test_update. */
+static void
+update_reference(const kg_problem *g, const int *act, int na, const double *df, const double *r,
+                 long double *d)
+{
+  long double *a = malloc((size_t)na * (na + 1) * sizeof(long double));
+  ck_assert_ptr_nonnull(a);
+  int w = na + 1;
+  for (int i = 0; i < na; i++) {
+    for (int j = 0; j < na; j++)
+      a[i * w + j] = (i == j) + (long double)g->K[act[i] * g->n + act[j]] * df[j];
+    a[i * w + na] = -(long double)r[i];
+  }
+  for (int k = 0; k < na; k++) {
+    int p = k;
+    for (int i = k + 1; i < na; i++)
+      if (fabsl(a[i * w + k]) > fabsl(a[p * w + k]))
+        p = i;
+    for (int j = 0; j <= na; j++) {
+      long double t = a[k * w + j];
+      a[k * w + j] = a[p * w + j];
+      a[p * w + j] = t;
+    }
+    for (int i = k + 1; i < na; i++) {
+      long double l = a[i * w + k] / a[k * w + k];
+      for (int j = k; j <= na; j++)
+        a[i * w + j] -= l * a[k * w + j];
+    }
+  }
+  for (int i = na - 1; i >= 0; i--) {
+    long double x = a[i * w + na];
+    for (int j = i + 1; j < na; j++)
+      x -= a[i * w + j] * d[j];
+    d[i] = x / a[i * w + i];
+  }
+  free(a);
+}
+
+/* The Newton update (vb_kmethod_update) against update_reference on
+ * random problems of 1 to 160 contacts, active sets of every size drawn
+ * from them, fbar' of 1e3 to 1e9 N/m with none, some or all zero (the
+ * block-triangular solve of the contacts whose force does not move, and
+ * the whole LU where N's pivots do not fit): within 1e-9 of the largest
+ * |d|. */
+START_TEST(test_update)
+{
+  uint64_t s = 0x8F3A5C7E1D2B4967ull;
+  int reduced = 0, whole = 0;
+  for (int trial = 0; trial < 3000; trial++) {
+    int n = 1 + (int)(kg_next(&s) % (trial < 2000 ? 24 : 160));
+    kg_problem g;
+    ck_assert_int_eq(kg_make(&g, (uint64_t)trial + 1, n, vb_scheme_lookup("two-point"), KG_POWER), 0);
+    int na = 0;
+    double pick = kg_uniform(&s);
+    for (int c = 0; c < n; c++)
+      if (kg_uniform(&s) < pick || c == n - 1)
+        g.piv[na++] = c;
+    double zeros = trial % 5 == 0 ? 0.0 : trial % 5 == 1 ? 1.0 : kg_uniform(&s);
+    double *df = g.jac + (size_t)n * n - na, r[160];
+    long double ref[160];
+    int nz = 0;
+    for (int i = 0; i < na; i++) {
+      df[i] = kg_uniform(&s) < zeros ? 0.0 : pow(10.0, kg_range(&s, 3.0, 9.0));
+      nz += df[i] == 0.0;
+      r[i] = g.rhs[i] = kg_range(&s, -1e-5, 1e-5);
+    }
+    update_reference(&g, g.piv, na, df, r, ref);
+    ck_assert_int_eq(vb_kmethod_update(&g.p, na), 0);
+    long double big = 0.0L, err = 0.0L;
+    for (int i = 0; i < na; i++) {
+      big = fmaxl(big, fabsl(ref[i]));
+      err = fmaxl(err, fabsl(g.rhs[i] - ref[i]));
+    }
+    ck_assert_msg(err <= 1e-9L * big, "trial %d: %d contacts, %d active, %d fixed: error %Lg of %Lg",
+                  trial, n, na, nz, err, big);
+    int m = na - nz, fits = nz > 0 && 2 * m <= n && m * m + 2 * na <= n * n;
+    reduced += fits;
+    whole += !fits;
+    kg_free(&g);
+  }
+  ck_assert_int_gt(reduced, 500);
+  ck_assert_int_gt(whole, 500);
+}
+END_TEST
+
 /* The tanpura-like bridge (scenes/tanpura-bridge.cfg) at n points, 200
  * modes, 50 ms: on main it diverged at 1.56 ms with 16 points (`contact
  * 'b0': compression solved for the step is nan`) and Newton failed from
@@ -282,6 +369,7 @@ kmethod_suite(void)
   tcase_add_test(tc, test_joins);
   tcase_add_test(tc, test_hostile);
   tcase_add_test(tc, test_scalar_newton);
+  tcase_add_test(tc, test_update);
   tcase_add_test(tc, test_bridge_16);
   tcase_add_test(tc, test_bridge_64);
   suite_add_tcase(s, tc);

@@ -1,5 +1,6 @@
 /* check_law.c - tests of lib/law.c and of the scheme registry. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include "internal.h"
 #include "testutil.h"
@@ -50,6 +51,33 @@ START_TEST(test_gradient)
   double num = (vb_law_gradient(law, x1 + h, x0) - vb_law_gradient(law, x1 - h, x0)) / (2 * h);
   ck_assert_msg(fabs(num - vb_law_gradient_dx1(law, x1, x0)) <= 1e-5 * fabs(num) + 1e-300,
                 "law %d: d grad/dx1 %g vs %g", _i, vb_law_gradient_dx1(law, x1, x0), num);
+}
+END_TEST
+
+/* vb_law_gradient_pair is bit for bit vb_law_gradient and
+ * vb_law_gradient_dx1, on random pairs of every law: both engaged, one,
+ * none, either side of x = 0, and pairs that coincide to 1e-16 .. 1
+ * relative (across both thresholds, 1e-10 and 1e-5, of the two). */
+START_TEST(test_gradient_pair)
+{
+  const vb_law *law = &laws[_i];
+  uint64_t seed = 0x2545F4914F6CDD1DULL + (uint64_t)_i;
+  for (int k = 0; k < 200000; k++) {
+    seed ^= seed >> 12;
+    seed ^= seed << 25;
+    seed ^= seed >> 27;
+    uint64_t r = seed * 2685821657736338717ULL;
+    double u1 = (double)(r >> 11) * 0x1.0p-53, u2 = (double)((r * 31) >> 11) * 0x1.0p-53;
+    double u3 = (double)((r * 131) >> 11) * 0x1.0p-53;
+    double x0 = (u1 - 0.3) * 4e-3 * pow(10.0, -3.0 * u2);
+    double rel = pow(10.0, -16.0 * u3) * (k % 2 ? 1.0 : -1.0);
+    double x1 = k % 97 == 0 ? x0 : k % 89 == 0 ? 0.0 : x0 + rel * (fabs(x0) + 1e-9 * (k % 3 == 0));
+    double dg, g = vb_law_gradient_pair(law, x1, x0, &dg);
+    double g_ref = vb_law_gradient(law, x1, x0), dg_ref = vb_law_gradient_dx1(law, x1, x0);
+    ck_assert_msg(memcmp(&g, &g_ref, sizeof g) == 0 && memcmp(&dg, &dg_ref, sizeof dg) == 0,
+                  "law %d at x1 %.17g, x0 %.17g: %.17g, %.17g; apart %.17g, %.17g", _i, x1, x0, g,
+                  dg, g_ref, dg_ref);
+  }
 }
 END_TEST
 
@@ -474,6 +502,7 @@ law_suite(void)
   tcase_set_timeout(core, 60);
   tcase_add_loop_test(core, test_derivatives, 0, NLAWS);
   tcase_add_loop_test(core, test_gradient, 0, NLAWS);
+  tcase_add_loop_test(core, test_gradient_pair, 0, NLAWS);
   tcase_add_test(core, test_one_sided);
   tcase_add_test(core, test_restitution_laws);
   tcase_add_test(core, test_restitution_events);

@@ -17,7 +17,10 @@
  *     contacts are live on average;
  *   - a lossless string slapping an 862-point neck keeps its energy with
  *     most points skipped as stepping every point does (two-point,
- *     three-point). */
+ *     three-point);
+ *   - on the tanpura bridge, two-point (every point stays near the string,
+ *     none can be skipped), the scans for leavers back off to one in SCAN_WAIT_MAX steps
+ *     and the run is bit for bit the run stepping every contact. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 #include "testutil.h"
 #include "internal.h"
 #include "island.h"
+#include "bridge_scene.h"
 
 /* A deterministic generator (xorshift64*), uniform in [0, 1). */
 static double
@@ -346,6 +350,79 @@ START_TEST(test_energy_conserved)
 }
 END_TEST
 
+/* The island with the most contacts of a compiled model. */
+static const vb_island_model *
+largest_island(const vb_model *model)
+{
+  const vb_island_model *m = &model->islands[0];
+  for (int i = 1; i < model->nislands; i++)
+    if (model->islands[i].nc > m->nc)
+      m = &model->islands[i];
+  return m;
+}
+
+/* The tanpura-like bridge (tests/bridge_scene.h, 60 modes, 16 to 128
+ * points, two-point): the points leave at the start (the pluck lifts the
+ * string off the bridge) and, once back, stay live; the scans for leavers
+ * then wait (measured: 69 scans in 1,323 steps, 1,281 of them with every
+ * point live; without the waits every step scans), and the modes, forces
+ * and live compressions equal the run stepping every contact
+ * (VIBRO_NO_SKIP=1) bit for bit at every step. */
+START_TEST(test_all_live_waits)
+{
+  static const int sizes[] = {16, 64, 96, 128};
+  int points = sizes[_i];
+  char *text = bridge_scene(60, points, 0.03, "two-point", "");
+  vb_scene *sc = load(text);
+  char err[1024];
+  vb_model *ma, *mb;
+  ck_assert_int_eq(vb_model_compile(sc, &ma, err, sizeof err), VB_OK);
+  ck_assert_int_eq(vb_model_compile(sc, &mb, err, sizeof err), VB_OK);
+  const vb_island_model *a = largest_island(ma), *b = largest_island(mb);
+  vb_island_state *sa, *sb;
+  unsetenv("VIBRO_NO_SKIP");
+  ck_assert_int_eq(vb_island_state_alloc(a, &sa), VB_OK);
+  setenv("VIBRO_NO_SKIP", "1", 1);
+  ck_assert_int_eq(vb_island_state_alloc(b, &sb), VB_OK);
+  unsetenv("VIBRO_NO_SKIP");
+  ck_assert_ptr_nonnull(sa->sp);
+  ck_assert_ptr_null(sb->sp);
+  vb_island_start(a, sa);
+  vb_island_start(b, sb);
+  long steps = vb_scene_steps(sc), acted = 0, all = 0;
+  for (long n = 0; n < steps; n++) {
+    ck_assert_int_eq(vb_island_step(a, sa, n), vb_island_step(b, sb, n));
+    all += sa->ntrk == a->nc;
+    ck_assert_msg(memcmp(sa->q, sb->q, (size_t)a->nm * sizeof(double)) == 0, "step %ld: modes", n);
+    for (int c = 0; c < a->nc; c++) {
+      ck_assert_msg(sa->fbar[c] == sb->fbar[c], "step %ld contact %d: force %.17g, %.17g", n, c,
+                    sa->fbar[c], sb->fbar[c]);
+      acted += sa->fbar[c] != 0.0;
+    }
+    for (int k = 0; k < sa->ntrk; k++) {
+      int c = sa->trk[k];
+      ck_assert_msg(sa->hist[c].x == sb->hist[c].x, "step %ld contact %d: x %.17g, %.17g", n, c,
+                    sa->hist[c].x, sb->hist[c].x);
+    }
+  }
+  long scans = vb_island_sparse_scans(sa);
+  printf("all_live_waits: %d points: %ld scans, %ld steps, %ld with every point live\n", points, scans, steps, all);
+  ck_assert_msg(acted > 0, "%d points: the bridge was never touched", points);
+  /* every step scans while a point is skipped; with all live, about one
+   * step in SCAN_WAIT_MAX (64) does, one in 16 leaves room */
+  ck_assert_msg(all > steps / 2, "%d points: all live in %ld of %ld steps", points, all, steps);
+  ck_assert_msg(scans > 0 && scans <= steps - all + all / 16 + 8,
+                "%d points: %ld scans in %ld steps, %ld with every point live", points, scans,
+                steps, all);
+  vb_island_state_free(sa);
+  vb_island_state_free(sb);
+  vb_model_free(ma);
+  vb_model_free(mb);
+  vb_scene_free(sc);
+  free(text);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -356,6 +433,7 @@ main(void)
   tcase_add_loop_test(t, test_same_as_every_contact, 0, 6);
   tcase_add_test(t, test_few_live);
   tcase_add_loop_test(t, test_energy_conserved, 0, 2);
+  tcase_add_loop_test(t, test_all_live_waits, 0, 4);
   suite_add_tcase(su, t);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
