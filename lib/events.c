@@ -319,6 +319,7 @@ vb_events_flush(vb_run *run)
   for (int c = 0; c < run->scene->ncontacts; c++) {
     vb_tracker *tr = &run->trackers[c];
     int rc = VB_OK;
+    run->results[c].engaged_at_end = tr->open;
     if (tr->pending) {
       rc = finish_release(run, c, state_of(run, c)->hist[run->contact_local[c]].rate, 0.5 * run->dt,
                           NAN);

@@ -2,6 +2,7 @@
 #ifndef VIBRO_INTERNAL_H
 #define VIBRO_INTERNAL_H
 
+#include <stdint.h>
 #include "vibro.h"
 
 /* ------------------------------------------------------------- status */
@@ -173,13 +174,32 @@ int vb_record_index(vb_scene *sc);
 int vb_signal_instance(const vb_signal *s, const vb_scene *sc, int i);
 int vb_signal_instances(const vb_scene *sc);
 
-/* vb_run_alloc, recording instance j into into[j] (of vb_signal_rows
- * rows of vb_scene_samples values each, [rows][samples]) where into and
- * into[j] are not NULL, instead of memory of the run's own: the caller's
- * memory (a mapping of the output file, output_laid.c), which must stay
- * valid until the run is freed (run.c). */
-int vb_run_alloc_into(const vb_scene *scene, double *const *into, vb_run **out, char *err,
+/* Where a run writes its recording as it goes, instead of holding it
+ * whole (vb_run_alloc_into): recorded instance j's vb_signal_rows rows of
+ * vb_scene_samples doubles ([rows][samples]) at byte offset[j] of the
+ * file fd (output_laid.c: its row of the laid-out shard), where offset[j]
+ * is not negative.  The run keeps a window of samples in memory and writes
+ * it with pwrite when it is full and when the run ends; a recorded series
+ * without an offset is not written (the file does not hold it). */
+typedef struct vb_record_file {
+  int fd;
+  const int64_t *offset; /* [vb_signal_instances] bytes, -1 where not recorded */
+} vb_record_file;
+
+/* vb_run_alloc, recording into a file as the run goes when `to` is not
+ * NULL (then the recording is not held in memory: vb_run_point_u and the
+ * other series hold only the last window). */
+int vb_run_alloc_into(const vb_scene *scene, const vb_record_file *to, vb_run **out, char *err,
                       size_t errlen);
+/* The errno of the first failed write of a run recording into a file
+ * (vb_run_alloc_into), or 0: then the file does not hold its recording. */
+int vb_run_record_errno(const vb_run *run);
+/* Samples of a run's recording held in memory: all, or its window's. */
+long vb_run_record_window(const vb_run *run);
+/* Doubles from a row of a recorded series to the next in memory (and from
+ * an instance of a row to the next, when they follow one another): the
+ * samples, or beyond the window's when recording into a file. */
+long vb_run_record_stride(const vb_run *run);
 
 /* Read named numeric columns of a CSV data file (a header line naming the
  * columns, comma-separated; blank lines and '#' comments skipped): for

@@ -431,22 +431,23 @@ int vb_laid_block_write(const vb_output *output, vb_laid_block *b, int force, vb
                         long *n, char *err, size_t errlen);
 /* Free a block and the scenes it holds. */
 void vb_laid_block_free(vb_laid_block *b);
-/* A scene's recording mapped onto its row of the laid-out shard: the run
- * records there (vb_run_alloc_into), and its signals are in place when it
- * ends, with no copy and no write. */
+/* A scene recording straight into its row of the laid-out shard: the
+ * run writes its signals there as it goes (vb_run_alloc_into, through a
+ * window of samples), and they are in place when it ends, with no copy of
+ * the whole. */
 typedef struct vb_laid_map vb_laid_map;
-/* Map the row of scene index for a run of sc, or NULL (nothing laid out,
- * a small scene, another shape, a failure: the run records into memory of
+/* The row of scene index for a run of sc, or NULL (nothing laid out, a
+ * small scene, another shape, a failure: the run records into memory of
  * its own). */
 vb_laid_map *vb_laid_map_scene(const vb_output *output, long index, const vb_scene *sc);
-/* The `into` of vb_run_alloc_into for a mapped scene. */
-double *const *vb_laid_map_into(const vb_laid_map *m);
-/* Pack a run recorded in its mapping: its signals not recorded (a modal
- * body's properties) are written at its row, and the packed scene is
- * placed (or, when that fails, holds a copy of its own). */
+/* The `to` of vb_run_alloc_into for a scene recorded in place. */
+const vb_record_file *vb_laid_map_into(const vb_laid_map *m);
+/* Pack a run recorded in place: its signals not recorded (a modal body's
+ * properties) are written at its row, and the packed scene is placed.
+ * VB_EIO when a write of its recording failed. */
 int vb_laid_map_pack(const vb_output *output, vb_laid_map *m, const double *params,
                      const vb_run *run, vb_packed_scene **out, char *err, size_t errlen);
-/* Unmap and free (after the run is freed). */
+/* Free (after the run is freed). */
 void vb_laid_map_free(vb_laid_map *m);
 /* The last write of a run by one writer: the whole study in one batch,
  * with nothing written before, is renamed onto OUT (*finished 1); else a

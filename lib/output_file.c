@@ -91,6 +91,37 @@ model_write(const vb_format *f, hid_t file)
   return rc;
 }
 
+/* Values of an axis written at a time (1 MiB). */
+#define AXIS_BLOCK 131072L
+
+/* Write the time axis of T samples, k * interval s, or with interval 0
+ * the sample axis, k: a block at a time (a whole 60 s axis at 44.1 kHz was
+ * a buffer of 21 MB, most of the peak memory of a run recording in
+ * place).  0 or -1. */
+static int
+axis_write(hid_t ds, long T, double interval)
+{
+  long n = T < AXIS_BLOCK ? T : AXIS_BLOCK, k0, k;
+  double *t = interval > 0 ? malloc((size_t)(n > 0 ? n : 1) * sizeof *t) : NULL;
+  int64_t *i = interval > 0 ? NULL : malloc((size_t)(n > 0 ? n : 1) * sizeof *i);
+  int rc = t || i ? 0 : -1;
+
+  for (k0 = 0; rc == 0 && k0 < T; k0 += n) {
+    long m = T - k0 < n ? T - k0 : n;
+    for (k = 0; k < m; k++) {
+      if (t)
+        t[k] = (double)(k0 + k) * interval;
+      else
+        i[k] = k0 + k;
+    }
+    rc = vb_h5_write_rows(ds, t ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64, k0, m, t ? (void *)t
+                                                                               : (void *)i);
+  }
+  free(t);
+  free(i);
+  return rc;
+}
+
 /* The mode scale of body b ("mode.B", int64 0 .. nmodes-1); -1 on failure. */
 static hid_t
 mode_scale(const vb_format *f, hid_t sg, int b, int nmodes)
@@ -193,27 +224,8 @@ signals_create(vb_stack *st, hid_t sg)
               ? -1
               : 0;
   }
-  if (rc == 0 && st->interval > 0) {
-    double *t = malloc((size_t)(st->T > 0 ? st->T : 1) * sizeof *t);
-    long k;
-    if (!t)
-      rc = -1;
-    for (k = 0; t && k < st->T; k++)
-      t[k] = (double)k * st->interval;
-    if (t && st->T > 0 &&
-        H5Dwrite(st->time, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t) < 0)
-      rc = -1;
-    free(t);
-  }
-  if (rc == 0 && sample >= 0 && st->T > 0) {
-    int64_t *k = malloc((size_t)st->T * sizeof *k);
-    long i;
-    for (i = 0; k && i < st->T; i++)
-      k[i] = i;
-    if (!k || H5Dwrite(sample, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, k) < 0)
-      rc = -1;
-    free(k);
-  }
+  if (rc == 0)
+    rc = axis_write(st->interval > 0 ? st->time : sample, st->T, st->interval);
   for (p = 0; p < f->lay.nparams && rc == 0; p++) {
     d[0] = (hsize_t)st->rows;
     st->params[p] = vb_h5_dataset(sg, f->lay.param_names[p], H5T_IEEE_F64LE, 1, d, f->lay.param_units[p]);

@@ -126,16 +126,14 @@ vb_output_lay(vb_output *o, const long *pending, long n)
 
 /* Whether scenes are recorded in place: they are large (LAID_MAP_BYTES,
  * or the VIBRO_TEST_MAP_BYTES hook's), and the signals' blocks are
- * reserved on the disk (fallocate), so that a store into a mapping never
- * needs a block (a full disk would be SIGBUS there, where it is an error
- * of write() or fsync elsewhere).  Measured (make bench, ext4, Linux
- * 6.18): the 254 MB scene of the 60 s hammer on a bar costs 0.2-0.5 s of
- * system time recorded in place against 0.8-1.0 s recorded into fresh
- * memory and written; but the 2.7 MB scenes of the plate study cost
- * 0.5-0.8 s in place against 0.15 s written from the run's memory, which
- * the allocator reuses scene after scene (a page fault and ext4's
- * page_mkwrite for every 4 KiB of a mapping, where write() fills large
- * folios). */
+ * reserved on the disk (fallocate), so that a full disk is found before
+ * the run, not in the middle of its writes.  A scene recorded in place
+ * writes a window of its samples at a time (record.c, vb_record_flush):
+ * measured (make bench, ext4, Linux 6.18) on the 254 MB scene of the 60 s
+ * hammer on a bar, 0.07-0.16 s of system time and 30 MiB peak, against
+ * 0.19-0.46 s and 280 MiB when its series were a shared mapping of the
+ * file (a page fault, a read of the page and ext4's page_mkwrite every
+ * 4 KiB) and 0.8-1.0 s recorded into fresh memory and written. */
 static int
 laid_reserve(const vb_output *o)
 {
@@ -530,40 +528,33 @@ vb_laid_complete(const vb_output *o)
   return 1;
 }
 
-/* ------------------------------------------- recording in place (mapped) */
+/* ------------------------------------------------- recording in place */
 
-/* A scene's recorded signals mapped onto its row. */
+/* A scene recording its signals straight into its row, as it runs. */
 struct vb_laid_map {
   long row;
-  int nmaps;
-  void **base;    /* [nsig] the mappings, NULL where none */
-  size_t *len;    /* [nsig] their lengths */
-  double **into;  /* [instances of the scene] -> the row of each signal mapped */
+  vb_record_file to; /* the run's file and each instance's offset there */
+  int64_t *offset;   /* [instances of the scene] the storage of to.offset */
 };
 
-/* Unmap and free. */
+/* Free. */
 void
 vb_laid_map_free(vb_laid_map *m)
 {
   if (!m)
     return;
-  for (int k = 0; k < m->nmaps; k++)
-    if (m->base[k])
-      munmap(m->base[k], m->len[k]);
-  free(m->base);
-  free(m->len);
-  free(m->into);
+  free(m->offset);
   free(m);
 }
 
-/* Map scene index's row for a run of sc: every signal it records, [rows]
- * [T] at the signal's offset, from the page holding its first byte. */
+/* Place scene index's recording at its row for a run of sc: the offset of
+ * every signal it records, [rows][T] at the signal's offset. */
 vb_laid_map *
 vb_laid_map_scene(const vb_output *o, long index, const vb_scene *sc)
 {
   const vb_format *f = &o->fmt;
   laid *l = o->laid;
-  const long page = sysconf(_SC_PAGESIZE);
+  int ninst = vb_signal_instances(sc);
   vb_laid_map *m;
   long row;
 
@@ -572,77 +563,67 @@ vb_laid_map_scene(const vb_output *o, long index, const vb_scene *sc)
       (double)sc->record_every / sc->fs != l->interval || !(m = calloc(1, sizeof *m)))
     return NULL;
   m->row = row;
-  m->base = calloc((size_t)f->nsig + 1, sizeof *m->base);
-  m->len = calloc((size_t)f->nsig + 1, sizeof *m->len);
-  m->into = calloc((size_t)vb_signal_instances(sc) + 1, sizeof *m->into);
-  if (!m->base || !m->len || !m->into) {
+  m->offset = malloc(((size_t)ninst + 1) * sizeof *m->offset);
+  if (!m->offset) {
     vb_laid_map_free(m);
     return NULL;
   }
-  m->nmaps = f->nsig;
+  for (int j = 0; j < ninst; j++)
+    m->offset[j] = -1;
+  m->to = (vb_record_file){.fd = l->fd, .offset = m->offset};
   for (int s = 0; s < f->nsig; s++) {
     const vb_signal_desc *d = &f->sig[s];
     long w = vb_signal_width(d, l->T);
-    int64_t at = l->off[s] + (int64_t)row * w * 8, from = at / page * page;
     if (!d->row || w == 0)
       continue; /* not recorded: written by vb_laid_map_pack */
     /* a distributed contact's points: nmodes instances, one row each */
     int npts = d->shape == SHAPE_POINTS_SERIES ? d->nmodes : 1;
     long rows = d->shape == SHAPE_POINTS_SERIES ? npts : vb_signal_rows(d->row, sc, d->instance);
-    if (at % 8 != 0 || !vb_signal_recorded(d->row, sc, d->instance) || rows * l->T != w) {
-      vb_laid_map_free(m);
-      return NULL;
-    }
-    m->len[s] = (size_t)(at - from) + (size_t)w * 8;
-    m->base[s] = mmap(NULL, m->len[s], PROT_READ | PROT_WRITE, MAP_SHARED, l->fd, (off_t)from);
-    if (m->base[s] == MAP_FAILED) {
-      m->base[s] = NULL;
+    if (!vb_signal_recorded(d->row, sc, d->instance) || rows * l->T != w) {
       vb_laid_map_free(m);
       return NULL;
     }
     for (int k = 0; k < npts; k++)
-      m->into[vb_signal_instance(d->row, sc, d->instance + k)] =
-          (double *)((char *)m->base[s] + (at - from)) + (long)k * l->T;
+      m->offset[vb_signal_instance(d->row, sc, d->instance + k)] =
+          l->off[s] + (int64_t)row * w * 8 + (int64_t)k * l->T * 8;
   }
   return m;
 }
 
-/* The `into` of vb_run_alloc_into. */
-double *const *
+/* The `to` of vb_run_alloc_into. */
+const vb_record_file *
 vb_laid_map_into(const vb_laid_map *m)
 {
-  return m ? m->into : NULL;
+  return m ? &m->to : NULL;
 }
 
 /* Pack a run recorded in place: write its other signals at its row, and
- * place it; a failed write leaves it a copy of its own. */
+ * place it.  Its recording is only in the file: a failed write is an
+ * error (no scene is placed any more). */
 int
 vb_laid_map_pack(const vb_output *o, vb_laid_map *m, const double *params, const vb_run *run,
                  vb_packed_scene **out, char *err, size_t errlen)
 {
   laid *l = o->laid;
   vb_packed_scene *p;
-  int s, failed = 0;
+  int s, e = vb_run_record_errno(run);
   long index = l->index[m->row];
   int rc = vb_format_pack(&o->fmt, index, params, run, 1, &p, err, errlen);
 
   *out = NULL;
   if (rc != VB_OK)
     return rc;
-  for (s = 0; s < o->fmt.nsig && !failed; s++) {
+  for (s = 0; s < o->fmt.nsig && !e; s++) {
     size_t len = (size_t)vb_signal_width(&o->fmt.sig[s], l->T) * sizeof(double);
-    if (!m->base[s] && len > 0 &&
+    if (!o->fmt.sig[s].row && len > 0 &&
         pwrite_all(l->fd, p->sig[s], len, (off_t)(l->off[s] + (int64_t)m->row * (int64_t)len)) < 0)
-      failed = 1;
+      e = errno ? errno : EIO;
   }
-  if (failed || p->samples != l->T || p->interval != l->interval) {
+  if (e) {
     __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
-    if (vb_packed_scene_own(&o->fmt, p) != VB_OK) {
-      vb_packed_scene_free(p);
-      return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
-    }
-    *out = p;
-    return VB_OK;
+    vb_packed_scene_free(p);
+    return vb_errf_first(err, errlen, VB_EIO, "%s: cannot write scene %ld's signals into %s/%s: %s",
+                         o->path, index, o->part, l->tmp, strerror(e));
   }
   for (s = 0; s < o->fmt.nsig; s++)
     p->sig[s] = NULL;

@@ -285,9 +285,10 @@ signal_data(const vb_signal_desc *s, const vb_run *run)
   const vb_body *bd;
 
   if (s->shape == SHAPE_POINTS_SERIES) {
-    /* the run records a row's instances one after another (vb_record_alloc) */
+    /* the run records a row's instances one after another (vb_record_alloc),
+     * a stride apart (its samples, or its window's into a file) */
     const double *d = vb_signal_data(run, s->row, s->instance);
-    long n = vb_run_samples(run);
+    long n = vb_run_record_stride(run);
     for (int k = 1; d && k < s->nmodes; k++)
       if (vb_signal_data(run, s->row, s->instance + k) != d + (long)k * n)
         return NULL;

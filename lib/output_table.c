@@ -221,6 +221,8 @@ const vb_column vb_table_columns[] = {
     CONTACT_LONG("newton_failures", newton_failures),
     CONTACT_LONG("fallbacks", fallbacks),
     CONTACT_LONG("newton_iterations", iterations),
+    /* 1: the scene ended inside an impact (its event has NaN t_off) */
+    CONTACT_LONG("engaged_at_end", engaged_at_end),
     /* the analysis (lib/analysis.c, orbit.c), with an analysis block only */
     {.name = "orbit", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32, .get = vb_get_orbit,
      .present = vb_has_analysis, .flag_meanings = "no_section not_settled periodic irregular"},

@@ -306,15 +306,16 @@ flat_progress_call(const vb_study_progress *p, void *ctx)
 /* vb_study_run without structs: `threads`, `resume` and `stop` as in
  * vb_study_options (one rank); on_progress (may be NULL) receives done,
  * total, rate (scenes/s) and seconds left about every `period` s (0: 10
- * s) from the writer.  report (not NULL) receives [scenes, kept, ran,
+ * s) from the writer; on_stop (may be NULL) as vb_study_options', with
+ * the same ctx.  report (not NULL) receives [scenes, kept, ran,
  * failed, first_failed]; status (statuslen bytes) the first failed scene's
  * status.  The return code and err as vb_study_run's. */
 int
 vb_study_run_flat(const vb_study *study, const char *out, int threads, int resume,
                   const volatile int *stop,
                   void (*on_progress)(long done, long total, double rate, double left, void *ctx),
-                  void *ctx, double period, long *report, char *status, size_t statuslen, char *err,
-                  size_t errlen)
+                  void *ctx, double period, void (*on_stop)(long running, double seconds, void *ctx),
+                  long *report, char *status, size_t statuslen, char *err, size_t errlen)
 {
   flat_progress fp = {.call = on_progress, .ctx = ctx};
   vb_study_options opt = {.threads = threads,
@@ -324,7 +325,9 @@ vb_study_run_flat(const vb_study *study, const char *out, int threads, int resum
                           .on_progress = on_progress ? flat_progress_call : NULL,
                           .progress_ctx = &fp,
                           .progress_period = period,
-                          .stop = stop};
+                          .stop = stop,
+                          .on_stop = on_stop,
+                          .stop_ctx = ctx};
   vb_study_report rep;
   int rc;
 

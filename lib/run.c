@@ -83,13 +83,14 @@ vb_run_alloc(const vb_scene *scene, vb_run **out, char *err, size_t errlen)
   return vb_run_alloc_into(scene, NULL, out, err, errlen);
 }
 
-/* Allocate a run of a scene recording into the caller's memory. */
+/* Allocate a run of a scene recording into a file as it goes. */
 int
-vb_run_alloc_into(const vb_scene *scene, double *const *into, vb_run **out, char *err,
+vb_run_alloc_into(const vb_scene *scene, const vb_record_file *to, vb_run **out, char *err,
                   size_t errlen)
 {
   *out = NULL;
-  int rc = vb_record_fits(scene, err, errlen);
+  /* into a file, only a window of the recording is in memory */
+  int rc = to ? VB_OK : vb_record_fits(scene, err, errlen);
   if (rc != VB_OK)
     return rc;
   vb_run *run = calloc(1, sizeof *run);
@@ -112,7 +113,7 @@ vb_run_alloc_into(const vb_scene *scene, double *const *into, vb_run **out, char
   run->e_prev = calloc(2 * (size_t)run->nislands + 1, sizeof(double));
   run->x_before = calloc(2 * (size_t)nc + 1, sizeof(double));
   if (!run->results || !run->trackers || !run->e_prev || !run->x_before ||
-      vb_record_alloc(run, into) != VB_OK || vb_analysis_run_alloc(run) != VB_OK)
+      vb_record_alloc(run, to) != VB_OK || vb_analysis_run_alloc(run) != VB_OK)
     goto nomem;
   if ((rc = vb_lyapunov_alloc(run, err, errlen)) != VB_OK) {
     vb_run_free(run);
@@ -256,18 +257,35 @@ vb_run_exec(vb_run *run)
   return vb_run_exec_stop(run, NULL);
 }
 
-/* Simulate the whole scene, or until *stop is nonzero (checked before
- * every step): then the status is "stopped at t=T s on request" and the
- * code VB_EINTR, the samples not reached NaN. */
+/* The steps of vb_run_exec_stop. */
+static int
+exec_steps(vb_run *run, const volatile int *stop)
+{
+  return vb_run_exec_until(run, stop, 1);
+}
+
+/* The fraction of the steps done, 0 to 1; safe to read from another
+ * thread while the run executes (a relaxed atomic load). */
+double
+vb_run_fraction(const vb_run *run)
+{
+  long at = __atomic_load_n(&run->at, __ATOMIC_RELAXED);
+  return run->nsteps > 0 ? (double)at / (double)run->nsteps : 1.0;
+}
+
+/* vb_run_exec_stop that stops only when *stop >= level (a study's scenes
+ * in flight run on after a first signal, stop = 1, and stop at the
+ * second, VB_STOP_ABANDON). */
 int
-vb_run_exec_stop(vb_run *run, const volatile int *stop)
+vb_run_exec_until(vb_run *run, const volatile int *stop, int level)
 {
   const vb_scene *sc = run->scene;
   long first_failure = -1, failures = 0, n;
   if (start(run) != VB_OK)
     return run->code;
   for (n = 1; n <= run->nsteps; n++) {
-    if (stop && *stop) {
+    __atomic_store_n(&run->at, n - 1, __ATOMIC_RELAXED);
+    if (stop && *stop >= level) {
       snprintf(run->status, sizeof run->status, "stopped at t=%.9g s on request",
                (n - 1) * run->dt);
       run->code = VB_EINTR;
@@ -290,6 +308,7 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
     if (run->lyap)
       vb_lyapunov_step(run, n);
   }
+  __atomic_store_n(&run->at, n - 1, __ATOMIC_RELAXED);
   if (run->code) {
     /* samples not reached are NaN, so nothing looks computed that was not */
     vb_record_blank_from(run, n / sc->record_every + (n % sc->record_every ? 1 : 0));
@@ -317,6 +336,18 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
   return VB_OK;
 }
 
+/* Simulate the whole scene, or until *stop is nonzero (checked before
+ * every step): then the status is "stopped at t=T s on request" and the
+ * code VB_EINTR, the samples not reached NaN.  A recording into a file
+ * is written to its end. */
+int
+vb_run_exec_stop(vb_run *run, const volatile int *stop)
+{
+  int rc = exec_steps(run, stop);
+  vb_record_flush(run);
+  return rc;
+}
+
 /* ------------------------------------------------------------- accessors */
 
 const vb_scene *
@@ -338,6 +369,20 @@ long
 vb_run_samples(const vb_run *run)
 {
   return run->nrec;
+}int
+vb_run_record_errno(const vb_run *run)
+{
+  return run->record_errno;
+}
+long
+vb_run_record_window(const vb_run *run)
+{
+  return run->win;
+}
+long
+vb_run_record_stride(const vb_run *run)
+{
+  return run->stride;
 }
 
 const double *

@@ -27,6 +27,7 @@ typedef struct vb_derived {
 struct vb_run {
   const vb_scene *scene;
   long nsteps, nrec;
+  long at;                  /* steps done (atomic: vb_run_fraction reads it from another thread) */
   double dt;                /* s */
   vb_model *model;          /* the scene compiled (owned) */
   vb_island_state **states; /* [nislands] the islands' run states */
@@ -55,8 +56,19 @@ struct vb_run {
   int *npoint_rows;                /* [nislands] how many (storage of both: record.c) */
   double **pu, **pv;               /* [nislands] -> the island's points now */
   double *points;                  /* storage of pu, pv */
-  double *record;                  /* one block holding the recorded signals not given */
-  size_t nseries;                  /* series of nrec samples recorded (in record or given) */
+  double *record;                  /* one block holding the recorded series, or their window */
+  size_t nseries;                  /* series of nrec samples recorded */
+  /* the samples the series hold: all nrec, or, recording into a file
+   * (vb_run_alloc_into), a window of win from sample win_k0 on, win_fill
+   * of them stored, which vb_record_flush writes at each row's offset */
+  long win, win_k0, win_fill;
+  long stride;                     /* samples from a row of a series to the next */
+  int record_fd;                   /* the file, or -1 */
+  int record_errno;                /* the first failed write's errno, or 0 */
+  size_t nwrite;                   /* series written into the file (those it holds) */
+  double **wsrc;                   /* [nwrite] each one's row of the window */
+  int64_t *wat;                    /* [nwrite] its byte offset in the file at sample 0 */
+  size_t unsynced;                 /* bytes written since the last writeback started */
   double *energy[VB_ENERGY_COUNT]; /* [nrec] J, or NULL */
   double e_last[VB_ENERGY_COUNT];  /* energies at the last sample recorded, J */
   vb_contact_result *results;      /* [ncontacts] */
@@ -93,17 +105,25 @@ int vb_events_flush(vb_run *run);
  * VB_ENOMEM with the figures in err if not. */
 int vb_record_fits(const vb_scene *scene, char *err, size_t errlen);
 /* Size the recording from the signal table and point every series into
- * one block, or into into[instance] where given (vb_run_alloc_into);
- * VB_ENOMEM. */
-int vb_record_alloc(vb_run *run, double *const *into);
+ * one block: the whole recording, or a window of it when it goes into a
+ * file (to, vb_run_alloc_into); VB_ENOMEM. */
+int vb_record_alloc(vb_run *run, const vb_record_file *to);
 /* Free the recording. */
 void vb_record_free(vb_run *run);
 /* Record sample k of step n. */
 void vb_record_sample(vb_run *run, long n, long k);
 /* Fill the samples from k0 on with NaN (a run that stopped early). */
 void vb_record_blank_from(vb_run *run, long k0);
+/* Write the window's samples into the file, when recording into one (at
+ * each sample that finds it full, and at the end of the run). */
+void vb_record_flush(vb_run *run);
 /* The scene's discrete energy at the islands' current step, J. */
 void vb_record_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext,
                       double *corr);
+
+/* vb_run_exec_stop that stops only when *stop >= level. */
+int vb_run_exec_until(vb_run *run, const volatile int *stop, int level);
+/* The fraction of a run's steps done, 0 to 1 (safe from another thread). */
+double vb_run_fraction(const vb_run *run);
 
 #endif

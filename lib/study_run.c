@@ -6,9 +6,13 @@
  * writer at a time (an OpenMP critical section) hands it to the output,
  * which writes shards (output.c).  Memory is bounded by the scenes in
  * flight and one batch.  A stop request (opt->stop, set by a signal
- * handler) lets the scenes in flight finish and be written. */
+ * handler) lets the scenes in flight finish and be written; a watcher
+ * thread tells opt->on_stop at once how many there are and how long they
+ * need.  A second request (VB_STOP_ABANDON) stops them at their next step
+ * and writes only the finished scenes. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +28,13 @@
 
 #include "h5util.h"
 #include "output.h"
+#include "run.h"
 #include "vibro.h"
 
 #define PART_SUFFIX     ".part"
 #define ERR_MAX         1024
 #define PROGRESS_PERIOD 10.0 /* s between progress reports by default */
+#define WATCH_PERIOD    0.02 /* s between the watcher's looks at opt->stop */
 
 /* Seconds on a monotonic clock. */
 static double
@@ -160,6 +166,21 @@ vb_study_merge(const vb_study *study, const char *out, const volatile int *stop,
   return rc;
 }
 
+/* A scene in flight, seen by the watcher: one slot a thread. */
+typedef struct flight {
+  const vb_run *run; /* executing, or NULL */
+  double t0;         /* when it started (now()), s */
+} flight;
+
+/* The watcher of a stop request and the scenes in flight it reports. */
+typedef struct watch {
+  pthread_mutex_t lock; /* guards slot[] (a run is freed only after its slot is cleared) */
+  flight *slot;         /* [nslots] */
+  int nslots;
+  int done; /* atomic: the scenes are over, the watcher returns */
+  pthread_t thread;
+} watch;
+
 /* The state of one vb_study_run shared by its threads. */
 typedef struct runner {
   const vb_study *study;
@@ -168,14 +189,123 @@ typedef struct runner {
   vb_output *o;
   vb_study_report rep;
   long *pending, npending;
+  watch *w;       /* NULL without opt->stop and opt->on_stop */
+  long abandoned; /* scenes in flight abandoned (VB_STOP_ABANDON) */
   double t0, last, period;
   int stop;                /* an error stopped the run */
   int stop_rc;             /* its code */
   char first_err[ERR_MAX]; /* its message */
 } runner;
 
+/* This thread's scene in flight is run (NULL: none), for the watcher. */
+static void
+in_flight(const runner *r, const vb_run *run)
+{
+  int t = 0;
+
+  if (!r->w)
+    return;
+#ifdef _OPENMP
+  t = omp_get_thread_num();
+#endif
+  if (t >= r->w->nslots)
+    return;
+  pthread_mutex_lock(&r->w->lock);
+  r->w->slot[t].run = run;
+  r->w->slot[t].t0 = now();
+  pthread_mutex_unlock(&r->w->lock);
+}
+
+/* The scenes in flight and the seconds until the last of them finishes:
+ * each needs its elapsed time times (1 - f) / f more, f the fraction of
+ * its steps done; NaN when one has done none yet. */
+static long
+flight_left(watch *w, double *seconds)
+{
+  long n = 0;
+
+  *seconds = 0.0;
+  pthread_mutex_lock(&w->lock);
+  for (int k = 0; k < w->nslots; k++) {
+    if (!w->slot[k].run)
+      continue;
+    double f = vb_run_fraction(w->slot[k].run), el = now() - w->slot[k].t0;
+    double left = f > 0 ? el * (1 - f) / f : NAN;
+    n++;
+    if (!(left <= *seconds))
+      *seconds = left; /* a NaN stays */
+  }
+  pthread_mutex_unlock(&w->lock);
+  return n;
+}
+
+/* The watcher thread: at the first stop request, tell opt->on_stop once. */
+static void *
+watch_main(void *arg)
+{
+  runner *r = arg;
+  struct timespec nap = {.tv_sec = 0, .tv_nsec = (long)(WATCH_PERIOD * 1e9)};
+
+  while (!__atomic_load_n(&r->w->done, __ATOMIC_ACQUIRE)) {
+    if (*r->opt->stop) {
+      double seconds;
+      long n = flight_left(r->w, &seconds);
+      r->opt->on_stop(n, seconds, r->opt->stop_ctx);
+      break;
+    }
+    nanosleep(&nap, NULL);
+  }
+  return NULL;
+}
+
+/* Start the watcher (when the caller asked for the notice); on failure
+ * there is no notice, and the run goes on. */
+static void
+watch_start(runner *r)
+{
+  watch *w;
+  int n = 1;
+
+  if (!r->opt->stop || !r->opt->on_stop || !(w = calloc(1, sizeof *w)))
+    return;
+#ifdef _OPENMP
+  n = r->opt->threads > 0 ? r->opt->threads : omp_get_max_threads();
+#endif
+  w->nslots = n;
+  w->slot = calloc((size_t)n, sizeof *w->slot);
+  if (!w->slot || pthread_mutex_init(&w->lock, NULL) != 0) {
+    free(w->slot);
+    free(w);
+    return;
+  }
+  r->w = w;
+  if (pthread_create(&w->thread, NULL, watch_main, r) != 0) {
+    r->w = NULL;
+    pthread_mutex_destroy(&w->lock);
+    free(w->slot);
+    free(w);
+  }
+}
+
+/* Stop the watcher and free it. */
+static void
+watch_end(runner *r)
+{
+  watch *w = r->w;
+
+  if (!w)
+    return;
+  __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+  pthread_join(w->thread, NULL);
+  pthread_mutex_destroy(&w->lock);
+  free(w->slot);
+  free(w);
+  r->w = NULL;
+}
+
 /* Run scene `index` and pack it (in the calling thread); *code is the
- * run's status.  VB_OK or an error with the message in e. */
+ * run's status (VB_EINTR: abandoned, nothing packed).  VB_OK or an error
+ * with the message in e. */
 static int
 scene_run(const runner *r, vb_study_doc *doc, long index, vb_laid_block *b, vb_scene **sc,
           vb_run **run, vb_laid_map **map, vb_packed_scene **packed, int *code, int *taken,
@@ -197,15 +327,22 @@ scene_run(const runner *r, vb_study_doc *doc, long index, vb_laid_block *b, vb_s
     *map = vb_laid_map_scene(r->o, index, *sc);
   if (rc == VB_OK)
     rc = vb_run_alloc_into(*sc, vb_laid_map_into(*map), run, e, elen);
-  if (rc == VB_OK)
-    *code = vb_run_exec(*run);
-  if (rc == VB_OK && *map)
+  if (rc == VB_OK) {
+    in_flight(r, *run);
+    *code = r->opt->stop ? vb_run_exec_until(*run, r->opt->stop, VB_STOP_ABANDON)
+                         : vb_run_exec(*run);
+    in_flight(r, NULL);
+  }
+  /* a scene abandoned (code VB_EINTR) is not packed: a resume runs it */
+  if (rc == VB_OK && *code == VB_EINTR)
+    ;
+  else if (rc == VB_OK && *map)
     rc = vb_laid_map_pack(r->o, *map, pv, *run, packed, e, elen);
   /* packing (copying) runs in this thread, outside the writer; a scene
    * that ran to its end goes into the thread's block, if any */
   else if (rc == VB_OK && b && *code == VB_OK)
     rc = vb_laid_block_pack(r->o, b, index, pv, *run, taken, e, elen);
-  if (rc == VB_OK && !*taken && !*map)
+  if (rc == VB_OK && !*taken && !*map && *code != VB_EINTR)
     rc = vb_output_pack(r->o, index, pv, *run, packed, e, elen);
   if (pv != params)
     free(pv);
@@ -318,7 +455,7 @@ scenes_run(runner *r)
       vb_packed_scene *packed = NULL;
       vb_laid_map *map = NULL;
       char e[ERR_MAX];
-      int lrc, code = VB_OK, halt, taken = 0;
+      int lrc, code = VB_OK, halt, taken = 0, gone;
 
 #ifdef _OPENMP
 #pragma omp atomic read
@@ -331,12 +468,19 @@ scenes_run(runner *r)
         block_write(r, b, 1);
       lrc = scene_run(r, doc, r->pending[i], b, &sc, &run, &map, &packed, &code, &taken, e,
                       sizeof e);
+      gone = lrc == VB_OK && code == VB_EINTR;
+      if (gone) {
+#ifdef _OPENMP
+#pragma omp atomic update
+#endif
+        r->abandoned++;
+      }
       if (taken && vb_laid_block_due(b))
         block_write(r, b, 0);
       else if (b && !taken)
         block_write(r, b, 1); /* the shard was dropped (or the scene did not fit):
                                  what the block holds goes to the batch now */
-      if (!taken) {
+      if (!taken && !gone) {
 #ifdef _OPENMP
 #pragma omp critical(vb_study_writer)
 #endif
@@ -389,6 +533,13 @@ scenes_finish(runner *r, const vb_output_layout *lay, const char *part, char *er
     else
       snprintf(err, errlen, "%s (no scene was finished)", r->first_err);
     return r->stop_rc;
+  }
+  if (interrupted && r->abandoned > 0) {
+    snprintf(err, errlen,
+             "%s: interrupted after %ld of %ld scenes, the %ld in flight abandoned; run again "
+             "with --resume",
+             r->out, kept, vb_study_scenes(r->study), r->abandoned);
+    return VB_EINTR;
   }
   if (interrupted) {
     snprintf(err, errlen, "%s: interrupted after %ld of %ld scenes; run again with --resume",
@@ -491,7 +642,11 @@ vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt
   }
   rc = scenes_plan(r, &lay, err, errlen);
   if (rc == VB_OK) {
+    /* a first report at once: a study of long scenes shows itself started */
+    progress(opt, r->rep.kept, r->rep.scenes, 0, r->t0);
+    watch_start(r);
     scenes_run(r);
+    watch_end(r);
     rc = scenes_finish(r, &lay, part, err, errlen);
   }
 done:

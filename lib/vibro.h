@@ -451,6 +451,8 @@ typedef struct vb_contact_result {
   long newton_failures; /* steps whose Newton hit the cap */
   long fallbacks;       /* quadratic steps that fell back */
   long iterations;      /* Newton iterations in all */
+  long engaged_at_end;  /* 1 when the contact was still closed as the run ended:
+                           its last impact has NaN t_off, duration and v_out */
 } vb_contact_result;
 
 /* State and results of one run of a scene.  Sized once by vb_run_alloc. */
@@ -745,6 +747,9 @@ typedef struct vb_study_progress {
  * the finished scenes an OUT.part/ holds. */
 #define VB_RESTART 2
 
+/* vb_study_options.stop at this value abandons the scenes in flight. */
+#define VB_STOP_ABANDON 2
+
 /* How vb_study_run runs a study. */
 typedef struct vb_study_options {
   int threads;  /* OpenMP threads over scenes; 0 for the OpenMP default */
@@ -753,15 +758,25 @@ typedef struct vb_study_options {
                    VB_RESTART: start, discarding them */
   int rank;     /* this process runs the scenes with index % nranks == rank */
   int nranks;   /* 1 for a single process */
-  /* Called about every progress_period seconds and once at the end, from
-   * the writer (one thread at a time); NULL for none. */
+  /* Called once at the start, about every progress_period seconds and
+   * once at the end, from the writer (one thread at a time); NULL for
+   * none. */
   void (*on_progress)(const vb_study_progress *p, void *ctx);
   void *progress_ctx;
   double progress_period; /* s; 0 for 10 s */
   /* Set nonzero (e.g. by a signal handler) to stop: no new scene starts,
    * those in flight are written, and vb_study_run returns VB_EINTR with
-   * "OUT: interrupted after N of M scenes; run again with --resume". */
+   * "OUT: interrupted after N of M scenes; run again with --resume".  Set
+   * to VB_STOP_ABANDON (a second signal) to abandon the scenes in flight
+   * as well: they stop at their next step and are not written (a resume
+   * runs them again); the finished ones are. */
   const volatile int *stop;
+  /* Called once, within about 0.05 s of *stop becoming nonzero (from a
+   * thread of its own), with the scenes in flight and the seconds they
+   * need to finish, estimated from their steps done so far (NaN when
+   * unknown); NULL for none. */
+  void (*on_stop)(long running, double seconds, void *ctx);
+  void *stop_ctx;
   /* Not NULL: receives the descriptor holding this rank's lock on
    * OUT.part/ (flock on lock.rRRR), or -1, instead of its release; the
    * caller closes it once rank 0 has merged, so that no second writer can
@@ -840,12 +855,15 @@ int vb_study_warnings(const vb_study *st, char *buf, size_t len);
 int vb_analysis_summary(const vb_scene *sc, char *buf, size_t len);
 /* vb_study_run of one rank without structs: on_progress(done, total,
  * scenes/s, seconds left, ctx) about every period s (0: 10 s), may be
- * NULL; report [5] receives scenes, kept, ran, failed, first_failed;
- * status the first failed scene's status. */
+ * NULL; on_stop(scenes in flight, seconds they need, ctx) once at a stop
+ * request (vb_study_options.on_stop), may be NULL; report [5] receives
+ * scenes, kept, ran, failed, first_failed; status the first failed
+ * scene's status. */
 int vb_study_run_flat(
     const vb_study *study, const char *out, int threads, int resume, const volatile int *stop,
     void (*on_progress)(long done, long total, double rate, double left, void *ctx), void *ctx,
-    double period, long *report, char *status, size_t statuslen, char *err, size_t errlen);
+    double period, void (*on_stop)(long running, double seconds, void *ctx), long *report,
+    char *status, size_t statuslen, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -457,6 +457,61 @@ START_TEST(test_quick_recontacts)
 }
 END_TEST
 
+/* engaged_at_end (issue 21): a hammer thrown at a wall with random
+ * stiffness, exponent, damping, speed and duration, from a quarter of its
+ * contact to twice it.  Independently of the tracker, the contact is
+ * closed at the end exactly when the last sample's compression is
+ * positive; then the last impact is the unfinished one (NaN t_off,
+ * duration, v_out), else every impact has a t_off.  The hammer starts
+ * 10 um before the wall; AM1, quadratic, three-point (three-level) and SAV. */
+START_TEST(test_engaged_at_end)
+{
+  static const char *const schemes[] = {"am1", "quadratic", "three-point", "sav"};
+  unsigned seed = 2111u + (unsigned)_i;
+  int engaged = 0, open = 0;
+
+  for (int trial = 0; trial < 60; trial++) {
+    double k = pow(10.0, 7.0 + 3.0 * rand_r(&seed) / (double)RAND_MAX);
+    double alpha = 1.05 + 0.9 * rand_r(&seed) / (double)RAND_MAX;
+    double mu = (_i == 3 ? 0.0 : 0.8) * rand_r(&seed) / (double)RAND_MAX; /* sav: undamped */
+    double v0 = 0.2 + 2.8 * rand_r(&seed) / (double)RAND_MAX;
+    double duration = (0.05 + 1.5 * rand_r(&seed) / (double)RAND_MAX) * 1.0e-3;
+    char t[1024];
+    snprintf(t, sizeof t,
+             "scene = { name = \"e\"; fs = 44100.0; duration = %.17g; gravity = 0.0; };\n"
+             "bodies = ( { name = \"hammer\"; type = \"mass\"; mass = 0.01; u0 = -1.0e-5; v0 = %.17g; },"
+             " { name = \"wall\"; type = \"wall\"; position = 0.0; } );\n"
+             "contacts = ( { name = \"hit\"; between = [\"hammer\", \"wall\"]; law = \"hunt-crossley\";"
+             " k = %.17g; alpha = %.17g; mu = %.17g; scheme = \"%s\"; } );\n",
+             duration, v0, k, alpha, mu, schemes[_i]);
+    tu_sim s = tu_run_text(t);
+    ck_assert_int_eq(s.rc, VB_OK);
+    const vb_contact_result *r = vb_run_contact(s.run, 0);
+    long n = vb_run_samples(s.run);
+    ck_assert_ptr_nonnull(r->compression);
+    int closed = r->compression[n - 1] > 0.0;
+    ck_assert_msg(r->engaged_at_end == closed,
+                  "%s k %g alpha %g mu %g v0 %g T %g: engaged_at_end %ld, last compression %g",
+                  schemes[_i], k, alpha, mu, v0, duration, r->engaged_at_end,
+                  r->compression[n - 1]);
+    ck_assert(r->nevents >= 1 || !closed); /* a short scene may end before the wall */
+    for (long e = 0; e < r->nevents; e++) {
+      int last_open = closed && e == r->nevents - 1;
+      ck_assert_msg(isnan(r->events[e].t_off) == last_open, "event %ld of %ld: t_off %g", e,
+                    r->nevents, r->events[e].t_off);
+      ck_assert(isnan(r->events[e].v_out) == last_open || !last_open);
+      ck_assert(!last_open || isnan(r->events[e].duration));
+    }
+    engaged += closed;
+    open += !closed;
+    tu_free(&s);
+  }
+  /* both outcomes were drawn */
+  ck_assert_int_gt(engaged, 5);
+  ck_assert_int_gt(open, 5);
+}
+END_TEST
+
 static Suite *
 events_suite(void)
 {
@@ -472,6 +527,7 @@ events_suite(void)
   tcase_add_test(core, test_rattle_approach);
   tcase_add_test(core, test_rattle_mu_sweep);
   tcase_add_loop_test(core, test_quick_recontacts, 0, 3);
+  tcase_add_loop_test(core, test_engaged_at_end, 0, 4);
   suite_add_tcase(s, core);
   return s;
 }

@@ -634,6 +634,69 @@ START_TEST(test_bad_args)
 }
 END_TEST
 
+/* The time axis, written a block at a time (131072 values): k * interval
+ * exactly, for lengths about a block and past two; with two intervals,
+ * the sample axis 0 .. T - 1 and each scene's own times. */
+START_TEST(test_time_axis_blocks)
+{
+  static const long lengths[] = {131071, 131072, 131073, 262145};
+  long T = lengths[_i] + (_i == 3 ? (long)(getpid() % 1000) : 0), k, n;
+  char text[1024], path[1024], err[1024];
+  double *buf = malloc(2 * (size_t)T * sizeof *buf);
+  tu_sim s[2];
+  hid_t f;
+
+  ck_assert(buf != NULL);
+  for (int e = 0; e < 2; e++) {
+    /* (T - 1) * every steps and a quarter: T samples at every = 1 */
+    snprintf(text, sizeof text, "%s", hammer_text);
+    char *d = strstr(text, "duration = 0.003;"), *r = strstr(text, "every = 1;");
+    char tail[512];
+    snprintf(tail, sizeof tail, "%s", d + strlen("duration = 0.003;"));
+    snprintf(d, sizeof text - (size_t)(d - text), "duration = %.17g;%s",
+             ((double)(T - 1) + 0.25) / 44100.0, tail);
+    r = strstr(text, "every = 1;");
+    r[8] = e == 0 ? '1' : '2';
+    s[e] = tu_run_text(text);
+    ck_assert_int_eq(vb_run_samples(s[e].run), e == 0 ? T : (T - 1) / 2 + 1);
+  }
+  /* one interval: the time axis */
+  out_path(path, sizeof path, "axis");
+  ck_assert_msg(vb_output_write(path, (const vb_run *[]){s[0].run}, 1, err, sizeof err) == VB_OK,
+                "%s", err);
+  f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  n = read_doubles(f, "signals/time", buf, T);
+  ck_assert_int_eq(n, T);
+  for (k = 0; k < T; k++)
+    ck_assert_msg(buf[k] == (double)k * (1.0 / 44100.0), "time[%ld] = %.17g", k, buf[k]);
+  H5Fclose(f);
+  remove(path);
+  /* two: the sample axis, and the time of each scene */
+  ck_assert_msg(vb_output_write(path, (const vb_run *[]){s[0].run, s[1].run}, 2, err,
+                                sizeof err) == VB_OK, "%s", err);
+  f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  {
+    hid_t d = H5Dopen2(f, "signals/sample", H5P_DEFAULT);
+    int64_t *i = malloc((size_t)T * sizeof *i);
+    ck_assert(d >= 0 && i != NULL);
+    ck_assert(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, i) >= 0);
+    for (k = 0; k < T; k++)
+      ck_assert_int_eq(i[k], k);
+    free(i);
+    H5Dclose(d);
+  }
+  n = read_doubles(f, "signals/time", buf, 2 * T);
+  ck_assert_int_eq(n, 2 * T);
+  ck_assert(buf[T - 1] == (double)(T - 1) * (1.0 / 44100.0));
+  ck_assert(buf[T + 1] == 2.0 / 44100.0);
+  H5Fclose(f);
+  remove(path);
+  tu_free(&s[0]);
+  tu_free(&s[1]);
+  free(buf);
+}
+END_TEST
+
 static Suite *output_suite(void)
 {
   Suite *s = suite_create("output");
@@ -644,6 +707,7 @@ static Suite *output_suite(void)
   tcase_set_timeout(safety, 60);
   tcase_set_timeout(errors, 60);
   tcase_add_test(core, test_layout_and_values);
+  tcase_add_loop_test(core, test_time_axis_blocks, 0, 4);
   tcase_add_test(core, test_crc_is_zlib);
   tcase_add_test(core, test_status_codes_stored);
   tcase_add_loop_test(core, test_wide_tables_random, 0, 3);

@@ -272,13 +272,13 @@ START_TEST(test_study_run_flat)
   snprintf(out, sizeof out, "%s/check_pyapi-%ld.h5", TEST_BUILDDIR, (long)getpid());
   ck_assert_int_eq(vb_study_load_string(text, "f.cfg", &st, err, sizeof err), VB_OK);
   /* stopped before any scene: interrupted, OUT not written */
-  ck_assert_int_eq(vb_study_run_flat(st, out, 1, 0, &stop, NULL, NULL, 0.0, report, status,
+  ck_assert_int_eq(vb_study_run_flat(st, out, 1, 0, &stop, NULL, NULL, 0.0, NULL, report, status,
                                      sizeof status, err, sizeof err),
                    VB_EINTR);
   ck_assert_msg(strstr(err, "interrupted after 0 of 5 scenes") != NULL, "%s", err);
   ck_assert_int_eq(access(out, F_OK), -1);
   stop = 0;
-  ck_assert_int_eq(vb_study_run_flat(st, out, 2, 1, &stop, count_progress, last, 0.0, report,
+  ck_assert_int_eq(vb_study_run_flat(st, out, 2, 1, &stop, count_progress, last, 0.0, NULL, report,
                                      status, sizeof status, err, sizeof err),
                    VB_OK);
   ck_assert_int_eq(report[0], 5);

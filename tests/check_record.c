@@ -3,9 +3,13 @@
  * is the one the scene announces; record.signals selects what is recorded
  * (and allocated), events and the table's figures do not change, and a glob
  * that matches nothing is refused. */
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <unistd.h>
 #include "testutil.h"
+#include "../lib/internal.h"
 
 /* A ball, a modal plate with two points, a driven wall, two contacts, and
  * record.modes. */
@@ -492,6 +496,179 @@ START_TEST(test_index_is_the_count)
 }
 END_TEST
 
+/* ------------------------------------------- recording into a file */
+
+/* The text of scene_text for nrec samples at record.every = every, with
+ * contact 'rest' stepped by `scheme` at stiffness k (a large k with the
+ * explicit Verlet diverges: the samples not reached are NaN). */
+static char *
+file_scene(long nrec, int every, const char *scheme, double k)
+{
+  char *t = strdup(scene_text), dur[64], rec[96], rest[128];
+  /* (nrec - 1) * every + every - 1 steps: nrec samples */
+  snprintf(dur, sizeof dur, "duration = %.17g;", ((double)nrec * every - 0.75) / 44100.0);
+  snprintf(rec, sizeof rec, "record = { every = %d; modes = true; signals = [\"*\"]; };", every);
+  snprintf(rest, sizeof rest, "law = \"spring\"; k = %.6e;\n    c = 2.0; scheme = \"%s\";", k,
+           scheme);
+  tu_replace(&t, "duration = 0.003;", dur);
+  tu_replace(&t, "record = { every = 1; modes = true; signals = [\"*\"]; };", rec);
+  tu_replace(&t, "law = \"spring\"; k = 1.0e5;\n    c = 2.0; scheme = \"two-point\";", rest);
+  if (strcmp(scheme, "verlet") == 0) /* one explicit scheme for the island */
+    tu_replace(&t, "scheme = \"am1\";", "scheme = \"verlet\";");
+  return t;
+}
+
+/* Run sc recording into the file fd, at offsets laid out one instance
+ * after another from byte 4096 (every skip-th recorded instance left out:
+ * offset -1); the run (freed by the caller) in *out, its offsets in off. */
+static int
+run_into(const vb_scene *sc, int fd, int skip, int64_t *off, vb_run **out, const volatile int *stop)
+{
+  int n, ninst = vb_signal_instances(sc), j = 0, rec = 0;
+  const vb_signal *t = vb_signal_table(&n);
+  int64_t at = 4096;
+  char err[512];
+  for (int r = 0; r < n; r++)
+    for (int i = 0; i < vb_signal_count(&t[r], sc); i++, j++) {
+      off[j] = -1;
+      if (!vb_signal_recorded(&t[r], sc, i) || (skip && ++rec % skip == 0))
+        continue;
+      off[j] = at;
+      at += (int64_t)vb_signal_rows(&t[r], sc, i) * vb_scene_samples(sc) * 8;
+    }
+  ck_assert_int_eq(j, ninst);
+  vb_record_file to = {.fd = fd, .offset = off};
+  int rc = vb_run_alloc_into(sc, &to, out, err, sizeof err);
+  ck_assert_msg(rc == VB_OK, "%s", err);
+  return vb_run_exec_stop(*out, stop);
+}
+
+/* Whether b kept a's figures (energies at the end, largest compressions),
+ * bit for bit (NaN where a run failed). */
+static void
+same_kept(const vb_run *a, const vb_run *b)
+{
+  for (int w = 0; w < VB_ENERGY_COUNT; w++)
+    ck_assert(memcmp(&(double){vb_run_final_energy(a, w)}, &(double){vb_run_final_energy(b, w)},
+                     sizeof(double)) == 0);
+  for (int c = 0; c < vb_run_scene(a)->ncontacts; c++)
+    ck_assert(memcmp(&vb_run_contact(a, c)->max_compression, &vb_run_contact(b, c)->max_compression,
+                     sizeof(double)) == 0);
+}
+
+/* Whether the file's bytes at instance j's offset are the series of the
+ * run in memory (bit for bit, NaN included). */
+static void
+same_in_file(int fd, const vb_run *mem, const vb_scene *sc, const int64_t *off)
+{
+  int n, j = 0;
+  const vb_signal *t = vb_signal_table(&n);
+  long nrec = vb_scene_samples(sc);
+  for (int r = 0; r < n; r++)
+    for (int i = 0; i < vb_signal_count(&t[r], sc); i++, j++) {
+      if (off[j] < 0)
+        continue;
+      size_t len = (size_t)vb_signal_rows(&t[r], sc, i) * (size_t)nrec * sizeof(double);
+      double *got = malloc(len);
+      const double *want = vb_signal_data(mem, &t[r], i);
+      ck_assert(got && want);
+      ck_assert_int_eq(pread(fd, got, len, (off_t)off[j]), (ssize_t)len);
+      ck_assert_msg(memcmp(got, want, len) == 0, "%s of instance %d: %ld samples differ",
+                    t[r].name, i, nrec);
+      free(got);
+    }
+}
+
+/* A run recording into a file through its window writes there, bit for
+ * bit, what a run holding the whole recording holds, and keeps the same
+ * figures: random lengths about the window's and far past it, random
+ * intervals, runs that diverge or are stopped (NaN from there on), series
+ * the file does not hold (not written). */
+START_TEST(test_record_into_file)
+{
+  unsigned seed = 1234567u + (unsigned)_i;
+  char path[] = "/tmp/check_record_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert(fd >= 0);
+  unlink(path);
+  /* the window of this scene's recording (a long one: not all of it) */
+  char *probe = file_scene(1000000, 1, "two-point", 1.0e5);
+  vb_scene *psc;
+  vb_run *prun;
+  char perr[256];
+  ck_assert(vb_scene_load_string(probe, "t.cfg", &psc, perr, sizeof perr) == VB_OK);
+  vb_record_file pto = {.fd = fd, .offset = NULL};
+  int64_t *poff = calloc((size_t)vb_signal_instances(psc) + 1, sizeof *poff);
+  pto.offset = poff;
+  ck_assert(vb_run_alloc_into(psc, &pto, &prun, perr, sizeof perr) == VB_OK);
+  long W = vb_run_record_window(prun);
+  ck_assert(W > 1 && W < 1000000);
+  vb_run_free(prun);
+  vb_scene_free(psc);
+  free(poff);
+  free(probe);
+  const long edges[] = {1, 2, W - 1, W, W + 1, 2 * W, 2 * W + 1};
+  for (int c = 0; c < 14; c++) {
+    seed = seed * 1103515245u + 12345u;
+    int every = 1 + (int)(seed >> 16) % 3, skip = (int)(seed >> 20) % 4;
+    long nrec = c < 7 ? edges[c] : 1 + (long)(seed >> 8) % (4 * W);
+    every = nrec == 1 && every == 1 ? 2 : every; /* at least one step */
+    int diverge = c % 5 == 4, stopped = c % 7 == 6;
+    char *text = file_scene(nrec, every, diverge ? "verlet" : "two-point", diverge ? 1.0e13 : 1.0e5);
+    tu_sim mem = tu_run_text(text);
+    ck_assert_int_eq(vb_run_samples(mem.run), nrec);
+    volatile int stop = 1;
+    if (stopped) { /* stopped before its first step: only sample 0 */
+      vb_run_free(mem.run);
+      char err[256];
+      ck_assert(vb_run_alloc(mem.scene, &mem.run, err, sizeof err) == VB_OK);
+      mem.rc = vb_run_exec_stop(mem.run, &stop);
+    }
+    ck_assert_int_eq(mem.rc, diverge ? VB_EDIVERGED : stopped ? VB_EINTR : VB_OK);
+    int64_t *off = malloc(((size_t)vb_signal_instances(mem.scene) + 1) * sizeof *off);
+    vb_run *run;
+    ck_assert(ftruncate(fd, 0) == 0);
+    int rc = run_into(mem.scene, fd, skip, off, &run, stopped ? &stop : NULL);
+    ck_assert_int_eq(rc, mem.rc);
+    ck_assert_str_eq(vb_run_status(run), vb_run_status(mem.run));
+    ck_assert_int_eq(vb_run_record_errno(run), 0);
+    same_in_file(fd, mem.run, mem.scene, off);
+    same_events(mem.run, run);
+    same_kept(mem.run, run);
+    vb_run_free(run);
+    free(off);
+    tu_free(&mem);
+    free(text);
+  }
+  close(fd);
+}
+END_TEST
+
+/* A write that fails is kept (its errno), not lost: a descriptor open
+ * for reading only. */
+START_TEST(test_record_into_file_fails)
+{
+  char *text = file_scene(20000, 1, "two-point", 1.0e5), path[] = "/tmp/check_record_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert(fd >= 0);
+  int ro = open(path, O_RDONLY);
+  unlink(path);
+  close(fd);
+  vb_scene *sc;
+  char err[256];
+  ck_assert(vb_scene_load_string(text, "t.cfg", &sc, err, sizeof err) == VB_OK);
+  int64_t *off = malloc(((size_t)vb_signal_instances(sc) + 1) * sizeof *off);
+  vb_run *run;
+  ck_assert_int_eq(run_into(sc, ro, 0, off, &run, NULL), VB_OK);
+  ck_assert_int_eq(vb_run_record_errno(run), EBADF);
+  vb_run_free(run);
+  vb_scene_free(sc);
+  close(ro);
+  free(off);
+  free(text);
+}
+END_TEST
+
 static Suite *
 record_suite(void)
 {
@@ -507,6 +684,9 @@ record_suite(void)
   tcase_add_test(core, test_memory_follows_selection);
   tcase_add_test(core, test_signals_errors);
   tcase_add_test(core, test_index_is_the_count);
+  tcase_add_loop_test(core, test_record_into_file, 0, 3);
+  tcase_add_test(core, test_record_into_file_fails);
+  tcase_set_timeout(core, 120);
   suite_add_tcase(s, core);
   return s;
 }

@@ -137,6 +137,49 @@ if [ "$have_h5py" = 1 ]; then
   readers "$tmp/vtable.h5" "a text column of variable-length strings"
 fi
 
+# a damaged global heap under the vibro-2 file's variable-length string
+# attributes (tools/h5heap.c, python/vibro/_h5.py): libhdf5 1.10.8 copied
+# a damaged object size's bytes (a crash; 200 more bytes: a silent heap
+# overflow), looped for ever on a free space of 0 bytes, and read another
+# object or a string cut short for a damaged ID; main crashed, hung or
+# read 'J' or 'vib' as the format
+heap() {
+  "$python" - "$srcdir/tests/data/study-vibro2.h5" "$tmp/heap-$1.h5" "$1" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+d, how = bytearray(data), sys.argv[3]
+g = data.find(b"GCOL")                               # the first collection
+num = lambda at, n=8: int.from_bytes(data[at:at + n], "little")
+put = lambda at, v, n=8: d.__setitem__(slice(at, at + n), v.to_bytes(n, "little"))
+fmt = data.find((7).to_bytes(4, "little") + g.to_bytes(8, "little") + (1).to_bytes(4, "little"))
+assert g > 0 and fmt > 0                             # 'format': 7 bytes, object 1
+at = g + 16
+while num(at, 2):                                    # to the free space, object 0
+    at += 16 + (num(at + 8) + 7) // 8 * 8
+{"size": lambda: put(g + 24, 2**31), "plus": lambda: put(g + 24, num(g + 24) + 200),
+ "free": lambda: put(at + 8, 0), "index": lambda: put(fmt + 12, 9999, 4),
+ "length": lambda: put(fmt, 3, 4), "total": lambda: put(g + 8, len(data))}[how]()
+open(sys.argv[2], "wb").write(d)
+PY
+  readers "$tmp/heap-$1.h5" "a damaged global heap ($1)"
+  contains "$tmp/err" "heap"
+  pyrefused "$tmp/heap-$1.h5" "a damaged global heap ($1)" "heap"
+}
+for how in size plus free index length total; do heap "$how"; done
+# variants of the reader fuzz (seed 19, tests/fuzz/README.md) that crashed
+# the C readers inside libhdf5 once the heap was checked: a column of the
+# vibro-2 table past its rows (316 info, 436 events: H5T__conv_struct_opt),
+# a number's bits past its bytes (932: H5T__bit_copy), a damaged string
+# behind an object libhdf5 cannot reach (1900 events: H5HG_read); and
+# the one that hung the package: a string of 2^30-byte characters (304:
+# h5py converted it for ever in H5T__conv_vlen, while vibro info read on)
+for k in 304 316 436 932 1900; do
+  "$python" -c "import sys; sys.path.insert(0, sys.argv[1]); import readers; d = open(sys.argv[2], 'rb').read(); open(sys.argv[3], 'wb').write(readers.variant(d, 19, 'v2', int(sys.argv[4]))[0])" \
+    "$srcdir/tests/fuzz" "$srcdir/tests/data/study-vibro2.h5" "$tmp/v2-$k.h5" "$k"
+  readers "$tmp/v2-$k.h5" "reader fuzz variant v2-$k"
+  [ "$k" = 304 ] && pyrefused "$tmp/v2-$k.h5" "reader fuzz variant v2-$k"
+done
+
 # a FIFO: the readers do not wait for a writer
 mkfifo "$tmp/fifo.h5"
 readers "$tmp/fifo.h5" "a FIFO"

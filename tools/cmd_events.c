@@ -18,7 +18,10 @@ static const char description[] =
     "line, a row per impact, led by the scene number and the contact name.\n"
     "Every field in the file is shown (see README.md for their meaning).\n"
     "--csv prints comma-separated values instead: one header line of field\n"
-    "names, then the rows, numbers with 17 significant digits.\n"
+    "names, then the rows, numbers with 17 significant digits; on vibro-3\n"
+    "two more columns last: `impact` (the row's index among the scene's\n"
+    "impacts on its contact, from 0) and `cor` (-v_out/v_in), as the Python\n"
+    "reader's events() has them.\n"
     "On the layouts vibro-2 and vibro-3 the rows come from /study/events (every impact of\n"
     "the study, with its swept values), read in blocks; on a running study\n"
     "(OUT.h5 not there yet, or OUT.h5.part) from the shards finished so far.\n"
@@ -281,11 +284,14 @@ memory_type(hid_t ftype, const field *fields, size_t nfields, size_t *offset, si
 }
 
 /* Print one row of events: the label (scene) and contact, then the
- * fields at offset[] in p (SIZE_MAX: absent from this table). */
+ * fields at offset[] in p (SIZE_MAX: absent from this table); with impact
+ * >= 0 (CSV only) that and cor = -v_out/v_in last. */
 static void
-print_row(const char *label, const char *contact, const unsigned char *p, const field *fields,
-          const size_t *offset, size_t nfields, int contact_width, int csv)
+print_row(const char *label, const char *contact, long impact, const unsigned char *p,
+          const field *fields, const size_t *offset, size_t nfields, int contact_width, int csv)
 {
+  double v[2] = {NAN, NAN}; /* v_in, v_out */
+
   if (csv) {
     csv_text(label);
     putchar(',');
@@ -306,6 +312,8 @@ print_row(const char *label, const char *contact, const unsigned char *p, const 
     } else if (f->kind == FIELD_FLOAT) {
       memcpy(&d, p + offset[i], sizeof d);
       snprintf(cell, sizeof cell, csv ? "%.17g" : "%.6g", d);
+      if (strcmp(f->name, "v_in") == 0 || strcmp(f->name, "v_out") == 0)
+        v[f->name[2] == 'o'] = d;
     } else if (f->kind == FIELD_INT) {
       memcpy(&k, p + offset[i], sizeof k);
       snprintf(cell, sizeof cell, "%lld", k);
@@ -324,6 +332,8 @@ print_row(const char *label, const char *contact, const unsigned char *p, const 
       printf("  %*s", f->width, cell);
     }
   }
+  if (csv && impact >= 0)
+    printf(",%ld,%.17g", impact, isnan(v[1] / v[0]) ? NAN : -v[1] / v[0]);
   putchar('\n');
 }
 
@@ -367,7 +377,7 @@ events_print(const char *file, hid_t fid, const table *tb, const field *fields, 
   else
     snprintf(label, sizeof label, "%s", tb->group);
   for (hsize_t r = 0; r < tb->rows; r++)
-    print_row(label, tb->contact, buf + r * row, fields, offset, nfields, contact_width, csv);
+    print_row(label, tb->contact, -1, buf + r * row, fields, offset, nfields, contact_width, csv);
   reclaim(mtype, space, buf);
   rc = 0;
   goto done;
@@ -479,7 +489,7 @@ done:
   return rc;
 }
 
-/* The header: names (and a units line for text). */
+/* The header: names (and a units line for text); csv 2 adds impact and cor. */
 static void
 print_header(const field *fields, size_t nfields, int contact_width, int csv)
 {
@@ -491,7 +501,7 @@ print_header(const field *fields, size_t nfields, int contact_width, int csv)
       putchar(',');
       csv_text(fields[i].name);
     }
-    putchar('\n');
+    printf(csv == 2 ? ",impact,cor\n" : "\n");
     return;
   }
   printf("%6s  %-*s", "scene", contact_width, "contact");
@@ -642,6 +652,8 @@ events_v2_file(const char *file, hid_t fid, const field *fields, size_t nfields,
   hid_t mtype = H5I_INVALID_HID, ftype = ds < 0 || group ? H5I_INVALID_HID : H5Dget_type(ds);
   long rows = dataset_rows(fid, "study/events");
   unsigned char *buf = NULL;
+  long *impacts = calloc(contacts->n + 1, sizeof *impacts); /* of each contact in this scene */
+  long long last_scene = -1;
   int rc = -1;
 
   if (ftype >= 0 && offset)
@@ -661,7 +673,7 @@ events_v2_file(const char *file, hid_t fid, const field *fields, size_t nfields,
       ct = offset[i];
   }
   buf = mtype >= 0 ? malloc(BLOCK * row) : NULL;
-  if (!buf || sc == SIZE_MAX || ct == SIZE_MAX) {
+  if (!buf || !impacts || sc == SIZE_MAX || ct == SIZE_MAX) {
     cli_complain(file, "cannot read /study/events");
     goto done;
   }
@@ -685,17 +697,23 @@ events_v2_file(const char *file, hid_t fid, const field *fields, size_t nfields,
       char label[32];
       memcpy(&scene, p + sc, sizeof scene);
       memcpy(&contact, p + ct, sizeof contact);
+      if (scene != last_scene)
+        memset(impacts, 0, (contacts->n + 1) * sizeof *impacts);
+      last_scene = scene;
+      int known = contact >= 0 && (size_t)contact < contacts->n;
+      long impact = known ? impacts[contact]++ : 0;
       if ((want_scene >= 0 && scene != want_scene) ||
           (pick && !(contact >= 0 && (size_t)contact < contacts->n && pick[contact])))
         continue;
       snprintf(label, sizeof label, "%lld", scene);
-      print_row(label, contact >= 0 && (size_t)contact < contacts->n ? contacts->v[contact] : "?",
-                p, fields, offset, nfields, width, csv);
+      print_row(label, known ? contacts->v[contact] : "?", csv == 2 ? impact : -1, p, fields,
+                offset, nfields, width, csv);
     }
   }
   rc = 0;
 done:
   free(buf);
+  free(impacts);
   free(offset);
   close_id(mtype);
   close_id(ftype);
@@ -723,6 +741,8 @@ events_v2(const char *file, const output_files *of, const char *scene, const cha
   for (size_t i = 0; i < contacts.n; i++)
     if ((int)strlen(contacts.v[i]) > width)
       width = (int)strlen(contacts.v[i]);
+  /* vibro-3 adds impact and cor to the CSV (vibro-2's readers printed none) */
+  csv = csv && of->version >= 3 ? 2 : csv;
   print_header(fields, nfields, width, csv);
   for (int f = 0; f < of->n; f++)
     if (events_v2_file(file, of->fid[f], fields, nfields, &contacts, want_scene, pick, width,

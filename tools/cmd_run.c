@@ -22,6 +22,7 @@
 #endif
 #include "vibro.h"
 #include "cli.h"
+#include "h5read.h"
 #include "outfile.h"
 
 #define INPUTS_MAX 64   /* files a scene reads that -o is compared with */
@@ -77,15 +78,43 @@ check_disk(const char *out, double need, char *err, size_t errlen)
 }
 
 /* Set by SIGTERM, SIGINT or SIGHUP: the run stops taking scenes
- * (vb_study_options.stop); the signal number gives the exit status. */
+ * (vb_study_options.stop); a second signal abandons the scenes in flight
+ * (VB_STOP_ABANDON); the signal number gives the exit status. */
 static volatile sig_atomic_t stop_signal;
 static volatile int stop_flag;
 
 static void
 on_stop(int sig)
 {
+  static const char abandon[] =
+      "vibro: abandoning the scenes in flight; writing the finished ones\n";
+
   stop_signal = sig;
-  stop_flag = 1;
+  if (stop_flag == 1) {
+    ssize_t said = write(2, abandon, sizeof abandon - 1); /* async-signal-safe */
+    (void)said;
+  }
+  stop_flag = stop_flag ? VB_STOP_ABANDON : 1;
+}
+
+/* At the first signal (vb_study_options.on_stop, from the run's watcher
+ * thread): what happens now, and how to stop sooner. */
+static void
+say_stopping(long running, double seconds, void *ctx)
+{
+  (void)ctx;
+  if (running == 0) {
+    fprintf(stderr, "vibro: stopping; no scene is in flight\n");
+    return;
+  }
+  char when[48] = "time unknown";
+  if (isfinite(seconds))
+    snprintf(when, sizeof when, "about %.0f s", ceil(seconds));
+  fprintf(stderr,
+          "vibro: stopping after the %ld scene%s in flight (%s); press Ctrl-C again to "
+          "abandon %s\n",
+          running, running == 1 ? "" : "s", when, running == 1 ? "it" : "them");
+  fflush(stderr);
 }
 
 /* Catch the signals a batch system or a user sends to stop a run; a file
@@ -400,17 +429,39 @@ saturation_warnings(const vb_scene *first)
   }
 }
 
+/* Scenes that ended inside an impact (the table's engaged_at_end, read
+ * from OUT, so that kept scenes count too), as ", N ended inside an
+ * impact (engaged_at_end)" for the summary line; "" when none. */
+static void
+engaged_text(const char *out, char *buf, size_t len)
+{
+  char format[TEXT_MAX];
+  long first = -1, n = -1;
+  hid_t f = output_open(out, format, sizeof format);
+
+  buf[0] = '\0';
+  if (f >= 0)
+    n = rows_nonzero(f, "study/table/engaged_at_end", &first);
+  close_id(f);
+  if (n > 0)
+    snprintf(buf, len, ", %ld ended inside an impact (engaged_at_end; first: scene %ld)", n,
+             first);
+}
+
 /* The summary line and, when scenes failed, why; the exit status. */
 static int
 report(const run_request *rq, const vb_study *study, const vb_study_report *rep, int rank)
 {
   if (rank != 0)
     return rep->failed > 0 ? 2 : 0;
-  if (!rq->quiet)
-    printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish, %.3g s, %.3g s "
+  if (!rq->quiet) {
+    char engaged[96];
+    engaged_text(rq->out, engaged, sizeof engaged);
+    printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish%s, %.3g s, %.3g s "
            "writing -> %s\n",
            rq->scene, vb_study_scenes(study), vb_study_scenes(study) == 1 ? "" : "s", rep->ran,
-           rep->kept, rep->failed, rep->seconds, rep->write_seconds, rq->out);
+           rep->kept, rep->failed, engaged, rep->seconds, rep->write_seconds, rq->out);
+  }
   if (rep->failed <= 0)
     return 0;
   if (vb_study_scenes(study) == 1)
@@ -486,6 +537,8 @@ run_study(const run_request *rq, int rank, int nranks)
                           .progress_ctx = &to,
                           .progress_period = to.tty ? 0.25 : 10.0,
                           .stop = &stop_flag};
+  if (rank == 0)
+    opt.on_stop = say_stopping;
   if (!rq->quiet && rank == 0)
     opt.on_progress = show_progress;
   catch_signals();

@@ -37,11 +37,48 @@ damaged(const checker *c, const char *path, const char *fmt, ...)
   return cli_complain(c->file, "damaged: %s: %s", path, what);
 }
 
+/* What is wrong with a stored type, or NULL: a number's bits inside its
+ * bytes (a float's sign, exponent and mantissa inside its bits), a
+ * compound's members inside it.  libhdf5 1.10.8 takes a damaged one as
+ * it is and converts past its buffers (H5T__bit_copy, H5T__conv_struct_opt
+ * in the reader fuzz). */
+static const char *
+type_wrong(hid_t type, int depth)
+{
+  H5T_class_t cls = H5Tget_class(type);
+  size_t size = H5Tget_size(type), prec, spos, epos, esize, mpos, msize;
+  int off;
+
+  if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
+    prec = H5Tget_precision(type);
+    off = H5Tget_offset(type);
+    if (prec == 0 || off < 0 || prec + (size_t)off > 8 * size)
+      return "its numbers' bits pass their bytes";
+    if (cls == H5T_FLOAT && (H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize) < 0 ||
+                             spos >= prec || epos + esize > prec || mpos + msize > prec))
+      return "its numbers' exponent or mantissa pass their bits";
+  }
+  if (cls == H5T_COMPOUND) {
+    int n = H5Tget_nmembers(type);
+    const char *wrong = n < 0 || depth > 2 ? "cannot read its columns" : NULL;
+    for (int i = 0; !wrong && i < n; i++) {
+      hid_t m = H5Tget_member_type(type, (unsigned)i);
+      size_t at = H5Tget_member_offset(type, (unsigned)i), msz = m >= 0 ? H5Tget_size(m) : 0;
+      wrong = m < 0 || msz == 0 || at > size || msz > size - at ? "a column passes its rows"
+                                                                 : type_wrong(m, depth + 1);
+      close_id(m);
+    }
+    return wrong;
+  }
+  return NULL;
+}
+
 /* Read one attribute whole if it is numbers or fixed-length text (what
  * the readers use of what vibro writes); 0, or -1 when HDF5 cannot.  The
  * rest is left alone: H5DS's REFERENCE_LIST and DIMENSION_LIST, which no
  * reader follows, and the variable-length strings of older files, whose
- * global heap each reader reads only where it needs them. */
+ * global heap each reader reads only where it needs them (h5heap.c has
+ * checked every such string's heap object when the file was opened). */
 static int
 attr_read_whole(hid_t attr)
 {
@@ -52,7 +89,7 @@ attr_read_whole(hid_t attr)
   void *buf = NULL;
   int rc = -1;
 
-  if (ftype < 0 || n < 0 || size == 0 || (hsize_t)n * size > ATTR_BYTES)
+  if (ftype < 0 || n < 0 || size == 0 || (hsize_t)n * size > ATTR_BYTES || type_wrong(ftype, 0))
     goto done;
   if ((cls != H5T_STRING && cls != H5T_INTEGER && cls != H5T_FLOAT) ||
       (cls == H5T_STRING && H5Tis_variable_str(ftype) != 0)) {
@@ -125,6 +162,7 @@ storage_check(const checker *c, hid_t ds, const char *path, hsize_t points, size
 typedef struct shape {
   H5T_class_t cls;
   int vlen; /* a variable-length string */
+  const char *wrong; /* what type_wrong found, or NULL */
   size_t size;
   int rank;
   hsize_t d[3];
@@ -146,6 +184,7 @@ dataset_open(const checker *c, hid_t loc, const char *path, const char *full, sh
   type = H5Dget_type(ds);
   space = H5Dget_space(ds);
   s->cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+  s->wrong = type >= 0 ? type_wrong(type, 0) : NULL;
   s->vlen = s->cls == H5T_STRING && H5Tis_variable_str(type) > 0;
   s->size = type >= 0 ? H5Tget_size(type) : 0;
   s->rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
@@ -157,6 +196,8 @@ dataset_open(const checker *c, hid_t loc, const char *path, const char *full, sh
     points = s->d[i] && points > UINT64_MAX / s->d[i] ? UINT64_MAX : points * s->d[i];
   if (s->cls == H5T_NO_CLASS || s->size == 0 || s->rank < 0 || s->rank > 3) {
     damaged(c, full, "cannot read its type and shape");
+  } else if (s->wrong) {
+    damaged(c, full, "%s", s->wrong);
   } else if (storage_check(c, ds, full, points, s->size) == 0 &&
              attrs_check(c, ds, full, column_attrs) == 0) {
     return ds;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "h5heap.h"
 #include "h5read.h"
 
 #define WALK_DEPTH    8 /* deepest nesting searched for signals */
@@ -322,6 +323,10 @@ output_open(const char *path, char *format, size_t len)
     cli_complain(path, "cannot open the HDF5 file");
     return H5I_INVALID_HID;
   }
+  /* the global heap of its string attributes before any is read (a
+   * damaged file stays open: closing would free what libhdf5 misread) */
+  if (heap_check(path, file) < 0)
+    return H5I_INVALID_HID;
   root = H5Gopen2(file, "/", H5P_DEFAULT);
   if (root < 0 || attr_text(root, "format", format, len) < 0) {
     close_id(root);
@@ -608,4 +613,47 @@ done:
   close_id(ftype);
   close_id(attr);
   return rc;
+}
+
+/* Rows of an integer dataset [rows] or [rows][k] with a nonzero entry. */
+long
+rows_nonzero(hid_t loc, const char *path, long *first)
+{
+  hid_t ds = has_object(loc, path) ? H5Dopen2(loc, path, H5P_DEFAULT) : H5I_INVALID_HID;
+  hid_t space = ds >= 0 ? H5Dget_space(ds) : H5I_INVALID_HID;
+  hsize_t dims[2] = {0, 1};
+  int nd = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+  long found = -1;
+  long long *buf = NULL;
+
+  *first = -1;
+  if ((nd == 1 || nd == 2) && H5Sget_simple_extent_dims(space, dims, NULL) == nd) {
+    hsize_t block = dims[1] > 0 && dims[1] < BLOCK ? BLOCK / dims[1] : 1;
+    buf = malloc((size_t)(block * (dims[1] > 0 ? dims[1] : 1)) * sizeof *buf);
+    found = buf ? 0 : -1;
+    for (hsize_t start = 0; buf && found >= 0 && start < dims[0]; start += block) {
+      hsize_t at[2] = {start, 0}, count[2] = {dims[0] - start < block ? dims[0] - start : block,
+                                              dims[1]};
+      hid_t mem = H5Screate_simple(nd, count, NULL);
+      if (mem < 0 ||
+          H5Sselect_hyperslab(space, H5S_SELECT_SET, at, NULL, count, NULL) < 0 ||
+          H5Dread(ds, H5T_NATIVE_LLONG, mem, space, H5P_DEFAULT, buf) < 0) {
+        found = -1;
+      } else {
+        for (hsize_t i = 0; i < count[0]; i++) {
+          int any = 0;
+          for (hsize_t k = 0; k < dims[1]; k++)
+            any |= buf[i * dims[1] + k] != 0;
+          if (any && *first < 0)
+            *first = (long)(start + i);
+          found += any;
+        }
+      }
+      close_id(mem);
+    }
+  }
+  free(buf);
+  close_id(space);
+  close_id(ds);
+  return found;
 }

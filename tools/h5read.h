@@ -62,6 +62,11 @@ int attr_text(hid_t obj, const char *name, char *buf, size_t len);
 /* A scalar numeric attribute; 0, or -1 if absent (*out is NaN). */
 int attr_number(hid_t obj, const char *name, double *out);
 
+/* Rows of an integer dataset [rows] or [rows][k] (a vibro-3 table column,
+ * e.g. study/table/engaged_at_end) with a nonzero entry, the first of them
+ * in *first (-1 when none); -1 when the dataset is absent or unreadable. */
+long rows_nonzero(hid_t loc, const char *path, long *first);
+
 /* Open path read-only (also while a study is still writing it) and check
  * its root attribute format reads "vibro-N"; the file, or a negative id
  * after saying why.  format receives the attribute. */

@@ -20,6 +20,7 @@
 /* What one pass over the table gathers. */
 typedef struct summary {
   long rows, done, failed;
+  long engaged, engaged_first;  /* scenes that ended inside an impact, the first */
   namelist failures;            /* the first FAILED_MAX failed scenes, as text */
   namelist contacts;            /* contact names, from the impacts:C columns */
   long *impacts, *least, *most; /* [contacts.n] totals, fewest and most a scene */
@@ -46,10 +47,60 @@ find_contacts(const rows_reader *r, summary *s)
   return s->impacts && s->least && s->most ? 0 : -1;
 }
 
-/* The detail of one scene: status, swept values, contacts, balance. */
+/* Sample k of row `row` of a [scene][time] signal in /signals, or NaN. */
+static double
+signal_cell(hid_t fid, const char *name, long row, long k)
+{
+  char path[PATH_LEN];
+  hid_t ds, space, mem;
+  hsize_t dims[2], at[2] = {(hsize_t)row, (hsize_t)k}, one[2] = {1, 1};
+  double v = NAN;
+
+  text_format(path, sizeof path, "signals/%s", name);
+  if (row < 0 || k < 0 || !has_object(fid, path) || is_group(fid, path))
+    return NAN;
+  ds = H5Dopen2(fid, path, H5P_DEFAULT);
+  space = ds >= 0 ? H5Dget_space(ds) : H5I_INVALID_HID;
+  mem = H5Screate_simple(2, one, NULL);
+  if (space >= 0 && mem >= 0 && H5Sget_simple_extent_ndims(space) == 2 &&
+      H5Sget_simple_extent_dims(space, dims, NULL) == 2 && at[0] < dims[0] && at[1] < dims[1] &&
+      (H5Sselect_hyperslab(space, H5S_SELECT_SET, at, NULL, one, NULL) < 0 ||
+       H5Dread(ds, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, &v) < 0))
+    v = NAN;
+  close_id(mem);
+  close_id(space);
+  close_id(ds);
+  return v;
+}
+
+/* A scene's balance error, absolute and relative to the energy that went
+ * through it (its initial energy plus the work done on it, from row
+ * `at` of the file's /signals, as vibro-1's info has it); at -1 (a
+ * vibro-2 file, printed as vibro-2's info did): absolute only. */
 static void
-print_scene(hid_t model, const rows_reader *r, const unsigned char *row, const summary *s,
-            const char *name)
+print_balance(hid_t fid, long at, double balance, double samples)
+{
+  long last = isfinite(samples) ? (long)samples - 1 : -1;
+  double e0 = signal_cell(fid, "energy.total", at, 0);
+  double work = has_object(fid, "signals/energy.external")
+                    ? signal_cell(fid, "energy.external", at, last)
+                    : 0.0;
+  double scale = fabs(e0) + (isfinite(work) ? fabs(work) : 0.0);
+
+  printf("  energy balance error %.3g J", balance);
+  if (isfinite(balance) && isfinite(scale) && scale > 0.0)
+    printf(" = %.3g of the initial energy plus the work done, %.6g J", fabs(balance / scale),
+           scale);
+  else if (isfinite(balance) && at >= 0 && !isfinite(e0))
+    printf(" (energy.total not recorded: no relative error)");
+  printf("\n");
+}
+
+/* The detail of one scene (row `at` of file fid): status, swept values,
+ * contacts, balance. */
+static void
+print_scene(hid_t fid, long at, hid_t model, const rows_reader *r, const unsigned char *row,
+            const summary *s, const char *name)
 {
   char path[PATH_LEN], law[TEXT_MAX], scheme[TEXT_MAX];
   double samples = rows_number(r, row, rows_column(r, "samples"));
@@ -85,10 +136,12 @@ print_scene(hid_t model, const rows_reader *r, const unsigned char *row, const s
     text_format(column, sizeof column, "fallbacks:%s", s->contacts.v[c]);
     if (rows_number(r, row, rows_column(r, column)) > 0)
       printf(", %.0f quadratic fall-backs", rows_number(r, row, rows_column(r, column)));
+    text_format(column, sizeof column, "engaged_at_end:%s", s->contacts.v[c]);
+    if (rows_number(r, row, rows_column(r, column)) > 0)
+      printf(", still closed at the end (the last impact unfinished: NaN v_out)");
     printf("\n");
   }
-  printf("  energy balance error %.3g J\n",
-         rows_number(r, row, rows_column(r, "energy_balance_error")));
+  print_balance(fid, at, rows_number(r, row, rows_column(r, "energy_balance_error")), samples);
   analysis_print_scene(r, row);
 }
 
@@ -109,8 +162,11 @@ add_row(const rows_reader *r, const unsigned char *row, summary *s)
     if (s->failures.n < FAILED_MAX && names_push(&s->failures, text) < 0)
       return -1;
   }
+  int engaged = 0;
   for (size_t c = 0; c < s->contacts.n; c++) {
     char column[NAME_LEN + 32];
+    text_format(column, sizeof column, "engaged_at_end:%s", s->contacts.v[c]);
+    engaged |= rows_number(r, row, rows_column(r, column)) > 0;
     text_format(column, sizeof column, "impacts:%s", s->contacts.v[c]);
     double v = rows_number(r, row, rows_column(r, column));
     long n = isfinite(v) ? (long)v : 0;
@@ -120,6 +176,8 @@ add_row(const rows_reader *r, const unsigned char *row, summary *s)
     if (s->rows == 0 || n > s->most[c])
       s->most[c] = n;
   }
+  if (engaged && s->engaged++ == 0)
+    s->engaged_first = (long)index;
   analysis_add(r, row, &s->analysis);
   if (isfinite(balance) && !(fabs(balance) <= s->worst)) {
     s->worst = fabs(balance);
@@ -165,7 +223,7 @@ scan_tables(const char *file, const output_files *of, long total, long detail, c
       for (long i = 0; i < count; i++) {
         const unsigned char *row = buf + (size_t)i * r.row;
         if (s->rows < detail)
-          print_scene(model, &r, row, s, name);
+          print_scene(of->fid[f], of->version >= 3 ? start + i : -1, model, &r, row, s, name);
         if (add_row(&r, row, s) < 0) {
           cli_complain(file, "out of memory");
           rows_close(&r);
@@ -242,6 +300,10 @@ print_totals(const summary *s, long detailed)
     printf("failed: %s\n", s->failures.v[i]);
   if (s->failed > (long)s->failures.n)
     printf("failed: ... and %ld more\n", s->failed - (long)s->failures.n);
+  if (s->engaged > 0)
+    printf("ended inside an impact: %ld scene%s (engaged_at_end; first: scene %ld): the last "
+           "impact has NaN v_out and cor\n",
+           s->engaged, s->engaged == 1 ? "" : "s", s->engaged_first);
   if (s->worst >= 0.0)
     printf("largest absolute energy balance error: %.3g J, scene %ld\n", s->worst, s->worst_scene);
   printf("study events: %ld impact%s in /study/events\n", s->events, s->events == 1 ? "" : "s");

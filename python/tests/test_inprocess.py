@@ -3,6 +3,7 @@ vibro.run's in-process path, each against the vibro program's output of
 the same input read back with vibro.open."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -341,6 +342,86 @@ def test_interrupt_and_resume(tmp_path, monkeypatch):
     full = vibro.run(d, tmp_path / "full.h5", jobs=2, inprocess=True)
     pd.testing.assert_frame_equal(st.table, full.table, check_exact=True)
     pd.testing.assert_frame_equal(st.events(), full.events(), check_exact=True)
+
+
+def test_second_interrupt_abandons(tmp_path, monkeypatch, capsys):
+    """The first Ctrl-C says at once what is in flight and how long it
+    needs; a second one 0.5 s later abandons the running scenes: the call
+    raises KeyboardInterrupt within 2 s, saying so and how to resume, with
+    nothing written for them.  (tests/interrupt.sh resumes to the file of an
+    uninterrupted run.)"""
+    monkeypatch.chdir(tmp_path)
+    d = sweep_study(2, 200.0)                   # 2 scenes of 8.8 million steps: many seconds
+    d["record"] = {"signals": []}
+    out = tmp_path / "a.h5"
+    t0 = time.monotonic()
+    first = SigintAfter(lambda: time.monotonic() > t0 + 0.5)
+    second = SigintAfter(lambda: time.monotonic() > t0 + 1.0)
+    seen = []
+    try:
+        with pytest.raises(KeyboardInterrupt) as e:
+            vibro.run(d, out, jobs=2, inprocess=True, progress=lambda *a: seen.append(a))
+    finally:
+        first.join()
+        second.join()
+    took = time.monotonic() - t0
+    msg = str(e.value)
+    assert took < 3.0, took
+    assert "interrupted after 0 of 2 scenes, the 2 in flight abandoned" in msg, msg
+    assert "vibro.run(..., resume=True)" in msg and "--resume" not in msg
+    # no scene finished, yet progress was reported at the start (issue 21, item 7)
+    assert seen and seen[0][:2] == (0, 2), seen
+    err = capsys.readouterr().err
+    assert re.search(r"stopping after the 2 scenes in flight \((about \d+ s|time unknown); kept "
+                     r"in .*a\.h5\.part/\); press Ctrl-C again to abandon them", err), err
+    assert "abandoning the scenes in flight" in err, err
+    assert not out.exists()
+    part = tmp_path / "a.h5.part"
+    assert part.is_dir() and not [p for p in os.listdir(part) if p.endswith(".h5")]
+
+
+@pytest.mark.parametrize("inprocess", [True, False])
+def test_engaged_at_end_warns(tmp_path, monkeypatch, inprocess):
+    """Scenes that end inside an impact: a VibroWarning counting them, the
+    same count as the table's engaged_at_end and the events' unfinished
+    last impacts (NaN t_off); a study whose impacts all end says nothing
+    of it."""
+    monkeypatch.chdir(tmp_path)
+    d = sweep_study(16, 0.000135)               # contacts of 0.12 to 0.15 ms
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        st = vibro.run(d, tmp_path / "e.h5", jobs=2, inprocess=inprocess, progress=False)
+    ev = st.events()
+    last = ev.groupby("scene").tail(1)
+    want = sorted(int(s) for s in last["scene"][last["t_off"].isna()])
+    got = sorted(int(s) for s in st.table.index[st.table["engaged_at_end:hit"] > 0])
+    assert got == want and 0 < len(want) < 16, (got, want)
+    said = [str(x.message) for x in w if issubclass(x.category, vibro.VibroWarning)
+            and "inside an impact" in str(x.message)]
+    assert said == ["%s: %d of 16 scenes ended inside an impact (a contact still closed; "
+                    "engaged_at_end, first: scene %d): the last impact has NaN v_out and cor; "
+                    "lengthen the duration if the contact should open"
+                    % (tmp_path / "e.h5", len(want), want[0])], said
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        vibro.run(sweep_study(16, 0.002), tmp_path / "f.h5", jobs=2, inprocess=inprocess,
+                  progress=False)
+    assert not [x for x in w if "inside an impact" in str(x.message)]
+
+
+def test_engaged_at_end_simulate():
+    """vibro.simulate of a scene that ends inside its impact warns, naming
+    the contact; its last event has NaN t_off and v_out."""
+    d = hammer()
+    d["scene"]["duration"] = 0.0001
+    with pytest.warns(vibro.VibroWarning, match=r"scene 'hammer' ended inside an impact "
+                      r"\(contact 'hit' still closed\)"):
+        sim = vibro.simulate(d)
+    assert np.isnan(sim.events["t_off"].iloc[-1]) and np.isnan(sim.events["v_out"].iloc[-1])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        vibro.simulate(hammer())
+    assert not [x for x in w if "inside an impact" in str(x.message)]
 
 
 def test_interrupt_simulate(tmp_path):

@@ -36,6 +36,11 @@ _Z = ctypes.c_size_t
 # The progress callback of vb_study_run_flat: done, total, scenes/s,
 # seconds left, context.
 PROGRESS = ctypes.CFUNCTYPE(None, _L, _L, _D, _D, _P)
+# Its stop callback: scenes in flight, seconds they need (NaN: unknown),
+# context.
+STOPPING = ctypes.CFUNCTYPE(None, _L, _D, _P)
+# vb_study_options.stop at this value abandons the scenes in flight.
+STOP_ABANDON = 2
 
 # name: (result type, argument types), every function the package calls.
 _PROTOTYPES = {
@@ -55,7 +60,7 @@ _PROTOTYPES = {
     "vb_study_record_total": (_D, [_P]),
     "vb_study_warnings": (_I, [_P, _S, _Z]),
     "vb_study_run_flat": (_I, [_P, _S, _I, _I, ctypes.POINTER(_I), PROGRESS, _P, _D,
-                               ctypes.POINTER(_L), _S, _Z, _S, _Z]),
+                               STOPPING, ctypes.POINTER(_L), _S, _Z, _S, _Z]),
     "vb_scene_free": (None, [_P]),
     "vb_scene_title": (_S, [_P]),
     "vb_scene_sample_interval": (_D, [_P]),
@@ -193,15 +198,16 @@ def lines(fill, *args):
     return [x for x in text(buf.value).split("\n") if x]
 
 
-def call_interruptibly(fn, stop, poll=None, period=0.1, note=None):
+def call_interruptibly(fn, stop, poll=None, period=0.1, note=None, again=None):
     """Run fn() in a worker thread while this thread waits, calling poll()
     every `period` s; a SIGINT meanwhile (Ctrl-C) sets stop.value = 1 (a
     ctypes.c_int the C call watches) instead of raising.  The SIGINT
     handler is installed only in the main thread, and only over Python's
     own or another Python handler (an ignored SIGINT stays ignored); the
     previous one is restored afterwards.  `note`, when given, is printed on
-    stderr at the first SIGINT.  Returns (fn's result, whether a SIGINT
-    came).  If this thread is stopped otherwise (an exception in
+    stderr at the first SIGINT.  With `again` (a message), a second SIGINT
+    sets stop.value = STOP_ABANDON and prints it.  Returns (fn's result,
+    whether a SIGINT came).  If this thread is stopped otherwise (an exception in
     poll), the call is stopped and waited for before the exception goes
     on: the C call never outlives the memory it uses."""
     box = {}
@@ -215,11 +221,12 @@ def call_interruptibly(fn, stop, poll=None, period=0.1, note=None):
     hits = []
 
     def on_sigint(signum, frame):
-        if note and not hits and sys.stderr is not None:
-            sys.stderr.write("\n" + note + "\n")
+        said = note if not hits else again if len(hits) == 1 else None
+        if said and sys.stderr is not None:
+            sys.stderr.write("\n" + said + "\n")
             sys.stderr.flush()
         hits.append(signum)
-        stop.value = 1
+        stop.value = STOP_ABANDON if again and len(hits) > 1 else 1
 
     old = None
     if threading.current_thread() is threading.main_thread():

@@ -18,6 +18,7 @@ In the file (vibro-3, written when the scenes have an `analysis` block):
 import numpy as np
 
 from ._errors import VibroError
+from ._h5 import _items
 
 # The orbit column's classes when the file carries no flag_meanings
 # (analysis-spec.md: 0 no_section, 1 not_settled, 2 periodic, 3 irregular)
@@ -64,7 +65,7 @@ def _read_group(study, name, dim):
                                      "(%s; %s)" % (study.path, name, ", ".join(points),
                                                    ", ".join(names)))
                 points = names
-            for key, ds in g.items():
+            for key, ds in _items(g):
                 if key in (dim, "point") or not isinstance(ds, h5py.Dataset):
                     continue
                 cols.setdefault(key, []).append(ds[()])

@@ -99,9 +99,11 @@ def run(scene, out, jobs=None, resume=False, inprocess=None, progress=None):
     else nothing; False shows nothing; a callable gets (done, total,
     scenes per second, seconds left) about 4 times a second.  What `vibro
     check` warns of arrives as a VibroWarning.  Ctrl-C stops the study
-    cleanly: no new scene starts, those running finish and are kept in
-    OUT.part/, and KeyboardInterrupt is raised saying how many are kept
-    and to continue with run(..., resume=True).  Otherwise the vibro
+    cleanly: no new scene starts, those running finish (a line on stderr
+    says how many and about how long) and are kept in OUT.part/, and
+    KeyboardInterrupt is raised saying how many are kept and to continue
+    with run(..., resume=True); a second Ctrl-C abandons the running scenes
+    (not written: a resume runs them) and raises at once.  Otherwise the vibro
     program runs (vibro.program()) with --quiet.
 
     Bad input raises VibroError with vibro's `file:line: object: what
@@ -112,8 +114,37 @@ def run(scene, out, jobs=None, resume=False, inprocess=None, progress=None):
     if inprocess is None:
         inprocess = _lib.available()
     if not inprocess:
-        return _run_program(scene, out, jobs, resume)
-    return _run_here(scene, os.fspath(out), jobs, resume, progress)
+        study = _run_program(scene, out, jobs, resume)
+    else:
+        study = _run_here(scene, os.fspath(out), jobs, resume, progress)
+    _warn_engaged(study, 2)
+    return study
+
+
+def _engaged_note(what, which, more=""):
+    """The warning for scenes that ended inside an impact."""
+    return ("%s ended inside an impact (%s still closed%s): the last impact has NaN v_out and "
+            "cor; lengthen the duration if the contact should open" % (what, which, more))
+
+
+def _warn_engaged(study, stacklevel):
+    """A VibroWarning when scenes ended inside an impact (the table's
+    engaged_at_end:CONTACT columns)."""
+    table = study.table
+    cols = [c for c in table.columns if str(c).startswith("engaged_at_end:")]
+    if not cols:
+        return
+    ended = (table[cols] > 0).any(axis=1)
+    n = int(ended.sum())
+    if n == 0:
+        return
+    if len(table) == 1:
+        note = _engaged_note("%s: the scene" % study.path, "a contact")
+    else:
+        note = _engaged_note("%s: %d of %d scenes" % (study.path, n, len(table)),
+                             "a contact", "; engaged_at_end, first: scene %d"
+                             % int(ended[ended].index[0]))
+    warnings.warn(note, VibroWarning, stacklevel=stacklevel + 1)
 
 
 def _check_disk(out, need):
@@ -186,7 +217,14 @@ def _study_run(lib, st, out, threads, resume, show):
     def on_progress(done, total, rate, left, ctx):
         latest.append((done, total, rate, left))
 
+    stopping = []
+
+    def on_stop(running, seconds, ctx):
+        # from the run's watcher thread: said by poll(), in this thread
+        stopping.append((running, seconds))
+
     callback = _lib.PROGRESS(on_progress)
+    stop_callback = _lib.STOPPING(on_stop)
     report = (ctypes.c_long * 5)()
     status = ctypes.create_string_buffer(160)
     err = ctypes.create_string_buffer(_lib.ERRLEN)
@@ -197,20 +235,33 @@ def _study_run(lib, st, out, threads, resume, show):
         if latest and show is not None and latest[-1] is not shown[0]:
             shown[0] = latest[-1]
             show.update(*shown[0])
+        if stopping and sys.stderr is not None:
+            sys.stderr.write("\n" + _stopping_note(*stopping.pop(), out) + "\n")
+            sys.stderr.flush()
 
     def call():
         return lib.vb_study_run_flat(st, os.fsencode(out), threads, 1 if resume else 0,
-                                     ctypes.byref(stop), callback, None, 0.25, report,
-                                     status, 160, err, _lib.ERRLEN)
+                                     ctypes.byref(stop), callback, None, 0.25, stop_callback,
+                                     report, status, 160, err, _lib.ERRLEN)
     try:
-        rc, _ = _lib.call_interruptibly(call, stop, poll, note=(
-            "vibro: stopping: no new scene starts; the scenes running finish and are kept "
-            "in %s.part/" % out))
+        rc, _ = _lib.call_interruptibly(call, stop, poll, again=(
+            "vibro: abandoning the scenes in flight; writing the finished ones to %s.part/"
+            % out))
         poll()
     finally:
         if show is not None:
             show.close()
     return rc, list(report), _lib.text(status.value), err
+
+
+def _stopping_note(running, seconds, out):
+    """What the first Ctrl-C does: the vibro program's words, said for Python."""
+    if running == 0:
+        return "vibro: stopping; no scene is in flight"
+    when = "about %.0f s" % math.ceil(seconds) if math.isfinite(seconds) else "time unknown"
+    return ("vibro: stopping after the %d scene%s in flight (%s; kept in %s.part/); press "
+            "Ctrl-C again to abandon %s" % (running, "" if running == 1 else "s", when, out,
+                                            "it" if running == 1 else "them"))
 
 
 class _Line:
@@ -530,6 +581,13 @@ def simulate(scene, index=0):
     if code != _lib.VB_OK:
         warnings.warn("vibro: %s: scene '%s' did not finish: %s" % (name or source, title, status),
                       RuntimeWarning, stacklevel=2)
+    # an impact still open at the end has NaN t_off (lib/events.c)
+    closed = sorted(set(events["contact"][events["t_off"].isna()])) if len(events) else []
+    if code == _lib.VB_OK and closed:
+        which = ", ".join("'%s'" % c for c in closed)
+        warnings.warn(_engaged_note("%s: scene '%s'" % (name or source, title),
+                                    "contact " + which),
+                      VibroWarning, stacklevel=2)
     return Simulation(signals, events, status, code, title, index, params)
 
 

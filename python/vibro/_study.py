@@ -30,6 +30,7 @@ import stat
 import numpy as np
 
 from ._errors import VibroError
+from ._h5 import _links, _items, _attr_items, check_strings, header_addresses
 from ._analysis import param_units
 from . import _orbits
 
@@ -147,7 +148,7 @@ def _columns(g):
     dim = "scene" if "scene" in g else "event"
     rows = g[dim].shape[0] if dim in g and len(g[dim].shape) == 1 else None
     parts, units = [], {}
-    for name, ds in g.items():
+    for name, ds in _items(g):
         if (name == "event" or (name == "contact" and coord)
                 or not isinstance(ds, h5py.Dataset)):
             continue
@@ -191,7 +192,7 @@ def _signal_paths(group, prefix="", depth=0):
     out = []
     if depth > 8:
         return out
-    for name in sorted(group.keys()):
+    for name in _links(group):
         try:
             obj = group[name]
         except (KeyError, OSError):
@@ -332,6 +333,7 @@ class Study:
                 except OSError as e:
                     raise VibroError("%s: cannot open the shard %s (%s)"
                                      % (self.path, path, e)) from None
+                self._strings_checked(files[-1], path)
             yield files
         finally:
             for f in files:
@@ -360,7 +362,18 @@ class Study:
                     "cannot be read until the run ends (vibro-2 files can)" % path) from e
             raise VibroError("%s: cannot open the HDF5 file (%s)" % (path, e)) from e
         with f:
+            self._strings_checked(f, path)
             yield f
+
+    def _strings_checked(self, f, path):
+        """Refuse the file (ValueError) if libhdf5 would read a damaged
+        global heap for one of its variable-length string attributes
+        (_h5.check_strings); once per file and version of it."""
+        st = os.stat(path)
+        key = (path, st.st_size, st.st_mtime_ns)
+        if key not in self.__dict__.setdefault("_checked", set()):
+            check_strings(path, header_addresses(f))
+            self._checked.add(key)
 
     def _read_header(self):
         with self._h5() as f:
@@ -408,7 +421,7 @@ class Study:
                 scenes = self._scene_numbers(f)
                 if scenes:
                     g = self._scene_group(f, scenes[0])
-                    for c in g["contacts"] if "contacts" in g else ():
+                    for c in _links(g["contacts"]) if "contacts" in g else ():
                         law[c] = _text(g["contacts"][c].attrs.get("law", ""))
             self.param_units = {}
             for p in self.params:
@@ -437,14 +450,14 @@ class Study:
         return {k: (_text(v) if isinstance(v, (str, bytes)) else
                     [_text(x) for x in v] if isinstance(v, np.ndarray) and v.dtype.kind == "O"
                     else v.item() if isinstance(v, np.generic) else v)
-                for k, v in obj.attrs.items()}
+                for k, v in _attr_items(obj)}
 
     def _read_model(self, f):
         """vibro-2's /model: scene 0's bodies and contacts (attributes)."""
         out = {"bodies": {}, "contacts": {}}
         for kind in out:
             if "model/" + kind in f:
-                for name, g in f["model/" + kind].items():
+                for name, g in _items(f["model/" + kind]):
                     out[kind][name] = self._attrs(g)
         return out
 
@@ -469,7 +482,7 @@ class Study:
     def _scene_numbers(self, f):
         if "scenes" not in f:
             return []
-        return sorted(int(n) for n in f["scenes"].keys() if n.isdigit())
+        return sorted(int(n) for n in _links(f["scenes"]) if n.isdigit())
 
     def _scene_group(self, f, i):
         name = "%06d" % i
@@ -596,7 +609,7 @@ class Study:
         with self._h5() as f:
             for i in self.scenes:
                 g = self._scene_group(f, i)
-                names.update(g["contacts"].keys() if "contacts" in g else ())
+                names.update(_links(g["contacts"]) if "contacts" in g else ())
         return sorted(names)
 
     def _events_scenes(self, f):
@@ -607,7 +620,7 @@ class Study:
             g = self._scene_group(f, i)
             if "contacts" not in g:
                 continue
-            for c in sorted(g["contacts"].keys()):
+            for c in sorted(_links(g["contacts"])):
                 grp = g["contacts"][c]
                 if "events" not in grp:
                     continue
@@ -673,9 +686,9 @@ class Study:
         with self._h5() as f:
             for i in self.scenes:
                 g = self._scene_group(f, i)
-                for c in sorted(g["contacts"].keys()) if "contacts" in g else ():
+                for c in sorted(_links(g["contacts"])) if "contacts" in g else ():
                     row = {"scene": i, "contact": c}
-                    for k, v in g["contacts"][c].attrs.items():
+                    for k, v in _attr_items(g["contacts"][c]):
                         row[k] = _text(v) if isinstance(v, (str, bytes)) else (
                             v.item() if isinstance(v, np.generic) else v)
                     rows.append(row)
@@ -806,7 +819,7 @@ class Study:
         """vibro-2: the signals of /signals, in the package's path form."""
         skip = set(self.params) | {"scene", "time", "sample"}
         out = []
-        for name, ds in f["signals"].items():
+        for name, ds in _items(f["signals"]):
             if (name in skip or name.startswith("mode.") or name.startswith("point.")
                     or ds.ndim < 2):
                 continue
@@ -936,11 +949,11 @@ class Scene:
             g = study._scene_group(f, index)
             self.attrs = {k: (_text(v) if isinstance(v, (str, bytes)) else
                               v.item() if isinstance(v, np.generic) else v)
-                          for k, v in g.attrs.items()}
+                          for k, v in _attr_items(g)}
             self.signals = _signal_paths(g)
-            self.contacts = sorted(g["contacts"].keys()) if "contacts" in g else []
+            self.contacts = sorted(_links(g["contacts"])) if "contacts" in g else []
             self.bodies = {b: _text(g["bodies"][b].attrs.get("type", ""))
-                           for b in sorted(g["bodies"].keys())} if "bodies" in g else {}
+                           for b in sorted(_links(g["bodies"]))} if "bodies" in g else {}
             self.params = {p: float(g.attrs[p]) for p in study.params if p in g.attrs}
         if study.params and len(self.params) < len(study.params):
             self.params = study._param_rows().get(index, self.params)
