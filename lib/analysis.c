@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "run.h"
+#include "run_state.h"
 #include "source.h"
 
 /* Most section values (samples times points) one scene may hold. */

@@ -16,7 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "run.h"
+#include "run_state.h"
 
 /* Free flight under constant acceleration a between a sample at
  * penetration p <= 0 with rate r and the crossing of p = 0: for r > 0 the

@@ -6,6 +6,14 @@
 
 #include "vibro.h"
 
+/* Discrete gradient (V(x1) - V(x0)) / (x1 - x0), N; V' at the midpoint
+ * where x1 and x0 are too close for the quotient to be accurate: the
+ * energy-conserving schemes' force (Chatziioannou eq 7-8). */
+double vb_law_gradient(const vb_law *law, double x1, double x0);
+/* Derivative of vb_law_gradient with respect to x1, N/m (their Newton's
+ * Jacobian). */
+double vb_law_gradient_dx1(const vb_law *law, double x1, double x0);
+
 /* Damping coefficient d (N s/m) of a law whose elastic force is fe: the
  * damping force is d times the compression rate (Hunt-Crossley: mu |fe|;
  * spring: c; 0 otherwise). */

@@ -13,7 +13,7 @@
 #define VIBRO_LYAPUNOV_H
 
 #include <stddef.h>
-#include "run.h"
+#include "run_state.h"
 
 /* What a run's exponent is asked with (the analysis block's `lyapunov`
  * key and its section). */

@@ -32,8 +32,8 @@
 #endif
 
 #include "h5util.h"
-#include "output.h"
-#include "output_writer.h"
+#include "writer.h"
+#include "writer_state.h"
 
 #define LINE_MAX_LEN 256
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "output.h"
+#include "writer.h"
 
 /* ------------------------------------------------ the analysis's values */
 

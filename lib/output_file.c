@@ -15,7 +15,7 @@
 #include <hdf5_hl.h>
 
 #include "h5util.h"
-#include "output.h"
+#include "writer.h"
 
 /* ------------------------------------------------- a file of stacked scenes */
 

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "h5util.h"
-#include "output.h"
-#include "output_writer.h"
+#include "writer.h"
+#include "writer_state.h"
 
 /* Whether scenes may still be placed in the laid-out shard. */
 int

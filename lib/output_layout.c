@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "h5util.h"
-#include "output.h"
+#include "writer.h"
 
 /* The modal properties of a modal body B, written as bodies.B.modes.<name>
  * [scene][mode] beside its recorded signals (they are the model's, not the

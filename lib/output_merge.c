@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "h5util.h"
-#include "output.h"
+#include "writer.h"
 
 #define PART_SUFFIX ".part"
 #define MERGE_BYTES (64.0 * 1024 * 1024) /* staging of one signal of a block */

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output.h"
-#include "output_writer.h"
+#include "writer.h"
+#include "writer_state.h"
 
 /* Try the lock of rank r: 1 if held by a running writer (its pid in *pid),
  * 0 if free (or absent). */

@@ -31,7 +31,7 @@
 #endif
 
 #include "h5util.h"
-#include "output.h"
+#include "writer.h"
 
 #define PART_SUFFIX  ".part"
 #define LINE_MAX_LEN 256

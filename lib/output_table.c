@@ -21,7 +21,7 @@
 
 #include "lyapunov.h"
 #include "h5util.h"
-#include "output.h"
+#include "writer.h"
 
 /* ------------------------------------------------------- the values */
 

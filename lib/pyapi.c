@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "vibro.h"
-#include "output.h"
+#include "writer.h"
 
 /* -------------------------------------------------------------- scenes */
 

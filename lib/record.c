@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include "run.h"
+#include "run_state.h"
 
 /* Contact c's stored energy: its law's potential V(x) at the compression
  * the sample records (NaN where that is NaN), J.  Its sum over the

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include "run.h"
+#include "run_state.h"
 
 #define WRITEBACK_EVERY ((size_t)8 << 20) /* bytes written between writebacks */
 

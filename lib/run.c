@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lyapunov.h"
-#include "run.h"
+#include "run_state.h"
 
 /* ------------------------------------------------------------ allocation */
 
@@ -257,13 +257,6 @@ vb_run_exec(vb_run *run)
   return vb_run_exec_stop(run, NULL);
 }
 
-/* The steps of vb_run_exec_stop. */
-static int
-exec_steps(vb_run *run, const volatile int *stop)
-{
-  return vb_run_exec_until(run, stop, 1);
-}
-
 /* The fraction of the steps done, 0 to 1; safe to read from another
  * thread while the run executes (a relaxed atomic load). */
 double
@@ -273,11 +266,10 @@ vb_run_fraction(const vb_run *run)
   return run->nsteps > 0 ? (double)at / (double)run->nsteps : 1.0;
 }
 
-/* vb_run_exec_stop that stops only when *stop >= level (a study's scenes
- * in flight run on after a first signal, stop = 1, and stop at the
- * second, VB_STOP_ABANDON). */
-int
-vb_run_exec_until(vb_run *run, const volatile int *stop, int level)
+/* The steps of vb_run_exec_until (its recording into a file is written
+ * by the caller). */
+static int
+exec_steps(vb_run *run, const volatile int *stop, int level)
 {
   const vb_scene *sc = run->scene;
   long first_failure = -1, failures = 0, n;
@@ -343,7 +335,17 @@ vb_run_exec_until(vb_run *run, const volatile int *stop, int level)
 int
 vb_run_exec_stop(vb_run *run, const volatile int *stop)
 {
-  int rc = exec_steps(run, stop);
+  return vb_run_exec_until(run, stop, 1);
+}
+
+/* vb_run_exec_stop that stops only when *stop >= level (a study's scenes
+ * in flight run on after a first signal, stop = 1, and stop at the
+ * second, VB_STOP_ABANDON).  A recording into a file is written to its
+ * end, whatever stopped the run. */
+int
+vb_run_exec_until(vb_run *run, const volatile int *stop, int level)
+{
+  int rc = exec_steps(run, stop, level);
   vb_record_flush(run);
   return rc;
 }
@@ -439,13 +441,6 @@ vb_run_balance_error(const vb_run *run)
 {
   return run->e_last[VB_ENERGY_TOTAL] + run->e_last[VB_ENERGY_DISSIPATED] -
          run->e_last[VB_ENERGY_EXTERNAL] - run->e_last[VB_ENERGY_CORRECTION] - run->e0;
-}
-
-/* Effective mass along a contact. */
-double
-vb_run_contact_mass(const vb_run *run, int contact)
-{
-  return run->model->islands[run->contact_island[contact]].meff[run->contact_local[contact]];
 }
 
 /* Largest drift of a scheme's state from its definition, over the islands. */

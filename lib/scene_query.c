@@ -74,10 +74,13 @@ vb_scene_contact_mass(const vb_scene *scene, int c)
   return m;
 }
 
-/* Initial state of a contact along its compression. */
-void
-vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0, double *a0,
-                       double *meff)
+/* A contact's initial state along its compression: penetration p0 (m),
+ * its rate v0 (m/s), the constant free-flight acceleration of the
+ * penetration from gravity a0 (m/s^2), and the effective mass meff (kg);
+ * NaN when the scene cannot build. */
+static void
+scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0, double *a0,
+                    double *meff)
 {
   vb_model *md;
   char err[8];
@@ -93,7 +96,7 @@ double
 vb_scene_approach_rate(const vb_scene *scene, int c, double *meff)
 {
   double p0, v0, a0, m;
-  vb_scene_contact_state(scene, c, &p0, &v0, &a0, &m);
+  scene_contact_state(scene, c, &p0, &v0, &a0, &m);
   if (meff)
     *meff = m;
   if (!(p0 <= 0.0) || (v0 <= 0.0 && a0 <= 0.0))

@@ -27,8 +27,8 @@
 #include <hdf5.h>
 
 #include "h5util.h"
-#include "output.h"
-#include "run.h"
+#include "run_state.h"
+#include "writer.h"
 #include "vibro.h"
 
 #define PART_SUFFIX     ".part"

@@ -18,6 +18,12 @@
 extern "C" {
 #endif
 
+/* libvibro is built with hidden visibility (Makefile.am): what this header
+ * declares is its exported interface, and nothing else is. */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility push(default)
+#endif
+
 #define VB_NAME_MAX 64
 
 /* Status codes returned by library functions; vb_strerror() gives the text. */
@@ -141,11 +147,6 @@ double vb_law_potential(const vb_law *law, double x);
 double vb_law_elastic(const vb_law *law, double x);
 /* Elastic stiffness V''(x), N/m. */
 double vb_law_curvature(const vb_law *law, double x);
-/* Discrete gradient (V(x1) - V(x0)) / (x1 - x0), N; V' at the midpoint
- * where x1 and x0 are too close for the quotient to be accurate. */
-double vb_law_gradient(const vb_law *law, double x1, double x0);
-/* Derivative of vb_law_gradient with respect to x1, N/m. */
-double vb_law_gradient_dx1(const vb_law *law, double x1, double x0);
 /* Total force V'(x) + d v for compression x and rate v, the damping d
  * being mu |V'(x)| (Hunt-Crossley; on each side of a rattle), c (spring)
  * or 0, N. */
@@ -387,11 +388,6 @@ double vb_scene_record_bytes(const vb_scene *scene);
 /* Effective mass along contact c (1 / sum over its modes of S^2 / M), kg;
  * NaN if it cannot be computed. */
 double vb_scene_contact_mass(const vb_scene *scene, int c);
-/* A contact's initial state along its compression: penetration p0 (m),
- * penetration rate v0 (m/s), the constant free-flight acceleration of the
- * penetration from gravity a0 (m/s^2), and the effective mass (kg). */
-void vb_scene_contact_state(const vb_scene *scene, int c, double *p0, double *v0, double *a0,
-                            double *meff);
 /* The impact rate a contact will have when free flight from its initial
  * state reaches it, m/s (0 if none follows); its effective mass (kg) into
  * *meff when meff is not NULL (one island build for both). */
@@ -399,8 +395,9 @@ double vb_scene_approach_rate(const vb_scene *scene, int c, double *meff);
 /* vb_scene_approach_rate of every contact c into rate[c] (m/s) and
  * meff[c] (kg), from one island build (NaN when the scene cannot build). */
 void vb_scene_approach_rates(const vb_scene *scene, double *rate, double *meff);
-/* A contact's initial state (vb_scene_contact_state) and its impact rate
- * (vb_scene_approach_rate). */
+/* A contact's initial state along its compression (p0, v0, a0: a0 the
+ * constant free-flight acceleration of the penetration from gravity), its
+ * effective mass and its impact rate (vb_scene_approach_rate). */
 typedef struct vb_contact_start {
   double p0, v0, a0; /* penetration (m), its rate (m/s), acceleration (m/s^2) */
   double meff;       /* effective mass, kg */
@@ -576,8 +573,6 @@ const double *vb_signal_data(const vb_run *run, const vb_signal *s, int i);
 /* Energy balance error at the end (from vb_run_final_energy, recorded or
  * not): total + dissipated - external - correction - initial, J. */
 double vb_run_balance_error(const vb_run *run);
-/* Effective mass of a contact (1 / sum of S^2/M over its modes), kg. */
-double vb_run_contact_mass(const vb_run *run, int contact);
 /* Largest distance of a scheme's per-contact state from its definition
  * over the run so far, in the state's units (sav: |psi - sqrt(2 V)|,
  * J^(1/2)); NaN when no contact of the scene keeps state. */
@@ -607,10 +602,13 @@ typedef struct vb_output_layout {
 
 /* The shards of an output being written (OUT.part/, doc/format.md). */
 typedef struct vb_output vb_output;
-/* A finished scene packed for the writer. */
-typedef struct vb_packed_scene vb_packed_scene;
 
-/* Open OUT.part/ for this process (rank `rank` of an MPI run, else 0):
+/* vb_study_run opens and writes its output itself.  A program that runs
+ * a study on several MPI ranks opens and frees it on rank 0 first, with
+ * the layout of vb_study_layout, so that an earlier run's OUT.part/ is
+ * cleared before any rank takes its lock (tools/cmd_run.c).
+ *
+ * Open OUT.part/ for this process (rank `rank` of an MPI run, else 0):
  * create it (refusing a symlink or a foreign directory there), lock it
  * (refusing a second writer, named with its PID), and with resume = 1 keep
  * the shards whose size and CRC-32 match the manifest, deleting the rest.
@@ -619,39 +617,10 @@ typedef struct vb_packed_scene vb_packed_scene;
  * Free with vb_output_free. */
 int vb_output_open(const char *path, const vb_output_layout *lay, int resume, int rank,
                    vb_output **out, char *err, size_t errlen);
-/* Whether scene `index` is in a kept or written shard (1) or not (0). */
-int vb_output_complete(const vb_output *output, long index);
-/* Status code of a complete scene as stored in its table row. */
-int vb_output_status_code(const vb_output *output, long index);
-/* Pack a finished run as scene `index` with its swept values [nparams]:
- * copies small recordings, borrows large ones (the run must then live
- * until vb_output_add returns).  Thread-safe.  Free with
- * vb_packed_scene_free unless handed to vb_output_add. */
-int vb_output_pack(const vb_output *output, long index, const double *param_values,
-                   const vb_run *run, vb_packed_scene **out, char *err, size_t errlen);
-/* Free a packed scene; NULL is a no-op. */
-void vb_packed_scene_free(vb_packed_scene *scene);
-/* Take a packed scene (always, even on error) into the current batch, and
- * write the batch as a shard when it is a second old or large.  One
- * writer at a time. */
-int vb_output_add(vb_output *output, vb_packed_scene *scene, char *err, size_t errlen);
-/* vb_output_pack then vb_output_add. */
-int vb_output_scene(vb_output *output, long index, const double *param_values, const vb_run *run,
-                    char *err, size_t errlen);
-/* Write the scenes added so far as a shard (none: nothing to do). */
-int vb_output_flush(vb_output *output, char *err, size_t errlen);
-/* Scenes in shards of this output (kept and written). */
-long vb_output_scenes_done(const vb_output *output);
 /* Unlock and free, dropping scenes not flushed; OUT.part stays (unless
  * the output was discarded: an error before any scene was finished in an
  * OUT.part this run created).  NULL is a no-op. */
 void vb_output_free(vb_output *output);
-/* Merge every verified shard of OUT.part/ (of any rank) into OUT, through
- * a temporary renamed into place, and remove OUT.part/; every scene must be
- * in a shard.  A nonzero *stop (may be NULL) abandons the merge with
- * VB_EINTR, the shards kept. */
-int vb_output_merge(const char *path, const vb_output_layout *lay, const volatile int *stop,
-                    char *err, size_t errlen);
 /* The shards of a running (or interrupted) study writing OUT: the files
  * its manifests list, complete and of the listed size, as malloc'ed paths
  * "OUT.part/rRRR-NNNNNN.h5".  Each is a closed vibro-3 file holding some
@@ -864,6 +833,10 @@ int vb_study_run_flat(
     void (*on_progress)(long done, long total, double rate, double left, void *ctx), void *ctx,
     double period, void (*on_stop)(long running, double seconds, void *ctx), long *report,
     char *status, size_t statuslen, char *err, size_t errlen);
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -18,8 +18,8 @@
 #include <zlib.h>
 
 #include "vibro.h"
-#include "output.h"
-#include "run.h"
+#include "writer.h"
+#include "run_state.h"
 #include "h5table.h"
 #include "testutil.h"
 

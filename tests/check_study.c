@@ -16,6 +16,7 @@
 #include <hdf5.h>
 
 #include "h5table.h"
+#include "writer.h"
 #include "testutil.h"
 #include "vibro.h"
 

@@ -1,5 +1,7 @@
-/* output.h - the vibro-3 layout shared by the shard writer and the merge
- * (internal; see doc/format.md).  The writer knows a layout
+/* writer.h - the output writer's internals (not installed; doc/format.md):
+ * the vibro-3 layout and its tables as descriptors, the shards of OUT.part/
+ * and their merge, and the writer's calls the study runner makes.  Shared
+ * by lib/output*.c, study_run.c and pyapi.c.  The writer knows a layout
  * (vb_output_layout), not studies. */
 #ifndef VB_OUTPUT_H
 #define VB_OUTPUT_H
@@ -12,6 +14,43 @@
 
 #define VB_FORMAT_NAME "vibro-3"
 #define VB_STATUS_LEN  128 /* bytes of the table's status column */
+
+/* ------------------------------------------------ the writer's calls */
+
+/* What the study runner (study_run.c) and vb_output_write call between
+ * vb_output_open and vb_output_free (vibro.h); not the user's API. */
+
+/* A finished scene packed for the writer. */
+typedef struct vb_packed_scene vb_packed_scene;
+/* Whether scene `index` is in a kept or written shard (1) or not (0). */
+int vb_output_complete(const vb_output *output, long index);
+/* Status code of a complete scene as stored in its table row. */
+int vb_output_status_code(const vb_output *output, long index);
+/* Pack a finished run as scene `index` with its swept values [nparams]:
+ * copies small recordings, borrows large ones (the run must then live
+ * until vb_output_add returns).  Thread-safe.  Free with
+ * vb_packed_scene_free unless handed to vb_output_add. */
+int vb_output_pack(const vb_output *output, long index, const double *param_values,
+                   const vb_run *run, vb_packed_scene **out, char *err, size_t errlen);
+/* Free a packed scene; NULL is a no-op. */
+void vb_packed_scene_free(vb_packed_scene *scene);
+/* Take a packed scene (always, even on error) into the current batch, and
+ * write the batch as a shard when it is a second old or large.  One
+ * writer at a time. */
+int vb_output_add(vb_output *output, vb_packed_scene *scene, char *err, size_t errlen);
+/* vb_output_pack then vb_output_add. */
+int vb_output_scene(vb_output *output, long index, const double *param_values, const vb_run *run,
+                    char *err, size_t errlen);
+/* Write the scenes added so far as a shard (none: nothing to do). */
+int vb_output_flush(vb_output *output, char *err, size_t errlen);
+/* Scenes in shards of this output (kept and written). */
+long vb_output_scenes_done(const vb_output *output);
+/* Merge every verified shard of OUT.part/ (of any rank) into OUT, through
+ * a temporary renamed into place, and remove OUT.part/; every scene must be
+ * in a shard.  A nonzero *stop (may be NULL) abandons the merge with
+ * VB_EINTR, the shards kept. */
+int vb_output_merge(const char *path, const vb_output_layout *lay, const volatile int *stop,
+                    char *err, size_t errlen);
 
 /* Shape of a signal per scene: [time], [mode], [mode][time], and a
  * distributed contact's [point][time]. */

@@ -1,5 +1,6 @@
-/* run.h - a run of a scene, shared by run.c, events.c and record.c (not
- * installed). */
+/* run_state.h - a run's state (struct vb_run) and the stages that act on
+ * it, impact tracking (events.c) and recording (record.c); shared by run.c,
+ * events.c, record.c, analysis.c and lyapunov.c (not installed). */
 #ifndef VIBRO_RUN_H
 #define VIBRO_RUN_H
 

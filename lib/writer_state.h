@@ -1,10 +1,11 @@
-/* output_writer.h - the shard writer's state, shared by output.c (shards,
- * manifest, resume) and output_laid.c (the shard laid out before a run).
- * Internal. */
+/* writer_state.h - the shard writer's state (struct vb_output and the
+ * laid-out shard), shared by output.c (shards, manifest, resume),
+ * output_laid.c (the shard laid out before a run) and output_part.c
+ * (OUT.part/ itself).  Internal. */
 #ifndef VB_OUTPUT_WRITER_H
 #define VB_OUTPUT_WRITER_H
 
-#include "output.h"
+#include "writer.h"
 
 #define PART_SUFFIX   ".part"
 #define BATCH_SECONDS 10.0                  /* a shard about every 10 s */
