@@ -34,7 +34,7 @@
  * TOLERANCE_MOST. */
 #define SCATTER_STEPS  12.0
 #define TOLERANCE_MOST 0.1
-#define PERTURBATION_DEFAULT 1e-8
+#define PERTURBATION_DEFAULT 0.0 /* 0: from the contacts (vb_lyapunov_perturbation) */
 
 /* ------------------------------------------------------------ the block */
 

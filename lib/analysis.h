@@ -41,7 +41,8 @@ typedef struct vb_analysis {
                                  0: from the file's period tolerances */
   /* the largest Lyapunov exponent (lyapunov.c), on request */
   int lyapunov;        /* 1: asked */
-  double perturbation; /* relative size of the twin's offset, 1 */
+  double perturbation; /* relative size of the twin's offset, 1; 0: from the
+                          contacts' resolution (vb_lyapunov_perturbation) */
   long renormalise;    /* drive periods between renormalisations */
   double grazing;      /* impacts below this fraction of the median v_in are
                           flagged; 0: none is */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "lyapunov.h"
 #include "vibro.h"
 
 /* Append a line to buf (len bytes), keeping it terminated. */
@@ -64,23 +65,59 @@ section_line(const vb_scene *sc, const vb_analysis *an, long count, char *buf, s
   line(buf, len, text);
 }
 
-/* The Lyapunov request's line of vb_analysis_summary: when the twin starts
- * and what it costs. */
+/* The Lyapunov request's line of vb_analysis_summary: the perturbation
+ * and where it comes from, when the twin starts and what it costs. */
 static void
 lyapunov_line(const vb_scene *sc, const vb_analysis *an, char *buf, size_t len)
 {
-  char text[512];
+  char text[640], from_what[160];
+  double n, p = vb_lyapunov_perturbation(sc, &n);
   long steps = vb_scene_steps(sc), from = an->section ? (long)ceil(an->transient_time * sc->fs
                                                                    - 1e-9)
                                                       : 1;
   from = from < 1 ? 1 : from;
+  if (an->perturbation > 0.0)
+    snprintf(from_what, sizeof from_what, "perturbation given");
+  else if (n > 0.0)
+    snprintf(from_what, sizeof from_what,
+             "the default 12 / N^2 in [1e-8, 1e-2] for N = %.3g steps a contact", n);
+  else
+    snprintf(from_what, sizeof from_what, "the default with no contact that closes");
   snprintf(text, sizeof text,
-           "analysis: lyapunov: a twin %.3g of the state away steps %ld of the %ld steps again "
-           "(from %.6g s), brought back every %ld %s: about %.2g times the run's cost",
-           an->perturbation, steps - from + 1, steps, (double)from / sc->fs, an->renormalise,
+           "analysis: lyapunov: a twin %.3g of the state away (%s) steps %ld of the %ld steps "
+           "again (from %.6g s), brought back every %ld %s: about %.2g times the run's cost",
+           p, from_what, steps - from + 1, steps, (double)from / sc->fs, an->renormalise,
            an->section ? "drive periods" : "periods of the lowest mode",
            1.0 + (double)(steps - from + 1) / (double)(steps > 0 ? steps : 1));
   line(buf, len, text);
+}
+
+/* The warning of a default perturbation with no window: below
+ * sqrt(12 / 1e-2) steps a contact the section's scatter (about 7 / N^2 of
+ * the orbit) reaches an impact's own scale (v_in t_c, about 1e-2 of the
+ * orbit on the ball at 40 steps): a line and 1, else 0 (doc/analysis.md,
+ * "The default perturbation"). */
+static int
+lyapunov_warning(const vb_scene *sc, char *buf, size_t len)
+{
+  const vb_analysis *an = sc->analysis;
+  char text[512];
+  double n;
+
+  if (!an || !an->lyapunov || an->perturbation > 0.0)
+    return 0;
+  vb_lyapunov_perturbation(sc, &n);
+  if (!(n > 0.0 && LYAPUNOV_SCATTER / (n * n) > LYAPUNOV_CEILING))
+    return 0;
+  snprintf(text, sizeof text,
+           "analysis 'lyapunov': a contact lasts %.3g steps, fewer than the %.3g at which the "
+           "default perturbation 12 / N^2 stays below 1e-2: no perturbation is both above the "
+           "section's scatter and below an impact's scale, so the exponent's sign may be the "
+           "discretisation's; raise fs above %.6g Hz",
+           n, sqrt(LYAPUNOV_SCATTER / LYAPUNOV_CEILING),
+           sc->fs * sqrt(LYAPUNOV_SCATTER / LYAPUNOV_CEILING) / n);
+  line(buf, len, text);
+  return 1;
 }
 
 /* What the scene's analysis block will compute (vibro check's summary),
@@ -291,7 +328,7 @@ vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
     }
   }
   free(s);
-  return n + section_warning(sc, buf, len);
+  return n + section_warning(sc, buf, len) + lyapunov_warning(sc, buf, len);
 }
 
 /* The warnings of a study's totals: its recording against the free space

@@ -148,6 +148,55 @@ nomem:
                  run->scene->name);
 }
 
+/* The fewest steps a contact lasts among those free flight from the
+ * initial state brings to an impact: Papetti eq 9's predicted duration
+ * times fs, as vibro check predicts it (lib/check.c); 0 when no contact
+ * can close or none has a prediction. */
+double
+vb_lyapunov_contact_steps(const vb_scene *sc)
+{
+  vb_contact_start *s = malloc(((size_t)sc->ncontacts + 1) * sizeof *s);
+  double fewest = 0.0;
+  if (!s)
+    return 0.0;
+  vb_scene_contact_states(sc, s);
+  for (int c = 0; c < sc->ncontacts; c++) {
+    const vb_contact *ct = &sc->contacts[c];
+    const vb_law_info *info = vb_law_info_of(ct->law.kind);
+    vb_prediction pr;
+    if (!info || !info->papetti || !(s[c].rate > 0.0))
+      continue;
+    vb_law_predict(&ct->law, s[c].meff, s[c].rate, &pr);
+    double n = pr.duration * sc->fs;
+    if (n > 0.0 && isfinite(n) && (fewest == 0.0 || n < fewest))
+      fewest = n;
+  }
+  free(s);
+  return fewest;
+}
+
+/* The perturbation a scene's twin starts with: the analysis block's when
+ * given, else clamp(12 / N^2, 1e-8, 1e-2) for the N of
+ * vb_lyapunov_contact_steps (1e-8 without a contact that closes):
+ * above the section's scatter, about 7 / N^2 of the orbit, that a
+ * smaller twin follows as a sawtooth and measures as chaos, and below
+ * an impact's own scale v_in t_c (doc/analysis.md, "The default
+ * perturbation").  *steps: that N, 0 when none or when given. */
+double
+vb_lyapunov_perturbation(const vb_scene *sc, double *steps)
+{
+  const vb_analysis *an = sc->analysis;
+  double n = 0.0, p = LYAPUNOV_FLOOR;
+  if (an && an->perturbation > 0.0) {
+    p = an->perturbation;
+  } else if ((n = vb_lyapunov_contact_steps(sc)) > 0.0) {
+    p = fmin(fmax(LYAPUNOV_SCATTER / (n * n), LYAPUNOV_FLOOR), LYAPUNOV_CEILING);
+  }
+  if (steps)
+    *steps = n;
+  return p;
+}
+
 /* The twin the scene's analysis block asks for. */
 int
 vb_lyapunov_alloc(vb_run *run, char *err, size_t errlen)
@@ -157,7 +206,7 @@ vb_lyapunov_alloc(vb_run *run, char *err, size_t errlen)
     return VB_OK;
   /* T and the transient are the section's; without one, no drive */
   const vb_lyapunov_opts o = {
-      .perturbation = an->perturbation,
+      .perturbation = vb_lyapunov_perturbation(run->scene, NULL),
       .renormalise = (double)an->renormalise,
       .period = an->section ? an->period : 0.0,
       .start = an->section ? an->transient_time : 0.0,
@@ -336,6 +385,13 @@ vb_run_lyapunov(const vb_run *run, double *second_half)
   if (second_half)
     *second_half = h;
   return l;
+}
+
+/* The relative perturbation the twin was started with, 1; NaN without. */
+double
+vb_run_lyapunov_perturbation(const vb_run *run)
+{
+  return run->lyap ? run->lyap->rel : NAN;
 }
 
 /* Intervals measured and the current d0, m. */

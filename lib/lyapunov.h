@@ -20,7 +20,8 @@
 typedef struct vb_lyapunov_opts {
   double perturbation; /* d0 relative to the largest norm of the run's state met
                           at the twin's start and measurements, 1 (valid: > 0 and
-                          < 1; 1e-8 .. 1e-6 in practice, doc/analysis.md) */
+                          < 1; the analysis block's default is
+                          vb_lyapunov_perturbation's, doc/analysis.md) */
   double renormalise;  /* periods T between renormalisations, 1 (> 0) */
   double period;       /* T, s: the section's drive period; 0 when there is no
                           drive (then T = 1 / the scene's lowest mode frequency,
@@ -28,6 +29,17 @@ typedef struct vb_lyapunov_opts {
   double start;        /* s: the twin starts at the first step at or after
                           this time (the section's transient), >= 0 */
 } vb_lyapunov_opts;
+
+/* The default perturbation, 1: 12 / N^2 for N steps a contact (the
+ * section's scatter is about 7 / N^2 of the orbit, doc/analysis.md
+ * "Default tolerances"), kept in [FLOOR, CEILING]; FLOOR without a
+ * contact that closes.  Below sqrt(SCATTER / CEILING) = 34.6 steps a
+ * contact the clamp bites and vibro check warns (the window above the
+ * scatter and below v_in t_c is empty; doc/analysis.md, "The default
+ * perturbation"). */
+#define LYAPUNOV_SCATTER 12.0
+#define LYAPUNOV_FLOOR   1e-8
+#define LYAPUNOV_CEILING 1e-2
 
 /* The twin and its running sums (lyapunov.c). */
 typedef struct vb_lyapunov vb_lyapunov;
@@ -42,6 +54,15 @@ int vb_lyapunov_attach(vb_run *run, const vb_lyapunov_opts *o, char *err, size_t
  * without `lyapunov`): T and the start are the section's period and
  * transient (no section: no drive, from t = 0).  As vb_lyapunov_attach. */
 int vb_lyapunov_alloc(vb_run *run, char *err, size_t errlen);
+/* The fewest steps (Papetti eq 9's predicted duration times fs) a
+ * contact lasts among those free flight from the initial state brings to
+ * an impact, as vibro check predicts it; 0 when none can close. */
+double vb_lyapunov_contact_steps(const vb_scene *sc);
+/* The relative perturbation a scene's twin starts with, 1: the analysis
+ * block's `perturbation` when given, else clamp(12 / N^2, 1e-8, 1e-2) for
+ * N = vb_lyapunov_contact_steps (1e-8 when 0); N into *steps (0 when
+ * given or none; may be NULL). */
+double vb_lyapunov_perturbation(const vb_scene *sc, double *steps);
 /* Free a twin; NULL is a no-op. */
 void vb_lyapunov_free(vb_lyapunov *ly);
 /* The run's hook, once the islands stand at step n (n >= 1): step the
@@ -56,6 +77,9 @@ void vb_lyapunov_step(vb_run *run, long n);
  * converge or the twin diverged); -inf when the twin fell onto the run to
  * the last bit (contraction beyond what double precision resolves). */
 double vb_run_lyapunov(const vb_run *run, double *second_half);
+/* The relative perturbation a run's twin was started with, 1 (NaN
+ * without a twin). */
+double vb_run_lyapunov_perturbation(const vb_run *run);
 /* Renormalisation intervals measured, and the separation's scale d0 (m,
  * in the norm of doc/analysis.md) the twin was held at; 0 without a
  * twin. */

@@ -172,6 +172,18 @@ get_lyapunov(const vb_column *col, const vb_run *run, int c, const void *item, v
   memcpy(out, col->at ? &half : &v, 8);
 }
 
+/* The relative perturbation the twin started with (the analysis block's,
+ * or the default from the contacts' resolution, lib/lyapunov.c), 1. */
+static void
+get_lyapunov_perturbation(const vb_column *col, const vb_run *run, int c, const void *item,
+                          void *out)
+{
+  double p = vb_run_lyapunov_perturbation(run);
+
+  (void)col, (void)c, (void)item;
+  memcpy(out, &p, 8);
+}
+
 #define CONTACT_LONG(n, member)                                                                    \
   {.name = n, .units = "1", .dim = VB_DIM_SCENE_CONTACT, .type = VB_COL_I64,                       \
    .get = get_contact_long, .at = offsetof(vb_contact_result, member)}
@@ -229,6 +241,8 @@ const vb_column vb_table_columns[] = {
      .get = get_lyapunov, .present = has_lyapunov},
     {.name = "lyapunov_second_half", .units = "1/s", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
      .get = get_lyapunov, .at = 1, .present = has_lyapunov},
+    {.name = "lyapunov_perturbation", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
+     .get = get_lyapunov_perturbation, .present = has_lyapunov},
     {.name = NULL},
 };
 

@@ -54,6 +54,11 @@ with h5py.File(d + "/j1.h5") as a, h5py.File(d + "/j2.h5") as b, h5py.File(d + "
         check(c in ta and ta[c].attrs["units"] in (b"1/s", "1/s"), c + " with its units")
         check(ta[c][...].tobytes() == tb[c][...].tobytes(), c + " differs between -j 1 and -j 2")
         check(c not in tp, c + " in a study without the key")
+    # the perturbation each scene's twin was given, stored as given
+    check("lyapunov_perturbation" in ta and "lyapunov_perturbation" not in tp and
+          ta["lyapunov_perturbation"][...].tolist() == [1e-8, 1e-7, 1e-6] * 2,
+          "lyapunov_perturbation: %s" % (ta["lyapunov_perturbation"][...].tolist()
+                                         if "lyapunov_perturbation" in ta else None))
     lam = ta["lyapunov"][...].reshape(2, 3)
     half = ta["lyapunov_second_half"][...].reshape(2, 3)
     print("lyapunov (25 Hz, 28 Hz) x (1e-8, 1e-7, 1e-6):", lam.tolist())
@@ -90,6 +95,44 @@ contains "$tmp/err" "bad.cfg:$line: analysis 'lyapunov': 'perturbation' must be 
 line=$(grep -n '^analysis' "$tmp/ball.cfg" | cut -d: -f1)
 error "$tmp/ball.cfg:$line: analysis 'lyapunov': contact 'bounce' has corrections, which the twin cannot apply (valid: corrections = [] with lyapunov)" \
   "$vibro" run -q "$tmp/ball.cfg" -o "$tmp/ball.h5"
+
+# the default perturbation (doc/analysis.md, "The default perturbation"):
+# 12 / N^2 for the ball's N steps a contact (flores, k = 1e6 N/m, 10 g:
+# 0.331 ms), said by check with N, stored in the table; below sqrt(12 /
+# 1e-2) = 34.6 steps check warns that the window is empty; a scene whose
+# contact free flight never closes (the ball at rest above a still table,
+# no gravity) keeps 1e-8
+dball() {
+  cat <<EOF
+scene = { name = "ball"; fs = $1; duration = 1.0; gravity = 9.81; };
+bodies = ( { name = "table"; type = "wall"; position = 0.0;
+    drive = { type = "sine"; amplitude = 1.0e-3; freq = 10.0; phase = 0.0; }; },
+  { name = "ball"; type = "mass"; mass = 0.01; u0 = 0.01; v0 = 0.0; } );
+contacts = ( { name = "bounce"; between = ["table", "ball"]; law = "flores"; k = 1e6;
+    alpha = 1.0; e = 0.5; scheme = "am1"; } );
+analysis = { lyapunov = { }; };
+EOF
+}
+dball 127320.0 >"$tmp/d42.cfg"
+dball 100000.0 >"$tmp/d33.cfg"
+expect 0 "$vibro" check "$tmp/d42.cfg"
+contains "$tmp/out" "analysis: lyapunov: a twin 0.00675 of the state away (the default 12 / N^2 in [1e-8, 1e-2] for N = 42.2 steps a contact) steps"
+grep -q "warning: analysis 'lyapunov'" "$tmp/out" "$tmp/err" && bad "a window warning at 42 steps" || ok
+expect 0 "$vibro" check "$tmp/d33.cfg"
+contains "$tmp/out" "analysis: lyapunov: a twin 0.01 of the state away (the default 12 / N^2 in [1e-8, 1e-2] for N = 33.1 steps a contact)"
+cat "$tmp/out" "$tmp/err" >"$tmp/both"
+contains "$tmp/both" "warning: analysis 'lyapunov': a contact lasts 33.1 steps, fewer than the 34.6 at which the default perturbation 12 / N^2 stays below 1e-2: no perturbation is both above the section's scatter and below an impact's scale, so the exponent's sign may be the discretisation's; raise fs above 104586 Hz"
+expect 0 "$vibro" run -q "$tmp/d42.cfg" -o "$tmp/d42.h5"
+"$python" -c "
+import sys, h5py
+p = h5py.File(sys.argv[1])['study/table']['lyapunov_perturbation'][...].tolist()
+n = 127320.0 * 3.3126e-4
+sys.exit(0 if len(p) == 1 and abs(p[0] - 12.0 / n ** 2) < 1e-3 * p[0] else 'stored %s' % p)" \
+  "$tmp/d42.h5" && ok || bad "the default perturbation stored"
+sed -e 's/gravity = 9.81/gravity = 0.0/' -e 's/amplitude = 1.0e-3/amplitude = 0.0/' \
+  "$tmp/d42.cfg" >"$tmp/far.cfg"
+expect 0 "$vibro" check "$tmp/far.cfg"
+contains "$tmp/out" "analysis: lyapunov: a twin 1e-08 of the state away (the default with no contact that closes)"
 
 echo "lyapunov.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

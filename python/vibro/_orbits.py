@@ -27,7 +27,7 @@ ORBIT_CLASSES = {0: "no_section", 1: "not_settled", 2: "periodic", 3: "irregular
 # The table's analysis columns, in the order orbits() gives them
 ORBIT_COLUMNS = ("orbit", "class", "label", "period", "impacts_per_period",
                  "orbit_tolerance", "sections", "attractor", "lyapunov",
-                 "lyapunov_second_half")
+                 "lyapunov_second_half", "lyapunov_perturbation")
 
 
 def _text(value):
@@ -205,7 +205,8 @@ def orbits(study):
     label ("period 2", "irregular", ...), period (m, drive periods of the
     cycle; 0 when not periodic), impacts_per_period (n), orbit_tolerance,
     sections (samples), attractor (id >= 0, -1 when not periodic) and,
-    when the study computed them, lyapunov and lyapunov_second_half (1/s).
+    when the study computed them, lyapunov and lyapunov_second_half (1/s)
+    and lyapunov_perturbation (1, the twin's relative offset).
     VibroError when the study has no analysis block."""
     t = study.table
     if "orbit" not in t.columns:
