@@ -351,7 +351,8 @@ def test_second_interrupt_abandons(tmp_path, monkeypatch, capsys):
     nothing written for them.  (tests/interrupt.sh resumes to the file of an
     uninterrupted run.)"""
     monkeypatch.chdir(tmp_path)
-    d = sweep_study(2, 200.0)                   # 2 scenes of 8.8 million steps: many seconds
+    d = sweep_study(2, 5000.0)  # 2 scenes of 220 million steps: the hammer flies free after its impact, and a
+    # free step costs tens of ns (200 s, 8.8 million steps, finished before the first Ctrl-C in CI)
     d["record"] = {"signals": []}
     out = tmp_path / "a.h5"
     t0 = time.monotonic()
