@@ -13,6 +13,19 @@ srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
 python=/usr/bin/python3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-points.XXXXXX")
+# A sanitizer build's libvibro, loaded in-process by vibro.simulate, needs
+# the sanitizers' runtimes first in the uninstrumented Python (as in
+# tests/python.sh): the Python runs go through a wrapper that preloads them
+if [ "${WITH_SANITIZERS:-no}" = yes ]; then
+  asan=$(${CC:-gcc} -print-file-name=libasan.so 2>/dev/null)
+  ubsan=$(${CC:-gcc} -print-file-name=libubsan.so 2>/dev/null)
+  if [ -f "$asan" ] && [ -f "$ubsan" ]; then
+    printf '#!/bin/sh\nLD_PRELOAD="%s:%s" ASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n' \
+      "$asan" "$ubsan" "$python" >"$tmp/python"
+    chmod +x "$tmp/python"
+    python=$tmp/python
+  fi
+fi
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
 if ! "$python" -c 'import h5py, numpy, xarray, h5netcdf' 2>/dev/null; then
