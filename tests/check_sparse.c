@@ -93,6 +93,17 @@ load(const char *text)
   return sc;
 }
 
+/* The island with the most contacts of a compiled model. */
+static const vb_island_model *
+largest_island(const vb_model *model)
+{
+  const vb_island_model *m = &model->islands[0];
+  for (int i = 1; i < model->nislands; i++)
+    if (model->islands[i].nc > m->nc)
+      m = &model->islands[i];
+  return m;
+}
+
 static const char *const schemes[] = {"two-point", "three-point"};
 
 /* The invariant, step by step, on random strings of 16 to 1,500 points. */
@@ -106,10 +117,7 @@ START_TEST(test_bound_holds)
   char err[1024];
   vb_model *model;
   ck_assert_int_eq(vb_model_compile(sc, &model, err, sizeof err), VB_OK);
-  const vb_island_model *m = &model->islands[0];
-  for (int i = 1; i < model->nislands; i++)
-    if (model->islands[i].nc > m->nc)
-      m = &model->islands[i];
+  const vb_island_model *m = largest_island(model);
   ck_assert_int_eq(m->nc, points);
   vb_island_state *s;
   ck_assert_int_eq(vb_island_state_alloc(m, &s), VB_OK);
@@ -253,10 +261,7 @@ START_TEST(test_few_live)
   char err[1024];
   vb_model *model;
   ck_assert_int_eq(vb_model_compile(sc, &model, err, sizeof err), VB_OK);
-  const vb_island_model *m = &model->islands[0];
-  for (int i = 1; i < model->nislands; i++)
-    if (model->islands[i].nc > m->nc)
-      m = &model->islands[i];
+  const vb_island_model *m = largest_island(model);
   vb_island_state *s;
   ck_assert_int_eq(vb_island_state_alloc(m, &s), VB_OK);
   vb_island_start(m, s);
@@ -299,10 +304,7 @@ energy_drift(const vb_scene *sc, int skip, double *live)
   char err[1024];
   vb_model *model;
   ck_assert_int_eq(vb_model_compile(sc, &model, err, sizeof err), VB_OK);
-  const vb_island_model *m = &model->islands[0];
-  for (int i = 1; i < model->nislands; i++)
-    if (model->islands[i].nc > m->nc)
-      m = &model->islands[i];
+  const vb_island_model *m = largest_island(model);
   vb_island_state *s;
   if (skip)
     unsetenv("VIBRO_NO_SKIP");
@@ -349,17 +351,6 @@ START_TEST(test_energy_conserved)
   free(text);
 }
 END_TEST
-
-/* The island with the most contacts of a compiled model. */
-static const vb_island_model *
-largest_island(const vb_model *model)
-{
-  const vb_island_model *m = &model->islands[0];
-  for (int i = 1; i < model->nislands; i++)
-    if (model->islands[i].nc > m->nc)
-      m = &model->islands[i];
-  return m;
-}
 
 /* The tanpura-like bridge (tests/bridge_scene.h, 60 modes, 16 to 128
  * points, two-point): the points leave at the start (the pluck lifts the
