@@ -167,6 +167,27 @@ vb_inputs_text(const vb_inputs *in)
   return text;
 }
 
+/* Whether `path`, read again by a later load, still has the bytes the
+ * list recorded for it: 0 when it has (or the list does not name it, or it
+ * cannot be read now: the read that follows reports that), 1 when it
+ * changed, with the CRC-32 recorded into *then and the present one into
+ * *now.  The scenes of a study each read their data files again. */
+int
+vb_inputs_changed(const vb_inputs *in, const char *path, unsigned long *then, unsigned long *now)
+{
+  long k;
+
+  if (in == NULL || path == NULL)
+    return 0;
+  for (k = 0; k < in->n; k++)
+    if (strcmp(in->path[k], path) == 0)
+      break;
+  if (k == in->n || file_crc(path, now) < 0)
+    return 0;
+  *then = in->crc[k];
+  return *now != *then;
+}
+
 /* Free the list; a zeroed list is a no-op. */
 void
 vb_inputs_clear(vb_inputs *in)

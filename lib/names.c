@@ -161,4 +161,6 @@ vb_loader_clear(vb_loader *ld)
   ld->points = NULL;
   vb_included_free(ld->included);
   ld->included = NULL;
+  free(ld->changed);
+  ld->changed = NULL;
 }

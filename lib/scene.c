@@ -384,6 +384,14 @@ load_parsed(const vb_source *src, const config_t *cfg, int shared, vb_scene **ou
   }
   vb_loader_init(&ld, src, err, errlen, sc);
   rc = load_root(&ld, config_root_setting(cfg));
+  /* a data file edited since scene 0 read it: this scene would run from
+   * other bytes than the finished ones and than the output's `inputs` say */
+  if (ld.changed != NULL)
+    rc = vb_errf(err, errlen, VB_EINVAL,
+                 "%s: '%s' changed while the study ran (CRC-32 %08lx when the study was "
+                 "loaded, %08lx now): its scenes would mix the two; restore it and run "
+                 "again with --resume, or run again with --restart",
+                 src->path, ld.changed, ld.changed_then, ld.changed_now);
   vb_loader_clear(&ld);
   if (rc == VB_OK && vb_record_index(sc) != VB_OK)
     rc = vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the scene", src->path);

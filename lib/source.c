@@ -397,13 +397,16 @@ vb_src_where(const vb_loader *ld, const config_setting_t *s, char *buf, size_t s
 
 /* A data file named in the scene, relative to the scene's directory. */
 void
-vb_src_data_path(const vb_loader *ld, const char *file, char *buf, size_t size)
+vb_src_data_path(vb_loader *ld, const char *file, char *buf, size_t size)
 {
   if (file[0] == '/' || ld->incdir == NULL)
     snprintf(buf, size, "%s", file);
   else
     snprintf(buf, size, "%s/%s", ld->incdir, file);
   vb_inputs_add(ld->files, buf, NULL, 0);
+  if (ld->files == NULL && ld->changed == NULL &&
+      vb_inputs_changed(ld->expect, buf, &ld->changed_then, &ld->changed_now))
+    ld->changed = strdup(buf); /* out of memory: unchecked, as when unlisted */
 }
 
 /* Read a numeric array (or, when scalar_ok, one number applied to all n)
@@ -511,6 +514,9 @@ vb_loader_init(vb_loader *ld, const vb_source *src, char *err, size_t errlen, vb
   ld->errlen = errlen;
   ld->scene = scene;
   ld->files = src->files;
+  ld->expect = src->expect;
+  ld->changed = NULL;
+  ld->changed_then = ld->changed_now = 0;
   ld->lines = &src->lines;
   ld->included = scene ? calloc(1, sizeof *ld->included) : NULL; /* NULL: read each time */
   ld->bodies = (vb_names){0};
@@ -528,6 +534,8 @@ vb_source_clear(vb_source *src)
   free(src->text);
   free(src->incdir);
   vb_inputs_clear(src->files);
+  vb_inputs_clear(src->expect);
+  free(src->expect);
   free(src->files);
   free(src->lines.start);
   memset(src, 0, sizeof *src);

@@ -32,6 +32,11 @@ void vb_inputs_add(vb_inputs *in, const char *path, const char *bytes, size_t le
 /* "PATH CRC32\n" per file in reading order (CRC in 8 hex digits); the
  * caller frees it; NULL when out of memory. */
 char *vb_inputs_text(const vb_inputs *in);
+/* 1 when `path`, listed in `in`, no longer has the bytes listed (the
+ * CRC-32 listed into *then, the present one into *now); 0 when it has, or
+ * is not listed, or cannot be read. */
+int vb_inputs_changed(const vb_inputs *in, const char *path, unsigned long *then,
+                      unsigned long *now);
 /* Free the list's memory; a zeroed list is a no-op. */
 void vb_inputs_clear(vb_inputs *in);
 
@@ -61,6 +66,9 @@ typedef struct vb_source {
    * once recording stops (a study stops after scene 0: the scenes built
    * in parallel read the same files) */
   vb_inputs *files;
+  /* once recording stopped: the files scene 0 read, with their CRC-32;
+   * every later load checks that its data files still match (owned) */
+  vb_inputs *expect;
   vb_lines lines; /* where each line of text starts */
 } vb_source;
 
@@ -121,6 +129,9 @@ typedef struct vb_loader {
   size_t errlen;
   vb_scene *scene; /* the scene being loaded (NULL: messages only) */
   vb_inputs *files; /* records the data files read (NULL: no record) */
+  const vb_inputs *expect; /* data files must still match these (NULL: no check) */
+  char *changed;           /* the first data file that no longer matches (owned), or NULL */
+  unsigned long changed_then, changed_now; /* its CRC-32 listed and present */
   const vb_lines *lines; /* of text */
   vb_included *included; /* read @include files (owned; NULL: none kept) */
   /* indices built on first use (owned; vb_loader_clear frees them) */
@@ -207,8 +218,9 @@ int vb_src_array(const vb_loader *ld, const config_setting_t *group, const char 
 
 /* Location "FILE:LINE" of a setting, for "first defined at" messages. */
 const char *vb_src_where(const vb_loader *ld, const config_setting_t *s, char *buf, size_t size);
-/* A data file named in the scene, relative to the scene's directory. */
-void vb_src_data_path(const vb_loader *ld, const char *file, char *buf, size_t size);
+/* A data file named in the scene, relative to the scene's directory; a study's
+ * later scenes note in ld->changed a file that no longer has scene 0's bytes. */
+void vb_src_data_path(vb_loader *ld, const char *file, char *buf, size_t size);
 
 /* Append an item to a comma-separated list, ending in "..." when full. */
 void vb_list_add(char *list, size_t size, const char *item);

@@ -300,7 +300,9 @@ check_scenes(vb_study *st, char *err, size_t errlen)
 
 /* Keep the list of the files scene 0's load read as text and stop
  * recording: every scene reads the same files (a sweep sets numbers, not
- * file names), and the scenes built in parallel must not write the list. */
+ * file names), and the scenes built in parallel must not write the list;
+ * they check against it that each data file they read again is unchanged
+ * (a file edited during a run would otherwise mix old and new scenes). */
 static int
 stop_recording(vb_study *st, char *err, size_t errlen)
 {
@@ -308,8 +310,12 @@ stop_recording(vb_study *st, char *err, size_t errlen)
 
   if (!failed)
     st->inputs = vb_inputs_text(st->src.files);
-  vb_inputs_clear(st->src.files);
-  free(st->src.files);
+  /* the later scenes check that the files they read again still match */
+  st->src.expect = failed ? NULL : st->src.files;
+  if (failed) {
+    vb_inputs_clear(st->src.files);
+    free(st->src.files);
+  }
   st->src.files = NULL;
   if (failed || st->inputs == NULL)
     return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory loading the study", st->src.path);
