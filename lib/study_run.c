@@ -70,23 +70,86 @@ vb_study_layout(const vb_study *study, vb_output_layout *lay, const char **names
   lay->first = vb_study_first(study);
 }
 
-/* Refuse an output that is a directory or the study file itself. */
+/* Whether an existing file may be replaced by a run's output: empty, or
+ * an HDF5 file whose root attribute `format` names a vibro layout.  The
+ * signature is read first, so a text or image file is never handed to
+ * libhdf5.  *why receives what it is otherwise. */
+static int
+replaceable(const char *out, const struct stat *so, const char **why)
+{
+  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char head[8];
+  FILE *f;
+  size_t got = 0;
+  vb_h5quiet q;
+  hid_t h;
+  char *format = NULL;
+  int ok;
+
+  if (so->st_size == 0)
+    return 1;
+  *why = "not an HDF5 file";
+  if ((f = fopen(out, "rb")) != NULL) {
+    got = fread(head, 1, sizeof head, f);
+    fclose(f);
+  }
+  if (got != sizeof head || memcmp(head, sig, sizeof sig) != 0)
+    return 0;
+  vb_h5_quiet_begin(&q);
+  h = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (h >= 0)
+    format = vb_h5_attr_read_string(h, "format");
+  vb_h5_close(h);
+  vb_h5_quiet_end(&q);
+  ok = format != NULL && strncmp(format, "vibro-", 6) == 0;
+  *why = h < 0 ? "an HDF5 file libhdf5 cannot open" : "an HDF5 file without vibro's 'format'";
+  free(format);
+  return ok;
+}
+
+/* Refuse an output that is a directory, the study file or a file its load
+ * read (by inode: an output over a frequencies or profile file destroyed
+ * it), or an existing file that is not a vibro output: a run replaces its
+ * output, and the user's own file must not go that way unasked. */
 static int
 output_check(const vb_study *study, const char *out, char *err, size_t errlen)
 {
   struct stat so, si;
+  const char *list = vb_study_inputs(study), *p, *eol, *why = "";
+  char path[4200];
 
-  if (stat(out, &so) == 0) {
-    if (S_ISDIR(so.st_mode)) {
-      snprintf(err, errlen, "%s: is a directory; -o names the output file", out);
+  if (stat(out, &so) != 0)
+    return VB_OK;
+  if (S_ISDIR(so.st_mode)) {
+    snprintf(err, errlen, "%s: is a directory; -o names the output file", out);
+    return VB_EINVAL;
+  }
+  if (vb_study_path(study) && stat(vb_study_path(study), &si) == 0 && si.st_dev == so.st_dev &&
+      si.st_ino == so.st_ino) {
+    snprintf(err, errlen, "%s: is the study file %s itself; choose another output", out,
+             vb_study_path(study));
+    return VB_EINVAL;
+  }
+  /* "PATH CRC32\n" per file read: the path is what comes before the last space */
+  for (p = list ? list : ""; (eol = strchr(p, '\n')) != NULL; p = eol + 1) {
+    const char *sp = eol;
+    while (sp > p && *sp != ' ')
+      sp--;
+    if (sp == p || (size_t)(sp - p) >= sizeof path)
+      continue;
+    memcpy(path, p, (size_t)(sp - p));
+    path[sp - p] = '\0';
+    if (stat(path, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+      snprintf(err, errlen, "%s: is %s, a file the study reads; choose another output", out, path);
       return VB_EINVAL;
     }
-    if (vb_study_path(study) && stat(vb_study_path(study), &si) == 0 && si.st_dev == so.st_dev &&
-        si.st_ino == so.st_ino) {
-      snprintf(err, errlen, "%s: is the study file %s itself; choose another output", out,
-               vb_study_path(study));
-      return VB_EINVAL;
-    }
+  }
+  if (S_ISREG(so.st_mode) && !replaceable(out, &so, &why)) {
+    snprintf(err, errlen,
+             "%s: exists and is not a vibro output (%s); refusing to replace it (valid: a new "
+             "name, a vibro output, or remove the file first)",
+             out, why);
+    return VB_EINVAL;
   }
   return VB_OK;
 }

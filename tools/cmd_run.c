@@ -1,6 +1,5 @@
 /* cmd_run.c - vibro run: simulate a scene or a study and write its
  * output file. */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -25,7 +24,6 @@
 #include "h5read.h"
 #include "outfile.h"
 
-#define INPUTS_MAX 64   /* files a scene reads that -o is compared with */
 #define RANKS_MAX  1000 /* MPI ranks: OUT.part/ names them with 3 digits (rRRR) */
 
 static const char description[] =
@@ -339,69 +337,45 @@ ranks_end(const vb_study *study, const char *out, const vb_study_options *opt, v
 }
 #endif
 
-/* Append to paths the files the scene text names as inputs: every string
- * value of a key `file` (drive profiles), `modes_file` or an @include,
- * resolved against the scene file's directory as the loader resolves them.
- * Returns the number of paths; each is malloc'ed. */
-static int
-scene_inputs(const char *scene, const char *text, char **paths, int n)
-{
-  static const char *const keys[] = {"modes_file", "file", "@include"};
-  char *copy = strdup(scene);
-  const char *dir = copy ? dirname(copy) : ".";
-
-  for (const char *p = text; p && *p && n < INPUTS_MAX; p++) {
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-      size_t len = strlen(keys[k]);
-      const char *q = p + len, *end;
-      int word = p == text || !(p[-1] == '_' || isalnum((unsigned char)p[-1]));
-      if (!word || strncmp(p, keys[k], len) != 0 || isalnum((unsigned char)*q) || *q == '_')
-        continue;
-      while (*q == ' ' || *q == '\t')
-        q++;
-      if (k < 2 && *q != '=' && *q != ':')
-        continue;
-      q += k < 2;
-      while (*q == ' ' || *q == '\t')
-        q++;
-      if (*q != '"' || !(end = strchr(q + 1, '"')))
-        continue;
-      int m = (int)(end - q - 1);
-      char *path = malloc((size_t)m + strlen(dir) + 2);
-      if (!path)
-        break;
-      if (q[1] == '/')
-        sprintf(path, "%.*s", m, q + 1);
-      else
-        sprintf(path, "%s/%.*s", dir, m, q + 1);
-      paths[n++] = path;
-      p = end;
-      break;
-    }
-  }
-  free(copy);
-  return n;
-}
-
 /* Refuse an output that is the scene file or a file it reads (by inode),
- * a directory or a symbolic link, before anything runs; 0 or -1. */
+ * a directory or a symbolic link, before anything runs; 0 or -1.  The
+ * files are those the load read (vb_study_inputs: the scene, each
+ * @include and every data file, whatever key names it), not a scan of the
+ * text, which missed a preset's `frequencies` and `initial` files. */
 static int
 check_output(const char *out, const vb_study *study)
 {
-  char *paths[INPUTS_MAX];
-  const char *inputs[INPUTS_MAX];
-  int n, rc;
+  const char *list = vb_study_inputs(study), *p, *eol;
+  const char **inputs;
+  char *copy;
+  int n = 1, rc;
 
-  paths[0] = strdup(vb_study_path(study));
-  n = paths[0] ? 1 : 0;
-  n = scene_inputs(vb_study_path(study), vb_study_input(study), paths, n);
-  for (int i = 0; i < n; i++)
-    inputs[i] = paths[i];
-  rc = strcmp(out, "-") == 0 ? cli_complain(out, "vibro run writes an HDF5 file, not standard "
-                                                 "output; name a file")
-                             : outfile_check(out, inputs, n);
-  for (int i = 0; i < n; i++)
-    free(paths[i]);
+  if (strcmp(out, "-") == 0)
+    return cli_complain(out, "vibro run writes an HDF5 file, not standard output; name a file");
+  for (p = list ? list : ""; *p; p++)
+    n += *p == '\n';
+  copy = strdup(list ? list : "");
+  inputs = malloc((size_t)n * sizeof *inputs);
+  if (!copy || !inputs) {
+    free(copy);
+    free(inputs);
+    return cli_complain(out, "out of memory");
+  }
+  inputs[0] = vb_study_path(study);
+  n = 1;
+  /* "PATH CRC32\n" per file: the path is what comes before the last space */
+  for (char *q = copy; (eol = strchr(q, '\n')) != NULL; q = (char *)eol + 1) {
+    char *sp = (char *)eol;
+    while (sp > q && *sp != ' ')
+      sp--;
+    if (sp > q) {
+      *sp = '\0';
+      inputs[n++] = q;
+    }
+  }
+  rc = outfile_check(out, inputs, n);
+  free(inputs);
+  free(copy);
   return rc;
 }
 
