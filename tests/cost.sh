@@ -1,0 +1,41 @@
+#!/bin/sh
+# cost.sh - `vibro check` stays quick on a large distributed contact
+# (outside review of session 8): it timed scene 0 over a step count fixed
+# by the model's size alone (2e6 / (modes + contacts)), but a step of a
+# 2000-point bridge costs far more than its size says (a dense compliance,
+# Newton over the active points), so check ran 909 steps of it: 27 s on
+# an idle machine, 4 minutes at 5000 points.  It now stops timing after
+# 0.25 s, and the load no longer builds (and compiles) scene 0 twice; the
+# same check takes 1.8 s.  Run by make check.
+set -u
+srcdir=${srcdir:-.}
+vibro=${VIBRO:-tools/vibro}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-cost.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+. "$srcdir/tests/testlib.sh"
+
+cat >"$tmp/bridge.cfg" <<'CFG'
+scene = { name = "g"; fs = 44100.0; duration = 0.05; gravity = 0.0; };
+bodies = (
+  { name = "bridge"; type = "wall"; },
+  { name = "string"; type = "modal";
+    preset = { kind = "string"; nmodes = 200; length = 1.0; tension = 40.0;
+               linear_density = 0.001; pluck = [0.3, 1e-3]; };
+    points = ( { name = "pickup"; x = 0.7; } ); } );
+contacts = (
+  { name = "jv"; between = ["bridge", "string"]; law = "power"; k = 1e9; alpha = 1.5;
+    scheme = "two-point"; max_iterations = 1000;
+    points = { from = 0.005; to = 0.025; n = 2000; };
+    profile = { parabola = [0.015, -1e-5, -0.5]; }; } );
+record = { signals = ["bodies/string/pickup/u"]; };
+CFG
+# 10 s: five times what it takes now, half what it took before
+expect 0 timeout 10 "$vibro" check "$tmp/bridge.cfg"
+contains "$tmp/out" "in all: 1 scene, 2205 steps"
+contains "$tmp/out" "bridge.cfg: valid, 0 warnings"
+# the estimate is a number of seconds, not NaN
+grep -Eq "about [0-9.e+-]+ s of CPU here \([0-9.e+-]+ us a step" "$tmp/out" && ok ||
+  bad "no step cost in: $(cat "$tmp/out")"
+
+echo "cost.sh: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
