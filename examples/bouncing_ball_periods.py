@@ -134,7 +134,7 @@ record = { every = 1000; };
 analysis = {
   section = { drive = "bodies.table.drive"; transient_time = %r; points = ["ball"]; };
   impact_map = { contact = "bounce"; };
-  period = { max = 16; tolerance = 1e-2; };
+  period = { max = 16; };
 };
 sweep = { mode = "zip"; params = (
   { path = "%s"; values = %s; },
