@@ -770,8 +770,10 @@ typedef struct vb_study_report {
  * that for an MPI run).  VB_OK when done (some scenes may have failed: see
  * report->failed and the table's status); VB_EINTR when stopped; otherwise
  * an error code with the message in err, and OUT.part left for a later run
- * with resume = 1.  `out` that is a directory or an input of the study is
- * refused before anything runs. */
+ * with resume = 1.  `out` that is a directory, an input of the study (any
+ * file its load read) or an existing file that is not a vibro output is
+ * refused before anything runs.  A data file that changed since the study
+ * was loaded stops the run at the next scene built (VB_EINVAL, naming it). */
 int vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt,
                  vb_study_report *report, char *err, size_t errlen);
 /* Merge the shards every rank wrote into `out` (rank 0, after all ranks
