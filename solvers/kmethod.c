@@ -164,8 +164,8 @@ derivatives(const vb_kproblem *p, int na)
  * indexed by contact), r into out[na] when out is not NULL; scaled as
  * LAPACK's dnrm2, so that it overflows only where r does. */
 static double
-residual(const vb_kproblem *p, int na, double lambda, const double *d, const double *f,
-         int packed, double *out)
+residual(const vb_kproblem *p, int na, const double *xs, double lambda, const double *d,
+         const double *f, int packed, double *out)
 {
   const int *act = p->piv;
   int nc = p->nc;
@@ -173,7 +173,7 @@ residual(const vb_kproblem *p, int na, double lambda, const double *d, const dou
   for (int i = 0; i < na; i++) {
     int c = act[i];
     const double *row = p->K + (size_t)c * nc;
-    double s = p->x1[c] - p->xt[c];
+    double s = xs ? xs[i] - p->xt[c] : p->x1[c] - p->xt[c];
     if (d)
       s += lambda * d[i];
     if (packed)
@@ -313,16 +313,76 @@ residual_converged(const vb_kproblem *p, int na)
   return 1;
 }
 
-/* |r| at x1_A + lambda d, with the forces there and their derivatives
- * into the trial slots (derivatives(p, na) - na and derivatives(p, na)). */
+/* Where a step's lift exponents (below) and trial compressions are kept:
+ * the 2 na doubles before the trial forces, clear of the LU of the update
+ * (na x na at the start of p->jac) and of its right-hand side (the trial
+ * forces' slots), or NULL (straight steps) where p->jac has no room for
+ * them (islands whose contacts are almost all active: a few contacts). */
+static double *
+lift_slots(const vb_kproblem *p, int na)
+{
+  return (size_t)na * na + 4 * (size_t)na <= (size_t)p->nc * p->nc ? derivatives(p, na) - 3 * na
+                                                                      : NULL;
+}
+
+/* The exponent of contact j's force as a local power of its compression,
+ * e = x fbar'/fbar at the iterate, where x, fbar and fbar' are positive and
+ * e > 1 (a force that grows faster than the compression); else 0 (no
+ * lift).  A power law's e is alpha where the contact was in contact at n,
+ * alpha + 1 where it was not (the discrete gradient V(x1)/(x1 - x0)). */
+static double
+lift_exponent(double x, double f, double df)
+{
+  double e = x * df / f;
+  return x > 0.0 && f > 0.0 && df > 0.0 && e > 1.0 && e <= 64.0 ? e : 0.0;
+}
+
+/* A contact's compression lambda along its Newton update d from x, lifted
+ * by its force's local exponent e: the update is taken in the force as a
+ * power C x^e of the compression, fbar + lambda fbar' d (Newton's own
+ * linear prediction of the force), and mapped back, x (1 + lambda e d /
+ * x)^(1/e); where that force would be negative (the contact leaves) the
+ * path goes on straight from x = 0, x (1 + lambda e d / x) / e.  Newton in
+ * x shortens a stiff contact's compression by only 1 - 1/e a step where
+ * the prediction is many times the root (a free prediction into a stiff
+ * barrier: 6 to 10 iterations on the tanpura bridge), while the force,
+ * which the modes' response makes nearly linear there, is found in one or
+ * two.  The path leaves x along d (its tangent at lambda = 0 is d), so
+ * the line search's slope and its Armijo test hold as for the straight
+ * step x + lambda d; the root and its tolerance are those of Newton in x:
+ * only the iterates change.  The straight step for e = 0 or where the
+ * lifted one is not finite. */
+static double
+lifted(double x, double d, double lambda, double e)
+{
+  double xs = x + lambda * d;
+  if (e == 0.0)
+    return xs;
+  double y = 1.0 + lambda * e * d / x;
+  double xn = y > 0.0 ? x * pow(y, 1.0 / e) : x * y / e;
+  return isfinite(xn) ? xn : xs;
+}
+
+/* |r| at the trial point lambda along d (lifted where lift_slots has room),
+ * with the compressions there in its trial slots, and the forces and
+ * their derivatives in the trial slots (derivatives(p, na) - na and
+ * derivatives(p, na)). */
 static double
 trial(const vb_kproblem *p, int na, double lambda)
 {
   const int *act = p->piv;
-  double *d = p->rhs, *df = derivatives(p, na), *ft = df - na;
-  for (int j = 0; j < na; j++)
-    ft[j] = force_of(p, act[j], p->x1[act[j]] + lambda * d[j], &df[j]);
-  return residual(p, na, lambda, d, ft, 1, NULL);
+  double *d = p->rhs, *df = derivatives(p, na), *ft = df - na, *e = lift_slots(p, na);
+  if (!e) {
+    for (int j = 0; j < na; j++)
+      ft[j] = force_of(p, act[j], p->x1[act[j]] + lambda * d[j], &df[j]);
+    return residual(p, na, NULL, lambda, d, ft, 1, NULL);
+  }
+  double *xs = e + na;
+  for (int j = 0; j < na; j++) {
+    xs[j] = lifted(p->x1[act[j]], d[j], lambda, e[j]);
+    ft[j] = force_of(p, act[j], xs[j], &df[j]);
+  }
+  return residual(p, na, xs, 0.0, NULL, ft, 1, NULL);
 }
 
 /* Move x1_A and fbar_A to the trial point at lambda; the new |r| into
@@ -331,12 +391,12 @@ static void
 take(const vb_kproblem *p, int na, double lambda, double *phi)
 {
   const int *act = p->piv;
-  double *d = p->rhs, *ft = derivatives(p, na) - na;
+  double *d = p->rhs, *ft = derivatives(p, na) - na, *e = lift_slots(p, na);
   for (int j = 0; j < na; j++) {
-    p->x1[act[j]] += lambda * d[j];
+    p->x1[act[j]] = e ? e[na + j] : p->x1[act[j]] + lambda * d[j];
     p->fbar[act[j]] = ft[j];
   }
-  *phi = residual(p, na, 0.0, NULL, p->fbar, 0, d);
+  *phi = residual(p, na, NULL, 0.0, NULL, p->fbar, 0, d);
 }
 
 /* Backtrack along d from x1_A until |r| decreases enough below ref
@@ -376,7 +436,7 @@ newton_active(const vb_kproblem *p, int na, int *its)
     if (p->cts[c].max_iterations > maxit)
       maxit = p->cts[c].max_iterations;
   }
-  double phi = residual(p, na, 0.0, NULL, p->fbar, 0, p->rhs);
+  double phi = residual(p, na, NULL, 0.0, NULL, p->fbar, 0, p->rhs);
   if (!isfinite(phi))
     return VB_EDIVERGED; /* the forces overflow where the solve starts */
   double past[NONMONOTONE_MEMORY];
@@ -388,6 +448,9 @@ newton_active(const vb_kproblem *p, int na, int *its)
     *its += 1;
     if (phi == 0.0)
       return VB_OK;
+    double *e = lift_slots(p, na);
+    for (int j = 0; e && j < na; j++)
+      e[j] = lift_exponent(p->x1[act[j]], p->fbar[act[j]], df[j]);
     if (vb_kmethod_update(p, na) != 0)
       break;
     int small = update_converged(p, na);
@@ -398,6 +461,7 @@ newton_active(const vb_kproblem *p, int na, int *its)
   }
   return residual_converged(p, na) ? VB_OK : VB_ENOCONV;
 }
+
 
 /* The compressions of the contacts outside the active set under the
  * active forces, x1_c = xt_c - K_cA fbar_A; when `join` is set those that
@@ -436,6 +500,42 @@ expand_active(const vb_kproblem *p, int *na, int join)
   return added;
 }
 
+/* The start of the active set's Newton: x1_A = xt_A - K_AA fbar_A with
+ * the previous step's forces fbar_A (still in p->fbar), the compressions
+ * the modes would reach if the active contacts pushed as they did last
+ * step.  The discrete equations and their tolerance are those of the cold
+ * start x1 = xt: only the iteration path changes.  Over an impact of many
+ * steps the force moves little from step to step, so the iterate starts
+ * within a few per cent of the root instead of at the free prediction (a
+ * penetration many times the root's for a stiff law), and Newton needs
+ * about half the iterations (tests/bench/bench_strings: the tanpura bridge,
+ * 64 points).  Where it starts no force is finite (the previous forces
+ * pulled a contact deeper, an overflowing law), x1_A = xt_A as before. */
+static void
+warm_start(const vb_kproblem *p, int na)
+{
+  const int *act = p->piv;
+  int nc = p->nc, warm = 0;
+  for (int j = 0; j < na; j++)
+    warm |= p->fbar[act[j]] != 0.0;
+  if (!warm)
+    return;
+  for (int i = 0; i < na; i++) {
+    int c = act[i];
+    const double *row = p->K + (size_t)c * nc;
+    double x = p->xt[c];
+    for (int j = 0; j < na; j++)
+      x -= row[act[j]] * p->fbar[act[j]];
+    double df, f = force_of(p, c, x, &df);
+    if (!isfinite(x) || !isfinite(f) || !isfinite(df)) {
+      for (int k = 0; k < na; k++)
+        p->x1[act[k]] = p->xt[act[k]];
+      return;
+    }
+    p->x1[c] = x;
+  }
+}
+
 /* Solve the step on its active set, from xt, or from the current x1
  * (keeping each contact's fall-back choice) when `resume` is set.
  * VB_OK, VB_ENOCONV (the finite iterate is kept) or VB_EDIVERGED (scalar
@@ -451,11 +551,14 @@ solve_active_set(const vb_kproblem *p, int resume)
       p->x1[c] = p->xt[c];
       p->fallback[c] = 0;
     }
-    p->fbar[c] = 0.0;
     if (vb_kmethod_may_act(ct, &p->hist[c], p->xt[c], p->three) ||
         (resume && vb_kmethod_may_act(ct, &p->hist[c], p->x1[c], p->three)))
       p->piv[na++] = c;
   }
+  if (!resume)
+    warm_start(p, na);
+  for (int k = 0; k < ns; k++)
+    p->fbar[member(p, k)] = 0.0;
   /* every contact joins at most once: at most ns rounds */
   for (int round = 0; round <= ns && na > 0; round++) {
     if (na == 1 && p->cts[p->piv[0]].scheme->ops->solve_single) {
