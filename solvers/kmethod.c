@@ -37,6 +37,7 @@
  * active-set Newton when the sweeps stall. */
 #include <math.h>
 #include <lapacke.h>
+#include <string.h>
 #include "internal.h"
 #include "scheme.h"
 
@@ -287,25 +288,34 @@ update_converged(const vb_kproblem *p, int na)
  * sum_d |K_cd| (|fbar_d| + |fbar'_d x1_d|)): a stiff law's force k x1
  * rounds to eps k |x1|, so r cannot be smaller than these terms' rounding.
  * With a small update, the convergence test; alone where the iteration
- * stops (a singular Jacobian, the cap). */
+ * stops (a singular Jacobian, the cap).  `fresh`: right after a step was
+ * taken, fbar' at x1_A is in derivatives(p, na) and r in p->rhs (the same
+ * values and bits as forming them again); else both are formed here. */
 static int
-residual_converged(const vb_kproblem *p, int na)
+residual_converged(const vb_kproblem *p, int na, int fresh)
 {
   const int *act = p->piv;
   int nc = p->nc;
   double *fs = p->jac; /* |fbar_d| + |fbar'_d x1_d|, packed */
+  const double *dfs = derivatives(p, na);
   for (int j = 0; j < na; j++) {
     int d = act[j];
-    double df, f = force_of(p, d, p->x1[d], &df);
-    fs[j] = fabs(f) + fabs(df * p->x1[d]);
+    double df, f = fresh ? p->fbar[d] : force_of(p, d, p->x1[d], &df);
+    fs[j] = fabs(f) + fabs((fresh ? dfs[j] : df) * p->x1[d]);
   }
   for (int i = 0; i < na; i++) {
     int c = act[i];
     const double *row = p->K + (size_t)c * nc;
     double r = p->x1[c] - p->xt[c], scale = fabs(p->x1[c]) + fabs(p->xt[c]);
-    for (int j = 0; j < na; j++) {
-      r += row[act[j]] * p->fbar[act[j]];
-      scale += fabs(row[act[j]]) * fs[j];
+    if (fresh) {
+      r = p->rhs[i];
+      for (int j = 0; j < na; j++)
+        scale += fabs(row[act[j]]) * fs[j];
+    } else {
+      for (int j = 0; j < na; j++) {
+        r += row[act[j]] * p->fbar[act[j]];
+        scale += fabs(row[act[j]]) * fs[j];
+      }
     }
     if (!(fabs(r) <= p->cts[c].tolerance * scale))
       return 0;
@@ -313,15 +323,17 @@ residual_converged(const vb_kproblem *p, int na)
   return 1;
 }
 
-/* Where a step's lift exponents (below) and trial compressions are kept:
- * the 2 na doubles before the trial forces, clear of the LU of the update
- * (na x na at the start of p->jac) and of its right-hand side (the trial
- * forces' slots), or NULL (straight steps) where p->jac has no room for
- * them (islands whose contacts are almost all active: a few contacts). */
+/* Where a step's lift exponents (below), trial compressions and trial
+ * residual are kept: the 3 na doubles before the trial forces, clear of
+ * the LU of the update (na x na at the start of p->jac) and of its
+ * right-hand side (the trial forces' slots), or NULL (straight steps, the
+ * residual formed again when a trial is taken) where p->jac has no room
+ * for them (islands whose contacts are almost all active: a few
+ * contacts). */
 static double *
 lift_slots(const vb_kproblem *p, int na)
 {
-  return (size_t)na * na + 4 * (size_t)na <= (size_t)p->nc * p->nc ? derivatives(p, na) - 3 * na
+  return (size_t)na * na + 5 * (size_t)na <= (size_t)p->nc * p->nc ? derivatives(p, na) - 4 * na
                                                                       : NULL;
 }
 
@@ -382,13 +394,15 @@ trial(const vb_kproblem *p, int na, double lambda)
     xs[j] = lifted(p->x1[act[j]], d[j], lambda, e[j]);
     ft[j] = force_of(p, act[j], xs[j], &df[j]);
   }
-  return residual(p, na, xs, 0.0, NULL, ft, 1, NULL);
+  return residual(p, na, xs, 0.0, NULL, ft, 1, xs + na);
 }
 
-/* Move x1_A and fbar_A to the trial point at lambda; the new |r| into
- * *phi and the new r into p->rhs. */
+/* Move x1_A and fbar_A to the trial point at lambda, whose |r| the last
+ * trial() returned (phit); the new |r| into *phi and the new r into
+ * p->rhs: the trial's (the same sums in the same order: the same bits),
+ * or formed again on a straight step. */
 static void
-take(const vb_kproblem *p, int na, double lambda, double *phi)
+take(const vb_kproblem *p, int na, double lambda, double phit, double *phi)
 {
   const int *act = p->piv;
   double *d = p->rhs, *ft = derivatives(p, na) - na, *e = lift_slots(p, na);
@@ -396,7 +410,12 @@ take(const vb_kproblem *p, int na, double lambda, double *phi)
     p->x1[act[j]] = e ? e[na + j] : p->x1[act[j]] + lambda * d[j];
     p->fbar[act[j]] = ft[j];
   }
-  *phi = residual(p, na, NULL, 0.0, NULL, p->fbar, 0, d);
+  if (e) {
+    memcpy(d, e + 2 * na, (size_t)na * sizeof(double));
+    *phi = phit;
+  } else {
+    *phi = residual(p, na, NULL, 0.0, NULL, p->fbar, 0, d);
+  }
 }
 
 /* Backtrack along d from x1_A until |r| decreases enough below ref
@@ -410,14 +429,17 @@ static int
 line_search(const vb_kproblem *p, int na, double *phi, double ref)
 {
   double lambda = 1.0;
-  for (int k = 0; k <= LINE_SEARCH_MAX; k++, lambda *= 0.5)
-    if (trial(p, na, lambda) <= ref - ARMIJO_SIGMA * lambda * *phi) {
-      take(p, na, lambda, phi);
+  for (int k = 0; k <= LINE_SEARCH_MAX; k++, lambda *= 0.5) {
+    double t = trial(p, na, lambda);
+    if (t <= ref - ARMIJO_SIGMA * lambda * *phi) {
+      take(p, na, lambda, t, phi);
       return 0;
     }
-  if (!isfinite(trial(p, na, 1.0)))
+  }
+  double t = trial(p, na, 1.0);
+  if (!isfinite(t))
     return -1;
-  take(p, na, 1.0, phi);
+  take(p, na, 1.0, t, phi);
   return 1;
 }
 
@@ -456,10 +478,10 @@ newton_active(const vb_kproblem *p, int na, int *its)
     int small = update_converged(p, na);
     if (line_search(p, na, &phi, ref) < 0)
       break;
-    if (small && residual_converged(p, na))
+    if (small && residual_converged(p, na, 1))
       return VB_OK;
   }
-  return residual_converged(p, na) ? VB_OK : VB_ENOCONV;
+  return residual_converged(p, na, 0) ? VB_OK : VB_ENOCONV;
 }
 
 
