@@ -409,16 +409,16 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
   sp->nrejoined = 0;
   sp->t1 = t1;
   memcpy(sp->fprev, s->fbar, (size_t)nc * sizeof(double));
-  /* the modes' motion over the last step */
-  for (int g = 0; g < sp->ng; g++)
-    sp->move[g] = sqrt(vb_kernel_dist2(sp->gfrom[g], sp->gfrom[g + 1], s->qt, sp->qprev));
-  memcpy(sp->qprev, s->qt, (size_t)m->nmp * sizeof(double));
   int refreshed = 0;
   if (s->ntrk == nc && sp->wait > 0) {
     /* every contact live and the last scan found no leaver: wait */
     sp->wait--;
     sp->waited = 1;
   } else {
+    /* the modes' motion over the last step (qprev: the last step's
+     * prediction, kept when this step was to scan) */
+    for (int g = 0; g < sp->ng; g++)
+      sp->move[g] = sqrt(vb_kernel_dist2(sp->gfrom[g], sp->gfrom[g + 1], s->qt, sp->qprev));
     /* leave: bounds and histories of the modes at n (after a wait, the
      * distances of the modes at n, which each step's last distances()
      * otherwise gives) */
@@ -451,6 +451,10 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
     else
       distances(sp, s->qt);
   }
+  /* the next step scans unless every contact is live (none can rejoin
+   * before it) and it waits: then it needs no motion of the modes */
+  if (!(s->ntrk == nc && !changed && sp->wait > 0))
+    memcpy(sp->qprev, s->qt, (size_t)m->nmp * sizeof(double));
   if (changed)
     relist(m, s);
   if (s->ntrk < nc) {
