@@ -689,27 +689,40 @@ vb_record_blank_from(vb_run *run, long k0)
   }
 }
 
+/* The energies of vb_energy at the islands' current step into e, J:
+ * summed island by island, the total last (inlined into each sample). */
+static inline void
+energy_sum(const vb_run *run, double e[VB_ENERGY_COUNT])
+{
+  double k = 0.0, p = 0.0, d = 0.0, x = 0.0, c = 0.0;
+  for (int i = 0, n = run->nislands; i < n; i++) {
+    const vb_island_state *is = run->states[i];
+    k += is->kinetic;
+    p += is->potential;
+    d += is->dissipated;
+    x += is->external;
+    c += is->corrected;
+  }
+  e[VB_ENERGY_KINETIC] = k;
+  e[VB_ENERGY_POTENTIAL] = p;
+  e[VB_ENERGY_DISSIPATED] = d;
+  e[VB_ENERGY_EXTERNAL] = x;
+  e[VB_ENERGY_CORRECTION] = c;
+  e[VB_ENERGY_TOTAL] = k + p;
+}
+
 /* The scene's discrete energy at the islands' current step. */
 void
 vb_record_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext,
                  double *corr)
 {
-  double k = 0.0, p = 0.0, d = 0.0, x = 0.0, c = 0.0;
-  for (const vb_island_state *const *s = (const vb_island_state *const *)run->states,
-                                    *const *end = s + run->nislands;
-       s < end;
-       s++) {
-    k += (*s)->kinetic;
-    p += (*s)->potential;
-    d += (*s)->dissipated;
-    x += (*s)->external;
-    c += (*s)->corrected;
-  }
-  *kin = k;
-  *pot = p;
-  *diss = d;
-  *ext = x;
-  *corr = c;
+  double e[VB_ENERGY_COUNT];
+  energy_sum(run, e);
+  *kin = e[VB_ENERGY_KINETIC];
+  *pot = e[VB_ENERGY_POTENTIAL];
+  *diss = e[VB_ENERGY_DISSIPATED];
+  *ext = e[VB_ENERGY_EXTERNAL];
+  *corr = e[VB_ENERGY_CORRECTION];
 }
 
 /* Store v at sample k of a series that may not be recorded. */
@@ -780,9 +793,7 @@ vb_record_sample(vb_run *run, long n, long k)
   if (!run->record_energies && !last)
     return;
   double e[VB_ENERGY_COUNT];
-  vb_record_energy(run, &e[VB_ENERGY_KINETIC], &e[VB_ENERGY_POTENTIAL], &e[VB_ENERGY_DISSIPATED],
-                   &e[VB_ENERGY_EXTERNAL], &e[VB_ENERGY_CORRECTION]);
-  e[VB_ENERGY_TOTAL] = e[VB_ENERGY_KINETIC] + e[VB_ENERGY_POTENTIAL];
+  energy_sum(run, e);
   double *const *to = run->energy;
   for (int w = 0; w < VB_ENERGY_COUNT; w++)
     put(to[w], kk, e[w]);
