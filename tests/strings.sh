@@ -64,8 +64,23 @@ PY
 cat "$tmp/py.out"
 
 # vibro info and vibro events read it; events name each point
+# (one line per distributed contact: its impacts summed over its points,
+# how many points were hit, checked against h5py; --points: every point)
+"$python" - "$tmp/beds.h5" >"$tmp/want" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+names = [c.decode() for c in f["study/table/contact"][()]]
+n = f["study/table/impacts"][0]
+for s in range(4):
+    v = [int(k) for c, k in zip(names, n) if c.startswith("bed%d[" % s)]
+    print("  contact 'bed%d': 2500 points (bed%d[0] .. bed%d[2499]), power, two-point, "
+          "%d impacts on %d points" % (s, s, s, sum(v), sum(k > 0 for k in v)))
+PY
 expect 0 "$vibro" info "$tmp/beds.h5"
-equal "contacts listed by vibro info" "$(grep -c "^  contact 'bed" "$tmp/out")" 10000
+grep "^  contact 'bed" "$tmp/out" | sed 's/ (most .*//' >"$tmp/got"
+equal "vibro info: one line a distributed contact, sums as h5py's" "$(cat "$tmp/got")" "$(cat "$tmp/want")"
+expect 0 "$vibro" info "$tmp/beds.h5" --points
+equal "contacts listed by vibro info --points" "$(grep -c "^  contact 'bed" "$tmp/out")" 10000
 expect 0 "$vibro" events "$tmp/beds.h5" --csv
 equal "events whose contact names a point" \
   "$(awk -F, 'NR > 1 && $2 !~ /^bed[0-3]\[[0-9]+\]$/' "$tmp/out" | wc -l | tr -d ' ')" 0

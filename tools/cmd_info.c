@@ -21,7 +21,10 @@ static const char description[] =
     "sample rate, bodies, contacts (law, scheme, impacts, Newton failures,\n"
     "fall-backs) and energy-balance error, absolute and relative to the\n"
     "scene's initial energy.  With more than 10 scenes only the first 3 are\n"
-    "shown in detail, then totals (--all shows every scene).  A study's\n"
+    "shown in detail, then totals (--all shows every scene).  The points of\n"
+    "a distributed contact (contacts NAME[0], NAME[1], ...) are summed on one\n"
+    "line per contact: impacts, on how many points, where most (--points\n"
+    "lists each point).  A study's\n"
     "/study/table is summarised: rows, swept parameters (columns named by a\n"
     "parameter path, such as contacts.hit.k) with their ranges, other columns;\n"
     "scenes that /study/done does not mark complete are counted.\n"
@@ -488,10 +491,11 @@ done:
   return rc;
 }
 
-enum { OPT_ALL = 256 };
+enum { OPT_ALL = 256, OPT_POINTS };
 
 static const cli_option options[] = {
     {OPT_ALL, "all", NULL, "detail every scene, however many"},
+    {OPT_POINTS, "points", NULL, "list a distributed contact's points one by one"},
     {0, NULL, NULL, NULL},
 };
 
@@ -501,16 +505,18 @@ info_main(const cli_command *cmd, int argc, char **argv)
 {
   output_files of;
   cli_args a;
-  int all = 0, key, rc;
+  int all = 0, points = 0, key, rc;
 
   cli_begin(&a, cmd, argc, argv);
   while ((key = cli_next(&a)) > 0 && key != 'h')
     if (key == OPT_ALL)
       all = 1;
+    else if (key == OPT_POINTS)
+      points = 1;
   if (outputs_operand(&a, key, &of, &rc) < 0)
     return rc;
   if (of.version >= 2)
-    rc = info_v2(a.operands[0], &of, all) < 0;
+    rc = info_v2(a.operands[0], &of, all, points) < 0;
   else
     rc = info_file(a.operands[0], of.fid[0], of.format, all) < 0;
   outputs_close(&of);
@@ -520,7 +526,7 @@ info_main(const cli_command *cmd, int argc, char **argv)
 
 const cli_command cli_info = {
     .name = "info",
-    .synopsis = "OUT.h5 [--all]",
+    .synopsis = "OUT.h5 [--all] [--points]",
     .summary = "an output file at a glance: scenes, status, impacts",
     .description = description,
     .options = options,

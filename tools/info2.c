@@ -30,6 +30,7 @@ typedef struct summary {
   double *values; /* [swept.n][rows] their values */
   long events;    /* rows of /study/events */
   analysis_summary analysis; /* the orbits (issue 20), when the table has them */
+  int points;                /* list a distributed contact's points one by one */
 } summary;
 
 /* The columns of a table that name contacts: impacts:C. */
@@ -96,13 +97,122 @@ print_balance(hid_t fid, long at, double balance, double samples)
   printf("\n");
 }
 
+/* How many contacts from c on are the points of one distributed contact,
+ * named BASE[0], BASE[1], ... in order (lib/scene_distributed.c's
+ * expansion); 1 for any other name. */
+static size_t
+point_run(const namelist *names, size_t c)
+{
+  const char *first = names->v[c];
+  size_t len = strlen(first), n = 1;
+  char want[NAME_LEN + 32];
+
+  if (len < 4 || strcmp(first + len - 3, "[0]") != 0)
+    return 1;
+  while (c + n < names->n) {
+    text_format(want, sizeof want, "%.*s[%zu]", (int)(len - 3), first, n);
+    if (strcmp(names->v[c + n], want) != 0)
+      break;
+    n++;
+  }
+  return n;
+}
+
+/* The law and scheme of contact `name` from /model ("" when absent);
+ * law and scheme hold TEXT_MAX. */
+static void
+contact_law(hid_t model, const char *name, char *law, char *scheme)
+{
+  char path[PATH_LEN];
+  hid_t g;
+
+  text_format(path, sizeof path, "contacts/%s", name);
+  law[0] = scheme[0] = '\0';
+  g = has_object(model, path) ? H5Gopen2(model, path, H5P_DEFAULT) : H5I_INVALID_HID;
+  if (g >= 0) {
+    attr_text(g, "law", law, TEXT_MAX);
+    attr_text(g, "scheme", scheme, TEXT_MAX);
+  }
+  close_id(g);
+}
+
+/* Cell `what`:`contact` of a row (NaN when the column is absent). */
+static double
+contact_cell(const rows_reader *r, const unsigned char *row, const char *what, const char *contact)
+{
+  char column[NAME_LEN + 32];
+  text_format(column, sizeof column, "%s:%s", what, contact);
+  return rows_number(r, row, rows_column(r, column));
+}
+
+/* One point contact's line of a scene's detail. */
+static void
+print_contact(const rows_reader *r, const unsigned char *row, const char *name, const char *law,
+              const char *scheme)
+{
+  double failures = contact_cell(r, row, "newton_failures", name);
+  double fallbacks = contact_cell(r, row, "fallbacks", name);
+
+  printf("  contact '%s': %s, %s, %.0f impacts", name, law[0] ? law : "law ?",
+         scheme[0] ? scheme : "scheme ?", contact_cell(r, row, "impacts", name));
+  if (failures > 0)
+    printf(", %.0f Newton failures", failures);
+  if (fallbacks > 0)
+    printf(", %.0f quadratic fall-backs", fallbacks);
+  if (contact_cell(r, row, "engaged_at_end", name) > 0)
+    printf(", still closed at the end (the last impact unfinished: NaN v_out)");
+  printf("\n");
+}
+
+/* The n points of a distributed contact from contact c on, as one line of
+ * a scene's detail: impacts over all points and where, Newton failures,
+ * fall-backs, points still closed at the end (--points lists each). */
+static void
+print_points(const rows_reader *r, const unsigned char *row, const summary *s, size_t c,
+             size_t n, const char *law, const char *scheme)
+{
+  const char *first = s->contacts.v[c];
+  double impacts = 0.0, failures = 0.0, fallbacks = 0.0, most = -1.0;
+  size_t hit = 0, engaged = 0, at = c;
+
+  for (size_t p = c; p < c + n; p++) {
+    double v = contact_cell(r, row, "impacts", s->contacts.v[p]);
+    if (v > 0) {
+      impacts += v;
+      hit++;
+    }
+    if (v > most) {
+      most = v;
+      at = p;
+    }
+    v = contact_cell(r, row, "newton_failures", s->contacts.v[p]);
+    failures += v > 0 ? v : 0.0;
+    v = contact_cell(r, row, "fallbacks", s->contacts.v[p]);
+    fallbacks += v > 0 ? v : 0.0;
+    engaged += contact_cell(r, row, "engaged_at_end", s->contacts.v[p]) > 0;
+  }
+  printf("  contact '%.*s': %zu points (%s .. %s), %s, %s, %.0f impacts on %zu points",
+         (int)(strlen(first) - 3), first, n, first, s->contacts.v[c + n - 1],
+         law[0] ? law : "law ?", scheme[0] ? scheme : "scheme ?", impacts, hit);
+  if (most > 0)
+    printf(" (most %.0f, at %s)", most, s->contacts.v[at]);
+  if (failures > 0)
+    printf(", %.0f Newton failures", failures);
+  if (fallbacks > 0)
+    printf(", %.0f quadratic fall-backs", fallbacks);
+  if (engaged > 0)
+    printf(", %zu points still closed at the end (their last impact unfinished: NaN v_out)",
+           engaged);
+  printf("\n");
+}
+
 /* The detail of one scene (row `at` of file fid): status, swept values,
  * contacts, balance. */
 static void
 print_scene(hid_t fid, long at, hid_t model, const rows_reader *r, const unsigned char *row,
             const summary *s, const char *name)
 {
-  char path[PATH_LEN], law[TEXT_MAX], scheme[TEXT_MAX];
+  char law[TEXT_MAX], scheme[TEXT_MAX];
   double samples = rows_number(r, row, rows_column(r, "samples"));
   double interval = rows_number(r, row, rows_column(r, "sample_interval"));
 
@@ -116,30 +226,13 @@ print_scene(hid_t fid, long at, hid_t model, const rows_reader *r, const unsigne
     printf("%s %s %g", p ? "," : ";", s->swept.v[p],
            rows_number(r, row, rows_column(r, s->swept.v[p])));
   printf("\n");
-  for (size_t c = 0; c < s->contacts.n; c++) {
-    char column[NAME_LEN + 32];
-    hid_t g;
-    text_format(path, sizeof path, "contacts/%s", s->contacts.v[c]);
-    law[0] = scheme[0] = '\0';
-    g = has_object(model, path) ? H5Gopen2(model, path, H5P_DEFAULT) : H5I_INVALID_HID;
-    if (g >= 0) {
-      attr_text(g, "law", law, sizeof law);
-      attr_text(g, "scheme", scheme, sizeof scheme);
-    }
-    close_id(g);
-    text_format(column, sizeof column, "impacts:%s", s->contacts.v[c]);
-    printf("  contact '%s': %s, %s, %.0f impacts", s->contacts.v[c], law[0] ? law : "law ?",
-           scheme[0] ? scheme : "scheme ?", rows_number(r, row, rows_column(r, column)));
-    text_format(column, sizeof column, "newton_failures:%s", s->contacts.v[c]);
-    if (rows_number(r, row, rows_column(r, column)) > 0)
-      printf(", %.0f Newton failures", rows_number(r, row, rows_column(r, column)));
-    text_format(column, sizeof column, "fallbacks:%s", s->contacts.v[c]);
-    if (rows_number(r, row, rows_column(r, column)) > 0)
-      printf(", %.0f quadratic fall-backs", rows_number(r, row, rows_column(r, column)));
-    text_format(column, sizeof column, "engaged_at_end:%s", s->contacts.v[c]);
-    if (rows_number(r, row, rows_column(r, column)) > 0)
-      printf(", still closed at the end (the last impact unfinished: NaN v_out)");
-    printf("\n");
+  for (size_t c = 0, n; c < s->contacts.n; c += n) {
+    n = s->points ? 1 : point_run(&s->contacts, c);
+    contact_law(model, s->contacts.v[c], law, scheme);
+    if (n > 1)
+      print_points(r, row, s, c, n, law, scheme);
+    else
+      print_contact(r, row, s->contacts.v[c], law, scheme);
   }
   print_balance(fid, at, rows_number(r, row, rows_column(r, "energy_balance_error")), samples);
   analysis_print_scene(r, row);
@@ -292,9 +385,21 @@ print_totals(const summary *s, long detailed)
 {
   if (detailed < s->rows) {
     printf("... %ld more scenes (vibro info --all shows each)\n", s->rows - detailed);
-    for (size_t c = 0; c < s->contacts.n; c++)
-      printf("contact '%s': %ld impacts in %ld scenes, %ld to %ld per scene\n", s->contacts.v[c],
-             s->impacts[c], s->rows, s->least[c], s->most[c]);
+    for (size_t c = 0, n; c < s->contacts.n; c += n) {
+      long impacts = 0, most = 0;
+      n = s->points ? 1 : point_run(&s->contacts, c);
+      for (size_t p = c; p < c + n; p++) {
+        impacts += s->impacts[p];
+        most = s->most[p] > most ? s->most[p] : most;
+      }
+      if (n > 1)
+        printf("contact '%.*s' (%zu points): %ld impacts in %ld scenes, at most %ld a point "
+               "in a scene\n",
+               (int)(strlen(s->contacts.v[c]) - 3), s->contacts.v[c], n, impacts, s->rows, most);
+      else
+        printf("contact '%s': %ld impacts in %ld scenes, %ld to %ld per scene\n",
+               s->contacts.v[c], s->impacts[c], s->rows, s->least[c], s->most[c]);
+    }
   }
   for (size_t i = 0; i < s->failures.n; i++)
     printf("failed: %s\n", s->failures.v[i]);
@@ -374,10 +479,10 @@ print_head(const char *file, const output_files *of, char *name, size_t len, lon
 }
 
 int
-info_v2(const char *file, const output_files *of, int all)
+info_v2(const char *file, const output_files *of, int all, int points)
 {
   char name[TEXT_MAX];
-  summary s = {.worst = -1.0, .worst_scene = -1};
+  summary s = {.worst = -1.0, .worst_scene = -1, .points = points};
   rows_reader r;
   long total, rows = print_head(file, of, name, sizeof name, &total), detail;
   int rc = -1;
