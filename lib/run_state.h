@@ -25,7 +25,7 @@ typedef struct vb_derived {
   double *dst; /* [nrec] */
 } vb_derived;
 
-/* A recorded point of an island: a sample computes it (vb_island_point)
+/* A recorded point of an island: a sample computes it (vb_point_eval)
  * and stores it at its series' sample. */
 typedef struct vb_point_rec {
   vb_point_ops ops; /* its row and the island's state (vb_point_eval) */
