@@ -25,7 +25,9 @@ With r = 0.4704: Gamma_1 = 1.1314, Gamma_2 = 1.5988.
 
 Each scene starts on the closed-form period-1 orbit of its Gamma (a zip
 sweep of the table's amplitude and the ball's u0, v0); the section is the
-ball's (u, v) once per table period after 10 s (60 points).  The script
+ball's (u, v) once per table period after 10 s (60 points), classified
+with the default period tolerance (doc/analysis.md, "Default tolerances"
+and eq A2b).  The script
 asserts, and exits 1 naming the difference when one fails:
   - every scene with Gamma_1 < Gamma < Gamma_2 - 0.02 is period 1, and its
     impact speed is g T / (1 + r) within w tau_c / 4 of it, relative
@@ -134,7 +136,7 @@ record = { every = 1000; };
 analysis = {
   section = { drive = "bodies.table.drive"; transient_time = %r; points = ["ball"]; };
   impact_map = { contact = "bounce"; };
-  period = { max = 16; tolerance = 1e-2; };
+  period = { max = 16; };
 };
 sweep = { mode = "zip"; params = (
   { path = "%s"; values = %s; },

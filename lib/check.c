@@ -80,9 +80,15 @@ lyapunov_line(const vb_scene *sc, const vb_analysis *an, char *buf, size_t len)
     snprintf(from_what, sizeof from_what, "perturbation given");
   else if (n > 0.0)
     snprintf(from_what, sizeof from_what,
-             "the default 12 / N^2 in [1e-8, 1e-2] for N = %.3g steps a contact", n);
+             "the default 12 / N^2 in [1e-8, 1e-2] for N = %.3g steps a contact, then N from "
+             "the run's impacts",
+             n);
+  else if (n < 0.0)
+    snprintf(from_what, sizeof from_what,
+             "the default, not predicted: out of memory; the run will refuse the scene");
   else
-    snprintf(from_what, sizeof from_what, "the default with no contact that closes");
+    snprintf(from_what, sizeof from_what,
+             "the default with no contact that closes, until the run's impacts give N");
   snprintf(text, sizeof text,
            "analysis: lyapunov: a twin %.3g of the state away (%s) steps %ld of the %ld steps "
            "again (from %.6g s), brought back every %ld %s: about %.2g times the run's cost",

@@ -39,6 +39,11 @@ struct vb_lyapunov {
   long k;                 /* intervals measured */
   double sum;             /* sum of ln(d_k / d0) */
   double sum_half;        /* the same over the second half's intervals */
+  double rel0;            /* the perturbation before the run's impacts (1) */
+  long *seen;             /* [ncontacts] events of each contact already counted */
+  double recent[LYAPUNOV_RECENT]; /* steps the last impacts lasted (a ring) */
+  long nrecent;           /* impacts put in the ring since the run began */
+  int from_impacts;       /* rel follows the run's impacts (the default) */
   int started, failed, done, collapsed;
 };
 
@@ -55,6 +60,7 @@ vb_lyapunov_free(vb_lyapunov *ly)
       vb_island_state_free(ly->twin[i]);
   free(ly->twin);
   free(ly->dq);
+  free(ly->seen);
   free(ly);
 }
 
@@ -115,7 +121,8 @@ vb_lyapunov_attach(vb_run *run, const vb_lyapunov_opts *o, char *err, size_t err
   for (int i = 0; i < m->nislands; i++)
     nm = m->islands[i].nm > nm ? m->islands[i].nm : nm;
   if (!ly || !(ly->twin = calloc((size_t)m->nislands + 1, sizeof *ly->twin)) ||
-      !(ly->dq = calloc(2 * (size_t)nm, sizeof(double))))
+      !(ly->dq = calloc(2 * (size_t)nm, sizeof(double))) ||
+      !(ly->seen = calloc((size_t)run->scene->ncontacts + 1, sizeof *ly->seen)))
     goto nomem;
   ly->dv = ly->dq + nm;
   for (int i = 0; i < m->nislands; i++) {
@@ -134,7 +141,8 @@ vb_lyapunov_attach(vb_run *run, const vb_lyapunov_opts *o, char *err, size_t err
     T = low > 0.0 ? 1.0 / low : 1000.0 * run->dt;
   ly->omega = 2.0 * M_PI / T;
   ly->tau = o->renormalise * T;
-  ly->rel = o->perturbation;
+  ly->rel = ly->rel0 = o->perturbation;
+  ly->from_impacts = o->from_impacts;
   ly->n_start = (long)ceil(o->start / run->dt - 1e-9);
   if (ly->n_start < 1)
     ly->n_start = 1;
@@ -151,19 +159,26 @@ nomem:
 /* The fewest steps a contact lasts among those free flight from the
  * initial state brings to an impact: Papetti eq 9's predicted duration
  * times fs, as vibro check predicts it (lib/check.c); 0 when no contact
- * can close or none has a prediction. */
+ * can close or none has a prediction; -1 when memory ran out (the
+ * contacts' states or the model they are computed from could not be
+ * allocated; VIBRO_TEST_LYAPUNOV_NOMEM set makes it so, for the tests). */
 double
 vb_lyapunov_contact_steps(const vb_scene *sc)
 {
-  vb_contact_start *s = malloc(((size_t)sc->ncontacts + 1) * sizeof *s);
+  vb_contact_start *s = getenv("VIBRO_TEST_LYAPUNOV_NOMEM")
+                            ? NULL
+                            : malloc(((size_t)sc->ncontacts + 1) * sizeof *s);
   double fewest = 0.0;
+  int built = sc->ncontacts == 0;
   if (!s)
-    return 0.0;
+    return -1.0;
   vb_scene_contact_states(sc, s);
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
     const vb_law_info *info = vb_law_info_of(ct->law.kind);
     vb_prediction pr;
+    /* the states are all NaN when the model could not be built */
+    built |= !isnan(s[c].p0);
     if (!info || !info->papetti || !(s[c].rate > 0.0))
       continue;
     vb_law_predict(&ct->law, s[c].meff, s[c].rate, &pr);
@@ -172,7 +187,15 @@ vb_lyapunov_contact_steps(const vb_scene *sc)
       fewest = n;
   }
   free(s);
-  return fewest;
+  return built ? fewest : -1.0;
+}
+
+/* The default perturbation for impacts resolved in n steps, 1:
+ * clamp(12 / N^2, 1e-8, 1e-2). */
+static double
+from_steps(double n)
+{
+  return fmin(fmax(LYAPUNOV_SCATTER / (n * n), LYAPUNOV_FLOOR), LYAPUNOV_CEILING);
 }
 
 /* The perturbation a scene's twin starts with: the analysis block's when
@@ -181,7 +204,9 @@ vb_lyapunov_contact_steps(const vb_scene *sc)
  * above the section's scatter, about 7 / N^2 of the orbit, that a
  * smaller twin follows as a sawtooth and measures as chaos, and below
  * an impact's own scale v_in t_c (doc/analysis.md, "The default
- * perturbation").  *steps: that N, 0 when none or when given. */
+ * perturbation").  The run then takes N from its own impacts
+ * (update_perturbation).  *steps: that N, 0 when none or when given,
+ * -1 when memory ran out predicting it (the perturbation is then NaN). */
 double
 vb_lyapunov_perturbation(const vb_scene *sc, double *steps)
 {
@@ -190,7 +215,9 @@ vb_lyapunov_perturbation(const vb_scene *sc, double *steps)
   if (an && an->perturbation > 0.0) {
     p = an->perturbation;
   } else if ((n = vb_lyapunov_contact_steps(sc)) > 0.0) {
-    p = fmin(fmax(LYAPUNOV_SCATTER / (n * n), LYAPUNOV_FLOOR), LYAPUNOV_CEILING);
+    p = from_steps(n);
+  } else if (n < 0.0) {
+    p = NAN;
   }
   if (steps)
     *steps = n;
@@ -204,9 +231,16 @@ vb_lyapunov_alloc(vb_run *run, char *err, size_t errlen)
   const vb_analysis *an = run->scene->analysis;
   if (!an || !an->lyapunov)
     return VB_OK;
+  double p = vb_lyapunov_perturbation(run->scene, NULL);
+  if (isnan(p))
+    return vb_errf(err, errlen, VB_ENOMEM,
+                   "scene '%s': analysis 'lyapunov': out of memory predicting the contacts' "
+                   "durations for the default perturbation",
+                   run->scene->name);
   /* T and the transient are the section's; without one, no drive */
   const vb_lyapunov_opts o = {
-      .perturbation = vb_lyapunov_perturbation(run->scene, NULL),
+      .perturbation = p,
+      .from_impacts = !(an->perturbation > 0.0),
       .renormalise = (double)an->renormalise,
       .period = an->section ? an->period : 0.0,
       .start = an->section ? an->transient_time : 0.0,
@@ -256,6 +290,43 @@ uniform(unsigned long long *state)
   return (double)(*state >> 11) * 0x1.0p-52 - 1.0;
 }
 
+/* Order of doubles for qsort. */
+static int
+ascending(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The default perturbation from the run's own impacts: the steps (duration
+ * x fs) each impact the event tracker finished since the last call lasted
+ * go into a ring of the last LYAPUNOV_RECENT, and rel becomes
+ * clamp(12 / N^2, 1e-8, 1e-2) for N their median, the same statistic as
+ * the period tolerance's (doc/analysis.md, "The default perturbation").
+ * Before the first impact rel stays the prediction's.  No allocation. */
+static void
+update_perturbation(const vb_run *run, vb_lyapunov *ly)
+{
+  double sorted[LYAPUNOV_RECENT];
+  long n;
+
+  for (int c = 0; c < run->scene->ncontacts; c++) {
+    const vb_contact_result *r = &run->results[c];
+    for (; ly->seen[c] < r->nevents; ly->seen[c]++) {
+      double d = r->events[ly->seen[c]].duration * run->scene->fs;
+      if (isfinite(d) && d > 0.0)
+        ly->recent[ly->nrecent++ % LYAPUNOV_RECENT] = d;
+    }
+  }
+  n = ly->nrecent < LYAPUNOV_RECENT ? ly->nrecent : LYAPUNOV_RECENT;
+  if (n == 0)
+    return;
+  for (long i = 0; i < n; i++)
+    sorted[i] = ly->recent[i];
+  qsort(sorted, (size_t)n, sizeof *sorted, ascending);
+  ly->rel = from_steps(n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]));
+}
+
 /* Start the twin at step n: a copy of the run displaced by d0 along a
  * fixed pseudo-random direction of (q, v / Omega), every mode's. */
 static void
@@ -263,6 +334,8 @@ start_twin(vb_run *run, vb_lyapunov *ly)
 {
   double scale = separation(run, NULL, ly->omega), norm2 = 0.0;
   unsigned long long seed = 0x5eed1a9b0f2c4d17ULL;
+  if (ly->from_impacts)
+    update_perturbation(run, ly);
   /* a first pass for the direction's length, a second to apply it */
   for (int pass = 0; pass < 2; pass++) {
     unsigned long long st = seed;
@@ -315,6 +388,8 @@ measure(vb_run *run, vb_lyapunov *ly, long n, int last)
   ly->k++;
   ly->n_last = n;
   if (!last) {
+    if (ly->from_impacts)
+      update_perturbation(run, ly);
     ly->d0 = ly->rel * (ly->scale > 0.0 ? ly->scale : 1.0);
     for (int i = 0; i < run->nislands; i++)
       vb_island_state_blend(ly->twin[i], run->states[i], ly->d0 / d);
@@ -323,10 +398,14 @@ measure(vb_run *run, vb_lyapunov *ly, long n, int last)
 
 /* Reset the sums for a run from its start. */
 static void
-reset(vb_lyapunov *ly)
+reset(const vb_run *run, vb_lyapunov *ly)
 {
   ly->started = ly->failed = ly->done = ly->collapsed = 0;
   ly->k = 0;
+  ly->rel = ly->rel0;
+  ly->nrecent = 0;
+  for (int c = 0; c < run->scene->ncontacts; c++)
+    ly->seen[c] = 0;
   ly->sum = ly->sum_half = 0.0;
   ly->n_last = ly->n_start;
   ly->n_half = -1;
@@ -338,7 +417,7 @@ vb_lyapunov_step(vb_run *run, long n)
 {
   vb_lyapunov *ly = run->lyap;
   if (n == 1)
-    reset(ly);
+    reset(run, ly);
   if (ly->failed || ly->done)
     return;
   if (ly->started) {
@@ -387,7 +466,8 @@ vb_run_lyapunov(const vb_run *run, double *second_half)
   return l;
 }
 
-/* The relative perturbation the twin was started with, 1; NaN without. */
+/* The relative perturbation the twin was last brought back to, 1 (the
+ * one given, or the default from the run's impacts); NaN without. */
 double
 vb_run_lyapunov_perturbation(const vb_run *run)
 {

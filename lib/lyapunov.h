@@ -28,6 +28,11 @@ typedef struct vb_lyapunov_opts {
                           or 1000 steps when it has no oscillating mode) */
   double start;        /* s: the twin starts at the first step at or after
                           this time (the section's transient), >= 0 */
+  int from_impacts;    /* 1: perturbation is only the start's; at the twin's
+                          start and each renormalisation it becomes
+                          clamp(12 / N^2, 1e-8, 1e-2) for N the median steps
+                          the run's last LYAPUNOV_RECENT impacts lasted
+                          (the analysis block's default); 0: fixed */
 } vb_lyapunov_opts;
 
 /* The default perturbation, 1: 12 / N^2 for N steps a contact (the
@@ -40,6 +45,9 @@ typedef struct vb_lyapunov_opts {
 #define LYAPUNOV_SCATTER 12.0
 #define LYAPUNOV_FLOOR   1e-8
 #define LYAPUNOV_CEILING 1e-2
+/* Impacts (the last ones the event tracker finished, every contact) whose
+ * median duration sets the default perturbation during a run. */
+#define LYAPUNOV_RECENT 64
 
 /* The twin and its running sums (lyapunov.c). */
 typedef struct vb_lyapunov vb_lyapunov;
@@ -56,12 +64,16 @@ int vb_lyapunov_attach(vb_run *run, const vb_lyapunov_opts *o, char *err, size_t
 int vb_lyapunov_alloc(vb_run *run, char *err, size_t errlen);
 /* The fewest steps (Papetti eq 9's predicted duration times fs) a
  * contact lasts among those free flight from the initial state brings to
- * an impact, as vibro check predicts it; 0 when none can close. */
+ * an impact, as vibro check predicts it; 0 when none can close; -1 when
+ * memory ran out computing it (VIBRO_TEST_LYAPUNOV_NOMEM in the
+ * environment forces that, for the tests). */
 double vb_lyapunov_contact_steps(const vb_scene *sc);
 /* The relative perturbation a scene's twin starts with, 1: the analysis
  * block's `perturbation` when given, else clamp(12 / N^2, 1e-8, 1e-2) for
- * N = vb_lyapunov_contact_steps (1e-8 when 0); N into *steps (0 when
- * given or none; may be NULL). */
+ * N = vb_lyapunov_contact_steps (1e-8 when 0; the run then follows its own
+ * impacts, vb_lyapunov_opts.from_impacts); N into *steps (0 when given or
+ * none, -1 when memory ran out: the perturbation is then NaN and
+ * vb_lyapunov_alloc fails with VB_ENOMEM; may be NULL). */
 double vb_lyapunov_perturbation(const vb_scene *sc, double *steps);
 /* Free a twin; NULL is a no-op. */
 void vb_lyapunov_free(vb_lyapunov *ly);
@@ -77,8 +89,9 @@ void vb_lyapunov_step(vb_run *run, long n);
  * converge or the twin diverged); -inf when the twin fell onto the run to
  * the last bit (contraction beyond what double precision resolves). */
 double vb_run_lyapunov(const vb_run *run, double *second_half);
-/* The relative perturbation a run's twin was started with, 1 (NaN
- * without a twin). */
+/* The relative perturbation a run's twin was last brought back to, 1:
+ * the one given, or the default from the run's impacts over the last
+ * interval (NaN without a twin). */
 double vb_run_lyapunov_perturbation(const vb_run *run);
 /* Renormalisation intervals measured, and the separation's scale d0 (m,
  * in the norm of doc/analysis.md) the twin was held at; 0 without a

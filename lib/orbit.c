@@ -58,6 +58,36 @@ closure(const double *x, long n, int d, const double *scale, int m)
   return s;
 }
 
+/* The period a closing shift m with spread s stands for (eq A2b): the
+ * smallest divisor p < m of m whose split is unresolved at every place of
+ * the cycle, else m.  The split at place r (0 <= r < m) is the smallest,
+ * over the points i = r mod m of m's closure window, of e_p(i); it is
+ * unresolved when it is at most VB_ORBIT_RESOLVE s, the scatter the
+ * closure itself shows.  A period-p orbit whose multiplier nears -1
+ * (before a period doubling) turns the discrete contact's scatter from
+ * period to period into an alternation whose size wanders through zero;
+ * a true period-m cycle keeps some pair of its points p apart further
+ * apart than its scatter at every pass. */
+static int
+resolved_period(const double *x, long n, int d, const double *scale, int m, double s)
+{
+  long from = n - vb_orbit_window(m);
+  for (int p = 1; p < m; p++) {
+    int unresolved = m % p == 0;
+    for (int r = 0; r < m && unresolved; r++) {
+      double low = INFINITY;
+      for (long i = from + r; i < n; i += m) {
+        double e = shift_distance(x, i, p, d, scale);
+        low = e < low ? e : low;
+      }
+      unresolved = low <= VB_ORBIT_RESOLVE * s;
+    }
+    if (unresolved)
+      return p;
+  }
+  return m;
+}
+
 /* Whether a block maximum `from` exceeds a later one `to` by at least the
  * square root of VB_ORBIT_TREND. */
 static int
@@ -130,9 +160,11 @@ vb_orbit_classify(const double *x, long n, int d, const double *scale, double to
     double s = closure(x, n, d, scale, m);
     best = s < best ? s : best;
     if (s <= tol) {
+      /* a divisor whose split the scatter does not resolve (eq A2b) */
+      int p = resolved_period(x, n, d, scale, m, s);
       out->cls = VB_ORBIT_PERIODIC;
-      out->period = m;
-      out->spread = s;
+      out->period = p;
+      out->spread = p == m ? s : closure(x, n, d, scale, p);
       return;
     }
   }

@@ -18,13 +18,25 @@ enum { VB_ORBIT_NONE = 0, VB_ORBIT_UNSETTLED = 1, VB_ORBIT_PERIODIC = 2, VB_ORBI
 enum { VB_ORBIT_BLOCKS = 8 };
 #define VB_ORBIT_TREND 2.0
 
+/* A closing shift m stands for its divisor p when, at every place r of
+ * the cycle, the section's points p apart come within this multiple (1)
+ * of m's spread of each other at some pass of m's closure window: a split
+ * the scatter does not resolve (doc/analysis.md eq A2b; measured: the
+ * ball of examples/bouncing_ball_periods.py below its doubling at 64
+ * steps a contact, an alternation of the scatter, at most 0.44; every
+ * period-m orbit past a doubling of it and of scenes/impact-oscillator.cfg,
+ * at least 3.1). */
+#define VB_ORBIT_RESOLVE 1.0
+
 /* The class of a section (vb_orbit_classify's answer). */
 typedef struct vb_orbit {
   int cls;          /* VB_ORBIT_* */
   int period;       /* m, drive periods of the cycle; 0 unless periodic */
   double tolerance; /* relative tolerance used (1: scaled units) */
   double spread;    /* periodic: largest scaled |x_i - x_{i-m}| over the
-                       closure window; otherwise the smallest such figure
+                       closure window of m = period (above the tolerance
+                       when a multiple of m closed and m's split was not
+                       resolved, eq A2b); otherwise the smallest such figure
                        over the shifts tested (how far from closing); NaN
                        when no shift could be tested or a point is not
                        finite (1: scaled units) */

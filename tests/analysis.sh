@@ -186,7 +186,7 @@ grep -q "^analysis: impact map: every impact of contact 'impact' from 2 s" "$tmp
 grep -q "warning: analysis" "$tmp/check" && bad "a warning for a long enough section" || ok
 sed 's/^analysis = {/analysis = {\n  lyapunov = { renormalise = 2; };/' "$tmp/io.cfg" >"$tmp/ly.cfg"
 expect 0 "$vibro" check "$tmp/ly.cfg"
-grep -q "^analysis: lyapunov: a twin 1e-08 of the state away (the default with no contact that closes) steps 60001 of the 100000 steps again (from 2 s), brought back every 2 drive periods: about 1.6 times the run's cost$" "$tmp/out" &&
+grep -q "^analysis: lyapunov: a twin 1e-08 of the state away (the default with no contact that closes, until the run's impacts give N) steps 60001 of the 100000 steps again (from 2 s), brought back every 2 drive periods: about 1.6 times the run's cost$" "$tmp/out" &&
   ok || bad "check's lyapunov line: $(grep '^analysis' "$tmp/out")"
 # a section shorter than the trend needs: warned, with the duration it
 # needs (4.5 + 24 T), and the irregular 28.3 Hz scene is indeed not settled

@@ -13,6 +13,9 @@
 #include "orbit_gen.h"
 #include "testutil.h"
 
+/* Coordinate j of point i of a section x[][d]. */
+#define x_at(x, d, i, j) ((x)[(i) * (d) + (j)])
+
 /* Random per-coordinate scales over six decades. */
 static void
 random_scales(uint64_t *s, double *scale, int d)
@@ -94,6 +97,77 @@ START_TEST(test_beyond_pmax)
     vb_orbit_classify(z.x, z.n, z.d, z.scale, z.tol, m, &o);
     ck_assert(o.cls == VB_ORBIT_PERIODIC && o.period == m);
   }
+  free(z.x);
+}
+END_TEST
+
+/* Eq A2b: a fixed point whose alternating deviation (-1)^i a_i has an
+ * envelope a_i = A cos(2 pi i / 16 + phi), A = tol scaled (the scatter of
+ * a multiplier near -1 before a period doubling, as the ball of
+ * examples/bouncing_ball_periods.py shows at 64 steps a contact): shift 1
+ * does not close (e_1 up to 2 A), shift 2 does (e_2 <= 0.77 A), and the
+ * split between successive points passes through the closure's spread at
+ * both places of the window: period 1, its spread its own (above tol).
+ * The same section with the envelope held at A (a period-2 orbit) stays
+ * period 2. */
+START_TEST(test_unresolved_alternation)
+{
+  uint64_t s = 9000u + (uint64_t)_i;
+  sized z = make_size(&s, 8, 3);
+  double phi = og_range(&s, 0.0, 2.0 * M_PI), *c = malloc((size_t)z.d * sizeof *c);
+  long n = og_int(&s, 2 + 8, 60);
+  vb_orbit o;
+  free(z.x);
+  z.x = malloc((size_t)n * (size_t)z.d * sizeof *z.x);
+  for (int j = 0; j < z.d; j++)
+    c[j] = og_range(&s, -1.0, 1.0) * z.scale[j];
+  z.pmax = z.pmax < 2 ? 2 : z.pmax;
+  for (int held = 0; held < 2; held++) {
+    for (long i = 0; i < n; i++)
+      for (int j = 0; j < z.d; j++) {
+        double a = held ? 1.0 : cos(2.0 * M_PI * (double)i / 16.0 + phi);
+        x_at(z.x, z.d, i, j) = c[j] + (i % 2 ? -1.0 : 1.0) * a * z.tol * z.scale[j];
+      }
+    vb_orbit_classify(z.x, n, z.d, z.scale, z.tol, z.pmax, &o);
+    ck_assert_msg(o.cls == VB_ORBIT_PERIODIC && o.period == (held ? 2 : 1),
+                  "seed %d, %s envelope: n %ld: class %d period %d spread %g (tol %g)", _i,
+                  held ? "a held" : "a wandering", n, o.cls, o.period, o.spread, z.tol);
+    if (!held)
+      ck_assert_msg(o.spread > z.tol, "seed %d: spread %g, tol %g", _i, o.spread, z.tol);
+  }
+  free(c);
+  free(z.x);
+}
+END_TEST
+
+/* Eq A2b place by place: a period-4 cycle two of whose points 2 apart lie
+ * within the noise of each other while the other two do not (as the
+ * impact oscillator's period 12 at 27.6 Hz, one of whose pairs 6 apart
+ * is 0.007 apart against 0.19 for another) stays period 4: the split is
+ * resolved at some place of the cycle. */
+START_TEST(test_resolved_place)
+{
+  uint64_t s = 9500u + (uint64_t)_i;
+  sized z = make_size(&s, 12, 3);
+  double cyc[4][4];
+  long n = og_int(&s, 4 + 8, 80);
+  vb_orbit o;
+  free(z.x);
+  z.x = malloc((size_t)n * (size_t)z.d * sizeof *z.x);
+  z.pmax = z.pmax < 4 ? 4 : z.pmax;
+  for (int j = 0; j < z.d; j++) {
+    cyc[0][j] = og_range(&s, -1.0, 1.0) * z.scale[j];
+    cyc[1][j] = og_range(&s, -1.0, 1.0) * z.scale[j];
+    cyc[2][j] = cyc[0][j] + og_range(&s, -0.2, 0.2) * z.tol * z.scale[j];
+    cyc[3][j] = cyc[1][j] + (j == 0 ? og_range(&s, 0.3, 0.6) : og_range(&s, -0.1, 0.1)) *
+                                z.scale[j];
+  }
+  for (long i = 0; i < n; i++)
+    for (int j = 0; j < z.d; j++)
+      x_at(z.x, z.d, i, j) = cyc[i % 4][j] + og_range(&s, -0.4, 0.4) * z.tol * z.scale[j];
+  vb_orbit_classify(z.x, n, z.d, z.scale, z.tol, z.pmax, &o);
+  ck_assert_msg(o.cls == VB_ORBIT_PERIODIC && o.period == 4,
+                "seed %d: n %ld: class %d period %d spread %g", _i, n, o.cls, o.period, o.spread);
   free(z.x);
 }
 END_TEST
@@ -428,6 +502,8 @@ orbit_suite(void)
   tcase_add_loop_test(core, test_chaotic, 0, 150);
   tcase_add_loop_test(core, test_quasiperiodic, 0, 200);
   tcase_add_loop_test(core, test_beat, 0, 100);
+  tcase_add_loop_test(core, test_unresolved_alternation, 0, 200);
+  tcase_add_loop_test(core, test_resolved_place, 0, 200);
   tcase_add_loop_test(core, test_attractors, 0, 100);
   tcase_add_test(core, test_attractor_shift);
   tcase_add_loop_test(core, test_impacts, 0, 200);

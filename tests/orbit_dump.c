@@ -5,7 +5,8 @@
  *   SCALE[D]
  *   X[N*D] (row-major)
  * (periodic with noise about 0.4, 0.5 (spreads either side of tol) and 20
- * times tol, transients, chaotic maps,
+ * times tol, transients, short cycles with the alternating scatter of a
+ * multiplier near -1, chaotic maps,
  * rotations, sections of any length from 1 point), then COUNT sets
  *   attractors NS D TOL COUNT
  *   SCALE[D]
@@ -32,10 +33,16 @@ row(const double *x, long n)
 static void
 dump_section(uint64_t *s)
 {
-  int pmax = og_int(s, 1, 24), d = og_int(s, 1, 3), kind = og_int(s, 0, 6), m;
+  int pmax = og_int(s, 1, 24), d = og_int(s, 1, 3), kind = og_int(s, 0, 7), m;
   long n = og_int(s, 1, 4 * (int)vb_orbit_needed(pmax));
   double scale[3], tol = pow(10.0, og_range(s, -8.0, -2.0)), noise[] = {0.4, 0.5, 20.0};
-  double *x = malloc((size_t)n * 3 * sizeof *x);
+  double *x;
+
+  if (kind == 7) { /* long enough for shift 2 m to close */
+    pmax = pmax < 4 ? 4 : pmax;
+    n = n < 24 ? 24 : n;
+  }
+  x = malloc((size_t)n * 3 * sizeof *x);
   vb_orbit o;
 
   for (int j = 0; j < d; j++)
@@ -55,12 +62,18 @@ dump_section(uint64_t *s)
   } else if (kind == 5) {
     d = 2;
     og_chaotic(s, 2, x, n);
+  } else if (kind == 7) {
+    /* a fixed point with the scatter of a multiplier near -1: shift 2
+     * can close where 1 does not (eq A2b) */
+    m = 1;
+    og_periodic(s, x, n, d, scale, m, 0.0);
+    og_alternation(s, x, n, d, scale, og_range(s, -0.9, -0.7), og_range(s, 0.3, 0.6) * tol);
   } else {
     d = og_int(s, 1, 2);
     og_rotation(x, n, d, 1.0, og_range(s, 0.05, 0.95), og_range(s, 0.05, 0.95),
                 og_range(s, 0.0, 6.0));
   }
-  if (kind >= 4)
+  if (kind >= 4 && kind <= 6) /* the maps and rotations are in units of 1 */
     for (int j = 0; j < d; j++)
       scale[j] = 1.0;
   vb_orbit_classify(x, n, d, scale, tol, pmax, &o);

@@ -65,6 +65,24 @@ og_transient(double *x, long n, int d, const double *scale, double a, double rho
           a * pow(rho, (double)(i - (n - 1))) * cos(phi * (double)i + j * M_PI / 2) * scale[j];
 }
 
+/* Add to x[n][d] the scatter of an orbit whose multiplier is mu (near -1,
+ * before a period doubling): each coordinate's deviation follows
+ * a_i = mu a_(i-1) + uniform noise in [-noise, noise] times scale[j]
+ * (from 0, after 50 points dropped), an alternation whose size wanders. */
+static inline void
+og_alternation(uint64_t *s, double *x, long n, int d, const double *scale, double mu,
+               double noise)
+{
+  for (int j = 0; j < d; j++) {
+    double a = 0.0;
+    for (long i = -50; i < n; i++) {
+      a = mu * a + noise * og_range(s, -1.0, 1.0);
+      if (i >= 0)
+        x[i * d + j] += a * scale[j];
+    }
+  }
+}
+
 /* Chaotic maps for x[n][d]: 0 the logistic map at r = 4 (d = 1), 1 a
  * tent map of slope mu in [1.5, 1.99] (d = 1), 2 the Henon map at a =
  * 1.4, b = 0.3 (d = 2); after 100 points dropped. */

@@ -10,7 +10,10 @@
 #    section is shorter than vb_orbit_needed;
 # 4. a bistable driven oscillator (a non-impacting and an impacting orbit)
 #    swept over initial conditions: two attractors, the same ids at -j 1
-#    and -j 2.
+#    and -j 2;
+# 5. the ball of examples/bouncing_ball_periods.py at 64 steps a contact
+#    with the default period tolerance: period 1 below its closed-form
+#    period doubling, period 2 above (eq A2b).
 # Run by make check.
 set -u
 srcdir=${srcdir:-.}
@@ -126,6 +129,43 @@ pairs=$("$python" -c 'import sys, h5py
 t = h5py.File(sys.argv[1], "r")["study/table"]
 print(" ".join(sorted({f"{a}:{n}" for a, n in zip(t["attractor"][()], t["impacts_per_period"][()])})))' "$tmp/j1.h5")
 equal "attractor:impacts per period" "$pairs" "0:1 1:0"
+
+# 5. examples/bouncing_ball_periods.py's ball at its 64 steps a contact with
+# the DEFAULT period tolerance (12 / N^2 = 2.6e-3): period 1 below the
+# closed-form doubling Gamma_2 = 1.59883 (down to Gamma_2 - 0.025), period 2
+# above.  Between 1.45 and 1.575 the multiplier near -1 turns the section's
+# scatter into an alternation that closes under shift 2 and not 1 (read
+# period 2 before eq A2b; doc/analysis.md).  The study text is the
+# example's own (study_text, vibro's Python package not needed).
+"$python" - "$srcdir/examples" >"$tmp/balls.cfg" <<'PY' || bad "the example's study text"
+import math, sys, types
+sys.path.insert(0, sys.argv[1])
+sys.modules.setdefault("vibro", types.ModuleType("vibro"))
+import bouncing_ball_periods as b
+r = b.restitution(b.E)
+g1, g2 = b.boundaries(r)
+gammas = [1.2, 1.4, 1.45, 1.5, 1.525, 1.55, 1.575, 1.61, 1.63, 1.66, 1.69]
+fs = b.FREQ * round(64 / b.contact_time(1e6) / b.FREQ)
+print(b.study_text(gammas, r, 1e6, fs))
+PY
+grep -q "tolerance" "$tmp/balls.cfg" && bad "the example still sets a period tolerance" || ok
+expect 0 "$vibro" run "$tmp/balls.cfg" -o "$tmp/balls.h5" --quiet -j 2
+"$python" - "$tmp/balls.h5" "$srcdir/examples" <<'PY' && ok || bad "the ball's periods at 64 steps a contact with the default tolerance"
+import math, sys, types, h5py
+sys.path.insert(0, sys.argv[2])
+sys.modules.setdefault("vibro", types.ModuleType("vibro"))
+import bouncing_ball_periods as b
+g1, g2 = b.boundaries(b.restitution(b.E))
+t = h5py.File(sys.argv[1], "r")["study/table"]
+gam = t[b.AMP][()] * (2 * math.pi * b.FREQ) ** 2 / b.G
+bad = []
+for g, o, p, tol in zip(gam, t["orbit"][()], t["period"][()], t["orbit_tolerance"][()]):
+    want = 1 if g1 < g < g2 - 0.02 else 2 if g2 + 0.01 < g < g2 + 0.1 else None
+    print("Gamma %.4f: orbit %d, period %d, tolerance %.3g (want period %s)" % (g, o, p, tol, want))
+    if want and (o != 2 or p != want):
+        bad.append(g)
+sys.exit(1 if bad or len(gam) != 11 else 0)
+PY
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
