@@ -98,6 +98,9 @@ struct vb_sparse {
   double *blockb;                /* [nb] its bound at the last bounds(), m */
   int *passed;                   /* [nb] whether blockb is below minmargin */
   double *rejoin_x, *rejoin_rate; /* [nc] histories of the rejoined at n, m, m/s */
+  double *fprev;                  /* [nc] the last step's forces, N: a step solved
+                                     again starts its Newton from them, as the first
+                                     solve did (kmethod.c's warm start) */
   int *stale, *pinned, *rejoined; /* [nc] */
   int nrejoined;
   double dist[GROUPS_MAX]; /* |q - qr|_g, m */
@@ -161,14 +164,15 @@ vb_sparse_alloc(const vb_island_model *m, vb_island_state *s, int undriven)
   groups(sp, m->nmp);
   size_t ng = (size_t)sp->ng, nb = (nc + BLOCK - 1) / BLOCK;
   sp->nb = (int)nb;
-  sp->sn = malloc((ng * nc + 6 * nc + 3 * nmp + (ng + 3) * nb) * sizeof(double));
+  sp->sn = malloc((ng * nc + 7 * nc + 3 * nmp + (ng + 3) * nb) * sizeof(double));
   sp->stale = calloc(3 * nc + nb, sizeof(int));
   if (!sp->sn || !sp->stale) {
     vb_sparse_free(sp);
     return VB_ENOMEM;
   }
   double *p = sp->sn + ng * nc;
-  double **arr[] = {&sp->snorm, &sp->xref, &sp->margin, &sp->bound, &sp->rejoin_x, &sp->rejoin_rate};
+  double **arr[] = {&sp->snorm,    &sp->xref,        &sp->margin, &sp->bound,
+                    &sp->rejoin_x, &sp->rejoin_rate, &sp->fprev};
   for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++, p += nc)
     *arr[k] = p;
   sp->qref = p;
@@ -404,16 +408,17 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
   int nc = m->nc, changed = 0;
   sp->nrejoined = 0;
   sp->t1 = t1;
-  /* the modes' motion over the last step */
-  for (int g = 0; g < sp->ng; g++)
-    sp->move[g] = sqrt(vb_kernel_dist2(sp->gfrom[g], sp->gfrom[g + 1], s->qt, sp->qprev));
-  memcpy(sp->qprev, s->qt, (size_t)m->nmp * sizeof(double));
+  memcpy(sp->fprev, s->fbar, (size_t)nc * sizeof(double));
   int refreshed = 0;
   if (s->ntrk == nc && sp->wait > 0) {
     /* every contact live and the last scan found no leaver: wait */
     sp->wait--;
     sp->waited = 1;
   } else {
+    /* the modes' motion over the last step (qprev: the last step's
+     * prediction, kept when this step was to scan) */
+    for (int g = 0; g < sp->ng; g++)
+      sp->move[g] = sqrt(vb_kernel_dist2(sp->gfrom[g], sp->gfrom[g + 1], s->qt, sp->qprev));
     /* leave: bounds and histories of the modes at n (after a wait, the
      * distances of the modes at n, which each step's last distances()
      * otherwise gives) */
@@ -446,6 +451,10 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
     else
       distances(sp, s->qt);
   }
+  /* the next step scans unless every contact is live (none can rejoin
+   * before it) and it waits: then it needs no motion of the modes */
+  if (!(s->ntrk == nc && !changed && sp->wait > 0))
+    memcpy(sp->qprev, s->qt, (size_t)m->nmp * sizeof(double));
   if (changed)
     relist(m, s);
   if (s->ntrk < nc) {
@@ -486,7 +495,8 @@ vb_sparse_save(const vb_island_model *m, vb_island_state *s)
 
 /* After the solve and its forces (qt holds q^(n+1)): the bound at the new
  * modes; stale contacts that may engage rejoin, qt is restored to the
- * prediction and the count returned (the caller solves again). */
+ * prediction, the live contacts' forces to the last step's (the solve's
+ * start) and the count returned (the caller solves again). */
 int
 vb_sparse_check(const vb_island_model *m, vb_island_state *s)
 {
@@ -505,6 +515,10 @@ vb_sparse_check(const vb_island_model *m, vb_island_state *s)
   if (n == 0)
     return 0;
   memcpy(s->qt, sp->qsave, (size_t)m->nmp * sizeof(double));
+  /* the solve again starts from the last step's forces, as the first did
+   * and as the whole island's one solve does (the rejoined: 0) */
+  for (int k = 0; k < s->ntrk; k++)
+    s->fbar[s->trk[k]] = sp->fprev[s->trk[k]];
   for (int c = 0; c < nc; c++)
     if (may_engage(sp, c))
       rejoin(m, s, c);

@@ -212,9 +212,10 @@ static int
 solve_contacts(const vb_island_model *m, vb_island_state *s)
 {
   int nc = m->nc, three = m->fam->levels == 3, any = 0;
-  for (int k = 0; k < s->ntrk; k++) {
+  /* the first contact that may act decides (the solve asks every one) */
+  for (int k = 0; k < s->ntrk && !any; k++) {
     int c = s->trk[k];
-    any |= vb_kmethod_may_act(&s->act[c], &s->hist[c], s->xt[c], three);
+    any = vb_kmethod_may_act(&s->act[c], &s->hist[c], s->xt[c], three);
   }
   if (!any) {
     /* no contact can act: fbar = 0 is the solution, no solve */
@@ -383,6 +384,8 @@ static void
 track_drift(const vb_island_model *m, vb_island_state *s)
 {
   (void)m;
+  if (isnan(s->state_drift))
+    return; /* no contact has a scheme state (island.c: NaN until one starts) */
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
     const vb_contact *ct = &s->act[c];
