@@ -345,24 +345,31 @@ vb_island_accel(const vb_island_model *m, const double *q, const double *v, cons
 }
 
 
+/* The operands of point row r of the island (vb_point_eval): the row of
+ * P, the state's arrays, whole blocks of the point's own body's modes;
+ * fixed for a run, whose state arrays do not move. */
+void
+vb_island_point_ops(const vb_island_model *m, const vb_island_state *s, int r, vb_point_ops *ops)
+{
+  int three = m->fam->levels == 3;
+  *ops = (vb_point_ops){.row = m->P + (size_t)r * m->nmp,
+                        .q = s->q,
+                        .w = three ? s->qm : s->v,
+                        .from = m->point_from[r],
+                        .to = m->point_to[r],
+                        .three = three,
+                        .dt = m->dt};
+}
+
 /* Recorded points of the island: u and v (three-level: rate of the step). */
 void
 vb_island_points(const vb_island_model *m, const vb_island_state *s, const int *rows, int nrows,
                  double *u, double *v)
 {
-  int nmp = m->nmp;
   for (int k = 0; k < nrows; k++) {
-    /* only the modes of the point's own body, in whole blocks */
-    int r = rows[k];
-    const double *row = m->P + (size_t)r * nmp;
-    int from = m->point_from[r], to = m->point_to[r];
-    if (m->fam->levels == 3) {
-      double um;
-      vb_kernel_dot2(from, to, row, s->q, s->qm, &u[r], &um);
-      v[r] = (u[r] - um) / m->dt;
-    } else {
-      vb_kernel_dot2(from, to, row, s->q, s->v, &u[r], &v[r]);
-    }
+    vb_point_ops ops;
+    vb_island_point_ops(m, s, rows[k], &ops);
+    vb_point_eval(&ops, &u[rows[k]], &v[rows[k]]);
   }
 }
 

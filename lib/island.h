@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include "model.h"
+#include "kernels.h"
 
 /* ---------------------------------------------------------------- state */
 
@@ -92,6 +93,28 @@ int vb_island_step(const vb_island_model *m, vb_island_state *s, long n);
  * m/s; the other entries of u[npts], v[npts] are left as they are. */
 void vb_island_points(const vb_island_model *m, const vb_island_state *s, const int *rows, int nrows,
                       double *u, double *v);
+
+/* A point's operands, taken once for a run (vb_island_point_ops), so that
+ * a sample computes it with one kernel call (vb_point_eval). */
+typedef struct vb_point_ops {
+  const double *row;  /* its row of P */
+  const double *q;    /* the state's q^n */
+  const double *w;    /* v^n, or q^(n-1) (three-level) */
+  int from, to;       /* the modes of its body, in whole blocks */
+  int three;          /* three-level: v is the rate of the step into the sample */
+  double dt;          /* s */
+} vb_point_ops;
+/* The operands of point row r of an island. */
+void vb_island_point_ops(const vb_island_model *m, const vb_island_state *s, int r,
+                         vb_point_ops *ops);
+/* The point's displacement *u (m) and velocity *v (m/s) now. */
+static inline void
+vb_point_eval(const vb_point_ops *p, double *u, double *v)
+{
+  double w;
+  vb_kernel_dot2(p->from, p->to, p->row, p->q, p->w, u, &w);
+  *v = p->three ? (*u - w) / p->dt : w;
+}
 /* Whether the island's contact states, forces and energies are all finite
  * (a non-finite mode shows in the energies).  A few operations per
  * contact: called every step. */

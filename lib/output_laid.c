@@ -360,8 +360,7 @@ vb_laid_block_new(const vb_output *o)
   vb_laid_block *b;
 
   /* a large scene is mapped (vb_laid_map_scene) or written from the run */
-  if (!vb_laid_open(o->laid) || 8.0 * (double)laid_width(o) >= LAID_SCENE_BYTES ||
-      !(b = calloc(1, sizeof *b)))
+  if (!vb_laid_block_rows(o) || !(b = calloc(1, sizeof *b)))
     return NULL;
   /* 8 MiB: 128 rows of the 2000-scene study (39 KiB a scene), one of 8 MiB */
   b->cap = (long)(LAID_BLOCK_BYTES / (8.0 * (double)(laid_width(o) > 0 ? laid_width(o) : 1)));
@@ -376,11 +375,13 @@ vb_laid_block_new(const vb_output *o)
 }
 
 /* The most rows a block holds (scenes taken in consecutive rows, the runs
- * of a guided schedule, fill it), or 0 when nothing is laid out. */
+ * of a guided schedule, fill it), or 0 when the threads gather no blocks:
+ * nothing is laid out, or its scenes are large (LAID_SCENE_BYTES), each
+ * written on its own. */
 int
 vb_laid_block_rows(const vb_output *o)
 {
-  return vb_laid_open(o->laid) ? LAID_BLOCK : 0;
+  return vb_laid_open(o->laid) && 8.0 * (double)laid_width(o) < LAID_SCENE_BYTES ? LAID_BLOCK : 0;
 }
 
 /* Whether the block should be written (if no other thread is writing). */

@@ -387,52 +387,68 @@ plan_add(vb_run *run, const double *src, double *dst)
   }
 }
 
-/* Room for the rows of each island's recorded points (none yet). */
+/* Whether some signal of contact c is recorded (in run->series). */
 static int
-point_rows_alloc(vb_run *run)
+contact_recorded(const vb_run *run, int c)
 {
-  size_t npts = 0;
-  for (int i = 0; i < run->nislands; i++)
-    npts += (size_t)run->model->islands[i].npts;
-  run->point_rows = calloc((size_t)run->nislands + 1, sizeof *run->point_rows);
-  run->npoint_rows = calloc((size_t)run->nislands + npts + 1, sizeof(int));
-  if (!run->point_rows || !run->npoint_rows)
-    return VB_ENOMEM;
-  int *rows = run->npoint_rows + run->nislands;
-  for (int i = 0; i < run->nislands; i++) {
-    run->point_rows[i] = rows;
-    rows += run->model->islands[i].npts;
-  }
-  return VB_OK;
+  for (int r = ROW_COMPRESSION; r < NSIGNALS; r++)
+    if (table[r].object == VB_SIGNAL_CONTACT && run->series[run->series_first[r] + c])
+      return 1;
+  return 0;
 }
 
-/* The copies each sample makes from the islands (walls, energies and the
- * figures kept are computed by vb_record_sample itself). */
+/* The copies, points and walls each sample records, and the contacts
+ * whose largest compression it reads straight from their history: room
+ * for them (none yet). */
+static int
+plan_alloc(vb_run *run)
+{
+  const vb_scene *sc = run->scene;
+  size_t n = 0, npts = 0;
+  for (int b = 0; b < sc->nbodies; b++) {
+    n += (size_t)sc->bodies[b].nmodes;
+    npts += (size_t)points_of(&sc->bodies[b]);
+  }
+  n += 3 * (size_t)sc->ncontacts;
+  run->plan_src = calloc(n + 1, sizeof *run->plan_src);
+  run->plan_dst = calloc(n + 1, sizeof *run->plan_dst);
+  run->points_rec = calloc(npts + 1, sizeof *run->points_rec);
+  run->walls_rec = calloc((size_t)sc->nbodies + 1, sizeof *run->walls_rec);
+  run->max_x = calloc((size_t)sc->ncontacts + 1, sizeof *run->max_x);
+  return run->plan_src && run->plan_dst && run->points_rec && run->walls_rec && run->max_x
+             ? VB_OK
+             : VB_ENOMEM;
+}
+
+/* What each sample records from the islands: the recorded points,
+ * computed straight into their series, and the copies of the modes and
+ * the contacts' histories (the walls, energies and the figures kept are
+ * computed by vb_record_sample itself). */
 static int
 plan(vb_run *run)
 {
   const vb_scene *sc = run->scene;
-  size_t n = 0, stride = (size_t)run->stride;
-  for (int b = 0; b < sc->nbodies; b++)
-    n += 2 * (size_t)points_of(&sc->bodies[b]) + (size_t)sc->bodies[b].nmodes;
-  n += 3 * (size_t)sc->ncontacts;
-  run->plan_src = calloc(n + 1, sizeof *run->plan_src);
-  run->plan_dst = calloc(n + 1, sizeof *run->plan_dst);
-  if (!run->plan_src || !run->plan_dst || point_rows_alloc(run) != VB_OK)
+  size_t stride = (size_t)run->stride;
+  if (plan_alloc(run) != VB_OK)
     return VB_ENOMEM;
   for (int b = 0; b < sc->nbodies; b++) {
     int i = run->body_island[b], at = run->point_first[b];
-    if (i < 0)
-      continue; /* a wall: its drive, evaluated per sample */
     for (int pt = 0; pt < points_of(&sc->bodies[b]); pt++) {
-      int r = run->point_row[b] + pt;
-      plan_add(run, &run->pu[i][r], run->point_u[at + pt]);
-      plan_add(run, &run->pv[i][r], run->point_v[at + pt]);
+      double *u = run->point_u[at + pt], *v = run->point_v[at + pt];
       /* a sample computes only the points recorded */
-      if (run->point_u[at + pt] || run->point_v[at + pt])
-        run->point_rows[i][run->npoint_rows[i]++] = r;
+      if (!u && !v)
+        continue;
+      if (i < 0)
+        run->walls_rec[run->nwalls_rec++] = b; /* its drive, evaluated per sample */
+      else {
+        vb_point_rec *p = &run->points_rec[run->npoints_rec++];
+        vb_island_point_ops(&run->model->islands[i], run->states[i], run->point_row[b] + pt,
+                            &p->ops);
+        p->u = u;
+        p->v = v;
+      }
     }
-    if (run->modes_q[b])
+    if (i >= 0 && run->modes_q[b])
       for (int j = 0; j < sc->bodies[b].nmodes; j++)
         plan_add(run, &run->states[i]->q[run->body_offset[b] + j],
                  run->modes_q[b] + (size_t)j * stride);
@@ -442,7 +458,12 @@ plan(vb_run *run)
     plan_add(run, &hc->x, run->results[c].compression);
     plan_add(run, &hc->rate, run->results[c].rate);
     plan_add(run, &hc->f, run->results[c].force);
+    /* pinned (vb_record_alloc): stepped at every step, so never stale */
+    if (contact_recorded(run, c))
+      run->max_x[c] = &hc->x;
   }
+  for (int e = 0; e < VB_ENERGY_COUNT; e++)
+    run->record_energies |= run->energy[e] != NULL;
   return VB_OK;
 }
 
@@ -589,8 +610,6 @@ vb_record_alloc(vb_run *run, const vb_record_file *to)
     run->energy[e] = run->series[run->series_first[e]];
   run->point_u = run->series + run->series_first[ROW_U];
   run->point_v = run->series + run->series_first[ROW_V];
-  for (int i = run->series_first[ROW_U]; i < run->series_first[ROW_V + 1]; i++)
-    run->record_points |= run->series[i] != NULL;
   for (int b = 0, i = run->series_first[ROW_Q]; b < nb; b++)
     run->modes_q[b] = records_modes(sc, b) ? run->series[i++] : NULL;
   for (int c = 0; c < sc->ncontacts; c++) {
@@ -598,10 +617,9 @@ vb_record_alloc(vb_run *run, const vb_record_file *to)
     run->results[c].rate = run->series[run->series_first[ROW_RATE] + c];
     run->results[c].force = run->series[run->series_first[ROW_FORCE] + c];
     /* a contact whose signals are recorded is stepped at every step */
-    for (int r = ROW_COMPRESSION; r < NSIGNALS; r++)
-      if (table[r].object == VB_SIGNAL_CONTACT && run->series[run->series_first[r] + c])
-        vb_island_pin(&run->model->islands[run->contact_island[c]],
-                      run->states[run->contact_island[c]], run->contact_local[c]);
+    if (contact_recorded(run, c))
+      vb_island_pin(&run->model->islands[run->contact_island[c]],
+                    run->states[run->contact_island[c]], run->contact_local[c]);
   }
   run->point_row = run->point_first + nb;
   for (int b = 0, first = 0; b < nb; b++) {
@@ -628,8 +646,9 @@ vb_record_free(vb_run *run)
   free(run->point_first);
   free(run->plan_src);
   free(run->plan_dst);
-  free(run->point_rows);
-  free(run->npoint_rows);
+  free(run->points_rec);
+  free(run->walls_rec);
+  free(run->max_x);
   free(run->derived);
   free(run->wsrc);
   free(run->wat);
@@ -670,20 +689,40 @@ vb_record_blank_from(vb_run *run, long k0)
   }
 }
 
+/* The energies of vb_energy at the islands' current step into e, J:
+ * summed island by island, the total last (inlined into each sample). */
+static inline void
+energy_sum(const vb_run *run, double e[VB_ENERGY_COUNT])
+{
+  double k = 0.0, p = 0.0, d = 0.0, x = 0.0, c = 0.0;
+  for (int i = 0, n = run->nislands; i < n; i++) {
+    const vb_island_state *is = run->states[i];
+    k += is->kinetic;
+    p += is->potential;
+    d += is->dissipated;
+    x += is->external;
+    c += is->corrected;
+  }
+  e[VB_ENERGY_KINETIC] = k;
+  e[VB_ENERGY_POTENTIAL] = p;
+  e[VB_ENERGY_DISSIPATED] = d;
+  e[VB_ENERGY_EXTERNAL] = x;
+  e[VB_ENERGY_CORRECTION] = c;
+  e[VB_ENERGY_TOTAL] = k + p;
+}
+
 /* The scene's discrete energy at the islands' current step. */
 void
 vb_record_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext,
                  double *corr)
 {
-  *kin = *pot = *diss = *ext = *corr = 0.0;
-  for (int i = 0; i < run->nislands; i++) {
-    const vb_island_state *is = run->states[i];
-    *kin += is->kinetic;
-    *pot += is->potential;
-    *diss += is->dissipated;
-    *ext += is->external;
-    *corr += is->corrected;
-  }
+  double e[VB_ENERGY_COUNT];
+  energy_sum(run, e);
+  *kin = e[VB_ENERGY_KINETIC];
+  *pot = e[VB_ENERGY_POTENTIAL];
+  *diss = e[VB_ENERGY_DISSIPATED];
+  *ext = e[VB_ENERGY_EXTERNAL];
+  *corr = e[VB_ENERGY_CORRECTION];
 }
 
 /* Store v at sample k of a series that may not be recorded. */
@@ -694,9 +733,38 @@ put(double *series, long k, double v)
     series[k] = v;
 }
 
-/* Record sample k of step n: the selected signals (the plan's copies and
- * the walls), and the figures kept whether or not their signals are (each
- * contact's largest compression, the energies at the last sample). */
+/* Store the sample kk of the recorded points, computed straight into
+ * their series, the plan's copies, the derived series and the walls
+ * (their drive at step n). */
+static void
+sample_signals(vb_run *run, long n, long kk)
+{
+  for (const vb_point_rec *p = run->points_rec, *end = p + run->npoints_rec; p < end; p++) {
+    double u, v;
+    vb_point_eval(&p->ops, &u, &v);
+    put(p->u, kk, u);
+    put(p->v, kk, v);
+  }
+  const double *const *src = run->plan_src;
+  double *const *dst = run->plan_dst;
+  for (int m = 0, nm = run->nplan; m < nm; m++)
+    dst[m][kk] = *src[m];
+  for (int m = 0; m < run->nderived; m++)
+    run->derived[m].dst[kk] = run->derived[m].row->derive(run, run->derived[m].instance);
+  for (int w = 0; w < run->nwalls_rec; w++) {
+    const vb_body *body = &run->scene->bodies[run->walls_rec[w]];
+    int at = run->point_first[run->walls_rec[w]];
+    double r = 0.0, u = body->u0;
+    if (body->drive.kind != VB_DRIVE_NONE)
+      u += vb_drive_eval(&body->drive, n * run->dt, &r);
+    put(run->point_u[at], kk, u);
+    put(run->point_v[at], kk, r);
+  }
+}
+
+/* Record sample k of step n: the selected signals, and the figures kept
+ * whether or not their signals are (each contact's largest compression,
+ * the energies at the last sample). */
 void
 vb_record_sample(vb_run *run, long n, long k)
 {
@@ -707,50 +775,30 @@ vb_record_sample(vb_run *run, long n, long k)
     vb_record_flush(run); /* full (into a file: else win is nrec) */
   long kk = k - run->win_k0;
   run->win_fill = kk + 1;
-  if (run->record_points)
-    for (int i = 0; i < run->nislands; i++)
-      vb_island_points(&run->model->islands[i], run->states[i], run->point_rows[i],
-                       run->npoint_rows[i], run->pu[i], run->pv[i]);
-  const double *const *src = run->plan_src;
-  double *const *dst = run->plan_dst;
-  for (int m = 0, nm = run->nplan; m < nm; m++)
-    dst[m][kk] = *src[m];
-  for (int m = 0; m < run->nderived; m++)
-    run->derived[m].dst[kk] = run->derived[m].row->derive(run, run->derived[m].instance);
-  for (int b = 0; b < sc->nbodies; b++) {
-    const vb_body *body = &sc->bodies[b];
-    int at = run->point_first[b];
-    if (body->kind != VB_BODY_WALL || (!run->point_u[at] && !run->point_v[at]))
-      continue;
-    double r = 0.0, u = body->u0;
-    if (body->drive.kind != VB_DRIVE_NONE)
-      u += vb_drive_eval(&body->drive, n * run->dt, &r);
-    put(run->point_u[at], kk, u);
-    put(run->point_v[at], kk, r);
-  }
+  sample_signals(run, n, kk);
   for (int c = 0; c < sc->ncontacts; c++) {
     vb_contact_result *res = &run->results[c];
     /* the largest, as a reader of the whole series finds it (a NaN
      * sample replaces it, the next sample replaces a NaN); a skipped
      * contact's is bounded from above (sparse.c; doc/format.md) */
     int i = run->contact_island[c];
-    double x = vb_island_compression_bound(&run->model->islands[i], run->states[i],
-                                           run->contact_local[c]);
+    double x = run->max_x[c] ? *run->max_x[c]
+                             : vb_island_compression_bound(&run->model->islands[i], run->states[i],
+                                                           run->contact_local[c]);
     if (k == 0 || !(x <= res->max_compression))
       res->max_compression = x;
   }
   /* the energies: for their signals, or at the last sample for the table */
-  int energies = k == run->nrec - 1;
-  for (int w = 0; w < VB_ENERGY_COUNT && !energies; w++)
-    energies = run->energy[w] != NULL;
-  if (!energies)
+  int last = k == run->nrec - 1;
+  if (!run->record_energies && !last)
     return;
   double e[VB_ENERGY_COUNT];
-  vb_record_energy(run, &e[VB_ENERGY_KINETIC], &e[VB_ENERGY_POTENTIAL], &e[VB_ENERGY_DISSIPATED],
-                   &e[VB_ENERGY_EXTERNAL], &e[VB_ENERGY_CORRECTION]);
-  e[VB_ENERGY_TOTAL] = e[VB_ENERGY_KINETIC] + e[VB_ENERGY_POTENTIAL];
-  for (int w = 0; w < VB_ENERGY_COUNT; w++) {
-    run->e_last[w] = e[w];
-    put(run->energy[w], kk, e[w]);
-  }
+  energy_sum(run, e);
+  double *const *to = run->energy;
+  for (int w = 0; w < VB_ENERGY_COUNT; w++)
+    put(to[w], kk, e[w]);
+  /* the figures kept: those of the last sample (a run stopped before it
+   * leaves them NaN, vb_record_blank_from) */
+  if (last)
+    memcpy(run->e_last, e, sizeof e);
 }

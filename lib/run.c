@@ -30,8 +30,6 @@ vb_run_free(vb_run *run)
   vb_lyapunov_free(run->lyap);
   vb_model_free(run->model);
   vb_record_free(run);
-  free(run->pu);
-  free(run->points);
   free(run->results);
   free(run->trackers);
   free(run->e_prev);
@@ -59,20 +57,6 @@ islands_alloc(vb_run *run, char *err, size_t errlen)
   for (int i = 0; i < run->nislands; i++)
     if (vb_island_state_alloc(&m->islands[i], &run->states[i]) != VB_OK)
       return VB_ENOMEM;
-  /* the islands' recorded points now */
-  size_t npts = 0;
-  for (int i = 0; i < run->nislands; i++)
-    npts += (size_t)m->islands[i].npts;
-  run->pu = calloc(2 * (size_t)run->nislands + 1, sizeof(double *));
-  run->points = calloc(2 * npts + 1, sizeof(double));
-  if (!run->pu || !run->points)
-    return VB_ENOMEM;
-  run->pv = run->pu + run->nislands;
-  for (int i = 0, at = 0; i < run->nislands; i++) {
-    run->pu[i] = run->points + at;
-    run->pv[i] = run->points + npts + at;
-    at += m->islands[i].npts;
-  }
   return VB_OK;
 }
 

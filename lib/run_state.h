@@ -25,6 +25,13 @@ typedef struct vb_derived {
   double *dst; /* [nrec] */
 } vb_derived;
 
+/* A recorded point of an island: a sample computes it (vb_point_eval)
+ * and stores it at its series' sample. */
+typedef struct vb_point_rec {
+  vb_point_ops ops; /* its row and the island's state (vb_point_eval) */
+  double *u, *v;    /* [nrec] or the window's row, m and m/s; NULL when not recorded */
+} vb_point_rec;
+
 struct vb_run {
   const vb_scene *scene;
   long nsteps, nrec;
@@ -52,11 +59,13 @@ struct vb_run {
   int *series_first;               /* [nsignals + 1] first instance of each row in series */
   double **point_u, **point_v;     /* [recorded points] -> [nrec] m, m/s, or NULL (in series) */
   double **modes_q;                /* [nbodies] -> [nmodes][nrec] m, or NULL */
-  int record_points;               /* some u or v is recorded */
-  int **point_rows;                /* [nislands] -> the rows of its points recorded */
-  int *npoint_rows;                /* [nislands] how many (storage of both: record.c) */
-  double **pu, **pv;               /* [nislands] -> the island's points now */
-  double *points;                  /* storage of pu, pv */
+  int npoints_rec;                 /* points whose u or v is recorded */
+  vb_point_rec *points_rec;        /* [npoints_rec] each computed straight into its series */
+  int nwalls_rec;                  /* walls whose u or v is recorded */
+  int *walls_rec;                  /* [nwalls_rec] their bodies */
+  const double **max_x;            /* [ncontacts] a pinned contact's compression (exact at
+                                      every step), else NULL (its bound: sparse.c) */
+  int record_energies;             /* some energy series is recorded */
   double *record;                  /* one block holding the recorded series, or their window */
   size_t nseries;                  /* series of nrec samples recorded */
   /* the samples the series hold: all nrec, or, recording into a file

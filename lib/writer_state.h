@@ -14,7 +14,7 @@
 #define LAID_BYTES    (8 * BATCH_BYTES)     /* a laid-out shard holds at most 1 GiB of signals */
 #define SPILL_BYTES   (8.0 * 1024 * 1024)   /* scenes read back from it per shard */
 #define LAID_SCENE_BYTES (1024.0 * 1024)    /* scenes this large skip the threads' blocks */
-#define LAID_MAP_BYTES (64.0 * 1024 * 1024) /* and from this size record in place */
+#define LAID_MAP_BYTES LAID_SCENE_BYTES     /* and record in place (a window written with pwrite) */
 
 typedef vb_shard shard;
 

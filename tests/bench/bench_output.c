@@ -190,6 +190,21 @@ static double vibro_best(char *const *args, double *mb)
   return best;
 }
 
+/* The machine's load average over the last minute, or -1 if unknown: a
+ * figure measured while others run says little (stated beside each). */
+static double
+load_now(void)
+{
+  double load = -1.0;
+  FILE *f = fopen("/proc/loadavg", "r");
+
+  if (f && fscanf(f, "%lf", &load) != 1)
+    load = -1.0;
+  if (f)
+    fclose(f);
+  return load;
+}
+
 /* Order of doubles, for qsort. */
 static int
 by_value(const void *a, const void *b)
@@ -266,7 +281,7 @@ static void plate_figures(const char *srcdir)
       { "tools/vibro", "run", cfg[0], "-o", wout, "-j", "1", "--quiet", NULL },
       { "tools/vibro", "run", cfg[0], "-o", wout, "-j", "2", "--quiet", NULL },
       { "tools/vibro", "run", cfg[1], "-o", wout, "-j", "1", "--quiet", NULL } };
-  double best[3] = { 1e300, 1e300, 1e300 }, mb[3] = { 0, 0, 0 }, size = 0.0, batch, load = -1.0;
+  double best[3] = { 1e300, 1e300, 1e300 }, mb[3] = { 0, 0, 0 }, size = 0.0, batch, load;
   double bcpu[3] = { 1e300, 1e300, 1e300 };
   struct stat st;
   int k, r;
@@ -297,17 +312,11 @@ static void plate_figures(const char *srcdir)
       bcpu[k] = last_cpu < bcpu[k] ? last_cpu : bcpu[k];
     }
   batch = size < 128.0 * 1024 * 1024 ? size : 128.0 * 1024 * 1024;
-  {
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f && fscanf(f, "%lf", &load) != 1)
-      load = -1.0;
-    if (f)
-      fclose(f);
-  }
+  load = load_now();
   printf("bench_output: 96 scenes of the ball on a 24-mode plate, 0.5 s, every sample recorded "
          "(%.0f MB), whole process, best of 3; load average %.2f:\n", size / 1e6, load);
-  printf("  -j 1 %.3f s, -j 2 %.3f s: speed-up %.2fx (target >= 1.8)\n", best[0], best[1],
-         best[0] / best[1]);
+  printf("  -j 1 %.3f s, -j 2 %.3f s: speed-up %.2fx (target >= 1.8); CPU (user + system) -j 2 "
+         "%.3f s\n", best[0], best[1], best[0] / best[1], bcpu[1]);
   printf("  recording nothing (every = 22050) -j 1 %.3f s: recording costs %.2fx "
          "(target <= 1.5); CPU (user + system) %.3f s against %.3f s: %.2fx\n", best[2],
          best[0] / best[2], bcpu[0], bcpu[2], bcpu[0] / bcpu[2]);
@@ -424,7 +433,7 @@ int main(int argc, char **argv)
       printf("  vibro info: %.3f s, %.0f MB (target <= 1 s, < 100 MB); vibro events --csv (every "
              "impact): %.3f s, %.0f MB (target <= 3 s)\n", ti, mi, te, me);
       printf("  vibro run on a tiny scene (papetti-case-b), whole process: %.1f ms mean of 20 "
-             "(target <= 20 ms)\n", 1e3 * tt);
+             "(target <= 20 ms); load average %.2f\n", 1e3 * tt, load_now());
     } else {
       printf("  (no tools/vibro here: run from the build directory for the info, events and "
              "tiny-run times)\n");
@@ -476,7 +485,7 @@ issue17:
         }
       }
     printf("bench_output: avanzini-hammer-bar, 60 s at 44.1 kHz (2646001 samples), whole process "
-           "(vibro run), best of 3:\n");
+           "(vibro run), best of 3; load average %.2f:\n", load_now());
     printf("  recording every sample %.3f s (%.0f MB file, %.0f MiB peak), nothing %.3f s: "
            "ratio %.2fx wall (target <= 1.5, issue 17), CPU (user + system) %.3f s against "
            "%.3f s: %.2fx\n", best[0], fsize / 1e6, mb[0], best[1], best[0] / best[1], bcpu[0],
