@@ -131,6 +131,58 @@ diverged(vb_run *run, int i, long n, int solve_failed)
   run->code = VB_EDIVERGED;
 }
 
+/* A scene's energy past this many times what it can hold (energy_guard)
+ * is a scheme's instability, not physics. */
+#define ENERGY_GROWTH 10.0
+/* The energy any scene may hold, whatever its work (so that a scene at
+ * rest, e0 = 0, does not trip on rounding), J. */
+#define ENERGY_FLOOR 1.0e-12
+
+/* The islands' energy now (kinetic + potential) and the running work of
+ * forces and corrections, summed over the islands, J. */
+static void
+energy_now(const vb_run *run, double *e, double *ext, double *corr)
+{
+  *e = *ext = *corr = 0.0;
+  for (int i = 0; i < run->nislands; i++) {
+    *e += run->states[i]->kinetic + run->states[i]->potential;
+    *ext += run->states[i]->external;
+    *corr += run->states[i]->corrected;
+  }
+}
+
+/* After step n: a scene whose energy passes ENERGY_GROWTH times what it
+ * can hold has diverged.  What it can hold: e(t) = e0 + W(t) + C(t) - D(t)
+ * with D >= 0 dissipated, W the work of forces, gravity and drivers and C
+ * the energy Papetti's corrections (section 4.2) put in, so e(t) <= e0 +
+ * (W's total variation) + (what C added, its removals not counted) =
+ * e0 + e_work.  The scenes of scenes/ stay within 1.02x of it.  Sets the
+ * status and returns VB_EDIVERGED, or VB_ENOCONV after steps where Newton
+ * did not converge (failures of them, the first at step first_failure),
+ * else VB_OK. */
+static int
+energy_guard(vb_run *run, long n, long failures, long first_failure)
+{
+  double e, ext, corr;
+  energy_now(run, &e, &ext, &corr);
+  run->e_work += fabs(ext - run->ext_prev) + fmax(corr - run->corr_prev, 0.0);
+  run->ext_prev = ext;
+  run->corr_prev = corr;
+  double bound = fabs(run->e0) + run->e_work + ENERGY_FLOOR;
+  if (!(e > ENERGY_GROWTH * bound)) /* a NaN bound (inf work) does not trip */
+    return VB_OK;
+  if (failures > 0) { /* the unconverged steps, not the scheme, are the cause */
+    snprintf(run->status, sizeof run->status,
+             "newton failed at t=%.9g (%ld steps did not converge), then energy grew from %.3g J"
+             " to %.3g J at t=%.9g", first_failure * run->dt, failures, run->e0, e, n * run->dt);
+    return run->code = VB_ENOCONV;
+  }
+  snprintf(run->status, sizeof run->status,
+           "diverged at t=%.9g s: energy grew from %.3g J to %.3g J: the scheme is unstable here"
+           " (try two-point)", n * run->dt, run->e0, e);
+  return run->code = VB_EDIVERGED;
+}
+
 /* Set every island and tracker at t = 0 and record sample 0; VB_OK, or
  * VB_EDIVERGED when the initial state is not finite. */
 static int
@@ -156,6 +208,9 @@ start(vb_run *run)
   double kin, pot, diss, ext, corr;
   vb_record_energy(run, &kin, &pot, &diss, &ext, &corr);
   run->e0 = kin + pot;
+  run->e_work = 0.0;
+  run->ext_prev = ext;
+  run->corr_prev = corr;
   for (int i = 0; i < run->nislands; i++)
     run->e_prev[i] = run->states[i]->kinetic + run->states[i]->potential;
   vb_record_sample(run, 0, 0);
@@ -275,7 +330,8 @@ exec_steps(vb_run *run, const volatile int *stop, int level)
         run->rate_before[c] = st->hist[st->trk[k]].rate;
       }
     }
-    if (step_islands(run, n, &failures, &first_failure) || track_contacts(run, n))
+    if (step_islands(run, n, &failures, &first_failure) || track_contacts(run, n) ||
+        energy_guard(run, n, failures, first_failure))
       break;
     if (run->analysis)
       vb_analysis_step(run, n);

@@ -88,6 +88,11 @@ struct vb_run {
   double *x_before;                /* [ncontacts] compression at the previous step, m */
   double *rate_before;             /* [ncontacts] its rate, m/s */
   double e0;                       /* initial energy, J */
+  /* the energy the scene may hold, less e0 (energy_guard): the running
+   * sum of |change| of the work of forces, and of what the corrections
+   * added, J */
+  double e_work;
+  double ext_prev, corr_prev;      /* their sums over the islands at the last step, J */
   vb_analysis_run *analysis;       /* the section and impact map, NULL without
                                       an analysis block */
   struct vb_lyapunov *lyap;        /* the Lyapunov twin, NULL unless requested (lyapunov.c) */

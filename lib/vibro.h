@@ -464,7 +464,12 @@ void vb_run_free(vb_run *run);
  * otherwise the first failure's code; the status text says what happened.
  * A state, contact force or energy that becomes non-finite ends the run
  * with VB_EDIVERGED and a status "diverged at t=T s: <quantity> is inf"
- * naming the first non-finite quantity; the samples not reached are NaN. */
+ * naming the first non-finite quantity; the samples not reached are NaN.
+ * So does an energy (kinetic + potential) past 10 times what the scene can
+ * hold (its initial energy, the total variation of the work of forces,
+ * gravity and drivers, the energy corrections added, and 1e-12 J), checked
+ * after every step: "diverged at t=T s: energy grew from X J to Y J: the
+ * scheme is unstable here (try two-point)". */
 int vb_run_exec(vb_run *run);
 /* Status code of a run: VB_OK (done, or not run yet), VB_EDIVERGED,
  * VB_ENOCONV (Newton hit its cap in some step), VB_ENOMEM or VB_EINTR

@@ -423,11 +423,14 @@ START_TEST(test_overflow_diverges)
   ck_assert_msg(s.rc == VB_EDIVERGED, "%s, %s: rc %d, status '%s'", scheme,
                 big_k ? "k 1e308" : "gravity 1e308", s.rc, status);
   ck_assert_msg(strncmp(status, "diverged at t=", 14) == 0, "status '%s'", status);
-  /* it names the quantity (a contact, a body's mode or an island's energy) */
-  ck_assert_msg(strstr(status, "contact 'bounce'") || strstr(status, "body 'ball'")
-                || strstr(status, "of the island of body 'ball'"), "status '%s'", status);
-  ck_assert_msg(strstr(status, " is inf") || strstr(status, " is -inf")
-                || strstr(status, " is nan"), "status '%s'", status);
+  /* it names the quantity (a contact, a body's mode or an island's energy),
+   * or the energy guard saw it grow past its bound while still finite */
+  if (!strstr(status, ": energy grew from 0.000508 J to ")) {
+    ck_assert_msg(strstr(status, "contact 'bounce'") || strstr(status, "body 'ball'")
+                  || strstr(status, "of the island of body 'ball'"), "status '%s'", status);
+    ck_assert_msg(strstr(status, " is inf") || strstr(status, " is -inf")
+                  || strstr(status, " is nan"), "status '%s'", status);
+  }
   /* the time it names is a step of the run, and nothing after it was recorded */
   double t_div = atof(status + 14);
   long k_div = lround(t_div * 44100.0);
@@ -445,8 +448,8 @@ START_TEST(test_overflow_diverges)
 END_TEST
 
 /* The exact messages of the first non-finite quantity: a force that
- * overflows inside the solve, an energy that overflows while the state is
- * finite, and a free body whose energy is already inf at t = 0. */
+ * overflows inside the solve, an energy past energy_guard's bound while
+ * still finite, and a free body whose energy is already inf at t = 0. */
 START_TEST(test_diverged_messages)
 {
   static const char *const cases[][2] = {
@@ -462,7 +465,10 @@ START_TEST(test_diverged_messages)
       "  { name = \"floor\"; type = \"wall\"; } );\n"
       "contacts = ( { name = \"bounce\"; between = [\"floor\", \"ball\"]; law = \"hunt-crossley\";\n"
       "  k = 1.0e308; alpha = 1.17; mu = 0.27; scheme = \"am1\"; } );\n",
-      "diverged at t=4.53514739e-05 s: kinetic energy of the island of body 'ball' is inf" },
+      /* before energy_guard: "diverged at t=4.53514739e-05 s: kinetic energy of the
+       * island of body 'ball' is inf"; the guard sees the 1e267 J a step earlier */
+      "diverged at t=2.2675737e-05 s: energy grew from 0.000508 J to 6.54e+267 J: the scheme is "
+      "unstable here (try two-point)" },
     { "gravity = 9.81; };\n"
       "bodies = ( { name = \"m\"; type = \"mass\"; mass = 0.0113; v0 = 1.0; } );\n",
       "diverged at t=0 s: kinetic energy of the island of body 'm' is inf" },
@@ -492,6 +498,106 @@ START_TEST(test_run_code_done)
 }
 END_TEST
 
+/* ------------------------------------------------------- energy guard */
+
+/* A string of 100 modes plucked 1 mm, against a wall 10 um from its rest
+ * at 1.5 cm through a stiff power law: AM1 gains energy here without
+ * bound (to 117 J from 9.5e-5 J in 0.2 s before the guard), two-point
+ * conserves it.  %s is the scheme, %s the recorded signals. */
+static const char guard_scene[] =
+  "scene = { name = \"g\"; fs = 44100.0; duration = 0.2; gravity = 0.0; };\n"
+  "bodies = ( { name = \"bridge\"; type = \"wall\"; position = -1.0e-5; },\n"
+  "  { name = \"string\"; type = \"modal\"; preset = { kind = \"string\"; nmodes = 100;\n"
+  "    length = 1.0; tension = 40.0; linear_density = 0.001; pluck = [0.3, 1e-3]; };\n"
+  "    points = ( { name = \"pickup\"; x = 0.7; }, { name = \"b\"; x = 0.015; } ); } );\n"
+  "contacts = ( { name = \"jv\"; between = [\"bridge\", \"string.b\"]; law = \"power\";\n"
+  "  k = 1e9; alpha = 1.5; scheme = \"%s\"; max_iterations = 1000; } );\n"
+  "record = { signals = [%s]; };\n";
+
+/* A run whose energy passes 10 times what the scene can hold (its initial
+ * energy, no work done here) has diverged, and says so, whether or not
+ * its energy is recorded; nothing after the step that tripped it is
+ * recorded. */
+START_TEST(test_energy_guard_trips)
+{
+  static const char *const signals[] = { "\"bodies/string/pickup/u\", \"energy/*\"",
+                                         "\"bodies/string/pickup/u\"" };
+  for (int r = 0; r < 2; r++) {
+    char t[2048];
+    snprintf(t, sizeof t, guard_scene, "am1", signals[r]);
+    tu_sim s = tu_run_text(t);
+    const char *st = vb_run_status(s.run);
+    printf("energy guard, am1, %s: %s\n", r ? "energy not recorded" : "energy recorded", st);
+    ck_assert_int_eq(s.rc, VB_EDIVERGED);
+    ck_assert_int_eq(vb_run_code(s.run), VB_EDIVERGED);
+    ck_assert_msg(strncmp(st, "diverged at t=", 14) == 0, "status '%s'", st);
+    const char *grew = strstr(st, "energy grew from ");
+    ck_assert_msg(grew && strstr(st, "(try two-point)"), "status '%s'", st);
+    double e_from = 0.0, e_to = 0.0;
+    ck_assert_int_eq(sscanf(grew, "energy grew from %lg J to %lg J", &e_from, &e_to), 2);
+    double t_div = atof(st + 14);
+    long k_div = lround(t_div * 44100.0), n = vb_run_samples(s.run);
+    ck_assert(k_div > 0 && k_div < n - 1);
+    ck_assert(e_to > 10.0 * e_from && e_from > 0.0);
+    const double *u = vb_run_point_u(s.run, 1, 0);
+    ck_assert(isfinite(u[k_div - 1]) && isnan(u[k_div]) && isnan(u[n - 1]));
+    if (r == 0) {
+      const double *e = vb_run_energy(s.run, VB_ENERGY_TOTAL);
+      /* the pluck's energy, then within the bound up to the step that tripped */
+      ck_assert_msg(fabs(e[0] - e_from) <= 1e-3 * e_from, "e0 %g, status %g", e[0], e_from);
+      for (long k = 0; k < k_div; k++)
+        ck_assert_msg(isfinite(e[k]) && e[k] <= 10.0 * e[0], "sample %ld: %g J", k, e[k]);
+      ck_assert(isnan(e[k_div]));
+    }
+    tu_free(&s);
+  }
+}
+END_TEST
+
+/* Runs that do not trip it: the same string with two-point, and energy
+ * gained from rest (e0 = 0) by the work of a force at resonance and of a
+ * shaken table throwing a bead, far past 10 times e0 + the guard's floor. */
+START_TEST(test_energy_guard_work)
+{
+  char t[2048];
+  snprintf(t, sizeof t, guard_scene, "two-point", "\"energy/*\"");
+  static const char *const worked[] = {
+    "scene = { name = \"f\"; fs = 44100.0; duration = 2.0; gravity = 0.0; };\n"
+    "bodies = ( { name = \"m\"; type = \"mass\"; mass = 0.37; k = 2282.3; },\n"
+    "  { name = \"w\"; type = \"wall\"; position = -0.5; } );\n"
+    "contacts = ( { name = \"stop\"; between = [\"w\", \"m\"]; law = \"power\"; k = 1e8;\n"
+    "  alpha = 1.5; scheme = \"am1\"; } );\n"
+    "forces = ( { name = \"drive\"; at = \"m\"; type = \"harmonic\"; amplitude = 3.9;\n"
+    "  freq = 12.498; } );\n"
+    "record = { signals = [\"energy/*\"]; };\n",
+    "scene = { name = \"b\"; fs = 44100.0; duration = 1.0; gravity = 9.81; };\n"
+    "bodies = ( { name = \"bead\"; type = \"mass\"; mass = 0.00193; },\n"
+    "  { name = \"table\"; type = \"wall\"; drive = { type = \"sine\"; amplitude = 2.1e-4;\n"
+    "  freq = 61.3; }; } );\n"
+    "contacts = ( { name = \"hop\"; between = [\"table\", \"bead\"]; law = \"power\";\n"
+    "  k = 1e8; alpha = 1.5; scheme = \"am1\"; } );\n"
+    "record = { signals = [\"energy/*\"]; };\n",
+  };
+  const char *texts[] = { t, worked[0], worked[1] };
+  for (int i = 0; i < 3; i++) {
+    tu_sim s = tu_run_text(texts[i]);
+    const double *e = vb_run_energy(s.run, VB_ENERGY_TOTAL);
+    long n = vb_run_samples(s.run);
+    double top = 0.0;
+    for (long k = 0; k < n; k++)
+      top = fmax(top, e[k]);
+    printf("energy guard, case %d: %s, e0 %g J, largest %g J\n", i, vb_run_status(s.run), e[0],
+           top);
+    ck_assert_msg(s.rc == VB_OK, "case %d: status '%s'", i, vb_run_status(s.run));
+    ck_assert_str_eq(vb_run_status(s.run), "done");
+    /* the work, not e0, is what allowed it */
+    if (i > 0)
+      ck_assert_msg(e[0] == 0.0 && top > 1e6 * 1e-12, "case %d: e0 %g, largest %g", i, e[0], top);
+    tu_free(&s);
+  }
+}
+END_TEST
+
 static Suite *
 run_suite(void)
 {
@@ -507,6 +613,8 @@ run_suite(void)
   tcase_add_loop_test(limits, test_overflow_diverges, 0, 8);
   tcase_add_test(limits, test_diverged_messages);
   tcase_add_test(limits, test_run_code_done);
+  tcase_add_test(limits, test_energy_guard_trips);
+  tcase_add_test(limits, test_energy_guard_work);
   suite_add_tcase(s, limits);
   return s;
 }

@@ -139,6 +139,26 @@ CFG
 expect 2 "$vibro" run "$tmp/div.cfg" -o "$tmp/div.h5"
 contains "$tmp/err" "did not finish: diverged at t="
 
+# AM1 gaining energy without bound (a 100-mode string on a stiff bridge)
+# ends as diverged, not "done": exit 2, and the file's status says why
+cat >"$tmp/grow.cfg" <<'CFG'
+scene = { name = "g"; fs = 44100.0; duration = 0.2; gravity = 0.0; };
+bodies = ( { name = "bridge"; type = "wall"; position = -1.0e-5; },
+  { name = "string"; type = "modal"; preset = { kind = "string"; nmodes = 100; length = 1.0;
+    tension = 40.0; linear_density = 0.001; pluck = [0.3, 1e-3]; };
+    points = ( { name = "pickup"; x = 0.7; }, { name = "b"; x = 0.015; } ); } );
+contacts = ( { name = "jv"; between = ["bridge", "string.b"]; law = "power"; k = 1e9; alpha = 1.5;
+    scheme = "am1"; max_iterations = 1000; } );
+record = { signals = ["bodies/string/pickup/u", "energy/*"]; };
+CFG
+expect 2 "$vibro" run "$tmp/grow.cfg" -o "$tmp/grow.h5"
+contains "$tmp/err" "did not finish: diverged at t="
+contains "$tmp/err" ": energy grew from 9.5e-05 J to "
+h5dump -d /study/table/status "$tmp/grow.h5" >"$tmp/grow.txt" 2>&1
+contains "$tmp/grow.txt" "energy grew from 9.5e-05 J to "
+sed 's/scheme = "am1"/scheme = "two-point"/' "$tmp/grow.cfg" >"$tmp/keep.cfg"
+expect 0 "$vibro" run "$tmp/keep.cfg" -o "$tmp/keep.h5"
+
 # vibro check prints each law's parameters from the law table, with units
 cat >"$tmp/laws.cfg" <<'CFG'
 scene = { name = "laws"; fs = 44100.0; duration = 0.01; };
