@@ -138,19 +138,6 @@ diverged(vb_run *run, int i, long n, int solve_failed)
  * rest, e0 = 0, does not trip on rounding), J. */
 #define ENERGY_FLOOR 1.0e-12
 
-/* The islands' energy now (kinetic + potential) and the running work of
- * forces and corrections, summed over the islands, J. */
-static void
-energy_now(const vb_run *run, double *e, double *ext, double *corr)
-{
-  *e = *ext = *corr = 0.0;
-  for (int i = 0; i < run->nislands; i++) {
-    *e += run->states[i]->kinetic + run->states[i]->potential;
-    *ext += run->states[i]->external;
-    *corr += run->states[i]->corrected;
-  }
-}
-
 /* After step n: a scene whose energy passes ENERGY_GROWTH times what it
  * can hold has diverged.  What it can hold: e(t) = e0 + W(t) + C(t) - D(t)
  * with D >= 0 dissipated, W the work of forces, gravity and drivers and C
@@ -163,8 +150,9 @@ energy_now(const vb_run *run, double *e, double *ext, double *corr)
 static int
 energy_guard(vb_run *run, long n, long failures, long first_failure)
 {
-  double e, ext, corr;
-  energy_now(run, &e, &ext, &corr);
+  double kin, pot, diss, ext, corr;
+  vb_record_energy(run, &kin, &pot, &diss, &ext, &corr);
+  double e = kin + pot;
   run->e_work += fabs(ext - run->ext_prev) + fmax(corr - run->corr_prev, 0.0);
   run->ext_prev = ext;
   run->corr_prev = corr;
