@@ -605,13 +605,6 @@ impact_map(const vb_run *run, vb_analysis_run *a)
   return rc;
 }
 
-static int
-by_value(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* The median of the steps every impact of the run after the transient
  * lasted (duration fs, each contact's events with a finite duration), 0
  * when there is none. */
@@ -632,8 +625,7 @@ impact_steps(const vb_run *run, double transient)
           ev->duration > 0.0)
         steps[n++] = ev->duration * run->scene->fs;
     }
-  qsort(steps, (size_t)n, sizeof *steps, by_value);
-  median = n == 0 ? 0.0 : n % 2 ? steps[n / 2] : 0.5 * (steps[n / 2 - 1] + steps[n / 2]);
+  median = n == 0 ? 0.0 : vb_orbit_median(steps, n);
   free(steps);
   return median;
 }

@@ -290,14 +290,6 @@ uniform(unsigned long long *state)
   return (double)(*state >> 11) * 0x1.0p-52 - 1.0;
 }
 
-/* Order of doubles for qsort. */
-static int
-ascending(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* The default perturbation from the run's own impacts: the steps (duration
  * x fs) each impact the event tracker finished since the last call lasted
  * go into a ring of the last LYAPUNOV_RECENT, and rel becomes
@@ -323,8 +315,7 @@ update_perturbation(const vb_run *run, vb_lyapunov *ly)
     return;
   for (long i = 0; i < n; i++)
     sorted[i] = ly->recent[i];
-  qsort(sorted, (size_t)n, sizeof *sorted, ascending);
-  ly->rel = from_steps(n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]));
+  ly->rel = from_steps(vb_orbit_median(sorted, n));
 }
 
 /* Start the twin at step n: a copy of the run displaced by d0 along a

@@ -285,11 +285,21 @@ vb_orbit_impacts(const double *t_impact, long nimpacts, const double *t_section,
   return (int)floor((double)count / (double)(cycles - 1) + 0.5);
 }
 
+/* The median of v[n], sorting it (orbit.h). */
+double
+vb_orbit_median(double *v, long n)
+{
+  if (n <= 0)
+    return NAN;
+  qsort(v, (size_t)n, sizeof *v, ascending);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* The grazing flags of an impact map (eq A5; orbit.h). */
 int
 vb_orbit_grazing(const double *v_in, long n, double fraction, int *flag, double *median)
 {
-  double *speed = malloc((size_t)(n > 0 ? n : 1) * sizeof *speed), mid = NAN;
+  double *speed = malloc((size_t)(n > 0 ? n : 1) * sizeof *speed), mid;
   long k = 0;
 
   if (!speed)
@@ -298,10 +308,7 @@ vb_orbit_grazing(const double *v_in, long n, double fraction, int *flag, double 
     if (isfinite(v_in[i]))
       speed[k++] = fabs(v_in[i]);
   /* the median of the finite speeds (eq A5) */
-  if (k > 0) {
-    qsort(speed, (size_t)k, sizeof *speed, ascending);
-    mid = k % 2 ? speed[k / 2] : 0.5 * (speed[k / 2 - 1] + speed[k / 2]);
-  }
+  mid = vb_orbit_median(speed, k);
   free(speed);
   for (long i = 0; i < n; i++)
     flag[i] = isfinite(v_in[i]) && fabs(v_in[i]) < fraction * mid;

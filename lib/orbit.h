@@ -84,6 +84,10 @@ long vb_orbit_attractors(const double *const *cycle, const int *period, long nsc
 int vb_orbit_impacts(const double *t_impact, long nimpacts, const double *t_section, long ns,
                      int m);
 
+/* The median of v[n] (sorted here in place: the two middle values'
+ * mean when n is even); NaN when n is 0. */
+double vb_orbit_median(double *v, long n);
+
 /* The grazing flag of an impact map: flag[i] = 1 when |v_in[i]| (m/s) is
  * below fraction times the median |v_in| of the n impacts (non-finite
  * speeds are left out of the median and never flagged).  The median into
