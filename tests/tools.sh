@@ -343,6 +343,8 @@ with h5py.File(tmp + "/study.h5", "w") as f:
     done = np.ones(nscenes, dtype=np.uint8)
     done[7] = 0
     f.create_dataset("study/done", data=done)
+with h5py.File(tmp + "/later.h5", "w") as f:     # a layout from a later vibro
+    f.attrs["format"] = "vibro-9"
 with h5py.File(tmp + "/nostudy.h5", "w") as f:
     f.attrs["format"] = "vibro-1"
     g = f.create_group("scenes/000000")
@@ -353,6 +355,13 @@ PY
 error "$tmp/noformat.h5: not a vibro output (no 'format' attribute)" "$vibro" info "$tmp/noformat.h5"
 error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1, vibro-2 or vibro-3)" \
   "$vibro" export "$tmp/wrongformat.h5" --signal x --csv "$tmp/x.csv"
+# a later layout is named as such, not read as a damaged vibro-3
+for cmd in info events; do
+  error "$tmp/later.h5: format 'vibro-9' is newer than this vibro reads (valid: vibro-1, vibro-2, vibro-3): update vibro" \
+    "$vibro" $cmd "$tmp/later.h5"
+done
+error "$tmp/later.h5: format 'vibro-9' is newer than this vibro reads (valid: vibro-1, vibro-2, vibro-3): update vibro" \
+  "$vibro" export "$tmp/later.h5" --signal x --csv "$tmp/x.csv"
 expect 0 "$vibro" info "$s"
 contains "$tmp/out" "12 scenes: 11 done, 1 failed, 1 not marked complete in /study/done (vibro run --resume)"
 contains "$tmp/out" "scene 1 'sweep': done; fs 44100 Hz, 51 samples (every 2 steps), 0.002 s"

@@ -19,6 +19,8 @@
 
 #define WALK_DEPTH    8 /* deepest nesting searched for signals */
 #define FORMAT_PREFIX "vibro-"
+/* The latest layout the readers know (lib/writer.h's VB_FORMAT_NAME). */
+#define FORMAT_LATEST 3
 
 /* snprintf into buf, cutting what does not fit (names and statuses are
  * short; a cut one still identifies its object). */
@@ -338,6 +340,13 @@ output_open(const char *path, char *format, size_t len)
   version = format_version(format);
   if (version < 1) {
     cli_complain(path, "not a vibro output (format '%s', expected vibro-1, vibro-2 or vibro-3)", format);
+    close_id(file);
+    return H5I_INVALID_HID;
+  }
+  /* a later layout is not a damaged one: say which this program reads */
+  if (version > FORMAT_LATEST) {
+    cli_complain(path, "format '%s' is newer than this vibro reads (valid: vibro-1, vibro-2, vibro-3): "
+                 "update vibro", format);
     close_id(file);
     return H5I_INVALID_HID;
   }
