@@ -168,6 +168,11 @@ spaced(param *pr, double a, double b, long n)
     }
     if (pr->spec == SPEC_LINSPACE) {
       pr->values[i] = (a * (double)(n - 1 - i) + b * (double)i) / (double)(n - 1);
+      /* ends near DBL_MAX overflow the sum of the weighted ends: weigh
+       * them first (a convex combination of finite values is finite) */
+      if (!isfinite(pr->values[i]))
+        pr->values[i] = a * ((double)(n - 1 - i) / (double)(n - 1)) +
+                        b * ((double)i / (double)(n - 1));
     } else {
       t = (log10(a) * (double)(n - 1 - i) + log10(b) * (double)i) / (double)(n - 1);
       pr->values[i] = pow(10.0, t);

@@ -3,6 +3,7 @@
  * sweep may create where the file leaves them out (a law's optional keys
  * come from the law table). */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +133,68 @@ static double seconds(void)
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+/* linspace and logspace against an independent long-double formula
+ * (README's value i = (a (n-1-i) + b i) / (n-1), in log10 for
+ * logspace, with 64-bit mantissas): the count, the
+ * ends exact, strictly monotone (no duplicates), each value within 4 ulps
+ * of the reference; long spaces (10^6 and 10^6 + 3 values, either
+ * direction) and ends near DBL_MAX, whose weighted sum overflowed: a
+ * linspace of [1e300, 1.7e308] made scene 2's value inf.  Tolerances: 4
+ * ulps of the weighted ends' magnitude (linspace), of the value times
+ * 1 + ln 10 |exponent| (logspace). */
+static const struct {
+  const char *spec;
+  long double a, b;
+  long n;
+  int log;
+} spaces[] = {
+  {"linspace = [0.1, 2.0]; n = 1000000;", 0.1L, 2.0L, 1000000, 0},
+  {"linspace = [3.0e9, 1.0e3]; n = 1000003;", 3.0e9L, 1.0e3L, 1000003, 0},
+  {"logspace = [1.0e6, 1.0e9]; n = 1000000;", 6.0L, 9.0L, 1000000, 1},
+  {"logspace = [1.0e9, 3.0e-3]; n = 1000003;", 9.0L, -2.522878745280337562704972L, 1000003, 1},
+  {"linspace = [1.0e300, 1.7e308]; n = 7;", 1.0e300L, 1.7e308L, 7, 0},
+  {"linspace = [1.7e308, 1.6e308]; n = 11;", 1.7e308L, 1.6e308L, 11, 0},
+  {"logspace = [1.0e-300, 1.0e300]; n = 7;", -300.0L, 300.0L, 7, 1},
+};
+
+START_TEST(test_spaces)
+{
+  char text[4096], err[1024];
+  vb_study *st = NULL;
+  snprintf(text, sizeof text,
+           HAMMER("two-point") "sweep = { params = ( { path = \"contacts.hit.k\"; %s } ); };\n",
+           spaces[_i].spec);
+  int rc = vb_study_load_string(text, "spaces.cfg", &st, err, sizeof err);
+  ck_assert_msg(rc == VB_OK, "%s: %s", spaces[_i].spec, err);
+  long n = spaces[_i].n;
+  ck_assert_int_eq(vb_study_scenes(st), n);
+  long double a = spaces[_i].a, b = spaces[_i].b;
+  double prev = 0.0;
+  for (long i = 0; i < n; i++) {
+    double v = vb_study_value(st, i, 0);
+    long double t = (a * (long double)(n - 1 - i) + b * (long double)i) / (long double)(n - 1);
+    long double ref = spaces[_i].log ? powl(10.0L, t) : t;
+    ck_assert_msg(isfinite(v), "%s: value %ld is %g", spaces[_i].spec, i, v);
+    /* the rounding of the weighted ends (linspace), of the exponent
+     * amplified by ln 10 (logspace) */
+    long double w = (long double)i / (long double)(n - 1);
+    long double tol = spaces[_i].log
+                          ? fabsl(ref) * (1.0L + 2.3026L * fmaxl(fabsl(a), fabsl(b)))
+                          : fabsl(a) * (1.0L - w) + fabsl(b) * w;
+    ck_assert_msg(fabsl(v - ref) <= 4.0L * DBL_EPSILON * tol, "%s: value %ld %.17g, reference %.17Lg",
+                  spaces[_i].spec, i, v, ref);
+    if (i == 0 || i == n - 1)
+      ck_assert_msg(v == (double)ref, "%s: end %ld is %.17g, not %.17g", spaces[_i].spec, i, v,
+                    (double)ref);
+    if (i > 0)
+      ck_assert_msg(b > a ? v > prev : v < prev, "%s: value %ld %.17g after %.17g", spaces[_i].spec,
+                    i, v, prev);
+    prev = v;
+  }
+  vb_study_free(st);
+}
+END_TEST
 
 /* Issue 10: a 1e8-scene grid is validated through the scenes that stand
  * for it (each parameter's values and the corners: 2 * (1024 + 6) + 4 at
@@ -272,6 +335,7 @@ sweep_suite(void)
   tcase_add_test(limits, test_huge_grid_bad_value);
   tcase_add_test(limits, test_huge_zip_random);
   tcase_add_test(limits, test_huge_grid_corner);
+  tcase_add_loop_test(limits, test_spaces, 0, (int)(sizeof spaces / sizeof spaces[0]));
   suite_add_tcase(s, limits);
   return s;
 }
