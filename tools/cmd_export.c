@@ -606,19 +606,28 @@ find_row_v2(exported *sg, const output_files *of, const char *scene, hid_t *fid,
     unsigned char *buf;
     if (rows_open(of->fid[f], "study/table", &r) < 0)
       continue;
-    buf = malloc(r.row ? r.row : 8);
-    for (long i = 0; buf && i < r.rows; i++) {
-      if (rows_read(&r, (hsize_t)i, 1, buf) < 0)
+    /* rows in blocks of about 1 MiB: one read per column and block, not
+     * per row (a row at a time took 0.5 ms a scene: 49 s to reach scene
+     * 99999 of a 10^5-scene study) */
+    long block = r.row ? (long)((1 << 20) / r.row) : 1;
+    block = block < 1 ? 1 : block > r.rows ? (r.rows > 0 ? r.rows : 1) : block;
+    buf = malloc((size_t)block * (r.row ? r.row : 8));
+    for (long i0 = 0; buf && i0 < r.rows; i0 += block) {
+      long n = r.rows - i0 < block ? r.rows - i0 : block;
+      if (rows_read(&r, (hsize_t)i0, (hsize_t)n, buf) < 0)
         break;
-      long index = (long)rows_number(&r, buf, rows_column(&r, "index"));
-      if (index == want || (!scene && r.rows == 1 && of->n == 1)) {
-        sg->row = (hsize_t)i;
-        sg->n = (long)rows_number(&r, buf, rows_column(&r, "samples"));
-        *interval = rows_number(&r, buf, rows_column(&r, "sample_interval"));
-        *fid = of->fid[f];
-        free(buf);
-        rows_close(&r);
-        return 0;
+      for (long k = 0; k < n; k++) {
+        const unsigned char *row = buf + (size_t)k * r.row;
+        long index = (long)rows_number(&r, row, rows_column(&r, "index"));
+        if (index == want || (!scene && r.rows == 1 && of->n == 1)) {
+          sg->row = (hsize_t)(i0 + k);
+          sg->n = (long)rows_number(&r, row, rows_column(&r, "samples"));
+          *interval = rows_number(&r, row, rows_column(&r, "sample_interval"));
+          *fid = of->fid[f];
+          free(buf);
+          rows_close(&r);
+          return 0;
+        }
       }
     }
     total += r.rows;
