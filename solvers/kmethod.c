@@ -11,7 +11,8 @@
  *
  * An island of one contact: the scheme's closed form (quadratic) or scalar
  * Newton (newton.c).  Else Newton on r(x) = x + K_AA fbar(x) - xt_A = 0
- * with LAPACK's LU (dgetf2, dgetrs) of the Jacobian I + K_AA diag(fbar')
+ * with the LU (dgetf2's and dgetrs's operations: vb_dense_lu up to 32
+ * contacts, LAPACK's above) of the Jacobian I + K_AA diag(fbar')
  * (of its block of the contacts whose force moves with x1: the others'
  * columns are unit vectors, vb_kmethod_update),
  * globalised by a backtracking (Armijo) line search on |r| (Dennis &
@@ -211,108 +212,12 @@ residual(const vb_kproblem *p, int na, const double *xs, double lambda, const do
  * the LU on average, 95M of its 843M instructions in those calls). */
 #define DENSE_SMALL 32
 
-/* Compiled also for x86-64-v3 (AVX2), chosen at load time, as
- * lib/kernels.c's kernels: the rank-1 updates four rows a pass, each
- * entry the same product and sum (no contraction: -ffp-contract=off), so
- * the same bits. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define DENSE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define DENSE_CLONES
-#endif
-
-/* LU with partial pivoting of the n x n matrix a (column-major, in place)
- * by exactly the operations of LAPACK's dgetf2 over the reference BLAS,
- * in their order (the pivot is the first largest |a_ik| (idamax); the
- * column below it scaled by the pivot's reciprocal, or divided by it
- * where the reciprocal would overflow; the rank-1 update a_ij + l_i (-a_kj)
- * skipped where a_kj = 0, as dger): the same factors and pivots (1-based)
- * to the bit.  0, or the first k (1-based) with a zero pivot, as dgetf2's
- * info (the factorisation goes on past it). */
-DENSE_CLONES int
-vb_dense_lu(int n, double *a, int *ipiv)
-{
-  const double sfmin = 0x1p-1022; /* dlamch('S') */
-  int info = 0;
-  for (int k = 0; k < n; k++) {
-    double *ck = a + (size_t)k * n;
-    int p = k;
-    double big = fabs(ck[k]);
-    for (int i = k + 1; i < n; i++)
-      if (fabs(ck[i]) > big) {
-        big = fabs(ck[i]);
-        p = i;
-      }
-    ipiv[k] = p + 1;
-    if (ck[p] != 0.0) {
-      if (p != k)
-        for (int j = 0; j < n; j++) {
-          double t = a[(size_t)j * n + k];
-          a[(size_t)j * n + k] = a[(size_t)j * n + p];
-          a[(size_t)j * n + p] = t;
-        }
-      if (fabs(ck[k]) >= sfmin) {
-        double r = 1.0 / ck[k];
-        for (int i = k + 1; i < n; i++)
-          ck[i] *= r;
-      } else {
-        for (int i = k + 1; i < n; i++)
-          ck[i] /= ck[k];
-      }
-    } else if (info == 0) {
-      info = k + 1;
-    }
-    for (int j = k + 1; j < n; j++) {
-      double *restrict cj = a + (size_t)j * n; /* columns j > k: apart from ck */
-      const double *restrict lk = ck;
-      if (cj[k] == 0.0)
-        continue;
-      double t = -cj[k];
-#pragma omp simd
-      for (int i = k + 1; i < n; i++)
-        cj[i] = cj[i] + lk[i] * t;
-    }
-  }
-  return info;
-}
-
-/* Solve (LU) x = b in place in b[n] with vb_dense_lu's factors and
- * pivots, by exactly the operations of LAPACK's dgetrs over the reference
- * BLAS (dlaswp, then dtrsm's column sweeps of L (unit) and U, each
- * skipping a zero b_k): the same solution to the bit. */
-void
-vb_dense_lu_solve(int n, const double *a, const int *ipiv, double *b)
-{
-  for (int k = 0; k < n; k++) {
-    int p = ipiv[k] - 1;
-    if (p != k) {
-      double t = b[k];
-      b[k] = b[p];
-      b[p] = t;
-    }
-  }
-  for (int k = 0; k < n; k++) {
-    if (b[k] == 0.0)
-      continue;
-    const double *ck = a + (size_t)k * n;
-    for (int i = k + 1; i < n; i++)
-      b[i] = b[i] - b[k] * ck[i];
-  }
-  for (int k = n - 1; k >= 0; k--) {
-    if (b[k] == 0.0)
-      continue;
-    const double *ck = a + (size_t)k * n;
-    b[k] = b[k] / ck[k];
-    for (int i = 0; i < k; i++)
-      b[i] = b[i] - b[k] * ck[i];
-  }
-}
-
 /* The Newton update d = -J^-1 r into p->rhs (holding r) from fbar' at
- * derivatives(p, na), J = I + K_AA diag(fbar'), by LAPACK's unblocked LU
- * of J (the active sets are small, tens, where dgetrf's recursion into
- * dtrsm and dgemm costs more than the arithmetic: the tanpura's 64
- * points, 14.2 -> 12.1 us per step; same pivoting); 0, or -1 when J is
+ * derivatives(p, na), J = I + K_AA diag(fbar'), by the unblocked LU of J
+ * (vb_dense_lu up to DENSE_SMALL rows, else LAPACK's dgetf2: the active
+ * sets are small, tens, where dgetrf's recursion into dtrsm and dgemm
+ * costs more than the arithmetic: the tanpura's 64 points, 14.2 -> 12.1
+ * us per step; same pivoting, the same bits); 0, or -1 when J is
  * singular or d not finite.  A contact whose force does not move with x1
  * at the iterate (fbar'_z = 0: out of contact at both ends of the step)
  * has the unit column e_z in J, so J is block triangular: with N the

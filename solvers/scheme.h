@@ -234,8 +234,8 @@ int vb_dense_lu(int n, double *a, int *ipiv);
 void vb_dense_lu_solve(int n, const double *a, const int *ipiv, double *b);
 
 /* Solve a step's contacts: one contact by the scheme's closed form or
- * scalar Newton; more by Newton on the contacts that may act (LAPACK's LU
- * of I + K_AA diag(fbar'), a line search), or, with a closed-form contact,
+ * scalar Newton; more by Newton on the contacts that may act (the LU of
+ * I + K_AA diag(fbar') by vb_dense_lu or LAPACK, a line search), or, with a closed-form contact,
  * by block Gauss-Seidel polished by that Newton when it stalls (kmethod.c).
  * VB_OK, VB_ENOCONV (not converged within the contacts' max_iterations;
  * the finite iterate is kept) or VB_EDIVERGED (a force overflows). */
