@@ -514,27 +514,6 @@ vb_signal_instances(const vb_scene *sc)
   return vb_signal_instance(&table[NSIGNALS], sc, 0);
 }
 
-/* Bytes of a file recording's window (vb_run_alloc_into): its rows of
- * hundreds of KiB go to the file in one pwrite each, and its stores stay
- * in the cache, where a whole recording's each meet memory (or, mapped, a
- * page fault and the file system's page_mkwrite every 4 KiB).  Measured
- * on the 60 s hammer on a bar (13 series, make bench): user + system
- * 0.49-0.54 s with 256 KiB, 0.47-0.50 s from 1 to 8 MiB, in 4 alternating
- * runs on a loaded machine. */
-#define WINDOW_BYTES   ((size_t)4 << 20)
-#define WINDOW_MIN     8192L             /* samples a window holds at least */
-
-/* Samples of the window of a recording of `series` series of nrec samples
- * into a file: WINDOW_BYTES of them, at least WINDOW_MIN, at most nrec,
- * a multiple of 512 (whole pages of doubles) below nrec. */
-static long
-window_samples(size_t series, long nrec)
-{
-  long w = (long)(WINDOW_BYTES / sizeof(double) / (series ? series : 1));
-  w = w < WINDOW_MIN ? WINDOW_MIN : w / 512 * 512;
-  return w < nrec ? w : nrec;
-}
-
 /* Point every recorded series into the block p (a row every stride
  * samples); the rows and offsets of those the file holds, for
  * vb_record_flush. */
@@ -591,11 +570,14 @@ vb_record_alloc(vb_run *run, const vb_record_file *to)
   }
   run->series_first[NSIGNALS] = ninst;
   run->nseries = series;
-  run->win = to ? window_samples(series, run->nrec) : run->nrec;
+  run->win = to ? vb_record_window(series, run->nrec) : run->nrec;
+  /* a ring of windows for a writer thread, when one is asked for and the
+   * run fills more than one window */
+  run->nslot = to && to->async && run->win < run->nrec ? VB_RECORD_RING : 1;
   /* a window's rows a cache line apart beyond whole pages: rows a
    * multiple of 4 KiB apart share the cache's sets, and a sample's stores
    * into a dozen of them evicted each other */
-  run->stride = to ? run->win + 8 : run->nrec;
+  run->stride = to ? run->nslot * run->win + 8 : run->nrec;
   if (to)
     run->record_fd = to->fd;
   run->record = series > 0 ? record_alloc(series * (size_t)run->stride, &run->record_mapped) : NULL;
@@ -629,6 +611,8 @@ vb_record_alloc(vb_run *run, const vb_record_file *to)
       run->point_row[b] = vb_island_point_row(&run->model->islands[run->body_island[b]], b, 0);
   }
   int rc = plan(run);
+  if (rc == VB_OK && run->nslot > 1 && run->nwrite > 0 && !vb_record_writer_start(run))
+    run->nslot = 1; /* no thread: the run writes its windows itself */
   return rc == VB_OK ? plan_derived(run) : rc;
 }
 
@@ -636,6 +620,7 @@ vb_record_alloc(vb_run *run, const vb_record_file *to)
 void
 vb_record_free(vb_run *run)
 {
+  vb_record_writer_end(run);
   if (run->record_mapped)
     munmap(run->record, run->record_mapped);
   else
@@ -661,12 +646,12 @@ vb_record_blank_from(vb_run *run, long k0)
 {
   size_t stride = (size_t)run->stride;
   if (k0 == 0)
-    run->win_k0 = run->win_fill = 0;
+    run->win_k0 = run->win_fill = run->win_base = 0;
   if (k0 < run->win_k0)
     k0 = run->win_k0; /* written already (vb_record_sample never goes back) */
   for (long k = k0; k < run->nrec;) {
     if (k - run->win_k0 >= run->win)
-      vb_record_flush(run);
+      vb_record_post(run);
     long from = k - run->win_k0, to = run->nrec - run->win_k0 < run->win ? run->nrec - run->win_k0
                                                                           : run->win;
     /* every recorded instance is [rows][stride], in run->record */
@@ -675,7 +660,7 @@ vb_record_blank_from(vb_run *run, long k0)
         double *sr = run->series[run->series_first[r] + i];
         for (size_t q = 0; sr && q < series_of(run->scene, r, i); q++)
           for (long j = from; j < to; j++)
-            sr[q * stride + (size_t)j] = NAN;
+            sr[q * stride + (size_t)(run->win_base + j)] = NAN; /* its window in the ring */
       }
     run->win_fill = to;
     k = run->win_k0 + to;
@@ -770,11 +755,11 @@ vb_record_sample(vb_run *run, long n, long k)
 {
   const vb_scene *sc = run->scene;
   if (k == 0)
-    run->win_k0 = run->win_fill = 0;
+    run->win_k0 = run->win_fill = run->win_base = 0;
   if (k - run->win_k0 >= run->win)
-    vb_record_flush(run); /* full (into a file: else win is nrec) */
-  long kk = k - run->win_k0;
-  run->win_fill = kk + 1;
+    vb_record_post(run); /* full (into a file: else win is nrec) */
+  run->win_fill = k - run->win_k0 + 1;
+  long kk = run->win_base + k - run->win_k0; /* in the window of the ring */
   sample_signals(run, n, kk);
   for (int c = 0; c < sc->ncontacts; c++) {
     vb_contact_result *res = &run->results[c];
