@@ -463,7 +463,18 @@ plan(vb_run *run)
       run->max_x[c] = &hc->x;
   }
   for (int e = 0; e < VB_ENERGY_COUNT; e++)
-    run->record_energies |= run->energy[e] != NULL;
+    if (run->energy[e])
+      run->energy_rec[run->nenergy_rec++] = e;
+  /* the points recording u and v first: a sample computes them into their
+   * series with no test */
+  for (int a = 0, b = run->npoints_rec - 1; a <= b;)
+    if (run->points_rec[a].u && run->points_rec[a].v)
+      a++, run->npoints_both++;
+    else {
+      vb_point_rec t = run->points_rec[a];
+      run->points_rec[a] = run->points_rec[b];
+      run->points_rec[b--] = t;
+    }
   return VB_OK;
 }
 
@@ -724,7 +735,11 @@ put(double *series, long k, double v)
 static void
 sample_signals(vb_run *run, long n, long kk)
 {
-  for (const vb_point_rec *p = run->points_rec, *end = p + run->npoints_rec; p < end; p++) {
+  const vb_point_rec *p = run->points_rec, *both = p + run->npoints_both,
+                     *end = p + run->npoints_rec;
+  for (; p < both; p++)
+    vb_point_eval(&p->ops, p->u + kk, p->v + kk);
+  for (; p < end; p++) {
     double u, v;
     vb_point_eval(&p->ops, &u, &v);
     put(p->u, kk, u);
@@ -775,13 +790,21 @@ vb_record_sample(vb_run *run, long n, long k)
   }
   /* the energies: for their signals, or at the last sample for the table */
   int last = k == run->nrec - 1;
-  if (!run->record_energies && !last)
+  if (!run->nenergy_rec && !last)
     return;
   double e[VB_ENERGY_COUNT];
   energy_sum(run, e);
   double *const *to = run->energy;
-  for (int w = 0; w < VB_ENERGY_COUNT; w++)
-    put(to[w], kk, e[w]);
+  if (run->nenergy_rec == VB_ENERGY_COUNT) { /* all of them (the default): stored in registers */
+    to[VB_ENERGY_TOTAL][kk] = e[VB_ENERGY_TOTAL];
+    to[VB_ENERGY_KINETIC][kk] = e[VB_ENERGY_KINETIC];
+    to[VB_ENERGY_POTENTIAL][kk] = e[VB_ENERGY_POTENTIAL];
+    to[VB_ENERGY_DISSIPATED][kk] = e[VB_ENERGY_DISSIPATED];
+    to[VB_ENERGY_EXTERNAL][kk] = e[VB_ENERGY_EXTERNAL];
+    to[VB_ENERGY_CORRECTION][kk] = e[VB_ENERGY_CORRECTION];
+  } else
+    for (int m = 0; m < run->nenergy_rec; m++)
+      to[run->energy_rec[m]][kk] = e[run->energy_rec[m]];
   /* the figures kept: those of the last sample (a run stopped before it
    * leaves them NaN, vb_record_blank_from) */
   if (last)

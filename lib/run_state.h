@@ -60,12 +60,14 @@ struct vb_run {
   double **point_u, **point_v;     /* [recorded points] -> [nrec] m, m/s, or NULL (in series) */
   double **modes_q;                /* [nbodies] -> [nmodes][nrec] m, or NULL */
   int npoints_rec;                 /* points whose u or v is recorded */
+  int npoints_both;                /* the first of points_rec, which record u and v */
   vb_point_rec *points_rec;        /* [npoints_rec] each computed straight into its series */
   int nwalls_rec;                  /* walls whose u or v is recorded */
   int *walls_rec;                  /* [nwalls_rec] their bodies */
   const double **max_x;            /* [ncontacts] a pinned contact's compression (exact at
                                       every step), else NULL (its bound: sparse.c) */
-  int record_energies;             /* some energy series is recorded */
+  int nenergy_rec;                 /* energy series recorded */
+  int energy_rec[VB_ENERGY_COUNT]; /* [nenergy_rec] the vb_energy of each */
   double *record;                  /* one block holding the recorded series, or their window */
   size_t nseries;                  /* series of nrec samples recorded */
   /* the samples the series hold: all nrec, or, recording into a file
