@@ -60,7 +60,7 @@ driven_crossing(const vb_run *run, int c, double sign, double t0, double x0, dou
   for (int it = 0; it < 16; it++) {
     double x = xb + vb * tau + 0.5 * a * tau * tau + vb_contact_drive(sc, ct, t0 + tau, &rd);
     double dp = sign * (vb + a * tau + rd);
-    double step = dp != 0.0 ? vb_law_penetration(&ct->law, x) / dp : 0.0;
+    double step = dp != 0.0 ? law_penetration(&ct->law, x) / dp : 0.0;
     tau -= step;
     if (!(fabs(step) > 1e-15 * run->dt))
       break;
@@ -283,7 +283,7 @@ track(vb_run *run, int c, long n, double x_before, double rate_before, double *e
     if (rc)
       return rc;
   }
-  double p = vb_law_penetration(law, hc->x);
+  double p = law_penetration(law, hc->x);
   if (p > 0.0 && tr->open && vb_law_side(law, hc->x) != tr->sign) {
     int rc = switch_side(run, c, n, x_before, rate_before, *e_now);
     if (rc)
@@ -297,7 +297,7 @@ track(vb_run *run, int c, long n, double x_before, double rate_before, double *e
   /* Papetti 4.2: never let the compression exceed the analytic x_max */
   if ((ct->corrections & VB_CORRECT_XMAX) && p > ev->x_max_pred) {
     correct(run, c, ev->x_max_pred - p, 0.0, VB_CORRECT_XMAX, e_now);
-    p = vb_law_penetration(law, hc->x);
+    p = law_penetration(law, hc->x);
   }
   if (st->iterations[lc] > ev->newton_iterations_max)
     ev->newton_iterations_max = st->iterations[lc];
@@ -322,7 +322,7 @@ vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before,
 {
   const vb_tracker *tr = &run->trackers[c];
   if (!tr->open && !tr->pending &&
-      !(vb_law_penetration(&run->scene->contacts[c].law,
+      !(law_penetration(&run->scene->contacts[c].law,
                            state_of(run, c)->hist[run->contact_local[c]].x) > 0.0))
     return VB_OK;
   return track(run, c, n, x_before, rate_before, e_now);
@@ -358,13 +358,13 @@ vb_events_start(vb_run *run, int c)
   const vb_law *law = &run->scene->contacts[c].law;
   const vb_chist *hc = &state_of(run, c)->hist[run->contact_local[c]];
   vb_tracker *tr = &run->trackers[c];
-  if (vb_law_info_of(law->kind)->always_engaged || vb_law_penetration(law, hc->x) <= 0.0)
+  if (vb_law_info_of(law->kind)->always_engaged || law_penetration(law, hc->x) <= 0.0)
     return;
   memset(&tr->ev, 0, sizeof tr->ev);
   tr->open = 1;
   tr->sign = vb_law_side(law, hc->x);
   tr->ev.t_on = tr->ev.v_in = tr->ev.energy_before = NAN;
   tr->ev.x_max_pred = tr->ev.v_out_pred = tr->ev.v_out_exact = tr->ev.duration_pred = NAN;
-  tr->ev.x_max = vb_law_penetration(law, hc->x);
+  tr->ev.x_max = law_penetration(law, hc->x);
   tr->ev.samples = 1;
 }

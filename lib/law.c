@@ -73,7 +73,7 @@ static const char law_choices[] = LAW_NAMES(CHOICE);
  * exact_duration: Chatziioannou eq 14 is the exact motion of an undamped
  * one-sided linear contact, which eq 15-16 make the schemes reproduce: the
  * power law with alpha = 1 (the loader checks alpha). */
-static const vb_law_info law_table[VB_LAW_COUNT] = {
+const vb_law_info vb_law_table[VB_LAW_COUNT] = {
     [VB_LAW_POWER] = {.name = name_POWER,
                       .doc = "V = k/(a+1) [x]^(a+1) (Chatziioannou eq 2)",
                       .params = (const vb_law_param[]){K_PARAM, ALPHA_PARAM, END_PARAMS},
@@ -135,7 +135,7 @@ static const vb_law_info law_table[VB_LAW_COUNT] = {
 const vb_law_info *
 vb_law_info_of(vb_law_kind kind)
 {
-  return (unsigned)kind < VB_LAW_COUNT ? &law_table[kind] : NULL;
+  return (unsigned)kind < VB_LAW_COUNT ? &vb_law_table[kind] : NULL;
 }
 
 /* The value of a law parameter in a law. */
@@ -181,7 +181,7 @@ int
 vb_law_lookup(const char *name, vb_law_kind *kind)
 {
   for (int i = 0; i < VB_LAW_COUNT; i++)
-    if (name && strcmp(name, law_table[i].name) == 0) {
+    if (name && strcmp(name, vb_law_table[i].name) == 0) {
       *kind = (vb_law_kind)i;
       return VB_OK;
     }
@@ -192,7 +192,7 @@ vb_law_lookup(const char *name, vb_law_kind *kind)
 const char *
 vb_law_name(vb_law_kind kind)
 {
-  return (unsigned)kind < VB_LAW_COUNT ? law_table[kind].name : "unknown";
+  return (unsigned)kind < VB_LAW_COUNT ? vb_law_table[kind].name : "unknown";
 }
 
 /* Valid law names, for messages: every row of the table. */
@@ -206,10 +206,7 @@ vb_law_choices(void)
 double
 vb_law_penetration(const vb_law *law, double x)
 {
-  const vb_law_info *info = &law_table[law->kind];
-  if (info->always_engaged)
-    return INFINITY;
-  return info->two_sided ? fabs(x) - law->h : x;
+  return law_penetration(law, x);
 }
 
 /* Side a compression presses on, the sign of the elastic force: sign(x)
@@ -217,7 +214,7 @@ vb_law_penetration(const vb_law *law, double x)
 double
 vb_law_side(const vb_law *law, double x)
 {
-  return law_table[law->kind].two_sided && x < 0.0 ? -1.0 : 1.0;
+  return vb_law_table[law->kind].two_sided && x < 0.0 ? -1.0 : 1.0;
 }
 
 /* Penetration past the barrier on side sign (+1 or -1): sign x - h for a
@@ -227,7 +224,7 @@ vb_law_side(const vb_law *law, double x)
 double
 vb_law_side_penetration(const vb_law *law, double sign, double x)
 {
-  const vb_law_info *info = &law_table[law->kind];
+  const vb_law_info *info = &vb_law_table[law->kind];
   if (info->always_engaged || !info->two_sided)
     return vb_law_penetration(law, x);
   return sign * x - law->h;
@@ -237,7 +234,7 @@ vb_law_side_penetration(const vb_law *law, double sign, double x)
 static double
 engaged(const vb_law *law, double x)
 {
-  if (law_table[law->kind].always_engaged)
+  if (vb_law_table[law->kind].always_engaged)
     return fabs(x);
   double p = vb_law_penetration(law, x);
   return p > 0.0 ? p : 0.0;
@@ -269,7 +266,7 @@ vb_law_curvature(const vb_law *law, double x)
 {
   double p = engaged(law, x);
   if (p == 0.0)
-    return law_table[law->kind].always_engaged && law->alpha == 1.0 ? law->k : 0.0;
+    return vb_law_table[law->kind].always_engaged && law->alpha == 1.0 ? law->k : 0.0;
   if (law->alpha == 1.0)
     return law->k;
   return law->k * law->alpha * pow(p, law->alpha - 1.0);
@@ -328,7 +325,7 @@ vb_law_gradient_dx1(const vb_law *law, double x1, double x0)
 double
 vb_law_damping(const vb_law *law, double fe)
 {
-  switch (law_table[law->kind].damping) {
+  switch (vb_law_table[law->kind].damping) {
   case VB_DAMPING_HUNT_CROSSLEY: return law->mu * (fe < 0.0 ? -fe : fe);
   case VB_DAMPING_LINEAR: return law->c;
   default: return 0.0;
@@ -339,7 +336,7 @@ vb_law_damping(const vb_law *law, double fe)
 double
 vb_law_damping_slope(const vb_law *law, double fe)
 {
-  if (law_table[law->kind].damping != VB_DAMPING_HUNT_CROSSLEY)
+  if (vb_law_table[law->kind].damping != VB_DAMPING_HUNT_CROSSLEY)
     return 0.0;
   return fe < 0.0 ? -law->mu : law->mu;
 }
@@ -371,7 +368,7 @@ vb_law_damping_power(const vb_law *law, double x, double v)
 int
 vb_law_engaged(const vb_law *law, double x)
 {
-  return vb_law_penetration(law, x) > 0.0;
+  return law_engaged(law, x);
 }
 
 /* The law as it acts during an impact that began with penetration rate
@@ -383,7 +380,7 @@ vb_law_engaged(const vb_law *law, double x)
 void
 vb_law_at_onset(const vb_law *law, double v_in, vb_law *active)
 {
-  double (*lambda)(double) = law_table[law->kind].onset_damping;
+  double (*lambda)(double) = vb_law_table[law->kind].onset_damping;
   *active = *law;
   if (lambda == NULL)
     return;

@@ -296,7 +296,7 @@ refresh(const vb_island_model *m, vb_island_state *s, const double *q)
   vb_kernel_dots(m->nmp, m->nc, m->S, q, sp->xref);
   for (int c = 0; c < m->nc; c++) {
     double x = sp->xref[c] + s->xdrv[c];
-    sp->margin[c] = -vb_law_penetration(&m->cts[c].law, x) -
+    sp->margin[c] = -law_penetration(&m->cts[c].law, x) -
                     SLACK * (fabs(sp->xref[c]) + fabs(s->xdrv[c]) + fabs(m->cts[c].law.h));
     /* NaN (modes not finite): never passed over */
     if (c % BLOCK == 0 || !(sp->margin[c] >= sp->minmargin[c / BLOCK]))
@@ -355,8 +355,8 @@ can_leave(const vb_island_model *m, const vb_island_state *s, int c)
   const vb_sparse *sp = s->sp;
   const vb_chist *hc = &s->hist[c];
   const vb_law *law = &s->act[c].law;
-  if (sp->pinned[c] || s->fbar[c] != 0.0 || hc->f != 0.0 || vb_law_engaged(law, hc->x) ||
-      vb_law_engaged(law, hc->xm))
+  if (sp->pinned[c] || s->fbar[c] != 0.0 || hc->f != 0.0 || law_engaged(law, hc->x) ||
+      law_engaged(law, hc->xm))
     return 0;
   double grow = 0.0;
   for (int g = 0; g < sp->ng; g++)

@@ -197,8 +197,8 @@ onset_laws(const vb_island_model *m, vb_island_state *s)
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
     const vb_chist *hc = &s->hist[c];
-    if (!vb_law_engaged(&m->cts[c].law, hc->x) &&
-        !(three && vb_law_engaged(&m->cts[c].law, hc->xm)))
+    if (!law_engaged(&m->cts[c].law, hc->x) &&
+        !(three && law_engaged(&m->cts[c].law, hc->xm)))
       onset_law(m, s, c);
   }
 }
@@ -469,7 +469,7 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
     const vb_contact *ct = &s->act[c];
     vb_chist *hc = &s->hist[c];
     double x1 = s->x1[c];
-    if (s->fbar[c] != 0.0 || vb_law_engaged(&ct->law, hc->x)) {
+    if (s->fbar[c] != 0.0 || law_engaged(&ct->law, hc->x)) {
       diss += ct->scheme->ops->dissipation(ct, hc, h, x1, s->fbar[c]);
       work += s->fbar[c] * (xd1[c] - s->xdrv[c]);
     }
@@ -523,7 +523,7 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
     const vb_contact *ct = &s->act[c];
     vb_chist *hc = &s->hist[c];
     double x1 = s->x1[c];
-    if (s->fbar[c] != 0.0 || vb_law_engaged(&ct->law, hc->x) || vb_law_engaged(&ct->law, hc->xm)) {
+    if (s->fbar[c] != 0.0 || law_engaged(&ct->law, hc->x) || law_engaged(&ct->law, hc->xm)) {
       const vb_scheme *sch = s->fallback[c] ? ct->scheme->fallback : ct->scheme;
       diss += sch->ops->dissipation(ct, hc, h, x1, s->fbar[c]);
       work += 0.5 * s->fbar[c] * (xd1[c] - s->xdrv_m[c]);
