@@ -665,6 +665,84 @@ scenes_finish(runner *r, const vb_output_layout *lay, const char *part, char *er
                              : VB_OK;
 }
 
+/* Values in a dataset, or -1. */
+static long
+rows(hid_t ds)
+{
+  hid_t space = H5Dget_space(ds);
+  long n = space >= 0 ? (long)H5Sget_simple_extent_npoints(space) : -1;
+  vb_h5_close(space);
+  return n;
+}
+
+/* A kept scene (index) that failed: counted, and the first one named
+ * with its status (the report's first_failed is the lowest index). */
+static void
+kept_failed(runner *r, long index, const char *status)
+{
+  r->rep.failed++;
+  if (r->rep.first_failed < 0 || index < r->rep.first_failed) {
+    r->rep.first_failed = index;
+    snprintf(r->rep.first_status, sizeof r->rep.first_status, "%s", status);
+  }
+}
+
+/* The failed scenes of this rank in the finished file out (its table's
+ * status_code and status), into the report.  VB_OK, or VB_EIO with err
+ * when the column cannot be read (the file was checked just before). */
+static int
+finished_failures(runner *r, const char *out, char *err, size_t errlen)
+{
+  long n = vb_study_scenes(r->study), i;
+  int *code = malloc((size_t)(n > 0 ? n : 1) * sizeof *code);
+  int rc = VB_EIO;
+  vb_h5quiet q;
+  hid_t f, ds = -1, text = -1;
+
+  if (!code) {
+    snprintf(err, errlen, "%s: out of memory reading the table's status_code", out);
+    return VB_ENOMEM;
+  }
+  vb_h5_quiet_begin(&q);
+  f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f >= 0)
+    ds = H5Dopen2(f, "study/table/status_code", H5P_DEFAULT);
+  if (ds >= 0 && rows(ds) == n &&
+      H5Dread(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, code) >= 0) {
+    rc = VB_OK;
+    text = H5Dopen2(f, "study/table/status", H5P_DEFAULT);
+    for (i = r->opt->rank; i < n; i += r->opt->nranks) {
+      char status[VB_STATUS_LEN + 1] = "";
+      hsize_t at = (hsize_t)i, one = 1;
+      hid_t fs, ms, st;
+      if (code[i] == VB_OK)
+        continue;
+      if (r->rep.first_failed < 0 && text >= 0) { /* the first: read its status text */
+        fs = H5Dget_space(text);
+        ms = H5Screate_simple(1, &one, NULL);
+        st = H5Dget_type(text);
+        if (fs >= 0 && ms >= 0 && st >= 0 && H5Tis_variable_str(st) == 0 &&
+            H5Tget_size(st) <= VB_STATUS_LEN &&
+            H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &one, NULL) >= 0 &&
+            H5Dread(text, st, ms, fs, H5P_DEFAULT, status) < 0)
+          status[0] = '\0';
+        vb_h5_close(st);
+        vb_h5_close(ms);
+        vb_h5_close(fs);
+      }
+      kept_failed(r, i, status[0] ? status : "kept from the earlier run (see /study/table)");
+    }
+  }
+  vb_h5_close(text);
+  vb_h5_close(ds);
+  vb_h5_close(f);
+  vb_h5_quiet_end(&q);
+  free(code);
+  if (rc != VB_OK)
+    snprintf(err, errlen, "%s: cannot read /study/table/status_code of the finished file", out);
+  return rc;
+}
+
 /* Open the output and list the scenes of this rank still to run. */
 static int
 scenes_plan(runner *r, const vb_output_layout *lay, char *err, size_t errlen)
@@ -681,7 +759,8 @@ scenes_plan(runner *r, const vb_output_layout *lay, char *err, size_t errlen)
       r->pending[r->npending++] = i;
     } else {
       r->rep.kept++;
-      r->rep.failed += vb_output_status_code(r->o, i) != VB_OK;
+      if (vb_output_status_code(r->o, i) != VB_OK)
+        kept_failed(r, i, "kept from the earlier run (see status in /study/table)");
     }
   }
   if (rc == VB_OK)
@@ -740,13 +819,14 @@ vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt
   strcpy(part, out);
   strcat(part, PART_SUFFIX);
   vb_study_layout(study, &lay, names, units);
-  /* --resume after the end: the finished file is checked, nothing runs */
+  /* --resume after the end: the finished file is checked, nothing runs;
+   * the scenes it holds that failed still fail the run */
   if (opt->resume == 1 && access(part, F_OK) != 0 && access(out, F_OK) == 0 &&
       finished_file(study, &lay, out)) {
     for (i = opt->rank; i < nscenes; i += opt->nranks)
       r->rep.scenes++;
     r->rep.kept = r->rep.scenes;
-    rc = VB_OK;
+    rc = finished_failures(r, out, err, errlen);
     goto done;
   }
   rc = scenes_plan(r, &lay, err, errlen);

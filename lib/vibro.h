@@ -766,7 +766,7 @@ typedef struct vb_study_report {
   long failed;            /* scenes whose status is not "done" (kept or run) */
   double seconds;         /* wall time of the run, s */
   double write_seconds;   /* wall time spent writing, s */
-  long first_failed;      /* index of the first scene run now that failed, or -1 */
+  long first_failed;      /* index of the first scene that failed (run now or kept), or -1 */
   char first_status[160]; /* its status */
 } vb_study_report;
 

@@ -623,5 +623,19 @@ mkdir "$tmp/big.h5.part"
 [ -d "$tmp/big.h5.part" ] && ok || bad "exit 1 removed an OUT.part/ this run did not make"
 rm -rf "$tmp/big.h5.part"
 
+# --resume of a finished file whose scenes failed still fails (exit 2) and
+# names the first failure (it exited 0 and said "0 did not finish")
+cat >"$tmp/rf.cfg" <<'EOF2'
+scene = { name = "rf"; fs = 44100.0; duration = 0.002; };
+bodies = ( { name = "b"; type = "mass"; mass = 0.01; v0 = -1.0; }, { name = "w"; type = "wall"; } );
+contacts = ( { name = "c"; between = ["w", "b"]; law = "power"; k = 1e6; alpha = 1.5; scheme = "rk4"; } );
+sweep = { params = ( { path = "contacts.c.k"; values = [1e6, 1e13]; } ); };
+EOF2
+expect 2 "$vibro" run "$tmp/rf.cfg" -o "$tmp/rf.h5" --quiet
+for j in 1 2; do
+  expect 2 "$vibro" run "$tmp/rf.cfg" -o "$tmp/rf.h5" --resume -j $j --quiet
+  contains "$tmp/err" "1 of 2 scenes did not finish; first: diverged at t="
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
