@@ -154,16 +154,11 @@ print_contact(const vb_scene *sc, int c, double v_in, double m)
          v_in, pr.x_max, pr.v_out_exact, pr.v_out, pr.duration, samples);
 }
 
-/* onset from a contact's initial state and its approach rate, s (as
- * lib/check.c's onset_time). */
+/* onset from a contact's initial state, s (as lib/check.c's onset_time). */
 static double
 onset_from(const vb_contact_start *s)
 {
-  if (!(s->p0 < 0.0))
-    return 0.0;
-  if (s->a0 != 0.0)
-    return (s->rate - s->v0) / s->a0 > 0.0 ? (s->rate - s->v0) / s->a0 : 0.0;
-  return s->v0 > 0.0 ? -s->p0 / s->v0 : 0.0;
+  return s->rate > 0.0 ? s->t_on : 0.0;
 }
 
 /* A distributed contact, the contacts c .. *end - 1 of one group, in two
@@ -199,6 +194,11 @@ print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end
   printf("  law %s", vb_law_name(c0->law.kind));
   print_law(c0);
   const vb_law_info *info = vb_law_info_of(c0->law.kind);
+  if (first < 0 && isfinite(s[c].horizon) && s[c].horizon < sc->duration) {
+    printf("; no impact at any point in the first %.6g s of free flight (the search stopped "
+           "there, at its cost cap)\n", s[c].horizon);
+    return;
+  }
   if (first < 0 || !info || !info->papetti) {
     printf("; %s\n", first < 0 ? "no impact follows from the initial state at any point"
                                : "no analytic contact time for this law");
@@ -206,9 +206,9 @@ print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end
   }
   vb_prediction pr;
   vb_law_predict(&sc->contacts[first].law, s[first].meff, s[first].rate, &pr);
-  printf("; first contact at '%s' (x %g m) at %.6g s, v_in %.6g m/s, effective mass %g kg, "
-         "contact time %.6g s = %.3g samples\n",
-         sc->contacts[first].name,
+  printf("; first contact at point %d (x %g m) at %.6g s, v_in %.6g m/s, effective mass %g kg, "
+         "contact time (a point mass's, eq 9) %.6g s = %.3g samples\n",
+         sc->contacts[first].group_point,
          b->points[body_a ? sc->contacts[first].pa : sc->contacts[first].pb].x, t_first,
          s[first].rate, s[first].meff, pr.duration, pr.duration * sc->fs);
 }
