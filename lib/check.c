@@ -256,19 +256,12 @@ speaker(const vb_scene *sc, const vb_contact_start *s, int c, int *end)
 }
 
 /* How a warning names contact c: "contact 'hit'", or for a point of a
- * distributed block, the block the user wrote, the point's index and
- * where it is, "contact 'frets' (point 11, x 0.432 m)". */
+ * distributed block "contact 'frets' (point 11, x 0.432 m)". */
 static const char *
 contact_label(const vb_scene *sc, int c, char *buf, size_t len)
 {
-  const vb_contact *ct = &sc->contacts[c];
-  if (ct->group[0] == '\0') {
-    snprintf(buf, len, "contact '%s'", ct->name);
-    return buf;
-  }
-  const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
-  double x = a->kind == VB_BODY_MODAL ? a->points[ct->pa].x : b->points[ct->pb].x;
-  snprintf(buf, len, "contact '%s' (point %d, x %g m)", ct->group, ct->group_point, x);
+  char who[VB_LABEL_MAX];
+  snprintf(buf, len, "contact %s", vb_contact_label(sc, &sc->contacts[c], who, sizeof who));
   return buf;
 }
 

@@ -323,6 +323,7 @@ done_status(vb_run *run)
     return;
   }
   const vb_scene *sc = run->scene;
+  char who[VB_LABEL_MAX];
   int worst = -1;
   double fewest = INFINITY;
   for (int c = 0; c < sc->ncontacts; c++) {
@@ -338,8 +339,9 @@ done_status(vb_run *run)
                     run->e_peak, run->e_peak_step * run->dt);
   if (worst >= 0 && at > 0 && (size_t)at < sizeof run->status)
     snprintf(run->status + at, sizeof run->status - (size_t)at,
-             "; contact '%s' %.3g samples, %s resolves %d: fs above %.3g Hz",
-             sc->contacts[worst].name, fewest, sc->contacts[worst].scheme->name,
+             "; contact %s %.3g samples, %s resolves %d: fs above %.3g Hz",
+             vb_contact_label(sc, &sc->contacts[worst], who, sizeof who), fewest,
+             sc->contacts[worst].scheme->name,
              sc->contacts[worst].scheme->min_contact_steps,
              sc->fs * sc->contacts[worst].scheme->min_contact_steps / fewest);
 }

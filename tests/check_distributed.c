@@ -682,6 +682,42 @@ START_TEST(test_first_impact_modal)
 }
 END_TEST
 
+/* A refusal about one point of a distributed block names the block the
+ * user wrote, the point's index and x, not the expanded contact "b[k]"
+ * that appears nowhere in the scene file: an exact-duration block beyond
+ * its scheme's limit (model.c), and two blocks of different families on
+ * one string (one island). */
+START_TEST(test_refusal_names_block)
+{
+  char *t = strdup(STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]",
+                                "{ from = 0.2385; to = 0.4385; n = 3; }", "{ height = -1e-3; }",
+                                "exact_duration = true;"));
+  tu_replace(&t, "alpha = 1.5", "alpha = 1.0");
+  vb_scene *sc = NULL;
+  char err[2048];
+  ck_assert_int_eq(vb_scene_load_string(t, "test.cfg", &sc, err, sizeof err), VB_EINVAL);
+  printf("exact duration: %s\n", err);
+  ck_assert_msg(strstr(err, "test.cfg:10: contact 'b' (point 0, x 0.2385 m): exact_duration: "),
+                "%s", err);
+  ck_assert_msg(!strstr(err, "b[0]"), "%s", err);
+  free(t);
+
+  /* the block's `extra` closes it and opens block "c" */
+  t = strdup(STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]",
+                          "{ from = 0.2385; to = 0.4385; n = 3; }", "{ height = -1e-3; }",
+                          "},\n  { name = \"c\"; between = [\"wall\", \"string\"]; law = "
+                          "\"power\"; k = 1e8; alpha = 1.5; scheme = \"three-point\"; points = "
+                          "{ from = 0.6; to = 0.7; n = 2; }; profile = { height = -1e-3; }; "));
+  ck_assert_int_eq(vb_scene_load_string(t, "test.cfg", &sc, err, sizeof err), VB_EINVAL);
+  printf("families: %s\n", err);
+  ck_assert_msg(strstr(err, "contact 'c' (point 0, x 0.6 m): scheme 'three-point' cannot step "
+                            "body 'string' together with contact 'b' (point 0, x 0.2385 m)"),
+                "%s", err);
+  ck_assert_msg(!strstr(err, "[0]'"), "%s", err);
+  free(t);
+}
+END_TEST
+
 static Suite *
 distributed_suite(void)
 {
@@ -696,6 +732,7 @@ distributed_suite(void)
   tcase_add_loop_test(t, test_bad_string_keys, 0, (int)(sizeof bad_string / sizeof bad_string[0]));
   tcase_add_test(t, test_thousand_points_fast);
   tcase_add_loop_test(t, test_first_impact_modal, 0, 4);
+  tcase_add_test(t, test_refusal_names_block);
   suite_add_tcase(s, t);
   t = tcase_create("runs");
   tcase_set_timeout(t, 120);
