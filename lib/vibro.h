@@ -402,7 +402,8 @@ void vb_scene_approach_rates(const vb_scene *scene, double *rate, double *meff);
  * released from a displacement onto a bridge or frets), rate and t_on
  * are those of the first impact of the modes' exact free response within
  * the scene's duration (each mode rings and decays from its q0, dq0:
- * scene_query.c). */
+ * scene_query.c); of a distributed block, only the points that touch in
+ * the step its first point does have a rate then. */
 typedef struct vb_contact_start {
   double p0, v0, a0; /* penetration (m), its rate (m/s), acceleration (m/s^2) */
   double meff;       /* effective mass, kg */
