@@ -265,9 +265,10 @@ switch_side(vb_run *run, int c, long n, double x_before, double rate_before, dou
   return VB_OK;
 }
 
-/* Update contact c's impact tracking after step n. */
-int
-vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before, double *e_now)
+/* Update contact c's impact tracking after step n (vb_events_track): a
+ * contact with an open impact, a pending release, or penetration now. */
+__attribute__((noinline)) static int
+track(vb_run *run, int c, long n, double x_before, double rate_before, double *e_now)
 {
   const vb_island_state *st = state_of(run, c);
   int lc = run->contact_local[c];
@@ -309,6 +310,22 @@ vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before,
   if (fabs(hc->f) > ev->peak_force)
     ev->peak_force = fabs(hc->f);
   return VB_OK;
+}
+
+/* Update contact c's impact tracking after step n.  Most contacts of a
+ * distributed contact are out of contact with nothing open at most steps:
+ * for them this is the penetration's sign alone, without track()'s
+ * frame (not inlined, so that this path saves no registers); an always-engaged law's penetration is +inf, so
+ * track() returns for it as before. */
+int
+vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before, double *e_now)
+{
+  const vb_tracker *tr = &run->trackers[c];
+  if (!tr->open && !tr->pending &&
+      !(vb_law_penetration(&run->scene->contacts[c].law,
+                           state_of(run, c)->hist[run->contact_local[c]].x) > 0.0))
+    return VB_OK;
+  return track(run, c, n, x_before, rate_before, e_now);
 }
 
 /* An impact still open (or a release still pending) at the end is kept

@@ -11,7 +11,8 @@
  *
  * An island of one contact: the scheme's closed form (quadratic) or scalar
  * Newton (newton.c).  Else Newton on r(x) = x + K_AA fbar(x) - xt_A = 0
- * with LAPACK's LU (dgetf2, dgetrs) of the Jacobian I + K_AA diag(fbar')
+ * with the LU (dgetf2's and dgetrs's operations: vb_dense_lu up to 32
+ * contacts, LAPACK's above) of the Jacobian I + K_AA diag(fbar')
  * (of its block of the contacts whose force moves with x1: the others'
  * columns are unit vectors, vb_kmethod_update),
  * globalised by a backtracking (Armijo) line search on |r| (Dennis &
@@ -204,11 +205,19 @@ residual(const vb_kproblem *p, int na, const double *xs, double lambda, const do
   return scale * sqrt(ssq);
 }
 
+/* The largest active set whose LU is done here (vb_dense_lu) rather than
+ * by LAPACK: below it the calls through LAPACKE into dgetf2's idamax,
+ * dswap, dscal and dger (one call a column) and dgetrs's dlaswp and two
+ * dtrsm cost more than the arithmetic (tanpura bridge, 64 points: 8 in
+ * the LU on average, 95M of its 843M instructions in those calls). */
+#define DENSE_SMALL 32
+
 /* The Newton update d = -J^-1 r into p->rhs (holding r) from fbar' at
- * derivatives(p, na), J = I + K_AA diag(fbar'), by LAPACK's unblocked LU
- * of J (the active sets are small, tens, where dgetrf's recursion into
- * dtrsm and dgemm costs more than the arithmetic: the tanpura's 64
- * points, 14.2 -> 12.1 us per step; same pivoting); 0, or -1 when J is
+ * derivatives(p, na), J = I + K_AA diag(fbar'), by the unblocked LU of J
+ * (vb_dense_lu up to DENSE_SMALL rows, else LAPACK's dgetf2: the active
+ * sets are small, tens, where dgetrf's recursion into dtrsm and dgemm
+ * costs more than the arithmetic: the tanpura's 64 points, 14.2 -> 12.1
+ * us per step; same pivoting, the same bits); 0, or -1 when J is
  * singular or d not finite.  A contact whose force does not move with x1
  * at the iterate (fbar'_z = 0: out of contact at both ends of the step)
  * has the unit column e_z in J, so J is block triangular: with N the
@@ -251,9 +260,14 @@ vb_kmethod_update(const vb_kproblem *p, int na)
   }
   for (int k = 0; k < n; k++)
     b[k] = -d[reduced ? ix[k] : k];
-  if (n > 0 && (LAPACKE_dgetf2_work(LAPACK_COL_MAJOR, n, n, J, n, ipiv) != 0 ||
-                LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, J, n, ipiv, b, n) != 0))
+  if (n > 0 && n <= DENSE_SMALL) {
+    if (vb_dense_lu(n, J, ipiv) != 0)
+      return -1;
+    vb_dense_lu_solve(n, J, ipiv, b);
+  } else if (n > 0 && (LAPACKE_dgetf2_work(LAPACK_COL_MAJOR, n, n, J, n, ipiv) != 0 ||
+                       LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, J, n, ipiv, b, n) != 0)) {
     return -1;
+  }
   if (reduced) {
     /* d_z = -r_z - K_zN D_N d_N; then d_N */
     for (int k = 0; k < n; k++)

@@ -224,9 +224,18 @@ int vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int t
  * or d not finite.  p->jac's other doubles and p->iterations are scratch. */
 int vb_kmethod_update(const vb_kproblem *p, int na);
 
+/* LU with partial pivoting of the n x n column-major a in place, pivots
+ * 1-based into ipiv[n], by exactly LAPACK dgetf2's operations (reference
+ * BLAS): the same bits; 0, or the first zero pivot's k (1-based). */
+int vb_dense_lu(int n, double *a, int *ipiv);
+
+/* Solve with vb_dense_lu's factors in place in b[n], by exactly LAPACK
+ * dgetrs's operations (one right-hand side): the same bits. */
+void vb_dense_lu_solve(int n, const double *a, const int *ipiv, double *b);
+
 /* Solve a step's contacts: one contact by the scheme's closed form or
- * scalar Newton; more by Newton on the contacts that may act (LAPACK's LU
- * of I + K_AA diag(fbar'), a line search), or, with a closed-form contact,
+ * scalar Newton; more by Newton on the contacts that may act (the LU of
+ * I + K_AA diag(fbar') by vb_dense_lu or LAPACK, a line search), or, with a closed-form contact,
  * by block Gauss-Seidel polished by that Newton when it stalls (kmethod.c).
  * VB_OK, VB_ENOCONV (not converged within the contacts' max_iterations;
  * the finite iterate is kept) or VB_EDIVERGED (a force overflows). */

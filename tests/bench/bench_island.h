@@ -100,30 +100,111 @@ bench_figures_of(const vb_scene *sc, bench_figures *f)
   return 0;
 }
 
+/* One run of the scene: the CPU time per step of vb_run_exec (*exec) and,
+ * with `write`, of writing its file (vb_output_write: *write, else 0),
+ * s, and its status into status[len]; 0, or 1 on an error (printed). */
+static inline int
+bench_run_once(const vb_scene *sc, int write, double *exec, double *wr, char *status, size_t len)
+{
+  char err[1024], out[64];
+  vb_run *run;
+  if (vb_run_alloc(sc, &run, err, sizeof err) != VB_OK) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  snprintf(out, sizeof out, "bench-island-%ld.h5", (long)getpid());
+  long steps = vb_scene_steps(sc);
+  double t0 = bench_now();
+  vb_run_exec(run);
+  double t1 = bench_now();
+  const vb_run *runs[1] = {run};
+  int wrc = write ? vb_output_write(out, runs, 1, err, sizeof err) : VB_OK;
+  *exec = (t1 - t0) / steps;
+  *wr = write ? (bench_now() - t1) / steps : 0.0;
+  remove(out);
+  if (wrc != VB_OK)
+    fprintf(stderr, "%s\n", err);
+  snprintf(status, len, "%s", vb_run_status(run));
+  vb_run_free(run);
+  return wrc != VB_OK;
+}
+
 /* CPU time per step of the whole run (vb_run_exec; with `write`, also
  * writing its file), s, and its status into status[len]; NAN on an error
  * (printed). */
 static inline double
 bench_run_cost(const vb_scene *sc, int write, char *status, size_t len)
 {
-  char err[1024], out[64];
-  vb_run *run;
-  if (vb_run_alloc(sc, &run, err, sizeof err) != VB_OK) {
-    fprintf(stderr, "%s\n", err);
-    return NAN;
+  double exec, wr;
+  return bench_run_once(sc, write, &exec, &wr, status, len) ? NAN : exec + wr;
+}
+
+/* Rounds of bench_compare: each times every variant once, in turn. */
+#define BENCH_ROUNDS 7
+
+/* A variant's timings over the rounds, s per step: the whole run's
+ * (exec + write) best and median, the best of exec alone and of the
+ * write alone, and the spread of the whole (worst / best - 1). */
+typedef struct {
+  double best, median, exec, write, spread;
+} bench_timing;
+
+/* Sort doubles ascending (qsort). */
+static inline int
+bench_cmp(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The CPU time per step of the scene's whole run under nv variants, set
+ * up by variant(i) (e.g. bench_skip) before each run: one untimed warm-up
+ * run of each, then BENCH_ROUNDS rounds that run every variant once in
+ * turn, so that a change of load or clock hits them alike; the best is
+ * what the code costs, the median and spread what this machine gave.
+ * Measured once each, one after the other (as before), the same code
+ * came out 20-50 % apart: on the 1-point tanpura (0.25 s) the write
+ * (vb_output_write: 72M instructions of HDF5 metadata, dimension scales
+ * and syscalls, whatever the file's length) took 14-29 ms CPU, 1.3-2.6
+ * us per step, against 0.45-1.2 us for vb_run_exec itself, both varying
+ * run to run by 2x on this shared machine (load 5-8).  0, or 1 on an
+ * error. */
+static inline int
+bench_compare(const vb_scene *sc, int write, int nv, void (*variant)(int), bench_timing *t,
+              char *status, size_t len)
+{
+  double tot[8][BENCH_ROUNDS], ex[8][BENCH_ROUNDS], wr[8][BENCH_ROUNDS];
+  if (nv > 8)
+    return 1;
+  for (int r = -1; r < BENCH_ROUNDS; r++)
+    for (int v = 0; v < nv; v++) {
+      double e, w;
+      variant(v);
+      if (bench_run_once(sc, write, &e, &w, status, len))
+        return 1;
+      if (r >= 0) {
+        tot[v][r] = e + w;
+        ex[v][r] = e;
+        wr[v][r] = w;
+      }
+    }
+  for (int v = 0; v < nv; v++) {
+    qsort(tot[v], BENCH_ROUNDS, sizeof(double), bench_cmp);
+    qsort(ex[v], BENCH_ROUNDS, sizeof(double), bench_cmp);
+    qsort(wr[v], BENCH_ROUNDS, sizeof(double), bench_cmp);
+    t[v] = (bench_timing){.best = tot[v][0], .median = tot[v][BENCH_ROUNDS / 2], .exec = ex[v][0],
+                          .write = wr[v][0], .spread = tot[v][BENCH_ROUNDS - 1] / tot[v][0] - 1.0};
   }
-  snprintf(out, sizeof out, "bench-island-%ld.h5", (long)getpid());
-  double t0 = bench_now();
-  vb_run_exec(run);
-  const vb_run *runs[1] = {run};
-  int wrc = write ? vb_output_write(out, runs, 1, err, sizeof err) : VB_OK;
-  double cost = (bench_now() - t0) / vb_scene_steps(sc);
-  remove(out);
-  if (wrc != VB_OK)
-    fprintf(stderr, "%s\n", err);
-  snprintf(status, len, "%s", vb_run_status(run));
-  vb_run_free(run);
-  return cost;
+  return 0;
+}
+
+/* The system's load average over the last minute (the machine is shared:
+ * every timing is printed with it), or -1. */
+static inline double
+bench_load(void)
+{
+  double l[1];
+  return getloadavg(l, 1) == 1 ? l[0] : -1.0;
 }
 
 #endif

@@ -22,7 +22,13 @@
  * cannot act (after).  The bass runs 20 ms fretted, 8 ms fretless (the
  * published pluck moves away from the neck first: the first contacts come
  * after about 5 ms).  Options: --duration S scales every case's simulated
- * time (default 1); --only TEXT runs only the cases whose name has TEXT. */
+ * time (default 1); --only TEXT runs only the cases whose name has TEXT;
+ * --once V runs each case once, untimed, skipping (V = 1) or not (0), for
+ * a load-independent instruction count of the run and of the write:
+ *   valgrind --tool=callgrind --toggle-collect=vb_run_exec \
+ *     tests/bench/bench_strings . --only "64 points" --once 1
+ * (vb_output_write for the write's; 0.25 s of the 64-point tanpura,
+ * skipping: 775M instructions in vb_run_exec, 72M in the write). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,12 +117,26 @@ bass_scene(const char *srcdir, const char *rel, double duration, const char *one
 
 /* Only the cases whose name contains this (--only TEXT), or all. */
 static const char *only = NULL;
+/* --once V: each case run once, untimed, skipping (1) or not (0); -1:
+ * the timed bench. */
+static int once = -1;
+
+/* Variant v of bench_compare: every contact stepped (0, before:
+ * VIBRO_NO_SKIP) or skipping those that cannot act (1, after). */
+static void
+variant_skip(int v)
+{
+  bench_skip(v);
+}
 
 /* Print one case's line: the Newton figures of its island stepped alone
  * (the same with and without skipping, or a second line says how not),
  * the live contacts per step, then the CPU time per step of the whole run
- * and its real-time factor stepping every contact (before: VIBRO_NO_SKIP)
- * and skipping (after), its status and the target; 0 or 1. */
+ * stepping every contact (before: VIBRO_NO_SKIP) and skipping (after),
+ * each the best of BENCH_ROUNDS interleaved runs (bench_compare) with its
+ * real-time factor, then the after's median, the spread of its runs, its
+ * vb_run_exec alone and the write's share (best), its status and the
+ * target; 0 or 1. */
 static int
 bench_case(const char *what, vb_scene *sc, const char *target, int write)
 {
@@ -126,27 +146,38 @@ bench_case(const char *what, vb_scene *sc, const char *target, int write)
     vb_scene_free(sc);
     return 0;
   }
+  if (once >= 0) {
+    double e, w;
+    char status[320];
+    bench_skip(once);
+    int rc = bench_run_once(sc, write, &e, &w, status, sizeof status);
+    printf("%-28s run once (%s): %s\n", what, once ? "skipping" : "every contact", status);
+    bench_skip(1);
+    vb_scene_free(sc);
+    return rc;
+  }
   bench_figures fb, fa;
   bench_skip(0);
   int rc = bench_figures_of(sc, &fb);
   bench_skip(1);
   rc = rc || bench_figures_of(sc, &fa);
+  char status[320];
+  bench_timing t[2];
+  rc = rc || bench_compare(sc, write, 2, variant_skip, t, status, sizeof status);
+  bench_skip(1);
   if (rc) {
     vb_scene_free(sc);
     return 1;
   }
-  char status[320];
-  bench_skip(0);
-  double before = bench_run_cost(sc, write, status, sizeof status);
-  bench_skip(1);
-  double after = bench_run_cost(sc, write, status, sizeof status);
-  printf("%-30s %6.1f%% %6.2f %5d %6ld %7.1f/%-4d %8.3f %7.3f %8.3f %7.3f  %-10s %s%s\n", what,
-         100.0 * fa.solved / (fa.steps ? fa.steps : 1), fa.it_mean, fa.it_max, fa.failed, fa.live,
-         fa.nc, 1e6 * before, 1.0 / (before * sc->fs), 1e6 * after, 1.0 / (after * sc->fs), target,
-         status, fa.diverged ? " (island diverged)" : "");
+  printf("%-28s %5.1f%% %5.2f %3d %3d %5.1f/%-4d %7.3f %6.2f %7.3f %6.2f %7.3f %4.0f%% %7.3f %7.3f  "
+         "%-9s %s%s\n",
+         what, 100.0 * fa.solved / (fa.steps ? fa.steps : 1), fa.it_mean, fa.it_max, (int)fa.failed,
+         fa.live, fa.nc, 1e6 * t[0].best, 1.0 / (t[0].best * sc->fs), 1e6 * t[1].best,
+         1.0 / (t[1].best * sc->fs), 1e6 * t[1].median, 100.0 * t[1].spread, 1e6 * t[1].exec,
+         1e6 * t[1].write, target, status, fa.diverged ? " (island diverged)" : "");
   if (fb.solved != fa.solved || fb.it_mean != fa.it_mean || fb.it_max != fa.it_max ||
       fb.failed != fa.failed)
-    printf("%-30s %6.1f%% %6.2f %5d %6ld   (every contact stepped: differs)\n", "",
+    printf("%-28s %5.1f%% %5.2f %3d %3ld   (every contact stepped: differs)\n", "",
            100.0 * fb.solved / (fb.steps ? fb.steps : 1), fb.it_mean, fb.it_max, fb.failed);
   fflush(stdout);
   vb_scene_free(sc);
@@ -194,20 +225,29 @@ main(int argc, char **argv)
       scale = atof(argv[++i]);
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
       only = argv[++i];
+    else if (strcmp(argv[i], "--once") == 0 && i + 1 < argc)
+      once = atoi(argv[++i]) != 0;
     else
       srcdir = argv[i];
   }
-  printf("distributed contact on strings (CPU per simulated step of the whole run, recording "
-         "one pickup; the tanpura's also writing it), stepping every contact (before) and "
-         "skipping those that cannot act (after, lib/sparse.c); solved: share of steps with "
-         "an active contact, with Newton iterations per such step (mean, max)\n");
-  printf("%-30s %7s %6s %5s %6s %12s %8s %7s %8s %7s  %-10s %s\n", "case", "solved", "it/slv",
-         "itmax", "noconv", "live/points", "us/step", "x rt", "us/step", "x rt", "target",
-         "status");
-  printf("%-30s %7s %6s %5s %6s %12s %16s %16s\n", "", "", "", "", "", "", "before", "after");
+  printf("distributed contact on strings: CPU per simulated step of the whole run, recording "
+         "one pickup (the tanpura's also writing its file), stepping every contact (before) and "
+         "skipping those that cannot act (after, lib/sparse.c); best of %d runs interleaved "
+         "before/after after a warm-up of each; for after also the median, the spread "
+         "(worst/best - 1), vb_run_exec alone and the write alone (best, us per step of "
+         "this duration: a file costs the same whatever its length); solved: share of steps "
+         "with an active contact, Newton iterations per such step (mean, max), steps not converged (ncv); load average "
+         "%.2f at the start\n",
+         BENCH_ROUNDS, bench_load());
+  printf("%-28s %6s %5s %3s %3s %10s %7s %6s %7s %6s %7s %5s %7s %7s  %-9s %s\n", "case", "solved",
+         "it/sv", "max", "ncv", "live/pts", "us/step", "x rt", "us/step", "x rt", "median", "sprd",
+         "exec", "write", "target", "status");
+  printf("%-28s %6s %5s %3s %3s %10s %14s %14s %29s\n", "", "", "", "", "", "", "before (best)",
+         "after (best)", "after");
   int rc = 0;
   rc |= bench_bass(srcdir, scale);
   rc |= bench_case("tanpura, 1 point, 44.1 kHz", tanpura(1, 0.25 * scale), "", 1);
   rc |= bench_case("tanpura, 64 points, 44.1 kHz", tanpura(64, 0.25 * scale), ">= 5x rt", 1);
+  printf("load average %.2f at the end\n", bench_load());
   return rc;
 }
