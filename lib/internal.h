@@ -189,6 +189,7 @@ int vb_signal_instances(const vb_scene *sc);
 typedef struct vb_record_file {
   int fd;
   const int64_t *offset; /* [vb_signal_instances] bytes, -1 where not recorded */
+  int async; /* write the windows from a thread of the run's own (a core is free) */
 } vb_record_file;
 
 /* vb_run_alloc, recording into a file as the run goes when `to` is not

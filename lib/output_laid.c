@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -76,6 +77,24 @@ vb_laid_free(vb_output *o)
   o->laid = NULL;
 }
 
+/* Whether scenes recorded in place write from a thread of their own: when
+ * fewer of the n scenes run at a time than there are cores (a one-scene
+ * run leaves a core idle, on which the kernel's copy of the windows into
+ * the page cache then runs), or as the VIBRO_TEST_WRITER_THREAD hook says.
+ * When every core runs a scene, a writer thread would only take turns
+ * with them. */
+static int
+laid_async(const vb_output *o, long n)
+{
+  cpu_set_t set;
+  long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                           : sysconf(_SC_NPROCESSORS_ONLN);
+  long running = o->fmt.threads > 0 ? o->fmt.threads : cores;
+  if (o->hooks.writer_thread >= 0)
+    return o->hooks.writer_thread;
+  return (running < n ? running : n) < cores;
+}
+
 /* Lay out the shard of the pending scenes (ascending) before they run,
  * when it pays and is safe: they hold at most LAID_BYTES of signals (on
  * disk, not in memory: a batch of placed scenes holds none, and one
@@ -112,6 +131,7 @@ vb_output_lay(vb_output *o, const long *pending, long n)
   o->laid = l;
   l->fd = -1;
   l->rows = n;
+  l->async = laid_async(o, n);
   l->T = T;
   l->interval = (double)s0->record_every / s0->fs; /* as vb_format_pack */
   l->index = malloc((size_t)n * sizeof *l->index);
@@ -571,7 +591,7 @@ vb_laid_map_scene(const vb_output *o, long index, const vb_scene *sc)
   }
   for (int j = 0; j < ninst; j++)
     m->offset[j] = -1;
-  m->to = (vb_record_file){.fd = l->fd, .offset = m->offset};
+  m->to = (vb_record_file){.fd = l->fd, .offset = m->offset, .async = l->async};
   for (int s = 0; s < f->nsig; s++) {
     const vb_signal_desc *d = &f->sig[s];
     long w = vb_signal_width(d, l->T);

@@ -463,7 +463,18 @@ plan(vb_run *run)
       run->max_x[c] = &hc->x;
   }
   for (int e = 0; e < VB_ENERGY_COUNT; e++)
-    run->record_energies |= run->energy[e] != NULL;
+    if (run->energy[e])
+      run->energy_rec[run->nenergy_rec++] = e;
+  /* the points recording u and v first: a sample computes them into their
+   * series with no test */
+  for (int a = 0, b = run->npoints_rec - 1; a <= b;)
+    if (run->points_rec[a].u && run->points_rec[a].v)
+      a++, run->npoints_both++;
+    else {
+      vb_point_rec t = run->points_rec[a];
+      run->points_rec[a] = run->points_rec[b];
+      run->points_rec[b--] = t;
+    }
   return VB_OK;
 }
 
@@ -512,27 +523,6 @@ int
 vb_signal_instances(const vb_scene *sc)
 {
   return vb_signal_instance(&table[NSIGNALS], sc, 0);
-}
-
-/* Bytes of a file recording's window (vb_run_alloc_into): its rows of
- * hundreds of KiB go to the file in one pwrite each, and its stores stay
- * in the cache, where a whole recording's each meet memory (or, mapped, a
- * page fault and the file system's page_mkwrite every 4 KiB).  Measured
- * on the 60 s hammer on a bar (13 series, make bench): user + system
- * 0.49-0.54 s with 256 KiB, 0.47-0.50 s from 1 to 8 MiB, in 4 alternating
- * runs on a loaded machine. */
-#define WINDOW_BYTES   ((size_t)4 << 20)
-#define WINDOW_MIN     8192L             /* samples a window holds at least */
-
-/* Samples of the window of a recording of `series` series of nrec samples
- * into a file: WINDOW_BYTES of them, at least WINDOW_MIN, at most nrec,
- * a multiple of 512 (whole pages of doubles) below nrec. */
-static long
-window_samples(size_t series, long nrec)
-{
-  long w = (long)(WINDOW_BYTES / sizeof(double) / (series ? series : 1));
-  w = w < WINDOW_MIN ? WINDOW_MIN : w / 512 * 512;
-  return w < nrec ? w : nrec;
 }
 
 /* Point every recorded series into the block p (a row every stride
@@ -591,11 +581,14 @@ vb_record_alloc(vb_run *run, const vb_record_file *to)
   }
   run->series_first[NSIGNALS] = ninst;
   run->nseries = series;
-  run->win = to ? window_samples(series, run->nrec) : run->nrec;
+  run->win = to ? vb_record_window(series, run->nrec) : run->nrec;
+  /* a ring of windows for a writer thread, when one is asked for and the
+   * run fills more than one window */
+  run->nslot = to && to->async && run->win < run->nrec ? VB_RECORD_RING : 1;
   /* a window's rows a cache line apart beyond whole pages: rows a
    * multiple of 4 KiB apart share the cache's sets, and a sample's stores
    * into a dozen of them evicted each other */
-  run->stride = to ? run->win + 8 : run->nrec;
+  run->stride = to ? run->nslot * run->win + 8 : run->nrec;
   if (to)
     run->record_fd = to->fd;
   run->record = series > 0 ? record_alloc(series * (size_t)run->stride, &run->record_mapped) : NULL;
@@ -629,6 +622,8 @@ vb_record_alloc(vb_run *run, const vb_record_file *to)
       run->point_row[b] = vb_island_point_row(&run->model->islands[run->body_island[b]], b, 0);
   }
   int rc = plan(run);
+  if (rc == VB_OK && run->nslot > 1 && run->nwrite > 0 && !vb_record_writer_start(run))
+    run->nslot = 1; /* no thread: the run writes its windows itself */
   return rc == VB_OK ? plan_derived(run) : rc;
 }
 
@@ -636,6 +631,7 @@ vb_record_alloc(vb_run *run, const vb_record_file *to)
 void
 vb_record_free(vb_run *run)
 {
+  vb_record_writer_end(run);
   if (run->record_mapped)
     munmap(run->record, run->record_mapped);
   else
@@ -661,12 +657,12 @@ vb_record_blank_from(vb_run *run, long k0)
 {
   size_t stride = (size_t)run->stride;
   if (k0 == 0)
-    run->win_k0 = run->win_fill = 0;
+    run->win_k0 = run->win_fill = run->win_base = 0;
   if (k0 < run->win_k0)
     k0 = run->win_k0; /* written already (vb_record_sample never goes back) */
   for (long k = k0; k < run->nrec;) {
     if (k - run->win_k0 >= run->win)
-      vb_record_flush(run);
+      vb_record_post(run);
     long from = k - run->win_k0, to = run->nrec - run->win_k0 < run->win ? run->nrec - run->win_k0
                                                                           : run->win;
     /* every recorded instance is [rows][stride], in run->record */
@@ -675,7 +671,7 @@ vb_record_blank_from(vb_run *run, long k0)
         double *sr = run->series[run->series_first[r] + i];
         for (size_t q = 0; sr && q < series_of(run->scene, r, i); q++)
           for (long j = from; j < to; j++)
-            sr[q * stride + (size_t)j] = NAN;
+            sr[q * stride + (size_t)(run->win_base + j)] = NAN; /* its window in the ring */
       }
     run->win_fill = to;
     k = run->win_k0 + to;
@@ -739,7 +735,11 @@ put(double *series, long k, double v)
 static void
 sample_signals(vb_run *run, long n, long kk)
 {
-  for (const vb_point_rec *p = run->points_rec, *end = p + run->npoints_rec; p < end; p++) {
+  const vb_point_rec *p = run->points_rec, *both = p + run->npoints_both,
+                     *end = p + run->npoints_rec;
+  for (; p < both; p++)
+    vb_point_eval(&p->ops, p->u + kk, p->v + kk);
+  for (; p < end; p++) {
     double u, v;
     vb_point_eval(&p->ops, &u, &v);
     put(p->u, kk, u);
@@ -770,11 +770,11 @@ vb_record_sample(vb_run *run, long n, long k)
 {
   const vb_scene *sc = run->scene;
   if (k == 0)
-    run->win_k0 = run->win_fill = 0;
+    run->win_k0 = run->win_fill = run->win_base = 0;
   if (k - run->win_k0 >= run->win)
-    vb_record_flush(run); /* full (into a file: else win is nrec) */
-  long kk = k - run->win_k0;
-  run->win_fill = kk + 1;
+    vb_record_post(run); /* full (into a file: else win is nrec) */
+  run->win_fill = k - run->win_k0 + 1;
+  long kk = run->win_base + k - run->win_k0; /* in the window of the ring */
   sample_signals(run, n, kk);
   for (int c = 0; c < sc->ncontacts; c++) {
     vb_contact_result *res = &run->results[c];
@@ -790,13 +790,21 @@ vb_record_sample(vb_run *run, long n, long k)
   }
   /* the energies: for their signals, or at the last sample for the table */
   int last = k == run->nrec - 1;
-  if (!run->record_energies && !last)
+  if (!run->nenergy_rec && !last)
     return;
   double e[VB_ENERGY_COUNT];
   energy_sum(run, e);
   double *const *to = run->energy;
-  for (int w = 0; w < VB_ENERGY_COUNT; w++)
-    put(to[w], kk, e[w]);
+  if (run->nenergy_rec == VB_ENERGY_COUNT) { /* all of them (the default): stored in registers */
+    to[VB_ENERGY_TOTAL][kk] = e[VB_ENERGY_TOTAL];
+    to[VB_ENERGY_KINETIC][kk] = e[VB_ENERGY_KINETIC];
+    to[VB_ENERGY_POTENTIAL][kk] = e[VB_ENERGY_POTENTIAL];
+    to[VB_ENERGY_DISSIPATED][kk] = e[VB_ENERGY_DISSIPATED];
+    to[VB_ENERGY_EXTERNAL][kk] = e[VB_ENERGY_EXTERNAL];
+    to[VB_ENERGY_CORRECTION][kk] = e[VB_ENERGY_CORRECTION];
+  } else
+    for (int m = 0; m < run->nenergy_rec; m++)
+      to[run->energy_rec[m]][kk] = e[run->energy_rec[m]];
   /* the figures kept: those of the last sample (a run stopped before it
    * leaves them NaN, vb_record_blank_from) */
   if (last)

@@ -60,18 +60,26 @@ struct vb_run {
   double **point_u, **point_v;     /* [recorded points] -> [nrec] m, m/s, or NULL (in series) */
   double **modes_q;                /* [nbodies] -> [nmodes][nrec] m, or NULL */
   int npoints_rec;                 /* points whose u or v is recorded */
+  int npoints_both;                /* the first of points_rec, which record u and v */
   vb_point_rec *points_rec;        /* [npoints_rec] each computed straight into its series */
   int nwalls_rec;                  /* walls whose u or v is recorded */
   int *walls_rec;                  /* [nwalls_rec] their bodies */
   const double **max_x;            /* [ncontacts] a pinned contact's compression (exact at
                                       every step), else NULL (its bound: sparse.c) */
-  int record_energies;             /* some energy series is recorded */
+  int nenergy_rec;                 /* energy series recorded */
+  int energy_rec[VB_ENERGY_COUNT]; /* [nenergy_rec] the vb_energy of each */
   double *record;                  /* one block holding the recorded series, or their window */
   size_t nseries;                  /* series of nrec samples recorded */
   /* the samples the series hold: all nrec, or, recording into a file
    * (vb_run_alloc_into), a window of win from sample win_k0 on, win_fill
    * of them stored, which vb_record_flush writes at each row's offset */
   long win, win_k0, win_fill;
+  /* recording into a file with a writer thread (record_file.c), a ring of
+   * nslot windows in each row (else 1), the run filling the one from
+   * sample win_base of each row; its series point at the ring's start */
+  int nslot;
+  long win_base;
+  struct vb_record_writer *writer; /* the writer thread, or NULL */
   long stride;                     /* samples from a row of a series to the next */
   int record_fd;                   /* the file, or -1 */
   int record_errno;                /* the first failed write's errno, or 0 */
@@ -133,8 +141,22 @@ void vb_record_free(vb_run *run);
 void vb_record_sample(vb_run *run, long n, long k);
 /* Fill the samples from k0 on with NaN (a run that stopped early). */
 void vb_record_blank_from(vb_run *run, long k0);
-/* Write the window's samples into the file, when recording into one (at
- * each sample that finds it full, and at the end of the run). */
+/* Windows of the ring of a recording into a file with a writer thread. */
+#define VB_RECORD_RING 3
+typedef struct vb_record_writer vb_record_writer;
+/* Samples of the window of a recording of `series` series of nrec samples
+ * into a file. */
+long vb_record_window(size_t series, long nrec);
+/* Start the writer thread of a run whose block holds a ring of windows;
+ * 1, or 0 when the run must write its windows itself. */
+int vb_record_writer_start(vb_run *run);
+/* Wait for the writer thread's windows, end it, keep its errno. */
+void vb_record_writer_end(vb_run *run);
+/* Hand the full window to the writer thread, or write it now, when
+ * recording into a file (at each sample that finds it full). */
+void vb_record_post(vb_run *run);
+/* Write the window's samples into the file, when recording into one, and
+ * wait for every write (the end of the run). */
 void vb_record_flush(vb_run *run);
 /* The scene's discrete energy at the islands' current step, J. */
 void vb_record_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext,

@@ -79,6 +79,9 @@ typedef struct vb_test_hooks {
   double batch_seconds; /* VIBRO_TEST_BATCH_SECONDS, s; 0: the default */
   double map_bytes;     /* VIBRO_TEST_MAP_BYTES: scenes of this many bytes or more record
                            in place (output_laid.c); 0: the default, LAID_MAP_BYTES */
+  int writer_thread;    /* VIBRO_TEST_WRITER_THREAD: 1 a scene recorded in place writes
+                           from a thread of its own, 0 never; -1 (unset): when fewer scenes
+                           run than there are cores (output_laid.c) */
 } vb_test_hooks;
 
 /* A writer's write points, counted for the kill hook. */

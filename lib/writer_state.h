@@ -38,6 +38,7 @@ typedef struct laid {
   int ready;    /* (atomic) vb_output_lay_create has run */
   long written; /* (atomic) bytes placed, for their writeback every 8 MiB */
   int mappable; /* scenes are recorded in place (vb_laid_map_scene) */
+  int async;    /* and written by a thread of their own (fewer scenes run than cores) */
 } laid;
 
 struct vb_output {

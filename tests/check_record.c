@@ -520,9 +520,12 @@ file_scene(long nrec, int every, const char *scheme, double k)
 
 /* Run sc recording into the file fd, at offsets laid out one instance
  * after another from byte 4096 (every skip-th recorded instance left out:
- * offset -1); the run (freed by the caller) in *out, its offsets in off. */
+ * offset -1), its windows written by a thread of the run's own when async
+ * (record_file.c); the run (freed by the caller) in *out, its offsets in
+ * off. */
 static int
-run_into(const vb_scene *sc, int fd, int skip, int64_t *off, vb_run **out, const volatile int *stop)
+run_into(const vb_scene *sc, int fd, int skip, int async, int64_t *off, vb_run **out,
+         const volatile int *stop)
 {
   int n, ninst = vb_signal_instances(sc), j = 0, rec = 0;
   const vb_signal *t = vb_signal_table(&n);
@@ -537,7 +540,7 @@ run_into(const vb_scene *sc, int fd, int skip, int64_t *off, vb_run **out, const
       at += (int64_t)vb_signal_rows(&t[r], sc, i) * vb_scene_samples(sc) * 8;
     }
   ck_assert_int_eq(j, ninst);
-  vb_record_file to = {.fd = fd, .offset = off};
+  vb_record_file to = {.fd = fd, .offset = off, .async = async};
   int rc = vb_run_alloc_into(sc, &to, out, err, sizeof err);
   ck_assert_msg(rc == VB_OK, "%s", err);
   return vb_run_exec_stop(*out, stop);
@@ -583,10 +586,13 @@ same_in_file(int fd, const vb_run *mem, const vb_scene *sc, const int64_t *off)
  * bit, what a run holding the whole recording holds, and keeps the same
  * figures: random lengths about the window's and far past it, random
  * intervals, runs that diverge or are stopped (NaN from there on), series
- * the file does not hold (not written). */
+ * the file does not hold (not written); written by the run (even _i) or
+ * by its writer thread through the ring of windows (odd _i: lengths about
+ * the ring's, which the run goes round several times). */
 START_TEST(test_record_into_file)
 {
-  unsigned seed = 1234567u + (unsigned)_i;
+  unsigned seed = 1234567u + (unsigned)_i / 2;
+  int async = _i % 2;
   char path[] = "/tmp/check_record_XXXXXX";
   int fd = mkstemp(path);
   ck_assert(fd >= 0);
@@ -607,11 +613,11 @@ START_TEST(test_record_into_file)
   vb_scene_free(psc);
   free(poff);
   free(probe);
-  const long edges[] = {1, 2, W - 1, W, W + 1, 2 * W, 2 * W + 1};
-  for (int c = 0; c < 14; c++) {
+  const long edges[] = {1, 2, W - 1, W, W + 1, 2 * W, 2 * W + 1, 3 * W, 3 * W + 1, 7 * W + 5};
+  for (int c = 0; c < 17; c++) {
     seed = seed * 1103515245u + 12345u;
     int every = 1 + (int)(seed >> 16) % 3, skip = (int)(seed >> 20) % 4;
-    long nrec = c < 7 ? edges[c] : 1 + (long)(seed >> 8) % (4 * W);
+    long nrec = c < 10 ? edges[c] : 1 + (long)(seed >> 8) % (8 * W);
     every = nrec == 1 && every == 1 ? 2 : every; /* at least one step */
     int diverge = c % 5 == 4, stopped = c % 7 == 6;
     char *text = file_scene(nrec, every, diverge ? "verlet" : "two-point", diverge ? 1.0e13 : 1.0e5);
@@ -628,7 +634,7 @@ START_TEST(test_record_into_file)
     int64_t *off = malloc(((size_t)vb_signal_instances(mem.scene) + 1) * sizeof *off);
     vb_run *run;
     ck_assert(ftruncate(fd, 0) == 0);
-    int rc = run_into(mem.scene, fd, skip, off, &run, stopped ? &stop : NULL);
+    int rc = run_into(mem.scene, fd, skip, async, off, &run, stopped ? &stop : NULL);
     ck_assert_int_eq(rc, mem.rc);
     ck_assert_str_eq(vb_run_status(run), vb_run_status(mem.run));
     ck_assert_int_eq(vb_run_record_errno(run), 0);
@@ -644,14 +650,17 @@ START_TEST(test_record_into_file)
 }
 END_TEST
 
-/* A write that fails is kept (its errno), not lost: a descriptor open
- * for reading only. */
+/* A write that fails is kept (its errno), not lost, whether the run or
+ * its writer thread wrote it (_i odd): a descriptor open for reading only
+ * (EBADF), and /dev/full, a disk that is full (ENOSPC); a run of 80,000
+ * samples goes round the ring (windows of 18,432 samples here) and writes
+ * the rest at its end. */
 START_TEST(test_record_into_file_fails)
 {
-  char *text = file_scene(20000, 1, "two-point", 1.0e5), path[] = "/tmp/check_record_XXXXXX";
+  char *text = file_scene(80000, 1, "two-point", 1.0e5), path[] = "/tmp/check_record_XXXXXX";
   int fd = mkstemp(path);
   ck_assert(fd >= 0);
-  int ro = open(path, O_RDONLY);
+  int ro = open(path, O_RDONLY), full = open("/dev/full", O_WRONLY);
   unlink(path);
   close(fd);
   vb_scene *sc;
@@ -659,9 +668,16 @@ START_TEST(test_record_into_file_fails)
   ck_assert(vb_scene_load_string(text, "t.cfg", &sc, err, sizeof err) == VB_OK);
   int64_t *off = malloc(((size_t)vb_signal_instances(sc) + 1) * sizeof *off);
   vb_run *run;
-  ck_assert_int_eq(run_into(sc, ro, 0, off, &run, NULL), VB_OK);
+  ck_assert_int_eq(run_into(sc, ro, 0, _i % 2, off, &run, NULL), VB_OK);
+  ck_assert_int_lt(vb_run_record_window(run), 80000 / 4);
   ck_assert_int_eq(vb_run_record_errno(run), EBADF);
   vb_run_free(run);
+  if (full >= 0) {
+    ck_assert_int_eq(run_into(sc, full, 0, _i % 2, off, &run, NULL), VB_OK);
+    ck_assert_int_eq(vb_run_record_errno(run), ENOSPC);
+    vb_run_free(run);
+    close(full);
+  }
   vb_scene_free(sc);
   close(ro);
   free(off);
@@ -684,8 +700,8 @@ record_suite(void)
   tcase_add_test(core, test_memory_follows_selection);
   tcase_add_test(core, test_signals_errors);
   tcase_add_test(core, test_index_is_the_count);
-  tcase_add_loop_test(core, test_record_into_file, 0, 3);
-  tcase_add_test(core, test_record_into_file_fails);
+  tcase_add_loop_test(core, test_record_into_file, 0, 6);
+  tcase_add_loop_test(core, test_record_into_file_fails, 0, 2);
   tcase_set_timeout(core, 120);
   suite_add_tcase(s, core);
   return s;
