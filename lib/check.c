@@ -190,17 +190,13 @@ section_warning(const vb_scene *sc, char *buf, size_t len)
 }
 
 /* When free flight from the initial state brings contact c to its
- * barrier, s, for the approach rate v_in it reaches it with (0 when it
- * starts engaged): p0 + v0 t + a0 t^2 / 2 = 0 with v0 + a0 t = v_in (as
- * vibro check says it). */
+ * barrier, s (0 when it starts engaged or none follows): the closed form
+ * of a constant acceleration, or the first crossing of the modes' free
+ * response (vb_scene_contact_states). */
 static double
 onset_time(const vb_contact_start *s)
 {
-  if (!(s->p0 < 0.0))
-    return 0.0;
-  if (s->a0 != 0.0)
-    return (s->rate - s->v0) / s->a0 > 0.0 ? (s->rate - s->v0) / s->a0 : 0.0;
-  return s->v0 > 0.0 ? -s->p0 / s->v0 : 0.0;
+  return s->rate > 0.0 ? s->t_on : 0.0;
 }
 
 /* Every contact's initial state from one island build (a build per
@@ -259,6 +255,16 @@ speaker(const vb_scene *sc, const vb_contact_start *s, int c, int *end)
   return best;
 }
 
+/* How a warning names contact c: "contact 'hit'", or for a point of a
+ * distributed block "contact 'frets' (point 11, x 0.432 m)". */
+static const char *
+contact_label(const vb_scene *sc, int c, char *buf, size_t len)
+{
+  char who[VB_LABEL_MAX];
+  snprintf(buf, len, "contact %s", vb_contact_label(sc, &sc->contacts[c], who, sizeof who));
+  return buf;
+}
+
 /* The modes at or above fs/2 the loader dropped (lib/nyquist.c), a line
  * per body; their number. */
 static int
@@ -292,7 +298,7 @@ dropped_warnings(const vb_scene *sc, char *buf, size_t len)
 int
 vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
 {
-  char text[512];
+  char text[512], who[VB_NAME_MAX + 64];
   int n = dropped_warnings(sc, buf, len), end;
   vb_contact_start *s = starts(sc);
 
@@ -304,31 +310,32 @@ vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
     int c = speaker(sc, s, k, &end);
     const vb_contact *ct = &sc->contacts[c];
     double dt = 1.0 / sc->fs, w, limit, used, t, t_on = 0.0;
+    contact_label(sc, c, who, sizeof who);
     if (ct->exact_duration) {
       vb_contact_exact_duration(sc, c, &w, &limit, &used);
       if (used != w) {
         snprintf(text, sizeof text,
-                 "contact '%s' saturated: the sample rate resolves contacts down to "
+                 "%s saturated: the sample rate resolves contacts down to "
                  "%.6g s (%.3g samples), not the %.6g s this one lasts; it will last %.6g s",
-                 ct->name, M_PI / limit, M_PI / limit / dt, M_PI / w, M_PI / used);
+                 who, M_PI / limit, M_PI / limit / dt, M_PI / w, M_PI / used);
         line(buf, len, text);
         n++;
       }
     }
     if (too_short(sc, c, &s[c], &t, &t_on)) {
       snprintf(text, sizeof text,
-               "contact '%s' lasts %.3g samples, shorter than the %d scheme '%s' resolves; "
+               "%s lasts %.3g samples, shorter than the %d scheme '%s' resolves; "
                "raise fs above %.6g Hz",
-               ct->name, t / dt, ct->scheme->min_contact_steps, ct->scheme->name,
+               who, t / dt, ct->scheme->min_contact_steps, ct->scheme->name,
                ct->scheme->min_contact_steps / t);
       line(buf, len, text);
       n++;
     }
     if (!isnan(t) && t_on + t > sc->duration) {
       snprintf(text, sizeof text,
-               "contact '%s' is predicted from %.6g s to %.6g s, after the scene ends at %.6g "
+               "%s is predicted from %.6g s to %.6g s, after the scene ends at %.6g "
                "s: its v_out and cor will be NaN; make duration longer than %.6g s",
-               ct->name, t_on, t_on + t, sc->duration, t_on + t);
+               who, t_on, t_on + t, sc->duration, t_on + t);
       line(buf, len, text);
       n++;
     }

@@ -96,6 +96,11 @@ int vb_drive_noise_setup(vb_drive *d, long ncomp);
 
 /* Allocate a body's modal arrays (freq, sigma, modal_mass, q0, dq0,
  * gravity) and npoints points with their shapes, zeroed. */
+/* Contact ct of scene sc as messages name it: "'hit'", or for a point of
+ * a distributed block "'frets' (point 11, x 0.432 m)" (label.c); a
+ * buffer of VB_NAME_MAX + 64 bytes holds it.  Returns buf. */
+#define VB_LABEL_MAX (VB_NAME_MAX + 64)
+const char *vb_contact_label(const vb_scene *sc, const vb_contact *ct, char *buf, size_t len);
 int vb_body_alloc_modes(vb_body *b, int nmodes, int npoints);
 /* Free a body's modal arrays and points. */
 void vb_body_clear_modes(vb_body *b);

@@ -409,13 +409,15 @@ vb_island_nonfinite(const vb_island_model *m, const vb_island_state *s, int solv
 {
   const vb_scene *sc = m->scene;
   const char *t;
+  char who[VB_LABEL_MAX];
   for (int c = 0; c < m->nc; c++) {
     const vb_chist *hc = &s->hist[c];
     const double val[3] = {hc->x, hc->rate, hc->f};
     static const char *const name[3] = {"compression", "compression rate", "force"};
     for (int k = 0; k < 3; k++)
       if ((t = nonfinite_text(val[k])) != NULL) {
-        snprintf(what, len, "contact '%s': %s %s", s->act[c].name, name[k], t);
+        snprintf(what, len, "contact %s: %s %s", vb_contact_label(sc, &s->act[c], who, sizeof who),
+                 name[k], t);
         return 1;
       }
   }
@@ -447,14 +449,15 @@ vb_island_nonfinite(const vb_island_model *m, const vb_island_state *s, int solv
      * at a finite compression */
     const vb_contact *ct = &s->act[c];
     if ((t = nonfinite_text(s->x1[c])) != NULL) {
-      snprintf(what, len, "contact '%s': compression solved for the step %s", ct->name, t);
+      snprintf(what, len, "contact %s: compression solved for the step %s",
+               vb_contact_label(sc, ct, who, sizeof who), t);
       return 1;
     }
     if (ct->scheme->ops->step_force) {
       double df, f = ct->scheme->ops->step_force(ct, &s->hist[c], m->dt, s->x1[c], &df);
       if ((t = nonfinite_text(f)) != NULL) {
-        snprintf(what, len, "contact '%s': step force %s at compression %.6g m", ct->name, t,
-                 s->x1[c]);
+        snprintf(what, len, "contact %s: step force %s at compression %.6g m",
+                 vb_contact_label(sc, ct, who, sizeof who), t, s->x1[c]);
         return 1;
       }
     }

@@ -341,15 +341,17 @@ check_exact_duration(const vb_island_model *m, const vb_scene *sc, char *err, si
   for (int c = 0; c < m->nc; c++) {
     const vb_contact *ct = &sc->contacts[m->contacts[c]];
     double limit, w = ct->exact_duration ? sqrt(ct->law.k / m->meff[c]) : 0.0;
+    char who[VB_LABEL_MAX];
     vb_exact_omega(ct, m->meff[c], m->dt, &limit);
     int steps = ct->scheme->exact_duration_eq == 16 ? 2 : 1;
     if (ct->exact_duration && !ct->saturate && !(w < limit))
       return vb_errf(err, errlen, VB_EINVAL,
-                     "%s:%d: contact '%s': exact_duration: omega_c = "
+                     "%s:%d: contact %s: exact_duration: omega_c = "
                      "%.6g rad/s (contact time %.4g s) is beyond the limit of scheme '%s', "
                      "%.6g rad/s (contact time %.4g s = %d steps) (valid: raise scene.fs "
                      "above %.6g Hz, or set saturate = true to use the limit)",
-                     sc->path, ct->line, ct->name, w, M_PI / w, ct->scheme->name, limit,
+                     sc->path, ct->line, vb_contact_label(sc, ct, who, sizeof who), w, M_PI / w,
+                     ct->scheme->name, limit,
                      M_PI / limit, steps, w * steps / M_PI);
   }
   return VB_OK;
@@ -361,10 +363,10 @@ check_schemes(const vb_island_model *m, const vb_scene *sc, char *err, size_t er
 {
   for (int c = 0; c < m->nc; c++) {
     const vb_contact *ct = &sc->contacts[m->contacts[c]];
-    char why[256] = "";
+    char why[256] = "", who[VB_LABEL_MAX];
     if (ct->scheme->ops->accepts && !ct->scheme->ops->accepts(ct, why, sizeof why))
-      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: contact '%s': scheme '%s' needs %s", sc->path,
-                     ct->line, ct->name, ct->scheme->name, why);
+      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: contact %s: scheme '%s' needs %s", sc->path,
+                     ct->line, vb_contact_label(sc, ct, who, sizeof who), ct->scheme->name, why);
   }
   return VB_OK;
 }
@@ -469,13 +471,14 @@ island_families(const vb_scene *sc, int *parent, int *first, char *err, size_t e
       body = ct->a;
     else if (!walls[1] && (ct->b == c0->a || ct->b == c0->b))
       body = ct->b;
-    char valid[256];
+    char valid[256], who[VB_LABEL_MAX], who0[VB_LABEL_MAX];
     family_choices(valid, sizeof valid);
     return vb_errf(err, errlen, VB_EINVAL,
-                   "%s:%d: contact '%s': scheme '%s' cannot step body "
-                   "'%s' together with contact '%s' (scheme '%s') in one island (valid: one "
+                   "%s:%d: contact %s: scheme '%s' cannot step body "
+                   "'%s' together with contact %s (scheme '%s') in one island (valid: one "
                    "family per island: %s)",
-                   sc->path, ct->line, ct->name, ct->scheme->name, sc->bodies[body].name, c0->name,
+                   sc->path, ct->line, vb_contact_label(sc, ct, who, sizeof who), ct->scheme->name,
+                   sc->bodies[body].name, vb_contact_label(sc, c0, who0, sizeof who0),
                    c0->scheme->name, valid);
   }
   return VB_OK;
@@ -595,11 +598,13 @@ check_island_size(const vb_scene *sc, const island_members *mem, int k, char *er
   if (nc <= ISLAND_CONTACTS_MAX)
     return VB_OK;
   const vb_contact *ct = &sc->contacts[mem->contact[mem->cstart[k] + ISLAND_CONTACTS_MAX]];
+  char who[VB_LABEL_MAX];
   return vb_errf(err, errlen, VB_EINVAL,
-                 "%s:%d: contact '%s': the island of body '%s' (the bodies its contacts join) "
+                 "%s:%d: contact %s: the island of body '%s' (the bodies its contacts join) "
                  "has %d contacts, more than the %d one island may have: its dense compliance "
                  "would take %.3g GiB (valid: at most %d contacts on the bodies of one island)",
-                 sc->path, ct->line, ct->name, sc->bodies[mem->body[mem->bstart[k]]].name, nc,
+                 sc->path, ct->line, vb_contact_label(sc, ct, who, sizeof who),
+                 sc->bodies[mem->body[mem->bstart[k]]].name, nc,
                  ISLAND_CONTACTS_MAX, 8.0 * nc * (double)nc / 1073741824.0, ISLAND_CONTACTS_MAX);
 }
 

@@ -137,6 +137,18 @@ diverged(vb_run *run, int i, long n, int solve_failed)
 /* The energy any scene may hold, whatever its work (so that a scene at
  * rest, e0 = 0, does not trip on rounding), J. */
 #define ENERGY_FLOOR 1.0e-12
+/* A scene that finishes with its energy once past this many times what it
+ * can hold (energy_guard's bound) is done but failed numerically: no
+ * physics puts energy there, so a scheme that does not conserve energy
+ * (am1, the explicit schemes, the quadratic scheme's fall-backs) gained
+ * it, typically from a contact it does not resolve.  The scenes of
+ * scenes/ stay within 1.02x; the hammer of scenes/avanzini-hammer-bar.cfg
+ * with am1 at 1 kHz (1.1 samples a contact) reaches 2.53x.  At 1.1x, one
+ * of check_random's 400 scenes (seed 149: a quadratic contact with
+ * fall-backs beside a driven wall and forces, 40 samples a contact)
+ * reached 1.21x: a smaller gain is left to energy_balance_error, which
+ * reports it too.  Its status says so (done_status). */
+#define ENERGY_WARN 2.0
 
 /* After step n: a scene whose energy passes ENERGY_GROWTH times what it
  * can hold has diverged.  What it can hold: e(t) = e0 + W(t) + C(t) - D(t)
@@ -157,6 +169,10 @@ energy_guard(vb_run *run, long n, long failures, long first_failure)
   run->ext_prev = ext;
   run->corr_prev = corr;
   double bound = fabs(run->e0) + run->e_work + ENERGY_FLOOR;
+  if (e / bound > run->e_peak) {
+    run->e_peak = e / bound;
+    run->e_peak_step = n;
+  }
   if (!(e > ENERGY_GROWTH * bound)) /* a NaN bound (inf work) does not trip */
     return VB_OK;
   if (failures > 0) { /* the unconverged steps, not the scheme, are the cause */
@@ -197,6 +213,8 @@ start(vb_run *run)
   vb_record_energy(run, &kin, &pot, &diss, &ext, &corr);
   run->e0 = kin + pot;
   run->e_work = 0.0;
+  run->e_peak = 1.0;
+  run->e_peak_step = 0;
   run->ext_prev = ext;
   run->corr_prev = corr;
   for (int i = 0; i < run->nislands; i++)
@@ -293,6 +311,47 @@ vb_run_fraction(const vb_run *run)
   return run->nsteps > 0 ? (double)at / (double)run->nsteps : 1.0;
 }
 
+/* The status of a scene that ran to its end: "done", or, when its energy
+ * rose past ENERGY_WARN times what it can hold (initial energy plus work),
+ * "done, energy gain 2.53x at t=0.002 s; contact 'hit' 1 samples, am1
+ * resolves 4: fs above 4e+03 Hz"
+ * (still VB_OK: the run finished and its output is complete, but the
+ * status, vibro run's and vibro info's summaries say it is not to be
+ * trusted), naming the peak, when, and the contact with the fewest
+ * samples per contact among those that struck, when that is fewer than its
+ * scheme resolves. */
+static void
+done_status(vb_run *run)
+{
+  if (!(run->e_peak > ENERGY_WARN)) {
+    snprintf(run->status, sizeof run->status, "done");
+    return;
+  }
+  const vb_scene *sc = run->scene;
+  char who[VB_LABEL_MAX];
+  int worst = -1;
+  double fewest = INFINITY;
+  for (int c = 0; c < sc->ncontacts; c++) {
+    const vb_contact_result *r = &run->results[c];
+    for (long k = 0; k < r->nevents; k++)
+      if (r->events[k].samples > 0 && r->events[k].samples < fewest) {
+        fewest = r->events[k].samples;
+        worst = c;
+      }
+  }
+  /* the table keeps VB_STATUS_LEN (128) bytes: the figures come first */
+  int at = snprintf(run->status, sizeof run->status, "done, energy gain %.3gx at t=%.6g s",
+                    run->e_peak, run->e_peak_step * run->dt);
+  if (worst >= 0 && fewest < sc->contacts[worst].scheme->min_contact_steps && at > 0 &&
+      (size_t)at < sizeof run->status)
+    snprintf(run->status + at, sizeof run->status - (size_t)at,
+             "; contact %s %.3g samples, %s resolves %d: fs above %.3g Hz",
+             vb_contact_label(sc, &sc->contacts[worst], who, sizeof who), fewest,
+             sc->contacts[worst].scheme->name,
+             sc->contacts[worst].scheme->min_contact_steps,
+             sc->fs * sc->contacts[worst].scheme->min_contact_steps / fewest);
+}
+
 /* The steps of vb_run_exec_until (its recording into a file is written
  * by the caller). */
 static int
@@ -352,7 +411,7 @@ exec_steps(vb_run *run, const volatile int *stop, int level)
     run->code = VB_ENOCONV;
     return run->code;
   }
-  snprintf(run->status, sizeof run->status, "done");
+  done_status(run);
   return VB_OK;
 }
 

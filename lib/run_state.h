@@ -101,6 +101,10 @@ struct vb_run {
    * added, J */
   double e_work;
   double ext_prev, corr_prev;      /* their sums over the islands at the last step, J */
+  /* the largest ratio of the energy to what the scene may hold, e / (|e0|
+   * + e_work + ENERGY_FLOOR), and the step it came at (energy_guard) */
+  double e_peak;
+  long e_peak_step;
   vb_analysis_run *analysis;       /* the section and impact map, NULL without
                                       an analysis block */
   struct vb_lyapunov *lyap;        /* the Lyapunov twin, NULL unless requested (lyapunov.c) */

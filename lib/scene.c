@@ -248,8 +248,8 @@ check_overflow(vb_loader *ld, const config_setting_t *root)
     double L = reach(sc, &sc->bodies[ct->a]) + reach(sc, &sc->bodies[ct->b]) + fabs(ct->gap) +
                fabs(ct->gap_drive.amplitude);
     const vb_law *law = &ct->law;
-    char obj[OBJECT_MAX];
-    snprintf(obj, sizeof obj, "contact '%s'", ct->name);
+    char obj[OBJECT_MAX + 64], who[VB_LABEL_MAX];
+    snprintf(obj, sizeof obj, "contact %s", vb_contact_label(sc, ct, who, sizeof who));
     if (L > 0.0 && (!isfinite(law->k * pow(L, law->alpha)) ||
                     !isfinite(law->k / (law->alpha + 1.0) * pow(L, law->alpha + 1.0))))
       return vb_src_fail(ld, vb_src_at(g, "k"), obj,
@@ -336,7 +336,7 @@ check_predictions(const vb_scene *sc, const vb_model *md, char *err, size_t errl
     const vb_law_info *info = vb_law_info_of(ct->law.kind);
     double m = md->islands[md->contact_island[c]].meff[md->contact_local[c]];
     vb_prediction pr;
-    char what[256] = "", num[32];
+    char what[256] = "", num[32], who[VB_LABEL_MAX];
     size_t used = 0;
 
     if (!info || !info->papetti || !isfinite(m))
@@ -350,10 +350,11 @@ check_predictions(const vb_scene *sc, const vb_model *md, char *err, size_t errl
       used += (size_t)snprintf(what + used, sizeof what - used, "%s%s = %s", used ? ", " : "",
                                p->key, vb_number_text(vb_law_param_value(&ct->law, p), num, sizeof num));
     return vb_errf(err, errlen, VB_EINVAL,
-                   "%s:%d: contact '%s': %s give non-finite analytic predictions (x_max %g m, "
+                   "%s:%d: contact %s: %s give non-finite analytic predictions (x_max %g m, "
                    "v_out %g m/s, contact time %g s at an impact of %g m/s, effective mass %g kg) "
                    "(valid: law parameters of normal size, whose predictions are finite)",
-                   sc->path, ct->line, ct->name, what, pr.x_max, pr.v_out_exact, pr.duration,
+                   sc->path, ct->line, vb_contact_label(sc, ct, who, sizeof who), what, pr.x_max,
+                   pr.v_out_exact, pr.duration,
                    PREDICT_CHECK_RATE, m);
   }
   return VB_OK;

@@ -397,11 +397,23 @@ double vb_scene_approach_rate(const vb_scene *scene, int c, double *meff);
 void vb_scene_approach_rates(const vb_scene *scene, double *rate, double *meff);
 /* A contact's initial state along its compression (p0, v0, a0: a0 the
  * constant free-flight acceleration of the penetration from gravity), its
- * effective mass and its impact rate (vb_scene_approach_rate). */
+ * effective mass and its impact rate (vb_scene_approach_rate); when the
+ * contact's island has oscillating modes and nothing drives it (a string
+ * released from a displacement onto a bridge or frets), rate and t_on
+ * are those of the first impact of the modes' exact free response within
+ * the scene's duration (each mode rings and decays from its q0, dq0:
+ * scene_query.c); of a distributed block, only the points that touch in
+ * the step its first point does have a rate then. */
 typedef struct vb_contact_start {
   double p0, v0, a0; /* penetration (m), its rate (m/s), acceleration (m/s^2) */
   double meff;       /* effective mass, kg */
   double rate;       /* impact rate free flight reaches, m/s (0: none) */
+  double t_on;       /* when free flight reaches the barrier, s (0: engaged
+                        at t = 0 or no impact) */
+  double horizon;    /* s of free flight searched for it: inf for the
+                        closed form of a constant acceleration; for a body
+                        whose modes oscillate, the scene's duration, or
+                        less when the search hit its cost cap */
 } vb_contact_start;
 /* Every contact's, out[ncontacts], from one island build (NaN when the
  * scene cannot build). */

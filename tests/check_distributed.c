@@ -608,6 +608,116 @@ START_TEST(test_bass_two_point_drops)
 }
 END_TEST
 
+/* vibro check's first impact of a body that rings: a bar of three damped
+ * modes released from a displacement (dq0 = 0: the case that had "no
+ * impact follows", a constant acceleration of 0 bringing none) or thrown
+ * (dq0 != 0: a constant velocity put it at the wrong time), onto a wall
+ * below its point p1 or p2.  The time and rate are compared with the
+ * crossing of the sum of the modes' closed forms e^(-sigma t) (A cos wd t
+ * + B sin wd t), found here by a scan at 1 us and bisection. */
+START_TEST(test_first_impact_modal)
+{
+  static const double freq[3] = {97.3, 311.7, 523.9}, t60[3] = {1.7, 0.83, 0.41};
+  static const double q0[3] = {2.385e-3, -4.1e-4, 1.7e-4}, v0[3] = {0.31, -0.77, 0.52};
+  static const double shape[2][3] = {{1.0, 0.6, -0.3}, {0.5, -0.9, 0.8}};
+  double wall = -1.3e-3, dq0[3];
+  int point = _i % 2, thrown = _i / 2;
+  char text[4096];
+  for (int j = 0; j < 3; j++)
+    dq0[j] = thrown ? v0[j] : 0.0;
+  snprintf(text, sizeof text,
+           "scene = { name = \"r\"; fs = 44100.0; duration = 0.05; gravity = 0.0; };\n"
+           "bodies = ( { name = \"wall\"; type = \"wall\"; position = %.17g; },\n"
+           "  { name = \"bar\"; type = \"modal\"; freq = [%.17g, %.17g, %.17g];\n"
+           "    mass = [0.0237, 0.0191, 0.0143]; t60 = [%.17g, %.17g, %.17g];\n"
+           "    q0 = [%.17g, %.17g, %.17g]; dq0 = [%.17g, %.17g, %.17g];\n"
+           "    points = ( { name = \"p1\"; shape = [1.0, 0.6, -0.3]; },\n"
+           "               { name = \"p2\"; shape = [0.5, -0.9, 0.8]; } ); } );\n"
+           "contacts = ( { name = \"c\"; between = [\"wall\", \"bar.p%d\"]; law = \"power\";\n"
+           "  k = 1e8; alpha = 1.5; scheme = \"two-point\"; } );\n",
+           wall, freq[0], freq[1], freq[2], t60[0], t60[1], t60[2], q0[0], q0[1], q0[2], dq0[0],
+           dq0[1], dq0[2], point + 1);
+  vb_scene *sc = load(text);
+  vb_contact_start st[2];
+  vb_scene_contact_states(sc, st);
+  double m, rate1 = vb_scene_approach_rate(sc, 0, &m);
+
+  /* the independent crossing: u(t) = wall, u falling */
+  double t0 = 0.0, t1 = -1.0, u = 0.0, du = 0.0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (long n = 0;; n++) {
+      double t = pass == 0 ? n * 1e-6 : 0.5 * (t0 + t1);
+      u = du = 0.0;
+      for (int j = 0; j < 3; j++) {
+        double w = 2.0 * M_PI * freq[j], sg = log(1000.0) / t60[j], wd = sqrt(w * w - sg * sg);
+        double A = q0[j], B = (dq0[j] + sg * q0[j]) / wd, e = exp(-sg * t);
+        double c = cos(wd * t), sn = sin(wd * t);
+        u += shape[point][j] * e * (A * c + B * sn);
+        du += shape[point][j] * e * ((B * wd - sg * A) * c - (A * wd + sg * B) * sn);
+      }
+      if (pass == 0 && u <= wall) {
+        t1 = t;
+        t0 = t - 1e-6;
+        break;
+      }
+      if (pass == 1) {
+        if (u <= wall)
+          t1 = t;
+        else
+          t0 = t;
+        if (n == 80)
+          break;
+      }
+      ck_assert(pass == 1 || t < 0.05);
+    }
+  }
+  printf("first impact, %s, p%d: vibro %.15g s at %.15g m/s; closed form %.15g s at %.15g m/s\n",
+         thrown ? "thrown" : "released", point + 1, st[0].t_on, st[0].rate, t1, -du);
+  ck_assert_msg(st[0].rate > 0.0, "no impact predicted");
+  ck_assert_msg(fabs(st[0].t_on - t1) <= 1e-12, "t_on %.17g, closed form %.17g", st[0].t_on, t1);
+  ck_assert_msg(fabs(st[0].rate + du) <= 1e-9 * fabs(du), "rate %.17g, closed form %.17g",
+                st[0].rate, -du);
+  ck_assert(st[0].horizon == 0.05 && rate1 == st[0].rate && m == st[0].meff);
+  vb_scene_free(sc);
+}
+END_TEST
+
+/* A refusal about one point of a distributed block names the block the
+ * user wrote, the point's index and x, not the expanded contact "b[k]"
+ * that appears nowhere in the scene file: an exact-duration block beyond
+ * its scheme's limit (model.c), and two blocks of different families on
+ * one string (one island). */
+START_TEST(test_refusal_names_block)
+{
+  char *t = strdup(STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]",
+                                "{ from = 0.2385; to = 0.4385; n = 3; }", "{ height = -1e-3; }",
+                                "exact_duration = true;"));
+  tu_replace(&t, "alpha = 1.5", "alpha = 1.0");
+  vb_scene *sc = NULL;
+  char err[2048];
+  ck_assert_int_eq(vb_scene_load_string(t, "test.cfg", &sc, err, sizeof err), VB_EINVAL);
+  printf("exact duration: %s\n", err);
+  ck_assert_msg(strstr(err, "test.cfg:10: contact 'b' (point 0, x 0.2385 m): exact_duration: "),
+                "%s", err);
+  ck_assert_msg(!strstr(err, "b[0]"), "%s", err);
+  free(t);
+
+  /* the block's `extra` closes it and opens block "c" */
+  t = strdup(STRING_SCENE("44100.0", "two-point", "[\"wall\", \"string\"]",
+                          "{ from = 0.2385; to = 0.4385; n = 3; }", "{ height = -1e-3; }",
+                          "},\n  { name = \"c\"; between = [\"wall\", \"string\"]; law = "
+                          "\"power\"; k = 1e8; alpha = 1.5; scheme = \"three-point\"; points = "
+                          "{ from = 0.6; to = 0.7; n = 2; }; profile = { height = -1e-3; }; "));
+  ck_assert_int_eq(vb_scene_load_string(t, "test.cfg", &sc, err, sizeof err), VB_EINVAL);
+  printf("families: %s\n", err);
+  ck_assert_msg(strstr(err, "contact 'c' (point 0, x 0.6 m): scheme 'three-point' cannot step "
+                            "body 'string' together with contact 'b' (point 0, x 0.2385 m)"),
+                "%s", err);
+  ck_assert_msg(!strstr(err, "[0]'"), "%s", err);
+  free(t);
+}
+END_TEST
+
 static Suite *
 distributed_suite(void)
 {
@@ -621,6 +731,8 @@ distributed_suite(void)
   tcase_add_test(t, test_bad_no_preset);
   tcase_add_loop_test(t, test_bad_string_keys, 0, (int)(sizeof bad_string / sizeof bad_string[0]));
   tcase_add_test(t, test_thousand_points_fast);
+  tcase_add_loop_test(t, test_first_impact_modal, 0, 4);
+  tcase_add_test(t, test_refusal_names_block);
   suite_add_tcase(s, t);
   t = tcase_create("runs");
   tcase_set_timeout(t, 120);

@@ -2,7 +2,8 @@
  * (tests/random/scenegen.c; issue 10 item 2).
  *
  * For each seed the generated scene is run and these invariants checked:
- *  1. no crash; the run ends "done" (VB_OK) or with a failure that says
+ *  1. no crash; the run ends "done" (VB_OK; "done, energy gain ..." when a
+ *     scheme gained energy it cannot hold) or with a failure that says
  *     why: "diverged at t=..." (VB_EDIVERGED) or "newton failed at t=..."
  *     (VB_ENOCONV), the codes for which `vibro run` exits 2; a run that is
  *     "done" has finite energies and contact signals;
@@ -130,7 +131,11 @@ check_outcome(const sg_scene *g, const char *text, const tu_sim *s)
   REQUIRE(s->rc == VB_OK || s->rc == VB_EDIVERGED || s->rc == VB_ENOCONV, g, text,
           "run returned %d (%s), status '%s'", s->rc, vb_strerror(s->rc), st);
   if (s->rc == VB_OK) {
-    REQUIRE(strcmp(st, "done") == 0, g, text, "VB_OK with status '%s'", st);
+    /* "done", or "done, energy gain ..." when a scheme that does not
+     * conserve energy gained past twice what the scene can hold (lib/run.c
+     * done_status; seed 282: verlet at 2 samples a contact, 2.23x) */
+    REQUIRE(strcmp(st, "done") == 0 || strncmp(st, "done, energy gain ", 18) == 0, g, text,
+            "VB_OK with status '%s'", st);
     for (int w = 0; w < 6; w++)
       REQUIRE(finite_all(vb_run_energy(s->run, w), n), g, text,
               "status done but energy signal %d is not finite", w);

@@ -598,6 +598,56 @@ START_TEST(test_energy_guard_work)
 }
 END_TEST
 
+/* The hammer of scenes/avanzini-hammer-bar.cfg with am1: at 1 kHz (1.1
+ * samples a contact, below the 4 am1 resolves) it gains energy it cannot
+ * hold (2.53x: past the 2x of the status, under the 10x of the guard) and finishes "done, energy
+ * gain" with the peak, the contact and the rate that resolves it, code
+ * VB_OK; at 44.1 kHz it is plainly "done".  The peak in the status is the
+ * recorded total energy's largest value over e0 (no work here). */
+START_TEST(test_energy_gain_warns)
+{
+  static const char hammer[] =
+    "scene = { name = \"h\"; fs = %s; duration = 0.05; gravity = 0.0; };\n"
+    "bodies = ( { name = \"hammer\"; type = \"mass\"; mass = 0.01; u0 = 0.0; v0 = 1.0; },\n"
+    "  { name = \"bar\"; type = \"modal\"; freq = [440.0, 1212.6, 2377.8];\n"
+    "    quality = [250.0, 180.0, 120.0]; mass = [0.1, 0.1, 0.1];\n"
+    "    points = ( { name = \"strike\"; shape = [1.0, 0.7, 0.4]; } ); } );\n"
+    "contacts = ( { name = \"hit\"; between = [\"hammer\", \"bar.strike\"];\n"
+    "  law = \"hunt-crossley\"; k = 1.5e11; alpha = 2.8; mu = 0.6; scheme = \"am1\"; } );\n";
+  static const char *const rates[] = {"1000.0", "44100.0"};
+  for (int i = 0; i < 2; i++) {
+    char t[2048];
+    snprintf(t, sizeof t, hammer, rates[i]);
+    tu_sim s = tu_run_text(t);
+    const char *st = vb_run_status(s.run);
+    const double *e = vb_run_energy(s.run, VB_ENERGY_TOTAL);
+    double top = 0.0, gain = 0.0, at = -1.0, samples = 0.0, above = 0.0;
+    for (long k = 0; k < vb_run_samples(s.run); k++)
+      top = fmax(top, e[k]);
+    printf("energy gain, am1 at %s Hz: %s (largest %g of e0)\n", rates[i], st, top / e[0]);
+    ck_assert_int_eq(s.rc, VB_OK);
+    ck_assert_int_eq(vb_run_code(s.run), VB_OK);
+    if (i == 1) {
+      ck_assert_str_eq(st, "done");
+      ck_assert(top <= 2.0 * e[0]);
+      tu_free(&s);
+      continue;
+    }
+    ck_assert_msg(sscanf(st, "done, energy gain %lgx at t=%lg s; contact 'hit' %lg samples, am1 "
+                             "resolves 4: fs above %lg Hz",
+                         &gain, &at, &samples, &above) == 4,
+                  "status '%s'", st);
+    ck_assert_msg(fabs(gain - top / e[0]) <= 0.005 * gain, "status %g, signal %g", gain,
+                  top / e[0]);
+    ck_assert(gain > 2.0 && gain < 10.0);
+    ck_assert(at > 0.0 && fabs(e[lround(at * 1000.0)] - top) <= 1e-12 * top);
+    ck_assert(samples >= 1.0 && samples < 4.0);
+    ck_assert(fabs(above - 1000.0 * 4.0 / samples) <= 1e-3 * above);
+    tu_free(&s);
+  }
+}
+END_TEST
+
 static Suite *
 run_suite(void)
 {
@@ -615,6 +665,7 @@ run_suite(void)
   tcase_add_test(limits, test_run_code_done);
   tcase_add_test(limits, test_energy_guard_trips);
   tcase_add_test(limits, test_energy_guard_work);
+  tcase_add_test(limits, test_energy_gain_warns);
   suite_add_tcase(s, limits);
   return s;
 }

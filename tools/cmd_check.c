@@ -21,7 +21,9 @@ static const char description[] =
     "totals: steps, the recording's bytes (with a warning when they exceed the\n"
     "free space of the current directory's file system, where vibro run would\n"
     "refuse them, or one scene's exceed this machine's memory) and the CPU time\n"
-    "it will take, from a timed run of the first steps of scene 0.\n";
+    "it will take, from a timed run of the first steps of scene 0, and the\n"
+    "events (not in the recording's bytes): that run's impacts, extrapolated\n"
+    "to every step of every scene.\n";
 
 /* The size of a study and the head of its parameter table. */
 static void
@@ -154,16 +156,11 @@ print_contact(const vb_scene *sc, int c, double v_in, double m)
          v_in, pr.x_max, pr.v_out_exact, pr.v_out, pr.duration, samples);
 }
 
-/* onset from a contact's initial state and its approach rate, s (as
- * lib/check.c's onset_time). */
+/* onset from a contact's initial state, s (as lib/check.c's onset_time). */
 static double
 onset_from(const vb_contact_start *s)
 {
-  if (!(s->p0 < 0.0))
-    return 0.0;
-  if (s->a0 != 0.0)
-    return (s->rate - s->v0) / s->a0 > 0.0 ? (s->rate - s->v0) / s->a0 : 0.0;
-  return s->v0 > 0.0 ? -s->p0 / s->v0 : 0.0;
+  return s->rate > 0.0 ? s->t_on : 0.0;
 }
 
 /* A distributed contact, the contacts c .. *end - 1 of one group, in two
@@ -199,6 +196,11 @@ print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end
   printf("  law %s", vb_law_name(c0->law.kind));
   print_law(c0);
   const vb_law_info *info = vb_law_info_of(c0->law.kind);
+  if (first < 0 && isfinite(s[c].horizon) && s[c].horizon < sc->duration) {
+    printf("; no impact at any point in the first %.6g s of free flight (the search stopped "
+           "there, at its cost cap)\n", s[c].horizon);
+    return;
+  }
   if (first < 0 || !info || !info->papetti) {
     printf("; %s\n", first < 0 ? "no impact follows from the initial state at any point"
                                : "no analytic contact time for this law");
@@ -206,9 +208,9 @@ print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end
   }
   vb_prediction pr;
   vb_law_predict(&sc->contacts[first].law, s[first].meff, s[first].rate, &pr);
-  printf("; first contact at '%s' (x %g m) at %.6g s, v_in %.6g m/s, effective mass %g kg, "
-         "contact time %.6g s = %.3g samples\n",
-         sc->contacts[first].name,
+  printf("; first contact at point %d (x %g m) at %.6g s, v_in %.6g m/s, effective mass %g kg, "
+         "contact time (a point mass's, eq 9) %.6g s = %.3g samples\n",
+         sc->contacts[first].group_point,
          b->points[body_a ? sc->contacts[first].pa : sc->contacts[first].pb].x, t_first,
          s[first].rate, s[first].meff, pr.duration, pr.duration * sc->fs);
 }
@@ -249,9 +251,10 @@ cost_timer_main(void *arg)
  * COST_BUDGET seconds, or NaN.  A step's cost grows faster than the
  * model's size (a dense compliance, Newton over the active contacts): a
  * count fixed by the size alone ran all 221 steps of a 5000-point bridge,
- * 4 minutes of `vibro check`. */
+ * 4 minutes of `vibro check`.  The impacts of that run into *events, the
+ * seconds it simulated into *simulated (0 when nothing ran). */
 static double
-step_cost(const vb_study *st)
+step_cost(const vb_study *st, long *events, double *simulated)
 {
   char err[CLI_ERRLEN];
   vb_scene *sc;
@@ -260,6 +263,8 @@ step_cost(const vb_study *st)
   cost_timer timer = {.stop = 0, .done = 0};
   pthread_t thread;
 
+  *events = 0;
+  *simulated = 0.0;
   if (vb_study_scene(st, 0, &sc, err, sizeof err) != VB_OK)
     return NAN;
   long size = sc->ncontacts + 1;
@@ -285,6 +290,9 @@ step_cost(const vb_study *st)
                    ? (long)(stopped_at * sc->fs + 0.5)
                    : 0;
       cost = done > 0 ? t / (double)done : NAN;
+      *simulated = (double)done / sc->fs;
+      for (int c = 0; c < sc->ncontacts; c++)
+        *events += vb_run_contact(run, c)->nevents;
       vb_run_free(run);
     }
   }
@@ -292,16 +300,36 @@ step_cost(const vb_study *st)
   return cost;
 }
 
-/* The study's totals: steps, recording bytes, and the CPU time at scene
- * 0's cost per step. */
+/* Bytes of one impact in /study/events: its 21 columns of 8 bytes
+ * (doc/format.md). */
+#define EVENT_BYTES 168.0
+
+/* The study's totals: steps, recording bytes, the CPU time at scene 0's
+ * cost per step, and the events: those of the timed run of scene 0
+ * extrapolated to every step of every scene (the recording's bytes count
+ * the signals only, and a string buzzing on a bridge writes tens of
+ * thousands of events a second), an extrapolation when the timed steps
+ * are not all of the scene. */
 static void
 print_totals(const vb_study *st, double steps)
 {
-  double cost = step_cost(st);
+  long events;
+  double simulated, cost = step_cost(st, &events, &simulated);
+  double per_step = simulated > 0.0 ? events / (simulated * vb_study_first(st)->fs) : 0.0;
   printf("in all: %ld scene%s, %.6g steps, recording %.3g bytes, about %.3g s of CPU here "
          "(%.3g us a step, timed on scene 0)\n",
          vb_study_scenes(st), vb_study_scenes(st) == 1 ? "" : "s", steps,
          vb_study_record_total(st), cost * steps, 1e6 * cost);
+  if (!(simulated > 0.0))
+    return;
+  printf("events: %ld in the %.3g s timed of scene 0", events, simulated);
+  if (events > 0)
+    printf(", at that rate about %.3g events, %.3g bytes more in all", per_step * steps,
+           per_step * steps * EVENT_BYTES);
+  printf("%s\n", simulated * vb_study_first(st)->fs < steps / vb_study_scenes(st)
+                     ? " (an extrapolation of the timed steps: impacts that begin later or "
+                       "come at another rate are not in it)"
+                     : "");
 }
 
 /* The warnings of vb_study_warnings, "warning: " before each line; their

@@ -422,6 +422,31 @@ engaged_text(const char *out, char *buf, size_t len)
              first);
 }
 
+/* Scenes done with an energy gain (their status begins "done, energy
+ * gain": lib/run.c's done_status), read from OUT's table so that kept
+ * scenes count too, as ", N done with an energy gain (first: scene I:
+ * STATUS)" for the summary line; "" when none. */
+static void
+gain_text(const char *out, char *buf, size_t len)
+{
+  static const char prefix[] = "done, energy gain";
+  char format[TEXT_MAX];
+  namelist st = {0};
+  long n = 0, first = -1;
+  hid_t f = output_open(out, format, sizeof format);
+
+  buf[0] = '\0';
+  if (f >= 0 && column_texts(f, "study/table/status", &st) == 0)
+    for (size_t i = 0; i < st.n; i++)
+      if (strncmp(st.v[i], prefix, sizeof prefix - 1) == 0 && n++ == 0)
+        first = (long)i;
+  close_id(f);
+  if (n > 0)
+    snprintf(buf, len, ", %ld done with an energy gain (a numerical failure; first: scene %ld: %s)",
+             n, first, st.v[first]);
+  names_free(&st);
+}
+
 /* The summary line and, when scenes failed, why; the exit status. */
 static int
 report(const run_request *rq, const vb_study *study, const vb_study_report *rep, int rank)
@@ -429,12 +454,13 @@ report(const run_request *rq, const vb_study *study, const vb_study_report *rep,
   if (rank != 0)
     return rep->failed > 0 ? 2 : 0;
   if (!rq->quiet) {
-    char engaged[96];
+    char engaged[96], gain[320];
     engaged_text(rq->out, engaged, sizeof engaged);
-    printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish%s, %.3g s, %.3g s "
+    gain_text(rq->out, gain, sizeof gain);
+    printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish%s%s, %.3g s, %.3g s "
            "writing -> %s\n",
            rq->scene, vb_study_scenes(study), vb_study_scenes(study) == 1 ? "" : "s", rep->ran,
-           rep->kept, rep->failed, engaged, rep->seconds, rep->write_seconds, rq->out);
+           rep->kept, rep->failed, engaged, gain, rep->seconds, rep->write_seconds, rq->out);
   }
   if (rep->failed <= 0)
     return 0;

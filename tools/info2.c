@@ -20,8 +20,11 @@
 /* What one pass over the table gathers. */
 typedef struct summary {
   long rows, done, failed;
+  long gained; /* of the done, those whose energy rose past what they can hold
+                  (status "done, energy gain ...": lib/run.c's done_status) */
   long engaged, engaged_first;  /* scenes that ended inside an impact, the first */
   namelist failures;            /* the first FAILED_MAX failed scenes, as text */
+  namelist gains;               /* the first FAILED_MAX of the gained, as text */
   namelist contacts;            /* contact names, from the impacts:C columns */
   long *impacts, *least, *most; /* [contacts.n] totals, fewest and most a scene */
   double worst;                 /* largest |energy balance error|, J */
@@ -247,7 +250,14 @@ add_row(const rows_reader *r, const unsigned char *row, summary *s)
   char text[TEXT_MAX];
 
   if (rows_number(r, row, rows_column(r, "status_code")) == 0.0) {
+    static const char gain[] = "done, energy gain";
+    const char *status = rows_text(r, row, rows_column(r, "status"));
     s->done++;
+    if (strncmp(status, gain, sizeof gain - 1) == 0 && s->gained++ < FAILED_MAX) {
+      text_format(text, sizeof text, "scene %.0f: %s", index, status);
+      if (names_push(&s->gains, text) < 0)
+        return -1;
+    }
   } else {
     s->failed++;
     text_format(text, sizeof text, "scene %.0f: %s", index,
@@ -401,6 +411,10 @@ print_totals(const summary *s, long detailed)
                s->contacts.v[c], s->impacts[c], s->rows, s->least[c], s->most[c]);
     }
   }
+  for (size_t i = 0; i < s->gains.n; i++)
+    printf("energy gain: %s\n", s->gains.v[i]);
+  if (s->gained > (long)s->gains.n)
+    printf("energy gain: ... and %ld more\n", s->gained - (long)s->gains.n);
   for (size_t i = 0; i < s->failures.n; i++)
     printf("failed: %s\n", s->failures.v[i]);
   if (s->failed > (long)s->failures.n)
@@ -514,13 +528,18 @@ info_v2(const char *file, const output_files *of, int all, int points)
   printf("\n");
   rc = scan_tables(file, of, rows, detail, name, &s);
   if (rc == 0) {
-    printf("%ld done, %ld failed\n", s.done, s.failed);
+    printf("%ld done, %ld failed", s.done, s.failed);
+    if (s.gained > 0)
+      printf("; %ld of the done gained energy past what they can hold, a numerical failure",
+             s.gained);
+    printf("\n");
     print_totals(&s, detail);
     if (of->n)
       print_params(of->fid[0], &s);
   }
 done:
   names_free(&s.failures);
+  names_free(&s.gains);
   names_free(&s.contacts);
   names_free(&s.swept);
   free(s.impacts);
