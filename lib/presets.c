@@ -468,11 +468,15 @@ check_parameters(kind_id kind, const vb_preset *p, char *err, size_t errlen)
 
 /* Check that a point lies on the body (edges and rim included). */
 static int
-check_point(kind_id kind, const vb_preset *p, const char *name, double x, double y, char *err,
-            size_t errlen)
+check_point(kind_id kind, const vb_preset *p, const char *given, double x, double y,
+            char *err, size_t errlen)
 {
-  char nx[32], ny[32], l1[32], l2[32];
+  char nx[32], ny[32], l1[32], l2[32], name[VB_NAME_MAX + 4];
   const char *k = kind_names[kind];
+
+  /* a point without a name (a distributed contact's, whose block the
+   * caller names) by its position alone */
+  snprintf(name, sizeof name, given[0] ? " '%s'" : "%s", given);
 
   switch (kind) {
   case KIND_BAR:
@@ -480,14 +484,14 @@ check_point(kind_id kind, const vb_preset *p, const char *name, double x, double
     if (x >= 0.0 && x <= p->length)
       return VB_OK;
     return vb_errf(err, errlen, VB_EINVAL,
-                   "preset '%s': point '%s' at x = %s is outside the %s (valid: 0 <= x <= %s)", k,
+                   "preset '%s': point%s at x = %s is outside the %s (valid: 0 <= x <= %s)", k,
                    name, vb_number_text(x, nx, sizeof nx), k,
                    vb_number_text(p->length, l1, sizeof l1));
   case KIND_PLATE:
     if (x >= 0.0 && x <= p->length && y >= 0.0 && y <= p->width)
       return VB_OK;
     return vb_errf(err, errlen, VB_EINVAL,
-                   "preset 'plate': point '%s' at (x, y) = (%s, %s) is outside the plate "
+                   "preset 'plate': point%s at (x, y) = (%s, %s) is outside the plate "
                    "(valid: 0 <= x <= %s, 0 <= y <= %s)",
                    name, vb_number_text(x, nx, sizeof nx), vb_number_text(y, ny, sizeof ny),
                    vb_number_text(p->length, l1, sizeof l1),
@@ -497,7 +501,7 @@ check_point(kind_id kind, const vb_preset *p, const char *name, double x, double
     if (hypot(x, y) <= p->radius * (1.0 + 1e-12))
       return VB_OK;
     return vb_errf(err, errlen, VB_EINVAL,
-                   "preset 'membrane': point '%s' at (x, y) = (%s, %s) is outside the "
+                   "preset 'membrane': point%s at (x, y) = (%s, %s) is outside the "
                    "membrane (valid: sqrt(x^2 + y^2) <= %s)",
                    name, vb_number_text(x, nx, sizeof nx), vb_number_text(y, ny, sizeof ny),
                    vb_number_text(p->radius, l1, sizeof l1));

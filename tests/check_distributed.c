@@ -235,7 +235,7 @@ static const struct {
      "to = ...; n = ...; }, { x = [...]; } or { file = \"points.csv\"; }, each with an optional "
      "y)"},
     {"[\"wall\", \"string\"]", "{ from = 0.1; to = 1.2; n = 3; }", "{ height = 0.0; }", "",
-     "test.cfg:11: contact 'b': preset 'string': point '' at x = 1.2 is outside the string "
+     "test.cfg:11: contact 'b': preset 'string': point at x = 1.2 is outside the string "
      "(valid: 0 <= x <= 1)"},
     {"[\"wall\", \"string\"]", "{ x = [0.1, 0.2]; }", "{ heights = [0.0]; }", "",
      "test.cfg:11: contact 'b' profile: 'heights' has 1 values (valid: one per point, 2)"},
