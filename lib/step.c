@@ -688,12 +688,18 @@ mode_explicit(const vb_mode_in *in, vb_mode_coef *o, char *why, size_t len)
 {
   double w0 = 2.0 * M_PI * in->freq, h = in->dt, lim = in->scheme->stability_limit;
   *o = (vb_mode_coef){.w2 = w0 * w0, .sig = in->sigma};
-  if (w0 * h > lim)
+  if (w0 * h > lim) {
+    char wh[32];
+    /* the fewest digits (3 or more) that show omega dt above the limit */
+    for (int p = 3; p <= 17; p++)
+      if (snprintf(wh, sizeof wh, "%.*g", p, w0 * h) > 0 && strtod(wh, NULL) > lim)
+        break;
     return vb_errf(why, len, VB_EINVAL,
-                   " at %g Hz is beyond the stability limit of scheme '%s' (omega dt = %.3g > "
+                   " at %g Hz is beyond the stability limit of scheme '%s' (omega dt = %s > "
                    "%g; valid: raise scene.fs above %.6g Hz or use a two-level or three-level "
                    "scheme)",
-                   in->freq, in->scheme->name, w0 * h, lim, w0 / lim);
+                   in->freq, in->scheme->name, wh, lim, w0 / lim);
+  }
   return VB_OK;
 }
 

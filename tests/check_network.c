@@ -654,6 +654,13 @@ START_TEST(test_network_errors)
       "contacts = ( { name = \"c\"; between = [\"bar.p\", \"w\"]; law = \"power\"; k = 1.0e6; alpha = 1.5; scheme = \"verlet\"; } );\n",
       "test.cfg:2: body 'bar': mode 0 at 15000 Hz is beyond the stability limit of scheme 'verlet' "
       "(omega dt = 2.14 > 2; valid: raise scene.fs above 47123.9 Hz or use a two-level or three-level scheme)" },
+    /* just past the limit: enough digits to show it (it printed "2 > 2") */
+    { "bodies = ( { name = \"bar\"; type = \"modal\"; freq = [14040.0]; mass = [1.0];\n"
+      "  points = ( { name = \"p\"; shape = [1.0]; } ); },\n"
+      "  { name = \"w\"; type = \"wall\"; } );\n"
+      "contacts = ( { name = \"c\"; between = [\"bar.p\", \"w\"]; law = \"power\"; k = 1.0e6; alpha = 1.5; scheme = \"verlet\"; } );\n",
+      "test.cfg:2: body 'bar': mode 0 at 14040 Hz is beyond the stability limit of scheme 'verlet' "
+      "(omega dt = 2.0004 > 2; valid: raise scene.fs above 44108 Hz or use a two-level or three-level scheme)" },
     /* sav: damped and always-engaged laws refused; no mixing with another family */
     { "bodies = ( { name = \"a\"; type = \"mass\"; mass = 1.0; }, { name = \"w\"; type = \"wall\"; } );\n"
       "contacts = ( { name = \"c\"; between = [\"a\", \"w\"]; law = \"hunt-crossley\"; k = 1.0e6; alpha = 1.5; mu = 0.2; scheme = \"sav\"; } );\n",
