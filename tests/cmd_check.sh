@@ -118,5 +118,25 @@ expect 0 "$vibro" check "$tmp/short.cfg"
 contains "$tmp/out" "events: 1 in the 9.07e-05 s timed of scene 0, at that rate about 1 events, 168 bytes more in all"
 equal "no extrapolation note" "$(grep -c "an extrapolation" "$tmp/out")" 0
 
+# a contact that starts compressed is said to start engaged, not "no impact
+# follows" (a point, and every point of a distributed block)
+cat >"$tmp/engaged.cfg" <<'EOF2'
+scene = { name = "c0"; fs = 44100.0; duration = 0.002; gravity = 0.0; };
+bodies = ( { name = "b"; type = "mass"; mass = 0.01; u0 = -1e-4; }, { name = "w"; type = "wall"; } );
+contacts = ( { name = "c"; between = ["w", "b"]; law = "power"; k = 1e6; alpha = 1.5; scheme = "two-point"; } );
+EOF2
+expect 0 "$vibro" check "$tmp/engaged.cfg"
+contains "$tmp/out" "  starts engaged: penetration 0.0001 m at t = 0, rate 0 m/s"
+cat >"$tmp/engaged2.cfg" <<'EOF2'
+scene = { name = "ep"; fs = 44100.0; duration = 0.01; gravity = 0.0; };
+bodies = ( { name = "bridge"; type = "wall"; },
+  { name = "string"; type = "modal";
+    preset = { kind = "string"; nmodes = 20; length = 0.65; tension = 40; linear_density = 0.001; }; } );
+contacts = ( { name = "jv"; between = ["bridge", "string"]; law = "power"; k = 1e9; alpha = 1.5;
+    scheme = "two-point"; points = { from = 0.1; to = 0.5; n = 5; }; profile = { height = 0.001; }; } );
+EOF2
+expect 0 "$vibro" check "$tmp/engaged2.cfg"
+contains "$tmp/out" "5 of 5 points start engaged (penetration up to 0.001 m at t = 0"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

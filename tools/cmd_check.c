@@ -113,8 +113,9 @@ print_law(const vb_contact *ct)
 /* One contact: what it joins, its law and scheme, and what to expect of
  * its first impact (the warnings come after, from vb_study_warnings). */
 static void
-print_contact(const vb_scene *sc, int c, double v_in, double m)
+print_contact(const vb_scene *sc, int c, const vb_contact_start *st)
 {
+  double v_in = st->rate, m = st->meff;
   const vb_contact *ct = &sc->contacts[c];
   const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
   double dt = 1.0 / sc->fs;
@@ -142,6 +143,11 @@ print_contact(const vb_scene *sc, int c, double v_in, double m)
     printf("  no analytic x_max/v_out/contact time: law '%s' %s\n", vb_law_name(ct->law.kind),
            info && info->always_engaged ? "is always engaged"
                                         : "is not Papetti's f = k x^a (1 + mu x') (eq 1)");
+    return;
+  }
+  if (!(v_in > 0.0) && st->p0 > 0.0) {
+    printf("  starts engaged: penetration %.6g m at t = 0, rate %.6g m/s (an impact under way, "
+           "no approach to predict from)\n", st->p0, st->v0);
     return;
   }
   if (!(v_in > 0.0)) {
@@ -175,6 +181,8 @@ print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end
   int body_a = sc->bodies[c0->a].kind == VB_BODY_MODAL, e, first = -1;
   const vb_body *b = &sc->bodies[body_a ? c0->a : c0->b], *o = &sc->bodies[body_a ? c0->b : c0->a];
   double hmin = INFINITY, hmax = -INFINITY, xmin = INFINITY, xmax = -INFINITY, t_first = INFINITY;
+  double pmax = 0.0;
+  int engaged = 0;
 
   for (e = c; e < sc->ncontacts && strcmp(sc->contacts[e].group, c0->group) == 0; e++) {
     const vb_contact *ct = &sc->contacts[e];
@@ -186,6 +194,10 @@ print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end
     if (s[e].rate > 0.0 && onset_from(&s[e]) < t_first) {
       t_first = onset_from(&s[e]);
       first = e;
+    }
+    if (s[e].p0 > 0.0) {
+      engaged++;
+      pmax = fmax(pmax, s[e].p0);
     }
   }
   *end = e;
@@ -199,6 +211,11 @@ print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end
   if (first < 0 && isfinite(s[c].horizon) && s[c].horizon < sc->duration) {
     printf("; no impact at any point in the first %.6g s of free flight (the search stopped "
            "there, at its cost cap)\n", s[c].horizon);
+    return;
+  }
+  if (first < 0 && engaged > 0) {
+    printf("; %d of %d points start engaged (penetration up to %.6g m at t = 0: impacts under "
+           "way, no approach to predict from)\n", engaged, e - c, pmax);
     return;
   }
   if (first < 0 || !info || !info->papetti) {
@@ -377,7 +394,7 @@ check_study(const vb_study *study)
     if (sc->contacts[c].group[0] != '\0')
       print_distributed(sc, c, s, &c);
     else {
-      print_contact(sc, c, s[c].rate, s[c].meff);
+      print_contact(sc, c, &s[c]);
       c++;
     }
   free(s);
