@@ -98,7 +98,8 @@ columns_open(hid_t loc, const char *path, rows_reader *r)
       H5Sget_simple_extent_dims(space, d, NULL);
     if ((cls != H5T_FLOAT && cls != H5T_INTEGER && cls != H5T_STRING) ||
         (cls == H5T_STRING && H5Tis_variable_str(type) > 0) || rank < 1 || rank > 2 ||
-        d[0] != (hsize_t)r->rows || (rank == 2 && (cls == H5T_STRING || d[1] != contacts.n))) {
+        d[0] != (hsize_t)r->rows || (rank == 2 && (cls == H5T_STRING || d[1] != contacts.n)) ||
+        (rank == 2 && d[1] == 0)) { /* [scene][contact] of no contact: no member to read into */
       close_id(type);
       close_id(space);
       close_id(ds);
