@@ -17,10 +17,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-analysis.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
 
-# same A B WHAT: h5diff finds no difference in any dataset or attribute
-same() {
-  if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$3: $1 and $2 differ: $(head -5 "$tmp/diff")"; fi
-}
 
 # The impact oscillator of scenes/impact-oscillator.cfg, shorter: a grid of
 # 4 forcing frequencies (period 1, 1, 2 and irregular: 25, 26, 26.8 and

@@ -40,10 +40,6 @@ echo "faults.sh: seed $seed, $([ "$long" = 1 ] && echo long || echo fast)"
 
 # rnd N KEY: a number in [0, N) fixed by the seed and KEY
 rnd() { "$python" -c "import random, sys; print(random.Random(sys.argv[1]).randrange(int(sys.argv[2])))" "$seed/$2" "$1"; }
-# same A B WHAT: h5diff finds no difference
-same() {
-  if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$3: $1 and $2 differ: $(head -3 "$tmp/diff")"; fi
-}
 # shards DIR: scenes listed in the shard manifests of DIR
 shards() { cat "$1"/manifest.r* 2>/dev/null | awk '{ n += $4 } END { print n + 0 }'; }
 # refused FILE WHAT CMD...: CMD exits 1 with one line on stderr that names FILE

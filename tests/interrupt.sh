@@ -15,10 +15,6 @@ pid=
 trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
 
-# same A B WHAT: h5diff finds no difference in any dataset or attribute
-same() {
-  if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$3: $1 and $2 differ: $(head -5 "$tmp/diff")"; fi
-}
 
 # shards DIR: scenes listed in the shard manifests of DIR
 shards() {

@@ -25,10 +25,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 # they die at whatever instruction they are at, a second crash per case.
 export OMPI_MCA_odls_base_sigkill_timeout=0
 
-# same A B WHAT: h5diff finds no difference in any dataset or attribute
-same() {
-  if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$3: $1 and $2 differ: $(head -5 "$tmp/diff")"; fi
-}
 
 # shards DIR: scenes listed on the complete lines of DIR's manifests
 shards() {

@@ -36,10 +36,6 @@ command -v h5diff >/dev/null || { echo "SKIP: no h5diff"; exit 77; }
 lib=${abs_top_builddir:-.}/lib/.libs/libvibro.so
 [ -e "$lib" ] && VIBRO_LIB=${VIBRO_LIB:-$(cd "$(dirname "$lib")" && pwd)/libvibro.so} && export VIBRO_LIB
 
-# same A B WHAT: h5diff finds no difference
-same() {
-  if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$3: $1 and $2 differ: $(head -5 "$tmp/diff")"; fi
-}
 
 # scene SIGNALS: a 20-mode string plucked onto an 8-point bed, 6 scenes
 # (the pluck's height swept), recording SIGNALS (a libconfig list body)

@@ -16,10 +16,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-study.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
 
-# same A B: h5diff finds no difference in any dataset or attribute
-same() {
-  if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$3: $1 and $2 differ: $(head -5 "$tmp/diff")"; fi
-}
 
 # shards DIR: scenes listed in the shard manifests of DIR
 shards() {

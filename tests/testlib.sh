@@ -35,3 +35,9 @@ error() {
   expect 1 "$@"
   only_line "$tmp/err" "$msg"
 }
+
+# same A B WHAT: h5diff finds no difference in any dataset or attribute
+# (needs $tmp)
+same() {
+  if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$3: $1 and $2 differ: $(head -5 "$tmp/diff")"; fi
+}

@@ -16,10 +16,6 @@ mnt=
 trap '[ -n "$mnt" ] && umount "$mnt" 2>/dev/null; rm -rf "$tmp"' EXIT
 . "$srcdir/tests/testlib.sh"
 
-# same A B WHAT: h5diff finds no difference in any dataset or attribute
-same() {
-  if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$3: $1 and $2 differ: $(head -5 "$tmp/diff")"; fi
-}
 
 # Avanzini's hammer on the bar, every sample (12 series): 5 s is 220,501
 # samples, five windows of 43,520 and a tail, so the ring of three goes
