@@ -106,9 +106,9 @@ state_block_bytes(const vb_island_model *m)
 {
   size_t mp = (size_t)m->nmp, c = (size_t)m->nc, rc = (c + 7) / 8 * 8;
   size_t nst = scheme_state_size(m);
-  size_t ndouble = 7 * mp + 9 * rc + (c * c + 7) / 8 * 8 + (nst + 7) / 8 * 8;
+  size_t ndouble = 7 * mp + 11 * rc + (c * c + 7) / 8 * 8 + (nst + 7) / 8 * 8;
   size_t bytes =
-      ndouble * sizeof(double) + c * (sizeof(vb_chist) + sizeof(vb_contact)) + 4 * c * sizeof(int);
+      ndouble * sizeof(double) + c * (sizeof(vb_chist) + sizeof(vb_contact)) + 7 * c * sizeof(int);
   return (bytes + 63) / 64 * 64 + 64;
 }
 
@@ -131,9 +131,10 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
   double **mode[7] = {&s->q, &s->v, &s->qm, &s->acc, &s->gen, &s->qt, &s->scratch};
   for (int k = 0; k < 7; k++, p += mp)
     *mode[k] = p;
-  double **contact[9] = {&s->xdrv, &s->xdrv_rate, &s->xdrv_m, &s->xd_next, &s->rd_next,
-                         &s->fbar, &s->xt,        &s->x1,     &s->rhs};
-  for (int k = 0; k < 9; k++, p += rc)
+  double **contact[11] = {&s->xdrv, &s->xdrv_rate, &s->xdrv_m, &s->xd_next,
+                          &s->rd_next, &s->fbar,    &s->xt,     &s->x1,
+                          &s->rhs,     &s->xb,      &s->rb};
+  for (int k = 0; k < 11; k++, p += rc)
     *contact[k] = p;
   s->jac = p;
   p += (c * c + 7) / 8 * 8;
@@ -145,7 +146,12 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
   s->iterations = s->piv + c;
   s->fallback = s->iterations + c;
   s->trk = s->fallback + c;
+  s->eng = s->trk + c;
+  s->watch = s->eng + c;
+  s->watch_next = s->watch + c;
   s->ntrk = m->nc;
+  s->neng = -1;
+  s->contacts_finite = -1;
   for (size_t k = 0; k < c; k++) {
     s->trk[k] = (int)k;
     s->act[k] = m->cts[k];
@@ -154,8 +160,10 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
     st += ns;
   }
   int undriven = 1;
-  for (int k = 0; k < m->nc; k++)
+  for (int k = 0; k < m->nc; k++) {
     undriven &= !vb_contact_driven(m->scene, &m->cts[k]);
+    s->corrections |= m->cts[k].corrections != 0;
+  }
   if (vb_sparse_alloc(m, s, undriven) != VB_OK) {
     vb_island_state_free(s);
     return VB_ENOMEM;
@@ -199,6 +207,11 @@ vb_island_state_copy(vb_island_state *dst, const vb_island_state *src)
   /* the live list is in the block; a state that skips contacts must have
    * every contact pinned to be copied (lyapunov.c pins them) */
   dst->ntrk = src->ntrk;
+  dst->solved = src->solved;
+  dst->law_potential = src->law_potential;
+  dst->neng = src->neng;
+  dst->nwatch = src->nwatch;
+  dst->contacts_finite = src->contacts_finite;
 }
 
 /* b = a + r (b - a) on one array of n doubles. */
@@ -255,6 +268,7 @@ vb_island_state_blend(vb_island_state *b, const vb_island_state *a, double r)
     }
   }
   b->ahead = 0;
+  b->contacts_finite = -1;
 }
 
 /* Displace a state's modes by dq[nm] (m) and their velocities by dv[nm]
@@ -285,6 +299,7 @@ vb_island_state_displace(const vb_island_model *m, vb_island_state *s, const dou
     s->hist[c].xm += three ? sx - m->dt * sv : 0.0;
   }
   s->ahead = 0;
+  s->contacts_finite = -1;
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -376,13 +391,17 @@ vb_island_points(const vb_island_model *m, const vb_island_state *s, const int *
 /* ----------------------------------------------------------- finiteness */
 
 /* x * 0 is 0 for a finite x and NaN otherwise: the sum over every checked
- * quantity is 0 exactly when all are finite, whatever their size. */
+ * quantity is 0 exactly when all are finite, whatever their size.  The
+ * implicit families' step sums its contacts' part in passing
+ * (contacts_finite); otherwise the contacts are checked here. */
 int
 vb_island_finite(const vb_island_model *m, const vb_island_state *s)
 {
   (void)m; /* the contacts stepped: a skipped one keeps its finite history */
   double z = s->kinetic * 0.0 + s->potential * 0.0 + s->dissipated * 0.0 + s->external * 0.0 +
              s->corrected * 0.0;
+  if (s->contacts_finite >= 0)
+    return z == 0.0 && s->contacts_finite;
   for (int k = 0; k < s->ntrk; k++) {
     const vb_chist *hc = &s->hist[s->trk[k]];
     z += hc->x * 0.0 + hc->rate * 0.0 + hc->f * 0.0;

@@ -48,6 +48,25 @@ typedef struct vb_island_state {
                            (sparse.c) */
   int *iterations;   /* Newton iterations of the last step */
   int *fallback;     /* 1 if the scheme's fallback stepped it last step */
+  int solved;        /* the last step solved its contacts: fbar, iterations and
+                        fallback may be nonzero (else all are 0) */
+  double *xb, *rb;   /* [nc] compression (m) and rate (m/s) at n-1 of the
+                        contacts stepped by the last step (run.c's events) */
+  int *eng;          /* the contacts stepped by the last step that are in
+                        contact at n (law_engaged), ascending, [neng] (the
+                        implicit families; explicit: neng = -1, unknown) */
+  int neng;
+  int *watch;        /* the contacts with an impact open or a release
+                        pending after the last step's tracking, ascending,
+                        [nwatch] (run.c), and room for the next list */
+  int *watch_next;
+  int nwatch;
+  int law_potential; /* every contact's potential is its law's V(x) at n
+                        (step.c: summed over those in contact alone) */
+  int corrections;   /* some contact corrects (Papetti): its moves change
+                        every other contact's compression (run.c's events) */
+  int contacts_finite; /* the last step's contacts' x, rate and f are all
+                          finite (-1: not known, vb_island_finite checks) */
   double power[2];   /* explicit: dissipated and external power at n, W */
   /* energy of the island at n (the family's discrete definition), J */
   double kinetic, potential;

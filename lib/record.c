@@ -397,9 +397,8 @@ contact_recorded(const vb_run *run, int c)
   return 0;
 }
 
-/* The copies, points and walls each sample records, and the contacts
- * whose largest compression it reads straight from their history: room
- * for them (none yet). */
+/* The copies, points and walls each sample records: room for them (none
+ * yet). */
 static int
 plan_alloc(vb_run *run)
 {
@@ -414,10 +413,8 @@ plan_alloc(vb_run *run)
   run->plan_dst = calloc(n + 1, sizeof *run->plan_dst);
   run->points_rec = calloc(npts + 1, sizeof *run->points_rec);
   run->walls_rec = calloc((size_t)sc->nbodies + 1, sizeof *run->walls_rec);
-  run->max_x = calloc((size_t)sc->ncontacts + 1, sizeof *run->max_x);
-  return run->plan_src && run->plan_dst && run->points_rec && run->walls_rec && run->max_x
-             ? VB_OK
-             : VB_ENOMEM;
+  return run->plan_src && run->plan_dst && run->points_rec && run->walls_rec ? VB_OK
+                                                                              : VB_ENOMEM;
 }
 
 /* What each sample records from the islands: the recorded points,
@@ -458,9 +455,6 @@ plan(vb_run *run)
     plan_add(run, &hc->x, run->results[c].compression);
     plan_add(run, &hc->rate, run->results[c].rate);
     plan_add(run, &hc->f, run->results[c].force);
-    /* pinned (vb_record_alloc): stepped at every step, so never stale */
-    if (contact_recorded(run, c))
-      run->max_x[c] = &hc->x;
   }
   for (int e = 0; e < VB_ENERGY_COUNT; e++)
     if (run->energy[e])
@@ -644,7 +638,6 @@ vb_record_free(vb_run *run)
   free(run->plan_dst);
   free(run->points_rec);
   free(run->walls_rec);
-  free(run->max_x);
   free(run->derived);
   free(run->wsrc);
   free(run->wat);
@@ -762,13 +755,34 @@ sample_signals(vb_run *run, long n, long kk)
   }
 }
 
+/* Each contact's largest compression up to sample k, as a reader of its
+ * whole series finds it (a NaN sample replaces it, the next sample
+ * replaces a NaN): island by island, straight from the histories where
+ * the island steps every contact (a pinned one, whose signals are
+ * recorded, always), a skipped contact's bounded from above (sparse.c;
+ * doc/format.md). */
+static void
+max_compressions(vb_run *run, long k)
+{
+  for (int i = 0; i < run->nislands; i++) {
+    const vb_island_model *m = &run->model->islands[i];
+    const vb_island_state *st = run->states[i];
+    int all = st->ntrk == m->nc;
+    for (int lc = 0; lc < m->nc; lc++) {
+      vb_contact_result *res = &run->results[m->contacts[lc]];
+      double x = all ? st->hist[lc].x : vb_island_compression_bound(m, st, lc);
+      if (k == 0 || !(x <= res->max_compression))
+        res->max_compression = x;
+    }
+  }
+}
+
 /* Record sample k of step n: the selected signals, and the figures kept
  * whether or not their signals are (each contact's largest compression,
  * the energies at the last sample). */
 void
 vb_record_sample(vb_run *run, long n, long k)
 {
-  const vb_scene *sc = run->scene;
   if (k == 0)
     run->win_k0 = run->win_fill = run->win_base = 0;
   if (k - run->win_k0 >= run->win)
@@ -776,18 +790,7 @@ vb_record_sample(vb_run *run, long n, long k)
   run->win_fill = k - run->win_k0 + 1;
   long kk = run->win_base + k - run->win_k0; /* in the window of the ring */
   sample_signals(run, n, kk);
-  for (int c = 0; c < sc->ncontacts; c++) {
-    vb_contact_result *res = &run->results[c];
-    /* the largest, as a reader of the whole series finds it (a NaN
-     * sample replaces it, the next sample replaces a NaN); a skipped
-     * contact's is bounded from above (sparse.c; doc/format.md) */
-    int i = run->contact_island[c];
-    double x = run->max_x[c] ? *run->max_x[c]
-                             : vb_island_compression_bound(&run->model->islands[i], run->states[i],
-                                                           run->contact_local[c]);
-    if (k == 0 || !(x <= res->max_compression))
-      res->max_compression = x;
-  }
+  max_compressions(run, k);
   /* the energies: for their signals, or at the last sample for the table */
   int last = k == run->nrec - 1;
   if (!run->nenergy_rec && !last)

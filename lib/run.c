@@ -33,7 +33,6 @@ vb_run_free(vb_run *run)
   free(run->results);
   free(run->trackers);
   free(run->e_prev);
-  free(run->x_before);
   vb_analysis_run_free(run->analysis);
   free(run);
 }
@@ -95,8 +94,7 @@ vb_run_alloc_into(const vb_scene *scene, const vb_record_file *to, vb_run **out,
   run->results = calloc((size_t)nc + 1, sizeof *run->results);
   run->trackers = calloc((size_t)nc + 1, sizeof *run->trackers);
   run->e_prev = calloc(2 * (size_t)run->nislands + 1, sizeof(double));
-  run->x_before = calloc(2 * (size_t)nc + 1, sizeof(double));
-  if (!run->results || !run->trackers || !run->e_prev || !run->x_before ||
+  if (!run->results || !run->trackers || !run->e_prev ||
       vb_record_alloc(run, to) != VB_OK || vb_analysis_run_alloc(run) != VB_OK)
     goto nomem;
   if ((rc = vb_lyapunov_alloc(run, err, errlen)) != VB_OK) {
@@ -104,7 +102,6 @@ vb_run_alloc_into(const vb_scene *scene, const vb_record_file *to, vb_run **out,
     return rc;
   }
   run->e_now = run->e_prev + run->nislands;
-  run->rate_before = run->x_before + nc;
   for (int c = 0; c < nc; c++) {
     run->results[c].cap = 16;
     run->results[c].events = malloc(16 * sizeof(vb_event));
@@ -187,6 +184,21 @@ energy_guard(vb_run *run, long n, long failures, long first_failure)
   return run->code = VB_EDIVERGED;
 }
 
+/* The contacts of island i whose impacts are open or pending (trackers)
+ * into its watch list, ascending (at the start). */
+static void
+watch_start(vb_run *run, int i)
+{
+  const vb_island_model *m = &run->model->islands[i];
+  vb_island_state *st = run->states[i];
+  st->nwatch = 0;
+  for (int lc = 0; lc < m->nc; lc++) {
+    const vb_tracker *tr = &run->trackers[m->contacts[lc]];
+    if (tr->open || tr->pending)
+      st->watch[st->nwatch++] = lc;
+  }
+}
+
 /* Set every island and tracker at t = 0 and record sample 0; VB_OK, or
  * VB_EDIVERGED when the initial state is not finite. */
 static int
@@ -203,6 +215,8 @@ start(vb_run *run)
     run->results[c].iterations = 0;
     vb_events_start(run, c);
   }
+  for (int i = 0; i < run->nislands; i++)
+    watch_start(run, i);
   for (int i = 0; i < run->nislands; i++)
     if (!vb_island_finite(&run->model->islands[i], run->states[i])) {
       diverged(run, i, 0, 0);
@@ -235,8 +249,9 @@ step_islands(vb_run *run, long n, long *failures, long *first_failure)
     const vb_island_model *m = &run->model->islands[i];
     vb_island_state *st = run->states[i];
     int rc = vb_island_step(m, st, n - 1);
-    /* the contacts stepped (a skipped one has no iterations) */
-    for (int k = 0; k < st->ntrk; k++) {
+    /* the contacts stepped (a skipped one has no iterations; a step that
+     * solved nothing, none) */
+    for (int k = 0; st->solved && k < st->ntrk; k++) {
       int lc = st->trk[k];
       vb_contact_result *res = &run->results[m->contacts[lc]];
       res->iterations += st->iterations[lc];
@@ -252,18 +267,55 @@ step_islands(vb_run *run, long n, long *failures, long *first_failure)
           run->results[m->contacts[lc]].newton_failures++;
       }
     }
-    /* a contact that rejoined in the step: its history at n-1 */
-    const int *lcs;
-    const double *xr, *rr;
-    for (int k = 0, nr = vb_island_rejoined(st, &lcs, &xr, &rr); k < nr; k++) {
-      run->x_before[m->contacts[lcs[k]]] = xr[k];
-      run->rate_before[m->contacts[lcs[k]]] = rr[k];
-    }
     if (rc == VB_EDIVERGED || !vb_island_finite(m, st)) {
       diverged(run, i, n, rc == VB_EDIVERGED);
       return run->code;
     }
   }
+  return VB_OK;
+}
+
+/* The next contact of island i to track, or -1: every one stepped, or,
+ * where the step listed those in contact (st->neng >= 0) and no contact
+ * corrects (a correction moves the bodies every other contact sees), the
+ * union of those and of the watch list (a contact out of contact with
+ * nothing open or pending has nothing to track: vb_events_track returns at
+ * once), ascending.  *a and *b walk the two lists. */
+static int
+next_tracked(const vb_island_state *st, int all, int *a, int *b)
+{
+  if (all)
+    return *a < st->ntrk ? st->trk[(*a)++] : -1;
+  int ea = *a < st->neng ? st->eng[*a] : -1, wb = *b < st->nwatch ? st->watch[*b] : -1;
+  if (ea < 0 && wb < 0)
+    return -1;
+  if (wb < 0 || (ea >= 0 && ea < wb))
+    return st->eng[(*a)++];
+  if (ea == wb)
+    (*a)++;
+  return st->watch[(*b)++];
+}
+
+/* Track island i's contacts after step n in its canonical contact order (a
+ * correction moves the bodies the next contact sees), e_now its energy
+ * (corrections added); the contacts left with an impact open or a release
+ * pending become its watch list. */
+static int
+track_island(vb_run *run, int i, long n, double *e_now)
+{
+  const vb_island_model *m = &run->model->islands[i];
+  vb_island_state *st = run->states[i];
+  int all = st->neng < 0 || st->corrections, a = 0, b = 0, nw = 0, lc;
+  while ((lc = next_tracked(st, all, &a, &b)) >= 0) {
+    int c = m->contacts[lc];
+    int rc = vb_events_track(run, c, n, st->xb[lc], st->rb[lc], e_now);
+    if (rc)
+      return rc;
+    if (run->trackers[c].open || run->trackers[c].pending)
+      st->watch_next[nw++] = lc;
+  }
+  memcpy(st->watch, st->watch_next, (size_t)nw * sizeof *st->watch);
+  st->nwatch = nw;
   return VB_OK;
 }
 
@@ -275,19 +327,13 @@ track_contacts(vb_run *run, long n)
   double *e_now = run->e_now;
   for (int i = 0; i < run->nislands; i++)
     e_now[i] = run->states[i]->kinetic + run->states[i]->potential;
-  /* island by island, each in its canonical contact order (a correction
-   * moves the bodies the next contact sees) */
+  /* island by island: the contacts stepped (a skipped one stays out of
+   * contact) */
   for (int i = 0; i < run->nislands; i++) {
-    const vb_island_model *m = &run->model->islands[i];
-    const vb_island_state *st = run->states[i];
-    /* the contacts stepped: a skipped one stays out of contact */
-    for (int k = 0; k < st->ntrk; k++) {
-      int c = m->contacts[st->trk[k]];
-      int rc = vb_events_track(run, c, n, run->x_before[c], run->rate_before[c], &e_now[i]);
-      if (rc) {
-        snprintf(run->status, sizeof run->status, "out of memory at t=%.9g", n * run->dt);
-        return run->code = rc;
-      }
+    int rc = track_island(run, i, n, &e_now[i]);
+    if (rc) {
+      snprintf(run->status, sizeof run->status, "out of memory at t=%.9g", n * run->dt);
+      return run->code = rc;
     }
   }
   for (int i = 0; i < run->nislands; i++)
@@ -368,14 +414,6 @@ exec_steps(vb_run *run, const volatile int *stop, int level)
                (n - 1) * run->dt);
       run->code = VB_EINTR;
       break;
-    }
-    for (int i = 0; i < run->nislands; i++) {
-      const vb_island_state *st = run->states[i];
-      for (int k = 0; k < st->ntrk; k++) {
-        int c = run->model->islands[i].contacts[st->trk[k]];
-        run->x_before[c] = st->hist[st->trk[k]].x;
-        run->rate_before[c] = st->hist[st->trk[k]].rate;
-      }
     }
     if (step_islands(run, n, &failures, &first_failure) || track_contacts(run, n) ||
         energy_guard(run, n, failures, first_failure))

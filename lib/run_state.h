@@ -64,8 +64,6 @@ struct vb_run {
   vb_point_rec *points_rec;        /* [npoints_rec] each computed straight into its series */
   int nwalls_rec;                  /* walls whose u or v is recorded */
   int *walls_rec;                  /* [nwalls_rec] their bodies */
-  const double **max_x;            /* [ncontacts] a pinned contact's compression (exact at
-                                      every step), else NULL (its bound: sparse.c) */
   int nenergy_rec;                 /* energy series recorded */
   int energy_rec[VB_ENERGY_COUNT]; /* [nenergy_rec] the vb_energy of each */
   double *record;                  /* one block holding the recorded series, or their window */
@@ -93,8 +91,6 @@ struct vb_run {
   vb_tracker *trackers;            /* [ncontacts] */
   double *e_prev;                  /* [nislands] island energy at the previous step, J */
   double *e_now;                   /* [nislands] island energy now, corrections included, J */
-  double *x_before;                /* [ncontacts] compression at the previous step, m */
-  double *rate_before;             /* [ncontacts] its rate, m/s */
   double e0;                       /* initial energy, J */
   /* the energy the scene may hold, less e0 (energy_guard): the running
    * sum of |change| of the work of forces, and of what the corrections

@@ -119,6 +119,17 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
   s->dissipated = s->external = s->corrected = 0.0;
   s->ahead = 0;
   s->newton_failures = 0;
+  /* the start's forces are nonzero where in contact (solved: cleared at
+   * the first step without a solve); nothing is known of the contacts */
+  s->solved = 1;
+  s->law_potential = 1;
+  for (int c = 0; c < m->nc; c++) {
+    double (*pot)(const vb_contact *, const vb_chist *) = m->cts[c].scheme->ops->potential;
+    s->law_potential &= !pot || pot == vb_two_level_potential;
+  }
+  s->neng = -1;
+  s->nwatch = 0;
+  s->contacts_finite = -1;
   vb_island_external(m, 0.0, s->gen);
   for (int i = 0; i < m->nb; i++) {
     const vb_body *b = &sc->bodies[m->bodies[i]];
@@ -203,31 +214,58 @@ onset_laws(const vb_island_model *m, vb_island_state *s)
   }
 }
 
+/* Two-level: contact c's rate(n+1) = 2 (x1 - x)/h + roff, with the walls'
+ * motion exact (Papetti eq 20); set before a solve (am1's step force
+ * reads it) and at the update. */
+static inline void
+rate_offset(vb_island_state *s, int c, double h)
+{
+  vb_chist *hc = &s->hist[c];
+  hc->roff = -hc->rate - 2.0 * (s->xd_next[c] - s->xdrv[c]) / h + s->xdrv_rate[c] + s->rd_next[c];
+}
+
+/* Whether any stepped contact may act this step: vb_kmethod_may_act's
+ * screen (the same operations: penetration at the prediction xt, at n
+ * and, three-level, at n-1), inline, the first that may deciding.  Most
+ * steps of a distributed contact ask every contact and find none. */
+static int
+any_may_act(const vb_island_state *s, int three)
+{
+  for (int k = 0; k < s->ntrk; k++) {
+    int c = s->trk[k];
+    const vb_law *law = &s->act[c].law;
+    const vb_chist *hc = &s->hist[c];
+    if (law_engaged(law, s->xt[c]) || law_engaged(law, hc->x) ||
+        (three && law_engaged(law, hc->xm)))
+      return 1;
+  }
+  return 0;
+}
+
 /* Find the step forces fbar of an island's contacts (the family's solve:
  * the K-method or the scheme's linear solve); VB_OK,
- * VB_ENOCONV or VB_EDIVERGED.  Sets x1 to the new compressions.  A step
- * where no contact can act (every predicted and past compression out of
- * contact) pays for no solve. */
+ * VB_ENOCONV or VB_EDIVERGED.  Sets x1 to the new compressions and
+ * s->solved.  A step where no contact can act (every predicted and past
+ * compression out of contact) pays for no solve: fbar = 0 is the
+ * solution and x1 = xt (the update reads xt), and the forces, iterations
+ * and fallbacks are cleared only after a step that solved (they are
+ * zero otherwise). */
 static int
 solve_contacts(const vb_island_model *m, vb_island_state *s)
 {
-  int nc = m->nc, three = m->fam->levels == 3, any = 0;
-  /* the first contact that may act decides (the solve asks every one) */
-  for (int k = 0; k < s->ntrk && !any; k++) {
-    int c = s->trk[k];
-    any = vb_kmethod_may_act(&s->act[c], &s->hist[c], s->xt[c], three);
-  }
-  if (!any) {
-    /* no contact can act: fbar = 0 is the solution, no solve */
-    for (int k = 0; k < s->ntrk; k++) {
-      int c = s->trk[k];
-      s->fbar[c] = 0.0;
-      s->x1[c] = s->xt[c];
-      s->iterations[c] = 0;
-      s->fallback[c] = 0;
+  int nc = m->nc, three = m->fam->levels == 3;
+  if (!any_may_act(s, three)) {
+    if (s->solved) {
+      memset(s->fbar, 0, (size_t)nc * sizeof *s->fbar);
+      memset(s->iterations, 0, (size_t)nc * sizeof *s->iterations);
+      memset(s->fallback, 0, (size_t)nc * sizeof *s->fallback);
+      s->solved = 0;
     }
     return VB_OK;
   }
+  s->solved = 1;
+  for (int k = 0; !three && k < s->ntrk; k++)
+    rate_offset(s, s->trk[k], m->dt);
   onset_laws(m, s);
   const vb_kproblem p = {
       .nc = nc,
@@ -296,6 +334,8 @@ apply_forces(const vb_island_model *m, vb_island_state *s)
   int nmp = m->nmp, nc = m->nc;
   if (nc == 1)
     return s->fbar[0];
+  if (!s->solved)
+    return 0.0; /* every force is 0 */
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
     if (s->fbar[c] != 0.0)
@@ -304,19 +344,19 @@ apply_forces(const vb_island_model *m, vb_island_state *s)
   return 0.0;
 }
 
-/* Sum of the contacts' potentials in the schemes' discrete energies. */
-static double
-contact_potential(const vb_island_model *m, const vb_island_state *s)
+/* Contact c's potential in its scheme's discrete energy, J; `engaged`:
+ * whether it is in contact at n.  A scheme whose potential is its law's
+ * V(x) at n (vb_two_level_potential, or none given) holds exactly +0.0
+ * out of contact, so it is not evaluated there: a sum that skips it has
+ * the same bits (a sum of non-negative terms from +0.0 is never -0.0, and
+ * adding +0.0 leaves any other value as it is). */
+static inline double
+potential_of(const vb_contact *ct, const vb_chist *hc, int engaged)
 {
-  double pot = 0.0;
-  (void)m;
-  for (int k = 0; k < s->ntrk; k++) {
-    int c = s->trk[k];
-    const vb_contact *ct = &s->act[c];
-    pot += ct->scheme->ops->potential ? ct->scheme->ops->potential(ct, &s->hist[c])
-                                      : vb_law_potential(&ct->law, s->hist[c].x);
-  }
-  return pot;
+  double (*pot)(const vb_contact *, const vb_chist *) = ct->scheme->ops->potential;
+  if (!pot || pot == vb_two_level_potential)
+    return engaged ? vb_law_potential(&ct->law, hc->x) : 0.0;
+  return pot(ct, hc);
 }
 
 /* Move contact c's wall-and-gap compression on by a step: n becomes n-1,
@@ -356,18 +396,36 @@ contact_forces(const vb_island_model *m, vb_island_state *s, double *f0)
 /* Book an implicit step's end from the kernel's sums (dissipated, work,
  * kinetic and potential energy twice over, the next step's prediction
  * dot S): the step's dissipated and external work diss and work (the
- * sums' with the contacts' added), J, and whether qt already holds the
- * next step's prediction (ahead). */
+ * sums' with the contacts' added), J, the contacts' potentials pot, J,
+ * and whether qt already holds the next step's prediction (ahead). */
 static void
-account(const vb_island_model *m, vb_island_state *s, const double *sums, int ahead, double diss,
-        double work)
+account(vb_island_state *s, const double *sums, int ahead, double diss, double work, double pot)
 {
   s->ahead = ahead;
   s->ahead_dot = sums[4];
   s->dissipated += diss;
   s->external += work;
   s->kinetic = 0.5 * sums[2];
-  s->potential = 0.5 * sums[3] + contact_potential(m, s);
+  s->potential = 0.5 * sums[3] + pot;
+}
+
+/* Contact c's history moved on to n+1 (x1, held force f1, two-level rate
+ * rate1), its values at n kept for the run's events (xb, rb); whether it
+ * is in contact at n+1, listed in s->eng. */
+static inline int
+move_on(vb_island_state *s, int c, double x1, double rate1, double f1)
+{
+  vb_chist *hc = &s->hist[c];
+  s->xb[c] = hc->x;
+  s->rb[c] = hc->rate;
+  hc->xm = hc->x;
+  hc->rate = rate1;
+  hc->x = x1;
+  hc->f = f1;
+  int engaged = law_engaged(&s->act[c].law, x1);
+  if (engaged)
+    s->eng[s->neng++] = c;
+  return engaged;
 }
 
 /* Advance contact c's scheme state over the step into x1 (h still at n). */
@@ -395,13 +453,13 @@ track_drift(const vb_island_model *m, vb_island_state *s)
 }
 
 /* Two-level prediction: the trapezoidal average of the external forces,
- * qt = ca q + cb v + cc gen, and each contact's roff. */
+ * qt = ca q + cb v + cc gen (each contact's roff: rate_offset). */
 static void
 predict_two_level(const vb_island_model *m, vb_island_state *s, long n)
 {
   int nm = m->nm;
   double h = m->dt, t1 = (n + 1) * h;
-  double *restrict gen = s->gen, *r1 = s->rd_next, *xd1 = s->xd_next;
+  double *restrict gen = s->gen;
   /* the trapezoidal average of the external forces */
   if (m->nf > 0) {
     double *g1 = s->scratch;
@@ -411,12 +469,6 @@ predict_two_level(const vb_island_model *m, vb_island_state *s, long n)
       gen[j] = 0.5 * (gen[j] + g1[j]);
   }
   predict(m, s, s->v, t1);
-  for (int k = 0; k < s->ntrk; k++) {
-    int c = s->trk[k];
-    vb_chist *hc = &s->hist[c];
-    /* rate(n+1) = 2 (x1 - x)/h + roff, with the walls' motion exact */
-    hc->roff = -hc->rate - 2.0 * (xd1[c] - s->xdrv[c]) / h + s->xdrv_rate[c] + r1[c];
-  }
 }
 
 /* Two-level step of an island without contacts (bodies in no contact):
@@ -463,12 +515,18 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
   int ahead = m->nf == 0;
   vb_kernel_update2(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->v, m->mass, m->dcoef, m->mw2,
                     s->gen, ahead, m->has_gen, m->ca, m->cb, m->S, sums);
-  double diss = sums[0], work = sums[1];
+  /* one pass over the contacts: dissipation, work, the histories, the
+   * potentials and whether they are finite (vb_island_finite) */
+  double diss = sums[0], work = sums[1], pot = 0.0, z = 0.0;
+  const double *x1s = s->solved ? s->x1 : s->xt;
+  s->neng = 0;
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
     const vb_contact *ct = &s->act[c];
     vb_chist *hc = &s->hist[c];
-    double x1 = s->x1[c];
+    double x1 = x1s[c];
+    rate_offset(s, c, h); /* the solve's, where there was one (the scheme's
+                             held force and dissipation read it) */
     if (s->fbar[c] != 0.0 || law_engaged(&ct->law, hc->x)) {
       diss += ct->scheme->ops->dissipation(ct, hc, h, x1, s->fbar[c]);
       work += s->fbar[c] * (xd1[c] - s->xdrv[c]);
@@ -476,13 +534,17 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
     if (hc->st)
       advance_state(s, c, h, x1);
     double f1 = ct->scheme->ops->held_force(ct, hc, h, x1, s->fbar[c]);
-    hc->xm = hc->x;
-    hc->rate = 2.0 * (x1 - hc->x) / h + hc->roff;
-    hc->x = x1;
-    hc->f = f1;
+    int engaged = move_on(s, c, x1, 2.0 * (x1 - hc->x) / h + hc->roff, f1);
     shift_drive(s, c, xd1[c], r1[c]);
+    if (!s->law_potential)
+      pot += potential_of(ct, hc, engaged);
+    z += hc->x * 0.0 + hc->rate * 0.0 + hc->f * 0.0;
   }
-  account(m, s, sums, ahead, diss, work);
+  /* every potential V(x): those in contact, in the same order */
+  for (int k = 0; s->law_potential && k < s->neng; k++)
+    pot += vb_law_potential(&s->act[s->eng[k]].law, s->hist[s->eng[k]].x);
+  s->contacts_finite = z == 0.0;
+  account(s, sums, ahead, diss, work, pot);
   track_drift(m, s);
   return rc;
 }
@@ -517,12 +579,15 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
   int ahead = m->nf == 0;
   vb_kernel_update3(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->qm, m->mass, m->dcoef, m->mw2,
                     s->gen, ahead, m->ca, m->cb, m->S, sums);
-  double diss = sums[0], work = sums[1];
+  /* one pass over the contacts (step_two_level's) */
+  double diss = sums[0], work = sums[1], pot = 0.0, z = 0.0;
+  const double *x1s = s->solved ? s->x1 : s->xt;
+  s->neng = 0;
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
     const vb_contact *ct = &s->act[c];
     vb_chist *hc = &s->hist[c];
-    double x1 = s->x1[c];
+    double x1 = x1s[c];
     if (s->fbar[c] != 0.0 || law_engaged(&ct->law, hc->x) || law_engaged(&ct->law, hc->xm)) {
       const vb_scheme *sch = s->fallback[c] ? ct->scheme->fallback : ct->scheme;
       diss += sch->ops->dissipation(ct, hc, h, x1, s->fbar[c]);
@@ -530,13 +595,15 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
     }
     if (hc->st)
       advance_state(s, c, h, x1);
-    hc->f = ct->scheme->ops->held_force(ct, hc, h, x1, s->fbar[c]);
-    hc->xm = hc->x;
-    hc->x = x1;
-    hc->rate = (hc->x - hc->xm) / h;
+    double f1 = ct->scheme->ops->held_force(ct, hc, h, x1, s->fbar[c]);
+    int engaged = move_on(s, c, x1, (x1 - hc->x) / h, f1);
     shift_drive(s, c, xd1[c], r1[c]);
+    /* three-level potentials average two levels: every one evaluated */
+    pot += potential_of(ct, hc, engaged || law_engaged(&ct->law, hc->xm));
+    z += hc->x * 0.0 + hc->rate * 0.0 + hc->f * 0.0;
   }
-  account(m, s, sums, ahead, diss, work);
+  s->contacts_finite = z == 0.0;
+  account(s, sums, ahead, diss, work, pot);
   track_drift(m, s);
   return rc;
 }
@@ -559,6 +626,9 @@ step_explicit(const vb_island_model *m, vb_island_state *s, long n)
   s->time = n * h;
   for (int c = 0; c < m->nc; c++)
     s->iterations[c] = s->fallback[c] = 0;
+  s->solved = 0;     /* no Newton: nothing for the run to count */
+  s->neng = -1;      /* the run's events look at every contact */
+  s->contacts_finite = -1;
   onset_laws(m, s);
   int rc = m->scheme->ops->step(s->work, &s->sys, s->time, h, s->q, s->v, s->acc, s->fbar);
   for (int c = 0; c < m->nc; c++)
@@ -572,6 +642,8 @@ step_explicit(const vb_island_model *m, vb_island_state *s, long n)
   for (int c = 0; c < m->nc; c++) {
     vb_chist *hc = &s->hist[c];
     double r1;
+    s->xb[c] = hc->x;
+    s->rb[c] = hc->rate;
     hc->xm = hc->x;
     hc->x = x[c];
     hc->rate = rate[c];
