@@ -50,6 +50,8 @@ typedef struct vb_island_state {
   int *fallback;     /* 1 if the scheme's fallback stepped it last step */
   int solved;        /* the last step solved its contacts: fbar, iterations and
                         fallback may be nonzero (else all are 0) */
+  double *xmax;      /* [nc] largest compression at the recorded samples so
+                        far, m (record.c) */
   double *xb, *rb;   /* [nc] compression (m) and rate (m/s) at n-1 of the
                         contacts stepped by the last step (run.c's events) */
   int *eng;          /* the contacts stepped by the last step that are in

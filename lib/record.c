@@ -700,12 +700,12 @@ energy_sum(const vb_run *run, double e[VB_ENERGY_COUNT])
   e[VB_ENERGY_TOTAL] = k + p;
 }
 
-/* The scene's discrete energy at the islands' current step. */
+/* The scene's discrete energy at the islands' current step, kept for the
+ * step's sample (run->e_sum: summed once a step). */
 void
-vb_record_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext,
-                 double *corr)
+vb_record_energy(vb_run *run, double *kin, double *pot, double *diss, double *ext, double *corr)
 {
-  double e[VB_ENERGY_COUNT];
+  double *e = run->e_sum;
   energy_sum(run, e);
   *kin = e[VB_ENERGY_KINETIC];
   *pot = e[VB_ENERGY_POTENTIAL];
@@ -757,23 +757,33 @@ sample_signals(vb_run *run, long n, long kk)
 
 /* Each contact's largest compression up to sample k, as a reader of its
  * whole series finds it (a NaN sample replaces it, the next sample
- * replaces a NaN): island by island, straight from the histories where
- * the island steps every contact (a pinned one, whose signals are
+ * replaces a NaN), into its island's xmax: straight from the histories
+ * where the island steps every contact (a pinned one, whose signals are
  * recorded, always), a skipped contact's bounded from above (sparse.c;
- * doc/format.md). */
+ * doc/format.md).  The table's figure is set at the last sample (a run
+ * stopped before it leaves NaN, vb_record_blank_from). */
 static void
 max_compressions(vb_run *run, long k)
 {
   for (int i = 0; i < run->nislands; i++) {
     const vb_island_model *m = &run->model->islands[i];
-    const vb_island_state *st = run->states[i];
-    int all = st->ntrk == m->nc;
-    for (int lc = 0; lc < m->nc; lc++) {
-      vb_contact_result *res = &run->results[m->contacts[lc]];
-      double x = all ? st->hist[lc].x : vb_island_compression_bound(m, st, lc);
-      if (k == 0 || !(x <= res->max_compression))
-        res->max_compression = x;
+    vb_island_state *st = run->states[i];
+    double *xmax = st->xmax;
+    if (k == 0 || st->ntrk < m->nc) {
+      for (int lc = 0; lc < m->nc; lc++) {
+        double x = vb_island_compression_bound(m, st, lc);
+        if (k == 0 || !(x <= xmax[lc]))
+          xmax[lc] = x;
+      }
+    } else {
+      const vb_chist *hist = st->hist;
+      for (int lc = 0; lc < m->nc; lc++)
+        if (!(hist[lc].x <= xmax[lc]))
+          xmax[lc] = hist[lc].x;
     }
+    if (k == run->nrec - 1)
+      for (int lc = 0; lc < m->nc; lc++)
+        run->results[m->contacts[lc]].max_compression = xmax[lc];
   }
 }
 
@@ -791,12 +801,12 @@ vb_record_sample(vb_run *run, long n, long k)
   long kk = run->win_base + k - run->win_k0; /* in the window of the ring */
   sample_signals(run, n, kk);
   max_compressions(run, k);
-  /* the energies: for their signals, or at the last sample for the table */
+  /* the energies: for their signals, or at the last sample for the table
+   * (summed by vb_record_energy at this step) */
   int last = k == run->nrec - 1;
   if (!run->nenergy_rec && !last)
     return;
-  double e[VB_ENERGY_COUNT];
-  energy_sum(run, e);
+  const double *e = run->e_sum;
   double *const *to = run->energy;
   if (run->nenergy_rec == VB_ENERGY_COUNT) { /* all of them (the default): stored in registers */
     to[VB_ENERGY_TOTAL][kk] = e[VB_ENERGY_TOTAL];
@@ -811,5 +821,5 @@ vb_record_sample(vb_run *run, long n, long k)
   /* the figures kept: those of the last sample (a run stopped before it
    * leaves them NaN, vb_record_blank_from) */
   if (last)
-    memcpy(run->e_last, e, sizeof e);
+    memcpy(run->e_last, e, sizeof run->e_last);
 }

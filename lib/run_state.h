@@ -87,6 +87,8 @@ struct vb_run {
   size_t unsynced;                 /* bytes written since the last writeback started */
   double *energy[VB_ENERGY_COUNT]; /* [nrec] J, or NULL */
   double e_last[VB_ENERGY_COUNT];  /* energies at the last sample recorded, J */
+  double e_sum[VB_ENERGY_COUNT];   /* energies vb_record_energy summed last (the
+                                      step's, which its sample records), J */
   vb_contact_result *results;      /* [ncontacts] */
   vb_tracker *trackers;            /* [ncontacts] */
   double *e_prev;                  /* [nislands] island energy at the previous step, J */
@@ -154,8 +156,10 @@ void vb_record_post(vb_run *run);
 /* Write the window's samples into the file, when recording into one, and
  * wait for every write (the end of the run). */
 void vb_record_flush(vb_run *run);
-/* The scene's discrete energy at the islands' current step, J. */
-void vb_record_energy(const vb_run *run, double *kin, double *pot, double *diss, double *ext,
+/* The scene's discrete energy at the islands' current step, J, kept in
+ * run->e_sum for the step's sample (vb_record_sample records it: call this
+ * first, after the step's corrections). */
+void vb_record_energy(vb_run *run, double *kin, double *pot, double *diss, double *ext,
                       double *corr);
 
 /* vb_run_exec_stop that stops only when *stop >= level. */
