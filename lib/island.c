@@ -164,6 +164,13 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
     undriven &= !vb_contact_driven(m->scene, &m->cts[k]);
     s->corrections |= m->cts[k].corrections != 0;
   }
+  s->one_sided = 1;
+  for (int k = 0; k < m->nc; k++) {
+    const vb_law_info *info = vb_law_info_of(m->cts[k].law.kind);
+    s->one_sided &= !info->two_sided && !info->always_engaged;
+    s->onset |= info->onset_damping != NULL;
+  }
+  s->undriven = undriven;
   if (vb_sparse_alloc(m, s, undriven) != VB_OK) {
     vb_island_state_free(s);
     return VB_ENOMEM;

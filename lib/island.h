@@ -65,6 +65,14 @@ typedef struct vb_island_state {
   int nwatch;
   int law_potential; /* every contact's potential is its law's V(x) at n
                         (step.c: summed over those in contact alone) */
+  int onset;         /* some contact's law sets its damping at the onset
+                        (vb_law_at_onset; else its active law is its
+                        compiled law at every step) */
+  int one_sided;     /* every contact's law is one-sided and not always
+                        engaged: its penetration is x itself (law.h) */
+  int undriven;      /* no contact's walls or gap are driven: their
+                        compressions xdrv, xdrv_m, xd_next and rates are
+                        constants of the start, bit for bit */
   int corrections;   /* some contact corrects (Papetti): its moves change
                         every other contact's compression (run.c's events) */
   int contacts_finite; /* the last step's contacts' x, rate and f are all

@@ -327,6 +327,10 @@ vb_sparse_start(const vb_island_model *m, vb_island_state *s)
     return;
   memset(sp->stale, 0, (size_t)m->nc * sizeof(int));
   memcpy(sp->qprev, s->q, (size_t)m->nmp * sizeof(double));
+  /* undriven: the drives at n+1 are those of the start, bit for bit, at
+   * every step (vb_contact_drive's constant and its rate 0) */
+  memcpy(s->xd_next, s->xdrv, (size_t)m->nc * sizeof(double));
+  memcpy(s->rd_next, s->xdrv_rate, (size_t)m->nc * sizeof(double));
   relist(m, s);
   sp->refreshes = sp->rejoins = sp->live_steps = sp->scans = 0;
   sp->nrejoined = 0;
@@ -385,9 +389,7 @@ rejoin(const vb_island_model *m, vb_island_state *s, int c)
     hc->rate = vb_kernel_dot(0, nmp, row, s->v) + s->xdrv_rate[c];
   }
   hc->f = 0.0;
-  double xd1 = s->xdrv[c]; /* undriven: constant (and its rate 0) */
-  s->xd_next[c] = xd1;
-  s->rd_next[c] = s->xdrv_rate[c];
+  double xd1 = s->xd_next[c]; /* undriven: constant (vb_sparse_start) */
   s->xt[c] = vb_kernel_dot(0, nmp, row, s->qt) + xd1;
   /* two-level: rate(n+1) = 2 (x1 - x)/h + roff (step.c's predict) */
   hc->roff = -hc->rate - 2.0 * (xd1 - s->xdrv[c]) / h + s->xdrv_rate[c] + s->rd_next[c];
@@ -468,19 +470,19 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
       relist(m, s);
   }
   /* the live contacts' predictions, bit for bit those of a whole step
-   * (all live: four rows a pass) */
-  int all = s->ntrk == nc && !refreshed;
-  if (all)
+   * (all live: four rows a pass); the drives at n+1, s->xd_next, are
+   * constant (vb_sparse_start) */
+  const double *xd1 = s->xd_next;
+  if (s->ntrk == nc && !refreshed) {
     vb_kernel_dots(m->nmp, nc, m->S, s->qt, s->xt);
-  for (int k = 0; k < s->ntrk; k++) {
-    int c = s->trk[k];
-    double xd1 = s->xdrv[c]; /* undriven: constant (and its rate 0) */
-    s->xd_next[c] = xd1;
-    s->rd_next[c] = s->xdrv_rate[c];
-    double d = refreshed ? sp->xref[c]
-               : all     ? s->xt[c]
-                         : vb_kernel_dot(0, m->nmp, m->S + (size_t)c * m->nmp, s->qt);
-    s->xt[c] = d + xd1;
+    for (int c = 0; c < nc; c++)
+      s->xt[c] += xd1[c];
+  } else {
+    for (int k = 0; k < s->ntrk; k++) {
+      int c = s->trk[k];
+      double d = refreshed ? sp->xref[c] : vb_kernel_dot(0, m->nmp, m->S + (size_t)c * m->nmp, s->qt);
+      s->xt[c] = d + xd1[c];
+    }
   }
   sp->live_steps += s->ntrk;
 }
@@ -490,6 +492,8 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
 void
 vb_sparse_save(const vb_island_model *m, vb_island_state *s)
 {
+  if (s->ntrk == m->nc)
+    return; /* nothing skipped: vb_sparse_check returns at once */
   memcpy(s->sp->qsave, s->qt, (size_t)m->nmp * sizeof(double));
 }
 

@@ -205,6 +205,8 @@ static void
 onset_laws(const vb_island_model *m, vb_island_state *s)
 {
   int three = m->fam->levels == 3;
+  if (!s->onset)
+    return; /* every active law is its compiled law (island.c's copy) */
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
     const vb_chist *hc = &s->hist[c];
@@ -231,6 +233,16 @@ rate_offset(vb_island_state *s, int c, double h)
 static int
 any_may_act(const vb_island_state *s, int three)
 {
+  if (s->one_sided && !three) {
+    /* penetration = x (law.h), the same comparisons */
+    const int *trk = s->trk;
+    const double *xt = s->xt;
+    const vb_chist *hist = s->hist;
+    for (int k = 0, n = s->ntrk; k < n; k++)
+      if (xt[trk[k]] > 0.0 || hist[trk[k]].x > 0.0)
+        return 1;
+    return 0;
+  }
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
     const vb_law *law = &s->act[c].law;
@@ -496,6 +508,66 @@ step_free_two_level(const vb_island_model *m, vb_island_state *s, long n)
   return VB_OK;
 }
 
+/* Two-level: every stepped contact moved on to n+1 after the update, in
+ * one pass: its roff (the solve's, where there was one: am1's held force
+ * and dissipation read it), the step's dissipation and work added to
+ * *diss and *work (J), its history (the values at n kept in xb, rb for the
+ * events), listed in s->eng when in contact, whether its x, rate and f
+ * are finite (s->contacts_finite); returns the sum of the potentials, J.
+ * The arrays are held in locals: the stores into the histories could
+ * otherwise alias the state's pointers, reloaded at every contact. */
+static double
+move_on_two_level(const vb_island_model *m, vb_island_state *s, double *diss, double *work)
+{
+  double h = m->dt, dsum = *diss, wsum = *work, pot = 0.0, z = 0.0;
+  const int *trk = s->trk;
+  int ntrk = s->ntrk, neng = 0, *eng = s->eng, undriven = s->undriven;
+  int law_pot = s->law_potential;
+  const vb_contact *act = s->act;
+  vb_chist *hist = s->hist;
+  const double *x1s = s->solved ? s->x1 : s->xt, *fbar = s->fbar;
+  const double *xd1 = s->xd_next, *r1 = s->rd_next, *xdrv = s->xdrv, *xdrv_rate = s->xdrv_rate;
+  double *xb = s->xb, *rb = s->rb;
+  for (int k = 0; k < ntrk; k++) {
+    int c = trk[k];
+    const vb_contact *ct = &act[c];
+    vb_chist *hc = &hist[c];
+    double x1 = x1s[c], fb = fbar[c], x0 = hc->x, r0 = hc->rate;
+    /* rate(n+1) = 2 (x1 - x)/h + roff, the walls' motion exact */
+    hc->roff = -r0 - 2.0 * (xd1[c] - xdrv[c]) / h + xdrv_rate[c] + r1[c];
+    if (fb != 0.0 || law_engaged(&ct->law, x0)) {
+      dsum += ct->scheme->ops->dissipation(ct, hc, h, x1, fb);
+      wsum += fb * (xd1[c] - xdrv[c]);
+    }
+    if (hc->st)
+      advance_state(s, c, h, x1);
+    double f1 = ct->scheme->ops->held_force(ct, hc, h, x1, fb);
+    double rate1 = 2.0 * (x1 - x0) / h + hc->roff;
+    xb[c] = x0;
+    rb[c] = r0;
+    hc->xm = x0;
+    hc->rate = rate1;
+    hc->x = x1;
+    hc->f = f1;
+    if (!undriven)
+      shift_drive(s, c, xd1[c], r1[c]); /* else the same values */
+    int engaged = law_engaged(&ct->law, x1);
+    if (engaged)
+      eng[neng++] = c;
+    if (!law_pot)
+      pot += potential_of(ct, hc, engaged);
+    z += x1 * 0.0 + rate1 * 0.0 + f1 * 0.0;
+  }
+  /* every potential V(x): those in contact, in the same order */
+  for (int k = 0; law_pot && k < neng; k++)
+    pot += vb_law_potential(&act[eng[k]].law, hist[eng[k]].x);
+  s->neng = neng;
+  s->contacts_finite = z == 0.0;
+  *diss = dsum;
+  *work = wsum;
+  return pot;
+}
+
 /* Two-level family step (trapezoidal modes).  One pass predicts, the
  * contacts are solved, one pass updates the modes and sums the step's
  * dissipation, external work and the new modal energy. */
@@ -505,7 +577,7 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
   int nc = m->nc;
   if (nc == 0)
     return step_free_two_level(m, s, n);
-  double h = m->dt, *r1 = s->rd_next, *xd1 = s->xd_next;
+  double h = m->dt;
   m->fam->predict(m, s, n);
   double f0, sums[5];
   int rc = contact_forces(m, s, &f0);
@@ -515,35 +587,7 @@ step_two_level(const vb_island_model *m, vb_island_state *s, long n)
   int ahead = m->nf == 0;
   vb_kernel_update2(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->v, m->mass, m->dcoef, m->mw2,
                     s->gen, ahead, m->has_gen, m->ca, m->cb, m->S, sums);
-  /* one pass over the contacts: dissipation, work, the histories, the
-   * potentials and whether they are finite (vb_island_finite) */
-  double diss = sums[0], work = sums[1], pot = 0.0, z = 0.0;
-  const double *x1s = s->solved ? s->x1 : s->xt;
-  s->neng = 0;
-  for (int k = 0; k < s->ntrk; k++) {
-    int c = s->trk[k];
-    const vb_contact *ct = &s->act[c];
-    vb_chist *hc = &s->hist[c];
-    double x1 = x1s[c];
-    rate_offset(s, c, h); /* the solve's, where there was one (the scheme's
-                             held force and dissipation read it) */
-    if (s->fbar[c] != 0.0 || law_engaged(&ct->law, hc->x)) {
-      diss += ct->scheme->ops->dissipation(ct, hc, h, x1, s->fbar[c]);
-      work += s->fbar[c] * (xd1[c] - s->xdrv[c]);
-    }
-    if (hc->st)
-      advance_state(s, c, h, x1);
-    double f1 = ct->scheme->ops->held_force(ct, hc, h, x1, s->fbar[c]);
-    int engaged = move_on(s, c, x1, 2.0 * (x1 - hc->x) / h + hc->roff, f1);
-    shift_drive(s, c, xd1[c], r1[c]);
-    if (!s->law_potential)
-      pot += potential_of(ct, hc, engaged);
-    z += hc->x * 0.0 + hc->rate * 0.0 + hc->f * 0.0;
-  }
-  /* every potential V(x): those in contact, in the same order */
-  for (int k = 0; s->law_potential && k < s->neng; k++)
-    pot += vb_law_potential(&s->act[s->eng[k]].law, s->hist[s->eng[k]].x);
-  s->contacts_finite = z == 0.0;
+  double diss = sums[0], work = sums[1], pot = move_on_two_level(m, s, &diss, &work);
   account(s, sums, ahead, diss, work, pot);
   track_drift(m, s);
   return rc;
