@@ -410,7 +410,6 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
   int nc = m->nc, changed = 0;
   sp->nrejoined = 0;
   sp->t1 = t1;
-  memcpy(sp->fprev, s->fbar, (size_t)nc * sizeof(double));
   int refreshed = 0;
   if (s->ntrk == nc && sp->wait > 0) {
     /* every contact live and the last scan found no leaver: wait */
@@ -485,6 +484,11 @@ vb_sparse_select(const vb_island_model *m, vb_island_state *s, double t1)
     }
   }
   sp->live_steps += s->ntrk;
+  /* the forces the step starts from, for a solve again (vb_sparse_check,
+   * which needs them only while some contact is skipped); the selection
+   * changed none (a leaver and a rejoined contact have none) */
+  if (s->ntrk < nc)
+    memcpy(sp->fprev, s->fbar, (size_t)nc * sizeof(double));
 }
 
 /* Keep the prediction before the forces are applied (vb_sparse_check

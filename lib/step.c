@@ -421,25 +421,6 @@ account(vb_island_state *s, const double *sums, int ahead, double diss, double w
   s->potential = 0.5 * sums[3] + pot;
 }
 
-/* Contact c's history moved on to n+1 (x1, held force f1, two-level rate
- * rate1), its values at n kept for the run's events (xb, rb); whether it
- * is in contact at n+1, listed in s->eng. */
-static inline int
-move_on(vb_island_state *s, int c, double x1, double rate1, double f1)
-{
-  vb_chist *hc = &s->hist[c];
-  s->xb[c] = hc->x;
-  s->rb[c] = hc->rate;
-  hc->xm = hc->x;
-  hc->rate = rate1;
-  hc->x = x1;
-  hc->f = f1;
-  int engaged = law_engaged(&s->act[c].law, x1);
-  if (engaged)
-    s->eng[s->neng++] = c;
-  return engaged;
-}
-
 /* Advance contact c's scheme state over the step into x1 (h still at n). */
 static inline void
 advance_state(vb_island_state *s, int c, double h, double x1)
@@ -609,12 +590,63 @@ predict_three_level(const vb_island_model *m, vb_island_state *s, long n)
   predict(m, s, mqm, t1);
 }
 
+/* Three-level: every stepped contact moved on to n+1 after the update, in
+ * one pass (move_on_two_level's, with the secant rate and the work over
+ * two steps); returns the sum of the potentials, J. */
+static double
+move_on_three_level(const vb_island_model *m, vb_island_state *s, double *diss, double *work)
+{
+  double h = m->dt, dsum = *diss, wsum = *work, pot = 0.0, z = 0.0;
+  const int *trk = s->trk;
+  int ntrk = s->ntrk, neng = 0, *eng = s->eng, undriven = s->undriven;
+  const int *fallback = s->fallback;
+  const vb_contact *act = s->act;
+  vb_chist *hist = s->hist;
+  const double *x1s = s->solved ? s->x1 : s->xt, *fbar = s->fbar;
+  const double *xd1 = s->xd_next, *r1 = s->rd_next, *xdrv_m = s->xdrv_m;
+  double *xb = s->xb, *rb = s->rb;
+  for (int k = 0; k < ntrk; k++) {
+    int c = trk[k];
+    const vb_contact *ct = &act[c];
+    vb_chist *hc = &hist[c];
+    double x1 = x1s[c], fb = fbar[c], x0 = hc->x, xm0 = hc->xm;
+    if (fb != 0.0 || law_engaged(&ct->law, x0) || law_engaged(&ct->law, xm0)) {
+      const vb_scheme *sch = fallback[c] ? ct->scheme->fallback : ct->scheme;
+      dsum += sch->ops->dissipation(ct, hc, h, x1, fb);
+      wsum += 0.5 * fb * (xd1[c] - xdrv_m[c]);
+    }
+    if (hc->st)
+      advance_state(s, c, h, x1);
+    double f1 = ct->scheme->ops->held_force(ct, hc, h, x1, fb);
+    double rate1 = (x1 - x0) / h;
+    xb[c] = x0;
+    rb[c] = hc->rate;
+    hc->xm = x0;
+    hc->rate = rate1;
+    hc->x = x1;
+    hc->f = f1;
+    if (!undriven)
+      shift_drive(s, c, xd1[c], r1[c]); /* else the same values */
+    int engaged = law_engaged(&ct->law, x1);
+    if (engaged)
+      eng[neng++] = c;
+    /* three-level potentials average two levels (x0 is now xm) */
+    pot += potential_of(ct, hc, engaged || law_engaged(&ct->law, x0));
+    z += x1 * 0.0 + rate1 * 0.0 + f1 * 0.0;
+  }
+  s->neng = neng;
+  s->contacts_finite = z == 0.0;
+  *diss = dsum;
+  *work = wsum;
+  return pot;
+}
+
 /* Three-level family step (exact centred modes); also the energy-
  * quadratised family's, whose contacts its own solve finds. */
 static int
 step_three_level(const vb_island_model *m, vb_island_state *s, long n)
 {
-  double h = m->dt, *r1 = s->rd_next, *xd1 = s->xd_next;
+  double h = m->dt;
   m->fam->predict(m, s, n);
   double f0, sums[5];
   int rc = contact_forces(m, s, &f0);
@@ -623,30 +655,7 @@ step_three_level(const vb_island_model *m, vb_island_state *s, long n)
   int ahead = m->nf == 0;
   vb_kernel_update3(m->nmp, h, s->qt, m->cc, m->S, f0, s->q, s->qm, m->mass, m->dcoef, m->mw2,
                     s->gen, ahead, m->ca, m->cb, m->S, sums);
-  /* one pass over the contacts (step_two_level's) */
-  double diss = sums[0], work = sums[1], pot = 0.0, z = 0.0;
-  const double *x1s = s->solved ? s->x1 : s->xt;
-  s->neng = 0;
-  for (int k = 0; k < s->ntrk; k++) {
-    int c = s->trk[k];
-    const vb_contact *ct = &s->act[c];
-    vb_chist *hc = &s->hist[c];
-    double x1 = x1s[c];
-    if (s->fbar[c] != 0.0 || law_engaged(&ct->law, hc->x) || law_engaged(&ct->law, hc->xm)) {
-      const vb_scheme *sch = s->fallback[c] ? ct->scheme->fallback : ct->scheme;
-      diss += sch->ops->dissipation(ct, hc, h, x1, s->fbar[c]);
-      work += 0.5 * s->fbar[c] * (xd1[c] - s->xdrv_m[c]);
-    }
-    if (hc->st)
-      advance_state(s, c, h, x1);
-    double f1 = ct->scheme->ops->held_force(ct, hc, h, x1, s->fbar[c]);
-    int engaged = move_on(s, c, x1, (x1 - hc->x) / h, f1);
-    shift_drive(s, c, xd1[c], r1[c]);
-    /* three-level potentials average two levels: every one evaluated */
-    pot += potential_of(ct, hc, engaged || law_engaged(&ct->law, hc->xm));
-    z += hc->x * 0.0 + hc->rate * 0.0 + hc->f * 0.0;
-  }
-  s->contacts_finite = z == 0.0;
+  double diss = sums[0], work = sums[1], pot = move_on_three_level(m, s, &diss, &work);
   account(s, sums, ahead, diss, work, pot);
   track_drift(m, s);
   return rc;
