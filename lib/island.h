@@ -39,7 +39,7 @@ typedef struct vb_island_state {
   double *xt;        /* scratch: predicted compressions, m */
   double *x1;        /* scratch: new compressions, m */
   double *jac;       /* scratch: [nc][nc] Newton matrix */
-  double *rhs;       /* scratch: [nc] */
+  double *rhs;       /* scratch: [nc] (Newton's; the update's held forces) */
   int *piv;          /* scratch: [nc] */
   int *trk;          /* the contacts stepped (live), ascending, [ntrk]: all of
                         them unless the island skips (sparse.c) */

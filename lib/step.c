@@ -489,40 +489,66 @@ step_free_two_level(const vb_island_model *m, vb_island_state *s, long n)
   return VB_OK;
 }
 
-/* Two-level: every stepped contact moved on to n+1 after the update, in
- * one pass: its roff (the solve's, where there was one: am1's held force
- * and dissipation read it), the step's dissipation and work added to
- * *diss and *work (J), its history (the values at n kept in xb, rb for the
- * events), listed in s->eng when in contact, whether its x, rate and f
- * are finite (s->contacts_finite); returns the sum of the potentials, J.
- * The arrays are held in locals: the stores into the histories could
- * otherwise alias the state's pointers, reloaded at every contact. */
-static double
-move_on_two_level(const vb_island_model *m, vb_island_state *s, double *diss, double *work)
+/* Two-level: the schemes' part of moving every stepped contact on to n+1
+ * after the update: its roff (the solve's, where there was one: am1's held
+ * force and dissipation read it), the step's dissipation and work added
+ * to *diss and *work (J), its scheme state advanced and its held force at
+ * n+1 into f1[c] (N). */
+static void
+scheme_pass_two_level(const vb_island_model *m, vb_island_state *s, double *f1, double *diss,
+                      double *work)
 {
-  double h = m->dt, dsum = *diss, wsum = *work, pot = 0.0, z = 0.0;
+  double h = m->dt, dsum = *diss, wsum = *work;
   const int *trk = s->trk;
-  int ntrk = s->ntrk, neng = 0, *eng = s->eng, undriven = s->undriven;
-  int law_pot = s->law_potential;
+  int ntrk = s->ntrk, one_sided = s->one_sided;
   const vb_contact *act = s->act;
   vb_chist *hist = s->hist;
   const double *x1s = s->solved ? s->x1 : s->xt, *fbar = s->fbar;
   const double *xd1 = s->xd_next, *r1 = s->rd_next, *xdrv = s->xdrv, *xdrv_rate = s->xdrv_rate;
-  double *xb = s->xb, *rb = s->rb;
   for (int k = 0; k < ntrk; k++) {
     int c = trk[k];
     const vb_contact *ct = &act[c];
     vb_chist *hc = &hist[c];
-    double x1 = x1s[c], fb = fbar[c], x0 = hc->x, r0 = hc->rate;
+    double x1 = x1s[c], fb = fbar[c];
     /* rate(n+1) = 2 (x1 - x)/h + roff, the walls' motion exact */
-    hc->roff = -r0 - 2.0 * (xd1[c] - xdrv[c]) / h + xdrv_rate[c] + r1[c];
-    if (fb != 0.0 || law_engaged(&ct->law, x0)) {
+    hc->roff = -hc->rate - 2.0 * (xd1[c] - xdrv[c]) / h + xdrv_rate[c] + r1[c];
+    /* engaged: penetration > 0, x itself for one-sided laws (law.h) */
+    if (fb != 0.0 || (one_sided ? hc->x > 0.0 : law_engaged(&ct->law, hc->x))) {
       dsum += ct->scheme->ops->dissipation(ct, hc, h, x1, fb);
       wsum += fb * (xd1[c] - xdrv[c]);
     }
     if (hc->st)
       advance_state(s, c, h, x1);
-    double f1 = ct->scheme->ops->held_force(ct, hc, h, x1, fb);
+    f1[c] = ct->scheme->ops->held_force(ct, hc, h, x1, fb);
+  }
+  *diss = dsum;
+  *work = wsum;
+}
+
+/* Two-level: every stepped contact moved on to n+1 after the update, in
+ * two passes: the schemes' (scheme_pass_two_level, with the calls), then
+ * the histories (the values at n kept in xb, rb for the events), listed in
+ * s->eng when in contact, whether x, rate and f are finite
+ * (s->contacts_finite); returns the sum of the potentials, J.  The arrays
+ * are held in locals (the stores into the histories could otherwise alias
+ * the state's pointers), and the second pass makes no call, so that its
+ * values stay in registers. */
+static double
+move_on_two_level(const vb_island_model *m, vb_island_state *s, double *diss, double *work)
+{
+  double h = m->dt, pot = 0.0, z = 0.0, *f1s = s->rhs; /* scratch after the solve */
+  scheme_pass_two_level(m, s, f1s, diss, work);
+  const int *trk = s->trk;
+  int ntrk = s->ntrk, neng = 0, *eng = s->eng, undriven = s->undriven;
+  int law_pot = s->law_potential, one_sided = s->one_sided;
+  const vb_contact *act = s->act;
+  vb_chist *hist = s->hist;
+  const double *x1s = s->solved ? s->x1 : s->xt;
+  double *xb = s->xb, *rb = s->rb;
+  for (int k = 0; k < ntrk; k++) {
+    int c = trk[k];
+    vb_chist *hc = &hist[c];
+    double x1 = x1s[c], x0 = hc->x, r0 = hc->rate, f1 = f1s[c];
     double rate1 = 2.0 * (x1 - x0) / h + hc->roff;
     xb[c] = x0;
     rb[c] = r0;
@@ -531,12 +557,12 @@ move_on_two_level(const vb_island_model *m, vb_island_state *s, double *diss, do
     hc->x = x1;
     hc->f = f1;
     if (!undriven)
-      shift_drive(s, c, xd1[c], r1[c]); /* else the same values */
-    int engaged = law_engaged(&ct->law, x1);
+      shift_drive(s, c, s->xd_next[c], s->rd_next[c]); /* else the same values */
+    int engaged = one_sided ? x1 > 0.0 : law_engaged(&act[c].law, x1);
     if (engaged)
       eng[neng++] = c;
     if (!law_pot)
-      pot += potential_of(ct, hc, engaged);
+      pot += potential_of(&act[c], hc, engaged);
     z += x1 * 0.0 + rate1 * 0.0 + f1 * 0.0;
   }
   /* every potential V(x): those in contact, in the same order */
@@ -544,8 +570,6 @@ move_on_two_level(const vb_island_model *m, vb_island_state *s, double *diss, do
     pot += vb_law_potential(&act[eng[k]].law, hist[eng[k]].x);
   s->neng = neng;
   s->contacts_finite = z == 0.0;
-  *diss = dsum;
-  *work = wsum;
   return pot;
 }
 
