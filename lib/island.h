@@ -111,6 +111,18 @@ void vb_island_state_blend(vb_island_state *b, const vb_island_state *a, double 
  * at its current step, its contacts' compressions and rates with them. */
 void vb_island_state_displace(const vb_island_model *m, vb_island_state *s, const double *dq,
                               const double *dv);
+/* The families' modal coefficients (modes.c): the `mode` hooks of the
+ * two-level (trapezoidal, pre-warped), three-level (exact centred) and
+ * explicit families (vb_family_ops), the two-level start's velocity that
+ * makes the discrete free response exact, and a mode's exact free
+ * response from (q0, dq0) under constant acceleration g at time t, m. */
+int vb_mode_two_level(const vb_mode_in *in, vb_mode_coef *o, char *why, size_t len);
+int vb_mode_three_level(const vb_mode_in *in, vb_mode_coef *o, char *why, size_t len);
+int vb_mode_explicit(const vb_mode_in *in, vb_mode_coef *o, char *why, size_t len);
+double vb_start_two_level(const vb_island_model *m, int j, double w0, double sig, double q0,
+                          double v0, double g);
+double vb_free_response(double w0, double sig, double q0, double dq0, double g, double t);
+
 /* Set the state at t = 0 and the energy at n = 0 (step.c). */
 void vb_island_start(const vb_island_model *m, vb_island_state *s);
 /* Advance an island from step n to n + 1 through its family's row

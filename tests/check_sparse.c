@@ -414,6 +414,94 @@ START_TEST(test_all_live_waits)
 }
 END_TEST
 
+/* The island's per-step bookkeeping for the run (step.c), against its own
+ * definitions formed here, after every step of the tanpura bridge
+ * (two-point: two-level; three-point: three-level), skipping and not:
+ * s->eng lists exactly the stepped contacts in contact (penetration > 0),
+ * ascending; xb and rb hold each stepped contact's history before the step
+ * (a rejoined one's from the modes, vb_island_rejoined); a step that
+ * solved nothing leaves every force, iteration count and fallback 0; and
+ * vb_island_finite is whether the energies and every stepped contact's x,
+ * rate and f are finite.  Then, stepping every contact, the contact
+ * farthest out of contact is given x = -inf: the step after it moves no
+ * mode (no force) and no energy, and vb_island_finite must say not finite
+ * (the new rate is inf). */
+START_TEST(test_step_bookkeeping)
+{
+  const char *scheme = _i / 2 ? "three-point" : "two-point";
+  char *text = bridge_scene(60, 37, 0.02, scheme, "");
+  vb_scene *sc = load(text);
+  char err[1024];
+  vb_model *model;
+  ck_assert_int_eq(vb_model_compile(sc, &model, err, sizeof err), VB_OK);
+  const vb_island_model *m = largest_island(model);
+  vb_island_state *s;
+  if (_i % 2)
+    setenv("VIBRO_NO_SKIP", "1", 1);
+  ck_assert_int_eq(vb_island_state_alloc(m, &s), VB_OK);
+  unsetenv("VIBRO_NO_SKIP");
+  ck_assert(_i % 2 ? s->sp == NULL : s->sp != NULL);
+  vb_island_start(m, s);
+  double *x0 = malloc((size_t)m->nc * sizeof(double)), *r0 = malloc((size_t)m->nc * sizeof(double));
+  long steps = vb_scene_steps(sc), engaged = 0, unsolved = 0;
+  for (long n = 0; n < steps; n++) {
+    for (int c = 0; c < m->nc; c++) {
+      x0[c] = s->hist[c].x;
+      r0[c] = s->hist[c].rate;
+    }
+    ck_assert_int_ne(vb_island_step(m, s, n), VB_EDIVERGED);
+    const int *lcs;
+    const double *xr, *rr;
+    for (int k = 0, nr = vb_island_rejoined(s, &lcs, &xr, &rr); k < nr; k++) {
+      x0[lcs[k]] = xr[k];
+      r0[lcs[k]] = rr[k];
+    }
+    int ne = 0, finite = isfinite(s->kinetic) && isfinite(s->potential) &&
+                         isfinite(s->dissipated) && isfinite(s->external);
+    for (int k = 0; k < s->ntrk; k++) {
+      int c = s->trk[k];
+      const vb_chist *hc = &s->hist[c];
+      ck_assert_msg(s->xb[c] == x0[c] && s->rb[c] == r0[c], "step %ld contact %d: before %.17g %.17g, want %.17g %.17g", n, c, s->xb[c], s->rb[c], x0[c], r0[c]);
+      if (vb_law_penetration(&m->cts[c].law, hc->x) > 0.0) {
+        ck_assert_msg(ne < s->neng && s->eng[ne] == c, "step %ld: contact %d in contact, not listed", n, c);
+        ne++;
+      }
+      finite &= isfinite(hc->x) && isfinite(hc->rate) && isfinite(hc->f);
+    }
+    ck_assert_int_eq(ne, s->neng);
+    engaged += ne;
+    ck_assert_int_eq(vb_island_finite(m, s), finite);
+    ck_assert(finite);
+    if (!s->solved) {
+      unsolved++;
+      for (int c = 0; c < m->nc; c++)
+        ck_assert(s->fbar[c] == 0.0 && s->iterations[c] == 0 && s->fallback[c] == 0);
+    }
+  }
+  ck_assert_msg(engaged > 0 && unsolved > 0, "%s: %ld contacts in contact, %ld steps without a solve", scheme, engaged, unsolved);
+  /* stepping every contact: the one farthest out of contact given x = -inf
+   * (the prediction comes from the modes, the new rate from x: inf) */
+  int far = -1;
+  for (int c = 0; _i % 2 && c < m->nc; c++)
+    if (far < 0 || s->hist[c].x < s->hist[far].x)
+      far = c;
+  if (far >= 0) {
+    ck_assert(s->hist[far].x < 0.0);
+    s->hist[far].x = -INFINITY;
+    vb_island_step(m, s, steps);
+    ck_assert(isfinite(s->kinetic) && isfinite(s->potential));
+    ck_assert_msg(!vb_island_finite(m, s), "%s: contact %d's rate %g: called finite", scheme, far,
+                  s->hist[far].rate);
+  }
+  free(x0);
+  free(r0);
+  vb_island_state_free(s);
+  vb_model_free(model);
+  vb_scene_free(sc);
+  free(text);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -425,6 +513,7 @@ main(void)
   tcase_add_test(t, test_few_live);
   tcase_add_loop_test(t, test_energy_conserved, 0, 2);
   tcase_add_loop_test(t, test_all_live_waits, 0, 4);
+  tcase_add_loop_test(t, test_step_bookkeeping, 0, 4);
   suite_add_tcase(su, t);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
