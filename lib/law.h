@@ -30,6 +30,28 @@ law_engaged(const vb_law *law, double x)
   return law_penetration(law, x) > 0.0;
 }
 
+/* vb_law_damping inlined, the same operations (the schemes' step force
+ * asks it at every Newton trial): Hunt-Crossley mu |fe|, spring c, else 0,
+ * N s/m. */
+static inline double
+law_damping(const vb_law *law, double fe)
+{
+  switch (vb_law_table[law->kind].damping) {
+  case VB_DAMPING_HUNT_CROSSLEY: return law->mu * (fe < 0.0 ? -fe : fe);
+  case VB_DAMPING_LINEAR: return law->c;
+  default: return 0.0;
+  }
+}
+
+/* vb_law_damping_slope inlined: mu or -mu (Hunt-Crossley), else 0, s/m. */
+static inline double
+law_damping_slope(const vb_law *law, double fe)
+{
+  if (vb_law_table[law->kind].damping != VB_DAMPING_HUNT_CROSSLEY)
+    return 0.0;
+  return fe < 0.0 ? -law->mu : law->mu;
+}
+
 /* Discrete gradient (V(x1) - V(x0)) / (x1 - x0), N; V' at the midpoint
  * where x1 and x0 are too close for the quotient to be accurate: the
  * energy-conserving schemes' force (Chatziioannou eq 7-8). */
@@ -72,6 +94,10 @@ int vb_law_engaged(const vb_law *law, double x);
  * and its derivative in x1 into *dg (N/m, vb_law_gradient_dx1), to the
  * bit what the two give, with each power formed once. */
 double vb_law_gradient_pair(const vb_law *law, double x1, double x0, double *dg);
+/* vb_law_gradient_pair with v0 = vb_law_potential(law, x0) (J) given: the
+ * same bits, one power fewer where x0 is engaged (v0 is the same for every
+ * Newton trial of a step). */
+double vb_law_gradient_pair_v0(const vb_law *law, double x1, double x0, double v0, double *dg);
 
 /* The law as it acts during an impact that began with penetration rate
  * v_in > 0 (m/s): a copy of *law whose impact-dependent parameters (the

@@ -134,13 +134,39 @@ solve_one(const vb_kproblem *p, int c, double e, double w, double *x1)
                          &p->iterations[c]);
 }
 
+/* The operations of the scheme stepping contact c this step (its
+ * fall-back's where that took over). */
+static inline const vb_scheme_ops *
+ops_of(const vb_kproblem *p, int c)
+{
+  const vb_scheme *sch = p->cts[c].scheme;
+  return (p->fallback[c] ? sch->fallback : sch)->ops;
+}
+
 /* The force function of contact c as it is being solved this step. */
 static double
 force_of(const vb_kproblem *p, int c, double x1, double *df)
 {
-  const vb_contact *ct = &p->cts[c];
-  const vb_scheme *sch = p->fallback[c] ? ct->scheme->fallback : ct->scheme;
-  return sch->ops->step_force(ct, &p->hist[c], p->dt, x1, df);
+  return ops_of(p, c)->step_force(&p->cts[c], &p->hist[c], p->dt, x1, df);
+}
+
+/* The part of contact c's step force that is the same for every trial
+ * (its scheme's step_base: two-point V(x^n)), or 0 where it has none. */
+static double
+base_of(const vb_kproblem *p, int c)
+{
+  const vb_scheme_ops *o = ops_of(p, c);
+  return o->step_base ? o->step_base(&p->cts[c], &p->hist[c]) : 0.0;
+}
+
+/* force_of with base_of's value b: the same bits, the base not formed
+ * again (a power a trial for each contact in contact at n). */
+static double
+force_at(const vb_kproblem *p, int c, double x1, double b, double *df)
+{
+  const vb_scheme_ops *o = ops_of(p, c);
+  return o->step_force_at ? o->step_force_at(&p->cts[c], &p->hist[c], p->dt, x1, b, df)
+                          : o->step_force(&p->cts[c], &p->hist[c], p->dt, x1, df);
 }
 
 /* The scale of contact c's compression, m: what its tolerance is relative
@@ -367,6 +393,25 @@ lift_slots(const vb_kproblem *p, int na)
                                                                       : NULL;
 }
 
+/* Where the active contacts' step bases (base_of, formed once a Newton
+ * solve) are kept: the na doubles before lift_slots, or NULL (each trial
+ * forms them again) where p->jac has no room. */
+static double *
+base_slots(const vb_kproblem *p, int na)
+{
+  return (size_t)na * na + 6 * (size_t)na <= (size_t)p->nc * p->nc ? derivatives(p, na) - 5 * na
+                                                                      : NULL;
+}
+
+/* Force and derivative of the j-th active contact at x1, with its base
+ * from base_slots' b where there is one. */
+static inline double
+active_force(const vb_kproblem *p, const double *b, int j, double x1, double *df)
+{
+  int c = p->piv[j];
+  return b ? force_at(p, c, x1, b[j], df) : force_of(p, c, x1, df);
+}
+
 /* The exponent of contact j's force as a local power of its compression,
  * e = x fbar'/fbar at the iterate, where x, fbar and fbar' are positive and
  * e > 1 (a force that grows faster than the compression); else 0 (no
@@ -417,6 +462,7 @@ trial(const vb_kproblem *p, int na, double lambda)
 {
   const int *act = p->piv;
   double *d = p->rhs, *df = derivatives(p, na), *ft = df - na, *e = lift_slots(p, na);
+  const double *b = base_slots(p, na);
   if (!e) {
     for (int j = 0; j < na; j++)
       ft[j] = force_of(p, act[j], p->x1[act[j]] + lambda * d[j], &df[j]);
@@ -425,7 +471,7 @@ trial(const vb_kproblem *p, int na, double lambda)
   double *xs = e + na;
   for (int j = 0; j < na; j++) {
     xs[j] = lifted(p->x1[act[j]], d[j], lambda, e[j]);
-    ft[j] = force_of(p, act[j], xs[j], &df[j]);
+    ft[j] = active_force(p, b, j, xs[j], &df[j]);
   }
   return residual(p, na, xs, 0.0, NULL, ft, 1, xs + na);
 }
@@ -511,11 +557,13 @@ static int
 newton_active(const vb_kproblem *p, int na, int *its)
 {
   const int *act = p->piv;
-  double *df = derivatives(p, na);
+  double *df = derivatives(p, na), *b = base_slots(p, na);
   int maxit = 0;
   for (int i = 0; i < na; i++) {
     int c = act[i];
-    p->fbar[c] = force_of(p, c, p->x1[c], &df[i]);
+    if (b)
+      b[i] = base_of(p, c);
+    p->fbar[c] = active_force(p, b, i, p->x1[c], &df[i]);
     if (p->cts[c].max_iterations > maxit)
       maxit = p->cts[c].max_iterations;
   }

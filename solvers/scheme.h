@@ -69,6 +69,13 @@ typedef struct vb_scheme_ops {
    * x1 at n+1 (two-level: from n to n+1; three-level: centred at n), N,
    * and its derivative d/dx1 in *dfdx, N/m. */
   double (*step_force)(const vb_contact *ct, const vb_chist *h, double dt, double x1, double *dfdx);
+  /* Optional, both or neither: the part of step_force that is the same
+   * for every trial x1 of a step (two-point: V(x^n), J), and step_force
+   * with that value b given, to the bit step_force's force and derivative
+   * (the K-method's Newton forms b once a solve, not once a trial). */
+  double (*step_base)(const vb_contact *ct, const vb_chist *h);
+  double (*step_force_at)(const vb_contact *ct, const vb_chist *h, double dt, double x1, double b,
+                          double *dfdx);
   /* Optional closed form for an island with this one contact:
    * x1 = e - w * step_force(x1) with compliance w > 0 (m/N); VB_OK, or
    * VB_EDISCRIM when it has no real solution (then the scheme's fallback
