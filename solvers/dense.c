@@ -109,3 +109,19 @@ vb_dense_lu_solve(int n, const double *a, const int *ipiv, double *b)
       b[i] = b[i] - b[k] * ck[i];
   }
 }
+
+/* y[i] = y[i] + a[j n + i] x[j] for j = 0 .. m-1 in turn (a column-major
+ * n x m): each y_i the sum of a row loop in its order, so the same bits,
+ * a column at a time (the K-method's residual, rows contiguous). */
+DENSE_CLONES void
+vb_dense_gemv_acc(int n, int m, const double *a, const double *x, double *y)
+{
+  for (int j = 0; j < m; j++) {
+    const double *restrict aj = a + (size_t)j * n;
+    double *restrict yj = y; /* apart from a */
+    double xj = x[j];
+#pragma omp simd
+    for (int i = 0; i < n; i++)
+      yj[i] = yj[i] + aj[i] * xj;
+  }
+}

@@ -198,9 +198,29 @@ derivatives(const vb_kproblem *p, int na)
   return p->jac + (size_t)p->nc * p->nc - na;
 }
 
-/* |r| at x1_A + lambda d with forces f (packed when `packed`, else
- * indexed by contact), r into out[na] when out is not NULL; scaled as
- * LAPACK's dnrm2, so that it overflows only where r does. */
+/* |r| of r[n], scaled as LAPACK's dnrm2, so that it overflows only where
+ * r does; INFINITY where an entry is not finite. */
+static double
+norm_of(const double *r, int n)
+{
+  double scale = 0.0, ssq = 1.0; /* |r| = scale sqrt(ssq), as LAPACK's dnrm2 */
+  for (int i = 0; i < n; i++) {
+    double a = fabs(r[i]);
+    if (!(a <= scale)) {
+      if (!isfinite(a))
+        return INFINITY;
+      ssq = 1.0 + ssq * (scale / a) * (scale / a);
+      scale = a;
+    } else if (a > 0.0) {
+      ssq += (a / scale) * (a / scale);
+    }
+  }
+  return scale * sqrt(ssq);
+}
+
+/* |r| at x1_A + lambda d (at xs[na] where xs is not NULL) with forces f
+ * (packed when `packed`, else indexed by contact), r into out[na] when out
+ * is not NULL (norm_of). */
 static double
 residual(const vb_kproblem *p, int na, const double *xs, double lambda, const double *d,
          const double *f, int packed, double *out)
@@ -235,6 +255,27 @@ residual(const vb_kproblem *p, int na, const double *xs, double lambda, const do
   return scale * sqrt(ssq);
 }
 
+/* residual() from the packed K_AA (kaa, column-major: kaa[j na + i] =
+ * K[piv[i]][piv[j]]) with packed forces f, r into out[na]: each r_i the
+ * same products summed in the same order (the start, then K_i0 f_0,
+ * K_i1 f_1, ...), formed a column at a time (vb_dense_gemv_acc): the
+ * same bits. */
+static double
+residual_packed(const vb_kproblem *p, int na, const double *kaa, const double *xs, double lambda,
+                const double *d, const double *f, double *out)
+{
+  const int *act = p->piv;
+  for (int i = 0; i < na; i++) {
+    int c = act[i];
+    double s = xs ? xs[i] - p->xt[c] : p->x1[c] - p->xt[c];
+    if (d)
+      s += lambda * d[i];
+    out[i] = s;
+  }
+  vb_dense_gemv_acc(na, na, kaa, f, out);
+  return norm_of(out, na);
+}
+
 /* The largest active set whose LU is done here (vb_dense_lu) rather than
  * by LAPACK: below it the calls through LAPACKE into dgetf2's idamax,
  * dswap, dscal and dger (one call a column) and dgetrs's dlaswp and two
@@ -258,7 +299,7 @@ residual(const vb_kproblem *p, int na, const double *xs, double lambda, const do
  * pivots do not fit the nc ints of p->iterations together (or its block
  * the doubles of p->jac before the trial slots). */
 int
-vb_kmethod_update(const vb_kproblem *p, int na)
+vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa)
 {
   const int *act = p->piv;
   int nc = p->nc, nn = 0;
@@ -280,8 +321,14 @@ vb_kmethod_update(const vb_kproblem *p, int na)
   for (int k = 0; k < n; k++) {
     int jk = reduced ? ix[k] : k;
     double dfk = df[jk], *col = J + (size_t)k * n;
-    const double *kcol = p->K + act[jk];
-    if (reduced)
+    const double *kcol = p->K + act[jk], *pcol = kaa ? kaa + (size_t)jk * na : NULL;
+    if (pcol && reduced)
+      for (int i = 0; i < n; i++)
+        col[i] = (i == k) + pcol[ix[i]] * dfk;
+    else if (pcol)
+      for (int i = 0; i < n; i++)
+        col[i] = (i == k) + pcol[i] * dfk;
+    else if (reduced)
       for (int i = 0; i < n; i++)
         col[i] = (i == k) + kcol[(size_t)act[ix[i]] * nc] * dfk;
     else
@@ -307,8 +354,12 @@ vb_kmethod_update(const vb_kproblem *p, int na)
         continue;
       const double *row = p->K + (size_t)act[i] * nc;
       double s = -d[i];
-      for (int k = 0; k < n; k++)
-        s -= row[act[ix[k]]] * J[k];
+      if (kaa)
+        for (int k = 0; k < n; k++)
+          s -= kaa[(size_t)ix[k] * na + i] * J[k];
+      else
+        for (int k = 0; k < n; k++)
+          s -= row[act[ix[k]]] * J[k];
       d[i] = s;
     }
     for (int k = 0; k < n; k++)
@@ -348,7 +399,7 @@ update_converged(const vb_kproblem *p, int na, double *rel)
  * taken, fbar' at x1_A is in derivatives(p, na) and r in p->rhs (the same
  * values and bits as forming them again); else both are formed here. */
 static int
-residual_converged(const vb_kproblem *p, int na, int fresh)
+residual_converged(const vb_kproblem *p, int na, const double *kaa, int fresh)
 {
   const int *act = p->piv;
   int nc = p->nc;
@@ -363,7 +414,11 @@ residual_converged(const vb_kproblem *p, int na, int fresh)
     int c = act[i];
     const double *row = p->K + (size_t)c * nc;
     double r = p->x1[c] - p->xt[c], scale = fabs(p->x1[c]) + fabs(p->xt[c]);
-    if (fresh) {
+    if (fresh && kaa) {
+      r = p->rhs[i];
+      for (int j = 0; j < na; j++)
+        scale += fabs(kaa[(size_t)j * na + i]) * fs[j];
+    } else if (fresh) {
       r = p->rhs[i];
       for (int j = 0; j < na; j++)
         scale += fabs(row[act[j]]) * fs[j];
@@ -401,6 +456,19 @@ base_slots(const vb_kproblem *p, int na)
 {
   return (size_t)na * na + 6 * (size_t)na <= (size_t)p->nc * p->nc ? derivatives(p, na) - 5 * na
                                                                       : NULL;
+}
+
+/* Where K_AA is kept packed (kaa, column-major: kaa[j na + i] =
+ * K[piv[i]][piv[j]], the entries the residual, the Jacobian and the
+ * convergence test read, gathered once a Newton solve instead of through
+ * the index list at each use): the na^2 doubles before base_slots, or
+ * NULL where p->jac has no room (2 na^2 + 6 na > nc^2: the reads go
+ * through p->K as before).  The same entries, so the same bits. */
+static double *
+kaa_slots(const vb_kproblem *p, int na)
+{
+  size_t n = (size_t)na;
+  return 2 * n * n + 6 * n <= (size_t)p->nc * p->nc ? derivatives(p, na) - 5 * n - n * n : NULL;
 }
 
 /* Force and derivative of the j-th active contact at x1, with its base
@@ -468,11 +536,14 @@ trial(const vb_kproblem *p, int na, double lambda)
       ft[j] = force_of(p, act[j], p->x1[act[j]] + lambda * d[j], &df[j]);
     return residual(p, na, NULL, lambda, d, ft, 1, NULL);
   }
+  const double *kaa = kaa_slots(p, na);
   double *xs = e + na;
   for (int j = 0; j < na; j++) {
     xs[j] = lifted(p->x1[act[j]], d[j], lambda, e[j]);
     ft[j] = active_force(p, b, j, xs[j], &df[j]);
   }
+  if (kaa)
+    return residual_packed(p, na, kaa, xs, 0.0, NULL, ft, xs + na);
   return residual(p, na, xs, 0.0, NULL, ft, 1, xs + na);
 }
 
@@ -557,7 +628,7 @@ static int
 newton_active(const vb_kproblem *p, int na, int *its)
 {
   const int *act = p->piv;
-  double *df = derivatives(p, na), *b = base_slots(p, na);
+  double *df = derivatives(p, na), *ft = df - na, *b = base_slots(p, na), *kaa = kaa_slots(p, na);
   int maxit = 0;
   for (int i = 0; i < na; i++) {
     int c = act[i];
@@ -567,7 +638,14 @@ newton_active(const vb_kproblem *p, int na, int *its)
     if (p->cts[c].max_iterations > maxit)
       maxit = p->cts[c].max_iterations;
   }
-  double phi = residual(p, na, NULL, 0.0, NULL, p->fbar, 0, p->rhs);
+  for (int j = 0; kaa && j < na; j++) {
+    const double *kcol = p->K + act[j];
+    for (int i = 0; i < na; i++)
+      kaa[(size_t)j * na + i] = kcol[(size_t)act[i] * p->nc];
+    ft[j] = p->fbar[act[j]]; /* the forces packed, in the trial slots */
+  }
+  double phi = kaa ? residual_packed(p, na, kaa, NULL, 0.0, NULL, ft, p->rhs)
+                   : residual(p, na, NULL, 0.0, NULL, p->fbar, 0, p->rhs);
   if (!isfinite(phi))
     return VB_EDIVERGED; /* the forces overflow where the solve starts */
   double past[NONMONOTONE_MEMORY];
@@ -583,18 +661,18 @@ newton_active(const vb_kproblem *p, int na, int *its)
     double *e = lift_slots(p, na);
     for (int j = 0; e && j < na; j++)
       e[j] = lift_exponent(p->x1[act[j]], p->fbar[act[j]], df[j]);
-    if (vb_kmethod_update(p, na) != 0)
+    if (vb_kmethod_update(p, na, kaa) != 0)
       break;
     double u;
     int small = update_converged(p, na, &u);
     int ls = line_search(p, na, &phi, ref);
     if (ls < 0)
       break;
-    if ((small || (ls == 0 && quadratic_done(uprev, u))) && residual_converged(p, na, 1))
+    if ((small || (ls == 0 && quadratic_done(uprev, u))) && residual_converged(p, na, kaa, 1))
       return VB_OK;
     uprev = ls == 0 ? u : NAN;
   }
-  return residual_converged(p, na, 0) ? VB_OK : VB_ENOCONV;
+  return residual_converged(p, na, kaa, 0) ? VB_OK : VB_ENOCONV;
 }
 
 

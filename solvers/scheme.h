@@ -227,9 +227,17 @@ int vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int t
 /* One Newton update of the active-set solve (kmethod.c; exposed for its
  * tests): the active contacts p->piv[0..na) (ascending), the residual r
  * in p->rhs[0..na) and fbar' in the last na doubles of p->jac; d = -J^-1 r
- * with J = I + K_AA diag(fbar') into p->rhs.  0, or -1 when J is singular
- * or d not finite.  p->jac's other doubles and p->iterations are scratch. */
-int vb_kmethod_update(const vb_kproblem *p, int na);
+ * with J = I + K_AA diag(fbar') into p->rhs.  K_AA from kaa (na x na,
+ * column-major, kaa[j na + i] = K[piv[i]][piv[j]], outside the scratch
+ * below) where not NULL, else from p->K: the same bits.  0, or -1 when J
+ * is singular or d not finite.  The first na^2 and the last 2 na doubles
+ * of p->jac and p->iterations are scratch. */
+int vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa);
+
+/* y[i] = y[i] + a[j n + i] x[j] for j = 0 .. m-1 in turn, i < n (a
+ * column-major n x m): each y_i the same sum in the same order as a row
+ * loop, formed a column at a time (dense.c). */
+void vb_dense_gemv_acc(int n, int m, const double *a, const double *x, double *y);
 
 /* LU with partial pivoting of the n x n column-major a in place, pivots
  * 1-based into ipiv[n], by exactly LAPACK dgetf2's operations (reference

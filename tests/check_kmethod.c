@@ -267,7 +267,8 @@ update_reference(const kg_problem *g, const int *act, int na, const double *df, 
   free(a);
 }
 
-/* The Newton update (vb_kmethod_update) against update_reference on
+/* The Newton update (vb_kmethod_update, from K_AA packed and from K: the
+ * same bits) against update_reference on
  * random problems of 1 to 160 contacts, active sets of every size drawn
  * from them, fbar' of 1e3 to 1e9 N/m with none, some or all zero (the
  * block-triangular solve of the contacts whose force does not move, and
@@ -296,7 +297,21 @@ START_TEST(test_update)
       r[i] = g.rhs[i] = kg_range(&s, -1e-5, 1e-5);
     }
     update_reference(&g, g.piv, na, df, r, ref);
-    ck_assert_int_eq(vb_kmethod_update(&g.p, na), 0);
+    /* from K_AA packed (outside the scratch: its own block), then from
+     * p->K after the same inputs again: the same bits */
+    double *kaa = malloc(sizeof(double) * ((size_t)na * na + 1)), dfs[160], dk[160];
+    for (int j = 0; j < na; j++)
+      for (int i = 0; i < na; i++)
+        kaa[j * na + i] = g.K[g.piv[i] * n + g.piv[j]];
+    memcpy(dfs, df, sizeof(double) * na);
+    ck_assert_int_eq(vb_kmethod_update(&g.p, na, kaa), 0);
+    memcpy(dk, g.rhs, sizeof(double) * na);
+    memcpy(df, dfs, sizeof(double) * na);
+    memcpy(g.rhs, r, sizeof(double) * na);
+    ck_assert_int_eq(vb_kmethod_update(&g.p, na, NULL), 0);
+    ck_assert_msg(memcmp(dk, g.rhs, sizeof(double) * na) == 0, "trial %d: packed K_AA differs",
+                  trial);
+    free(kaa);
     long double big = 0.0L, err = 0.0L;
     for (int i = 0; i < na; i++) {
       big = fmaxl(big, fabsl(ref[i]));
