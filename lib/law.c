@@ -272,6 +272,15 @@ vb_law_curvature(const vb_law *law, double x)
   return law->k * law->alpha * pow(p, law->alpha - 1.0);
 }
 
+/* fmax(|a|, |b|) inline (libm's fmax is a call, a Newton trial's force
+ * asks it): the larger, or the other where one is NaN. */
+static inline double
+max_abs(double a, double b)
+{
+  double x = fabs(a), y = fabs(b);
+  return x > y || y != y ? x : y;
+}
+
 /* Discrete gradient (V(x1) - V(x0)) / (x1 - x0) (Chatziioannou eq 7-8):
  * exact to rounding in the energy it implies, V' at the midpoint only
  * where the two points coincide to 1e-10 relative. */
@@ -279,7 +288,7 @@ double
 vb_law_gradient(const vb_law *law, double x1, double x0)
 {
   double d = x1 - x0;
-  double scale = fmax(fabs(x1), fabs(x0));
+  double scale = max_abs(x1, x0);
   if (fabs(d) <= 1e-10 * scale || d == 0.0)
     return vb_law_elastic(law, 0.5 * (x1 + x0));
   return (vb_law_potential(law, x1) - vb_law_potential(law, x0)) / d;
@@ -317,7 +326,7 @@ double
 vb_law_gradient_pair_v0(const vb_law *law, double x1, double x0, double v0, double *dg)
 {
   double d = x1 - x0;
-  double scale = fmax(fabs(x1), fabs(x0));
+  double scale = max_abs(x1, x0);
   if (fabs(d) <= 1e-5 * scale || d == 0.0) {
     double g = fabs(d) <= 1e-10 * scale || d == 0.0 ? vb_law_elastic(law, 0.5 * (x1 + x0))
                                                     : (vb_law_potential(law, x1) - v0) / d;
@@ -336,7 +345,7 @@ double
 vb_law_gradient_dx1(const vb_law *law, double x1, double x0)
 {
   double d = x1 - x0;
-  double scale = fmax(fabs(x1), fabs(x0));
+  double scale = max_abs(x1, x0);
   if (fabs(d) <= 1e-5 * scale || d == 0.0)
     return 0.5 * vb_law_curvature(law, 0.5 * (x1 + x0));
   return (vb_law_elastic(law, x1) - vb_law_gradient(law, x1, x0)) / d;

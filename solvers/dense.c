@@ -16,7 +16,9 @@
 /* Compiled also for x86-64-v3 (AVX2), chosen at load time, as
  * lib/kernels.c's kernels: the rank-1 updates four rows a pass, each
  * entry the same product and sum (no contraction: -ffp-contract=off), so
- * the same bits. */
+ * the same bits.  The vector loops ask for it (omp simd) with GCC only:
+ * clang vectorizes them itself where it can, and asked to, warns where it
+ * cannot (-Wpass-failed in the fuzz build, under the sanitizers). */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 #define DENSE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
@@ -70,7 +72,9 @@ vb_dense_lu(int n, double *a, int *ipiv)
       if (cj[k] == 0.0)
         continue;
       double t = -cj[k];
+#ifndef __clang__
 #pragma omp simd
+#endif
       for (int i = k + 1; i < n; i++)
         cj[i] = cj[i] + lk[i] * t;
     }
@@ -120,7 +124,9 @@ vb_dense_gemv_acc(int n, int m, const double *a, const double *x, double *y)
     const double *restrict aj = a + (size_t)j * n;
     double *restrict yj = y; /* apart from a */
     double xj = x[j];
+#ifndef __clang__
 #pragma omp simd
+#endif
     for (int i = 0; i < n; i++)
       yj[i] = yj[i] + aj[i] * xj;
   }

@@ -381,7 +381,8 @@ update_converged(const vb_kproblem *p, int na, double *rel)
   *rel = 0.0;
   for (int i = 0; i < na; i++) {
     int c = p->piv[i];
-    double x = p->x1[c] + p->rhs[i], s = fmax(fabs(x), scale_of(p, c));
+    double x = fabs(p->x1[c] + p->rhs[i]), sc = scale_of(p, c);
+    double s = x > sc || sc != sc ? x : sc; /* fmax(|x|, sc), inline */
     if (!(fabs(p->rhs[i]) <= p->cts[c].tolerance * s))
       small = 0;
     double r = fabs(p->rhs[i]) / s;
