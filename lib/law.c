@@ -230,24 +230,20 @@ vb_law_side_penetration(const vb_law *law, double sign, double x)
   return sign * x - law->h;
 }
 
-/* Engaged amount: [p]_+ for one-sided laws, |x| for the polynomial. */
+/* Engaged amount: [p]_+ for one-sided laws, |x| for the polynomial
+ * (law.h's law_engaged_amount). */
 static double
 engaged(const vb_law *law, double x)
 {
-  if (vb_law_table[law->kind].always_engaged)
-    return fabs(x);
-  double p = vb_law_penetration(law, x);
-  return p > 0.0 ? p : 0.0;
+  return law_engaged_amount(law, x);
 }
 
-/* Chatziioannou eq 2 / Ducceschi eq 3: V = k/(a+1) [p]^(a+1). */
+/* Chatziioannou eq 2 / Ducceschi eq 3: V = k/(a+1) [p]^(a+1) (law.h's
+ * law_potential). */
 double
 vb_law_potential(const vb_law *law, double x)
 {
-  double p = engaged(law, x);
-  if (p == 0.0)
-    return 0.0;
-  return law->k / (law->alpha + 1.0) * pow(p, law->alpha + 1.0);
+  return law_potential(law, x);
 }
 
 /* V'(x) = sign k [p]^a. */
@@ -304,7 +300,7 @@ potential_elastic(const vb_law *law, double x, double *fe)
     *fe = 0.0;
     return 0.0;
   }
-  *fe = vb_law_side(law, x) * law->k * pow(p, law->alpha);
+  *fe = (vb_law_table[law->kind].two_sided && x < 0.0 ? -1.0 : 1.0) * law->k * pow(p, law->alpha);
   return law->k / (law->alpha + 1.0) * pow(p, law->alpha + 1.0);
 }
 

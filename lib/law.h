@@ -30,6 +30,32 @@ law_engaged(const vb_law *law, double x)
   return law_penetration(law, x) > 0.0;
 }
 
+/* The engaged amount of compression x, m: [p]_+ of the penetration p
+ * (law_penetration) for a law that engages, |x| for one always engaged
+ * (polynomial, spring). */
+static inline double
+law_engaged_amount(const vb_law *law, double x)
+{
+  const vb_law_info *info = &vb_law_table[law->kind];
+  if (info->always_engaged)
+    return fabs(x);
+  double p = info->two_sided ? fabs(x) - law->h : x;
+  return p > 0.0 ? p : 0.0;
+}
+
+/* vb_law_potential inlined, the same operations (Chatziioannou eq 2 /
+ * Ducceschi eq 3: V = k/(a+1) [p]^(a+1), J): the step's accounting asks
+ * it of every contact every step, the Newton of each active contact once
+ * a solve. */
+static inline double
+law_potential(const vb_law *law, double x)
+{
+  double p = law_engaged_amount(law, x);
+  if (p == 0.0)
+    return 0.0;
+  return law->k / (law->alpha + 1.0) * pow(p, law->alpha + 1.0);
+}
+
 /* vb_law_damping inlined, the same operations (the schemes' step force
  * asks it at every Newton trial): Hunt-Crossley mu |fe|, spring c, else 0,
  * N s/m. */

@@ -20,7 +20,7 @@
 static double
 step_base(const vb_contact *ct, const vb_chist *h)
 {
-  return vb_law_potential(&ct->law, h->xm);
+  return law_potential(&ct->law, h->xm);
 }
 
 /* Eq 7's force with b = step_base's V(x^(n-1)): discrete gradient over

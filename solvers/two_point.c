@@ -61,7 +61,7 @@ dissipation(const vb_contact *ct, const vb_chist *h, double dt, double x1, doubl
 double
 vb_two_level_potential(const vb_contact *ct, const vb_chist *h)
 {
-  return vb_law_potential(&ct->law, h->x);
+  return law_potential(&ct->law, h->x);
 }
 
 static const vb_scheme_ops ops = {
