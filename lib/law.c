@@ -290,20 +290,6 @@ vb_law_gradient(const vb_law *law, double x1, double x0)
   return (vb_law_potential(law, x1) - vb_law_potential(law, x0)) / d;
 }
 
-/* V(x) and V'(x) with the engaged amount formed once: vb_law_potential
- * and vb_law_elastic to the bit (the same operations on the same p). */
-static double
-potential_elastic(const vb_law *law, double x, double *fe)
-{
-  double p = engaged(law, x);
-  if (p == 0.0) {
-    *fe = 0.0;
-    return 0.0;
-  }
-  *fe = (vb_law_table[law->kind].two_sided && x < 0.0 ? -1.0 : 1.0) * law->k * pow(p, law->alpha);
-  return law->k / (law->alpha + 1.0) * pow(p, law->alpha + 1.0);
-}
-
 /* The discrete gradient and its derivative in x1 in one pass, bit for bit
  * vb_law_gradient and vb_law_gradient_dx1: where the derivative takes the
  * quotient (|x1 - x0| > 1e-5 scale) the gradient took its quotient too
@@ -315,23 +301,24 @@ vb_law_gradient_pair(const vb_law *law, double x1, double x0, double *dg)
   return vb_law_gradient_pair_v0(law, x1, x0, vb_law_potential(law, x0), dg);
 }
 
-/* vb_law_gradient_pair with V(x0) given (v0, the same for every trial x1
- * of a step): the same operations, so the same bits where v0 is
- * vb_law_potential(law, x0); V(x1) and V'(x1) share their engaged amount. */
+/* vb_law_gradient_pair with V(x0) given: law_gradient_pair_v0. */
 double
 vb_law_gradient_pair_v0(const vb_law *law, double x1, double x0, double v0, double *dg)
 {
+  return law_gradient_pair_v0(law, x1, x0, v0, dg);
+}
+
+/* law_gradient_pair_v0 where x1 and x0 are within 1e-5 of their scale:
+ * V' at the midpoint or the quotient (the 1e-10 threshold), and V''/2 at
+ * the midpoint, as vb_law_gradient and vb_law_gradient_dx1. */
+double
+vb_law_gradient_pair_near(const vb_law *law, double x1, double x0, double v0, double *dg)
+{
   double d = x1 - x0;
   double scale = max_abs(x1, x0);
-  if (fabs(d) <= 1e-5 * scale || d == 0.0) {
-    double g = fabs(d) <= 1e-10 * scale || d == 0.0 ? vb_law_elastic(law, 0.5 * (x1 + x0))
-                                                    : (vb_law_potential(law, x1) - v0) / d;
-    *dg = 0.5 * vb_law_curvature(law, 0.5 * (x1 + x0));
-    return g;
-  }
-  double fe1, v1 = potential_elastic(law, x1, &fe1);
-  double g = (v1 - v0) / d;
-  *dg = (fe1 - g) / d;
+  double g = fabs(d) <= 1e-10 * scale || d == 0.0 ? vb_law_elastic(law, 0.5 * (x1 + x0))
+                                                  : (vb_law_potential(law, x1) - v0) / d;
+  *dg = 0.5 * vb_law_curvature(law, 0.5 * (x1 + x0));
   return g;
 }
 

@@ -25,7 +25,7 @@ step_force_at(const vb_contact *ct, const vb_chist *h, double dt, double x1, dou
 {
   const vb_law *law = &ct->law;
   double rate = (x1 - h->x) / dt;
-  double dg, g = vb_law_gradient_pair_v0(law, x1, h->x, b, &dg);
+  double dg, g = law_gradient_pair_v0(law, x1, h->x, b, &dg);
   double d = law_damping(law, g);
   *dfdx = dg * (1.0 + law_damping_slope(law, g) * rate) + d / dt;
   return g + d * rate;
