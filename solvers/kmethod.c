@@ -81,17 +81,6 @@ member(const vb_kproblem *p, int k)
   return p->set ? p->set[k] : k;
 }
 
-/* Whether a contact could exert a force this step. */
-int
-vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int three)
-{
-  const vb_law *law = &ct->law;
-  /* vb_law_engaged, one call fewer: a step with no solve asks every
-   * contact */
-  return law_penetration(law, xt) > 0.0 || law_penetration(law, h->x) > 0.0 ||
-         (three && law_penetration(law, h->xm) > 0.0);
-}
-
 typedef struct {
   const vb_contact *ct;
   const vb_scheme *scheme;
