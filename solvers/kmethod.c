@@ -14,7 +14,7 @@
  * with the LU (dgetf2's and dgetrs's operations: vb_dense_lu up to 32
  * contacts, LAPACK's above) of the Jacobian I + K_AA diag(fbar')
  * (of its block of the contacts whose force moves with x1: the others'
- * columns are unit vectors, vb_kmethod_update),
+ * columns are unit vectors, vb_kmethod_update in dense.c),
  * globalised by a backtracking (Armijo) line search on |r| (Dennis &
  * Schnabel, Numerical Methods for Unconstrained Optimization, alg. 6.3.1),
  * non-monotone (Grippo, Lampariello & Lucidi 1986): the Newton step d
@@ -45,13 +45,10 @@
  * active-set Newton when the sweeps stall. */
 #include <float.h>
 #include <math.h>
-#include <lapacke.h>
 #include <string.h>
 #include "internal.h"
 #include "scheme.h"
 
-/* LAPACK's pivots are kept in vb_kproblem's int scratch. */
-_Static_assert(sizeof(lapack_int) == sizeof(int), "LP64 LAPACK (int pivots) expected");
 
 /* Halvings of the line search before the step is given up (lambda down to
  * 2^-40, about 1e-12: below that a step moves no iterate at the
@@ -184,7 +181,7 @@ scale_of(const vb_kproblem *p, int c)
 static double *
 derivatives(const vb_kproblem *p, int na)
 {
-  return p->jac + (size_t)p->nc * p->nc - na;
+  return vb_kmethod_derivatives(p, na);
 }
 
 /* |r| of r[n], scaled as LAPACK's dnrm2, so that it overflows only where
@@ -263,101 +260,6 @@ residual_packed(const vb_kproblem *p, int na, const double *kaa, const double *x
   }
   vb_dense_gemv_acc(na, na, kaa, f, out);
   return norm_of(out, na);
-}
-
-/* The largest active set whose LU is done here (vb_dense_lu) rather than
- * by LAPACK: below it the calls through LAPACKE into dgetf2's idamax,
- * dswap, dscal and dger (one call a column) and dgetrs's dlaswp and two
- * dtrsm cost more than the arithmetic (tanpura bridge, 64 points: 8 in
- * the LU on average, 95M of its 843M instructions in those calls). */
-#define DENSE_SMALL 32
-
-/* The Newton update d = -J^-1 r into p->rhs (holding r) from fbar' at
- * derivatives(p, na), J = I + K_AA diag(fbar'), by the unblocked LU of J
- * (vb_dense_lu up to DENSE_SMALL rows, else LAPACK's dgetf2: the active
- * sets are small, tens, where dgetrf's recursion into dtrsm and dgemm
- * costs more than the arithmetic: the tanpura's 64 points, 14.2 -> 12.1
- * us per step; same pivoting, the same bits); 0, or -1 when J is
- * singular or d not finite.  A contact whose force does not move with x1
- * at the iterate (fbar'_z = 0: out of contact at both ends of the step)
- * has the unit column e_z in J, so J is block triangular: with N the
- * others, (I + K_NN D_N) d_N = -r_N and d_z = -r_z - K_zN D_N d_N.  The
- * LU is then of the N block only (on the tanpura bridge 5 of 13 active
- * contacts on average: a third of the size, a twelfth of the work); the
- * whole J where every fbar' is non-zero, or where N's index list and
- * pivots do not fit the nc ints of p->iterations together (or its block
- * the doubles of p->jac before the trial slots). */
-int
-vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa)
-{
-  const int *act = p->piv;
-  int nc = p->nc, nn = 0;
-  double *J = p->jac, *d = p->rhs;
-  const double *df = derivatives(p, na);
-  for (int j = 0; j < na; j++)
-    nn += df[j] != 0.0;
-  /* reduced: N's pivots and index list fit p->iterations, and its block
-   * stays clear of the trial slots (derivatives(p, na) - na) that hold
-   * its right-hand side */
-  int reduced = nn < na && 2 * nn <= nc && (size_t)nn * nn + 2 * (size_t)na <= (size_t)nc * nc;
-  int n = reduced ? nn : na;
-  /* the pivots, then (reduced) N's place in the active set */
-  int *ipiv = p->iterations, *ix = reduced ? p->iterations + n : NULL;
-  double *b = reduced ? derivatives(p, na) - na : d; /* the trial slots are free here */
-  for (int j = 0, k = 0; reduced && j < na; j++)
-    if (df[j] != 0.0)
-      ix[k++] = j;
-  for (int k = 0; k < n; k++) {
-    int jk = reduced ? ix[k] : k;
-    double dfk = df[jk], *col = J + (size_t)k * n;
-    const double *kcol = p->K + act[jk], *pcol = kaa ? kaa + (size_t)jk * na : NULL;
-    if (pcol && reduced)
-      for (int i = 0; i < n; i++)
-        col[i] = (i == k) + pcol[ix[i]] * dfk;
-    else if (pcol)
-      for (int i = 0; i < n; i++)
-        col[i] = (i == k) + pcol[i] * dfk;
-    else if (reduced)
-      for (int i = 0; i < n; i++)
-        col[i] = (i == k) + kcol[(size_t)act[ix[i]] * nc] * dfk;
-    else
-      for (int i = 0; i < n; i++)
-        col[i] = (i == k) + kcol[(size_t)act[i] * nc] * dfk;
-  }
-  for (int k = 0; k < n; k++)
-    b[k] = -d[reduced ? ix[k] : k];
-  if (n > 0 && n <= DENSE_SMALL) {
-    if (vb_dense_lu(n, J, ipiv) != 0)
-      return -1;
-    vb_dense_lu_solve(n, J, ipiv, b);
-  } else if (n > 0 && (LAPACKE_dgetf2_work(LAPACK_COL_MAJOR, n, n, J, n, ipiv) != 0 ||
-                       LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, J, n, ipiv, b, n) != 0)) {
-    return -1;
-  }
-  if (reduced) {
-    /* d_z = -r_z - K_zN D_N d_N; then d_N */
-    for (int k = 0; k < n; k++)
-      J[k] = df[ix[k]] * b[k];
-    for (int i = 0; i < na; i++) {
-      if (df[i] != 0.0)
-        continue;
-      const double *row = p->K + (size_t)act[i] * nc;
-      double s = -d[i];
-      if (kaa)
-        for (int k = 0; k < n; k++)
-          s -= kaa[(size_t)ix[k] * na + i] * J[k];
-      else
-        for (int k = 0; k < n; k++)
-          s -= row[act[ix[k]]] * J[k];
-      d[i] = s;
-    }
-    for (int k = 0; k < n; k++)
-      d[ix[k]] = b[k];
-  }
-  for (int i = 0; i < na; i++)
-    if (!isfinite(d[i]))
-      return -1;
-  return 0;
 }
 
 /* Whether every update d_i is below contact piv[i]'s tolerance, relative

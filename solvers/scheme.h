@@ -234,7 +234,15 @@ vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int three
          (three && law_penetration(law, h->xm) > 0.0);
 }
 
-/* One Newton update of the active-set solve (kmethod.c; exposed for its
+/* Where the active-set Newton keeps fbar' of its na active contacts,
+ * packed: the last na doubles of p->jac (nc x nc). */
+static inline double *
+vb_kmethod_derivatives(const vb_kproblem *p, int na)
+{
+  return p->jac + (size_t)p->nc * p->nc - na;
+}
+
+/* One Newton update of the active-set solve (dense.c; exposed for its
  * tests): the active contacts p->piv[0..na) (ascending), the residual r
  * in p->rhs[0..na) and fbar' in the last na doubles of p->jac; d = -J^-1 r
  * with J = I + K_AA diag(fbar') into p->rhs.  K_AA from kaa (na x na,
