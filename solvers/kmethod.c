@@ -49,7 +49,6 @@
 #include "internal.h"
 #include "scheme.h"
 
-
 /* Halvings of the line search before the step is given up (lambda down to
  * 2^-40, about 1e-12: below that a step moves no iterate at the
  * tolerances the loader allows, >= 1e-16 relative). */
