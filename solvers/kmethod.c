@@ -580,9 +580,12 @@ expand_active(const vb_kproblem *p, int *na, int join)
       i--;
       continue;
     }
+    /* every member of the set solved this round acts on c: after a join
+     * above c they sit at act[0 .. n + added), the joined ones with
+     * fbar 0 (x - 0 leaves x as it was) */
     const double *row = p->K + (size_t)c * nc;
     double x = p->xt[c];
-    for (int j = 0; j < n; j++)
+    for (int j = 0; j < n + added; j++)
       x -= row[act[j]] * p->fbar[act[j]];
     p->x1[c] = x;
     p->fbar[c] = 0.0;
@@ -601,6 +604,8 @@ expand_active(const vb_kproblem *p, int *na, int join)
     }
   }
   *na = n + added;
+  if (p->rounds)
+    ++*p->rounds;
   return added;
 }
 

@@ -220,6 +220,8 @@ typedef struct vb_kproblem {
   const int *set;        /* [nset] the contacts to solve, ascending (the others
                             are skipped: out of contact, fbar 0); NULL: all */
   int nset;
+  int *rounds;           /* out, may be NULL: incremented once per active-set
+                            round that looked for contacts to join */
 } vb_kproblem;
 
 /* Whether contact ct could exert a force in a step predicted to reach xt:

@@ -132,6 +132,36 @@ START_TEST(test_joins)
 }
 END_TEST
 
+/* A join looks at every force of the set just solved: contact 2 pressed
+ * in pushes both 0 and 1 into contact (negative coupling), so after the
+ * round that solves {2} both join at once, and the round that solves
+ * {0, 1, 2} finds nobody else: two rounds.  expand_active used to sum the
+ * first n entries of the active list after inserting 1 in it, so contact
+ * 0 saw 1's zero force instead of 2's, stayed out and joined a round
+ * later (three rounds, one Newton solve more). */
+START_TEST(test_joins_together)
+{
+  kg_problem g;
+  ck_assert_int_eq(kg_make(&g, 5, 3, vb_scheme_lookup("two-point"), KG_POWER), 0);
+  double w = 1e-6, K[9] = {w, 0.0, -0.6 * w, 0.0, w, -0.6 * w, -0.6 * w, -0.6 * w, w};
+  memcpy(g.K, K, sizeof K);
+  for (int c = 0; c < 3; c++) {
+    g.cts[c].law = (vb_law){.kind = VB_LAW_POWER, .k = 1e9, .alpha = 1.5};
+    g.hist[c] = (vb_chist){.x = -1e-6};
+  }
+  g.xt[0] = g.xt[1] = -1e-7;
+  g.xt[2] = 1e-4;
+  int rounds = 0;
+  g.p.rounds = &rounds;
+  ck_assert_int_eq(vb_kmethod_solve(&g.p), VB_OK);
+  for (int c = 0; c < 3; c++)
+    ck_assert_double_gt(g.fbar[c], 0.0);
+  ck_assert_int_eq(rounds, 2);
+  ck_assert_double_le(kg_residual(&g), RESIDUAL_MAX);
+  kg_free(&g);
+}
+END_TEST
+
 /* Hostile problems (k up to 1e300, alpha up to 40, predictions up to
  * 100 m): Newton may not converge in 50 iterations, but it never leaves
  * a non-finite compression or force; only a force (or K fbar) that
@@ -718,6 +748,7 @@ kmethod_suite(void)
   tcase_add_test(tc, test_hunt_crossley);
   tcase_add_test(tc, test_quadratic);
   tcase_add_test(tc, test_joins);
+  tcase_add_test(tc, test_joins_together);
   tcase_add_test(tc, test_hostile);
   tcase_add_test(tc, test_scalar_newton);
   tcase_add_test(tc, test_update);
