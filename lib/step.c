@@ -200,10 +200,12 @@ rate_offset(vb_island_state *s, int c, double h)
   hc->roff = -hc->rate - 2.0 * (s->xd_next[c] - s->xdrv[c]) / h + s->xdrv_rate[c] + s->rd_next[c];
 }
 
-/* Whether any stepped contact may act this step: vb_kmethod_may_act's
- * screen (the same operations: penetration at the prediction xt, at n
- * and, three-level, at n-1), inline, the first that may deciding.  Most
- * steps of a distributed contact ask every contact and find none. */
+/* Whether any stepped contact may act this step (vb_kmethod_may_act,
+ * inline: penetration at the prediction xt, at n and, three-level, at
+ * n-1), the first that may deciding.  Most steps of a distributed contact
+ * ask every contact and find none: with every law one-sided and never
+ * always engaged, the penetration is x itself (law.h), and the same
+ * comparisons are made on the arrays directly. */
 static int
 any_may_act(const vb_island_state *s, int three)
 {
@@ -219,10 +221,7 @@ any_may_act(const vb_island_state *s, int three)
   }
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
-    const vb_law *law = &s->act[c].law;
-    const vb_chist *hc = &s->hist[c];
-    if (law_engaged(law, s->xt[c]) || law_engaged(law, hc->x) ||
-        (three && law_engaged(law, hc->xm)))
+    if (vb_kmethod_may_act(&s->act[c], &s->hist[c], s->xt[c], three))
       return 1;
   }
   return 0;
@@ -341,7 +340,7 @@ potential_of(const vb_contact *ct, const vb_chist *hc, int engaged)
 {
   double (*pot)(const vb_contact *, const vb_chist *) = ct->scheme->ops->potential;
   if (!pot || pot == vb_two_level_potential)
-    return engaged ? vb_law_potential(&ct->law, hc->x) : 0.0;
+    return engaged ? law_potential(&ct->law, hc->x) : 0.0;
   return pot(ct, hc);
 }
 
@@ -541,7 +540,7 @@ move_on_two_level(const vb_island_model *m, vb_island_state *s, double *diss, do
   }
   /* every potential V(x): those in contact, in the same order */
   for (int k = 0; law_pot && k < neng; k++)
-    pot += vb_law_potential(&act[eng[k]].law, hist[eng[k]].x);
+    pot += law_potential(&act[eng[k]].law, hist[eng[k]].x);
   s->neng = neng;
   s->contacts_finite = z == 0.0;
   return pot;
