@@ -390,17 +390,25 @@ saturation_warnings(const vb_scene *first)
               "warning: body '%s': %d modes at or above fs/2 = %g Hz dropped: the scheme of its "
               "island cannot step them (vibro check lists them)\n",
               first->bodies[i].name, first->bodies[i].ndropped, 0.5 * first->fs);
+  double *meff = NULL;
   for (int c = 0; c < first->ncontacts; c++) {
     double w, limit, used;
     if (!first->contacts[c].exact_duration)
       continue;
-    vb_contact_exact_duration(first, c, &w, &limit, &used);
+    /* one island build for all of them (one each made N contacts cost N^2) */
+    if (!meff && (meff = malloc((size_t)first->ncontacts * sizeof *meff)) != NULL)
+      vb_scene_contact_masses(first, meff);
+    if (meff)
+      vb_contact_exact_duration_at(first, c, meff[c], &w, &limit, &used);
+    else
+      vb_contact_exact_duration(first, c, &w, &limit, &used);
     if (used != w)
       fprintf(stderr,
               "warning: contact '%s' saturated: the sample rate resolves contacts "
               "down to %.6g s, not the %.6g s this one lasts; it will last %.6g s\n",
               first->contacts[c].name, M_PI / limit, M_PI / w, M_PI / used);
   }
+  free(meff);
 }
 
 /* Scenes that ended inside an impact (the table's engaged_at_end, read
