@@ -230,6 +230,11 @@ print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end
          sc->contacts[first].group_point,
          b->points[body_a ? sc->contacts[first].pa : sc->contacts[first].pb].x, t_first,
          s[first].rate, s[first].meff, pr.duration, pr.duration * sc->fs);
+  /* points pressed into the barrier from t = 0 act from the first step,
+   * before the first contact above: a profile set too high says so here */
+  if (engaged > 0)
+    printf("  %d of %d points start engaged (penetration up to %.6g m at t = 0)\n", engaged,
+           e - c, pmax);
 }
 
 /* Seconds on a monotonic clock. */

@@ -384,12 +384,18 @@ check_output(const char *out, const vb_study *study)
 static void
 saturation_warnings(const vb_scene *first)
 {
-  for (int i = 0; i < first->nbodies; i++)
-    if (first->bodies[i].ndropped > 0)
-      fprintf(stderr,
-              "warning: body '%s': %d modes at or above fs/2 = %g Hz dropped: the scheme of its "
-              "island cannot step them (vibro check lists them)\n",
-              first->bodies[i].name, first->bodies[i].ndropped, 0.5 * first->fs);
+  for (int i = 0; i < first->nbodies; i++) {
+    const vb_body *b = &first->bodies[i];
+    double top = 0.0;
+    if (b->ndropped == 0)
+      continue;
+    for (int j = 0; j < b->nmodes; j++) /* the kept modes */
+      top = b->freq[j] > top ? b->freq[j] : top;
+    fprintf(stderr,
+            "warning: body '%s': %d modes at or above fs/2 = %g Hz dropped: the scheme of its "
+            "island cannot step them; the highest kept is at %g Hz (vibro check lists them)\n",
+            b->name, b->ndropped, 0.5 * first->fs, top);
+  }
   double *meff = NULL;
   for (int c = 0; c < first->ncontacts; c++) {
     double w, limit, used;
