@@ -363,7 +363,7 @@ vb_scene_contact_mass(const vb_scene *scene, int c)
 {
   vb_model *md;
   char err[8];
-  if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK)
+  if (vb_model_compile_queries(scene, &md, err, sizeof err) != VB_OK)
     return NAN;
   double m = md->islands[md->contact_island[c]].meff[md->contact_local[c]];
   vb_model_free(md);
@@ -383,7 +383,7 @@ vb_scene_approach_rate(const vb_scene *scene, int c, double *meff)
 
   if (meff)
     *meff = NAN;
-  if (!s || vb_model_compile(scene, &md, err, sizeof err) != VB_OK) {
+  if (!s || vb_model_compile_queries(scene, &md, err, sizeof err) != VB_OK) {
     free(s);
     return rate;
   }
@@ -405,7 +405,7 @@ vb_scene_contact_states(const vb_scene *scene, vb_contact_start *out)
   vb_model *md;
   char err[8];
 
-  if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK) {
+  if (vb_model_compile_queries(scene, &md, err, sizeof err) != VB_OK) {
     for (int c = 0; c < scene->ncontacts; c++)
       out[c] = (vb_contact_start){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     return;
@@ -442,7 +442,7 @@ vb_scene_contact_masses(const vb_scene *scene, double *meff)
   vb_model *md;
   char err[8];
 
-  if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK) {
+  if (vb_model_compile_queries(scene, &md, err, sizeof err) != VB_OK) {
     for (int c = 0; c < scene->ncontacts; c++)
       meff[c] = NAN;
     return;
