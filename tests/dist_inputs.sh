@@ -88,5 +88,27 @@ scene "$(echo "$string" | sed 's/nmodes = 200/nmodes = 300/')" '{ x = [0.5]; }' 
 expect 0 "$vibro" run "$tmp/s.cfg" -o "$tmp/nyq.h5"
 contains "$tmp/err" "warning: body 'string': 80 modes at or above fs/2 = 22050 Hz dropped: the scheme of its island cannot step them; the highest kept is at 22000 Hz"
 
+# a sweep whose scenes differ from scene 0 in points or modes passed
+# vibro check (valid, exit 0) and stopped vibro run at scene 1, after
+# scene 0, with a message without file:line that advised --resume: the
+# number of a block's points, and scene.fs when a two-level scheme drops
+# the modes at or above fs/2 (a convergence study in fs).  Refused at load
+scene "$(echo "$string" | sed 's/nmodes = 200/nmodes = 300/')" '{ from = 0.005; to = 0.025; n = 16; }' \
+  '{ parabola = [0.015, -1e-5, -0.5]; }'
+cp "$tmp/s.cfg" "$tmp/base.cfg"
+{ sed '/^record/d' "$tmp/base.cfg"; echo 'record = { signals = []; };'
+  echo 'sweep = { params = ( { path = "contacts.jv.points.n"; values = [16, 64]; } ); };'; } >"$tmp/swn.cfg"
+error "$tmp/swn.cfg:12: sweep: scene 1 differs from scene 0 in what a sweep may not change: it has 2 bodies and 64 contacts, scene 0 2 and 16 (valid: values that keep the bodies' kinds, modes and points and the contacts of scene 0) (scene 1: contacts.jv.points.n = 64)" \
+  "$vibro" check "$tmp/swn.cfg"
+expect 1 "$vibro" run "$tmp/swn.cfg" -o "$tmp/swn.h5"
+[ ! -e "$tmp/swn.h5" ] && [ ! -e "$tmp/swn.h5.part" ] && ok || bad "a refused study left an output"
+{ sed '/^record/d' "$tmp/base.cfg"; echo 'record = { signals = []; };'
+  echo 'sweep = { params = ( { path = "scene.fs"; values = [44100.0, 88200.0]; } ); };'; } >"$tmp/swfs.cfg"
+error "$tmp/swfs.cfg:12: sweep: scene 1 differs from scene 0 in what a sweep may not change: body 'string' has 300 modes and 16 points, in scene 0 220 and 16 (its scheme drops the modes at or above fs/2: give it only modes below the sweep's lowest fs/2, or use a three-level scheme, which keeps them all) (valid: values that keep the bodies' kinds, modes and points and the contacts of scene 0) (scene 1: scene.fs = 88200)" \
+  "$vibro" check "$tmp/swfs.cfg"
+# the same sweep with three-point keeps every mode in both scenes: it runs
+sed 's/scheme = "two-point"/scheme = "three-point"/' "$tmp/swfs.cfg" >"$tmp/swfs3.cfg"
+expect 0 "$vibro" run "$tmp/swfs3.cfg" -o "$tmp/swfs3.h5"
+
 echo "dist_inputs.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
