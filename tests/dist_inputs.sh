@@ -110,5 +110,17 @@ error "$tmp/swfs.cfg:12: sweep: scene 1 differs from scene 0 in what a sweep may
 sed 's/scheme = "two-point"/scheme = "three-point"/' "$tmp/swfs.cfg" >"$tmp/swfs3.cfg"
 expect 0 "$vibro" run "$tmp/swfs3.cfg" -o "$tmp/swfs3.h5"
 
+# exact_duration on a block of 50 points, all beyond the rate's limit:
+# vibro run warned once per point, naming 'jv[k]' (50 lines; 1000 for a
+# 1000-point block); once for the block now, naming it, as check does
+# (pi sqrt(m/k), m = 1/sum_n sin(n pi x)^2/(mu L/2) = 5e-6 kg at x = 0.005:
+# 7.02481e-09 s by numpy; the limit pi/(pi fs), 0.99 of it used)
+scene "$string" '{ from = 0.005; to = 0.025; n = 50; }' '{ height = -1e-5; }'
+sed 's/law = "power"; k = 1e9; alpha = 1.5;/law = "power"; k = 1e12; alpha = 1; exact_duration = true; saturate = true;/' \
+  "$tmp/s.cfg" >"$tmp/sat.cfg"
+expect 0 "$vibro" run "$tmp/sat.cfg" -o "$tmp/sat.h5"
+grep -v 'scenes, ' "$tmp/err" | grep 'saturated' >"$tmp/sat.txt"
+only_line "$tmp/sat.txt" "warning: contact 'jv': 50 of its 50 points saturated (first: point 0, x 0.005 m: it lasts 7.02481e-09 s, the sample rate resolves contacts down to 2.26757e-05 s; it will last 2.29048e-05 s)"
+
 echo "dist_inputs.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -397,22 +397,52 @@ saturation_warnings(const vb_scene *first)
             b->name, b->ndropped, 0.5 * first->fs, top);
   }
   double *meff = NULL;
-  for (int c = 0; c < first->ncontacts; c++) {
-    double w, limit, used;
-    if (!first->contacts[c].exact_duration)
+  for (int c = 0, end; c < first->ncontacts; c = end) {
+    const vb_contact *ct = &first->contacts[c];
+    double w = 0.0, limit = 0.0, used = 0.0;
+    int saturated = 0, at = -1;
+    /* a distributed block's points (consecutive) warn once, as check does */
+    for (end = c + 1; ct->group[0] != '\0' && end < first->ncontacts &&
+                      strcmp(first->contacts[end].group, ct->group) == 0;
+         end++)
+      ;
+    if (!ct->exact_duration)
       continue;
     /* one island build for all of them (one each made N contacts cost N^2) */
     if (!meff && (meff = malloc((size_t)first->ncontacts * sizeof *meff)) != NULL)
       vb_scene_contact_masses(first, meff);
-    if (meff)
-      vb_contact_exact_duration_at(first, c, meff[c], &w, &limit, &used);
-    else
-      vb_contact_exact_duration(first, c, &w, &limit, &used);
-    if (used != w)
+    for (int k = c; k < end; k++) {
+      double wk, lk, uk;
+      if (meff)
+        vb_contact_exact_duration_at(first, k, meff[k], &wk, &lk, &uk);
+      else
+        vb_contact_exact_duration(first, k, &wk, &lk, &uk);
+      if (uk != wk && saturated++ == 0) {
+        at = k;
+        w = wk;
+        limit = lk;
+        used = uk;
+      }
+    }
+    if (saturated == 0)
+      continue;
+    if (ct->group[0] == '\0')
       fprintf(stderr,
               "warning: contact '%s' saturated: the sample rate resolves contacts "
               "down to %.6g s, not the %.6g s this one lasts; it will last %.6g s\n",
-              first->contacts[c].name, M_PI / limit, M_PI / w, M_PI / used);
+              ct->name, M_PI / limit, M_PI / w, M_PI / used);
+    else {
+      const vb_contact *p = &first->contacts[at];
+      const vb_body *a = &first->bodies[p->a];
+      double x = a->kind == VB_BODY_MODAL ? a->points[p->pa].x
+                                          : first->bodies[p->b].points[p->pb].x;
+      fprintf(stderr,
+              "warning: contact '%s': %d of its %d points saturated (first: point %d, x %g m: "
+              "it lasts %.6g s, the sample rate resolves contacts down to %.6g s; it will last "
+              "%.6g s)\n",
+              ct->group, saturated, end - c, p->group_point, x, M_PI / w, M_PI / limit,
+              M_PI / used);
+    }
   }
   free(meff);
 }
