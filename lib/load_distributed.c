@@ -367,6 +367,21 @@ vb_load_distributed(vb_loader *ld, const config_setting_t *g, vb_dist_block *out
                      ld->scene->bodies[out->body].name, p.kind);
     goto done;
   }
+  const config_setting_t *sm = vb_src_member(g, "scheme");
+  if (out->n > 1 && sm && config_setting_type(sm) == CONFIG_TYPE_STRING &&
+      strcmp(config_setting_get_string(sm), "quadratic") == 0) {
+    /* Ducceschi's closed form (eqs 16-19) solves one contact; a block's
+     * points couple through the body's modes, where the scalar
+     * discriminant does not govern the coupled step: two points of a
+     * lossless spring already end "newton failed" (tests/dist_inputs.sh) */
+    rc = vb_src_fail(ld, sm, obj,
+                     "scheme 'quadratic' cannot step a distributed contact of %d points: its "
+                     "closed form (Ducceschi eqs 16-19) is for one contact, and the points "
+                     "couple through the body's modes (valid: two-point, three-point, sav, am1, "
+                     "verlet, position-verlet, heun, rk4)",
+                     out->n);
+    goto done;
+  }
   if (strlen(name) + 8 >= VB_NAME_MAX) { /* room for "[99999]" */
     rc = vb_src_fail(ld, vb_src_at(g, "name"), obj,
                      "name too long for its points' names NAME[k] (valid: at most %d characters)",
