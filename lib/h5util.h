@@ -39,10 +39,15 @@ typedef struct vb_h5_attrs {
   size_t size[VB_H5_ATTR_TYPES]; /* their sizes, bytes with the NUL */
   int utf8[VB_H5_ATTR_TYPES];    /* their character sets: 1 UTF-8, 0 ASCII */
   int ntypes;
+  hid_t dcpl[2]; /* vb_h5_dataset_in's creation properties: [1] float64's */
 } vb_h5_attrs;
 /* vb_h5_attr_string and vb_h5_attr_double through c; 0 or -1. */
 int vb_h5_attrs_string(vb_h5_attrs *c, hid_t obj, const char *name, const char *value);
 int vb_h5_attrs_double(vb_h5_attrs *c, hid_t obj, const char *name, double value);
+/* vb_h5_dataset with c's creation properties and types (the columns of
+ * a table); the dataset, or a negative id. */
+hid_t vb_h5_dataset_in(vb_h5_attrs *c, hid_t loc, const char *name, hid_t type, int rank,
+                       const hsize_t *dims, const char *units);
 /* Close what c made and zero it; 0 or -1. */
 int vb_h5_attrs_done(vb_h5_attrs *c);
 /* Read a scalar string attribute (variable- or fixed-length); the caller frees the copy (NULL

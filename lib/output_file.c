@@ -733,7 +733,7 @@ vb_stack_write_scenes(vb_stack *st, vb_packed_scene *const *sc, long n, char *er
   for (i = 0; i < n; i++)
     nev += sc[i]->nevents;
   rows = malloc((size_t)(n > 0 ? n : 1) * f->table.rowsize);
-  events = malloc(nev > 0 ? (size_t)nev * f->events.rowsize : 1);
+  events = malloc(nev > 0 && n > 1 ? (size_t)nev * f->events.rowsize : 1);
   if (!rows || !events) {
     free(rows);
     free(events);
@@ -744,14 +744,16 @@ vb_stack_write_scenes(vb_stack *st, vb_packed_scene *const *sc, long n, char *er
     memcpy(row, sc[i]->row, f->table.rowsize);
     vb_row_set_long(&f->table, row, VB_TC_EVENTS_START, e);
     vb_row_set_long(&f->table, row, VB_TC_EVENTS_COUNT, sc[i]->nevents);
-    if (sc[i]->nevents > 0)
+    /* one scene's events are written from where they are */
+    if (sc[i]->nevents > 0 && n > 1)
       memcpy(events + (size_t)e * f->events.rowsize, sc[i]->events,
              (size_t)sc[i]->nevents * f->events.rowsize);
     e += sc[i]->nevents;
   }
   rc = vb_stack_write_rows(st, 0, n, rows, NULL, err, errlen);
   if (rc == VB_OK)
-    rc = vb_stack_write_events(st, 0, nev, events, err, errlen);
+    rc = vb_stack_write_events(st, 0, nev, n == 1 && nev > 0 ? sc[0]->events : events, err,
+                               errlen);
   for (int x = 0; x < VB_XT_COUNT && rc == VB_OK; x++)
     if (f->xt[x].nfields > 0)
       rc = xt_write(st, x, sc, n, err, errlen);
