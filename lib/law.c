@@ -230,24 +230,20 @@ vb_law_side_penetration(const vb_law *law, double sign, double x)
   return sign * x - law->h;
 }
 
-/* Engaged amount: [p]_+ for one-sided laws, |x| for the polynomial. */
+/* Engaged amount: [p]_+ for one-sided laws, |x| for the polynomial
+ * (law.h's law_engaged_amount). */
 static double
 engaged(const vb_law *law, double x)
 {
-  if (vb_law_table[law->kind].always_engaged)
-    return fabs(x);
-  double p = vb_law_penetration(law, x);
-  return p > 0.0 ? p : 0.0;
+  return law_engaged_amount(law, x);
 }
 
-/* Chatziioannou eq 2 / Ducceschi eq 3: V = k/(a+1) [p]^(a+1). */
+/* Chatziioannou eq 2 / Ducceschi eq 3: V = k/(a+1) [p]^(a+1) (law.h's
+ * law_potential). */
 double
 vb_law_potential(const vb_law *law, double x)
 {
-  double p = engaged(law, x);
-  if (p == 0.0)
-    return 0.0;
-  return law->k / (law->alpha + 1.0) * pow(p, law->alpha + 1.0);
+  return law_potential(law, x);
 }
 
 /* V'(x) = sign k [p]^a. */
@@ -272,6 +268,15 @@ vb_law_curvature(const vb_law *law, double x)
   return law->k * law->alpha * pow(p, law->alpha - 1.0);
 }
 
+/* fmax(|a|, |b|) inline (libm's fmax is a call, a Newton trial's force
+ * asks it): the larger, or the other where one is NaN. */
+static inline double
+max_abs(double a, double b)
+{
+  double x = fabs(a), y = fabs(b);
+  return x > y || y != y ? x : y;
+}
+
 /* Discrete gradient (V(x1) - V(x0)) / (x1 - x0) (Chatziioannou eq 7-8):
  * exact to rounding in the energy it implies, V' at the midpoint only
  * where the two points coincide to 1e-10 relative. */
@@ -279,7 +284,7 @@ double
 vb_law_gradient(const vb_law *law, double x1, double x0)
 {
   double d = x1 - x0;
-  double scale = fmax(fabs(x1), fabs(x0));
+  double scale = max_abs(x1, x0);
   if (fabs(d) <= 1e-10 * scale || d == 0.0)
     return vb_law_elastic(law, 0.5 * (x1 + x0));
   return (vb_law_potential(law, x1) - vb_law_potential(law, x0)) / d;
@@ -293,15 +298,27 @@ vb_law_gradient(const vb_law *law, double x1, double x0)
 double
 vb_law_gradient_pair(const vb_law *law, double x1, double x0, double *dg)
 {
+  return vb_law_gradient_pair_v0(law, x1, x0, vb_law_potential(law, x0), dg);
+}
+
+/* vb_law_gradient_pair with V(x0) given: law_gradient_pair_v0. */
+double
+vb_law_gradient_pair_v0(const vb_law *law, double x1, double x0, double v0, double *dg)
+{
+  return law_gradient_pair_v0(law, x1, x0, v0, dg);
+}
+
+/* law_gradient_pair_v0 where x1 and x0 are within 1e-5 of their scale:
+ * V' at the midpoint or the quotient (the 1e-10 threshold), and V''/2 at
+ * the midpoint, as vb_law_gradient and vb_law_gradient_dx1. */
+double
+vb_law_gradient_pair_near(const vb_law *law, double x1, double x0, double v0, double *dg)
+{
   double d = x1 - x0;
-  double scale = fmax(fabs(x1), fabs(x0));
-  double g = fabs(d) <= 1e-10 * scale || d == 0.0
-                 ? vb_law_elastic(law, 0.5 * (x1 + x0))
-                 : (vb_law_potential(law, x1) - vb_law_potential(law, x0)) / d;
-  if (fabs(d) <= 1e-5 * scale || d == 0.0)
-    *dg = 0.5 * vb_law_curvature(law, 0.5 * (x1 + x0));
-  else
-    *dg = (vb_law_elastic(law, x1) - g) / d;
+  double scale = max_abs(x1, x0);
+  double g = fabs(d) <= 1e-10 * scale || d == 0.0 ? vb_law_elastic(law, 0.5 * (x1 + x0))
+                                                  : (vb_law_potential(law, x1) - v0) / d;
+  *dg = 0.5 * vb_law_curvature(law, 0.5 * (x1 + x0));
   return g;
 }
 
@@ -311,7 +328,7 @@ double
 vb_law_gradient_dx1(const vb_law *law, double x1, double x0)
 {
   double d = x1 - x0;
-  double scale = fmax(fabs(x1), fabs(x0));
+  double scale = max_abs(x1, x0);
   if (fabs(d) <= 1e-5 * scale || d == 0.0)
     return 0.5 * vb_law_curvature(law, 0.5 * (x1 + x0));
   return (vb_law_elastic(law, x1) - vb_law_gradient(law, x1, x0)) / d;
@@ -325,20 +342,14 @@ vb_law_gradient_dx1(const vb_law *law, double x1, double x0)
 double
 vb_law_damping(const vb_law *law, double fe)
 {
-  switch (vb_law_table[law->kind].damping) {
-  case VB_DAMPING_HUNT_CROSSLEY: return law->mu * (fe < 0.0 ? -fe : fe);
-  case VB_DAMPING_LINEAR: return law->c;
-  default: return 0.0;
-  }
+  return law_damping(law, fe);
 }
 
 /* d(damping coefficient)/d(elastic force) at elastic force fe. */
 double
 vb_law_damping_slope(const vb_law *law, double fe)
 {
-  if (vb_law_table[law->kind].damping != VB_DAMPING_HUNT_CROSSLEY)
-    return 0.0;
-  return fe < 0.0 ? -law->mu : law->mu;
+  return law_damping_slope(law, fe);
 }
 
 /* The Hunt-Crossley mu an impact of this law sees, s/m: the damping

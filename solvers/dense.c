@@ -1,4 +1,5 @@
-/* dense.c - the K-method's small dense LU (vb_dense_lu, vb_dense_lu_solve).
+/* dense.c - the K-method's small dense LU (vb_dense_lu, vb_dense_lu_solve)
+ * and its Newton update (vb_kmethod_update), which factors with it.
  *
  * The active set's Newton matrix I + K_AA diag(fbar') is of a few to a few
  * tens of rows (the tanpura bridge's 64 points: 6.6 on average, up to 28).
@@ -9,14 +10,20 @@
  * reference BLAS (netlib, as tools/setup.sh installs), so its factors,
  * pivots and solutions are LAPACK's to the bit (tests/check_kmethod.c,
  * test_dense_lu), without the calls. */
+#include <lapacke.h>
 #include <math.h>
 #include <stddef.h>
 #include "scheme.h"
 
+/* LAPACK's pivots are kept in vb_kproblem's int scratch. */
+_Static_assert(sizeof(lapack_int) == sizeof(int), "LP64 LAPACK (int pivots) expected");
+
 /* Compiled also for x86-64-v3 (AVX2), chosen at load time, as
  * lib/kernels.c's kernels: the rank-1 updates four rows a pass, each
  * entry the same product and sum (no contraction: -ffp-contract=off), so
- * the same bits. */
+ * the same bits.  The vector loops ask for it (omp simd) with GCC only:
+ * clang vectorizes them itself where it can, and asked to, warns where it
+ * cannot (-Wpass-failed in the fuzz build, under the sanitizers). */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 #define DENSE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
@@ -70,7 +77,9 @@ vb_dense_lu(int n, double *a, int *ipiv)
       if (cj[k] == 0.0)
         continue;
       double t = -cj[k];
+#ifndef __clang__
 #pragma omp simd
+#endif
       for (int i = k + 1; i < n; i++)
         cj[i] = cj[i] + lk[i] * t;
     }
@@ -108,4 +117,120 @@ vb_dense_lu_solve(int n, const double *a, const int *ipiv, double *b)
     for (int i = 0; i < k; i++)
       b[i] = b[i] - b[k] * ck[i];
   }
+}
+
+/* y[i] = y[i] + a[j n + i] x[j] for j = 0 .. m-1 in turn (a column-major
+ * n x m): each y_i the sum of a row loop in its order, so the same bits,
+ * a column at a time (the K-method's residual, rows contiguous). */
+DENSE_CLONES void
+vb_dense_gemv_acc(int n, int m, const double *a, const double *x, double *y)
+{
+  for (int j = 0; j < m; j++) {
+    const double *restrict aj = a + (size_t)j * n;
+    double *restrict yj = y; /* apart from a */
+    double xj = x[j];
+#ifndef __clang__
+#pragma omp simd
+#endif
+    for (int i = 0; i < n; i++)
+      yj[i] = yj[i] + aj[i] * xj;
+  }
+}
+
+/* ------------------------------------------ the K-method's Newton update
+ * (kmethod.c's active-set Newton; here beside its LU) */
+
+/* The largest active set whose LU is done here (vb_dense_lu) rather than
+ * by LAPACK: below it the calls through LAPACKE into dgetf2's idamax,
+ * dswap, dscal and dger (one call a column) and dgetrs's dlaswp and two
+ * dtrsm cost more than the arithmetic (tanpura bridge, 64 points: 8 in
+ * the LU on average, 95M of its 843M instructions in those calls). */
+#define DENSE_SMALL 32
+
+/* The Newton update d = -J^-1 r into p->rhs (holding r) from fbar' at
+ * vb_kmethod_derivatives(p, na), J = I + K_AA diag(fbar'), by the unblocked LU of J
+ * (vb_dense_lu up to DENSE_SMALL rows, else LAPACK's dgetf2: the active
+ * sets are small, tens, where dgetrf's recursion into dtrsm and dgemm
+ * costs more than the arithmetic: the tanpura's 64 points, 14.2 -> 12.1
+ * us per step; same pivoting, the same bits); 0, or -1 when J is
+ * singular or d not finite.  A contact whose force does not move with x1
+ * at the iterate (fbar'_z = 0: out of contact at both ends of the step)
+ * has the unit column e_z in J, so J is block triangular: with N the
+ * others, (I + K_NN D_N) d_N = -r_N and d_z = -r_z - K_zN D_N d_N.  The
+ * LU is then of the N block only (on the tanpura bridge 5 of 13 active
+ * contacts on average: a third of the size, a twelfth of the work); the
+ * whole J where every fbar' is non-zero, or where N's index list and
+ * pivots do not fit the nc ints of p->iterations together (or its block
+ * the doubles of p->jac before the trial slots). */
+int
+vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa)
+{
+  const int *act = p->piv;
+  int nc = p->nc, nn = 0;
+  double *J = p->jac, *d = p->rhs;
+  const double *df = vb_kmethod_derivatives(p, na);
+  for (int j = 0; j < na; j++)
+    nn += df[j] != 0.0;
+  /* reduced: N's pivots and index list fit p->iterations, and its block
+   * stays clear of the trial slots (vb_kmethod_derivatives(p, na) - na) that hold
+   * its right-hand side */
+  int reduced = nn < na && 2 * nn <= nc && (size_t)nn * nn + 2 * (size_t)na <= (size_t)nc * nc;
+  int n = reduced ? nn : na;
+  /* the pivots, then (reduced) N's place in the active set */
+  int *ipiv = p->iterations, *ix = reduced ? p->iterations + n : NULL;
+  double *b = reduced ? vb_kmethod_derivatives(p, na) - na : d; /* the trial slots are free here */
+  for (int j = 0, k = 0; reduced && j < na; j++)
+    if (df[j] != 0.0)
+      ix[k++] = j;
+  for (int k = 0; k < n; k++) {
+    int jk = reduced ? ix[k] : k;
+    double dfk = df[jk], *col = J + (size_t)k * n;
+    const double *kcol = p->K + act[jk], *pcol = kaa ? kaa + (size_t)jk * na : NULL;
+    if (pcol && reduced)
+      for (int i = 0; i < n; i++)
+        col[i] = (i == k) + pcol[ix[i]] * dfk;
+    else if (pcol)
+      for (int i = 0; i < n; i++)
+        col[i] = (i == k) + pcol[i] * dfk;
+    else if (reduced)
+      for (int i = 0; i < n; i++)
+        col[i] = (i == k) + kcol[(size_t)act[ix[i]] * nc] * dfk;
+    else
+      for (int i = 0; i < n; i++)
+        col[i] = (i == k) + kcol[(size_t)act[i] * nc] * dfk;
+  }
+  for (int k = 0; k < n; k++)
+    b[k] = -d[reduced ? ix[k] : k];
+  if (n > 0 && n <= DENSE_SMALL) {
+    if (vb_dense_lu(n, J, ipiv) != 0)
+      return -1;
+    vb_dense_lu_solve(n, J, ipiv, b);
+  } else if (n > 0 && (LAPACKE_dgetf2_work(LAPACK_COL_MAJOR, n, n, J, n, ipiv) != 0 ||
+                       LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, J, n, ipiv, b, n) != 0)) {
+    return -1;
+  }
+  if (reduced) {
+    /* d_z = -r_z - K_zN D_N d_N; then d_N */
+    for (int k = 0; k < n; k++)
+      J[k] = df[ix[k]] * b[k];
+    for (int i = 0; i < na; i++) {
+      if (df[i] != 0.0)
+        continue;
+      const double *row = p->K + (size_t)act[i] * nc;
+      double s = -d[i];
+      if (kaa)
+        for (int k = 0; k < n; k++)
+          s -= kaa[(size_t)ix[k] * na + i] * J[k];
+      else
+        for (int k = 0; k < n; k++)
+          s -= row[act[ix[k]]] * J[k];
+      d[i] = s;
+    }
+    for (int k = 0; k < n; k++)
+      d[ix[k]] = b[k];
+  }
+  for (int i = 0; i < na; i++)
+    if (!isfinite(d[i]))
+      return -1;
+  return 0;
 }

@@ -14,7 +14,7 @@
  * with the LU (dgetf2's and dgetrs's operations: vb_dense_lu up to 32
  * contacts, LAPACK's above) of the Jacobian I + K_AA diag(fbar')
  * (of its block of the contacts whose force moves with x1: the others'
- * columns are unit vectors, vb_kmethod_update),
+ * columns are unit vectors, vb_kmethod_update in dense.c),
  * globalised by a backtracking (Armijo) line search on |r| (Dennis &
  * Schnabel, Numerical Methods for Unconstrained Optimization, alg. 6.3.1),
  * non-monotone (Grippo, Lampariello & Lucidi 1986): the Newton step d
@@ -45,13 +45,9 @@
  * active-set Newton when the sweeps stall. */
 #include <float.h>
 #include <math.h>
-#include <lapacke.h>
 #include <string.h>
 #include "internal.h"
 #include "scheme.h"
-
-/* LAPACK's pivots are kept in vb_kproblem's int scratch. */
-_Static_assert(sizeof(lapack_int) == sizeof(int), "LP64 LAPACK (int pivots) expected");
 
 /* Halvings of the line search before the step is given up (lambda down to
  * 2^-40, about 1e-12: below that a step moves no iterate at the
@@ -79,17 +75,6 @@ static inline int
 member(const vb_kproblem *p, int k)
 {
   return p->set ? p->set[k] : k;
-}
-
-/* Whether a contact could exert a force this step. */
-int
-vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int three)
-{
-  const vb_law *law = &ct->law;
-  /* vb_law_engaged, one call fewer: a step with no solve asks every
-   * contact */
-  return law_penetration(law, xt) > 0.0 || law_penetration(law, h->x) > 0.0 ||
-         (three && law_penetration(law, h->xm) > 0.0);
 }
 
 typedef struct {
@@ -134,13 +119,39 @@ solve_one(const vb_kproblem *p, int c, double e, double w, double *x1)
                          &p->iterations[c]);
 }
 
+/* The operations of the scheme stepping contact c this step (its
+ * fall-back's where that took over). */
+static inline const vb_scheme_ops *
+ops_of(const vb_kproblem *p, int c)
+{
+  const vb_scheme *sch = p->cts[c].scheme;
+  return (p->fallback[c] ? sch->fallback : sch)->ops;
+}
+
 /* The force function of contact c as it is being solved this step. */
 static double
 force_of(const vb_kproblem *p, int c, double x1, double *df)
 {
-  const vb_contact *ct = &p->cts[c];
-  const vb_scheme *sch = p->fallback[c] ? ct->scheme->fallback : ct->scheme;
-  return sch->ops->step_force(ct, &p->hist[c], p->dt, x1, df);
+  return ops_of(p, c)->step_force(&p->cts[c], &p->hist[c], p->dt, x1, df);
+}
+
+/* The part of contact c's step force that is the same for every trial
+ * (its scheme's step_base: two-point V(x^n)), or 0 where it has none. */
+static double
+base_of(const vb_kproblem *p, int c)
+{
+  const vb_scheme_ops *o = ops_of(p, c);
+  return o->step_base ? o->step_base(&p->cts[c], &p->hist[c]) : 0.0;
+}
+
+/* force_of with base_of's value b: the same bits, the base not formed
+ * again (a power a trial for each contact in contact at n). */
+static double
+force_at(const vb_kproblem *p, int c, double x1, double b, double *df)
+{
+  const vb_scheme_ops *o = ops_of(p, c);
+  return o->step_force_at ? o->step_force_at(&p->cts[c], &p->hist[c], p->dt, x1, b, df)
+                          : o->step_force(&p->cts[c], &p->hist[c], p->dt, x1, df);
 }
 
 /* The scale of contact c's compression, m: what its tolerance is relative
@@ -169,12 +180,32 @@ scale_of(const vb_kproblem *p, int c)
 static double *
 derivatives(const vb_kproblem *p, int na)
 {
-  return p->jac + (size_t)p->nc * p->nc - na;
+  return vb_kmethod_derivatives(p, na);
 }
 
-/* |r| at x1_A + lambda d with forces f (packed when `packed`, else
- * indexed by contact), r into out[na] when out is not NULL; scaled as
- * LAPACK's dnrm2, so that it overflows only where r does. */
+/* |r| of r[n], scaled as LAPACK's dnrm2, so that it overflows only where
+ * r does; INFINITY where an entry is not finite. */
+static double
+norm_of(const double *r, int n)
+{
+  double scale = 0.0, ssq = 1.0; /* |r| = scale sqrt(ssq), as LAPACK's dnrm2 */
+  for (int i = 0; i < n; i++) {
+    double a = fabs(r[i]);
+    if (!(a <= scale)) {
+      if (!isfinite(a))
+        return INFINITY;
+      ssq = 1.0 + ssq * (scale / a) * (scale / a);
+      scale = a;
+    } else if (a > 0.0) {
+      ssq += (a / scale) * (a / scale);
+    }
+  }
+  return scale * sqrt(ssq);
+}
+
+/* |r| at x1_A + lambda d (at xs[na] where xs is not NULL) with forces f
+ * (packed when `packed`, else indexed by contact), r into out[na] when out
+ * is not NULL (norm_of). */
 static double
 residual(const vb_kproblem *p, int na, const double *xs, double lambda, const double *d,
          const double *f, int packed, double *out)
@@ -209,89 +240,25 @@ residual(const vb_kproblem *p, int na, const double *xs, double lambda, const do
   return scale * sqrt(ssq);
 }
 
-/* The largest active set whose LU is done here (vb_dense_lu) rather than
- * by LAPACK: below it the calls through LAPACKE into dgetf2's idamax,
- * dswap, dscal and dger (one call a column) and dgetrs's dlaswp and two
- * dtrsm cost more than the arithmetic (tanpura bridge, 64 points: 8 in
- * the LU on average, 95M of its 843M instructions in those calls). */
-#define DENSE_SMALL 32
-
-/* The Newton update d = -J^-1 r into p->rhs (holding r) from fbar' at
- * derivatives(p, na), J = I + K_AA diag(fbar'), by the unblocked LU of J
- * (vb_dense_lu up to DENSE_SMALL rows, else LAPACK's dgetf2: the active
- * sets are small, tens, where dgetrf's recursion into dtrsm and dgemm
- * costs more than the arithmetic: the tanpura's 64 points, 14.2 -> 12.1
- * us per step; same pivoting, the same bits); 0, or -1 when J is
- * singular or d not finite.  A contact whose force does not move with x1
- * at the iterate (fbar'_z = 0: out of contact at both ends of the step)
- * has the unit column e_z in J, so J is block triangular: with N the
- * others, (I + K_NN D_N) d_N = -r_N and d_z = -r_z - K_zN D_N d_N.  The
- * LU is then of the N block only (on the tanpura bridge 5 of 13 active
- * contacts on average: a third of the size, a twelfth of the work); the
- * whole J where every fbar' is non-zero, or where N's index list and
- * pivots do not fit the nc ints of p->iterations together (or its block
- * the doubles of p->jac before the trial slots). */
-int
-vb_kmethod_update(const vb_kproblem *p, int na)
+/* residual() from the packed K_AA (kaa, column-major: kaa[j na + i] =
+ * K[piv[i]][piv[j]]) with packed forces f, r into out[na]: each r_i the
+ * same products summed in the same order (the start, then K_i0 f_0,
+ * K_i1 f_1, ...), formed a column at a time (vb_dense_gemv_acc): the
+ * same bits. */
+static double
+residual_packed(const vb_kproblem *p, int na, const double *kaa, const double *xs, double lambda,
+                const double *d, const double *f, double *out)
 {
   const int *act = p->piv;
-  int nc = p->nc, nn = 0;
-  double *J = p->jac, *d = p->rhs;
-  const double *df = derivatives(p, na);
-  for (int j = 0; j < na; j++)
-    nn += df[j] != 0.0;
-  /* reduced: N's pivots and index list fit p->iterations, and its block
-   * stays clear of the trial slots (derivatives(p, na) - na) that hold
-   * its right-hand side */
-  int reduced = nn < na && 2 * nn <= nc && (size_t)nn * nn + 2 * (size_t)na <= (size_t)nc * nc;
-  int n = reduced ? nn : na;
-  /* the pivots, then (reduced) N's place in the active set */
-  int *ipiv = p->iterations, *ix = reduced ? p->iterations + n : NULL;
-  double *b = reduced ? derivatives(p, na) - na : d; /* the trial slots are free here */
-  for (int j = 0, k = 0; reduced && j < na; j++)
-    if (df[j] != 0.0)
-      ix[k++] = j;
-  for (int k = 0; k < n; k++) {
-    int jk = reduced ? ix[k] : k;
-    double dfk = df[jk], *col = J + (size_t)k * n;
-    const double *kcol = p->K + act[jk];
-    if (reduced)
-      for (int i = 0; i < n; i++)
-        col[i] = (i == k) + kcol[(size_t)act[ix[i]] * nc] * dfk;
-    else
-      for (int i = 0; i < n; i++)
-        col[i] = (i == k) + kcol[(size_t)act[i] * nc] * dfk;
+  for (int i = 0; i < na; i++) {
+    int c = act[i];
+    double s = xs ? xs[i] - p->xt[c] : p->x1[c] - p->xt[c];
+    if (d)
+      s += lambda * d[i];
+    out[i] = s;
   }
-  for (int k = 0; k < n; k++)
-    b[k] = -d[reduced ? ix[k] : k];
-  if (n > 0 && n <= DENSE_SMALL) {
-    if (vb_dense_lu(n, J, ipiv) != 0)
-      return -1;
-    vb_dense_lu_solve(n, J, ipiv, b);
-  } else if (n > 0 && (LAPACKE_dgetf2_work(LAPACK_COL_MAJOR, n, n, J, n, ipiv) != 0 ||
-                       LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, J, n, ipiv, b, n) != 0)) {
-    return -1;
-  }
-  if (reduced) {
-    /* d_z = -r_z - K_zN D_N d_N; then d_N */
-    for (int k = 0; k < n; k++)
-      J[k] = df[ix[k]] * b[k];
-    for (int i = 0; i < na; i++) {
-      if (df[i] != 0.0)
-        continue;
-      const double *row = p->K + (size_t)act[i] * nc;
-      double s = -d[i];
-      for (int k = 0; k < n; k++)
-        s -= row[act[ix[k]]] * J[k];
-      d[i] = s;
-    }
-    for (int k = 0; k < n; k++)
-      d[ix[k]] = b[k];
-  }
-  for (int i = 0; i < na; i++)
-    if (!isfinite(d[i]))
-      return -1;
-  return 0;
+  vb_dense_gemv_acc(na, na, kaa, f, out);
+  return norm_of(out, na);
 }
 
 /* Whether every update d_i is below contact piv[i]'s tolerance, relative
@@ -304,7 +271,8 @@ update_converged(const vb_kproblem *p, int na, double *rel)
   *rel = 0.0;
   for (int i = 0; i < na; i++) {
     int c = p->piv[i];
-    double x = p->x1[c] + p->rhs[i], s = fmax(fabs(x), scale_of(p, c));
+    double x = fabs(p->x1[c] + p->rhs[i]), sc = scale_of(p, c);
+    double s = x > sc || sc != sc ? x : sc; /* fmax(|x|, sc), inline */
     if (!(fabs(p->rhs[i]) <= p->cts[c].tolerance * s))
       small = 0;
     double r = fabs(p->rhs[i]) / s;
@@ -322,7 +290,7 @@ update_converged(const vb_kproblem *p, int na, double *rel)
  * taken, fbar' at x1_A is in derivatives(p, na) and r in p->rhs (the same
  * values and bits as forming them again); else both are formed here. */
 static int
-residual_converged(const vb_kproblem *p, int na, int fresh)
+residual_converged(const vb_kproblem *p, int na, const double *kaa, int fresh)
 {
   const int *act = p->piv;
   int nc = p->nc;
@@ -337,7 +305,11 @@ residual_converged(const vb_kproblem *p, int na, int fresh)
     int c = act[i];
     const double *row = p->K + (size_t)c * nc;
     double r = p->x1[c] - p->xt[c], scale = fabs(p->x1[c]) + fabs(p->xt[c]);
-    if (fresh) {
+    if (fresh && kaa) {
+      r = p->rhs[i];
+      for (int j = 0; j < na; j++)
+        scale += fabs(kaa[(size_t)j * na + i]) * fs[j];
+    } else if (fresh) {
       r = p->rhs[i];
       for (int j = 0; j < na; j++)
         scale += fabs(row[act[j]]) * fs[j];
@@ -365,6 +337,38 @@ lift_slots(const vb_kproblem *p, int na)
 {
   return (size_t)na * na + 5 * (size_t)na <= (size_t)p->nc * p->nc ? derivatives(p, na) - 4 * na
                                                                       : NULL;
+}
+
+/* Where the active contacts' step bases (base_of, formed once a Newton
+ * solve) are kept: the na doubles before lift_slots, or NULL (each trial
+ * forms them again) where p->jac has no room. */
+static double *
+base_slots(const vb_kproblem *p, int na)
+{
+  return (size_t)na * na + 6 * (size_t)na <= (size_t)p->nc * p->nc ? derivatives(p, na) - 5 * na
+                                                                      : NULL;
+}
+
+/* Where K_AA is kept packed (kaa, column-major: kaa[j na + i] =
+ * K[piv[i]][piv[j]], the entries the residual, the Jacobian and the
+ * convergence test read, gathered once a Newton solve instead of through
+ * the index list at each use): the na^2 doubles before base_slots, or
+ * NULL where p->jac has no room (2 na^2 + 6 na > nc^2: the reads go
+ * through p->K as before).  The same entries, so the same bits. */
+static double *
+kaa_slots(const vb_kproblem *p, int na)
+{
+  size_t n = (size_t)na;
+  return 2 * n * n + 6 * n <= (size_t)p->nc * p->nc ? derivatives(p, na) - 5 * n - n * n : NULL;
+}
+
+/* Force and derivative of the j-th active contact at x1, with its base
+ * from base_slots' b where there is one. */
+static inline double
+active_force(const vb_kproblem *p, const double *b, int j, double x1, double *df)
+{
+  int c = p->piv[j];
+  return b ? force_at(p, c, x1, b[j], df) : force_of(p, c, x1, df);
 }
 
 /* The exponent of contact j's force as a local power of its compression,
@@ -417,16 +421,20 @@ trial(const vb_kproblem *p, int na, double lambda)
 {
   const int *act = p->piv;
   double *d = p->rhs, *df = derivatives(p, na), *ft = df - na, *e = lift_slots(p, na);
+  const double *b = base_slots(p, na);
   if (!e) {
     for (int j = 0; j < na; j++)
       ft[j] = force_of(p, act[j], p->x1[act[j]] + lambda * d[j], &df[j]);
     return residual(p, na, NULL, lambda, d, ft, 1, NULL);
   }
+  const double *kaa = kaa_slots(p, na);
   double *xs = e + na;
   for (int j = 0; j < na; j++) {
     xs[j] = lifted(p->x1[act[j]], d[j], lambda, e[j]);
-    ft[j] = force_of(p, act[j], xs[j], &df[j]);
+    ft[j] = active_force(p, b, j, xs[j], &df[j]);
   }
+  if (kaa)
+    return residual_packed(p, na, kaa, xs, 0.0, NULL, ft, xs + na);
   return residual(p, na, xs, 0.0, NULL, ft, 1, xs + na);
 }
 
@@ -511,15 +519,24 @@ static int
 newton_active(const vb_kproblem *p, int na, int *its)
 {
   const int *act = p->piv;
-  double *df = derivatives(p, na);
+  double *df = derivatives(p, na), *ft = df - na, *b = base_slots(p, na), *kaa = kaa_slots(p, na);
   int maxit = 0;
   for (int i = 0; i < na; i++) {
     int c = act[i];
-    p->fbar[c] = force_of(p, c, p->x1[c], &df[i]);
+    if (b)
+      b[i] = base_of(p, c);
+    p->fbar[c] = active_force(p, b, i, p->x1[c], &df[i]);
     if (p->cts[c].max_iterations > maxit)
       maxit = p->cts[c].max_iterations;
   }
-  double phi = residual(p, na, NULL, 0.0, NULL, p->fbar, 0, p->rhs);
+  for (int j = 0; kaa && j < na; j++) {
+    const double *kcol = p->K + act[j];
+    for (int i = 0; i < na; i++)
+      kaa[(size_t)j * na + i] = kcol[(size_t)act[i] * p->nc];
+    ft[j] = p->fbar[act[j]]; /* the forces packed, in the trial slots */
+  }
+  double phi = kaa ? residual_packed(p, na, kaa, NULL, 0.0, NULL, ft, p->rhs)
+                   : residual(p, na, NULL, 0.0, NULL, p->fbar, 0, p->rhs);
   if (!isfinite(phi))
     return VB_EDIVERGED; /* the forces overflow where the solve starts */
   double past[NONMONOTONE_MEMORY];
@@ -535,18 +552,18 @@ newton_active(const vb_kproblem *p, int na, int *its)
     double *e = lift_slots(p, na);
     for (int j = 0; e && j < na; j++)
       e[j] = lift_exponent(p->x1[act[j]], p->fbar[act[j]], df[j]);
-    if (vb_kmethod_update(p, na) != 0)
+    if (vb_kmethod_update(p, na, kaa) != 0)
       break;
     double u;
     int small = update_converged(p, na, &u);
     int ls = line_search(p, na, &phi, ref);
     if (ls < 0)
       break;
-    if ((small || (ls == 0 && quadratic_done(uprev, u))) && residual_converged(p, na, 1))
+    if ((small || (ls == 0 && quadratic_done(uprev, u))) && residual_converged(p, na, kaa, 1))
       return VB_OK;
     uprev = ls == 0 ? u : NAN;
   }
-  return residual_converged(p, na, 0) ? VB_OK : VB_ENOCONV;
+  return residual_converged(p, na, kaa, 0) ? VB_OK : VB_ENOCONV;
 }
 
 
@@ -563,9 +580,12 @@ expand_active(const vb_kproblem *p, int *na, int join)
       i--;
       continue;
     }
+    /* every member of the set solved this round acts on c: after a join
+     * above c they sit at act[0 .. n + added), the joined ones with
+     * fbar 0 (x - 0 leaves x as it was) */
     const double *row = p->K + (size_t)c * nc;
     double x = p->xt[c];
-    for (int j = 0; j < n; j++)
+    for (int j = 0; j < n + added; j++)
       x -= row[act[j]] * p->fbar[act[j]];
     p->x1[c] = x;
     p->fbar[c] = 0.0;
@@ -584,6 +604,8 @@ expand_active(const vb_kproblem *p, int *na, int join)
     }
   }
   *na = n + added;
+  if (p->rounds)
+    ++*p->rounds;
   return added;
 }
 

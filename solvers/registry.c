@@ -54,6 +54,8 @@ vb_scheme_check(const vb_scheme *s, char *err, size_t errlen)
               : !o->dissipation                 ? "dissipation"
               : !o->potential                   ? "potential"
               : o->solve_single && !s->fallback ? "fallback"
+              : !o->step_base != !o->step_force_at
+                  ? (o->step_base ? "step_force_at" : "step_base")
               : f->linear && !o->solve_linear   ? "solve_linear"
                                                 : NULL;
   if (!missing && o->nstate > 0)

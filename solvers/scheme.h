@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include "law.h"
 #include "vibro.h"
 
 /* History of one contact's compression that a scheme's step force needs.
@@ -69,6 +70,13 @@ typedef struct vb_scheme_ops {
    * x1 at n+1 (two-level: from n to n+1; three-level: centred at n), N,
    * and its derivative d/dx1 in *dfdx, N/m. */
   double (*step_force)(const vb_contact *ct, const vb_chist *h, double dt, double x1, double *dfdx);
+  /* Optional, both or neither: the part of step_force that is the same
+   * for every trial x1 of a step (two-point: V(x^n), J), and step_force
+   * with that value b given, to the bit step_force's force and derivative
+   * (the K-method's Newton forms b once a solve, not once a trial). */
+  double (*step_base)(const vb_contact *ct, const vb_chist *h);
+  double (*step_force_at)(const vb_contact *ct, const vb_chist *h, double dt, double x1, double b,
+                          double *dfdx);
   /* Optional closed form for an island with this one contact:
    * x1 = e - w * step_force(x1) with compliance w > 0 (m/N); VB_OK, or
    * VB_EDISCRIM when it has no real solution (then the scheme's fallback
@@ -212,17 +220,44 @@ typedef struct vb_kproblem {
   const int *set;        /* [nset] the contacts to solve, ascending (the others
                             are skipped: out of contact, fbar 0); NULL: all */
   int nset;
+  int *rounds;           /* out, may be NULL: incremented once per active-set
+                            round that looked for contacts to join */
 } vb_kproblem;
 
-/* Whether contact ct could exert a force in a step predicted to reach xt. */
-int vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int three);
+/* Whether contact ct could exert a force in a step predicted to reach xt:
+ * penetrating at xt, at n or (three-level) at n-1.  Inline, as the
+ * vb_workspace_ functions: the step asks it of every contact of a step
+ * with no solve (1.2M calls in the tanpura's 0.5 s). */
+static inline int
+vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int three)
+{
+  const vb_law *law = &ct->law;
+  return law_penetration(law, xt) > 0.0 || law_penetration(law, h->x) > 0.0 ||
+         (three && law_penetration(law, h->xm) > 0.0);
+}
 
-/* One Newton update of the active-set solve (kmethod.c; exposed for its
+/* Where the active-set Newton keeps fbar' of its na active contacts,
+ * packed: the last na doubles of p->jac (nc x nc). */
+static inline double *
+vb_kmethod_derivatives(const vb_kproblem *p, int na)
+{
+  return p->jac + (size_t)p->nc * p->nc - na;
+}
+
+/* One Newton update of the active-set solve (dense.c; exposed for its
  * tests): the active contacts p->piv[0..na) (ascending), the residual r
  * in p->rhs[0..na) and fbar' in the last na doubles of p->jac; d = -J^-1 r
- * with J = I + K_AA diag(fbar') into p->rhs.  0, or -1 when J is singular
- * or d not finite.  p->jac's other doubles and p->iterations are scratch. */
-int vb_kmethod_update(const vb_kproblem *p, int na);
+ * with J = I + K_AA diag(fbar') into p->rhs.  K_AA from kaa (na x na,
+ * column-major, kaa[j na + i] = K[piv[i]][piv[j]], outside the scratch
+ * below) where not NULL, else from p->K: the same bits.  0, or -1 when J
+ * is singular or d not finite.  The first na^2 and the last 2 na doubles
+ * of p->jac and p->iterations are scratch. */
+int vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa);
+
+/* y[i] = y[i] + a[j n + i] x[j] for j = 0 .. m-1 in turn, i < n (a
+ * column-major n x m): each y_i the same sum in the same order as a row
+ * loop, formed a column at a time (dense.c). */
+void vb_dense_gemv_acc(int n, int m, const double *a, const double *x, double *y);
 
 /* LU with partial pivoting of the n x n column-major a in place, pivots
  * 1-based into ipiv[n], by exactly LAPACK dgetf2's operations (reference

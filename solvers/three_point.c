@@ -15,16 +15,33 @@
 #include "law.h"
 #include "scheme.h"
 
-/* Eq 7's force: discrete gradient over (n-1, n+1) plus centred damping. */
+/* V(x^(n-1)), J: the part of eq 7's force that is the same for every
+ * trial x1 of a step. */
 static double
-step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double *dfdx)
+step_base(const vb_contact *ct, const vb_chist *h)
+{
+  return law_potential(&ct->law, h->xm);
+}
+
+/* Eq 7's force with b = step_base's V(x^(n-1)): discrete gradient over
+ * (n-1, n+1) plus centred damping. */
+static double
+step_force_at(const vb_contact *ct, const vb_chist *h, double dt, double x1, double b,
+              double *dfdx)
 {
   const vb_law *law = &ct->law;
   double rate = (x1 - h->xm) / (2.0 * dt);
-  double dg, g = vb_law_gradient_pair(law, x1, h->xm, &dg);
-  double d = vb_law_damping(law, g);
-  *dfdx = dg * (1.0 + vb_law_damping_slope(law, g) * rate) + d / (2.0 * dt);
+  double dg, g = law_gradient_pair_v0(law, x1, h->xm, b, &dg);
+  double d = law_damping(law, g);
+  *dfdx = dg * (1.0 + law_damping_slope(law, g) * rate) + d / (2.0 * dt);
   return g + d * rate;
+}
+
+/* Eq 7's force: step_force_at with V(x^(n-1)) formed here. */
+static double
+step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double *dfdx)
+{
+  return step_force_at(ct, h, dt, x1, step_base(ct, h), dfdx);
 }
 
 /* The law at n+1 with the rate of the step into it (both three-level
@@ -53,6 +70,8 @@ potential(const vb_contact *ct, const vb_chist *h)
 
 static const vb_scheme_ops ops = {
     .step_force = step_force,
+    .step_base = step_base,
+    .step_force_at = step_force_at,
     .held_force = vb_three_level_held_force,
     .dissipation = dissipation,
     .potential = potential,

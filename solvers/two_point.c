@@ -16,16 +16,26 @@
 #include "law.h"
 #include "scheme.h"
 
-/* Eq 8b: the discrete gradient plus damping at the step's mean rate. */
+/* Eq 8b with V(x^n) given (b, vb_two_level_potential's value, the same
+ * for every trial x1 of a step): the discrete gradient plus damping at the
+ * step's mean rate. */
 static double
-step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double *dfdx)
+step_force_at(const vb_contact *ct, const vb_chist *h, double dt, double x1, double b,
+              double *dfdx)
 {
   const vb_law *law = &ct->law;
   double rate = (x1 - h->x) / dt;
-  double dg, g = vb_law_gradient_pair(law, x1, h->x, &dg);
-  double d = vb_law_damping(law, g);
-  *dfdx = dg * (1.0 + vb_law_damping_slope(law, g) * rate) + d / dt;
+  double dg, g = law_gradient_pair_v0(law, x1, h->x, b, &dg);
+  double d = law_damping(law, g);
+  *dfdx = dg * (1.0 + law_damping_slope(law, g) * rate) + d / dt;
   return g + d * rate;
+}
+
+/* Eq 8b: step_force_at with V(x^n) formed here. */
+static double
+step_force(const vb_contact *ct, const vb_chist *h, double dt, double x1, double *dfdx)
+{
+  return step_force_at(ct, h, dt, x1, vb_two_level_potential(ct, h), dfdx);
 }
 
 /* The step's mean force is what the recording shows. */
@@ -51,11 +61,13 @@ dissipation(const vb_contact *ct, const vb_chist *h, double dt, double x1, doubl
 double
 vb_two_level_potential(const vb_contact *ct, const vb_chist *h)
 {
-  return vb_law_potential(&ct->law, h->x);
+  return law_potential(&ct->law, h->x);
 }
 
 static const vb_scheme_ops ops = {
     .step_force = step_force,
+    .step_base = vb_two_level_potential,
+    .step_force_at = step_force_at,
     .held_force = held_force,
     .dissipation = dissipation,
     .potential = vb_two_level_potential,

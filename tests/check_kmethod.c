@@ -132,6 +132,36 @@ START_TEST(test_joins)
 }
 END_TEST
 
+/* A join looks at every force of the set just solved: contact 2 pressed
+ * in pushes both 0 and 1 into contact (negative coupling), so after the
+ * round that solves {2} both join at once, and the round that solves
+ * {0, 1, 2} finds nobody else: two rounds.  expand_active used to sum the
+ * first n entries of the active list after inserting 1 in it, so contact
+ * 0 saw 1's zero force instead of 2's, stayed out and joined a round
+ * later (three rounds, one Newton solve more). */
+START_TEST(test_joins_together)
+{
+  kg_problem g;
+  ck_assert_int_eq(kg_make(&g, 5, 3, vb_scheme_lookup("two-point"), KG_POWER), 0);
+  double w = 1e-6, K[9] = {w, 0.0, -0.6 * w, 0.0, w, -0.6 * w, -0.6 * w, -0.6 * w, w};
+  memcpy(g.K, K, sizeof K);
+  for (int c = 0; c < 3; c++) {
+    g.cts[c].law = (vb_law){.kind = VB_LAW_POWER, .k = 1e9, .alpha = 1.5};
+    g.hist[c] = (vb_chist){.x = -1e-6};
+  }
+  g.xt[0] = g.xt[1] = -1e-7;
+  g.xt[2] = 1e-4;
+  int rounds = 0;
+  g.p.rounds = &rounds;
+  ck_assert_int_eq(vb_kmethod_solve(&g.p), VB_OK);
+  for (int c = 0; c < 3; c++)
+    ck_assert_double_gt(g.fbar[c], 0.0);
+  ck_assert_int_eq(rounds, 2);
+  ck_assert_double_le(kg_residual(&g), RESIDUAL_MAX);
+  kg_free(&g);
+}
+END_TEST
+
 /* Hostile problems (k up to 1e300, alpha up to 40, predictions up to
  * 100 m): Newton may not converge in 50 iterations, but it never leaves
  * a non-finite compression or force; only a force (or K fbar) that
@@ -267,7 +297,8 @@ update_reference(const kg_problem *g, const int *act, int na, const double *df, 
   free(a);
 }
 
-/* The Newton update (vb_kmethod_update) against update_reference on
+/* The Newton update (vb_kmethod_update, from K_AA packed and from K: the
+ * same bits) against update_reference on
  * random problems of 1 to 160 contacts, active sets of every size drawn
  * from them, fbar' of 1e3 to 1e9 N/m with none, some or all zero (the
  * block-triangular solve of the contacts whose force does not move, and
@@ -296,7 +327,21 @@ START_TEST(test_update)
       r[i] = g.rhs[i] = kg_range(&s, -1e-5, 1e-5);
     }
     update_reference(&g, g.piv, na, df, r, ref);
-    ck_assert_int_eq(vb_kmethod_update(&g.p, na), 0);
+    /* from K_AA packed (outside the scratch: its own block), then from
+     * p->K after the same inputs again: the same bits */
+    double *kaa = malloc(sizeof(double) * ((size_t)na * na + 1)), dfs[160], dk[160];
+    for (int j = 0; j < na; j++)
+      for (int i = 0; i < na; i++)
+        kaa[j * na + i] = g.K[g.piv[i] * n + g.piv[j]];
+    memcpy(dfs, df, sizeof(double) * na);
+    ck_assert_int_eq(vb_kmethod_update(&g.p, na, kaa), 0);
+    memcpy(dk, g.rhs, sizeof(double) * na);
+    memcpy(df, dfs, sizeof(double) * na);
+    memcpy(g.rhs, r, sizeof(double) * na);
+    ck_assert_int_eq(vb_kmethod_update(&g.p, na, NULL), 0);
+    ck_assert_msg(memcmp(dk, g.rhs, sizeof(double) * na) == 0, "trial %d: packed K_AA differs",
+                  trial);
+    free(kaa);
     long double big = 0.0L, err = 0.0L;
     for (int i = 0; i < na; i++) {
       big = fmaxl(big, fabsl(ref[i]));
@@ -631,6 +676,67 @@ START_TEST(test_accepted_root)
 }
 END_TEST
 
+/* Eq 8b (two-point) and eq 7 (three-point) formed here from the law's
+ * functions as the schemes formed them before step_force_at: the discrete
+ * gradient over (x0, x1) (vb_law_gradient_pair, which forms V(x0) itself)
+ * plus damping at the rate (x1 - x0) / span. */
+static double
+force_reference(const vb_law *law, double x0, double span, double x1, double *dfdx)
+{
+  double rate = (x1 - x0) / span;
+  double dg, g = vb_law_gradient_pair(law, x1, x0, &dg);
+  double d = vb_law_damping(law, g);
+  *dfdx = dg * (1.0 + vb_law_damping_slope(law, g) * rate) + d / span;
+  return g + d * rate;
+}
+
+/* A scheme's step_force_at with its step_base, and its step_force, are
+ * the scheme's force formed directly (force_reference) to the bit (the
+ * K-method's trials take the base once a solve): two-point and
+ * three-point, power, Hunt-Crossley and spring laws of random problems,
+ * random trials x1 in and out of contact, near x^n and x^(n-1) (both
+ * gradient thresholds) and at them.  Seen failing with the base of the
+ * other time level and with the base one ulp off. */
+START_TEST(test_step_force_at)
+{
+  const char *names[] = {"two-point", "three-point"};
+  long compared = 0;
+  for (int k = 0; k < 2; k++) {
+    const vb_scheme *sch = vb_scheme_lookup(names[k]);
+    ck_assert_ptr_nonnull(sch->ops->step_base);
+    ck_assert_ptr_nonnull(sch->ops->step_force_at);
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+      kg_problem g;
+      ck_assert_int_eq(kg_make(&g, seed, 16, sch, KG_POWER | KG_HUNT_CROSSLEY | KG_SPRING), 0);
+      uint64_t s = seed * 7919;
+      for (int c = 0; c < 16; c++) {
+        const vb_contact *ct = &g.cts[c];
+        const vb_chist *h = &g.hist[c];
+        double b = sch->ops->step_base(ct, h);
+        for (int t = 0; t < 200; t++) {
+          double x0 = k == 0 ? h->x : h->xm, rel = pow(10.0, -kg_range(&s, 0.0, 16.0));
+          double x1 = t % 4 == 0   ? kg_range(&s, -2.0, 2.0) * fabs(g.xt[c] - h->x)
+                      : t % 4 == 1 ? x0 * (1.0 + (t % 8 == 1 ? rel : -rel))
+                      : t % 4 == 2 ? g.xt[c] * kg_range(&s, -1.0, 1.0)
+                                   : (t % 8 == 3 ? x0 : 0.0);
+          double df, f = force_reference(&ct->law, x0, (k + 1) * g.p.dt, x1, &df);
+          double dfa, fa = sch->ops->step_force_at(ct, h, g.p.dt, x1, b, &dfa);
+          double dfs, fs = sch->ops->step_force(ct, h, g.p.dt, x1, &dfs);
+          ck_assert_msg(memcmp(&f, &fa, sizeof f) == 0 && memcmp(&df, &dfa, sizeof df) == 0 &&
+                            memcmp(&f, &fs, sizeof f) == 0 && memcmp(&df, &dfs, sizeof df) == 0,
+                        "%s seed %lu contact %d x1 %.17g: at %.17g %.17g, step_force %.17g "
+                        "%.17g, formed here %.17g %.17g",
+                        names[k], (unsigned long)seed, c, x1, fa, dfa, fs, dfs, f, df);
+          compared++;
+        }
+      }
+      kg_free(&g);
+    }
+  }
+  ck_assert_int_eq(compared, 2 * 40 * 16 * 200);
+}
+END_TEST
+
 static Suite *
 kmethod_suite(void)
 {
@@ -642,12 +748,14 @@ kmethod_suite(void)
   tcase_add_test(tc, test_hunt_crossley);
   tcase_add_test(tc, test_quadratic);
   tcase_add_test(tc, test_joins);
+  tcase_add_test(tc, test_joins_together);
   tcase_add_test(tc, test_hostile);
   tcase_add_test(tc, test_scalar_newton);
   tcase_add_test(tc, test_update);
   tcase_add_test(tc, test_dense_lu);
   tcase_add_test(tc, test_warm_start);
   tcase_add_test(tc, test_accepted_root);
+  tcase_add_test(tc, test_step_force_at);
   tcase_add_test(tc, test_bridge_16);
   tcase_add_test(tc, test_bridge_64);
   suite_add_tcase(s, tc);

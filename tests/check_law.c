@@ -55,7 +55,8 @@ START_TEST(test_gradient)
 END_TEST
 
 /* vb_law_gradient_pair is bit for bit vb_law_gradient and
- * vb_law_gradient_dx1, on random pairs of every law: both engaged, one,
+ * vb_law_gradient_dx1, and vb_law_gradient_pair_v0 with V(x0) given is
+ * vb_law_gradient_pair, on random pairs of every law: both engaged, one,
  * none, either side of x = 0, and pairs that coincide to 1e-16 .. 1
  * relative (across both thresholds, 1e-10 and 1e-5, of the two). */
 START_TEST(test_gradient_pair)
@@ -77,6 +78,11 @@ START_TEST(test_gradient_pair)
     ck_assert_msg(memcmp(&g, &g_ref, sizeof g) == 0 && memcmp(&dg, &dg_ref, sizeof dg) == 0,
                   "law %d at x1 %.17g, x0 %.17g: %.17g, %.17g; apart %.17g, %.17g", _i, x1, x0, g,
                   dg, g_ref, dg_ref);
+    /* with V(x0) given, as the Newton's trials take it */
+    double dgv, gv = vb_law_gradient_pair_v0(law, x1, x0, vb_law_potential(law, x0), &dgv);
+    ck_assert_msg(memcmp(&gv, &g, sizeof g) == 0 && memcmp(&dgv, &dg, sizeof dg) == 0,
+                  "law %d at x1 %.17g, x0 %.17g: v0 given %.17g, %.17g; pair %.17g, %.17g", _i,
+                  x1, x0, gv, dgv, g, dg);
   }
 }
 END_TEST
