@@ -294,13 +294,13 @@ dropped_warnings(const vb_scene *sc, char *buf, size_t len)
  * fs/2; an exact-duration contact saturated; a contact shorter than its
  * scheme resolves; one predicted to last beyond the scene's end: once per
  * distributed block, for its first point to touch), one a line without
- * "warning: ", appended to buf; their number. */
-int
-vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
+ * "warning: ", appended to buf; their number.  s: every contact's start
+ * (vb_scene_contact_states; NULL when out of memory). */
+static int
+scene_warnings(const vb_scene *sc, const vb_contact_start *s, char *buf, size_t len)
 {
   char text[512], who[VB_NAME_MAX + 64];
   int n = dropped_warnings(sc, buf, len), end;
-  vb_contact_start *s = starts(sc);
 
   if (!s) {
     line(buf, len, "out of memory checking the contacts");
@@ -312,7 +312,7 @@ vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
     double dt = 1.0 / sc->fs, w, limit, used, t, t_on = 0.0;
     contact_label(sc, c, who, sizeof who);
     if (ct->exact_duration) {
-      vb_contact_exact_duration(sc, c, &w, &limit, &used);
+      vb_contact_exact_duration_at(sc, c, s[c].meff, &w, &limit, &used);
       if (used != w) {
         snprintf(text, sizeof text,
                  "%s saturated: the sample rate resolves contacts down to "
@@ -340,8 +340,18 @@ vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
       n++;
     }
   }
-  free(s);
   return n + section_warning(sc, buf, len) + lyapunov_warning(sc, buf, len);
+}
+
+/* The warnings `vibro check` prints for one scene (scene_warnings), from
+ * one island build; their number. */
+int
+vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
+{
+  vb_contact_start *s = starts(sc);
+  int n = scene_warnings(sc, s, buf, len);
+  free(s);
+  return n;
 }
 
 /* The warnings of a study's totals: its recording against the free space
@@ -542,18 +552,19 @@ grazing_lines(const vb_study *st, long index, const vb_scene *sc, const double *
 }
 
 /* The warnings `vibro check` prints for a study: scene 0's
- * (vb_scene_warnings), one for the other scenes it validated that have a
+ * (scene_warnings, from its contact starts s0 when not NULL), one for the other scenes it validated that have a
  * contact shorter than its scheme resolves, one for each grazing boundary
  * between two consecutive scenes (up to GRAZING_LINES, then their count),
  * then its totals'; appended to buf, one a line; their number. */
 int
-vb_study_warnings(const vb_study *st, char *buf, size_t len)
+vb_study_warnings_from(const vb_study *st, const vb_contact_start *s0, char *buf, size_t len)
 {
   const long *idx;
   const vb_scene *first_scene = vb_study_first(st);
   long n = vb_study_checked(st, &idx), count = 0, first = -1, held = -1;
   char err[512], text[512];
-  int warnings = vb_scene_warnings(first_scene, buf, len), grazing = 0;
+  int warnings = s0 ? scene_warnings(first_scene, s0, buf, len)
+                    : vb_scene_warnings(first_scene, buf, len), grazing = 0;
   size_t nc = (size_t)first_scene->ncontacts + 1;
   double *prev = malloc(nc * sizeof *prev), *margin = malloc(nc * sizeof *margin), *swap;
 
@@ -604,4 +615,12 @@ vb_study_warnings(const vb_study *st, char *buf, size_t len)
     warnings++;
   }
   return warnings + total_warnings(st, buf, len);
+}
+
+/* The warnings `vibro check` prints for a study (vb_study_warnings_from,
+ * scene 0's contact starts computed here). */
+int
+vb_study_warnings(const vb_study *st, char *buf, size_t len)
+{
+  return vb_study_warnings_from(st, NULL, buf, len);
 }

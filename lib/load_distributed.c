@@ -167,7 +167,9 @@ profile_file(vb_loader *ld, const config_setting_t *p, const char *pobj, const d
   if (vb_csv_columns(path, 2, cols, col, &rows, msg, sizeof msg) != VB_OK)
     return vb_src_fail(ld, vb_src_at(p, "file"), pobj, "%s", msg);
   const double *px = col[0], *ph = col[1];
-  rc = rows < 1 ? vb_src_fail(ld, vb_src_at(p, "file"), pobj, "'%s' has no rows", file) : VB_OK;
+  rc = rows < 1 ? vb_src_fail(ld, vb_src_at(p, "file"), pobj,
+                                     "'%s' has no rows (valid: a row x,height per line under "
+                                     "its header)", file) : VB_OK;
   for (int r = 1; rc == VB_OK && r < rows; r++)
     if (!(px[r] > px[r - 1]))
       rc = vb_src_fail(ld, vb_src_at(p, "file"), pobj,
@@ -242,6 +244,11 @@ block_profile(vb_loader *ld, const config_setting_t *p, const char *obj, const d
   }
   if (vb_src_member(p, "file") != NULL)
     return profile_file(ld, p, pobj, x, n, h);
+  const config_setting_t *pm = vb_src_member(p, "parabola");
+  if ((config_setting_type(pm) == CONFIG_TYPE_ARRAY || config_setting_type(pm) == CONFIG_TYPE_LIST) &&
+      config_setting_length(pm) != 3)
+    return vb_src_fail(ld, pm, pobj, "'parabola' has %d values (valid: three, [x0, h0, a]: "
+                       "h = h0 + a (x - x0)^2)", config_setting_length(pm));
   double *c = malloc(3 * sizeof(double));
   int cnt = 3;
   if (c == NULL)
@@ -351,6 +358,30 @@ vb_load_distributed(vb_loader *ld, const config_setting_t *g, vb_dist_block *out
       (rc = body_preset(ld, g, obj, out->body, &p)) != VB_OK ||
       (rc = block_points(ld, vb_src_member(g, "points"), obj, &x, &y, &out->n)) != VB_OK)
     goto done;
+  if (vb_src_member(vb_src_member(g, "points"), "y") != NULL && p.kind &&
+      (strcmp(p.kind, "string") == 0 || strcmp(p.kind, "bar") == 0)) {
+    /* a string's or bar's shapes depend on x alone: a y would be ignored */
+    rc = vb_src_fail(ld, vb_src_at(vb_src_member(g, "points"), "y"), obj,
+                     "'y' does not apply to the points of body '%s', a %s: its points are at x "
+                     "along it (valid: 'y' for a plate or a membrane)",
+                     ld->scene->bodies[out->body].name, p.kind);
+    goto done;
+  }
+  const config_setting_t *sm = vb_src_member(g, "scheme");
+  if (out->n > 1 && sm && config_setting_type(sm) == CONFIG_TYPE_STRING &&
+      strcmp(config_setting_get_string(sm), "quadratic") == 0) {
+    /* Ducceschi's closed form (eqs 16-19) solves one contact; a block's
+     * points couple through the body's modes, where the scalar
+     * discriminant does not govern the coupled step: two points of a
+     * lossless spring already end "newton failed" (tests/dist_inputs.sh) */
+    rc = vb_src_fail(ld, sm, obj,
+                     "scheme 'quadratic' cannot step a distributed contact of %d points: its "
+                     "closed form (Ducceschi eqs 16-19) is for one contact, and the points "
+                     "couple through the body's modes (valid: two-point, three-point, sav, am1, "
+                     "verlet, position-verlet, heun, rk4)",
+                     out->n);
+    goto done;
+  }
   if (strlen(name) + 8 >= VB_NAME_MAX) { /* room for "[99999]" */
     rc = vb_src_fail(ld, vb_src_at(g, "name"), obj,
                      "name too long for its points' names NAME[k] (valid: at most %d characters)",

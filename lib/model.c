@@ -58,7 +58,8 @@ typedef struct {
 /* Aligned storage for an island's arrays in one zeroed block: doubles
  * first (each array 64-byte aligned), then contacts, then ints. */
 static int
-island_alloc(builder *bd, vb_island_model *m, int nm, int nc, int nf, int nb, int npts)
+island_alloc(builder *bd, vb_island_model *m, int nm, int nc, int nf, int nb, int npts,
+             int no_compliance)
 {
   size_t mp = ((size_t)nm + 7) / 8 * 8, c = (size_t)nc;
   m->nm = nm;
@@ -68,7 +69,7 @@ island_alloc(builder *bd, vb_island_model *m, int nm, int nc, int nf, int nb, in
   m->nb = nb;
   m->npts = npts;
   /* 9 mode arrays, S and P rows, K, meff, aext; each rounded up to 8 */
-  size_t r8 = (c * c + 7) / 8 * 8, rc = (c + 7) / 8 * 8;
+  size_t r8 = no_compliance ? 0 : (c * c + 7) / 8 * 8, rc = (c + 7) / 8 * 8;
   size_t cs = c > 0 ? c : 1; /* a zero row for an island in no contact */
   size_t ndouble = 9 * mp + (cs + (size_t)npts) * mp + r8 + 2 * rc;
   size_t nint = 3 * c + 2 * (size_t)nf + 3 * (size_t)nb + 2 * (size_t)npts;
@@ -89,7 +90,7 @@ island_alloc(builder *bd, vb_island_model *m, int nm, int nc, int nf, int nb, in
   p += cs * mp;
   bd->P = p;
   p += (size_t)npts * mp;
-  bd->K = p;
+  bd->K = no_compliance ? NULL : p;
   p += r8;
   bd->meff = p;
   bd->aext = p + rc;
@@ -330,7 +331,8 @@ island_contacts(builder *bd, const vb_scene *sc)
   }
   for (int c = 0; c < nc; c++)
     exact_duration(bd, c);
-  island_compliance(bd->S, m->nmp, nm, nc, bd->cc, bd->K);
+  if (bd->K)
+    island_compliance(bd->S, m->nmp, nm, nc, bd->cc, bd->K);
 }
 
 /* An exact-duration contact whose omega_c is beyond its scheme's limit,
@@ -629,7 +631,7 @@ island_compile(vb_model *md, int k, const island_members *mem, int first, char *
   m->scene = sc;
   m->dt = md->dt;
   builder bd;
-  if (island_alloc(&bd, m, nm, nc, nf, nb, npts) != VB_OK)
+  if (island_alloc(&bd, m, nm, nc, nf, nb, npts, md->no_compliance) != VB_OK)
     return VB_ENOMEM;
   m->family = first >= 0 ? sc->contacts[first].scheme->family : VB_FAMILY_TWO_LEVEL;
   m->fam = vb_family_of(m->family);
@@ -666,9 +668,9 @@ model_index(vb_model *md)
   }
 }
 
-/* Compile a scene. */
-int
-vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
+/* Compile a scene, with its islands' compliance unless no_compliance. */
+static int
+compile(const vb_scene *sc, int no_compliance, vb_model **out, char *err, size_t errlen)
 {
   int nb = sc->nbodies, nc = sc->ncontacts, nf = sc->nforces, count = 0, rc = VB_OK;
   int most = nb > nc ? (nb > nf ? nb : nf) : (nc > nf ? nc : nf);
@@ -691,6 +693,7 @@ vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
     sort_by_name(sc->forces[0].name, sizeof sc->forces[0], nf, tmp, by.forces);
   md->scene = sc;
   md->dt = 1.0 / sc->fs;
+  md->no_compliance = no_compliance;
   for (int i = 0; i < nb; i++) {
     parent[i] = i;
     root_island[i] = first[i] = -1;
@@ -740,4 +743,18 @@ fail:
   free(tmp);
   vb_model_free(md);
   return rc;
+}
+
+/* Compile a scene for stepping. */
+int
+vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
+{
+  return compile(sc, 0, out, err, errlen);
+}
+
+/* Compile a scene for its loader's checks and its queries: no compliance. */
+int
+vb_model_compile_queries(const vb_scene *sc, vb_model **out, char *err, size_t errlen)
+{
+  return compile(sc, 1, out, err, errlen);
 }

@@ -70,6 +70,7 @@ typedef struct vb_model {
   int *contact_local;       /* [ncontacts] its index within the island */
   int *body_island;         /* [nbodies] island of each body, -1 for walls */
   int *body_offset;         /* [nbodies] island index of its first mode, or -1 */
+  int no_compliance;        /* built by vb_model_compile_queries: islands' K is NULL */
 } vb_model;
 
 /* Compile a scene (model.c).  *out receives the model (free with
@@ -79,6 +80,13 @@ typedef struct vb_model {
  * families meet in one island or an exact duration is out of reach;
  * VB_ENOMEM. */
 int vb_model_compile(const vb_scene *sc, vb_model **out, char *err, size_t errlen);
+/* The same, with the same checks and refusals, but without the islands'
+ * dense compliance K (NULL): what the loader's validation and the queries
+ * of a scene's contacts (scene_query.c: S rows, effective masses, the
+ * modes' free response) read.  K is nc^2 doubles formed in nc^2 x modes
+ * multiply-adds: 512 MiB and most of a build at 8192 points, which vibro
+ * check paid for twice more than the run it times.  Not for stepping. */
+int vb_model_compile_queries(const vb_scene *sc, vb_model **out, char *err, size_t errlen);
 /* Free a model; NULL is a no-op. */
 void vb_model_free(vb_model *m);
 /* Row of point p of scene body b among the island's recorded points, or -1. */

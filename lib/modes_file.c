@@ -147,10 +147,14 @@ csv_clear(csv *t)
 }
 
 /* Split text into trimmed lines in place and find the header: the first
- * line that is neither blank nor a comment. */
+ * line that is neither blank nor a comment (expected: what the message
+ * says it should hold when there is none). */
 static int
-csv_lines(csv *t, char *text, char *err, size_t errlen)
+csv_lines(csv *t, char *text, const char *expected, char *err, size_t errlen)
 {
+  if ((unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+      (unsigned char)text[2] == 0xBF)
+    text += 3; /* a UTF-8 byte-order mark (spreadsheets write one) is not the header's */
   t->nlines = 1;
   for (char *c = text; *c; c++)
     t->nlines += *c == '\n';
@@ -174,7 +178,7 @@ csv_lines(csv *t, char *text, char *err, size_t errlen)
   }
   if (t->header < 0)
     return vb_errf(err, errlen, VB_EINVAL,
-                   "%s: no header line (expected: freq,t60,mass,<point>,...)", t->path);
+                   "%s: no header line (expected: %s)", t->path, expected);
   return VB_OK;
 }
 
@@ -356,7 +360,7 @@ modes_csv(vb_body *b, const char *path, char *text, char *err, size_t errlen)
 
   memset(&t, 0, sizeof t);
   t.path = path;
-  rc = csv_lines(&t, text, err, errlen);
+  rc = csv_lines(&t, text, "freq,t60,mass,<point>,...", err, errlen);
   if (rc == VB_OK)
     rc = csv_header(&t, err, errlen);
   if (rc == VB_OK)
@@ -662,7 +666,11 @@ vb_csv_columns(const char *path, int ncols, const char *const *names, double **o
     return vb_errf(err, errlen, VB_EINVAL, "%s: between 1 and 8 columns", path);
   if ((rc = read_csv_text(path, "a CSV file", &text, err, errlen)) != VB_OK)
     return rc;
-  if ((rc = csv_lines(&t, text, err, errlen)) != VB_OK)
+  char expected[256] = "";
+  for (int k = 0; k < ncols; k++)
+    snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%s",
+             k ? "," : "a header naming the columns, e.g. ", names[k]);
+  if ((rc = csv_lines(&t, text, expected, err, errlen)) != VB_OK)
     goto done;
   nf = 1;
   for (const char *c = t.lines[t.header]; *c; c++)

@@ -399,7 +399,7 @@ load_parsed(const vb_source *src, const config_t *cfg, int shared, vb_scene **ou
   if (rc == VB_OK) {
     /* islands: one family each, every mode steppable at this rate */
     vb_model *model;
-    rc = vb_model_compile(sc, &model, err, errlen);
+    rc = vb_model_compile_queries(sc, &model, err, errlen);
     if (rc == VB_OK)
       rc = check_predictions(sc, model, err, errlen);
     vb_model_free(model);

@@ -363,7 +363,7 @@ vb_scene_contact_mass(const vb_scene *scene, int c)
 {
   vb_model *md;
   char err[8];
-  if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK)
+  if (vb_model_compile_queries(scene, &md, err, sizeof err) != VB_OK)
     return NAN;
   double m = md->islands[md->contact_island[c]].meff[md->contact_local[c]];
   vb_model_free(md);
@@ -383,7 +383,7 @@ vb_scene_approach_rate(const vb_scene *scene, int c, double *meff)
 
   if (meff)
     *meff = NAN;
-  if (!s || vb_model_compile(scene, &md, err, sizeof err) != VB_OK) {
+  if (!s || vb_model_compile_queries(scene, &md, err, sizeof err) != VB_OK) {
     free(s);
     return rate;
   }
@@ -405,7 +405,7 @@ vb_scene_contact_states(const vb_scene *scene, vb_contact_start *out)
   vb_model *md;
   char err[8];
 
-  if (vb_model_compile(scene, &md, err, sizeof err) != VB_OK) {
+  if (vb_model_compile_queries(scene, &md, err, sizeof err) != VB_OK) {
     for (int c = 0; c < scene->ncontacts; c++)
       out[c] = (vb_contact_start){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     return;
@@ -434,12 +434,37 @@ vb_scene_approach_rates(const vb_scene *scene, double *rate, double *meff)
   free(s);
 }
 
-/* Exact-duration figures of an alpha = 1 contact. */
+/* Effective mass along every contact from one build, meff[ncontacts]
+ * (kg, NaN when the scene cannot build). */
+void
+vb_scene_contact_masses(const vb_scene *scene, double *meff)
+{
+  vb_model *md;
+  char err[8];
+
+  if (vb_model_compile_queries(scene, &md, err, sizeof err) != VB_OK) {
+    for (int c = 0; c < scene->ncontacts; c++)
+      meff[c] = NAN;
+    return;
+  }
+  for (int c = 0; c < scene->ncontacts; c++)
+    meff[c] = md->islands[md->contact_island[c]].meff[md->contact_local[c]];
+  vb_model_free(md);
+}
+
+/* Exact-duration figures of an alpha = 1 contact at effective mass m. */
+void
+vb_contact_exact_duration_at(const vb_scene *scene, int c, double m, double *omega, double *limit,
+                             double *used)
+{
+  const vb_contact *ct = &scene->contacts[c];
+  *omega = sqrt(ct->law.k / m);
+  *used = vb_exact_omega(ct, m, 1.0 / scene->fs, limit);
+}
+
+/* Exact-duration figures of an alpha = 1 contact (one build for it). */
 void
 vb_contact_exact_duration(const vb_scene *scene, int c, double *omega, double *limit, double *used)
 {
-  const vb_contact *ct = &scene->contacts[c];
-  double m = vb_scene_contact_mass(scene, c);
-  *omega = sqrt(ct->law.k / m);
-  *used = vb_exact_omega(ct, m, 1.0 / scene->fs, limit);
+  vb_contact_exact_duration_at(scene, c, vb_scene_contact_mass(scene, c), omega, limit, used);
 }

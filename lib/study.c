@@ -220,6 +220,39 @@ vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err, size_t
 #define CHECK_ALL_MAX 20000L
 #define SAMPLE_VALUES 1024L
 
+/* How scene sc differs from scene 0 s0 in what a sweep may not change
+ * (the file's shape: its bodies' kinds, modes and points, its contacts),
+ * one phrase into buf; 0 when it does not. */
+static int
+shape_differs(const vb_scene *s0, const vb_scene *sc, char *buf, size_t len)
+{
+  if (sc->nbodies != s0->nbodies || sc->ncontacts != s0->ncontacts) {
+    snprintf(buf, len, "it has %d bodies and %d contacts, scene 0 %d and %d", sc->nbodies,
+             sc->ncontacts, s0->nbodies, s0->ncontacts);
+    return 1;
+  }
+  for (int b = 0; b < sc->nbodies; b++) {
+    const vb_body *x = &sc->bodies[b], *y = &s0->bodies[b];
+    if (x->kind != y->kind ||
+        (x->kind == VB_BODY_MODAL && (x->nmodes != y->nmodes || x->npoints != y->npoints))) {
+      snprintf(buf, len, "body '%s' has %d modes and %d points, in scene 0 %d and %d%s", x->name,
+               x->nmodes, x->npoints, y->nmodes, y->npoints,
+               x->ndropped != y->ndropped ? " (its scheme drops the modes at or above fs/2: "
+                                            "give it only modes below the sweep's lowest fs/2, "
+                                            "or use a three-level scheme, which keeps them all)"
+                                          : "");
+      return 1;
+    }
+  }
+  for (int c = 0; c < sc->ncontacts; c++)
+    if (strcmp(sc->contacts[c].name, s0->contacts[c].name) != 0) {
+      snprintf(buf, len, "its contact %d is '%s', scene 0's '%s'", c, sc->contacts[c].name,
+               s0->contacts[c].name);
+      return 1;
+    }
+  return 0;
+}
+
 /* Validate scenes idx[0..n) (idx NULL: from..from+n-1) in parallel: the smallest
  * failing index into *bad (else left), the largest recording into *rmax
  * and the sum of the recordings into *rsum. */
@@ -251,6 +284,8 @@ check_indices(const vb_study *st, const long *idx, long from, long n, long *bad,
         b = index < b ? index : b;
         continue;
       }
+      if (shape_differs(st->first, sc, e, sizeof e)) /* (e: too small to keep the text) */
+        b = index < b ? index : b;
       bytes = vb_scene_record_bytes(sc);
       mx = bytes > mx ? bytes : mx;
       sum += bytes;
@@ -294,7 +329,19 @@ check_scenes(vb_study *st, char *err, size_t errlen)
   if (bad < st->nscenes) {
     vb_scene *sc;
 
+    char what[512];
     rc = vb_study_scene(st, bad, &sc, err, errlen);
+    if (rc == VB_OK && shape_differs(st->first, sc, what, sizeof what)) {
+      /* the file written holds every scene along the same bodies and
+       * contacts: the run would stop at this scene, after the earlier ones */
+      const config_setting_t *sw = config_lookup(&st->doc, "sweep");
+      rc = vb_errf(err, errlen, VB_EINVAL,
+                   "%s:%d: sweep: scene %ld differs from scene 0 in what a sweep may not "
+                   "change: %s (valid: values that keep the bodies' kinds, modes and points "
+                   "and the contacts of scene 0)",
+                   st->src.path, sw ? config_setting_source_line(sw) : 0, bad, what);
+      name_values(st, bad, err, errlen);
+    }
     vb_scene_free(sc);
     return rc != VB_OK ? rc : VB_EINVAL;
   }

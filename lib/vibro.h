@@ -424,6 +424,14 @@ void vb_scene_contact_states(const vb_scene *scene, vb_contact_start *out);
  * pi/(2 dt) three-point), and the one used after saturation, rad/s. */
 void vb_contact_exact_duration(const vb_scene *scene, int c, double *omega, double *limit,
                                double *used);
+/* The same at the effective mass m (kg) a caller has already (from
+ * vb_scene_contact_states or vb_scene_contact_masses), without building
+ * the islands: a loop over N contacts builds them once, not N times. */
+void vb_contact_exact_duration_at(const vb_scene *scene, int c, double m, double *omega,
+                                  double *limit, double *used);
+/* Effective mass along every contact, meff[ncontacts] (kg), from one
+ * island build (NaN when the scene cannot build). */
+void vb_scene_contact_masses(const vb_scene *scene, double *meff);
 
 /* ------------------------------------------------------------------- run */
 
@@ -837,6 +845,11 @@ long vb_run_events(const vb_run *run, int c, double *rows);
 int vb_scene_warnings(const vb_scene *sc, char *buf, size_t len);
 /* The same for a study: scene 0's, then one for its other scenes. */
 int vb_study_warnings(const vb_study *st, char *buf, size_t len);
+/* The same with scene 0's contact starts s0[ncontacts] from
+ * vb_scene_contact_states (NULL: computed here), so that `vibro check`,
+ * which prints them first, builds the islands and searches the modes'
+ * free response once. */
+int vb_study_warnings_from(const vb_study *st, const vb_contact_start *s0, char *buf, size_t len);
 /* What a scene's `analysis` block will compute, as `vibro check` says it
  * (what is sampled, how many points a scene, the impact map, Lyapunov's
  * cost), one a line appended to buf; the number of lines. */

@@ -42,5 +42,43 @@ contains "$tmp/out" "bridge.cfg: valid, 1 warning"
 grep -Eq "about [0-9.e+-]+ s of CPU here \([0-9.e+-]+ us a step" "$tmp/out" && ok ||
   bad "no step cost in: $(cat "$tmp/out")"
 
+# the same bridge at 4000 points (outside review of session 10, issue 18
+# item 4): check built the islands' dense compliance (8 n^2 bytes, n^2 x
+# modes multiply-adds) at load, twice for the contacts' starts and once
+# for the run it times, where only the run steps with it; the load and
+# the starts now build without it (vb_model_compile_queries).  CPU time
+# on a loaded 2-core machine: 5.9 and 6.5 s before, 2.4 and 2.6 s after.
+sed 's/n = 2000;/n = 4000;/' "$tmp/bridge.cfg" >"$tmp/bridge4000.cfg"
+if [ -x /usr/bin/time ]; then
+  /usr/bin/time -f "%U" -o "$tmp/cpu" "$vibro" check "$tmp/bridge4000.cfg" >"$tmp/out" 2>"$tmp/err"
+  contains "$tmp/out" "bridge4000.cfg: valid, 1 warning"
+  awk '{ exit !($1 < 4.0) }' "$tmp/cpu" && ok || bad "check of a 4000-point bridge took $(cat "$tmp/cpu") s of CPU (valid: under 4)"
+fi
+
+# exact_duration on many point contacts (outside review of session 10):
+# `vibro check` and `vibro run` built the islands once per such contact
+# for its effective mass (vb_contact_exact_duration), so 6000 masses on a
+# wall, each alpha = 1 with exact_duration, took 27 s to check and 12 s to
+# start running; one build for all now: 0.5 s and 1.6 s.
+awk 'BEGIN {
+  n = 6000
+  print "scene = { name = \"ed\"; fs = 44100.0; duration = 0.001; };"
+  printf "bodies = ( { name = \"wall\"; type = \"wall\"; }"
+  for (i = 0; i < n; i++)
+    printf ",\n { name = \"m%d\"; type = \"mass\"; mass = 0.01; u0 = 1e-4; v0 = -1.0; }", i
+  print " );"
+  printf "contacts = ( "
+  for (i = 0; i < n; i++)
+    printf "%s\n { name = \"c%d\"; between = [\"m%d\", \"wall\"]; law = \"power\"; k = 1e5; " \
+      "alpha = 1; scheme = \"two-point\"; exact_duration = true; }", (i ? "," : ""), i, i
+  print " );"
+  print "record = { signals = []; };"
+}' >"$tmp/exact.cfg"
+expect 0 timeout 8 "$vibro" check "$tmp/exact.cfg"
+contains "$tmp/out" "contact 'c5999' between 'm5999' and 'wall', law power"
+contains "$tmp/out" "exact_duration: omega_c 3162.28 rad/s, contact time 0.000993459 s"
+contains "$tmp/out" "exact.cfg: valid, 0 warnings"
+expect 0 timeout 8 "$vibro" run "$tmp/exact.cfg" -o "$tmp/exact.h5"
+
 echo "cost.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

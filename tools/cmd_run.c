@@ -384,23 +384,67 @@ check_output(const char *out, const vb_study *study)
 static void
 saturation_warnings(const vb_scene *first)
 {
-  for (int i = 0; i < first->nbodies; i++)
-    if (first->bodies[i].ndropped > 0)
-      fprintf(stderr,
-              "warning: body '%s': %d modes at or above fs/2 = %g Hz dropped: the scheme of its "
-              "island cannot step them (vibro check lists them)\n",
-              first->bodies[i].name, first->bodies[i].ndropped, 0.5 * first->fs);
-  for (int c = 0; c < first->ncontacts; c++) {
-    double w, limit, used;
-    if (!first->contacts[c].exact_duration)
+  for (int i = 0; i < first->nbodies; i++) {
+    const vb_body *b = &first->bodies[i];
+    double top = 0.0;
+    if (b->ndropped == 0)
       continue;
-    vb_contact_exact_duration(first, c, &w, &limit, &used);
-    if (used != w)
+    for (int j = 0; j < b->nmodes; j++) /* the kept modes */
+      top = b->freq[j] > top ? b->freq[j] : top;
+    fprintf(stderr,
+            "warning: body '%s': %d modes at or above fs/2 = %g Hz dropped: the scheme of its "
+            "island cannot step them; the highest kept is at %g Hz (vibro check lists them)\n",
+            b->name, b->ndropped, 0.5 * first->fs, top);
+  }
+  double *meff = NULL;
+  for (int c = 0, end; c < first->ncontacts; c = end) {
+    const vb_contact *ct = &first->contacts[c];
+    double w = 0.0, limit = 0.0, used = 0.0;
+    int saturated = 0, at = -1;
+    /* a distributed block's points (consecutive) warn once, as check does */
+    for (end = c + 1; ct->group[0] != '\0' && end < first->ncontacts &&
+                      strcmp(first->contacts[end].group, ct->group) == 0;
+         end++)
+      ;
+    if (!ct->exact_duration)
+      continue;
+    /* one island build for all of them (one each made N contacts cost N^2) */
+    if (!meff && (meff = malloc((size_t)first->ncontacts * sizeof *meff)) != NULL)
+      vb_scene_contact_masses(first, meff);
+    for (int k = c; k < end; k++) {
+      double wk, lk, uk;
+      if (meff)
+        vb_contact_exact_duration_at(first, k, meff[k], &wk, &lk, &uk);
+      else
+        vb_contact_exact_duration(first, k, &wk, &lk, &uk);
+      if (uk != wk && saturated++ == 0) {
+        at = k;
+        w = wk;
+        limit = lk;
+        used = uk;
+      }
+    }
+    if (saturated == 0)
+      continue;
+    if (ct->group[0] == '\0')
       fprintf(stderr,
               "warning: contact '%s' saturated: the sample rate resolves contacts "
               "down to %.6g s, not the %.6g s this one lasts; it will last %.6g s\n",
-              first->contacts[c].name, M_PI / limit, M_PI / w, M_PI / used);
+              ct->name, M_PI / limit, M_PI / w, M_PI / used);
+    else {
+      const vb_contact *p = &first->contacts[at];
+      const vb_body *a = &first->bodies[p->a];
+      double x = a->kind == VB_BODY_MODAL ? a->points[p->pa].x
+                                          : first->bodies[p->b].points[p->pb].x;
+      fprintf(stderr,
+              "warning: contact '%s': %d of its %d points saturated (first: point %d, x %g m: "
+              "it lasts %.6g s, the sample rate resolves contacts down to %.6g s; it will last "
+              "%.6g s)\n",
+              ct->group, saturated, end - c, p->group_point, x, M_PI / w, M_PI / limit,
+              M_PI / used);
+    }
   }
+  free(meff);
 }
 
 /* Scenes that ended inside an impact (the table's engaged_at_end, read
