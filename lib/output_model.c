@@ -2,11 +2,41 @@
  * with their parameters as attributes (doc/format.md).  Knows nothing of
  * shards, studies or threads. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <hdf5.h>
 
 #include "h5util.h"
 #include "output_model.h"
+
+/* The modes of modal body b dropped at load at or above fs/2 (issue 18
+ * item 4, lib/nyquist.c): nmodes, the modes stepped, and, when some were
+ * dropped, modes_dropped, int64 [ndropped], their indices among the modes
+ * as the scene gave them; 0 or -1. */
+static int
+dropped_write(hid_t g, const vb_body *b)
+{
+  int rc = vb_h5_attr_int64(g, "nmodes", b->nmodes);
+  if (b->ndropped == 0 || rc != 0)
+    return rc;
+  long long *idx = malloc((size_t)b->ndropped * sizeof *idx);
+  if (idx == NULL)
+    return -1;
+  for (int j = 0; j < b->ndropped; j++)
+    idx[j] = b->dropped[j];
+  hsize_t n = (hsize_t)b->ndropped;
+  hid_t space = H5Screate_simple(1, &n, NULL);
+  hid_t at = space >= 0 ? H5Acreate2(g, "modes_dropped", H5T_STD_I64LE, space, H5P_DEFAULT,
+                                     H5P_DEFAULT)
+                        : -1;
+  rc = at >= 0 && H5Awrite(at, H5T_NATIVE_LLONG, idx) >= 0 ? 0 : -1;
+  if (at >= 0)
+    rc |= vb_h5_close(at);
+  if (space >= 0)
+    rc |= vb_h5_close(space);
+  free(idx);
+  return rc;
+}
 
 /* Write /model: scene 0's bodies and contacts. */
 int
@@ -42,6 +72,8 @@ vb_model_write(const vb_format *f, hid_t file)
     }
     if (b->kind != VB_BODY_MODAL)
       rc |= vb_h5_attrs_double(&a, g, "u0", b->u0);
+    else
+      rc |= dropped_write(g, b);
     rc |= vb_h5_close(g);
   }
   for (i = 0; i < sc->ncontacts && rc == 0; i++) {
