@@ -27,6 +27,29 @@ int vb_h5_attr_double(hid_t obj, const char *name, double value);
 int vb_h5_attr_int64(hid_t obj, const char *name, long value);
 /* A 1-d attribute of n fixed-length UTF-8 strings; 0 or -1. */
 int vb_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n);
+/* Many attributes written in a row (the /model of a 64-point bridge
+ * writes 450): one scalar dataspace and the string types of each length
+ * made once, where each vb_h5_attr_* call made and closed its own (a third
+ * of a string attribute's cost).  The files are the same.  Start zeroed;
+ * end with vb_h5_attrs_done. */
+#define VB_H5_ATTR_TYPES 16
+typedef struct vb_h5_attrs {
+  hid_t scalar;                  /* the scalar dataspace (0 before its first use) */
+  hid_t type[VB_H5_ATTR_TYPES];  /* [ntypes] fixed-length string types */
+  size_t size[VB_H5_ATTR_TYPES]; /* their sizes, bytes with the NUL */
+  int utf8[VB_H5_ATTR_TYPES];    /* their character sets: 1 UTF-8, 0 ASCII */
+  int ntypes;
+  hid_t dcpl[2]; /* vb_h5_dataset_in's creation properties: [1] float64's */
+} vb_h5_attrs;
+/* vb_h5_attr_string and vb_h5_attr_double through c; 0 or -1. */
+int vb_h5_attrs_string(vb_h5_attrs *c, hid_t obj, const char *name, const char *value);
+int vb_h5_attrs_double(vb_h5_attrs *c, hid_t obj, const char *name, double value);
+/* vb_h5_dataset with c's creation properties and types (the columns of
+ * a table); the dataset, or a negative id. */
+hid_t vb_h5_dataset_in(vb_h5_attrs *c, hid_t loc, const char *name, hid_t type, int rank,
+                       const hsize_t *dims, const char *units);
+/* Close what c made and zero it; 0 or -1. */
+int vb_h5_attrs_done(vb_h5_attrs *c);
 /* Read a scalar string attribute (variable- or fixed-length); the caller frees the copy (NULL
  * if there is none). */
 char *vb_h5_attr_read_string(hid_t obj, const char *name);
@@ -55,5 +78,21 @@ long vb_h5_row_values(hid_t ds);
  * other dimensions) from buf, of memory type mtype; nothing when they hold
  * no value.  0 or -1. */
 int vb_h5_write_rows(hid_t ds, hid_t mtype, long r0, long nr, const void *buf);
+
+/* Dimension scales attached in bulk: the attachments of the datasets of a
+ * group being created, each scale's list of them (REFERENCE_LIST) written
+ * once at the end.  Start zeroed: vb_h5_dims d = {0}. */
+typedef struct vb_h5_dims {
+  struct vb_h5_scale_refs *s; /* [n] the scales attached so far */
+  int n, cap;
+  int failed; /* an attachment failed */
+} vb_h5_dims;
+/* Attach scales[k] to dimension k of ds (rank 1 to 3; a negative scale:
+ * none), as H5DSattach_scale does for each k: ds's DIMENSION_LIST is written
+ * now, the scales' entries when d is done.  0 or -1. */
+int vb_h5_dims_attach(vb_h5_dims *d, hid_t ds, const hid_t *scales, int rank);
+/* Write every scale's REFERENCE_LIST (the scales still open) and free d.
+ * 0, or -1 when it or an attachment failed. */
+int vb_h5_dims_done(vb_h5_dims *d);
 
 #endif

@@ -109,7 +109,7 @@ manifest_open(vb_output *o, const shard *keep, long nkeep)
 {
   char name[32], tmp[40], line[LINE_MAX_LEN];
   int fd;
-  long k;
+  long k, lines = 0;
 
   snprintf(name, sizeof name, "manifest.r%03d", o->rank);
   snprintf(tmp, sizeof tmp, "%s.tmp", name);
@@ -126,8 +126,13 @@ manifest_open(vb_output *o, const shard *keep, long nkeep)
       unlinkat(o->dirfd, tmp, 0);
       return write_failed(o, "the manifest", e);
     }
+    lines++;
   }
-  if (fsync(fd) < 0 || close(fd) < 0 || renameat(o->dirfd, tmp, o->dirfd, name) < 0) {
+  /* an empty manifest lists what a missing one does (nothing): it needs
+   * no fsync, and a run's first shard fsyncs the directory (shard_add)
+   * before a line is appended, which makes this rename durable too */
+  if ((lines > 0 && fsync(fd) < 0) || close(fd) < 0 ||
+      renameat(o->dirfd, tmp, o->dirfd, name) < 0) {
     unlinkat(o->dirfd, tmp, 0);
     return write_failed(o, "the manifest", errno);
   }

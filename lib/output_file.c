@@ -15,6 +15,8 @@
 #include <hdf5_hl.h>
 
 #include "h5util.h"
+#include "output_image.h"
+#include "output_model.h"
 #include "writer.h"
 
 /* ------------------------------------------------- a file of stacked scenes */
@@ -29,67 +31,8 @@ struct vb_stack {
   long rows, T;
   double interval;
   int flags; /* VB_STACK_* */
+  vb_image_hold *hold; /* built in memory: where its image goes at close (output_image.c) */
 };
-
-/* Write /model: scene 0's bodies and contacts. */
-static int
-model_write(const vb_format *f, hid_t file)
-{
-  static const char *const kinds[] = {"mass", "wall", "modal"};
-  const vb_scene *sc = f->lay.first;
-  hid_t model = H5Gcreate2(file, "model", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  hid_t bodies = model >= 0 ? H5Gcreate2(model, "bodies", 0, 0, 0) : -1;
-  hid_t contacts = model >= 0 ? H5Gcreate2(model, "contacts", 0, 0, 0) : -1;
-  int rc = model >= 0 && bodies >= 0 && contacts >= 0 ? 0 : -1, i;
-
-  rc |= vb_h5_attr_string(model, "name", sc->name);
-  rc |= vb_h5_attr_double(model, "fs", sc->fs);
-  rc |= vb_h5_attr_double(model, "duration", sc->duration);
-  rc |= vb_h5_attr_double(model, "gravity", sc->gravity);
-  rc |= vb_h5_attr_int64(model, "record_every", sc->record_every);
-  rc |= vb_h5_attr_int64(model, "steps", vb_scene_steps(sc));
-  for (i = 0; i < sc->nbodies && rc == 0; i++) {
-    const vb_body *b = &sc->bodies[i];
-    hid_t g = H5Gcreate2(bodies, b->name, 0, 0, 0);
-    rc |= g < 0 ? -1 : 0;
-    /* the scene file's type ("oscillator" is a mass on a spring) */
-    rc |= vb_h5_attr_string(g, "type", b->type ? b->type : kinds[b->kind]);
-    if (b->kind == VB_BODY_MASS) {
-      rc |= vb_h5_attr_double(g, "mass", b->mass);
-      rc |= vb_h5_attr_double(g, "v0", b->v0);
-      if (b->k != 0.0 || b->c != 0.0) {
-        rc |= vb_h5_attr_double(g, "k", b->k);
-        rc |= vb_h5_attr_double(g, "c", b->c);
-      }
-    }
-    if (b->kind != VB_BODY_MODAL)
-      rc |= vb_h5_attr_double(g, "u0", b->u0);
-    rc |= vb_h5_close(g);
-  }
-  for (i = 0; i < sc->ncontacts && rc == 0; i++) {
-    const vb_contact *c = &sc->contacts[i];
-    const char *between[2] = {sc->bodies[c->a].name, sc->bodies[c->b].name};
-    hid_t g = H5Gcreate2(contacts, c->name, 0, 0, 0);
-    rc |= g < 0 ? -1 : 0;
-    rc |= vb_h5_attr_string(g, "law", vb_law_name(c->law.kind));
-    rc |= vb_h5_attr_string(g, "scheme", c->scheme ? c->scheme->name : "");
-    /* the law's own parameters, from the law table (the spring's c, e of
-     * the restitution laws), each with its units in "<key>_units" */
-    for (const vb_law_param *p = vb_law_info_of(c->law.kind)->params; p->key && rc == 0; p++) {
-      char units[VB_NAME_MAX + 8];
-      snprintf(units, sizeof units, "%s_units", p->key);
-      rc |= vb_h5_attr_double(g, p->key, vb_law_param_value(&c->law, p));
-      rc |= vb_h5_attr_string(g, units, p->units);
-    }
-    rc |= vb_h5_attr_double(g, "gap", c->gap);
-    rc |= vb_h5_attr_strings(g, "between", between, 2);
-    rc |= vb_h5_close(g);
-  }
-  rc |= vb_h5_close(contacts);
-  rc |= vb_h5_close(bodies);
-  rc |= vb_h5_close(model);
-  return rc;
-}
 
 /* Values of an axis written at a time (1 MiB). */
 #define AXIS_BLOCK 131072L
@@ -198,6 +141,7 @@ signals_create(vb_stack *st, hid_t sg)
   const vb_format *f = st->f;
   hsize_t d[3];
   hid_t sample = H5I_INVALID_HID;
+  vb_h5_dims dims = {0};
   int s, p, b, rc = 0, nscales = f->lay.first->nbodies + f->lay.first->ncontacts;
   hid_t *scales = calloc((size_t)nscales + 1, sizeof *scales);
 
@@ -219,22 +163,23 @@ signals_create(vb_stack *st, hid_t sg)
     d[0] = (hsize_t)st->rows;
     d[1] = (hsize_t)st->T;
     st->time = vb_h5_dataset(sg, "time", H5T_IEEE_F64LE, 2, d, "s");
-    rc |= st->time < 0 || H5DSattach_scale(st->time, st->scene, 0) < 0 ||
-                  H5DSattach_scale(st->time, sample, 1) < 0
-              ? -1
-              : 0;
+    if (st->time < 0)
+      rc = -1;
+    else
+      rc |= vb_h5_dims_attach(&dims, st->time, (hid_t[2]){st->scene, sample}, 2);
   }
   if (rc == 0)
     rc = axis_write(st->interval > 0 ? st->time : sample, st->T, st->interval);
   for (p = 0; p < f->lay.nparams && rc == 0; p++) {
     d[0] = (hsize_t)st->rows;
     st->params[p] = vb_h5_dataset(sg, f->lay.param_names[p], H5T_IEEE_F64LE, 1, d, f->lay.param_units[p]);
-    rc |= st->params[p] < 0 || H5DSattach_scale(st->params[p], st->scene, 0) < 0 ? -1 : 0;
+    rc |= st->params[p] < 0 || vb_h5_dims_attach(&dims, st->params[p], &st->scene, 1) < 0 ? -1 : 0;
   }
   for (s = 0; s < f->nsig && rc == 0; s++) {
     const vb_signal_desc *sd = &f->sig[s];
     hid_t tscale = st->interval > 0 ? st->time : sample;
     hid_t rows = sd->shape == SHAPE_SERIES ? H5I_INVALID_HID : rows_scale(f, sg, sd, scales);
+    hid_t at[3];
     int rank = 0;
 
     d[rank++] = (hsize_t)st->rows;
@@ -249,14 +194,16 @@ signals_create(vb_stack *st, hid_t sg)
       d[rank++] = (hsize_t)st->T;
     st->sig[s] = vb_h5_dataset_early(sg, sd->name, H5T_IEEE_F64LE, rank, d, sd->units,
                                (st->flags & VB_STACK_LAID) != 0);
-    if (st->sig[s] < 0 || H5DSattach_scale(st->sig[s], st->scene, 0) < 0)
-      rc = -1;
-    else if (sd->shape != SHAPE_SERIES && H5DSattach_scale(st->sig[s], rows, 1) < 0)
-      rc = -1;
-    else if (sd->shape != SHAPE_MODES &&
-             H5DSattach_scale(st->sig[s], tscale, (unsigned)rank - 1) < 0)
+    /* [scene], then the modes' or points' scale, then time */
+    at[0] = st->scene;
+    at[1] = sd->shape == SHAPE_SERIES ? tscale : rows;
+    at[2] = tscale;
+    if (st->sig[s] < 0 || vb_h5_dims_attach(&dims, st->sig[s], at, rank) < 0)
       rc = -1;
   }
+  /* each scale's list of its datasets, once (vb_h5_dims_attach) */
+  if (vb_h5_dims_done(&dims) < 0)
+    rc = -1;
   for (b = 0; b < nscales; b++)
     vb_h5_close(scales[b]);
   free(scales);
@@ -310,7 +257,8 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
   fapl = H5Pcreate(H5P_FILE_ACCESS);
   /* built in memory: the caller takes the image (vb_stack_close_image) and
    * writes it, so a full disk is an error of write(), not of HDF5 */
-  if ((flags & VB_STACK_IN_MEMORY) && fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) < 0)
+  if ((flags & VB_STACK_IN_MEMORY) && fapl >= 0 &&
+      vb_image_fapl(fapl, f, rows, T, nevents, &st->hold) < 0)
     vb_h5_close(fapl), fapl = H5I_INVALID_HID;
   /* laid out for writes from outside HDF5: no sieve buffer may hold (and
    * write back) raw data of the file */
@@ -347,7 +295,7 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
   if (vb_table_create(study, &f->table, rows, st->table) < 0 ||
       (nevents >= 0 && events_create(st, nevents) < 0))
     goto done;
-  if (model_write(f, st->file) < 0)
+  if (vb_model_write(f, st->file) < 0)
     goto done;
   sg = H5Gcreate2(st->file, "signals", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (sg < 0 || signals_create(st, sg) < 0)
@@ -568,25 +516,43 @@ int
 vb_stack_close_image(vb_stack *st, void **image, size_t *len, char *err, size_t errlen)
 {
   ssize_t n;
+  vb_image_hold *h = st->hold;
+  char where[256];
+  int rc;
 
   *image = NULL;
   *len = 0;
-  if (H5Fflush(st->file, H5F_SCOPE_LOCAL) < 0 || (n = H5Fget_file_image(st->file, NULL, 0)) <= 0 ||
-      !(*image = malloc((size_t)n)) || H5Fget_file_image(st->file, *image, (size_t)n) != n) {
-    free(*image);
-    *image = NULL;
+  if (!h || H5Fflush(st->file, H5F_SCOPE_LOCAL) < 0 ||
+      (n = H5Fget_file_image(st->file, NULL, 0)) <= 0) {
     vb_stack_close(st, NULL, 0);
     return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory making the file image",
                          st->path);
   }
-  *len = (size_t)n;
-  return vb_stack_close(st, err, errlen);
+  /* the driver's buffer is handed over when the file closes: the closed
+   * file, its end (which the close lowers, releasing the space HDF5 kept
+   * for more metadata) read from its superblock (vb_image_size) */
+  vb_image_hold_take(h);
+  st->hold = NULL;
+  snprintf(where, sizeof where, "%s", st->path);
+  rc = vb_stack_close(st, err, errlen);
+  *image = vb_image_hold_end(h, rc == VB_OK);
+  *len = *image ? vb_image_size(*image, (size_t)n) : 0;
+  if (rc == VB_OK && *len == 0) {
+    /* closed, but nothing (or no superblock 0) handed over */
+    free(*image);
+    *image = NULL;
+    return vb_errf_first(err, errlen, VB_EIO, "%s: HDF5 handed over no image of it at its close",
+                         where);
+  }
+  return rc;
 }
 
-/* Free a stack's memory (its HDF5 objects closed or left open). */
+/* Free a stack's memory (its HDF5 objects closed, or with closed 0 left
+ * open: the image's hold, which HDF5 may still use, is then kept). */
 static void
-stack_free(vb_stack *st)
+stack_free(vb_stack *st, int closed)
 {
+  free(vb_image_hold_end(st->hold, closed));
   free(st->sig);
   free(st->params);
   free(st->table);
@@ -601,7 +567,7 @@ stack_free(vb_stack *st)
 int
 vb_stack_close(vb_stack *st, char *err, size_t errlen)
 {
-  int rc = 0, s;
+  int rc = 0, s, closed;
 
   if (!st)
     return VB_OK;
@@ -613,7 +579,7 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
      * open, reachable from HDF5's tables: the run ends on this error and
      * vibro's main skips HDF5's exit handler (H5dont_atexit) */
     vb_errf_first(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
-    stack_free(st);
+    stack_free(st, 0);
     return VB_EIO;
   }
   for (s = 0; st->sig && s < st->f->nsig; s++)
@@ -630,7 +596,8 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
     for (s = 0; st->xt[x] && s < st->f->xt[x].nfields; s++)
       rc |= vb_h5_close(st->xt[x][s]);
   rc |= vb_h5_close(st->study);
-  if (st->file >= 0 && H5Fclose(st->file) < 0) {
+  closed = st->file < 0 || H5Fclose(st->file) >= 0;
+  if (!closed) {
     /* a write failed (a full disk): HDF5 keeps the file open, and would
      * crash flushing it again at exit; drop every object of it.  The file
      * itself is left open: closing it again crashed in H5F__close (HDF5
@@ -648,7 +615,7 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
   }
   if (rc != 0)
     vb_errf_first(err, errlen, VB_EIO, "cannot close %s", st->path ? st->path : "the output");
-  stack_free(st);
+  stack_free(st, closed);
   return rc ? VB_EIO : VB_OK;
 }
 
@@ -708,7 +675,7 @@ vb_stack_write_scenes(vb_stack *st, vb_packed_scene *const *sc, long n, char *er
   for (i = 0; i < n; i++)
     nev += sc[i]->nevents;
   rows = malloc((size_t)(n > 0 ? n : 1) * f->table.rowsize);
-  events = malloc(nev > 0 ? (size_t)nev * f->events.rowsize : 1);
+  events = malloc(nev > 0 && n > 1 ? (size_t)nev * f->events.rowsize : 1);
   if (!rows || !events) {
     free(rows);
     free(events);
@@ -719,14 +686,16 @@ vb_stack_write_scenes(vb_stack *st, vb_packed_scene *const *sc, long n, char *er
     memcpy(row, sc[i]->row, f->table.rowsize);
     vb_row_set_long(&f->table, row, VB_TC_EVENTS_START, e);
     vb_row_set_long(&f->table, row, VB_TC_EVENTS_COUNT, sc[i]->nevents);
-    if (sc[i]->nevents > 0)
+    /* one scene's events are written from where they are */
+    if (sc[i]->nevents > 0 && n > 1)
       memcpy(events + (size_t)e * f->events.rowsize, sc[i]->events,
              (size_t)sc[i]->nevents * f->events.rowsize);
     e += sc[i]->nevents;
   }
   rc = vb_stack_write_rows(st, 0, n, rows, NULL, err, errlen);
   if (rc == VB_OK)
-    rc = vb_stack_write_events(st, 0, nev, events, err, errlen);
+    rc = vb_stack_write_events(st, 0, nev, n == 1 && nev > 0 ? sc[0]->events : events, err,
+                               errlen);
   for (int x = 0; x < VB_XT_COUNT && rc == VB_OK; x++)
     if (f->xt[x].nfields > 0)
       rc = xt_write(st, x, sc, n, err, errlen);

@@ -610,14 +610,15 @@ done:
   return rc;
 }
 
-/* Write runs of one scene file through OUT.part/. */
+/* Write runs of one scene file through OUT.part/ (one batch: written as
+ * OUT at once, vb_output_finish). */
 int
 vb_output_write(const char *path, const vb_run *const *runs, int nruns, char *err, size_t errlen)
 {
   vb_output_layout lay;
   vb_output *o;
   const vb_scene *first;
-  int rc, i;
+  int rc, i, finished = 0;
 
   if (err && errlen > 0)
     err[0] = '\0';
@@ -638,10 +639,13 @@ vb_output_write(const char *path, const vb_run *const *runs, int nruns, char *er
   rc = vb_output_open(path, &lay, 0, 0, &o, err, errlen);
   for (i = 0; rc == VB_OK && i < nruns; i++)
     rc = vb_output_scene(o, i, NULL, runs[i], err, errlen);
+  /* every scene in one batch, nothing written before: the batch is OUT,
+   * fsync'ed and renamed into place with no manifest line or merge (as
+   * `vibro run` writes a study run to its end); else shards, merged */
   if (rc == VB_OK)
-    rc = vb_output_flush(o, err, errlen);
+    rc = vb_output_finish(o, &finished, err, errlen);
   vb_output_free(o);
-  if (rc == VB_OK)
+  if (rc == VB_OK && !finished)
     rc = vb_output_merge(path, &lay, NULL, err, errlen);
   return rc;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <hdf5.h>
+#include <hdf5_hl.h>
 
 #include <zlib.h>
 
@@ -86,15 +87,80 @@ static void read_string_attr(hid_t obj, const char *name, char *buf, size_t size
   H5Aclose(a);
 }
 
-/* Whether dataset `name` has dimension scale `scale` attached to dim. */
-static int has_scale(hid_t f, const char *name, const char *scale)
+/* Whether dimension dim of dataset `name` has the one scale `scale` (a
+ * path), as HDF5's own dimension scale API reads the file (H5DS: the
+ * dataset's DIMENSION_LIST and the scale's REFERENCE_LIST, which the
+ * writer makes itself, lib/h5util.c vb_h5_dims_attach). */
+static int has_scale(hid_t f, const char *name, const char *scale, unsigned dim)
 {
-  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-  int found = H5Aexists(d, "DIMENSION_LIST") > 0;
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT), s = H5Dopen2(f, scale, H5P_DEFAULT);
+  int found = d >= 0 && s >= 0 && H5DSis_scale(s) > 0 && H5DSget_num_scales(d, dim) == 1 &&
+              H5DSis_attached(d, s, dim) > 0;
 
-  (void)scale;
+  H5Dclose(s);
   H5Dclose(d);
   return found;
+}
+
+/* Every (dataset, dimension) pair attached to scales under a group: the
+ * scales' and the datasets' attributes agree, seen by H5DS. */
+typedef struct scales_seen {
+  hid_t g;
+  long pairs;     /* (dataset, dimension) pairs with a scale */
+  long refs;      /* entries of the scales' REFERENCE_LISTs */
+  int bad;        /* a pair H5DS does not see attached both ways */
+} scales_seen;
+
+static herr_t count_scale(hid_t did, unsigned dim, hid_t sid, void *data)
+{
+  scales_seen *c = data;
+
+  c->pairs++;
+  if (H5DSis_attached(did, sid, dim) <= 0)
+    c->bad++;
+  return 0;
+}
+
+static herr_t check_object(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+  scales_seen *c = data;
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT), space = d >= 0 ? H5Dget_space(d) : -1;
+  int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : 0;
+
+  (void)info;
+  if (d >= 0 && H5DSis_scale(d) > 0) {
+    if (H5Aexists(d, "REFERENCE_LIST") > 0) {
+      hid_t a = H5Aopen(d, "REFERENCE_LIST", H5P_DEFAULT), as = H5Aget_space(a);
+      c->refs += (long)H5Sget_simple_extent_npoints(as);
+      H5Sclose(as);
+      H5Aclose(a);
+    }
+  } else if (d >= 0) {
+    for (int k = 0; k < rank; k++) {
+      /* every dimension of a vibro dataset has one scale */
+      if (H5DSget_num_scales(d, (unsigned)k) != 1)
+        c->bad++;
+      H5DSiterate_scales(d, (unsigned)k, NULL, count_scale, c);
+    }
+  }
+  if (space >= 0)
+    H5Sclose(space);
+  if (d >= 0)
+    H5Dclose(d);
+  return 0;
+}
+
+/* Check every dataset of group `group` against its scales. */
+static void check_scales(hid_t f, const char *group)
+{
+  scales_seen c = {.g = H5Gopen2(f, group, H5P_DEFAULT)};
+
+  ck_assert_msg(c.g >= 0, "no group %s", group);
+  H5Literate(c.g, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, check_object, &c);
+  H5Gclose(c.g);
+  ck_assert_msg(c.bad == 0 && c.pairs > 0 && c.pairs == c.refs,
+                "%s: %d dimensions without their scale; %ld attached, %ld listed by the scales",
+                group, c.bad, c.pairs, c.refs);
 }
 
 START_TEST(test_layout_and_values)
@@ -130,7 +196,12 @@ START_TEST(test_layout_and_values)
   n = read_doubles(f, "signals/time", buf, 1024);
   ck_assert_int_eq(n, n1);
   ck_assert(fabs(buf[3] - 3.0 / 44100.0) < 1e-18);
-  ck_assert(has_scale(f, "signals/contacts.hit.force", "time"));
+  ck_assert(has_scale(f, "signals/contacts.hit.force", "signals/scene", 0));
+  ck_assert(has_scale(f, "signals/contacts.hit.force", "signals/time", 1));
+  ck_assert(!has_scale(f, "signals/contacts.hit.force", "signals/time", 0));
+  check_scales(f, "signals");
+  check_scales(f, "study/table");
+  check_scales(f, "study/events");
   /* walls record nothing */
   ck_assert(H5Lexists(f, "signals/bodies.wall.u", H5P_DEFAULT) == 0);
   {
@@ -177,9 +248,9 @@ START_TEST(test_layout_and_values)
     ck_assert_str_eq(text, "m");
     /* dimension scales: scene and contact on a per-contact column, event on
      * an event column */
-    ck_assert(has_scale(f, "study/table/impacts", "scene"));
-    ck_assert(has_scale(f, "study/table/impacts", "contact"));
-    ck_assert(has_scale(f, "study/events/t_on", "event"));
+    ck_assert(has_scale(f, "study/table/impacts", "study/table/scene", 0));
+    ck_assert(has_scale(f, "study/table/impacts", "study/table/contact", 1));
+    ck_assert(has_scale(f, "study/events/t_on", "study/events/event", 0));
     H5Tclose(m);
   }
   /* the table: samples and events of each scene */
@@ -359,6 +430,9 @@ START_TEST(test_wide_tables_random)
   ck_assert_msg(vb_output_merge(path, &lay, NULL, err, sizeof err) == VB_OK, "%s", err);
   f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   ck_assert(f >= 0);
+  /* n contacts' columns, each dimension with its scale (no signal is recorded) */
+  check_scales(f, "study/table");
+  check_scales(f, "study/events");
   for (int probe = 0; probe < 8; probe++) {
     int c = probe == 0 ? 0 : probe == 1 ? n - 1 : (int)(rand_r(&seed) % (unsigned)n);
     char name[5][64];

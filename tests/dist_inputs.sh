@@ -98,6 +98,12 @@ contains "$tmp/out" "  2 of 3 points start engaged (penetration up to 1e-05 m at
 scene "$(echo "$string" | sed 's/nmodes = 200/nmodes = 300/')" '{ x = [0.5]; }' '{ height = -1.0; }'
 expect 0 "$vibro" run "$tmp/s.cfg" -o "$tmp/nyq.h5"
 contains "$tmp/err" "warning: body 'string': 80 modes at or above fs/2 = 22050 Hz dropped: the scheme of its island cannot step them; the highest kept is at 22000 Hz"
+# and the file says which (it did not: only the kept modes' axis was there)
+h5dump -A -g /model/bodies/string "$tmp/nyq.h5" >"$tmp/dump" 2>&1
+tr -d ' \n' <"$tmp/dump" >"$tmp/flat"
+contains "$tmp/flat" 'ATTRIBUTE"modes_dropped"{DATATYPEH5T_STD_I64LEDATASPACESIMPLE{(80)/(80)}DATA{(0):220,221,222,'
+contains "$tmp/flat" '(78):298,299}}'
+contains "$tmp/flat" 'ATTRIBUTE"nmodes"{DATATYPEH5T_STD_I64LEDATASPACESCALARDATA{(0):220}}'
 
 # a sweep whose scenes differ from scene 0 in points or modes passed
 # vibro check (valid, exit 0) and stopped vibro run at scene 1, after
