@@ -183,23 +183,32 @@ derivatives(const vb_kproblem *p, int na)
   return vb_kmethod_derivatives(p, na);
 }
 
+/* Add r to dnrm2's running scale and sum of squares (|r| = scale
+ * sqrt(ssq)); -1 where r is not finite, else 0. */
+static inline int
+nrm2_add(double r, double *scale, double *ssq)
+{
+  double a = fabs(r);
+  if (!(a <= *scale)) {
+    if (!isfinite(a))
+      return -1;
+    *ssq = 1.0 + *ssq * (*scale / a) * (*scale / a);
+    *scale = a;
+  } else if (a > 0.0) {
+    *ssq += (a / *scale) * (a / *scale);
+  }
+  return 0;
+}
+
 /* |r| of r[n], scaled as LAPACK's dnrm2, so that it overflows only where
  * r does; INFINITY where an entry is not finite. */
 static double
 norm_of(const double *r, int n)
 {
   double scale = 0.0, ssq = 1.0; /* |r| = scale sqrt(ssq), as LAPACK's dnrm2 */
-  for (int i = 0; i < n; i++) {
-    double a = fabs(r[i]);
-    if (!(a <= scale)) {
-      if (!isfinite(a))
-        return INFINITY;
-      ssq = 1.0 + ssq * (scale / a) * (scale / a);
-      scale = a;
-    } else if (a > 0.0) {
-      ssq += (a / scale) * (a / scale);
-    }
-  }
+  for (int i = 0; i < n; i++)
+    if (nrm2_add(r[i], &scale, &ssq) != 0)
+      return INFINITY;
   return scale * sqrt(ssq);
 }
 
@@ -227,15 +236,8 @@ residual(const vb_kproblem *p, int na, const double *xs, double lambda, const do
         s += row[act[j]] * f[act[j]];
     if (out)
       out[i] = s;
-    double a = fabs(s);
-    if (!(a <= scale)) {
-      if (!isfinite(a))
-        return INFINITY;
-      ssq = 1.0 + ssq * (scale / a) * (scale / a);
-      scale = a;
-    } else if (a > 0.0) {
-      ssq += (a / scale) * (a / scale);
-    }
+    if (nrm2_add(s, &scale, &ssq) != 0)
+      return INFINITY;
   }
   return scale * sqrt(ssq);
 }
