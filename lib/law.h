@@ -36,10 +36,9 @@ law_engaged(const vb_law *law, double x)
 static inline double
 law_engaged_amount(const vb_law *law, double x)
 {
-  const vb_law_info *info = &vb_law_table[law->kind];
-  if (info->always_engaged)
+  if (vb_law_table[law->kind].always_engaged)
     return fabs(x);
-  double p = info->two_sided ? fabs(x) - law->h : x;
+  double p = law_penetration(law, x);
   return p > 0.0 ? p : 0.0;
 }
 

@@ -190,14 +190,15 @@ onset_laws(const vb_island_model *m, vb_island_state *s)
   }
 }
 
-/* Two-level: contact c's rate(n+1) = 2 (x1 - x)/h + roff, with the walls'
+/* Two-level: the roff of a contact with history hc in rate(n+1) =
+ * 2 (x1 - x)/h + roff, m/s, from its wall-and-gap compression at n+1 and n
+ * (xd1, xdrv, m) and its rates at n (xdrv_rate) and n+1 (r1), m/s: the walls'
  * motion exact (Papetti eq 20); set before a solve (am1's step force
  * reads it) and at the update. */
-static inline void
-rate_offset(vb_island_state *s, int c, double h)
+static inline double
+rate_offset(const vb_chist *hc, double xd1, double xdrv, double xdrv_rate, double r1, double h)
 {
-  vb_chist *hc = &s->hist[c];
-  hc->roff = -hc->rate - 2.0 * (s->xd_next[c] - s->xdrv[c]) / h + s->xdrv_rate[c] + s->rd_next[c];
+  return -hc->rate - 2.0 * (xd1 - xdrv) / h + xdrv_rate + r1;
 }
 
 /* Whether any stepped contact may act this step (vb_kmethod_may_act,
@@ -249,8 +250,11 @@ solve_contacts(const vb_island_model *m, vb_island_state *s)
     return VB_OK;
   }
   s->solved = 1;
-  for (int k = 0; !three && k < s->ntrk; k++)
-    rate_offset(s, s->trk[k], m->dt);
+  for (int k = 0; !three && k < s->ntrk; k++) {
+    int c = s->trk[k];
+    s->hist[c].roff = rate_offset(&s->hist[c], s->xd_next[c], s->xdrv[c], s->xdrv_rate[c],
+                                  s->rd_next[c], m->dt);
+  }
   onset_laws(m, s);
   const vb_kproblem p = {
       .nc = nc,
@@ -483,8 +487,7 @@ scheme_pass_two_level(const vb_island_model *m, vb_island_state *s, double *f1, 
     const vb_contact *ct = &act[c];
     vb_chist *hc = &hist[c];
     double x1 = x1s[c], fb = fbar[c];
-    /* rate(n+1) = 2 (x1 - x)/h + roff, the walls' motion exact */
-    hc->roff = -hc->rate - 2.0 * (xd1[c] - xdrv[c]) / h + xdrv_rate[c] + r1[c];
+    hc->roff = rate_offset(hc, xd1[c], xdrv[c], xdrv_rate[c], r1[c], h);
     /* engaged: penetration > 0, x itself for one-sided laws (law.h) */
     if (fb != 0.0 || (one_sided ? hc->x > 0.0 : law_engaged(&ct->law, hc->x))) {
       dsum += ct->scheme->ops->dissipation(ct, hc, h, x1, fb);
