@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "vibro.h"
-#include "writer.h"
+#include "output/output.h"
 
 /* -------------------------------------------------------------- scenes */
 
@@ -115,7 +115,7 @@ typedef struct found {
 
 /* The [point][time] signals of the distributed contact whose first point
  * is contact c, in table order, as the file holds them ("contacts.D.force",
- * output_layout.c); kind 3 for the k-th, else -1. */
+ * output/layout.c); kind 3 for the k-th, else -1. */
 static int
 scan_block(const vb_run *run, int c, found *f)
 {
@@ -228,7 +228,7 @@ vb_run_signal_at(const vb_run *run, int k, char *name, size_t len, const char **
 /* -------------------------------------------------------------- events */
 
 /* The event fields are the columns of an output file's /study/events that
- * come from a vb_event (output_table.c's list, after scene and contact,
+ * come from a vb_event (output/table.c's list, after scene and contact,
  * before the swept values): the writer's own list, not a copy of it. */
 #define FIRST_FIELD (VB_EC_CONTACT + 1)
 

@@ -365,7 +365,7 @@ typedef struct vb_scene {
   int *point_first;    /* [nbodies + 1] first point-signal instance of each
                           body (record.c, at load; NULL: counted each time) */
   int *modes_first;    /* [nbodies + 1] the same for modes signals */
-  struct vb_analysis *analysis; /* the `analysis` block (lib/analysis.h), NULL
+  struct vb_analysis *analysis; /* the `analysis` block (lib/run/analysis.h), NULL
                                    without one (owned) */
 } vb_scene;
 
@@ -688,7 +688,7 @@ const char *vb_study_param(const vb_study *study, int p);
  * every scene (vibro check): their number; *indices is NULL when that is
  * every scene (0 .. count-1), else the sorted indices of the scenes that
  * stand for a sweep of more than 20000 scenes (each parameter's values and
- * the grid's corners; lib/sweep.h vb_sweep_sample says why they suffice).
+ * the grid's corners; lib/study/study.h vb_sweep_sample says why they suffice).
  * The array belongs to the study. */
 long vb_study_checked(const vb_study *study, const long **indices);
 /* SI units of swept parameter p, from the law table and the loader's

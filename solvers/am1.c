@@ -11,7 +11,7 @@
  * f_(n+1) = f(x_(n+1), v_(n+1)) from Papetti eq 1 and the trapezoidal
  * rate v_(n+1) = 2 (x_(n+1) - x_n) / h - v_n. */
 #include <math.h>
-#include "law.h"
+#include "base/base.h"
 #include "scheme.h"
 
 /* Rate at n+1 implied by eq 20 for a trial compression. */

@@ -19,7 +19,7 @@
 _Static_assert(sizeof(lapack_int) == sizeof(int), "LP64 LAPACK (int pivots) expected");
 
 /* Compiled also for x86-64-v3 (AVX2), chosen at load time, as
- * lib/kernels.c's kernels: the rank-1 updates four rows a pass, each
+ * lib/island/kernels.c's kernels: the rank-1 updates four rows a pass, each
  * entry the same product and sum (no contraction: -ffp-contract=off), so
  * the same bits.  The vector loops ask for it (omp simd) with GCC only:
  * clang vectorizes them itself where it can, and asked to, warns where it

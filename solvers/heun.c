@@ -8,7 +8,7 @@
  * predicted velocity v~_n as eq 22 does, and is reused in both the
  * predictor and the corrector of the next step. */
 #include <math.h>
-#include "law.h"
+#include "base/base.h"
 #include "scheme.h"
 
 /* Work space: vt[nm], a1[nm], then x and rate [nc]. */

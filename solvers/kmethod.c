@@ -46,7 +46,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include "internal.h"
+#include "base/base.h"
 #include "scheme.h"
 
 /* Halvings of the line search before the step is given up (lambda down to

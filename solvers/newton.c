@@ -1,6 +1,6 @@
 /* newton.c - the scalar Newton solver shared by the implicit schemes. */
 #include <math.h>
-#include "internal.h"
+#include "scheme.h"
 
 /* Newton's method with a bisection safeguard once a sign change is known. */
 int

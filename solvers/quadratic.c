@@ -34,9 +34,9 @@
  * contact) it left at 4.93 m/s.  At the failing step no real y conserves
  * h, so there is no conserving choice; the step is counted in `fallbacks`
  * and flagged in the impact's event row, and a run whose energy passes 2x
- * what it can hold says "energy gain" in its status (lib/run.c). */
+ * what it can hold says "energy gain" in its status (lib/run/run.c). */
 #include <math.h>
-#include "law.h"
+#include "base/base.h"
 #include "scheme.h"
 
 /* Ducceschi eq 6: P(s) of the contact expanded around `at`, taken at `to`. */

@@ -33,11 +33,28 @@ static const char *const names[] = {VB_SCHEMES(NAME)};
 
 #define NSCHEMES (sizeof schemes / sizeof schemes[0])
 
+/* The families' facts, one row each, indexed by vb_family. */
+const vb_family_info vb_families[] = {
+    [VB_FAMILY_TWO_LEVEL] = {.name = "two-level", .levels = 2, .velocity = 1},
+    [VB_FAMILY_THREE_LEVEL] = {.name = "three-level", .levels = 3},
+    [VB_FAMILY_EXPLICIT] = {.name = "explicit", .levels = 2, .velocity = 1, .one_scheme = 1},
+    /* energy quadratisation (sav.c): three-level modes, contacts by one
+     * linear solve */
+    [VB_FAMILY_SAV] = {.name = "energy-quadratised", .levels = 3, .linear = 1},
+};
+
+/* The facts of a family. */
+const vb_family_info *
+vb_family_info_of(vb_family f)
+{
+  return (unsigned)f < sizeof vb_families / sizeof vb_families[0] ? &vb_families[f] : NULL;
+}
+
 /* Check a scheme's operations and facts against its family's row. */
 int
 vb_scheme_check(const vb_scheme *s, char *err, size_t errlen)
 {
-  const vb_family_ops *f = vb_family_of(s->family);
+  const vb_family_info *f = vb_family_info_of(s->family);
   const vb_scheme_ops *o = s->ops;
   const char *missing = NULL;
   if (!s->name || !s->doc || !o || !f)

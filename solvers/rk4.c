@@ -4,7 +4,7 @@
  * at the end of the previous step; the three other stages evaluate the
  * law afresh. */
 #include <math.h>
-#include "law.h"
+#include "base/base.h"
 #include "scheme.h"
 
 /* Work space: qs, vs, ak, dq, dv [nm], then x, rate and the stage forces [nc]. */

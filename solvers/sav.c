@@ -46,7 +46,7 @@
  * at least 2 steps to be seen at all. */
 #include <math.h>
 #include <stdio.h>
-#include "law.h"
+#include "base/base.h"
 #include "scheme.h"
 
 /* phi = sqrt(2 V(x)), J^(1/2) (eps = 0). */

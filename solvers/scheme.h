@@ -9,14 +9,15 @@
  * family): the system of equations, never the island's state.  A scheme
  * may keep nstate doubles of its own per contact (h->st), which the
  * island allocates with its state and the recording shows
- * (contacts/C/aux).  The family table (below, rows in lib/step.c) says
- * how each family steps an island. */
+ * (contacts/C/aux).  The families' facts (below, rows in registry.c) say
+ * what each family asks of its schemes; how a family steps an island is
+ * the island wing's (island/model.h, rows in island/step.c). */
 #ifndef VIBRO_SCHEME_H
 #define VIBRO_SCHEME_H
 
 #include <stddef.h>
 #include <stdlib.h>
-#include "law.h"
+#include "base/base.h"
 #include "vibro.h"
 
 /* History of one contact's compression that a scheme's step force needs.
@@ -114,60 +115,24 @@ typedef struct vb_scheme_ops {
 struct vb_island_model;
 struct vb_island_state;
 
-/* One mode as a family compiles it: its frequency (Hz), decay rate (1/s),
- * modal mass (kg), the scene's rate fs (Hz) and step dt (s), and the
- * island's scheme when the family steps with one (explicit). */
-typedef struct vb_mode_in {
-  double freq, sigma, mass, fs, dt;
-  const vb_scheme *scheme;
-} vb_mode_in;
-
-/* A mode's update coefficients in its family (model.c's header). */
-typedef struct vb_mode_coef {
-  double w2, sig;    /* omega^2 (1/s^2) and sigma (1/s) the family uses */
-  double ca, cb, cc; /* update coefficients */
-  double dcoef;      /* dissipation coefficient of a step */
-  double mw2;        /* modal mass times w2, N/m */
-} vb_mode_coef;
-
-/* A scheme family: how an island's modes and contacts are stepped.  One
- * row per vb_family in lib/step.c's table (vb_family_of); the model, the
- * state, the step, the events, the loader and the registry's check ask
- * it, never the enum.  The island is opaque here: a scheme sees only its
- * contacts' histories, a vb_kproblem or a vb_system. */
-typedef struct vb_family_ops {
+/* A scheme family's facts: what its schemes must provide and what the
+ * library asks instead of naming a family.  One row per vb_family in
+ * registry.c's table; the island's hooks for each family (island/model.h,
+ * rows in island/step.c) point at their row. */
+typedef struct vb_family_info {
   const char *name;  /* "two-level", for messages */
   int levels;        /* time levels of the modes' state: 2 (q, v at n) or 3
                         (q at n and n-1; rates are those of the step into n) */
   int velocity;      /* the state holds a velocity at n (Papetti's corrections) */
   int one_scheme;    /* the island is stepped by one scheme (its ops->step) */
   int linear;        /* its contacts are solved by their scheme's solve_linear */
-  /* Update coefficients of one mode; VB_OK, or VB_EINVAL with what is
-   * wrong after "mode k" in why[len] (" at 30000 Hz is beyond ..."). */
-  int (*mode)(const vb_mode_in *in, vb_mode_coef *out, char *why, size_t len);
-  /* Start: the family's velocity of mode j (of continuous omega w0,
-   * rad/s, and sigma sig, 1/s) from the initial q0 (m), v0 (m/s) and
-   * generalised force g (N); NULL to keep v0. */
-  double (*start_velocity)(const struct vb_island_model *m, int j, double w0, double sig, double q0,
-                           double v0, double g);
-  /* After the start and after a correction: the family's own derived
-   * state (explicit: accelerations and powers), or NULL. */
-  void (*refresh)(const struct vb_island_model *m, struct vb_island_state *s);
-  /* Free motion of the island over the step from n to n + 1: the
-   * generalised force, qt and xt (implicit families), or NULL. */
-  void (*predict)(const struct vb_island_model *m, struct vb_island_state *s, long n);
-  /* Solve one implicit step's contacts (the K-method, or the scheme's
-   * linear solve); NULL for a family whose step needs none. */
-  int (*solve)(const struct vb_kproblem *p);
-  /* Advance the island from n to n + 1; VB_OK, VB_ENOCONV, VB_EDIVERGED. */
-  int (*step)(const struct vb_island_model *m, struct vb_island_state *s, long n);
-  /* The modes' discrete energy: kinetic and potential, J. */
-  void (*energy)(const struct vb_island_model *m, const struct vb_island_state *s, double *kin,
-                 double *pot);
-} vb_family_ops;
+} vb_family_info;
 
-/* The row of family f (step.c). */
-const vb_family_ops *vb_family_of(vb_family f);
+/* The facts of every family, indexed by vb_family (registry.c). */
+extern const vb_family_info vb_families[];
+/* The facts of family f, or NULL beyond the last (registry.c). */
+const vb_family_info *vb_family_info_of(vb_family f);
+
 
 /* Check that a scheme has the operations and facts its family needs, once,
  * where it is attached (after SUNDIALS): VB_OK, or VB_EINVAL with
@@ -275,5 +240,18 @@ void vb_dense_lu_solve(int n, const double *a, const int *ipiv, double *b);
  * VB_OK, VB_ENOCONV (not converged within the contacts' max_iterations;
  * the finite iterate is kept) or VB_EDIVERGED (a force overflows). */
 int vb_kmethod_solve(const vb_kproblem *p);
+
+/* ------------------------------------------------------------- Newton */
+
+/* (newton.c) */
+/* Scalar residual r(y) and its derivative, for vb_newton_solve. */
+typedef double (*vb_residual_fn)(double y, void *data, double *dr);
+
+/* Solve r(y) = 0 by Newton's method from y0, safeguarded by bisection
+ * inside [lo, hi] once a sign change is known.  Converged when the update
+ * is below tol * max(|y|, scale).  Stores the iterate in *y and the count
+ * in *iterations; VB_OK or VB_ENOCONV after max_iter iterations. */
+int vb_newton_solve(vb_residual_fn r, void *data, double y0, double scale, double tol, int max_iter,
+                    double *y, int *iterations);
 
 #endif

@@ -12,7 +12,7 @@
  * + (V(x^(n+1)) + V(x^n))/2, and damping removes exactly
  * d (x^(n+1) - x^(n-1))^2 / (4 dt) per step. */
 #include <math.h>
-#include "law.h"
+#include "base/base.h"
 #include "scheme.h"
 
 /* V(x^(n-1)), J: the part of eq 7's force that is the same for every

@@ -13,7 +13,7 @@
  * dissipates exactly d (x^(n+1) - x^n)^2 / dt and the energy
  * sum m v^2 / 2 + V(x) balances to Newton tolerance. */
 #include <math.h>
-#include "law.h"
+#include "base/base.h"
 #include "scheme.h"
 
 /* Eq 8b with V(x^n) given (b, vb_two_level_potential's value, the same

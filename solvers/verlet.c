@@ -5,7 +5,7 @@
  * v_(n-1/2)) (and any velocity-dependent modal damping) is evaluated with
  * v_(n-1/2), exactly as eq 21 reuses it.  For one mass a_n = (-f_n + F)/m. */
 #include <math.h>
-#include "law.h"
+#include "base/base.h"
 #include "scheme.h"
 
 /* Work space: vh[nm], then x and rate [nc]. */

@@ -1,9 +1,9 @@
-/* check_analysis.c - the analysis block (lib/analysis.c): its parse
+/* check_analysis.c - the analysis block (lib/run/analysis.c): its parse
  * errors, the section sampled at the exact t_k against the closed-form
  * steady state of a forced linear oscillator, and the impact map of
  * scenes/impact-oscillator.cfg on its period-1 orbit. */
 #include "testutil.h"
-#include "analysis.h"
+#include "run/analysis.h"
 
 /* ---------------------------------------------------------------- parse */
 

@@ -1,17 +1,17 @@
 /* check_distributed.c - tests of distributed contact blocks
- * (lib/load_distributed.c): the expansion into point contacts from a grid,
+ * (lib/scene/load_distributed.c): the expansion into point contacts from a grid,
  * a list and a file, against a constant, a list, a file and a parabola
  * (positions, heights and shapes exact, computed here independently);
  * one sweep path for every point; events that name the point; the
  * messages for bad blocks; energy of a lossless string on many points;
  * the load and check of 1,000 points; and modes at or above fs/2
- * (lib/nyquist.c, model.c). */
+ * (lib/scene/nyquist.c, model.c). */
 #include <math.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
-#include "internal.h"
+#include "base/base.h"
 
 #ifndef TEST_SRCDIR
 #define TEST_SRCDIR "."

@@ -1,4 +1,4 @@
-/* check_events.c - the impact table (lib/run.c events): extrapolated
+/* check_events.c - the impact table (lib/run/run.c events): extrapolated
  * crossings with driven walls (issue 10 item 7). */
 #include <math.h>
 #include <string.h>
@@ -368,7 +368,7 @@ END_TEST
 START_TEST(test_damped_rattle_vout_correction)
 {
   const vb_scheme *sc = scheme_at(_i);
-  if (!vb_family_of(sc->family)->velocity || !steps_damping(sc))
+  if (!vb_family_info_of(sc->family)->velocity || !steps_damping(sc))
     return; /* no velocity to correct, or no damping: refused by the loader */
   char t[1536];
   snprintf(t, sizeof t,

@@ -1,5 +1,5 @@
 /* check_inputs.c - a study's data files are read again by every scene it
- * builds (lib/study.c, lib/inputs.c): a profile, a frequencies file or a
+ * builds (lib/study/study.c, lib/scene/inputs.c): a profile, a frequencies file or a
  * modes file edited while the study runs must stop the scenes built after
  * the edit with a message naming the file, not give an output whose first
  * scenes used the old bytes and the rest the new ones under an `inputs`

@@ -1,4 +1,4 @@
-/* check_kernels.c - every loop of lib/kernels.c against an independent
+/* check_kernels.c - every loop of lib/island/kernels.c against an independent
  * scalar implementation in long double, on random inputs: sizes 8 to 1600
  * modes (padded to a multiple of 8), values over many magnitudes, every
  * instance of the update (ahead or not, with and without a generalised
@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../lib/kernels.h"
+#include "island/kernels.h"
 #include "testutil.h"
 
 /* A reference value (long double) and the sum of the magnitudes of the

@@ -1,8 +1,8 @@
-/* check_law.c - tests of lib/law.c and of the scheme registry. */
+/* check_law.c - tests of lib/base/law.c and of the scheme registry. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include "internal.h"
+#include "base/base.h"
 #include "testutil.h"
 
 static const vb_law laws[] = {

@@ -1,10 +1,10 @@
 /* check_lyapunov.c - the largest Lyapunov exponent by a perturbed twin
- * (lib/lyapunov.c) and the island-state functions it stands on (copy,
- * blend, displace in lib/island.c). */
+ * (lib/run/lyapunov.c) and the island-state functions it stands on (copy,
+ * blend, displace in lib/island/island.c). */
 #include <float.h>
 #include <math.h>
 #include "testutil.h"
-#include "lyapunov.h"
+#include "run/lyapunov.h"
 #include "lyapunov_scenes.h"
 
 /* ------------------------------------------------------------- helpers */
@@ -113,7 +113,7 @@ blend_case(const char *scheme)
   ck_assert_int_eq(vb_scene_load_string(text, "t.cfg", &sc, err, sizeof err), VB_OK);
   ck_assert_int_eq(vb_run_alloc(sc, &run, err, sizeof err), VB_OK);
   const vb_island_model *m = &run->model->islands[0];
-  int three = m->fam->levels == 3;
+  int three = m->fam->info->levels == 3;
   vb_island_state *a, *b, *c0;
   ck_assert_int_eq(vb_island_state_alloc(m, &a), VB_OK);
   ck_assert_int_eq(vb_island_state_alloc(m, &b), VB_OK);
@@ -345,7 +345,7 @@ static const double BALL_MASS = 0.01, BALL_K = 1e6, BALL_E = 0.5, BALL_G = 9.81;
  * e) / (5 e), X(0) = 0, X'(0) = 1, by RK4 in steps of 1e-5 until X returns
  * to 0 (the crossing interpolated linearly): the restitution r = -X' there
  * into *r, and the duration (in sqrt(m / k)) returned.  Independent of
- * the law's code (lib/law.c) and of Papetti eq 9's prediction. */
+ * the law's code (lib/base/law.c) and of Papetti eq 9's prediction. */
 static double
 flores_impact(double e, double *r)
 {
@@ -403,7 +403,7 @@ ball(double gamma, double n, double r, double duration)
 /* Whether p is clamp(12 / N^2, 1e-8, 1e-2) for N the median steps (duration
  * x fs) of the up to 64 impacts of the run ending at one of its impacts:
  * the default the run takes from its own impacts at a renormalisation
- * (lib/lyapunov.c), computed apart from the ring it keeps. */
+ * (lib/run/lyapunov.c), computed apart from the ring it keeps. */
 static int
 from_recent_impacts(const vb_run *run, double fs, double p)
 {
@@ -448,7 +448,7 @@ from_recent_impacts(const vb_run *run, double fs, double p)
  * At Gamma = 1.9 the example's section is irregular: the default must
  * keep a clearly positive exponent there (measured +9.0 at 40 steps,
  * +6.9 at 80).  N is checked against the contact's duration integrated
- * here (the prediction is Papetti eq 9's, lib/law.c); the perturbation
+ * here (the prediction is Papetti eq 9's, lib/base/law.c); the perturbation
  * the run ends with is 12 / N^2 for the median N of its own last 64
  * impacts. */
 START_TEST(test_ball_default)

@@ -621,7 +621,7 @@ START_TEST(test_network_errors)
 {
   static const char *const cases[][2] = {
     /* (a body with some modes left below fs/2 loses the others with a
-     * warning: lib/nyquist.c, tests/check_distributed.c) */
+     * warning: lib/scene/nyquist.c, tests/check_distributed.c) */
     { "bodies = ( { name = \"bar\"; type = \"modal\"; freq = [30000.0, 25000.0]; mass = [1.0, 1.0];\n"
       "  points = ( { name = \"p\"; shape = [1.0, 1.0]; } ); } );\n",
       "test.cfg:2: body 'bar': mode 0 at 30000 Hz is at or above the Nyquist frequency 22050 Hz "

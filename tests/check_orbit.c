@@ -1,4 +1,4 @@
-/* check_orbit.c - tests of lib/orbit.c on random inputs: periodic sections
+/* check_orbit.c - tests of lib/base/orbit.c on random inputs: periodic sections
  * with noise below and above the tolerance, started anywhere in their
  * cycle; transients decaying (and growing) at random rates, real and
  * spiralling; chaotic maps (logistic at r = 4, tent, Henon); rotations

@@ -19,8 +19,8 @@
 #include <zlib.h>
 
 #include "vibro.h"
-#include "writer.h"
-#include "run_state.h"
+#include "output/output.h"
+#include "run/run.h"
 #include "h5table.h"
 #include "testutil.h"
 
@@ -90,7 +90,7 @@ static void read_string_attr(hid_t obj, const char *name, char *buf, size_t size
 /* Whether dimension dim of dataset `name` has the one scale `scale` (a
  * path), as HDF5's own dimension scale API reads the file (H5DS: the
  * dataset's DIMENSION_LIST and the scale's REFERENCE_LIST, which the
- * writer makes itself, lib/h5util.c vb_h5_dims_attach). */
+ * writer makes itself, lib/output/h5util.c vb_h5_dims_attach). */
 static int has_scale(hid_t f, const char *name, const char *scale, unsigned dim)
 {
   hid_t d = H5Dopen2(f, name, H5P_DEFAULT), s = H5Dopen2(f, scale, H5P_DEFAULT);

@@ -1,4 +1,4 @@
-/* check_presets.c - tests of lib/presets.c: the modal presets (bar,
+/* check_presets.c - tests of lib/scene/presets.c: the modal presets (bar,
  * string, plate, membrane) against their analytic frequencies, integrals
  * of their shapes, and the modes files (CSV and HDF5) with every message. */
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <hdf5.h>
 
 #include "testutil.h"
-#include "internal.h"
+#include "scene/scene.h"
 
 /* j of the 100000th mode of a fixed-rim membrane: j_(277,83), from
  * scipy.special.jn_zeros(277, 83), with 99999 modes below it by a scan of

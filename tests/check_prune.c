@@ -1,12 +1,12 @@
 /* check_prune.c - work a step or a sample may skip (issue 18): recording
- * computes only the points recorded (lib/record.c, lib/island.c), and a
+ * computes only the points recorded (lib/run/record.c, lib/island/island.c), and a
  * body in no contact steps in increments so that its energy balance
- * closes to round-off however far it falls (lib/step.c, lib/kernels.c);
+ * closes to round-off however far it falls (lib/island/step.c, lib/island/kernels.c);
  * every contact's predicted compression in passes of four rows. */
 #include <float.h>
 #include <math.h>
 #include "../tests/bridge_scene.h"
-#include "kernels.h"
+#include "island/kernels.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ free fall */

@@ -1,5 +1,5 @@
 /* check_pyapi.c - the flat interface of foreign callers (lib/pyapi.c) and
- * vb_run_exec_stop (lib/run.c), each against what the structs of vibro.h
+ * vb_run_exec_stop (lib/run/run.c), each against what the structs of vibro.h
  * hold.  python/tests/test_inprocess.py compares the same calls with the
  * program's output files. */
 #include <math.h>

@@ -132,7 +132,7 @@ check_outcome(const sg_scene *g, const char *text, const tu_sim *s)
           "run returned %d (%s), status '%s'", s->rc, vb_strerror(s->rc), st);
   if (s->rc == VB_OK) {
     /* "done", or "done, energy gain ..." when a scheme that does not
-     * conserve energy gained past twice what the scene can hold (lib/run.c
+     * conserve energy gained past twice what the scene can hold (lib/run/run.c
      * done_status; seed 282: verlet at 2 samples a contact, 2.23x) */
     REQUIRE(strcmp(st, "done") == 0 || strncmp(st, "done, energy gain ", 18) == 0, g, text,
             "VB_OK with status '%s'", st);

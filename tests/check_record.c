@@ -1,4 +1,4 @@
-/* check_record.c - the signal table (lib/record.c): every row's instances,
+/* check_record.c - the signal table (lib/run/record.c): every row's instances,
  * groups and data agree with the run's accessors, and the recording's size
  * is the one the scene announces; record.signals selects what is recorded
  * (and allocated), events and the table's figures do not change, and a glob
@@ -9,7 +9,7 @@
 #include <math.h>
 #include <unistd.h>
 #include "testutil.h"
-#include "../lib/internal.h"
+#include "run/run.h"
 
 /* A ball, a modal plate with two points, a driven wall, two contacts, and
  * record.modes. */

@@ -3,6 +3,7 @@
  * list, and the check of each scheme's operations (issue 11). */
 #include "testutil.h"
 #include "scheme.h"
+#include "island/island.h" /* the island's rows of the families */
 
 /* Lookup: the first and the last entry (a registration loop once skipped
  * entry 0), every entry by its own name, and names that are not there. */
@@ -129,12 +130,15 @@ START_TEST(test_family_table)
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     const vb_family_ops *f = vb_family_of(want[i].f);
+    const vb_family_info *fi = vb_family_info_of(want[i].f);
     ck_assert_ptr_nonnull(f);
-    ck_assert_str_eq(f->name, want[i].name);
-    ck_assert_int_eq(f->levels, want[i].levels);
-    ck_assert_int_eq(f->velocity, want[i].velocity);
-    ck_assert_int_eq(f->one_scheme, want[i].one);
-    ck_assert_int_eq(f->linear, want[i].linear);
+    /* the island's row points at the registry's facts of the same family */
+    ck_assert_ptr_eq(f->info, fi);
+    ck_assert_str_eq(fi->name, want[i].name);
+    ck_assert_int_eq(fi->levels, want[i].levels);
+    ck_assert_int_eq(fi->velocity, want[i].velocity);
+    ck_assert_int_eq(fi->one_scheme, want[i].one);
+    ck_assert_int_eq(fi->linear, want[i].linear);
     ck_assert(f->mode && f->step && f->energy);
     /* an implicit family predicts and solves; the explicit one does neither */
     ck_assert_int_eq(f->predict != NULL, !want[i].one);
@@ -142,6 +146,8 @@ START_TEST(test_family_table)
   }
   ck_assert_ptr_null(vb_family_of((vb_family)(VB_FAMILY_SAV + 1)));
   ck_assert_ptr_null(vb_family_of((vb_family)-1));
+  ck_assert_ptr_null(vb_family_info_of((vb_family)(VB_FAMILY_SAV + 1)));
+  ck_assert_ptr_null(vb_family_info_of((vb_family)-1));
 }
 END_TEST
 

@@ -1,4 +1,4 @@
-/* check_run.c - the run as a whole (lib/run.c): independent islands, free
+/* check_run.c - the run as a whole (lib/run/run.c): independent islands, free
  * bodies, and the end of a run (issue 10). */
 #include <float.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* check_scene.c - tests of scene loading and validation (lib/scene.c). */
+/* check_scene.c - tests of scene loading and validation (lib/scene/scene.c). */
 #include <check.h>
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "vibro.h"
-#include "source.h" /* the body-type table */
+#include "scene/scene.h" /* the body-type table */
 
 #ifndef TEST_SRCDIR
 #define TEST_SRCDIR "."

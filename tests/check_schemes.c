@@ -71,9 +71,9 @@ START_TEST(test_free_flight)
     double ue = -0.02385 + 0.531 * t - 0.5 * 9.81 * t * t;
     double ve = 0.531 - 9.81 * t;
     /* three-level schemes report the rate of the step into the sample */
-    if (vb_family_of(sc->family)->levels == 3 && n > 0)
+    if (vb_family_info_of(sc->family)->levels == 3 && n > 0)
       ve = 0.531 - 9.81 * (t - 0.5 * dt);
-    if (vb_family_of(sc->family)->levels == 3 && n == 0)
+    if (vb_family_info_of(sc->family)->levels == 3 && n == 0)
       ve = 0.531 + 0.5 * 9.81 * dt;
     worst_u = fmax(worst_u, fabs(u[n] - ue));
     worst_v = fmax(worst_v, fabs(v[n] - ve));

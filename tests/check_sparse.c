@@ -1,5 +1,5 @@
 /* check_sparse.c - tests of the skipping of contacts that cannot act
- * (lib/sparse.c).
+ * (lib/island/sparse.c).
  *
  * On random strings (modes, pluck, points, profile heights, two-point and
  * three-point, 16 to 1,500 points):
@@ -26,8 +26,8 @@
 #include <stdlib.h>
 
 #include "testutil.h"
-#include "internal.h"
-#include "island.h"
+#include "base/base.h"
+#include "island/island.h"
 #include "bridge_scene.h"
 
 /* A deterministic generator (xorshift64*), uniform in [0, 1). */

@@ -16,7 +16,7 @@
 #include <hdf5.h>
 
 #include "h5table.h"
-#include "writer.h"
+#include "output/output.h"
 #include "testutil.h"
 #include "vibro.h"
 

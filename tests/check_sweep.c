@@ -1,5 +1,5 @@
 /* check_sweep.c - the sweep's parameter paths as the loader's tables see
- * them (lib/sweep.c): the SI units of every kind of swept key, and keys a
+ * them (lib/study/sweep.c): the SI units of every kind of swept key, and keys a
  * sweep may create where the file leaves them out (a law's optional keys
  * come from the law table). */
 #include <check.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # grazing.sh - vibro check names the grazing boundary a sweep crosses
-# (lib/check.c; doc/analysis.md, "Grazing", eq G1-G3): where the
+# (lib/study/check.c; doc/analysis.md, "Grazing", eq G1-G3): where the
 # no-contact steady state of a linear body under one harmonic force or
 # drive just reaches the barrier.  The amplitudes are computed here again
 # with awk from the receptance of each case (a mass-spring-damper, a

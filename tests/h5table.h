@@ -3,7 +3,7 @@
  * compound memory type, so that a test names the values it checks as
  * vibro-2's members did ("index" is the `scene` coordinate, "X:C" contact
  * C's value of the [scene][contact] column X).  Written apart from
- * lib/output_table.c, with plain HDF5 calls. */
+ * lib/output/table.c, with plain HDF5 calls. */
 #ifndef VIBRO_H5TABLE_H
 #define VIBRO_H5TABLE_H
 

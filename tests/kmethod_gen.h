@@ -6,7 +6,7 @@
  * A problem of n contacts couples them through m >= n modes: the step
  * compliance K = S diag(cc) S^T (m/N) with random shapes S and positive
  * modal compliances cc, so K is symmetric positive definite as in the
- * library (lib/model.c).  Each contact gets a random law (power,
+ * library (lib/island/model.c).  Each contact gets a random law (power,
  * Hunt-Crossley or spring), a random history and a predicted compression
  * near its barrier, so that some contacts act and some do not. */
 #ifndef VIBRO_KMETHOD_GEN_H
@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "base/base.h"
 #include "scheme.h"
 
 /* Which laws a problem draws from. */

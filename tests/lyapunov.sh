@@ -1,6 +1,6 @@
 #!/bin/sh
 # lyapunov.sh - the largest Lyapunov exponent in a study's file (issue 20
-# item 4; lib/lyapunov.c): the impact oscillator of scenes/ at 80 kHz over
+# item 4; lib/run/lyapunov.c): the impact oscillator of scenes/ at 80 kHz over
 # forcing frequency (25 Hz period 1, 28 Hz chaotic) and perturbation
 # (1e-8, 1e-7, 1e-6), run with -j 1 and -j 2.  The columns lyapunov and
 # lyapunov_second_half (1/s) are bitwise the same at -j 1 and -j 2, have
@@ -170,7 +170,7 @@ sys.exit(0 if lam[0] < -2 and half[0] < -2 and lam[1] > 2 and half[1] > 2 and p 
 
 # memory running out while predicting the default perturbation is reported
 # (the scene's status, exit 1), never a silent 1e-8 (VIBRO_TEST_LYAPUNOV_NOMEM,
-# lib/lyapunov.c); vibro check says so too; a given perturbation needs no
+# lib/run/lyapunov.c); vibro check says so too; a given perturbation needs no
 # prediction and runs
 expect 0 env VIBRO_TEST_LYAPUNOV_NOMEM=1 "$vibro" check "$tmp/d42.cfg"
 contains "$tmp/out" "(the default, not predicted: out of memory; the run will refuse the scene)"

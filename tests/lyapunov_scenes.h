@@ -96,7 +96,7 @@ impact_oscillator(double freq)
 
 /* A string driven at its fundamental against a bar of 32 contact points
  * (a distributed contact: one island that skips the contacts that cannot
- * close, lib/sparse.c), with amplitude `amp` N. */
+ * close, lib/island/sparse.c), with amplitude `amp` N. */
 static char *
 string_on_bar(double amp)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""orbit.py - lib/orbit.c's classification and attractor ids against numpy.
+"""orbit.py - lib/base/orbit.c's classification and attractor ids against numpy.
 
 Reads tests/orbit_dump's output (stdin) and decides each case again from
 doc/analysis.md's rules, written anew with numpy arrays:

@@ -1,5 +1,5 @@
 #!/bin/sh
-# orbit.sh - lib/orbit.c's period classification and attractor ids
+# orbit.sh - lib/base/orbit.c's period classification and attractor ids
 # against numpy: tests/orbit_dump writes random sections (periodic with
 # noise below, at and above the tolerance, transients, chaotic maps,
 # rotations, any length from 1 point) and random sets of cycles around

@@ -1,4 +1,4 @@
-/* orbit_dump.c - random sections and attractor sets with lib/orbit.c's
+/* orbit_dump.c - random sections and attractor sets with lib/base/orbit.c's
  * answers, for tests/orbit.py (numpy's brute force on the same inputs).
  * Usage: tests/orbit_dump [COUNT [SEED]].  Prints COUNT sections, each
  *   classify N D PMAX TOL CLS PERIOD SPREAD

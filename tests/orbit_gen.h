@@ -1,4 +1,4 @@
-/* orbit_gen.h - random sections and cycles for the tests of lib/orbit.c
+/* orbit_gen.h - random sections and cycles for the tests of lib/base/orbit.c
  * (tests/check_orbit.c, tests/orbit_dump.c): periodic sequences with
  * noise, transients, chaotic maps, rotations and sets of cycles around a
  * few attractors.  Each generator fills a caller's array from a seed. */
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "orbit.h"
+#include "base/orbit.h"
 
 /* The next uniform double in [0, 1) of a splitmix64 stream. */
 static inline double

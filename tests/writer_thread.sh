@@ -1,6 +1,6 @@
 #!/bin/sh
 # writer_thread.sh - a scene recorded in place whose windows a writer thread
-# of its own writes (lib/record_file.c, issue 17 item 7) gives the file of
+# of its own writes (lib/run/record_file.c, issue 17 item 7) gives the file of
 # the scene that writes them itself (h5diff), alone, in a study at -j 1 and
 # -j 2, by default (fewer scenes running than cores) or forced on and off
 # (VIBRO_TEST_WRITER_THREAD=1/0); SIGKILL and SIGTERM from outside at random

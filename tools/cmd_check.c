@@ -162,7 +162,7 @@ print_contact(const vb_scene *sc, int c, const vb_contact_start *st)
          v_in, pr.x_max, pr.v_out_exact, pr.v_out, pr.duration, samples);
 }
 
-/* onset from a contact's initial state, s (as lib/check.c's onset_time). */
+/* onset from a contact's initial state, s (as lib/study/check.c's onset_time). */
 static double
 onset_from(const vb_contact_start *s)
 {

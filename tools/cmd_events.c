@@ -309,7 +309,7 @@ done:
 }
 
 /* Whether `name` is a point of the distributed contact `block`: its
- * expansion names them block[k], k = 0, 1, ... (lib/load_distributed.c). */
+ * expansion names them block[k], k = 0, 1, ... (lib/scene/load_distributed.c). */
 static int
 point_of(const char *name, const char *block)
 {

@@ -380,7 +380,7 @@ check_output(const char *out, const vb_study *study)
 }
 
 /* Warn of exact-duration contacts beyond their limit, which run saturated,
- * and of modes at or above fs/2 the loader dropped (lib/nyquist.c). */
+ * and of modes at or above fs/2 the loader dropped (lib/scene/nyquist.c). */
 static void
 saturation_warnings(const vb_scene *first)
 {
@@ -467,7 +467,7 @@ engaged_text(const char *out, char *buf, size_t len)
 }
 
 /* Scenes done with an energy gain (their status begins "done, energy
- * gain": lib/run.c's done_status), read from OUT's table so that kept
+ * gain": lib/run/run.c's done_status), read from OUT's table so that kept
  * scenes count too, as ", N done with an energy gain (first: scene I:
  * STATUS)" for the summary line; "" when none. */
 static void

@@ -19,7 +19,7 @@
 
 #define WALK_DEPTH    8 /* deepest nesting searched for signals */
 #define FORMAT_PREFIX "vibro-"
-/* The latest layout the readers know (lib/writer.h's VB_FORMAT_NAME). */
+/* The latest layout the readers know (lib/output/output.h's VB_FORMAT_NAME). */
 #define FORMAT_LATEST 3
 
 /* snprintf into buf, cutting what does not fit (names and statuses are

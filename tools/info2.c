@@ -21,7 +21,7 @@
 typedef struct summary {
   long rows, done, failed;
   long gained; /* of the done, those whose energy rose past what they can hold
-                  (status "done, energy gain ...": lib/run.c's done_status) */
+                  (status "done, energy gain ...": lib/run/run.c's done_status) */
   long engaged, engaged_first;  /* scenes that ended inside an impact, the first */
   namelist failures;            /* the first FAILED_MAX failed scenes, as text */
   namelist gains;               /* the first FAILED_MAX of the gained, as text */

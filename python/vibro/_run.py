@@ -581,7 +581,7 @@ def simulate(scene, index=0):
     if code != _lib.VB_OK:
         warnings.warn("vibro: %s: scene '%s' did not finish: %s" % (name or source, title, status),
                       RuntimeWarning, stacklevel=2)
-    # an impact still open at the end has NaN t_off (lib/events.c)
+    # an impact still open at the end has NaN t_off (lib/run/events.c)
     closed = sorted(set(events["contact"][events["t_off"].isna()])) if len(events) else []
     if code == _lib.VB_OK and closed:
         which = ", ".join("'%s'" % c for c in closed)

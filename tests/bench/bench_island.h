@@ -1,6 +1,6 @@
 /* bench_island.h - shared by bench_strings.c and bench_kmethod.c: a scene's
  * island with the most contacts stepped alone for the Newton figures, and
- * the CPU time of a whole run, with contacts skipped (lib/sparse.c) or
+ * the CPU time of a whole run, with contacts skipped (lib/island/sparse.c) or
  * every contact stepped (VIBRO_NO_SKIP=1: the "before"). */
 #ifndef VIBRO_BENCH_ISLAND_H
 #define VIBRO_BENCH_ISLAND_H
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-#include "island.h"
+#include "island/island.h"
 
 /* CPU time of the process, s. */
 static inline double
@@ -48,7 +48,7 @@ bench_skip(int skip)
     setenv("VIBRO_NO_SKIP", "1", 1);
 }
 
-/* Step the scene's island with the most contacts alone (lib/island.h) for
+/* Step the scene's island with the most contacts alone (lib/island/island.h) for
  * its Newton figures; 0, or 1 on an error (printed). */
 static inline int
 bench_figures_of(const vb_scene *sc, bench_figures *f)

@@ -4,7 +4,7 @@
  * plucked lossless string of 200 modes on a 2 cm bridge of N = 4, 16, 64,
  * 128 points (two-point, power law 1.5, 44.1 kHz), beside one point
  * contact on the same string.  For each: the island stepped alone (the
- * internal API, lib/island.h) for the Newton figures: iterations per step
+ * internal API, lib/island/island.h) for the Newton figures: iterations per step
  * with a solve (mean, max), the share of steps with a solve, the mean
  * active set, the steps that did not converge, and the relative energy
  * drift; then the whole run (recording the pickup) for the CPU time per

@@ -1,4 +1,4 @@
-/* bench_lyapunov.c - what the Lyapunov twin (lib/lyapunov.c) costs: each
+/* bench_lyapunov.c - what the Lyapunov twin (lib/run/lyapunov.c) costs: each
  * scene run without and with the twin, best of three, and the ratio of
  * the times (the twin steps every island again, so about 2 is expected;
  * the run's recording and events are not repeated).  A scene without the
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "bench_util.h"
-#include "lyapunov.h"
+#include "run/lyapunov.h"
 
 /* A scene of scenes/ (its sweep dropped), its twin's period and start
  * (0: the twin runs the whole scene, so the ratio is of whole runs). */

@@ -237,7 +237,7 @@ main(int argc, char **argv)
   }
   printf("distributed contact on strings: CPU per simulated step of the whole run, recording "
          "one pickup (the tanpura's also writing its file), stepping every contact (before) and "
-         "skipping those that cannot act (after, lib/sparse.c); best of %d runs interleaved "
+         "skipping those that cannot act (after, lib/island/sparse.c); best of %d runs interleaved "
          "before/after after a warm-up of each; for after also the median, the spread "
          "(worst/best - 1), vb_run_exec alone and the write alone (best, us per step of "
          "this duration: a file costs the same whatever its length); solved: share of steps "

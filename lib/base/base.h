@@ -1,0 +1,109 @@
+/* base/base.h - the face of the base wing (not installed): what every
+ * wing above may use.  The base wing holds the facts that need nothing but
+ * the user's types of vibro.h: status texts and the message helper
+ * (status.c), the contact laws (law.c, law.h), Papetti's analytic
+ * predictions (analytic.c), drives (drive.c), bodies (bodies.c), contact
+ * labels (label.c) and the orbit classifiers (orbit.c, orbit.h).
+ *
+ * The wings, bottom up, each using only the faces of the wings below it
+ * (tests/layers.sh holds the order):
+ *   base/     this face
+ *   solvers/  the schemes, their registry, Newton and the K-method (scheme.h)
+ *   island/   the compiled model, modes, islands, the step, kernels (island.h)
+ *   run/      a run and its observers: events, recording, analysis (run.h)
+ *   scene/    sources, loaders, presets, modes files (scene.h)
+ *   output/   the crash-safe writer (output.h)
+ *   study/    studies, sweeps, the study runner, check (study.h)
+ * and at the root vibro.h (the user's API) and pyapi.c (foreign callers). */
+#ifndef VIBRO_BASE_H
+#define VIBRO_BASE_H
+
+#include <stdint.h>
+#include "vibro.h"
+
+/* ------------------------------------------------------------- status */
+
+/* The library's one message helper: format a message into err[errlen]
+ * (truncated safely; nothing when err is NULL or errlen is 0) and return
+ * `status`, so that callers write
+ *   return vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory ...", path); */
+int vb_errf(char *err, size_t errlen, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* vb_errf for code that unwinds through several callers, each with its
+ * own context: writes only when err[0] is '\0' (so err must start empty),
+ * keeping the first, most specific message; returns `status`. */
+int vb_errf_first(char *err, size_t errlen, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* ---------------------------------------------------------------- laws */
+
+/* The laws' shared functions (law.h: what the schemes use). */
+#include "law.h"
+/* The orbit classifiers (orbit.h). */
+#include "orbit.h"
+
+/* ------------------------------------------------------------- drivers */
+
+/* The offset of a drive parameter that is an integer the loader handles
+ * itself (noise seed and components), not a double of vb_drive. */
+#define VB_DRIVE_INTEGER ((size_t)-1)
+
+/* One numeric key of a drive type. */
+typedef struct vb_drive_param {
+  const char *key;   /* scene-file key, e.g. "freq" */
+  const char *units; /* SI units, "1" when dimensionless */
+  size_t offset;     /* offset of its double in vb_drive, or VB_DRIVE_INTEGER */
+  int required;      /* 1: the drive group must give it */
+  double fallback;   /* its value when absent and not required */
+  double min, max;   /* valid values: >= min (> min when min_open); an
+                        integer also <= max */
+  int min_open;
+  const char *condition; /* the valid values in words, NULL when any */
+} vb_drive_param;
+
+/* A drive type (a row of drive.c's table). */
+typedef struct vb_drive_info {
+  const char *name; /* scene-file type, e.g. "sine" */
+  vb_drive_kind kind;
+  int file;                     /* 1: also a string key `file` (profile) */
+  const vb_drive_param *params; /* numeric keys, NULL-key-terminated */
+} vb_drive_info;
+
+/* The drive type of a scene-file name, or NULL. */
+const vb_drive_info *vb_drive_lookup(const char *name);
+/* Row i of the drive table, NULL beyond; *n (may be NULL) gets the count. */
+const vb_drive_info *vb_drive_info_at(int i, int *n);
+/* Whether x is a valid value of drive parameter p (p->condition). */
+int vb_drive_param_valid(const vb_drive_param *p, double x);
+
+/* Prescribed displacement of a drive at time t, m, and its rate in *rate. */
+double vb_drive_eval(const vb_drive *d, double t, double *rate);
+/* Set up seeded band-limited noise: ncomp cosines of random frequency in
+ * (0, freq] and random phase, rms `amplitude`; allocates the components. */
+int vb_drive_noise_setup(vb_drive *d, long ncomp);
+/* The part of contact ct's compression that no mode carries (walls and
+ * gap, with their drives) at time t, m, and its rate in *rate, m/s. */
+double vb_contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate);
+/* Whether a wall of contact ct or its gap is driven. */
+int vb_contact_driven(const vb_scene *sc, const vb_contact *ct);
+
+/* -------------------------------------------------------------- bodies */
+
+/* Contact ct of scene sc as messages name it: "'hit'", or for a point of
+ * a distributed block "'frets' (point 11, x 0.432 m)" (label.c); a
+ * buffer of VB_NAME_MAX + 64 bytes holds it.  Returns buf. */
+#define VB_LABEL_MAX (VB_NAME_MAX + 64)
+const char *vb_contact_label(const vb_scene *sc, const vb_contact *ct, char *buf, size_t len);
+/* Allocate a body's modal arrays (freq, sigma, modal_mass, q0, dq0,
+ * gravity) and npoints points with their shapes, zeroed. */
+int vb_body_alloc_modes(vb_body *b, int nmodes, int npoints);
+/* Free a body's modal arrays and points. */
+void vb_body_clear_modes(vb_body *b);
+/* Free the data a drive owns (profile samples, noise components). */
+void vb_drive_clear(vb_drive *d);
+/* Free everything a body owns (modes, points, drive data). */
+void vb_body_clear(vb_body *b);
+/* Fill a mass's one mode from mass, k, c, u0 and v0. */
+int vb_body_mass_modes(vb_body *b);
+
+#endif

@@ -1,0 +1,103 @@
+/* output/model.c - /model of a vibro-3 file: scene 0's bodies and contacts
+ * with their parameters as attributes (doc/format.md).  Knows nothing of
+ * shards, studies or threads. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <hdf5.h>
+
+#include "h5util.h"
+#include "model.h"
+
+/* The modes of modal body b dropped at load at or above fs/2 (issue 18
+ * item 4, lib/scene/nyquist.c): nmodes, the modes stepped, and, when some were
+ * dropped, modes_dropped, int64 [ndropped], their indices among the modes
+ * as the scene gave them; 0 or -1. */
+static int
+dropped_write(hid_t g, const vb_body *b)
+{
+  int rc = vb_h5_attr_int64(g, "nmodes", b->nmodes);
+  if (b->ndropped == 0 || rc != 0)
+    return rc;
+  long long *idx = malloc((size_t)b->ndropped * sizeof *idx);
+  if (idx == NULL)
+    return -1;
+  for (int j = 0; j < b->ndropped; j++)
+    idx[j] = b->dropped[j];
+  hsize_t n = (hsize_t)b->ndropped;
+  hid_t space = H5Screate_simple(1, &n, NULL);
+  hid_t at = space >= 0 ? H5Acreate2(g, "modes_dropped", H5T_STD_I64LE, space, H5P_DEFAULT,
+                                     H5P_DEFAULT)
+                        : -1;
+  rc = at >= 0 && H5Awrite(at, H5T_NATIVE_LLONG, idx) >= 0 ? 0 : -1;
+  if (at >= 0)
+    rc |= vb_h5_close(at);
+  if (space >= 0)
+    rc |= vb_h5_close(space);
+  free(idx);
+  return rc;
+}
+
+/* Write /model: scene 0's bodies and contacts. */
+int
+vb_model_write(const vb_format *f, hid_t file)
+{
+  static const char *const kinds[] = {"mass", "wall", "modal"};
+  const vb_scene *sc = f->lay.first;
+  hid_t model = H5Gcreate2(file, "model", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t bodies = model >= 0 ? H5Gcreate2(model, "bodies", 0, 0, 0) : -1;
+  hid_t contacts = model >= 0 ? H5Gcreate2(model, "contacts", 0, 0, 0) : -1;
+  vb_h5_attrs a = {0}; /* a dataspace and string types for all of them */
+  int rc = model >= 0 && bodies >= 0 && contacts >= 0 ? 0 : -1, i;
+
+  rc |= vb_h5_attrs_string(&a, model, "name", sc->name);
+  rc |= vb_h5_attrs_double(&a, model, "fs", sc->fs);
+  rc |= vb_h5_attrs_double(&a, model, "duration", sc->duration);
+  rc |= vb_h5_attrs_double(&a, model, "gravity", sc->gravity);
+  rc |= vb_h5_attr_int64(model, "record_every", sc->record_every);
+  rc |= vb_h5_attr_int64(model, "steps", vb_scene_steps(sc));
+  for (i = 0; i < sc->nbodies && rc == 0; i++) {
+    const vb_body *b = &sc->bodies[i];
+    hid_t g = H5Gcreate2(bodies, b->name, 0, 0, 0);
+    rc |= g < 0 ? -1 : 0;
+    /* the scene file's type ("oscillator" is a mass on a spring) */
+    rc |= vb_h5_attrs_string(&a, g, "type", b->type ? b->type : kinds[b->kind]);
+    if (b->kind == VB_BODY_MASS) {
+      rc |= vb_h5_attrs_double(&a, g, "mass", b->mass);
+      rc |= vb_h5_attrs_double(&a, g, "v0", b->v0);
+      if (b->k != 0.0 || b->c != 0.0) {
+        rc |= vb_h5_attrs_double(&a, g, "k", b->k);
+        rc |= vb_h5_attrs_double(&a, g, "c", b->c);
+      }
+    }
+    if (b->kind != VB_BODY_MODAL)
+      rc |= vb_h5_attrs_double(&a, g, "u0", b->u0);
+    else
+      rc |= dropped_write(g, b);
+    rc |= vb_h5_close(g);
+  }
+  for (i = 0; i < sc->ncontacts && rc == 0; i++) {
+    const vb_contact *c = &sc->contacts[i];
+    const char *between[2] = {sc->bodies[c->a].name, sc->bodies[c->b].name};
+    hid_t g = H5Gcreate2(contacts, c->name, 0, 0, 0);
+    rc |= g < 0 ? -1 : 0;
+    rc |= vb_h5_attrs_string(&a, g, "law", vb_law_name(c->law.kind));
+    rc |= vb_h5_attrs_string(&a, g, "scheme", c->scheme ? c->scheme->name : "");
+    /* the law's own parameters, from the law table (the spring's c, e of
+     * the restitution laws), each with its units in "<key>_units" */
+    for (const vb_law_param *p = vb_law_info_of(c->law.kind)->params; p->key && rc == 0; p++) {
+      char units[VB_NAME_MAX + 8];
+      snprintf(units, sizeof units, "%s_units", p->key);
+      rc |= vb_h5_attrs_double(&a, g, p->key, vb_law_param_value(&c->law, p));
+      rc |= vb_h5_attrs_string(&a, g, units, p->units);
+    }
+    rc |= vb_h5_attrs_double(&a, g, "gap", c->gap);
+    rc |= vb_h5_attr_strings(g, "between", between, 2);
+    rc |= vb_h5_close(g);
+  }
+  rc |= vb_h5_attrs_done(&a);
+  rc |= vb_h5_close(contacts);
+  rc |= vb_h5_close(bodies);
+  rc |= vb_h5_close(model);
+  return rc;
+}

@@ -1,0 +1,95 @@
+/* nyquist.c - modes at or above the Nyquist frequency fs/2 (issue 18).
+ *
+ * The three-level families (three-level, sav: levels 3 in the family
+ * table) step every mode by its exact recursion
+ * (a1 = 2 e^(-sigma h) cos(omega_d h), a2 = e^(-2 sigma h): step.c's
+ * mode_three_level), which reproduces the sampled free response of any
+ * mode, aliased, so they keep them.  The two-level family's bilinear pre-warp maps
+ * only (0, fs/2) and the explicit schemes are unstable there: a body in
+ * such an island loses its modes at or above fs/2 at load, and the body
+ * records how many and which (vb_body.ndropped, .dropped), which vibro
+ * check and vibro run report. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene.h"
+#include "scheme.h"
+
+/* Whether the family that steps body i keeps its modes at or above fs/2:
+ * that of the contacts that move it (one per island, model.c's
+ * island_families; two-level without any) steps its modes by the exact
+ * centred recursion (levels 3: three-level, sav). */
+static int
+keeps_aliased(const vb_scene *sc, int i)
+{
+  for (int c = 0; c < sc->ncontacts; c++) {
+    const vb_contact *ct = &sc->contacts[c];
+    if (ct->a == i || ct->b == i)
+      return vb_family_info_of(ct->scheme->family)->levels == 3;
+  }
+  return 0;
+}
+
+/* Drop from body b the modes with keep[j] == 0, compacting every modal
+ * array and shape in place, and record their indices. */
+static int
+drop_modes(vb_body *b, const char *keep, int ndrop)
+{
+  int m = b->nmodes, k = 0, d = 0;
+  double *arrays[] = {b->freq, b->sigma, b->modal_mass, b->q0, b->dq0, b->gravity};
+
+  b->dropped = malloc((size_t)ndrop * sizeof *b->dropped);
+  if (b->dropped == NULL)
+    return VB_ENOMEM;
+  for (int j = 0; j < m; j++) {
+    if (!keep[j]) {
+      b->dropped[d++] = j;
+      continue;
+    }
+    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
+      arrays[a][k] = arrays[a][j];
+    for (int p = 0; p < b->npoints; p++)
+      b->points[p].shape[k] = b->points[p].shape[j];
+    k++;
+  }
+  b->ndropped = ndrop;
+  b->nmodes = k;
+  return VB_OK;
+}
+
+/* Drop the modes at or above fs/2 of every modal body whose island's
+ * family cannot step them; VB_OK or VB_ENOMEM. */
+int
+vb_drop_aliased_modes(vb_scene *sc)
+{
+  for (int i = 0; i < sc->nbodies; i++) {
+    vb_body *b = &sc->bodies[i];
+    int ndrop = 0;
+    if (b->kind != VB_BODY_MODAL || keeps_aliased(sc, i))
+      continue;
+    for (int j = 0; j < b->nmodes; j++)
+      ndrop += b->freq[j] >= 0.5 * sc->fs;
+    if (ndrop == 0 || ndrop == b->nmodes) /* none left: model.c refuses the body */
+      continue;
+    char *keep = malloc((size_t)b->nmodes);
+    if (keep == NULL)
+      return VB_ENOMEM;
+    for (int j = 0; j < b->nmodes; j++)
+      keep[j] = b->freq[j] < 0.5 * sc->fs;
+    int rc = drop_modes(b, keep, ndrop);
+    free(keep);
+    if (rc != VB_OK)
+      return rc;
+  }
+  return VB_OK;
+}
+
+/* The highest mode a body kept, Hz (0 without modes). */
+double
+vb_body_highest_mode(const vb_body *b)
+{
+  double f = 0.0;
+  for (int j = 0; j < b->nmodes; j++)
+    f = b->freq[j] > f ? b->freq[j] : f;
+  return f;
+}

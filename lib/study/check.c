@@ -1,0 +1,625 @@
+/* check.c - what `vibro check` warns of before a run, as lines of text
+ * (the program prints them, the Python package raises them as warnings):
+ * a contact shorter than its scheme resolves (Papetti 3.3.2, Chatziioannou
+ * 2.1), an exact duration saturated, a contact predicted to last beyond
+ * the scene's end, a recording beyond the free disk or the memory, a
+ * sweep that crosses a grazing boundary of a linear body under one
+ * harmonic force or drive (doc/analysis.md, "Grazing").  One
+ * place for the texts, so the two front ends cannot drift apart. */
+#include <complex.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "run/run.h"
+#include "vibro.h"
+
+/* Append a line to buf (len bytes), keeping it terminated. */
+static void
+line(char *buf, size_t len, const char *text)
+{
+  size_t used = strlen(buf);
+  if (used < len)
+    snprintf(buf + used, len - used, "%s\n", text);
+}
+
+/* ----------------------------------------------------------- analysis */
+
+/* The section's line of vb_analysis_summary: what is sampled, when, and
+ * how many points a scene holds (count). */
+static void
+section_line(const vb_scene *sc, const vb_analysis *an, long count, char *buf, size_t len)
+{
+  char text[1024], what[512] = "", t[256];
+  size_t used = 0;
+
+  for (int p = 0; p < an->npoints && used < sizeof what; p++)
+    used += (size_t)snprintf(what + used, sizeof what - used, "%s'%s'", p ? ", " : "",
+                             an->points[p].name);
+  if (an->drive[0])
+    snprintf(t, sizeof t, "%.6g s (1 / freq of '%s')", an->period, an->drive);
+  else
+    snprintf(t, sizeof t, "%.6g s (period)", an->period);
+  snprintf(text, sizeof text,
+           "analysis: section: (u, v) of %s every T = %s at phase %.4g rad, from %.6g s "
+           "(a transient of %.4g periods) to %.6g s: %ld points a scene",
+           what, t, an->phase, an->transient_time, an->transient_time / an->period,
+           sc->duration, count);
+  line(buf, len, text);
+  char tol[128] = "12 / N^2 for impacts of a median N steps (period.tolerance unset)",
+       atol[128] = "twice the largest period tolerance, at least 1e-3";
+  if (an->tolerance > 0.0)
+    snprintf(tol, sizeof tol, "%.3g", an->tolerance);
+  if (an->attractor_tolerance > 0.0)
+    snprintf(atol, sizeof atol, "%.3g", an->attractor_tolerance);
+  snprintf(text, sizeof text,
+           "analysis: period: shifts of 1 .. %d periods, closed within %s of each point's "
+           "phase-plane size; %ld points tell irregular from not settled; attractors across "
+           "the study within %s",
+           an->pmax, tol, vb_orbit_needed(an->pmax), atol);
+  line(buf, len, text);
+}
+
+/* The Lyapunov request's line of vb_analysis_summary: the perturbation
+ * and where it comes from, when the twin starts and what it costs. */
+static void
+lyapunov_line(const vb_scene *sc, const vb_analysis *an, char *buf, size_t len)
+{
+  char text[640], from_what[160];
+  double n, p = vb_lyapunov_perturbation(sc, &n);
+  long steps = vb_scene_steps(sc), from = an->section ? (long)ceil(an->transient_time * sc->fs
+                                                                   - 1e-9)
+                                                      : 1;
+  from = from < 1 ? 1 : from;
+  if (an->perturbation > 0.0)
+    snprintf(from_what, sizeof from_what, "perturbation given");
+  else if (n > 0.0)
+    snprintf(from_what, sizeof from_what,
+             "the default 12 / N^2 in [1e-8, 1e-2] for N = %.3g steps a contact, then N from "
+             "the run's impacts",
+             n);
+  else if (n < 0.0)
+    snprintf(from_what, sizeof from_what,
+             "the default, not predicted: out of memory; the run will refuse the scene");
+  else
+    snprintf(from_what, sizeof from_what,
+             "the default with no contact that closes, until the run's impacts give N");
+  snprintf(text, sizeof text,
+           "analysis: lyapunov: a twin %.3g of the state away (%s) steps %ld of the %ld steps "
+           "again (from %.6g s), brought back every %ld %s: about %.2g times the run's cost",
+           p, from_what, steps - from + 1, steps, (double)from / sc->fs, an->renormalise,
+           an->section ? "drive periods" : "periods of the lowest mode",
+           1.0 + (double)(steps - from + 1) / (double)(steps > 0 ? steps : 1));
+  line(buf, len, text);
+}
+
+/* The warning of a default perturbation with no window: below
+ * sqrt(12 / 1e-2) steps a contact the section's scatter (about 7 / N^2 of
+ * the orbit) reaches an impact's own scale (v_in t_c, about 1e-2 of the
+ * orbit on the ball at 40 steps): a line and 1, else 0 (doc/analysis.md,
+ * "The default perturbation"). */
+static int
+lyapunov_warning(const vb_scene *sc, char *buf, size_t len)
+{
+  const vb_analysis *an = sc->analysis;
+  char text[512];
+  double n;
+
+  if (!an || !an->lyapunov || an->perturbation > 0.0)
+    return 0;
+  vb_lyapunov_perturbation(sc, &n);
+  if (!(n > 0.0 && LYAPUNOV_SCATTER / (n * n) > LYAPUNOV_CEILING))
+    return 0;
+  snprintf(text, sizeof text,
+           "analysis 'lyapunov': a contact lasts %.3g steps, fewer than the %.3g at which the "
+           "default perturbation 12 / N^2 stays below 1e-2: no perturbation is both above the "
+           "section's scatter and below an impact's scale, so the exponent's sign may be the "
+           "discretisation's; raise fs above %.6g Hz",
+           n, sqrt(LYAPUNOV_SCATTER / LYAPUNOV_CEILING),
+           sc->fs * sqrt(LYAPUNOV_SCATTER / LYAPUNOV_CEILING) / n);
+  line(buf, len, text);
+  return 1;
+}
+
+/* What the scene's analysis block will compute (vibro check's summary),
+ * one a line, appended to buf; the number of lines (0 without a block). */
+int
+vb_analysis_summary(const vb_scene *sc, char *buf, size_t len)
+{
+  const vb_analysis *an = sc->analysis;
+  char text[512];
+  int n = 0;
+
+  if (!an)
+    return 0;
+  if (an->section) {
+    section_line(sc, an, vb_analysis_samples(an, (double)vb_scene_steps(sc) / sc->fs, NULL),
+                 buf, len);
+    n += 2;
+  }
+  if (an->map_contact >= 0) {
+    snprintf(text, sizeof text,
+             "analysis: impact map: every impact of contact '%s' from %.6g s (v_in, the "
+             "drive's phase, the time since the previous impact)%s",
+             sc->contacts[an->map_contact].name, an->transient_time,
+             an->section ? ", and impacts per period" : "");
+    line(buf, len, text);
+    n++;
+  }
+  if (an->grazing > 0.0) {
+    snprintf(text, sizeof text,
+             "analysis: grazing: impacts below %.3g of the scene's median v_in are flagged",
+             an->grazing);
+    line(buf, len, text);
+    n++;
+  }
+  if (an->lyapunov) {
+    lyapunov_line(sc, an, buf, len);
+    n++;
+  }
+  return n;
+}
+
+/* The warning of a section too short to be called irregular: a line and
+ * 1, else 0. */
+static int
+section_warning(const vb_scene *sc, char *buf, size_t len)
+{
+  const vb_analysis *an = sc->analysis;
+  char text[512];
+  long count, need;
+
+  if (!an || !an->section)
+    return 0;
+  count = vb_analysis_samples(an, (double)vb_scene_steps(sc) / sc->fs, NULL);
+  need = vb_orbit_needed(an->pmax);
+  if (count >= need)
+    return 0;
+  snprintf(text, sizeof text,
+           "analysis 'section': %ld points a scene, fewer than the %ld needed to call a section "
+           "irregular with period.max = %d: a scene no shift closes will be 'not settled'; "
+           "make duration at least %.6g s or lower period.max",
+           count, need, an->pmax, an->transient_time + (double)need * an->period);
+  line(buf, len, text);
+  return 1;
+}
+
+/* When free flight from the initial state brings contact c to its
+ * barrier, s (0 when it starts engaged or none follows): the closed form
+ * of a constant acceleration, or the first crossing of the modes' free
+ * response (vb_scene_contact_states). */
+static double
+onset_time(const vb_contact_start *s)
+{
+  return s->rate > 0.0 ? s->t_on : 0.0;
+}
+
+/* Every contact's initial state from one island build (a build per
+ * contact made a scene of N contacts cost N^2); NULL when out of memory. */
+static vb_contact_start *
+starts(const vb_scene *sc)
+{
+  vb_contact_start *s = malloc(((size_t)sc->ncontacts + 1) * sizeof *s);
+  if (s)
+    vb_scene_contact_states(sc, s);
+  return s;
+}
+
+/* Whether contact c of a scene is shorter than its scheme resolves at the
+ * approach its initial state gives; its predicted duration (Papetti eq 9,
+ * s) into *t and its onset (s) into *t_on when there is an impact to
+ * predict, else *t = NaN. */
+static int
+too_short(const vb_scene *sc, int c, const vb_contact_start *s, double *t, double *t_on)
+{
+  const vb_contact *ct = &sc->contacts[c];
+  const vb_law_info *info = vb_law_info_of(ct->law.kind);
+  vb_prediction pr;
+
+  *t = NAN;
+  if (!info || !info->papetti)
+    return 0;
+  if (!(s->rate > 0.0))
+    return 0;
+  vb_law_predict(&ct->law, s->meff, s->rate, &pr);
+  *t = pr.duration;
+  *t_on = onset_time(s);
+  return pr.duration * sc->fs < ct->scheme->min_contact_steps;
+}
+
+/* The contact that speaks for contacts c .. *end - 1: c itself for a point
+ * contact; for a distributed block (its points are consecutive) the point
+ * free flight brings to its barrier first, else its first point, so that a
+ * block of 862 points warns once. */
+static int
+speaker(const vb_scene *sc, const vb_contact_start *s, int c, int *end)
+{
+  int e, best = c;
+  double first = INFINITY;
+
+  if (sc->contacts[c].group[0] == '\0') {
+    *end = c + 1;
+    return c;
+  }
+  for (e = c; e < sc->ncontacts && strcmp(sc->contacts[e].group, sc->contacts[c].group) == 0; e++)
+    if (s[e].rate > 0.0 && onset_time(&s[e]) < first) {
+      first = onset_time(&s[e]);
+      best = e;
+    }
+  *end = e;
+  return best;
+}
+
+/* How a warning names contact c: "contact 'hit'", or for a point of a
+ * distributed block "contact 'frets' (point 11, x 0.432 m)". */
+static const char *
+contact_label(const vb_scene *sc, int c, char *buf, size_t len)
+{
+  char who[VB_LABEL_MAX];
+  snprintf(buf, len, "contact %s", vb_contact_label(sc, &sc->contacts[c], who, sizeof who));
+  return buf;
+}
+
+/* The modes at or above fs/2 the loader dropped (lib/scene/nyquist.c), a line
+ * per body; their number. */
+static int
+dropped_warnings(const vb_scene *sc, char *buf, size_t len)
+{
+  char text[512];
+  int n = 0;
+  for (int i = 0; i < sc->nbodies; i++) {
+    const vb_body *b = &sc->bodies[i];
+    double top = 0.0;
+    if (b->ndropped == 0)
+      continue;
+    for (int j = 0; j < b->nmodes; j++)
+      top = b->freq[j] > top ? b->freq[j] : top;
+    snprintf(text, sizeof text,
+             "body '%s': %d modes at or above fs/2 = %g Hz dropped (modes %d .. %d as given, "
+             "counted from 0): the scheme of its island cannot step them (a three-level scheme "
+             "steps them exactly, aliased); the highest kept is at %g Hz",
+             b->name, b->ndropped, 0.5 * sc->fs, b->dropped[0], b->dropped[b->ndropped - 1], top);
+    line(buf, len, text);
+    n++;
+  }
+  return n;
+}
+
+/* The warnings `vibro check` prints for one scene (modes dropped above
+ * fs/2; an exact-duration contact saturated; a contact shorter than its
+ * scheme resolves; one predicted to last beyond the scene's end: once per
+ * distributed block, for its first point to touch), one a line without
+ * "warning: ", appended to buf; their number.  s: every contact's start
+ * (vb_scene_contact_states; NULL when out of memory). */
+static int
+scene_warnings(const vb_scene *sc, const vb_contact_start *s, char *buf, size_t len)
+{
+  char text[512], who[VB_NAME_MAX + 64];
+  int n = dropped_warnings(sc, buf, len), end;
+
+  if (!s) {
+    line(buf, len, "out of memory checking the contacts");
+    return n + 1;
+  }
+  for (int k = 0; k < sc->ncontacts; k = end) {
+    int c = speaker(sc, s, k, &end);
+    const vb_contact *ct = &sc->contacts[c];
+    double dt = 1.0 / sc->fs, w, limit, used, t, t_on = 0.0;
+    contact_label(sc, c, who, sizeof who);
+    if (ct->exact_duration) {
+      vb_contact_exact_duration_at(sc, c, s[c].meff, &w, &limit, &used);
+      if (used != w) {
+        snprintf(text, sizeof text,
+                 "%s saturated: the sample rate resolves contacts down to "
+                 "%.6g s (%.3g samples), not the %.6g s this one lasts; it will last %.6g s",
+                 who, M_PI / limit, M_PI / limit / dt, M_PI / w, M_PI / used);
+        line(buf, len, text);
+        n++;
+      }
+    }
+    if (too_short(sc, c, &s[c], &t, &t_on)) {
+      snprintf(text, sizeof text,
+               "%s lasts %.3g samples, shorter than the %d scheme '%s' resolves; "
+               "raise fs above %.6g Hz",
+               who, t / dt, ct->scheme->min_contact_steps, ct->scheme->name,
+               ct->scheme->min_contact_steps / t);
+      line(buf, len, text);
+      n++;
+    }
+    if (!isnan(t) && t_on + t > sc->duration) {
+      snprintf(text, sizeof text,
+               "%s is predicted from %.6g s to %.6g s, after the scene ends at %.6g "
+               "s: its v_out and cor will be NaN; make duration longer than %.6g s",
+               who, t_on, t_on + t, sc->duration, t_on + t);
+      line(buf, len, text);
+      n++;
+    }
+  }
+  return n + section_warning(sc, buf, len) + lyapunov_warning(sc, buf, len);
+}
+
+/* The warnings `vibro check` prints for one scene (scene_warnings), from
+ * one island build; their number. */
+int
+vb_scene_warnings(const vb_scene *sc, char *buf, size_t len)
+{
+  vb_contact_start *s = starts(sc);
+  int n = scene_warnings(sc, s, buf, len);
+  free(s);
+  return n;
+}
+
+/* The warnings of a study's totals: its recording against the free space
+ * of the current directory's file system and a scene's against this
+ * machine's memory (as vibro check says them); appended to buf. */
+static int
+total_warnings(const vb_study *st, char *buf, size_t len)
+{
+  double bytes = vb_study_record_total(st), most = vb_study_record_max(st);
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  double memory = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+  struct statvfs fs;
+  char text[512];
+  int n = 0;
+
+  if (statvfs(".", &fs) == 0 && bytes > (double)fs.f_bavail * (double)fs.f_frsize) {
+    snprintf(text, sizeof text,
+             "the recording needs up to %.3g bytes, only %.3g free on the current directory's "
+             "file system (vibro run refuses that); raise record.every, select fewer signals "
+             "(record.signals) or shorten the duration",
+             bytes, (double)fs.f_bavail * (double)fs.f_frsize);
+    line(buf, len, text);
+    n++;
+  }
+  if (most > memory) {
+    snprintf(text, sizeof text,
+             "a scene records up to %.3g bytes, more than this machine's %.3g bytes of memory, "
+             "where a scene's recording is held while it runs; raise record.every or select "
+             "fewer signals (record.signals)",
+             most, memory);
+    line(buf, len, text);
+    n++;
+  }
+  return n;
+}
+
+/* ------------------------------------------------------------ grazing */
+
+/* Most grazing boundaries a study's check names one by one. */
+enum { GRAZING_LINES = 8 };
+
+/* Phasor P (Re[P e^(i w t)]) of amplitude a sin(w t + phase). */
+static double complex
+sine_phasor(double a, double phase)
+{
+  return -I * a * cexp(I * phase);
+}
+
+/* The no-contact steady state of point p of body i of a scene under its
+ * forces and gravity: static displacement *u (m) and phasor *z (m) at the
+ * one harmonic frequency *f (Hz; 0 until a source sets it).  0 when it has
+ * none that the modal sum can give: a rigid or undamped mode that a force
+ * or gravity moves, a harmonic force at another frequency (doc/analysis.md
+ * eq G1). */
+static int
+body_steady(const vb_scene *sc, int i, int p, double *f, double *u, double complex *z)
+{
+  const vb_body *b = &sc->bodies[i];
+  for (int j = 0; j < b->nmodes; j++) {
+    double shape = b->points[p].shape[j], w0 = 2.0 * M_PI * b->freq[j];
+    double mass = b->modal_mass[j], load = -sc->gravity * mass * b->gravity[j];
+    double complex drive = 0.0;
+    if (shape == 0.0)
+      continue;
+    for (int k = 0; k < sc->nforces; k++) {
+      const vb_force *fc = &sc->forces[k];
+      double g = fc->body == i ? b->points[fc->point].shape[j] : 0.0;
+      if (g == 0.0)
+        continue;
+      load += g * fc->value;
+      if (fc->kind != VB_FORCE_HARMONIC || fc->amplitude == 0.0)
+        continue;
+      if (*f != 0.0 && fabs(fc->freq - *f) > 1e-12 * *f)
+        return 0;
+      *f = fc->freq;
+      drive += g * sine_phasor(fc->amplitude, fc->phase);
+    }
+    if (load == 0.0 && drive == 0.0)
+      continue;
+    if (!(w0 > 0.0 && b->sigma[j] > 0.0))
+      return 0;
+    *u += shape * load / (mass * w0 * w0);
+    if (drive != 0.0) {
+      double w = 2.0 * M_PI * *f;
+      *z += shape * drive / (mass * (w0 * w0 - w * w + 2.0 * I * b->sigma[j] * w));
+    }
+  }
+  return 1;
+}
+
+/* A wall's or gap's prescribed motion as a static part and a phasor; 0
+ * for a drive other than a sine or at another frequency. */
+static int
+drive_steady(const vb_drive *d, double *f, double complex *z, double sign)
+{
+  if (d->kind == VB_DRIVE_NONE)
+    return 1;
+  if (d->kind != VB_DRIVE_SINE || (*f != 0.0 && fabs(d->freq - *f) > 1e-12 * *f))
+    return 0;
+  *f = d->freq;
+  *z += sign * sine_phasor(d->amplitude, d->phase);
+  return 1;
+}
+
+/* Whether a spring-like (always engaged) contact other than c joins body
+ * i to another: then the body alone is not the linear system. */
+static int
+coupled(const vb_scene *sc, int c, int i)
+{
+  for (int k = 0; k < sc->ncontacts; k++) {
+    const vb_contact *ct = &sc->contacts[k];
+    const vb_law_info *info = vb_law_info_of(ct->law.kind);
+    if (k != c && (ct->a == i || ct->b == i) && info && info->always_engaged)
+      return 1;
+  }
+  return 0;
+}
+
+/* How far the no-contact steady state of point contact c passes its
+ * barrier at most (m; > 0: it would penetrate, so impacts happen; <= 0:
+ * it clears it), the amplitude |X| of its compression into *amp (eq G2);
+ * NaN when it cannot be predicted: a distributed or always-engaged
+ * contact, a body coupled by a spring, no single harmonic source. */
+static double
+grazing_margin(const vb_scene *sc, int c, double *amp)
+{
+  const vb_contact *ct = &sc->contacts[c];
+  const vb_law_info *info = vb_law_info_of(ct->law.kind);
+  const int side[2] = {ct->a, ct->b}, point[2] = {ct->pa, ct->pb};
+  double f = 0.0, x = -ct->gap;
+  double complex z = 0.0;
+
+  if (ct->group[0] != '\0' || !info || info->always_engaged)
+    return NAN;
+  if (!drive_steady(&ct->gap_drive, &f, &z, -1.0))
+    return NAN;
+  for (int s = 0; s < 2; s++) {
+    const vb_body *b = &sc->bodies[side[s]];
+    double u = 0.0, sign = s == 0 ? 1.0 : -1.0;
+    double complex w = 0.0;
+    if (b->kind == VB_BODY_WALL) {
+      u = b->u0;
+      if (!drive_steady(&b->drive, &f, &w, 1.0))
+        return NAN;
+    } else if (coupled(sc, c, side[s]) || !body_steady(sc, side[s], point[s], &f, &u, &w))
+      return NAN;
+    x += sign * u;
+    z += sign * w;
+  }
+  if (f == 0.0)
+    return NAN;
+  *amp = cabs(z);
+  return info->two_sided ? fabs(x) + *amp - ct->law.h : x + *amp;
+}
+
+/* Scene `index`'s margins (grazing_margin) into margin[ncontacts], and
+ * against the previous scene's (prev, of scene index - 1, or NULL) a line
+ * for each contact whose sign changed between the two, when they differ
+ * in one swept parameter: its value where the margin is 0, interpolated.
+ * The number of boundaries found. */
+static int
+grazing_lines(const vb_study *st, long index, const vb_scene *sc, const double *prev,
+              double *margin, int shown, char *buf, size_t len)
+{
+  int found = 0, np = vb_study_nparams(st), p = -1, differ = 0;
+  char text[768];
+
+  for (int q = 0; q < np && prev; q++)
+    if (vb_study_value(st, index - 1, q) != vb_study_value(st, index, q)) {
+      p = q;
+      differ++;
+    }
+  for (int c = 0; c < sc->ncontacts; c++) {
+    double amp = NAN, m0, v0, v1, at;
+    margin[c] = grazing_margin(sc, c, &amp);
+    if (!prev || differ != 1 || !isfinite(prev[c]) || !isfinite(margin[c]) ||
+        (prev[c] > 0.0) == (margin[c] > 0.0))
+      continue;
+    /* eq G3: the crossing, linear between the two scenes */
+    m0 = prev[c];
+    v0 = vb_study_value(st, index - 1, p);
+    v1 = vb_study_value(st, index, p);
+    at = v0 + (v1 - v0) * m0 / (m0 - margin[c]);
+    if (shown + found < GRAZING_LINES) {
+      snprintf(text, sizeof text,
+               "contact '%s': the sweep crosses a grazing boundary between scene %ld (%s = %g) "
+               "and scene %ld (%s = %g): the no-contact steady state at the contact (amplitude "
+               "%.6g m in scene %ld) just reaches the barrier at %s = %.6g %s (interpolated); "
+               "impacts begin there with v_in near 0",
+               sc->contacts[c].name, index - 1, vb_study_param(st, p), v0, index,
+               vb_study_param(st, p), v1, amp, index, vb_study_param(st, p), at,
+               vb_study_param_units(st, p));
+      line(buf, len, text);
+    }
+    found++;
+  }
+  return found;
+}
+
+/* The warnings `vibro check` prints for a study: scene 0's
+ * (scene_warnings, from its contact starts s0 when not NULL), one for the other scenes it validated that have a
+ * contact shorter than its scheme resolves, one for each grazing boundary
+ * between two consecutive scenes (up to GRAZING_LINES, then their count),
+ * then its totals'; appended to buf, one a line; their number. */
+int
+vb_study_warnings_from(const vb_study *st, const vb_contact_start *s0, char *buf, size_t len)
+{
+  const long *idx;
+  const vb_scene *first_scene = vb_study_first(st);
+  long n = vb_study_checked(st, &idx), count = 0, first = -1, held = -1;
+  char err[512], text[512];
+  int warnings = s0 ? scene_warnings(first_scene, s0, buf, len)
+                    : vb_scene_warnings(first_scene, buf, len), grazing = 0;
+  size_t nc = (size_t)first_scene->ncontacts + 1;
+  double *prev = malloc(nc * sizeof *prev), *margin = malloc(nc * sizeof *margin), *swap;
+
+  /* prev holds the margins of scene `held` */
+  if (prev && margin && vb_study_scenes(st) > 1) {
+    held = idx ? idx[0] : 0;
+    grazing += grazing_lines(st, held, first_scene, NULL, prev, 0, buf, len);
+  }
+  for (long k = 1; k < n && vb_study_scenes(st) > 1; k++) {
+    long i = idx ? idx[k] : k;
+    vb_scene *sc;
+    int any = 0;
+    double t, t_on;
+    vb_contact_start *s;
+    if (vb_study_scene(st, i, &sc, err, sizeof err) != VB_OK)
+      continue;
+    s = starts(sc);
+    for (int c = 0; s && c < sc->ncontacts; c++)
+      any |= too_short(sc, c, &s[c], &t, &t_on);
+    free(s);
+    if (any && first < 0)
+      first = i;
+    count += any;
+    if (prev && margin && sc->ncontacts + 1 == (int)nc) {
+      /* scenes next to each other in the sweep: a grazing boundary between */
+      grazing += grazing_lines(st, i, sc, held == i - 1 ? prev : NULL, margin, grazing, buf, len);
+      held = i;
+      swap = prev;
+      prev = margin;
+      margin = swap;
+    }
+    vb_scene_free(sc);
+  }
+  free(prev);
+  free(margin);
+  if (grazing > GRAZING_LINES) {
+    snprintf(text, sizeof text, "%d more grazing boundaries in the sweep, not listed",
+             grazing - GRAZING_LINES);
+    line(buf, len, text);
+  }
+  warnings += grazing < GRAZING_LINES ? grazing : GRAZING_LINES + 1;
+  if (count) {
+    snprintf(text, sizeof text,
+             "%ld of the other %ld scenes%s have a contact shorter than its scheme resolves "
+             "(first: scene %ld)",
+             count, n - 1, idx ? " checked" : "", first);
+    line(buf, len, text);
+    warnings++;
+  }
+  return warnings + total_warnings(st, buf, len);
+}
+
+/* The warnings `vibro check` prints for a study (vb_study_warnings_from,
+ * scene 0's contact starts computed here). */
+int
+vb_study_warnings(const vb_study *st, char *buf, size_t len)
+{
+  return vb_study_warnings_from(st, NULL, buf, len);
+}
