@@ -551,16 +551,16 @@ START_TEST(test_twin_leaves_run)
 }
 END_TEST
 
-/* Run a scene text with or without skipping (VIBRO_NO_SKIP=1). */
+/* Run a scene text with or without skipping (the no_skip test hook). */
 static ly_sim
 ly_run_skip(const char *text, const vb_lyapunov_opts *opts, int skip)
 {
   if (skip)
-    unsetenv("VIBRO_NO_SKIP");
+    vb_test_control(VB_TEST_NO_SKIP, 0);
   else
-    setenv("VIBRO_NO_SKIP", "1", 1);
+    vb_test_control(VB_TEST_NO_SKIP, 1);
   ly_sim s = ly_run(text, opts);
-  unsetenv("VIBRO_NO_SKIP");
+  vb_test_control(VB_TEST_NO_SKIP, 0);
   return s;
 }
 
@@ -580,7 +580,7 @@ live_steps(const vb_run *run, long *live, long *all)
 
 /* On an island that skips contacts the twin steps every contact of its
  * own and of the run's state (both pinned): the exponent is bitwise the
- * one with VIBRO_NO_SKIP=1, and the run with its twin is bitwise the run
+ * one with the no_skip test hook, and the run with its twin is bitwise the run
  * without skipping, while the run alone does skip (a touching and a
  * non-touching amplitude). */
 START_TEST(test_skipping_island)

@@ -8,7 +8,7 @@
  *     below the bound the island reports for it, and each live contact's
  *     history equals the modes' compression to round-off;
  *   - the run with skipping equals the run stepping every contact
- *     (VIBRO_NO_SKIP=1): the same Newton iterations step by step, the same
+ *     (the no_skip test hook): the same Newton iterations step by step, the same
  *     events, the pickup and energies to round-off, the same largest
  *     compression for every contact that came into contact and, for the
  *     others, a bound above the exact closest approach still out of
@@ -186,11 +186,11 @@ static tu_sim
 run_with(const char *text, int skip)
 {
   if (skip)
-    unsetenv("VIBRO_NO_SKIP");
+    vb_test_control(VB_TEST_NO_SKIP, 0);
   else
-    setenv("VIBRO_NO_SKIP", "1", 1);
+    vb_test_control(VB_TEST_NO_SKIP, 1);
   tu_sim s = tu_run_text(text);
-  unsetenv("VIBRO_NO_SKIP");
+  vb_test_control(VB_TEST_NO_SKIP, 0);
   return s;
 }
 
@@ -307,11 +307,11 @@ energy_drift(const vb_scene *sc, int skip, double *live)
   const vb_island_model *m = largest_island(model);
   vb_island_state *s;
   if (skip)
-    unsetenv("VIBRO_NO_SKIP");
+    vb_test_control(VB_TEST_NO_SKIP, 0);
   else
-    setenv("VIBRO_NO_SKIP", "1", 1);
+    vb_test_control(VB_TEST_NO_SKIP, 1);
   ck_assert_int_eq(vb_island_state_alloc(m, &s), VB_OK);
-  unsetenv("VIBRO_NO_SKIP");
+  vb_test_control(VB_TEST_NO_SKIP, 0);
   vb_island_start(m, s);
   double e0 = s->kinetic + s->potential, worst = 0.0;
   long steps = vb_scene_steps(sc), acted = 0, live_steps = 0;
@@ -358,7 +358,7 @@ END_TEST
  * then wait (measured: 69 scans in 1,323 steps, 1,281 of them with every
  * point live; without the waits every step scans), and the modes, forces
  * and live compressions equal the run stepping every contact
- * (VIBRO_NO_SKIP=1) bit for bit at every step. */
+ * (the no_skip test hook) bit for bit at every step. */
 START_TEST(test_all_live_waits)
 {
   static const int sizes[] = {16, 64, 96, 128};
@@ -371,11 +371,11 @@ START_TEST(test_all_live_waits)
   ck_assert_int_eq(vb_model_compile(sc, &mb, err, sizeof err), VB_OK);
   const vb_island_model *a = largest_island(ma), *b = largest_island(mb);
   vb_island_state *sa, *sb;
-  unsetenv("VIBRO_NO_SKIP");
+  vb_test_control(VB_TEST_NO_SKIP, 0);
   ck_assert_int_eq(vb_island_state_alloc(a, &sa), VB_OK);
-  setenv("VIBRO_NO_SKIP", "1", 1);
+  vb_test_control(VB_TEST_NO_SKIP, 1);
   ck_assert_int_eq(vb_island_state_alloc(b, &sb), VB_OK);
-  unsetenv("VIBRO_NO_SKIP");
+  vb_test_control(VB_TEST_NO_SKIP, 0);
   ck_assert_ptr_nonnull(sa->sp);
   ck_assert_ptr_null(sb->sp);
   vb_island_start(a, sa);
@@ -437,9 +437,9 @@ START_TEST(test_step_bookkeeping)
   const vb_island_model *m = largest_island(model);
   vb_island_state *s;
   if (_i % 2)
-    setenv("VIBRO_NO_SKIP", "1", 1);
+    vb_test_control(VB_TEST_NO_SKIP, 1);
   ck_assert_int_eq(vb_island_state_alloc(m, &s), VB_OK);
-  unsetenv("VIBRO_NO_SKIP");
+  vb_test_control(VB_TEST_NO_SKIP, 0);
   ck_assert(_i % 2 ? s->sp == NULL : s->sp != NULL);
   vb_island_start(m, s);
   double *x0 = malloc((size_t)m->nc * sizeof(double)), *r0 = malloc((size_t)m->nc * sizeof(double));

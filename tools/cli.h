@@ -80,6 +80,10 @@ int cli_long(const char *text, long lo, long hi, long *out);
 int cli_double(const char *text, double *out);
 
 
+/* The test suites' environment (VIBRO_TEST_*, VIBRO_NO_SKIP) handed to
+ * the library's test control, once, at the start (testenv.c). */
+void cli_test_environment(void);
+
 /* The commands, defined each in its cmd_NAME.c. */
 extern const cli_command cli_run, cli_check, cli_info, cli_events, cli_export;
 

@@ -131,5 +131,6 @@ dispatch(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+  cli_test_environment();
   return finish(dispatch(argc, argv));
 }

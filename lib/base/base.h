@@ -106,4 +106,45 @@ void vb_body_clear(vb_body *b);
 /* Fill a mass's one mode from mass, k, c, u0 and v0. */
 int vb_body_mass_modes(vb_body *b);
 
+/* ---------------------------------------------------------- test control */
+
+/* The test hooks of a process (testctl.c, after SQLite's
+ * sqlite3_test_control), set by the test suites before anything runs:
+ * the vibro program from VIBRO_TEST_* and VIBRO_NO_SKIP (tools/testenv.c,
+ * doc/format.md), the C suites by vb_test_control.  The library reads no
+ * environment for them. */
+typedef struct vb_test_hooks {
+  long kill_at;         /* raise kill_sig at that write point of a writer; 0 never */
+  int kill_sig;         /* the signal, SIGKILL unless set */
+  long batch_scenes;    /* a shard every so many scenes; 0 off */
+  double batch_seconds; /* s between shards; 0: the default */
+  double map_bytes;     /* scenes of this many bytes or more record in place
+                           (output/laid.c); 0: the default, LAID_MAP_BYTES */
+  int writer_thread;    /* 1 a scene recorded in place writes from a thread of its own,
+                           0 never; -1: when fewer scenes run than there are cores */
+  int lyapunov_nomem;   /* the Lyapunov twin's contact states are not allocated */
+  int no_skip;          /* no island skips its contacts (island/sparse.c) */
+} vb_test_hooks;
+
+/* What vb_test_control sets. */
+typedef enum vb_test_op {
+  VB_TEST_RESET,          /* every hook back to its default */
+  VB_TEST_KILL_AT,        /* kill_at = value */
+  VB_TEST_KILL_SIG,       /* kill_sig = value (SIGKILL when not > 0) */
+  VB_TEST_BATCH,          /* batch_scenes = value */
+  VB_TEST_BATCH_SECONDS,  /* batch_seconds = value */
+  VB_TEST_MAP_BYTES,      /* map_bytes = value */
+  VB_TEST_WRITER_THREAD,  /* writer_thread = value (< 0: unset) */
+  VB_TEST_LYAPUNOV_NOMEM, /* lyapunov_nomem = (value != 0) */
+  VB_TEST_NO_SKIP,        /* no_skip = (value != 0) */
+} vb_test_op;
+
+/* Set one test hook of the process, before any run or output starts;
+ * VB_OK, or VB_EINVAL for an unknown op. */
+int vb_test_control(vb_test_op op, double value);
+/* The process's test hooks (read where a run or an output starts). */
+const vb_test_hooks *vb_test_hooks_now(void);
+/* A copy of them. */
+void vb_test_hooks_read(vb_test_hooks *h);
+
 #endif

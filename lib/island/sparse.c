@@ -50,8 +50,9 @@
  * Islands that skip: K-method families (two-level, three-level), at least
  * SPARSE_MIN_CONTACTS contacts, none driven (their drive is the constant
  * of the start, bit for bit what vb_contact_drive gives at any t), always engaged, corrected
- * (Papetti), with a scheme state or a closed form.  VIBRO_NO_SKIP=1 in the
- * environment turns it off (the benchmarks' "before"). */
+ * (Papetti), with a scheme state or a closed form.  The no_skip test hook
+ * (vb_test_control; VIBRO_NO_SKIP=1 for the program) turns it off: the
+ * tests' and the benchmarks' "before". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,8 +122,7 @@ struct vb_sparse {
 static int
 eligible(const vb_island_model *m, int undriven)
 {
-  const char *off = getenv("VIBRO_NO_SKIP");
-  if ((off && *off && strcmp(off, "0") != 0) || !undriven || m->nc < SPARSE_MIN_CONTACTS ||
+  if (vb_test_hooks_now()->no_skip || !undriven || m->nc < SPARSE_MIN_CONTACTS ||
       m->fam->solve != vb_kmethod_solve)
     return 0;
   for (int c = 0; c < m->nc; c++) {

@@ -36,9 +36,9 @@ has_map(const vb_scene *first)
 /* The section's class (VB_ORBIT_*), its period and impacts per period
  * (0 when not periodic or unknown), the tolerance, the samples. */
 void
-vb_get_orbit(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+vb_get_orbit(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
 {
-  const vb_analysis_run *a = vb_run_analysis(run);
+  const vb_analysis_run *a = rv->analysis;
   long v = 0;
 
   (void)c, (void)item;
@@ -54,9 +54,9 @@ vb_get_orbit(const vb_column *col, const vb_run *run, int c, const void *item, v
 }
 
 void
-vb_get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+vb_get_orbit_tolerance(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
 {
-  const vb_analysis_run *a = vb_run_analysis(run);
+  const vb_analysis_run *a = rv->analysis;
   double v = a ? a->orbit.tolerance : NAN;
 
   (void)col, (void)c, (void)item;
@@ -65,31 +65,31 @@ vb_get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const voi
 
 /* -1 until the writer assigns the file's attractor ids. */
 void
-vb_get_no_attractor(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+vb_get_no_attractor(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
 {
-  (void)run, (void)c, (void)item;
+  (void)rv, (void)c, (void)item;
   vb_column_put_long(col, out, -1);
 }
 
 /* Section row *item: its period index, time, and point c's u or v. */
 static void
-get_section_k(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+get_section_k(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
 {
-  const vb_analysis_run *a = vb_run_analysis(run);
+  const vb_analysis_run *a = rv->analysis;
 
   (void)c;
   vb_column_put_long(col, out, a->k0 + *(const long *)item);
 }
 static void
-get_section_t(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+get_section_t(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
 {
   (void)col, (void)c;
-  memcpy(out, &vb_run_analysis(run)->t[*(const long *)item], 8);
+  memcpy(out, &rv->analysis->t[*(const long *)item], 8);
 }
 static void
-get_section_uv(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+get_section_uv(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
 {
-  const vb_analysis_run *a = vb_run_analysis(run);
+  const vb_analysis_run *a = rv->analysis;
   const double *x = col->name[0] == 'u' ? a->u : a->v;
 
   memcpy(out, &x[*(const long *)item * a->an->npoints + c], 8);
@@ -142,14 +142,14 @@ static const vb_column map_columns[] = {
 };
 
 static long
-section_rows(const vb_run *run)
+section_rows(const vb_run_view *rv)
 {
-  return vb_run_analysis(run) ? vb_run_analysis(run)->ns : 0;
+  return rv->analysis ? rv->analysis->ns : 0;
 }
 static const void *
-section_item(const vb_run *run, long r, long *buf)
+section_item(const vb_run_view *rv, long r, long *buf)
 {
-  (void)run;
+  (void)rv;
   *buf = r;
   return buf;
 }
@@ -161,15 +161,15 @@ section_names(const vb_scene *first, const char **names)
   return first->analysis->npoints;
 }
 static long
-map_rows(const vb_run *run)
+map_rows(const vb_run_view *rv)
 {
-  return vb_run_analysis(run) ? vb_run_analysis(run)->nmap : 0;
+  return rv->analysis ? rv->analysis->nmap : 0;
 }
 static const void *
-map_item(const vb_run *run, long r, long *buf)
+map_item(const vb_run_view *rv, long r, long *buf)
 {
   (void)buf;
-  return &vb_run_analysis(run)->map[r];
+  return &rv->analysis->map[r];
 }
 
 /* The analysis's tables. */

@@ -374,6 +374,7 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
                vb_packed_scene **out, char *err, size_t errlen)
 {
   vb_packed_scene *p;
+  vb_run_view view;
   long n = vb_run_samples(run), nev = 0, total = 0, at = 0;
   int s, c, rc;
 
@@ -381,8 +382,10 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
   rc = shape_check(f, index, run, err, errlen);
   if (rc != VB_OK)
     return rc;
-  for (c = 0; c < vb_run_scene(run)->ncontacts; c++)
-    nev += vb_run_contact(run, c)->nevents;
+  /* the run is asked once: every column reads its view */
+  vb_run_view_take(run, &view);
+  for (c = 0; c < view.scene->ncontacts; c++)
+    nev += view.contacts[c].nevents;
   for (s = 0; s < f->nsig; s++)
     total += vb_signal_width(&f->sig[s], n);
   p = calloc(1, sizeof *p);
@@ -391,7 +394,7 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
   p->index = index;
   p->laid_row = -1;
   p->samples = n;
-  p->interval = (double)vb_run_scene(run)->record_every / vb_run_scene(run)->fs;
+  p->interval = view.interval;
   p->nevents = nev;
   p->bytes = 8.0 * (double)total;
   p->row = malloc(f->table.rowsize);
@@ -406,16 +409,16 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
   /* the analysis's tables (none without a block) */
   for (int x = 0; x < VB_XT_COUNT; x++)
     if (f->xt[x].nfields > 0) {
-      p->nx[x] = vb_xtables[x].rows(run);
+      p->nx[x] = vb_xtables[x].rows(&view);
       p->xrows[x] = malloc(p->nx[x] > 0 ? (size_t)p->nx[x] * f->xt[x].rowsize : 1);
       if (!p->xrows[x]) {
         vb_packed_scene_free(p);
         return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
       }
-      vb_xtable_fill(&f->xt[x], x, p->xrows[x], index, run);
+      vb_xtable_fill(&f->xt[x], x, p->xrows[x], index, &view);
     }
-  vb_table_fill(&f->table, p->row, index, params, run);
-  vb_events_fill(&f->events, p->events, index, params, run);
+  vb_table_fill(&f->table, p->row, index, params, &view);
+  vb_events_fill(&f->events, p->events, index, params, &view);
   for (s = 0; s < f->nsig; s++) {
     const double *d = signal_data(&f->sig[s], run);
     long w = vb_signal_width(&f->sig[s], n);

@@ -3,7 +3,59 @@
  * shards of OUT.part/ and their merge, the HDF5 helpers (h5util.h), and
  * the writer's calls the study runner makes.  Used by the study wing and
  * pyapi.c.  The writer knows a layout (vb_output_layout), not studies; it
- * uses base and run (a finished run is what it packs). */
+ * uses base and run (a finished run is what it packs).
+ *
+ * THE PROTOCOL (after SQLite's pager.c: the states first, then the code).
+ * Nothing is modified in place; every file becomes visible by a rename of
+ * a complete, fsync'ed temporary, and a shard counts only once a valid
+ * line of its manifest lists it.  An interruption at any instruction
+ * (SIGKILL, a full disk, a lost node) loses at most the scenes of the
+ * batch not yet listed; `--resume` starts again from LOCKED.
+ *
+ *   (nothing) --vb_output_open--> CREATED --vb_part_lock--> LOCKED
+ *      CREATED   OUT.part/ made by mkdir (exclusive; vb_part_dir), or an
+ *                existing one of vibro's opened (a symlink or a foreign
+ *                directory is refused)
+ *      LOCKED    lock.rRRR holds "PID\n" under flock(LOCK_EX) for as long
+ *                as the writer lives; a second writer is refused.  On
+ *                resume: every manifest.r* read, each listed shard's size
+ *                and CRC-32 checked (vb_shards_verified), this rank's
+ *                unlisted, damaged and *.tmp files removed and its manifest
+ *                rewritten with the kept lines (vb_part_clean); a line of
+ *                another input refuses the resume
+ *   LOCKED --vb_output_lay--> LAID (optional: big scenes, one interval)
+ *      LAID      rRRR-NNNNNN.h5.tmp allocated with every pending scene's
+ *                row; the threads that run scenes write their signals into
+ *                it in place (vb_laid_place, vb_laid_map_*)
+ *   LOCKED/LAID --vb_output_add--> BATCH
+ *      BATCH     finished runs packed (vb_output_pack) and held, sorted by
+ *                index, until the batch rule (10 s or 128 MiB, or every
+ *                scene) or a signal flushes it
+ *   BATCH --vb_output_flush--> SHARD WRITTEN --> LISTED --> LOCKED/LAID
+ *      SHARD WRITTEN  rRRR-NNNNNN.h5.tmp written, fsync'ed, renamed to
+ *                rRRR-NNNNNN.h5, the directory fsync'ed (shard_add)
+ *      LISTED    "NAME SIZE CRC32 NSCENES MIN MAX INPUTCRC LINECRC\n"
+ *                appended to manifest.rRRR and fsync'ed (a torn line fails
+ *                its own CRC: the shard is then not listed, and goes)
+ *   LAID --(a flush before every row is in)--> SPILLED
+ *      SPILLED   the laid-out file's name removed (vb_laid_spill); scenes
+ *                still placed through its descriptor are read back a
+ *                SPILL_BYTES shard at a time (vb_laid_read_back) and go
+ *                through SHARD WRITTEN and LISTED like any batch
+ *   BATCH of every scene, nothing listed --vb_output_finish--> DONE
+ *                (the one batch written, fsync'ed and renamed onto OUT;
+ *                no manifest line, no merge)
+ *   LISTED ... --vb_output_merge--> MERGED --> DONE
+ *      MERGED    every verified shard's rows copied in index order into
+ *                OUT.part/final.tmp, fsync'ed, renamed onto OUT (one shard
+ *                holding every scene in order is itself renamed onto OUT)
+ *      DONE      OUT exists, complete; OUT.part/ removed (vb_part_remove)
+ *   any state --vb_output_discard--> (nothing): after a failed run,
+ *                OUT.part/ is removed only when all of it is this run's
+ *                own work; else it stays for --resume.
+ *
+ * Write points (vb_write_point, counted by the kill hook of
+ * vb_test_control) sit between every two steps above. */
 #ifndef VB_OUTPUT_H
 #define VB_OUTPUT_H
 
@@ -73,20 +125,6 @@ typedef struct vb_signal_desc {
                            of the distributed contact (SHAPE_POINTS_SERIES) */
 } vb_signal_desc;
 
-/* The writer's test hooks (doc/format.md), read once from VIBRO_TEST_* by
- * vb_test_hooks_read, the one place that reads them. */
-typedef struct vb_test_hooks {
-  long kill_at;         /* VIBRO_TEST_KILL_AT: raise kill_sig at that write point; 0 never */
-  int kill_sig;         /* VIBRO_TEST_KILL_SIG, else SIGKILL */
-  long batch_scenes;    /* VIBRO_TEST_BATCH: a shard every so many scenes; 0 off */
-  double batch_seconds; /* VIBRO_TEST_BATCH_SECONDS, s; 0: the default */
-  double map_bytes;     /* VIBRO_TEST_MAP_BYTES: scenes of this many bytes or more record
-                           in place (output/laid.c); 0: the default, LAID_MAP_BYTES */
-  int writer_thread;    /* VIBRO_TEST_WRITER_THREAD: 1 a scene recorded in place writes
-                           from a thread of its own, 0 never; -1 (unset): when fewer scenes
-                           run than there are cores (output/laid.c) */
-} vb_test_hooks;
-
 /* A writer's write points, counted for the kill hook. */
 typedef struct vb_wpoints {
   long kill_at, writes;
@@ -127,7 +165,8 @@ struct vb_column {
    * event table, a vb_map_entry in the impact map, a long section index
    * in the sections) to out; NULL: the writer sets it (scene,
    * events_start, attractor). */
-  void (*get)(const vb_column *col, const vb_run *run, int contact, const void *item, void *out);
+  void (*get)(const vb_column *col, const vb_run_view *rv, int contact, const void *item,
+              void *out);
   size_t at; /* offset of the value in vb_contact_result, vb_event or vb_map_entry, for the
                 plain gets */
   /* Whether a study whose scene 0 is `first` has the column; NULL: every
@@ -173,9 +212,10 @@ vb_column_put_long(const vb_column *col, void *out, long v)
 /* The `get` of a column that is a member of the row's item (a vb_event, an
  * impact-map entry) at col->at: a double, or an int stored as the column's type. */
 static inline void
-vb_column_member(const vb_column *col, const vb_run *run, int contact, const void *item, void *out)
+vb_column_member(const vb_column *col, const vb_run_view *rv, int contact, const void *item,
+                 void *out)
 {
-  (void)run, (void)contact;
+  (void)rv, (void)contact;
   if (col->type == VB_COL_I32) {
     int v;
     memcpy(&v, (const char *)item + col->at, sizeof v);
@@ -193,10 +233,10 @@ typedef struct vb_xtable {
   const char *name, *dim; /* "sections", "section" */
   const vb_column *cols;  /* its columns; the first is `scene` */
   int (*present)(const vb_scene *first);
-  long (*rows)(const vb_run *run); /* rows of a run */
+  long (*rows)(const vb_run_view *rv); /* rows of a run */
   /* The item of row r of a run (a column's get reads it); *buf holds a
    * row index where the item is one. */
-  const void *(*item)(const vb_run *run, long r, long *buf);
+  const void *(*item)(const vb_run_view *rv, long r, long *buf);
   /* The second dimension of its [row][...] columns: its name, and its
    * names of scene 0 into names (NULL: none), their number. */
   const char *dim2;
@@ -209,10 +249,10 @@ extern const vb_xtable vb_xtables[VB_XT_COUNT];
  * column's name), its tolerance, and -1 for the attractor until the
  * writer assigns it. */
 int vb_has_analysis(const vb_scene *first);
-void vb_get_orbit(const vb_column *col, const vb_run *run, int c, const void *item, void *out);
-void vb_get_orbit_tolerance(const vb_column *col, const vb_run *run, int c, const void *item,
+void vb_get_orbit(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out);
+void vb_get_orbit_tolerance(const vb_column *col, const vb_run_view *rv, int c, const void *item,
                             void *out);
-void vb_get_no_attractor(const vb_column *col, const vb_run *run, int c, const void *item,
+void vb_get_no_attractor(const vb_column *col, const vb_run_view *rv, int c, const void *item,
                          void *out);
 
 /* A column of a table as a layout expands it: one per swept path, and
@@ -257,15 +297,16 @@ double vb_row_double(const vb_table *t, const unsigned char *row, int column);
 void vb_row_set_long(const vb_table *t, unsigned char *row, int column, long v);
 /* Fill the table row of a run: scene `index`, swept values params. */
 void vb_table_fill(const vb_table *t, unsigned char *row, long index, const double *params,
-                   const vb_run *run);
+                   const vb_run_view *rv);
 /* Fill the event rows of a run, contact by contact and in time order. */
 void vb_events_fill(const vb_table *t, unsigned char *out, long index, const double *params,
-                    const vb_run *run);
+                    const vb_run_view *rv);
 /* Expand analysis table x for a layout into t (present or not: t->nfields
  * 0 when the study lacks it); 0 or -1. */
 int vb_xtable_init(vb_table *t, int x, const vb_output_layout *lay);
 /* Fill the rows of analysis table x of a run (vb_xtables[x].rows of them). */
-void vb_xtable_fill(const vb_table *t, int x, unsigned char *out, long index, const vb_run *run);
+void vb_xtable_fill(const vb_table *t, int x, unsigned char *out, long index,
+                    const vb_run_view *rv);
 /* Fetch m section samples from row `first` of a file's /study/sections
  * into x[m][2 np] (u, v of each point in turn); 0 or -1. */
 typedef int (*vb_cycle_fn)(void *ctx, long first, long m, double *x);
@@ -430,8 +471,6 @@ char *vb_part_file(const char *part, const char *name);
 
 /* output/shards.c: reading OUT.part/. */
 
-/* Read the test hooks from the environment (VIBRO_TEST_*). */
-void vb_test_hooks_read(vb_test_hooks *h);
 /* A write point: with the kill hook set, the k-th raises its signal
  * (SIGKILL, or SIGSTOP to freeze a writer where a test wants it). */
 void vb_write_point(vb_wpoints *p);

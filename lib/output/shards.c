@@ -38,23 +38,6 @@
 
 typedef vb_shard shard;
 
-/* The writer's test hooks, from the environment: the one place that reads
- * VIBRO_TEST_* (doc/format.md). */
-void
-vb_test_hooks_read(vb_test_hooks *h)
-{
-  const char *kill_at = getenv("VIBRO_TEST_KILL_AT"), *sig = getenv("VIBRO_TEST_KILL_SIG");
-  const char *batch = getenv("VIBRO_TEST_BATCH"), *seconds = getenv("VIBRO_TEST_BATCH_SECONDS");
-  const char *map = getenv("VIBRO_TEST_MAP_BYTES"), *thread = getenv("VIBRO_TEST_WRITER_THREAD");
-
-  h->kill_at = kill_at ? atol(kill_at) : 0;
-  h->kill_sig = sig && atoi(sig) > 0 ? atoi(sig) : SIGKILL;
-  h->batch_scenes = batch ? atol(batch) : 0;
-  h->batch_seconds = seconds ? atof(seconds) : 0.0;
-  h->map_bytes = map ? atof(map) : 0.0;
-  h->writer_thread = thread && *thread ? atoi(thread) != 0 : -1;
-}
-
 /* Count a write point; the kill hook raises its signal at the chosen one. */
 void
 vb_write_point(vb_wpoints *p)

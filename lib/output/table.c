@@ -4,7 +4,7 @@
  * vb_event_columns): name, units, dimension, type and how a finished run
  * gives the value, the way lib/run/record.c lists the signals.  A layout
  * expands a list into fields (one per swept path; [contact] values for a
- * per-contact column); packing a run, creating the datasets, writing and
+ * per-contact column); packing a rv, creating the datasets, writing and
  * reading them back all loop over the fields.  In a file a table is a
  * group of netCDF-style columns along its dimension (`scene` or `event`,
  * a dimension scale) and, for per-contact columns, `contact` (a dimension
@@ -27,17 +27,17 @@
 
 /* The run's status code (vb_run_code), not parsed back from its text. */
 static void
-get_code(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_code(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
   (void)c, (void)ev;
-  vb_column_put_long(col, out, vb_run_code(run));
+  vb_column_put_long(col, out, rv->code);
 }
 
 /* The run's status text, cut to VB_STATUS_LEN bytes. */
 static void
-get_status(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_status(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
-  const char *s = vb_run_status(run);
+  const char *s = rv->status;
   size_t n = strlen(s);
 
   (void)col, (void)c, (void)ev;
@@ -46,37 +46,34 @@ get_status(const vb_column *col, const vb_run *run, int c, const void *ev, void 
 }
 
 static void
-get_samples(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_samples(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
   (void)c, (void)ev;
-  vb_column_put_long(col, out, vb_run_samples(run));
+  vb_column_put_long(col, out, rv->samples);
 }
 
 /* Seconds between recorded samples. */
 static void
-get_interval(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_interval(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
-  const vb_scene *sc = vb_run_scene(run);
-  double v = (double)sc->record_every / sc->fs;
-
   (void)col, (void)c, (void)ev;
-  memcpy(out, &v, 8);
+  memcpy(out, &rv->interval, 8);
 }
 
 /* Total energy at the last sample, J (NaN without samples). */
 static void
-get_final(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_final(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
-  double v = vb_run_samples(run) > 0 ? vb_run_final_energy(run, VB_ENERGY_TOTAL) : NAN;
+  double v = rv->final_energy;
 
   (void)col, (void)c, (void)ev;
   memcpy(out, &v, 8);
 }
 
 static void
-get_balance(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_balance(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
-  double v = vb_run_balance_error(run);
+  double v = rv->balance_error;
 
   (void)col, (void)c, (void)ev;
   memcpy(out, &v, 8);
@@ -86,9 +83,9 @@ get_balance(const vb_column *col, const vb_run *run, int c, const void *ev, void
  * over the run (sav: |psi - sqrt(2 V)| at the half steps, J^(1/2)); NaN
  * when no scheme of the scene keeps a state. */
 static void
-get_state_drift(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_state_drift(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
-  double v = vb_run_state_drift(run);
+  double v = rv->state_drift;
 
   (void)col, (void)c, (void)ev;
   memcpy(out, &v, 8);
@@ -96,20 +93,20 @@ get_state_drift(const vb_column *col, const vb_run *run, int c, const void *ev, 
 
 /* A long member of contact c's results (at col->at). */
 static void
-get_contact_long(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_contact_long(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
   long v;
 
   (void)ev;
-  memcpy(&v, (const char *)vb_run_contact(run, c) + col->at, sizeof v);
+  memcpy(&v, (const char *)&rv->contacts[c] + col->at, sizeof v);
   vb_column_put_long(col, out, v);
 }
 
 /* The first impact with a measured onset (one engaged at t = 0 has none), s. */
 static void
-get_first_impact(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_first_impact(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
-  const vb_contact_result *r = vb_run_contact(run, c);
+  const vb_contact_result *r = &rv->contacts[c];
   double x = NAN;
 
   (void)col, (void)ev;
@@ -120,9 +117,9 @@ get_first_impact(const vb_column *col, const vb_run *run, int c, const void *ev,
 
 /* Mean of the impacts' finite durations, s (NaN when none is). */
 static void
-get_mean_duration(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_mean_duration(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
-  const vb_contact_result *r = vb_run_contact(run, c);
+  const vb_contact_result *r = &rv->contacts[c];
   double sum = 0.0, v;
   long counted = 0;
 
@@ -138,9 +135,9 @@ get_mean_duration(const vb_column *col, const vb_run *run, int c, const void *ev
 
 /* Largest compression at a sample, m (NaN without samples). */
 static void
-get_max_compression(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_max_compression(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
-  double v = vb_run_samples(run) > 0 ? vb_run_contact(run, c)->max_compression : NAN;
+  double v = rv->samples > 0 ? rv->contacts[c].max_compression : NAN;
 
   (void)col, (void)ev;
   memcpy(out, &v, 8);
@@ -148,9 +145,9 @@ get_max_compression(const vb_column *col, const vb_run *run, int c, const void *
 
 /* The contact of an event: its index in /study/table's `contact` coordinate. */
 static void
-get_event_contact(const vb_column *col, const vb_run *run, int c, const void *ev, void *out)
+get_event_contact(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
 {
-  (void)run, (void)ev;
+  (void)rv, (void)ev;
   vb_column_put_long(col, out, c);
 }
 
@@ -164,21 +161,19 @@ has_lyapunov(const vb_scene *first)
 /* The largest Lyapunov exponent (lyapunov.c), over the whole measured
  * time or its second half, 1/s. */
 static void
-get_lyapunov(const vb_column *col, const vb_run *run, int c, const void *item, void *out)
+get_lyapunov(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
 {
-  double half, v = vb_run_lyapunov(run, &half);
-
   (void)c, (void)item;
-  memcpy(out, col->at ? &half : &v, 8);
+  memcpy(out, col->at ? &rv->lyapunov_half : &rv->lyapunov, 8);
 }
 
 /* The relative perturbation the twin started with (the analysis block's,
  * or the default from the contacts' resolution, lib/run/lyapunov.c), 1. */
 static void
-get_lyapunov_perturbation(const vb_column *col, const vb_run *run, int c, const void *item,
+get_lyapunov_perturbation(const vb_column *col, const vb_run_view *rv, int c, const void *item,
                           void *out)
 {
-  double p = vb_run_lyapunov_perturbation(run);
+  double p = rv->lyapunov_perturbation;
 
   (void)col, (void)c, (void)item;
   memcpy(out, &p, 8);
@@ -441,30 +436,30 @@ member_copy(unsigned char *out, const unsigned char *member, size_t size)
 
 /* Fill field f of a row at `at`: of contact c and item ev. */
 static void
-field_fill(const vb_field *f, unsigned char *at, const double *params, const vb_run *run, int c,
+field_fill(const vb_field *f, unsigned char *at, const double *params, const vb_run_view *rv, int c,
            const void *ev)
 {
   if (f->col->dim == VB_DIM_SWEPT)
     memcpy(at, &params[f->param], 8);
   else if (f->width > 1 || f->col->dim == VB_DIM_SCENE_CONTACT)
     for (int k = 0; k < f->width; k++)
-      f->col->get(f->col, run, k, ev, at + (size_t)k * f->size);
+      f->col->get(f->col, rv, k, ev, at + (size_t)k * f->size);
   else if (f->col->get == vb_column_member && ev)
     /* a plain member of the item: vb_column_member's copy, inline */
     member_copy(at, (const unsigned char *)ev + f->col->at, f->size);
   else if (f->col->get)
-    f->col->get(f->col, run, c, ev, at);
+    f->col->get(f->col, rv, c, ev, at);
 }
 
 /* Fill the fields of one row: scene `index` (the first column), contact
  * c and item ev (an event, an impact-map entry, a section index). */
 static void
 row_fill(const vb_table *t, unsigned char *row, long index, const double *params,
-         const vb_run *run, int c, const void *ev)
+         const vb_run_view *rv, int c, const void *ev)
 {
   memset(row, 0, t->rowsize);
   for (int i = 0; i < t->nfields; i++)
-    field_fill(&t->field[i], row + t->field[i].offset, params, run, c, ev);
+    field_fill(&t->field[i], row + t->field[i].offset, params, rv, c, ev);
   /* the first column is the scene's index in both tables */
   vb_column_put_long(t->field[0].col, row + t->field[0].offset, index);
 }
@@ -472,9 +467,9 @@ row_fill(const vb_table *t, unsigned char *row, long index, const double *params
 /* Fill the table row of a run. */
 void
 vb_table_fill(const vb_table *t, unsigned char *row, long index, const double *params,
-              const vb_run *run)
+              const vb_run_view *rv)
 {
-  row_fill(t, row, index, params, run, -1, NULL);
+  row_fill(t, row, index, params, rv, -1, NULL);
 }
 
 /* Fill n event rows of contact c from its events ev[n], field by field:
@@ -484,7 +479,7 @@ vb_table_fill(const vb_table *t, unsigned char *row, long index, const double *p
  * 14,000 events of a 64-point bridge). */
 static void
 events_rows(const vb_table *t, unsigned char *out, long n, long index, const double *params,
-            const vb_run *run, int c, const vb_event *ev)
+            const vb_run_view *rv, int c, const vb_event *ev)
 {
   memset(out, 0, (size_t)n * t->rowsize);
   for (int i = 0; i < t->nfields; i++) {
@@ -496,7 +491,7 @@ events_rows(const vb_table *t, unsigned char *out, long n, long index, const dou
         member_copy(at, (const unsigned char *)&ev[e] + f->col->at, f->size);
     else
       for (long e = 0; e < n; e++, at += t->rowsize)
-        field_fill(f, at, params, run, c, &ev[e]);
+        field_fill(f, at, params, rv, c, &ev[e]);
   }
   /* the first column is the scene's index */
   for (long e = 0; e < n; e++)
@@ -506,27 +501,27 @@ events_rows(const vb_table *t, unsigned char *out, long n, long index, const dou
 /* Fill the event rows of a run. */
 void
 vb_events_fill(const vb_table *t, unsigned char *out, long index, const double *params,
-               const vb_run *run)
+               const vb_run_view *rv)
 {
-  const vb_scene *sc = vb_run_scene(run);
+  const vb_scene *sc = rv->scene;
 
   for (int c = 0; c < sc->ncontacts; c++) {
-    const vb_contact_result *r = vb_run_contact(run, c);
+    const vb_contact_result *r = &rv->contacts[c];
     if (r->nevents > 0)
-      events_rows(t, out, r->nevents, index, params, run, c, r->events);
+      events_rows(t, out, r->nevents, index, params, rv, c, r->events);
     out += (size_t)r->nevents * t->rowsize;
   }
 }
 
 /* Fill the rows of analysis table x of a run. */
 void
-vb_xtable_fill(const vb_table *t, int x, unsigned char *out, long index, const vb_run *run)
+vb_xtable_fill(const vb_table *t, int x, unsigned char *out, long index, const vb_run_view *rv)
 {
   const vb_xtable *xt = &vb_xtables[x];
-  long n = xt->rows(run), buf;
+  long n = xt->rows(rv), buf;
 
   for (long r = 0; r < n; r++, out += t->rowsize)
-    row_fill(t, out, index, NULL, run, -1, xt->item(run, r, &buf));
+    row_fill(t, out, index, NULL, rv, -1, xt->item(rv, r, &buf));
 }
 
 /* ----------------------------------------------------- in the file */

@@ -161,11 +161,11 @@ nomem:
  * times fs, as vibro check predicts it (lib/study/check.c); 0 when no contact
  * can close or none has a prediction; -1 when memory ran out (the
  * contacts' states or the model they are computed from could not be
- * allocated; VIBRO_TEST_LYAPUNOV_NOMEM set makes it so, for the tests). */
+ * allocated; the lyapunov_nomem test hook makes it so, vb_test_control). */
 double
 vb_lyapunov_contact_steps(const vb_scene *sc)
 {
-  vb_contact_start *s = getenv("VIBRO_TEST_LYAPUNOV_NOMEM")
+  vb_contact_start *s = vb_test_hooks_now()->lyapunov_nomem
                             ? NULL
                             : malloc(((size_t)sc->ncontacts + 1) * sizeof *s);
   double fewest = 0.0;

@@ -65,8 +65,8 @@ int vb_lyapunov_alloc(vb_run *run, char *err, size_t errlen);
 /* The fewest steps (Papetti eq 9's predicted duration times fs) a
  * contact lasts among those free flight from the initial state brings to
  * an impact, as vibro check predicts it; 0 when none can close; -1 when
- * memory ran out computing it (VIBRO_TEST_LYAPUNOV_NOMEM in the
- * environment forces that, for the tests). */
+ * memory ran out computing it (the lyapunov_nomem test hook forces that,
+ * vb_test_control). */
 double vb_lyapunov_contact_steps(const vb_scene *sc);
 /* The relative perturbation a scene's twin starts with, 1: the analysis
  * block's `perturbation` when given, else clamp(12 / N^2, 1e-8, 1e-2) for

@@ -27,13 +27,12 @@ vb_run_free(vb_run *run)
     for (int i = 0; i < run->nislands; i++)
       vb_island_state_free(run->states[i]);
   free(run->states);
-  vb_lyapunov_free(run->lyap);
+  vb_observers_free(run);
   vb_model_free(run->model);
   vb_record_free(run);
   free(run->results);
   free(run->trackers);
   free(run->e_prev);
-  vb_analysis_run_free(run->analysis);
   free(run);
 }
 
@@ -95,9 +94,9 @@ vb_run_alloc_into(const vb_scene *scene, const vb_record_file *to, vb_run **out,
   run->trackers = calloc((size_t)nc + 1, sizeof *run->trackers);
   run->e_prev = calloc(2 * (size_t)run->nislands + 1, sizeof(double));
   if (!run->results || !run->trackers || !run->e_prev ||
-      vb_record_alloc(run, to) != VB_OK || vb_analysis_run_alloc(run) != VB_OK)
+      vb_record_alloc(run, to) != VB_OK)
     goto nomem;
-  if ((rc = vb_lyapunov_alloc(run, err, errlen)) != VB_OK) {
+  if ((rc = vb_observers_alloc(run, err, errlen)) != VB_OK) {
     vb_run_free(run);
     return rc;
   }
@@ -234,8 +233,7 @@ start(vb_run *run)
   for (int i = 0; i < run->nislands; i++)
     run->e_prev[i] = run->states[i]->kinetic + run->states[i]->potential;
   vb_record_sample(run, 0, 0);
-  if (run->analysis)
-    vb_analysis_step(run, 0);
+  vb_observers_start(run);
   return VB_OK;
 }
 
@@ -418,25 +416,23 @@ exec_steps(vb_run *run, const volatile int *stop, int level)
     if (step_islands(run, n, &failures, &first_failure) || track_contacts(run, n) ||
         energy_guard(run, n, failures, first_failure))
       break;
-    if (run->analysis)
-      vb_analysis_step(run, n);
+    vb_observers_step(run, n, VB_STAGE_BEFORE_SAMPLE);
     if (n % sc->record_every == 0)
       vb_record_sample(run, n, n / sc->record_every);
-    if (run->lyap)
-      vb_lyapunov_step(run, n);
+    vb_observers_step(run, n, VB_STAGE_AFTER_SAMPLE);
   }
   __atomic_store_n(&run->at, n - 1, __ATOMIC_RELAXED);
   if (run->code) {
     /* samples not reached are NaN, so nothing looks computed that was not */
     vb_record_blank_from(run, n / sc->record_every + (n % sc->record_every ? 1 : 0));
     vb_events_flush(run);
-    if (vb_analysis_finish(run) != VB_OK && run->code != VB_ENOMEM)
+    if (vb_observers_finish(run) != VB_OK && run->code != VB_ENOMEM)
       run->code = VB_ENOMEM; /* the status says what stopped the run */
     return run->code;
   }
   int rc = vb_events_flush(run);
   if (rc == VB_OK)
-    rc = vb_analysis_finish(run);
+    rc = vb_observers_finish(run);
   if (rc) {
     run->code = rc;
     snprintf(run->status, sizeof run->status, "out of memory recording events or the analysis");
@@ -577,4 +573,23 @@ vb_run_state_drift(const vb_run *run)
     if (!isnan(run->states[i]->state_drift))
       worst = isnan(worst) ? run->states[i]->state_drift : fmax(worst, run->states[i]->state_drift);
   return worst;
+}
+
+/* The view of a finished run: each accessor asked once. */
+void
+vb_run_view_take(const vb_run *run, vb_run_view *v)
+{
+  v->run = run;
+  v->scene = run->scene;
+  v->code = run->code;
+  v->status = run->status;
+  v->samples = run->nrec;
+  v->interval = (double)run->scene->record_every / run->scene->fs;
+  v->final_energy = run->nrec > 0 ? vb_run_final_energy(run, VB_ENERGY_TOTAL) : NAN;
+  v->balance_error = vb_run_balance_error(run);
+  v->state_drift = vb_run_state_drift(run);
+  v->contacts = run->results;
+  v->lyapunov = vb_run_lyapunov(run, &v->lyapunov_half);
+  v->lyapunov_perturbation = vb_run_lyapunov_perturbation(run);
+  v->analysis = vb_run_analysis(run);
 }

@@ -212,4 +212,72 @@ double vb_run_fraction(const vb_run *run);
 /* The Lyapunov exponents of a run (lyapunov.h). */
 #include "lyapunov.h"
 
+/* ------------------------------------------------------- the observers */
+
+/* The stages of a step at which an observer's step hook runs. */
+enum { VB_STAGE_BEFORE_SAMPLE, VB_STAGE_AFTER_SAMPLE };
+
+/* A run observer: a per-scene tracker that follows a run without changing
+ * it (the analysis, the Lyapunov twin), one row of observe.c's table,
+ * which the run iterates at its stages (after MuJoCo's plugins).  Its
+ * state hangs on the run. */
+typedef struct vb_observer {
+  const char *name; /* "analysis", for messages */
+  int stage;        /* VB_STAGE_*: where in a step its step hook runs */
+  /* Attach its state when the scene asks for it (VB_OK also when it does
+   * not); VB_ENOMEM or VB_EINVAL with "scene 'x': ..." in err. */
+  int (*alloc)(struct vb_run *run, char *err, size_t errlen);
+  /* Whether the run has its state (alloc attached it). */
+  int (*attached)(const struct vb_run *run);
+  /* After the start's sample (step 0); NULL: nothing to do. */
+  void (*start)(struct vb_run *run);
+  /* After step n, at its stage. */
+  void (*step)(struct vb_run *run, long n);
+  /* At the end of every run, a failed one's too (NULL: nothing to do);
+   * VB_OK or VB_ENOMEM. */
+  int (*finish)(struct vb_run *run);
+  /* Free its state (the run's pointer to it cleared). */
+  void (*free)(struct vb_run *run);
+  const char *tables; /* what it adds to the output (doc/format.md) */
+} vb_observer;
+
+/* Row i of the observer table, NULL beyond; *n (may be NULL) gets the count. */
+const vb_observer *vb_observer_at(int i, int *n);
+/* Every row's alloc, in table order; the first failure's code. */
+int vb_observers_alloc(struct vb_run *run, char *err, size_t errlen);
+/* Every attached row's start. */
+void vb_observers_start(struct vb_run *run);
+/* Every attached row's step of one stage, after step n. */
+void vb_observers_step(struct vb_run *run, long n, int stage);
+/* Every row's finish; VB_OK or the first failure (all are called). */
+int vb_observers_finish(struct vb_run *run);
+/* Every row's free. */
+void vb_observers_free(struct vb_run *run);
+
+/* ------------------------------------------------------------ the view */
+
+/* One view of a finished run, taken once when the run is packed for the
+ * output (vb_run_view_take): everything the output's column getters read,
+ * so that packing a run asks it once and every getter reads one struct. */
+typedef struct vb_run_view {
+  const vb_run *run;                 /* the run itself (its recorded series) */
+  const vb_scene *scene;             /* its scene */
+  int code;                          /* VB_OK or the code that ended it */
+  const char *status;                /* its status text (the run's own buffer) */
+  long samples;                      /* recorded samples */
+  double interval;                   /* s between recorded samples */
+  double final_energy;               /* total energy at the last sample, J; NaN without samples */
+  double balance_error;              /* energy balance error at the end, J */
+  double state_drift;                /* largest scheme-state drift, J^(1/2); NaN without one */
+  const vb_contact_result *contacts; /* [ncontacts] each contact's results */
+  double lyapunov, lyapunov_half;    /* largest exponent, whole and second half, 1/s; NaN
+                                        without the twin */
+  double lyapunov_perturbation;      /* the twin's relative perturbation, 1; NaN without it */
+  const vb_analysis_run *analysis;   /* the section and impact map; NULL without a block */
+} vb_run_view;
+
+/* Take the view of a finished run (run.c). */
+void vb_run_view_take(const vb_run *run, vb_run_view *v);
+
+
 #endif

@@ -36,6 +36,7 @@
 
 #include "vibro.h"
 #include "bench_util.h"
+#include "base/base.h" /* vb_test_control */
 
 static double now(void)
 {
@@ -478,10 +479,10 @@ issue17:
         struct stat st;
         double m, s;
         if (k == 2)
-          setenv("VIBRO_TEST_WRITER_THREAD", "0", 1);
+          vb_test_control(VB_TEST_WRITER_THREAD, 0);
         sync(); /* as for the plate: no writeback of the last run's file */
         s = vibro(run[k], &m);
-        unsetenv("VIBRO_TEST_WRITER_THREAD");
+        vb_test_control(VB_TEST_WRITER_THREAD, -1);
         if (k == 0 && stat(wout, &st) == 0)
           fsize = (double)st.st_size;
         remove(wout);

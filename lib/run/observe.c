@@ -1,0 +1,153 @@
+/* observe.c - the run's observers, one row each (after MuJoCo's plugins,
+ * whose compute and advance hooks the engine calls at their stage): the
+ * per-scene trackers that follow a run without changing it, iterated by
+ * run.c at its stages, never called by name.  A new tracker (friction
+ * phases, continuation, sensitivities) is a row here, its own file, and
+ * its output table's descriptors (output/table.c or output/analysis.c).
+ *
+ * A row's hooks see the run; its state hangs on the run (run.h's
+ * vb_run), allocated by `alloc` only when the scene asks for it. */
+#include <stddef.h>
+
+#include "run.h"
+
+/* --------------------------------------------------------- analysis */
+
+/* The section and impact map of the scene's analysis block (analysis.c). */
+static int
+analysis_alloc(vb_run *run, char *err, size_t errlen)
+{
+  if (vb_analysis_run_alloc(run) != VB_OK)
+    return vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory allocating the run",
+                   run->scene->name);
+  return VB_OK;
+}
+
+static int
+analysis_attached(const vb_run *run)
+{
+  return run->analysis != NULL;
+}
+
+static void
+analysis_start(vb_run *run)
+{
+  vb_analysis_step(run, 0);
+}
+
+static void
+analysis_free(vb_run *run)
+{
+  vb_analysis_run_free(run->analysis);
+  run->analysis = NULL;
+}
+
+/* --------------------------------------------------------- Lyapunov */
+
+/* The largest Lyapunov exponent, by a twin run (lyapunov.c). */
+static int
+lyapunov_attached(const vb_run *run)
+{
+  return run->lyap != NULL;
+}
+
+static void
+lyapunov_free(vb_run *run)
+{
+  vb_lyapunov_free(run->lyap);
+  run->lyap = NULL;
+}
+
+/* ------------------------------------------------------------ table */
+
+static const vb_observer observers[] = {
+    {
+        .name = "analysis",
+        .stage = VB_STAGE_BEFORE_SAMPLE,
+        .alloc = analysis_alloc,
+        .attached = analysis_attached,
+        .start = analysis_start,
+        .step = vb_analysis_step,
+        .finish = vb_analysis_finish,
+        .free = analysis_free,
+        .tables = "/study/sections, /study/impact_map; table columns period, attractor",
+    },
+    {
+        .name = "lyapunov",
+        .stage = VB_STAGE_AFTER_SAMPLE,
+        .alloc = vb_lyapunov_alloc,
+        .attached = lyapunov_attached,
+        .step = vb_lyapunov_step,
+        .free = lyapunov_free,
+        .tables = "table columns lyapunov, lyapunov_half, lyapunov_perturbation",
+    },
+};
+
+/* Row i of the observer table, NULL beyond; *n (may be NULL) gets the count. */
+const vb_observer *
+vb_observer_at(int i, int *n)
+{
+  int count = (int)(sizeof observers / sizeof observers[0]);
+  if (n)
+    *n = count;
+  return i >= 0 && i < count ? &observers[i] : NULL;
+}
+
+/* Attach every observer the scene asks for; VB_OK, or the first row's
+ * failure with its message (the run is then freed by the caller). */
+int
+vb_observers_alloc(vb_run *run, char *err, size_t errlen)
+{
+  const vb_observer *o;
+  for (int i = 0; (o = vb_observer_at(i, NULL)); i++) {
+    int rc = o->alloc(run, err, errlen);
+    if (rc != VB_OK)
+      return rc;
+  }
+  return VB_OK;
+}
+
+/* The start of every attached observer (after the start's sample). */
+void
+vb_observers_start(vb_run *run)
+{
+  const vb_observer *o;
+  for (int i = 0; (o = vb_observer_at(i, NULL)); i++)
+    if (o->start && o->attached(run))
+      o->start(run);
+}
+
+/* Step n of every attached observer of one stage. */
+void
+vb_observers_step(vb_run *run, long n, int stage)
+{
+  const vb_observer *o;
+  for (int i = 0; (o = vb_observer_at(i, NULL)); i++)
+    if (o->stage == stage && o->step && o->attached(run))
+      o->step(run, n);
+}
+
+/* The end of every observer (a failed run's too): VB_OK, or the first
+ * failure (VB_ENOMEM), every finish run regardless. */
+int
+vb_observers_finish(vb_run *run)
+{
+  const vb_observer *o;
+  int rc = VB_OK;
+  for (int i = 0; (o = vb_observer_at(i, NULL)); i++)
+    if (o->finish) {
+      int r = o->finish(run);
+      if (rc == VB_OK)
+        rc = r;
+    }
+  return rc;
+}
+
+/* Free every observer's state. */
+void
+vb_observers_free(vb_run *run)
+{
+  const vb_observer *o;
+  for (int i = 0; (o = vb_observer_at(i, NULL)); i++)
+    o->free(run);
+}
