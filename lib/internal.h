@@ -217,4 +217,24 @@ long vb_run_record_stride(const vb_run *run);
 int vb_csv_columns(const char *path, int ncols, const char *const *names, double **out, int *nrows,
                    char *err, size_t errlen);
 
+/* ------------------------------------------- data files (issue 32) */
+
+/* errno of vb_open_regular and vb_read_data for a path that is not a
+ * regular file (a FIFO, a device or a socket): a read never sets it. */
+#define VB_NOT_REGULAR_ERRNO ESPIPE
+/* Open `path` read-only if it is a regular file, decided by fstat on the
+ * descriptor itself (opened O_NONBLOCK: a FIFO cannot block the open, and
+ * nothing can be swapped in between the check and the read).  The
+ * descriptor (the caller closes it), or -1 with errno set:
+ * VB_NOT_REGULAR_ERRNO, EISDIR for a directory, or open's own (lib/inputs.c). */
+int vb_open_regular(const char *path);
+/* vb_read_text of a data file (a CSV file, a profile, a points file) that
+ * must be a regular file: NULL with errno VB_NOT_REGULAR_ERRNO or EISDIR
+ * when it is not (vb_open_regular); the caller frees the text. */
+char *vb_read_data(const char *path, size_t max, size_t *len);
+/* Whether a number field of a data file (trimmed) is hexadecimal, which
+ * strtod would read (0x10 as 16, 0x1p3 as 8) and a data file refuses: a
+ * sign, then 0x or 0X. */
+int vb_hex_field(const char *s);
+
 #endif
