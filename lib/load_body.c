@@ -468,8 +468,7 @@ read_profile(vb_loader *ld, const config_setting_t *at_s, const char *obj, const
     double x = strtod(p, &end);
     while (isspace((unsigned char)*end))
       end++;
-    if (end == p || *end != '\0' || !isfinite(x) ||
-        vb_hex_field(p)) {
+    if (end == p || *end != '\0' || !isfinite(x) || vb_hex_field(p)) {
       rc = vb_src_fail(ld, at_s, obj,
                        "profile '%s' line %ld: '%.*s' is not a number (valid: a decimal "
                        "number, e.g. 2.5e-6)",

@@ -122,11 +122,10 @@ distinct_points(vb_loader *ld, const config_setting_t *p, const char *pobj, int 
   qsort(at, (size_t)n, sizeof *at, by_x);
   for (int i = 1; i < n && rc == VB_OK; i++)
     if (at[i].x == at[i - 1].x)
-      rc = vb_src_fail(ld, at_s, pobj,
-                       "points %d and %d are both at x = %s (valid: distinct points%s)",
-                       at[i - 1].index + 1, at[i].index + 1,
-                       vb_number_text(at[i].x, num, sizeof num),
-                       grid ? ": from != to, or n = 1" : ", each once");
+      rc = vb_src_fail(
+          ld, at_s, pobj, "points %d and %d are both at x = %s (valid: distinct points%s)",
+          at[i - 1].index + 1, at[i].index + 1, vb_number_text(at[i].x, num, sizeof num),
+          grid ? ": from != to, or n = 1" : ", each once");
   free(at);
   return rc;
 }

@@ -308,8 +308,9 @@ csv_row(const csv *t, vb_body *b, int i, int j, char *err, size_t errlen)
       return vb_errf(err, errlen, VB_EINVAL, "%s:%d: no value in column '%s'", t->path, i + 1,
                      t->colname[c]);
     if (!parse_number(field, &v))
-      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: '%s' is not a number (valid: a decimal number, e.g. 2.5e-3)",
-                     t->path, i + 1, field);
+      return vb_errf(err, errlen, VB_EINVAL,
+                     "%s:%d: '%s' is not a number (valid: a decimal number, e.g. 2.5e-3)", t->path,
+                     i + 1, field);
     snprintf(where, sizeof where, "%s:%d: ", t->path, i + 1);
     snprintf(what, sizeof what, "'%s'", t->colname[c]);
     if ((rc = check_value(t->role[c], v, where, what, err, errlen)) != VB_OK)
@@ -796,7 +797,8 @@ vb_csv_columns(const char *path, int ncols, const char *const *names, double **o
     }
     for (int k = 0; k < ncols; k++)
       if (!parse_number(t.fields[col[k]], &out[k][rows]) || !isfinite(out[k][rows])) {
-        rc = vb_errf(err, errlen, VB_EINVAL, "%s:%d: column '%s': '%s' is not a finite number (valid: a decimal "
+        rc = vb_errf(err, errlen, VB_EINVAL,
+                     "%s:%d: column '%s': '%s' is not a finite number (valid: a decimal "
                      "number, e.g. 2.5e-3)",
                      path, i + 1, t.fields[col[k]] == NULL ? "" : names[k], t.fields[col[k]]);
         goto done;
