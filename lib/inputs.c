@@ -36,11 +36,17 @@ vb_read_text(const char *path, size_t max, size_t *len)
 int
 vb_open_regular(const char *path)
 {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
   struct stat st;
 
-  if (fd < 0)
+  if (fd < 0) {
+    /* a socket cannot be opened at all (ENXIO): say what it is */
+    e = errno;
+    if (e == ENXIO && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+      e = VB_NOT_REGULAR_ERRNO;
+    errno = e;
     return -1;
+  }
   if (fstat(fd, &st) != 0)
     e = errno;
   else if (!S_ISREG(st.st_mode))

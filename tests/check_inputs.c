@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -249,6 +251,27 @@ START_TEST(test_fifo_data_file)
 }
 END_TEST
 
+/* A Unix socket as the points file, which cannot even be opened (ENXIO):
+ * refused as not a regular file too, not "No such device or address". */
+START_TEST(test_socket_data_file)
+{
+  char dir[] = "/tmp/vibro-inputs-XXXXXX", path[1200];
+  struct sockaddr_un at = {.sun_family = AF_UNIX};
+  int sock;
+
+  ck_assert(mkdtemp(dir) != NULL);
+  put_all(dir, "modes.csv", POINTS_FILE, path);
+  snprintf(at.sun_path, sizeof at.sun_path, "%s/points.csv", dir);
+  unlink(at.sun_path);
+  sock = socket(AF_UNIX, SOCK_STREAM, 0);
+  ck_assert_int_ge(sock, 0);
+  ck_assert_int_eq(bind(sock, (const struct sockaddr *)&at, sizeof at), 0);
+  refused(path, "points.csv' is not a regular file (valid: a CSV file)");
+  close(sock);
+  remove_dir(dir);
+}
+END_TEST
+
 /* Write a 2-value dataset `name` of loc from values (dcpl: its creation
  * properties). */
 static void
@@ -416,6 +439,7 @@ suite(void)
   TCase *errors = tcase_create("errors");
   tcase_set_timeout(errors, 20);
   tcase_add_loop_test(errors, test_fifo_data_file, 0, NDATA + 1);
+  tcase_add_test(errors, test_socket_data_file);
   tcase_add_loop_test(errors, test_modes_h5_elsewhere, 0,
                       (int)(sizeof H5_REFUSED / sizeof H5_REFUSED[0]));
   tcase_add_loop_test(errors, test_hex_number_refused, 0, (int)(sizeof HEX / sizeof HEX[0]));

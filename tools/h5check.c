@@ -338,9 +338,23 @@ model_check(const checker *c, hid_t loc, const char *path, const char *full, int
   return rc;
 }
 
+/* Whether a dataset of /signals is a modal body's constants [scene][mode]
+ * (bodies.B.modes.freq, .mass, .sigma), not a series along time. */
+static int
+modal_constants(const char *name)
+{
+  static const char *const ends[] = {".modes.freq", ".modes.mass", ".modes.sigma"};
+  size_t n = strlen(name);
+
+  for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
+    if (n > strlen(ends[i]) && strcmp(name + n - strlen(ends[i]), ends[i]) == 0)
+      return 1;
+  return 0;
+}
+
 /* /signals: every dataset's bytes inside the file, its attributes read;
  * a signal [scene]...[time] as long as its coordinates /signals/scene and
- * (1-d) /signals/time. */
+ * (1-d) /signals/time (a modal body's constants [scene][mode]: scene only). */
 static int
 signals_check(const checker *c, hid_t fid)
 {
@@ -371,7 +385,8 @@ signals_check(const checker *c, hid_t fid)
     if ((ds = dataset_open(c, g, kids.v[k], full, &s)) < 0)
       rc = -1;
     else if (s.rank >= 2 && ((scenes >= 0 && s.d[0] != (hsize_t)scenes) ||
-                             (samples >= 0 && s.d[s.rank - 1] != (hsize_t)samples)))
+                             (samples >= 0 && !modal_constants(kids.v[k]) &&
+                              s.d[s.rank - 1] != (hsize_t)samples)))
       rc =
           damaged(c, full, "%llu rows of %llu samples, its coordinates %ld scenes and %ld samples",
                   (unsigned long long)s.d[0], (unsigned long long)s.d[s.rank - 1], scenes, samples);
