@@ -231,10 +231,24 @@ group_list(const checker *c, hid_t loc, const char *path, const char *full,
   return H5I_INVALID_HID;
 }
 
+/* The tables of vibro-3 (doc/format.md): groups of columns along the
+ * coordinate dim, some columns [dim][dim2].  The readers know the file
+ * by its layout alone (h5read.h), so this is their own list of what
+ * lib/output_analysis.c's vb_xtables and the table and events write. */
+static const struct table_shape {
+  const char *path, *dim, *dim2; /* dim2: NULL when every column is 1-d */
+} vibro3_tables[] = {
+    {"/study/table", "scene", "contact"},
+    {"/study/events", "event", NULL},
+    {"/study/sections", "section", "point"},
+    {"/study/impact_map", "impact", NULL},
+};
+
 /* A vibro-3 table (a group of columns along coordinate dim): every child
- * a numeric or fixed-string dataset [rows] or [rows][contacts]; 0 or -1. */
+ * a numeric or fixed-string dataset [rows] or [rows][n of dim2]; 0 or -1. */
 static int
-columns_check(const checker *c, hid_t fid, const char *path, const char *dim, long *rows_out)
+columns_check(const checker *c, hid_t fid, const char *path, const char *dim, const char *dim2,
+              long *rows_out)
 {
   namelist kids = {0};
   hid_t g = group_list(c, fid, path + 1, path, column_attrs, &kids), ds;
@@ -245,8 +259,8 @@ columns_check(const checker *c, hid_t fid, const char *path, const char *dim, lo
 
   /* the coordinates first: the rows, and the contacts of [rows][contact] */
   for (size_t k = 0; rc == 0 && k < kids.n; k++) {
-    int is_dim = strcmp(kids.v[k], dim) == 0, is_contact = strcmp(kids.v[k], "contact") == 0;
-    if (!is_dim && !(is_contact && strcmp(dim, "scene") == 0))
+    int is_dim = strcmp(kids.v[k], dim) == 0;
+    if (!is_dim && !(dim2 && strcmp(kids.v[k], dim2) == 0))
       continue;
     text_format(full, sizeof full, "%s/%s", path, kids.v[k]);
     if ((ds = dataset_open(c, g, kids.v[k], full, &s)) < 0)
@@ -262,8 +276,7 @@ columns_check(const checker *c, hid_t fid, const char *path, const char *dim, lo
   if (rc == 0 && !found)
     rc = damaged(c, path, "no coordinate '%s'", dim);
   for (size_t k = 0; rc == 0 && k < kids.n; k++) {
-    if (strcmp(kids.v[k], dim) == 0 ||
-        (strcmp(kids.v[k], "contact") == 0 && strcmp(dim, "scene") == 0))
+    if (strcmp(kids.v[k], dim) == 0 || (dim2 && strcmp(kids.v[k], dim2) == 0))
       continue;
     text_format(full, sizeof full, "%s/%s", path, kids.v[k]);
     if ((ds = dataset_open(c, g, kids.v[k], full, &s)) < 0)
@@ -325,7 +338,23 @@ model_check(const checker *c, hid_t loc, const char *path, const char *full, int
   return rc;
 }
 
-/* /signals: every dataset's bytes inside the file, its attributes read. */
+/* Whether a dataset of /signals is a modal body's constants [scene][mode]
+ * (bodies.B.modes.freq, .mass, .sigma), not a series along time. */
+static int
+modal_constants(const char *name)
+{
+  static const char *const ends[] = {".modes.freq", ".modes.mass", ".modes.sigma"};
+  size_t n = strlen(name);
+
+  for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
+    if (n > strlen(ends[i]) && strcmp(name + n - strlen(ends[i]), ends[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* /signals: every dataset's bytes inside the file, its attributes read;
+ * a signal [scene]...[time] as long as its coordinates /signals/scene and
+ * (1-d) /signals/time (a modal body's constants [scene][mode]: scene only). */
 static int
 signals_check(const checker *c, hid_t fid)
 {
@@ -333,6 +362,7 @@ signals_check(const checker *c, hid_t fid)
   hid_t g, ds;
   char full[PATH_LEN];
   shape s;
+  long scenes = -1, samples = -1;
   int rc = 0;
 
   if (!has_object(fid, "signals"))
@@ -344,6 +374,22 @@ signals_check(const checker *c, hid_t fid)
     text_format(full, sizeof full, "/signals/%s", kids.v[k]);
     if ((ds = dataset_open(c, g, kids.v[k], full, &s)) < 0)
       rc = -1;
+    else if (s.rank == 1 && strcmp(kids.v[k], "scene") == 0)
+      scenes = (long)s.d[0];
+    else if (s.rank == 1 && strcmp(kids.v[k], "time") == 0)
+      samples = (long)s.d[0];
+    close_id(ds);
+  }
+  for (size_t k = 0; rc == 0 && k < kids.n; k++) {
+    text_format(full, sizeof full, "/signals/%s", kids.v[k]);
+    if ((ds = dataset_open(c, g, kids.v[k], full, &s)) < 0)
+      rc = -1;
+    else if (s.rank >= 2 && ((scenes >= 0 && s.d[0] != (hsize_t)scenes) ||
+                             (samples >= 0 && !modal_constants(kids.v[k]) &&
+                              s.d[s.rank - 1] != (hsize_t)samples)))
+      rc =
+          damaged(c, full, "%llu rows of %llu samples, its coordinates %ld scenes and %ld samples",
+                  (unsigned long long)s.d[0], (unsigned long long)s.d[s.rank - 1], scenes, samples);
     close_id(ds);
   }
   names_free(&kids);
@@ -392,10 +438,18 @@ output_check(const char *file, hid_t fid, int version)
   if (version == 2 ? compound_check(&c, fid, "/study/table", &rows) < 0 ||
                          (has_object(fid, "study/events") &&
                           compound_check(&c, fid, "/study/events", &events) < 0)
-                   : columns_check(&c, fid, "/study/table", "scene", &rows) < 0 ||
-                         (has_object(fid, "study/events") &&
-                          columns_check(&c, fid, "/study/events", "event", &events) < 0))
+                   : columns_check(&c, fid, "/study/table", "scene", "contact", &rows) < 0)
     goto done;
+  /* every other table of vibro-3, each column against its coordinate
+   * (the sections and impact map too: a column that claims 4e9 values
+   * against 9 rows is damage, not a table to read) */
+  for (size_t t = 1; version >= 3 && t < sizeof vibro3_tables / sizeof *vibro3_tables; t++) {
+    long n = 0;
+    if (has_object(fid, vibro3_tables[t].path + 1) &&
+        columns_check(&c, fid, vibro3_tables[t].path, vibro3_tables[t].dim, vibro3_tables[t].dim2,
+                      &n) < 0)
+      goto done;
+  }
   if (scenes_check(&c, root, "/", rows, 1) < 0 || scenes_check(&c, study, "/study", rows, 0) < 0 ||
       signals_check(&c, fid) < 0)
     goto done;

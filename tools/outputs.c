@@ -18,12 +18,14 @@ typedef struct listed {
   long lo; /* lowest scene index it holds */
 } listed;
 
-/* Order shards by their lowest scene. */
+/* Order shards by their lowest scene, then by name (an order that does
+ * not depend on the directory's: the first of two shards holding a scene
+ * is the one kept, open_shards). */
 static int
 cmp_listed(const void *a, const void *b)
 {
   long x = ((const listed *)a)->lo, y = ((const listed *)b)->lo;
-  return (x > y) - (x < y);
+  return x != y ? (x > y) - (x < y) : strcmp(((const listed *)a)->name, ((const listed *)b)->name);
 }
 
 /* Order shards by name. */
@@ -138,6 +140,97 @@ list_shards(const char *part, listed **out, int *n)
   return 0;
 }
 
+/* A scene a shard's table holds, and the shard's place among the open. */
+typedef struct held {
+  long long scene;
+  int shard;
+} held;
+
+static int
+cmp_held(const void *a, const void *b)
+{
+  const held *x = a, *y = b;
+  return x->scene != y->scene ? (x->scene > y->scene) - (x->scene < y->scene)
+                              : (x->shard > y->shard) - (x->shard < y->shard);
+}
+
+/* Append the scene indices of shard `shard`'s table (its `scene`
+ * coordinate; vibro-3) to *h; a coordinate that cannot be read, or claims
+ * more values than the file's bytes, adds nothing (output_check then
+ * says what is wrong).  0, or -1 when out of memory. */
+static int
+shard_scenes(hid_t fid, int shard, held **h, size_t *n, size_t *cap)
+{
+  hid_t ds = H5I_INVALID_HID, space = H5I_INVALID_HID;
+  hsize_t dims[1] = {0}, size = 0;
+  long long *v = NULL;
+  int rc = 0;
+
+  if (!has_object(fid, "study/table/scene") || is_group(fid, "study/table/scene") ||
+      (ds = H5Dopen2(fid, "study/table/scene", H5P_DEFAULT)) < 0)
+    return 0;
+  space = H5Dget_space(ds);
+  if (space >= 0 && H5Sget_simple_extent_ndims(space) == 1 &&
+      H5Sget_simple_extent_dims(space, dims, NULL) == 1 && H5Fget_filesize(fid, &size) >= 0 &&
+      dims[0] > 0 && dims[0] <= size / sizeof *v &&
+      (v = malloc((size_t)dims[0] * sizeof *v)) != NULL &&
+      H5Dread(ds, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
+    if (*n + dims[0] > *cap) {
+      size_t grown = 2 * (*n + (size_t)dims[0]);
+      held *more = realloc(*h, grown * sizeof *more);
+      if (!more)
+        rc = -1;
+      else
+        *h = more, *cap = grown;
+    }
+    for (hsize_t i = 0; rc == 0 && i < dims[0]; i++)
+      (*h)[(*n)++] = (held){v[i], shard};
+  }
+  free(v);
+  close_id(space);
+  close_id(ds);
+  return rc;
+}
+
+/* Keep each scene once: a shard that holds a scene an earlier open shard
+ * (by lowest scene, then name) holds too, a copy of a shard under a new
+ * name with its own valid manifest line, is closed and dropped, so that
+ * no reader counts a scene twice ("5 scenes finished" of 4). */
+static int
+shards_unique(const char *path, output_files *of)
+{
+  held *h = NULL;
+  size_t n = 0, cap = 0;
+  unsigned char *drop = calloc((size_t)of->n + 1, 1);
+  int kept = 0;
+
+  for (int i = 0; drop && i < of->n; i++)
+    if (shard_scenes(of->fid[i], i, &h, &n, &cap) < 0) {
+      free(h);
+      free(drop);
+      return cli_complain(path, "out of memory");
+    }
+  if (!drop) {
+    free(h);
+    return cli_complain(path, "out of memory");
+  }
+  if (n > 1)
+    qsort(h, n, sizeof *h, cmp_held);
+  for (size_t k = 1; k < n; k++)
+    if (h[k].scene == h[k - 1].scene && h[k].shard != h[k - 1].shard)
+      drop[h[k].shard] = 1;
+  for (int i = 0; i < of->n; i++) {
+    if (drop[i])
+      close_id(of->fid[i]);
+    else
+      of->fid[kept++] = of->fid[i];
+  }
+  of->n = kept;
+  free(h);
+  free(drop);
+  return 0;
+}
+
 /* Open the shards of a running study in its directory part. */
 static int
 open_shards(const char *path, const char *part, output_files *of)
@@ -169,6 +262,8 @@ open_shards(const char *path, const char *part, output_files *of)
     }
   }
   free(shards);
+  if (of->n > 1 && shards_unique(path, of) < 0)
+    return -1;
   if (of->n == 0) {
     snprintf(of->format, sizeof of->format, "vibro-3");
     printf("%s: running, no scene finished yet (%s holds no shard)\n", path, part);

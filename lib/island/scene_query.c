@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "model.h"
 
@@ -70,6 +71,29 @@ contact_state(const vb_model *md, int c, double *p0, double *v0, double *a0, dou
  * contact, 232 steps in, within it); past them it stops and says how far
  * it looked (horizon). */
 #define SEARCH_BUDGET 2.0e8
+
+/* CPU seconds of this thread the search may spend, whatever the budget
+ * above buys: 0.1 s of multiply-adds in an optimised build is a hundred
+ * times more under coverage instrumentation and the sanitizers (make fuzz:
+ * the tanpura's search took more than 30 s).  Far above what an optimised
+ * or a sanitizer build spends within the budget, so it changes no answer
+ * there; past it the search stops and says how far it looked, as past
+ * the budget.  The fuzz build sets a tighter one (configure.ac). */
+#ifndef VB_SEARCH_SECONDS
+#define VB_SEARCH_SECONDS 2.0
+#endif
+/* Steps between two looks at the clock. */
+#define SEARCH_CLOCK_STEPS 64
+
+/* CPU time of the calling thread, s (0 when there is no such clock). */
+static double
+thread_seconds(void)
+{
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0.0;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* One mode's exact free response from (q0, dq0) under the constant
  * acceleration g (the solution step.c's free_response evaluates), as
@@ -237,7 +261,7 @@ modal_first_impacts(const vb_model *md, int island_index, const int *want, int n
   double *q = malloc(2 * (size_t)m->nmp * sizeof *q), *v = q ? q + m->nmp : NULL;
   double *prev = malloc((size_t)nwant * sizeof *prev), *xc = malloc((size_t)nwant * sizeof *xc);
   int *open = malloc((size_t)nwant * sizeof *open), pending = nwant;
-  double spent = 0.0;
+  double spent = 0.0, started = thread_seconds();
   long n;
 
   if (!mf || !q || !prev || !xc || !open)
@@ -258,6 +282,9 @@ modal_first_impacts(const vb_model *md, int island_index, const int *want, int n
   }
   for (n = 0; n <= nsteps && pending > 0 && spent < SEARCH_BUDGET; n++) {
     int crossed = -1; /* a contact of a block that touched in this step */
+    if (n % SEARCH_CLOCK_STEPS == SEARCH_CLOCK_STEPS - 1 &&
+        thread_seconds() - started > VB_SEARCH_SECONDS)
+      break; /* out of time: the horizon below is how far it looked */
     for (int j = 0; j < m->nm; j++)
       mode_free_at(&mf[j], n, h, &q[j], &v[j]);
     spent += (double)m->nm * (1.0 + pending);

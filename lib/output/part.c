@@ -154,9 +154,14 @@ vb_part_clean(vb_output *o, const shard *keep, long nkeep, int fresh)
   rewinddir(d);
   while ((e = readdir(d)) != NULL) {
     int owner = owner_rank(e->d_name), listed = 0;
-    if (e->d_name[0] == '.' || strncmp(e->d_name, "lock.r", 6) == 0)
+    size_t len = strlen(e->d_name);
+    /* a temporary name is never kept, whatever it starts with and whatever
+     * it is (a stray manifest.r000.tmp symlink made every resume fail to
+     * write the manifest, O_NOFOLLOW, and ask for another resume) */
+    int temporary = len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0;
+    if (e->d_name[0] == '.' || (strncmp(e->d_name, "lock.r", 6) == 0 && !temporary))
       continue;
-    if (strncmp(e->d_name, "manifest.r", 10) == 0 && !fresh)
+    if (strncmp(e->d_name, "manifest.r", 10) == 0 && !fresh && !temporary)
       continue;
     if (owner != o->rank && owner >= 0) {
       if (!fresh || o->rank != 0 || lock_held(o->dirfd, owner, &pid))
@@ -169,7 +174,9 @@ vb_part_clean(vb_output *o, const shard *keep, long nkeep, int fresh)
         listed = 1;
     if (listed)
       continue;
-    if (unlinkat(o->dirfd, e->d_name, 0) < 0 && errno != ENOENT)
+    if (unlinkat(o->dirfd, e->d_name, 0) < 0 && errno != ENOENT &&
+        !(temporary && (errno == EISDIR || errno == EPERM) &&
+          unlinkat(o->dirfd, e->d_name, AT_REMOVEDIR) == 0))
       rc = -1;
   }
   closedir(d);

@@ -14,18 +14,84 @@
 
 #include "scene.h"
 
+static char *read_stream(FILE *f, size_t max, size_t *len);
+
 /* Read a whole file into a NUL-terminated buffer; NULL with errno set on
  * failure.  *len receives the number of bytes read. */
 char *
 vb_read_text(const char *path, size_t max, size_t *len)
 {
   FILE *f = fopen(path, "rb");
+
+  if (f == NULL)
+    return NULL;
+  return read_stream(f, max, len);
+}
+
+/* Open a data file for reading only if it is a regular file: the
+ * descriptor is opened O_NONBLOCK (a FIFO without a writer does not block
+ * the open) and its own fstat decides, so there is no window between the
+ * check and the read.  -1 with errno set (VB_NOT_REGULAR_ERRNO: not a
+ * regular file, EISDIR: a directory) or the descriptor. */
+int
+vb_open_regular(const char *path)
+{
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
+  struct stat st;
+
+  if (fd < 0) {
+    /* a socket cannot be opened at all (ENXIO): say what it is */
+    e = errno;
+    if (e == ENXIO && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+      e = VB_NOT_REGULAR_ERRNO;
+    errno = e;
+    return -1;
+  }
+  if (fstat(fd, &st) != 0)
+    e = errno;
+  else if (!S_ISREG(st.st_mode))
+    e = S_ISDIR(st.st_mode) ? EISDIR : VB_NOT_REGULAR_ERRNO;
+  else
+    return fd;
+  close(fd);
+  errno = e;
+  return -1;
+}
+
+/* vb_read_text of a regular file only (vb_open_regular). */
+char *
+vb_read_data(const char *path, size_t max, size_t *len)
+{
+  int fd = vb_open_regular(path);
+  FILE *f;
+
+  if (fd < 0)
+    return NULL;
+  if ((f = fdopen(fd, "rb")) == NULL) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return NULL;
+  }
+  return read_stream(f, max, len);
+}
+
+/* A hexadecimal number field: strtod's "0x" after an optional sign. */
+int
+vb_hex_field(const char *s)
+{
+  s += *s == '+' || *s == '-';
+  return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
+/* The whole of stream f (closed here), as vb_read_text. */
+static char *
+read_stream(FILE *f, size_t max, size_t *len)
+{
   char *buf = NULL, *grown;
   size_t cap = 0, n = 0, got;
   int saved;
 
-  if (f == NULL)
-    return NULL;
   for (;;) {
     if (cap - n < 4096 + 1) {
       cap = cap ? 2 * cap : 8192;

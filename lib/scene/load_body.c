@@ -430,7 +430,12 @@ read_profile(vb_loader *ld, const config_setting_t *at_s, const char *obj, const
   int rc = VB_OK;
 
   vb_src_data_path(ld, file, path, sizeof path);
-  text = vb_read_text(path, VB_DATA_MAX, &len);
+  text = vb_read_data(path, VB_DATA_MAX, &len);
+  if (text == NULL && errno == VB_NOT_REGULAR_ERRNO)
+    return vb_src_fail(ld, at_s, obj,
+                       "profile '%s' is not a regular file (valid: a text file, one "
+                       "number per line)",
+                       path);
   if (text == NULL && errno == EFBIG)
     return vb_src_fail(ld, at_s, obj,
                        "profile '%s' is larger than %zu MiB (valid: a text "
@@ -463,9 +468,11 @@ read_profile(vb_loader *ld, const config_setting_t *at_s, const char *obj, const
     double x = strtod(p, &end);
     while (isspace((unsigned char)*end))
       end++;
-    if (end == p || *end != '\0' || !isfinite(x)) {
-      rc = vb_src_fail(ld, at_s, obj, "profile '%s' line %ld: '%.*s' is not a number", path, lineno,
-                       (int)strcspn(p, "\r\n"), p);
+    if (end == p || *end != '\0' || !isfinite(x) || vb_hex_field(p)) {
+      rc = vb_src_fail(ld, at_s, obj,
+                       "profile '%s' line %ld: '%.*s' is not a number (valid: a decimal "
+                       "number, e.g. 2.5e-6)",
+                       path, lineno, (int)strcspn(p, "\r\n"), p);
       break;
     }
     if (n == cap) {

@@ -86,6 +86,50 @@ block_between(vb_loader *ld, const config_setting_t *g, const char *obj, vb_dist
   return VB_OK;
 }
 
+/* One point of a block, for finding two at the same place. */
+typedef struct point_at {
+  double x;  /* m */
+  int index; /* among the block's points, from 0 */
+} point_at;
+
+static int
+by_x(const void *a, const void *b)
+{
+  const point_at *p = a, *q = b;
+  return p->x < q->x ? -1 : p->x > q->x ? 1 : p->index - q->index;
+}
+
+/* Refuse two points of a block at the same x (x = [0.01, 0.01], from =
+ * to with n > 1, or two rows of a points file): they would be one
+ * contact counted twice, its force doubled. */
+static int
+distinct_points(vb_loader *ld, const config_setting_t *p, const char *pobj, int grid,
+                const double *x, int n)
+{
+  const config_setting_t *at_s = grid                    ? p
+                                 : vb_src_member(p, "x") ? vb_src_at(p, "x")
+                                                         : vb_src_at(p, "file");
+  point_at *at;
+  char num[32];
+  int rc = VB_OK;
+
+  if (n < 2)
+    return VB_OK;
+  if ((at = malloc((size_t)n * sizeof *at)) == NULL)
+    return vb_src_fail(ld, p, pobj, "out of memory");
+  for (int i = 0; i < n; i++)
+    at[i] = (point_at){x[i], i};
+  qsort(at, (size_t)n, sizeof *at, by_x);
+  for (int i = 1; i < n && rc == VB_OK; i++)
+    if (at[i].x == at[i - 1].x)
+      rc = vb_src_fail(
+          ld, at_s, pobj, "points %d and %d are both at x = %s (valid: distinct points%s)",
+          at[i - 1].index + 1, at[i].index + 1, vb_number_text(at[i].x, num, sizeof num),
+          grid ? ": from != to, or n = 1" : ", each once");
+  free(at);
+  return rc;
+}
+
 /* The positions of the block's points: a grid, a list or a file's x column.
  * Allocates *x and *y. */
 static int
@@ -142,6 +186,8 @@ block_points(vb_loader *ld, const config_setting_t *p, const char *obj, double *
   }
   if (*n < 1 || *n > POINTS_MAX)
     return vb_src_fail(ld, p, pobj, "%d points (valid: between 1 and %d)", *n, POINTS_MAX);
+  if ((rc = distinct_points(ld, p, pobj, grid, *x, *n)) != VB_OK)
+    return rc;
   if ((*y = malloc((size_t)*n * sizeof(double))) == NULL)
     return vb_src_fail(ld, p, pobj, "out of memory");
   for (int i = 0; i < *n; i++)

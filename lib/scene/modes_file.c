@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 
@@ -113,7 +114,8 @@ static int
 parse_number(const char *s, double *v)
 {
   char *end;
-  if (*s == '\0')
+  /* decimal only: strtod would also read hexadecimal (0x10 as 16) */
+  if (*s == '\0' || vb_hex_field(s))
     return 0;
   errno = 0;
   *v = strtod(s, &end);
@@ -306,7 +308,9 @@ csv_row(const csv *t, vb_body *b, int i, int j, char *err, size_t errlen)
       return vb_errf(err, errlen, VB_EINVAL, "%s:%d: no value in column '%s'", t->path, i + 1,
                      t->colname[c]);
     if (!parse_number(field, &v))
-      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: '%s' is not a number", t->path, i + 1, field);
+      return vb_errf(err, errlen, VB_EINVAL,
+                     "%s:%d: '%s' is not a number (valid: a decimal number, e.g. 2.5e-3)", t->path,
+                     i + 1, field);
     snprintf(where, sizeof where, "%s:%d: ", t->path, i + 1);
     snprintf(what, sizeof what, "'%s'", t->colname[c]);
     if ((rc = check_value(t->role[c], v, where, what, err, errlen)) != VB_OK)
@@ -398,6 +402,80 @@ collect_name(hid_t group, const char *name, const H5L_info_t *info, void *data)
   return 0;
 }
 
+/* Refuse a link of the modes file that is not a hard link: an external
+ * link names another file (an absolute path may name any readable file),
+ * a soft or user-defined link another object; what they name would be
+ * modal data that the input identity (lib/inputs.c) does not cover.
+ * VB_OK for a hard link or an absent one (the caller's own check). */
+static int
+linked_here(hid_t file, const char *path, const char *name, char *err, size_t errlen)
+{
+  H5L_info_t info;
+  char value[1024] = "";
+  const char *target = NULL, *object = NULL;
+  unsigned flags = 0;
+
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0 || H5Lget_info(file, name, &info, H5P_DEFAULT) < 0)
+    return VB_OK;
+  if (info.type == H5L_TYPE_HARD)
+    return VB_OK;
+  if (info.type == H5L_TYPE_EXTERNAL && info.u.val_size <= sizeof value &&
+      H5Lget_val(file, name, value, sizeof value, H5P_DEFAULT) >= 0 &&
+      H5Lunpack_elink_val(value, info.u.val_size, &flags, &target, &object) >= 0)
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s: object '%s': an external link to '%s' in '%s' (valid: data stored "
+                   "in the modes file itself)",
+                   path, name, object, target);
+  if (info.type == H5L_TYPE_SOFT && info.u.val_size <= sizeof value &&
+      H5Lget_val(file, name, value, sizeof value, H5P_DEFAULT) >= 0) {
+    value[sizeof value - 1] = '\0';
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s: object '%s': a soft link to '%s' (valid: data stored in the modes "
+                   "file itself, no links)",
+                   path, name, value);
+  }
+  return vb_errf(err, errlen, VB_EINVAL,
+                 "%s: object '%s': %s link (valid: data stored in the modes file itself, "
+                 "no links)",
+                 path, name,
+                 info.type == H5L_TYPE_EXTERNAL ? "an external"
+                 : info.type == H5L_TYPE_SOFT   ? "a soft"
+                                                : "a user-defined");
+}
+
+/* Refuse a dataset whose raw data is not in the modes file: external raw
+ * storage (H5Pset_external: any file, by an absolute path too) or a
+ * virtual dataset (mapped from other files). */
+static int
+stored_here(hid_t set, const char *path, const char *name, char *err, size_t errlen)
+{
+  hid_t dcpl = H5Dget_create_plist(set);
+  char raw[1024] = "";
+  off_t offset = 0;
+  hsize_t size = 0;
+  int external, rc = VB_OK;
+
+  if (dcpl < 0)
+    return vb_errf(err, errlen, VB_EIO, "%s: cannot read %s", path, name);
+  external = H5Pget_external_count(dcpl);
+  if (external != 0) {
+    if (external < 0 || H5Pget_external(dcpl, 0, sizeof raw, raw, &offset, &size) < 0)
+      raw[0] = '\0';
+    raw[sizeof raw - 1] = '\0';
+    rc = vb_errf(err, errlen, VB_EINVAL,
+                 "%s: object '%s': raw data stored in the external file '%s'%s (valid: data "
+                 "stored in the modes file itself)",
+                 path, name, raw, external > 1 ? " and others" : "");
+  } else if (H5Pget_layout(dcpl) == H5D_VIRTUAL) {
+    rc = vb_errf(err, errlen, VB_EINVAL,
+                 "%s: object '%s': a virtual dataset, its data mapped from other files (valid: "
+                 "data stored in the modes file itself)",
+                 path, name);
+  }
+  H5Pclose(dcpl);
+  return rc;
+}
+
 /* Read a numeric 1-D dataset into a new array (*values, freed by the
  * caller) of *n doubles.  VB_OK; VB_EINVAL with a message, or 1 when
  * the dataset is absent and optional. */
@@ -409,6 +487,8 @@ read_vector(hid_t file, const char *path, const char *name, int required, double
   int rc = VB_OK;
 
   *values = NULL;
+  if ((rc = linked_here(file, path, name, err, errlen)) != VB_OK)
+    return rc;
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0 || (set = H5Dopen2(file, name, H5P_DEFAULT)) < 0) {
     if (!required)
       return 1;
@@ -416,7 +496,10 @@ read_vector(hid_t file, const char *path, const char *name, int required, double
   }
   type = H5Dget_type(set);
   space = H5Dget_space(set);
-  if (type < 0 || space < 0) {
+  rc = stored_here(set, path, name, err, errlen);
+  if (rc != VB_OK) {
+    /* refused: nothing read */
+  } else if (type < 0 || space < 0) {
     rc = vb_errf(err, errlen, VB_EIO, "%s: cannot read %s", path, name);
   } else if (H5Tget_class(type) != H5T_INTEGER && H5Tget_class(type) != H5T_FLOAT) {
     rc = vb_errf(err, errlen, VB_EINVAL, "%s: %s is not numeric", path, name);
@@ -501,6 +584,8 @@ modes_hdf5(vb_body *b, const char *path, char *err, size_t errlen)
     goto done;
 
   /* the points: the datasets of /shapes */
+  if ((rc = linked_here(file, path, "/shapes", err, errlen)) != VB_OK)
+    goto done;
   if (H5Lexists(file, "/shapes", H5P_DEFAULT) <= 0 ||
       (group = H5Gopen2(file, "/shapes", H5P_DEFAULT)) < 0) {
     rc = vb_errf(err, errlen, VB_EINVAL, "%s: no group /shapes", path);
@@ -588,7 +673,9 @@ read_csv_text(const char *path, const char *what, char **text, char *err, size_t
 {
   size_t length = 0;
 
-  *text = vb_read_text(path, VB_DATA_MAX, &length);
+  *text = vb_read_data(path, VB_DATA_MAX, &length);
+  if (*text == NULL && errno == VB_NOT_REGULAR_ERRNO)
+    return vb_errf(err, errlen, VB_EINVAL, "'%s' is not a regular file (valid: %s)", path, what);
   if (*text == NULL && errno == EFBIG)
     return vb_errf(err, errlen, VB_EINVAL, "%s: larger than %zu MiB (valid: %s of at most %zu MiB)",
                    path, VB_DATA_MAX >> 20, what, VB_DATA_MAX >> 20);
@@ -612,10 +699,18 @@ vb_modes_file_read(vb_body *b, const char *path, char *err, size_t errlen)
   if (hdf5_extension(path)) {
     H5E_auto2_t old_func = NULL;
     void *old_data = NULL;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    /* a regular file only (a FIFO would block HDF5's open for ever): the
+     * check is on a descriptor of our own, and HDF5 opens the path again,
+     * so a file swapped for a FIFO in between would still block (a race
+     * with whoever can write the scene's directory, who can give any
+     * input anyway) */
+    int fd = vb_open_regular(path);
+    if (fd < 0 && errno == VB_NOT_REGULAR_ERRNO)
+      return vb_errf(err, errlen, VB_EINVAL,
+                     "'%s' is not a regular file (valid: an HDF5 modes file)", path);
+    if (fd < 0)
       return vb_errf(err, errlen, VB_EIO, "%s: cannot read: %s", path, strerror(errno));
-    fclose(f);
+    close(fd);
     /* HDF5's own error stack would print on stderr: silence it */
     int have_auto = H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data) >= 0;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -702,7 +797,9 @@ vb_csv_columns(const char *path, int ncols, const char *const *names, double **o
     }
     for (int k = 0; k < ncols; k++)
       if (!parse_number(t.fields[col[k]], &out[k][rows]) || !isfinite(out[k][rows])) {
-        rc = vb_errf(err, errlen, VB_EINVAL, "%s:%d: column '%s': '%s' is not a finite number",
+        rc = vb_errf(err, errlen, VB_EINVAL,
+                     "%s:%d: column '%s': '%s' is not a finite number (valid: a decimal "
+                     "number, e.g. 2.5e-3)",
                      path, i + 1, t.fields[col[k]] == NULL ? "" : names[k], t.fields[col[k]]);
         goto done;
       }

@@ -383,6 +383,25 @@ int vb_is_distributed(const config_setting_t *g);
  * with "file:line: contact 'NAME': ... (valid: ...)". */
 int vb_load_distributed(vb_loader *ld, const config_setting_t *g, vb_dist_block *out);
 
+/* Data files: regular files only, decimal numbers. */
+/* errno of vb_open_regular and vb_read_data for a path that is not a
+ * regular file (a FIFO, a device or a socket): a read never sets it. */
+#define VB_NOT_REGULAR_ERRNO ESPIPE
+/* Open `path` read-only if it is a regular file, decided by fstat on the
+ * descriptor itself (opened O_NONBLOCK: a FIFO cannot block the open, and
+ * nothing can be swapped in between the check and the read).  The
+ * descriptor (the caller closes it), or -1 with errno set:
+ * VB_NOT_REGULAR_ERRNO, EISDIR for a directory, or open's own (inputs.c). */
+int vb_open_regular(const char *path);
+/* vb_read_text of a data file (a CSV file, a profile, a points file) that
+ * must be a regular file: NULL with errno VB_NOT_REGULAR_ERRNO or EISDIR
+ * when it is not (vb_open_regular); the caller frees the text. */
+char *vb_read_data(const char *path, size_t max, size_t *len);
+/* Whether a number field of a data file (trimmed) is hexadecimal, which
+ * strtod would read (0x10 as 16, 0x1p3 as 8) and a data file refuses: a
+ * sign, then 0x or 0X. */
+int vb_hex_field(const char *s);
+
 /* Load the `analysis` group g of a document into ld->scene->analysis
  * (load_analysis.c), once the bodies, contacts and forces are loaded.
  * VB_OK, VB_ENOMEM, or VB_EINVAL with "file:line: analysis 'section':

@@ -51,6 +51,7 @@ def _read_group(study, name, dim):
     ({column: array}, {column: units}, [point names] or None), or VibroError
     naming what the study lacks."""
     import h5py
+    from ._study import _whole      # _study imports this module
     cols, units, points, found = {}, {}, None, False
     with study._each() as files:
         for f in files:
@@ -58,8 +59,13 @@ def _read_group(study, name, dim):
                 continue
             found = True
             g = f["study/" + name]
+            # every column against the coordinates before anything is read:
+            # a damaged header claiming 4e9 rows where the coordinate has 9
+            # would be a MemoryError (or a column of another length, padded)
+            rows = _coordinate(g, dim, "iu")
+            npoints = _coordinate(g, "point", "S") if "point" in g else None
             if "point" in g:
-                names = [_text(p) for p in g["point"][()]]
+                names = [_text(p) for p in _whole(g["point"])]
                 if points is not None and names != points:
                     raise VibroError("%s: /study/%s: the shards name different points "
                                      "(%s; %s)" % (study.path, name, ", ".join(points),
@@ -68,7 +74,13 @@ def _read_group(study, name, dim):
             for key, ds in _items(g):
                 if key in (dim, "point") or not isinstance(ds, h5py.Dataset):
                     continue
-                cols.setdefault(key, []).append(ds[()])
+                if ds.ndim not in (1, 2) or ds.shape[0] != rows or \
+                        (ds.ndim == 2 and ds.shape[1] != npoints):
+                    raise ValueError("%s has shape %s, its coordinates %s"
+                                     % (ds.name, list(ds.shape),
+                                        "[%d]" % rows if npoints is None
+                                        else "[%d] or [%d][%d]" % (rows, rows, npoints)))
+                cols.setdefault(key, []).append(_whole(ds))
                 if "units" in ds.attrs:
                     units[key] = _text(ds.attrs["units"])
     if not found:
@@ -79,6 +91,17 @@ def _read_group(study, name, dim):
                             else "an impact map", "section" if name == "sections"
                             else "impact_map"))
     return {k: np.concatenate(v) for k, v in cols.items()}, units, points
+
+
+def _coordinate(g, name, kinds):
+    """The length of group g's 1-d coordinate `name` (numbers of a kind
+    in `kinds`, or fixed-length text "S"); ValueError when it is absent or
+    not one."""
+    import h5py
+    ds = g[name] if name in g else None
+    if not isinstance(ds, h5py.Dataset) or ds.ndim != 1 or ds.dtype.kind not in kinds:
+        raise ValueError("%s/%s: no 1-d coordinate" % (g.name, name))
+    return ds.shape[0]
 
 
 def _join_params(study, df, units):

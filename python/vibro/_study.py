@@ -274,8 +274,34 @@ def _shards(part):
                     data = fh.read()
             except (OSError, ValueError):
                 continue
-            if len(data) == size and zlib.crc32(data) == crc and shard not in out:
-                out.append(shard)   # a shard listed twice counts once
+            try:
+                lo = int(words[4])
+            except (IndexError, ValueError):
+                lo = 0
+            if len(data) == size and zlib.crc32(data) == crc and shard not in (p for _, _, p in out):
+                out.append((lo, os.path.basename(shard), shard))   # a shard listed twice counts once
+    return _unique_scenes([p for _, _, p in sorted(out)])
+
+
+def _unique_scenes(shards):
+    """The shards (in order of lowest scene, then name) less those holding
+    a scene that a shard before them holds too: a shard copied under a new
+    name with its own valid manifest line would count its scenes twice
+    (tools/outputs.c, shards_unique, keeps the same ones).  A shard whose
+    scenes cannot be read is kept: reading it then says what is wrong."""
+    import h5py
+    seen, out = set(), []
+    for path in shards:
+        try:
+            with h5py.File(path, "r") as f:
+                ds = f["study/table/scene"] if "study/table/scene" in f else None
+                scenes = set(int(x) for x in _whole(ds)) if isinstance(ds, h5py.Dataset) \
+                    and ds.ndim == 1 and ds.dtype.kind in "iu" else set()
+        except Exception:  # noqa: B902 - a damaged shard is reported when it is read
+            scenes = set()
+        if not scenes & seen:
+            out.append(path)
+        seen |= scenes
     return out
 
 
@@ -735,17 +761,20 @@ class Study:
         return out
 
     # ------------------------------------------------------------ analysis
+    @_reading
     def sections(self, point=None, xarray=False):
         """The Poincare sections (scene, k, t, point, u, v and the swept
         parameters), a DataFrame or with xarray=True a Dataset: see
         vibro._orbits.sections."""
         return _orbits.sections(self, point, xarray)
 
+    @_reading
     def impact_map(self, contact=None, xarray=False):
         """The impact map (scene, contact, t, v_in, phase, since_previous,
         grazing and the swept parameters): see vibro._orbits.impact_map."""
         return _orbits.impact_map(self, contact, xarray)
 
+    @_reading
     def orbits(self):
         """Each scene's orbit: class, period, impacts per period, attractor,
         Lyapunov exponent: see vibro._orbits.orbits."""
@@ -807,7 +836,7 @@ class Study:
                         else "no signal '%s' in scene %d")
                 raise VibroError(("%s: " + what + " (valid: %s)")
                                  % (self.path, key, i, _choices(_signal_paths(g))))
-            data = obj[()]
+            data = _whole(obj)
             units = _units(obj).get(None, "")
             n = data.shape[-1]
             t = self._time(g, obj, n)
@@ -858,6 +887,7 @@ class Study:
                 raise VibroError(("%s: " + what + " (valid: %s)")
                                  % (self.path, key, i, _choices(names)))
             ds = f["signals"][key.replace("/", ".")]
+            _signal_fits(f, ds, row)
             pc = _point_coords(f, ds)
             if point is not None and (pc is None or point >= ds.shape[1]):
                 raise VibroError("%s: '%s' has no point %d (valid: 0-%d)"
@@ -865,7 +895,7 @@ class Study:
             data = ds[row] if point is None else ds[row, point]
             units = _units(ds).get(None, "")
             time = f["signals/time"]
-            t_all = time[()] if time.ndim == 1 else time[row]
+            t_all = _whole(time) if time.ndim == 1 else time[row]
         n = data.shape[-1] if samples is None else min(samples, data.shape[-1])
         data = data[..., :n]
         tc = ("time", np.asarray(t_all[:n], dtype=float), {"units": "s"})
@@ -903,6 +933,29 @@ class Study:
         fs = float(g.attrs.get("fs", 1.0))
         every = float(g.attrs.get("record_every", 1))
         return np.arange(n) * every / fs
+
+
+def _signal_fits(f, ds, row):
+    """Refuse (ValueError) a vibro-2/3 signal [scene]...[time] whose shape
+    disagrees with its coordinates (/signals/scene, /signals/time) or whose
+    row of scene `row` claims more bytes than the file holds: a damaged
+    header would otherwise be a MemoryError or a row padded from nowhere."""
+    import h5py
+    scenes = f["signals/scene"] if "signals/scene" in f else None
+    time = f["signals/time"] if "signals/time" in f else None
+    if isinstance(scenes, h5py.Dataset) and scenes.ndim == 1 and ds.shape[0] != scenes.shape[0]:
+        raise ValueError("%s has %d rows, /signals/scene %d" % (ds.name, ds.shape[0],
+                                                                  scenes.shape[0]))
+    if (isinstance(time, h5py.Dataset) and time.ndim == 1 and ds.ndim >= 2
+            and ds.shape[-1] != time.shape[0]):
+        raise ValueError("%s has %d samples a row, /signals/time %d"
+                         % (ds.name, ds.shape[-1], time.shape[0]))
+    if not 0 <= row < ds.shape[0]:
+        raise ValueError("%s has no row %d (%d rows)" % (ds.name, row, ds.shape[0]))
+    per_row = int(np.prod(ds.shape[1:], dtype=np.float64)) * ds.dtype.itemsize
+    if ds.compression is None and per_row > os.path.getsize(ds.file.filename):
+        raise ValueError("%s claims %d bytes a row, more than its file holds"
+                         % (ds.name, per_row))
 
 
 def _point_coords(f, ds):
