@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fpenv.h"
 #include "lyapunov.h"
 #include "run_state.h"
 
@@ -470,8 +471,14 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
 int
 vb_run_exec_until(vb_run *run, const volatile int *stop, int level)
 {
+  /* subnormals flushed in this thread for the run, the caller's mode
+   * given back (fpenv.c) */
+  vb_fpenv caller = {0, 0};
+  if (!run->keep_subnormals)
+    vb_fpenv_flush(&caller);
   int rc = exec_steps(run, stop, level);
   vb_record_flush(run);
+  vb_fpenv_restore(&caller);
   return rc;
 }
 
@@ -577,4 +584,13 @@ vb_run_state_drift(const vb_run *run)
     if (!isnan(run->states[i]->state_drift))
       worst = isnan(worst) ? run->states[i]->state_drift : fmax(worst, run->states[i]->state_drift);
   return worst;
+}
+
+/* ---------------------------------------------------- subnormal numbers */
+
+/* Whether vb_run_exec* leave the calling thread's FTZ/DAZ bits alone. */
+void
+vb_run_keep_subnormals(vb_run *run, int keep)
+{
+  run->keep_subnormals = keep != 0;
 }

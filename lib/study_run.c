@@ -433,6 +433,7 @@ scene_run(const runner *r, vb_study_doc *doc, long index, vb_laid_block *b, vb_s
   if (rc == VB_OK)
     rc = vb_run_alloc_into(*sc, vb_laid_map_into(*map), run, e, elen);
   if (rc == VB_OK) {
+    vb_run_keep_subnormals(*run, r->opt->keep_subnormals);
     in_flight(r, *run);
     *code = r->opt->stop ? vb_run_exec_until(*run, r->opt->stop, VB_STOP_ABANDON)
                          : vb_run_exec(*run);
