@@ -26,6 +26,7 @@
 
 #include <hdf5.h>
 
+#include "blas_pin.h"
 #include "h5util.h"
 #include "run_state.h"
 #include "writer.h"
@@ -533,6 +534,9 @@ scenes_run(runner *r)
    * to run alone at the end of a study of large scenes, which take no
    * block (the ball on a plate: 96 scenes of 2.7 MB) */
   laid = vb_laid_block_rows(r->o) > 0;
+  /* a threaded BLAS on one thread while the study's threads call it
+   * (blas_pin.c), its count given back below */
+  int blas_threads = vb_blas_pin();
 #ifdef _OPENMP
   /* the caller's schedule is given back below */
   omp_get_schedule(&kind, &modifier);
@@ -609,6 +613,7 @@ scenes_run(runner *r)
 #ifdef _OPENMP
   omp_set_schedule(kind, modifier);
 #endif
+  vb_blas_unpin(blas_threads);
 }
 
 /* After the loop: write what was finished, and say why the run stopped

@@ -10,6 +10,7 @@
 #include "testutil.h"
 #include "kmethod_gen.h"
 #include "bridge_scene.h"
+#include "blas_pin.h"
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
@@ -820,6 +821,37 @@ START_TEST(test_step_force_at)
 }
 END_TEST
 
+/* vb_blas_pin (lib/blas_pin.c): with OpenBLAS loaded (the CI phase with
+ * LD_LIBRARY_PATH at libopenblas0-pthread), a study's threads see one BLAS
+ * thread and the count set before comes back; with any other LAPACK
+ * nothing is found and nothing changes. */
+START_TEST(test_blas_pin)
+{
+  void *g = dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+  void *s = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  if (!g || !s) {
+    ck_assert_int_eq(vb_blas_pin(), 0);
+    vb_blas_unpin(0);
+    return;
+  }
+  int (*get)(void);
+  void (*set)(int);
+  memcpy(&get, &g, sizeof g);
+  memcpy(&set, &s, sizeof s);
+  int before = get();
+  set(3);
+  int saved = vb_blas_pin();
+  ck_assert_int_eq(saved, 3);
+  ck_assert_int_eq(get(), 1);
+  vb_blas_unpin(saved);
+  ck_assert_int_eq(get(), 3);
+  set(1); /* already one thread: nothing to pin or give back */
+  ck_assert_int_eq(vb_blas_pin(), 0);
+  ck_assert_int_eq(get(), 1);
+  set(before);
+}
+END_TEST
+
 static Suite *
 kmethod_suite(void)
 {
@@ -836,6 +868,7 @@ kmethod_suite(void)
   tcase_add_test(tc, test_scalar_newton);
   tcase_add_test(tc, test_update);
   tcase_add_test(tc, test_dense_lu);
+  tcase_add_test(tc, test_blas_pin);
   tcase_add_test(tc, test_warm_start);
   tcase_add_test(tc, test_accepted_root);
   tcase_add_test(tc, test_step_force_at);
