@@ -8,8 +8,10 @@
  * operations to OpenBLAS's thread pool, whose threads then compete with
  * the study's own for the cores (issue 33 item 7: the bass on its frets at
  * 3.3 to 4.0 us per step with the pool, 1.9 to 2.05 us with one thread).
- * So vb_study_run sets OpenBLAS to one thread around its parallel loop and
- * gives the caller's count back after it.  The entry points are looked up
+ * So vb_study_run sets OpenBLAS to one thread around its parallel loop, and
+ * a run (vb_run_exec*) outside a study around its steps, and each gives
+ * the caller's count back after it (a run inside a study finds one thread
+ * set and changes nothing: its threads do not race on the setting).  The entry points are looked up
  * by name in the process (dlsym), so nothing is linked against OpenBLAS
  * and any other LAPACK is left alone.  The setting is OpenBLAS's own, for
  * the whole process: a host that calls OpenBLAS from other threads while a
@@ -19,7 +21,7 @@
 #endif
 #include <dlfcn.h>
 #include <string.h>
-#include "blas_pin.h"
+#include "vibro.h"
 
 typedef int (*get_threads_fn)(void);
 typedef void (*set_threads_fn)(int);

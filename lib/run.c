@@ -476,8 +476,12 @@ vb_run_exec_until(vb_run *run, const volatile int *stop, int level)
   vb_fpenv caller = {0, 0};
   if (!run->keep_subnormals)
     vb_fpenv_flush(&caller);
+  /* a threaded BLAS on one thread (blas_pin.c; a study has pinned it
+   * already, and this does nothing there) */
+  int blas_threads = vb_blas_pin();
   int rc = exec_steps(run, stop, level);
   vb_record_flush(run);
+  vb_blas_unpin(blas_threads);
   vb_fpenv_restore(&caller);
   return rc;
 }

@@ -26,7 +26,6 @@
 
 #include <hdf5.h>
 
-#include "blas_pin.h"
 #include "h5util.h"
 #include "run_state.h"
 #include "writer.h"

@@ -881,6 +881,18 @@ int vb_study_run_flat(
  * than x86-64. */
 void vb_run_keep_subnormals(vb_run *run, int keep);
 
+/* ------------------------------------------------------ a threaded BLAS */
+
+/* Set a threaded BLAS loaded in the process (OpenBLAS, found by name) to
+ * one thread; its thread count before, to give to vb_blas_unpin, or 0 when
+ * there was nothing to change.  vb_study_run and vb_run_exec* do this for
+ * their own duration; a program that calls the library's other entry
+ * points (a scene's checks, its contacts' starts) may do it once at its
+ * start, as `vibro` does.  OpenBLAS's setting is for the whole process. */
+int vb_blas_pin(void);
+/* Give the BLAS back the thread count vb_blas_pin returned (0: nothing). */
+void vb_blas_unpin(int saved);
+
 #if defined(__GNUC__) && __GNUC__ >= 4
 #pragma GCC visibility pop
 #endif

@@ -10,7 +10,6 @@
 #include "testutil.h"
 #include "kmethod_gen.h"
 #include "bridge_scene.h"
-#include "blas_pin.h"
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
