@@ -776,6 +776,9 @@ typedef struct vb_study_options {
    * caller closes it once rank 0 has merged, so that no second writer can
    * start while this rank waits (an MPI rank). */
   int *lock;
+  /* 1: the scenes' runs keep subnormal numbers (vb_run_keep_subnormals);
+   * 0, the default: they flush them */
+  int keep_subnormals;
 } vb_study_options;
 
 /* What vb_study_run did. */
@@ -865,6 +868,30 @@ int vb_study_run_flat(
     void (*on_progress)(long done, long total, double rate, double left, void *ctx), void *ctx,
     double period, void (*on_stop)(long running, double seconds, void *ctx), long *report,
     char *status, size_t statuslen, char *err, size_t errlen);
+
+/* ---------------------------------------------------- subnormal numbers */
+
+/* vb_run_exec, vb_run_exec_stop and the runs of vb_study_run set
+ * flush-to-zero and denormals-are-zero (x86-64 MXCSR bits 15 and 6) in the
+ * thread that steps the run, for the run only: that thread gets its own two
+ * bits back when they return, so a host process keeps its setting.  A
+ * ring-down's subnormal numbers would otherwise cost 15 to 20 times a
+ * normal operation on many processors.  keep = 1 leaves the thread's mode
+ * as the caller set it; keep = 0 (the default) flushes.  Nothing elsewhere
+ * than x86-64. */
+void vb_run_keep_subnormals(vb_run *run, int keep);
+
+/* ------------------------------------------------------ a threaded BLAS */
+
+/* Set a threaded BLAS loaded in the process (OpenBLAS, found by name) to
+ * one thread; its thread count before, to give to vb_blas_unpin, or 0 when
+ * there was nothing to change.  vb_study_run and vb_run_exec* do this for
+ * their own duration; a program that calls the library's other entry
+ * points (a scene's checks, its contacts' starts) may do it once at its
+ * start, as `vibro` does.  OpenBLAS's setting is for the whole process. */
+int vb_blas_pin(void);
+/* Give the BLAS back the thread count vb_blas_pin returned (0: nothing). */
+void vb_blas_unpin(int saved);
 
 #if defined(__GNUC__) && __GNUC__ >= 4
 #pragma GCC visibility pop

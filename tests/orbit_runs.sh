@@ -136,7 +136,12 @@ equal "attractor:impacts per period" "$pairs" "0:1 1:0"
 # above.  Between 1.45 and 1.575 the multiplier near -1 turns the section's
 # scatter into an alternation that closes under shift 2 and not 1 (read
 # period 2 before eq A2b; doc/analysis.md).  The study text is the
-# example's own (study_text, vibro's Python package not needed).
+# example's own (study_text, vibro's Python package not needed).  At 1.575,
+# 0.024 below Gamma_2, the ball is not asked for a period: there the
+# period read depends on the last bits of the initial conditions, which
+# the example computes with numpy and scipy (1 with the reference LAPACK,
+# 2 with OpenBLAS as liblapack.so.3: u0 7.993465865315116e-3 against
+# 7.993465865315123e-3).
 "$python" - "$srcdir/examples" >"$tmp/balls.cfg" <<'PY' || bad "the example's study text"
 import math, sys, types
 sys.path.insert(0, sys.argv[1])
@@ -160,7 +165,7 @@ t = h5py.File(sys.argv[1], "r")["study/table"]
 gam = t[b.AMP][()] * (2 * math.pi * b.FREQ) ** 2 / b.G
 bad = []
 for g, o, p, tol in zip(gam, t["orbit"][()], t["period"][()], t["orbit_tolerance"][()]):
-    want = 1 if g1 < g < g2 - 0.02 else 2 if g2 + 0.01 < g < g2 + 0.1 else None
+    want = 1 if g1 < g < g2 - 0.025 else 2 if g2 + 0.01 < g < g2 + 0.1 else None
     print("Gamma %.4f: orbit %d, period %d, tolerance %.3g (want period %s)" % (g, o, p, tol, want))
     if want and (o != 2 or p != want):
         bad.append(g)

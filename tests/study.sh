@@ -483,7 +483,14 @@ same "$tmp/laydref.h5" "$tmp/layd.h5" "laid out, swept duration"
 # (half a batch) of the run that flushes nothing, on studies of 100 MB of
 # signals: scenes written from the run (32 of 3.2 MB), recorded in place
 # (the same, with VIBRO_TEST_MAP_BYTES), and through the threads' blocks
-# (160 of 0.64 MB).  The old writer held 230 MiB more.
+# (160 of 0.64 MB).  The old writer held 230 MiB more.  Under load the
+# flushes run behind the scenes finishing and the batch may hold up to
+# BATCH_BYTES (128 MiB, lib/writer_state.h) of them, more than these
+# studies' 100 MB: a flat 64 MiB failed under `make -j8 check` (issue 29
+# item 7; memsmall 52 to 64 MiB more alone on a loaded machine, 85 to
+# 110 MiB with four at once).  So the budget is the study's signals once
+# (its file's size) and a quarter more, which holds under that load and
+# fails the old writer's two copies.
 # peak_mib VAR=VALUE... COMMAND...: the peak resident memory of COMMAND
 # run with the variables in its environment (MiB), -1 on failure
 peak_mib() {
@@ -518,8 +525,9 @@ for c in membig memmap memsmall; do
   if [ "${WITH_SANITIZERS:-no}" = yes ]; then
     echo "$c: peak memory not compared under the sanitizers ($busy MiB against $quiet MiB)"
   else
-    [ "$quiet" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$busy" -le $((quiet + 64)) ] && ok ||
-      bad "$c: peak $busy MiB with the 10 s rule every 0.05 s, $quiet MiB without (want at most 64 MiB more)"
+    data=$(($(wc -c <"$tmp/$c.h5") * 5 / 4 / 1048576))
+    [ "$quiet" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$busy" -le $((quiet + data)) ] && ok ||
+      bad "$c: peak $busy MiB with the 10 s rule every 0.05 s, $quiet MiB without (want at most $data MiB more: the file and a quarter)"
   fi
   same "$tmp/${c}r.h5" "$tmp/$c.h5" "$c: flushed every 0.05 s against one laid-out shard"
   early "$tmp/${c}r.h5" && ok || bad "$c was not laid out"

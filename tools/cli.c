@@ -253,3 +253,11 @@ cli_double(const char *text, double *out)
   *out = v;
   return 0;
 }
+
+/* VIBRO_FTZ=0 (or "off", "no"): the runs keep subnormal numbers. */
+int
+cli_keep_subnormals(void)
+{
+  const char *v = getenv("VIBRO_FTZ");
+  return v && (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "no"));
+}

@@ -79,6 +79,10 @@ int cli_long(const char *text, long lo, long hi, long *out);
 /* Parse a finite number from text; 0, or -1 if it is not one. */
 int cli_double(const char *text, double *out);
 
+/* ---------------------------------------------------- subnormal numbers */
+/* 1 when the environment asks the runs to keep subnormal numbers
+ * (VIBRO_FTZ=0: vb_run_keep_subnormals), 0 otherwise. */
+int cli_keep_subnormals(void);
 
 /* The test suites' environment (VIBRO_TEST_*, VIBRO_NO_SKIP) handed to
  * the library's test control, once, at the start (testenv.c). */

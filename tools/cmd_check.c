@@ -298,6 +298,7 @@ step_cost(const vb_study *st, long *events, double *simulated)
   if (n > 0) {
     sc->duration = (double)n / sc->fs;
     if (vb_run_alloc(sc, &run, err, sizeof err) == VB_OK) {
+      vb_run_keep_subnormals(run, cli_keep_subnormals());
       int timed = pthread_create(&thread, NULL, cost_timer_main, &timer) == 0;
       double t0 = seconds();
       int rc = vb_run_exec_stop(run, timed ? &timer.stop : NULL);

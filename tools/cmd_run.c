@@ -580,7 +580,8 @@ run_study(const run_request *rq, int rank, int nranks)
                           .nranks = nranks,
                           .progress_ctx = &to,
                           .progress_period = to.tty ? 0.25 : 10.0,
-                          .stop = &stop_flag};
+                          .stop = &stop_flag,
+                          .keep_subnormals = cli_keep_subnormals()};
   if (rank == 0)
     opt.on_stop = say_stopping;
   if (!rq->quiet && rank == 0)

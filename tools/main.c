@@ -106,6 +106,9 @@ dispatch(int argc, char **argv)
   /* HDF5 1.10 crashes in its exit handler after a failed write (a full
    * disk); everything is closed explicitly, so the handler is not needed */
   H5dont_atexit();
+  /* a threaded BLAS on one thread for the whole command: the checks and
+   * the contacts' starts factor large active sets too (vb_blas_pin) */
+  vb_blas_pin();
   if (argc < 2) {
     usage(stderr);
     return 1;

@@ -466,8 +466,18 @@ vb_run_exec_stop(vb_run *run, const volatile int *stop)
 int
 vb_run_exec_until(vb_run *run, const volatile int *stop, int level)
 {
+  /* subnormals flushed in this thread for the run, the caller's mode
+   * given back (fpenv.c) */
+  vb_fpenv caller = {0, 0};
+  if (!run->keep_subnormals)
+    vb_fpenv_flush(&caller);
+  /* a threaded BLAS on one thread (blas_pin.c; a study has pinned it
+   * already, and this does nothing there) */
+  int blas_threads = vb_blas_pin();
   int rc = exec_steps(run, stop, level);
   vb_record_flush(run);
+  vb_blas_unpin(blas_threads);
+  vb_fpenv_restore(&caller);
   return rc;
 }
 
@@ -592,4 +602,13 @@ vb_run_view_take(const vb_run *run, vb_run_view *v)
   v->lyapunov = vb_run_lyapunov(run, &v->lyapunov_half);
   v->lyapunov_perturbation = vb_run_lyapunov_perturbation(run);
   v->analysis = vb_run_analysis(run);
+}
+
+/* ---------------------------------------------------- subnormal numbers */
+
+/* Whether vb_run_exec* leave the calling thread's FTZ/DAZ bits alone. */
+void
+vb_run_keep_subnormals(vb_run *run, int keep)
+{
+  run->keep_subnormals = keep != 0;
 }

@@ -150,6 +150,7 @@ struct vb_run {
   struct vb_lyapunov *lyap;        /* the Lyapunov twin, NULL unless requested (lyapunov.c) */
   char status[320];
   int code;
+  int keep_subnormals; /* 1: the run leaves the caller's FTZ/DAZ bits alone (fpenv.c) */
 };
 
 /* ---------------------------------------------------------------- events */

@@ -432,6 +432,7 @@ scene_run(const runner *r, vb_study_doc *doc, long index, vb_laid_block *b, vb_s
   if (rc == VB_OK)
     rc = vb_run_alloc_into(*sc, vb_laid_map_into(*map), run, e, elen);
   if (rc == VB_OK) {
+    vb_run_keep_subnormals(*run, r->opt->keep_subnormals);
     in_flight(r, *run);
     *code = r->opt->stop ? vb_run_exec_until(*run, r->opt->stop, VB_STOP_ABANDON)
                          : vb_run_exec(*run);
@@ -531,6 +532,9 @@ scenes_run(runner *r)
    * to run alone at the end of a study of large scenes, which take no
    * block (the ball on a plate: 96 scenes of 2.7 MB) */
   laid = vb_laid_block_rows(r->o) > 0;
+  /* a threaded BLAS on one thread while the study's threads call it
+   * (blas_pin.c), its count given back below */
+  int blas_threads = vb_blas_pin();
 #ifdef _OPENMP
   /* the caller's schedule is given back below */
   omp_get_schedule(&kind, &modifier);
@@ -607,6 +611,7 @@ scenes_run(runner *r)
 #ifdef _OPENMP
   omp_set_schedule(kind, modifier);
 #endif
+  vb_blas_unpin(blas_threads);
 }
 
 /* After the loop: write what was finished, and say why the run stopped
