@@ -15,6 +15,7 @@ import signal
 import stat
 import sys
 import threading
+import time
 
 from ._errors import VibroError
 
@@ -304,18 +305,27 @@ def lines(fill, *args):
     return [x for x in text(buf.value).split("\n") if x]
 
 
-def call_interruptibly(fn, stop, poll=None, period=0.1, note=None, again=None):
+# The signals that stop a run as they stop the vibro program: a user's
+# Ctrl-C, a batch system's time limit or scancel, a closed terminal.
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, n))
+
+
+def call_interruptibly(fn, stop, poll=None, period=0.1, note=None, again=None,
+                       signals=(signal.SIGINT,)):
     """Run fn() in a worker thread while this thread waits, calling poll()
-    every `period` s; a SIGINT meanwhile (Ctrl-C) sets stop.value = 1 (a
-    ctypes.c_int the C call watches) instead of raising.  The SIGINT
-    handler is installed only in the main thread, and only over Python's
-    own or another Python handler (an ignored SIGINT stays ignored); the
-    previous one is restored afterwards.  `note`, when given, is printed on
-    stderr at the first SIGINT.  With `again` (a message), a second SIGINT
-    sets stop.value = STOP_ABANDON and prints it.  Returns (fn's result,
-    whether a SIGINT came).  If this thread is stopped otherwise (an exception in
-    poll), the call is stopped and waited for before the exception goes
-    on: the C call never outlives the memory it uses."""
+    every `period` s; any of `signals` meanwhile (SIGINT: Ctrl-C; with
+    STOP_SIGNALS also SIGTERM and SIGHUP, as the vibro program) sets
+    stop.value = 1 (a ctypes.c_int the C call watches) instead of raising
+    or ending the process.  The handlers are installed only in the main
+    thread, and only over the default action or a Python handler (an
+    ignored signal stays ignored, a C library's handler stays); the previous
+    ones are restored afterwards.  `note`, when given, is printed on stderr
+    at the first signal.  With `again` (a message), a second signal sets
+    stop.value = STOP_ABANDON and prints it.  Returns (fn's result, the
+    first signal that came, or 0).  If this thread is stopped otherwise (an
+    exception in poll), the call is stopped and waited for before the
+    exception goes on: the C call never outlives the memory it uses."""
     box = {}
 
     def work():
@@ -326,7 +336,7 @@ def call_interruptibly(fn, stop, poll=None, period=0.1, note=None, again=None):
 
     hits = []
 
-    def on_sigint(signum, frame):
+    def on_signal(signum, frame):
         said = note if not hits else again if len(hits) == 1 else None
         if said and sys.stderr is not None:
             sys.stderr.write("\n" + said + "\n")
@@ -334,12 +344,13 @@ def call_interruptibly(fn, stop, poll=None, period=0.1, note=None, again=None):
         hits.append(signum)
         stop.value = STOP_ABANDON if again and len(hits) > 1 else 1
 
-    old = None
+    old = {}
     if threading.current_thread() is threading.main_thread():
-        current = signal.getsignal(signal.SIGINT)
-        if current not in (signal.SIG_IGN, None):
-            old = current
-            signal.signal(signal.SIGINT, on_sigint)
+        for sig in signals:
+            current = signal.getsignal(sig)
+            if current not in (signal.SIG_IGN, None):
+                old[sig] = current
+                signal.signal(sig, on_signal)
     worker = threading.Thread(target=work, name="vibro", daemon=True)
     try:
         worker.start()
@@ -351,11 +362,34 @@ def call_interruptibly(fn, stop, poll=None, period=0.1, note=None, again=None):
         if worker.is_alive():
             stop.value = 1
             worker.join()
-        if old is not None:
-            signal.signal(signal.SIGINT, old)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
     if "error" in box:
         raise box["error"]
-    return box.get("result"), bool(hits)
+    return box.get("result"), hits[0] if hits else 0
+
+
+def pass_on(signum, message):
+    """After a run a signal stopped (its handler given back): a SIGTERM or
+    SIGHUP goes on to what this process would have done without the run
+    (the default: the process ends by that signal, exit status 128 + N as
+    the vibro program's), with `message` on stderr first; a Python handler
+    of it runs.  Returns when the process is still alive (SIGINT, or a
+    handler that returned), for the caller to raise KeyboardInterrupt."""
+    if signum in (0, getattr(signal, "SIGINT", None)):
+        return
+    if sys.stderr is not None and message:
+        sys.stderr.write(message + "\n")
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os.kill(os.getpid(), signum)
+    # a Python handler runs at the next bytecode; the default action ends
+    # the process before this returns
+    time.sleep(0.05)
 
 
 def in_notebook():
