@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import tempfile
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 LIBRARY = "libvibro.so.0"
@@ -112,16 +112,20 @@ class build_py_engine(build_py):
             [os.path.join(self.build_lib, "vibro", LIBRARY)]
 
 
+class EngineDistribution(Distribution):
+    """A distribution holding machine code: installed as platform files
+    (platlib), in a wheel whose root is not pure."""
+
+    def has_ext_modules(self):
+        return True
+
+
 cmdclass = {"build_py": build_py_engine}
 try:
     from wheel.bdist_wheel import bdist_wheel
 
     class bdist_wheel_engine(bdist_wheel):
         """A wheel for this platform and any Python 3 (py3-none-PLATFORM)."""
-
-        def finalize_options(self):
-            super().finalize_options()
-            self.root_is_pure = False
 
         def get_tag(self):
             return ("py3", "none", super().get_tag()[2])
@@ -130,4 +134,4 @@ try:
 except ImportError:
     pass
 
-setup(cmdclass=cmdclass)
+setup(cmdclass=cmdclass, distclass=EngineDistribution)

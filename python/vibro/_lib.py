@@ -9,7 +9,6 @@ Ctrl-C (SIGINT) sets the call's stop flag instead of going unheard.
 """
 
 import ctypes
-import ctypes.util
 import os
 import signal
 import stat
@@ -117,8 +116,9 @@ def candidates():
     pip install carries: vibro/libvibro.so.0), the libdir of the prefix
     `make install` installed it with, the build tree when the package is
     imported from a source checkout (TOP/python/vibro -> TOP/lib/.libs),
-    and the system loader's libvibro (ctypes.util.find_library, loaded by
-    its name).  No other directory is looked in: an ancestor's lib/ is
+    and the system loader's (libvibro.so.0 by its name: LD_LIBRARY_PATH,
+    ld.so's cache and directories; no program is run to find it).  No
+    other directory is looked in: an ancestor's lib/ is
     not (anybody who can write there could plant a library), and a
     library in a directory others can write is refused (unsafe())."""
     env = os.environ.get("VIBRO_LIB")
@@ -132,9 +132,7 @@ def candidates():
     top = _tree(here)
     if top:
         out.append(("the build tree", os.path.join(top, "lib", ".libs", LIBRARY)))
-    found = ctypes.util.find_library("vibro")
-    if found:
-        out.append(("the system loader", found))
+    out.append(("the system loader", LIBRARY))
     return out
 
 
@@ -239,7 +237,10 @@ def _load():
         try:
             lib = ctypes.CDLL(path)
         except OSError as e:
-            tried.append((where, path, "not loadable: %s" % e))
+            if os.sep not in path and "cannot open shared object file" in str(e):
+                tried.append((where, path, "none"))       # the system loader has none
+            else:
+                tried.append((where, path, "not loadable: %s" % e))
             continue
         missing = [n for n in _PROTOTYPES if not hasattr(lib, n)]
         if missing:
