@@ -122,7 +122,10 @@ class EngineDistribution(Distribution):
 
 cmdclass = {"build_py": build_py_engine}
 try:
-    from wheel.bdist_wheel import bdist_wheel
+    try:
+        from setuptools.command.bdist_wheel import bdist_wheel    # setuptools 70.1 on
+    except ImportError:
+        from wheel.bdist_wheel import bdist_wheel
 
     class bdist_wheel_engine(bdist_wheel):
         """A wheel for this platform and any Python 3 (py3-none-PLATFORM)."""
