@@ -1,11 +1,13 @@
 """libvibro in this process, through ctypes (no compiler needed at import).
 
-`library()` finds and loads libvibro (see `library` for where it looks) and
+`library()` finds and loads libvibro (`candidates` says where it looks) and
 declares the functions the package calls: the loaders, vb_run_* and the
 flat interface of lib/pyapi.c (numbers, strings and opaque pointers, so
 that no struct of vibro.h is mirrored here).  `call_interruptibly` runs a
 long C call in a worker thread while the caller's thread waits, so that
-Ctrl-C (SIGINT) sets the call's stop flag instead of going unheard.
+Ctrl-C (SIGINT), and for runs SIGTERM and SIGHUP, set the call's stop flag
+instead of going unheard or ending the process; `pass_on` then gives a
+SIGTERM or SIGHUP back to what the process would have done.
 """
 
 import ctypes
