@@ -638,7 +638,7 @@ error "$tmp/v2.h5: no contact 'hti' (valid: hit, stop)" "$vibro" events "$tmp/v2
 # the running study: by OUT (not there yet) or by OUT.part, intact lines only
 for name in "$tmp/run.h5" "$tmp/run.h5.part"; do
   expect 0 "$vibro" info "$name"
-  contains "$tmp/out" "$name: vibro-2, written by vibro 0.2.0, from v2.cfg; running: 2 shards finished so far"
+  contains "$tmp/out" "$name: vibro-2, written by vibro 0.2.0, from v2.cfg; interrupted (no process writes it): 2 shards finished so far"
   contains "$tmp/out" "5 scenes finished of the study's 6 (1 not yet)"
   expect 0 "$vibro" events "$name" --csv
   equal "running study events" "$(sed 1d "$tmp/out" | cut -d, -f1 | uniq | tr '\n' ' ')" "0 1 2 3 4 "
@@ -666,7 +666,7 @@ error "$tmp/v2.h5: no signal 'contacts/hit/forc' of [scene][time] in /signals (v
   "$vibro" export "$tmp/v2.h5" --scene 1 --signal contacts/hit/forc --csv "$tmp/x.csv"
 mkdir "$tmp/empty.h5.part"
 expect 0 "$vibro" info "$tmp/empty.h5"
-contains "$tmp/out" "$tmp/empty.h5: running, no scene finished yet"
+contains "$tmp/out" "$tmp/empty.h5: interrupted (no process writes it), no scene finished yet"
 error "$tmp/none.h5: cannot open: No such file or directory" "$vibro" info "$tmp/none.h5"
 
 # ------------------------------------------------------------- vibro-plot

@@ -81,6 +81,7 @@ typedef struct output_files {
   char format[TEXT_MAX]; /* the root attribute format, e.g. "vibro-2" */
   int version;           /* N of vibro-N */
   int running;           /* 1 when read from the shards of OUT.part/ */
+  char state[64];        /* then whether it is still written (part_state.h's words) */
   hid_t *fid;            /* [n] open files */
   int n;
   int damaged; /* 1: a file failed output_check; outputs_close leaves them open */

@@ -470,7 +470,7 @@ print_head(const char *file, const output_files *of, char *name, size_t len, lon
   if (root >= 0 && attr_text(root, "source", text, sizeof text) == 0 && text[0])
     printf(", from %s", text);
   if (of->running)
-    printf("; running: %d shard%s finished so far", of->n, of->n == 1 ? "" : "s");
+    printf("; %s: %d shard%s finished so far", of->state, of->n, of->n == 1 ? "" : "s");
   printf("\n");
   name[0] = '\0';
   if (model >= 0)

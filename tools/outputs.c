@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "h5read.h"
+#include "part_state.h"
 
 /* A shard listed in a manifest. */
 typedef struct listed {
@@ -247,6 +248,7 @@ open_shards(const char *path, const char *part, output_files *of)
     return cli_complain(path, "out of memory");
   }
   of->running = 1;
+  part_state(part, of->state, sizeof of->state);
   for (int i = 0; i < n; i++) {
     hid_t fid;
     text_format(name, sizeof name, "%s/%s", part, shards[i].name);
@@ -266,7 +268,7 @@ open_shards(const char *path, const char *part, output_files *of)
     return -1;
   if (of->n == 0) {
     snprintf(of->format, sizeof of->format, "vibro-3");
-    printf("%s: running, no scene finished yet (%s holds no shard)\n", path, part);
+    printf("%s: %s, no scene finished yet (%s holds no shard)\n", path, of->state, part);
   }
   of->version = format_version(of->format);
   return 0;

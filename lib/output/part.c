@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "output.h"
@@ -120,7 +121,15 @@ vb_part_lock(vb_output *o)
   if (o->lockfd < 0)
     return vb_errf_first(o->err, o->errlen, VB_EIO, "%s: cannot create %s/%s: %s", o->path, o->part,
                          name, strerror(errno));
-  if (flock(o->lockfd, LOCK_EX | LOCK_NB) < 0) {
+  /* a reader's probe (vibro info: running or interrupted) holds a shared
+   * lock for microseconds: try again for up to 50 ms before refusing */
+  int locked, tries = 0;
+  while (!(locked = flock(o->lockfd, LOCK_EX | LOCK_NB) == 0) && errno == EWOULDBLOCK &&
+         ++tries < 50) {
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  if (!locked) {
     ssize_t r = pread(o->lockfd, pid, sizeof pid - 1, 0);
     pid[r > 0 ? r : 0] = '\0';
     other = atol(pid);

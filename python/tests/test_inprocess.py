@@ -491,15 +491,18 @@ def test_library_search(tmp_path):
             % (os.path.join(TOP, "python", "tests"), str(tmp_path / "f.h5")))
     r = run_python(code, {"VIBRO_LIB": str(tmp_path / "nolib.so")})
     assert r.returncode == 0, r.stderr
-    assert ("ERR no usable libvibro for vibro in this process; tried: %s ($VIBRO_LIB): none"
-            % (tmp_path / "nolib.so")) in r.stdout
+    assert ("ERR no libvibro for the vibro package in %s: set $VIBRO_LIB to a built "
+            "libvibro.so.0 (or unset it) (tried $VIBRO_LIB, %s: none;"
+            % (os.path.join(TOP, "python", "vibro"), tmp_path / "nolib.so")) in r.stdout, r.stdout
     assert "RAN 1" in r.stdout
     (tmp_path / "bad.so").write_text("not a library")
     r = run_python("import vibro\nvibro.run({}, 'x.h5', inprocess=True)",
                    {"VIBRO_LIB": str(tmp_path / "bad.so")})
-    assert "VibroError: no usable libvibro" in r.stderr and "bad.so" in r.stderr
-    r = run_python("from vibro import _lib\nprint(_lib.candidates()[0][1])", {"VIBRO_LIB": ""})
-    assert r.stdout.strip() == os.path.join(TOP, "lib", ".libs", "libvibro.so.0")
+    assert "VibroError: no libvibro for the vibro package" in r.stderr and "bad.so" in r.stderr
+    r = run_python("from vibro import _lib\nprint(_lib.candidates()[:2])", {"VIBRO_LIB": ""})
+    assert r.stdout.strip() == repr([
+        ("the package", os.path.join(TOP, "python", "vibro", "libvibro.so.0")),
+        ("the build tree", os.path.join(TOP, "lib", ".libs", "libvibro.so.0"))])
 
 
 def test_simulate_threads_at_once():

@@ -317,7 +317,7 @@ def interrupted2(study, tmp_path):
     part.mkdir()
     with pytest.raises(vibro.VibroError) as e:
         vibro.open(tmp_path / "out.h5")
-    assert str(e.value) == ("%s: a study is running or was interrupted, and %s/ holds no "
+    assert str(e.value) == ("%s: interrupted (no process writes it), and %s/ holds no "
                             "complete shard yet" % (tmp_path / "out.h5", part))
     data = open(study.path, "rb").read()
     shutil.copy(study.path, part / "r000-000000.h5")

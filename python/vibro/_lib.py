@@ -1,20 +1,22 @@
 """libvibro in this process, through ctypes (no compiler needed at import).
 
-`library()` finds and loads libvibro (see `library` for where it looks) and
+`library()` finds and loads libvibro (`candidates` says where it looks) and
 declares the functions the package calls: the loaders, vb_run_* and the
 flat interface of lib/pyapi.c (numbers, strings and opaque pointers, so
 that no struct of vibro.h is mirrored here).  `call_interruptibly` runs a
 long C call in a worker thread while the caller's thread waits, so that
-Ctrl-C (SIGINT) sets the call's stop flag instead of going unheard.
+Ctrl-C (SIGINT), and for runs SIGTERM and SIGHUP, set the call's stop flag
+instead of going unheard or ending the process; `pass_on` then gives a
+SIGTERM or SIGHUP back to what the process would have done.
 """
 
 import ctypes
-import ctypes.util
 import os
 import signal
+import stat
 import sys
-import sysconfig
 import threading
+import time
 
 from ._errors import VibroError
 
@@ -84,38 +86,136 @@ _lock = threading.Lock()
 _loaded = None   # the CDLL, or the VibroError saying why there is none
 
 
-def _names(directory):
-    return [os.path.join(directory, n) for n in ("libvibro.so.0", "libvibro.so")]
+LIBRARY = "libvibro.so.0"
+
+
+def _tree(here):
+    """The vibro source tree the package is imported from (python/vibro
+    in it), or None: the directory above python/ when it holds vibro's
+    configure.ac and lib/vibro.h."""
+    top = os.path.dirname(os.path.dirname(here))
+    if os.path.basename(os.path.dirname(here)) != "python":
+        return None
+    if os.path.isfile(os.path.join(top, "configure.ac")) and \
+            os.path.isfile(os.path.join(top, "lib", "vibro.h")):
+        return top
+    return None
+
+
+def _installed_libdir():
+    """The libdir `make install` put libvibro in, as it wrote it beside
+    the package (vibro/_installed.py), or None."""
+    try:
+        from . import _installed
+    except ImportError:
+        return None
+    return getattr(_installed, "libdir", None)
 
 
 def candidates():
     """The places library() tries, in order, as (where, path): $VIBRO_LIB
-    alone when it is set; else the build tree next to this package
-    (python/vibro -> lib/.libs), the system's (ctypes.util.find_library),
-    and lib/ beside each ancestor of the package's directory (an install
-    under PREFIX: PREFIX/lib/python3.X/site-packages/vibro -> PREFIX/lib)."""
+    alone when it is set; else the package's own directory (the engine a
+    pip install carries: vibro/libvibro.so.0), the libdir of the prefix
+    `make install` installed it with, the build tree when the package is
+    imported from a source checkout (TOP/python/vibro -> TOP/lib/.libs),
+    and the system loader's (libvibro.so.0 by its name: LD_LIBRARY_PATH,
+    ld.so's cache and directories; no program is run to find it).  No
+    other directory is looked in: an ancestor's lib/ is
+    not (anybody who can write there could plant a library), and a
+    library in a directory others can write is refused (unsafe())."""
     env = os.environ.get("VIBRO_LIB")
     if env:
         return [("$VIBRO_LIB", env)]
     here = os.path.dirname(os.path.abspath(__file__))
-    top = os.path.dirname(os.path.dirname(here))
-    out = [("the build tree", p) for p in _names(os.path.join(top, "lib", ".libs"))]
-    found = ctypes.util.find_library("vibro")
-    if found:
-        out.append(("the system (find_library)", found))
-    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
-    d = here
-    for _ in range(6):
-        d = os.path.dirname(d)
-        for sub in ("lib", "lib64", os.path.join("lib", multiarch)) if multiarch else \
-                ("lib", "lib64"):
-            out += [("the prefix", p) for p in _names(os.path.join(d, sub))]
-    seen, unique = set(), []
-    for where, p in out:
-        if p not in seen:
-            seen.add(p)
-            unique.append((where, p))
-    return unique
+    out = [("the package", os.path.join(here, LIBRARY))]
+    libdir = _installed_libdir()
+    if libdir:
+        out.append(("the prefix it was installed with", os.path.join(libdir, LIBRARY)))
+    top = _tree(here)
+    if top:
+        out.append(("the build tree", os.path.join(top, "lib", ".libs", LIBRARY)))
+    out.append(("the system loader", LIBRARY))
+    return out
+
+
+def _others_can_write(st):
+    """Whether users other than this one (and root) can write a file or
+    directory of this stat: it is owned by another, writable by all
+    (a directory without the sticky bit), or writable by a group that
+    has members other than this user."""
+    import grp
+    import pwd
+    me = os.getuid()
+    if st.st_uid not in (0, me):
+        return "owned by user %d" % st.st_uid
+    sticky = stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX
+    if st.st_mode & stat.S_IWOTH and not sticky:
+        return "writable by every user"
+    if st.st_mode & stat.S_IWGRP and not sticky:
+        try:
+            members = set(grp.getgrgid(st.st_gid).gr_mem)
+            members |= {p.pw_name for p in pwd.getpwall() if p.pw_gid == st.st_gid}
+            myname = pwd.getpwuid(me).pw_name
+        except KeyError:
+            return "writable by group %d" % st.st_gid
+        if members - {myname}:
+            return "writable by group %d (%s)" % (st.st_gid, ", ".join(sorted(members - {myname})))
+    return None
+
+
+def unsafe(path):
+    """(place, why) when a library at `path` could have been put there by
+    someone else: the file or a directory above it, as named or with its
+    links resolved, is writable by another user (_others_can_write);
+    else None."""
+    seen = set()
+    for p in (os.path.abspath(path), os.path.realpath(path)):
+        d = p
+        while True:
+            if d not in seen:
+                seen.add(d)
+                try:
+                    st = os.stat(d)
+                except OSError:
+                    d2 = os.path.dirname(d)
+                    if d2 == d:
+                        break
+                    d = d2
+                    continue
+                why = _others_can_write(st)
+                if why:
+                    return d, why
+            up = os.path.dirname(d)
+            if up == d:
+                break
+            d = up
+    return None
+
+
+def _action(tried):
+    """The one thing to do when no libvibro loads, for where the package is."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = _tree(here)
+    for where, path, why in tried:
+        if isinstance(why, tuple) and why[2].startswith("owned"):
+            return "use a libvibro in directories of your own (%s is %s)" % why[1:]
+        if isinstance(why, tuple):
+            return "make %s writable only by you and root: chmod go-w %s" % (why[1], why[1])
+    if os.environ.get("VIBRO_LIB"):
+        return "set $VIBRO_LIB to a built libvibro.so.0 (or unset it)"
+    if top:
+        if os.path.isfile(os.path.join(top, "config.status")):
+            return "build the source tree it is in: make -C %s" % top
+        if os.path.isfile(os.path.join(top, "configure")):
+            return "build the source tree it is in: cd %s && ./configure && make" % top
+        return "build the source tree it is in: cd %s && autoreconf -fi && ./configure && make" \
+            % top
+    libdir = _installed_libdir()
+    if libdir:
+        return "install vibro again (make install, from its source tree): %s is missing" % \
+            os.path.join(libdir, LIBRARY)
+    return ("install the package with its engine: python -m pip install ./python, "
+            "in a vibro source tree")
 
 
 def _declare(lib):
@@ -128,24 +228,34 @@ def _declare(lib):
 def _load():
     tried = []
     for where, path in candidates():
-        if os.path.isabs(path) and not os.path.exists(path):
-            tried.append("%s (%s): none" % (path, where))
-            continue
+        if os.path.isabs(path) or os.sep in path:
+            if not os.path.exists(path):
+                tried.append((where, path, "none"))
+                continue
+            why = unsafe(path)
+            if why:
+                tried.append((where, path, ("refused", why[0], why[1])))
+                continue
         try:
             lib = ctypes.CDLL(path)
         except OSError as e:
-            tried.append("%s (%s): %s" % (path, where, e))
+            if os.sep not in path and "cannot open shared object file" in str(e):
+                tried.append((where, path, "none"))       # the system loader has none
+            else:
+                tried.append((where, path, "not loadable: %s" % e))
             continue
         missing = [n for n in _PROTOTYPES if not hasattr(lib, n)]
         if missing:
-            tried.append("%s (%s): an older libvibro, without %s" % (path, where, missing[0]))
+            tried.append((where, path, "an older libvibro, without %s" % missing[0]))
             continue
         _declare(lib)
         return lib
-    return VibroError("no usable libvibro for vibro in this process; tried: %s. Set "
-                      "$VIBRO_LIB to libvibro.so, build the source tree (make), or "
-                      "install vibro (make install); vibro.run(..., inprocess=False) "
-                      "runs the vibro program instead" % "; ".join(tried))
+    return VibroError("no libvibro for the vibro package in %s: %s (tried %s; "
+                      "vibro.run(..., inprocess=False) runs the vibro program instead)"
+                      % (os.path.dirname(os.path.abspath(__file__)), _action(tried),
+                         "; ".join("%s, %s: %s" % (w, p, y if not isinstance(y, tuple) else
+                                                    "refused, %s is %s" % y[1:])
+                                   for w, p, y in tried)))
 
 
 def library():
@@ -198,18 +308,27 @@ def lines(fill, *args):
     return [x for x in text(buf.value).split("\n") if x]
 
 
-def call_interruptibly(fn, stop, poll=None, period=0.1, note=None, again=None):
+# The signals that stop a run as they stop the vibro program: a user's
+# Ctrl-C, a batch system's time limit or scancel, a closed terminal.
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, n))
+
+
+def call_interruptibly(fn, stop, poll=None, period=0.1, note=None, again=None,
+                       signals=(signal.SIGINT,)):
     """Run fn() in a worker thread while this thread waits, calling poll()
-    every `period` s; a SIGINT meanwhile (Ctrl-C) sets stop.value = 1 (a
-    ctypes.c_int the C call watches) instead of raising.  The SIGINT
-    handler is installed only in the main thread, and only over Python's
-    own or another Python handler (an ignored SIGINT stays ignored); the
-    previous one is restored afterwards.  `note`, when given, is printed on
-    stderr at the first SIGINT.  With `again` (a message), a second SIGINT
-    sets stop.value = STOP_ABANDON and prints it.  Returns (fn's result,
-    whether a SIGINT came).  If this thread is stopped otherwise (an exception in
-    poll), the call is stopped and waited for before the exception goes
-    on: the C call never outlives the memory it uses."""
+    every `period` s; any of `signals` meanwhile (SIGINT: Ctrl-C; with
+    STOP_SIGNALS also SIGTERM and SIGHUP, as the vibro program) sets
+    stop.value = 1 (a ctypes.c_int the C call watches) instead of raising
+    or ending the process.  The handlers are installed only in the main
+    thread, and only over the default action or a Python handler (an
+    ignored signal stays ignored, a C library's handler stays); the previous
+    ones are restored afterwards.  `note`, when given, is printed on stderr
+    at the first signal.  With `again` (a message), a second signal sets
+    stop.value = STOP_ABANDON and prints it.  Returns (fn's result, the
+    first signal that came, or 0).  If this thread is stopped otherwise (an
+    exception in poll), the call is stopped and waited for before the
+    exception goes on: the C call never outlives the memory it uses."""
     box = {}
 
     def work():
@@ -220,7 +339,7 @@ def call_interruptibly(fn, stop, poll=None, period=0.1, note=None, again=None):
 
     hits = []
 
-    def on_sigint(signum, frame):
+    def on_signal(signum, frame):
         said = note if not hits else again if len(hits) == 1 else None
         if said and sys.stderr is not None:
             sys.stderr.write("\n" + said + "\n")
@@ -228,12 +347,13 @@ def call_interruptibly(fn, stop, poll=None, period=0.1, note=None, again=None):
         hits.append(signum)
         stop.value = STOP_ABANDON if again and len(hits) > 1 else 1
 
-    old = None
+    old = {}
     if threading.current_thread() is threading.main_thread():
-        current = signal.getsignal(signal.SIGINT)
-        if current not in (signal.SIG_IGN, None):
-            old = current
-            signal.signal(signal.SIGINT, on_sigint)
+        for sig in signals:
+            current = signal.getsignal(sig)
+            if current not in (signal.SIG_IGN, None):
+                old[sig] = current
+                signal.signal(sig, on_signal)
     worker = threading.Thread(target=work, name="vibro", daemon=True)
     try:
         worker.start()
@@ -245,11 +365,34 @@ def call_interruptibly(fn, stop, poll=None, period=0.1, note=None, again=None):
         if worker.is_alive():
             stop.value = 1
             worker.join()
-        if old is not None:
-            signal.signal(signal.SIGINT, old)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
     if "error" in box:
         raise box["error"]
-    return box.get("result"), bool(hits)
+    return box.get("result"), hits[0] if hits else 0
+
+
+def pass_on(signum, message):
+    """After a run a signal stopped (its handler given back): a SIGTERM or
+    SIGHUP goes on to what this process would have done without the run
+    (the default: the process ends by that signal, exit status 128 + N as
+    the vibro program's), with `message` on stderr first; a Python handler
+    of it runs.  Returns when the process is still alive (SIGINT, or a
+    handler that returned), for the caller to raise KeyboardInterrupt."""
+    if signum in (0, getattr(signal, "SIGINT", None)):
+        return
+    if sys.stderr is not None and message:
+        sys.stderr.write(message + "\n")
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os.kill(os.getpid(), signum)
+    # a Python handler runs at the next bytecode; the default action ends
+    # the process before this returns
+    time.sleep(0.05)
 
 
 def in_notebook():

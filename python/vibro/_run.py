@@ -103,8 +103,14 @@ def run(scene, out, jobs=None, resume=False, inprocess=None, progress=None):
     says how many and about how long) and are kept in OUT.part/, and
     KeyboardInterrupt is raised saying how many are kept and to continue
     with run(..., resume=True); a second Ctrl-C abandons the running scenes
-    (not written: a resume runs them) and raises at once.  Otherwise the vibro
-    program runs (vibro.program()) with --quiet.
+    (not written: a resume runs them) and raises at once.  SIGTERM (a batch
+    system's time limit, scancel) and SIGHUP stop it the same way, keeping
+    what finished, and then end the process as that signal would have
+    (exit status 143 for SIGTERM, as the vibro program's), after a line on
+    stderr saying how many scenes are kept; a Python handler of the signal
+    runs instead when there is one.  The signals are caught when run() is
+    called from the main thread.  Otherwise the vibro program runs
+    (vibro.program()) with --quiet.
 
     Bad input raises VibroError with vibro's `file:line: object: what
     (valid: ...)` message; scenes that did not finish cleanly (diverged,
@@ -185,16 +191,17 @@ def _run_here(scene, out, jobs, resume, progress):
             threads = 1
         elif threads > n:
             threads = n
-        rc, report, status, err = _study_run(lib, st, out, threads, resume,
-                                                      _progress(progress))
+        rc, report, status, err, signum = _study_run(lib, st, out, threads, resume,
+                                                     _progress(progress))
         path = _lib.text(lib.vb_study_path(st))
         name0 = _lib.text(lib.vb_scene_title(lib.vb_study_first(st)))
     finally:
         lib.vb_study_free(st)
     message = _python_words(_lib.text(err.value))
     if rc == _lib.VB_EINTR:
-        raise KeyboardInterrupt(message or "%s: interrupted; continue with vibro.run(..., "
-                                "resume=True)" % out)
+        message = message or "%s: interrupted; continue with vibro.run(..., resume=True)" % out
+        _lib.pass_on(signum, "vibro: " + message)
+        raise KeyboardInterrupt(message)
     if rc != _lib.VB_OK:
         raise VibroError(message or _lib.text(lib.vb_strerror(rc)), 1)
     scenes, failed, first = report[0], report[3], report[4]
@@ -209,8 +216,9 @@ def _run_here(scene, out, jobs, resume, progress):
 
 
 def _study_run(lib, st, out, threads, resume, show):
-    """vb_study_run_flat in a worker thread (Ctrl-C sets its stop flag),
-    with progress shown from this thread."""
+    """vb_study_run_flat in a worker thread (SIGINT, SIGTERM and SIGHUP
+    set its stop flag: the finished scenes are kept, as by the vibro
+    program), with progress shown from this thread."""
     stop = ctypes.c_int(0)
     latest = []
 
@@ -244,14 +252,14 @@ def _study_run(lib, st, out, threads, resume, show):
                                      ctypes.byref(stop), callback, None, 0.25, stop_callback,
                                      report, status, 160, err, _lib.ERRLEN)
     try:
-        rc, _ = _lib.call_interruptibly(call, stop, poll, again=(
+        rc, signum = _lib.call_interruptibly(call, stop, poll, again=(
             "vibro: abandoning the scenes in flight; writing the finished ones to %s.part/"
-            % out))
+            % out), signals=_lib.STOP_SIGNALS)
         poll()
     finally:
         if show is not None:
             show.close()
-    return rc, list(report), _lib.text(status.value), err
+    return rc, list(report), _lib.text(status.value), err, signum
 
 
 def _stopping_note(running, seconds, out):
@@ -534,7 +542,8 @@ def simulate(scene, index=0):
     run that diverged or hit Newton's cap warns (RuntimeWarning) with its
     status.  Bad input raises VibroError with vibro's `file:line: object:
     what (valid: ...)` message.  Ctrl-C stops the run at its next step and
-    raises KeyboardInterrupt.
+    raises KeyboardInterrupt; SIGTERM and SIGHUP stop it there too, and
+    then go on as without the run (by default, the process ends).
 
         sim = vibro.simulate({"scene": {...}, "bodies": [...], "contacts": [...]})
         sim.signals["contacts.hit.force"].plot()
@@ -558,13 +567,16 @@ def simulate(scene, index=0):
             raise VibroError(_lib.text(err.value) or _lib.text(lib.vb_strerror(rc)), 1)
         _warn_check(_lib.lines(lib.vb_scene_warnings, sc), name or source, 2)
         stop = ctypes.c_int(0)
-        code, _ = _lib.call_interruptibly(lambda: lib.vb_run_exec_stop(run, ctypes.byref(stop)),
-                                          stop)
+        code, signum = _lib.call_interruptibly(
+            lambda: lib.vb_run_exec_stop(run, ctypes.byref(stop)), stop,
+            signals=_lib.STOP_SIGNALS)
         status = _lib.text(lib.vb_run_status(run))
         title = _lib.text(lib.vb_scene_title(sc))
         if code == _lib.VB_EINTR:
-            raise KeyboardInterrupt("%s: scene '%s' %s (simulate keeps nothing)"
-                                    % (name or source, title, status))
+            message = "%s: scene '%s' %s (simulate keeps nothing)" % (name or source, title,
+                                                                     status)
+            _lib.pass_on(signum, "vibro: " + message)
+            raise KeyboardInterrupt(message)
         params = {_lib.text(lib.vb_study_param(st, p)): lib.vb_study_value(st, index, p)
                   for p in range(lib.vb_study_nparams(st))}
         units = {_lib.text(lib.vb_study_param(st, p)): _lib.text(lib.vb_study_param_units(st, p))

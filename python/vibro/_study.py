@@ -29,6 +29,7 @@ import stat
 
 import numpy as np
 
+from . import _part
 from ._errors import VibroError
 from ._h5 import _links, _items, _attr_items, check_strings, header_addresses, type_wrong
 from ._analysis import param_units
@@ -325,7 +326,9 @@ class Study:
     (the swept parameter paths, in sweep order), `param_units` ({path:
     units}), `scenes` (the scene numbers in the file), `has_table` (whether
     the file has a /study/table), `complete` (False while a study runs or
-    after an interrupted one).  The file is opened
+    after an interrupted one), `state` ("complete"; for a study read from
+    OUT.part/ "running (process N)" while its writer runs, "interrupted
+    (process N is gone)" after, as `vibro info` says).  The file is opened
     for each call and closed after it, so a Study holds no HDF5 handle."""
 
     @_reading
@@ -333,14 +336,16 @@ class Study:
         self.path = os.fspath(path)
         self._file_path = self.path
         self.complete = not self.path.endswith(".part")
+        self.state = "complete" if self.complete else "incomplete"
         self._files = None                  # vibro-2 shards of a running study
         part = self.path if self.path.endswith(".part") else self.path + ".part"
         if os.path.isdir(part) and (part == self.path or not os.path.exists(self.path)):
             self.complete = False
+            self.state = _part.state(part)
             self._files = _shards(part)
             if not self._files:
-                raise VibroError("%s: a study is running or was interrupted, and %s/ "
-                                 "holds no complete shard yet" % (self.path, part))
+                raise VibroError("%s: %s, and %s/ holds no complete shard yet"
+                                 % (self.path, self.state, part))
             self._file_path = self._files[0]
         elif not os.path.exists(self.path) and os.path.exists(self.path + ".part"):
             self._file_path = self.path + ".part"
@@ -807,7 +812,7 @@ class Study:
         return "<vibro.Study %r: %s, %d scene%s%s%s>" % (
             self.path, self.format, len(self.scenes), "" if len(self.scenes) == 1 else "s",
             ", swept " + ", ".join(self.params) if self.params else "",
-            "" if self.complete else ", incomplete")
+            "" if self.complete else ", " + self.state)
 
     @_reading
     def signal(self, scene, path):
