@@ -90,6 +90,10 @@ typedef struct vb_island_state {
   vb_system sys;                /* explicit: the island as a system for the scheme */
   const vb_island_model *model; /* the model the state was sized for */
   void *block;                  /* the storage behind the arrays (island.c) */
+  /* The tangential coordinates and friction (issue 30; friction.h), NULL
+   * when the model has none; its energy, dissipation and work are in the
+   * island's above. */
+  struct vb_friction_state *fric;
 } vb_island_state;
 
 /* Allocate the state of an island, the schemes' per-contact state

@@ -297,4 +297,12 @@ int vb_is_distributed(const config_setting_t *g);
  * with "file:line: contact 'NAME': ... (valid: ...)". */
 int vb_load_distributed(vb_loader *ld, const config_setting_t *g, vb_dist_block *out);
 
+/* ------------------------------------------- friction (issue 30, step 1) */
+
+/* The tangential direction and friction of a loaded document's bodies and
+ * contacts (load_friction.c): masses' w0, vw0, kw, cw, walls' w_drive and
+ * contacts' friction, after both lists are loaded; VB_EINVAL with
+ * "file:line: object: what (valid: ...)". */
+int vb_load_friction(vb_loader *ld, const config_setting_t *root);
+
 #endif
