@@ -56,15 +56,20 @@
 
 /* Coulomb's local problem of a step (the header's discretisation): the
  * projection of the sticking force on the static cone, else the kinetic
- * force in its direction.  State: 1 while sticking, 0 while slipping. */
+ * force in its direction; once the contact has broken free in this step's
+ * solve (*broke), the projection on the kinetic cone (which for one
+ * contact is the same answer: its sticking force is outside the static
+ * cone, so outside the kinetic one).  State: 1 while sticking, 0 while
+ * slipping. */
 static double
-coulomb_local(const vb_friction *law, double n, double s_free, double c, double *st)
+coulomb_local(const vb_friction *law, double n, double s_free, double c, int *broke, double *st)
 {
   double stick = -s_free / c;
-  if (fabs(stick) <= law->mu_s * n) {
+  if (fabs(stick) <= (*broke ? law->mu_k : law->mu_s) * n) {
     st[0] = 1.0;
     return stick;
   }
+  *broke = 1;
   st[0] = 0.0;
   return copysign(law->mu_k * n, stick);
 }
@@ -193,7 +198,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
     }
   if (nt == 0 && nfc == 0)
     return VB_OK;
-  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + (size_t)nfc, ni = (size_t)nt + 5 * (size_t)nfc + 1;
+  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + (size_t)nfc, ni = 2 * (size_t)nt + 6 * (size_t)nfc + 1;
   size_t np = 4 * (size_t)nfc;
   vb_friction_model *fm = calloc(1, sizeof *fm);
   char *block = calloc(1, nd * sizeof(double) + np * sizeof(void *) + ni * sizeof(int) + 64);
@@ -207,13 +212,14 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   double *d = (double *)block;
   void **p = (void **)(d + nd);
   int *q = (int *)(p + np);
-  double *mass = d, *w2 = d + nt, *sig = d + 2 * nt, *ca = d + 3 * nt, *cb = d + 4 * nt;
+  double *mass = d, *w2 = d + nt, *sig = d + 2 * nt, *cq = d + 3 * nt, *cb = d + 4 * nt;
   double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + (size_t)nfc * nfc;
   const vb_drive **da = (const vb_drive **)p, **db = da + nfc;
   const vb_friction_info **info = (const vb_friction_info **)(db + nfc);
   const vb_friction **law = (const vb_friction **)(info + nfc);
   int *tbody = q, *local = q + nt, *scene_c = local + nfc, *ia = scene_c + nfc, *ib = ia + nfc;
-  int *two_sided = ib + nfc, *st_first = two_sided + nfc;
+  int *two_sided = ib + nfc, *st_first = two_sided + nfc, *alone = st_first + nfc + 1;
+  int *touch = alone + nfc;
   fm->dt = m->dt;
   fm->nt = nt;
   fm->nfc = nfc;
@@ -240,7 +246,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
     mass[nt] = b->mass;
     w2[nt] = co.w2;
     sig[nt] = co.sig;
-    ca[nt] = co.ca;
+    cq[nt] = -0.5 * m->dt * co.w2 * co.cb; /* ca - 1 = -dt w2 / D, cb = 2 / D */
     cb[nt] = co.cb;
     cc[nt] = co.cc;
     nt++;
@@ -285,14 +291,22 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
       }
       Kt[(size_t)i * nfc + k] = s;
     }
-  for (int i = 0; i < nfc; i++)
+  for (int i = 0; i < nfc; i++) {
     kv[i] = (ia[i] >= 0 ? 1.0 / mass[ia[i]] : 0.0) + (ib[i] >= 0 ? 1.0 / mass[ib[i]] : 0.0);
+    if (ia[i] >= 0)
+      touch[ia[i]]++;
+    if (ib[i] >= 0)
+      touch[ib[i]]++;
+  }
+  for (int i = 0; i < nfc; i++)
+    alone[i] = (ia[i] < 0 && ib[i] >= 0 && touch[ib[i]] == 1) ||
+               (ib[i] < 0 && ia[i] >= 0 && touch[ia[i]] == 1);
   (void)nst;
   fm->tbody = tbody;
   fm->mass = mass;
   fm->w2 = w2;
   fm->sig = sig;
-  fm->ca = ca;
+  fm->cq = cq;
   fm->cb = cb;
   fm->cc = cc;
   fm->local = local;
@@ -307,6 +321,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   fm->law = law;
   fm->two_sided = two_sided;
   fm->st_first = st_first;
+  fm->alone = alone;
   fm->max_sweeps = 200;
   fm->tolerance = 1e-13;
   *out = fm;
@@ -333,7 +348,7 @@ vb_friction_state_alloc(const vb_friction_model *fm, vb_friction_state **out)
   int nt = fm->nt, nfc = fm->nfc, nst = fm->st_first[nfc];
   size_t nd = 3 * (size_t)nt + 7 * (size_t)nfc + 2 * (size_t)nst + 1;
   vb_friction_state *fs = calloc(1, sizeof *fs);
-  double *d = calloc(nd, sizeof *d);
+  double *d = calloc(1, nd * sizeof *d + ((size_t)nfc + 1) * sizeof(int));
   if (!fs || !d) {
     free(fs);
     free(d);
@@ -351,6 +366,7 @@ vb_friction_state_alloc(const vb_friction_model *fm, vb_friction_state **out)
   fs->dydrv = fs->dyfree + nfc;
   fs->st = fs->dydrv + nfc;
   fs->st_old = fs->st + nst;
+  fs->broke = (int *)(d + nd);
   *out = fs;
   return VB_OK;
 }
@@ -451,9 +467,9 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
   int nt = fm->nt, nfc = fm->nfc, rc = VB_OK;
   double diss = 0.0, ext = 0.0;
 
-  /* free increments of the coordinates: w~ - w = (ca - 1) w + cb vw */
+  /* free increments of the coordinates: w~ - w = cq w + cb vw */
   for (int j = 0; j < nt; j++)
-    fs->dfree[j] = (fm->ca[j] - 1.0) * fs->w[j] + fm->cb[j] * fs->vw[j];
+    fs->dfree[j] = fm->cq[j] * fs->w[j] + fm->cb[j] * fs->vw[j];
   /* each contact's free relative increment, its walls' part, and its
    * normal force of the step */
   for (int i = 0; i < nfc; i++) {
@@ -487,19 +503,31 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
                      .ft = fs->ft,
                      .max_sweeps = fm->max_sweeps,
                      .tolerance = fm->tolerance,
-                     .sweeps = &sweeps};
+                     .sweeps = &sweeps,
+                     .broke = fs->broke};
     if (vb_friction_solve(&p) != VB_OK) {
       fs->sweeps_failed++;
       rc = VB_ENOCONV;
     }
   }
   /* the coordinates' increments with the forces: dw = dfree + cc sum T ft
-   * (kept in dfree), and their damping */
+   * (kept in dfree), and their damping.  A sticking contact of a wall and
+   * a coordinate of its own moves it by the wall's increment itself (dy =
+   * 0 to the bit; dfree + cc (-dfree / cc) would leave an ulp of dfree a
+   * step), its force the one that does that. */
   for (int i = 0; i < nfc; i++) {
-    if (fm->ib[i] >= 0)
-      fs->dfree[fm->ib[i]] += fm->cc[fm->ib[i]] * fs->ft[i];
-    if (fm->ia[i] >= 0)
-      fs->dfree[fm->ia[i]] -= fm->cc[fm->ia[i]] * fs->ft[i];
+    int b = fm->ib[i], a = fm->ia[i];
+    if (fm->alone[i] && fm->info[i]->sticks(fs->st + fm->st_first[i])) {
+      int j = b >= 0 ? b : a;
+      double dw = b >= 0 ? -fs->dydrv[i] : fs->dydrv[i];
+      fs->ft[i] = (b >= 0 ? 1.0 : -1.0) * (dw - fs->dfree[j]) / fm->cc[j];
+      fs->dfree[j] = dw;
+      continue;
+    }
+    if (b >= 0)
+      fs->dfree[b] += fm->cc[b] * fs->ft[i];
+    if (a >= 0)
+      fs->dfree[a] -= fm->cc[a] * fs->ft[i];
   }
   for (int j = 0; j < nt; j++) {
     double dw = fs->dfree[j];
@@ -542,28 +570,40 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
    * that continues under a steadily moving wall is zero by itself (2 * 0 -
    * 0): the catch acts at the stick's onset and, under an accelerating
    * wall, by the wall's rate mismatch at each step. */
-  for (int i = 0; i < nfc; i++) {
-    if (!fm->info[i]->sticks(fs->st + fm->st_first[i]))
-      continue;
-    double ra, rb, s1 = slip_rate(fm, fs->vw, i, t1), hold;
-    drive_w(fm->da[i], t1, &ra);
-    drive_w(fm->db[i], t1, &rb);
-    if (s1 == 0.0 || fm->kv[i] == 0.0)
-      continue;
-    hold = fm->info[i]->hold(fm->law[i], fs->normal[i]) * h;
-    double P = -s1 / fm->kv[i], J = fs->ft[i] * h;
-    P = fmin(fmax(P, -hold - J), hold - J);
-    if (fm->ib[i] >= 0)
-      fs->vw[fm->ib[i]] += P / fm->mass[fm->ib[i]];
-    if (fm->ia[i] >= 0)
-      fs->vw[fm->ia[i]] -= P / fm->mass[fm->ia[i]];
-    double s2 = s1 + fm->kv[i] * P, work = -P * 0.5 * (s1 + s2);
-    double r = (fm->ib[i] >= 0 ? 0.0 : rb) - (fm->ia[i] >= 0 ? 0.0 : ra);
-    fs->ft[i] += P / h; /* the step's whole force, within the cone */
-    fs->work[i] += work;
-    fs->work_min = fmin(fs->work_min, work);
-    diss += work;
-    ext += -P * r;
+  /* several coupled contacts: sweeps of these single catches (each
+   * dissipates >= 0; on the sticking set they are Gauss-Seidel on the
+   * positive definite T M^-1 T^T) until no node slip is left */
+  for (int sweep = 0; sweep < (nfc > 1 ? fm->max_sweeps : 1); sweep++) {
+    double left = 0.0, scale = 0.0;
+    for (int i = 0; i < nfc; i++) {
+      if (!fm->info[i]->sticks(fs->st + fm->st_first[i]))
+        continue;
+      double ra, rb, s1 = slip_rate(fm, fs->vw, i, t1), hold;
+      drive_w(fm->da[i], t1, &ra);
+      drive_w(fm->db[i], t1, &rb);
+      scale = fmax(scale, fabs(ra) + fabs(rb) + fabs(s1));
+      if (s1 == 0.0 || fm->kv[i] == 0.0)
+        continue;
+      hold = fm->info[i]->hold(fm->law[i], fs->normal[i]) * h;
+      double P = -s1 / fm->kv[i], J = fs->ft[i] * h;
+      P = fmin(fmax(P, -hold - J), hold - J);
+      if (P == 0.0)
+        continue;
+      if (fm->ib[i] >= 0)
+        fs->vw[fm->ib[i]] += P / fm->mass[fm->ib[i]];
+      if (fm->ia[i] >= 0)
+        fs->vw[fm->ia[i]] -= P / fm->mass[fm->ia[i]];
+      double s2 = s1 + fm->kv[i] * P, work = -P * 0.5 * (s1 + s2);
+      double r = (fm->ib[i] >= 0 ? 0.0 : rb) - (fm->ia[i] >= 0 ? 0.0 : ra);
+      fs->ft[i] += P / h; /* the step's whole force, within the cone */
+      fs->work[i] += work;
+      fs->work_min = fmin(fs->work_min, work);
+      diss += work;
+      ext += -P * r;
+      left = fmax(left, fabs(P) * fm->kv[i]); /* the node slip it took away */
+    }
+    if (left <= fm->tolerance * scale)
+      break;
   }
   fs->kinetic = fs->potential = 0.0;
   energy(fm, fs, &fs->kinetic, &fs->potential);
@@ -619,6 +659,15 @@ vb_run_friction_work(const vb_run *run, int c)
   const vb_friction_state *fs;
   int i = friction_index(run, c, &fm, &fs);
   return i < 0 ? NAN : fs->work[i];
+}
+
+double
+vb_run_friction_sticks(const vb_run *run, int c)
+{
+  const vb_friction_model *fm;
+  const vb_friction_state *fs;
+  int i = friction_index(run, c, &fm, &fs);
+  return i < 0 ? NAN : fm->info[i]->sticks(fs->st + fm->st_first[i]) ? 1.0 : 0.0;
 }
 
 /* Body b's coordinate and its island's tangential state, or -1. */

@@ -36,7 +36,10 @@ typedef struct vb_friction_model {
   const double *mass;   /* [nt] kg */
   const double *w2;     /* [nt] kw / m as the two-level family warps it, 1/s^2 */
   const double *sig;    /* [nt] cw / (2 m), warped, 1/s */
-  const double *ca;     /* [nt] two-level update w1 = ca w + cb vw + cc f, 1 */
+  const double *cq;     /* [nt] two-level update in increments, w1 - w = cq w + cb vw
+                           + cc f: cq = ca - 1 = -dt w2 cb / 2 formed so (ca - 1
+                           would keep only the digits of ca that 1 leaves: 1e-9 of
+                           the spring at 40 kHz, which the balance showed), 1 */
   const double *cb;     /* [nt] s */
   const double *cc;     /* [nt] compliance of a step, m/N */
   const int *local;     /* [nfc] the contact's index in the island */
@@ -51,6 +54,9 @@ typedef struct vb_friction_model {
   const vb_friction **law;       /* [nfc] its parameters */
   const int *two_sided; /* [nfc] the normal law pushes on both sides: N = |fbar| */
   const int *st_first;  /* [nfc + 1] each contact's first law-state double */
+  const int *alone;     /* [nfc] the contact is a wall and a coordinate that no other
+                           contact with friction moves: its stick is exact (the
+                           coordinate follows the wall to the bit) */
   int max_sweeps;       /* Gauss-Seidel sweeps of a step's friction solve */
   double tolerance;     /* its relative tolerance */
   void *block;          /* the storage behind the arrays */
@@ -65,6 +71,7 @@ typedef struct vb_friction_state {
   double *work;      /* [nfc] running friction work, J (never negative) */
   double *st;        /* [st_first[nfc]] the laws' states at n */
   double *st_old;    /* scratch: the states at the step's start */
+  int *broke;        /* scratch: [nfc] broke free in the step's solve */
   double *dfree;     /* scratch: [nt] free increments of the step, m */
   double *dyfree;    /* scratch: [nfc] free relative increments, m */
   double *dydrv;     /* scratch: [nfc] the walls' part of them, m */

@@ -75,6 +75,12 @@ contact_friction_work(const vb_run *run, int c)
   return vb_run_friction_work(run, c);
 }
 
+static double
+contact_stick(const vb_run *run, int c)
+{
+  return vb_run_friction_sticks(run, c);
+}
+
 /* The recorded signals, in the order of the recording.  The energies
  * follow vb_energy. */
 static const vb_signal table[] = {
@@ -107,6 +113,8 @@ static const vb_signal table[] = {
      contact_slip, 0, 1},
     {"friction_work", "J", VB_SIGNAL_CONTACT, "energy taken by friction, running (never negative)",
      contact_friction_work, 0, 1},
+    {"stick", "1", VB_SIGNAL_CONTACT, "1 while the contact sticks over the step into the sample, "
+     "0 while it slips", contact_stick, 0, 1},
 };
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };

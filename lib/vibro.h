@@ -937,8 +937,13 @@ typedef struct vb_friction_info {
    * along +w) with ft in the law's set at the slip s = s_free + c ft
    * (m/s: s_free the slip the step has without friction, c > 0 its
    * compliance in m/s per N), under the normal force n >= 0 (N); st
-   * holds the law's state at n (read) and receives it at n+1. */
-  double (*local)(const vb_friction *law, double n, double s_free, double c, double *st);
+   * holds the law's state at n (read) and receives it at n+1.  *broke
+   * is 0 at the start of a step's solve; the law sets it when the
+   * contact leaves its static set and from then on answers from its slip
+   * branch alone (coulomb: the kinetic cone), so that the Gauss-Seidel of
+   * several contacts iterates a fixed, continuous projection. */
+  double (*local)(const vb_friction *law, double n, double s_free, double c, int *broke,
+                  double *st);
   /* The state at t = 0 from the initial slip rate s0, m/s. */
   void (*start)(const vb_friction *law, double s0, double *st);
   /* Whether the state says the contact sticks. */
@@ -965,6 +970,9 @@ const char *vb_friction_schemes(char *buf, size_t len);
 double vb_run_friction_force(const vb_run *run, int c);
 double vb_run_friction_slip(const vb_run *run, int c);
 double vb_run_friction_work(const vb_run *run, int c);
+/* 1 while contact c sticks (over its last step), 0 while it slips; NaN
+ * for a contact without friction. */
+double vb_run_friction_sticks(const vb_run *run, int c);
 /* Body b's w (m) and its rate (m/s) now (a wall: its w drive); NaN for a
  * body without a w coordinate. */
 double vb_run_body_w(const vb_run *run, int b);

@@ -36,13 +36,15 @@ local_solve(const vb_fproblem *p, int i)
   /* each local solve starts from the state at n, however many sweeps */
   if (ns > 0)
     memcpy(st, st0, (size_t)ns * sizeof *st);
-  return p->info[i]->local(p->law[i], p->normal[i], dy / p->dt, row[i] / p->dt, st);
+  return p->info[i]->local(p->law[i], p->normal[i], dy / p->dt, row[i] / p->dt, &p->broke[i], st);
 }
 
 int
 vb_friction_solve(const vb_fproblem *p)
 {
   int n = p->nfc, sweep;
+  for (int i = 0; i < n; i++)
+    p->broke[i] = 0;
   if (n == 1) {
     p->ft[0] = local_solve(p, 0);
     *p->sweeps = 1;

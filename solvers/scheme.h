@@ -297,13 +297,19 @@ typedef struct vb_fproblem {
   int max_sweeps;                      /* Gauss-Seidel sweeps at most */
   double tolerance;                    /* relative change of ft that ends them */
   int *sweeps;                         /* out: sweeps done */
+  int *broke;                          /* scratch [nfc]: left the static set this step
+                                          (vb_friction_info.local) */
 } vb_fproblem;
 
 /* Solve a step's friction (solvers/friction_solve.c): one contact exactly
  * by its law's local problem; several by projected (nonsmooth) Gauss-
  * Seidel over the contacts in order (Jean & Moreau 1992), each solved
  * exactly given the others, until no force changes by more than
- * tolerance of the largest.  VB_OK, or VB_ENOCONV after max_sweeps (the
+ * tolerance of the largest.  A contact that breaks free in a sweep stays
+ * on its slip branch for the rest of the step's solve: the sweeps then
+ * iterate a fixed projection on boxes with the symmetric positive
+ * definite Kt, which converges (a static/kinetic jump would let a contact
+ * at its threshold flip at every sweep).  VB_OK, or VB_ENOCONV after max_sweeps (the
  * last sweep's forces kept: each is in its law's set). */
 int vb_friction_solve(const vb_fproblem *p);
 
