@@ -186,19 +186,19 @@ int
 vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err, size_t errlen)
 {
   const vb_scene *sc = m->scene;
-  int nt = 0, nfc = 0, nst = 0;
+  int nt = 0, nfc = 0;
   *out = NULL;
   for (int i = 0; i < m->nb; i++)
     nt += sc->bodies[m->bodies[i]].kind == VB_BODY_MASS && sc->bodies[m->bodies[i]].has_w;
   for (int c = 0; c < m->nc; c++)
-    if (m->cts[c].friction.kind != VB_FRICTION_NONE) {
-      const vb_friction_info *info = vb_friction_info_of(m->cts[c].friction.kind);
-      nfc++;
-      nst += info ? info->nstate : 0;
-    }
+    nfc += m->cts[c].friction.kind != VB_FRICTION_NONE;
   if (nt == 0 && nfc == 0)
     return VB_OK;
-  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + (size_t)nfc, ni = 2 * (size_t)nt + 6 * (size_t)nfc + 1;
+  /* doubles: mass, w2, sig, cq, cb, cc [nt], Kt [nfc^2], kv [nfc]; pointers:
+   * da, db, info, law [nfc]; ints: tbody, touch [nt], local, scene_c, ia,
+   * ib, two_sided, alone [nfc], st_first [nfc + 1] */
+  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + (size_t)nfc;
+  size_t ni = 2 * (size_t)nt + 7 * (size_t)nfc + 1;
   size_t np = 4 * (size_t)nfc;
   vb_friction_model *fm = calloc(1, sizeof *fm);
   char *block = calloc(1, nd * sizeof(double) + np * sizeof(void *) + ni * sizeof(int) + 64);
@@ -301,7 +301,6 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   for (int i = 0; i < nfc; i++)
     alone[i] = (ia[i] < 0 && ib[i] >= 0 && touch[ib[i]] == 1) ||
                (ib[i] < 0 && ia[i] >= 0 && touch[ia[i]] == 1);
-  (void)nst;
   fm->tbody = tbody;
   fm->mass = mass;
   fm->w2 = w2;
