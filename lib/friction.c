@@ -410,7 +410,7 @@ energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, do
 void
 vb_friction_energy(const vb_island_model *m, const vb_island_state *s, double *kin, double *pot)
 {
-  if (m->fric && s->fric)
+  if (m->fric && s->fric && !s->fric->stepping)
     energy(m->fric, s->fric, kin, pot);
 }
 

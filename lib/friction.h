@@ -81,6 +81,10 @@ typedef struct vb_friction_state {
   double work_min;    /* the most negative friction work of one step, J
                          (round-off: 0 or a few ulps of the step's) */
   long sweeps_failed; /* steps whose Gauss-Seidel hit max_sweeps */
+  int stepping;       /* set while the island's family steps (vb_island_step):
+                         its energy then leaves the coordinates out, which
+                         vb_friction_step adds at n+1 (an explicit family's
+                         step ends in vb_island_energy, the others not) */
   void *block;
 } vb_friction_state;
 

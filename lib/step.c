@@ -791,12 +791,18 @@ vb_family_of(vb_family f)
 int
 vb_island_step(const vb_island_model *m, vb_island_state *s, long n)
 {
+  if (s->fric)
+    s->fric->stepping = 1;
   int rc = m->fam->step(m, s, n);
   /* the tangential coordinates and friction, with the step's normal
-   * forces (issue 30; friction.c) */
-  if (m->fric && rc != VB_EDIVERGED) {
-    int rf = vb_friction_step(m, s, n);
-    rc = rc == VB_OK ? rf : rc;
+   * forces (issue 30; friction.c), their energy at n+1 added to the
+   * family's */
+  if (s->fric) {
+    s->fric->stepping = 0;
+    if (rc != VB_EDIVERGED) {
+      int rf = vb_friction_step(m, s, n);
+      rc = rc == VB_OK ? rf : rc;
+    }
   }
   s->time = (n + 1) * m->dt;
   if (rc == VB_ENOCONV)

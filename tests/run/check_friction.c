@@ -419,6 +419,71 @@ START_TEST(test_belt_balance)
 }
 END_TEST
 
+/* ------------------------------------------------------------ families */
+
+/* A ball with a w coordinate bouncing on a floor (no friction) and a free
+ * mass oscillating along w alone, under every registered scheme: the u
+ * motion is the 1-D scene's to the bit, the w oscillator's energy enters
+ * the account without adding to its error (each family's own), and the
+ * free oscillator swings to the far side of its start (the two-level
+ * rule's energy, m vw^2 / 2 + m w2 w^2 / 2, is kept: the sampled crest at
+ * 20 kHz is within (omega dt)^2 / 8 of it). */
+static char *
+family_text(const char *scheme, int with_w)
+{
+  static const char fmt[] =
+      "scene = { name = \"fam\"; fs = 20000.0; duration = 0.3; gravity = 9.81; };\n"
+      "bodies = (\n"
+      "  { name = \"floor\"; type = \"wall\"; },\n"
+      "  { name = \"ball\"; type = \"mass\"; mass = 0.05; u0 = 1.0e-3; %s },\n"
+      "  { name = \"free\"; type = \"mass\"; mass = 0.02; %s } );\n"
+      "contacts = ( { name = \"hit\"; between = [\"floor\", \"ball\"]; law = \"power\";\n"
+      "  k = 1.0e6; alpha = 1.5; scheme = \"%s\"; } );\n";
+  char *t = malloc(sizeof fmt + 256);
+  snprintf(t, sizeof fmt + 256, fmt, with_w ? "w0 = 2.0e-3; vw0 = 0.1; kw = 40.0; cw = 0.01;" : "",
+           with_w ? "w0 = -1.0e-3; kw = 13.0;" : "", scheme);
+  return t;
+}
+
+START_TEST(test_w_in_every_family)
+{
+  size_t ns;
+  const vb_scheme *const *all = vb_scheme_list(&ns);
+  for (size_t k = 0; k < ns; k++) {
+    char *t1 = family_text(all[k]->name, 1), *t0 = family_text(all[k]->name, 0);
+    tu_sim s1 = tu_run_text(t1), s0 = tu_run_text(t0);
+    free(t1);
+    free(t0);
+    long n = vb_run_samples(s1.run);
+    const double *u1 = vb_run_body_u(s1.run, 1), *u0 = vb_run_body_u(s0.run, 1);
+    const double *w = signal_of(&s1, VB_SIGNAL_POINT, "w", 2);
+    double e1 = 0.0, e0 = 0.0, amp = 0.0;
+    for (long i = 0; i < n; i++) {
+      ck_assert_msg(u1[i] == u0[i], "%s: u differs at sample %ld", all[k]->name, i);
+      for (int which = 0; which < 2; which++) {
+        const vb_run *r = which ? s1.run : s0.run;
+        double b = vb_run_energy(r, VB_ENERGY_TOTAL)[i] + vb_run_energy(r, VB_ENERGY_DISSIPATED)[i] -
+                   vb_run_energy(r, VB_ENERGY_TOTAL)[0];
+        if (vb_run_energy(r, VB_ENERGY_EXTERNAL))
+          b -= vb_run_energy(r, VB_ENERGY_EXTERNAL)[i];
+        if (which)
+          e1 = fmax(e1, fabs(b));
+        else
+          e0 = fmax(e0, fabs(b));
+      }
+      amp = fmax(amp, w[i]); /* from -1 mm at rest: the far side, +1 mm */
+    }
+    double etot = vb_run_energy(s1.run, VB_ENERGY_TOTAL)[0];
+    ck_assert_msg(fabs(e1 - e0) <= 1e-12 * etot, "%s: balance %g J with w, %g J without",
+                  all[k]->name, e1, e0);
+    ck_assert_msg(amp >= 1.0e-3 * (1.0 - 1e-6) && amp <= 1.0e-3 * (1.0 + 1e-12),
+                  "%s: the free oscillator reaches %.12g m", all[k]->name, amp);
+    tu_free(&s1);
+    tu_free(&s0);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------------------- errors */
 
 START_TEST(test_table)
@@ -538,6 +603,7 @@ friction_suite(void)
   tcase_add_test(core, test_held_no_creep);
   tcase_add_loop_test(core, test_energy_and_cone, 0, (int)(sizeof varying / sizeof varying[0]));
   tcase_add_test(core, test_belt_balance);
+  tcase_add_test(core, test_w_in_every_family);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("limits");
   tcase_set_timeout(limits, 120);
