@@ -1,6 +1,9 @@
 /* friction.h - the tangential direction w and friction of an island: its
- * compiled model and its run state (not installed; lib/friction.c,
- * doc/friction.md; issue 30, step 1).
+ * compiled model and its run state (not installed; doc/friction.md; issue
+ * 30, step 1).  One file per wing: friction_law.c the laws' table (base),
+ * friction.c the model, state and step (island), solvers/friction_solve.c
+ * the solve kernel, friction_run.c a run's signals (run), load_friction.c
+ * the scene keys (scene).
  *
  * Beside an island's modes along the normal u, its masses with a w
  * coordinate are tangential coordinates, each a one-mode oscillator along

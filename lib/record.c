@@ -321,8 +321,9 @@ int
 vb_signal_whole(const vb_signal *s, const vb_scene *sc, int i)
 {
   char path[4 * VB_NAME_MAX + 32];
-  if (!sc->record_select || vb_signal_block_path(s, sc, i, path, sizeof path) < 0)
-    return 0;
+  if (!sc->record_select || !vb_signal_applies(s, sc, i) ||
+      vb_signal_block_path(s, sc, i, path, sizeof path) < 0)
+    return 0; /* (issue 30: a tangential row is no distributed contact's) */
   return vb_scene_records(sc, path);
 }
 
