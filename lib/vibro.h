@@ -212,6 +212,8 @@ typedef struct vb_scheme {
                                        duration for alpha = 1 it supports (15: two-point,
                                        16: three-point), or 0 */
   const struct vb_scheme_ops *ops;  /* operations (solvers/scheme.h) */
+  int friction;                     /* 1 if it steps a contact's friction
+                                       (lib/friction.c; issue 30) */
 } vb_scheme;
 
 /* Look up a scheme by name; NULL if unknown. */
@@ -236,7 +238,8 @@ typedef enum {
   VB_DRIVE_NONE = 0, /* fixed at `position` */
   VB_DRIVE_SINE,     /* position + amplitude sin(2 pi freq t + phase) */
   VB_DRIVE_PROFILE,  /* a sampled surface profile swept at `speed` */
-  VB_DRIVE_NOISE     /* seeded band-limited noise of rms `amplitude` */
+  VB_DRIVE_NOISE,    /* seeded band-limited noise of rms `amplitude` */
+  VB_DRIVE_VELOCITY  /* w_drive only: speed t (a belt, a turntable), speed in m/s */
 } vb_drive_kind;
 
 /* A prescribed displacement w(t) (added to a wall's position). */
@@ -290,6 +293,16 @@ typedef struct vb_body {
                        three-level family keeps them), 0 when none */
   int *dropped;     /* [ndropped] their indices among the modes as given,
                        from 0 (owned) */
+  /* The tangential direction w (issue 30): a mass's coordinate along w
+   * (has_w: one of w0, vw0, kw, cw given) with its spring and damper to
+   * ground, m (u'' ...) beside m w'' = -kw w - cw w' + ft; a wall's motion
+   * along w (w_drive, VB_DRIVE_NONE: fixed at w = 0). */
+  int has_w;
+  double w0;        /* mass: initial w, m */
+  double vw0;       /* mass: initial w velocity, m/s */
+  double kw;        /* mass: spring to ground along w, N/m (0 = none) */
+  double cw;        /* mass: damper to ground along w, N s/m (0 = none) */
+  vb_drive w_drive; /* wall: prescribed w(t), m */
 } vb_body;
 
 /* External forces at points. */
@@ -307,6 +320,26 @@ typedef struct vb_force {
   double phase;     /* rad */
   int line;
 } vb_force;
+
+/* ------------------------------------------- friction (issue 30, step 1)
+ * A contact may add friction along the tangential direction w beside its
+ * normal u (lib/friction.c, doc/friction.md).  Its law is a row of the
+ * friction table (vb_friction_info_of), as a normal law is a row of the
+ * law table. */
+
+/* Friction laws. */
+typedef enum {
+  VB_FRICTION_NONE = 0, /* no friction: the contact acts along u alone */
+  VB_FRICTION_COULOMB,  /* Coulomb with static and kinetic coefficients, exact stick */
+  VB_FRICTION_COUNT
+} vb_friction_kind;
+
+/* Parameters of one friction law. */
+typedef struct vb_friction {
+  vb_friction_kind kind;
+  double mu_s; /* static coefficient: stick holds while |ft| <= mu_s N, 1 */
+  double mu_k; /* kinetic coefficient: |ft| = mu_k N while slipping, 1 */
+} vb_friction;
 
 /* A contact element between a point of body a and a point of body b. */
 typedef struct vb_contact {
@@ -331,6 +364,10 @@ typedef struct vb_contact {
                               contact") */
   int group_point;         /* its index among that block's points, from 0 */
   int element;             /* index of its group in the file's contacts list */
+  /* Friction (issue 30): its law along w; kind VB_FRICTION_NONE without.
+   * Its tangential force ft acts on body b along +w and on a along -w;
+   * the slip is the rate of w_b - w_a at the contact. */
+  vb_friction friction;
 } vb_contact;
 
 /* Papetti's corrections (section 4.2), as flags in vb_contact.corrections
@@ -557,6 +594,10 @@ typedef struct vb_signal {
    * give, such as a contact's potential from its compression): files and
    * runs without a record block stay as they were. */
   int on_request;
+  /* Recorded only for the instances the tangential direction concerns
+   * (issue 30): contacts with friction, masses with a w coordinate
+   * (vb_signal_applies); 1-D scenes record none of them. */
+  int tangential;
 } vb_signal;
 
 /* The table of recorded signals, in the order of the recording (the
@@ -892,6 +933,81 @@ void vb_run_keep_subnormals(vb_run *run, int keep);
 int vb_blas_pin(void);
 /* Give the BLAS back the thread count vb_blas_pin returned (0: nothing). */
 void vb_blas_unpin(int saved);
+
+/* ------------------------------------------- friction (issue 30, step 1)
+ * The friction laws' table (lib/friction.c): one row per vb_friction_kind
+ * but NONE, read by the loader, the step and the output. */
+
+/* One parameter of a friction law as the scene file names it. */
+typedef struct vb_friction_param {
+  const char *key;       /* scene-file key, e.g. "mu_s" */
+  const char *units;     /* SI units, "1" when dimensionless */
+  const char *condition; /* the valid values in words, e.g. ">= 0" */
+  const char *doc;       /* what it is */
+  size_t offset;         /* offset of its double in vb_friction */
+  double min;            /* smallest valid value (included) */
+  int required;          /* 1: the scene file must give it */
+  double fallback;       /* its value when absent and not required */
+} vb_friction_param;
+
+/* Everything the library knows about a friction law. */
+typedef struct vb_friction_info {
+  const char *name;                /* scene-file name, "coulomb" */
+  const char *doc;                 /* the law and its reference, one line */
+  const vb_friction_param *params; /* NULL-key-terminated */
+  vb_friction_kind kind;
+  int nstate; /* doubles of state per contact (coulomb: 1, stick or slip) */
+  /* Whether the parameters are consistent beyond each one's condition
+   * (coulomb: mu_k <= mu_s); else what is wrong into why[len]. */
+  int (*valid)(const vb_friction *law, char *why, size_t len);
+  /* The contact's local problem of a step: the force ft (N, on body b
+   * along +w) with ft in the law's set at the slip s = s_free + c ft
+   * (m/s: s_free the slip the step has without friction, c > 0 its
+   * compliance in m/s per N), under the normal force n >= 0 (N); st
+   * holds the law's state at n (read) and receives it at n+1.  *broke
+   * is 0 at the start of a step's solve; the law sets it when the
+   * contact leaves its static set and from then on answers from its slip
+   * branch alone (coulomb: the kinetic cone), so that the Gauss-Seidel of
+   * several contacts iterates a fixed, continuous projection. */
+  double (*local)(const vb_friction *law, double n, double s_free, double c, int *broke,
+                  double *st);
+  /* The state at t = 0 from the initial slip rate s0, m/s. */
+  void (*start)(const vb_friction *law, double s0, double *st);
+  /* Whether the state says the contact sticks. */
+  int (*sticks)(const double *st);
+  /* The largest force it holds while sticking under the normal force n,
+   * N (coulomb: mu_s n). */
+  double (*hold)(const vb_friction *law, double n);
+} vb_friction_info;
+
+/* The row of a friction kind; NULL for NONE or outside the table. */
+const vb_friction_info *vb_friction_info_of(vb_friction_kind kind);
+/* The row of a scene-file name, or NULL. */
+const vb_friction_info *vb_friction_lookup(const char *name);
+/* Comma-separated names of the friction laws, for messages. */
+const char *vb_friction_choices(void);
+/* Comma-separated names of the schemes that step friction (vb_scheme's
+ * `friction`), for messages, into buf[len]; returns buf. */
+const char *vb_friction_schemes(char *buf, size_t len);
+
+/* A run's friction signals at its last step: contact c's tangential force
+ * ft (N, on b along +w), slip rate (m/s, mean over the step: 0 exactly
+ * while it sticks) and running friction work (J, >= 0); NaN for a contact
+ * without friction. */
+double vb_run_friction_force(const vb_run *run, int c);
+double vb_run_friction_slip(const vb_run *run, int c);
+double vb_run_friction_work(const vb_run *run, int c);
+/* 1 while contact c sticks (over its last step), 0 while it slips; NaN
+ * for a contact without friction. */
+double vb_run_friction_sticks(const vb_run *run, int c);
+/* Body b's w (m) and its rate (m/s) now (a wall: its w drive); NaN for a
+ * body without a w coordinate. */
+double vb_run_body_w(const vb_run *run, int b);
+double vb_run_body_vw(const vb_run *run, int b);
+/* Whether instance i of signal s concerns the scene: always, but for the
+ * tangential rows (vb_signal.tangential), which concern contacts with
+ * friction and masses with a w coordinate alone. */
+int vb_signal_applies(const vb_signal *s, const vb_scene *sc, int i);
 
 #if defined(__GNUC__) && __GNUC__ >= 4
 #pragma GCC visibility pop

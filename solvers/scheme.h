@@ -254,4 +254,41 @@ typedef double (*vb_residual_fn)(double y, void *data, double *dr);
 int vb_newton_solve(vb_residual_fn r, void *data, double y0, double scale, double tol, int max_iter,
                     double *y, int *iterations);
 
+/* ------------------------------------------- friction (issue 30, step 1)
+ * One step's friction problem of an island (lib/friction.h): contact i's
+ * relative tangential displacement moves by dy_i = dyfree_i + sum_k
+ * Kt_ik ft_k over the step, its slip rate is dy_i / dt, and each ft_i is
+ * its law's local answer (vb_friction_info.local) to the slip the others
+ * leave it, under its normal force. */
+typedef struct vb_fproblem {
+  int nfc;                             /* contacts with friction */
+  double dt;                           /* s */
+  const double *Kt;                    /* [nfc][nfc] tangential compliance, m/N */
+  const double *dyfree;                /* [nfc] free relative increments, m */
+  const double *normal;                /* [nfc] normal forces of the step, N (>= 0) */
+  const vb_friction_info *const *info; /* [nfc] the laws' rows */
+  const vb_friction *const *law;       /* [nfc] their parameters */
+  const int *st_first;                 /* [nfc + 1] first state double of each */
+  const double *st_old;                /* the laws' states at n */
+  double *st;                          /* out: the states at n+1 */
+  double *ft;                          /* in: a first guess (the last step's); out, N */
+  int max_sweeps;                      /* Gauss-Seidel sweeps at most */
+  double tolerance;                    /* relative change of ft that ends them */
+  int *sweeps;                         /* out: sweeps done */
+  int *broke;                          /* scratch [nfc]: left the static set this step
+                                          (vb_friction_info.local) */
+} vb_fproblem;
+
+/* Solve a step's friction (solvers/friction_solve.c): one contact exactly
+ * by its law's local problem; several by projected (nonsmooth) Gauss-
+ * Seidel over the contacts in order (Jean & Moreau 1992), each solved
+ * exactly given the others, until no force changes by more than
+ * tolerance of the largest.  A contact that breaks free in a sweep stays
+ * on its slip branch for the rest of the step's solve: the sweeps then
+ * iterate a fixed projection on boxes with the symmetric positive
+ * definite Kt, which converges (a static/kinetic jump would let a contact
+ * at its threshold flip at every sweep).  VB_OK, or VB_ENOCONV after max_sweeps (the
+ * last sweep's forces kept: each is in its law's set). */
+int vb_friction_solve(const vb_fproblem *p);
+
 #endif

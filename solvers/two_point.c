@@ -82,4 +82,5 @@ const vb_scheme vb_scheme_two_point = {
     .energy_conserving = 1,
     .exact_duration_eq = 15,
     .ops = &ops,
+    .friction = 1, /* lib/friction.c steps its contacts' friction (issue 30) */
 };

@@ -449,6 +449,35 @@ assert hit >= 20, "%d of 64 bridge points touched" % hit
 PY
 covered tanpura-bridge
 
+# issue 30: the belt's stick-slip against the closed form (doc/friction.md)
+run belt-stick-slip
+check "belt-stick-slip: stick-slip with the closed form's period, the force in the cone" \
+  "$tmp/belt-stick-slip.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+t, slip, ft = sig("time"), sig("contacts/rub/slip"), sig("contacts/rub/ft")
+N, m, k, ms, mk, v = 9.81, 1.0, 1000.0, 0.6, 0.4, 0.02
+om = np.sqrt(k / m); D = (ms - mk) * N / k
+period = (np.pi + 2 * np.arctan(v / om / D)) / om + 2 * D / v
+start = t[1:][(slip[:-1] == 0) & (slip[1:] != 0)]
+assert len(start) >= 5, "%d breakaways" % len(start)
+got = np.diff(start).mean()
+assert abs(got - period) < 2 * (t[1] - t[0]), "period %g s, closed form %g s" % (got, period)
+assert np.all(np.abs(ft) <= ms * N * (1 + 1e-9)), "ft up to %g N" % np.abs(ft).max()
+bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
+assert np.ptp(bal) < 1e-10, "balance moves by %g J" % np.ptp(bal)
+PY
+covered belt-stick-slip
+
+run held-block
+check "held-block: no creep under static friction over 10 s" "$tmp/held-block.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+w = sig("bodies/block/w")
+assert np.all(w == 4.5e-3), "w moved by %g m" % np.abs(w - 4.5e-3).max()
+assert np.all(sig("contacts/rub/slip") == 0.0)
+assert np.all(sig("contacts/rub/friction_work") == 0.0)
+PY
+covered held-block
+
 # every scene in scenes/ has its checks above
 for scene in "$srcdir"/scenes/*.cfg; do
   name=$(basename "$scene" .cfg)

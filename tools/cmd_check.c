@@ -91,6 +91,14 @@ print_bodies(const vb_scene *sc)
     else
       printf("body '%s': wall at %g m%s\n", b->name, b->u0,
              b->drive.kind == VB_DRIVE_NONE ? "" : ", driven");
+    /* the tangential direction (issue 30) */
+    if (b->kind == VB_BODY_MASS && b->has_w)
+      printf("  along w: w0 %g m, vw0 %g m/s, kw %g N/m, cw %g N s/m\n", b->w0, b->vw0, b->kw,
+             b->cw);
+    if (b->kind == VB_BODY_WALL && b->w_drive.kind == VB_DRIVE_VELOCITY)
+      printf("  along w: moving at %g m/s from %g m\n", b->w_drive.speed, b->w_drive.start);
+    else if (b->kind == VB_BODY_WALL && b->w_drive.kind != VB_DRIVE_NONE)
+      printf("  along w: driven\n");
   }
 }
 
@@ -132,6 +140,17 @@ print_contact(const vb_scene *sc, int c, const vb_contact_start *st)
     printf(", corrections%s%s (vout %s)", ct->corrections & VB_CORRECT_XMAX ? " xmax" : "",
            ct->corrections & VB_CORRECT_VOUT ? " vout" : "", ct->vout_exact ? "exact" : "approx");
   printf("\n");
+  /* its friction (issue 30), from the friction table */
+  const vb_friction_info *fi = vb_friction_info_of(ct->friction.kind);
+  if (fi) {
+    printf("  friction %s (%s)", fi->name, fi->doc);
+    for (const vb_friction_param *p = fi->params; p->key; p++) {
+      double x;
+      memcpy(&x, (const char *)&ct->friction + p->offset, sizeof x);
+      printf(", %s %g", p->key, x);
+    }
+    printf("\n");
+  }
   if (ct->exact_duration) {
     double w, limit, used;
     vb_contact_exact_duration_at(sc, c, m, &w, &limit, &used);

@@ -57,6 +57,7 @@ vb_body_clear(vb_body *b)
 {
   vb_body_clear_modes(b);
   vb_drive_clear(&b->drive);
+  vb_drive_clear(&b->w_drive); /* issue 30 */
   free(b->dropped);
   b->dropped = NULL;
   b->ndropped = 0;

@@ -52,6 +52,9 @@ vb_drive_eval(const vb_drive *d, double t, double *rate)
     *rate = r;
     return w;
   }
+  case VB_DRIVE_VELOCITY: /* a w drive only (load_friction.c): start + speed t */
+    *rate = d->speed;
+    return d->start + d->speed * t;
   default: *rate = 0.0; return 0.0;
   }
 }

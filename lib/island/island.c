@@ -9,6 +9,7 @@
 #include <string.h>
 #include "island.h"
 #include "kernels.h"
+#include "friction.h"
 
 /* -------------------------------------------------------------- state */
 
@@ -37,6 +38,7 @@ vb_island_state_free(vb_island_state *s)
   if (s->work)
     s->model->scheme->ops->free(s->work);
   vb_sparse_free(s->sp);
+  vb_friction_state_free(s->fric);
   free(s->block);
   free(s);
 }
@@ -126,7 +128,8 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
     s->onset |= info->onset_damping != NULL;
   }
   s->undriven = undriven;
-  if (vb_sparse_alloc(m, s, undriven) != VB_OK) {
+  if (vb_sparse_alloc(m, s, undriven) != VB_OK ||
+      vb_friction_state_alloc(m->fric, &s->fric) != VB_OK) {
     vb_island_state_free(s);
     return VB_ENOMEM;
   }
@@ -174,6 +177,7 @@ vb_island_state_copy(vb_island_state *dst, const vb_island_state *src)
   dst->neng = src->neng;
   dst->nwatch = src->nwatch;
   dst->contacts_finite = src->contacts_finite;
+  vb_friction_state_copy(m->fric, dst->fric, src->fric);
 }
 
 /* b = a + r (b - a) on one array of n doubles. */

@@ -94,6 +94,10 @@ typedef struct vb_island_state {
   vb_system sys;                /* explicit: the island as a system for the scheme */
   const vb_island_model *model; /* the model the state was sized for */
   void *block;                  /* the storage behind the arrays (island.c) */
+  /* The tangential coordinates and friction (issue 30; friction.h), NULL
+   * when the model has none; its energy, dissipation and work are in the
+   * island's above. */
+  struct vb_friction_state *fric;
 } vb_island_state;
 
 /* Allocate the state of an island, the schemes' per-contact state
@@ -239,5 +243,8 @@ long vb_island_sparse_scans(const vb_island_state *s);
  * (Papetti 4.2 corrections, corrections.c).  Two-level and explicit
  * families only. */
 double vb_island_correct(const vb_island_model *m, vb_island_state *s, int c, double dx, double dv);
+
+/* The tangential direction and friction (friction.h). */
+#include "friction.h"
 
 #endif

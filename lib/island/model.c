@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
+#include "friction.h"
 
 /* ------------------------------------------------------------ storage */
 
@@ -140,8 +141,10 @@ vb_model_free(vb_model *m)
   if (!m)
     return;
   if (m->islands)
-    for (int i = 0; i < m->nislands; i++)
+    for (int i = 0; i < m->nislands; i++) {
       free(m->islands[i].block);
+      vb_friction_model_free(m->islands[i].fric);
+    }
   free(m->islands);
   free(m->contact_island);
   free(m);
@@ -645,7 +648,10 @@ island_compile(vb_model *md, int k, const island_members *mem, int first, char *
   for (int j = 0; j < m->nm; j++)
     m->has_gen |= m->gconst[j] != 0.0;
   rc = check_schemes(m, sc, err, errlen);
-  return rc != VB_OK ? rc : check_exact_duration(m, sc, err, errlen);
+  if (rc == VB_OK)
+    rc = check_exact_duration(m, sc, err, errlen);
+  /* the tangential direction and friction (issue 30) */
+  return rc != VB_OK ? rc : vb_friction_compile(m, &m->fric, err, errlen);
 }
 
 /* Where each body and contact lives. */

@@ -108,6 +108,9 @@ typedef struct vb_island_model {
   const int *point_first;           /* [nb] row of each body's first recorded point */
   const int *point_from, *point_to; /* [npts] the row's nonzero modes, in blocks of 8 */
   void *block;                      /* the storage behind the arrays (model.c) */
+  /* The tangential direction and friction (issue 30; friction.h): NULL
+   * when the island has no w coordinate and no friction. */
+  struct vb_friction_model *fric;
 } vb_island_model;
 
 /* A scene compiled for stepping at dt = 1/fs: its islands, and where each

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "island.h"
 #include "kernels.h"
+#include "friction.h"
 
 static void onset_law(const vb_island_model *m, vb_island_state *s, int c);
 
@@ -54,6 +55,7 @@ vb_island_energy(const vb_island_model *m, vb_island_state *s)
     pot += ct->scheme->ops->potential ? ct->scheme->ops->potential(ct, &s->hist[c])
                                       : vb_law_potential(&ct->law, s->hist[c].x);
   }
+  vb_friction_energy(m, s, &kin, &pot); /* the tangential coordinates' (issue 30) */
   s->kinetic = kin;
   s->potential = pot;
 }
@@ -153,6 +155,9 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
   }
   if (m->fam->refresh)
     m->fam->refresh(m, s);
+  /* the tangential coordinates and friction (issue 30), whose energy
+   * vb_island_energy adds */
+  vb_friction_start(m, s);
   vb_island_energy(m, s);
   vb_sparse_start(m, s);
 }
@@ -778,7 +783,19 @@ vb_family_of(vb_family f)
 int
 vb_island_step(const vb_island_model *m, vb_island_state *s, long n)
 {
+  if (s->fric)
+    s->fric->stepping = 1;
   int rc = m->fam->step(m, s, n);
+  /* the tangential coordinates and friction, with the step's normal
+   * forces (issue 30; friction.c), their energy at n+1 added to the
+   * family's */
+  if (s->fric) {
+    s->fric->stepping = 0;
+    if (rc != VB_EDIVERGED) {
+      int rf = vb_friction_step(m, s, n);
+      rc = rc == VB_OK ? rf : rc;
+    }
+  }
   s->time = (n + 1) * m->dt;
   if (rc == VB_ENOCONV)
     s->newton_failures++;

@@ -37,26 +37,84 @@ contact_aux(const vb_run *run, int c)
   return h->st ? h->st[0] : NAN;
 }
 
+/* Any point signal (vb_signal_body reads its object alone). */
+static const vb_signal table_w_row = {"w", "m", VB_SIGNAL_POINT, NULL, NULL, 0, 1};
+
+/* The tangential signals (issue 30): a point's w and its rate (instance i
+ * of a point signal is a mass's point 0), a contact's friction force,
+ * slip and friction work (friction.c's accessors). */
+static double
+point_w(const vb_run *run, int i)
+{
+  int p;
+  return vb_run_body_w(run, vb_signal_body(&table_w_row, run->scene, i, &p));
+}
+
+static double
+point_vw(const vb_run *run, int i)
+{
+  int p;
+  return vb_run_body_vw(run, vb_signal_body(&table_w_row, run->scene, i, &p));
+}
+
+static double
+contact_ft(const vb_run *run, int c)
+{
+  return vb_run_friction_force(run, c);
+}
+
+static double
+contact_slip(const vb_run *run, int c)
+{
+  return vb_run_friction_slip(run, c);
+}
+
+static double
+contact_friction_work(const vb_run *run, int c)
+{
+  return vb_run_friction_work(run, c);
+}
+
+static double
+contact_stick(const vb_run *run, int c)
+{
+  return vb_run_friction_sticks(run, c);
+}
+
 /* The recorded signals, in the order of the recording.  The energies
  * follow vb_energy. */
 static const vb_signal table[] = {
-    {"total", "J", VB_SIGNAL_SCENE, "kinetic + potential energy", NULL, 0},
-    {"kinetic", "J", VB_SIGNAL_SCENE, "kinetic energy of the modes", NULL, 0},
-    {"potential", "J", VB_SIGNAL_SCENE, "potential energy of the modes and contacts", NULL, 0},
-    {"dissipated", "J", VB_SIGNAL_SCENE, "energy taken by damping, running", NULL, 0},
-    {"external", "J", VB_SIGNAL_SCENE, "work of gravity, forces and drivers, running", NULL, 0},
-    {"correction", "J", VB_SIGNAL_SCENE, "energy added by Papetti's corrections, running", NULL, 0},
-    {"u", "m", VB_SIGNAL_POINT, "displacement", NULL, 0},
-    {"v", "m/s", VB_SIGNAL_POINT, "velocity (three-level: of the step into the sample)", NULL, 0},
-    {"q", "m", VB_SIGNAL_MODES, "modal displacements, one row per mode", NULL, 0},
-    {"compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact", NULL, 0},
-    {"rate", "m/s", VB_SIGNAL_CONTACT, "compression rate", NULL, 0},
-    {"force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)", NULL, 0},
+    {"total", "J", VB_SIGNAL_SCENE, "kinetic + potential energy", NULL, 0, 0},
+    {"kinetic", "J", VB_SIGNAL_SCENE, "kinetic energy of the modes", NULL, 0, 0},
+    {"potential", "J", VB_SIGNAL_SCENE, "potential energy of the modes and contacts", NULL, 0, 0},
+    {"dissipated", "J", VB_SIGNAL_SCENE, "energy taken by damping, running", NULL, 0, 0},
+    {"external", "J", VB_SIGNAL_SCENE, "work of gravity, forces and drivers, running", NULL, 0, 0},
+    {"correction", "J", VB_SIGNAL_SCENE, "energy added by Papetti's corrections, running", NULL, 0, 0},
+    {"u", "m", VB_SIGNAL_POINT, "displacement", NULL, 0, 0},
+    {"v", "m/s", VB_SIGNAL_POINT, "velocity (three-level: of the step into the sample)", NULL, 0, 0},
+    {"q", "m", VB_SIGNAL_MODES, "modal displacements, one row per mode", NULL, 0, 0},
+    {"compression", "m", VB_SIGNAL_CONTACT, "compression, positive in contact", NULL, 0, 0},
+    {"rate", "m/s", VB_SIGNAL_CONTACT, "compression rate", NULL, 0, 0},
+    {"force", "N", VB_SIGNAL_CONTACT, "contact force (what the scheme holds)", NULL, 0, 0},
     {"potential", "J", VB_SIGNAL_CONTACT, "the law's potential V(x) at the compression",
-     contact_potential, 1},
+     contact_potential, 1, 0},
     {"aux", "J^(1/2)", VB_SIGNAL_CONTACT,
      "the scheme's auxiliary variable (sav: psi, sqrt(2 V) as stepped); NaN without one",
-     contact_aux, 1},
+     contact_aux, 1, 0},
+    /* the tangential direction and friction (issue 30; friction.c): only
+     * where a scene has them (vb_signal_applies) */
+    {"w", "m", VB_SIGNAL_POINT, "displacement along the tangential direction w", point_w, 0, 1},
+    {"vw", "m/s", VB_SIGNAL_POINT, "velocity along w", point_vw, 0, 1},
+    {"ft", "N", VB_SIGNAL_CONTACT,
+     "friction force on body b along +w (on a along -w), held over the step into the sample",
+     contact_ft, 0, 1},
+    {"slip", "m/s", VB_SIGNAL_CONTACT,
+     "slip rate, the mean rate of w_b - w_a over the step into the sample (0 while sticking)",
+     contact_slip, 0, 1},
+    {"friction_work", "J", VB_SIGNAL_CONTACT, "energy taken by friction, running (never negative)",
+     contact_friction_work, 0, 1},
+    {"stick", "1", VB_SIGNAL_CONTACT, "1 while the contact sticks over the step into the sample, "
+     "0 while it slips", contact_stick, 0, 1},
 };
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };
@@ -263,9 +321,25 @@ int
 vb_signal_whole(const vb_signal *s, const vb_scene *sc, int i)
 {
   char path[4 * VB_NAME_MAX + 32];
-  if (!sc->record_select || vb_signal_block_path(s, sc, i, path, sizeof path) < 0)
-    return 0;
+  if (!sc->record_select || !vb_signal_applies(s, sc, i) ||
+      vb_signal_block_path(s, sc, i, path, sizeof path) < 0)
+    return 0; /* (issue 30: a tangential row is no distributed contact's) */
   return vb_scene_records(sc, path);
+}
+
+/* Whether instance i of signal s concerns the scene (issue 30: the
+ * tangential rows only a contact with friction or a mass with w). */
+int
+vb_signal_applies(const vb_signal *s, const vb_scene *sc, int i)
+{
+  int p, b;
+  if (!s->tangential)
+    return 1;
+  if (s->object == VB_SIGNAL_CONTACT)
+    return i >= 0 && i < sc->ncontacts && sc->contacts[i].friction.kind != VB_FRICTION_NONE;
+  if (s->object == VB_SIGNAL_POINT && (b = vb_signal_body(s, sc, i, &p)) >= 0)
+    return sc->bodies[b].kind == VB_BODY_MASS && sc->bodies[b].has_w;
+  return 0;
 }
 
 /* Whether instance i of a signal is recorded.  Without record.signals,
@@ -277,6 +351,8 @@ int
 vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i)
 {
   char path[4 * VB_NAME_MAX + 32];
+  if (!vb_signal_applies(s, sc, i))
+    return 0;
   if (!sc->record_select)
     return !s->on_request && !of_block(s, sc, i);
   if (vb_signal_whole(s, sc, i))

@@ -633,11 +633,23 @@ load_oscillator(vb_loader *ld, const config_setting_t *g, const char *obj, vb_bo
  * numeric ones) and loader.  Everything that lists, checks or sweeps body
  * types iterates this table. */
 static const vb_body_type body_types[] = {
-    {"mass", VB_BODY_MASS, (const char *const[]){"name", "type", "mass", "u0", "v0", "k", "c", NULL},
-     (const vb_key_units[]){
-         {"mass", "kg"}, {"u0", "m"}, {"v0", "m/s"}, {"k", "N/m"}, {"c", "N s/m"}, {NULL, NULL}},
+    /* w0, vw0, kw, cw and w_drive: the tangential direction (issue 30),
+     * read by load_friction.c */
+    {"mass", VB_BODY_MASS,
+     (const char *const[]){"name", "type", "mass", "u0", "v0", "k", "c", "w0", "vw0", "kw", "cw",
+                           NULL},
+     (const vb_key_units[]){{"mass", "kg"},
+                            {"u0", "m"},
+                            {"v0", "m/s"},
+                            {"k", "N/m"},
+                            {"c", "N s/m"},
+                            {"w0", "m"},
+                            {"vw0", "m/s"},
+                            {"kw", "N/m"},
+                            {"cw", "N s/m"},
+                            {NULL, NULL}},
      1, load_mass},
-    {"wall", VB_BODY_WALL, (const char *const[]){"name", "type", "position", "drive", NULL},
+    {"wall", VB_BODY_WALL, (const char *const[]){"name", "type", "position", "drive", "w_drive", NULL},
      (const vb_key_units[]){{"position", "m"}, {NULL, NULL}}, 1, load_wall},
     {"modal", VB_BODY_MODAL,
      (const char *const[]){"name", "type", "freq", "mass", "quality", "t60", "zeta", "loss", "q0",

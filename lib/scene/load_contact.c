@@ -202,7 +202,8 @@ check_contact_keys(vb_loader *ld, const config_setting_t *g, const char *obj)
   static const char *const before[] = {"name", "between", "law"};
   static const char *const after[] = {
       "gap",         "gap_drive", "scheme",         "s",        "tolerance", "max_iterations",
-      "corrections", "vout",      "exact_duration", "saturate", "points",    "profile"};
+      "corrections", "vout",      "exact_duration", "saturate", "points",    "profile",
+      "friction" /* issue 30: load_friction.c */};
   const config_setting_t *m;
   const char *keys[64], *law = NULL, *scheme = NULL, *names[VB_LAW_COUNT];
   const char *lk[VB_LAW_COUNT][VB_VARIANT_KEYS_MAX], *const *law_keys[VB_LAW_COUNT];

@@ -162,6 +162,8 @@ check_signals(vb_loader *ld, const config_setting_t *root)
     valid[0] = '\0';
     for (int r = 0; r < nt && !hit; r++)
       for (int i = 0, n = vb_signal_count(&t[r], sc); i < n && !hit; i++) {
+        if (!vb_signal_applies(&t[r], sc, i))
+          continue; /* a tangential row where the scene has none (issue 30) */
         /* a distributed contact: its whole path too */
         if (vb_signal_block_path(&t[r], sc, i, path, sizeof path) >= 0) {
           hit = glob_hits(sc->record_globs[g], path);
@@ -308,6 +310,9 @@ load_root(vb_loader *ld, const config_setting_t *root)
     return rc;
   m = vb_src_member(root, "forces");
   if (m != NULL && (rc = vb_load_forces(ld, m)) != VB_OK)
+    return rc;
+  /* the tangential direction and friction (issue 30) */
+  if ((rc = vb_load_friction(ld, root)) != VB_OK)
     return rc;
   m = vb_src_member(root, "analysis");
   if (m != NULL && (rc = vb_load_analysis(ld, m)) != VB_OK)

@@ -414,4 +414,12 @@ int vb_load_analysis(vb_loader *ld, const config_setting_t *g);
 int vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, char *err,
                          size_t errlen);
 
+/* ------------------------------------------- friction (issue 30, step 1) */
+
+/* The tangential direction and friction of a loaded document's bodies and
+ * contacts (load_friction.c): masses' w0, vw0, kw, cw, walls' w_drive and
+ * contacts' friction, after both lists are loaded; VB_EINVAL with
+ * "file:line: object: what (valid: ...)". */
+int vb_load_friction(vb_loader *ld, const config_setting_t *root);
+
 #endif

@@ -1,0 +1,500 @@
+/* friction.c - the tangential direction w and friction of an island
+ * (issue 30, step 1; doc/friction.md): its compiled model, state and step
+ * (friction.h); the friction laws are rows of friction_law.c's table, the
+ * run's signals friction_run.c's.
+ *
+ * The discretisation.  The tangential coordinates are stepped by the
+ * two-level family's trapezoidal rule (Chatziioannou eq 8a for the bodies,
+ * modes.c's vb_mode_two_level with its pre-warped omega and sigma): with a
+ * force ft held over the step,
+ *   w^(n+1) = ca w^n + cb vw^n + cc ft,   vw^(n+1) = 2 (w^(n+1) - w^n)/dt - vw^n,
+ * which is the discrete gradient of the coordinate's energy m vw^2/2 +
+ * m w2 w^2/2 (O. Gonzalez, J. Nonlinear Sci. 6, 1996: for a quadratic
+ * energy the discrete gradient is the midpoint), so that a step changes that
+ * energy by exactly ft (w^(n+1) - w^n) less the damper's 2 m sig (w^(n+1) -
+ * w^n)^2 / dt.  The friction of the step is Moreau's time-stepping (Moreau
+ * 1988 above, Acary & Brogliato section 10.1): the impulse over the step
+ * solves the law at the step's mean slip s = (y^(n+1) - y^n)/dt, y = w_b -
+ * w_a; with s = s_free + c ft (c = Kt/dt > 0) the law's solution is
+ *   ft_stick = -s_free / c                  (the force that makes s = 0)
+ *   ft = ft_stick             if |ft_stick| <= mu_s N  (stick, s = 0)
+ *   ft = mu_k N sgn(ft_stick) otherwise                (slip: then s has
+ *                                                       the sign of -ft)
+ * so the friction work of a step, -ft (y^(n+1) - y^n) = -ft s dt, is never
+ * negative (0 in stick, mu_k N |s| dt in slip), and the energy balance
+ * E + dissipated - external closes to round-off, the walls' work through
+ * friction being -ft times their part of dy.  N is the normal force the
+ * contact's scheme holds over the same step (the two-point scheme's
+ * discrete gradient, fbar).  For masses the normal and tangential
+ * coordinates are distinct modes and the normal force does not depend on
+ * the tangential one, so solving the normal contacts first and the friction
+ * after them, with the normal force of the step, is the joint solution of
+ * the step (a moving contact point, spin or modes along both directions
+ * couple them: doc/friction.md, what is not done yet). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "friction.h"
+#include "island.h"
+
+/* --------------------------------------------------------------- model */
+
+/* A wall's w drive, or NULL when it is fixed along w. */
+static const vb_drive *
+w_drive_of(const vb_body *b)
+{
+  return b->kind == VB_BODY_WALL && b->w_drive.kind != VB_DRIVE_NONE ? &b->w_drive : NULL;
+}
+
+/* w of a drive at t (NULL: 0), m, its rate into *rate. */
+static double
+drive_w(const vb_drive *d, double t, double *rate)
+{
+  *rate = 0.0;
+  return d ? vb_drive_eval(d, t, rate) : 0.0;
+}
+
+/* Coordinate of scene body b in the model's list, or -1. */
+static int
+coordinate_of(const int *tbody, int nt, int b)
+{
+  for (int j = 0; j < nt; j++)
+    if (tbody[j] == b)
+      return j;
+  return -1;
+}
+
+int
+vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err, size_t errlen)
+{
+  const vb_scene *sc = m->scene;
+  int nt = 0, nfc = 0;
+  *out = NULL;
+  for (int i = 0; i < m->nb; i++)
+    nt += sc->bodies[m->bodies[i]].kind == VB_BODY_MASS && sc->bodies[m->bodies[i]].has_w;
+  for (int c = 0; c < m->nc; c++)
+    nfc += m->cts[c].friction.kind != VB_FRICTION_NONE;
+  if (nt == 0 && nfc == 0)
+    return VB_OK;
+  /* doubles: mass, w2, sig, cq, cb, cc [nt], Kt [nfc^2], kv [nfc]; pointers:
+   * da, db, info, law [nfc]; ints: tbody, touch [nt], local, scene_c, ia,
+   * ib, two_sided, alone [nfc], st_first [nfc + 1] */
+  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + (size_t)nfc;
+  size_t ni = 2 * (size_t)nt + 7 * (size_t)nfc + 1;
+  size_t np = 4 * (size_t)nfc;
+  vb_friction_model *fm = calloc(1, sizeof *fm);
+  char *block = calloc(1, nd * sizeof(double) + np * sizeof(void *) + ni * sizeof(int) + 64);
+  if (!fm || !block) {
+    free(fm);
+    free(block);
+    return vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory building friction",
+                   sc->name);
+  }
+  fm->block = block;
+  double *d = (double *)block;
+  void **p = (void **)(d + nd);
+  int *q = (int *)(p + np);
+  double *mass = d, *w2 = d + nt, *sig = d + 2 * nt, *cq = d + 3 * nt, *cb = d + 4 * nt;
+  double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + (size_t)nfc * nfc;
+  const vb_drive **da = (const vb_drive **)p, **db = da + nfc;
+  const vb_friction_info **info = (const vb_friction_info **)(db + nfc);
+  const vb_friction **law = (const vb_friction **)(info + nfc);
+  int *tbody = q, *local = q + nt, *scene_c = local + nfc, *ia = scene_c + nfc, *ib = ia + nfc;
+  int *two_sided = ib + nfc, *st_first = two_sided + nfc, *alone = st_first + nfc + 1;
+  int *touch = alone + nfc;
+  fm->dt = m->dt;
+  fm->nt = nt;
+  fm->nfc = nfc;
+  /* the coordinates, in the island's body order (by name: model.c) */
+  nt = 0;
+  for (int i = 0; i < m->nb; i++) {
+    const vb_body *b = &sc->bodies[m->bodies[i]];
+    if (b->kind != VB_BODY_MASS || !b->has_w)
+      continue;
+    double w0 = sqrt(b->kw / b->mass);
+    vb_mode_in in = {.freq = w0 / (2.0 * M_PI),
+                     .sigma = b->cw / (2.0 * b->mass),
+                     .mass = b->mass,
+                     .fs = 1.0 / m->dt,
+                     .dt = m->dt};
+    vb_mode_coef co;
+    char why[160];
+    if (vb_mode_two_level(&in, &co, why, sizeof why) != VB_OK) {
+      vb_friction_model_free(fm);
+      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: body '%s': its w coordinate%s", sc->path,
+                     b->line, b->name, why);
+    }
+    tbody[nt] = m->bodies[i];
+    mass[nt] = b->mass;
+    w2[nt] = co.w2;
+    sig[nt] = co.sig;
+    cq[nt] = -0.5 * m->dt * co.w2 * co.cb; /* ca - 1 = -dt w2 / D, cb = 2 / D */
+    cb[nt] = co.cb;
+    cc[nt] = co.cc;
+    nt++;
+  }
+  /* the contacts with friction, in the island's contact order */
+  nfc = 0;
+  st_first[0] = 0;
+  for (int c = 0; c < m->nc; c++) {
+    const vb_contact *ct = &m->cts[c];
+    if (ct->friction.kind == VB_FRICTION_NONE)
+      continue;
+    const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
+    local[nfc] = c;
+    scene_c[nfc] = m->contacts[c];
+    ia[nfc] = coordinate_of(tbody, nt, ct->a);
+    ib[nfc] = coordinate_of(tbody, nt, ct->b);
+    da[nfc] = w_drive_of(a);
+    db[nfc] = w_drive_of(b);
+    info[nfc] = vb_friction_info_of(ct->friction.kind);
+    law[nfc] = &ct->friction;
+    two_sided[nfc] = vb_law_info_of(ct->law.kind)->two_sided;
+    /* the loader refuses these (load_friction.c); a model of a scene
+     * built otherwise says so too */
+    if (!info[nfc] || !ct->scheme->friction || (ia[nfc] < 0 && a->kind != VB_BODY_WALL) ||
+        (ib[nfc] < 0 && b->kind != VB_BODY_WALL)) {
+      vb_friction_model_free(fm);
+      return vb_errf(err, errlen, VB_EINVAL,
+                     "%s:%d: contact '%s': friction needs a scheme that steps it and bodies "
+                     "with a w coordinate (valid: masses with w0, vw0, kw or cw, and walls)",
+                     sc->path, ct->line, ct->name);
+    }
+    st_first[nfc + 1] = st_first[nfc] + info[nfc]->nstate;
+    nfc++;
+  }
+  /* Kt = T diag(cc) T^T, T[i][ib] = +1, T[i][ia] = -1 */
+  for (int i = 0; i < nfc; i++)
+    for (int k = 0; k < nfc; k++) {
+      double s = 0.0;
+      for (int j = 0; j < nt; j++) {
+        double ti = (ib[i] == j) - (ia[i] == j), tk = (ib[k] == j) - (ia[k] == j);
+        s += ti * cc[j] * tk;
+      }
+      Kt[(size_t)i * nfc + k] = s;
+    }
+  for (int i = 0; i < nfc; i++) {
+    kv[i] = (ia[i] >= 0 ? 1.0 / mass[ia[i]] : 0.0) + (ib[i] >= 0 ? 1.0 / mass[ib[i]] : 0.0);
+    if (ia[i] >= 0)
+      touch[ia[i]]++;
+    if (ib[i] >= 0)
+      touch[ib[i]]++;
+  }
+  for (int i = 0; i < nfc; i++)
+    alone[i] = (ia[i] < 0 && ib[i] >= 0 && touch[ib[i]] == 1) ||
+               (ib[i] < 0 && ia[i] >= 0 && touch[ia[i]] == 1);
+  fm->tbody = tbody;
+  fm->mass = mass;
+  fm->w2 = w2;
+  fm->sig = sig;
+  fm->cq = cq;
+  fm->cb = cb;
+  fm->cc = cc;
+  fm->local = local;
+  fm->scene_c = scene_c;
+  fm->ia = ia;
+  fm->ib = ib;
+  fm->da = da;
+  fm->db = db;
+  fm->Kt = Kt;
+  fm->kv = kv;
+  fm->info = info;
+  fm->law = law;
+  fm->two_sided = two_sided;
+  fm->st_first = st_first;
+  fm->alone = alone;
+  fm->max_sweeps = 200;
+  fm->tolerance = 1e-13;
+  *out = fm;
+  return VB_OK;
+}
+
+void
+vb_friction_model_free(vb_friction_model *fm)
+{
+  if (!fm)
+    return;
+  free(fm->block);
+  free(fm);
+}
+
+/* --------------------------------------------------------------- state */
+
+int
+vb_friction_state_alloc(const vb_friction_model *fm, vb_friction_state **out)
+{
+  *out = NULL;
+  if (!fm)
+    return VB_OK;
+  int nt = fm->nt, nfc = fm->nfc, nst = fm->st_first[nfc];
+  size_t nd = 3 * (size_t)nt + 7 * (size_t)nfc + 2 * (size_t)nst + 1;
+  vb_friction_state *fs = calloc(1, sizeof *fs);
+  double *d = calloc(1, nd * sizeof *d + ((size_t)nfc + 1) * sizeof(int));
+  if (!fs || !d) {
+    free(fs);
+    free(d);
+    return VB_ENOMEM;
+  }
+  fs->block = d;
+  fs->w = d;
+  fs->vw = d + nt;
+  fs->dfree = d + 2 * nt;
+  fs->ft = d + 3 * nt;
+  fs->slip = fs->ft + nfc;
+  fs->normal = fs->slip + nfc;
+  fs->work = fs->normal + nfc;
+  fs->dyfree = fs->work + nfc;
+  fs->dydrv = fs->dyfree + nfc;
+  fs->st = fs->dydrv + nfc;
+  fs->st_old = fs->st + nst;
+  fs->broke = (int *)(d + nd);
+  *out = fs;
+  return VB_OK;
+}
+
+void
+vb_friction_state_free(vb_friction_state *fs)
+{
+  if (!fs)
+    return;
+  free(fs->block);
+  free(fs);
+}
+
+void
+vb_friction_state_copy(const vb_friction_model *fm, vb_friction_state *dst,
+                       const vb_friction_state *src)
+{
+  if (!fm || !dst || !src)
+    return;
+  int nt = fm->nt, nfc = fm->nfc, nst = fm->st_first[nfc];
+  size_t nd = 3 * (size_t)nt + 7 * (size_t)nfc + 2 * (size_t)nst + 1;
+  memcpy(dst->block, src->block, nd * sizeof(double));
+  dst->kinetic = src->kinetic;
+  dst->potential = src->potential;
+  dst->dissipated = src->dissipated;
+  dst->external = src->external;
+  dst->work_min = src->work_min;
+  dst->sweeps_failed = src->sweeps_failed;
+}
+
+/* Energy of the coordinates at n: m vw^2/2 and m w2 w^2/2 (the two-level
+ * family's, with its warped w2). */
+static void
+energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, double *pot)
+{
+  for (int j = 0; j < fm->nt; j++) {
+    *kin += 0.5 * fm->mass[j] * fs->vw[j] * fs->vw[j];
+    *pot += 0.5 * fm->mass[j] * fm->w2[j] * fs->w[j] * fs->w[j];
+  }
+}
+
+void
+vb_friction_energy(const vb_island_model *m, const vb_island_state *s, double *kin, double *pot)
+{
+  if (m->fric && s->fric && !s->fric->stepping)
+    energy(m->fric, s->fric, kin, pot);
+}
+
+/* The rate of contact i's y = w_b - w_a at t from the coordinates' rates vw
+ * and the walls' drives, m/s. */
+static double
+slip_rate(const vb_friction_model *fm, const double *vw, int i, double t)
+{
+  double ra, rb;
+  drive_w(fm->da[i], t, &ra);
+  drive_w(fm->db[i], t, &rb);
+  if (fm->ia[i] >= 0)
+    ra = vw[fm->ia[i]];
+  if (fm->ib[i] >= 0)
+    rb = vw[fm->ib[i]];
+  return rb - ra;
+}
+
+void
+vb_friction_start(const vb_island_model *m, vb_island_state *s)
+{
+  const vb_friction_model *fm = m->fric;
+  vb_friction_state *fs = s->fric;
+  if (!fm || !fs)
+    return;
+  const vb_scene *sc = m->scene;
+  for (int j = 0; j < fm->nt; j++) {
+    fs->w[j] = sc->bodies[fm->tbody[j]].w0;
+    fs->vw[j] = sc->bodies[fm->tbody[j]].vw0;
+  }
+  for (int i = 0; i < fm->nfc; i++) {
+    double s0 = slip_rate(fm, fs->vw, i, 0.0);
+    fm->info[i]->start(fm->law[i], s0, fs->st + fm->st_first[i]);
+    fs->ft[i] = 0.0;
+    fs->slip[i] = s0;
+    fs->normal[i] = 0.0;
+    fs->work[i] = 0.0;
+  }
+  fs->kinetic = fs->potential = 0.0;
+  energy(fm, fs, &fs->kinetic, &fs->potential);
+  fs->dissipated = fs->external = fs->work_min = 0.0;
+  fs->sweeps_failed = 0;
+}
+
+/* ---------------------------------------------------------------- step */
+
+int
+vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
+{
+  const vb_friction_model *fm = m->fric;
+  vb_friction_state *fs = s->fric;
+  double h = fm->dt, t0 = (double)n * h, t1 = (double)(n + 1) * h;
+  int nt = fm->nt, nfc = fm->nfc, rc = VB_OK;
+  double diss = 0.0, ext = 0.0;
+
+  /* free increments of the coordinates: w~ - w = cq w + cb vw */
+  for (int j = 0; j < nt; j++)
+    fs->dfree[j] = fm->cq[j] * fs->w[j] + fm->cb[j] * fs->vw[j];
+  /* each contact's free relative increment, its walls' part, and its
+   * normal force of the step */
+  for (int i = 0; i < nfc; i++) {
+    double r, dA = drive_w(fm->da[i], t1, &r) - drive_w(fm->da[i], t0, &r);
+    double dB = drive_w(fm->db[i], t1, &r) - drive_w(fm->db[i], t0, &r);
+    fs->dydrv[i] = dB - dA;
+    if (fm->ia[i] >= 0)
+      dA = fs->dfree[fm->ia[i]];
+    if (fm->ib[i] >= 0)
+      dB = fs->dfree[fm->ib[i]];
+    fs->dyfree[i] = dB - dA;
+    int c = fm->local[i];
+    /* the normal force the contact's scheme holds over the step: fbar
+     * (0 when the step solved no contact, or skipped this one) */
+    double f = s->solved ? s->fbar[c] : 0.0;
+    fs->normal[i] = fm->two_sided[i] ? fabs(f) : (f > 0.0 ? f : 0.0);
+  }
+  if (nfc > 0) {
+    int sweeps = 0;
+    memcpy(fs->st_old, fs->st, (size_t)fm->st_first[nfc] * sizeof *fs->st);
+    vb_fproblem p = {.nfc = nfc,
+                     .dt = h,
+                     .Kt = fm->Kt,
+                     .dyfree = fs->dyfree,
+                     .normal = fs->normal,
+                     .info = fm->info,
+                     .law = fm->law,
+                     .st_first = fm->st_first,
+                     .st_old = fs->st_old,
+                     .st = fs->st,
+                     .ft = fs->ft,
+                     .max_sweeps = fm->max_sweeps,
+                     .tolerance = fm->tolerance,
+                     .sweeps = &sweeps,
+                     .broke = fs->broke};
+    if (vb_friction_solve(&p) != VB_OK) {
+      fs->sweeps_failed++;
+      rc = VB_ENOCONV;
+    }
+  }
+  /* the coordinates' increments with the forces: dw = dfree + cc sum T ft
+   * (kept in dfree), and their damping.  A sticking contact of a wall and
+   * a coordinate of its own moves it by the wall's increment itself (dy =
+   * 0 to the bit; dfree + cc (-dfree / cc) would leave an ulp of dfree a
+   * step), its force the one that does that. */
+  for (int i = 0; i < nfc; i++) {
+    int b = fm->ib[i], a = fm->ia[i];
+    if (fm->alone[i] && fm->info[i]->sticks(fs->st + fm->st_first[i])) {
+      int j = b >= 0 ? b : a;
+      double dw = b >= 0 ? -fs->dydrv[i] : fs->dydrv[i];
+      fs->ft[i] = (b >= 0 ? 1.0 : -1.0) * (dw - fs->dfree[j]) / fm->cc[j];
+      fs->dfree[j] = dw;
+      continue;
+    }
+    if (b >= 0)
+      fs->dfree[b] += fm->cc[b] * fs->ft[i];
+    if (a >= 0)
+      fs->dfree[a] -= fm->cc[a] * fs->ft[i];
+  }
+  for (int j = 0; j < nt; j++) {
+    double dw = fs->dfree[j];
+    diss += 2.0 * fm->mass[j] * fm->sig[j] * dw * dw / h;
+  }
+  /* each contact's slip, friction work -ft dy (never negative: the law
+   * opposes the slip it leaves) and the walls' work -ft dy_walls */
+  for (int i = 0; i < nfc; i++) {
+    double dA = fm->ia[i] >= 0 ? fs->dfree[fm->ia[i]] : 0.0;
+    double dB = fm->ib[i] >= 0 ? fs->dfree[fm->ib[i]] : 0.0;
+    double dy = dB - dA + fs->dydrv[i], work = -fs->ft[i] * dy;
+    fs->slip[i] = dy / h;
+    fs->work[i] += work;
+    fs->work_min = fmin(fs->work_min, work);
+    diss += work;
+    ext += -fs->ft[i] * fs->dydrv[i];
+  }
+  /* move on: w^(n+1) = w^n + dw, vw^(n+1) = 2 dw / dt - vw^n */
+  for (int j = 0; j < nt; j++) {
+    double dw = fs->dfree[j];
+    fs->w[j] += dw;
+    fs->vw[j] = 2.0 * dw / h - fs->vw[j];
+  }
+  /* The catch of a sticking contact's velocity.  The stick above holds
+   * the step's mean slip (y^(n+1) - y^n)/dt at zero, which is what keeps
+   * the friction work non-negative, but the trapezoidal rule's velocity at
+   * n+1 is 2 (mean) - (velocity at n): a contact that comes to stick from
+   * a slip s^n keeps a node slip -s^n, +s^n, ... that alternates from step
+   * to step for as long as it sticks (the rule's undamped parasitic
+   * mode), and the force that holds it alternates with it (by m s^n / dt:
+   * enough to break a stick early, 1.7 N of 5.9 in the belt scene at 20
+   * kHz).  A sticking contact's node slip is zero, so it is caught: the
+   * impulse P = -s / kv (kv = sum T^2 / m) sets it to zero, clipped so that
+   * the step's whole impulse ft dt + P stays within what the law holds,
+   * +-hold(N) dt.  With s' = s + kv P the catch changes the kinetic energy
+   * by P ((s + s')/2 - r) (r the walls' part of the slip rate): the walls
+   * do -P r and friction takes -P (s + s')/2 = lambda (2 - lambda) s^2 /
+   * (2 kv) >= 0 (lambda = -kv P / s in [0, 1]), so the balance stays exact
+   * and the work non-negative.  Once caught, the node slip of a stick
+   * that continues under a steadily moving wall is zero by itself (2 * 0 -
+   * 0): the catch acts at the stick's onset and, under an accelerating
+   * wall, by the wall's rate mismatch at each step. */
+  /* several coupled contacts: sweeps of these single catches (each
+   * dissipates >= 0; on the sticking set they are Gauss-Seidel on the
+   * positive definite T M^-1 T^T) until no node slip is left */
+  for (int sweep = 0; sweep < (nfc > 1 ? fm->max_sweeps : 1); sweep++) {
+    double left = 0.0, scale = 0.0;
+    for (int i = 0; i < nfc; i++) {
+      if (!fm->info[i]->sticks(fs->st + fm->st_first[i]))
+        continue;
+      double ra, rb, s1 = slip_rate(fm, fs->vw, i, t1), hold;
+      drive_w(fm->da[i], t1, &ra);
+      drive_w(fm->db[i], t1, &rb);
+      scale = fmax(scale, fabs(ra) + fabs(rb) + fabs(s1));
+      if (s1 == 0.0 || fm->kv[i] == 0.0)
+        continue;
+      hold = fm->info[i]->hold(fm->law[i], fs->normal[i]) * h;
+      double P = -s1 / fm->kv[i], J = fs->ft[i] * h;
+      P = fmin(fmax(P, -hold - J), hold - J);
+      if (P == 0.0)
+        continue;
+      if (fm->ib[i] >= 0)
+        fs->vw[fm->ib[i]] += P / fm->mass[fm->ib[i]];
+      if (fm->ia[i] >= 0)
+        fs->vw[fm->ia[i]] -= P / fm->mass[fm->ia[i]];
+      double s2 = s1 + fm->kv[i] * P, work = -P * 0.5 * (s1 + s2);
+      double r = (fm->ib[i] >= 0 ? 0.0 : rb) - (fm->ia[i] >= 0 ? 0.0 : ra);
+      fs->ft[i] += P / h; /* the step's whole force, within the cone */
+      fs->work[i] += work;
+      fs->work_min = fmin(fs->work_min, work);
+      diss += work;
+      ext += -P * r;
+      left = fmax(left, fabs(P) * fm->kv[i]); /* the node slip it took away */
+    }
+    if (left <= fm->tolerance * scale)
+      break;
+  }
+  fs->kinetic = fs->potential = 0.0;
+  energy(fm, fs, &fs->kinetic, &fs->potential);
+  fs->dissipated += diss;
+  fs->external += ext;
+  s->kinetic += fs->kinetic;
+  s->potential += fs->potential;
+  s->dissipated += diss;
+  s->external += ext;
+  return rc;
+}

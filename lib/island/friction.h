@@ -1,0 +1,123 @@
+/* friction.h - the tangential direction w and friction of an island: its
+ * compiled model and its run state (not installed; doc/friction.md; issue
+ * 30, step 1).  One file per wing: friction_law.c the laws' table (base),
+ * friction.c the model, state and step (island), solvers/friction_solve.c
+ * the solve kernel, friction_run.c a run's signals (run), load_friction.c
+ * the scene keys (scene).
+ *
+ * Beside an island's modes along the normal u, its masses with a w
+ * coordinate are tangential coordinates, each a one-mode oscillator along
+ * w (mass m, spring kw and damper cw to ground) stepped by the island's
+ * two-level (trapezoidal) rule, and its contacts with friction join them
+ * to each other or to walls moving along w.  Contact i's relative
+ * tangential displacement is y_i = w_b - w_a (a wall's w is its drive), its
+ * force ft_i acts on b along +w and on a along -w, so that a step is
+ *   y_i^(n+1) = y~_i + sum_k Kt_ik ft_k,
+ * y~ the free motion and Kt the tangential compliance of the step, the
+ * tangential twin of the K-method's x^(n+1) = x~ - K f.  The normal forces
+ * of the step are those the island's contact solve found (fbar): the
+ * friction step comes after it (for masses, whose tangential and normal
+ * coordinates are distinct, this is the joint solve; friction.c says
+ * why). */
+#ifndef VIBRO_FRICTION_H
+#define VIBRO_FRICTION_H
+
+#include <stddef.h>
+#include "base/base.h"
+
+struct vb_island_model;
+struct vb_island_state;
+struct vb_run;
+
+/* The tangential part of one island, compiled: const after
+ * vb_friction_compile. */
+typedef struct vb_friction_model {
+  double dt;            /* s */
+  int nt;               /* tangential coordinates (the island's masses with w) */
+  int nfc;              /* the island's contacts with friction */
+  const int *tbody;     /* [nt] scene body of each coordinate */
+  const double *mass;   /* [nt] kg */
+  const double *w2;     /* [nt] kw / m as the two-level family warps it, 1/s^2 */
+  const double *sig;    /* [nt] cw / (2 m), warped, 1/s */
+  const double *cq;     /* [nt] two-level update in increments, w1 - w = cq w + cb vw
+                           + cc f: cq = ca - 1 = -dt w2 cb / 2 formed so (ca - 1
+                           would keep only the digits of ca that 1 leaves: 1e-9 of
+                           the spring at 40 kHz, which the balance showed), 1 */
+  const double *cb;     /* [nt] s */
+  const double *cc;     /* [nt] compliance of a step, m/N */
+  const int *local;     /* [nfc] the contact's index in the island */
+  const int *scene_c;   /* [nfc] and in the scene */
+  const int *ia, *ib;   /* [nfc] coordinate of body a and b, -1 for a wall */
+  const vb_drive **da;  /* [nfc] a wall a's w drive, or NULL (fixed, or a mass) */
+  const vb_drive **db;  /* [nfc] the same for b */
+  const double *Kt;     /* [nfc][nfc] tangential compliance of a step, m/N */
+  const double *kv;     /* [nfc] velocity per unit impulse along each contact's
+                           slip, sum over its coordinates of T^2 / m, 1/kg */
+  const vb_friction_info **info; /* [nfc] each contact's friction law row */
+  const vb_friction **law;       /* [nfc] its parameters */
+  const int *two_sided; /* [nfc] the normal law pushes on both sides: N = |fbar| */
+  const int *st_first;  /* [nfc + 1] each contact's first law-state double */
+  const int *alone;     /* [nfc] the contact is a wall and a coordinate that no other
+                           contact with friction moves: its stick is exact (the
+                           coordinate follows the wall to the bit) */
+  int max_sweeps;       /* Gauss-Seidel sweeps of a step's friction solve */
+  double tolerance;     /* its relative tolerance */
+  void *block;          /* the storage behind the arrays */
+} vb_friction_model;
+
+/* The tangential run state of one island, sized once from its model. */
+typedef struct vb_friction_state {
+  double *w, *vw;    /* [nt] w^n, m, and its rate, m/s */
+  double *ft;        /* [nfc] tangential force of the last step, N (on b, +w) */
+  double *slip;      /* [nfc] mean slip rate of the last step, m/s */
+  double *normal;    /* [nfc] normal force that bounded it, N */
+  double *work;      /* [nfc] running friction work, J (never negative) */
+  double *st;        /* [st_first[nfc]] the laws' states at n */
+  double *st_old;    /* scratch: the states at the step's start */
+  int *broke;        /* scratch: [nfc] broke free in the step's solve */
+  double *dfree;     /* scratch: [nt] free increments of the step, m */
+  double *dyfree;    /* scratch: [nfc] free relative increments, m */
+  double *dydrv;     /* scratch: [nfc] the walls' part of them, m */
+  double kinetic, potential; /* of the coordinates at n, J */
+  double dissipated;  /* running: the dampers' and friction's, J */
+  double external;    /* running: the walls' work through friction, J */
+  double work_min;    /* the most negative friction work of one step, J
+                         (round-off: 0 or a few ulps of the step's) */
+  long sweeps_failed; /* steps whose Gauss-Seidel hit max_sweeps */
+  int stepping;       /* set while the island's family steps (vb_island_step):
+                         its energy then leaves the coordinates out, which
+                         vb_friction_step adds at n+1 (an explicit family's
+                         step ends in vb_island_energy, the others not) */
+  void *block;
+} vb_friction_state;
+
+/* Compile the tangential part of island m (after its modes and contacts):
+ * *out NULL when the island has neither a w coordinate nor friction.
+ * VB_EINVAL with "file:line: object: what (valid: ...)" in err for what
+ * this step does not do yet (friction on a modal body, in a distributed
+ * contact, with a scheme that cannot step it); VB_ENOMEM. */
+int vb_friction_compile(const struct vb_island_model *m, vb_friction_model **out, char *err,
+                        size_t errlen);
+/* Free a model; NULL is a no-op. */
+void vb_friction_model_free(vb_friction_model *fm);
+/* Allocate the state of a model (NULL model: *out NULL, VB_OK); free with
+ * vb_friction_state_free (NULL is a no-op). */
+int vb_friction_state_alloc(const vb_friction_model *fm, vb_friction_state **out);
+void vb_friction_state_free(vb_friction_state *fs);
+/* Copy src into dst, both of model fm. */
+void vb_friction_state_copy(const vb_friction_model *fm, vb_friction_state *dst,
+                            const vb_friction_state *src);
+/* The state at t = 0 (vb_island_start, before vb_island_energy adds its
+ * energy to the island's). */
+void vb_friction_start(const struct vb_island_model *m, struct vb_island_state *s);
+/* Step the tangential coordinates and friction from n to n + 1 once the
+ * island's normal forces of the step are known (after its family's
+ * step), and add their energy, dissipation and work to the island's.
+ * VB_OK, or VB_ENOCONV when the Gauss-Seidel of several coupled contacts
+ * did not converge (the last sweep's forces are kept, in the cone). */
+int vb_friction_step(const struct vb_island_model *m, struct vb_island_state *s, long n);
+/* Add the coordinates' energy at n to *kin and *pot (vb_island_energy). */
+void vb_friction_energy(const struct vb_island_model *m, const struct vb_island_state *s,
+                        double *kin, double *pot);
+
+#endif

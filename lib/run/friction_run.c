@@ -1,0 +1,114 @@
+/* friction_run.c - a run's tangential signals (issue 30, step 1): each
+ * contact's friction force, slip, work and phase, each mass's w and its
+ * rate, from its island's tangential state (friction.h); record.c's
+ * signal rows read them. */
+#include <math.h>
+
+#include "run.h"
+
+/* Coordinate of scene body b in a model's list, or -1. */
+static int
+coordinate_of(const vb_friction_model *fm, int b)
+{
+  for (int j = 0; j < fm->nt; j++)
+    if (fm->tbody[j] == b)
+      return j;
+  return -1;
+}
+
+/* Contact c's friction model index within its island, or -1; its island's
+ * model and state into *fm, *fs. */
+static int
+friction_index(const vb_run *run, int c, const vb_friction_model **fm, const vb_friction_state **fs)
+{
+  if (c < 0 || c >= run->scene->ncontacts || run->scene->contacts[c].friction.kind == VB_FRICTION_NONE)
+    return -1;
+  int k = run->contact_island[c];
+  *fm = run->model->islands[k].fric;
+  *fs = run->states[k]->fric;
+  for (int i = 0; *fm && i < (*fm)->nfc; i++)
+    if ((*fm)->scene_c[i] == c)
+      return i;
+  return -1;
+}
+
+double
+vb_run_friction_force(const vb_run *run, int c)
+{
+  const vb_friction_model *fm;
+  const vb_friction_state *fs;
+  int i = friction_index(run, c, &fm, &fs);
+  return i < 0 ? NAN : fs->ft[i];
+}
+
+double
+vb_run_friction_slip(const vb_run *run, int c)
+{
+  const vb_friction_model *fm;
+  const vb_friction_state *fs;
+  int i = friction_index(run, c, &fm, &fs);
+  return i < 0 ? NAN : fs->slip[i];
+}
+
+double
+vb_run_friction_work(const vb_run *run, int c)
+{
+  const vb_friction_model *fm;
+  const vb_friction_state *fs;
+  int i = friction_index(run, c, &fm, &fs);
+  return i < 0 ? NAN : fs->work[i];
+}
+
+double
+vb_run_friction_sticks(const vb_run *run, int c)
+{
+  const vb_friction_model *fm;
+  const vb_friction_state *fs;
+  int i = friction_index(run, c, &fm, &fs);
+  return i < 0 ? NAN : fm->info[i]->sticks(fs->st + fm->st_first[i]) ? 1.0 : 0.0;
+}
+
+/* Body b's coordinate and its island's tangential state, or -1. */
+static int
+coordinate_index(const vb_run *run, int b, const vb_friction_state **fs)
+{
+  if (b < 0 || b >= run->scene->nbodies || !run->scene->bodies[b].has_w || run->body_island[b] < 0)
+    return -1;
+  const vb_friction_model *fm = run->model->islands[run->body_island[b]].fric;
+  *fs = run->states[run->body_island[b]]->fric;
+  return fm ? coordinate_of(fm, b) : -1;
+}
+
+/* A wall's w drive now (the time of the islands' states). */
+static double
+wall_w(const vb_run *run, int b, double *rate)
+{
+  const vb_body *body = &run->scene->bodies[b];
+  double t = run->nislands > 0 ? run->states[0]->time : 0.0;
+  *rate = 0.0;
+  return body->w_drive.kind != VB_DRIVE_NONE ? vb_drive_eval(&body->w_drive, t, rate) : 0.0;
+}
+
+double
+vb_run_body_w(const vb_run *run, int b)
+{
+  const vb_friction_state *fs;
+  double r;
+  if (b >= 0 && b < run->scene->nbodies && run->scene->bodies[b].kind == VB_BODY_WALL)
+    return wall_w(run, b, &r);
+  int j = coordinate_index(run, b, &fs);
+  return j < 0 ? NAN : fs->w[j];
+}
+
+double
+vb_run_body_vw(const vb_run *run, int b)
+{
+  const vb_friction_state *fs;
+  double r;
+  if (b >= 0 && b < run->scene->nbodies && run->scene->bodies[b].kind == VB_BODY_WALL) {
+    wall_w(run, b, &r);
+    return r;
+  }
+  int j = coordinate_index(run, b, &fs);
+  return j < 0 ? NAN : fs->vw[j];
+}

@@ -1,0 +1,200 @@
+/* load_friction.c - the tangential direction w and friction from a parsed
+ * scene document (issue 30, step 1; README "Friction"): a mass's w0, vw0,
+ * kw, cw; a wall's w_drive; a contact's friction = { law; ... }.  The
+ * bodies' and contacts' loaders accept the keys (their tables list them);
+ * this reads them once both lists are loaded, so that a contact's friction
+ * can be checked against its bodies and scheme.  Messages through
+ * source.h. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scene.h"
+
+/* The schemes that step friction (vb_scheme's `friction`), for messages
+ * (here, above the registry, rather than beside the law table in
+ * friction.c, which the step below the registry calls). */
+const char *
+vb_friction_schemes(char *buf, size_t len)
+{
+  size_t n, used = 0;
+  const vb_scheme *const *all = vb_scheme_list(&n);
+  if (len > 0)
+    buf[0] = '\0';
+  for (size_t i = 0; i < n; i++)
+    if (all[i]->friction && used < len) {
+      int k = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", all[i]->name);
+      used += k > 0 ? (size_t)k : 0;
+    }
+  return buf;
+}
+
+/* The body types that take a w coordinate and a w drive. */
+static int
+takes_w(const vb_body *b)
+{
+  return b->kind == VB_BODY_MASS && strcmp(b->type, "mass") == 0;
+}
+
+/* A mass's w coordinate: any of w0, vw0, kw, cw gives it one. */
+static int
+load_mass_w(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  static const char *const keys[] = {"w0", "vw0", "kw", "cw"};
+  int rc;
+  for (int k = 0; k < 4; k++)
+    b->has_w |= vb_src_member(g, keys[k]) != NULL;
+  if (!b->has_w)
+    return VB_OK;
+  if ((rc = vb_src_number(ld, g, obj, "w0", 0, &b->w0)) != VB_OK ||
+      (rc = vb_src_number(ld, g, obj, "vw0", 0, &b->vw0)) != VB_OK ||
+      (rc = vb_src_number(ld, g, obj, "kw", 0, &b->kw)) != VB_OK ||
+      (rc = vb_src_number(ld, g, obj, "cw", 0, &b->cw)) != VB_OK)
+    return rc;
+  if (!(b->kw >= 0))
+    return vb_src_refuse(ld, g, obj, "kw", ">= 0", b->kw);
+  if (!(b->cw >= 0))
+    return vb_src_refuse(ld, g, obj, "cw", ">= 0", b->cw);
+  return VB_OK;
+}
+
+/* A wall's w drive: { type = "velocity"; v = ...; start = ...; } (a belt),
+ * or any drive a wall's u may have (sine, profile, noise: load_body.c). */
+static int
+load_w_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  static const char *const keys[] = {"type", "v", "start", NULL};
+  char dobj[2 * OBJECT_MAX], valid[LIST_MAX] = "velocity";
+  const char *type = NULL;
+  int rc, count;
+
+  snprintf(dobj, sizeof dobj, "%s w_drive", obj);
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return vb_src_fail(ld, g, obj, "'w_drive' must be a group { type = ...; ... }");
+  if ((rc = vb_src_string(ld, g, dobj, "type", 1, &type)) != VB_OK)
+    return rc;
+  if (strcmp(type, "velocity") != 0) {
+    if (vb_drive_lookup(type) == NULL) {
+      vb_drive_info_at(0, &count);
+      for (int i = 0; i < count; i++)
+        vb_list_add(valid, sizeof valid, vb_drive_info_at(i, NULL)->name);
+      return vb_src_fail(ld, vb_src_at(g, "type"), dobj, "unknown drive type '%s' (valid: %s)",
+                         type, valid);
+    }
+    snprintf(dobj, sizeof dobj, "%s w", obj); /* vb_load_drive says "... w drive: ..." */
+    return vb_load_drive(ld, g, dobj, &b->w_drive);
+  }
+  if ((rc = vb_src_check_keys(ld, g, dobj, keys, NULL)) != VB_OK ||
+      (rc = vb_src_number(ld, g, dobj, "v", 1, &b->w_drive.speed)) != VB_OK ||
+      (rc = vb_src_number(ld, g, dobj, "start", 0, &b->w_drive.start)) != VB_OK)
+    return rc;
+  b->w_drive.kind = VB_DRIVE_VELOCITY;
+  return VB_OK;
+}
+
+/* What a body of a friction contact lacks, into why[len]; 0 when it can
+ * take friction (a mass with a w coordinate, or a wall). */
+static int
+lacks_w(const vb_body *b, char *why, size_t len)
+{
+  if (b->kind == VB_BODY_WALL || (b->kind == VB_BODY_MASS && b->has_w))
+    return 0;
+  if (b->kind == VB_BODY_MASS && takes_w(b))
+    snprintf(why, len, "mass '%s' has no w coordinate (valid: give it w0, vw0, kw or cw)",
+             b->name);
+  else
+    snprintf(why, len,
+             "body '%s' (type %s) has no w direction yet (valid: a mass with w0, vw0, kw or cw, "
+             "or a wall)",
+             b->name, b->type);
+  return 1;
+}
+
+/* A contact's friction group: its law from the friction table, its
+ * parameters (each checked against its condition, then the law's own
+ * check), and what the contact must be for this step to step it. */
+static int
+load_contact_friction(vb_loader *ld, const config_setting_t *g, const char *obj, vb_contact *c)
+{
+  const config_setting_t *fg = vb_src_member(g, "friction");
+  const char *name = NULL, *keys[16];
+  char fobj[2 * OBJECT_MAX], why[256], list[LIST_MAX];
+  const vb_friction_info *info;
+  int rc, n = 0;
+
+  snprintf(fobj, sizeof fobj, "%s friction", obj);
+  if (config_setting_type(fg) != CONFIG_TYPE_GROUP)
+    return vb_src_fail(ld, fg, obj, "'friction' must be a group { law = \"coulomb\"; ... }");
+  if ((rc = vb_src_string(ld, fg, fobj, "law", 1, &name)) != VB_OK)
+    return rc;
+  if ((info = vb_friction_lookup(name)) == NULL)
+    return vb_src_fail(ld, vb_src_at(fg, "law"), fobj, "unknown friction law '%s' (valid: %s)",
+                       name, vb_friction_choices());
+  keys[n++] = "law";
+  for (const vb_friction_param *p = info->params; p->key && n < 15; p++)
+    keys[n++] = p->key;
+  keys[n] = NULL;
+  if ((rc = vb_src_check_keys(ld, fg, fobj, keys, NULL)) != VB_OK)
+    return rc;
+  c->friction.kind = info->kind;
+  for (const vb_friction_param *p = info->params; p->key; p++) {
+    double x = p->fallback;
+    if ((rc = vb_src_number(ld, fg, fobj, p->key, p->required, &x)) != VB_OK)
+      return rc;
+    if (isnan(x) && vb_src_member(fg, p->key) == NULL)
+      x = c->friction.mu_s; /* mu_k defaults to mu_s (one coefficient) */
+    if (!(x >= p->min))
+      return vb_src_refuse(ld, fg, fobj, p->key, p->condition, x);
+    memcpy((char *)&c->friction + p->offset, &x, sizeof x);
+  }
+  if (!info->valid(&c->friction, why, sizeof why))
+    return vb_src_fail(ld, fg, fobj, "%s", why);
+  /* what this step steps: a point contact of the two-point scheme between
+   * masses with w and walls */
+  if (c->group[0] != '\0')
+    return vb_src_fail(ld, fg, obj,
+                       "friction on a distributed contact is not done yet (valid: a point "
+                       "contact between masses and walls)");
+  if (!c->scheme->friction)
+    return vb_src_fail(ld, vb_src_at(g, "scheme"), obj,
+                       "scheme '%s' cannot step friction yet (valid: %s)", c->scheme->name,
+                       vb_friction_schemes(list, sizeof list));
+  if (lacks_w(&ld->scene->bodies[c->a], why, sizeof why) ||
+      lacks_w(&ld->scene->bodies[c->b], why, sizeof why))
+    return vb_src_fail(ld, fg, obj, "friction needs a w direction on both bodies: %s", why);
+  if (ld->scene->bodies[c->a].kind == VB_BODY_WALL && ld->scene->bodies[c->b].kind == VB_BODY_WALL)
+    return vb_src_fail(ld, fg, obj, "friction between two walls moves nothing (valid: a mass "
+                                    "on at least one side)");
+  return VB_OK;
+}
+
+int
+vb_load_friction(vb_loader *ld, const config_setting_t *root)
+{
+  const config_setting_t *bodies = vb_src_member(root, "bodies");
+  const config_setting_t *contacts = vb_src_member(root, "contacts");
+  vb_scene *sc = ld->scene;
+  char obj[OBJECT_MAX];
+  int rc;
+
+  for (int i = 0; bodies && i < sc->nbodies; i++) {
+    const config_setting_t *g = config_setting_get_elem(bodies, (unsigned)i);
+    vb_body *b = &sc->bodies[i];
+    snprintf(obj, sizeof obj, "body '%s'", b->name);
+    if (takes_w(b) && (rc = load_mass_w(ld, g, obj, b)) != VB_OK)
+      return rc;
+    if (b->kind == VB_BODY_WALL && vb_src_member(g, "w_drive") != NULL &&
+        (rc = load_w_drive(ld, vb_src_member(g, "w_drive"), obj, b)) != VB_OK)
+      return rc;
+  }
+  for (int c = 0; contacts && c < sc->ncontacts; c++) {
+    vb_contact *ct = &sc->contacts[c];
+    const config_setting_t *g = config_setting_get_elem(contacts, (unsigned)ct->element);
+    if (!g || vb_src_member(g, "friction") == NULL)
+      continue;
+    snprintf(obj, sizeof obj, "contact '%s'", ct->group[0] ? ct->group : ct->name);
+    if ((rc = load_contact_friction(ld, g, obj, ct)) != VB_OK)
+      return rc;
+  }
+  return VB_OK;
+}

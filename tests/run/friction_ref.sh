@@ -1,0 +1,17 @@
+#!/bin/sh
+# friction_ref.sh - vibro's Coulomb friction (issue 30) against an
+# independent event-driven integration with scipy (tests/run/friction_ref.py):
+# a damped spring-mass on a belt swinging sinusoidally, its trajectory,
+# stick/slip switches, cone and observed order at 20 and 80 kHz.  Skipped
+# (77) without numpy, scipy and h5py.  Run by make check.
+set -u
+srcdir=${srcdir:-.}
+vibro=${VIBRO:-tools/vibro}
+python=/usr/bin/python3
+if ! "$python" -c 'import numpy, scipy, h5py' 2>/dev/null; then
+  echo "SKIP: $python lacks numpy, scipy or h5py"
+  exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-friction.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+"$python" "$srcdir/tests/run/friction_ref.py" "$vibro" "$tmp"
