@@ -125,8 +125,11 @@ try:
                             break  # a call of a function of the same file
                 if to:
                     handed.append((cb, to))
+    # a sanitizer build's instrumentation takes functions' addresses and
+    # calls its runtime between them: there the callbacks are listed, not judged
+    judged = os.environ.get("WITH_SANITIZERS", "no") != "yes"
     for cb, to in sorted(set(handed)):
-        if cb not in HANDED_DOWN:
+        if cb not in HANDED_DOWN and judged:
             failed.append("a function handed down at run time: %s, to %s" % (cb, to))
     print("%d callbacks handed over at run time: %s" % (len(callbacks), ", ".join(sorted(callbacks))))
     print("handed down to a lower wing: %s" % (", ".join(

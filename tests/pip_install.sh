@@ -11,6 +11,11 @@
 # Without its library the package names the one thing to do.  Run by make
 # check; skipped without venv, pip, setuptools and wheel.
 set -u
+# A sanitizer build's libvibro cannot be loaded by an uninstrumented Python
+# without the sanitizers' runtimes preloaded into every process it starts
+# (pip, the compiler, make): the package in-process under the sanitizers is
+# tests/python.sh's, which preloads them.
+if [ "${WITH_SANITIZERS:-no}" = yes ]; then echo "SKIP: a sanitizer build (tests/python.sh loads it)"; exit 77; fi
 srcdir=$(cd "${srcdir:-.}" && pwd)
 build=${abs_top_builddir:-$PWD}
 python=${PYTHON:-/usr/bin/python3}

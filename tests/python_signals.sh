@@ -11,6 +11,11 @@
 # was written and reads as interrupted, not running.  Run by make check;
 # needs h5diff and the Python package's modules.
 set -u
+# A sanitizer build's libvibro cannot be loaded by an uninstrumented Python
+# without the sanitizers' runtimes preloaded into every process it starts
+# (pip, the compiler, make): the package in-process under the sanitizers is
+# tests/python.sh's, which preloads them.
+if [ "${WITH_SANITIZERS:-no}" = yes ]; then echo "SKIP: a sanitizer build (tests/python.sh loads it)"; exit 77; fi
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
 python=${PYTHON:-/usr/bin/python3}
