@@ -353,7 +353,7 @@ PY
 
 # the file is rejected or read as the README says
 error "$tmp/noformat.h5: not a vibro output (no 'format' attribute)" "$vibro" info "$tmp/noformat.h5"
-error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1, vibro-2 or vibro-3)" \
+error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', valid: vibro-1, vibro-2, vibro-3)" \
   "$vibro" export "$tmp/wrongformat.h5" --signal x --csv "$tmp/x.csv"
 # a later layout is named as such, not read as a damaged vibro-3
 for cmd in info events; do
@@ -362,6 +362,14 @@ for cmd in info events; do
 done
 error "$tmp/later.h5: format 'vibro-9' is newer than this vibro reads (valid: vibro-1, vibro-2, vibro-3): update vibro" \
   "$vibro" export "$tmp/later.h5" --signal x --csv "$tmp/x.csv"
+# one reader per layout, chosen from the file's format (tools/formats.c): a
+# vibro-3 file relabelled vibro-2 is read by vibro-2's reader, which finds
+# its compound table missing, not by a reader that looks at what is there
+cp "$b" "$tmp/relabel.h5"
+"$python" -c 'import h5py, sys; h5py.File(sys.argv[1], "r+").attrs["format"] = "vibro-2"' "$tmp/relabel.h5"
+for cmd in info events; do
+  error "$tmp/relabel.h5: damaged: /study/table: cannot open the dataset" "$vibro" $cmd "$tmp/relabel.h5"
+done
 expect 0 "$vibro" info "$s"
 contains "$tmp/out" "12 scenes: 11 done, 1 failed, 1 not marked complete in /study/done (vibro run --resume)"
 contains "$tmp/out" "scene 1 'sweep': done; fs 44100 Hz, 51 samples (every 2 steps), 0.002 s"
@@ -746,7 +754,7 @@ PY
 # vibro-plot's errors: one line, exit 1
 error "$tmp/junk.h5: not a vibro output (not an HDF5 file)" "$plot" energy "$tmp/junk.h5" -o "$tmp/x.png"
 error "$tmp/noformat.h5: not a vibro output (no 'format' attribute)" "$plot" energy "$tmp/noformat.h5" -o "$tmp/x.png"
-error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', expected vibro-1, vibro-2 or vibro-3)" \
+error "$tmp/wrongformat.h5: not a vibro output (format 'matlab-7', valid: vibro-1, vibro-2, vibro-3)" \
   "$plot" vout "$tmp/wrongformat.h5" -o "$tmp/x.png"
 error "$tmp/nostudy.h5: no /study/table: a bifurcation diagram needs a study (a scene file with a sweep)" \
   "$plot" bifurcation "$tmp/nostudy.h5" -o "$tmp/x.png"

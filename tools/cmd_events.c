@@ -10,6 +10,7 @@
 #include "h5check.h"
 #include "h5read.h"
 #include "event_fields.h"
+#include "formats.h"
 
 static const char description[] =
     "Print the impact tables (/scenes/N/contacts/NAME/events) of every scene\n"
@@ -271,10 +272,12 @@ print_header(const field *fields, size_t nfields, int contact_width, int csv)
   putchar('\n');
 }
 
-/* Print the chosen event tables of an open file. */
-static int
-events_file(const char *file, hid_t fid, const char *scene, const char *contact, int csv)
+/* vibro-1 (formats.h): print the chosen event tables of the file. */
+int
+events_v1(const char *file, const output_files *of, const char *scene, const char *contact,
+          int csv)
 {
+  hid_t fid = of->fid[0];
   namelist scenes = {0};
   table *tables = NULL;
   field *fields = NULL;
@@ -321,17 +324,17 @@ point_of(const char *name, const char *block)
   return d > 0 && name[d] == ']' && name[d + 1] == '\0';
 }
 
-/* vibro-2: the fields of /study/events (scene and contact hidden: they
+/* vibro-2: the fields of /study/events (a group of columns when group:
+ * vibro-3) (scene and contact hidden: they
  * lead each row), the contact names, and the filters (*pick: which
  * contacts to print, [contacts->n], or NULL for all: the one named, or
  * every point NAME[k] of the distributed contact NAME); 0 or -1. */
 static int
-events_v2_fields(const char *file, hid_t fid, const char *scene, const char *contact,
+events_v2_fields(const char *file, hid_t fid, int group, const char *scene, const char *contact,
                  field **fields, size_t *nfields, namelist *contacts, long *want_scene,
                  unsigned char **pick)
 {
   char choices[CHOICES_MAX + 16];
-  int group = is_group(fid, "study/events");
   hid_t ds = !has_object(fid, "study/events") ? H5I_INVALID_HID
              : group                          ? H5Gopen2(fid, "study/events", H5P_DEFAULT)
                                               : H5Dopen2(fid, "study/events", H5P_DEFAULT);
@@ -393,12 +396,11 @@ done:
 /* vibro-2: print the chosen rows of one file's /study/events, read in
  * blocks; scene and contact are at offset[sc] and offset[ct]. */
 static int
-events_v2_file(const char *file, hid_t fid, const field *fields, size_t nfields,
+events_v2_file(const char *file, hid_t fid, int group, const field *fields, size_t nfields,
                const namelist *contacts, long want_scene, const unsigned char *pick, int width,
                int csv)
 {
   size_t *offset = malloc((nfields + 1) * sizeof *offset), row = 0, sc = SIZE_MAX, ct = SIZE_MAX;
-  int group = is_group(fid, "study/events");
   hid_t ds = group ? H5Gopen2(fid, "study/events", H5P_DEFAULT)
                    : H5Dopen2(fid, "study/events", H5P_DEFAULT);
   hid_t mtype = H5I_INVALID_HID, ftype = ds < 0 || group ? H5I_INVALID_HID : H5Dget_type(ds);
@@ -473,9 +475,9 @@ done:
   return rc;
 }
 
-/* vibro-2: every impact of every file (the shards of a running study in
- * scene order), filtered by scene and contact. */
-static int
+/* vibro-2 and vibro-3 (formats.h): every impact of every file (the shards
+ * of a running study in scene order), filtered by scene and contact. */
+int
 events_v2(const char *file, const output_files *of, const char *scene, const char *contact, int csv)
 {
   field *fields = NULL;
@@ -487,17 +489,17 @@ events_v2(const char *file, const output_files *of, const char *scene, const cha
 
   if (of->n == 0)
     return 0;
-  if (events_v2_fields(file, of->fid[0], scene, contact, &fields, &nfields, &contacts, &want_scene,
+  if (events_v2_fields(file, of->fid[0], of->reader->columns, scene, contact, &fields, &nfields, &contacts, &want_scene,
                        &pick) < 0)
     goto done;
   for (size_t i = 0; i < contacts.n; i++)
     if ((int)strlen(contacts.v[i]) > width)
       width = (int)strlen(contacts.v[i]);
   /* vibro-3 adds impact and cor to the CSV (vibro-2's readers printed none) */
-  csv = csv && of->version >= 3 ? 2 : csv;
+  csv = csv && of->reader->csv_extras ? 2 : csv;
   print_header(fields, nfields, width, csv);
   for (int f = 0; f < of->n; f++)
-    if (events_v2_file(file, of->fid[f], fields, nfields, &contacts, want_scene, pick, width,
+    if (events_v2_file(file, of->fid[f], of->reader->columns, fields, nfields, &contacts, want_scene, pick, width,
                        csv) < 0)
       goto done;
   if (fflush(stdout) != 0) {
@@ -542,10 +544,7 @@ events_main(const cli_command *cmd, int argc, char **argv)
   }
   if (outputs_operand(&a, key, &of, &rc) < 0)
     return rc;
-  if (of.version >= 2)
-    rc = events_v2(a.operands[0], &of, scene, contact, csv) < 0;
-  else
-    rc = events_file(a.operands[0], of.fid[0], scene, contact, csv) < 0;
+  rc = of.reader->events(a.operands[0], &of, scene, contact, csv) < 0;
   outputs_close(&of);
   cli_end(&a);
   return rc;

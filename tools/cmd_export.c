@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "h5check.h"
 #include "h5read.h"
+#include "formats.h"
 #include "outfile.h"
 #include "points.h"
 
@@ -558,10 +559,11 @@ open_signal(exported *sg, hid_t g, const char *label, int c)
   return 0;
 }
 
-/* vibro-1: open the chosen scene's signals and its rate. */
-static int
-open_v1(exported *sg, hid_t fid, const request *rq)
+/* vibro-1 (formats.h): open the chosen scene's signals and its rate. */
+int
+export_open_v1(exported *sg, const output_files *of, const request *rq)
 {
+  hid_t fid = of->fid[0];
   char group[NAME_LEN], label[PATH_LEN], path[PATH_LEN];
   double fs, every;
   hid_t g;
@@ -642,9 +644,10 @@ find_row_v2(exported *sg, const output_files *of, const char *scene, hid_t *fid,
   return cli_complain(sg->file, "no scene %s (valid: 0-%ld)", scene, total - 1);
 }
 
-/* vibro-2: open the chosen scene's rows of the stacked /signals. */
-static int
-open_v2(exported *sg, const output_files *of, const request *rq)
+/* vibro-2 and vibro-3 (formats.h): open the chosen scene's rows of the
+ * stacked /signals. */
+int
+export_open_v2(exported *sg, const output_files *of, const request *rq)
 {
   double interval = NAN;
   hid_t fid = H5I_INVALID_HID;
@@ -652,7 +655,7 @@ open_v2(exported *sg, const output_files *of, const request *rq)
 
   if (find_row_v2(sg, of, rq->scene, &fid, &interval) < 0)
     return -1;
-  sg->stacked = 1;
+  sg->stacked = of->reader->stacked;
   for (int c = 0; c < sg->nsignals; c++) {
     /* bodies/hammer/u and bodies.hammer.u name the same signal */
     hid_t ds = signal_open_stacked(sg->file, fid, sg->paths[c], sg->point, &sg->at[c]);
@@ -856,7 +859,7 @@ export_main(const cli_command *cmd, int argc, char **argv)
   }
   sg.file = a.operands[0];
   if (outputs_open_checked(sg.file, &of) == 0 &&
-      (of.version >= 2 ? open_v2(&sg, &of, &rq) : open_v1(&sg, of.fid[0], &rq)) == 0 &&
+      of.reader->export_open(&sg, &of, &rq) == 0 &&
       write_all(&sg, &rq) == 0)
     rc = 0;
   for (int c = 0; c < sg.nsignals; c++)

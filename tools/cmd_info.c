@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "h5check.h"
 #include "h5read.h"
-#include "info2.h"
+#include "formats.h"
 
 #define DETAIL_ALL  10 /* info details every scene up to this many */
 #define DETAIL_HEAD 3  /* ... and the first few beyond that */
@@ -445,10 +445,14 @@ print_totals(const tally *t, const namelist *failed, size_t nscenes, long detail
            t->worst_abs_scene);
 }
 
-/* Print the whole report of an open file. */
-static int
-info_file(const char *file, hid_t fid, const char *format, int all)
+/* vibro-1 (formats.h): print the whole report of the file (points: its
+ * report has no per-contact summary of points to expand). */
+int
+info_v1(const char *file, const output_files *of, int all, int points)
 {
+  hid_t fid = of->fid[0];
+  const char *format = of->format;
+  (void)points;
   namelist scenes = {0}, failed = {0};
   tally t = {0};
   hid_t sg = H5I_INVALID_HID;
@@ -515,10 +519,7 @@ info_main(const cli_command *cmd, int argc, char **argv)
       points = 1;
   if (outputs_operand(&a, key, &of, &rc) < 0)
     return rc;
-  if (of.version >= 2)
-    rc = info_v2(a.operands[0], &of, all, points) < 0;
-  else
-    rc = info_file(a.operands[0], of.fid[0], of.format, all) < 0;
+  rc = of.reader->info(a.operands[0], &of, all, points) < 0;
   outputs_close(&of);
   cli_end(&a);
   return rc;

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "h5check.h"
+#include "formats.h"
 #include "h5read.h"
 
 #define ATTR_BYTES  ATTR_TEXT_MAX /* largest attribute read */
@@ -410,46 +411,56 @@ scenes_check(const checker *c, hid_t obj, const char *path, long rows, int exact
   return 0;
 }
 
-int
-output_check(const char *file, hid_t fid, int version)
+/* The root's attributes and the checker of file fid, before a layout's
+ * own checks; 0, or -1 after a message. */
+static int
+check_begin(checker *c, const char *file, hid_t fid, hid_t *root)
 {
-  checker c = {.file = file};
-  hid_t root = H5Gopen2(fid, "/", H5P_DEFAULT), study = H5I_INVALID_HID;
-  namelist kids = {0};
-  long rows = 0, events = 0;
-  int rc = -1;
-
-  if (H5Fget_filesize(fid, &c.size) < 0 || root < 0) {
-    close_id(root);
+  *c = (checker){.file = file};
+  *root = H5Gopen2(fid, "/", H5P_DEFAULT);
+  if (H5Fget_filesize(fid, &c->size) < 0 || *root < 0) {
+    close_id(*root);
+    *root = H5I_INVALID_HID;
     return cli_complain(file, "damaged: cannot read the file's size and root group");
   }
-  if (attrs_check(&c, root, "/", root_attrs) < 0)
-    goto done;
-  if (version < 2) {
-    /* vibro-1: a group per scene */
-    hid_t g = group_list(&c, fid, "scenes", "/scenes", column_attrs, &kids);
+  return attrs_check(c, *root, "/", root_attrs);
+}
+
+/* vibro-1 (formats.h): a group per scene. */
+int
+check_v1(const char *file, hid_t fid)
+{
+  checker c;
+  hid_t root, g = H5I_INVALID_HID;
+  namelist kids = {0};
+  int rc = -1;
+
+  if (check_begin(&c, file, fid, &root) == 0) {
+    g = group_list(&c, fid, "scenes", "/scenes", column_attrs, &kids);
     rc = g < 0 ? -1 : 0;
-    close_id(g);
-    goto done;
   }
+  close_id(g);
+  names_free(&kids);
+  close_id(root);
+  return rc;
+}
+
+/* vibro-2 and vibro-3: /study, /model, the study table (and vibro-2's
+ * events) by table_check, the scene counts and the signals. */
+static int
+check_stacked(const char *file, hid_t fid, int (*table_check)(checker *c, hid_t fid, long *rows))
+{
+  checker c;
+  hid_t root, study = H5I_INVALID_HID;
+  namelist kids = {0};
+  long rows = 0;
+  int rc = -1;
+
+  if (check_begin(&c, file, fid, &root) < 0)
+    goto done;
   study = group_list(&c, fid, "study", "/study", study_attrs, &kids);
-  if (study < 0 || model_check(&c, fid, "model", "/model", 0) < 0)
+  if (study < 0 || model_check(&c, fid, "model", "/model", 0) < 0 || table_check(&c, fid, &rows) < 0)
     goto done;
-  if (version == 2 ? compound_check(&c, fid, "/study/table", &rows) < 0 ||
-                         (has_object(fid, "study/events") &&
-                          compound_check(&c, fid, "/study/events", &events) < 0)
-                   : columns_check(&c, fid, "/study/table", "scene", "contact", &rows) < 0)
-    goto done;
-  /* every other table of vibro-3, each column against its coordinate
-   * (the sections and impact map too: a column that claims 4e9 values
-   * against 9 rows is damage, not a table to read) */
-  for (size_t t = 1; version >= 3 && t < sizeof vibro3_tables / sizeof *vibro3_tables; t++) {
-    long n = 0;
-    if (has_object(fid, vibro3_tables[t].path + 1) &&
-        columns_check(&c, fid, vibro3_tables[t].path, vibro3_tables[t].dim, vibro3_tables[t].dim2,
-                      &n) < 0)
-      goto done;
-  }
   if (scenes_check(&c, root, "/", rows, 1) < 0 || scenes_check(&c, study, "/study", rows, 0) < 0 ||
       signals_check(&c, fid) < 0)
     goto done;
@@ -461,13 +472,54 @@ done:
   return rc;
 }
 
+/* vibro-2's tables: compound datasets. */
+static int
+tables_v2(checker *c, hid_t fid, long *rows)
+{
+  long events = 0;
+  if (compound_check(c, fid, "/study/table", rows) < 0)
+    return -1;
+  return has_object(fid, "study/events") ? compound_check(c, fid, "/study/events", &events) : 0;
+}
+
+/* vibro-3's tables: groups of columns, the study table against its scene
+ * and contact coordinates, and every other table, each column against its
+ * coordinate (the sections and impact map too: a column that claims 4e9
+ * values against 9 rows is damage, not a table to read). */
+static int
+tables_v3(checker *c, hid_t fid, long *rows)
+{
+  if (columns_check(c, fid, "/study/table", "scene", "contact", rows) < 0)
+    return -1;
+  for (size_t t = 1; t < sizeof vibro3_tables / sizeof *vibro3_tables; t++) {
+    long n = 0;
+    if (has_object(fid, vibro3_tables[t].path + 1) &&
+        columns_check(c, fid, vibro3_tables[t].path, vibro3_tables[t].dim, vibro3_tables[t].dim2,
+                      &n) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+int
+check_v2(const char *file, hid_t fid)
+{
+  return check_stacked(file, fid, tables_v2);
+}
+
+int
+check_v3(const char *file, hid_t fid)
+{
+  return check_stacked(file, fid, tables_v3);
+}
+
 int
 outputs_open_checked(const char *path, output_files *of)
 {
   if (outputs_open(path, of) < 0)
     return -1;
   for (int f = 0; f < of->n; f++)
-    if (output_check(path, of->fid[f], of->version) < 0) {
+    if (of->reader->check(path, of->fid[f]) < 0) {
       of->damaged = 1; /* closing would have libhdf5 free what it misread */
       outputs_close(of);
       return -1;

@@ -8,13 +8,13 @@
 #include "cli.h"
 #include "h5read.h"
 
-/* Check the structure of the open output fid (layout vibro-version) named
- * file in messages: its groups, every table column's rank, length and
- * type, every dataset's bytes inside the file, the attributes readers use.
- * 0, or -1 after one line "FILE: damaged: OBJECT: what is wrong". */
-int output_check(const char *file, hid_t fid, int version);
+/* A layout's check (formats.h's check_vN, h5check.c) reads the structure
+ * of the open output fid, named file in messages: its groups, every table
+ * column's rank, length and type, every dataset's bytes inside the file,
+ * the attributes readers use; 0, or -1 after one line "FILE: damaged:
+ * OBJECT: what is wrong". */
 
-/* outputs_open, then output_check on every file it opened; 0, or -1
+/* outputs_open, then its layout's check on every file it opened; 0, or -1
  * after a message (nothing left open). */
 int outputs_open_checked(const char *path, output_files *of);
 /* An inspector's one operand, the output file OUT.h5, once its options

@@ -15,12 +15,11 @@
 
 #include "cli.h"
 #include "h5heap.h"
+#include "formats.h"
 #include "h5read.h"
 
 #define WALK_DEPTH    8 /* deepest nesting searched for signals */
 #define FORMAT_PREFIX "vibro-"
-/* The latest layout the readers know (lib/output/output.h's VB_FORMAT_NAME). */
-#define FORMAT_LATEST 3
 
 /* snprintf into buf, cutting what does not fit (names and statuses are
  * short; a cut one still identifies its object). */
@@ -288,7 +287,7 @@ output_open(const char *path, char *format, size_t len)
   FILE *f;
   hid_t file, root, fapl;
   htri_t is;
-  int version;
+  char names[TEXT_MAX];
 
   /* a regular file only: opening a FIFO would wait for a writer */
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -337,16 +336,15 @@ output_open(const char *path, char *format, size_t len)
     return H5I_INVALID_HID;
   }
   close_id(root);
-  version = format_version(format);
-  if (version < 1) {
-    cli_complain(path, "not a vibro output (format '%s', expected vibro-1, vibro-2 or vibro-3)", format);
-    close_id(file);
-    return H5I_INVALID_HID;
-  }
-  /* a later layout is not a damaged one: say which this program reads */
-  if (version > FORMAT_LATEST) {
-    cli_complain(path, "format '%s' is newer than this vibro reads (valid: vibro-1, vibro-2, vibro-3): "
-                 "update vibro", format);
+  /* the reader is chosen from the table (formats.c); a "vibro-N" that no
+   * row names is a later layout, not a damaged file: say which this reads */
+  format_names(names, sizeof names);
+  if (!format_reader_of(format)) {
+    if (format_version(format) < 1)
+      cli_complain(path, "not a vibro output (format '%s', valid: %s)", format, names);
+    else
+      cli_complain(path, "format '%s' is newer than this vibro reads (valid: %s): update vibro",
+                   format, names);
     close_id(file);
     return H5I_INVALID_HID;
   }

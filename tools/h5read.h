@@ -79,12 +79,12 @@ int format_version(const char *format);
  * study (OUT.part/, doc/format.md), in scene order. */
 typedef struct output_files {
   char format[TEXT_MAX]; /* the root attribute format, e.g. "vibro-2" */
-  int version;           /* N of vibro-N */
+  const struct format_reader *reader; /* its layout's reader (formats.h) */
   int running;           /* 1 when read from the shards of OUT.part/ */
   char state[64];        /* then whether it is still written (part_state.h's words) */
   hid_t *fid;            /* [n] open files */
   int n;
-  int damaged; /* 1: a file failed output_check; outputs_close leaves them open */
+  int damaged; /* 1: a file failed its layout's check; outputs_close leaves them open */
 } output_files;
 
 /* Open path: a finished output, or, when path is OUT.part/ or OUT does not

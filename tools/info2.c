@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "h5read.h"
-#include "info2.h"
+#include "formats.h"
 #include "points.h"
 #include "info_analysis.h"
 
@@ -326,7 +326,7 @@ scan_tables(const char *file, const output_files *of, long total, long detail, c
       for (long i = 0; i < count; i++) {
         const unsigned char *row = buf + (size_t)i * r.row;
         if (s->rows < detail)
-          print_scene(of->fid[f], of->version >= 3 ? start + i : -1, model, &r, row, s, name);
+          print_scene(of->fid[f], of->reader->table_rows ? start + i : -1, model, &r, row, s, name);
         if (add_row(&r, row, s) < 0) {
           cli_complain(file, "out of memory");
           rows_close(&r);
@@ -492,6 +492,10 @@ print_head(const char *file, const output_files *of, char *name, size_t len, lon
   return rows;
 }
 
+/* vibro-2 and vibro-3 (formats.h): the summary of a finished file or of
+ * the shards of a running study; every scene in detail with all set, else
+ * the first few; a distributed contact's points (BASE[k]) as one line a
+ * contact, or one by one with points set. */
 int
 info_v2(const char *file, const output_files *of, int all, int points)
 {

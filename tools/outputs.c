@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "cli.h"
+#include "formats.h"
 #include "h5read.h"
 #include "part_state.h"
 
@@ -157,7 +158,7 @@ cmp_held(const void *a, const void *b)
 
 /* Append the scene indices of shard `shard`'s table (its `scene`
  * coordinate; vibro-3) to *h; a coordinate that cannot be read, or claims
- * more values than the file's bytes, adds nothing (output_check then
+ * more values than the file's bytes, adds nothing (the layout's check then
  * says what is wrong).  0, or -1 when out of memory. */
 static int
 shard_scenes(hid_t fid, int shard, held **h, size_t *n, size_t *cap)
@@ -267,10 +268,21 @@ open_shards(const char *path, const char *part, output_files *of)
   if (of->n > 1 && shards_unique(path, of) < 0)
     return -1;
   if (of->n == 0) {
-    snprintf(of->format, sizeof of->format, "vibro-3");
+    snprintf(of->format, sizeof of->format, "%s", format_reader_latest()->name);
     printf("%s: %s, no scene finished yet (%s holds no shard)\n", path, of->state, part);
   }
-  of->version = format_version(of->format);
+  of->reader = format_reader_of(of->format);
+  if (!of->reader) {
+    char names[TEXT_MAX];
+    format_names(names, sizeof names);
+    for (int i = 0; i < of->n; i++)
+      close_id(of->fid[i]);
+    of->n = 0;
+    free(of->fid);
+    of->fid = NULL;
+    return cli_complain(path, "a shard of %s is not a vibro output (format '%s', valid: %s)",
+                        part, of->format, names);
+  }
   return 0;
 }
 
@@ -304,7 +316,7 @@ outputs_open(const char *path, output_files *of)
     return -1;
   }
   of->n = 1;
-  of->version = format_version(of->format);
+  of->reader = format_reader_of(of->format);
   return 0;
 }
 

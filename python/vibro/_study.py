@@ -62,8 +62,7 @@ def _reading(method):
     return wrapper
 
 
-# The layouts this package reads.
-FORMATS = ("vibro-1", "vibro-2", "vibro-3")
+# The layouts this package reads: FORMATS, the names of _READERS' rows (at the end).
 _FORMAT_RE = re.compile(r"vibro-0*([1-9][0-9]*)")
 _NO_UNITS = ("", "SI", "-")
 
@@ -418,16 +417,15 @@ class Study:
                                  % self._file_path)
             fmt = _text(f.attrs["format"])
             m = _FORMAT_RE.fullmatch(fmt)
-            if not m or fmt not in FORMATS:
-                raise VibroError("%s: not a vibro output (format '%s', expected %s)"
-                                 % (self._file_path, fmt,
-                                    ", ".join(FORMATS[:-1]) + " or " + FORMATS[-1])
+            if fmt not in _READERS:
+                raise VibroError("%s: not a vibro output (format '%s', valid: %s)"
+                                 % (self._file_path, fmt, ", ".join(FORMATS))
                                  if not m else
                                  "%s: format '%s' is newer than this package reads (%s): "
                                  "update vibro's Python package" % (self._file_path, fmt,
                                                                     ", ".join(FORMATS)))
             self.format = fmt
-            self._v = int(m.group(1))
+            self._reader = _READERS[fmt]
             a = f.attrs
             self.version = _text(a.get("vibro_version", ""))
             self.input = _text(a.get("input", ""))
@@ -449,16 +447,7 @@ class Study:
             file_units = {}
             if "study" in f and "param_units" in f["study"].attrs:
                 file_units = dict(zip(self.params, _strings(f["study"].attrs["param_units"])))
-            law = {}
-            if self._v >= 2:
-                self._model = self._read_model(f)
-                law = {c: a.get("law", "") for c, a in self._model["contacts"].items()}
-            else:
-                scenes = self._scene_numbers(f)
-                if scenes:
-                    g = self._scene_group(f, scenes[0])
-                    for c in _links(g["contacts"]) if "contacts" in g else ():
-                        law[c] = _text(g["contacts"][c].attrs.get("law", ""))
+            law = self._reader.laws(self, f)
             self.param_units = {}
             for p in self.params:
                 u = file_units.get(p) or self._table_units.get(p, "")
@@ -467,11 +456,27 @@ class Study:
                     u = param_units(p, law.get(parts[1]) if len(parts) > 2 else None)
                 self.param_units[p] = u
 
-        if self._v >= 2:
-            self._locate()
-        else:
-            with self._h5() as f:
-                self.scenes = self._scene_numbers(f)
+        self._reader.locate(self)
+
+    def _laws_v1(self, f):
+        """vibro-1: {contact: law} of the first scene's contact groups."""
+        law = {}
+        scenes = self._scene_numbers(f)
+        if scenes:
+            g = self._scene_group(f, scenes[0])
+            for c in _links(g["contacts"]) if "contacts" in g else ():
+                law[c] = _text(g["contacts"][c].attrs.get("law", ""))
+        return law
+
+    def _laws_v2(self, f):
+        """vibro-2 and -3: {contact: law} of /model (read here, kept)."""
+        self._model = self._read_model(f)
+        return {c: a.get("law", "") for c, a in self._model["contacts"].items()}
+
+    def _locate_v1(self):
+        """vibro-1: the scenes are the groups of /scenes."""
+        with self._h5() as f:
+            self.scenes = self._scene_numbers(f)
 
     def _swept(self, f, names):
         """The swept parameter paths: vibro-2's /study attribute `params`,
@@ -497,8 +502,8 @@ class Study:
                     out[kind][name] = self._attrs(g)
         return out
 
-    def _locate(self):
-        """vibro-2: where each scene is (file number, row of /signals), and
+    def _locate_v2(self):
+        """vibro-2 and -3: where each scene is (file number, row of /signals), and
         each scene's row of the table."""
         self._where = {}
         self._rows = {}
@@ -569,7 +574,7 @@ class Study:
         if "index" in df.columns:
             df = df.set_index("index").sort_index()
         df.index.name = "scene"
-        if not self.complete and self._done is not None and self._v < 2:
+        if not self.complete and self._done is not None and self._reader.done_flags:
             done = self._written()
             df = df[df.index.isin(done)]
         units = {k: v for k, v in self._table_units.items() if k not in ("index", "scene")}
@@ -601,28 +606,14 @@ class Study:
         parameter values, and `cor` = -v_out / v_in (Papetti eq 5; NaN where
         either is unmeasured).  `contact` selects one contact by name.
         `.attrs["units"]` maps each column to its units."""
-        import pandas as pd
-        if self._v >= 2:
-            with self._each() as files:
-                parts = [self._events_flat(f) for f in files if "study/events" in f]
-            units = {}
-            for _, u in parts:
-                units.update(u)
-            df = (pd.concat([d for d, _ in parts], ignore_index=True) if parts
-                  else pd.DataFrame({"scene": np.zeros(0, np.int64),
-                                     "contact": np.zeros(0, object),
-                                     "impact": np.zeros(0, np.int64)}))
-            df = df.sort_values("scene", kind="stable").reset_index(drop=True)
-        else:
-            with self._h5() as f:
-                df, units = self._events_scenes(f)
+        df, units = self._reader.events(self)
         if contact is not None:
             names = sorted(set(df["contact"])) if len(df) else self._contact_names()
             if contact not in names:
                 raise VibroError("%s: no contact '%s' in any scene (valid: %s)"
                                  % (self.path, contact, _choices(names)))
             df = df[df["contact"] == contact].reset_index(drop=True)
-        if not self.complete and self._v < 2:
+        if not self.complete and self._reader.done_flags:
             df = df[df["scene"].isin(self._written())].reset_index(drop=True)
         rows = self._param_rows()
         for p in self.params:
@@ -638,9 +629,32 @@ class Study:
         df.attrs["units"] = units
         return df
 
+    def _events_v1(self):
+        """vibro-1: (DataFrame, units) of every scene's event tables."""
+        with self._h5() as f:
+            return self._events_scenes(f)
+
+    def _events_v2(self):
+        """vibro-2 and -3: (DataFrame, units) of every file's /study/events."""
+        import pandas as pd
+        with self._each() as files:
+            parts = [self._events_flat(f) for f in files if "study/events" in f]
+        units = {}
+        for _, u in parts:
+            units.update(u)
+        df = (pd.concat([d for d, _ in parts], ignore_index=True) if parts
+              else pd.DataFrame({"scene": np.zeros(0, np.int64),
+                                 "contact": np.zeros(0, object),
+                                 "impact": np.zeros(0, np.int64)}))
+        return df.sort_values("scene", kind="stable").reset_index(drop=True), units
+
     def _contact_names(self):
-        if self._v >= 2:
-            return sorted(self._model["contacts"])
+        return self._reader.contact_names(self)
+
+    def _contact_names_v2(self):
+        return sorted(self._model["contacts"])
+
+    def _contact_names_v1(self):
         names = set()
         with self._h5() as f:
             for i in self.scenes:
@@ -706,19 +720,27 @@ class Study:
         and the contact group's attributes (law, scheme, k, alpha, mu, h,
         gap, newton_failures, fallbacks, newton_iterations)."""
         import pandas as pd
+        rows = self._reader.contacts(self)
+        return pd.DataFrame(rows, columns=None if rows else ["scene", "contact"])
+
+    def _contacts_v2(self):
+        """vibro-2 and -3: the rows of contacts()."""
         rows = []
-        if self._v >= 2:
-            values = self._param_rows()
-            for i in self.scenes:
-                for c in sorted(self._model["contacts"]):
-                    row = {"scene": i, "contact": c}
-                    row.update(self._model["contacts"][c])
-                    for p, v in values.get(i, {}).items():
-                        parts = p.split(".")
-                        if len(parts) == 3 and parts[:2] == ["contacts", c]:
-                            row[parts[2]] = v
-                    rows.append(row)
-            return pd.DataFrame(rows, columns=None if rows else ["scene", "contact"])
+        values = self._param_rows()
+        for i in self.scenes:
+            for c in sorted(self._model["contacts"]):
+                row = {"scene": i, "contact": c}
+                row.update(self._model["contacts"][c])
+                for p, v in values.get(i, {}).items():
+                    parts = p.split(".")
+                    if len(parts) == 3 and parts[:2] == ["contacts", c]:
+                        row[parts[2]] = v
+                rows.append(row)
+        return rows
+
+    def _contacts_v1(self):
+        """vibro-1: the rows of contacts()."""
+        rows = []
         with self._h5() as f:
             for i in self.scenes:
                 g = self._scene_group(f, i)
@@ -728,7 +750,7 @@ class Study:
                         row[k] = _text(v) if isinstance(v, (str, bytes)) else (
                             v.item() if isinstance(v, np.generic) else v)
                     rows.append(row)
-        return pd.DataFrame(rows, columns=None if rows else ["scene", "contact"])
+        return rows
 
     @_reading
     def grid(self, obj=None):
@@ -824,10 +846,11 @@ class Study:
         (`contacts/neck/force`, vibro-3) on (`point`, `time`), with each
         point's position `x` (m) and point contact `contact` ("neck[3]") as
         coordinates, and `contacts/neck[3]/force` is its point 3."""
+        return self._reader.signal(self, self._index(scene), path)
+
+    def _signal_v1(self, i, path):
+        """vibro-1: signal() from the scene's group."""
         import xarray as xr
-        i = self._index(scene)
-        if self._v >= 2:
-            return self._signal2(i, path)
         with self._h5() as f:
             g = self._scene_group(f, i)
             key = _slash(path)
@@ -867,7 +890,8 @@ class Study:
             out.append(_slash(name))
         return sorted(out)
 
-    def _signal2(self, i, path):
+    def _signal_v2(self, i, path):
+        """vibro-2 and -3: signal() from the scene's row of /signals."""
         import xarray as xr
         key = _slash(path)
         point = None
@@ -1005,9 +1029,11 @@ class Scene:
     def __init__(self, study, index):
         self.study = study
         self.index = index
-        if study._v >= 2:
-            self._init2()
-            return
+        study._reader.scene(self)
+
+    def _init_v1(self):
+        """vibro-1: the scene's group, its attributes and signals."""
+        study, index = self.study, self.index
         with study._h5() as f:
             g = study._scene_group(f, index)
             self.attrs = {k: (_text(v) if isinstance(v, (str, bytes)) else
@@ -1024,8 +1050,8 @@ class Scene:
         self.status = self.attrs.get("status", "")
         self.fs = float(self.attrs.get("fs", np.nan))
 
-    def _init2(self):
-        """vibro-2: the scene's row of the table, the model, its signals."""
+    def _init_v2(self):
+        """vibro-2 and -3: the scene's row of the table, the model, its signals."""
         st = self.study
         t = st.table
         row = t.loc[self.index].to_dict() if self.index in t.index else {}
@@ -1072,33 +1098,40 @@ class Scene:
         `body`, `mode`, `freq` (Hz), `sigma` (1/s), `mass` (kg); `body`
         selects one.  Empty when the scene has no modal body."""
         import pandas as pd
+        rows = self.study._reader.modes(self, body)
+        df = pd.DataFrame(rows, columns=["body", "mode", "freq", "sigma", "mass"])
+        df.attrs["units"] = {"freq": "Hz", "sigma": "1/s", "mass": "kg", "mode": "1",
+                             "body": "-"}
+        return df
+
+    def _modes_v2(self, body):
+        """vibro-2 and -3: the rows of modes() from /signals' modes.* rows."""
         rows = []
-        if self.study._v >= 2:
-            k, row = self.study._where.get(self.index, (0, 0))
-            with self.study._each() as files:
-                sig = files[k]["signals"]
-                names = [b for b in self.bodies if "bodies.%s.modes.freq" % b in sig]
-                if body is not None:
-                    if body not in names:
-                        raise VibroError("%s: scene %d has no modal body '%s' (valid: %s)"
-                                         % (self.study.path, self.index, body,
-                                            _choices(names)))
-                    names = [body]
-                for b in names:
-                    col = {q: sig["bodies.%s.modes.%s" % (b, q)][row]
-                           for q in ("freq", "sigma", "mass")
-                           if "bodies.%s.modes.%s" % (b, q) in sig}
-                    for j, fr in enumerate(col["freq"]):
-                        if np.isfinite(fr):
-                            rows.append({"body": b, "mode": j, "freq": float(fr),
-                                         "sigma": float(col["sigma"][j]) if "sigma" in col
-                                         else np.nan,
-                                         "mass": float(col["mass"][j]) if "mass" in col
-                                         else np.nan})
-            df = pd.DataFrame(rows, columns=["body", "mode", "freq", "sigma", "mass"])
-            df.attrs["units"] = {"freq": "Hz", "sigma": "1/s", "mass": "kg", "mode": "1",
-                                 "body": "-"}
-            return df
+        k, row = self.study._where.get(self.index, (0, 0))
+        with self.study._each() as files:
+            sig = files[k]["signals"]
+            names = [b for b in self.bodies if "bodies.%s.modes.freq" % b in sig]
+            if body is not None:
+                if body not in names:
+                    raise VibroError("%s: scene %d has no modal body '%s' (valid: %s)"
+                                     % (self.study.path, self.index, body, _choices(names)))
+                names = [body]
+            for b in names:
+                col = {q: sig["bodies.%s.modes.%s" % (b, q)][row]
+                       for q in ("freq", "sigma", "mass")
+                       if "bodies.%s.modes.%s" % (b, q) in sig}
+                for j, fr in enumerate(col["freq"]):
+                    if np.isfinite(fr):
+                        rows.append({"body": b, "mode": j, "freq": float(fr),
+                                     "sigma": float(col["sigma"][j]) if "sigma" in col
+                                     else np.nan,
+                                     "mass": float(col["mass"][j]) if "mass" in col
+                                     else np.nan})
+        return rows
+
+    def _modes_v1(self, body):
+        """vibro-1: the rows of modes() from the scene's body groups."""
+        rows = []
         with self.study._h5() as f:
             g = self.study._scene_group(f, self.index)
             names = [b for b in self.bodies if "modes" in g["bodies"][b]]
@@ -1114,7 +1147,38 @@ class Scene:
                     rows.append({"body": b, "mode": j, "freq": float(fr),
                                  "sigma": float(m["sigma"][j]) if "sigma" in m else np.nan,
                                  "mass": float(m["mass"][j]) if "mass" in m else np.nan})
-        df = pd.DataFrame(rows, columns=["body", "mode", "freq", "sigma", "mass"])
-        df.attrs["units"] = {"freq": "Hz", "sigma": "1/s", "mass": "kg", "mode": "1",
-                             "body": "-"}
-        return df
+        return rows
+
+
+class _Reader:
+    """One reader per layout, chosen when a file is opened (Study's header:
+    `_READERS[format]`), as netCDF-c's dispatch tables choose a format's
+    functions and tools/formats.h's rows do for the command line: Study
+    and Scene reach a layout through its row and never ask which version
+    a file is.  A new layout is a new row.
+
+    done_flags: the file's /study/done flags say which scenes a running
+    study has written (vibro-1; the stacked layouts hold written scenes
+    only).  The rest are the layout's functions (Study's or Scene's
+    methods, called with the study or scene first)."""
+
+    def __init__(self, name, done_flags, **ops):
+        self.name = name
+        self.done_flags = done_flags
+        self.__dict__.update(ops)
+
+
+_STACKED = dict(laws=Study._laws_v2, locate=Study._locate_v2, events=Study._events_v2,
+                contact_names=Study._contact_names_v2, contacts=Study._contacts_v2,
+                signal=Study._signal_v2, scene=Scene._init_v2, modes=Scene._modes_v2)
+_READERS = {r.name: r for r in (
+    _Reader("vibro-1", True, laws=Study._laws_v1, locate=Study._locate_v1,
+            events=Study._events_v1, contact_names=Study._contact_names_v1,
+            contacts=Study._contacts_v1, signal=Study._signal_v1, scene=Scene._init_v1,
+            modes=Scene._modes_v1),
+    # vibro-3 differs from vibro-2 in its tables (groups of columns), which
+    # the shared table readers take as they find them (_is_columns)
+    _Reader("vibro-2", False, **_STACKED),
+    _Reader("vibro-3", False, **_STACKED),
+)}
+FORMATS = tuple(_READERS)
