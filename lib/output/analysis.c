@@ -1,8 +1,9 @@
 /* output/analysis.c - the analysis's part of the tables (issue 20,
  * doc/format.md): the /study/table columns' values (orbit, period,
- * impacts_per_period, orbit_tolerance, sections, attractor), the column
- * lists of /study/sections and /study/impact_map with vb_xtables, their
- * descriptor rows, and the attractor pass over a file's scenes.  Reads a
+ * impacts_per_period, orbit_tolerance, sections, attractor) and the
+ * attractor pass over a file's scenes (the analysis's own tables,
+ * /study/sections and /study/impact_map, are its observer row's:
+ * run/analysis.c).  Reads a
  * run's analysis (lib/run/analysis.c) and calls lib/base/orbit.c; the writer
  * (output/table.c, output/file.c) loops over what it lists. */
 #include <math.h>
@@ -16,21 +17,11 @@
 
 /* ------------------------------------------------ the analysis's values */
 
-/* Whether scene 0 has an analysis block; a section; an impact map. */
+/* Whether scene 0 has an analysis block. */
 int
 vb_has_analysis(const vb_scene *first)
 {
   return first->analysis != NULL;
-}
-static int
-has_section(const vb_scene *first)
-{
-  return first->analysis && first->analysis->section;
-}
-static int
-has_map(const vb_scene *first)
-{
-  return first->analysis && first->analysis->map_contact >= 0;
 }
 
 /* The section's class (VB_ORBIT_*), its period and impacts per period
@@ -70,125 +61,6 @@ vb_get_no_attractor(const vb_column *col, const vb_run_view *rv, int c, const vo
   (void)rv, (void)c, (void)item;
   vb_column_put_long(col, out, -1);
 }
-
-/* Section row *item: its period index, time, and point c's u or v. */
-static void
-get_section_k(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
-{
-  const vb_analysis_run *a = rv->analysis;
-
-  (void)c;
-  vb_column_put_long(col, out, a->k0 + *(const long *)item);
-}
-static void
-get_section_t(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
-{
-  (void)col, (void)c;
-  memcpy(out, &rv->analysis->t[*(const long *)item], 8);
-}
-static void
-get_section_uv(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
-{
-  const vb_analysis_run *a = rv->analysis;
-  const double *x = col->name[0] == 'u' ? a->u : a->v;
-
-  memcpy(out, &x[*(const long *)item * a->an->npoints + c], 8);
-}
-
-/* The stroboscopic section: one row per sample of every scene. */
-static const vb_column section_columns[] = {
-    {.name = "scene", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64},
-    {.name = "k", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64, .get = get_section_k},
-    {.name = "t", .units = "s", .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = get_section_t},
-    {.name = "u",
-     .units = "m",
-     .dim = VB_DIM_SCENE_CONTACT,
-     .type = VB_COL_F64,
-     .get = get_section_uv},
-    {.name = "v",
-     .units = "m/s",
-     .dim = VB_DIM_SCENE_CONTACT,
-     .type = VB_COL_F64,
-     .get = get_section_uv},
-    {.name = NULL},
-};
-
-#define MAP_F64(n, u)                                                                              \
-  {                                                                                                \
-    .name = #n, .units = u, .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = vb_column_member,            \
-    .at = offsetof(vb_map_entry, n)                                                                \
-  }
-
-/* The impact map: one row per impact of its contact after the transient. */
-static const vb_column map_columns[] = {
-    {.name = "scene", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64},
-    {.name = "contact",
-     .units = "1",
-     .dim = VB_DIM_EVENT,
-     .type = VB_COL_I32,
-     .get = vb_column_member,
-     .at = offsetof(vb_map_entry, contact)},
-    MAP_F64(t, "s"),
-    MAP_F64(v_in, "m/s"),
-    MAP_F64(phase, "rad"),
-    MAP_F64(since_previous, "s"),
-    {.name = "grazing",
-     .units = "1",
-     .dim = VB_DIM_EVENT,
-     .type = VB_COL_I32,
-     .get = vb_column_member,
-     .at = offsetof(vb_map_entry, grazing)},
-    {.name = NULL},
-};
-
-static long
-section_rows(const vb_run_view *rv)
-{
-  return rv->analysis ? rv->analysis->ns : 0;
-}
-static const void *
-section_item(const vb_run_view *rv, long r, long *buf)
-{
-  (void)rv;
-  *buf = r;
-  return buf;
-}
-static int
-section_names(const vb_scene *first, const char **names)
-{
-  for (int p = 0; names && p < first->analysis->npoints; p++)
-    names[p] = first->analysis->points[p].name;
-  return first->analysis->npoints;
-}
-static long
-map_rows(const vb_run_view *rv)
-{
-  return rv->analysis ? rv->analysis->nmap : 0;
-}
-static const void *
-map_item(const vb_run_view *rv, long r, long *buf)
-{
-  (void)buf;
-  return &rv->analysis->map[r];
-}
-
-/* The analysis's tables. */
-const vb_xtable vb_xtables[VB_XT_COUNT] = {
-    [VB_XT_SECTIONS] = {.name = "sections",
-                        .dim = "section",
-                        .cols = section_columns,
-                        .present = has_section,
-                        .rows = section_rows,
-                        .item = section_item,
-                        .dim2 = "point",
-                        .names = section_names},
-    [VB_XT_IMPACT_MAP] = {.name = "impact_map",
-                          .dim = "impact",
-                          .cols = map_columns,
-                          .present = has_map,
-                          .rows = map_rows,
-                          .item = map_item},
-};
 
 /* ------------------------------------------------------- the attractors */
 

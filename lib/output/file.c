@@ -26,7 +26,7 @@ struct vb_stack {
   char *path;
   hid_t file, scene, time, *sig, *params;
   hid_t *table, *events; /* [fields] the tables' datasets; events NULL until created */
-  hid_t *xt[VB_XT_COUNT]; /* [fields] the analysis tables' datasets, NULL until created */
+  hid_t *xt[VB_XT_MAX]; /* [fields] the observers' tables' datasets, NULL until created */
   hid_t study;
   long rows, T;
   double interval;
@@ -415,7 +415,7 @@ vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *event
   return VB_OK;
 }
 
-/* Write rows of analysis table x, creating it at the first write. */
+/* Write rows of observer table x, creating it at the first write. */
 int
 vb_stack_write_xt(vb_stack *st, int x, long r0, long nr, long total, const unsigned char *rows,
                   char *err, size_t errlen)
@@ -486,17 +486,18 @@ int
 vb_stack_attractors(vb_stack *st, char *err, size_t errlen)
 {
   const vb_format *f = st->f;
-  const vb_table *sx = &f->xt[VB_XT_SECTIONS];
+  const int xs = vb_xtable_index("sections"); /* the analysis's (run/analysis.c) */
+  const vb_table *sx = xs >= 0 ? &f->xt[xs] : NULL;
   cycle_src src = {.u = H5I_INVALID_HID, .v = H5I_INVALID_HID};
   unsigned char *rows = NULL;
   long n = 0;
   int rc = VB_OK;
 
-  if (sx->nfields == 0 || !st->xt[VB_XT_SECTIONS])
+  if (!sx || sx->nfields == 0 || !st->xt[xs])
     return VB_OK;
   for (int i = 0; i < sx->nfields; i++)
     if (strcmp(sx->field[i].name, "u") == 0 || strcmp(sx->field[i].name, "v") == 0) {
-      *(sx->field[i].name[0] == 'u' ? &src.u : &src.v) = st->xt[VB_XT_SECTIONS][i];
+      *(sx->field[i].name[0] == 'u' ? &src.u : &src.v) = st->xt[xs][i];
       src.np = sx->field[i].width;
     }
   if (vb_table_read(st->file, &f->table, &rows, &n) < 0)
@@ -557,7 +558,7 @@ stack_free(vb_stack *st, int closed)
   free(st->params);
   free(st->table);
   free(st->events);
-  for (int s = 0; s < VB_XT_COUNT; s++)
+  for (int s = 0; s < vb_xtable_count(); s++)
     free(st->xt[s]);
   free(st->path);
   free(st);
@@ -592,7 +593,7 @@ vb_stack_close(vb_stack *st, char *err, size_t errlen)
     rc |= vb_h5_close(st->table[s]);
   for (s = 0; st->events && s < st->f->events.nfields; s++)
     rc |= vb_h5_close(st->events[s]);
-  for (int x = 0; x < VB_XT_COUNT; x++)
+  for (int x = 0; x < vb_xtable_count(); x++)
     for (s = 0; st->xt[x] && s < st->f->xt[x].nfields; s++)
       rc |= vb_h5_close(st->xt[x][s]);
   rc |= vb_h5_close(st->study);
@@ -639,7 +640,7 @@ stage_row(const vb_signal_desc *s, double *row, long T, const double *src, long 
       row[(long)m * T + k] = k < n ? src[(long)m * n + k] : NAN;
 }
 
-/* The rows of analysis table x of packed scenes, one after another. */
+/* The rows of observer table x of packed scenes, one after another. */
 static int
 xt_write(vb_stack *st, int x, vb_packed_scene *const *sc, long n, char *err, size_t errlen)
 {
@@ -696,7 +697,7 @@ vb_stack_write_scenes(vb_stack *st, vb_packed_scene *const *sc, long n, char *er
   if (rc == VB_OK)
     rc = vb_stack_write_events(st, 0, nev, n == 1 && nev > 0 ? sc[0]->events : events, err,
                                errlen);
-  for (int x = 0; x < VB_XT_COUNT && rc == VB_OK; x++)
+  for (int x = 0; x < vb_xtable_count() && rc == VB_OK; x++)
     if (f->xt[x].nfields > 0)
       rc = xt_write(st, x, sc, n, err, errlen);
   /* the attractors among this file's scenes (the whole study's in the

@@ -256,7 +256,7 @@ vb_format_init(vb_format *f, const vb_output_layout *lay, char *err, size_t errl
                          "cannot build the study tables (out of memory, or a swept path "
                          "named like a column of /study/table or /study/events?)");
   f->table.contacts = f->events.contacts = f->contact_names;
-  for (int x = 0; x < VB_XT_COUNT; x++)
+  for (int x = 0; x < vb_xtable_count(); x++)
     if (vb_xtable_init(&f->xt[x], x, lay) < 0)
       return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory");
   return VB_OK;
@@ -268,7 +268,7 @@ vb_format_clear(vb_format *f)
 {
   vb_table_clear(&f->table);
   vb_table_clear(&f->events);
-  for (int x = 0; x < VB_XT_COUNT; x++)
+  for (int x = 0; x < vb_xtable_count(); x++)
     vb_table_clear(&f->xt[x]);
   free(f->sig);
   free(f->contact_names);
@@ -308,7 +308,7 @@ vb_packed_scene_free(vb_packed_scene *p)
     return;
   free(p->row);
   free(p->events);
-  for (int x = 0; x < VB_XT_COUNT; x++)
+  for (int x = 0; x < vb_xtable_count(); x++)
     free(p->xrows[x]);
   free(p->sig);
   free(p->own);
@@ -407,9 +407,9 @@ vb_format_pack(const vb_format *f, long index, const double *params, const vb_ru
     return vb_errf_first(err, errlen, VB_ENOMEM, "out of memory packing scene %ld", index);
   }
   /* the analysis's tables (none without a block) */
-  for (int x = 0; x < VB_XT_COUNT; x++)
+  for (int x = 0; x < vb_xtable_count(); x++)
     if (f->xt[x].nfields > 0) {
-      p->nx[x] = vb_xtables[x].rows(&view);
+      p->nx[x] = vb_xtable_at(x, NULL)->rows(&view);
       p->xrows[x] = malloc(p->nx[x] > 0 ? (size_t)p->nx[x] * f->xt[x].rowsize : 1);
       if (!p->xrows[x]) {
         vb_packed_scene_free(p);

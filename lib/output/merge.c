@@ -36,9 +36,9 @@ typedef struct merge {
   long *owner;   /* [n] shard that gives scene i */
   long *pos;     /* [n] its row in that shard */
   long *evcount; /* [n] events of scene i */
-  long *xcount[VB_XT_COUNT]; /* [n] rows of scene i in each analysis table (NULL: absent) */
-  long x0[VB_XT_COUNT];      /* rows of each written so far */
-  long xtotal[VB_XT_COUNT];  /* and in all */
+  long *xcount[VB_XT_MAX]; /* [n] rows of scene i in each observer table (NULL: absent) */
+  long x0[VB_XT_MAX];      /* rows of each written so far */
+  long xtotal[VB_XT_MAX];  /* and in all */
   long T;
   double interval;
   vb_wpoints points; /* the kill hook's write points */
@@ -156,12 +156,12 @@ plan(merge *m)
   return VB_OK;
 }
 
-/* The rows of each scene in the analysis tables of the shards (those of
+/* The rows of each scene in the observers' tables of the shards (those of
  * the shard that gives the scene). */
 static int
 plan_xt(merge *m)
 {
-  for (int x = 0; x < VB_XT_COUNT; x++) {
+  for (int x = 0; x < vb_xtable_count(); x++) {
     const vb_table *t = &m->f.xt[x];
     if (t->nfields == 0)
       continue;
@@ -192,14 +192,14 @@ plan_xt(merge *m)
   return VB_OK;
 }
 
-/* Merge the analysis tables' rows of scenes b0 .. b0+nr-1 from the open
+/* Merge the observers' tables' rows of scenes b0 .. b0+nr-1 from the open
  * shards files[] into st, after the rows of the scenes before them. */
 static int
 merge_xt(merge *m, vb_stack *st, const hid_t *files, long b0, long nr)
 {
   int rc = VB_OK;
 
-  for (int x = 0; x < VB_XT_COUNT && rc == VB_OK; x++) {
+  for (int x = 0; x < vb_xtable_count() && rc == VB_OK; x++) {
     const vb_table *t = &m->f.xt[x];
     long total = 0, *at = malloc(((size_t)nr + 1) * sizeof *at);
     unsigned char *out = NULL;
@@ -428,7 +428,7 @@ merge_clear(merge *m)
   free(m->owner);
   free(m->pos);
   free(m->evcount);
-  for (int x = 0; x < VB_XT_COUNT; x++)
+  for (int x = 0; x < vb_xtable_count(); x++)
     free(m->xcount[x]);
   free(m->sh);
   free(m->part);

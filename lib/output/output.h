@@ -139,41 +139,8 @@ typedef struct vb_wb {
   int fd;           /* opened on first use; -1 before */
 } vb_wb;
 
-/* The dimension a table column runs along. */
-typedef enum {
-  VB_DIM_SCENE,         /* [scene] */
-  VB_DIM_SCENE_CONTACT, /* [scene][contact]; in a table of the analysis, [row][its second
-                           dimension] ([section][point]) */
-  VB_DIM_EVENT,         /* [event]: along the table's own rows (event, section, impact) */
-  VB_DIM_SWEPT          /* one column per swept path, along the table's dimension */
-} vb_dim;
-
-/* The type of a column's values: int64, int32, float64, or text of
- * VB_STATUS_LEN bytes (fixed length, NUL-padded). */
-typedef enum { VB_COL_I64, VB_COL_I32, VB_COL_F64, VB_COL_TEXT } vb_col_type;
-
-/* One column of a table (output/table.c): its name, units, dimension and
- * type, and how a finished run gives its value. */
-typedef struct vb_column vb_column;
-struct vb_column {
-  const char *name;  /* "impacts", "t_on" */
-  const char *units; /* "1", "s"; NULL for text */
-  vb_dim dim;
-  vb_col_type type;
-  /* Write the value for run (of contact `contact`, or value `contact` of
-   * a [row][point] column, and of the row's item: a vb_event in the
-   * event table, a vb_map_entry in the impact map, a long section index
-   * in the sections) to out; NULL: the writer sets it (scene,
-   * events_start, attractor). */
-  void (*get)(const vb_column *col, const vb_run_view *rv, int contact, const void *item,
-              void *out);
-  size_t at; /* offset of the value in vb_contact_result, vb_event or vb_map_entry, for the
-                plain gets */
-  /* Whether a study whose scene 0 is `first` has the column; NULL: every
-   * study (the analysis's columns need an analysis block). */
-  int (*present)(const vb_scene *first);
-  const char *flag_meanings; /* CF flag_meanings of a code column (values 0, 1, ...), or NULL */
-};
+/* vb_dim, vb_col_type, vb_column and vb_xtable: run/run.h (what a run's
+ * observers write is described in the run's wing). */
 
 /* The columns of /study/table, ended by a NULL name; the writer names
  * those it sets or reads by these indices. */
@@ -194,55 +161,6 @@ extern const vb_column vb_table_columns[];
 /* The columns of /study/events, ended by a NULL name. */
 enum { VB_EC_SCENE, VB_EC_CONTACT };
 extern const vb_column vb_event_columns[];
-/* Write an integer value as the column's type (int32 or int64).  Inline
- * here: both output/table.c's and output/analysis.c's lists use it, and
- * output/table.c's list reaches output/analysis.c's gets. */
-static inline void
-vb_column_put_long(const vb_column *col, void *out, long v)
-{
-  if (col->type == VB_COL_I32) {
-    int32_t x = (int32_t)v;
-    memcpy(out, &x, 4);
-  } else {
-    int64_t x = v;
-    memcpy(out, &x, 8);
-  }
-}
-
-/* The `get` of a column that is a member of the row's item (a vb_event, an
- * impact-map entry) at col->at: a double, or an int stored as the column's type. */
-static inline void
-vb_column_member(const vb_column *col, const vb_run_view *rv, int contact, const void *item,
-                 void *out)
-{
-  (void)rv, (void)contact;
-  if (col->type == VB_COL_I32) {
-    int v;
-    memcpy(&v, (const char *)item + col->at, sizeof v);
-    vb_column_put_long(col, out, v);
-  } else {
-    memcpy(out, (const char *)item + col->at, 8);
-  }
-}
-
-/* The tables of the analysis (doc/format.md): rows of each scene along
- * their own dimension, like the events, in scene order; present when
- * scene 0's analysis block asks for them. */
-enum { VB_XT_SECTIONS, VB_XT_IMPACT_MAP, VB_XT_COUNT };
-typedef struct vb_xtable {
-  const char *name, *dim; /* "sections", "section" */
-  const vb_column *cols;  /* its columns; the first is `scene` */
-  int (*present)(const vb_scene *first);
-  long (*rows)(const vb_run_view *rv); /* rows of a run */
-  /* The item of row r of a run (a column's get reads it); *buf holds a
-   * row index where the item is one. */
-  const void *(*item)(const vb_run_view *rv, long r, long *buf);
-  /* The second dimension of its [row][...] columns: its name, and its
-   * names of scene 0 into names (NULL: none), their number. */
-  const char *dim2;
-  int (*names)(const vb_scene *first, const char **names);
-} vb_xtable;
-extern const vb_xtable vb_xtables[VB_XT_COUNT];
 /* The analysis columns of /study/table (output/analysis.c): whether a
  * study has them (scene 0 has an analysis block), and their values: the
  * orbit's code, period, impacts per period or section samples (by the
@@ -301,10 +219,10 @@ void vb_table_fill(const vb_table *t, unsigned char *row, long index, const doub
 /* Fill the event rows of a run, contact by contact and in time order. */
 void vb_events_fill(const vb_table *t, unsigned char *out, long index, const double *params,
                     const vb_run_view *rv);
-/* Expand analysis table x for a layout into t (present or not: t->nfields
+/* Expand observer table x for a layout into t (present or not: t->nfields
  * 0 when the study lacks it); 0 or -1. */
 int vb_xtable_init(vb_table *t, int x, const vb_output_layout *lay);
-/* Fill the rows of analysis table x of a run (vb_xtables[x].rows of them). */
+/* Fill the rows of observer table x of a run (vb_xtable_at(x, NULL)->rows of them). */
 void vb_xtable_fill(const vb_table *t, int x, unsigned char *out, long index,
                     const vb_run_view *rv);
 /* Fetch m section samples from row `first` of a file's /study/sections
@@ -337,7 +255,7 @@ typedef struct vb_format {
   vb_signal_desc *sig; /* [nsig] */
   vb_table table;      /* /study/table */
   vb_table events;     /* /study/events */
-  vb_table xt[VB_XT_COUNT]; /* /study/sections, /study/impact_map (nfields 0: absent) */
+  vb_table xt[VB_XT_MAX]; /* the observers' tables, vb_xtable_at's (nfields 0: absent) */
   const char **contact_names; /* [ncontacts] */
   vb_wpoints *points; /* the writer's write points (one before each dataset write), or NULL */
   vb_wb *wb;         /* the file whose writeback is started after each write, or NULL */
@@ -353,8 +271,8 @@ struct vb_packed_scene {
   unsigned char *row;    /* [table.rowsize] */
   unsigned char *events; /* [nevents][events.rowsize] */
   long nevents;
-  unsigned char *xrows[VB_XT_COUNT]; /* [nx[x]][xt[x].rowsize] the analysis tables' rows */
-  long nx[VB_XT_COUNT];
+  unsigned char *xrows[VB_XT_MAX]; /* [nx[x]][xt[x].rowsize] the observers' tables' rows */
+  long nx[VB_XT_MAX];
   const double **sig; /* [nsig]: samples, nmodes or nmodes * samples values */
   double *own;        /* the copied signals, NULL when borrowed from the run */
   long laid_row;      /* >= 0: the signals are in the laid-out shard, at this row */
@@ -414,7 +332,7 @@ int vb_stack_write_scenes(vb_stack *st, vb_packed_scene *const *sc, long n, char
 /* Write event rows e0 .. e0+ne-1. */
 int vb_stack_write_events(vb_stack *st, long e0, long ne, const unsigned char *events, char *err,
                           size_t errlen);
-/* Write rows r0 .. r0+nr-1 of analysis table x (present in the format),
+/* Write rows r0 .. r0+nr-1 of observer table x (present in the format),
  * creating it with `total` rows at the first write. */
 int vb_stack_write_xt(vb_stack *st, int x, long r0, long nr, long total, const unsigned char *rows,
                       char *err, size_t errlen);

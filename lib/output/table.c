@@ -358,11 +358,11 @@ vb_table_init(vb_table *t, const char *name, const char *dim, const vb_column *c
   return table_init(t, name, dim, cols, lay, "contact", lay->first->ncontacts);
 }
 
-/* Expand analysis table x for a layout. */
+/* Expand observer table x for a layout. */
 int
 vb_xtable_init(vb_table *t, int x, const vb_output_layout *lay)
 {
-  const vb_xtable *xt = &vb_xtables[x];
+  const vb_xtable *xt = vb_xtable_at(x, NULL);
   int n2 = lay->first->ncontacts;
 
   memset(t, 0, sizeof *t);
@@ -513,11 +513,11 @@ vb_events_fill(const vb_table *t, unsigned char *out, long index, const double *
   }
 }
 
-/* Fill the rows of analysis table x of a run. */
+/* Fill the rows of observer table x of a run. */
 void
 vb_xtable_fill(const vb_table *t, int x, unsigned char *out, long index, const vb_run_view *rv)
 {
-  const vb_xtable *xt = &vb_xtables[x];
+  const vb_xtable *xt = vb_xtable_at(x, NULL);
   long n = xt->rows(rv), buf;
 
   for (long r = 0; r < n; r++, out += t->rowsize)

@@ -11,6 +11,7 @@
  * steps around each t_k, so a run pays two dot products per point per
  * drive period, and nothing at all without a block. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,3 +360,137 @@ vb_run_analysis(const vb_run *run)
 {
   return run->analysis;
 }
+
+/* ------------------------------------------------------- its tables */
+
+/* Whether scene 0's analysis block asks for a section; an impact map. */
+static int
+has_section(const vb_scene *first)
+{
+  return first->analysis && first->analysis->section;
+}
+static int
+has_map(const vb_scene *first)
+{
+  return first->analysis && first->analysis->map_contact >= 0;
+}
+
+/* Section row *item: its period index, time, and point c's u or v. */
+static void
+get_section_k(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
+{
+  const vb_analysis_run *a = rv->analysis;
+
+  (void)c;
+  vb_column_put_long(col, out, a->k0 + *(const long *)item);
+}
+static void
+get_section_t(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
+{
+  (void)col, (void)c;
+  memcpy(out, &rv->analysis->t[*(const long *)item], 8);
+}
+static void
+get_section_uv(const vb_column *col, const vb_run_view *rv, int c, const void *item, void *out)
+{
+  const vb_analysis_run *a = rv->analysis;
+  const double *x = col->name[0] == 'u' ? a->u : a->v;
+
+  memcpy(out, &x[*(const long *)item * a->an->npoints + c], 8);
+}
+
+/* The stroboscopic section: one row per sample of every scene. */
+static const vb_column section_columns[] = {
+    {.name = "scene", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64},
+    {.name = "k", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64, .get = get_section_k},
+    {.name = "t", .units = "s", .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = get_section_t},
+    {.name = "u",
+     .units = "m",
+     .dim = VB_DIM_SCENE_CONTACT,
+     .type = VB_COL_F64,
+     .get = get_section_uv},
+    {.name = "v",
+     .units = "m/s",
+     .dim = VB_DIM_SCENE_CONTACT,
+     .type = VB_COL_F64,
+     .get = get_section_uv},
+    {.name = NULL},
+};
+
+#define MAP_F64(n, u)                                                                              \
+  {                                                                                                \
+    .name = #n, .units = u, .dim = VB_DIM_EVENT, .type = VB_COL_F64, .get = vb_column_member,            \
+    .at = offsetof(vb_map_entry, n)                                                                \
+  }
+
+/* The impact map: one row per impact of its contact after the transient. */
+static const vb_column map_columns[] = {
+    {.name = "scene", .units = "1", .dim = VB_DIM_EVENT, .type = VB_COL_I64},
+    {.name = "contact",
+     .units = "1",
+     .dim = VB_DIM_EVENT,
+     .type = VB_COL_I32,
+     .get = vb_column_member,
+     .at = offsetof(vb_map_entry, contact)},
+    MAP_F64(t, "s"),
+    MAP_F64(v_in, "m/s"),
+    MAP_F64(phase, "rad"),
+    MAP_F64(since_previous, "s"),
+    {.name = "grazing",
+     .units = "1",
+     .dim = VB_DIM_EVENT,
+     .type = VB_COL_I32,
+     .get = vb_column_member,
+     .at = offsetof(vb_map_entry, grazing)},
+    {.name = NULL},
+};
+
+static long
+section_rows(const vb_run_view *rv)
+{
+  return rv->analysis ? rv->analysis->ns : 0;
+}
+static const void *
+section_item(const vb_run_view *rv, long r, long *buf)
+{
+  (void)rv;
+  *buf = r;
+  return buf;
+}
+static int
+section_names(const vb_scene *first, const char **names)
+{
+  for (int p = 0; names && p < first->analysis->npoints; p++)
+    names[p] = first->analysis->points[p].name;
+  return first->analysis->npoints;
+}
+static long
+map_rows(const vb_run_view *rv)
+{
+  return rv->analysis ? rv->analysis->nmap : 0;
+}
+static const void *
+map_item(const vb_run_view *rv, long r, long *buf)
+{
+  (void)buf;
+  return &rv->analysis->map[r];
+}
+
+/* The analysis's tables (its observer row's, observe.c). */
+const vb_xtable vb_analysis_tables[] = {
+    {.name = "sections",
+                        .dim = "section",
+                        .cols = section_columns,
+                        .present = has_section,
+                        .rows = section_rows,
+                        .item = section_item,
+                        .dim2 = "point",
+                        .names = section_names},
+    {.name = "impact_map",
+                          .dim = "impact",
+                          .cols = map_columns,
+                          .present = has_map,
+                          .rows = map_rows,
+                          .item = map_item},
+    {.name = NULL},
+};

@@ -2,12 +2,15 @@
  * whose compute and advance hooks the engine calls at their stage): the
  * per-scene trackers that follow a run without changing it, iterated by
  * run.c at its stages, never called by name.  A new tracker (friction
- * phases, continuation, sensitivities) is a row here, its own file, and
- * its output table's descriptors (output/table.c or output/analysis.c).
+ * phases, continuation, sensitivities) costs three files: a row here, its
+ * own file with its hooks and its tables' descriptors (vb_xtable: the
+ * writer writes every row's tables, vb_xtable_at), and its state's pointer
+ * on the run (run.h).  Columns it adds to /study/table are output/table.c's.
  *
  * A row's hooks see the run; its state hangs on the run (run.h's
  * vb_run), allocated by `alloc` only when the scene asks for it. */
 #include <stddef.h>
+#include <string.h>
 
 #include "run.h"
 
@@ -70,7 +73,7 @@ static const vb_observer observers[] = {
         .step = vb_analysis_step,
         .finish = vb_analysis_finish,
         .free = analysis_free,
-        .tables = "/study/sections, /study/impact_map; table columns period, attractor",
+        .tables = vb_analysis_tables, /* and /study/table's orbit columns */
     },
     {
         .name = "lyapunov",
@@ -79,7 +82,7 @@ static const vb_observer observers[] = {
         .attached = lyapunov_attached,
         .step = vb_lyapunov_step,
         .free = lyapunov_free,
-        .tables = "table columns lyapunov, lyapunov_half, lyapunov_perturbation",
+        /* no table of its own: /study/table's lyapunov columns */
     },
 };
 
@@ -91,6 +94,40 @@ vb_observer_at(int i, int *n)
   if (n)
     *n = count;
   return i >= 0 && i < count ? &observers[i] : NULL;
+}
+
+/* Table x of all observers', in the table's order, NULL beyond. */
+const vb_xtable *
+vb_xtable_at(int x, int *n)
+{
+  const vb_observer *o;
+  const vb_xtable *found = NULL;
+  int k = 0;
+  for (int i = 0; (o = vb_observer_at(i, NULL)); i++)
+    for (const vb_xtable *t = o->tables; t && t->name; t++, k++)
+      if (k == x)
+        found = t;
+  if (n)
+    *n = k;
+  return x >= 0 ? found : NULL;
+}
+
+int
+vb_xtable_count(void)
+{
+  int n;
+  vb_xtable_at(0, &n);
+  return n;
+}
+
+int
+vb_xtable_index(const char *name)
+{
+  const vb_xtable *t;
+  for (int x = 0; (t = vb_xtable_at(x, NULL)); x++)
+    if (strcmp(t->name, name) == 0)
+      return x;
+  return -1;
 }
 
 /* Attach every observer the scene asks for; VB_OK, or the first row's

@@ -7,6 +7,9 @@
 #ifndef VIBRO_RUN_H
 #define VIBRO_RUN_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "base/base.h"
 #include "island/island.h"
 #include "analysis.h"
@@ -213,6 +216,104 @@ double vb_run_fraction(const vb_run *run);
 /* The Lyapunov exponents of a run (lyapunov.h). */
 #include "lyapunov.h"
 
+/* ------------------------------------------------ what observers write */
+
+/* The dimension a table column runs along. */
+typedef enum {
+  VB_DIM_SCENE,         /* [scene] */
+  VB_DIM_SCENE_CONTACT, /* [scene][contact]; in a table of the analysis, [row][its second
+                           dimension] ([section][point]) */
+  VB_DIM_EVENT,         /* [event]: along the table's own rows (event, section, impact) */
+  VB_DIM_SWEPT          /* one column per swept path, along the table's dimension */
+} vb_dim;
+
+/* The type of a column's values: int64, int32, float64, or text of
+ * VB_STATUS_LEN bytes (fixed length, NUL-padded). */
+typedef enum { VB_COL_I64, VB_COL_I32, VB_COL_F64, VB_COL_TEXT } vb_col_type;
+
+/* One column of a table (output/table.c): its name, units, dimension and
+ * type, and how a finished run gives its value. */
+typedef struct vb_column vb_column;
+typedef struct vb_run_view vb_run_view;
+struct vb_column {
+  const char *name;  /* "impacts", "t_on" */
+  const char *units; /* "1", "s"; NULL for text */
+  vb_dim dim;
+  vb_col_type type;
+  /* Write the value for run (of contact `contact`, or value `contact` of
+   * a [row][point] column, and of the row's item: a vb_event in the
+   * event table, a vb_map_entry in the impact map, a long section index
+   * in the sections) to out; NULL: the writer sets it (scene,
+   * events_start, attractor). */
+  void (*get)(const vb_column *col, const vb_run_view *rv, int contact, const void *item,
+              void *out);
+  size_t at; /* offset of the value in vb_contact_result, vb_event or vb_map_entry, for the
+                plain gets */
+  /* Whether a study whose scene 0 is `first` has the column; NULL: every
+   * study (the analysis's columns need an analysis block). */
+  int (*present)(const vb_scene *first);
+  const char *flag_meanings; /* CF flag_meanings of a code column (values 0, 1, ...), or NULL */
+};
+
+/* Write an integer value as the column's type (int32 or int64).  Inline
+ * here: the output's lists (output/table.c) and the observers' tables
+ * (run/analysis.c) use it. */
+static inline void
+vb_column_put_long(const vb_column *col, void *out, long v)
+{
+  if (col->type == VB_COL_I32) {
+    int32_t x = (int32_t)v;
+    memcpy(out, &x, 4);
+  } else {
+    int64_t x = v;
+    memcpy(out, &x, 8);
+  }
+}
+
+/* The `get` of a column that is a member of the row's item (a vb_event, an
+ * impact-map entry) at col->at: a double, or an int stored as the column's type. */
+static inline void
+vb_column_member(const vb_column *col, const vb_run_view *rv, int contact, const void *item,
+                 void *out)
+{
+  (void)rv, (void)contact;
+  if (col->type == VB_COL_I32) {
+    int v;
+    memcpy(&v, (const char *)item + col->at, sizeof v);
+    vb_column_put_long(col, out, v);
+  } else {
+    memcpy(out, (const char *)item + col->at, 8);
+  }
+}
+
+/* A table of an observer (doc/format.md: /study/NAME): rows of each scene
+ * along their own dimension, like the events, in scene order; present
+ * when scene 0 asks for it.  An observer row (vb_observer.tables) lists
+ * its own; the writer (lib/output/) writes every observer's, in the
+ * observer table's order, through vb_xtable_at. */
+typedef struct vb_xtable {
+  const char *name, *dim; /* "sections", "section" */
+  const vb_column *cols;  /* its columns; the first is `scene` */
+  int (*present)(const vb_scene *first);
+  long (*rows)(const vb_run_view *rv); /* rows of a run */
+  /* The item of row r of a run (a column's get reads it); *buf holds a
+   * row index where the item is one. */
+  const void *(*item)(const vb_run_view *rv, long r, long *buf);
+  /* The second dimension of its [row][...] columns: its name, and its
+   * names of scene 0 into names (NULL: none), their number. */
+  const char *dim2;
+  int (*names)(const vb_scene *first, const char **names);
+} vb_xtable;
+
+/* The most tables all observers may have (the writer's arrays). */
+#define VB_XT_MAX 8
+/* Table x of all observers' (in the observer table's order), NULL beyond;
+ * *n (may be NULL) gets their count. */
+const vb_xtable *vb_xtable_at(int x, int *n);
+/* Their count (at most VB_XT_MAX: tests/run/check_observe). */
+int vb_xtable_count(void);
+/* The index of the table called name, or -1. */
+int vb_xtable_index(const char *name);
 /* ------------------------------------------------------- the observers */
 
 /* The stages of a step at which an observer's step hook runs. */
@@ -239,8 +340,15 @@ typedef struct vb_observer {
   int (*finish)(struct vb_run *run);
   /* Free its state (the run's pointer to it cleared). */
   void (*free)(struct vb_run *run);
-  const char *tables; /* what it adds to the output (doc/format.md) */
+  /* Its tables in the output (/study/NAME, doc/format.md), ended by a
+   * NULL name; NULL: none.  Columns it adds to /study/table are
+   * output/table.c's. */
+  const vb_xtable *tables;
 } vb_observer;
+
+/* The observers' own tables, each in its tracker's file: the analysis's
+ * /study/sections and /study/impact_map (analysis.c). */
+extern const vb_xtable vb_analysis_tables[];
 
 /* Row i of the observer table, NULL beyond; *n (may be NULL) gets the count. */
 const vb_observer *vb_observer_at(int i, int *n);
@@ -260,7 +368,7 @@ void vb_observers_free(struct vb_run *run);
 /* One view of a finished run, taken once when the run is packed for the
  * output (vb_run_view_take): everything the output's column getters read,
  * so that packing a run asks it once and every getter reads one struct. */
-typedef struct vb_run_view {
+struct vb_run_view {
   const vb_run *run;                 /* the run itself (its recorded series) */
   const vb_scene *scene;             /* its scene */
   int code;                          /* VB_OK or the code that ended it */
@@ -275,7 +383,7 @@ typedef struct vb_run_view {
                                         without the twin */
   double lyapunov_perturbation;      /* the twin's relative perturbation, 1; NaN without it */
   const vb_analysis_run *analysis;   /* the section and impact map; NULL without a block */
-} vb_run_view;
+};
 
 /* Take the view of a finished run (run.c). */
 void vb_run_view_take(const vb_run *run, vb_run_view *v);

@@ -39,12 +39,41 @@ START_TEST(test_table)
                   o->name);
     ck_assert_msg(o->stage == VB_STAGE_BEFORE_SAMPLE || o->stage == VB_STAGE_AFTER_SAMPLE,
                   "observer '%s': stage %d", o->name, o->stage);
-    ck_assert_msg(o->tables && o->tables[0], "observer '%s' names no output", o->name);
+    for (const vb_xtable *t = o->tables; t && t->name; t++)
+      ck_assert_msg(t->dim && t->cols && t->cols[0].name && strcmp(t->cols[0].name, "scene") == 0 &&
+                        t->present && t->rows && t->item && (!t->dim2 || t->names),
+                    "observer '%s': table '%s' is incomplete (a dim, columns led by scene, "
+                    "present, rows, item; names with a dim2)", o->name, t->name);
     for (int j = 0; j < i; j++)
       ck_assert_str_ne(vb_observer_at(j, NULL)->name, o->name);
   }
   ck_assert_str_eq(vb_observer_at(0, NULL)->name, "analysis");
   ck_assert_str_eq(vb_observer_at(n - 1, NULL)->name, "lyapunov");
+}
+END_TEST
+
+/* The observers' tables, as the writer sees them: every row's in the
+ * observer table's order, within the writer's VB_XT_MAX, each name once
+ * and found by its name; nothing beyond the last. */
+START_TEST(test_xtables)
+{
+  int n = -1, k = 0;
+  const vb_observer *o;
+  ck_assert_ptr_nonnull(vb_xtable_at(0, &n));
+  ck_assert_int_eq(n, vb_xtable_count());
+  ck_assert_int_le(n, VB_XT_MAX);
+  for (int i = 0; (o = vb_observer_at(i, NULL)); i++)
+    for (const vb_xtable *t = o->tables; t && t->name; t++, k++) {
+      ck_assert_ptr_eq(vb_xtable_at(k, NULL), t);
+      ck_assert_int_eq(vb_xtable_index(t->name), k);
+    }
+  ck_assert_int_eq(k, n);
+  ck_assert_ptr_null(vb_xtable_at(n, NULL));
+  ck_assert_ptr_null(vb_xtable_at(-1, NULL));
+  ck_assert_int_eq(vb_xtable_index("no such table"), -1);
+  /* the analysis's two, in the order the files have always had them */
+  ck_assert_str_eq(vb_xtable_at(0, NULL)->name, "sections");
+  ck_assert_str_eq(vb_xtable_at(1, NULL)->name, "impact_map");
 }
 END_TEST
 
@@ -118,6 +147,7 @@ main(void)
   TCase *core = tcase_create("core");
   tcase_set_timeout(core, 60);
   tcase_add_test(core, test_table);
+  tcase_add_test(core, test_xtables);
   tcase_add_test(core, test_attached);
   tcase_add_test(core, test_follow_only);
   suite_add_tcase(s, core);
