@@ -35,6 +35,13 @@ vb_scene_contact_name(const vb_scene *sc, int c)
   return c >= 0 && c < sc->ncontacts ? sc->contacts[c].name : NULL;
 }
 
+/* Name of body b of a scene, or NULL when there is no body b. */
+const char *
+vb_scene_body_name(const vb_scene *sc, int b)
+{
+  return b >= 0 && b < sc->nbodies ? sc->bodies[b].name : NULL;
+}
+
 /* Position x of contact c's point on its modal body (the first of its two
  * bodies that is modal), m; NaN when neither is or there is no contact c. */
 double

@@ -649,6 +649,62 @@ double vb_run_state_drift(const vb_run *run);
  * events so far and NaN in the samples not reached. */
 int vb_run_exec_stop(vb_run *run, const volatile int *stop);
 
+/* ------------------------------------------------------ stepping a run
+ * A run in blocks with its state in hand (lib/run/stepping.c), after
+ * MuJoCo's mj_step: vb_run_begin (t = 0, sample 0 recorded), then
+ * vb_run_advance or vb_run_advance_to as often as wanted, reading the
+ * state and changing parameters between blocks, then vb_run_end.  The
+ * recording, events, status and code are then what vb_run_exec gives: a
+ * scene advanced in blocks of any size equals the whole run bit for bit
+ * (vb_run_exec is these calls over every step).  Each returns VB_OK, or
+ * the code that ended the run (its status says why; vb_run_advance and
+ * vb_run_advance_to then end it, as vb_run_exec does), or VB_EINVAL when
+ * called out of order (advance before begin) or with a negative count. */
+int vb_run_begin(vb_run *run);
+/* Up to count steps more (fewer at the scene's duration; then the run is
+ * at its end but still open: vb_run_end ends it). */
+int vb_run_advance(vb_run *run, long count);
+/* Steps up to the one nearest time t (s; at most the scene's duration);
+ * none when the run is there already. */
+int vb_run_advance_to(vb_run *run, double t);
+/* End the run: its events and observers finished, its status set.  Before
+ * the scene's duration, the run ends there: VB_EINTR and the status
+ * "ended at t=T s by the caller (duration D s)", the samples not reached
+ * NaN.  Again after the end: the run's code. */
+int vb_run_end(vb_run *run);
+/* Steps taken so far, steps in all (round(duration fs)), and the time of
+ * the state now, s. */
+long vb_run_steps_done(const vb_run *run);
+long vb_run_steps_total(const vb_run *run);
+double vb_run_now(const vb_run *run);
+/* The state now.  Point `point` of body `body` (a mass's or wall's only
+ * point is 0): displacement *u (m) and velocity *v (m/s; three-level
+ * schemes: the rate of the last step, as their samples record it);
+ * VB_EINVAL for no such point. */
+int vb_run_point_now(const vb_run *run, int body, int point, double *u, double *v);
+/* A mass's or modal body's modal displacements q[j] (m) and velocities
+ * v[j] (m/s) now, the first n of them (either may be NULL); the body's
+ * number of modes (1 for a mass), or -1 for a wall or no such body. */
+int vb_run_modes_now(const vb_run *run, int body, double *q, double *v, int n);
+/* Contact c now: its force (N, what the scheme holds), compression (m)
+ * or compression rate (m/s); NaN for no contact c. */
+enum { VB_NOW_FORCE, VB_NOW_COMPRESSION, VB_NOW_RATE };
+double vb_run_contact_now(const vb_run *run, int c, int what);
+/* Change a parameter between blocks, from the next step on: a force's
+ * value, amplitude, freq or phase (forces.F.KEY), a wall's position
+ * (bodies.W.position), a contact's gap or a parameter of its law
+ * (contacts.C.KEY: k, alpha, mu, ... as its law's row lists them, judged
+ * by the same rules as in a scene file; not on an exact_duration contact,
+ * whose stiffness its scheme sets).  It changes the scene the run was
+ * made from (which must then not be shared with another run): the
+ * predictions of later impacts use the new value.  A law's damping set at
+ * an impact's onset (lankarani-nikravesh, flores) keeps the onset's until
+ * the next impact.  VB_OK, or VB_EINVAL with "PATH: what is wrong (valid:
+ * ...)" in err. */
+int vb_run_set(vb_run *run, const char *path, double value, char *err, size_t errlen);
+/* (Declared with the studies below: vb_study_write_run writes an ended
+ * stepped run as its one-scene study's output file.) */
+
 /* ---------------------------------------------------------------- output */
 
 /* What an output file describes (layout "vibro-3", doc/format.md): the
@@ -853,6 +909,13 @@ int vb_study_merge(const vb_study *study, const char *out, const volatile int *s
  * vb_study_nparams entries and outlive the layout. */
 void vb_study_layout(const vb_study *study, vb_output_layout *lay, const char **param_names,
                      const char **param_units);
+/* Write run (of the study's one scene, stepped by its caller and ended:
+ * vb_run_end) as the study's output file out, as vb_study_run would have
+ * written it, by the same crash-safe path; out is refused as vb_study_run
+ * refuses it (a directory, an input, an existing file that is not a vibro
+ * output).  VB_EINVAL for a study of more than one scene. */
+int vb_study_write_run(const vb_study *study, const vb_run *run, const char *out, char *err,
+                       size_t errlen);
 
 /* ------------------------------------------------------ foreign callers */
 
@@ -865,6 +928,8 @@ const char *vb_scene_title(const vb_scene *sc);
 double vb_scene_sample_interval(const vb_scene *sc);
 /* Name of contact c of a scene, or NULL when there is no contact c. */
 const char *vb_scene_contact_name(const vb_scene *sc, int c);
+/* Name of body b of a scene, or NULL when there is no body b. */
+const char *vb_scene_body_name(const vb_scene *sc, int b);
 /* Position x of contact c's point on its modal body, m; NaN when neither
  * of its bodies is modal or there is no contact c. */
 double vb_scene_contact_x(const vb_scene *sc, int c);

@@ -396,31 +396,67 @@ done_status(vb_run *run)
              sc->fs * sc->contacts[worst].scheme->min_contact_steps / fewest);
 }
 
-/* The steps of vb_run_exec_until (its recording into a file is written
- * by the caller). */
+static int finish(vb_run *run);
+
+/* A run in blocks (issue 31 item 3): vb_run_exec_until is vb_run_begin,
+ * vb_run_advance over every step and vb_run_end, so that a scene stepped
+ * in blocks of any size makes the same operations in the same order as
+ * one stepped whole, and its results are the same bits.  The block's
+ * state (the next step, Newton's failures) lives on the run. */
+
+/* Step n of the run and the work after it; VB_OK, or the code that ends it. */
 static int
-exec_steps(vb_run *run, const volatile int *stop, int level)
+one_step(vb_run *run, long n)
 {
   const vb_scene *sc = run->scene;
-  long first_failure = -1, failures = 0, n;
-  if (start(run) != VB_OK)
+  if (step_islands(run, n, &run->failures, &run->first_failure) || track_contacts(run, n) ||
+      energy_guard(run, n, run->failures, run->first_failure))
     return run->code;
-  for (n = 1; n <= run->nsteps; n++) {
-    __atomic_store_n(&run->at, n - 1, __ATOMIC_RELAXED);
+  vb_observers_step(run, n, VB_STAGE_BEFORE_SAMPLE);
+  if (n % sc->record_every == 0)
+    vb_record_sample(run, n, n / sc->record_every);
+  vb_observers_step(run, n, VB_STAGE_AFTER_SAMPLE);
+  return VB_OK;
+}
+
+/* Up to count steps from run->next, stopping before a step when *stop >=
+ * level; VB_OK, or the code that ended the run (vb_run_steps_finish then
+ * ends it). */
+int
+vb_run_steps(vb_run *run, long count, const volatile int *stop, int level)
+{
+  long last = count < run->nsteps - run->next + 1 ? run->next + count - 1 : run->nsteps;
+  for (; run->next <= last; run->next++) {
+    __atomic_store_n(&run->at, run->next - 1, __ATOMIC_RELAXED);
     if (stop && *stop >= level) {
       snprintf(run->status, sizeof run->status, "stopped at t=%.9g s on request",
-               (n - 1) * run->dt);
-      run->code = VB_EINTR;
-      break;
+               (run->next - 1) * run->dt);
+      return run->code = VB_EINTR;
     }
-    if (step_islands(run, n, &failures, &first_failure) || track_contacts(run, n) ||
-        energy_guard(run, n, failures, first_failure))
-      break;
-    vb_observers_step(run, n, VB_STAGE_BEFORE_SAMPLE);
-    if (n % sc->record_every == 0)
-      vb_record_sample(run, n, n / sc->record_every);
-    vb_observers_step(run, n, VB_STAGE_AFTER_SAMPLE);
+    if (one_step(run, run->next) != VB_OK)
+      return run->code;
   }
+  __atomic_store_n(&run->at, run->next - 1, __ATOMIC_RELAXED);
+  return VB_OK;
+}
+
+/* The end of a run, stopped (run->code set) or at its last step: its
+ * events and observers finished, its status, its recording into a file
+ * written to its end. */
+int
+vb_run_steps_finish(vb_run *run)
+{
+  int rc = finish(run);
+  vb_record_flush(run);
+  return rc;
+}
+
+static int
+finish(vb_run *run)
+{
+  const vb_scene *sc = run->scene;
+  long n = run->next;
+  run->stage = VB_RUN_ENDED;
   __atomic_store_n(&run->at, n - 1, __ATOMIC_RELAXED);
   if (run->code) {
     /* samples not reached are NaN, so nothing looks computed that was not */
@@ -438,15 +474,43 @@ exec_steps(vb_run *run, const volatile int *stop, int level)
     snprintf(run->status, sizeof run->status, "out of memory recording events or the analysis");
     return rc;
   }
-  if (failures > 0) {
+  if (run->failures > 0) {
     snprintf(run->status, sizeof run->status,
-             "newton failed at t=%.9g (%ld steps did not converge)", first_failure * run->dt,
-             failures);
+             "newton failed at t=%.9g (%ld steps did not converge)",
+             run->first_failure * run->dt, run->failures);
     run->code = VB_ENOCONV;
     return run->code;
   }
   done_status(run);
   return VB_OK;
+}
+
+/* t = 0: every island and tracker set, sample 0 recorded, the run ready
+ * for vb_run_steps; VB_OK, or VB_EDIVERGED (the run has then ended: its
+ * initial state is not finite, the recording blanked). */
+int
+vb_run_steps_begin(vb_run *run)
+{
+  run->next = 1;
+  run->failures = 0;
+  run->first_failure = -1;
+  run->stage = VB_RUN_ENDED;
+  if (start(run) != VB_OK)
+    return run->code;
+  run->stage = VB_RUN_STEPPING;
+  return VB_OK;
+}
+
+/* The steps of vb_run_exec_until. */
+static int
+exec_steps(vb_run *run, const volatile int *stop, int level)
+{
+  if (vb_run_steps_begin(run) != VB_OK) {
+    vb_record_flush(run);
+    return run->code;
+  }
+  vb_run_steps(run, run->nsteps, stop, level);
+  return vb_run_steps_finish(run);
 }
 
 /* Simulate the whole scene, or until *stop is nonzero (checked before
@@ -475,7 +539,6 @@ vb_run_exec_until(vb_run *run, const volatile int *stop, int level)
    * already, and this does nothing there) */
   int blas_threads = vb_blas_pin();
   int rc = exec_steps(run, stop, level);
-  vb_record_flush(run);
   vb_blas_unpin(blas_threads);
   vb_fpenv_restore(&caller);
   return rc;

@@ -77,6 +77,17 @@ typedef struct vb_point_rec {
   double *u, *v;    /* [nrec] or the window's row, m and m/s; NULL when not recorded */
 } vb_point_rec;
 
+/* A run's steps in three parts (run.c), which vb_run_exec_until and the
+ * stepping API (stepping.c) call alike: t = 0; up to count steps (stopping
+ * before a step when *stop >= level; VB_OK or the code that ended the
+ * run); the end (events, observers, status, the recording's last window). */
+int vb_run_steps_begin(struct vb_run *run);
+int vb_run_steps(struct vb_run *run, long count, const volatile int *stop, int level);
+int vb_run_steps_finish(struct vb_run *run);
+
+/* Where a run is: allocated, between blocks of vb_run_advance, ended. */
+enum { VB_RUN_NEW, VB_RUN_STEPPING, VB_RUN_ENDED };
+
 struct vb_run {
   const vb_scene *scene;
   long nsteps, nrec;
@@ -154,6 +165,10 @@ struct vb_run {
   char status[320];
   int code;
   int keep_subnormals; /* 1: the run leaves the caller's FTZ/DAZ bits alone (fpenv.c) */
+  /* stepping (run.c, stepping.c): the next step, Newton's failed steps
+   * and the first of them, and where the run is (VB_RUN_*) */
+  long next, failures, first_failure;
+  int stage;
 };
 
 /* ---------------------------------------------------------------- events */

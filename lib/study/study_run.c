@@ -862,3 +862,52 @@ done:
   free(part);
   return rc;
 }
+
+/* A run stepped by its caller (vibro.h's stepping API), ended, written as
+ * the output file of its one-scene study, as vb_study_run writes it (the
+ * same crash-safe path: OUT.part/, one batch renamed onto OUT). */
+int
+vb_study_write_run(const vb_study *study, const vb_run *run, const char *out, char *err,
+                   size_t errlen)
+{
+  vb_output_layout lay;
+  vb_output *o = NULL;
+  int np = vb_study_nparams(study), finished = 0, rc;
+  const char **names = calloc((size_t)np + 1, sizeof *names);
+  const char **units = calloc((size_t)np + 1, sizeof *units);
+  double *pv = calloc((size_t)np + 1, sizeof *pv);
+
+  if (vb_study_scenes(study) != 1) {
+    rc = vb_errf(err, errlen, VB_EINVAL,
+                 "%s: the study has %ld scenes; a run stepped by hand is written as the file "
+                 "of a study of one scene (valid: a scene without a sweep; a whole study: "
+                 "vb_study_run)",
+                 out, vb_study_scenes(study));
+    goto done;
+  }
+  if (!names || !units || !pv) {
+    rc = vb_errf(err, errlen, VB_ENOMEM, "%s: out of memory", out);
+    goto done;
+  }
+  rc = destination_refused(study, out, err, errlen);
+  if (rc != VB_OK)
+    goto done;
+  vb_study_layout(study, &lay, names, units);
+  for (int p = 0; p < np; p++)
+    pv[p] = vb_study_value(study, 0, p);
+  rc = vb_output_open(out, &lay, 0, 0, &o, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_output_scene(o, 0, pv, run, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_output_finish(o, &finished, err, errlen);
+  if (rc == VB_OK && !finished)
+    rc = vb_output_merge_shards(out, &lay, 0, NULL, err, errlen);
+  if (rc != VB_OK && o)
+    vb_output_discard(o);
+  vb_output_free(o);
+done:
+  free(names);
+  free(units);
+  free(pv);
+  return rc;
+}

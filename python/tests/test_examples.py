@@ -231,3 +231,19 @@ def test_plot_cor_counts_unfinished(plot_program, tmp_path):
     st = vibro.run(scene, str(tmp_path / "short.h5"))
     fig, title = drawn_figure(plot_program, st, "cor", st.path, "-o", tmp_path / "c.png")
     assert "1 without cor (contact not over at the end of the scene)" in title, title
+
+
+def test_shaker_controller(tmp_path):
+    """The step API's example: the controller holds the table's mean
+    amplitude within 3 % of its target (the example's exit status), and the
+    stepped run's file reads as any output."""
+    out = run_example("shaker_controller", tmp_path)
+    assert "status done" in out, out
+    st = vibro_open(tmp_path / "shaker.h5")
+    assert len(st.events("bounce")) > 10
+    assert st.table["status"].iloc[0] == "done"
+
+
+def vibro_open(path):
+    import vibro
+    return vibro.open(str(path))

@@ -32,6 +32,7 @@ python3-numpy python3-h5py python3-pandas python3-xarray).
 from ._errors import VibroError
 from ._study import open, Study, Scene, FORMATS
 from ._run import run, simulate, Simulation, VibroWarning, scene_text, program
+from ._step import Stepper
 from ._analysis import spectrum, spectrogram, v_out_exact, param_units
 from ._orbits import orbit_label
 from ._figures import (plot_section, plot_bifurcation, plot_map, plot_basin,
@@ -39,7 +40,7 @@ from ._figures import (plot_section, plot_bifurcation, plot_map, plot_basin,
 
 __version__ = "0.1.0"
 
-__all__ = ["open", "run", "simulate", "Simulation", "scene_text", "program", "Study", "Scene",
+__all__ = ["open", "run", "simulate", "Simulation", "Stepper", "scene_text", "program", "Study", "Scene",
            "VibroError", "VibroWarning",
            "spectrum", "spectrogram", "v_out_exact", "param_units", "FORMATS",
            "orbit_label", "plot_section", "plot_bifurcation", "plot_map", "plot_basin",

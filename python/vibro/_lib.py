@@ -79,6 +79,20 @@ _PROTOTYPES = {
     "vb_run_signal_at": (_I, [_P, _I, _S, _Z, ctypes.POINTER(_S), ctypes.POINTER(_I),
                               ctypes.POINTER(ctypes.POINTER(_D))]),
     "vb_event_field": (_S, [_I, ctypes.POINTER(_S), ctypes.POINTER(_I)]),
+    # stepping a run in blocks (vibro.h, lib/run/stepping.c)
+    "vb_run_begin": (_I, [_P]),
+    "vb_run_advance": (_I, [_P, _L]),
+    "vb_run_advance_to": (_I, [_P, _D]),
+    "vb_run_end": (_I, [_P]),
+    "vb_run_steps_done": (_L, [_P]),
+    "vb_run_steps_total": (_L, [_P]),
+    "vb_run_now": (_D, [_P]),
+    "vb_run_point_now": (_I, [_P, _I, _I, ctypes.POINTER(_D), ctypes.POINTER(_D)]),
+    "vb_run_modes_now": (_I, [_P, _I, ctypes.POINTER(_D), ctypes.POINTER(_D), _I]),
+    "vb_run_contact_now": (_D, [_P, _I, _I]),
+    "vb_run_set": (_I, [_P, _S, _D, _S, _Z]),
+    "vb_study_write_run": (_I, [_P, _P, _S, _S, _Z]),
+    "vb_scene_body_name": (_S, [_P, _I]),
     "vb_run_events": (_L, [_P, _I, ctypes.POINTER(_D)]),
 }
 
