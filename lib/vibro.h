@@ -303,6 +303,17 @@ typedef struct vb_body {
   double kw;        /* mass: spring to ground along w, N/m (0 = none) */
   double cw;        /* mass: damper to ground along w, N s/m (0 = none) */
   vb_drive w_drive; /* wall: prescribed w(t), m */
+  /* A mass's spin (issue 30, step 2; has_spin: radius and inertia given,
+   * which needs has_w): its angular velocity about the axis e_w x e_u
+   * (counter-clockwise with w to the right and u up).  Its contact point
+   * in a contact is r from its centre towards the other body (on its -u
+   * side as the contact's b, +u as its a), so that point moves along w at
+   * vw + r spin (as b) or vw - r spin (as a), and a friction force ft on
+   * b along +w turns b's spin with the torque r ft (a's with r ft too). */
+  int has_spin;
+  double radius;  /* mass: lever of the contact point about the spin axis, m (> 0) */
+  double inertia; /* mass: moment of inertia about the spin axis, kg m^2 (> 0) */
+  double spin0;   /* mass: initial angular velocity, rad/s */
 } vb_body;
 
 /* External forces at points. */
@@ -596,7 +607,8 @@ typedef struct vb_signal {
   int on_request;
   /* Recorded only for the instances the tangential direction concerns
    * (issue 30): contacts with friction, masses with a w coordinate
-   * (vb_signal_applies); 1-D scenes record none of them. */
+   * (vb_signal_applies); 1-D scenes record none of them.  2: masses with a
+   * spin alone (has_spin). */
   int tangential;
 } vb_signal;
 
@@ -1004,6 +1016,8 @@ double vb_run_friction_sticks(const vb_run *run, int c);
  * body without a w coordinate. */
 double vb_run_body_w(const vb_run *run, int b);
 double vb_run_body_vw(const vb_run *run, int b);
+/* Body b's spin now, rad/s (vb_body's sign); NaN for a body without one. */
+double vb_run_body_spin(const vb_run *run, int b);
 /* Whether instance i of signal s concerns the scene: always, but for the
  * tangential rows (vb_signal.tangential), which concern contacts with
  * friction and masses with a w coordinate alone. */

@@ -478,6 +478,31 @@ assert np.all(sig("contacts/rub/friction_work") == 0.0)
 PY
 covered held-block
 
+# issue 30, step 2: a sphere launched sliding starts to roll (doc/friction.md)
+run sliding-sphere
+check "sliding-sphere: rolls from 2 v0 / (7 mu g) at 5 v0 / 7, friction takes m v0^2 / 7" \
+  "$tmp/sliding-sphere.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+t, slip, stick = sig("time"), sig("contacts/rub/slip"), sig("contacts/rub/stick")
+m, r, v0, mu, g = 0.163, 0.0286, 1.37, 0.21, 9.81
+h = t[1] - t[0]
+k1 = int(np.argmax(stick == 1))
+tstar = 2 * v0 / (7 * mu * g)
+# the last two slipping samples (mean slips of their steps) extrapolated to 0
+ta, tb = t[k1 - 2] - h / 2, t[k1 - 1] - h / 2
+got = tb - slip[k1 - 1] * (tb - ta) / (slip[k1 - 1] - slip[k1 - 2])
+assert abs(got - tstar) < 1e-9, "rolls from %.12g s, closed form %.12g s" % (got, tstar)
+vw, spin = sig("bodies/ball/vw"), sig("bodies/ball/spin")
+assert abs(vw[-1] - 5 * v0 / 7) < 1e-10, "rolls at %.15g m/s" % vw[-1]
+assert abs(spin[-1] + 5 * v0 / (7 * r)) < 1e-8, "spin %.15g rad/s" % spin[-1]
+assert np.all(stick[k1:] == 1) and np.all(np.abs(slip[k1:]) < 1e-15)
+work = sig("contacts/rub/friction_work")[-1]
+assert abs(work - m * v0 ** 2 / 7) < 1e-12, "friction work %.15g J" % work
+bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
+assert np.ptp(bal) < 1e-12, "balance moves by %g J" % np.ptp(bal)
+PY
+covered sliding-sphere
+
 # every scene in scenes/ has its checks above
 for scene in "$srcdir"/scenes/*.cfg; do
   name=$(basename "$scene" .cfg)

@@ -419,6 +419,145 @@ START_TEST(test_belt_balance)
 }
 END_TEST
 
+/* ------------------------------------------------------------ rolling */
+
+/* A sphere launched sliding on a fixed table (issue 30, step 2): mass M_B,
+ * radius R_B, inertia I (2/5 M_B R_B^2 for a solid sphere), pressed by
+ * gravity at its static equilibrium through a stiff power law (N = m g),
+ * launched at v0 with spin spin0.  Closed form (Coulomb, the slip s = vw +
+ * r spin of a ball as the contact's b): s falls at mu_k g (1 + m r^2 / I)
+ * from s0 = v0 + r spin0 until t* = s0 / (mu_k g (1 + m r^2 / I)); then the
+ * ball rolls, vw* = v0 - mu_k g t*, spin* = -vw* / r, and friction has
+ * taken the kinetic energy's loss, for the solid sphere without spin
+ * t* = 2 v0 / (7 mu_k g), vw* = 5 v0 / 7, the work m v0^2 / 7.  `upside`
+ * puts the ball as the contact's a, pressed up against a ceiling (gravity
+ * along +u): its contact point is above the centre, its slip -(vw - r
+ * spin), and it rolls with spin* = +vw* / r. */
+#define M_B 0.163
+#define R_B 0.0286
+#define MU_B 0.21
+static char *
+sphere_text(double fs, double v0, double inertia, double spin0, int upside)
+{
+  static const char fmt[] =
+      "scene = { name = \"sphere\"; fs = %.17g; duration = 0.4; gravity = %.17g; };\n"
+      "bodies = (\n"
+      "  { name = \"table\"; type = \"wall\"; position = 0.0; },\n"
+      "  { name = \"ball\"; type = \"mass\"; mass = 0.163; u0 = %.17g; vw0 = %.17g;\n"
+      "    radius = 0.0286; inertia = %.17g; spin0 = %.17g; } );\n"
+      "contacts = ( { name = \"rub\"; between = %s; law = \"power\";\n"
+      "  k = 1.0e7; alpha = 1.0; scheme = \"two-point\";\n"
+      "  friction = { law = \"coulomb\"; mu_s = 0.25; mu_k = 0.21; }; } );\n";
+  char *t = malloc(sizeof fmt + 512);
+  double u0 = M_B * G / 1.0e7;
+  snprintf(t, sizeof fmt + 512, fmt, fs, upside ? -G : G, upside ? u0 : -u0, v0, inertia, spin0,
+           upside ? "[\"ball\", \"table\"]" : "[\"table\", \"ball\"]");
+  return t;
+}
+
+static const struct {
+  double v0, inertia, spin0;
+  int upside;
+} spheres[] = {
+    {1.37, 0.4 * M_B * R_B * R_B, 0.0, 0},              /* solid, no spin: 2 v0 / (7 mu g) */
+    {0.83, 2.0 / 3.0 * M_B * R_B * R_B, -11.3, 0},      /* hollow, some topspin */
+    {1.37, 0.4 * M_B * R_B * R_B, 0.0, 1},              /* solid, against a ceiling */
+    {0.61, 0.4 * M_B * R_B * R_B, 60.0, 0},             /* backspin: it ends rolling backwards */
+};
+
+/* At 10, 20 and 40 kHz against the closed form: the onset of rolling t*
+ * (extrapolated to the slip's zero from the last two slipping samples,
+ * which are the mean slip of their steps, so belong at the steps'
+ * midpoints), the rolling speed and spin, the friction work, the slip
+ * phase's trajectory (vw, spin at each sample: the rule is exact for a
+ * force held over the step), the rolling phase's slip and force (exactly
+ * 0), and the balance.  The errors do not fall with the step: Moreau's
+ * step is exact here (a constant force while slipping, and the step that
+ * comes to stick takes the impulse s / kv that stops the slip, with the
+ * work s^2 / (2 kv) of the part-step it stands for), so they are
+ * round-off at every rate and the order is not observable.  The sample
+ * at which the stick is flagged is within 1.5 steps of t* (order 1): a
+ * step that holds the mean slip at zero needs the impulse 2 s^n / kv, so
+ * it sticks when t* is in its first half; from the second half the slip
+ * overshoots to a negative node slip and the next step sticks (the total
+ * impulse, the work and the rolling motion are the same). */
+START_TEST(test_sphere_rolls)
+{
+  const double rates[] = {10000.0, 20000.0, 40000.0};
+  double v0 = spheres[_i].v0, I = spheres[_i].inertia, sp0 = spheres[_i].spin0;
+  int up = spheres[_i].upside;
+  double sgn = up ? -1.0 : 1.0; /* the spin's sign in the slip */
+  double kv = 1.0 + M_B * R_B * R_B / I, s0 = v0 + sgn * R_B * sp0;
+  double tstar = fabs(s0) / (MU_B * G * kv), acc = -copysign(MU_B * G, s0);
+  double vstar = v0 + acc * tstar, spstar = -sgn * vstar / R_B;
+  double work = 0.5 * M_B * v0 * v0 + 0.5 * I * sp0 * sp0 -
+                (0.5 * M_B * vstar * vstar + 0.5 * I * spstar * spstar);
+  if (_i == 0)
+    ck_assert_double_le(fabs(work - M_B * v0 * v0 / 7.0), 1e-15);
+  for (int r = 0; r < 3; r++) {
+    char *text = sphere_text(rates[r], v0, I, sp0, up);
+    tu_sim s = tu_run_text(text);
+    free(text);
+    ck_assert_int_eq(s.rc, VB_OK);
+    long n = vb_run_samples(s.run), k1 = -1;
+    double h = 1.0 / rates[r];
+    const double *vw = signal_of(&s, VB_SIGNAL_POINT, "vw", 1);
+    const double *spin = signal_of(&s, VB_SIGNAL_POINT, "spin", 1);
+    const double *slip = signal_of(&s, VB_SIGNAL_CONTACT, "slip", 0);
+    const double *ft = signal_of(&s, VB_SIGNAL_CONTACT, "ft", 0);
+    const double *fw = signal_of(&s, VB_SIGNAL_CONTACT, "friction_work", 0);
+    const double *stick = signal_of(&s, VB_SIGNAL_CONTACT, "stick", 0);
+    ck_assert_ptr_nonnull(spin);
+    for (long k = 1; k < n && k1 < 0; k++)
+      if (stick[k] == 1.0)
+        k1 = k;
+    ck_assert_int_gt(k1, 2);
+    /* the last two slipping samples, at the midpoints of their steps */
+    double ta = (k1 - 2) * h - 0.5 * h, tb = (k1 - 1) * h - 0.5 * h;
+    double t_on = tb - slip[k1 - 1] * (tb - ta) / (slip[k1 - 1] - slip[k1 - 2]);
+    /* the slip phase against the closed form, sample by sample */
+    double traj = 0.0, ftmax = 0.0, rollslip = 0.0;
+    for (long k = 0; k < k1; k++) {
+      double t = k * h;
+      traj = fmax(traj, fabs(vw[k] - (v0 + acc * t)));
+      traj = fmax(traj, R_B * fabs(spin[k] - (sp0 + sgn * acc * M_B * R_B / I * t)));
+    }
+    for (long k = k1 + 1; k < n; k++) {
+      rollslip = fmax(rollslip, fabs(slip[k]));
+      ftmax = fmax(ftmax, fabs(ft[k]));
+    }
+    const double *tot = vb_run_energy(s.run, VB_ENERGY_TOTAL);
+    const double *dis = vb_run_energy(s.run, VB_ENERGY_DISSIPATED);
+    const double *ext = vb_run_energy(s.run, VB_ENERGY_EXTERNAL);
+    double bal = 0.0;
+    for (long k = 0; k < n; k++)
+      bal = fmax(bal, fabs(tot[k] + dis[k] - (ext ? ext[k] : 0.0) - tot[0]));
+    double e_t = t_on - tstar, e_v = vw[n - 1] - vstar, e_s = spin[n - 1] - spstar;
+    double e_w = fw[n - 1] - work, flag = k1 * h - tstar;
+    printf("sphere %d at %5.0f Hz: t* %.12f s (closed %.12f, error %+.2e; flagged at the end "
+           "of the step %+.2e after), vw* error %+.2e m/s of %.6f, spin* %+.2e rad/s of %.5f, "
+           "friction work %+.2e J of %.6g, slip-phase trajectory %.2e m/s, rolling slip %.2e "
+           "m/s and ft %.2e N, balance %.2e J\n",
+           _i, rates[r], t_on, tstar, e_t, flag, e_v, vstar, e_s, spstar, e_w, work, traj,
+           rollslip, ftmax, bal);
+    ck_assert_double_le(fabs(e_t), 1e-9 * tstar);
+    ck_assert_double_ge(flag, 0.0);
+    ck_assert_double_le(flag, 1.5 * h);
+    ck_assert_double_le(fabs(e_v), 1e-11 * fabs(v0));
+    ck_assert_double_le(fabs(e_s) * R_B, 1e-11 * fabs(v0));
+    ck_assert_double_le(fabs(e_w), 1e-11 * work);
+    ck_assert_double_le(traj, 1e-11 * fabs(v0));
+    ck_assert_double_le(rollslip, 1e-15);
+    ck_assert_double_le(ftmax, 1e-9);
+    /* about an ulp of the energy a step while slipping, of one sign (the
+     * same force, the same rounding), nothing while rolling: linear in the
+     * slip's steps, not in the step */
+    ck_assert_double_le(bal, 2.0 * DBL_EPSILON * tot[0] * (double)k1);
+    tu_free(&s);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------------------ families */
 
 /* A ball with a w coordinate bouncing on a floor (no friction) and a free
@@ -542,6 +681,21 @@ static const struct {
      "profile, noise)"},
     {"negkw", "scheme = \"two-point\"; friction = { law = \"coulomb\"; mu_s = 0.5; };",
      "test.cfg:4: body 'block': 'kw'"},
+    /* a spin (issue 30, step 2) */
+    {"noinertia", "scheme = \"two-point\"; friction = { law = \"coulomb\"; mu_s = 0.5; };",
+     "test.cfg:4: body 'block': a spin needs both 'radius' (m) and 'inertia' (kg m^2, about the "
+     "spin axis); 'inertia' is missing (valid: radius and inertia, spin0 optional; a solid sphere "
+     "has inertia = 2/5 mass radius^2)"},
+    {"noradius", "scheme = \"two-point\"; friction = { law = \"coulomb\"; mu_s = 0.5; };",
+     "test.cfg:4: body 'block': a spin needs both 'radius' (m) and 'inertia' (kg m^2, about the "
+     "spin axis); 'radius' is missing"},
+    {"negradius", "scheme = \"two-point\"; friction = { law = \"coulomb\"; mu_s = 0.5; };",
+     "test.cfg:4: body 'block': 'radius' must be > 0 (m) (got -0.02)"},
+    {"neginertia", "scheme = \"two-point\"; friction = { law = \"coulomb\"; mu_s = 0.5; };",
+     "test.cfg:4: body 'block': 'inertia' must be > 0 (kg m^2) (got -1e-05)"},
+    {"spinnow", "scheme = \"two-point\"; friction = { law = \"coulomb\"; mu_s = 0.5; };",
+     "test.cfg:4: body 'block': a spin turns through friction along w, and this mass has no w "
+     "coordinate (valid: give it w0, vw0, kw or cw beside radius and inertia)"},
 };
 
 START_TEST(test_bad_input)
@@ -555,6 +709,16 @@ START_TEST(test_bad_input)
     belt = "w_drive = { type = \"conveyor\"; v = 0.02; };";
   if (strcmp(bad[_i].body, "negkw") == 0)
     block = "kw = -3.0;";
+  if (strcmp(bad[_i].body, "noinertia") == 0)
+    block = "w0 = 0.0; radius = 0.02; spin0 = 1.0;";
+  if (strcmp(bad[_i].body, "noradius") == 0)
+    block = "w0 = 0.0; spin0 = 1.0; inertia = 1e-5;";
+  if (strcmp(bad[_i].body, "negradius") == 0)
+    block = "w0 = 0.0; radius = -0.02; inertia = 1e-5;";
+  if (strcmp(bad[_i].body, "neginertia") == 0)
+    block = "w0 = 0.0; radius = 0.02; inertia = -1e-5;";
+  if (strcmp(bad[_i].body, "spinnow") == 0)
+    block = "radius = 0.02; inertia = 1e-5; spin0 = 3.0;";
   snprintf(text, sizeof text,
            "scene = { name = \"bad\"; fs = 10000.0; duration = 0.01; gravity = 9.81; };\n"
            "bodies = (\n"
@@ -604,6 +768,7 @@ friction_suite(void)
   tcase_add_loop_test(core, test_energy_and_cone, 0, (int)(sizeof varying / sizeof varying[0]));
   tcase_add_test(core, test_belt_balance);
   tcase_add_test(core, test_w_in_every_family);
+  tcase_add_loop_test(core, test_sphere_rolls, 0, (int)(sizeof spheres / sizeof spheres[0]));
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("limits");
   tcase_set_timeout(limits, 120);
