@@ -503,6 +503,27 @@ typedef struct vb_event {
   int corrections; /* VB_CORRECT_* flags of the corrections that fired */
 } vb_event;
 
+/* A stick or slip phase of a contact with friction (issue 30; lib/run/
+ * phases.c, doc/friction.md): a run of steps with a normal force that
+ * stick (slip exactly 0) or slip; a step without normal force is in no
+ * phase (the contact is apart: its impacts say when). */
+typedef struct vb_phase {
+  int contact;          /* the scene's contact index */
+  int stick;            /* 1: a stick, 0: a slip */
+  double t_on, t_off;   /* onset and end, s: a stick's onset where the slip's zero
+                           extrapolates from the last two slipping steps, a slip's
+                           where the holding force reaches mu_s N; a phase after
+                           or before a step apart starts or ends at the step's
+                           edge; t_off NaN for the phase the run ended in */
+  double duration;      /* t_off - t_on, s (NaN with t_off) */
+  double mean_slip;     /* the slip displacement over the phase's steps / its duration
+                           (the steps' span for the last phase), m/s: 0 in a stick */
+  double friction_work; /* the friction work of the phase, J (>= 0; the catch of a
+                           stick's first step, which ends the slip before it, is
+                           that slip's) */
+  long steps;           /* steps of the phase */
+} vb_phase;
+
 /* Per-contact results. */
 typedef struct vb_contact_result {
   double *compression;    /* [nrec] m (NULL when not recorded, as rate, force) */
@@ -896,6 +917,13 @@ const char *vb_event_field(int k, const char **units, int *is_int);
  * every field of each into rows [events][fields] (doubles); -1 for no
  * contact c. */
 long vb_run_events(const vb_run *run, int c, double *rows);
+/* The stick and slip phases of a run's contacts with friction, in the
+ * order they ended (each contact's in time order): their number into *n,
+ * the array (the run's; NULL with *n = 0 for a scene without friction).
+ * Each contact's share of steps sticking (over all the run's steps, NaN
+ * for a contact without friction) from vb_run_stick_share. */
+const vb_phase *vb_run_phases(const vb_run *run, long *n);
+double vb_run_stick_share(const vb_run *run, int c);
 /* The warnings `vibro check` prints for a scene, one a line without
  * "warning: ", appended to buf (len bytes); their number. */
 int vb_scene_warnings(const vb_scene *sc, char *buf, size_t len);

@@ -188,6 +188,14 @@ const vb_xtable vb_xtables[VB_XT_COUNT] = {
                           .present = has_map,
                           .rows = map_rows,
                           .item = map_item},
+    /* the stick and slip phases of the contacts with friction (issue 30;
+     * output/table.c, lib/run/phases.c) */
+    [VB_XT_PHASES] = {.name = "phases",
+                      .dim = "phase",
+                      .cols = vb_phase_columns,
+                      .present = vb_has_friction,
+                      .rows = vb_phase_rows,
+                      .item = vb_phase_item},
 };
 
 /* ------------------------------------------------------- the attractors */

@@ -228,7 +228,7 @@ vb_column_member(const vb_column *col, const vb_run_view *rv, int contact, const
 /* The tables of the analysis (doc/format.md): rows of each scene along
  * their own dimension, like the events, in scene order; present when
  * scene 0's analysis block asks for them. */
-enum { VB_XT_SECTIONS, VB_XT_IMPACT_MAP, VB_XT_COUNT };
+enum { VB_XT_SECTIONS, VB_XT_IMPACT_MAP, VB_XT_PHASES, VB_XT_COUNT };
 typedef struct vb_xtable {
   const char *name, *dim; /* "sections", "section" */
   const vb_column *cols;  /* its columns; the first is `scene` */
@@ -243,6 +243,18 @@ typedef struct vb_xtable {
   int (*names)(const vb_scene *first, const char **names);
 } vb_xtable;
 extern const vb_xtable vb_xtables[VB_XT_COUNT];
+/* Friction's tables (output/friction_tables.c; issue 30): the stick and
+ * slip phases' columns, whether a study has them and the friction
+ * columns of /study/table (scene 0 has a contact with friction), a run's
+ * rows and row r's item (a vb_phase); contact c's friction work at the
+ * end (J) or, for col->at 1, its share of steps sticking (NaN for a
+ * contact without friction). */
+extern const vb_column vb_phase_columns[];
+int vb_has_friction(const vb_scene *first);
+long vb_phase_rows(const vb_run_view *rv);
+const void *vb_phase_item(const vb_run_view *rv, long r, long *buf);
+void vb_get_friction(const vb_column *col, const vb_run_view *rv, int c, const void *item,
+                     void *out);
 /* The analysis columns of /study/table (output/analysis.c): whether a
  * study has them (scene 0 has an analysis block), and their values: the
  * orbit's code, period, impacts per period or section samples (by the

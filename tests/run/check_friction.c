@@ -171,6 +171,103 @@ START_TEST(test_belt_closed_form)
 }
 END_TEST
 
+/* The belt's phases (lib/run/phases.c, vb_run_phases) against the closed
+ * form at 20 kHz: the first stick (from t = 0) ends at the breakaway t_b,
+ * each full slip lasts the arc's time and each full stick 2 D / v, a
+ * slip's friction work is mu_k N times the distance slipped, v T_slip + 2 D
+ * (the belt's v T_slip, and the block's travel back from w_b to 2 w_k -
+ * w_b), its mean slip minus that over T_slip; a stick takes no work and
+ * has no slip; the last phase is open (NaN t_off); the share of steps
+ * sticking is the closed form's stick time over the run, to the
+ * transitions' step.  The onsets are also the test's own interpolation of
+ * the recorded signals (belt_measured), to round-off. */
+START_TEST(test_belt_phases)
+{
+  char *text = belt_text(20000.0, 1.6, "");
+  tu_sim s = tu_run_text(text);
+  free(text);
+  ck_assert_int_eq(s.rc, VB_OK);
+  belt_times c = belt_closed();
+  double h = 1.0 / 20000.0, n = M * G, D = (MS - MK) * n / KW;
+  double dist = VB * c.slip + 2.0 * D, work = MK * n * dist;
+  long np;
+  const vb_phase *ph = vb_run_phases(s.run, &np);
+  ck_assert_ptr_nonnull(ph);
+  ck_assert_int_ge(np, 9);
+  /* the first: a stick from 0 to the breakaway */
+  ck_assert_int_eq(ph[0].stick, 1);
+  ck_assert_double_eq(ph[0].t_on, 0.0);
+  ck_assert_double_le(fabs(ph[0].t_off - c.tb), 1e-6);
+  double worst_slip = 0.0, worst_stick = 0.0, worst_work = 0.0, worst_mean = 0.0;
+  for (long r = 0; r < np; r++) {
+    ck_assert_int_eq(ph[r].contact, 0);
+    ck_assert_int_eq(ph[r].stick, r % 2 == 0); /* stick, slip, stick, ... */
+    if (r > 0)
+      ck_assert_double_eq(ph[r].t_on, ph[r - 1].t_off);
+    if (r == np - 1) {
+      ck_assert(isnan(ph[r].t_off) && isnan(ph[r].duration));
+      continue;
+    }
+    ck_assert_double_eq(ph[r].duration, ph[r].t_off - ph[r].t_on);
+    if (ph[r].stick) {
+      ck_assert_double_eq(ph[r].mean_slip, 0.0);
+      ck_assert_double_le(ph[r].friction_work, r == 0 ? 1e-20 : 0.0);
+      if (r > 0)
+        worst_stick = fmax(worst_stick, fabs(ph[r].duration - c.stick));
+    } else {
+      worst_slip = fmax(worst_slip, fabs(ph[r].duration - c.slip));
+      worst_work = fmax(worst_work, fabs(ph[r].friction_work - work));
+      worst_mean = fmax(worst_mean, fabs(ph[r].mean_slip + dist / c.slip));
+    }
+  }
+  /* the onsets against the signals' interpolation (belt_measured's) */
+  int cycles;
+  belt_times m = belt_measured(&s, &cycles);
+  double mslip = 0.0, mstick = 0.0;
+  int k = 0;
+  for (long r = 1; r + 2 < np; r += 2, k++) {
+    mslip += ph[r].duration;
+    mstick += ph[r + 1].duration;
+  }
+  ck_assert_int_eq(k, cycles);
+  ck_assert_double_le(fabs(mslip / k - m.slip), 1e-12);
+  ck_assert_double_le(fabs(mstick / k - m.stick), 1e-12);
+  /* the share of steps sticking against the closed form's stick time */
+  double T = 1.6, at = c.tb, stuck = c.tb;
+  int transitions = 1;
+  while (at < T) {
+    at += c.slip;
+    transitions++;
+    if (at >= T)
+      break;
+    stuck += fmin(c.stick, T - at);
+    at += c.stick;
+    transitions++;
+  }
+  double share = vb_run_stick_share(s.run, 0);
+  printf("belt phases at 20 kHz: %ld phases; slip durations within %.3g s of %.9f, sticks "
+         "within %.3g s of %.9f, slip work within %.3g J of %.9g J, mean slip within %.3g m/s "
+         "of %.9f; sticking %.6f of the steps (closed form %.6f)\n",
+         np, worst_slip, c.slip, worst_stick, c.stick, worst_work, work, worst_mean,
+         -dist / c.slip, share, stuck / T);
+  ck_assert_double_le(worst_slip, 2.0 * h);
+  ck_assert_double_le(worst_stick, 2.0 * h);
+  /* the work's error: a breakaway decided up to a step late leaves the
+   * spring up to kw v h past mu_s N, the arc's D up to v h longer at each
+   * end, so the distance up to 2 v h longer, and the slip's duration
+   * (within 2 h) adds v 2 h: mu_k N 4 v h */
+  ck_assert_double_le(worst_work, MK * n * 4.0 * VB * h);
+  ck_assert_double_le(worst_mean, 2.0 * h / c.slip * dist / c.slip);
+  ck_assert_double_le(fabs(share * T - stuck), transitions * 1.5 * h);
+  /* the phases' works add up to the contact's */
+  double sum = 0.0;
+  for (long r = 0; r < np; r++)
+    sum += ph[r].friction_work;
+  ck_assert_double_le(fabs(sum - vb_run_friction_work(s.run, 0)), 1e-12 * sum);
+  tu_free(&s);
+}
+END_TEST
+
 /* The observed order of the errors over 5, 10, 20, 40 and 80 kHz: the
  * breakaway's (the smooth stick phase and the interpolation: 2) and the
  * cycle's (the scheme decides a transition at a step's end, so a slip
@@ -393,6 +490,26 @@ START_TEST(test_energy_and_cone)
     ck_assert_double_gt(work[n - 1], 0.0);
     if (_i == 0)
       ck_assert_int_gt(flight, 10);
+    /* its phases: in time order, apart (N = 0) steps in none of them, the
+     * works adding up to the contact's, none negative, a stick's slip 0 */
+    long np, steps = 0, nph = 0;
+    const vb_phase *ph = vb_run_phases(s.run, &np);
+    double sum = 0.0, last_off = 0.0;
+    for (long r = 0; r < np; r++) {
+      if (ph[r].contact != c)
+        continue;
+      nph++;
+      ck_assert_double_ge(ph[r].t_on, last_off);
+      last_off = isnan(ph[r].t_off) ? INFINITY : ph[r].t_off;
+      ck_assert_double_ge(ph[r].friction_work, 0.0);
+      if (ph[r].stick)
+        ck_assert_double_eq(ph[r].mean_slip, 0.0);
+      sum += ph[r].friction_work;
+      steps += ph[r].steps;
+    }
+    ck_assert_int_gt(nph, 2);
+    ck_assert_int_eq(steps + flight, n - 1);
+    ck_assert_double_le(fabs(sum - work[n - 1]), 1e-12 * work[n - 1]);
   }
   tu_free(&s);
 }
@@ -553,6 +670,26 @@ START_TEST(test_sphere_rolls)
      * same force, the same rounding), nothing while rolling: linear in the
      * slip's steps, not in the step */
     ck_assert_double_le(bal, 2.0 * DBL_EPSILON * tot[0] * (double)k1);
+    /* its phases (lib/run/phases.c): a slip from 0 to t* taking the whole
+     * work (the catch of the stick's first step is the slip's) at a mean
+     * slip of s0 / 2, then the rolling stick the run ends in */
+    long np;
+    const vb_phase *ph = vb_run_phases(s.run, &np);
+    ck_assert_int_eq(np, 2);
+    ck_assert(ph[0].stick == 0 && ph[1].stick == 1);
+    ck_assert_double_eq(ph[0].t_on, 0.0);
+    ck_assert_double_le(fabs(ph[0].t_off - tstar), 1e-9 * tstar);
+    ck_assert_double_le(fabs(ph[0].friction_work - work), 1e-11 * work);
+    /* (the steps' slip displacement over t*: the part of a step before t*
+     * that the stick's catch takes is missing, at most mu_k g kv h^2 / 2) */
+    ck_assert_double_le(fabs(ph[0].mean_slip - 0.5 * (up ? -s0 : s0)),
+                        0.5 * MU_B * G * kv * h * h / tstar);
+    ck_assert_double_eq(ph[1].t_on, ph[0].t_off);
+    ck_assert(isnan(ph[1].t_off));
+    ck_assert_double_le(fabs(ph[1].friction_work), 1e-20);
+    ck_assert_double_eq(ph[1].mean_slip, 0.0);
+    ck_assert_int_eq(ph[0].steps + ph[1].steps, n - 1);
+    ck_assert_double_eq(vb_run_stick_share(s.run, 0), (double)ph[1].steps / (double)(n - 1));
     tu_free(&s);
   }
 }
@@ -764,6 +901,7 @@ friction_suite(void)
   TCase *core = tcase_create("core");
   tcase_set_timeout(core, 120);
   tcase_add_test(core, test_belt_closed_form);
+  tcase_add_test(core, test_belt_phases);
   tcase_add_test(core, test_held_no_creep);
   tcase_add_loop_test(core, test_energy_and_cone, 0, (int)(sizeof varying / sizeof varying[0]));
   tcase_add_test(core, test_belt_balance);
