@@ -466,6 +466,24 @@ assert np.all(np.abs(ft) <= ms * N * (1 + 1e-9)), "ft up to %g N" % np.abs(ft).m
 bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
 assert np.ptp(bal) < 1e-10, "balance moves by %g J" % np.ptp(bal)
 PY
+check "belt-stick-slip: the phases' durations and works against the closed form" \
+  "$tmp/belt-stick-slip.h5" <<'PY'
+p = f["study/phases"]
+stick, dur, work = p["stick"][()], p["duration"][()], p["friction_work"][()]
+N, m, k, ms, mk, v = 9.81, 1.0, 1000.0, 0.6, 0.4, 0.02
+om = np.sqrt(k / m); D = (ms - mk) * N / k; h = sig("time")[1]
+slip = (np.pi + 2 * np.arctan(v / om / D)) / om
+assert list(stick) == [i % 2 == 0 for i in range(len(stick))], stick
+full = slice(1, len(stick) - 1)
+s, d, w = stick[full] == 1, dur[full], work[full]
+assert np.all(np.abs(d[~s] - slip) < 2 * h), "slips %s s, closed form %g s" % (d[~s], slip)
+assert np.all(np.abs(d[s] - 2 * D / v) < 2 * h), "sticks %s s, closed form %g s" % (d[s], 2 * D / v)
+assert np.all(np.abs(w[~s] - mk * N * (v * slip + 2 * D)) < mk * N * 4 * v * h), w[~s]
+assert np.all(w[s] == 0.0)
+fw = f["study/table/friction_work"][0, 0]
+assert abs(fw - work.sum()) < 1e-12 * fw, "table %g J, phases %g J" % (fw, work.sum())
+assert 0.6 < f["study/table/stick_share"][0, 0] < 0.7
+PY
 covered belt-stick-slip
 
 run held-block
