@@ -484,6 +484,11 @@ fw = f["study/table/friction_work"][0, 0]
 assert abs(fw - work.sum()) < 1e-12 * fw, "table %g J, phases %g J" % (fw, work.sum())
 assert 0.6 < f["study/table/stick_share"][0, 0] < 0.7
 PY
+# vibro events --phases: the same rows as CSV
+if "$vibro" events "$tmp/belt-stick-slip.h5" --phases --csv >"$tmp/phases.csv" 2>"$tmp/phases.err" &&
+   head -n 1 "$tmp/phases.csv" | grep -qx 'scene,contact,stick,t_on,t_off,duration,mean_slip,friction_work,steps' &&
+   [ "$(sed 1d "$tmp/phases.csv" | wc -l)" -ge 11 ] && [ "$(sed -n 3p "$tmp/phases.csv" | cut -d, -f2,3)" = rub,0 ]
+then ok; else bad "vibro events --phases: $(head -n 3 "$tmp/phases.csv") $(cat "$tmp/phases.err")"; fi
 covered belt-stick-slip
 
 run held-block
