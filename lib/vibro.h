@@ -303,6 +303,17 @@ typedef struct vb_body {
   double kw;        /* mass: spring to ground along w, N/m (0 = none) */
   double cw;        /* mass: damper to ground along w, N s/m (0 = none) */
   vb_drive w_drive; /* wall: prescribed w(t), m */
+  /* A mass's spin (issue 30, step 2; has_spin: radius and inertia given,
+   * which needs has_w): its angular velocity about the axis e_w x e_u
+   * (counter-clockwise with w to the right and u up).  Its contact point
+   * in a contact is r from its centre towards the other body (on its -u
+   * side as the contact's b, +u as its a), so that point moves along w at
+   * vw + r spin (as b) or vw - r spin (as a), and a friction force ft on
+   * b along +w turns b's spin with the torque r ft (a's with r ft too). */
+  int has_spin;
+  double radius;  /* mass: lever of the contact point about the spin axis, m (> 0) */
+  double inertia; /* mass: moment of inertia about the spin axis, kg m^2 (> 0) */
+  double spin0;   /* mass: initial angular velocity, rad/s */
 } vb_body;
 
 /* External forces at points. */
@@ -492,6 +503,27 @@ typedef struct vb_event {
   int corrections; /* VB_CORRECT_* flags of the corrections that fired */
 } vb_event;
 
+/* A stick or slip phase of a contact with friction (issue 30; lib/run/
+ * phases.c, doc/friction.md): a run of steps with a normal force that
+ * stick (slip exactly 0) or slip; a step without normal force is in no
+ * phase (the contact is apart: its impacts say when). */
+typedef struct vb_phase {
+  int contact;          /* the scene's contact index */
+  int stick;            /* 1: a stick, 0: a slip */
+  double t_on, t_off;   /* onset and end, s: a stick's onset where the slip's zero
+                           extrapolates from the last two slipping steps, a slip's
+                           where the holding force reaches mu_s N; a phase after
+                           or before a step apart starts or ends at the step's
+                           edge; t_off NaN for the phase the run ended in */
+  double duration;      /* t_off - t_on, s (NaN with t_off) */
+  double mean_slip;     /* the slip displacement over the phase's steps / its duration
+                           (the steps' span for the last phase), m/s: 0 in a stick */
+  double friction_work; /* the friction work of the phase, J (>= 0; the catch of a
+                           stick's first step, which ends the slip before it, is
+                           that slip's) */
+  long steps;           /* steps of the phase */
+} vb_phase;
+
 /* Per-contact results. */
 typedef struct vb_contact_result {
   double *compression;    /* [nrec] m (NULL when not recorded, as rate, force) */
@@ -596,7 +628,8 @@ typedef struct vb_signal {
   int on_request;
   /* Recorded only for the instances the tangential direction concerns
    * (issue 30): contacts with friction, masses with a w coordinate
-   * (vb_signal_applies); 1-D scenes record none of them. */
+   * (vb_signal_applies); 1-D scenes record none of them.  2: masses with a
+   * spin alone (has_spin). */
   int tangential;
 } vb_signal;
 
@@ -949,6 +982,13 @@ const char *vb_event_field(int k, const char **units, int *is_int);
  * every field of each into rows [events][fields] (doubles); -1 for no
  * contact c. */
 long vb_run_events(const vb_run *run, int c, double *rows);
+/* The stick and slip phases of a run's contacts with friction, in the
+ * order they ended (each contact's in time order): their number into *n,
+ * the array (the run's; NULL with *n = 0 for a scene without friction).
+ * Each contact's share of steps sticking (over all the run's steps, NaN
+ * for a contact without friction) from vb_run_stick_share. */
+const vb_phase *vb_run_phases(const vb_run *run, long *n);
+double vb_run_stick_share(const vb_run *run, int c);
 /* The warnings `vibro check` prints for a scene, one a line without
  * "warning: ", appended to buf (len bytes); their number. */
 int vb_scene_warnings(const vb_scene *sc, char *buf, size_t len);
@@ -1069,6 +1109,8 @@ double vb_run_friction_sticks(const vb_run *run, int c);
  * body without a w coordinate. */
 double vb_run_body_w(const vb_run *run, int b);
 double vb_run_body_vw(const vb_run *run, int b);
+/* Body b's spin now, rad/s (vb_body's sign); NaN for a body without one. */
+double vb_run_body_spin(const vb_run *run, int b);
 /* Whether instance i of signal s concerns the scene: always, but for the
  * tangential rows (vb_signal.tangential), which concern contacts with
  * friction and masses with a w coordinate alone. */

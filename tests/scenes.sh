@@ -466,6 +466,29 @@ assert np.all(np.abs(ft) <= ms * N * (1 + 1e-9)), "ft up to %g N" % np.abs(ft).m
 bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
 assert np.ptp(bal) < 1e-10, "balance moves by %g J" % np.ptp(bal)
 PY
+check "belt-stick-slip: the phases' durations and works against the closed form" \
+  "$tmp/belt-stick-slip.h5" <<'PY'
+p = f["study/phases"]
+stick, dur, work = p["stick"][()], p["duration"][()], p["friction_work"][()]
+N, m, k, ms, mk, v = 9.81, 1.0, 1000.0, 0.6, 0.4, 0.02
+om = np.sqrt(k / m); D = (ms - mk) * N / k; h = sig("time")[1]
+slip = (np.pi + 2 * np.arctan(v / om / D)) / om
+assert list(stick) == [i % 2 == 0 for i in range(len(stick))], stick
+full = slice(1, len(stick) - 1)
+s, d, w = stick[full] == 1, dur[full], work[full]
+assert np.all(np.abs(d[~s] - slip) < 2 * h), "slips %s s, closed form %g s" % (d[~s], slip)
+assert np.all(np.abs(d[s] - 2 * D / v) < 2 * h), "sticks %s s, closed form %g s" % (d[s], 2 * D / v)
+assert np.all(np.abs(w[~s] - mk * N * (v * slip + 2 * D)) < mk * N * 4 * v * h), w[~s]
+assert np.all(w[s] == 0.0)
+fw = f["study/table/friction_work"][0, 0]
+assert abs(fw - work.sum()) < 1e-12 * fw, "table %g J, phases %g J" % (fw, work.sum())
+assert 0.6 < f["study/table/stick_share"][0, 0] < 0.7
+PY
+# vibro events --phases: the same rows as CSV
+if "$vibro" events "$tmp/belt-stick-slip.h5" --phases --csv >"$tmp/phases.csv" 2>"$tmp/phases.err" &&
+   head -n 1 "$tmp/phases.csv" | grep -qx 'scene,contact,stick,t_on,t_off,duration,mean_slip,friction_work,steps' &&
+   [ "$(sed 1d "$tmp/phases.csv" | wc -l)" -ge 11 ] && [ "$(sed -n 3p "$tmp/phases.csv" | cut -d, -f2,3)" = rub,0 ]
+then ok; else bad "vibro events --phases: $(head -n 3 "$tmp/phases.csv") $(cat "$tmp/phases.err")"; fi
 covered belt-stick-slip
 
 run held-block
@@ -477,6 +500,31 @@ assert np.all(sig("contacts/rub/slip") == 0.0)
 assert np.all(sig("contacts/rub/friction_work") == 0.0)
 PY
 covered held-block
+
+# issue 30, step 2: a sphere launched sliding starts to roll (doc/friction.md)
+run sliding-sphere
+check "sliding-sphere: rolls from 2 v0 / (7 mu g) at 5 v0 / 7, friction takes m v0^2 / 7" \
+  "$tmp/sliding-sphere.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+t, slip, stick = sig("time"), sig("contacts/rub/slip"), sig("contacts/rub/stick")
+m, r, v0, mu, g = 0.163, 0.0286, 1.37, 0.21, 9.81
+h = t[1] - t[0]
+k1 = int(np.argmax(stick == 1))
+tstar = 2 * v0 / (7 * mu * g)
+# the last two slipping samples (mean slips of their steps) extrapolated to 0
+ta, tb = t[k1 - 2] - h / 2, t[k1 - 1] - h / 2
+got = tb - slip[k1 - 1] * (tb - ta) / (slip[k1 - 1] - slip[k1 - 2])
+assert abs(got - tstar) < 1e-9, "rolls from %.12g s, closed form %.12g s" % (got, tstar)
+vw, spin = sig("bodies/ball/vw"), sig("bodies/ball/spin")
+assert abs(vw[-1] - 5 * v0 / 7) < 1e-10, "rolls at %.15g m/s" % vw[-1]
+assert abs(spin[-1] + 5 * v0 / (7 * r)) < 1e-8, "spin %.15g rad/s" % spin[-1]
+assert np.all(stick[k1:] == 1) and np.all(np.abs(slip[k1:]) < 1e-15)
+work = sig("contacts/rub/friction_work")[-1]
+assert abs(work - m * v0 ** 2 / 7) < 1e-12, "friction work %.15g J" % work
+bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
+assert np.ptp(bal) < 1e-12, "balance moves by %g J" % np.ptp(bal)
+PY
+covered sliding-sphere
 
 # every scene in scenes/ has its checks above
 for scene in "$srcdir"/scenes/*.cfg; do

@@ -160,7 +160,7 @@ error "$tmp/no/dir/x.wav: cannot write: No such file or directory" \
   "$vibro" export "$b" --signal bodies/hammer/u --wav "$tmp/no/dir/x.wav"
 error "vibro export: missing --csv FILE, --wav FILE or --flac FILE (see vibro help export)" \
   "$vibro" export "$b" --signal bodies/hammer/u
-error "vibro events: unknown option '--bogus' (valid: --scene N, --contact NAME, --csv, --help)" \
+error "vibro events: unknown option '--bogus' (valid: --scene N, --contact NAME, --csv, --phases, --help)" \
   "$vibro" events "$b" --bogus
 error "vibro info: missing OUT.h5 (see vibro help info)" "$vibro" info
 

@@ -95,6 +95,9 @@ print_bodies(const vb_scene *sc)
     if (b->kind == VB_BODY_MASS && b->has_w)
       printf("  along w: w0 %g m, vw0 %g m/s, kw %g N/m, cw %g N s/m\n", b->w0, b->vw0, b->kw,
              b->cw);
+    if (b->kind == VB_BODY_MASS && b->has_spin)
+      printf("  spin: radius %g m, inertia %g kg m^2 (%.4g m r^2), spin0 %g rad/s\n", b->radius,
+             b->inertia, b->inertia / (b->mass * b->radius * b->radius), b->spin0);
     if (b->kind == VB_BODY_WALL && b->w_drive.kind == VB_DRIVE_VELOCITY)
       printf("  along w: moving at %g m/s from %g m\n", b->w_drive.speed, b->w_drive.start);
     else if (b->kind == VB_BODY_WALL && b->w_drive.kind != VB_DRIVE_NONE)

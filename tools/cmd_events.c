@@ -26,7 +26,10 @@ static const char description[] =
     "the study, with its swept values), read in blocks; on a running study\n"
     "(OUT.h5 not there yet, or OUT.h5.part) from the shards finished so far.\n"
     "A distributed contact's points are the contacts NAME[k] (k = 0, 1, ...,\n"
-    "in the order of its points); --contact NAME selects them all.\n";
+    "in the order of its points); --contact NAME selects them all.\n"
+    "--phases prints the stick and slip phases of the contacts with friction\n"
+    "instead (/study/phases of vibro-3: stick 1 or 0, t_on, t_off, duration,\n"
+    "mean_slip, friction_work, steps; doc/format.md), with the same filters.\n";
 
 /* One event table selected for printing. */
 typedef struct table {
@@ -324,27 +327,32 @@ point_of(const char *name, const char *block)
   return d > 0 && name[d] == ']' && name[d + 1] == '\0';
 }
 
-/* vibro-2: the fields of /study/events (a group of columns when group:
- * vibro-3) (scene and contact hidden: they
- * lead each row), the contact names, and the filters (*pick: which
- * contacts to print, [contacts->n], or NULL for all: the one named, or
- * every point NAME[k] of the distributed contact NAME); 0 or -1. */
+/* vibro-2 and -3: the fields of /study/events, or of another table of rows
+ * led by scene and contact (path: "study/phases"), a group of columns when
+ * group (vibro-3), scene and contact hidden: they lead each row; the
+ * contact names, and the filters (*pick: which contacts to print,
+ * [contacts->n], or NULL for all: the one named, or every point NAME[k] of
+ * the distributed contact NAME); 0 or -1. */
 static int
-events_v2_fields(const char *file, hid_t fid, int group, const char *scene, const char *contact,
-                 field **fields, size_t *nfields, namelist *contacts, long *want_scene,
-                 unsigned char **pick)
+events_v2_fields(const char *file, hid_t fid, int group, const char *path, const char *scene,
+                 const char *contact, field **fields, size_t *nfields, namelist *contacts,
+                 long *want_scene, unsigned char **pick)
 {
   char choices[CHOICES_MAX + 16];
-  hid_t ds = !has_object(fid, "study/events") ? H5I_INVALID_HID
-             : group                          ? H5Gopen2(fid, "study/events", H5P_DEFAULT)
-                                              : H5Dopen2(fid, "study/events", H5P_DEFAULT);
+  hid_t ds = !has_object(fid, path) ? H5I_INVALID_HID
+             : group                ? H5Gopen2(fid, path, H5P_DEFAULT)
+                                    : H5Dopen2(fid, path, H5P_DEFAULT);
   hid_t ftype = ds < 0 || group ? H5I_INVALID_HID : H5Dget_type(ds);
   hid_t study = H5Gopen2(fid, "study", H5P_DEFAULT);
   double total = NAN;
   int rc = -1;
 
   if (ds < 0 || (!group && (ftype < 0 || H5Tget_class(ftype) != H5T_COMPOUND))) {
-    cli_complain(file, "no /study/events table");
+    if (strcmp(path, "study/phases") == 0)
+      cli_complain(file, "no /study/phases table: the scenes have no contact with friction "
+                         "(valid: a vibro-3 file of a scene with friction = { ... })");
+    else
+      cli_complain(file, "no /%s table", path);
     goto done;
   }
   if ((group ? fields_columns(fields, nfields, ds) : fields_add(fields, nfields, ds, ftype)) < 0) {
@@ -393,18 +401,18 @@ done:
   return rc;
 }
 
-/* vibro-2: print the chosen rows of one file's /study/events, read in
- * blocks; scene and contact are at offset[sc] and offset[ct]. */
+/* vibro-2: print the chosen rows of one file's /study/events (or path's),
+ * read in blocks; scene and contact are at offset[sc] and offset[ct]. */
 static int
-events_v2_file(const char *file, hid_t fid, int group, const field *fields, size_t nfields,
+events_v2_file(const char *file, hid_t fid, int group, const char *path, const field *fields,
+               size_t nfields,
                const namelist *contacts, long want_scene, const unsigned char *pick, int width,
                int csv)
 {
   size_t *offset = malloc((nfields + 1) * sizeof *offset), row = 0, sc = SIZE_MAX, ct = SIZE_MAX;
-  hid_t ds = group ? H5Gopen2(fid, "study/events", H5P_DEFAULT)
-                   : H5Dopen2(fid, "study/events", H5P_DEFAULT);
+  hid_t ds = group ? H5Gopen2(fid, path, H5P_DEFAULT) : H5Dopen2(fid, path, H5P_DEFAULT);
   hid_t mtype = H5I_INVALID_HID, ftype = ds < 0 || group ? H5I_INVALID_HID : H5Dget_type(ds);
-  long rows = dataset_rows(fid, "study/events");
+  long rows = dataset_rows(fid, path);
   unsigned char *buf = NULL;
   long *impacts = calloc(contacts->n + 1, sizeof *impacts); /* of each contact in this scene */
   long long last_scene = -1;
@@ -428,7 +436,7 @@ events_v2_file(const char *file, hid_t fid, int group, const field *fields, size
   }
   buf = mtype >= 0 ? malloc(BLOCK * row) : NULL;
   if (!buf || !impacts || sc == SIZE_MAX || ct == SIZE_MAX) {
-    cli_complain(file, "cannot read /study/events");
+    cli_complain(file, "cannot read /%s", path);
     goto done;
   }
   for (long start = 0; start < rows; start += BLOCK) {
@@ -442,7 +450,7 @@ events_v2_file(const char *file, hid_t fid, int group, const field *fields, size
     close_id(mspace);
     close_id(fspace);
     if (r < 0) {
-      cli_complain(file, "cannot read /study/events");
+      cli_complain(file, "cannot read /%s", path);
       goto done;
     }
     for (hsize_t i = 0; i < count; i++) {
@@ -475,10 +483,12 @@ done:
   return rc;
 }
 
-/* vibro-2 and vibro-3 (formats.h): every impact of every file (the shards
- * of a running study in scene order), filtered by scene and contact. */
-int
-events_v2(const char *file, const output_files *of, const char *scene, const char *contact, int csv)
+/* vibro-2 and -3: every row of table path (study/events, study/phases) of
+ * every file (the shards of a running study in scene order), filtered by
+ * scene and contact. */
+static int
+table_v2(const char *file, const output_files *of, const char *path, const char *scene,
+         const char *contact, int csv)
 {
   field *fields = NULL;
   size_t nfields = 0;
@@ -489,17 +499,18 @@ events_v2(const char *file, const output_files *of, const char *scene, const cha
 
   if (of->n == 0)
     return 0;
-  if (events_v2_fields(file, of->fid[0], of->reader->columns, scene, contact, &fields, &nfields, &contacts, &want_scene,
-                       &pick) < 0)
+  if (events_v2_fields(file, of->fid[0], of->reader->columns, path, scene, contact, &fields,
+                       &nfields, &contacts, &want_scene, &pick) < 0)
     goto done;
   for (size_t i = 0; i < contacts.n; i++)
     if ((int)strlen(contacts.v[i]) > width)
       width = (int)strlen(contacts.v[i]);
   /* vibro-3 adds impact and cor to the CSV (vibro-2's readers printed none) */
-  csv = csv && of->reader->csv_extras ? 2 : csv;
+  csv = csv && of->reader->csv_extras && strcmp(path, "study/events") == 0 ? 2 : csv;
   print_header(fields, nfields, width, csv);
   for (int f = 0; f < of->n; f++)
-    if (events_v2_file(file, of->fid[f], of->reader->columns, fields, nfields, &contacts, want_scene, pick, width,
+    if (events_v2_file(file, of->fid[f], of->reader->columns, path, fields, nfields, &contacts,
+                       want_scene, pick, width,
                        csv) < 0)
       goto done;
   if (fflush(stdout) != 0) {
@@ -514,13 +525,29 @@ done:
   return rc;
 }
 
-enum { OPT_SCENE = 256, OPT_CONTACT, OPT_CSV };
+/* vibro-2 and -3 (formats.h): every impact. */
+int
+events_v2(const char *file, const output_files *of, const char *scene, const char *contact, int csv)
+{
+  return table_v2(file, of, "study/events", scene, contact, csv);
+}
+
+/* vibro-3 (formats.h): every stick and slip phase (issue 30). */
+int
+phases_v3(const char *file, const output_files *of, const char *scene, const char *contact,
+          int csv)
+{
+  return table_v2(file, of, "study/phases", scene, contact, csv);
+}
+
+enum { OPT_SCENE = 256, OPT_CONTACT, OPT_CSV, OPT_PHASES };
 
 static const cli_option options[] = {
     {OPT_SCENE, "scene", "N", "only scene N (a number, or a scene group's name)"},
     {OPT_CONTACT, "contact", "NAME",
      "only the contact NAME (a distributed contact's name: all its points NAME[k])"},
     {OPT_CSV, "csv", NULL, "comma-separated values, 17 significant digits"},
+    {OPT_PHASES, "phases", NULL, "the stick and slip phases of the contacts with friction"},
     {0, NULL, NULL, NULL},
 };
 
@@ -531,7 +558,7 @@ events_main(const cli_command *cmd, int argc, char **argv)
   const char *scene = NULL, *contact = NULL;
   output_files of;
   cli_args a;
-  int csv = 0, key, rc;
+  int csv = 0, phases = 0, key, rc;
 
   cli_begin(&a, cmd, argc, argv);
   while ((key = cli_next(&a)) > 0 && key != 'h') {
@@ -541,10 +568,18 @@ events_main(const cli_command *cmd, int argc, char **argv)
       contact = a.value;
     else if (key == OPT_CSV)
       csv = 1;
+    else if (key == OPT_PHASES)
+      phases = 1;
   }
   if (outputs_operand(&a, key, &of, &rc) < 0)
     return rc;
-  rc = of.reader->events(a.operands[0], &of, scene, contact, csv) < 0;
+  if (phases && !of.reader->phases) {
+    cli_complain(a.operands[0], "no /study/phases table: a %s file (valid: vibro-3)", of.format);
+    rc = 1;
+  } else {
+    rc = (phases ? of.reader->phases : of.reader->events)(a.operands[0], &of, scene, contact,
+                                                          csv) < 0;
+  }
   outputs_close(&of);
   cli_end(&a);
   return rc;
@@ -552,7 +587,7 @@ events_main(const cli_command *cmd, int argc, char **argv)
 
 const cli_command cli_events = {
     .name = "events",
-    .synopsis = "OUT.h5 [--scene N] [--contact NAME] [--csv]",
+    .synopsis = "OUT.h5 [--scene N] [--contact NAME] [--csv] [--phases]",
     .summary = "the impact tables, as text or CSV",
     .description = description,
     .options = options,

@@ -108,7 +108,7 @@ fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype)
 }
 
 /* vibro-3: the fields of a group of columns (creation order; the `event`
- * coordinate is not one), each with its dataset's units. */
+ * or `phase` coordinate is not one), each with its dataset's units. */
 int
 fields_columns(field **fields, size_t *nfields, hid_t g)
 {
@@ -116,7 +116,8 @@ fields_columns(field **fields, size_t *nfields, hid_t g)
   int rc = children_ordered(g, &kids);
 
   for (size_t k = 0; k < kids.n && rc == 0; k++) {
-    hid_t ds = strcmp(kids.v[k], "event") == 0 ? H5I_INVALID_HID : H5Dopen2(g, kids.v[k], H5P_DEFAULT);
+    int coordinate = strcmp(kids.v[k], "event") == 0 || strcmp(kids.v[k], "phase") == 0;
+    hid_t ds = coordinate ? H5I_INVALID_HID : H5Dopen2(g, kids.v[k], H5P_DEFAULT);
     hid_t type = ds >= 0 ? H5Dget_type(ds) : H5I_INVALID_HID;
     H5T_class_t cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
     field f = {.kind = FIELD_FLOAT}, *more;

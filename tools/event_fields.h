@@ -31,7 +31,7 @@ int field_width(const field *f);
 /* Add the fields of an event table's type to the union of fields. */
 int fields_add(field **fields, size_t *nfields, hid_t ds, hid_t ftype);
 /* vibro-3: the fields of a group of columns (creation order; the `event`
- * coordinate is not one), each with its dataset's units. */
+ * or `phase` coordinate is not one), each with its dataset's units. */
 int fields_columns(field **fields, size_t *nfields, hid_t g);
 /* vibro-3: read rows [start, start + count) of every field's column of
  * group g into buf (rows of `row` bytes, field i at offset[i]). */

@@ -23,6 +23,7 @@ static const format_reader readers[] = {
      .csv_extras = 1,
      .info = info_v2,
      .events = events_v2,
+     .phases = phases_v3,
      .export_open = export_open_v2,
      .check = check_v3},
 };

@@ -34,6 +34,9 @@ typedef struct format_reader {
   int (*info)(const char *file, const struct output_files *of, int all, int points);
   int (*events)(const char *file, const struct output_files *of, const char *scene,
                 const char *contact, int csv);
+  /* the stick and slip phases (`vibro events --phases`); NULL: the layout has none */
+  int (*phases)(const char *file, const struct output_files *of, const char *scene,
+                const char *contact, int csv);
   int (*export_open)(struct exported *sg, const struct output_files *of,
                      const struct request *rq);
   int (*check)(const char *file, hid_t fid);
@@ -53,6 +56,8 @@ int info_v2(const char *file, const struct output_files *of, int all, int points
 int events_v1(const char *file, const struct output_files *of, const char *scene,
               const char *contact, int csv);
 int events_v2(const char *file, const struct output_files *of, const char *scene,
+              const char *contact, int csv);
+int phases_v3(const char *file, const struct output_files *of, const char *scene,
               const char *contact, int csv);
 int export_open_v1(struct exported *sg, const struct output_files *of, const struct request *rq);
 int export_open_v2(struct exported *sg, const struct output_files *of, const struct request *rq);

@@ -243,6 +243,7 @@ static const struct table_shape {
     {"/study/events", "event", NULL},
     {"/study/sections", "section", "point"},
     {"/study/impact_map", "impact", NULL},
+    {"/study/phases", "phase", NULL}, /* issue 30: with friction */
 };
 
 /* A vibro-3 table (a group of columns along coordinate dim): every child

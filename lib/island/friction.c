@@ -29,8 +29,20 @@
  * coordinates are distinct modes and the normal force does not depend on
  * the tangential one, so solving the normal contacts first and the friction
  * after them, with the normal force of the step, is the joint solution of
- * the step (a moving contact point, spin or modes along both directions
- * couple them: doc/friction.md, what is not done yet). */
+ * the step (a moving contact point or modes along both directions couple
+ * them: doc/friction.md, what is not done yet).
+ *
+ * Spin (issue 30, step 2).  A mass with a radius r and inertia I has a
+ * second tangential coordinate, its spin angle theta (a free rotor: I
+ * theta'' = sum of its contacts' torques r ft), stepped by the same rule.
+ * A contact's slip is then T q', the rate of w_b - w_a plus the surface
+ * speeds r_b theta_b' + r_a theta_a' of its bodies' spins (vibro.h's
+ * vb_body: the contact point is on the side facing the other body), and
+ * everything above holds with T in place of the +-1 of w_b - w_a: Kt = T
+ * diag(cc) T^T carries the spin's compliance r^2 cc_theta = r^2 dt^2 /
+ * (2 I) beside the mass's dt^2 / (2 m), so the stick solve holds rolling
+ * without slipping exactly, and the spin's kinetic energy I theta'^2 / 2
+ * joins the coordinates' energy. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,23 +78,75 @@ coordinate_of(const int *tbody, int nt, int b)
   return -1;
 }
 
+/* Contact i's row of T at coordinate j: its slip rate is sum_j T_ij q'_j
+ * (+1 at b's w, -1 at a's, the radius at either's spin). */
+static double
+t_of(const vb_friction_model *fm, int i, int j)
+{
+  return (double)((fm->ib[i] == j) - (fm->ia[i] == j)) + (fm->sb[i] == j ? fm->rb[i] : 0.0) +
+         (fm->sa[i] == j ? fm->ra[i] : 0.0);
+}
+
+/* T_i . d: contact i's part of coordinate increments (or rates) d. */
+static double
+t_dot(const vb_friction_model *fm, int i, const double *d)
+{
+  double y = (fm->ib[i] >= 0 ? d[fm->ib[i]] : 0.0) - (fm->ia[i] >= 0 ? d[fm->ia[i]] : 0.0);
+  if (fm->sb[i] >= 0)
+    y += fm->rb[i] * d[fm->sb[i]];
+  if (fm->sa[i] >= 0)
+    y += fm->ra[i] * d[fm->sa[i]];
+  return y;
+}
+
+/* d += cc_j T_ij f over contact i's coordinates j: a step's force f. */
+static void
+t_add_force(const vb_friction_model *fm, int i, double f, double *d)
+{
+  if (fm->ib[i] >= 0)
+    d[fm->ib[i]] += fm->cc[fm->ib[i]] * f;
+  if (fm->ia[i] >= 0)
+    d[fm->ia[i]] -= fm->cc[fm->ia[i]] * f;
+  if (fm->sb[i] >= 0)
+    d[fm->sb[i]] += fm->cc[fm->sb[i]] * (fm->rb[i] * f);
+  if (fm->sa[i] >= 0)
+    d[fm->sa[i]] += fm->cc[fm->sa[i]] * (fm->ra[i] * f);
+}
+
+/* v += T_ij P / mass_j over contact i's coordinates j: an impulse P. */
+static void
+t_add_impulse(const vb_friction_model *fm, int i, double P, double *v)
+{
+  if (fm->ib[i] >= 0)
+    v[fm->ib[i]] += P / fm->mass[fm->ib[i]];
+  if (fm->ia[i] >= 0)
+    v[fm->ia[i]] -= P / fm->mass[fm->ia[i]];
+  if (fm->sb[i] >= 0)
+    v[fm->sb[i]] += fm->rb[i] * P / fm->mass[fm->sb[i]];
+  if (fm->sa[i] >= 0)
+    v[fm->sa[i]] += fm->ra[i] * P / fm->mass[fm->sa[i]];
+}
+
 int
 vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err, size_t errlen)
 {
   const vb_scene *sc = m->scene;
-  int nt = 0, nfc = 0;
+  int nt = 0, nw = 0, nfc = 0;
   *out = NULL;
-  for (int i = 0; i < m->nb; i++)
-    nt += sc->bodies[m->bodies[i]].kind == VB_BODY_MASS && sc->bodies[m->bodies[i]].has_w;
+  for (int i = 0; i < m->nb; i++) {
+    const vb_body *b = &sc->bodies[m->bodies[i]];
+    nw += b->kind == VB_BODY_MASS && b->has_w;
+    nt += b->kind == VB_BODY_MASS && b->has_w ? 1 + b->has_spin : 0;
+  }
   for (int c = 0; c < m->nc; c++)
     nfc += m->cts[c].friction.kind != VB_FRICTION_NONE;
   if (nt == 0 && nfc == 0)
     return VB_OK;
-  /* doubles: mass, w2, sig, cq, cb, cc [nt], Kt [nfc^2], kv [nfc]; pointers:
-   * da, db, info, law [nfc]; ints: tbody, touch [nt], local, scene_c, ia,
-   * ib, two_sided, alone [nfc], st_first [nfc + 1] */
-  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + (size_t)nfc;
-  size_t ni = 2 * (size_t)nt + 7 * (size_t)nfc + 1;
+  /* doubles: mass, w2, sig, cq, cb, cc [nt], Kt [nfc^2], kv, ra, rb [nfc];
+   * pointers: da, db, info, law [nfc]; ints: tbody, touch [nt], local,
+   * scene_c, ia, ib, two_sided, alone, sa, sb [nfc], st_first [nfc + 1] */
+  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + 3 * (size_t)nfc;
+  size_t ni = 2 * (size_t)nt + 9 * (size_t)nfc + 1;
   size_t np = 4 * (size_t)nfc;
   vb_friction_model *fm = calloc(1, sizeof *fm);
   char *block = calloc(1, nd * sizeof(double) + np * sizeof(void *) + ni * sizeof(int) + 64);
@@ -98,36 +162,41 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   int *q = (int *)(p + np);
   double *mass = d, *w2 = d + nt, *sig = d + 2 * nt, *cq = d + 3 * nt, *cb = d + 4 * nt;
   double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + (size_t)nfc * nfc;
+  double *ra = kv + nfc, *rb = ra + nfc;
   const vb_drive **da = (const vb_drive **)p, **db = da + nfc;
   const vb_friction_info **info = (const vb_friction_info **)(db + nfc);
   const vb_friction **law = (const vb_friction **)(info + nfc);
   int *tbody = q, *local = q + nt, *scene_c = local + nfc, *ia = scene_c + nfc, *ib = ia + nfc;
   int *two_sided = ib + nfc, *st_first = two_sided + nfc, *alone = st_first + nfc + 1;
-  int *touch = alone + nfc;
+  int *touch = alone + nfc, *sa = touch + nt, *sb = sa + nfc;
   fm->dt = m->dt;
   fm->nt = nt;
+  fm->nw = nw;
   fm->nfc = nfc;
-  /* the coordinates, in the island's body order (by name: model.c) */
+  /* the coordinates, in the island's body order (by name: model.c): the
+   * masses' w, then the spins' angles (a free rotor: inertia, no spring,
+   * no damper), each stepped by the same two-level rule */
   nt = 0;
-  for (int i = 0; i < m->nb; i++) {
+  for (int k = 0; k < 2 * m->nb; k++) {
+    int pass = k / m->nb, i = k % m->nb;
     const vb_body *b = &sc->bodies[m->bodies[i]];
-    if (b->kind != VB_BODY_MASS || !b->has_w)
+    if (b->kind != VB_BODY_MASS || !b->has_w || (pass == 1 && !b->has_spin))
       continue;
-    double w0 = sqrt(b->kw / b->mass);
+    double w0 = pass == 0 ? sqrt(b->kw / b->mass) : 0.0;
     vb_mode_in in = {.freq = w0 / (2.0 * M_PI),
-                     .sigma = b->cw / (2.0 * b->mass),
-                     .mass = b->mass,
+                     .sigma = pass == 0 ? b->cw / (2.0 * b->mass) : 0.0,
+                     .mass = pass == 0 ? b->mass : b->inertia,
                      .fs = 1.0 / m->dt,
                      .dt = m->dt};
     vb_mode_coef co;
     char why[160];
     if (vb_mode_two_level(&in, &co, why, sizeof why) != VB_OK) {
       vb_friction_model_free(fm);
-      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: body '%s': its w coordinate%s", sc->path,
-                     b->line, b->name, why);
+      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: body '%s': its %s%s", sc->path, b->line,
+                     b->name, pass == 0 ? "w coordinate" : "spin", why);
     }
     tbody[nt] = m->bodies[i];
-    mass[nt] = b->mass;
+    mass[nt] = in.mass;
     w2[nt] = co.w2;
     sig[nt] = co.sig;
     cq[nt] = -0.5 * m->dt * co.w2 * co.cb; /* ca - 1 = -dt w2 / D, cb = 2 / D */
@@ -145,8 +214,12 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
     const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
     local[nfc] = c;
     scene_c[nfc] = m->contacts[c];
-    ia[nfc] = coordinate_of(tbody, nt, ct->a);
-    ib[nfc] = coordinate_of(tbody, nt, ct->b);
+    ia[nfc] = coordinate_of(tbody, nw, ct->a);
+    ib[nfc] = coordinate_of(tbody, nw, ct->b);
+    sa[nfc] = a->has_spin ? nw + coordinate_of(tbody + nw, nt - nw, ct->a) : -1;
+    sb[nfc] = b->has_spin ? nw + coordinate_of(tbody + nw, nt - nw, ct->b) : -1;
+    ra[nfc] = sa[nfc] >= 0 ? a->radius : 0.0;
+    rb[nfc] = sb[nfc] >= 0 ? b->radius : 0.0;
     da[nfc] = w_drive_of(a);
     db[nfc] = w_drive_of(b);
     info[nfc] = vb_friction_info_of(ct->friction.kind);
@@ -165,26 +238,35 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
     st_first[nfc + 1] = st_first[nfc] + info[nfc]->nstate;
     nfc++;
   }
-  /* Kt = T diag(cc) T^T, T[i][ib] = +1, T[i][ia] = -1 */
+  /* Kt = T diag(cc) T^T and kv = T diag(1/mass) T^T's diagonal, T[i][ib] =
+   * +1, T[i][ia] = -1, T[i][sb] = rb, T[i][sa] = ra (the spin's compliance
+   * r^2 cc beside the w's) */
+  fm->ia = ia;
+  fm->ib = ib;
+  fm->sa = sa;
+  fm->sb = sb;
+  fm->ra = ra;
+  fm->rb = rb;
   for (int i = 0; i < nfc; i++)
     for (int k = 0; k < nfc; k++) {
       double s = 0.0;
-      for (int j = 0; j < nt; j++) {
-        double ti = (ib[i] == j) - (ia[i] == j), tk = (ib[k] == j) - (ia[k] == j);
-        s += ti * cc[j] * tk;
-      }
+      for (int j = 0; j < nt; j++)
+        s += t_of(fm, i, j) * cc[j] * t_of(fm, k, j);
       Kt[(size_t)i * nfc + k] = s;
     }
   for (int i = 0; i < nfc; i++) {
-    kv[i] = (ia[i] >= 0 ? 1.0 / mass[ia[i]] : 0.0) + (ib[i] >= 0 ? 1.0 / mass[ib[i]] : 0.0);
+    kv[i] = 0.0;
+    for (int j = 0; j < nt; j++)
+      kv[i] += t_of(fm, i, j) * t_of(fm, i, j) / mass[j];
     if (ia[i] >= 0)
       touch[ia[i]]++;
     if (ib[i] >= 0)
       touch[ib[i]]++;
   }
   for (int i = 0; i < nfc; i++)
-    alone[i] = (ia[i] < 0 && ib[i] >= 0 && touch[ib[i]] == 1) ||
-               (ib[i] < 0 && ia[i] >= 0 && touch[ia[i]] == 1);
+    alone[i] = sa[i] < 0 && sb[i] < 0 &&
+               ((ia[i] < 0 && ib[i] >= 0 && touch[ib[i]] == 1) ||
+                (ib[i] < 0 && ia[i] >= 0 && touch[ia[i]] == 1));
   fm->tbody = tbody;
   fm->mass = mass;
   fm->w2 = w2;
@@ -194,8 +276,6 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   fm->cc = cc;
   fm->local = local;
   fm->scene_c = scene_c;
-  fm->ia = ia;
-  fm->ib = ib;
   fm->da = da;
   fm->db = db;
   fm->Kt = Kt;
@@ -298,19 +378,16 @@ vb_friction_energy(const vb_island_model *m, const vb_island_state *s, double *k
     energy(m->fric, s->fric, kin, pot);
 }
 
-/* The rate of contact i's y = w_b - w_a at t from the coordinates' rates vw
- * and the walls' drives, m/s. */
+/* Contact i's slip rate at t, the rate of its y = w_b - w_a plus the
+ * spins' surface speeds, from the coordinates' rates vw and the walls'
+ * drives, m/s. */
 static double
 slip_rate(const vb_friction_model *fm, const double *vw, int i, double t)
 {
   double ra, rb;
   drive_w(fm->da[i], t, &ra);
   drive_w(fm->db[i], t, &rb);
-  if (fm->ia[i] >= 0)
-    ra = vw[fm->ia[i]];
-  if (fm->ib[i] >= 0)
-    rb = vw[fm->ib[i]];
-  return rb - ra;
+  return t_dot(fm, i, vw) + (rb - ra);
 }
 
 void
@@ -322,8 +399,8 @@ vb_friction_start(const vb_island_model *m, vb_island_state *s)
     return;
   const vb_scene *sc = m->scene;
   for (int j = 0; j < fm->nt; j++) {
-    fs->w[j] = sc->bodies[fm->tbody[j]].w0;
-    fs->vw[j] = sc->bodies[fm->tbody[j]].vw0;
+    fs->w[j] = j < fm->nw ? sc->bodies[fm->tbody[j]].w0 : 0.0; /* a spin's angle from 0 */
+    fs->vw[j] = j < fm->nw ? sc->bodies[fm->tbody[j]].vw0 : sc->bodies[fm->tbody[j]].spin0;
   }
   for (int i = 0; i < fm->nfc; i++) {
     double s0 = slip_rate(fm, fs->vw, i, 0.0);
@@ -359,11 +436,7 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     double r, dA = drive_w(fm->da[i], t1, &r) - drive_w(fm->da[i], t0, &r);
     double dB = drive_w(fm->db[i], t1, &r) - drive_w(fm->db[i], t0, &r);
     fs->dydrv[i] = dB - dA;
-    if (fm->ia[i] >= 0)
-      dA = fs->dfree[fm->ia[i]];
-    if (fm->ib[i] >= 0)
-      dB = fs->dfree[fm->ib[i]];
-    fs->dyfree[i] = dB - dA;
+    fs->dyfree[i] = t_dot(fm, i, fs->dfree) + fs->dydrv[i];
     int c = fm->local[i];
     /* the normal force the contact's scheme holds over the step: fbar
      * (0 when the step solved no contact, or skipped this one) */
@@ -407,10 +480,7 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       fs->dfree[j] = dw;
       continue;
     }
-    if (b >= 0)
-      fs->dfree[b] += fm->cc[b] * fs->ft[i];
-    if (a >= 0)
-      fs->dfree[a] -= fm->cc[a] * fs->ft[i];
+    t_add_force(fm, i, fs->ft[i], fs->dfree);
   }
   for (int j = 0; j < nt; j++) {
     double dw = fs->dfree[j];
@@ -419,9 +489,7 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
   /* each contact's slip, friction work -ft dy (never negative: the law
    * opposes the slip it leaves) and the walls' work -ft dy_walls */
   for (int i = 0; i < nfc; i++) {
-    double dA = fm->ia[i] >= 0 ? fs->dfree[fm->ia[i]] : 0.0;
-    double dB = fm->ib[i] >= 0 ? fs->dfree[fm->ib[i]] : 0.0;
-    double dy = dB - dA + fs->dydrv[i], work = -fs->ft[i] * dy;
+    double dy = t_dot(fm, i, fs->dfree) + fs->dydrv[i], work = -fs->ft[i] * dy;
     fs->slip[i] = dy / h;
     fs->work[i] += work;
     fs->work_min = fmin(fs->work_min, work);
@@ -472,10 +540,7 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       P = fmin(fmax(P, -hold - J), hold - J);
       if (P == 0.0)
         continue;
-      if (fm->ib[i] >= 0)
-        fs->vw[fm->ib[i]] += P / fm->mass[fm->ib[i]];
-      if (fm->ia[i] >= 0)
-        fs->vw[fm->ia[i]] -= P / fm->mass[fm->ia[i]];
+      t_add_impulse(fm, i, P, fs->vw);
       double s2 = s1 + fm->kv[i] * P, work = -P * 0.5 * (s1 + s2);
       double r = (fm->ib[i] >= 0 ? 0.0 : rb) - (fm->ia[i] >= 0 ? 0.0 : ra);
       fs->ft[i] += P / h; /* the step's whole force, within the cone */

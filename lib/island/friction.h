@@ -33,10 +33,12 @@ struct vb_run;
  * vb_friction_compile. */
 typedef struct vb_friction_model {
   double dt;            /* s */
-  int nt;               /* tangential coordinates (the island's masses with w) */
+  int nt;               /* tangential coordinates: the island's masses' w, then their
+                           spins' angles (issue 30, step 2) */
+  int nw;               /* the first nw of them are w (m), the rest spin angles (rad) */
   int nfc;              /* the island's contacts with friction */
   const int *tbody;     /* [nt] scene body of each coordinate */
-  const double *mass;   /* [nt] kg */
+  const double *mass;   /* [nt] kg (a spin: its inertia, kg m^2) */
   const double *w2;     /* [nt] kw / m as the two-level family warps it, 1/s^2 */
   const double *sig;    /* [nt] cw / (2 m), warped, 1/s */
   const double *cq;     /* [nt] two-level update in increments, w1 - w = cq w + cb vw
@@ -48,18 +50,22 @@ typedef struct vb_friction_model {
   const int *local;     /* [nfc] the contact's index in the island */
   const int *scene_c;   /* [nfc] and in the scene */
   const int *ia, *ib;   /* [nfc] coordinate of body a and b, -1 for a wall */
+  const int *sa, *sb;   /* [nfc] the spin coordinate of body a and b, -1 for none */
+  const double *ra, *rb; /* [nfc] their radii (0 without a spin), m: the contact's
+                           slip is T q' with T = +1 at w_b, -1 at w_a, +rb at b's
+                           spin, +ra at a's (vibro.h's vb_body says why) */
   const vb_drive **da;  /* [nfc] a wall a's w drive, or NULL (fixed, or a mass) */
   const vb_drive **db;  /* [nfc] the same for b */
   const double *Kt;     /* [nfc][nfc] tangential compliance of a step, m/N */
-  const double *kv;     /* [nfc] velocity per unit impulse along each contact's
-                           slip, sum over its coordinates of T^2 / m, 1/kg */
+  const double *kv;     /* [nfc] slip rate per unit impulse at each contact, sum over
+                           its coordinates of T^2 / m (a spin's r^2 / I), 1/kg */
   const vb_friction_info **info; /* [nfc] each contact's friction law row */
   const vb_friction **law;       /* [nfc] its parameters */
   const int *two_sided; /* [nfc] the normal law pushes on both sides: N = |fbar| */
   const int *st_first;  /* [nfc + 1] each contact's first law-state double */
-  const int *alone;     /* [nfc] the contact is a wall and a coordinate that no other
-                           contact with friction moves: its stick is exact (the
-                           coordinate follows the wall to the bit) */
+  const int *alone;     /* [nfc] the contact is a wall and a coordinate without spin
+                           that no other contact with friction moves: its stick is
+                           exact (the coordinate follows the wall to the bit) */
   int max_sweeps;       /* Gauss-Seidel sweeps of a step's friction solve */
   double tolerance;     /* its relative tolerance */
   void *block;          /* the storage behind the arrays */
@@ -67,7 +73,8 @@ typedef struct vb_friction_model {
 
 /* The tangential run state of one island, sized once from its model. */
 typedef struct vb_friction_state {
-  double *w, *vw;    /* [nt] w^n, m, and its rate, m/s */
+  double *w, *vw;    /* [nt] w^n, m, and its rate, m/s (a spin: its angle, rad, and
+                        angular velocity, rad/s) */
   double *ft;        /* [nfc] tangential force of the last step, N (on b, +w) */
   double *slip;      /* [nfc] mean slip rate of the last step, m/s */
   double *normal;    /* [nfc] normal force that bounded it, N */

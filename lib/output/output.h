@@ -161,6 +161,12 @@ extern const vb_column vb_table_columns[];
 /* The columns of /study/events, ended by a NULL name. */
 enum { VB_EC_SCENE, VB_EC_CONTACT };
 extern const vb_column vb_event_columns[];
+/* Friction's columns of /study/table (output/friction_tables.c; issue 30):
+ * contact c's friction work at the end (J) or, for col->at 1, its share of
+ * steps sticking (NaN for a contact without friction); present when scene
+ * 0 has a contact with friction (vb_has_friction, run/phases.c). */
+void vb_get_friction(const vb_column *col, const vb_run_view *rv, int c, const void *item,
+                     void *out);
 /* The analysis columns of /study/table (output/analysis.c): whether a
  * study has them (scene 0 has an analysis block), and their values: the
  * orbit's code, period, impacts per period or section samples (by the

@@ -231,6 +231,12 @@ const vb_column vb_table_columns[] = {
      .present = vb_has_analysis},
     {.name = "attractor", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I64,
      .get = vb_get_no_attractor, .present = vb_has_analysis},
+    /* friction (issue 30, lib/run/phases.c), with a contact with friction
+     * only: its work at the end, J, and its share of steps sticking (.at 1) */
+    {.name = "friction_work", .units = "J", .dim = VB_DIM_SCENE_CONTACT, .type = VB_COL_F64,
+     .get = vb_get_friction, .present = vb_has_friction},
+    {.name = "stick_share", .units = "1", .dim = VB_DIM_SCENE_CONTACT, .type = VB_COL_F64,
+     .get = vb_get_friction, .at = 1, .present = vb_has_friction},
     /* on request (analysis.lyapunov, lib/run/lyapunov.c); .at 1: the second half */
     {.name = "lyapunov", .units = "1/s", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
      .get = get_lyapunov, .present = has_lyapunov},

@@ -1,6 +1,6 @@
-/* friction_run.c - a run's tangential signals (issue 30, step 1): each
- * contact's friction force, slip, work and phase, each mass's w and its
- * rate, from its island's tangential state (friction.h); record.c's
+/* friction_run.c - a run's tangential signals (issue 30, steps 1 and 2):
+ * each contact's friction force, slip, work and phase, each mass's w and
+ * its rate and its spin, from its island's tangential state (friction.h); record.c's
  * signal rows read them. */
 #include <math.h>
 
@@ -10,7 +10,7 @@
 static int
 coordinate_of(const vb_friction_model *fm, int b)
 {
-  for (int j = 0; j < fm->nt; j++)
+  for (int j = 0; j < fm->nw; j++)
     if (fm->tbody[j] == b)
       return j;
   return -1;
@@ -111,4 +111,17 @@ vb_run_body_vw(const vb_run *run, int b)
   }
   int j = coordinate_index(run, b, &fs);
   return j < 0 ? NAN : fs->vw[j];
+}
+
+double
+vb_run_body_spin(const vb_run *run, int b)
+{
+  const vb_friction_state *fs;
+  if (coordinate_index(run, b, &fs) < 0 || !run->scene->bodies[b].has_spin)
+    return NAN;
+  const vb_friction_model *fm = run->model->islands[run->body_island[b]].fric;
+  for (int j = fm->nw; j < fm->nt; j++)
+    if (fm->tbody[j] == b)
+      return fs->vw[j];
+  return NAN;
 }

@@ -61,6 +61,11 @@ lyapunov_free(vb_run *run)
   run->lyap = NULL;
 }
 
+/* ----------------------------------------------------------- phases */
+
+/* The stick and slip phases of the contacts with friction: phases.c's
+ * hooks (run.h), the first phase opening with step 1. */
+
 /* ------------------------------------------------------------ table */
 
 static const vb_observer observers[] = {
@@ -83,6 +88,16 @@ static const vb_observer observers[] = {
         .step = vb_lyapunov_step,
         .free = lyapunov_free,
         /* no table of its own: /study/table's lyapunov columns */
+    },
+    {
+        .name = "phases",
+        .stage = VB_STAGE_BEFORE_SAMPLE,
+        .alloc = vb_phases_alloc,
+        .attached = vb_phases_attached,
+        .step = vb_phases_step,
+        .finish = vb_phases_finish,
+        .free = vb_phases_free,
+        .tables = vb_phase_tables, /* and /study/table's friction columns */
     },
 };
 

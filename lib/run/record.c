@@ -58,6 +58,13 @@ point_vw(const vb_run *run, int i)
 }
 
 static double
+point_spin(const vb_run *run, int i)
+{
+  int p;
+  return vb_run_body_spin(run, vb_signal_body(&table_w_row, run->scene, i, &p));
+}
+
+static double
 contact_ft(const vb_run *run, int c)
 {
   return vb_run_friction_force(run, c);
@@ -105,6 +112,9 @@ static const vb_signal table[] = {
      * where a scene has them (vb_signal_applies) */
     {"w", "m", VB_SIGNAL_POINT, "displacement along the tangential direction w", point_w, 0, 1},
     {"vw", "m/s", VB_SIGNAL_POINT, "velocity along w", point_vw, 0, 1},
+    {"spin", "rad/s", VB_SIGNAL_POINT,
+     "angular velocity of a mass's spin (counter-clockwise with w to the right, u up)",
+     point_spin, 0, 2},
     {"ft", "N", VB_SIGNAL_CONTACT,
      "friction force on body b along +w (on a along -w), held over the step into the sample",
      contact_ft, 0, 1},
@@ -338,7 +348,8 @@ vb_signal_applies(const vb_signal *s, const vb_scene *sc, int i)
   if (s->object == VB_SIGNAL_CONTACT)
     return i >= 0 && i < sc->ncontacts && sc->contacts[i].friction.kind != VB_FRICTION_NONE;
   if (s->object == VB_SIGNAL_POINT && (b = vb_signal_body(s, sc, i, &p)) >= 0)
-    return sc->bodies[b].kind == VB_BODY_MASS && sc->bodies[b].has_w;
+    return sc->bodies[b].kind == VB_BODY_MASS && sc->bodies[b].has_w &&
+           (s->tangential != 2 || sc->bodies[b].has_spin);
   return 0;
 }
 

@@ -162,6 +162,8 @@ struct vb_run {
   vb_analysis_run *analysis;       /* the section and impact map, NULL without
                                       an analysis block */
   struct vb_lyapunov *lyap;        /* the Lyapunov twin, NULL unless requested (lyapunov.c) */
+  struct vb_phase_run *phases;     /* the stick and slip phases, NULL without friction
+                                      (phases.c) */
   char status[320];
   int code;
   int keep_subnormals; /* 1: the run leaves the caller's FTZ/DAZ bits alone (fpenv.c) */
@@ -329,6 +331,24 @@ const vb_xtable *vb_xtable_at(int x, int *n);
 int vb_xtable_count(void);
 /* The index of the table called name, or -1. */
 int vb_xtable_index(const char *name);
+/* ------------------------------------------------------------ phases */
+
+/* The stick and slip phases of the contacts with friction (phases.c), an
+ * observer row of observe.c: attach (a scene with friction only; VB_OK
+ * without), whether attached, after step n, at the end (VB_ENOMEM when its
+ * table could not grow), free. */
+typedef struct vb_phase_run vb_phase_run;
+int vb_phases_alloc(vb_run *run, char *err, size_t errlen);
+int vb_phases_attached(const vb_run *run);
+void vb_phases_step(vb_run *run, long n);
+int vb_phases_finish(vb_run *run);
+void vb_phases_free(vb_run *run);
+/* Each contact's share of steps sticking and friction work at the end
+ * ([ncontacts], NaN for a contact without friction), NULL without
+ * friction. */
+const double *vb_phases_share(const vb_run *run);
+const double *vb_phases_work(const vb_run *run);
+
 /* ------------------------------------------------------- the observers */
 
 /* The stages of a step at which an observer's step hook runs. */
@@ -364,6 +384,11 @@ typedef struct vb_observer {
 /* The observers' own tables, each in its tracker's file: the analysis's
  * /study/sections and /study/impact_map (analysis.c). */
 extern const vb_xtable vb_analysis_tables[];
+/* The stick and slip phases' /study/phases (phases.c), present when scene
+ * 0 has a contact with friction (vb_has_friction; also the friction
+ * columns of /study/table). */
+extern const vb_xtable vb_phase_tables[];
+int vb_has_friction(const vb_scene *first);
 
 /* Row i of the observer table, NULL beyond; *n (may be NULL) gets the count. */
 const vb_observer *vb_observer_at(int i, int *n);
@@ -398,6 +423,11 @@ struct vb_run_view {
                                         without the twin */
   double lyapunov_perturbation;      /* the twin's relative perturbation, 1; NaN without it */
   const vb_analysis_run *analysis;   /* the section and impact map; NULL without a block */
+  const vb_phase *phases;            /* [nphases] the stick and slip phases (phases.c) */
+  long nphases;
+  const double *stick_share;         /* [ncontacts] share of steps sticking, NaN without
+                                        friction; NULL for a scene without friction */
+  const double *friction_work;       /* [ncontacts] friction work at the end, J; the same */
 };
 
 /* Take the view of a finished run (run.c). */

@@ -633,11 +633,11 @@ load_oscillator(vb_loader *ld, const config_setting_t *g, const char *obj, vb_bo
  * numeric ones) and loader.  Everything that lists, checks or sweeps body
  * types iterates this table. */
 static const vb_body_type body_types[] = {
-    /* w0, vw0, kw, cw and w_drive: the tangential direction (issue 30),
-     * read by load_friction.c */
+    /* w0, vw0, kw, cw, radius, inertia, spin0 and w_drive: the tangential
+     * direction and spin (issue 30), read by load_friction.c */
     {"mass", VB_BODY_MASS,
      (const char *const[]){"name", "type", "mass", "u0", "v0", "k", "c", "w0", "vw0", "kw", "cw",
-                           NULL},
+                           "radius", "inertia", "spin0", NULL},
      (const vb_key_units[]){{"mass", "kg"},
                             {"u0", "m"},
                             {"v0", "m/s"},
@@ -647,6 +647,9 @@ static const vb_body_type body_types[] = {
                             {"vw0", "m/s"},
                             {"kw", "N/m"},
                             {"cw", "N s/m"},
+                            {"radius", "m"},
+                            {"inertia", "kg m^2"},
+                            {"spin0", "rad/s"},
                             {NULL, NULL}},
      1, load_mass},
     {"wall", VB_BODY_WALL, (const char *const[]){"name", "type", "position", "drive", "w_drive", NULL},

@@ -1,10 +1,10 @@
 /* load_friction.c - the tangential direction w and friction from a parsed
- * scene document (issue 30, step 1; README "Friction"): a mass's w0, vw0,
- * kw, cw; a wall's w_drive; a contact's friction = { law; ... }.  The
- * bodies' and contacts' loaders accept the keys (their tables list them);
- * this reads them once both lists are loaded, so that a contact's friction
- * can be checked against its bodies and scheme.  Messages through
- * source.h. */
+ * scene document (issue 30, steps 1 and 2; README "Friction"): a mass's
+ * w0, vw0, kw, cw and its spin's radius, inertia, spin0; a wall's w_drive;
+ * a contact's friction = { law; ... }.  The bodies' and contacts' loaders
+ * accept the keys (their tables list them); this reads them once both
+ * lists are loaded, so that a contact's friction can be checked against its
+ * bodies and scheme.  Messages through source.h. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,6 +55,46 @@ load_mass_w(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *
     return vb_src_refuse(ld, g, obj, "kw", ">= 0", b->kw);
   if (!(b->cw >= 0))
     return vb_src_refuse(ld, g, obj, "cw", ">= 0", b->cw);
+  return VB_OK;
+}
+
+/* A mass's spin (issue 30, step 2): radius and inertia together give it
+ * one, spin0 its start; it turns only through friction at its w
+ * coordinate's contacts, so it needs that coordinate. */
+static int
+load_mass_spin(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  static const char *const keys[] = {"radius", "inertia", "spin0"};
+  const config_setting_t *first = NULL;
+  int rc, given[3];
+  for (int k = 0; k < 3; k++) {
+    given[k] = vb_src_member(g, keys[k]) != NULL;
+    if (given[k] && !first)
+      first = vb_src_at(g, keys[k]);
+  }
+  if (!first)
+    return VB_OK;
+  if (!given[0] || !given[1])
+    return vb_src_fail(ld, first, obj,
+                       "a spin needs both 'radius' (m) and 'inertia' (kg m^2, about the spin "
+                       "axis); '%s' is missing (valid: radius and inertia, spin0 optional; a "
+                       "solid sphere has inertia = 2/5 mass radius^2)",
+                       given[0] ? "inertia" : "radius");
+  if (!b->has_w)
+    return vb_src_fail(ld, first, obj,
+                       "a spin turns through friction along w, and this mass has no w "
+                       "coordinate (valid: give it w0, vw0, kw or cw beside radius and inertia)");
+  if ((rc = vb_src_number(ld, g, obj, "radius", 1, &b->radius)) != VB_OK ||
+      (rc = vb_src_number(ld, g, obj, "inertia", 1, &b->inertia)) != VB_OK ||
+      (rc = vb_src_number(ld, g, obj, "spin0", 0, &b->spin0)) != VB_OK)
+    return rc;
+  if (!(b->radius > 0 && isfinite(b->radius)))
+    return vb_src_refuse(ld, g, obj, "radius", "> 0 (m)", b->radius);
+  if (!(b->inertia > 0 && isfinite(b->inertia)))
+    return vb_src_refuse(ld, g, obj, "inertia", "> 0 (kg m^2)", b->inertia);
+  if (!isfinite(b->spin0))
+    return vb_src_refuse(ld, g, obj, "spin0", "finite (rad/s)", b->spin0);
+  b->has_spin = 1;
   return VB_OK;
 }
 
@@ -181,7 +221,8 @@ vb_load_friction(vb_loader *ld, const config_setting_t *root)
     const config_setting_t *g = config_setting_get_elem(bodies, (unsigned)i);
     vb_body *b = &sc->bodies[i];
     snprintf(obj, sizeof obj, "body '%s'", b->name);
-    if (takes_w(b) && (rc = load_mass_w(ld, g, obj, b)) != VB_OK)
+    if (takes_w(b) && ((rc = load_mass_w(ld, g, obj, b)) != VB_OK ||
+                       (rc = load_mass_spin(ld, g, obj, b)) != VB_OK))
       return rc;
     if (b->kind == VB_BODY_WALL && vb_src_member(g, "w_drive") != NULL &&
         (rc = load_w_drive(ld, vb_src_member(g, "w_drive"), obj, b)) != VB_OK)

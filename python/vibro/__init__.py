@@ -18,6 +18,10 @@
     study.sections()                          # Poincare sections, one row per sample
     study.impact_map()                        # every impact after the transient
     study.orbits()                            # class, period, attractor per scene
+
+    # a study with friction (issue 30):
+    study.phases()                            # stick and slip phases, one row each
+    study.table["stick_share:rub"]            # per-contact friction_work, stick_share
     vibro.plot_bifurcation(ax, study)         # coloured by period, with a legend
 
 Scenes and studies run in this process through libvibro (ctypes) when it

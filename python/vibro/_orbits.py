@@ -10,6 +10,9 @@ In the file (vibro-3, written when the scenes have an `analysis` block):
   /study/impact_map   along `impact`: scene, contact (index into
                       /study/table/contact), t (s, onset), v_in (m/s), phase
                       (rad), since_previous (s), grazing (0/1)
+  /study/phases       (issue 30, a contact with friction) along `phase`: scene,
+                      contact, stick (0/1), t_on, t_off, duration (s), mean_slip
+                      (m/s), friction_work (J), steps
   /study/table        orbit (code: flag_values / flag_meanings), period (m),
                       impacts_per_period (n), orbit_tolerance, sections,
                       attractor, and on request lyapunov, lyapunov_second_half
@@ -83,6 +86,10 @@ def _read_group(study, name, dim):
                 cols.setdefault(key, []).append(_whole(ds))
                 if "units" in ds.attrs:
                     units[key] = _text(ds.attrs["units"])
+    if not found and name == "phases":
+        raise VibroError("%s: no /study/phases: the scenes have no contact with friction "
+                         "(README, \"Friction\"; valid: a contact with friction = "
+                         "{ law = \"coulomb\"; ... })" % study.path)
     if not found:
         raise VibroError("%s: no /study/%s: the scenes have no analysis block asking for "
                          "%s (README, \"Analysis\"; valid: a scene file with analysis = "
@@ -204,6 +211,53 @@ def impact_map(study, contact=None, xarray=False):
             ds[q].attrs["units"] = out_units.get(q, "")
         return ds
     return df
+
+
+def phases(study, contact=None, xarray=False):
+    """The stick and slip phases of every scene's contacts with friction
+    (issue 30, doc/format.md's /study/phases): one row per phase, columns
+    scene, contact (its name), stick (bool: a stick, else a slip), t_on,
+    t_off, duration (s; NaN t_off and duration for the phase a run ended
+    in), mean_slip (m/s), friction_work (J), steps and the swept
+    parameters, ordered by scene, contact, then t_on.  `contact` selects one
+    contact by name.  With xarray=True: a Dataset along `phase`."""
+    import pandas as pd
+    cols, units, _ = _read_group(study, "phases", "phase")
+    names = study._contact_names()
+    n = len(cols.get("scene", ()))
+    idx = cols.get("contact", np.zeros(n, np.int32))
+    df = pd.DataFrame({"scene": cols.get("scene", np.zeros(n)).astype(np.int64),
+                       "contact": np.array([names[k] if 0 <= k < len(names) else str(k)
+                                            for k in idx], dtype=object)})
+    df["stick"] = np.asarray(cols.get("stick", np.zeros(n)), int) != 0
+    for q in ("t_on", "t_off", "duration", "mean_slip", "friction_work"):
+        df[q] = np.asarray(cols.get(q, np.full(n, np.nan)), float)
+    df["steps"] = np.asarray(cols.get("steps", np.zeros(n)), np.int64)
+    for q in sorted(set(cols) - set(df.columns)):
+        df[q] = cols[q]
+    order = np.lexsort((df["t_on"].to_numpy(), idx, df["scene"].to_numpy()))
+    df = df.iloc[order].reset_index(drop=True)
+    if contact is not None:
+        _pick_phase(study, contact, names)
+        df = df[df["contact"] == contact].reset_index(drop=True)
+    out_units = {"scene": "1", "contact": "-", "stick": "1", "t_on": "s", "t_off": "s",
+                 "duration": "s", "mean_slip": "m/s", "friction_work": "J", "steps": "1"}
+    out_units.update({k: v for k, v in units.items() if k not in ("contact", "scene", "stick")})
+    df = _join_params(study, df, out_units)
+    df.attrs["units"] = out_units
+    if xarray:
+        import xarray as xr
+        ds = xr.Dataset.from_dataframe(df.rename_axis("phase"))
+        for q in ds.data_vars:
+            ds[q].attrs["units"] = out_units.get(q, "")
+        return ds
+    return df
+
+
+def _pick_phase(study, contact, names):
+    if contact not in names:
+        raise VibroError("%s: no contact '%s' (valid: %s)"
+                         % (study.path, contact, ", ".join(names) or "none"))
 
 
 def _meanings(study):

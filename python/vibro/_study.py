@@ -802,6 +802,13 @@ class Study:
         return _orbits.impact_map(self, contact, xarray)
 
     @_reading
+    def phases(self, contact=None, xarray=False):
+        """The stick and slip phases of the contacts with friction (scene,
+        contact, stick, t_on, t_off, duration, mean_slip, friction_work,
+        steps and the swept parameters): see vibro._orbits.phases."""
+        return _orbits.phases(self, contact, xarray)
+
+    @_reading
     def orbits(self):
         """Each scene's orbit: class, period, impacts per period, attractor,
         Lyapunov exponent: see vibro._orbits.orbits."""
@@ -1091,6 +1098,12 @@ class Scene:
         """This scene's impacts (see Study.events)."""
         ev = self.study.events(contact)
         return ev[ev["scene"] == self.index].reset_index(drop=True)
+
+    @_reading
+    def phases(self, contact=None):
+        """This scene's stick and slip phases (see Study.phases)."""
+        ph = self.study.phases(contact)
+        return ph[ph["scene"] == self.index].reset_index(drop=True)
 
     @_reading
     def modes(self, body=None):

@@ -48,7 +48,7 @@ START_TEST(test_table)
       ck_assert_str_ne(vb_observer_at(j, NULL)->name, o->name);
   }
   ck_assert_str_eq(vb_observer_at(0, NULL)->name, "analysis");
-  ck_assert_str_eq(vb_observer_at(n - 1, NULL)->name, "lyapunov");
+  ck_assert_str_eq(vb_observer_at(n - 1, NULL)->name, "phases");
 }
 END_TEST
 
@@ -91,7 +91,10 @@ attached(const char *extra, int want_analysis, int want_lyapunov)
   vb_observer_at(0, &n);
   for (int i = 0; i < n; i++) {
     const vb_observer *o = vb_observer_at(i, NULL);
-    int want = strcmp(o->name, "analysis") == 0 ? want_analysis : want_lyapunov;
+    /* (the friction phases: only a scene with friction, below) */
+    int want = strcmp(o->name, "analysis") == 0   ? want_analysis
+               : strcmp(o->name, "lyapunov") == 0 ? want_lyapunov
+                                                  : 0;
     ck_assert_msg(o->attached(run) == want, "'%s' with \"%s\": attached %d", o->name, extra,
                   o->attached(run));
   }
@@ -108,6 +111,39 @@ START_TEST(test_attached)
   attached("analysis = { section = { drive = \"forces.drive\"; points = [\"mass\"]; }; "
            "lyapunov = { }; };\n",
            1, 1);
+}
+END_TEST
+
+/* The friction phases (lib/run/phases.c) attach to a scene with friction
+ * alone, and find its phases. */
+START_TEST(test_attached_phases)
+{
+  static const char text[] =
+      "scene = { name = \"belt\"; fs = 10000.0; duration = 0.5; gravity = 9.81; };\n"
+      "bodies = ( { name = \"belt\"; type = \"wall\"; w_drive = { type = \"velocity\"; "
+      "v = 0.02; }; },\n"
+      "  { name = \"block\"; type = \"mass\"; mass = 1.0; u0 = -9.81e-7; vw0 = 0.02; "
+      "kw = 1000.0; } );\n"
+      "contacts = ( { name = \"rub\"; between = [\"belt\", \"block\"]; law = \"power\"; "
+      "k = 1.0e7; alpha = 1.0; scheme = \"two-point\";\n"
+      "  friction = { law = \"coulomb\"; mu_s = 0.6; mu_k = 0.4; }; } );\n";
+  vb_scene *sc;
+  vb_run *run;
+  char err[512];
+  long np;
+  ck_assert_msg(vb_scene_load_string(text, "test.cfg", &sc, err, sizeof err) == VB_OK, "%s", err);
+  ck_assert_msg(vb_run_alloc(sc, &run, err, sizeof err) == VB_OK, "%s", err);
+  int n;
+  vb_observer_at(0, &n);
+  for (int i = 0; i < n; i++) {
+    const vb_observer *o = vb_observer_at(i, NULL);
+    ck_assert_int_eq(o->attached(run), strcmp(o->name, "phases") == 0);
+  }
+  ck_assert_int_eq(vb_run_exec(run), VB_OK);
+  ck_assert_ptr_nonnull(vb_run_phases(run, &np));
+  ck_assert_int_ge(np, 3); /* a stick, a slip, a stick ... */
+  vb_run_free(run);
+  vb_scene_free(sc);
 }
 END_TEST
 
@@ -148,6 +184,7 @@ main(void)
   tcase_set_timeout(core, 60);
   tcase_add_test(core, test_table);
   tcase_add_test(core, test_xtables);
+  tcase_add_test(core, test_attached_phases);
   tcase_add_test(core, test_attached);
   tcase_add_test(core, test_follow_only);
   suite_add_tcase(s, core);
