@@ -78,10 +78,10 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
     nfc += m->cts[c].friction.kind != VB_FRICTION_NONE;
   if (nt == 0 && nfc == 0)
     return VB_OK;
-  /* doubles: mass, w2, sig, cq, cb, cc [nt], Kt [nfc^2], kv [nfc]; pointers:
-   * da, db, info, law [nfc]; ints: tbody, touch [nt], local, scene_c, ia,
-   * ib, two_sided, alone [nfc], st_first [nfc + 1] */
-  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + (size_t)nfc;
+  /* doubles: mass, w2, sig, cq, cb, cc [nt], Kt [nfc^2], kv, given [nfc];
+   * pointers: da, db, info, law [nfc]; ints: tbody, touch [nt], local,
+   * scene_c, ia, ib, two_sided, alone [nfc], st_first [nfc + 1] */
+  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + 2 * (size_t)nfc;
   size_t ni = 2 * (size_t)nt + 7 * (size_t)nfc + 1;
   size_t np = 4 * (size_t)nfc;
   vb_friction_model *fm = calloc(1, sizeof *fm);
@@ -97,7 +97,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   void **p = (void **)(d + nd);
   int *q = (int *)(p + np);
   double *mass = d, *w2 = d + nt, *sig = d + 2 * nt, *cq = d + 3 * nt, *cb = d + 4 * nt;
-  double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + (size_t)nfc * nfc;
+  double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + (size_t)nfc * nfc, *given = kv + nfc;
   const vb_drive **da = (const vb_drive **)p, **db = da + nfc;
   const vb_friction_info **info = (const vb_friction_info **)(db + nfc);
   const vb_friction **law = (const vb_friction **)(info + nfc);
@@ -152,6 +152,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
     info[nfc] = vb_friction_info_of(ct->friction.kind);
     law[nfc] = &ct->friction;
     two_sided[nfc] = vb_law_info_of(ct->law.kind)->two_sided;
+    given[nfc] = ct->normal_given ? ct->normal_force : -1.0;
     /* the loader refuses these (load_friction.c); a model of a scene
      * built otherwise says so too */
     if (!info[nfc] || !ct->scheme->friction || (ia[nfc] < 0 && a->kind != VB_BODY_WALL) ||
@@ -203,6 +204,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   fm->info = info;
   fm->law = law;
   fm->two_sided = two_sided;
+  fm->given = given;
   fm->st_first = st_first;
   fm->alone = alone;
   fm->max_sweeps = 200;
@@ -366,9 +368,13 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     fs->dyfree[i] = dB - dA;
     int c = fm->local[i];
     /* the normal force the contact's scheme holds over the step: fbar
-     * (0 when the step solved no contact, or skipped this one) */
+     * (0 when the step solved no contact, or skipped this one), or the
+     * prescribed one of a contact without a normal law (a bow) */
     double f = s->solved ? s->fbar[c] : 0.0;
-    fs->normal[i] = fm->two_sided[i] ? fabs(f) : (f > 0.0 ? f : 0.0);
+    if (fm->given[i] >= 0.0)
+      fs->normal[i] = fm->given[i];
+    else
+      fs->normal[i] = fm->two_sided[i] ? fabs(f) : (f > 0.0 ? f : 0.0);
   }
   if (nfc > 0) {
     int sweeps = 0;
