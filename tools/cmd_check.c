@@ -153,7 +153,7 @@ print_curve(const vb_scene *sc, const vb_contact *ct, const vb_friction_info *fi
     printf("  the slip rate is %.3g times %s\n", v / law->v_s,
            ct->friction.kind == VB_FRICTION_BOW ? "v0" : "v_s");
   if (samples < 4.0)
-    printf("  warning: the curve's fall is crossed in fewer than 4 samples: raise fs to "
+    printf("  note: the curve's fall is crossed in fewer than 4 samples: raise fs to "
            "resolve it\n");
 }
 
