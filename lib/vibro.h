@@ -333,6 +333,7 @@ typedef enum {
   VB_FRICTION_COULOMB,  /* Coulomb with static and kinetic coefficients, exact stick */
   VB_FRICTION_STRIBECK, /* Stribeck curve with a viscous term, exact stick (issue 30, step 3) */
   VB_FRICTION_BOW,      /* the hyperbolic bow curve of Woodhouse, exact stick (step 3) */
+  VB_FRICTION_EXPONENTIAL, /* the exponential bow curve of Desvages & Bilbao, no stick set */
   VB_FRICTION_COUNT
 } vb_friction_kind;
 
@@ -346,6 +347,8 @@ typedef struct vb_friction {
   double delta; /* stribeck: the exponent of the Stribeck curve, 1 */
   double viscous; /* stribeck: viscous term per newton of normal force, s/m
                      (|ft| gains viscous |s| N) */
+  double a;       /* exponential: the curve's shape, s^2/m^2 (its peak, |ft| = N,
+                     at |s| = 1 / sqrt(2 a)) */
 } vb_friction;
 
 /* A contact element between a point of body a and a point of body b. */

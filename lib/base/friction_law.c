@@ -41,7 +41,17 @@
  *             using a thermal friction model", Acta Acustica 89 (2003)
  *             355-368, the model it is compared with).
  * Their local problem of a step (curve_local below) is a scalar nonlinear
- * equation in the slip, solved on bracketed monotone pieces. */
+ * equation in the slip, solved on bracketed monotone pieces.
+ *   exponential  ft = -N phi(s), phi(v) = sqrt(2 a) v exp(-a v^2 + 1/2), a
+ *             smooth law with no stick set (phi(0) = 0, its peak 1 at |v| =
+ *             1/sqrt(2 a)): the bow's friction characteristic of M. Desvages,
+ *             S. Bilbao, "Two-polarisation physical model of bowed strings
+ *             with nonlinear contact and friction forces, and application to
+ *             gesture-based sound synthesis", Applied Sciences 6 (2016) 135
+ *             (after S. Bilbao, "Numerical Sound Synthesis", Wiley 2009, the
+ *             bowed string's friction characteristic).  A regularised law by
+ *             nature, so it is taken as it is: its local problem is the same
+ *             slip equation without the stick branch. */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -321,6 +331,75 @@ bow_local(const vb_friction *law, double n, double s_free, double c, int *broke,
   return curve_local(&cf, law, n, s_free, c, broke, st);
 }
 
+/* Desvages & Bilbao's phi(x) = sqrt(2 a) x exp(-a x^2 + 1/2), x >= 0, and
+ * its slope, which falls on [0, sqrt(3 / (2 a))] and rises beyond. */
+static double
+exponential_mu(const vb_friction *law, double x)
+{
+  return sqrt(2.0 * law->a) * x * exp(0.5 - law->a * x * x);
+}
+
+static double
+exponential_dmu(const vb_friction *law, double x)
+{
+  double ax2 = law->a * x * x;
+  return sqrt(2.0 * law->a) * exp(0.5 - ax2) * (1.0 - 2.0 * ax2);
+}
+
+/* The exponential law's local problem: no stick set (phi(0) = 0), so the
+ * slip x of the step is a root of h (h(0) = -S < 0 always), the branch
+ * kept as for the other curves.  State: st[0] always 0 (it never sticks:
+ * a zero slip is a point of its curve, with ft = 0), st[1] the step's
+ * signed mean slip. */
+static double
+exponential_local(const vb_friction *law, double n, double s_free, double c, int *broke,
+                  double *st)
+{
+  curve_fn cf = {exponential_mu, exponential_dmu, sqrt(1.5 / law->a)};
+  (void)broke;
+  st[0] = 0.0;
+  if (n <= 0.0 || s_free == 0.0) {
+    st[1] = s_free;
+    return 0.0;
+  }
+  double sigma = s_free > 0.0 ? 1.0 : -1.0, S = fabs(s_free);
+  double p = st[1] * sigma > 0.0 ? fabs(st[1]) : 0.0;
+  double x = curve_slip(&cf, law, S, c * n, p);
+  st[1] = sigma * x;
+  return -sigma * n * exponential_mu(law, x);
+}
+
+static void
+exponential_start(const vb_friction *law, double s0, double *st)
+{
+  (void)law;
+  st[0] = 0.0;
+  st[1] = s0;
+}
+
+static double
+exponential_curve(const vb_friction *law, double s)
+{
+  return exponential_mu(law, fabs(s));
+}
+
+/* Its largest force, N (phi's peak is 1), for the catch of a stick. */
+static double
+exponential_hold(const vb_friction *law, double n)
+{
+  (void)law;
+  return n;
+}
+
+static int
+exponential_valid(const vb_friction *law, char *why, size_t len)
+{
+  if (law->a > 0.0)
+    return 1;
+  snprintf(why, len, "'a' = %g (valid: > 0)", law->a);
+  return 0;
+}
+
 static double
 stribeck_curve(const vb_friction *law, double s)
 {
@@ -439,9 +518,25 @@ static const vb_friction_info table[] = {
      .sticks = coulomb_sticks,
      .hold = coulomb_hold,
      .curve = bow_curve},
+    {.name = "exponential",
+     .doc = "ft = -N sqrt(2a) s exp(-a s^2 + 1/2), the exponential bow curve, no stick set "
+            "(Desvages & Bilbao 2016)",
+     .params = (const vb_friction_param[]){UPARAM("a", a, "s^2/m^2", "> 0",
+                                                  "shape: the peak |ft| = N at |s| = "
+                                                  "1/sqrt(2a)",
+                                                  0.0, 1, 0.0),
+                                           {.key = NULL}},
+     .kind = VB_FRICTION_EXPONENTIAL,
+     .nstate = 2,
+     .valid = exponential_valid,
+     .local = exponential_local,
+     .start = exponential_start,
+     .sticks = coulomb_sticks,
+     .hold = exponential_hold,
+     .curve = exponential_curve},
 };
 #define NLAWS (int)(sizeof table / sizeof table[0])
-static const char choices[] = "coulomb, stribeck, bow";
+static const char choices[] = "coulomb, stribeck, bow, exponential";
 
 const vb_friction_info *
 vb_friction_info_of(vb_friction_kind kind)

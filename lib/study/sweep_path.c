@@ -76,6 +76,7 @@ static const sweep_keys sweepable[] = {
       {"v0", "m/s"},
       {"delta", "1"},
       {"viscous", "s/m"},
+      {"a", "s^2/m^2"},
       {NULL, NULL}}},
     /* a bow's prescribed normal force (issue 30, step 3) */
     {"contacts", NULL, NULL, 0, {{"normal_force", "N"}, {NULL, NULL}}},

@@ -493,13 +493,13 @@ START_TEST(test_table)
   ck_assert_ptr_eq(vb_friction_info_of(VB_FRICTION_COULOMB), c);
   /* the first row, the last and an unknown name (REBOUND's lesson) */
   ck_assert_ptr_eq(vb_friction_info_of((vb_friction_kind)(VB_FRICTION_COUNT - 1)),
-                   vb_friction_lookup("bow"));
+                   vb_friction_lookup("exponential"));
   ck_assert_ptr_eq(vb_friction_info_of(VB_FRICTION_STRIBECK), vb_friction_lookup("stribeck"));
   ck_assert_ptr_null(vb_friction_info_of(VB_FRICTION_NONE));
   ck_assert_ptr_null(vb_friction_info_of(VB_FRICTION_COUNT));
   ck_assert_ptr_null(vb_friction_lookup("dahl"));
   ck_assert_ptr_null(vb_friction_lookup(NULL));
-  ck_assert_str_eq(vb_friction_choices(), "coulomb, stribeck, bow");
+  ck_assert_str_eq(vb_friction_choices(), "coulomb, stribeck, bow, exponential");
   for (int k = 1; k < VB_FRICTION_COUNT; k++) {
     const vb_friction_info *r = vb_friction_info_of((vb_friction_kind)k);
     ck_assert_int_eq(r->kind, k);
@@ -535,7 +535,7 @@ static const struct {
      "test.cfg:6: contact 'rub': scheme 'three-point' cannot step friction yet (valid: two-point)"},
     {"", "scheme = \"two-point\"; friction = { law = \"dahl\"; mu_s = 0.5; };",
      "test.cfg:6: contact 'rub' friction: unknown friction law 'dahl' (valid: coulomb, stribeck, "
-     "bow)"},
+     "bow, exponential)"},
     {"", "scheme = \"two-point\"; friction = { law = \"coulomb\"; mu_s = 0.5; mu_k = 0.7; };",
      "test.cfg:6: contact 'rub' friction: 'mu_k' = 0.7 is above 'mu_s' = 0.5 (valid: mu_k <= mu_s)"},
     {"", "scheme = \"two-point\"; friction = { law = \"coulomb\"; mu_s = -0.5; };",
