@@ -384,6 +384,8 @@ typedef struct vb_contact {
    * carries no contact force (the loader gives it a spring of k = 0). */
   int normal_given;
   double normal_force; /* N, >= 0 */
+  vb_drive normal_drive; /* its time profile, added to normal_force (N; sine
+                            only: amplitude in N), VB_DRIVE_NONE without */
 } vb_contact;
 
 /* Papetti's corrections (section 4.2), as flags in vb_contact.corrections

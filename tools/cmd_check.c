@@ -176,9 +176,12 @@ print_contact(const vb_scene *sc, int c, const vb_contact_start *st)
          ct->scheme->doc);
   printf("  effective mass %g kg", m);
   if (ct->normal_given)
-    printf(", no normal law: normal force %g N prescribed (the normal direction carries no "
+    printf(", no normal law: normal force %g N prescribed%s (the normal direction carries no "
            "contact force)",
-           ct->normal_force);
+           ct->normal_force, ct->normal_drive.kind != VB_DRIVE_NONE ? " with a sine profile" : "");
+  if (ct->normal_given && ct->normal_drive.kind == VB_DRIVE_SINE)
+    printf(", N(t) = %g + %g sin(2 pi %g t + %g) N", ct->normal_force,
+           ct->normal_drive.amplitude, ct->normal_drive.freq, ct->normal_drive.phase);
   else
     print_law(ct);
   if (ct->corrections)

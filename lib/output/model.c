@@ -88,6 +88,12 @@ vb_model_write(const vb_format *f, hid_t file)
     if (c->normal_given) {
       rc |= vb_h5_attrs_double(&a, g, "normal_force", c->normal_force);
       rc |= vb_h5_attrs_string(&a, g, "normal_force_units", "N");
+      if (c->normal_drive.kind == VB_DRIVE_SINE) {
+        /* its profile N + A sin(2 pi f t + phase) */
+        rc |= vb_h5_attrs_double(&a, g, "normal_force_amplitude", c->normal_drive.amplitude);
+        rc |= vb_h5_attrs_double(&a, g, "normal_force_freq", c->normal_drive.freq);
+        rc |= vb_h5_attrs_double(&a, g, "normal_force_phase", c->normal_drive.phase);
+      }
     }
     /* the law's own parameters, from the law table (the spring's c, e of
      * the restitution laws), each with its units in "<key>_units" */

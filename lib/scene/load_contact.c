@@ -203,7 +203,8 @@ check_contact_keys(vb_loader *ld, const config_setting_t *g, const char *obj)
   static const char *const after[] = {
       "gap",         "gap_drive", "scheme",         "s",        "tolerance", "max_iterations",
       "corrections", "vout",      "exact_duration", "saturate", "points",    "profile",
-      "friction" /* issue 30: load_friction.c */, "normal_force" /* issue 30: a bow */};
+      "friction" /* issue 30: load_friction.c */, "normal_force" /* issue 30: a bow */,
+      "normal_force_drive"};
   const config_setting_t *m;
   const char *keys[64], *law = NULL, *scheme = NULL, *names[VB_LAW_COUNT];
   const char *lk[VB_LAW_COUNT][VB_VARIANT_KEYS_MAX], *const *law_keys[VB_LAW_COUNT];
@@ -383,6 +384,10 @@ load_normal_given(vb_loader *ld, const config_setting_t *g, const char *obj, vb_
 
   c->normal_given = 0;
   c->normal_force = 0.0;
+  if (nf == NULL && vb_src_member(g, "normal_force_drive") != NULL)
+    return vb_src_fail(ld, vb_src_at(g, "normal_force_drive"), obj,
+                       "'normal_force_drive' varies a prescribed normal force, and the contact "
+                       "has none (valid: normal_force = <N> beside it)");
   if (nf == NULL) {
     if (lm != NULL && none)
       return vb_src_fail(ld, lm, obj,
@@ -410,6 +415,26 @@ load_normal_given(vb_loader *ld, const config_setting_t *g, const char *obj, vb_
     return rc;
   if (!(c->normal_force >= 0.0) || !isfinite(c->normal_force))
     return vb_src_refuse(ld, g, obj, "normal_force", ">= 0 and finite", c->normal_force);
+  /* its time profile: N(t) = normal_force + A sin(2 pi f t + phase), a
+   * sine only (the drives with data of their own would need the scene to
+   * own them per contact); N(t) < 0 lifts the bow off (N = 0) */
+  const config_setting_t *nd = vb_src_member(g, "normal_force_drive");
+  if (nd != NULL) {
+    const config_setting_t *ty = config_setting_type(nd) == CONFIG_TYPE_GROUP
+                                     ? vb_src_member(nd, "type")
+                                     : NULL;
+    const char *type = ty && config_setting_type(ty) == CONFIG_TYPE_STRING
+                           ? config_setting_get_string(ty)
+                           : NULL;
+    if (type == NULL || strcmp(type, "sine") != 0)
+      return vb_src_fail(ld, ty ? ty : nd, obj,
+                         "'normal_force_drive' must be { type = \"sine\"; amplitude; freq; "
+                         "phase; } (N, Hz, rad) (valid: sine)");
+    char dobj[OBJECT_MAX + 16];
+    snprintf(dobj, sizeof dobj, "%s normal_force", obj);
+    if ((rc = vb_load_drive(ld, nd, dobj, &c->normal_drive)) != VB_OK)
+      return rc;
+  }
   c->normal_given = 1;
   c->law.kind = VB_LAW_SPRING;
   c->law.k = c->law.mu = c->law.h = c->law.c = c->law.e = 0.0;

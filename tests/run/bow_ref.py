@@ -17,7 +17,9 @@ Model (doc/friction.md): bow at w_a = V t; block at w, starting on the bow
             (Armstrong-Helouvry, Dupont & Canudas de Wit 1994);
   bow       mu(x) = mu_d + (mu_s - mu_d) v0 / (v0 + x) (Smith & Woodhouse 2000);
   exponential  ft = -N phi(s), phi(v) = sqrt(2a) v exp(-a v^2 + 1/2), no stick set
-            (Desvages & Bilbao 2016): one smooth integration.
+            (Desvages & Bilbao 2016): one smooth integration; and the same under
+            a normal force that varies, N(t) = 1.5 + 0.6 sin(2 pi 7.3 t + 0.3) N
+            (normal_force_drive), held at each step's middle.
 Measured: the largest |w - w_ref| at the samples, its observed order
 (least squares over 11.025 to 88.2 kHz: 1.8 and 2.2 when written), the
 switches (the same number; breakaways within a step of the reference's,
@@ -44,6 +46,11 @@ laws = {
     # no stick set: the whole run is one smooth integration
     "exponential": dict(group='law = "exponential"; a = 211.0;', mu_s=1.0, smooth=True,
                         mu=lambda x: np.sqrt(2 * 211.0) * x * np.exp(-211.0 * x * x + 0.5)),
+    # the same under a bow force that varies, N(t) = 1.5 + 0.6 sin(2 pi 7.3 t + 0.3)
+    "exp-N(t)": dict(group='law = "exponential"; a = 211.0; }; normal_force_drive = { '
+                           'type = "sine"; amplitude = 0.6; freq = 7.3; phase = 0.3;',
+                     mu_s=1.0, smooth=True, Nt=lambda t: 1.5 + 0.6 * np.sin(2 * np.pi * 7.3 * t + 0.3),
+                     mu=lambda x: np.sqrt(2 * 211.0) * x * np.exp(-211.0 * x * x + 0.5)),
 }
 
 def reference(law):
@@ -52,9 +59,10 @@ def reference(law):
     t, w, v = 0.0, 0.0, V
     if law.get("smooth"):
         # ft = -N phi(s), phi odd: m w'' = -kw w - cw w' - N phi(w' - V)
+        Nt = law.get("Nt", lambda x: N)
         def rhs(x, y):
             s = y[1] - V
-            return [y[1], (-kw * y[0] - cw * y[1] - N * np.sign(s) * mu(abs(s))) / m]
+            return [y[1], (-kw * y[0] - cw * y[1] - Nt(x) * np.sign(s) * mu(abs(s))) / m]
         sol = solve_ivp(rhs, (0.0, T), [w, v], method="DOP853", rtol=1e-12, atol=1e-15,
                         dense_output=True, first_step=1e-8)
         return [(0.0, T, sol.sol, None)], []
@@ -150,7 +158,9 @@ for name, law in laws.items():
         near_break, near_stick = d[0::2].max(), d[1::2].max()
         near = max(near_break, near_stick)
         slipping = (stick[1:] == 0) & (stick[:-1] == 0)
-        curve = np.abs(np.abs(ft[1:][slipping]) - N * law["mu"](np.abs(slip[1:][slipping]))).max()
+        # the normal force of each step: N(t) at its middle
+        Ns = law.get("Nt", lambda x: N + 0 * x)(t[1:] - 0.5 / fs)[slipping]
+        curve = np.abs(np.abs(ft[1:][slipping]) - Ns * law["mu"](np.abs(slip[1:][slipping]))).max()
         vbrk = t[k][stick[k] == 0] - 0.5 / fs
         vperiod = np.diff(vbrk)[-1] if len(vbrk) > 1 else np.nan
         stick_errs.append(near_stick)
@@ -175,8 +185,10 @@ for name, law in laws.items():
         if near_stick > 6.0 / fs:
             fails.append("%s fs %g: a stick %.3g steps from the reference's"
                          % (name, fs, near_stick * fs))
-        if np.abs(ft).max() > law["mu_s"] * N * (1 + 1e-12):
-            fails.append("%s fs %g: ft %.12g N outside mu_s N" % (name, fs, np.abs(ft).max()))
+        Nall = law.get("Nt", lambda x: N + 0 * x)(t[1:] - 0.5 / fs)
+        cone = (np.abs(ft[1:]) - law["mu_s"] * Nall).max()
+        if cone > 1e-12 * N:
+            fails.append("%s fs %g: ft %.3g N outside mu_s N" % (name, fs, cone))
         if curve > 1e-12 * N:
             fails.append("%s fs %g: a slipping ft %.3g N off the curve" % (name, fs, curve))
         if not law.get("smooth") and not abs(vperiod - period) <= 2.0 / fs:

@@ -296,6 +296,59 @@ energy_text(int i)
   return t;
 }
 
+/* A bow force that varies and lifts off: N(t) = 1.5 + 1.9 sin(2 pi 7.3 t +
+ * 0.3) N, held at each step's middle and 0 where it would pull: ft is 0
+ * there, within mu_s N(t) (and on the curve) elsewhere, the balance closes. */
+START_TEST(test_normal_profile)
+{
+  static const char text[] =
+      "scene = { name = \"lift\"; fs = 44100.0; duration = 0.4; };\n"
+      "bodies = (\n"
+      "  { name = \"bow\"; type = \"wall\"; w_drive = { type = \"velocity\"; v = 0.1; }; },\n"
+      "  { name = \"block\"; type = \"mass\"; mass = 0.1; vw0 = 0.1; kw = 4000.0; cw = 0.05; } );\n"
+      "contacts = ( { name = \"hair\"; between = [\"bow\", \"block\"]; normal_force = 1.5;\n"
+      "  normal_force_drive = { type = \"sine\"; amplitude = 1.9; freq = 7.3; phase = 0.3; };\n"
+      "  scheme = \"two-point\";\n"
+      "  friction = { law = \"stribeck\"; mu_s = 0.8; mu_k = 0.35; v_s = 0.0213; }; } );\n";
+  const curve_case own = {"", 1, 0.8, 0.35, 0.0213, 2.0, 0.0};
+  tu_sim s = tu_run_text(text);
+  ck_assert_int_eq(s.rc, VB_OK);
+  long n = vb_run_samples(s.run);
+  const double *ft = contact_signal(&s, "ft", 0), *slip = contact_signal(&s, "slip", 0);
+  const double *stick = contact_signal(&s, "stick", 0);
+  const double *tot = vb_run_energy(s.run, VB_ENERGY_TOTAL);
+  const double *dis = vb_run_energy(s.run, VB_ENERGY_DISSIPATED);
+  const double *ext = vb_run_energy(s.run, VB_ENERGY_EXTERNAL);
+  double h = 1.0 / 44100.0, cone = -INFINITY, curve = 0.0, worst = 0.0;
+  long lifted = 0, nstick = 0, nslip = 0;
+  for (long j = 1; j < n; j++) {
+    double tm = ((double)j - 0.5) * h, N = 1.5 + 1.9 * sin(2.0 * M_PI * 7.3 * tm + 0.3);
+    N = N > 0.0 ? N : 0.0;
+    worst = fmax(worst, fabs(tot[j] + dis[j] - ext[j] - tot[0]));
+    cone = fmax(cone, fabs(ft[j]) - 0.8 * N);
+    if (N == 0.0) {
+      ck_assert_double_eq(ft[j], 0.0);
+      lifted++;
+    } else if (stick[j] == 1.0) {
+      nstick++;
+    } else if (stick[j - 1] == 0.0) {
+      curve = fmax(curve, fabs(fabs(ft[j]) - N * mu_ref(&own, slip[j])) / N);
+      nslip++;
+    }
+  }
+  printf("lift: %ld samples lifted off, %ld sticking, %ld slipping; |ft| - mu_s N(t) at most %.3g "
+         "N; off the curve by %.3g; balance %.3g J\n",
+         lifted, nstick, nslip, cone, curve, worst);
+  ck_assert_int_gt(lifted, 1000);
+  ck_assert_int_gt(nstick, 100);
+  ck_assert_int_gt(nslip, 100);
+  ck_assert_double_le(cone, 1e-12);
+  ck_assert_double_le(curve, 1e-12);
+  ck_assert_double_le(worst, 16.0 * DBL_EPSILON * fabs(ext[n - 1]) * sqrt((double)n));
+  tu_free(&s);
+}
+END_TEST
+
 START_TEST(test_energy_and_cone)
 {
   char *text = energy_text(_i);
@@ -407,6 +460,17 @@ static const struct {
     {"normal_force = 2.0; friction = { law = \"bow\"; mu_s = 0.8; mu_d = 0.3; v0 = 0.1; "
      "v_s = 0.1; };",
      "test.cfg:5: contact 'hair' friction: unknown key 'v_s'"},
+    {"normal_force_drive = { type = \"sine\"; amplitude = 1.0; freq = 3.0; }; friction = { law = "
+     "\"coulomb\"; mu_s = 0.5; }; law = \"power\"; k = 1.0e7; alpha = 1.0;",
+     "test.cfg:5: contact 'hair': 'normal_force_drive' varies a prescribed normal force, and the "
+     "contact has none (valid: normal_force = <N> beside it)"},
+    {"normal_force = 2.0; normal_force_drive = { type = \"noise\"; amplitude = 1.0; };"
+     " friction = { law = \"coulomb\"; mu_s = 0.5; };",
+     "test.cfg:5: contact 'hair': 'normal_force_drive' must be { type = \"sine\"; amplitude; "
+     "freq; phase; } (N, Hz, rad) (valid: sine)"},
+    {"normal_force = 2.0; normal_force_drive = { type = \"sine\"; amplitude = 1.0; freq = 3.0; "
+     "speed = 2.0; }; friction = { law = \"coulomb\"; mu_s = 0.5; };",
+     "test.cfg:5: contact 'hair' normal_force drive: unknown key 'speed'"},
     {"normal_force = 2.0; friction = { law = \"exponential\"; a = 0.0; };",
      "test.cfg:5: contact 'hair' friction: 'a' = 0 (valid: > 0)"},
     {"normal_force = 2.0; friction = { law = \"exponential\"; mu_s = 0.5; a = 100.0; };",
@@ -440,6 +504,7 @@ curves_suite(void)
   tcase_set_timeout(core, 240);
   tcase_add_loop_test(core, test_steady_sliding, 0, NCURVES);
   tcase_add_loop_test(core, test_energy_and_cone, 0, NCURVES + 2);
+  tcase_add_test(core, test_normal_profile);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("limits");
   tcase_set_timeout(limits, 120);
