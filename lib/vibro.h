@@ -342,6 +342,9 @@ typedef struct vb_force {
 typedef enum {
   VB_FRICTION_NONE = 0, /* no friction: the contact acts along u alone */
   VB_FRICTION_COULOMB,  /* Coulomb with static and kinetic coefficients, exact stick */
+  VB_FRICTION_STRIBECK, /* Stribeck curve with a viscous term, exact stick (issue 30, step 3) */
+  VB_FRICTION_BOW,      /* the hyperbolic bow curve of Woodhouse, exact stick (step 3) */
+  VB_FRICTION_EXPONENTIAL, /* the exponential bow curve of Desvages & Bilbao, no stick set */
   VB_FRICTION_COUNT
 } vb_friction_kind;
 
@@ -349,7 +352,14 @@ typedef enum {
 typedef struct vb_friction {
   vb_friction_kind kind;
   double mu_s; /* static coefficient: stick holds while |ft| <= mu_s N, 1 */
-  double mu_k; /* kinetic coefficient: |ft| = mu_k N while slipping, 1 */
+  double mu_k; /* kinetic coefficient: |ft| = mu_k N while slipping, 1 (the bow
+                  curve's mu_d, its limit at large slip) */
+  double v_s;  /* stribeck: the Stribeck velocity, m/s; bow: v0, m/s */
+  double delta; /* stribeck: the exponent of the Stribeck curve, 1 */
+  double viscous; /* stribeck: viscous term per newton of normal force, s/m
+                     (|ft| gains viscous |s| N) */
+  double a;       /* exponential: the curve's shape, s^2/m^2 (its peak, |ft| = N,
+                     at |s| = 1 / sqrt(2 a)) */
 } vb_friction;
 
 /* A contact element between a point of body a and a point of body b. */
@@ -379,6 +389,14 @@ typedef struct vb_contact {
    * Its tangential force ft acts on body b along +w and on a along -w;
    * the slip is the rate of w_b - w_a at the contact. */
   vb_friction friction;
+  /* A prescribed normal force (issue 30, step 3: a bow): normal_given 1
+   * when the contact has no normal law (law omitted or "none") and its
+   * friction is bounded by normal_force instead; its normal direction then
+   * carries no contact force (the loader gives it a spring of k = 0). */
+  int normal_given;
+  double normal_force; /* N, >= 0 */
+  vb_drive normal_drive; /* its time profile, added to normal_force (N; sine
+                            only: amplitude in N), VB_DRIVE_NONE without */
 } vb_contact;
 
 /* Papetti's corrections (section 4.2), as flags in vb_contact.corrections
@@ -1083,6 +1101,10 @@ typedef struct vb_friction_info {
   /* The largest force it holds while sticking under the normal force n,
    * N (coulomb: mu_s n). */
   double (*hold)(const vb_friction *law, double n);
+  /* The law's coefficient while slipping at slip rate s != 0 (m/s):
+   * |ft| = n curve(|s|) (coulomb: mu_k; stribeck, bow: their curves); the
+   * tests' cone, `vibro check` and plots read it. */
+  double (*curve)(const vb_friction *law, double s);
 } vb_friction_info;
 
 /* The row of a friction kind; NULL for NONE or outside the table. */

@@ -616,7 +616,7 @@ typedef struct bad_case {
 #define AM1 "scheme = \"am1\";"
 #define POWER_KEYS \
   "name, between, law, k, alpha, gap, gap_drive, scheme, tolerance, max_iterations, " \
-  "corrections, vout, exact_duration, saturate, points, profile, friction"
+  "corrections, vout, exact_duration, saturate, points, profile, friction, normal_force, normal_force_drive"
 
 static const bad_case bad[] = {
     /* 0: registries */
@@ -636,7 +636,7 @@ static const bad_case bad[] = {
            "  { name = \"wall\"; type = \"wall\"; }\n"
            ");\n",
      "bad.cfg:3: body 'hammer': unknown key 'mas' (valid: name, type, mass, "
-     "u0, v0, k, c, w0, vw0, kw, cw)"},
+     "u0, v0, k, c, w0, vw0, kw, cw, radius, inertia, spin0)"},
     {SCENE BODIES CONTACT(POWER "stiffness = 2.0; " AM1),
      "bad.cfg:8: contact 'hit': unknown key 'stiffness' (valid: " POWER_KEYS
      ")"},
@@ -649,7 +649,8 @@ static const bad_case bad[] = {
     {SCENE BODIES CONTACT(HC "h = 0.001; " AM1),
      "bad.cfg:8: contact 'hit': 'h' applies only to law 'rattle' (valid: "
      "name, between, law, k, alpha, mu, gap, gap_drive, scheme, tolerance, "
-     "max_iterations, corrections, vout, exact_duration, saturate, points, profile, friction)"},
+     "max_iterations, corrections, vout, exact_duration, saturate, points, profile, friction, "
+     "normal_force, normal_force_drive)"},
     {SCENE BODIES CONTACT(POWER "s = 0.5; " AM1),
      "bad.cfg:8: contact 'hit': 's' applies only to scheme 'quadratic' "
      "(valid: " POWER_KEYS ")"},
@@ -663,7 +664,7 @@ static const bad_case bad[] = {
            "    position = 0.5; }\n"
            ");\n",
      "bad.cfg:4: body 'hammer': 'position' applies only to type 'wall' "
-     "(valid: name, type, mass, u0, v0, k, c, w0, vw0, kw, cw)"},
+     "(valid: name, type, mass, u0, v0, k, c, w0, vw0, kw, cw, radius, inertia, spin0)"},
     /* 12: missing required keys */
     {SCENE BODIES CONTACT("law = \"power\"; k = 1.0e9; " AM1),
      "bad.cfg:7: contact 'hit': missing required key 'alpha'"},
@@ -777,11 +778,13 @@ static const bad_case bad[] = {
                           AM1),
      "bad.cfg:8: contact 'hit': 'mu' applies only to laws hunt-crossley and rattle (valid: "
      "name, between, law, k, alpha, e, gap, gap_drive, scheme, tolerance, "
-     "max_iterations, corrections, vout, exact_duration, saturate, points, profile, friction)"},
+     "max_iterations, corrections, vout, exact_duration, saturate, points, profile, friction, "
+     "normal_force, normal_force_drive)"},
     {SCENE BODIES CONTACT(HC "e = 0.5; " AM1),
      "bad.cfg:8: contact 'hit': 'e' applies only to laws lankarani-nikravesh and flores "
      "(valid: name, between, law, k, alpha, mu, gap, gap_drive, scheme, tolerance, "
-     "max_iterations, corrections, vout, exact_duration, saturate, points, profile, friction)"},
+     "max_iterations, corrections, vout, exact_duration, saturate, points, profile, friction, "
+     "normal_force, normal_force_drive)"},
     {SCENE BODIES CONTACT("law = \"rattle\"; k = 1e9; alpha = 1.5; h = -1e-3; "
                           AM1),
      "bad.cfg:8: contact 'hit': 'h' must be >= 0 (got -0.001)"},
@@ -1098,7 +1101,7 @@ START_TEST(test_error_in_include)
   ck_assert_ptr_null(sc);
   ck_assert_str_eq(err, DATA "scene-include-bad-bodies.inc:3: body 'ball': "
                              "unknown key 'mas' (valid: name, type, mass, u0, "
-                             "v0, k, c, w0, vw0, kw, cw)");
+                             "v0, k, c, w0, vw0, kw, cw, radius, inertia, spin0)");
   sc = (vb_scene *)&sc;
   rc = vb_scene_load_string(
       "scene = { name = \"s\"; fs = 1.0; duration = 1.0; };\n"

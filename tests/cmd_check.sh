@@ -30,6 +30,23 @@ contains "$tmp/out" "warning: contact 'hit' is predicted from 0.001 s to 0.00113
 expect 0 "$vibro" check "$srcdir/scenes/papetti-case-b.cfg"
 contains "$tmp/out" "papetti-case-b.cfg: valid, 0 warnings"
 
+# issue 30, step 3: a friction curve and a prescribed normal force: the law
+# with its units, the coefficient at the bow's speed (mu_k + 0.45
+# exp(-(0.1/0.0213)^2) = 0.35 to 6 digits), the samples the slip takes to
+# cross v_s at (mu_s - mu_k) N / m: 0.0213 * 0.1 / (0.45 * 1.5) * 44100 = 139
+expect 0 "$vibro" check "$srcdir/scenes/bowed-oscillator.cfg"
+contains "$tmp/out" "contact 'hair' between 'bow' and 'block', law none, scheme two-point"
+contains "$tmp/out" "no normal law: normal force 1.5 N prescribed"
+contains "$tmp/out" "mu_s 0.8, mu_k 0.35, v_s 0.0213 m/s, delta 2, viscous 0 s/m"
+contains "$tmp/out" "at the slip rate 0.1 m/s of wall 'bow' (the body held): coefficient 0.35"
+contains "$tmp/out" "v_s 0.0213 m/s: the slip crosses it in 139 samples at (mu_s - mu_k) N / m (N 1.5 N, prescribed)"
+contains "$tmp/out" "bowed-oscillator.cfg: valid, 0 warnings"
+# at 1 kHz, 3.16 samples: the note
+sed 's/fs = 44100.0/fs = 1000.0/' "$srcdir/scenes/bowed-oscillator.cfg" >"$tmp/coarse.cfg"
+expect 0 "$vibro" check "$tmp/coarse.cfg"
+contains "$tmp/out" "the slip crosses it in 3.16 samples"
+contains "$tmp/out" "note: the curve's fall is crossed in fewer than 4 samples: raise fs to resolve it"
+
 # totals of a study: 64 scenes of 88 steps
 expect 0 "$vibro" check "$srcdir/scenes/papetti-sweep.cfg"
 contains "$tmp/out" "in all: 64 scenes, 5632 steps, recording "

@@ -526,6 +526,31 @@ assert np.ptp(bal) < 1e-12, "balance moves by %g J" % np.ptp(bal)
 PY
 covered sliding-sphere
 
+# issue 30, step 3: a bowed oscillator (a prescribed normal force, the
+# Stribeck curve); the period from tests/run/bow_ref.py's event-driven
+# integration of the same model, 0.0322733 s
+run bowed-oscillator
+check "bowed-oscillator: stick-slip at the reference's period, on the curve, in the cone" \
+  "$tmp/bowed-oscillator.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+t, slip, ft = sig("time"), sig("contacts/hair/slip"), sig("contacts/hair/ft")
+stick, work = sig("contacts/hair/stick"), sig("contacts/hair/friction_work")
+N, ms, mk, vs = 1.5, 0.8, 0.35, 0.0213
+start = t[1:][(stick[:-1] == 1) & (stick[1:] == 0)]
+assert len(start) >= 20, "%d breakaways" % len(start)
+got = np.diff(start).mean()
+assert abs(got - 0.0322733) < 2 * (t[1] - t[0]), "period %g s, the reference 0.0322733 s" % got
+assert np.all(np.abs(ft) <= ms * N * (1 + 1e-12)), "ft up to %g N" % np.abs(ft).max()
+sl = (stick[1:] == 0) & (stick[:-1] == 0)
+mu = mk + (ms - mk) * np.exp(-(np.abs(slip[1:][sl]) / vs) ** 2)
+off = np.abs(np.abs(ft[1:][sl]) - N * mu).max()
+assert off < 1e-12, "a slipping ft %g N off the curve" % off
+assert np.all(np.diff(work) >= 0), "the friction work decreases"
+bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
+assert np.ptp(bal) < 1e-12, "balance moves by %g J" % np.ptp(bal)
+PY
+covered bowed-oscillator
+
 # every scene in scenes/ has its checks above
 for scene in "$srcdir"/scenes/*.cfg; do
   name=$(basename "$scene" .cfg)

@@ -121,6 +121,45 @@ print_law(const vb_contact *ct)
     printf(", alpha %g (fixed)", info->alpha);
 }
 
+/* A friction curve's figures (issue 30, step 3): the slip rate a wall's w
+ * velocity drive gives (a belt, a bow: the other body at rest), the
+ * curve's coefficient there, and for a curve with a velocity scale (v_s,
+ * v0) how many samples the slip takes to cross it at the curve's full
+ * imbalance (mu_s - mu_k) N / m (N prescribed, or the weight m g of a mass
+ * on a one-sided contact under gravity; m the mass along w). */
+static void
+print_curve(const vb_scene *sc, const vb_contact *ct, const vb_friction_info *fi)
+{
+  const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
+  const vb_body *wall = a->kind == VB_BODY_WALL ? a : b->kind == VB_BODY_WALL ? b : NULL;
+  const vb_body *mass = wall == a ? b : a;
+  double v = wall && wall->w_drive.kind == VB_DRIVE_VELOCITY ? fabs(wall->w_drive.speed) : 0.0;
+  const vb_friction *law = &ct->friction;
+  double n = -1.0;
+
+  if (v > 0.0)
+    printf("  at the slip rate %g m/s of wall '%s' (the body held): coefficient %.6g\n", v,
+           wall->name, fi->curve(law, v));
+  if (ct->friction.kind == VB_FRICTION_COULOMB || mass->kind != VB_BODY_MASS)
+    return;
+  if (ct->normal_given)
+    n = ct->normal_force;
+  else if (sc->gravity > 0.0 && !vb_law_info_of(ct->law.kind)->two_sided)
+    n = mass->mass * sc->gravity;
+  if (!(n > 0.0) || !(law->mu_s > law->mu_k))
+    return;
+  double samples = law->v_s * mass->mass / ((law->mu_s - law->mu_k) * n) * sc->fs;
+  printf("  %s %g m/s: the slip crosses it in %.3g samples at (mu_s - mu_k) N / m (N %g N%s)\n",
+         ct->friction.kind == VB_FRICTION_BOW ? "v0" : "v_s", law->v_s, samples, n,
+         ct->normal_given ? ", prescribed" : " = m g");
+  if (v > 0.0)
+    printf("  the slip rate is %.3g times %s\n", v / law->v_s,
+           ct->friction.kind == VB_FRICTION_BOW ? "v0" : "v_s");
+  if (samples < 4.0)
+    printf("  note: the curve's fall is crossed in fewer than 4 samples: raise fs to "
+           "resolve it\n");
+}
+
 /* One contact: what it joins, its law and scheme, and what to expect of
  * its first impact (the warnings come after, from vb_study_warnings). */
 static void
@@ -135,10 +174,19 @@ print_contact(const vb_scene *sc, int c, const vb_contact_start *st)
          a->kind == VB_BODY_MODAL ? "." : "",
          a->kind == VB_BODY_MODAL ? a->points[ct->pa].name : "", b->name,
          b->kind == VB_BODY_MODAL ? "." : "",
-         b->kind == VB_BODY_MODAL ? b->points[ct->pb].name : "", vb_law_name(ct->law.kind),
-         ct->scheme->name, ct->scheme->doc);
+         b->kind == VB_BODY_MODAL ? b->points[ct->pb].name : "",
+         ct->normal_given ? "none" : vb_law_name(ct->law.kind), ct->scheme->name,
+         ct->scheme->doc);
   printf("  effective mass %g kg", m);
-  print_law(ct);
+  if (ct->normal_given)
+    printf(", no normal law: normal force %g N prescribed%s (the normal direction carries no "
+           "contact force)",
+           ct->normal_force, ct->normal_drive.kind != VB_DRIVE_NONE ? " with a sine profile" : "");
+  if (ct->normal_given && ct->normal_drive.kind == VB_DRIVE_SINE)
+    printf(", N(t) = %g + %g sin(2 pi %g t + %g) N", ct->normal_force,
+           ct->normal_drive.amplitude, ct->normal_drive.freq, ct->normal_drive.phase);
+  else
+    print_law(ct);
   if (ct->corrections)
     printf(", corrections%s%s (vout %s)", ct->corrections & VB_CORRECT_XMAX ? " xmax" : "",
            ct->corrections & VB_CORRECT_VOUT ? " vout" : "", ct->vout_exact ? "exact" : "approx");
@@ -150,9 +198,15 @@ print_contact(const vb_scene *sc, int c, const vb_contact_start *st)
     for (const vb_friction_param *p = fi->params; p->key; p++) {
       double x;
       memcpy(&x, (const char *)&ct->friction + p->offset, sizeof x);
-      printf(", %s %g", p->key, x);
+      printf(", %s %g%s%s", p->key, x, strcmp(p->units, "1") == 0 ? "" : " ",
+             strcmp(p->units, "1") == 0 ? "" : p->units);
     }
     printf("\n");
+    print_curve(sc, ct, fi);
+  }
+  if (ct->normal_given) {
+    printf("  no impact to predict: the contact has no normal law\n");
+    return;
   }
   if (ct->exact_duration) {
     double w, limit, used;

@@ -142,12 +142,12 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
     nfc += m->cts[c].friction.kind != VB_FRICTION_NONE;
   if (nt == 0 && nfc == 0)
     return VB_OK;
-  /* doubles: mass, w2, sig, cq, cb, cc [nt], Kt [nfc^2], kv, ra, rb [nfc];
-   * pointers: da, db, info, law [nfc]; ints: tbody, touch [nt], local,
+  /* doubles: mass, w2, sig, cq, cb, cc [nt], Kt [nfc^2], kv, ra, rb, given [nfc];
+   * pointers: da, db, info, law, ndrive [nfc]; ints: tbody, touch [nt], local,
    * scene_c, ia, ib, two_sided, alone, sa, sb [nfc], st_first [nfc + 1] */
-  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + 3 * (size_t)nfc;
+  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + 4 * (size_t)nfc;
   size_t ni = 2 * (size_t)nt + 9 * (size_t)nfc + 1;
-  size_t np = 4 * (size_t)nfc;
+  size_t np = 5 * (size_t)nfc;
   vb_friction_model *fm = calloc(1, sizeof *fm);
   char *block = calloc(1, nd * sizeof(double) + np * sizeof(void *) + ni * sizeof(int) + 64);
   if (!fm || !block) {
@@ -162,10 +162,11 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   int *q = (int *)(p + np);
   double *mass = d, *w2 = d + nt, *sig = d + 2 * nt, *cq = d + 3 * nt, *cb = d + 4 * nt;
   double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + (size_t)nfc * nfc;
-  double *ra = kv + nfc, *rb = ra + nfc;
+  double *ra = kv + nfc, *rb = ra + nfc, *given = rb + nfc;
   const vb_drive **da = (const vb_drive **)p, **db = da + nfc;
   const vb_friction_info **info = (const vb_friction_info **)(db + nfc);
   const vb_friction **law = (const vb_friction **)(info + nfc);
+  const vb_drive **ndrive = (const vb_drive **)(law + nfc);
   int *tbody = q, *local = q + nt, *scene_c = local + nfc, *ia = scene_c + nfc, *ib = ia + nfc;
   int *two_sided = ib + nfc, *st_first = two_sided + nfc, *alone = st_first + nfc + 1;
   int *touch = alone + nfc, *sa = touch + nt, *sb = sa + nfc;
@@ -225,6 +226,9 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
     info[nfc] = vb_friction_info_of(ct->friction.kind);
     law[nfc] = &ct->friction;
     two_sided[nfc] = vb_law_info_of(ct->law.kind)->two_sided;
+    given[nfc] = ct->normal_given ? ct->normal_force : -1.0;
+    ndrive[nfc] = ct->normal_given && ct->normal_drive.kind != VB_DRIVE_NONE ? &ct->normal_drive
+                                                                              : NULL;
     /* the loader refuses these (load_friction.c); a model of a scene
      * built otherwise says so too */
     if (!info[nfc] || !ct->scheme->friction || (ia[nfc] < 0 && a->kind != VB_BODY_WALL) ||
@@ -283,6 +287,8 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   fm->info = info;
   fm->law = law;
   fm->two_sided = two_sided;
+  fm->given = given;
+  fm->ndrive = ndrive;
   fm->st_first = st_first;
   fm->alone = alone;
   fm->max_sweeps = 200;
@@ -439,9 +445,16 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     fs->dyfree[i] = t_dot(fm, i, fs->dfree) + fs->dydrv[i];
     int c = fm->local[i];
     /* the normal force the contact's scheme holds over the step: fbar
-     * (0 when the step solved no contact, or skipped this one) */
+     * (0 when the step solved no contact, or skipped this one), or the
+     * prescribed one of a contact without a normal law (a bow) */
     double f = s->solved ? s->fbar[c] : 0.0;
-    fs->normal[i] = fm->two_sided[i] ? fabs(f) : (f > 0.0 ? f : 0.0);
+    if (fm->given[i] >= 0.0) {
+      /* a time profile at the step's middle (the force held over it), 0
+       * where it would pull: the bow lifted off */
+      double r, g = fm->given[i] + drive_w(fm->ndrive[i], 0.5 * (t0 + t1), &r);
+      fs->normal[i] = g > 0.0 ? g : 0.0;
+    } else
+      fs->normal[i] = fm->two_sided[i] ? fabs(f) : (f > 0.0 ? f : 0.0);
   }
   if (nfc > 0) {
     int sweeps = 0;

@@ -62,6 +62,9 @@ typedef struct vb_friction_model {
   const vb_friction_info **info; /* [nfc] each contact's friction law row */
   const vb_friction **law;       /* [nfc] its parameters */
   const int *two_sided; /* [nfc] the normal law pushes on both sides: N = |fbar| */
+  const double *given;  /* [nfc] the contact's prescribed normal force (a bow, no
+                           normal law), N, or -1 when its normal law gives it */
+  const vb_drive **ndrive; /* [nfc] its time profile (added to given, N), or NULL */
   const int *st_first;  /* [nfc + 1] each contact's first law-state double */
   const int *alone;     /* [nfc] the contact is a wall and a coordinate without spin
                            that no other contact with friction moves: its stick is

@@ -67,7 +67,7 @@ swept(const vb_format *f, const char *part)
 
 /* Whether energy signal k (a vb_energy) can be other than zero in some
  * scene of the layout: the external work needs gravity, a force or a
- * driven motion, the correction energy a contact with Papetti's
+ * driven motion (along u or w), the correction energy a contact with Papetti's
  * corrections. */
 static int
 energy_can_change(const vb_format *f, int k)
@@ -79,8 +79,10 @@ energy_can_change(const vb_format *f, int k)
     if (sc->gravity != 0.0 || sc->nforces > 0 || swept(f, "gravity") || swept(f, "forces") ||
         swept(f, "drive"))
       return 1;
+    /* a wall's w drive works through friction (issue 30: a belt or a bow
+     * without gravity) */
     for (i = 0; i < sc->nbodies; i++)
-      if (sc->bodies[i].drive.kind != VB_DRIVE_NONE)
+      if (sc->bodies[i].drive.kind != VB_DRIVE_NONE || sc->bodies[i].w_drive.kind != VB_DRIVE_NONE)
         return 1;
     for (i = 0; i < sc->ncontacts; i++)
       if (sc->contacts[i].gap_drive.kind != VB_DRIVE_NONE)

@@ -81,11 +81,24 @@ vb_model_write(const vb_format *f, hid_t file)
     const char *between[2] = {sc->bodies[c->a].name, sc->bodies[c->b].name};
     hid_t g = H5Gcreate2(contacts, c->name, 0, 0, 0);
     rc |= g < 0 ? -1 : 0;
-    rc |= vb_h5_attrs_string(&a, g, "law", vb_law_name(c->law.kind));
+    /* a contact without a normal law (issue 30: a bow) says "none" and
+     * its prescribed normal force instead of the law's parameters */
+    rc |= vb_h5_attrs_string(&a, g, "law", c->normal_given ? "none" : vb_law_name(c->law.kind));
     rc |= vb_h5_attrs_string(&a, g, "scheme", c->scheme ? c->scheme->name : "");
+    if (c->normal_given) {
+      rc |= vb_h5_attrs_double(&a, g, "normal_force", c->normal_force);
+      rc |= vb_h5_attrs_string(&a, g, "normal_force_units", "N");
+      if (c->normal_drive.kind == VB_DRIVE_SINE) {
+        /* its profile N + A sin(2 pi f t + phase) */
+        rc |= vb_h5_attrs_double(&a, g, "normal_force_amplitude", c->normal_drive.amplitude);
+        rc |= vb_h5_attrs_double(&a, g, "normal_force_freq", c->normal_drive.freq);
+        rc |= vb_h5_attrs_double(&a, g, "normal_force_phase", c->normal_drive.phase);
+      }
+    }
     /* the law's own parameters, from the law table (the spring's c, e of
      * the restitution laws), each with its units in "<key>_units" */
-    for (const vb_law_param *p = vb_law_info_of(c->law.kind)->params; p->key && rc == 0; p++) {
+    for (const vb_law_param *p = vb_law_info_of(c->law.kind)->params;
+         p->key && rc == 0 && !c->normal_given; p++) {
       char units[VB_NAME_MAX + 8];
       snprintf(units, sizeof units, "%s_units", p->key);
       rc |= vb_h5_attrs_double(&a, g, p->key, vb_law_param_value(&c->law, p));

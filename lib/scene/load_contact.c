@@ -203,7 +203,8 @@ check_contact_keys(vb_loader *ld, const config_setting_t *g, const char *obj)
   static const char *const after[] = {
       "gap",         "gap_drive", "scheme",         "s",        "tolerance", "max_iterations",
       "corrections", "vout",      "exact_duration", "saturate", "points",    "profile",
-      "friction" /* issue 30: load_friction.c */};
+      "friction" /* issue 30: load_friction.c */, "normal_force" /* issue 30: a bow */,
+      "normal_force_drive"};
   const config_setting_t *m;
   const char *keys[64], *law = NULL, *scheme = NULL, *names[VB_LAW_COUNT];
   const char *lk[VB_LAW_COUNT][VB_VARIANT_KEYS_MAX], *const *law_keys[VB_LAW_COUNT];
@@ -361,6 +362,86 @@ load_corrections(vb_loader *ld, const config_setting_t *g, const char *obj, vb_c
   return VB_OK;
 }
 
+/* A prescribed normal force (issue 30, step 3; doc/friction.md): a
+ * contact with `normal_force` (N >= 0) and no normal law (`law` omitted or
+ * "none"), a bow pressed on a body with a given force.  Its friction is
+ * bounded by that force (load_friction.c refuses it without friction) and
+ * its normal direction carries no contact force: it is given a linear
+ * spring of k = 0, c = 0, whose force is exactly 0 under every scheme, so
+ * that the island's machinery (its bodies joined, the family's step) is
+ * the same as for any contact.  law = "none" without normal_force, or
+ * normal_force beside a normal law or its parameters, is refused. */
+static int
+load_normal_given(vb_loader *ld, const config_setting_t *g, const char *obj, vb_contact *c)
+{
+  const config_setting_t *nf = vb_src_member(g, "normal_force");
+  const config_setting_t *lm = vb_src_member(g, "law");
+  const char *law = lm && config_setting_type(lm) == CONFIG_TYPE_STRING
+                        ? config_setting_get_string(lm)
+                        : NULL;
+  int none = lm == NULL || (law != NULL && strcmp(law, "none") == 0);
+  int rc;
+
+  c->normal_given = 0;
+  c->normal_force = 0.0;
+  if (nf == NULL && vb_src_member(g, "normal_force_drive") != NULL)
+    return vb_src_fail(ld, vb_src_at(g, "normal_force_drive"), obj,
+                       "'normal_force_drive' varies a prescribed normal force, and the contact "
+                       "has none (valid: normal_force = <N> beside it)");
+  if (nf == NULL) {
+    if (lm != NULL && none)
+      return vb_src_fail(ld, lm, obj,
+                         "law 'none' needs a prescribed 'normal_force' in N (valid: %s, or "
+                         "\"none\" with normal_force)",
+                         vb_law_choices());
+    return VB_OK;
+  }
+  if (!none)
+    return vb_src_fail(ld, nf, obj,
+                       "'normal_force' prescribes the normal force of a contact without a "
+                       "normal law, and law '%s' gives one (valid: law omitted or \"none\" with "
+                       "normal_force, or law '%s' without normal_force)",
+                       law ? law : "?", law ? law : "?");
+  /* no normal law: none of the laws' parameters applies */
+  for (int l = 0; l < VB_LAW_COUNT; l++)
+    for (const vb_law_param *p = vb_law_info_of((vb_law_kind)l)->params; p->key; p++)
+      if (vb_src_member(g, p->key) != NULL)
+        return vb_src_fail(ld, vb_src_at(g, p->key), obj,
+                           "'%s' is a normal law's parameter, and the contact has none "
+                           "(normal_force is prescribed; valid: a law with its parameters, "
+                           "or normal_force without them)",
+                           p->key);
+  if ((rc = vb_src_number(ld, g, obj, "normal_force", 1, &c->normal_force)) != VB_OK)
+    return rc;
+  if (!(c->normal_force >= 0.0) || !isfinite(c->normal_force))
+    return vb_src_refuse(ld, g, obj, "normal_force", ">= 0 and finite", c->normal_force);
+  /* its time profile: N(t) = normal_force + A sin(2 pi f t + phase), a
+   * sine only (the drives with data of their own would need the scene to
+   * own them per contact); N(t) < 0 lifts the bow off (N = 0) */
+  const config_setting_t *nd = vb_src_member(g, "normal_force_drive");
+  if (nd != NULL) {
+    const config_setting_t *ty = config_setting_type(nd) == CONFIG_TYPE_GROUP
+                                     ? vb_src_member(nd, "type")
+                                     : NULL;
+    const char *type = ty && config_setting_type(ty) == CONFIG_TYPE_STRING
+                           ? config_setting_get_string(ty)
+                           : NULL;
+    if (type == NULL || strcmp(type, "sine") != 0)
+      return vb_src_fail(ld, ty ? ty : nd, obj,
+                         "'normal_force_drive' must be { type = \"sine\"; amplitude; freq; "
+                         "phase; } (N, Hz, rad) (valid: sine)");
+    char dobj[OBJECT_MAX + 16];
+    snprintf(dobj, sizeof dobj, "%s normal_force", obj);
+    if ((rc = vb_load_drive(ld, nd, dobj, &c->normal_drive)) != VB_OK)
+      return rc;
+  }
+  c->normal_given = 1;
+  c->law.kind = VB_LAW_SPRING;
+  c->law.k = c->law.mu = c->law.h = c->law.c = c->law.e = 0.0;
+  c->law.alpha = vb_law_info_of(VB_LAW_SPRING)->alpha;
+  return VB_OK;
+}
+
 /* The bodies and point of a distributed block's contacts (the first
  * point's; vb_load_contacts sets each point's) and the keys it refuses. */
 static int
@@ -396,10 +477,13 @@ load_contact(vb_loader *ld, const config_setting_t *list, int i, const vb_dist_b
                            ld->scene->contacts[0].name, sizeof *c, obj, sizeof obj)) != VB_OK)
     return rc;
   c->line = config_setting_source_line(g);
-  if ((rc = check_contact_keys(ld, g, obj)) != VB_OK ||
-      (rc = vb_src_string(ld, g, obj, "law", 1, &law)) != VB_OK)
+  if ((rc = check_contact_keys(ld, g, obj)) != VB_OK)
     return rc;
-  if (vb_law_lookup(law, &c->law.kind) != VB_OK)
+  if ((rc = load_normal_given(ld, g, obj, c)) != VB_OK)
+    return rc;
+  if (!c->normal_given && (rc = vb_src_string(ld, g, obj, "law", 1, &law)) != VB_OK)
+    return rc;
+  if (!c->normal_given && vb_law_lookup(law, &c->law.kind) != VB_OK)
     return vb_src_fail(ld, vb_src_at(g, "law"), obj, "unknown law '%s' (valid: %s)", law,
                        vb_law_choices());
   if ((rc = vb_src_string(ld, g, obj, "scheme", 1, &scheme)) != VB_OK)
@@ -410,7 +494,7 @@ load_contact(vb_loader *ld, const config_setting_t *list, int i, const vb_dist_b
                        vb_scheme_choices());
   if ((rc = blk ? block_between(ld, g, obj, blk, c) : load_between(ld, g, obj, c)) != VB_OK)
     return rc;
-  if ((rc = load_law(ld, g, obj, &c->law)) != VB_OK)
+  if (!c->normal_given && (rc = load_law(ld, g, obj, &c->law)) != VB_OK)
     return rc;
   c->gap = 0.0;
   if ((rc = vb_src_number(ld, g, obj, "gap", 0, &c->gap)) != VB_OK)

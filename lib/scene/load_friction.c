@@ -231,6 +231,13 @@ vb_load_friction(vb_loader *ld, const config_setting_t *root)
   for (int c = 0; contacts && c < sc->ncontacts; c++) {
     vb_contact *ct = &sc->contacts[c];
     const config_setting_t *g = config_setting_get_elem(contacts, (unsigned)ct->element);
+    if (g && ct->normal_given && vb_src_member(g, "friction") == NULL) {
+      snprintf(obj, sizeof obj, "contact '%s'", ct->group[0] ? ct->group : ct->name);
+      return vb_src_fail(ld, vb_src_at(g, "normal_force"), obj,
+                         "'normal_force' bounds the contact's friction, and it has none (valid: "
+                         "friction = { law = ...; } beside normal_force, or a normal law "
+                         "instead of normal_force)");
+    }
     if (!g || vb_src_member(g, "friction") == NULL)
       continue;
     snprintf(obj, sizeof obj, "contact '%s'", ct->group[0] ? ct->group : ct->name);

@@ -65,7 +65,21 @@ static const sweep_keys sweepable[] = {
     {"contacts", "scheme", NULL, 1, {{NULL, NULL}}}, /* the parameters of the contact's scheme */
     {"contacts", NULL, NULL, 1, {{"tolerance", "1"}, {"max_iterations", "1"}, {NULL, NULL}}},
     /* a contact's friction (issue 30; the coefficients of friction.c's table) */
-    {"contacts.friction", NULL, NULL, 0, {{"mu_s", "1"}, {"mu_k", "1"}, {NULL, NULL}}},
+    {"contacts.friction",
+     NULL,
+     NULL,
+     0,
+     {{"mu_s", "1"},
+      {"mu_k", "1"},
+      {"mu_d", "1"},
+      {"v_s", "m/s"},
+      {"v0", "m/s"},
+      {"delta", "1"},
+      {"viscous", "s/m"},
+      {"a", "s^2/m^2"},
+      {NULL, NULL}}},
+    /* a bow's prescribed normal force (issue 30, step 3) */
+    {"contacts", NULL, NULL, 0, {{"normal_force", "N"}, {NULL, NULL}}},
     /* the analysis block (lib/run/analysis.c): the keys with a default may be
      * created by a sweep; the others give their units */
     {"analysis", NULL, NULL, 1, {{"grazing", "1"}, {NULL, NULL}}},

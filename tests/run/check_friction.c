@@ -816,16 +816,25 @@ START_TEST(test_table)
   const vb_friction_info *c = vb_friction_lookup("coulomb");
   ck_assert_ptr_nonnull(c);
   ck_assert_ptr_eq(vb_friction_info_of(VB_FRICTION_COULOMB), c);
-  ck_assert_ptr_eq(vb_friction_info_of((vb_friction_kind)(VB_FRICTION_COUNT - 1)), c);
+  /* the first row, the last and an unknown name (REBOUND's lesson) */
+  ck_assert_ptr_eq(vb_friction_info_of((vb_friction_kind)(VB_FRICTION_COUNT - 1)),
+                   vb_friction_lookup("exponential"));
+  ck_assert_ptr_eq(vb_friction_info_of(VB_FRICTION_STRIBECK), vb_friction_lookup("stribeck"));
   ck_assert_ptr_null(vb_friction_info_of(VB_FRICTION_NONE));
   ck_assert_ptr_null(vb_friction_info_of(VB_FRICTION_COUNT));
-  ck_assert_ptr_null(vb_friction_lookup("stribeck"));
+  ck_assert_ptr_null(vb_friction_lookup("dahl"));
   ck_assert_ptr_null(vb_friction_lookup(NULL));
-  ck_assert_str_eq(vb_friction_choices(), "coulomb");
+  ck_assert_str_eq(vb_friction_choices(), "coulomb, stribeck, bow, exponential");
+  for (int k = 1; k < VB_FRICTION_COUNT; k++) {
+    const vb_friction_info *r = vb_friction_info_of((vb_friction_kind)k);
+    ck_assert_int_eq(r->kind, k);
+    ck_assert_ptr_eq(vb_friction_lookup(r->name), r);
+    ck_assert(r->valid && r->local && r->start && r->sticks && r->hold && r->curve);
+  }
   char buf[128];
   ck_assert_str_eq(vb_friction_schemes(buf, sizeof buf), "two-point");
   /* the local problem: stick inside the static cone, kinetic outside */
-  vb_friction law = {VB_FRICTION_COULOMB, 0.6, 0.4};
+  vb_friction law = {.kind = VB_FRICTION_COULOMB, .mu_s = 0.6, .mu_k = 0.4};
   double st = 0.0;
   int broke = 0;
   ck_assert_double_eq_tol(c->local(&law, 10.0, 2.0, 0.5, &broke, &st), -4.0, 1e-15);
@@ -849,8 +858,9 @@ static const struct {
 } bad[] = {
     {"", "scheme = \"three-point\"; friction = { law = \"coulomb\"; mu_s = 0.5; };",
      "test.cfg:6: contact 'rub': scheme 'three-point' cannot step friction yet (valid: two-point)"},
-    {"", "scheme = \"two-point\"; friction = { law = \"stribeck\"; mu_s = 0.5; };",
-     "test.cfg:6: contact 'rub' friction: unknown friction law 'stribeck' (valid: coulomb)"},
+    {"", "scheme = \"two-point\"; friction = { law = \"dahl\"; mu_s = 0.5; };",
+     "test.cfg:6: contact 'rub' friction: unknown friction law 'dahl' (valid: coulomb, stribeck, "
+     "bow, exponential)"},
     {"", "scheme = \"two-point\"; friction = { law = \"coulomb\"; mu_s = 0.5; mu_k = 0.7; };",
      "test.cfg:6: contact 'rub' friction: 'mu_k' = 0.7 is above 'mu_s' = 0.5 (valid: mu_k <= mu_s)"},
     {"", "scheme = \"two-point\"; friction = { law = \"coulomb\"; mu_s = -0.5; };",
