@@ -690,6 +690,10 @@ const double *vb_signal_data(const vb_run *run, const vb_signal *s, int i);
 /* Energy balance error at the end (from vb_run_final_energy, recorded or
  * not): total + dissipated - external - correction - initial, J. */
 double vb_run_balance_error(const vb_run *run);
+/* The same sum at the step where its magnitude was largest over the run
+ * (checked after every step, recorded or not; signed), J: the end value
+ * can be small where the run went far off (issue 32 item 7). */
+double vb_run_balance_worst(const vb_run *run);
 /* Largest distance of a scheme's per-contact state from its definition
  * over the run so far, in the state's units (sav: |psi - sqrt(2 V)|,
  * J^(1/2)); NaN when no contact of the scene keeps state. */

@@ -79,6 +79,15 @@ get_balance(const vb_column *col, const vb_run_view *rv, int c, const void *ev, 
   memcpy(out, &v, 8);
 }
 
+static void
+get_balance_worst(const vb_column *col, const vb_run_view *rv, int c, const void *ev, void *out)
+{
+  double v = rv->balance_worst;
+
+  (void)col, (void)c, (void)ev;
+  memcpy(out, &v, 8);
+}
+
 /* The largest drift of a scheme's auxiliary state from its definition
  * over the run (sav: |psi - sqrt(2 V)| at the half steps, J^(1/2)); NaN
  * when no scheme of the scene keeps a state. */
@@ -206,6 +215,9 @@ const vb_column vb_table_columns[] = {
                             .type = VB_COL_I64},
     {.name = "state_drift", .units = "J^(1/2)", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
      .get = get_state_drift},
+    /* energy_balance_error's largest magnitude over the run's steps */
+    {.name = "energy_balance_worst", .units = "J", .dim = VB_DIM_SCENE, .type = VB_COL_F64,
+     .get = get_balance_worst},
     CONTACT_LONG("impacts", nevents),
     {.name = "first_impact", .units = "s", .dim = VB_DIM_SCENE_CONTACT, .type = VB_COL_F64,
      .get = get_first_impact},

@@ -161,6 +161,9 @@ energy_guard(vb_run *run, long n, long failures, long first_failure)
   double kin, pot, diss, ext, corr;
   vb_record_energy(run, &kin, &pot, &diss, &ext, &corr);
   double e = kin + pot;
+  double bal = e + diss - ext - corr - run->e0; /* vb_run_balance_error's sum, at step n */
+  if (fabs(bal) > fabs(run->bal_worst))
+    run->bal_worst = bal;
   run->e_work += fabs(ext - run->ext_prev) + fmax(corr - run->corr_prev, 0.0);
   run->ext_prev = ext;
   run->corr_prev = corr;
@@ -228,6 +231,7 @@ start(vb_run *run)
   run->e_work = 0.0;
   run->e_peak = 1.0;
   run->e_peak_step = 0;
+  run->bal_worst = 0.0;
   run->ext_prev = ext;
   run->corr_prev = corr;
   for (int i = 0; i < run->nislands; i++)
@@ -637,6 +641,13 @@ vb_run_balance_error(const vb_run *run)
          run->e_last[VB_ENERGY_EXTERNAL] - run->e_last[VB_ENERGY_CORRECTION] - run->e0;
 }
 
+/* The balance error of largest magnitude over the steps taken (signed), J. */
+double
+vb_run_balance_worst(const vb_run *run)
+{
+  return run->bal_worst;
+}
+
 /* Largest drift of a scheme's state from its definition, over the islands. */
 double
 vb_run_state_drift(const vb_run *run)
@@ -660,6 +671,7 @@ vb_run_view_take(const vb_run *run, vb_run_view *v)
   v->interval = (double)run->scene->record_every / run->scene->fs;
   v->final_energy = run->nrec > 0 ? vb_run_final_energy(run, VB_ENERGY_TOTAL) : NAN;
   v->balance_error = vb_run_balance_error(run);
+  v->balance_worst = vb_run_balance_worst(run);
   v->state_drift = vb_run_state_drift(run);
   v->contacts = run->results;
   v->lyapunov = vb_run_lyapunov(run, &v->lyapunov_half);

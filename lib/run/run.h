@@ -157,6 +157,9 @@ struct vb_run {
   double ext_prev, corr_prev;      /* their sums over the islands at the last step, J */
   /* the largest ratio of the energy to what the scene may hold, e / (|e0|
    * + e_work + ENERGY_FLOOR), and the step it came at (energy_guard) */
+  /* the energy balance error of largest magnitude over the steps so far
+   * (signed), J (energy_guard) */
+  double bal_worst;
   double e_peak;
   long e_peak_step;
   vb_analysis_run *analysis;       /* the section and impact map, NULL without
@@ -417,6 +420,7 @@ struct vb_run_view {
   double interval;                   /* s between recorded samples */
   double final_energy;               /* total energy at the last sample, J; NaN without samples */
   double balance_error;              /* energy balance error at the end, J */
+  double balance_worst;              /* and its largest magnitude over the run's steps, J */
   double state_drift;                /* largest scheme-state drift, J^(1/2); NaN without one */
   const vb_contact_result *contacts; /* [ncontacts] each contact's results */
   double lyapunov, lyapunov_half;    /* largest exponent, whole and second half, 1/s; NaN

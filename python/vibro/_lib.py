@@ -76,6 +76,7 @@ _PROTOTYPES = {
     "vb_run_status": (_S, [_P]),
     "vb_run_samples": (_L, [_P]),
     "vb_run_balance_error": (_D, [_P]),
+    "vb_run_balance_worst": (_D, [_P]),
     "vb_run_signal_at": (_I, [_P, _I, _S, _Z, ctypes.POINTER(_S), ctypes.POINTER(_I),
                               ctypes.POINTER(ctypes.POINTER(_D))]),
     "vb_event_field": (_S, [_I, ctypes.POINTER(_S), ctypes.POINTER(_I)]),

@@ -583,6 +583,7 @@ def simulate(scene, index=0):
                  for p in range(lib.vb_study_nparams(st))}
         signals = _signals(lib, sc, run)
         signals.attrs["energy_balance_error"] = lib.vb_run_balance_error(run)
+        signals.attrs["energy_balance_worst"] = lib.vb_run_balance_worst(run)
         events = _events(lib, sc, run, index, params, units)
     finally:
         lib.vb_run_free(run)

@@ -224,6 +224,7 @@ class Stepper:
                  for p in range(lib.vb_study_nparams(st))}
         signals = _signals(lib, self._sc, self._run)
         signals.attrs["energy_balance_error"] = lib.vb_run_balance_error(self._run)
+        signals.attrs["energy_balance_worst"] = lib.vb_run_balance_worst(self._run)
         signals.attrs.update({"scene": title, "status": status, "status_code": code,
                               "source": self._where})
         events = _events(lib, self._sc, self._run, i, params, units)
