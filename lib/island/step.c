@@ -278,6 +278,9 @@ solve_contacts(const vb_island_model *m, vb_island_state *s)
       .piv = s->piv,
       .set = s->sp ? s->trk : NULL,
       .nset = s->ntrk,
+      .gws = s->gws,
+      .grank = m->nm,
+      .global_solves = &s->global_solves,
   };
   return m->fam->solve(&p);
 }
