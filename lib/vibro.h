@@ -504,7 +504,10 @@ typedef struct vb_contact_result {
   long nevents, cap;
   long newton_failures; /* steps whose Newton hit the cap */
   long fallbacks;       /* quadratic steps that fell back */
-  long iterations;      /* Newton iterations in all */
+  long iterations;      /* Newton iterations in all (the globalised
+                           fall-back's included) */
+  long global_solves;   /* steps whose Newton failed and the K-method's
+                           globalised fall-back solved (solvers/kglobal.c) */
   long engaged_at_end;  /* 1 when the contact was still closed as the run ended:
                            its last impact has NaN t_off, duration and v_out */
 } vb_contact_result;

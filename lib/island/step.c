@@ -95,6 +95,7 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
   s->dissipated = s->external = s->corrected = 0.0;
   s->ahead = 0;
   s->newton_failures = 0;
+  s->global_solves = 0;
   /* the start's forces are nonzero where in contact (solved: cleared at
    * the first step without a solve); nothing is known of the contacts */
   s->solved = 1;
