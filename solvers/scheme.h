@@ -193,6 +193,14 @@ typedef struct vb_kproblem {
   int grank;             /* the rank K can have at most (the island's modes) */
   long *global_solves;   /* out, may be NULL: incremented once per step the
                             globalised fall-back solved */
+  const double *S;       /* [nc][nmp] the compressions per unit modal
+                            displacement and cc[nm] the modes' step
+                            compliances (m/N per m^2), K = S diag(cc) S^T; or
+                            NULL.  With them and gws, a Newton system of more
+                            than 32 contacts and four times nm is solved
+                            through the modes (dense.c) */
+  const double *cc;
+  int nm, nmp;
 } vb_kproblem;
 
 /* Whether contact ct could exert a force in a step predicted to reach xt:

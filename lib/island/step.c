@@ -282,6 +282,10 @@ solve_contacts(const vb_island_model *m, vb_island_state *s)
       .gws = s->gws,
       .grank = m->nm,
       .global_solves = &s->global_solves,
+      .S = m->S,
+      .cc = m->cc,
+      .nm = m->nm,
+      .nmp = m->nmp,
   };
   return m->fam->solve(&p);
 }
