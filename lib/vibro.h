@@ -508,6 +508,8 @@ typedef struct vb_contact_result {
                            fall-back's included) */
   long global_solves;   /* steps whose Newton failed and the K-method's
                            globalised fall-back solved (solvers/kglobal.c) */
+  long global_iterations; /* the fall-back's iterations in those steps (in
+                             iterations too) */
   long engaged_at_end;  /* 1 when the contact was still closed as the run ended:
                            its last impact has NaN t_off, duration and v_out */
 } vb_contact_result;

@@ -756,6 +756,8 @@ globalise(const vb_kproblem *p, int rc)
     return rc;
   int its;
   int rg = vb_kmethod_global(p, &its);
+  if (p->global_iterations)
+    *p->global_iterations += its;
   for (int k = 0; k < set_size(p); k++) {
     int c = member(p, k);
     if (p->iterations[c] > 0 || vb_kmethod_may_act(&p->cts[c], &p->hist[c], p->x1[c], p->three))

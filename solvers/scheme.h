@@ -193,6 +193,8 @@ typedef struct vb_kproblem {
   int grank;             /* the rank K can have at most (the island's modes) */
   long *global_solves;   /* out, may be NULL: incremented once per step the
                             globalised fall-back solved */
+  long *global_iterations; /* out, may be NULL: the fall-back's iterations
+                              added (solved or not) */
   const double *S;       /* [nc][nmp] the compressions per unit modal
                             displacement and cc[nm] the modes' step
                             compliances (m/N per m^2), K = S diag(cc) S^T; or

@@ -90,6 +90,7 @@ typedef struct vb_island_state {
   long newton_failures;
   long global_solves; /* steps the K-method's globalised fall-back solved
                          (solvers/kglobal.c) */
+  long global_iterations; /* the fall-back's iterations in all */
   double *gws;        /* scratch: its work space, or NULL (no K-method or a
                          single contact) */
   double state_drift; /* largest drift of a scheme state from its definition

@@ -96,6 +96,7 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
   s->ahead = 0;
   s->newton_failures = 0;
   s->global_solves = 0;
+  s->global_iterations = 0;
   /* the start's forces are nonzero where in contact (solved: cleared at
    * the first step without a solve); nothing is known of the contacts */
   s->solved = 1;
@@ -282,6 +283,7 @@ solve_contacts(const vb_island_model *m, vb_island_state *s)
       .gws = s->gws,
       .grank = m->nm,
       .global_solves = &s->global_solves,
+      .global_iterations = &s->global_iterations,
       .S = m->S,
       .cc = m->cc,
       .nm = m->nm,
