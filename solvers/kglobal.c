@@ -327,7 +327,7 @@ vb_kmethod_global(const vb_kproblem *p, int *iterations)
       s += bj[i] * p->fbar[member(p, i)];
     y[j] = s;
   }
-  int restarted = 0;
+  int restarted = 0, stalled = 0;
   for (int it = 1; it <= GLOBAL_MAX_ITERATIONS; it++) {
     positions(p, n, r, b, y, x);
     int finite = 1;
@@ -400,8 +400,18 @@ vb_kmethod_global(const vb_kproblem *p, int *iterations)
         w[i] += bj[i] * dj;
     }
     double l = line_search(p, n, x, w, dy, dd, s0);
-    for (int j = 0; j < r; j++)
+    /* a step that moves no y by more than its round-off, three times in a
+     * row: E's round-off floor, short of the tolerance (a K that is not
+     * positive semi-definite, a tolerance below the rounding) */
+    double moved = 0.0, ymax = 0.0;
+    for (int j = 0; j < r; j++) {
+      moved = fmax(moved, fabs(l * d[j]));
+      ymax = fmax(ymax, fabs(y[j]));
       y[j] += l * d[j];
+    }
+    stalled = moved <= 4.0 * DBL_EPSILON * ymax ? stalled + 1 : 0;
+    if (stalled >= 3)
+      return VB_ENOCONV;
   }
   return VB_ENOCONV;
 }
