@@ -42,7 +42,18 @@
  *
  * Islands with a closed-form contact (quadratic), whose root rule must pick
  * each contact's root, are swept by block Gauss-Seidel and polished by the
- * active-set Newton when the sweeps stall. */
+ * active-set Newton when the sweeps stall.
+ *
+ * The non-monotone line search lets full steps raise |r| for a while, and
+ * at a law's kink (a linear penalty k [x] at contact) Newton's direction
+ * need not descend on |r|: the iterates can cycle (an ideal string on the
+ * fretless neck's 862 points, two-point, k = 1e10, alpha 1, at t =
+ * 0.026814059: 20 active contacts, a cycle of 6 iterates from the 13th
+ * iteration to the cap).  Where the Newton reports VB_ENOCONV and the
+ * island gave a work space (p->gws), the globalised fall-back (kglobal.c,
+ * globalise below) solves the step again, from Newton's iterate, as the
+ * minimum of a strictly convex function: it cannot cycle.  Only after a
+ * failure, so every step the Newton solves keeps its bits. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
