@@ -81,7 +81,8 @@ bench(const char *label, const char *text, const char *path, int before, int rep
       qsort(t, reps, sizeof t[0], cmp);
       printf("%s, %s: %ld steps, %.3g us a step (median of %d); Newton iterations %.3g per "
              "contact-step, %ld at the busiest contact; the fall-back: %ld steps, %ld "
-             "iterations; %ld contact-steps failed; energy drift %.2e; status: %s\n",
+             "iterations at its busiest contact; %ld contact-steps failed; energy drift %.2e; "
+             "status: %s\n",
              label, before ? "before" : "after", steps, 1e6 * t[reps / 2] / steps, reps,
              (double)cits / steps / sc->ncontacts, its, gs, gits, fails, drift,
              vb_run_status(run));
