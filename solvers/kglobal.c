@@ -56,7 +56,8 @@
  * x, g and B d, O(m r^2) for the Hessian over the m contacts whose force
  * moves, O(r^3) for its Cholesky, O(n) per line-search trial, and O(n^2)
  * for the final test.  No allocation: the caller's work space
- * (vb_kmethod_global_size doubles). */
+ * (vb_kmethod_global_size doubles: B and vectors, O(n r)) and p->jac (the
+ * Hessian). */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -78,7 +79,7 @@ vb_kmethod_global_size(int n, int r)
   size_t nn = (size_t)(n > 0 ? n : 0), rr = (size_t)(r > 0 ? r : 0);
   if (rr > nn)
     rr = nn;
-  return nn * rr + rr * rr + 4 * rr + 7 * nn + 8;
+  return nn * rr + 4 * rr + 7 * nn + 8;
 }
 
 /* The contacts the step solves (p->set, or all of them). */
@@ -331,7 +332,8 @@ vb_kmethod_global(const vb_kproblem *p, int *iterations)
   *iterations = 0;
   if (!p->gws || n == 0)
     return VB_ENOCONV;
-  double *b = p->gws, *h = b + (size_t)n * rmax, *y = h + (size_t)rmax * rmax, *g = y + rmax,
+  /* the Hessian's r x r in p->jac (nc x nc, free once the Newton is done) */
+  double *b = p->gws, *h = p->jac, *y = b + (size_t)n * rmax, *g = y + rmax,
          *d = g + rmax, *x = d + rmax, *f = x + n, *df = f + n, *w = df + n, *diag = w + n;
   int *perm = p->piv; /* scratch of nc ints */
   int r = factor(p, n, rmax, b, diag, perm);

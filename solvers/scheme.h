@@ -268,7 +268,8 @@ size_t vb_kmethod_global_size(int n, int r);
  * monotone law and K positive semi-definite.  Starts from p->fbar; the
  * iterations it took into *iterations.  VB_OK with x1 and fbar of every
  * member of the set, or VB_ENOCONV (p->gws NULL, a force that falls with
- * x, the cap) with x1 and fbar as they were.  p->piv is scratch. */
+ * x, the cap) with x1 and fbar as they were.  p->piv and p->jac are
+ * scratch. */
 int vb_kmethod_global(const vb_kproblem *p, int *iterations);
 
 /* ------------------------------------------------------------- Newton */
