@@ -13,6 +13,7 @@
 #include <lapacke.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 #include "scheme.h"
 
 /* LAPACK's pivots are kept in vb_kproblem's int scratch. */
@@ -147,6 +148,64 @@ vb_dense_gemv_acc(int n, int m, const double *a, const double *x, double *y)
  * the LU on average, 95M of its 843M instructions in those calls). */
 #define DENSE_SMALL 32
 
+/* The N block's Newton system (I + K_NN D_N) d = b solved through the
+ * modes, K = S diag(cc) S^T of rank nm < n / 4 (Woodbury; Hager, SIAM
+ * Review 31:221, 1989): with u = C S_N^T D_N d, d = b - S_N u and
+ * (I + C S_N^T D_N S_N) u = C S_N^T D_N b, an nm x nm system (LU with
+ * partial pivoting, vb_dense_lu), so O(n nm^2 + nm^3) instead of the n^3
+ * of J's LU: 3000 contacts between one mass and a wall (nm = 1) cost a
+ * 1 x 1 system instead of a 3000 x 3000 LU (`vibro check` took more than
+ * 30 s on it, issue 33 item 3).  The N block is contact piv[ix[k]] (or
+ * piv[k] where ix is NULL), fbar' in df; b[n] is replaced by d.  Scratch:
+ * p->gws (nm^2 + nm doubles) and p->iterations (nm pivots).  0, or -1
+ * where the system is singular. */
+static int
+lowrank_solve(const vb_kproblem *p, int n, const int *ix, const double *df, double *b)
+{
+  int nm = p->nm, nmp = p->nmp;
+  double *M = p->gws, *t = M + (size_t)nm * nm;
+  int *ipiv = p->iterations;
+  memset(M, 0, (size_t)nm * nm * sizeof *M);
+  memset(t, 0, (size_t)nm * sizeof *t);
+  /* S_N^T D_N S_N (its lower triangle) and S_N^T D_N b */
+  for (int k = 0; k < n; k++) {
+    int jk = ix ? ix[k] : k;
+    double dfk = df[jk];
+    if (dfk == 0.0)
+      continue;
+    const double *row = p->S + (size_t)p->piv[jk] * nmp;
+    double bk = dfk * b[k];
+    for (int l = 0; l < nm; l++) {
+      double sl = dfk * row[l];
+      double *ml = M + (size_t)l * nm;
+      t[l] += row[l] * bk;
+      for (int j = l; j < nm; j++)
+        ml[j] += sl * row[j];
+    }
+  }
+  /* I + C (S^T D S), column-major; C S^T D b */
+  for (int l = 0; l < nm; l++)
+    for (int j = l + 1; j < nm; j++)
+      M[(size_t)j * nm + l] = M[(size_t)l * nm + j];
+  for (int l = 0; l < nm; l++)
+    for (int j = 0; j < nm; j++)
+      M[(size_t)l * nm + j] = (j == l) + p->cc[j] * M[(size_t)l * nm + j];
+  for (int j = 0; j < nm; j++)
+    t[j] *= p->cc[j];
+  if (vb_dense_lu(nm, M, ipiv) != 0)
+    return -1;
+  vb_dense_lu_solve(nm, M, ipiv, t);
+  /* d = b - S_N u */
+  for (int k = 0; k < n; k++) {
+    const double *row = p->S + (size_t)p->piv[ix ? ix[k] : k] * nmp;
+    double s = b[k];
+    for (int j = 0; j < nm; j++)
+      s -= row[j] * t[j];
+    b[k] = s;
+  }
+  return 0;
+}
+
 /* The Newton update d = -J^-1 r into p->rhs (holding r) from fbar' at
  * vb_kmethod_derivatives(p, na), J = I + K_AA diag(fbar'), by the unblocked LU of J
  * (vb_dense_lu up to DENSE_SMALL rows, else LAPACK's dgetf2: the active
@@ -182,7 +241,10 @@ vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa)
   for (int j = 0, k = 0; reduced && j < na; j++)
     if (df[j] != 0.0)
       ix[k++] = j;
-  for (int k = 0; k < n; k++) {
+  /* a block of more contacts than four times the modes: through the
+   * modes (lowrank_solve); else J's columns */
+  int lowrank = p->S && p->gws && n > DENSE_SMALL && 4 * (size_t)p->nm < (size_t)n;
+  for (int k = 0; !lowrank && k < n; k++) {
     int jk = reduced ? ix[k] : k;
     double dfk = df[jk], *col = J + (size_t)k * n;
     const double *kcol = p->K + act[jk], *pcol = kaa ? kaa + (size_t)jk * na : NULL;
@@ -201,7 +263,10 @@ vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa)
   }
   for (int k = 0; k < n; k++)
     b[k] = -d[reduced ? ix[k] : k];
-  if (n > 0 && n <= DENSE_SMALL) {
+  if (lowrank) {
+    if (lowrank_solve(p, n, ix, df, b) != 0)
+      return -1;
+  } else if (n > 0 && n <= DENSE_SMALL) {
     if (vb_dense_lu(n, J, ipiv) != 0)
       return -1;
     vb_dense_lu_solve(n, J, ipiv, b);

@@ -42,7 +42,18 @@
  *
  * Islands with a closed-form contact (quadratic), whose root rule must pick
  * each contact's root, are swept by block Gauss-Seidel and polished by the
- * active-set Newton when the sweeps stall. */
+ * active-set Newton when the sweeps stall.
+ *
+ * The non-monotone line search lets full steps raise |r| for a while, and
+ * at a law's kink (a linear penalty k [x] at contact) Newton's direction
+ * need not descend on |r|: the iterates can cycle (an ideal string on the
+ * fretless neck's 862 points, two-point, k = 1e10, alpha 1, at t =
+ * 0.026814059: 20 active contacts, a cycle of 6 iterates from the 13th
+ * iteration to the cap).  Where the Newton reports VB_ENOCONV and the
+ * island gave a work space (p->gws), the globalised fall-back (kglobal.c,
+ * globalise below) solves the step again, from Newton's iterate, as the
+ * minimum of a strictly convex function: it cannot cycle.  Only after a
+ * failure, so every step the Newton solves keeps its bits. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -743,6 +754,33 @@ solve_gauss_seidel(const vb_kproblem *p)
   return VB_ENOCONV;
 }
 
+/* Where the Newton did not converge (rc VB_ENOCONV), the globalised
+ * fall-back (kglobal.c) from its iterate: VB_OK with the fall-back's
+ * solution, else rc and the Newton's finite iterate.  Its iterations are
+ * added to the counts of the contacts Newton counted and of those that may
+ * act at the answer.  Only after a failure: every step the Newton solves
+ * keeps its bits. */
+static int
+globalise(const vb_kproblem *p, int rc)
+{
+  if (rc != VB_ENOCONV || !p->gws)
+    return rc;
+  int its;
+  int rg = vb_kmethod_global(p, &its);
+  if (p->global_iterations)
+    *p->global_iterations += its;
+  for (int k = 0; k < set_size(p); k++) {
+    int c = member(p, k);
+    if (p->iterations[c] > 0 || vb_kmethod_may_act(&p->cts[c], &p->hist[c], p->x1[c], p->three))
+      p->iterations[c] += its;
+  }
+  if (rg != VB_OK)
+    return rc;
+  if (p->global_solves)
+    ++*p->global_solves;
+  return VB_OK;
+}
+
 /* Solve a step's contacts. */
 int
 vb_kmethod_solve(const vb_kproblem *p)
@@ -762,10 +800,10 @@ vb_kmethod_solve(const vb_kproblem *p)
   for (int k = 0; k < set_size(p); k++)
     closed |= p->cts[member(p, k)].scheme->ops->solve_single != NULL;
   if (!closed)
-    return solve_active_set(p, 0); /* fbar_A at x1_A, 0 elsewhere */
+    return globalise(p, solve_active_set(p, 0)); /* fbar_A at x1_A, 0 elsewhere */
   rc = solve_gauss_seidel(p);
   if (rc == VB_ENOCONV)
-    return solve_active_set(p, 1);
+    return globalise(p, solve_active_set(p, 1));
   if (rc == VB_EDIVERGED)
     return rc;
   for (int c = 0; c < nc; c++) {

@@ -187,6 +187,22 @@ typedef struct vb_kproblem {
   int nset;
   int *rounds;           /* out, may be NULL: incremented once per active-set
                             round that looked for contacts to join */
+  double *gws;           /* work space of vb_kmethod_global_size(nc, grank)
+                            doubles for the globalised fall-back, or NULL
+                            (none: a Newton that fails reports VB_ENOCONV) */
+  int grank;             /* the rank K can have at most (the island's modes) */
+  long *global_solves;   /* out, may be NULL: incremented once per step the
+                            globalised fall-back solved */
+  long *global_iterations; /* out, may be NULL: the fall-back's iterations
+                              added (solved or not) */
+  const double *S;       /* [nc][nmp] the compressions per unit modal
+                            displacement and cc[nm] the modes' step
+                            compliances (m/N per m^2), K = S diag(cc) S^T; or
+                            NULL.  With them and gws, a Newton system of more
+                            than 32 contacts and four times nm is solved
+                            through the modes (dense.c) */
+  const double *cc;
+  int nm, nmp;
 } vb_kproblem;
 
 /* Whether contact ct could exert a force in a step predicted to reach xt:
@@ -240,6 +256,21 @@ void vb_dense_lu_solve(int n, const double *a, const int *ipiv, double *b);
  * VB_OK, VB_ENOCONV (not converged within the contacts' max_iterations;
  * the finite iterate is kept) or VB_EDIVERGED (a force overflows). */
 int vb_kmethod_solve(const vb_kproblem *p);
+
+/* Doubles of work space vb_kmethod_global needs for n contacts whose
+ * compliance has rank at most r (kglobal.c). */
+size_t vb_kmethod_global_size(int n, int r);
+
+/* The K-method's globalised fall-back (kglobal.c): a step's contacts (the
+ * set's) as the minimum of a strictly convex function, K = B B^T by
+ * pivoted Cholesky, semismooth Newton in the modes' coordinates with an
+ * exact line search; it cannot cycle and converges from any start for a
+ * monotone law and K positive semi-definite.  Starts from p->fbar; the
+ * iterations it took into *iterations.  VB_OK with x1 and fbar of every
+ * member of the set, or VB_ENOCONV (p->gws NULL, a force that falls with
+ * x, the cap) with x1 and fbar as they were.  p->piv and p->jac are
+ * scratch. */
+int vb_kmethod_global(const vb_kproblem *p, int *iterations);
 
 /* ------------------------------------------------------------- Newton */
 

@@ -3,7 +3,9 @@
 # against scipy: tests/kmethod_dump writes random problems (1 to 64
 # contacts, two-point and three-point, power, Hunt-Crossley and spring
 # laws) with vibro's answers, tests/kmethod.py solves them again with its
-# own step forces and scipy.optimize.root and compares.  Run by make check.
+# own step forces and scipy.optimize.root and compares; as many again
+# solved by the globalised fall-back alone (solvers/kglobal.c, power and
+# spring laws).  Run by make check.
 set -u
 srcdir=${srcdir:-.}
 builddir=${abs_top_builddir:-.}

@@ -144,6 +144,10 @@ typedef struct vb_test_hooks {
                            0 never; -1: when fewer scenes run than there are cores */
   int lyapunov_nomem;   /* the Lyapunov twin's contact states are not allocated */
   int no_skip;          /* no island skips its contacts (island/sparse.c) */
+  int no_global;        /* no island gets the K-method's fall-back work space:
+                           Newton as before issue 33 item 3, with neither the
+                           globalised fall-back (solvers/kglobal.c) nor the
+                           solve through the modes (solvers/dense.c) */
 } vb_test_hooks;
 
 /* What vb_test_control sets. */
@@ -157,6 +161,7 @@ typedef enum vb_test_op {
   VB_TEST_WRITER_THREAD,  /* writer_thread = value (< 0: unset) */
   VB_TEST_LYAPUNOV_NOMEM, /* lyapunov_nomem = (value != 0) */
   VB_TEST_NO_SKIP,        /* no_skip = (value != 0) */
+  VB_TEST_NO_GLOBAL,      /* no_global = (value != 0) */
 } vb_test_op;
 
 /* Set one test hook of the process, before any run or output starts;

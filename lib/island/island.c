@@ -39,6 +39,7 @@ vb_island_state_free(vb_island_state *s)
     s->model->scheme->ops->free(s->work);
   vb_sparse_free(s->sp);
   vb_friction_state_free(s->fric);
+  free(s->gws);
   free(s->block);
   free(s);
 }
@@ -128,6 +129,16 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
     s->onset |= info->onset_damping != NULL;
   }
   s->undriven = undriven;
+  /* the K-method's globalised fall-back's work space, O(contacts x modes)
+   * (solvers/kglobal.c) */
+  if (m->nc >= 2 && m->fam->solve == vb_kmethod_solve && !vb_test_hooks_now()->no_global) {
+    int rank = m->nm < m->nc ? m->nm : m->nc;
+    s->gws = malloc(vb_kmethod_global_size(m->nc, rank) * sizeof(double));
+    if (!s->gws) {
+      vb_island_state_free(s);
+      return VB_ENOMEM;
+    }
+  }
   if (vb_sparse_alloc(m, s, undriven) != VB_OK ||
       vb_friction_state_alloc(m->fric, &s->fric) != VB_OK) {
     vb_island_state_free(s);
@@ -168,6 +179,8 @@ vb_island_state_copy(vb_island_state *dst, const vb_island_state *src)
   dst->corrected = src->corrected;
   dst->external = src->external;
   dst->newton_failures = src->newton_failures;
+  dst->global_solves = src->global_solves;
+  dst->global_iterations = src->global_iterations;
   dst->state_drift = src->state_drift;
   /* the live list is in the block; a state that skips contacts must have
    * every contact pinned to be copied (lyapunov.c pins them) */

@@ -88,6 +88,11 @@ typedef struct vb_island_state {
   double corrected;  /* running energy added by corrections, J */
   double external;   /* running work of forces, gravity and drivers, J */
   long newton_failures;
+  long global_solves; /* steps the K-method's globalised fall-back solved
+                         (solvers/kglobal.c) */
+  long global_iterations; /* the fall-back's iterations in all */
+  double *gws;        /* scratch: its work space, or NULL (no K-method or a
+                         single contact) */
   double state_drift; /* largest drift of a scheme state from its definition
                          (ops->state_drift), NaN when no contact has one */
   void *work;                   /* explicit: the scheme's work space */

@@ -95,6 +95,8 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
   s->dissipated = s->external = s->corrected = 0.0;
   s->ahead = 0;
   s->newton_failures = 0;
+  s->global_solves = 0;
+  s->global_iterations = 0;
   /* the start's forces are nonzero where in contact (solved: cleared at
    * the first step without a solve); nothing is known of the contacts */
   s->solved = 1;
@@ -278,6 +280,14 @@ solve_contacts(const vb_island_model *m, vb_island_state *s)
       .piv = s->piv,
       .set = s->sp ? s->trk : NULL,
       .nset = s->ntrk,
+      .gws = s->gws,
+      .grank = m->nm,
+      .global_solves = &s->global_solves,
+      .global_iterations = &s->global_iterations,
+      .S = m->S,
+      .cc = m->cc,
+      .nm = m->nm,
+      .nmp = m->nmp,
   };
   return m->fam->solve(&p);
 }

@@ -215,6 +215,8 @@ start(vb_run *run)
     run->results[c].newton_failures = 0;
     run->results[c].fallbacks = 0;
     run->results[c].iterations = 0;
+    run->results[c].global_solves = 0;
+    run->results[c].global_iterations = 0;
     vb_events_start(run, c);
   }
   for (int i = 0; i < run->nislands; i++)
@@ -250,7 +252,10 @@ step_islands(vb_run *run, long n, long *failures, long *first_failure)
   for (int i = 0; i < run->nislands; i++) {
     const vb_island_model *m = &run->model->islands[i];
     vb_island_state *st = run->states[i];
+    long global = st->global_solves, gits = st->global_iterations;
     int rc = vb_island_step(m, st, n - 1);
+    global = st->global_solves - global;
+    gits = st->global_iterations - gits;
     /* the contacts stepped (a skipped one has no iterations; a step that
      * solved nothing, none) */
     for (int k = 0; st->solved && k < st->ntrk; k++) {
@@ -258,6 +263,10 @@ step_islands(vb_run *run, long n, long *failures, long *first_failure)
       vb_contact_result *res = &run->results[m->contacts[lc]];
       res->iterations += st->iterations[lc];
       res->fallbacks += st->fallback[lc];
+      if (gits > 0 && st->iterations[lc] > 0) {
+        res->global_solves += global;
+        res->global_iterations += gits;
+      }
     }
     if (rc == VB_ENOCONV) {
       ++*failures;
