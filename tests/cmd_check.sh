@@ -1,8 +1,11 @@
 #!/bin/sh
 # cmd_check.sh - what vibro check warns of before a run: a scene that ends
 # before its predicted contact is over (v_out NaN), a recording larger than
-# the memory or the free disk, and the study's totals (steps, bytes, CPU).
-# Run by make check.
+# the memory or the free disk, and the study's totals (steps, bytes, CPU);
+# that vibro run prints the same warnings as check on every scene of
+# scenes/ and counts them; "about" where eq 9's contact time is an
+# estimate; a contact that starts inside its barrier storing more energy
+# than the scene's kinetic energy, with the figure.  Run by make check.
 set -u
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
@@ -95,7 +98,7 @@ contains "$tmp/out" "warning: body 'string': 2 modes at or above fs/2 = 350 Hz d
 sed 's/two-point/three-point/' "$tmp/alias.cfg" >"$tmp/alias3.cfg"
 expect 0 "$vibro" check "$tmp/alias3.cfg"
 contains "$tmp/out" "body 'string': modal, 5 modes (100 .. 500 Hz), 3 points"
-contains "$tmp/out" "warning: contact 'bed' (point 2, x 0.5 m) lasts 0.0461 samples, shorter than the 2 scheme 'three-point' resolves; raise fs above 30400.9 Hz"
+contains "$tmp/out" "warning: contact 'bed' (point 2, x 0.5 m) lasts about 0.0461 samples (a point mass's time at the effective mass there, Papetti eq 9: an estimate on a modal body, not a bound), fewer than the 2 scheme 'three-point' resolves; raise fs above about 30400.9 Hz"
 equal "one warning for the block of 3 points" "$(grep -c "^warning: contact 'bed" "$tmp/out")" 1
 contains "$tmp/out" "alias3.cfg: valid, 1 warning"
 (cd "$tmp" && "$vibro" run alias.cfg -o alias.h5 --quiet) >"$tmp/run.out" 2>&1
@@ -115,7 +118,7 @@ sed 's/duration = 0.1;/duration = 0.005;/; s/three-point/two-point/' "$srcdir/sc
 cp "$srcdir"/scenes/bass-fretted-*.csv "$srcdir"/scenes/bass-frets.csv "$tmp/"
 expect 0 "$vibro" check "$tmp/fretted.cfg"
 contains "$tmp/out" "first contact at point 11 (x 0.432 m) at 0.00381133 s, v_in 1.11686 m/s"
-contains "$tmp/out" "warning: contact 'frets' (point 11, x 0.432 m) lasts 0.306 samples"
+contains "$tmp/out" "warning: contact 'frets' (point 11, x 0.432 m) lasts about 0.306 samples"
 
 # the events: the recording's bytes count the signals only; the impacts of
 # the timed steps of scene 0, extrapolated, estimate the events' (14,228
@@ -154,6 +157,101 @@ contacts = ( { name = "jv"; between = ["bridge", "string"]; law = "power"; k = 1
 EOF2
 expect 0 "$vibro" check "$tmp/engaged2.cfg"
 contains "$tmp/out" "5 of 5 points start engaged (penetration up to 0.001 m at t = 0"
+
+# vibro run prints vibro check's warnings, the same lines from the same
+# code, before it runs, and counts them in its summary: every scene and
+# study of scenes/, run whole (about 6 s in all)
+cp -r "$srcdir/scenes" "$tmp/scenes"
+chmod -R u+w "$tmp/scenes"
+lines=0
+for cfg in "$tmp"/scenes/*.cfg; do
+  name=$(basename "$cfg" .cfg)
+  (cd "$tmp/scenes" && "$vibro" check "$name.cfg") >"$tmp/c.out" 2>&1 || bad "check $name.cfg failed"
+  (cd "$tmp/scenes" && "$vibro" run "$name.cfg" -o "$tmp/$name.h5" -j 1) >"$tmp/r.out" 2>"$tmp/r.err" ||
+    bad "run $name.cfg failed: $(tail -3 "$tmp/r.err")"
+  grep '^warning: ' "$tmp/c.out" >"$tmp/c.warn"
+  grep '^warning: ' "$tmp/r.err" >"$tmp/r.warn"
+  cmp -s "$tmp/c.warn" "$tmp/r.warn" && ok ||
+    bad "$name.cfg: vibro run's warnings are not vibro check's: $(diff "$tmp/c.warn" "$tmp/r.warn" | head -4)"
+  n=$(sed -n 's/^.*: valid, \([0-9]*\) warnings*$/\1/p' "$tmp/c.out")
+  equal "$name.cfg: check's count is its lines" "$(wc -l <"$tmp/c.warn")" "$n"
+  if [ "$n" -eq 0 ]; then
+    equal "$name.cfg: no warning in run's summary" "$(grep -c 'warning' "$tmp/r.out")" 0
+  elif [ "$n" -eq 1 ]; then
+    contains "$tmp/r.out" ", 1 warning (vibro check's, above), "
+  else
+    contains "$tmp/r.out" ", $n warnings (vibro check's, above), "
+  fi
+  lines=$((lines + n))
+done
+# not two empty sets: the tanpura bridge alone warns 31 times
+awk -v n="$lines" 'BEGIN { exit !(n >= 35) }' && ok || bad "only $lines warnings over scenes/"
+
+# the bound in the wording: a point mass on a wall is eq 9's own case
+# ("lasts N samples", cli.sh); on a modal body or a spring, "about"
+(cd "$tmp/scenes" && "$vibro" check bass-fretted.cfg) >"$tmp/c.out" 2>&1
+contains "$tmp/c.out" "warning: contact 'frets' (point 11, x 0.432 m) lasts about 0.168 samples (a point mass's time at the effective mass there, Papetti eq 9: an estimate on a modal body, not a bound), fewer than the 2 scheme 'three-point' resolves; raise fs above about 745818 Hz"
+sed 's/fs = 44100.0/fs = 6000.0/; s/v0 = 1.0; }/v0 = 1.0; k = 2000.0; }/' \
+  "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/spring.cfg"
+expect 0 "$vibro" check "$tmp/spring.cfg"
+contains "$tmp/out" "warning: contact 'hit' lasts about 0.797 samples (a point mass's time at the effective mass there, Papetti eq 9: an estimate on a body on a spring or damper, not a bound), fewer than the 4 scheme 'am1' resolves; raise fs above about 30098.2 Hz"
+sed 's/fs = 44100.0/fs = 6000.0/' "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/free.cfg"
+expect 0 "$vibro" check "$tmp/free.cfg"
+contains "$tmp/out" "warning: contact 'hit' lasts 0.797 samples, shorter than the 4 scheme 'am1' resolves; raise fs above 30098.2 Hz"
+# and why no bound: resolved runs last longer than eq 9 on Avanzini's bar
+# (54 samples a contact) and shorter on the tanpura's dense bridge (at
+# 705.6 kHz; the same at 2.8 and 11.3 MHz)
+expect 0 "$vibro" events "$tmp/avanzini-hammer-bar.h5" --csv
+awk -F, 'NR > 1 { n++; if ($5 > $13) longer++ } END { exit !(n > 0 && longer == n) }' "$tmp/out" &&
+  ok || bad "Avanzini's bar: a contact not longer than eq 9's: $(head -3 "$tmp/out")"
+sed 's/fs = 44100.0/fs = 705600.0/; s/duration = 0.2;/duration = 0.003;/' \
+  "$srcdir/scenes/tanpura.cfg" >"$tmp/tanpura16.cfg"
+expect 0 "$vibro" run "$tmp/tanpura16.cfg" -o "$tmp/tanpura16.h5" -q -j 1
+expect 0 "$vibro" events "$tmp/tanpura16.h5" --csv
+awk -F, 'NR > 1 && $5 != "nan" { n++; if ($5 < $13) shorter++ } END { exit !(n > 100 && shorter > 0.9 * n) }' \
+  "$tmp/out" && ok || bad "tanpura at 705.6 kHz: not mostly shorter than eq 9: $(head -3 "$tmp/out")"
+
+# a scene that starts inside a contact storing more energy than its
+# kinetic energy: the 20 g ball 1 mm inside k = 5e9 (alpha 1.5) under
+# gravity.  Closed forms: V = k/(a+1) p^(a+1), the rest p_eq = (m g/k)^(1/a),
+# beyond it V(p) - V(p_eq) - m g (p - p_eq), released at sqrt(2 E / m)
+cat >"$tmp/inside.cfg" <<'EOF3'
+scene = { name = "inside"; fs = 44100.0; duration = 0.001; gravity = 9.81; };
+bodies = ( { name = "ball"; type = "mass"; mass = 0.02; u0 = -0.001; v0 = 0.0; },
+           { name = "floor"; type = "wall"; } );
+contacts = ( { name = "floor"; between = ["floor", "ball"]; law = "power"; k = 5e9; alpha = 1.5;
+               scheme = "two-point"; } );
+EOF3
+figures=$(awk 'BEGIN { k = 5e9; a = 1.5; m = 0.02; g = 9.81; p = 1e-3
+  V = k / (a + 1) * p ^ (a + 1); q = (m * g / k) ^ (1 / a)
+  E = V - k / (a + 1) * q ^ (a + 1) - m * g * (p - q)
+  printf "%.6g %.6g %.6g", V, E, sqrt(2 * E / m) }')
+set -- $figures
+stored_line="warning: contact 'floor' starts 0.001 m inside its barrier, storing $1 J ($2 J beyond the rest its static load holds it at), more than the scene's initial kinetic energy of 0 J: the first steps release it ($3 m/s for its effective mass of 0.02 kg); start the bodies outside the contact or at that rest"
+speed=$3
+equal "63 J stored" "$(awk -v v="$1" 'BEGIN { print (v > 63.2 && v < 63.3) }')" 1
+expect 0 "$vibro" check "$tmp/inside.cfg"
+contains "$tmp/out" "$stored_line"
+contains "$tmp/out" "inside.cfg: valid, 1 warning"
+expect 0 "$vibro" run "$tmp/inside.cfg" -o "$tmp/inside.h5"
+contains "$tmp/err" "$stored_line"
+contains "$tmp/out" ", 1 warning (vibro check's, above), "
+# the run releases just that (two-point conserves energy; gravity over the
+# 24 us of contact adds 2e-4 m/s)
+expect 0 "$vibro" events "$tmp/inside.h5" --csv
+v_out=$(sed -n 2p "$tmp/out" | cut -d, -f7)
+awk -v v="$v_out" -v s="$speed" 'BEGIN { d = -v - s; if (d < 0) d = -d; exit !(d < 1e-5 * s) }' &&
+  ok || bad "released at $v_out m/s, predicted $speed"
+# no warning at that rest, nor when the ball moves with more kinetic
+# energy than it stores (80 m/s: 64 J), nor for a block resting on its
+# contact under gravity or the rolling ball a little below its rest
+rest=$(awk 'BEGIN { printf "%.17g", -(0.02 * 9.81 / 5e9) ^ (1 / 1.5) }')
+sed "s/u0 = -0.001;/u0 = $rest;/" "$tmp/inside.cfg" >"$tmp/rest.cfg"
+sed 's/v0 = 0.0;/v0 = 80.0;/' "$tmp/inside.cfg" >"$tmp/fast.cfg"
+for f in "$tmp/rest.cfg" "$tmp/fast.cfg" "$tmp/scenes/held-block.cfg" "$tmp/scenes/rolling-ball.cfg"; do
+  (cd "$tmp/scenes" && "$vibro" check "$f") >"$tmp/c.out" 2>&1
+  equal "$(basename "$f"): no stored-energy warning" "$(grep -c 'inside its barrier' "$tmp/c.out")" 0
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

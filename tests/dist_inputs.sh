@@ -93,11 +93,11 @@ expect 0 "$vibro" check "$tmp/s.cfg"
 contains "$tmp/out" "first contact at point 1 (x 0.5 m)"
 contains "$tmp/out" "  2 of 3 points start engaged (penetration up to 1e-05 m at t = 0)"
 
-# modes past fs/2 with a two-level scheme: run warns with the highest kept
+# modes past fs/2 with a two-level scheme: run warns as check does, with the highest kept
 # (300 modes of 100 n Hz: 221 .. 300 are at or above 22050 Hz)
 scene "$(echo "$string" | sed 's/nmodes = 200/nmodes = 300/')" '{ x = [0.5]; }' '{ height = -1.0; }'
 expect 0 "$vibro" run "$tmp/s.cfg" -o "$tmp/nyq.h5"
-contains "$tmp/err" "warning: body 'string': 80 modes at or above fs/2 = 22050 Hz dropped: the scheme of its island cannot step them; the highest kept is at 22000 Hz"
+contains "$tmp/err" "warning: body 'string': 80 modes at or above fs/2 = 22050 Hz dropped (modes 220 .. 299 as given, counted from 0): the scheme of its island cannot step them (a three-level scheme steps them exactly, aliased); the highest kept is at 22000 Hz"
 # and the file says which (it did not: only the kept modes' axis was there)
 h5dump -A -g /model/bodies/string "$tmp/nyq.h5" >"$tmp/dump" 2>&1
 tr -d ' \n' <"$tmp/dump" >"$tmp/flat"

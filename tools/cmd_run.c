@@ -39,6 +39,8 @@ static const char description[] =
     "Without --resume, a .part holding finished scenes of the same input is\n"
     "refused (its finished work is never deleted unasked): --restart\n"
     "discards them and starts over.\n"
+    "Before it runs it prints vibro check's warnings on stderr (the same\n"
+    "lines) and counts them in its summary.\n"
     "Under mpirun (built with --with-mpi) scenes are spread over the ranks.\n"
     "Exit status: 0 every scene done; 1 bad input or I/O error; 2 some scene\n"
     "did not finish cleanly (the table's status says why).\n";
@@ -379,72 +381,32 @@ check_output(const char *out, const vb_study *study)
   return rc;
 }
 
-/* Warn of exact-duration contacts beyond their limit, which run saturated,
- * and of modes at or above fs/2 the loader dropped (lib/scene/nyquist.c). */
-static void
-saturation_warnings(const vb_scene *first)
+/* Print vibro check's warnings of the study (vb_study_warnings: the same
+ * lines, from the same code) on stderr, "warning: " before each, before
+ * anything runs; their number (lines beyond the buffer are counted, not
+ * shown), -1 when out of memory. */
+static int
+check_warnings(const vb_study *study)
 {
-  for (int i = 0; i < first->nbodies; i++) {
-    const vb_body *b = &first->bodies[i];
-    double top = 0.0;
-    if (b->ndropped == 0)
-      continue;
-    for (int j = 0; j < b->nmodes; j++) /* the kept modes */
-      top = b->freq[j] > top ? b->freq[j] : top;
-    fprintf(stderr,
-            "warning: body '%s': %d modes at or above fs/2 = %g Hz dropped: the scheme of its "
-            "island cannot step them; the highest kept is at %g Hz (vibro check lists them)\n",
-            b->name, b->ndropped, 0.5 * first->fs, top);
+  enum { WARNINGS_MAX = 65536 };
+  char *buf = malloc(WARNINGS_MAX);
+  int n, shown = 0;
+
+  if (!buf)
+    return -1;
+  buf[0] = '\0';
+  n = vb_study_warnings(study, buf, WARNINGS_MAX);
+  for (char *p = buf, *end; *p; p = end + 1, shown++) {
+    end = strchr(p, '\n');
+    if (!end)
+      break;
+    fprintf(stderr, "warning: %.*s\n", (int)(end - p), p);
   }
-  double *meff = NULL;
-  for (int c = 0, end; c < first->ncontacts; c = end) {
-    const vb_contact *ct = &first->contacts[c];
-    double w = 0.0, limit = 0.0, used = 0.0;
-    int saturated = 0, at = -1;
-    /* a distributed block's points (consecutive) warn once, as check does */
-    for (end = c + 1; ct->group[0] != '\0' && end < first->ncontacts &&
-                      strcmp(first->contacts[end].group, ct->group) == 0;
-         end++)
-      ;
-    if (!ct->exact_duration)
-      continue;
-    /* one island build for all of them (one each made N contacts cost N^2) */
-    if (!meff && (meff = malloc((size_t)first->ncontacts * sizeof *meff)) != NULL)
-      vb_scene_contact_masses(first, meff);
-    for (int k = c; k < end; k++) {
-      double wk, lk, uk;
-      if (meff)
-        vb_contact_exact_duration_at(first, k, meff[k], &wk, &lk, &uk);
-      else
-        vb_contact_exact_duration(first, k, &wk, &lk, &uk);
-      if (uk != wk && saturated++ == 0) {
-        at = k;
-        w = wk;
-        limit = lk;
-        used = uk;
-      }
-    }
-    if (saturated == 0)
-      continue;
-    if (ct->group[0] == '\0')
-      fprintf(stderr,
-              "warning: contact '%s' saturated: the sample rate resolves contacts "
-              "down to %.6g s, not the %.6g s this one lasts; it will last %.6g s\n",
-              ct->name, M_PI / limit, M_PI / w, M_PI / used);
-    else {
-      const vb_contact *p = &first->contacts[at];
-      const vb_body *a = &first->bodies[p->a];
-      double x = a->kind == VB_BODY_MODAL ? a->points[p->pa].x
-                                          : first->bodies[p->b].points[p->pb].x;
-      fprintf(stderr,
-              "warning: contact '%s': %d of its %d points saturated (first: point %d, x %g m: "
-              "it lasts %.6g s, the sample rate resolves contacts down to %.6g s; it will last "
-              "%.6g s)\n",
-              ct->group, saturated, end - c, p->group_point, x, M_PI / w, M_PI / limit,
-              M_PI / used);
-    }
-  }
-  free(meff);
+  if (shown < n)
+    fprintf(stderr, "warning: ... %d more warnings\n", n - shown);
+  fflush(stderr);
+  free(buf);
+  return n;
 }
 
 /* Scenes that ended inside an impact (the table's engaged_at_end, read
@@ -493,18 +455,23 @@ gain_text(const char *out, char *buf, size_t len)
 
 /* The summary line and, when scenes failed, why; the exit status. */
 static int
-report(const run_request *rq, const vb_study *study, const vb_study_report *rep, int rank)
+report(const run_request *rq, const vb_study *study, const vb_study_report *rep, int warnings,
+       int rank)
 {
   if (rank != 0)
     return rep->failed > 0 ? 2 : 0;
   if (!rq->quiet) {
-    char engaged[96], gain[320];
+    char engaged[96], gain[320], warned[64] = "";
     engaged_text(rq->out, engaged, sizeof engaged);
     gain_text(rq->out, gain, sizeof gain);
-    printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish%s%s, %.3g s, %.3g s "
+    if (warnings > 0)
+      snprintf(warned, sizeof warned, ", %d warning%s (vibro check's, above)", warnings,
+               warnings == 1 ? "" : "s");
+    printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish%s%s%s, %.3g s, %.3g s "
            "writing -> %s\n",
            rq->scene, vb_study_scenes(study), vb_study_scenes(study) == 1 ? "" : "s", rep->ran,
-           rep->kept, rep->failed, engaged, gain, rep->seconds, rep->write_seconds, rq->out);
+           rep->kept, rep->failed, engaged, gain, warned, rep->seconds, rep->write_seconds,
+           rq->out);
   }
   if (rep->failed <= 0)
     return 0;
@@ -556,8 +523,11 @@ run_study(const run_request *rq, int rank, int nranks)
     fprintf(stderr, "%s\n", err);
     status = 1;
   }
-  if (status == 0 && rank == 0)
-    saturation_warnings(vb_study_first(study));
+  int warnings = 0;
+  if (status == 0 && rank == 0 && (warnings = check_warnings(study)) < 0) {
+    fprintf(stderr, "%s: out of memory checking the scenes\n", rq->scene);
+    status = 1;
+  }
 #ifdef HAVE_MPI
   if (nranks > 1)
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -598,7 +568,7 @@ run_study(const run_request *rq, int rank, int nranks)
       fprintf(stderr, "%s\n", err);
     status = rc == VB_EINTR && stop_signal ? 128 + stop_signal : 1;
   } else {
-    status = report(rq, study, &rep, rank);
+    status = report(rq, study, &rep, warnings, rank);
   }
   vb_study_free(study);
   return status;

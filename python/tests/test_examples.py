@@ -93,15 +93,20 @@ def test_plot_spectrum(plot_program, bar, study, tmp_path):
 
 
 def test_plot_signal_scales(plot_program, bar, tmp_path):
-    """The hammer (mm) and the bar (um) get separate axes."""
+    """The hammer (mm) and the bar (um) get separate axes, each labelled
+    with its signal's name and units (not "value (m)")."""
     svg = tmp_path / "sig.svg"
     r = plot(plot_program, "signal", bar.path, "--signal", "bodies/hammer/u",
              "--signal", "bodies/bar/strike/u", "--to", 0.01, "-o", svg)
     assert r.returncode == 0, r.stderr
-    assert svg.read_text().count("<!-- value (m) -->") == 2
+    text = svg.read_text()
+    assert text.count("<!-- displacement u of hammer (m) -->") == 1
+    # (its power of ten in the label, which wraps on the short panel)
+    assert text.count("<!-- displacement u of bar.strike (1e\u22125") == 1
+    assert "value (m)" not in text
     r = plot(plot_program, "signal", bar.path, "--signal", "bodies/hammer/u",
              "--signal", "bodies/hammer/u", "-o", svg)
-    assert svg.read_text().count("<!-- value (m) -->") == 1
+    assert svg.read_text().count("<!-- displacement u of hammer (m) -->") == 1
 
 
 def test_plot_color_by(plot_program, study, tmp_path):

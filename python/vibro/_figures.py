@@ -209,13 +209,15 @@ IMPACT_MAP_VALUES = ("v_in", "phase", "since_previous")
 
 
 def bifurcation_data(study, param, value="u", point=None, contact=None, after=None,
-                     before=None, last=None):
+                     before=None, last=None, scenes=None):
     """The points of a bifurcation diagram: a DataFrame with scene, x (the
     swept `param`), y (`value`: u or v of the section's `point`, or v_in,
     phase or since_previous of the impact map), label (the scene's orbit)
     and its .attrs["units"] of y.  The file removed the transient;
     after/before (s) window further, and last keeps each scene's last
-    `last` samples (impacts): a slowly settling scene's approach dropped."""
+    `last` samples (impacts): a slowly settling scene's approach dropped;
+    scenes (a collection of scene numbers) keeps only theirs: a slice of a
+    sweep of several parameters."""
     import pandas as pd
     if value in SECTION_VALUES:
         df = study.sections()
@@ -237,6 +239,8 @@ def bifurcation_data(study, param, value="u", point=None, contact=None, after=No
                                                     if t[n].dtype.kind in "fiu")))
     units = df.attrs["units"].get(value, "")
     df = _window(df, after, before)
+    if scenes is not None:
+        df = df[df["scene"].isin(list(scenes))]
     if last is not None:
         df = df.groupby("scene", sort=False).tail(last) if last > 0 else df.iloc[:0]
     labels = _labels(study)
@@ -252,15 +256,16 @@ def bifurcation_data(study, param, value="u", point=None, contact=None, after=No
 
 
 def plot_bifurcation(ax, study, param=None, value="u", point=None, contact=None,
-                     after=None, before=None, last=None):
+                     after=None, before=None, last=None, scenes=None):
     """A bifurcation diagram: `value` (see bifurcation_data) against the
     swept `param` (default: the only one), each scene's points coloured by
     its orbit, with a legend "period 1", "period 2", ..., "irregular",
-    "not settled"; a log x axis for a log sweep.  Returns the points drawn
+    "not settled"; a log x axis for a log sweep; scenes: only theirs
+    (bifurcation_data).  Returns the points drawn
     (bifurcation_data's frame)."""
     if param is None:
         param = _one(study, "swept parameter", None, list(study.params))
-    data = bifurcation_data(study, param, value, point, contact, after, before, last)
+    data = bifurcation_data(study, param, value, point, contact, after, before, last, scenes)
     ok = np.isfinite(data["x"]) & np.isfinite(data["y"])
     data = data[ok.to_numpy()]
     if not len(data):

@@ -399,7 +399,9 @@ def _run_program(scene, out, jobs, resume):
     finally:
         if tmp is not None:
             os.unlink(tmp)
-    message = proc.stderr.strip()
+    # the run repeats check's warnings on stderr: warned above already
+    message = "\n".join(ln for ln in proc.stderr.strip().split("\n")
+                        if not ln.startswith("warning: ")).strip()
     if proc.returncode == 2:
         warnings.warn("vibro: %s" % (message or "some scenes did not finish cleanly "
                                      "(see the table's status)"), RuntimeWarning,
