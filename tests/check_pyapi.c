@@ -59,7 +59,7 @@ expected(const tu_sim *s, const vb_signal *t, int r, int i)
 START_TEST(test_signals_are_the_table)
 {
   tu_sim s = tu_run_text(scene_text);
-  int nt, found[64] = {0}, k, kind, rows, props = 0;
+  int nt, found[1024] = {0}, k, kind, rows, props = 0;
   const vb_signal *t = vb_signal_table(&nt);
   char name[256], path[256];
   const char *units;
