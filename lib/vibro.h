@@ -381,7 +381,7 @@ typedef struct vb_contact {
   int saturate;         /* exact_duration beyond its limit: use the limit */
   int line;             /* line in the scene file */
   char group[VB_NAME_MAX]; /* the distributed contact it is point group_point
-                              of, "" for a point contact (README, "Distributed
+                              of, "" for a point contact (doc/scene-file.md, "Distributed
                               contact") */
   int group_point;         /* its index among that block's points, from 0 */
   int element;             /* index of its group in the file's contacts list */
@@ -819,7 +819,7 @@ int vb_output_write(const char *path, const vb_run *const *runs, int nruns, char
 /* --------------------------------------------------------------- studies */
 
 /* A study: a scene file, with an optional `sweep` block that turns it into
- * many scenes differing in a few numeric settings (see the README).  A
+ * many scenes differing in a few numeric settings (doc/studies.md).  A
  * file without a sweep is a study of one scene.  Immutable after loading;
  * any number of threads may build scenes from it at once. */
 typedef struct vb_study vb_study;

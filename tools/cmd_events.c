@@ -16,7 +16,7 @@ static const char description[] =
     "Print the impact tables (/scenes/N/contacts/NAME/events) of every scene\n"
     "and contact, or of the chosen ones, as one aligned table with a units\n"
     "line, a row per impact, led by the scene number and the contact name.\n"
-    "Every field in the file is shown (see README.md for their meaning).\n"
+    "Every field in the file is shown (doc/output.md and doc/format.md give their meaning).\n"
     "--csv prints comma-separated values instead: one header line of field\n"
     "names, then the rows, numbers with 17 significant digits; on vibro-3\n"
     "two more columns last: `impact` (the row's index among the scene's\n"

@@ -21,11 +21,11 @@
 #define FRAMES       8192 /* frames converted at once */
 
 static const char description[] =
-    "Write recorded signals of a scene: each PATH is a 1-d dataset relative\n"
-    "to /scenes/NNNNNN, e.g. bodies/hammer/u, contacts/hit/force,\n"
-    "energy/total.  Give --signal once per signal: a CSV has a column each,\n"
-    "a sound file a channel each.  On the layouts vibro-2 and -3 PATH names a stacked\n"
-    "signal of /signals (bodies/hammer/u or bodies.hammer.u), and the scene's\n"
+    "Write recorded signals of a scene: each PATH names a signal of the scene,\n"
+    "e.g. bodies/hammer/u, contacts/hit/force, energy/total (or\n"
+    "bodies.hammer.u).  Give --signal once per signal: a CSV has a column each,\n"
+    "a sound file a channel each.  In a study's file (vibro-2, -3) the signal\n"
+    "is a row of the stacked /signals (in vibro-1, a dataset of /scenes/NNNNNN), and the scene's\n"
     "row is exported, as many samples as its row of /study/table says; a\n"
     "running study's shards are searched for the scene.  A distributed\n"
     "contact's [scene][point][time] signal gives one point's samples: name\n"

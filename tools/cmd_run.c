@@ -467,11 +467,16 @@ report(const run_request *rq, const vb_study *study, const vb_study_report *rep,
     if (warnings > 0)
       snprintf(warned, sizeof warned, ", %d warning%s (vibro check's, above)", warnings,
                warnings == 1 ? "" : "s");
-    printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish%s%s%s, %.3g s, %.3g s "
+    char writing[48];
+    /* what writing the output took, in words that read (not "4.25e-07 s") */
+    if (rep->write_seconds < 1e-3)
+      snprintf(writing, sizeof writing, "under 1 ms");
+    else
+      snprintf(writing, sizeof writing, "%.3g s", rep->write_seconds);
+    printf("%s: %ld scene%s (%ld run, %ld kept), %ld did not finish%s%s%s, %.3g s, %s "
            "writing -> %s\n",
            rq->scene, vb_study_scenes(study), vb_study_scenes(study) == 1 ? "" : "s", rep->ran,
-           rep->kept, rep->failed, engaged, gain, warned, rep->seconds, rep->write_seconds,
-           rq->out);
+           rep->kept, rep->failed, engaged, gain, warned, rep->seconds, writing, rq->out);
   }
   if (rep->failed <= 0)
     return 0;

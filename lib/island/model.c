@@ -591,7 +591,7 @@ island_layout(builder *bd, const vb_scene *sc, const island_members *mem, int k)
 /* Most contacts on one island: its contact solve holds a dense nc x nc
  * compliance (8 nc^2 bytes, 512 MiB here) and forms it in nc^2 x modes
  * operations, so a larger island would take minutes and gigabytes before
- * its first step (README, "Limits"). */
+ * its first step (doc/scene-file.md, "Limits"). */
 #define ISLAND_CONTACTS_MAX 8192
 
 /* Refuse an island of more than ISLAND_CONTACTS_MAX contacts, naming the

@@ -1,5 +1,5 @@
 /* analysis.c - the nonsmooth-dynamics layer of a scene: the stroboscopic
- * section of the `analysis` block (README, "Analysis"; its loader is
+ * section of the `analysis` block (doc/scene-file.md, "Analysis"; its loader is
  * scene/load_analysis.c) sampled during the run, and at its end the impact
  * map and the orbit's class.
  *

@@ -2,7 +2,7 @@
  * `analysis` block as loaded (a stroboscopic section, an impact map, the
  * classification's settings), the section sampled during a run, the
  * impact map and the orbit found at its end (lib/run/analysis.c).  Not
- * installed; doc/format.md describes the tables, the README the block. */
+ * installed; doc/format.md describes the tables, doc/scene-file.md the block. */
 #ifndef VIBRO_ANALYSIS_H
 #define VIBRO_ANALYSIS_H
 

@@ -1,4 +1,4 @@
-/* load_analysis.c - the `analysis` block of a scene file (README,
+/* load_analysis.c - the `analysis` block of a scene file (doc/scene-file.md,
  * "Analysis"; the trackers that follow it during a run are run/analysis.c):
  * the drive whose period strobes the section, the section's points and
  * phase, the impact map, the period and attractor tolerances and the

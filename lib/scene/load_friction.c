@@ -1,5 +1,5 @@
 /* load_friction.c - the tangential direction w and friction from a parsed
- * scene document (issue 30, steps 1 and 2; README "Friction"): a mass's
+ * scene document (issue 30, steps 1 and 2; doc/scene-file.md "Friction"): a mass's
  * w0, vw0, kw, cw and its spin's radius, inertia, spin0; a wall's w_drive;
  * a contact's friction = { law; ... }.  The bodies' and contacts' loaders
  * accept the keys (their tables list them); this reads them once both

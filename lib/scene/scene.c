@@ -1,7 +1,7 @@
 /* scene.c - loading and validation of scene files.
  *
  * A scene file is a libconfig document with the top-level keys scene,
- * bodies, contacts, forces and record (see the README).  Everything is
+ * bodies, contacts, forces and record (doc/scene-file.md).  Everything is
  * checked once, here and in load_body.c and load_contact.c: an unknown
  * key, a wrong type or a value out of range is an error with the file and
  * line, never a silent fallback to a default. */

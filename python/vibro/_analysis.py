@@ -4,7 +4,7 @@ import re
 
 import numpy as np
 
-# Units of the numeric settings a sweep can name (README, "Scene files").
+# Units of the numeric settings a sweep can name (doc/scene-file.md, "Scene files").
 # A vibro-1 file writes "SI" for every swept column: these say which.
 _SCENE = {"fs": "Hz", "duration": "s", "gravity": "m/s^2"}
 _RECORD = {"every": "1"}
@@ -25,7 +25,7 @@ _FORCE = {"value": "N", "amplitude": "N", "freq": "Hz", "phase": "rad"}
 
 def param_units(path, law=None):
     """The units of a parameter path such as `contacts.hit.k` or
-    `bodies.bar.freq[2]` (README, "Scene files"); "" when unknown.
+    `bodies.bar.freq[2]` (doc/scene-file.md, "Scene files"); "" when unknown.
 
     `law` refines a contact's `k`: N/m for `spring`, N/m^alpha otherwise."""
     parts = re.sub(r"\[[0-9]+\]", "", path).split(".")

@@ -465,5 +465,5 @@ def plot_basin(ax, study, x=None, y=None, at=None):
     not periodic.  Returns plot_map's dict."""
     if "attractor" not in study.table.columns:
         raise VibroError("%s: /study/table has no attractor column: the scenes have no "
-                         "analysis block (README, \"Analysis\")" % study.path)
+                         "analysis block (doc/scene-file.md, \"Analysis\")" % study.path)
     return plot_map(ax, study, "attractor", x, y, at, categorical=True)

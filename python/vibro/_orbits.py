@@ -88,11 +88,11 @@ def _read_group(study, name, dim):
                     units[key] = _text(ds.attrs["units"])
     if not found and name == "phases":
         raise VibroError("%s: no /study/phases: the scenes have no contact with friction "
-                         "(README, \"Friction\"; valid: a contact with friction = "
+                         "(doc/scene-file.md, \"Friction\"; valid: a contact with friction = "
                          "{ law = \"coulomb\"; ... })" % study.path)
     if not found:
         raise VibroError("%s: no /study/%s: the scenes have no analysis block asking for "
-                         "%s (README, \"Analysis\"; valid: a scene file with analysis = "
+                         "%s (doc/scene-file.md, \"Analysis\"; valid: a scene file with analysis = "
                          "{ %s = {...}; })"
                          % (study.path, name, "a Poincare section" if name == "sections"
                             else "an impact map", "section" if name == "sections"
@@ -288,7 +288,7 @@ def orbits(study):
     t = study.table
     if "orbit" not in t.columns:
         raise VibroError("%s: /study/table has no orbit column: the scenes have no "
-                         "analysis block (README, \"Analysis\"; valid: a scene file with "
+                         "analysis block (doc/scene-file.md, \"Analysis\"; valid: a scene file with "
                          "analysis = { section = {...}; })" % study.path)
     classes = _meanings(study)
     df = t[list(study.params)].copy()

@@ -1,7 +1,7 @@
 """Reading vibro output files: `open(path) -> Study`.
 
 The root attribute `format` decides how a file is read:
-- "vibro-1" (README.md, "Output"): per-scene groups /scenes/NNNNNN with
+- "vibro-1" (doc/output.md): per-scene groups /scenes/NNNNNN with
   their signals and per-contact event tables, a /study/table compound with
   one row per scene, `units` attributes as one "field:unit ..." string;
   events are gathered by iterating the scene groups.
