@@ -954,7 +954,8 @@ static const bad_case bad[] = {
     {SCENE "bodies = (\n"
            "  { name = \"hammer\"; type = \"mass\"; mass = ; }\n"
            ");\n",
-     "bad.cfg:3: syntax error: syntax error"},
+     "bad.cfg:3: syntax error: libconfig cannot parse this line (look for a missing value, ';' "
+     "after a setting, ',' between list elements, or an unclosed '{', '(', '[' or '\"')"},
     {SCENE SCENE BODIES,
      "bad.cfg:2: syntax error: duplicate setting name"},
     {SCENE "@include \"scene-no-such-file.inc\"\n",

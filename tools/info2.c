@@ -156,8 +156,9 @@ print_contact(const rows_reader *r, const unsigned char *row, const char *name, 
   double failures = contact_cell(r, row, "newton_failures", name);
   double fallbacks = contact_cell(r, row, "fallbacks", name);
 
-  printf("  contact '%s': %s, %s, %.0f impacts", name, law[0] ? law : "law ?",
-         scheme[0] ? scheme : "scheme ?", contact_cell(r, row, "impacts", name));
+  double nimp = contact_cell(r, row, "impacts", name);
+  printf("  contact '%s': %s, %s, %.0f impact%s", name, law[0] ? law : "law ?",
+         scheme[0] ? scheme : "scheme ?", nimp, nimp == 1.0 ? "" : "s");
   if (failures > 0)
     printf(", %.0f Newton failures", failures);
   if (fallbacks > 0)
@@ -403,12 +404,14 @@ print_totals(const summary *s, long detailed)
         most = s->most[p] > most ? s->most[p] : most;
       }
       if (n > 1)
-        printf("contact '%.*s' (%zu points): %ld impacts in %ld scenes, at most %ld a point "
+        printf("contact '%.*s' (%zu points): %ld impact%s in %ld scene%s, at most %ld a point "
                "in a scene\n",
-               (int)(strlen(s->contacts.v[c]) - 3), s->contacts.v[c], n, impacts, s->rows, most);
+               (int)(strlen(s->contacts.v[c]) - 3), s->contacts.v[c], n, impacts,
+               impacts == 1 ? "" : "s", s->rows, s->rows == 1 ? "" : "s", most);
       else
-        printf("contact '%s': %ld impacts in %ld scenes, %ld to %ld per scene\n",
-               s->contacts.v[c], s->impacts[c], s->rows, s->least[c], s->most[c]);
+        printf("contact '%s': %ld impact%s in %ld scene%s, %ld to %ld per scene\n",
+               s->contacts.v[c], s->impacts[c], s->impacts[c] == 1 ? "" : "s", s->rows,
+               s->rows == 1 ? "" : "s", s->least[c], s->most[c]);
     }
   }
   for (size_t i = 0; i < s->gains.n; i++)

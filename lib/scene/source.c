@@ -624,10 +624,15 @@ vb_source_parse(const vb_source *src, config_t *cfg, char *err, size_t errlen)
     return rc;
   if (config_read_string(cfg, src->text))
     return VB_OK;
+  /* libconfig's own text is mostly the bare "syntax error": say what to
+   * look for rather than repeat it ("syntax error: syntax error") */
+  const char *why = config_error_text(cfg);
+  if (!why || strcmp(why, "syntax error") == 0)
+    why = "libconfig cannot parse this line (look for a missing value, ';' after a "
+          "setting, ',' between list elements, or an unclosed '{', '(', '[' or '\"')";
   return vb_errf(err, errlen, VB_EINVAL, "%s:%d: syntax error: %s",
                  source_name(&ld, config_error_file(cfg), file, sizeof file),
-                 config_error_line(cfg),
-                 config_error_text(cfg) ? config_error_text(cfg) : "unknown");
+                 config_error_line(cfg), why);
 }
 
 /* Report a problem with a setting of a source as "FILE:LINE: OBJECT: what". */
