@@ -395,6 +395,11 @@ check_positive(const char *kind, const char *key, double v, char *err, size_t er
   char num[32];
   if (isfinite(v) && v > 0.0)
     return VB_OK;
+  /* a key the file leaves out reads 0 (vb_load_preset_params): say so,
+   * rather than "must be > 0 (got 0)" of a value nobody wrote */
+  if (v == 0.0)
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "preset '%s': '%s' is missing or 0 (valid: a number > 0)", kind, key);
   return vb_errf(err, errlen, VB_EINVAL, "preset '%s': '%s' must be > 0 (got %s)", kind, key,
                  vb_number_text(v, num, sizeof num));
 }
