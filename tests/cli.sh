@@ -96,7 +96,7 @@ sed 's/scheme = "two-point";/scheme = "three-point"; exact_duration = true;/' \
 expect 1 "$vibro" run "$tmp/exact.cfg" -o "$tmp/exact.h5"
 contains "$tmp/err" "exact_duration: omega_c = 100000 rad/s"
 sed 's/exact_duration = true;/exact_duration = true; saturate = true;/' "$tmp/exact.cfg" >"$tmp/sat.cfg"
-expect 0 "$vibro" run "$tmp/sat.cfg" -o "$tmp/sat.h5" --quiet
+expect 0 "$vibro" run "$tmp/sat.cfg" -o "$tmp/sat.h5"
 contains "$tmp/err" "warning: contact 'collision' saturated: the sample rate resolves contacts down to 4e-05 s"
 expect 0 "$vibro" check "$tmp/sat.cfg"
 contains "$tmp/out" "warning: contact 'collision' saturated"

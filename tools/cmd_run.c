@@ -40,7 +40,8 @@ static const char description[] =
     "refused (its finished work is never deleted unasked): --restart\n"
     "discards them and starts over.\n"
     "Before it runs it prints vibro check's warnings on stderr (the same\n"
-    "lines) and counts them in its summary.\n"
+    "lines) and counts them in its summary; --quiet leaves them out (a\n"
+    "script's run prints only what stopped it).\n"
     "Under mpirun (built with --with-mpi) scenes are spread over the ranks.\n"
     "Exit status: 0 every scene done; 1 bad input or I/O error; 2 some scene\n"
     "did not finish cleanly (the table's status says why).\n";
@@ -529,7 +530,7 @@ run_study(const run_request *rq, int rank, int nranks)
     status = 1;
   }
   int warnings = 0;
-  if (status == 0 && rank == 0 && (warnings = check_warnings(study)) < 0) {
+  if (status == 0 && rank == 0 && !rq->quiet && (warnings = check_warnings(study)) < 0) {
     fprintf(stderr, "%s: out of memory checking the scenes\n", rq->scene);
     status = 1;
   }
@@ -587,7 +588,7 @@ static const cli_option options[] = {
      "run N scenes at a time, N threads in all (default: OMP_NUM_THREADS or all cores)"},
     {OPT_RESUME, "resume", NULL, "continue from OUT.h5.part, keeping its complete scenes"},
     {OPT_RESTART, "restart", NULL, "start over, discarding the finished scenes in OUT.h5.part"},
-    {'q', "quiet", NULL, "no summary, no progress line (shown only on a terminal)"},
+    {'q', "quiet", NULL, "no warnings, no summary, no progress line (shown only on a terminal)"},
     {0, NULL, NULL, NULL},
 };
 
