@@ -560,7 +560,7 @@ ep_deflect(const vb_friction *law, double z0, double v, double dt)
     else
       hi = z;
     double next = z - r / (1.0 - 0.5 * dt * sl);
-    if (!(next >= lo && next <= hi))
+    if (!(next > lo && next < hi)) /* strictly: an end already tried would cycle */
       next = 0.5 * (lo + hi);
     if (next == z || hi - lo <= 2.0 * DBL_EPSILON * fmax(fabs(lo), fabs(hi))) {
       z = next;
