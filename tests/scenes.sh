@@ -563,9 +563,9 @@ late = t > 0.1
 sl, tl = slip[late], t[late]
 k = np.nonzero((sl[:-1] > -0.015) & (sl[1:] <= -0.015))[0]
 assert len(k) >= 100, "%d slips" % len(k)
-f = 1.0 / np.diff(tl[k]).mean()
+freq = 1.0 / np.diff(tl[k]).mean()
 f0 = np.sqrt(kw / m) / (2 * np.pi)
-assert abs(f - f0) < 0.01 * f0, "squeak at %g Hz, the pad's %g Hz" % (f, f0)
+assert abs(freq - f0) < 0.01 * f0, "squeak at %g Hz, the pad's %g Hz" % (freq, f0)
 assert np.mean(np.abs(sl) < 1e-3) > 0.02, "no presliding phase"
 assert np.all(np.abs(z) <= ms / s0), "the bristle up to %g m" % np.abs(z).max()
 assert np.all(np.abs(ft) <= ms * N * (1 + 1e-9)), "ft up to %g N" % np.abs(ft).max()
