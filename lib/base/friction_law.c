@@ -613,7 +613,7 @@ elastoplastic_local(const vb_friction *law, double n, double s_free, double c, d
         found = 1;
         break;
       }
-      a = b, ra = rb, fa = fb, za = zb;
+      a = b, ra = rb;
     }
     if (!found) { /* cannot happen (R is unbounded both ways); stay finite */
       st[0] = z0;
@@ -627,7 +627,7 @@ elastoplastic_local(const vb_friction *law, double n, double s_free, double c, d
         v = 0.5 * (a + b);
       double f = ep_force(law, n, z0, v, dt, &z1), r = v - s_free - c * f;
       if ((r < 0.0) != (rb < 0.0))
-        a = b, ra = rb, fa = fb, za = zb;
+        a = b, ra = rb;
       else
         ra *= 0.5;
       b = v, rb = r, fb = f, zb = z1;
