@@ -468,7 +468,7 @@ bow_valid(const vb_friction *law, char *why, size_t len)
  * and z_ss), as Avanzini, Serafin & Rocchesso take it for sound synthesis
  * ("Interactive simulation of rigid body interaction with friction-induced
  * sound generation", IEEE Trans. Speech Audio Process. 13(5) (2005)
- * 1073-1081, section III: the static and Coulomb forces proportional to
+ * 1073-1081: the static and Coulomb forces proportional to
  * the normal force, z_ba a fraction of z_ss; their noise term sigma3 w is
  * left out).  With the bristle deflection z and the slip rate v:
  *   f     = sigma0 z + sigma1 z' + sigma2 v
