@@ -345,6 +345,8 @@ typedef enum {
   VB_FRICTION_STRIBECK, /* Stribeck curve with a viscous term, exact stick (issue 30, step 3) */
   VB_FRICTION_BOW,      /* the hyperbolic bow curve of Woodhouse, exact stick (step 3) */
   VB_FRICTION_EXPONENTIAL, /* the exponential bow curve of Desvages & Bilbao, no stick set */
+  VB_FRICTION_ELASTOPLASTIC, /* the elasto-plastic bristle law of Dupont et al. 2002, its
+                                bristle deflection z a state per contact (issue 30, step 4) */
   VB_FRICTION_COUNT
 } vb_friction_kind;
 
@@ -360,6 +362,14 @@ typedef struct vb_friction {
                      (|ft| gains viscous |s| N) */
   double a;       /* exponential: the curve's shape, s^2/m^2 (its peak, |ft| = N,
                      at |s| = 1 / sqrt(2 a)) */
+  /* elasto-plastic (Dupont et al. 2002): every force per newton of normal
+   * force, ft = -N (sigma0 z + sigma1 z' + sigma2 s), with mu_s, mu_k and
+   * v_s its steady-state (Stribeck) curve */
+  double sigma0;  /* bristle stiffness per newton of normal force, 1/m (N/m per N) */
+  double sigma1;  /* bristle damping per newton of normal force, s/m */
+  double sigma2;  /* viscous coefficient per newton of normal force, s/m */
+  double z_ba;    /* breakaway deflection as a fraction of the steady-state one
+                     |z_ss(s)|, 1 (in [0, 1)) */
 } vb_friction;
 
 /* A contact element between a point of body a and a point of body b. */
@@ -652,7 +662,8 @@ typedef struct vb_signal {
   /* Recorded only for the instances the tangential direction concerns
    * (issue 30): contacts with friction, masses with a w coordinate
    * (vb_signal_applies); 1-D scenes record none of them.  2: masses with a
-   * spin alone (has_spin). */
+   * spin alone (has_spin); 3: contacts whose friction law has a bristle
+   * deflection alone (vb_friction_info.deflection). */
   int tangential;
 } vb_signal;
 
@@ -1088,21 +1099,24 @@ typedef struct vb_friction_info {
   const char *doc;                 /* the law and its reference, one line */
   const vb_friction_param *params; /* NULL-key-terminated */
   vb_friction_kind kind;
-  int nstate; /* doubles of state per contact (coulomb: 1, stick or slip) */
+  int nstate; /* doubles of state per contact (coulomb: 1, stick or slip;
+                 elasto-plastic: its bristle deflection z and the step's slip) */
   /* Whether the parameters are consistent beyond each one's condition
    * (coulomb: mu_k <= mu_s); else what is wrong into why[len]. */
   int (*valid)(const vb_friction *law, char *why, size_t len);
   /* The contact's local problem of a step: the force ft (N, on body b
    * along +w) with ft in the law's set at the slip s = s_free + c ft
    * (m/s: s_free the slip the step has without friction, c > 0 its
-   * compliance in m/s per N), under the normal force n >= 0 (N); st
-   * holds the law's state at n (read) and receives it at n+1.  *broke
+   * compliance in m/s per N), under the normal force n >= 0 (N), over a
+   * step of dt (s: a law with a state that evolves, the elasto-plastic
+   * bristle, steps it); st holds the law's state at n (read) and
+   * receives it at n+1.  *broke
    * is 0 at the start of a step's solve; the law sets it when the
    * contact leaves its static set and from then on answers from its slip
    * branch alone (coulomb: the kinetic cone), so that the Gauss-Seidel of
    * several contacts iterates a fixed, continuous projection. */
-  double (*local)(const vb_friction *law, double n, double s_free, double c, int *broke,
-                  double *st);
+  double (*local)(const vb_friction *law, double n, double s_free, double c, double dt,
+                  int *broke, double *st);
   /* The state at t = 0 from the initial slip rate s0, m/s. */
   void (*start)(const vb_friction *law, double s0, double *st);
   /* Whether the state says the contact sticks. */
@@ -1114,6 +1128,14 @@ typedef struct vb_friction_info {
    * |ft| = n curve(|s|) (coulomb: mu_k; stribeck, bow: their curves); the
    * tests' cone, `vibro check` and plots read it. */
   double (*curve)(const vb_friction *law, double s);
+  /* The energy the law's state stores under the normal force n (N), J:
+   * the elasto-plastic bristle's n sigma0 z^2 / 2, in the potential
+   * energy; NULL for a law that stores none (the step then counts all of
+   * its work as friction work). */
+  double (*stored)(const vb_friction *law, double n, const double *st);
+  /* The bristle deflection the state holds, m; NULL for a law without
+   * one (the `bristle` signal). */
+  double (*deflection)(const double *st);
 } vb_friction_info;
 
 /* The row of a friction kind; NULL for NONE or outside the table. */
@@ -1136,6 +1158,9 @@ double vb_run_friction_work(const vb_run *run, int c);
 /* 1 while contact c sticks (over its last step), 0 while it slips; NaN
  * for a contact without friction. */
 double vb_run_friction_sticks(const vb_run *run, int c);
+/* Contact c's bristle deflection z now (m, the elasto-plastic law's
+ * state); NaN for a contact whose friction law has none. */
+double vb_run_friction_bristle(const vb_run *run, int c);
 /* Body b's w (m) and its rate (m/s) now (a wall: its w drive); NaN for a
  * body without a w coordinate. */
 double vb_run_body_w(const vb_run *run, int b);

@@ -36,7 +36,8 @@ local_solve(const vb_fproblem *p, int i)
   /* each local solve starts from the state at n, however many sweeps */
   if (ns > 0)
     memcpy(st, st0, (size_t)ns * sizeof *st);
-  return p->info[i]->local(p->law[i], p->normal[i], dy / p->dt, row[i] / p->dt, &p->broke[i], st);
+  return p->info[i]->local(p->law[i], p->normal[i], dy / p->dt, row[i] / p->dt, p->dt,
+                          &p->broke[i], st);
 }
 
 int

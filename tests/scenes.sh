@@ -551,6 +551,30 @@ assert np.ptp(bal) < 1e-12, "balance moves by %g J" % np.ptp(bal)
 PY
 covered bowed-oscillator
 
+# issue 30, step 4: the elasto-plastic bristle law's squeak (doc/friction.md)
+run elastoplastic-squeak
+check "elastoplastic-squeak: a stick-slip squeak at the pad's 318 Hz, the bristle inside mu_s / sigma0" \
+  "$tmp/elastoplastic-squeak.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+t, slip, ft = sig("time"), sig("contacts/rub/slip"), sig("contacts/rub/ft")
+z, work = sig("contacts/rub/bristle"), sig("contacts/rub/friction_work")
+N, ms, s0, kw, m = 0.01 * 9.81, 0.9, 2.0e6, 40000.0, 0.01
+late = t > 0.1
+sl, tl = slip[late], t[late]
+k = np.nonzero((sl[:-1] > -0.015) & (sl[1:] <= -0.015))[0]
+assert len(k) >= 100, "%d slips" % len(k)
+freq = 1.0 / np.diff(tl[k]).mean()
+f0 = np.sqrt(kw / m) / (2 * np.pi)
+assert abs(freq - f0) < 0.01 * f0, "squeak at %g Hz, the pad's %g Hz" % (freq, f0)
+assert np.mean(np.abs(sl) < 1e-3) > 0.02, "no presliding phase"
+assert np.all(np.abs(z) <= ms / s0), "the bristle up to %g m" % np.abs(z).max()
+assert np.all(np.abs(ft) <= ms * N * (1 + 1e-9)), "ft up to %g N" % np.abs(ft).max()
+assert np.all(np.diff(work) >= 0), "the friction work decreases"
+bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
+assert np.ptp(bal) < 1e-14, "balance moves by %g J" % np.ptp(bal)
+PY
+covered elastoplastic-squeak
+
 # every scene in scenes/ has its checks above
 for scene in "$srcdir"/scenes/*.cfg; do
   name=$(basename "$scene" .cfg)

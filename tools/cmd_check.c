@@ -162,6 +162,25 @@ print_curve(const vb_scene *sc, const vb_contact *ct, const vb_friction_info *fi
   if (samples < 4.0)
     printf("  note: the curve's fall is crossed in fewer than 4 samples: raise fs to "
            "resolve it\n");
+  /* the elasto-plastic bristle (issue 30, step 4): its steady deflection
+   * z_ss = curve / sigma0 is the slip length over which it relaxes; a step
+   * whose slip covers more leaves the midpoint rule's relaxation
+   * unresolved (it stays stable, and oscillates about z_ss) */
+  if (fi->deflection && law->sigma0 > 0.0) {
+    double z0 = law->mu_s / law->sigma0, z1 = law->mu_k / law->sigma0;
+    printf("  bristle: z_ss %.4g m at rest (mu_s / sigma0) to %.4g m sliding (mu_k / sigma0), "
+           "breakaway at %g of it; presliding stiffness sigma0 N = %.4g N/m, period against "
+           "the mass %.3g samples\n",
+           z0, z1, law->z_ba, law->sigma0 * n, 2.0 * M_PI * sqrt(mass->mass / (law->sigma0 * n)) * sc->fs);
+    if (v > 0.0) {
+      double zv = (fi->curve(law, v) - law->sigma2 * v) / law->sigma0, per = zv / (v / sc->fs);
+      printf("  at the slip rate %g m/s a step slips %.3g m: z_ss %.3g m spans %.3g steps\n", v,
+             v / sc->fs, zv, per);
+      if (per < 1.0)
+        printf("  note: the bristle relaxes within a step at that slip rate: raise fs to "
+               "resolve it\n");
+    }
+  }
 }
 
 /* One contact: what it joins, its law and scheme, and what to expect of

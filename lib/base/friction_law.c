@@ -51,7 +51,11 @@
  *             (after S. Bilbao, "Numerical Sound Synthesis", Wiley 2009, the
  *             bowed string's friction characteristic).  A regularised law by
  *             nature, so it is taken as it is: its local problem is the same
- *             slip equation without the stick branch. */
+ *             slip equation without the stick branch.
+ * The elasto-plastic bristle law (issue 30, step 4; below, with its
+ * papers): a smooth law with a state, the bristle deflection z per
+ * contact, stepped with the slip by the midpoint rule; its stored energy
+ * is the row's `stored`, which the step keeps in the potential energy. */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -68,8 +72,10 @@
  * cone, so outside the kinetic one).  State: 1 while sticking, 0 while
  * slipping. */
 static double
-coulomb_local(const vb_friction *law, double n, double s_free, double c, int *broke, double *st)
+coulomb_local(const vb_friction *law, double n, double s_free, double c, double dt, int *broke,
+              double *st)
 {
+  (void)dt;
   double stick = -s_free / c;
   if (fabs(stick) <= (*broke ? law->mu_k : law->mu_s) * n) {
     st[0] = 1.0;
@@ -318,15 +324,19 @@ curve_start(const vb_friction *law, double s0, double *st)
 }
 
 static double
-stribeck_local(const vb_friction *law, double n, double s_free, double c, int *broke, double *st)
+stribeck_local(const vb_friction *law, double n, double s_free, double c, double dt, int *broke,
+               double *st)
 {
+  (void)dt;
   curve_fn cf = {stribeck_mu, stribeck_dmu, stribeck_xm(law)};
   return curve_local(&cf, law, n, s_free, c, broke, st);
 }
 
 static double
-bow_local(const vb_friction *law, double n, double s_free, double c, int *broke, double *st)
+bow_local(const vb_friction *law, double n, double s_free, double c, double dt, int *broke,
+          double *st)
 {
+  (void)dt;
   curve_fn cf = {bow_mu, bow_dmu, 0.0};
   return curve_local(&cf, law, n, s_free, c, broke, st);
 }
@@ -352,11 +362,12 @@ exponential_dmu(const vb_friction *law, double x)
  * a zero slip is a point of its curve, with ft = 0), st[1] the step's
  * signed mean slip. */
 static double
-exponential_local(const vb_friction *law, double n, double s_free, double c, int *broke,
-                  double *st)
+exponential_local(const vb_friction *law, double n, double s_free, double c, double dt,
+                  int *broke, double *st)
 {
   curve_fn cf = {exponential_mu, exponential_dmu, sqrt(1.5 / law->a)};
   (void)broke;
+  (void)dt;
   st[0] = 0.0;
   if (n <= 0.0 || s_free == 0.0) {
     st[1] = s_free;
@@ -449,6 +460,250 @@ bow_valid(const vb_friction *law, char *why, size_t len)
   return 0;
 }
 
+/* ------------------------------------------------ the elasto-plastic law
+ * The single-state elasto-plastic model of P. Dupont, V. Hayward, B.
+ * Armstrong, F. Altpeter, "Single state elastoplastic friction models",
+ * IEEE Trans. Automatic Control 47(5) (2002) 787-792 (its force, bristle
+ * rate, steady-state deflection and alpha with the sine ramp between z_ba
+ * and z_ss), as Avanzini, Serafin & Rocchesso take it for sound synthesis
+ * ("Interactive simulation of rigid body interaction with friction-induced
+ * sound generation", IEEE Trans. Speech Audio Process. 13(5) (2005)
+ * 1073-1081: the static and Coulomb forces proportional to
+ * the normal force, z_ba a fraction of z_ss; their noise term sigma3 w is
+ * left out).  With the bristle deflection z and the slip rate v:
+ *   f     = sigma0 z + sigma1 z' + sigma2 v
+ *   z'    = v (1 - alpha(z, v) z / z_ss(v))
+ *   z_ss(v) = sgn(v) (f_c + (f_s - f_c) exp(-(v / v_s)^2)) / sigma0
+ *   alpha = 0 where sgn(z) != sgn(v) or |z| <= z_ba; 1 where |z| >= |z_ss|;
+ *           between, (1 + sin(pi (|z| - (|z_ss| + z_ba)/2) / (|z_ss| -
+ *           z_ba))) / 2
+ * and z_ba = z_ba |z_ss(v)| here (the key a fraction in [0, 1): Dupont's
+ * condition 0 < z_ba < |z_ss(v)| for every v then holds by itself).  Every
+ * force scales with the normal force N: vibro's sigma0, sigma1, sigma2
+ * are per newton of N and f_c = mu_k N, f_s = mu_s N, so that
+ *   ft = -N (sigma0 z + sigma1 z' + sigma2 s),
+ *   z_ss(s) = sgn(s) (mu_k + (mu_s - mu_k) exp(-(s/v_s)^2)) / sigma0,
+ * which under a constant N is Dupont's model with sigma_i N; z_ss does not
+ * depend on N, and a contact that lifts off (N = 0) drags nothing and
+ * releases its bristle (z = 0).
+ *
+ * The step (two-level family: the force held over the step, the slip s its
+ * mean): the bristle by the midpoint rule,
+ *   z1 - z0 = dt psi((z0 + z1)/2, s),  psi(z, s) = s - |s| alpha z / |z_ss|,
+ *   ft = -N (sigma0 (z0 + z1)/2 + sigma1 (z1 - z0)/dt + sigma2 s),
+ * so that its stored energy N sigma0 z^2/2 changes by exactly N sigma0
+ * (z0 + z1)/2 (z1 - z0) (the discrete gradient of a quadratic), and the
+ * step's work -ft s dt splits into that and the dissipated
+ *   N dt [sigma0 alpha zbar^2 |s| / |z_ss| + sigma1 z' s + sigma2 s^2],
+ * the first and last terms >= 0; the middle one < 0 only while the
+ * bristle stands beyond its steady state (|z| > |z_ss(s)|, alpha = 1,
+ * after the slip has quickened past a Stribeck fall), as in the
+ * continuous model (doc/friction.md).  psi is non-increasing in z, so z1
+ * is the unique root of an increasing g (slope >= 1) within [z0, z0 + dt
+ * psi(z0)]; the slip is a root of s - s_free - c ft(s), bracketed from
+ * s_free outwards and found by Illinois' regula falsi: never NaN. */
+
+/* |z_ss(v)|, m: the steady-state deflection. */
+static double
+ep_zss(const vb_friction *law, double v)
+{
+  double r = v / law->v_s;
+  return (law->mu_k + (law->mu_s - law->mu_k) * exp(-r * r)) / law->sigma0;
+}
+
+/* alpha(z, v), and its slope along |z| into *slope. */
+static double
+ep_alpha(const vb_friction *law, double z, double v, double zss, double *slope)
+{
+  *slope = 0.0;
+  if (v == 0.0 || z == 0.0 || (z > 0.0) != (v > 0.0))
+    return 0.0;
+  double az = fabs(z), zba = law->z_ba * zss;
+  if (az <= zba)
+    return 0.0;
+  if (az >= zss)
+    return 1.0;
+  double width = zss - zba, arg = M_PI * (az - 0.5 * (zss + zba)) / width;
+  *slope = 0.5 * M_PI / width * cos(arg);
+  return 0.5 * (1.0 + sin(arg));
+}
+
+/* The bristle rate psi(z, v) = v (1 - alpha z / z_ss(v)) = v - |v| alpha
+ * z / |z_ss|, m/s, and its slope along z (<= 0) into *slope. */
+static double
+ep_rate(const vb_friction *law, double z, double v, double zss, double *slope)
+{
+  double da, al = ep_alpha(law, z, v, zss, &da);
+  *slope = -fabs(v) / zss * (al + fabs(z) * da);
+  return v - fabs(v) * al * z / zss;
+}
+
+/* The deflection at the step's end under the mean slip v: the root of
+ * g(z1) = z1 - z0 - dt psi((z0 + z1)/2, v), increasing (g' >= 1), by
+ * Newton kept inside the bracket [z0, z0 + dt psi(z0)]. */
+static double
+ep_deflect(const vb_friction *law, double z0, double v, double dt)
+{
+  if (v == 0.0)
+    return z0;
+  double zss = ep_zss(law, v), sl, p0 = ep_rate(law, z0, v, zss, &sl);
+  if (p0 == 0.0)
+    return z0;
+  double lo = fmin(z0, z0 + dt * p0), hi = fmax(z0, z0 + dt * p0);
+  double z = z0 + dt * p0 / (1.0 - 0.5 * dt * sl);
+  for (int it = 0; it < 100; it++) {
+    double r = z - z0 - dt * ep_rate(law, 0.5 * (z0 + z), v, zss, &sl);
+    if (r == 0.0)
+      break;
+    if (r < 0.0)
+      lo = z;
+    else
+      hi = z;
+    double next = z - r / (1.0 - 0.5 * dt * sl);
+    if (!(next > lo && next < hi)) /* strictly: an end already tried would cycle */
+      next = 0.5 * (lo + hi);
+    if (next == z || hi - lo <= 2.0 * DBL_EPSILON * fmax(fabs(lo), fabs(hi))) {
+      z = next;
+      break;
+    }
+    z = next;
+  }
+  return z;
+}
+
+/* The force on b (N) at the mean slip v, its deflection at the step's end
+ * into *z1. */
+static double
+ep_force(const vb_friction *law, double n, double z0, double v, double dt, double *z1)
+{
+  *z1 = ep_deflect(law, z0, v, dt);
+  return -n * (law->sigma0 * (0.5 * (z0 + *z1)) + law->sigma1 * ((*z1 - z0) / dt) +
+               law->sigma2 * v);
+}
+
+/* The elasto-plastic local problem of a step: the mean slip v with v =
+ * s_free + c ft(v).  R(v) = v - s_free - c ft(v) is continuous and goes
+ * as (1 + c n sigma2) v at both ends (ft is bounded but for sigma2), so a
+ * bracket found by doubling a stride from s_free holds a root.  State:
+ * st[0] the bristle deflection z (m), st[1] the step's mean slip (m/s). */
+static double
+elastoplastic_local(const vb_friction *law, double n, double s_free, double c, double dt,
+                    int *broke, double *st)
+{
+  double z0 = st[0], z1, za, zb, fa, fb;
+  (void)broke;
+  if (!(n > 0.0)) { /* lifted off: no force, the bristle released */
+    st[0] = 0.0;
+    st[1] = s_free;
+    return 0.0;
+  }
+  double a = s_free;
+  fa = ep_force(law, n, z0, a, dt, &za);
+  double ra = -c * fa, b = a, rb = ra;
+  fb = fa;
+  zb = za;
+  if (ra != 0.0) {
+    double stride = fabs(ra);
+    int found = 0;
+    for (int k = 0; k < 2100 && isfinite(stride); k++, stride *= 2.0) {
+      b = s_free - copysign(stride, ra);
+      fb = ep_force(law, n, z0, b, dt, &zb);
+      rb = b - s_free - c * fb;
+      if (rb == 0.0 || (rb < 0.0) != (ra < 0.0)) {
+        found = 1;
+        break;
+      }
+      a = b, ra = rb;
+    }
+    if (!found) { /* cannot happen (R is unbounded both ways); stay finite */
+      st[0] = z0;
+      st[1] = s_free;
+      return 0.0;
+    }
+    /* Illinois: (a, ra) and (b, rb) of opposite signs, b the latest */
+    for (int it = 0; it < 200 && rb != 0.0; it++) {
+      double v = b - rb * (b - a) / (rb - ra);
+      if (!(v > fmin(a, b) && v < fmax(a, b)))
+        v = 0.5 * (a + b);
+      double f = ep_force(law, n, z0, v, dt, &z1), r = v - s_free - c * f;
+      if ((r < 0.0) != (rb < 0.0))
+        a = b, ra = rb;
+      else
+        ra *= 0.5;
+      b = v, rb = r, fb = f, zb = z1;
+      double floor = 4.0 * DBL_EPSILON * (fabs(v) + fabs(s_free) + fabs(c * f));
+      if (fabs(r) <= floor || fabs(b - a) <= 2.0 * DBL_EPSILON * fmax(fabs(a), fabs(b)))
+        break;
+    }
+  }
+  st[0] = zb;
+  st[1] = b;
+  return fb;
+}
+
+static void
+elastoplastic_start(const vb_friction *law, double s0, double *st)
+{
+  (void)law;
+  st[0] = 0.0; /* the bristle starts relaxed */
+  st[1] = s0;
+}
+
+/* A smooth law: never a set-valued stick (its presliding is the
+ * bristle's elastic deflection, not a stick), so neither the exact stick
+ * nor the catch of friction.c touches it. */
+static int
+elastoplastic_sticks(const double *st)
+{
+  (void)st;
+  return 0;
+}
+
+/* The steady-state coefficient at slip s (z' = 0, z = z_ss(s)): sigma0
+ * |z_ss(s)| + sigma2 |s| = mu_k + (mu_s - mu_k) exp(-(s/v_s)^2) + sigma2 |s|. */
+static double
+elastoplastic_curve(const vb_friction *law, double s)
+{
+  return law->sigma0 * ep_zss(law, s) + law->sigma2 * fabs(s);
+}
+
+/* The bristle's potential energy, N sigma0 z^2 / 2, J. */
+static double
+elastoplastic_stored(const vb_friction *law, double n, const double *st)
+{
+  return 0.5 * n * law->sigma0 * st[0] * st[0];
+}
+
+static double
+elastoplastic_deflection(const double *st)
+{
+  return st[0];
+}
+
+/* sigma0 > 0 and mu_k > 0 (z_ss > 0 at every slip, Dupont's condition),
+ * mu_k <= mu_s, v_s > 0, 0 <= z_ba < 1 (the breakaway below z_ss). */
+static int
+elastoplastic_valid(const vb_friction *law, char *why, size_t len)
+{
+  if (!(law->mu_k <= law->mu_s))
+    snprintf(why, len, "'mu_k' = %g is above 'mu_s' = %g (valid: mu_k <= mu_s)", law->mu_k,
+             law->mu_s);
+  else if (!(law->mu_k > 0.0))
+    snprintf(why, len, "'mu_k' = %g (valid: > 0: the steady-state deflection z_ss must be > 0)",
+             law->mu_k);
+  else if (!(law->sigma0 > 0.0))
+    snprintf(why, len, "'sigma0' = %g (valid: > 0, 1/m)", law->sigma0);
+  else if (!(law->v_s > 0.0))
+    snprintf(why, len, "'v_s' = %g (valid: > 0)", law->v_s);
+  else if (!(law->z_ba < 1.0))
+    snprintf(why, len,
+             "'z_ba' = %g (valid: >= 0 and < 1, a fraction of the steady-state deflection)",
+             law->z_ba);
+  else
+    return 1;
+  return 0;
+}
+
 #define UPARAM(name, field, unit, cond, what, lo, req, def)                                       \
   {                                                                                                \
     .key = name, .units = unit, .condition = cond, .doc = what,                                    \
@@ -534,9 +789,42 @@ static const vb_friction_info table[] = {
      .sticks = coulomb_sticks,
      .hold = exponential_hold,
      .curve = exponential_curve},
+    {.name = "elasto-plastic",
+     .doc = "ft = -N (sigma0 z + sigma1 z' + sigma2 s), z' = s (1 - alpha(z, s) z / z_ss(s)), the "
+            "elasto-plastic bristle with its deflection z as state (Dupont et al. 2002; Avanzini, "
+            "Serafin & Rocchesso 2005)",
+     .params = (const vb_friction_param[]){PARAM("mu_s", mu_s, ">= mu_k", "static coefficient, "
+                                                 "f_s = mu_s N", 0.0, 1, 0.0),
+                                           PARAM("mu_k", mu_k, "> 0 and <= mu_s",
+                                                 "Coulomb coefficient, f_c = mu_k N", 0.0, 1, 0.0),
+                                           UPARAM("v_s", v_s, "m/s", "> 0", "Stribeck velocity",
+                                                  0.0, 1, 0.0),
+                                           UPARAM("sigma0", sigma0, "1/m", "> 0",
+                                                  "bristle stiffness per newton of normal force",
+                                                  0.0, 1, 0.0),
+                                           UPARAM("sigma1", sigma1, "s/m", ">= 0",
+                                                  "bristle damping per newton of normal force",
+                                                  0.0, 1, 0.0),
+                                           UPARAM("sigma2", sigma2, "s/m", ">= 0 (default 0)",
+                                                  "viscous coefficient per newton of normal force",
+                                                  0.0, 0, 0.0),
+                                           PARAM("z_ba", z_ba, ">= 0 and < 1",
+                                                 "breakaway deflection, a fraction of |z_ss(s)|",
+                                                 0.0, 1, 0.0),
+                                           {.key = NULL}},
+     .kind = VB_FRICTION_ELASTOPLASTIC,
+     .nstate = 2,
+     .valid = elastoplastic_valid,
+     .local = elastoplastic_local,
+     .start = elastoplastic_start,
+     .sticks = elastoplastic_sticks,
+     .hold = coulomb_hold,
+     .curve = elastoplastic_curve,
+     .stored = elastoplastic_stored,
+     .deflection = elastoplastic_deflection},
 };
 #define NLAWS (int)(sizeof table / sizeof table[0])
-static const char choices[] = "coulomb, stribeck, bow, exponential";
+static const char choices[] = "coulomb, stribeck, bow, exponential, elasto-plastic";
 
 const vb_friction_info *
 vb_friction_info_of(vb_friction_kind kind)

@@ -367,7 +367,9 @@ vb_friction_state_copy(const vb_friction_model *fm, vb_friction_state *dst,
 }
 
 /* Energy of the coordinates at n: m vw^2/2 and m w2 w^2/2 (the two-level
- * family's, with its warped w2). */
+ * family's, with its warped w2), and what the laws' states store (the
+ * elasto-plastic bristle's N sigma0 z^2/2, under the normal force of the
+ * step that set z). */
 static void
 energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, double *pot)
 {
@@ -375,6 +377,9 @@ energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, do
     *kin += 0.5 * fm->mass[j] * fs->vw[j] * fs->vw[j];
     *pot += 0.5 * fm->mass[j] * fm->w2[j] * fs->w[j] * fs->w[j];
   }
+  for (int i = 0; i < fm->nfc; i++)
+    if (fm->info[i]->stored)
+      *pot += fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st + fm->st_first[i]);
 }
 
 void
@@ -444,6 +449,7 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     fs->dydrv[i] = dB - dA;
     fs->dyfree[i] = t_dot(fm, i, fs->dfree) + fs->dydrv[i];
     int c = fm->local[i];
+    double n_old = fs->normal[i];
     /* the normal force the contact's scheme holds over the step: fbar
      * (0 when the step solved no contact, or skipped this one), or the
      * prescribed one of a contact without a normal law (a bow) */
@@ -455,6 +461,14 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       fs->normal[i] = g > 0.0 ? g : 0.0;
     } else
       fs->normal[i] = fm->two_sided[i] ? fabs(f) : (f > 0.0 ? f : 0.0);
+    /* a law's stored energy scales with N (the elasto-plastic bristle's
+     * N sigma0 z^2/2): the change of N from the last step's to this one's
+     * at the state of n is the normal load's work on it, external */
+    if (fm->info[i]->stored && fs->normal[i] != n_old) {
+      const double *st = fs->st + fm->st_first[i];
+      ext += fm->info[i]->stored(fm->law[i], fs->normal[i], st) -
+             fm->info[i]->stored(fm->law[i], n_old, st);
+    }
   }
   if (nfc > 0) {
     int sweeps = 0;
@@ -503,6 +517,12 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
    * opposes the slip it leaves) and the walls' work -ft dy_walls */
   for (int i = 0; i < nfc; i++) {
     double dy = t_dot(fm, i, fs->dfree) + fs->dydrv[i], work = -fs->ft[i] * dy;
+    /* a law with a stored energy (the elasto-plastic bristle): the part
+     * of the work its state keeps is potential energy (energy() counts
+     * it), the rest friction work, dissipated */
+    if (fm->info[i]->stored)
+      work -= fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st + fm->st_first[i]) -
+              fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st_old + fm->st_first[i]);
     fs->slip[i] = dy / h;
     fs->work[i] += work;
     fs->work_min = fmin(fs->work_min, work);

@@ -125,3 +125,13 @@ vb_run_body_spin(const vb_run *run, int b)
       return fs->vw[j];
   return NAN;
 }
+
+double
+vb_run_friction_bristle(const vb_run *run, int c)
+{
+  const vb_friction_model *fm;
+  const vb_friction_state *fs;
+  int i = friction_index(run, c, &fm, &fs);
+  return i < 0 || !fm->info[i]->deflection ? NAN
+                                           : fm->info[i]->deflection(fs->st + fm->st_first[i]);
+}

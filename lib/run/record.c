@@ -88,6 +88,12 @@ contact_stick(const vb_run *run, int c)
   return vb_run_friction_sticks(run, c);
 }
 
+static double
+contact_bristle(const vb_run *run, int c)
+{
+  return vb_run_friction_bristle(run, c);
+}
+
 /* The recorded signals, in the order of the recording.  The energies
  * follow vb_energy. */
 static const vb_signal table[] = {
@@ -125,6 +131,9 @@ static const vb_signal table[] = {
      contact_friction_work, 0, 1},
     {"stick", "1", VB_SIGNAL_CONTACT, "1 while the contact sticks over the step into the sample, "
      "0 while it slips", contact_stick, 0, 1},
+    {"bristle", "m", VB_SIGNAL_CONTACT,
+     "bristle deflection z of an elasto-plastic friction law at the sample (its state)",
+     contact_bristle, 0, 3},
 };
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };
@@ -346,7 +355,8 @@ vb_signal_applies(const vb_signal *s, const vb_scene *sc, int i)
   if (!s->tangential)
     return 1;
   if (s->object == VB_SIGNAL_CONTACT)
-    return i >= 0 && i < sc->ncontacts && sc->contacts[i].friction.kind != VB_FRICTION_NONE;
+    return i >= 0 && i < sc->ncontacts && sc->contacts[i].friction.kind != VB_FRICTION_NONE &&
+           (s->tangential != 3 || vb_friction_info_of(sc->contacts[i].friction.kind)->deflection);
   if (s->object == VB_SIGNAL_POINT && (b = vb_signal_body(s, sc, i, &p)) >= 0)
     return sc->bodies[b].kind == VB_BODY_MASS && sc->bodies[b].has_w &&
            (s->tangential != 2 || sc->bodies[b].has_spin);

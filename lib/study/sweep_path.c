@@ -78,6 +78,12 @@ static const sweep_keys sweepable[] = {
       {"viscous", "s/m"},
       {"a", "s^2/m^2"},
       {NULL, NULL}}},
+    /* the elasto-plastic law's (issue 30, step 4) */
+    {"contacts.friction",
+     NULL,
+     NULL,
+     0,
+     {{"sigma0", "1/m"}, {"sigma1", "s/m"}, {"sigma2", "s/m"}, {"z_ba", "1"}, {NULL, NULL}}},
     /* a bow's prescribed normal force (issue 30, step 3) */
     {"contacts", NULL, NULL, 0, {{"normal_force", "N"}, {NULL, NULL}}},
     /* the analysis block (lib/run/analysis.c): the keys with a default may be

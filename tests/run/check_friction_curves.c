@@ -189,7 +189,7 @@ START_TEST(test_two_roots)
     /* state at n: 0 sticking, 1 slipping fast this way, 2 fast the other way */
     double st[2] = {from == 0 ? 1.0 : 0.0, from == 0 ? 0.0 : (from == 1 ? 0.05 : -0.05)};
     int broke = 0;
-    double ft = info->local(&law, n, S, c, &broke, st);
+    double ft = info->local(&law, n, S, c, 1e-4, &broke, st);
     double s = S + c * ft, want = from == 1 ? r[1] : r[0];
     printf("  from %s: slip %.12g m/s (scan %.12g), ft %.12g N\n",
            from == 0 ? "stick" : from == 1 ? "slip this way" : "slip the other way", s, want, ft);
@@ -224,7 +224,7 @@ START_TEST(test_random_local)
     double c = pow(10.0, -6.0 + 6.0 * u[2]), n = u[3] < 0.05 ? 0.0 : 10.0 * u[3];
     double st[2] = {u[4] < 0.3 ? 1.0 : 0.0, (u[4] - 0.65) * 0.2};
     int broke = u[4] > 0.9;
-    double ft = info->local(&law, n, sf, c, &broke, st);
+    double ft = info->local(&law, n, sf, c, 1e-4, &broke, st);
     ck_assert_msg(isfinite(ft), "ft %g at s_free %g, c %g, n %g", ft, sf, c, n);
     double s = sf + c * ft;
     if (info->sticks(st)) {
