@@ -34,10 +34,14 @@ struct vb_run;
 typedef struct vb_friction_model {
   double dt;            /* s */
   int nt;               /* tangential coordinates: the island's masses' w, then their
-                           spins' angles (issue 30, step 2) */
-  int nw;               /* the first nw of them are w (m), the rest spin angles (rad) */
+                           spins' angles (issue 30, step 2), then its modal bodies'
+                           modes along w (step 3) */
+  int nw;               /* the first nw of them are w (m), then spin angles (rad) */
+  int nmw;              /* from nmw on, modes along w (m): nmw - nw spins */
   int nfc;              /* the island's contacts with friction */
   const int *tbody;     /* [nt] scene body of each coordinate */
+  const int *tmode;     /* [nt] a mode along w: its index among the body's modes
+                           along w, -1 for a mass's w or a spin */
   const double *mass;   /* [nt] kg (a spin: its inertia, kg m^2) */
   const double *w2;     /* [nt] kw / m as the two-level family warps it, 1/s^2 */
   const double *sig;    /* [nt] cw / (2 m), warped, 1/s */
@@ -49,11 +53,19 @@ typedef struct vb_friction_model {
   const double *cc;     /* [nt] compliance of a step, m/N */
   const int *local;     /* [nfc] the contact's index in the island */
   const int *scene_c;   /* [nfc] and in the scene */
-  const int *ia, *ib;   /* [nfc] coordinate of body a and b, -1 for a wall */
+  const int *ia, *ib;   /* [nfc] coordinate of a mass a and b, -1 for a wall or a
+                           modal body */
   const int *sa, *sb;   /* [nfc] the spin coordinate of body a and b, -1 for none */
-  const double *ra, *rb; /* [nfc] their radii (0 without a spin), m: the contact's
-                           slip is T q' with T = +1 at w_b, -1 at w_a, +rb at b's
-                           spin, +ra at a's (vibro.h's vb_body says why) */
+  const double *ra, *rb; /* [nfc] their radii (0 without a spin), m */
+  const int *row_first; /* [nfc + 1] contact i's row of T is entries row_first[i] ..
+                           row_first[i + 1] - 1: its slip is T q' + the walls' rates,
+                           with T = +1 at a mass b's w, -1 at a mass a's, the radius
+                           at either's spin (vibro.h's vb_body says why), +shape at
+                           b's modes along w at its point and -shape at a's: a mass is
+                           a one-mode body with shape 1, a spin a column with weight
+                           its radius */
+  const int *row_j;     /* [row_first[nfc]] the coordinate of each entry */
+  const double *row_t;  /* [row_first[nfc]] its weight T_ij (1, m or m/rad) */
   const vb_drive **da;  /* [nfc] a wall a's w drive, or NULL (fixed, or a mass) */
   const vb_drive **db;  /* [nfc] the same for b */
   const double *Kt;     /* [nfc][nfc] tangential compliance of a step, m/N */
