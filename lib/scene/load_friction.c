@@ -368,6 +368,17 @@ vb_load_friction(vb_loader *ld, const config_setting_t *root)
                          "friction = { law = ...; } beside normal_force, or a normal law "
                          "instead of normal_force)");
     }
+    for (int side = 0; g && side < 2; side++) {
+      const vb_body *b = &sc->bodies[side ? ct->b : ct->a];
+      if (b->kind == VB_BODY_MODAL && b->nmodes == 0 && b->nwmodes > 0 && !ct->normal_given) {
+        snprintf(obj, sizeof obj, "contact '%s'", ct->group[0] ? ct->group : ct->name);
+        return vb_src_fail(ld, g, obj,
+                           "body '%s' moves only along w (directions = [\"w\"]), so a normal "
+                           "law has nothing to press (valid: normal_force and friction, or "
+                           "directions = [\"u\", \"w\"])",
+                           b->name);
+      }
+    }
     if (!g || vb_src_member(g, "friction") == NULL)
       continue;
     snprintf(obj, sizeof obj, "contact '%s'", ct->group[0] ? ct->group : ct->name);
