@@ -79,40 +79,102 @@ coordinate_of(const int *tbody, int nt, int b)
 }
 
 /* T_i . d: contact i's part of coordinate increments (or rates) d, summed
- * along its row (b's w, a's, b's spin, a's, b's modes, a's: for masses
- * the order and the values of (d_b - d_a) + rb d_sb + ra d_sa). */
+ * along its row (b's w, a's, b's spin, a's, b's modes, a's).  A row of at
+ * most four entries (masses and spins) is summed in its order, the values
+ * and the order of (d_b - d_a) + rb d_sb + ra d_sa; a longer one (modes
+ * along w) in four interleaved partial sums, so that the additions do not
+ * wait on each other (a 200-mode string's step is a few such sums). */
 static double
 t_dot(const vb_friction_model *fm, int i, const double *d)
 {
-  double y = 0.0;
-  for (int e = fm->row_first[i]; e < fm->row_first[i + 1]; e++)
-    y += fm->row_t[e] * d[fm->row_j[e]];
-  return y;
+  int e0 = fm->row_first[i], e1 = fm->row_first[i + 1];
+  const int *J = fm->row_j;
+  const double *T = fm->row_t;
+  if (e1 - e0 <= 4) {
+    double y = 0.0;
+    for (int e = e0; e < e1; e++)
+      y += T[e] * d[J[e]];
+    return y;
+  }
+  double y0 = 0.0, y1 = 0.0, y2 = 0.0, y3 = 0.0;
+  int e = e0;
+  if (fm->row_base[i] >= 0) {
+    /* the row's coordinates consecutive (a modal body against a wall):
+     * the same sums without the gather */
+    const double *dd = d + fm->row_base[i] - e0;
+    for (; e + 3 < e1; e += 4) {
+      y0 += T[e] * dd[e];
+      y1 += T[e + 1] * dd[e + 1];
+      y2 += T[e + 2] * dd[e + 2];
+      y3 += T[e + 3] * dd[e + 3];
+    }
+    for (; e < e1; e++)
+      y0 += T[e] * dd[e];
+    return (y0 + y1) + (y2 + y3);
+  }
+  for (; e + 3 < e1; e += 4) {
+    y0 += T[e] * d[J[e]];
+    y1 += T[e + 1] * d[J[e + 1]];
+    y2 += T[e + 2] * d[J[e + 2]];
+    y3 += T[e + 3] * d[J[e + 3]];
+  }
+  for (; e < e1; e++)
+    y0 += T[e] * d[J[e]];
+  return (y0 + y1) + (y2 + y3);
 }
 
-/* d += cc_j T_ij f over contact i's coordinates j: a step's force f. */
+/* d += cc_j T_ij f over contact i's coordinates j: a step's force f (a
+ * row of at most four entries as cc_j (T_ij f), a longer one, modes along
+ * w, with the products cc_j T_ij formed at compile time). */
 static void
 t_add_force(const vb_friction_model *fm, int i, double f, double *d)
 {
-  for (int e = fm->row_first[i]; e < fm->row_first[i + 1]; e++) {
-    int j = fm->row_j[e];
-    d[j] += fm->cc[j] * (fm->row_t[e] * f);
+  int e0 = fm->row_first[i], e1 = fm->row_first[i + 1];
+  const int *J = fm->row_j;
+  if (e1 - e0 <= 4) {
+    for (int e = e0; e < e1; e++)
+      d[J[e]] += fm->cc[J[e]] * (fm->row_t[e] * f);
+    return;
   }
+  const double *restrict tc = fm->row_tc;
+  if (fm->row_base[i] >= 0) {
+    double *restrict dd = d + fm->row_base[i] - e0;
+#pragma omp simd
+    for (int e = e0; e < e1; e++)
+      dd[e] += tc[e] * f;
+    return;
+  }
+  for (int e = e0; e < e1; e++)
+    d[J[e]] += tc[e] * f;
 }
 
-/* v += T_ij P / mass_j over contact i's coordinates j: an impulse P. */
+/* v += T_ij P / mass_j over contact i's coordinates j: an impulse P (a
+ * long row with T_ij / mass_j formed at compile time). */
 static void
 t_add_impulse(const vb_friction_model *fm, int i, double P, double *v)
 {
-  for (int e = fm->row_first[i]; e < fm->row_first[i + 1]; e++) {
-    int j = fm->row_j[e];
-    v[j] += fm->row_t[e] * P / fm->mass[j];
+  int e0 = fm->row_first[i], e1 = fm->row_first[i + 1];
+  const int *J = fm->row_j;
+  if (e1 - e0 <= 4) {
+    for (int e = e0; e < e1; e++)
+      v[J[e]] += fm->row_t[e] * P / fm->mass[J[e]];
+    return;
   }
+  const double *restrict tm = fm->row_tm;
+  if (fm->row_base[i] >= 0) {
+    double *restrict vv = v + fm->row_base[i] - e0;
+#pragma omp simd
+    for (int e = e0; e < e1; e++)
+      vv[e] += tm[e] * P;
+    return;
+  }
+  for (int e = e0; e < e1; e++)
+    v[J[e]] += tm[e] * P;
 }
 
 /* A body's entries in a contact's row: a mass's w (weight sign) or, for a
- * modal body, its modes along w with sign times their shapes at point p
- * (a zero shape, a node, left out); a spin's are added by the caller.
+ * modal body, all its modes along w with sign times their shapes at point
+ * p (consecutive coordinates); a spin's are added by the caller.
  * Returns the count; with j, t NULL it only counts. */
 static int
 row_entries(const vb_body *b, int p, int sign, int first_mode, int mass_j, int *j, double *t)
@@ -129,8 +191,6 @@ row_entries(const vb_body *b, int p, int sign, int first_mode, int mass_j, int *
     return 0;
   for (int k = 0; k < b->nwmodes; k++) {
     double sh = b->points[p].wshape[k];
-    if (sh == 0.0)
-      continue;
     if (j) {
       j[n] = first_mode + k;
       t[n] = sign > 0 ? sh : -sh;
@@ -176,11 +236,11 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
     return VB_OK;
   }
   /* doubles: mass, w2, sig, cq, cb, cc [nt], Kt [nfc^2], kv, ra, rb, given [nfc],
-   * row_t [nrow]; pointers: da, db, info, law, ndrive [nfc]; ints: tbody, touch,
+   * row_t, row_tc, row_tm [nrow]; pointers: da, db, info, law, ndrive [nfc]; ints: tbody, touch,
    * tmode [nt], local, scene_c, ia, ib, two_sided, alone, sa, sb [nfc], st_first,
    * row_first [nfc + 1], row_j [nrow] */
-  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + 4 * (size_t)nfc + (size_t)nrow;
-  size_t ni = 3 * (size_t)nt + 10 * (size_t)nfc + 2 + (size_t)nrow;
+  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + 4 * (size_t)nfc + 3 * (size_t)nrow;
+  size_t ni = 3 * (size_t)nt + 11 * (size_t)nfc + 2 + (size_t)nrow;
   size_t np = 5 * (size_t)nfc;
   vb_friction_model *fm = calloc(1, sizeof *fm);
   char *block = calloc(1, nd * sizeof(double) + np * sizeof(void *) + ni * sizeof(int) + 64);
@@ -200,6 +260,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   double *mass = d, *w2 = d + nt, *sig = d + 2 * nt, *cq = d + 3 * nt, *cb = d + 4 * nt;
   double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + (size_t)nfc * nfc;
   double *ra = kv + nfc, *rb = ra + nfc, *given = rb + nfc, *row_t = given + nfc;
+  double *row_tc = row_t + nrow, *row_tm = row_tc + nrow;
   const vb_drive **da = (const vb_drive **)p, **db = da + nfc;
   const vb_friction_info **info = (const vb_friction_info **)(db + nfc);
   const vb_friction **law = (const vb_friction **)(info + nfc);
@@ -207,7 +268,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   int *tbody = q, *local = q + nt, *scene_c = local + nfc, *ia = scene_c + nfc, *ib = ia + nfc;
   int *two_sided = ib + nfc, *st_first = two_sided + nfc, *alone = st_first + nfc + 1;
   int *touch = alone + nfc, *sa = touch + nt, *sb = sa + nfc, *tmode = sb + nfc;
-  int *row_first = tmode + nt, *row_j = row_first + nfc + 1;
+  int *row_first = tmode + nt, *row_j = row_first + nfc + 1, *row_base = row_j + nrow;
   fm->dt = m->dt;
   fm->nt = nt;
   fm->nw = nw;
@@ -312,8 +373,16 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
       row_t[at++] = ra[nfc];
     }
     row_first[nfc + 1] = at;
-    for (int e = row_first[nfc]; e < at; e++)
+    /* a long row of consecutive coordinates: its first, else -1 */
+    row_base[nfc] = at - row_first[nfc] > 4 ? row_j[row_first[nfc]] : -1;
+    for (int e = row_first[nfc]; row_base[nfc] >= 0 && e < at; e++)
+      if (row_j[e] != row_j[row_first[nfc]] + (e - row_first[nfc]))
+        row_base[nfc] = -1;
+    for (int e = row_first[nfc]; e < at; e++) {
       T[(size_t)nfc * nt + row_j[e]] += row_t[e];
+      row_tc[e] = cc[row_j[e]] * row_t[e];
+      row_tm[e] = row_t[e] / mass[row_j[e]];
+    }
     st_first[nfc + 1] = st_first[nfc] + info[nfc]->nstate;
     nfc++;
   }
@@ -329,6 +398,9 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   fm->row_first = row_first;
   fm->row_j = row_j;
   fm->row_t = row_t;
+  fm->row_tc = row_tc;
+  fm->row_base = row_base;
+  fm->row_tm = row_tm;
   for (int i = 0; i < nfc; i++)
     for (int k = 0; k < nfc; k++) {
       double s = 0.0;
@@ -453,10 +525,28 @@ vb_friction_state_copy(const vb_friction_model *fm, vb_friction_state *dst,
 static void
 energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, double *pot)
 {
-  for (int j = 0; j < fm->nt; j++) {
-    *kin += 0.5 * fm->mass[j] * fs->vw[j] * fs->vw[j];
-    *pot += 0.5 * fm->mass[j] * fm->w2[j] * fs->w[j] * fs->w[j];
+  const double *mass = fm->mass, *w2 = fm->w2, *w = fs->w, *vw = fs->vw;
+  double k = *kin, p = *pot;
+  int j = 0;
+  /* masses and spins in order, then modes along w in two interleaved
+   * pairs of sums (0 without them: the masses' sums unchanged) */
+  for (; j < fm->nmw; j++) {
+    k += 0.5 * mass[j] * vw[j] * vw[j];
+    p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
   }
+  double k1 = 0.0, k2 = 0.0, p1 = 0.0, p2 = 0.0;
+  for (; j + 1 < fm->nt; j += 2) {
+    k1 += 0.5 * mass[j] * vw[j] * vw[j];
+    p1 += 0.5 * mass[j] * w2[j] * w[j] * w[j];
+    k2 += 0.5 * mass[j + 1] * vw[j + 1] * vw[j + 1];
+    p2 += 0.5 * mass[j + 1] * w2[j + 1] * w[j + 1] * w[j + 1];
+  }
+  for (; j < fm->nt; j++) {
+    k1 += 0.5 * mass[j] * vw[j] * vw[j];
+    p1 += 0.5 * mass[j] * w2[j] * w[j] * w[j];
+  }
+  *kin = k + (k1 + k2);
+  *pot = p + (p1 + p2);
 }
 
 void
@@ -518,8 +608,15 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
   double diss = 0.0, ext = 0.0;
 
   /* free increments of the coordinates: w~ - w = cq w + cb vw */
-  for (int j = 0; j < nt; j++)
-    fs->dfree[j] = fm->cq[j] * fs->w[j] + fm->cb[j] * fs->vw[j];
+  {
+    const double *restrict cq = fm->cq, *restrict cb = fm->cb, *restrict w = fs->w;
+    const double *restrict vw = fs->vw;
+    double *restrict dfree = fs->dfree;
+    /* (element by element: vectorised, each value as the scalar rule's) */
+#pragma omp simd
+    for (int j = 0; j < nt; j++)
+      dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
+  }
   /* each contact's free relative increment, its walls' part, and its
    * normal force of the step */
   for (int i = 0; i < nfc; i++) {
@@ -578,9 +675,21 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     }
     t_add_force(fm, i, fs->ft[i], fs->dfree);
   }
-  for (int j = 0; j < nt; j++) {
-    double dw = fs->dfree[j];
-    diss += 2.0 * fm->mass[j] * fm->sig[j] * dw * dw / h;
+  {
+    /* the dampers' work: masses and spins in order, modes along w in two
+     * interleaved sums (as energy() does) */
+    const double *dfree = fs->dfree, *mass = fm->mass, *sig = fm->sig;
+    int j = 0;
+    for (; j < fm->nmw; j++)
+      diss += 2.0 * mass[j] * sig[j] * dfree[j] * dfree[j] / h;
+    double d1 = 0.0, d2 = 0.0;
+    for (; j + 1 < nt; j += 2) {
+      d1 += 2.0 * mass[j] * sig[j] * dfree[j] * dfree[j] / h;
+      d2 += 2.0 * mass[j + 1] * sig[j + 1] * dfree[j + 1] * dfree[j + 1] / h;
+    }
+    for (; j < nt; j++)
+      d1 += 2.0 * mass[j] * sig[j] * dfree[j] * dfree[j] / h;
+    diss += d1 + d2;
   }
   /* each contact's slip, friction work -ft dy (never negative: the law
    * opposes the slip it leaves) and the walls' work -ft dy_walls */
@@ -593,10 +702,15 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     ext += -fs->ft[i] * fs->dydrv[i];
   }
   /* move on: w^(n+1) = w^n + dw, vw^(n+1) = 2 dw / dt - vw^n */
-  for (int j = 0; j < nt; j++) {
-    double dw = fs->dfree[j];
-    fs->w[j] += dw;
-    fs->vw[j] = 2.0 * dw / h - fs->vw[j];
+  {
+    const double *restrict dfree = fs->dfree;
+    double *restrict w = fs->w, *restrict vw = fs->vw;
+#pragma omp simd
+    for (int j = 0; j < nt; j++) {
+      double dw = dfree[j];
+      w[j] += dw;
+      vw[j] = 2.0 * dw / h - vw[j];
+    }
   }
   /* The catch of a sticking contact's velocity.  The stick above holds
    * the step's mean slip (y^(n+1) - y^n)/dt at zero, which is what keeps

@@ -66,6 +66,10 @@ typedef struct vb_friction_model {
                            its radius */
   const int *row_j;     /* [row_first[nfc]] the coordinate of each entry */
   const double *row_t;  /* [row_first[nfc]] its weight T_ij (1, m or m/rad) */
+  const double *row_tc; /* [row_first[nfc]] cc_j T_ij and T_ij / mass_j, for a row of */
+  const double *row_tm; /* more than four entries (modes along w: friction.c) */
+  const int *row_base;  /* [nfc] such a row's first coordinate when its coordinates
+                           are consecutive (a modal body and a wall), else -1 */
   const vb_drive **da;  /* [nfc] a wall a's w drive, or NULL (fixed, or a mass) */
   const vb_drive **db;  /* [nfc] the same for b */
   const double *Kt;     /* [nfc][nfc] tangential compliance of a step, m/N */

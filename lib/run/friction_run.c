@@ -139,11 +139,26 @@ modal_point(const vb_run *run, int b, int p, int rate)
   const vb_friction_model *fm = run->model->islands[run->body_island[b]].fric;
   const vb_friction_state *fs = run->states[run->body_island[b]]->fric;
   const double *shape = sc->bodies[b].points[p].wshape, *x = rate ? fs->vw : fs->w;
-  double y = 0.0;
-  for (int j = fm ? fm->nmw : 0; fm && j < fm->nt; j++)
-    if (fm->tbody[j] == b)
-      y += shape[fm->tmode[j]] * x[j];
-  return fm ? y : NAN;
+  if (!fm)
+    return NAN;
+  /* the body's modes are consecutive coordinates, its mode 0 first */
+  int j0 = fm->nmw;
+  while (j0 < fm->nt && fm->tbody[j0] != b)
+    j0++;
+  int n = sc->bodies[b].nwmodes, k = 0;
+  if (j0 + n > fm->nt)
+    return NAN;
+  x += j0;
+  double y0 = 0.0, y1 = 0.0, y2 = 0.0, y3 = 0.0;
+  for (; k + 3 < n; k += 4) {
+    y0 += shape[k] * x[k];
+    y1 += shape[k + 1] * x[k + 1];
+    y2 += shape[k + 2] * x[k + 2];
+    y3 += shape[k + 3] * x[k + 3];
+  }
+  for (; k < n; k++)
+    y0 += shape[k] * x[k];
+  return (y0 + y1) + (y2 + y3);
 }
 
 double
