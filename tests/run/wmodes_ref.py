@@ -154,4 +154,37 @@ for fs in rates:
 order = -np.polyfit(np.log(rates), np.log(errs), 1)[0]
 check(1.9 < order < 2.1 and errs[-1] < 2e-8,
       f"two modes: observed order {order:.2f} (errors {', '.join(f'{e:.3g}' for e in errs)} m)")
+
+# ------------------------------------------------------------- refusals
+good = text(44100.0)
+bad = [
+    ('directions = ["u", "w"]', 'directions = ["u", "v"]',
+     "body 'bar': 'directions' element 2 is not a new direction 'u' or 'w'"),
+    ('directions = ["u", "w"]', 'directions = ["w", "w"]',
+     "body 'bar': 'directions' element 2 is not a new direction"),
+    ('directions = ["u", "w"]; ', '',
+     "body 'bar': 'wq0' gives modes along w, and the body has none"),
+    ('wq0 = [1.3e-4, -0.6e-4];', 'wq0 = [1.3e-4];', "body 'bar'"),
+    ('directions = ["u", "w"];', 'directions = ["u", "w"]; w_modes_file = "nofile.csv";',
+     "body 'bar': "),
+    ('directions = ["u", "w"];', 'directions = ["w"]; w_modes_file = "one.csv";',
+     "body 'bar': with directions = [\"w\"] the body's own modes are its modes along w"),
+    ('directions = ["u", "w"];', 'directions = ["u", "w"]; w_modes_file = "one.csv";',
+     "body 'bar': "),
+    ('normal_force = 1.3;', 'law = "power"; k = 1e7; alpha = 1.0;',
+     None),
+]
+for i, (old, new, want) in enumerate(bad):
+    t = good.replace(old, new)
+    if want is None:  # a normal law on a body that moves only along w
+        t = t.replace('directions = ["u", "w"]', 'directions = ["w"]')
+        want = "contact 'rub': body 'bar' moves only along w"
+    cfg = f"{tmp}/bad{i}.cfg"
+    with open(cfg, "w") as f:
+        f.write(t)
+    r = subprocess.run([vibro, "check", cfg], capture_output=True, text=True)
+    msg = (r.stderr + r.stdout).strip().splitlines()
+    msg = msg[0] if msg else ""
+    check(r.returncode != 0 and msg.startswith(cfg + ":") and want in msg,
+          f"refused (exit {r.returncode}): {msg}")
 sys.exit(1 if failed else 0)
