@@ -29,8 +29,9 @@
  * coordinates are distinct modes and the normal force does not depend on
  * the tangential one, so solving the normal contacts first and the friction
  * after them, with the normal force of the step, is the joint solution of
- * the step (a moving contact point or modes along both directions couple
- * them: doc/friction.md, what is not done yet).
+ * the step; so it is for a modal body's modes along w (step 3), distinct
+ * coordinates from its modes along u (a moving contact point or a circular
+ * gap would couple them: doc/friction.md, what is not done yet).
  *
  * Spin (issue 30, step 2).  A mass with a radius r and inertia I has a
  * second tangential coordinate, its spin angle theta (a free rotor: I
@@ -42,7 +43,16 @@
  * diag(cc) T^T carries the spin's compliance r^2 cc_theta = r^2 dt^2 /
  * (2 I) beside the mass's dt^2 / (2 m), so the stick solve holds rolling
  * without slipping exactly, and the spin's kinetic energy I theta'^2 / 2
- * joins the coordinates' energy. */
+ * joins the coordinates' energy.
+ *
+ * Modes along w (issue 30, step 3).  A modal body's modes along w are
+ * tangential coordinates too, each a one-mode oscillator (its modal mass,
+ * frequency and damping) stepped by the same rule, and a contact is
+ * joined to its bodies by a row of weights, T q' its slip: +1 and -1 at a
+ * mass's w as the contact's b and a, its radius at a spin, and +phi_j(p_b)
+ * and -phi_j(p_a) at the modes along w of a modal body b or a (their
+ * shapes at the contact's points).  A mass is thus a one-mode body of
+ * shape 1, and reproduces it to the bit (tests/run/wmodes_ref.py). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,10 @@
  * the scene keys (scene).
  *
  * Beside an island's modes along the normal u, its masses with a w
- * coordinate are tangential coordinates, each a one-mode oscillator along
- * w (mass m, spring kw and damper cw to ground) stepped by the island's
+ * coordinate, their spins and its modal bodies' modes along w (step 3) are
+ * tangential coordinates, each a one-mode oscillator along w (mass m,
+ * spring kw and damper cw to ground; a mode's modal mass, frequency and
+ * damping) stepped by the island's
  * two-level (trapezoidal) rule, and its contacts with friction join them
  * to each other or to walls moving along w.  Contact i's relative
  * tangential displacement is y_i = w_b - w_a (a wall's w is its drive), its
