@@ -10,6 +10,9 @@ sqrt(T rho), the bow at beta = x / L.  Measured on vibro's run:
   slip a share of the period within 15 % of beta, and during every stick the
   string's w velocity at the bow point equal to the bow's (to 1e-12 m/s);
   the energy balance to round-off.
+- The same scene with directions = ["u", "w"] (the preset gives both
+  polarisations): the motion along w the same bit for bit, the modes along u
+  at n f1.
 - Schelleng's bow-force limits (Schelleng, JASA 53, 1973, eq 5 and 7 as
   Woodhouse, Acta Acustica 89, 2003, writes them):
     F_max = 2 Z0 v_b / (beta (mu_s - mu_d)),
@@ -95,6 +98,18 @@ bal = f["signals/energy.total"][0] + f["signals/energy.dissipated"][0] - f["sign
 ext = np.max(np.abs(f["signals/energy.external"][0]))
 check(np.max(np.abs(bal - bal[0])) < 1e-11 * ext,
       f"energy balance {np.max(np.abs(bal - bal[0])):.2g} J of the bow's {ext:.3g} J")
+
+# both polarisations: the preset's modes along w are its modes along u
+g = run(text.replace('directions = ["w"]', 'directions = ["u", "w"]'), "both")
+same = all(np.array_equal(f["signals/" + k][:], g["signals/" + k][:])
+           for k in ("bodies.string.bowing.w", "bodies.string.bowing.vw", "bodies.string.far.w",
+                     "contacts.hair.ft", "contacts.hair.slip"))
+n = np.arange(1, len(g["signals/bodies.string.modes.freq"][0]) + 1)
+ferr = np.max(np.abs(g["signals/bodies.string.modes.freq"][0] / (n * f1) - 1))
+check(same and ferr < 1e-13 and np.all(g["signals/bodies.string.bowing.u"][0] == 0.0),
+      f"directions = [\"u\", \"w\"]: the motion along w the same bit for bit, the {len(n)} "
+      f"modes along u at n f1 to {ferr:.2g}, at rest along u (no normal law presses them)")
+g.close()
 
 # ------------------------------------------------- Schelleng's bow forces
 dmu = mu_s - mu_d
