@@ -13,7 +13,7 @@ sqrt(T rho), the bow at beta = x / L.  Measured on vibro's run:
 - The same scene with directions = ["u", "w"] (the preset gives both
   polarisations): the motion along w the same bit for bit, the modes along u
   at n f1.
-- Schelleng's bow-force limits (Schelleng, JASA 53, 1973, eq 5 and 7 as
+- Schelleng's bow-force limits (Schelleng, JASA 53, 1973, as
   Woodhouse, Acta Acustica 89, 2003, writes them):
     F_max = 2 Z0 v_b / (beta (mu_s - mu_d)),
     F_min = Z0^2 v_b / (2 beta^2 R (mu_s - mu_d)),
