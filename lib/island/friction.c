@@ -92,8 +92,9 @@ coordinate_of(const int *tbody, int nt, int b)
  * along its row (b's w, a's, b's spin, a's, b's modes, a's).  A row of at
  * most four entries (masses and spins) is summed in its order, the values
  * and the order of (d_b - d_a) + rb d_sb + ra d_sa; a longer one (modes
- * along w) in four interleaved partial sums, so that the additions do not
- * wait on each other (a 200-mode string's step is a few such sums). */
+ * along w) in partial sums (four interleaved ones, or vector lanes when
+ * its coordinates are consecutive), so that the additions do not wait on
+ * each other (a 200-mode string's step is a few such sums). */
 static double
 t_dot(const vb_friction_model *fm, int i, const double *d)
 {
@@ -110,17 +111,12 @@ t_dot(const vb_friction_model *fm, int i, const double *d)
   int e = e0;
   if (fm->row_base[i] >= 0) {
     /* the row's coordinates consecutive (a modal body against a wall):
-     * the same sums without the gather */
+     * vectorised partial sums without the gather */
     const double *dd = d + fm->row_base[i] - e0;
-    for (; e + 3 < e1; e += 4) {
-      y0 += T[e] * dd[e];
-      y1 += T[e + 1] * dd[e + 1];
-      y2 += T[e + 2] * dd[e + 2];
-      y3 += T[e + 3] * dd[e + 3];
-    }
-    for (; e < e1; e++)
-      y0 += T[e] * dd[e];
-    return (y0 + y1) + (y2 + y3);
+#pragma omp simd reduction(+ : y0)
+    for (int k = e0; k < e1; k++)
+      y0 += T[k] * dd[k];
+    return y0;
   }
   for (; e + 3 < e1; e += 4) {
     y0 += T[e] * d[J[e]];
@@ -538,25 +534,21 @@ energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, do
   const double *mass = fm->mass, *w2 = fm->w2, *w = fs->w, *vw = fs->vw;
   double k = *kin, p = *pot;
   int j = 0;
-  /* masses and spins in order, then modes along w in two interleaved
-   * pairs of sums (0 without them: the masses' sums unchanged) */
+  /* masses and spins in order, then modes along w in vectorised partial
+   * sums (0 without them: the masses' sums unchanged; the same order at
+   * every step and on every thread, so results stay deterministic) */
   for (; j < fm->nmw; j++) {
     k += 0.5 * mass[j] * vw[j] * vw[j];
     p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
   }
-  double k1 = 0.0, k2 = 0.0, p1 = 0.0, p2 = 0.0;
-  for (; j + 1 < fm->nt; j += 2) {
-    k1 += 0.5 * mass[j] * vw[j] * vw[j];
-    p1 += 0.5 * mass[j] * w2[j] * w[j] * w[j];
-    k2 += 0.5 * mass[j + 1] * vw[j + 1] * vw[j + 1];
-    p2 += 0.5 * mass[j + 1] * w2[j + 1] * w[j + 1] * w[j + 1];
+  double k1 = 0.0, p1 = 0.0;
+#pragma omp simd reduction(+ : k1, p1)
+  for (int i = j; i < fm->nt; i++) {
+    k1 += 0.5 * mass[i] * vw[i] * vw[i];
+    p1 += 0.5 * mass[i] * w2[i] * w[i] * w[i];
   }
-  for (; j < fm->nt; j++) {
-    k1 += 0.5 * mass[j] * vw[j] * vw[j];
-    p1 += 0.5 * mass[j] * w2[j] * w[j] * w[j];
-  }
-  *kin = k + (k1 + k2);
-  *pot = p + (p1 + p2);
+  *kin = k + k1;
+  *pot = p + p1;
 }
 
 void
@@ -686,20 +678,17 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     t_add_force(fm, i, fs->ft[i], fs->dfree);
   }
   {
-    /* the dampers' work: masses and spins in order, modes along w in two
-     * interleaved sums (as energy() does) */
+    /* the dampers' work: masses and spins in order, modes along w in
+     * vectorised partial sums (as energy() does) */
     const double *dfree = fs->dfree, *mass = fm->mass, *sig = fm->sig;
     int j = 0;
     for (; j < fm->nmw; j++)
       diss += 2.0 * mass[j] * sig[j] * dfree[j] * dfree[j] / h;
-    double d1 = 0.0, d2 = 0.0;
-    for (; j + 1 < nt; j += 2) {
-      d1 += 2.0 * mass[j] * sig[j] * dfree[j] * dfree[j] / h;
-      d2 += 2.0 * mass[j + 1] * sig[j + 1] * dfree[j + 1] * dfree[j + 1] / h;
-    }
-    for (; j < nt; j++)
-      d1 += 2.0 * mass[j] * sig[j] * dfree[j] * dfree[j] / h;
-    diss += d1 + d2;
+    double d1 = 0.0;
+#pragma omp simd reduction(+ : d1)
+    for (int i = j; i < nt; i++)
+      d1 += 2.0 * mass[i] * sig[i] * dfree[i] * dfree[i] / h;
+    diss += d1;
   }
   /* each contact's slip, friction work -ft dy (never negative: the law
    * opposes the slip it leaves) and the walls' work -ft dy_walls */
