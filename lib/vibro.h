@@ -263,6 +263,9 @@ typedef struct vb_point {
   double *shape;          /* [body's nmodes] displacement per unit modal
                              displacement; owned by the scene */
   double x, y;            /* position used by a preset, m (else 0) */
+  double *wshape;         /* [body's nwmodes] displacement along w per unit modal
+                             displacement of the modes along w (issue 30), NULL
+                             without them; owned by the scene */
 } vb_point;
 
 /* A body of the scene. */
@@ -314,6 +317,15 @@ typedef struct vb_body {
   double radius;  /* mass: lever of the contact point about the spin axis, m (> 0) */
   double inertia; /* mass: moment of inertia about the spin axis, kg m^2 (> 0) */
   double spin0;   /* mass: initial angular velocity, rad/s */
+  /* A modal body's modes along w (issue 30, `directions`; has_w set): each
+   * obeys wmodal_mass (q'' + 2 wsigma q' + omega^2 q) = sum over points
+   * wshape ft, a string's second polarisation.  The body's modes along u
+   * are nmodes (0 for directions = ["w"]). */
+  int nwmodes;
+  double *wfreq;       /* [nwmodes] undamped frequency, Hz */
+  double *wsigma;      /* [nwmodes] amplitude decay rate, 1/s */
+  double *wmodal_mass; /* [nwmodes] kg */
+  double *wq0, *wdq0;  /* [nwmodes] initial modal displacement m, velocity m/s */
 } vb_body;
 
 /* External forces at points. */
@@ -1165,6 +1177,11 @@ double vb_run_friction_bristle(const vb_run *run, int c);
  * body without a w coordinate. */
 double vb_run_body_w(const vb_run *run, int b);
 double vb_run_body_vw(const vb_run *run, int b);
+/* Point p of body b's w (m) and its rate (m/s) now: a modal body's sum
+ * over its modes along w of wshape q (issue 30), a mass's or a wall's as
+ * vb_run_body_w; NaN without a w direction. */
+double vb_run_point_w(const vb_run *run, int b, int p);
+double vb_run_point_vw(const vb_run *run, int b, int p);
 /* Body b's spin now, rad/s (vb_body's sign); NaN for a body without one. */
 double vb_run_body_spin(const vb_run *run, int b);
 /* Whether instance i of signal s concerns the scene: always, but for the

@@ -789,8 +789,11 @@ vb_kmethod_solve(const vb_kproblem *p)
   if (nc == 1) {
     double w = p->K[0];
     rc = solve_one(p, 0, p->xt[0], w, &p->x1[0]);
-    /* the force consistent with the modes' linear response */
-    p->fbar[0] = (p->xt[0] - p->x1[0]) / w;
+    /* the force consistent with the modes' linear response; none for a
+     * contact whose bodies have no modes along u (K = 0: a wall and a body
+     * that moves only along w, under a prescribed normal force, whose law
+     * is the k = 0 spring: load_friction.c refuses any other) */
+    p->fbar[0] = w != 0.0 ? (p->xt[0] - p->x1[0]) / w : 0.0;
     return rc;
   }
   /* the active-set Newton, but Gauss-Seidel for an island with a

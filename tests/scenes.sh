@@ -575,6 +575,22 @@ assert np.ptp(bal) < 1e-14, "balance moves by %g J" % np.ptp(bal)
 PY
 covered elastoplastic-squeak
 
+run bowed-string
+check "bowed-string: Helmholtz motion at f1, the bow point sticking at the bow's velocity" \
+  "$tmp/bowed-string.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+t, vw, stick = sig("time"), sig("bodies/string/bowing/vw"), sig("contacts/hair/stick")
+f1 = (50.0 / 2.87e-3) ** 0.5 / (2 * 0.33)
+start = t[1:][(stick[:-1] == 1) & (stick[1:] == 0) & (t[1:] > 0.15)]
+d = np.diff(start)
+assert len(d) >= 60 and np.all(np.abs(d * f1 - 1) < 0.01), "%d slips, intervals %g .. %g of 1/f1" % (len(d) + 1, d.min() * f1, d.max() * f1)
+k = (stick == 1) & (t > 0.15)
+assert np.abs(vw[k] - 0.1).max() < 1e-12, "stick velocity off by %g m/s" % np.abs(vw[k] - 0.1).max()
+bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
+assert np.ptp(bal) < 1e-12, "balance moves by %g J" % np.ptp(bal)
+PY
+covered bowed-string
+
 # every scene in scenes/ has its checks above
 for scene in "$srcdir"/scenes/*.cfg; do
   name=$(basename "$scene" .cfg)

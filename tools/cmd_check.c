@@ -89,9 +89,12 @@ print_bodies(const vb_scene *sc)
     else if (b->kind == VB_BODY_MASS)
       printf("body '%s': %s%smass %g kg, u0 %g m, v0 %g m/s%s\n", b->name, type, *type ? ", " : "",
              b->mass, b->u0, b->v0, b->c > 0.0 ? ", on a damper to ground" : "");
-    else if (b->kind == VB_BODY_MODAL)
+    else if (b->kind == VB_BODY_MODAL && b->nmodes > 0)
       printf("body '%s': %s%smodal, %d modes (%g .. %g Hz), %d points\n", b->name, type,
              *type ? ", " : "", b->nmodes, b->freq[0], b->freq[b->nmodes - 1], b->npoints);
+    else if (b->kind == VB_BODY_MODAL)
+      printf("body '%s': %s%smodal, no modes along u, %d points\n", b->name, type,
+             *type ? ", " : "", b->npoints);
     else
       printf("body '%s': wall at %g m%s\n", b->name, b->u0,
              b->drive.kind == VB_DRIVE_NONE ? "" : ", driven");
@@ -99,6 +102,9 @@ print_bodies(const vb_scene *sc)
     if (b->kind == VB_BODY_MASS && b->has_w)
       printf("  along w: w0 %g m, vw0 %g m/s, kw %g N/m, cw %g N s/m\n", b->w0, b->vw0, b->kw,
              b->cw);
+    if (b->kind == VB_BODY_MODAL && b->nwmodes > 0)
+      printf("  along w: %d modes (%g .. %g Hz)\n", b->nwmodes, b->wfreq[0],
+             b->wfreq[b->nwmodes - 1]);
     if (b->kind == VB_BODY_MASS && b->has_spin)
       printf("  spin: radius %g m, inertia %g kg m^2 (%.4g m r^2), spin0 %g rad/s\n", b->radius,
              b->inertia, b->inertia / (b->mass * b->radius * b->radius), b->spin0);

@@ -97,6 +97,10 @@ const char *vb_contact_label(const vb_scene *sc, const vb_contact *ct, char *buf
 /* Allocate a body's modal arrays (freq, sigma, modal_mass, q0, dq0,
  * gravity) and npoints points with their shapes, zeroed. */
 int vb_body_alloc_modes(vb_body *b, int nmodes, int npoints);
+/* Allocate a modal body's nwmodes modes along w (wfreq, wsigma,
+ * wmodal_mass, wq0, wdq0) and each of its points' wshape, zeroed (issue
+ * 30); after its points exist.  vb_body_clear frees them. */
+int vb_body_alloc_wmodes(vb_body *b, int nwmodes);
 /* Free a body's modal arrays and points. */
 void vb_body_clear_modes(vb_body *b);
 /* Free the data a drive owns (profile samples, noise components). */

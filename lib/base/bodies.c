@@ -29,6 +29,29 @@ vb_body_alloc_modes(vb_body *b, int nmodes, int npoints)
   return VB_OK;
 }
 
+/* A modal body's nwmodes modes along w (issue 30): wfreq, wsigma,
+ * wmodal_mass, wq0, wdq0 and each point's wshape, zeroed, in one block the
+ * body owns (vb_body_clear frees it). */
+int
+vb_body_alloc_wmodes(vb_body *b, int nwmodes)
+{
+  size_t m = (size_t)nwmodes;
+  free(b->wfreq);
+  b->wfreq = calloc(5 * m + (size_t)b->npoints * m + 1, sizeof(double));
+  if (!b->wfreq) {
+    b->nwmodes = 0;
+    return VB_ENOMEM;
+  }
+  b->nwmodes = nwmodes;
+  b->wsigma = b->wfreq + m;
+  b->wmodal_mass = b->wfreq + 2 * m;
+  b->wq0 = b->wfreq + 3 * m;
+  b->wdq0 = b->wfreq + 4 * m;
+  for (int p = 0; p < b->npoints; p++)
+    b->points[p].wshape = b->wfreq + 5 * m + (size_t)p * m;
+  return VB_OK;
+}
+
 /* Free a body's modal arrays, points and drive data. */
 void
 vb_body_clear_modes(vb_body *b)
@@ -58,6 +81,9 @@ vb_body_clear(vb_body *b)
   vb_body_clear_modes(b);
   vb_drive_clear(&b->drive);
   vb_drive_clear(&b->w_drive); /* issue 30 */
+  free(b->wfreq);
+  b->wfreq = b->wsigma = b->wmodal_mass = b->wq0 = b->wdq0 = NULL;
+  b->nwmodes = 0;
   free(b->dropped);
   b->dropped = NULL;
   b->ndropped = 0;

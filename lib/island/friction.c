@@ -29,8 +29,9 @@
  * coordinates are distinct modes and the normal force does not depend on
  * the tangential one, so solving the normal contacts first and the friction
  * after them, with the normal force of the step, is the joint solution of
- * the step (a moving contact point or modes along both directions couple
- * them: doc/friction.md, what is not done yet).
+ * the step; so it is for a modal body's modes along w (step 3), distinct
+ * coordinates from its modes along u (a moving contact point or a circular
+ * gap would couple them: doc/friction.md, what is not done yet).
  *
  * Spin (issue 30, step 2).  A mass with a radius r and inertia I has a
  * second tangential coordinate, its spin angle theta (a free rotor: I
@@ -42,7 +43,16 @@
  * diag(cc) T^T carries the spin's compliance r^2 cc_theta = r^2 dt^2 /
  * (2 I) beside the mass's dt^2 / (2 m), so the stick solve holds rolling
  * without slipping exactly, and the spin's kinetic energy I theta'^2 / 2
- * joins the coordinates' energy. */
+ * joins the coordinates' energy.
+ *
+ * Modes along w (issue 30, step 3).  A modal body's modes along w are
+ * tangential coordinates too, each a one-mode oscillator (its modal mass,
+ * frequency and damping) stepped by the same rule, and a contact is
+ * joined to its bodies by a row of weights, T q' its slip: +1 and -1 at a
+ * mass's w as the contact's b and a, its radius at a spin, and +phi_j(p_b)
+ * and -phi_j(p_a) at the modes along w of a modal body b or a (their
+ * shapes at the contact's points).  A mass is thus a one-mode body of
+ * shape 1, and reproduces it to the bit (tests/run/wmodes_ref.py). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,81 +88,174 @@ coordinate_of(const int *tbody, int nt, int b)
   return -1;
 }
 
-/* Contact i's row of T at coordinate j: its slip rate is sum_j T_ij q'_j
- * (+1 at b's w, -1 at a's, the radius at either's spin). */
-static double
-t_of(const vb_friction_model *fm, int i, int j)
-{
-  return (double)((fm->ib[i] == j) - (fm->ia[i] == j)) + (fm->sb[i] == j ? fm->rb[i] : 0.0) +
-         (fm->sa[i] == j ? fm->ra[i] : 0.0);
-}
-
-/* T_i . d: contact i's part of coordinate increments (or rates) d. */
+/* T_i . d: contact i's part of coordinate increments (or rates) d, summed
+ * along its row (b's w, a's, b's spin, a's, b's modes, a's).  A row of at
+ * most four entries (masses and spins) is summed in its order, the values
+ * and the order of (d_b - d_a) + rb d_sb + ra d_sa; a longer one (modes
+ * along w) in partial sums (four interleaved ones, or vector lanes when
+ * its coordinates are consecutive), so that the additions do not wait on
+ * each other (a 200-mode string's step is a few such sums). */
 static double
 t_dot(const vb_friction_model *fm, int i, const double *d)
 {
-  double y = (fm->ib[i] >= 0 ? d[fm->ib[i]] : 0.0) - (fm->ia[i] >= 0 ? d[fm->ia[i]] : 0.0);
-  if (fm->sb[i] >= 0)
-    y += fm->rb[i] * d[fm->sb[i]];
-  if (fm->sa[i] >= 0)
-    y += fm->ra[i] * d[fm->sa[i]];
-  return y;
+  int e0 = fm->row_first[i], e1 = fm->row_first[i + 1];
+  const int *J = fm->row_j;
+  const double *T = fm->row_t;
+  if (e1 - e0 <= 4) {
+    double y = 0.0;
+    for (int e = e0; e < e1; e++)
+      y += T[e] * d[J[e]];
+    return y;
+  }
+  double y0 = 0.0, y1 = 0.0, y2 = 0.0, y3 = 0.0;
+  int e = e0;
+  if (fm->row_base[i] >= 0) {
+    /* the row's coordinates consecutive (a modal body against a wall):
+     * vectorised partial sums without the gather */
+    const double *dd = d + fm->row_base[i] - e0;
+#pragma omp simd reduction(+ : y0)
+    for (int k = e0; k < e1; k++)
+      y0 += T[k] * dd[k];
+    return y0;
+  }
+  for (; e + 3 < e1; e += 4) {
+    y0 += T[e] * d[J[e]];
+    y1 += T[e + 1] * d[J[e + 1]];
+    y2 += T[e + 2] * d[J[e + 2]];
+    y3 += T[e + 3] * d[J[e + 3]];
+  }
+  for (; e < e1; e++)
+    y0 += T[e] * d[J[e]];
+  return (y0 + y1) + (y2 + y3);
 }
 
-/* d += cc_j T_ij f over contact i's coordinates j: a step's force f. */
+/* d += cc_j T_ij f over contact i's coordinates j: a step's force f (a
+ * row of at most four entries as cc_j (T_ij f), a longer one, modes along
+ * w, with the products cc_j T_ij formed at compile time). */
 static void
 t_add_force(const vb_friction_model *fm, int i, double f, double *d)
 {
-  if (fm->ib[i] >= 0)
-    d[fm->ib[i]] += fm->cc[fm->ib[i]] * f;
-  if (fm->ia[i] >= 0)
-    d[fm->ia[i]] -= fm->cc[fm->ia[i]] * f;
-  if (fm->sb[i] >= 0)
-    d[fm->sb[i]] += fm->cc[fm->sb[i]] * (fm->rb[i] * f);
-  if (fm->sa[i] >= 0)
-    d[fm->sa[i]] += fm->cc[fm->sa[i]] * (fm->ra[i] * f);
+  int e0 = fm->row_first[i], e1 = fm->row_first[i + 1];
+  const int *J = fm->row_j;
+  if (e1 - e0 <= 4) {
+    for (int e = e0; e < e1; e++)
+      d[J[e]] += fm->cc[J[e]] * (fm->row_t[e] * f);
+    return;
+  }
+  const double *restrict tc = fm->row_tc;
+  if (fm->row_base[i] >= 0) {
+    double *restrict dd = d + fm->row_base[i] - e0;
+#pragma omp simd
+    for (int e = e0; e < e1; e++)
+      dd[e] += tc[e] * f;
+    return;
+  }
+  for (int e = e0; e < e1; e++)
+    d[J[e]] += tc[e] * f;
 }
 
-/* v += T_ij P / mass_j over contact i's coordinates j: an impulse P. */
+/* v += T_ij P / mass_j over contact i's coordinates j: an impulse P (a
+ * long row with T_ij / mass_j formed at compile time). */
 static void
 t_add_impulse(const vb_friction_model *fm, int i, double P, double *v)
 {
-  if (fm->ib[i] >= 0)
-    v[fm->ib[i]] += P / fm->mass[fm->ib[i]];
-  if (fm->ia[i] >= 0)
-    v[fm->ia[i]] -= P / fm->mass[fm->ia[i]];
-  if (fm->sb[i] >= 0)
-    v[fm->sb[i]] += fm->rb[i] * P / fm->mass[fm->sb[i]];
-  if (fm->sa[i] >= 0)
-    v[fm->sa[i]] += fm->ra[i] * P / fm->mass[fm->sa[i]];
+  int e0 = fm->row_first[i], e1 = fm->row_first[i + 1];
+  const int *J = fm->row_j;
+  if (e1 - e0 <= 4) {
+    for (int e = e0; e < e1; e++)
+      v[J[e]] += fm->row_t[e] * P / fm->mass[J[e]];
+    return;
+  }
+  const double *restrict tm = fm->row_tm;
+  if (fm->row_base[i] >= 0) {
+    double *restrict vv = v + fm->row_base[i] - e0;
+#pragma omp simd
+    for (int e = e0; e < e1; e++)
+      vv[e] += tm[e] * P;
+    return;
+  }
+  for (int e = e0; e < e1; e++)
+    v[J[e]] += tm[e] * P;
+}
+
+/* A body's entries in a contact's row: a mass's w (weight sign) or, for a
+ * modal body, all its modes along w with sign times their shapes at point
+ * p (consecutive coordinates); a spin's are added by the caller.
+ * Returns the count; with j, t NULL it only counts. */
+static int
+row_entries(const vb_body *b, int p, int sign, int first_mode, int mass_j, int *j, double *t)
+{
+  int n = 0;
+  if (b->kind == VB_BODY_MASS && mass_j >= 0) {
+    if (j) {
+      j[0] = mass_j;
+      t[0] = (double)sign;
+    }
+    return 1;
+  }
+  if (b->kind != VB_BODY_MODAL || first_mode < 0)
+    return 0;
+  for (int k = 0; k < b->nwmodes; k++) {
+    double sh = b->points[p].wshape[k];
+    if (j) {
+      j[n] = first_mode + k;
+      t[n] = sign > 0 ? sh : -sh;
+    }
+    n++;
+  }
+  return n;
 }
 
 int
 vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err, size_t errlen)
 {
   const vb_scene *sc = m->scene;
-  int nt = 0, nw = 0, nfc = 0;
+  int nt = 0, nw = 0, nsp = 0, nfc = 0, nrow = 0;
   *out = NULL;
   for (int i = 0; i < m->nb; i++) {
     const vb_body *b = &sc->bodies[m->bodies[i]];
     nw += b->kind == VB_BODY_MASS && b->has_w;
-    nt += b->kind == VB_BODY_MASS && b->has_w ? 1 + b->has_spin : 0;
+    nsp += b->kind == VB_BODY_MASS && b->has_w && b->has_spin;
+    nt += b->kind == VB_BODY_MODAL ? b->nwmodes : 0;
   }
-  for (int c = 0; c < m->nc; c++)
-    nfc += m->cts[c].friction.kind != VB_FRICTION_NONE;
-  if (nt == 0 && nfc == 0)
+  nt += nw + nsp;
+  /* each body's first mode along w among the coordinates */
+  int *mfirst = malloc(((size_t)m->nb + 1) * sizeof *mfirst);
+  if (!mfirst)
+    return vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory building friction",
+                   sc->name);
+  for (int i = 0, at = nw + nsp; i < m->nb; i++) {
+    const vb_body *b = &sc->bodies[m->bodies[i]];
+    mfirst[i] = b->kind == VB_BODY_MODAL && b->nwmodes > 0 ? at : -1;
+    at += mfirst[i] >= 0 ? b->nwmodes : 0;
+  }
+  for (int c = 0; c < m->nc; c++) {
+    const vb_contact *ct = &m->cts[c];
+    if (ct->friction.kind == VB_FRICTION_NONE)
+      continue;
+    nfc++;
+    /* a generous count: every mode, both w's and both spins */
+    nrow += 4 + sc->bodies[ct->a].nwmodes + sc->bodies[ct->b].nwmodes;
+  }
+  if (nt == 0 && nfc == 0) {
+    free(mfirst);
     return VB_OK;
-  /* doubles: mass, w2, sig, cq, cb, cc [nt], Kt [nfc^2], kv, ra, rb, given [nfc];
-   * pointers: da, db, info, law, ndrive [nfc]; ints: tbody, touch [nt], local,
-   * scene_c, ia, ib, two_sided, alone, sa, sb [nfc], st_first [nfc + 1] */
-  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + 4 * (size_t)nfc;
-  size_t ni = 2 * (size_t)nt + 9 * (size_t)nfc + 1;
+  }
+  /* doubles: mass, w2, sig, cq, cb, cc [nt], Kt [nfc^2], kv, ra, rb, given [nfc],
+   * row_t, row_tc, row_tm [nrow]; pointers: da, db, info, law, ndrive [nfc]; ints: tbody, touch,
+   * tmode [nt], local, scene_c, ia, ib, two_sided, alone, sa, sb [nfc], st_first,
+   * row_first [nfc + 1], row_j [nrow] */
+  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + 4 * (size_t)nfc + 3 * (size_t)nrow;
+  size_t ni = 3 * (size_t)nt + 11 * (size_t)nfc + 2 + (size_t)nrow;
   size_t np = 5 * (size_t)nfc;
   vb_friction_model *fm = calloc(1, sizeof *fm);
   char *block = calloc(1, nd * sizeof(double) + np * sizeof(void *) + ni * sizeof(int) + 64);
-  if (!fm || !block) {
+  double *T = calloc((size_t)nfc * nt + 1, sizeof *T);
+  if (!fm || !block || !T) {
     free(fm);
     free(block);
+    free(T);
+    free(mfirst);
     return vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory building friction",
                    sc->name);
   }
@@ -162,63 +265,82 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   int *q = (int *)(p + np);
   double *mass = d, *w2 = d + nt, *sig = d + 2 * nt, *cq = d + 3 * nt, *cb = d + 4 * nt;
   double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + (size_t)nfc * nfc;
-  double *ra = kv + nfc, *rb = ra + nfc, *given = rb + nfc;
+  double *ra = kv + nfc, *rb = ra + nfc, *given = rb + nfc, *row_t = given + nfc;
+  double *row_tc = row_t + nrow, *row_tm = row_tc + nrow;
   const vb_drive **da = (const vb_drive **)p, **db = da + nfc;
   const vb_friction_info **info = (const vb_friction_info **)(db + nfc);
   const vb_friction **law = (const vb_friction **)(info + nfc);
   const vb_drive **ndrive = (const vb_drive **)(law + nfc);
   int *tbody = q, *local = q + nt, *scene_c = local + nfc, *ia = scene_c + nfc, *ib = ia + nfc;
   int *two_sided = ib + nfc, *st_first = two_sided + nfc, *alone = st_first + nfc + 1;
-  int *touch = alone + nfc, *sa = touch + nt, *sb = sa + nfc;
+  int *touch = alone + nfc, *sa = touch + nt, *sb = sa + nfc, *tmode = sb + nfc;
+  int *row_first = tmode + nt, *row_j = row_first + nfc + 1, *row_base = row_j + nrow;
   fm->dt = m->dt;
   fm->nt = nt;
   fm->nw = nw;
+  fm->nmw = nw + nsp;
   fm->nfc = nfc;
   /* the coordinates, in the island's body order (by name: model.c): the
    * masses' w, then the spins' angles (a free rotor: inertia, no spring,
-   * no damper), each stepped by the same two-level rule */
+   * no damper), then the modal bodies' modes along w, each stepped by the
+   * same two-level rule */
   nt = 0;
-  for (int k = 0; k < 2 * m->nb; k++) {
+  for (int k = 0; k < 3 * m->nb; k++) {
     int pass = k / m->nb, i = k % m->nb;
     const vb_body *b = &sc->bodies[m->bodies[i]];
-    if (b->kind != VB_BODY_MASS || !b->has_w || (pass == 1 && !b->has_spin))
-      continue;
-    double w0 = pass == 0 ? sqrt(b->kw / b->mass) : 0.0;
-    vb_mode_in in = {.freq = w0 / (2.0 * M_PI),
-                     .sigma = pass == 0 ? b->cw / (2.0 * b->mass) : 0.0,
-                     .mass = pass == 0 ? b->mass : b->inertia,
-                     .fs = 1.0 / m->dt,
-                     .dt = m->dt};
-    vb_mode_coef co;
-    char why[160];
-    if (vb_mode_two_level(&in, &co, why, sizeof why) != VB_OK) {
-      vb_friction_model_free(fm);
-      return vb_errf(err, errlen, VB_EINVAL, "%s:%d: body '%s': its %s%s", sc->path, b->line,
-                     b->name, pass == 0 ? "w coordinate" : "spin", why);
+    int nmodes = pass == 2 ? (b->kind == VB_BODY_MODAL ? b->nwmodes : 0)
+                           : (b->kind == VB_BODY_MASS && b->has_w && (pass == 0 || b->has_spin));
+    for (int mode = 0; mode < nmodes; mode++) {
+      double w0 = pass == 0 ? sqrt(b->kw / b->mass) : 0.0;
+      vb_mode_in in = {.freq = pass == 2 ? b->wfreq[mode] : w0 / (2.0 * M_PI),
+                       .sigma = pass == 0   ? b->cw / (2.0 * b->mass)
+                                : pass == 2 ? b->wsigma[mode]
+                                            : 0.0,
+                       .mass = pass == 0 ? b->mass : pass == 2 ? b->wmodal_mass[mode] : b->inertia,
+                       .fs = 1.0 / m->dt,
+                       .dt = m->dt};
+      vb_mode_coef co;
+      char why[160];
+      if (vb_mode_two_level(&in, &co, why, sizeof why) != VB_OK) {
+        free(T);
+        free(mfirst);
+        vb_friction_model_free(fm);
+        return vb_errf(err, errlen, VB_EINVAL, "%s:%d: body '%s': its %s%s", sc->path, b->line,
+                       b->name, pass == 0 ? "w coordinate" : pass == 1 ? "spin" : "mode along w",
+                       why);
+      }
+      tbody[nt] = m->bodies[i];
+      tmode[nt] = pass == 2 ? mode : -1;
+      mass[nt] = in.mass;
+      w2[nt] = co.w2;
+      sig[nt] = co.sig;
+      cq[nt] = -0.5 * m->dt * co.w2 * co.cb; /* ca - 1 = -dt w2 / D, cb = 2 / D */
+      cb[nt] = co.cb;
+      cc[nt] = co.cc;
+      nt++;
     }
-    tbody[nt] = m->bodies[i];
-    mass[nt] = in.mass;
-    w2[nt] = co.w2;
-    sig[nt] = co.sig;
-    cq[nt] = -0.5 * m->dt * co.w2 * co.cb; /* ca - 1 = -dt w2 / D, cb = 2 / D */
-    cb[nt] = co.cb;
-    cc[nt] = co.cc;
-    nt++;
   }
-  /* the contacts with friction, in the island's contact order */
+  /* the contacts with friction, in the island's contact order, and their
+   * rows of T */
   nfc = 0;
   st_first[0] = 0;
+  row_first[0] = 0;
   for (int c = 0; c < m->nc; c++) {
     const vb_contact *ct = &m->cts[c];
     if (ct->friction.kind == VB_FRICTION_NONE)
       continue;
     const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
+    int la = -1, lb = -1;
+    for (int i = 0; i < m->nb; i++) {
+      la = m->bodies[i] == ct->a ? i : la;
+      lb = m->bodies[i] == ct->b ? i : lb;
+    }
     local[nfc] = c;
     scene_c[nfc] = m->contacts[c];
-    ia[nfc] = coordinate_of(tbody, nw, ct->a);
-    ib[nfc] = coordinate_of(tbody, nw, ct->b);
-    sa[nfc] = a->has_spin ? nw + coordinate_of(tbody + nw, nt - nw, ct->a) : -1;
-    sb[nfc] = b->has_spin ? nw + coordinate_of(tbody + nw, nt - nw, ct->b) : -1;
+    ia[nfc] = a->kind == VB_BODY_MASS ? coordinate_of(tbody, nw, ct->a) : -1;
+    ib[nfc] = b->kind == VB_BODY_MASS ? coordinate_of(tbody, nw, ct->b) : -1;
+    sa[nfc] = a->has_spin ? nw + coordinate_of(tbody + nw, nsp, ct->a) : -1;
+    sb[nfc] = b->has_spin ? nw + coordinate_of(tbody + nw, nsp, ct->b) : -1;
     ra[nfc] = sa[nfc] >= 0 ? a->radius : 0.0;
     rb[nfc] = sb[nfc] >= 0 ? b->radius : 0.0;
     da[nfc] = w_drive_of(a);
@@ -231,47 +353,85 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
                                                                               : NULL;
     /* the loader refuses these (load_friction.c); a model of a scene
      * built otherwise says so too */
-    if (!info[nfc] || !ct->scheme->friction || (ia[nfc] < 0 && a->kind != VB_BODY_WALL) ||
-        (ib[nfc] < 0 && b->kind != VB_BODY_WALL)) {
+    int ma = la >= 0 ? mfirst[la] : -1, mb = lb >= 0 ? mfirst[lb] : -1;
+    if (!info[nfc] || !ct->scheme->friction ||
+        (ia[nfc] < 0 && ma < 0 && a->kind != VB_BODY_WALL) ||
+        (ib[nfc] < 0 && mb < 0 && b->kind != VB_BODY_WALL)) {
+      free(T);
+      free(mfirst);
       vb_friction_model_free(fm);
       return vb_errf(err, errlen, VB_EINVAL,
                      "%s:%d: contact '%s': friction needs a scheme that steps it and bodies "
-                     "with a w coordinate (valid: masses with w0, vw0, kw or cw, and walls)",
+                     "with a w direction (valid: masses with w0, vw0, kw or cw, modal bodies "
+                     "with directions along w, and walls)",
                      sc->path, ct->line, ct->name);
+    }
+    /* the row: b's w (or modes), a's, b's spin, a's */
+    int at = row_first[nfc];
+    at += row_entries(b, ct->pb, +1, mb, ib[nfc], row_j + at, row_t + at);
+    at += row_entries(a, ct->pa, -1, ma, ia[nfc], row_j + at, row_t + at);
+    if (sb[nfc] >= 0) {
+      row_j[at] = sb[nfc];
+      row_t[at++] = rb[nfc];
+    }
+    if (sa[nfc] >= 0) {
+      row_j[at] = sa[nfc];
+      row_t[at++] = ra[nfc];
+    }
+    row_first[nfc + 1] = at;
+    /* a long row of consecutive coordinates: its first, else -1 */
+    row_base[nfc] = at - row_first[nfc] > 4 ? row_j[row_first[nfc]] : -1;
+    for (int e = row_first[nfc]; row_base[nfc] >= 0 && e < at; e++)
+      if (row_j[e] != row_j[row_first[nfc]] + (e - row_first[nfc]))
+        row_base[nfc] = -1;
+    for (int e = row_first[nfc]; e < at; e++) {
+      T[(size_t)nfc * nt + row_j[e]] += row_t[e];
+      row_tc[e] = cc[row_j[e]] * row_t[e];
+      row_tm[e] = row_t[e] / mass[row_j[e]];
     }
     st_first[nfc + 1] = st_first[nfc] + info[nfc]->nstate;
     nfc++;
   }
-  /* Kt = T diag(cc) T^T and kv = T diag(1/mass) T^T's diagonal, T[i][ib] =
-   * +1, T[i][ia] = -1, T[i][sb] = rb, T[i][sa] = ra (the spin's compliance
-   * r^2 cc beside the w's) */
+  free(mfirst);
+  /* Kt = T diag(cc) T^T and kv = T diag(1/mass) T^T's diagonal (the spin's
+   * compliance r^2 cc beside the w's, a mode's shape^2 cc) */
   fm->ia = ia;
   fm->ib = ib;
   fm->sa = sa;
   fm->sb = sb;
   fm->ra = ra;
   fm->rb = rb;
+  fm->row_first = row_first;
+  fm->row_j = row_j;
+  fm->row_t = row_t;
+  fm->row_tc = row_tc;
+  fm->row_base = row_base;
+  fm->row_tm = row_tm;
   for (int i = 0; i < nfc; i++)
     for (int k = 0; k < nfc; k++) {
       double s = 0.0;
       for (int j = 0; j < nt; j++)
-        s += t_of(fm, i, j) * cc[j] * t_of(fm, k, j);
+        s += T[(size_t)i * nt + j] * cc[j] * T[(size_t)k * nt + j];
       Kt[(size_t)i * nfc + k] = s;
     }
   for (int i = 0; i < nfc; i++) {
     kv[i] = 0.0;
     for (int j = 0; j < nt; j++)
-      kv[i] += t_of(fm, i, j) * t_of(fm, i, j) / mass[j];
-    if (ia[i] >= 0)
-      touch[ia[i]]++;
-    if (ib[i] >= 0)
-      touch[ib[i]]++;
+      kv[i] += T[(size_t)i * nt + j] * T[(size_t)i * nt + j] / mass[j];
+    for (int e = row_first[i]; e < row_first[i + 1]; e++)
+      touch[row_j[e]]++;
   }
-  for (int i = 0; i < nfc; i++)
-    alone[i] = sa[i] < 0 && sb[i] < 0 &&
-               ((ia[i] < 0 && ib[i] >= 0 && touch[ib[i]] == 1) ||
-                (ib[i] < 0 && ia[i] >= 0 && touch[ia[i]] == 1));
+  free(T);
+  /* a contact of a wall and one coordinate of weight +-1 (a mass, or a
+   * one-mode body of shape +-1 at its point) that no other contact moves */
+  for (int i = 0; i < nfc; i++) {
+    int e = row_first[i];
+    alone[i] = row_first[i + 1] - e == 1 && fabs(row_t[e]) == 1.0 && touch[row_j[e]] == 1 &&
+               (da[i] || sc->bodies[m->cts[local[i]].a].kind == VB_BODY_WALL) !=
+                   (db[i] || sc->bodies[m->cts[local[i]].b].kind == VB_BODY_WALL);
+  }
   fm->tbody = tbody;
+  fm->tmode = tmode;
   fm->mass = mass;
   fm->w2 = w2;
   fm->sig = sig;
@@ -373,10 +533,24 @@ vb_friction_state_copy(const vb_friction_model *fm, vb_friction_state *dst,
 static void
 energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, double *pot)
 {
-  for (int j = 0; j < fm->nt; j++) {
-    *kin += 0.5 * fm->mass[j] * fs->vw[j] * fs->vw[j];
-    *pot += 0.5 * fm->mass[j] * fm->w2[j] * fs->w[j] * fs->w[j];
+  const double *mass = fm->mass, *w2 = fm->w2, *w = fs->w, *vw = fs->vw;
+  double k = *kin, p = *pot;
+  int j = 0;
+  /* masses and spins in order, then modes along w in vectorised partial
+   * sums (0 without them: the masses' sums unchanged; the same order at
+   * every step and on every thread, so results stay deterministic) */
+  for (; j < fm->nmw; j++) {
+    k += 0.5 * mass[j] * vw[j] * vw[j];
+    p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
   }
+  double k1 = 0.0, p1 = 0.0;
+#pragma omp simd reduction(+ : k1, p1)
+  for (int i = j; i < fm->nt; i++) {
+    k1 += 0.5 * mass[i] * vw[i] * vw[i];
+    p1 += 0.5 * mass[i] * w2[i] * w[i] * w[i];
+  }
+  *kin = k + k1;
+  *pot = p + p1;
   for (int i = 0; i < fm->nfc; i++)
     if (fm->info[i]->stored)
       *pot += fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st + fm->st_first[i]);
@@ -410,8 +584,10 @@ vb_friction_start(const vb_island_model *m, vb_island_state *s)
     return;
   const vb_scene *sc = m->scene;
   for (int j = 0; j < fm->nt; j++) {
-    fs->w[j] = j < fm->nw ? sc->bodies[fm->tbody[j]].w0 : 0.0; /* a spin's angle from 0 */
-    fs->vw[j] = j < fm->nw ? sc->bodies[fm->tbody[j]].vw0 : sc->bodies[fm->tbody[j]].spin0;
+    const vb_body *b = &sc->bodies[fm->tbody[j]];
+    /* a spin's angle from 0; a mode along w from its wq0, wdq0 */
+    fs->w[j] = j < fm->nw ? b->w0 : j >= fm->nmw ? b->wq0[fm->tmode[j]] : 0.0;
+    fs->vw[j] = j < fm->nw ? b->vw0 : j >= fm->nmw ? b->wdq0[fm->tmode[j]] : b->spin0;
   }
   for (int i = 0; i < fm->nfc; i++) {
     double s0 = slip_rate(fm, fs->vw, i, 0.0);
@@ -439,8 +615,15 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
   double diss = 0.0, ext = 0.0;
 
   /* free increments of the coordinates: w~ - w = cq w + cb vw */
-  for (int j = 0; j < nt; j++)
-    fs->dfree[j] = fm->cq[j] * fs->w[j] + fm->cb[j] * fs->vw[j];
+  {
+    const double *restrict cq = fm->cq, *restrict cb = fm->cb, *restrict w = fs->w;
+    const double *restrict vw = fs->vw;
+    double *restrict dfree = fs->dfree;
+    /* (element by element: vectorised, each value as the scalar rule's) */
+#pragma omp simd
+    for (int j = 0; j < nt; j++)
+      dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
+  }
   /* each contact's free relative increment, its walls' part, and its
    * normal force of the step */
   for (int i = 0; i < nfc; i++) {
@@ -499,19 +682,27 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
    * 0 to the bit; dfree + cc (-dfree / cc) would leave an ulp of dfree a
    * step), its force the one that does that. */
   for (int i = 0; i < nfc; i++) {
-    int b = fm->ib[i], a = fm->ia[i];
     if (fm->alone[i] && fm->info[i]->sticks(fs->st + fm->st_first[i])) {
-      int j = b >= 0 ? b : a;
-      double dw = b >= 0 ? -fs->dydrv[i] : fs->dydrv[i];
-      fs->ft[i] = (b >= 0 ? 1.0 : -1.0) * (dw - fs->dfree[j]) / fm->cc[j];
+      int e = fm->row_first[i], j = fm->row_j[e];
+      double t = fm->row_t[e], dw = -fs->dydrv[i] * t; /* t = +-1 */
+      fs->ft[i] = t * (dw - fs->dfree[j]) / fm->cc[j];
       fs->dfree[j] = dw;
       continue;
     }
     t_add_force(fm, i, fs->ft[i], fs->dfree);
   }
-  for (int j = 0; j < nt; j++) {
-    double dw = fs->dfree[j];
-    diss += 2.0 * fm->mass[j] * fm->sig[j] * dw * dw / h;
+  {
+    /* the dampers' work: masses and spins in order, modes along w in
+     * vectorised partial sums (as energy() does) */
+    const double *dfree = fs->dfree, *mass = fm->mass, *sig = fm->sig;
+    int j = 0;
+    for (; j < fm->nmw; j++)
+      diss += 2.0 * mass[j] * sig[j] * dfree[j] * dfree[j] / h;
+    double d1 = 0.0;
+#pragma omp simd reduction(+ : d1)
+    for (int i = j; i < nt; i++)
+      d1 += 2.0 * mass[i] * sig[i] * dfree[i] * dfree[i] / h;
+    diss += d1;
   }
   /* each contact's slip, friction work -ft dy (never negative: the law
    * opposes the slip it leaves) and the walls' work -ft dy_walls */
@@ -530,10 +721,15 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     ext += -fs->ft[i] * fs->dydrv[i];
   }
   /* move on: w^(n+1) = w^n + dw, vw^(n+1) = 2 dw / dt - vw^n */
-  for (int j = 0; j < nt; j++) {
-    double dw = fs->dfree[j];
-    fs->w[j] += dw;
-    fs->vw[j] = 2.0 * dw / h - fs->vw[j];
+  {
+    const double *restrict dfree = fs->dfree;
+    double *restrict w = fs->w, *restrict vw = fs->vw;
+#pragma omp simd
+    for (int j = 0; j < nt; j++) {
+      double dw = dfree[j];
+      w[j] += dw;
+      vw[j] = 2.0 * dw / h - vw[j];
+    }
   }
   /* The catch of a sticking contact's velocity.  The stick above holds
    * the step's mean slip (y^(n+1) - y^n)/dt at zero, which is what keeps
@@ -575,7 +771,7 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
         continue;
       t_add_impulse(fm, i, P, fs->vw);
       double s2 = s1 + fm->kv[i] * P, work = -P * 0.5 * (s1 + s2);
-      double r = (fm->ib[i] >= 0 ? 0.0 : rb) - (fm->ia[i] >= 0 ? 0.0 : ra);
+      double r = (fm->db[i] ? rb : 0.0) - (fm->da[i] ? ra : 0.0); /* the walls' rates */
       fs->ft[i] += P / h; /* the step's whole force, within the cone */
       fs->work[i] += work;
       fs->work_min = fmin(fs->work_min, work);

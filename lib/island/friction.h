@@ -6,8 +6,10 @@
  * the scene keys (scene).
  *
  * Beside an island's modes along the normal u, its masses with a w
- * coordinate are tangential coordinates, each a one-mode oscillator along
- * w (mass m, spring kw and damper cw to ground) stepped by the island's
+ * coordinate, their spins and its modal bodies' modes along w (step 3) are
+ * tangential coordinates, each a one-mode oscillator along w (mass m,
+ * spring kw and damper cw to ground; a mode's modal mass, frequency and
+ * damping) stepped by the island's
  * two-level (trapezoidal) rule, and its contacts with friction join them
  * to each other or to walls moving along w.  Contact i's relative
  * tangential displacement is y_i = w_b - w_a (a wall's w is its drive), its
@@ -34,10 +36,14 @@ struct vb_run;
 typedef struct vb_friction_model {
   double dt;            /* s */
   int nt;               /* tangential coordinates: the island's masses' w, then their
-                           spins' angles (issue 30, step 2) */
-  int nw;               /* the first nw of them are w (m), the rest spin angles (rad) */
+                           spins' angles (issue 30, step 2), then its modal bodies'
+                           modes along w (step 3) */
+  int nw;               /* the first nw of them are w (m), then spin angles (rad) */
+  int nmw;              /* from nmw on, modes along w (m): nmw - nw spins */
   int nfc;              /* the island's contacts with friction */
   const int *tbody;     /* [nt] scene body of each coordinate */
+  const int *tmode;     /* [nt] a mode along w: its index among the body's modes
+                           along w, -1 for a mass's w or a spin */
   const double *mass;   /* [nt] kg (a spin: its inertia, kg m^2) */
   const double *w2;     /* [nt] kw / m as the two-level family warps it, 1/s^2 */
   const double *sig;    /* [nt] cw / (2 m), warped, 1/s */
@@ -49,11 +55,23 @@ typedef struct vb_friction_model {
   const double *cc;     /* [nt] compliance of a step, m/N */
   const int *local;     /* [nfc] the contact's index in the island */
   const int *scene_c;   /* [nfc] and in the scene */
-  const int *ia, *ib;   /* [nfc] coordinate of body a and b, -1 for a wall */
+  const int *ia, *ib;   /* [nfc] coordinate of a mass a and b, -1 for a wall or a
+                           modal body */
   const int *sa, *sb;   /* [nfc] the spin coordinate of body a and b, -1 for none */
-  const double *ra, *rb; /* [nfc] their radii (0 without a spin), m: the contact's
-                           slip is T q' with T = +1 at w_b, -1 at w_a, +rb at b's
-                           spin, +ra at a's (vibro.h's vb_body says why) */
+  const double *ra, *rb; /* [nfc] their radii (0 without a spin), m */
+  const int *row_first; /* [nfc + 1] contact i's row of T is entries row_first[i] ..
+                           row_first[i + 1] - 1: its slip is T q' + the walls' rates,
+                           with T = +1 at a mass b's w, -1 at a mass a's, the radius
+                           at either's spin (vibro.h's vb_body says why), +shape at
+                           b's modes along w at its point and -shape at a's: a mass is
+                           a one-mode body with shape 1, a spin a column with weight
+                           its radius */
+  const int *row_j;     /* [row_first[nfc]] the coordinate of each entry */
+  const double *row_t;  /* [row_first[nfc]] its weight T_ij (1, m or m/rad) */
+  const double *row_tc; /* [row_first[nfc]] cc_j T_ij and T_ij / mass_j, for a row of */
+  const double *row_tm; /* more than four entries (modes along w: friction.c) */
+  const int *row_base;  /* [nfc] such a row's first coordinate when its coordinates
+                           are consecutive (a modal body and a wall), else -1 */
   const vb_drive **da;  /* [nfc] a wall a's w drive, or NULL (fixed, or a mass) */
   const vb_drive **db;  /* [nfc] the same for b */
   const double *Kt;     /* [nfc][nfc] tangential compliance of a step, m/N */

@@ -120,7 +120,7 @@ vb_run_body_spin(const vb_run *run, int b)
   if (coordinate_index(run, b, &fs) < 0 || !run->scene->bodies[b].has_spin)
     return NAN;
   const vb_friction_model *fm = run->model->islands[run->body_island[b]].fric;
-  for (int j = fm->nw; j < fm->nt; j++)
+  for (int j = fm->nw; j < fm->nmw; j++)
     if (fm->tbody[j] == b)
       return fs->vw[j];
   return NAN;
@@ -134,4 +134,51 @@ vb_run_friction_bristle(const vb_run *run, int c)
   int i = friction_index(run, c, &fm, &fs);
   return i < 0 || !fm->info[i]->deflection ? NAN
                                            : fm->info[i]->deflection(fs->st + fm->st_first[i]);
+}
+
+/* Point p of a modal body b along w from its modes' values x (w or vw):
+ * sum of wshape x over the body's coordinates; NaN without them. */
+static double
+modal_point(const vb_run *run, int b, int p, int rate)
+{
+  const vb_scene *sc = run->scene;
+  if (b < 0 || b >= sc->nbodies || sc->bodies[b].kind != VB_BODY_MODAL ||
+      sc->bodies[b].nwmodes == 0 || p < 0 || p >= sc->bodies[b].npoints ||
+      run->body_island[b] < 0)
+    return NAN;
+  const vb_friction_model *fm = run->model->islands[run->body_island[b]].fric;
+  const vb_friction_state *fs = run->states[run->body_island[b]]->fric;
+  const double *shape = sc->bodies[b].points[p].wshape, *x = rate ? fs->vw : fs->w;
+  if (!fm)
+    return NAN;
+  /* the body's modes are consecutive coordinates, its mode 0 first */
+  int j0 = fm->nmw;
+  while (j0 < fm->nt && fm->tbody[j0] != b)
+    j0++;
+  int n = sc->bodies[b].nwmodes, k = 0;
+  if (j0 + n > fm->nt)
+    return NAN;
+  x += j0;
+  double y = 0.0;
+  /* vectorised partial sums: the same order at every sample */
+#pragma omp simd reduction(+ : y)
+  for (k = 0; k < n; k++)
+    y += shape[k] * x[k];
+  return y;
+}
+
+double
+vb_run_point_w(const vb_run *run, int b, int p)
+{
+  if (b >= 0 && b < run->scene->nbodies && run->scene->bodies[b].kind == VB_BODY_MODAL)
+    return modal_point(run, b, p, 0);
+  return vb_run_body_w(run, b);
+}
+
+double
+vb_run_point_vw(const vb_run *run, int b, int p)
+{
+  if (b >= 0 && b < run->scene->nbodies && run->scene->bodies[b].kind == VB_BODY_MODAL)
+    return modal_point(run, b, p, 1);
+  return vb_run_body_vw(run, b);
 }

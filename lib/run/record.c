@@ -46,15 +46,15 @@ static const vb_signal table_w_row = {"w", "m", VB_SIGNAL_POINT, NULL, NULL, 0, 
 static double
 point_w(const vb_run *run, int i)
 {
-  int p;
-  return vb_run_body_w(run, vb_signal_body(&table_w_row, run->scene, i, &p));
+  int p, b = vb_signal_body(&table_w_row, run->scene, i, &p);
+  return vb_run_point_w(run, b, p);
 }
 
 static double
 point_vw(const vb_run *run, int i)
 {
-  int p;
-  return vb_run_body_vw(run, vb_signal_body(&table_w_row, run->scene, i, &p));
+  int p, b = vb_signal_body(&table_w_row, run->scene, i, &p);
+  return vb_run_point_vw(run, b, p);
 }
 
 static double
@@ -358,8 +358,10 @@ vb_signal_applies(const vb_signal *s, const vb_scene *sc, int i)
     return i >= 0 && i < sc->ncontacts && sc->contacts[i].friction.kind != VB_FRICTION_NONE &&
            (s->tangential != 3 || vb_friction_info_of(sc->contacts[i].friction.kind)->deflection);
   if (s->object == VB_SIGNAL_POINT && (b = vb_signal_body(s, sc, i, &p)) >= 0)
-    return sc->bodies[b].kind == VB_BODY_MASS && sc->bodies[b].has_w &&
-           (s->tangential != 2 || sc->bodies[b].has_spin);
+    return (sc->bodies[b].kind == VB_BODY_MASS && sc->bodies[b].has_w &&
+            (s->tangential != 2 || sc->bodies[b].has_spin)) ||
+           (sc->bodies[b].kind == VB_BODY_MODAL && sc->bodies[b].nwmodes > 0 &&
+            s->tangential != 2);
   return 0;
 }
 

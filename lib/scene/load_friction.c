@@ -98,6 +98,133 @@ load_mass_spin(vb_loader *ld, const config_setting_t *g, const char *obj, vb_bod
   return VB_OK;
 }
 
+/* A modal body's directions (issue 30, step 3): `directions = ["u", "w"]`
+ * gives it modes along w beside those along u, by default the same modes
+ * (frequencies, damping, modal masses and the shapes at its points: a
+ * string's two polarisations), or those of `w_modes_file` (a modes file
+ * as `modes_file` is, its points named as the body's); `["w"]` makes the
+ * modes the body gives its modes along w and leaves it none along u (a
+ * string bowed across, under a prescribed normal force).  `wq0` and `wdq0`
+ * are their initial modal displacements and velocities (0 by default). */
+static int
+load_modal_w(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b)
+{
+  const config_setting_t *dirs = vb_src_member(g, "directions");
+  int du = 0, dw = 0, rc, present;
+  if (dirs == NULL) {
+    static const char *const wkeys[] = {"w_modes_file", "wq0", "wdq0"};
+    for (int k = 0; k < 3; k++)
+      if (vb_src_member(g, wkeys[k]) != NULL)
+        return vb_src_fail(ld, vb_src_at(g, wkeys[k]), obj,
+                           "'%s' gives modes along w, and the body has none (valid: "
+                           "directions = [\"u\", \"w\"] or [\"w\"] beside it)",
+                           wkeys[k]);
+    return VB_OK;
+  }
+  int n = config_setting_length(dirs);
+  if (!(config_setting_type(dirs) == CONFIG_TYPE_ARRAY || config_setting_type(dirs) == CONFIG_TYPE_LIST) ||
+      n < 1 || n > 2)
+    return vb_src_fail(ld, dirs, obj,
+                       "'directions' must be an array of one or two directions (valid: "
+                       "[\"u\"], [\"w\"], [\"u\", \"w\"])");
+  for (int k = 0; k < n; k++) {
+    const config_setting_t *e = config_setting_get_elem(dirs, (unsigned)k);
+    const char *d = config_setting_type(e) == CONFIG_TYPE_STRING ? config_setting_get_string(e) : "";
+    if (strcmp(d, "u") == 0 && !du)
+      du = 1;
+    else if (strcmp(d, "w") == 0 && !dw)
+      dw = 1;
+    else
+      return vb_src_fail(ld, dirs, obj,
+                         "'directions' element %d is not a new direction 'u' or 'w' (valid: "
+                         "[\"u\"], [\"w\"], [\"u\", \"w\"])",
+                         k + 1);
+  }
+  if (!dw) {
+    if (vb_src_member(g, "w_modes_file") || vb_src_member(g, "wq0") || vb_src_member(g, "wdq0"))
+      return vb_src_fail(ld, dirs, obj,
+                         "modes along w are given and 'directions' has no 'w' (valid: "
+                         "[\"u\", \"w\"] or [\"w\"])");
+    return VB_OK;
+  }
+  if (!du && vb_src_member(g, "w_modes_file") != NULL)
+    return vb_src_fail(ld, vb_src_at(g, "w_modes_file"), obj,
+                       "with directions = [\"w\"] the body's own modes are its modes along w "
+                       "(valid: w_modes_file only beside directions = [\"u\", \"w\"])");
+  if (vb_src_member(g, "w_modes_file") != NULL) {
+    const char *file = NULL;
+    char path[4200], msg[1024];
+    vb_body t;
+    memset(&t, 0, sizeof t);
+    if ((rc = vb_src_string(ld, g, obj, "w_modes_file", 1, &file)) != VB_OK)
+      return rc;
+    vb_src_data_path(ld, file, path, sizeof path);
+    if (vb_modes_file_read(&t, path, msg, sizeof msg) != VB_OK) {
+      vb_body_clear(&t);
+      return vb_src_fail(ld, vb_src_at(g, "w_modes_file"), obj, "%s", msg);
+    }
+    rc = vb_body_alloc_wmodes(b, t.nmodes) != VB_OK ? vb_src_fail(ld, g, obj, "out of memory")
+                                                     : VB_OK;
+    for (int j = 0; rc == VB_OK && j < t.nmodes; j++) {
+      b->wfreq[j] = t.freq[j];
+      b->wsigma[j] = t.sigma[j];
+      b->wmodal_mass[j] = t.modal_mass[j];
+      if (!(t.modal_mass[j] > 0))
+        rc = vb_src_fail(ld, vb_src_at(g, "w_modes_file"), obj,
+                         "'%s' mode %d has modal mass %g (valid: > 0)", file, j + 1,
+                         t.modal_mass[j]);
+    }
+    for (int p = 0; rc == VB_OK && p < b->npoints; p++) {
+      int q = 0;
+      while (q < t.npoints && strcmp(t.points[q].name, b->points[p].name) != 0)
+        q++;
+      if (q == t.npoints)
+        rc = vb_src_fail(ld, vb_src_at(g, "w_modes_file"), obj,
+                         "'%s' has no point '%s' (valid: every point of the body, named as "
+                         "in its modes along u)",
+                         file, b->points[p].name);
+      else
+        memcpy(b->points[p].wshape, t.points[q].shape, (size_t)t.nmodes * sizeof(double));
+    }
+    vb_body_clear(&t);
+    if (rc != VB_OK)
+      return rc;
+  } else {
+    /* the same modes as along u: a string's second polarisation */
+    if (vb_body_alloc_wmodes(b, b->nmodes) != VB_OK)
+      return vb_src_fail(ld, g, obj, "out of memory");
+    for (int j = 0; j < b->nmodes; j++) {
+      b->wfreq[j] = b->freq[j];
+      b->wsigma[j] = b->sigma[j];
+      b->wmodal_mass[j] = b->modal_mass[j];
+      for (int p = 0; p < b->npoints; p++)
+        b->points[p].wshape[j] = b->points[p].shape[j];
+    }
+    if (!du) {
+      /* ["w"]: the modes given are those along w (a pluck, q0 and dq0 with
+       * them); along u it has none.  Gravity acts along u, on nothing. */
+      if (ld->scene->gravity != 0.0)
+        return vb_src_fail(ld, dirs, obj,
+                           "with directions = [\"w\"] the body has no modes along u for "
+                           "the scene's gravity to act on (valid: gravity = 0, or [\"u\", "
+                           "\"w\"])");
+      memcpy(b->wq0, b->q0, (size_t)b->nmodes * sizeof(double));
+      memcpy(b->wdq0, b->dq0, (size_t)b->nmodes * sizeof(double));
+      if ((vb_src_member(g, "q0") && vb_src_member(g, "wq0")) ||
+          (vb_src_member(g, "dq0") && vb_src_member(g, "wdq0")))
+        return vb_src_fail(ld, vb_src_at(g, vb_src_member(g, "wq0") ? "wq0" : "wdq0"), obj,
+                           "with directions = [\"w\"] q0 and dq0 are along w: give them "
+                           "once (valid: q0 or wq0, dq0 or wdq0)");
+      b->nmodes = 0;
+    }
+  }
+  if ((rc = vb_src_array(ld, g, obj, "wq0", 0, 0, b->nwmodes, &b->wq0, NULL, &present)) != VB_OK ||
+      (rc = vb_src_array(ld, g, obj, "wdq0", 0, 0, b->nwmodes, &b->wdq0, NULL, &present)) != VB_OK)
+    return rc;
+  b->has_w = 1;
+  return VB_OK;
+}
+
 /* A wall's w drive: { type = "velocity"; v = ...; start = ...; } (a belt),
  * or any drive a wall's u may have (sine, profile, noise: load_body.c). */
 static int
@@ -137,15 +264,16 @@ load_w_drive(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body 
 static int
 lacks_w(const vb_body *b, char *why, size_t len)
 {
-  if (b->kind == VB_BODY_WALL || (b->kind == VB_BODY_MASS && b->has_w))
+  if (b->kind == VB_BODY_WALL || (b->kind == VB_BODY_MASS && b->has_w) ||
+      (b->kind == VB_BODY_MODAL && b->nwmodes > 0))
     return 0;
   if (b->kind == VB_BODY_MASS && takes_w(b))
     snprintf(why, len, "mass '%s' has no w coordinate (valid: give it w0, vw0, kw or cw)",
              b->name);
   else
     snprintf(why, len,
-             "body '%s' (type %s) has no w direction yet (valid: a mass with w0, vw0, kw or cw, "
-             "or a wall)",
+             "body '%s' (type %s) has no w direction (valid: a mass with w0, vw0, kw or cw, "
+             "a modal body with directions = [\"u\", \"w\"] or [\"w\"], or a wall)",
              b->name, b->type);
   return 1;
 }
@@ -224,6 +352,8 @@ vb_load_friction(vb_loader *ld, const config_setting_t *root)
     if (takes_w(b) && ((rc = load_mass_w(ld, g, obj, b)) != VB_OK ||
                        (rc = load_mass_spin(ld, g, obj, b)) != VB_OK))
       return rc;
+    if (b->kind == VB_BODY_MODAL && (rc = load_modal_w(ld, g, obj, b)) != VB_OK)
+      return rc;
     if (b->kind == VB_BODY_WALL && vb_src_member(g, "w_drive") != NULL &&
         (rc = load_w_drive(ld, vb_src_member(g, "w_drive"), obj, b)) != VB_OK)
       return rc;
@@ -237,6 +367,17 @@ vb_load_friction(vb_loader *ld, const config_setting_t *root)
                          "'normal_force' bounds the contact's friction, and it has none (valid: "
                          "friction = { law = ...; } beside normal_force, or a normal law "
                          "instead of normal_force)");
+    }
+    for (int side = 0; g && side < 2; side++) {
+      const vb_body *b = &sc->bodies[side ? ct->b : ct->a];
+      if (b->kind == VB_BODY_MODAL && b->nmodes == 0 && b->nwmodes > 0 && !ct->normal_given) {
+        snprintf(obj, sizeof obj, "contact '%s'", ct->group[0] ? ct->group : ct->name);
+        return vb_src_fail(ld, g, obj,
+                           "body '%s' moves only along w (directions = [\"w\"]), so a normal "
+                           "law has nothing to press (valid: normal_force and friction, or "
+                           "directions = [\"u\", \"w\"])",
+                           b->name);
+      }
     }
     if (!g || vb_src_member(g, "friction") == NULL)
       continue;

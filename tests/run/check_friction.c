@@ -932,7 +932,8 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
-/* A modal body cannot take friction yet. */
+/* A modal body without modes along w cannot take friction (issue 30,
+ * step 3: directions = ["u", "w"] gives it them). */
 START_TEST(test_modal_refused)
 {
   static const char text[] =
@@ -948,7 +949,9 @@ START_TEST(test_modal_refused)
   vb_scene *sc = NULL;
   ck_assert_int_eq(vb_scene_load_string(text, "test.cfg", &sc, err, sizeof err), VB_EINVAL);
   ck_assert_msg(strstr(err, "test.cfg:8: contact 'rub': friction needs a w direction on both "
-                            "bodies: body 'bar' (type modal) has no w direction yet") == err,
+                            "bodies: body 'bar' (type modal) has no w direction (valid: a mass "
+                            "with w0, vw0, kw or cw, a modal body with directions = [\"u\", "
+                            "\"w\"] or [\"w\"], or a wall)") == err,
                 "got: %s", err);
 }
 END_TEST

@@ -1,0 +1,16 @@
+#!/bin/sh
+# wmodes_ref.sh - modes along w (issue 30, step 3; tests/run/wmodes_ref.py):
+# a one-mode modal body equals the mass bit for bit, and a two-mode body
+# slipping on a belt against an independent scipy integration (order 2).
+# Skipped (77) without numpy, scipy and h5py.  Run by make check.
+set -u
+srcdir=${srcdir:-.}
+vibro=${VIBRO:-tools/vibro}
+python=/usr/bin/python3
+if ! "$python" -c 'import numpy, scipy, h5py' 2>/dev/null; then
+  echo "SKIP: $python lacks numpy, scipy or h5py"
+  exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-wmodes.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+"$python" "$srcdir/tests/run/wmodes_ref.py" "$vibro" "$tmp"
