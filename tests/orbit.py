@@ -8,8 +8,8 @@ doc/analysis.md's rules, written anew with numpy arrays:
   every shift m <= pmax as one array; the period is the smallest m whose
   last max(2m, 8) distances are all <= tol (eq A2), or the smallest
   divisor of it whose distances come down to m's spread at every place of
-  the cycle (eq A2b, its spread then its own), or, for m = 2p, p when the
-  least-squares multiplier of each place's deviations from its mean is
+  the cycle (eq A2b, its spread then its own), or, for m = 2, 1 when the
+  least-squares multiplier of the deviations from the mean is
   above -1 + 0.01 in a section whose shift-m distances do not trend (eq
   A2c, a decaying flip); otherwise, with at
   least pmax + max(2 pmax, 16) points, a shift whose distances, cut into
@@ -85,10 +85,10 @@ def classify(x, pmax, tol, scale):
         best = min(best, s)
         if s <= tol:
             p = unresolved_divisor(x, scale, m, s)
-            if (p == m and m % 2 == 0 and not trends(x, scale, m)
-                    and flip_multiplier(x, scale, m // 2) > -1.0 + 0.01):
+            if (p == m and m == 2 and not trends(x, scale, m)
+                    and flip_multiplier(x, scale, 1) > -1.0 + 0.01):
                 FLIP[0] += 1
-                p = m // 2
+                p = 1
             if p < m:
                 wp = max(2 * p, 8)
                 s = np.max(np.abs(x[p:] - x[:-p]) / scale, axis=1)[-wp:].max()
