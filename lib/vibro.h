@@ -584,6 +584,13 @@ typedef struct vb_contact_result {
                            globalised fall-back solved (solvers/kglobal.c) */
   long global_iterations; /* the fall-back's iterations in those steps (in
                              iterations too) */
+  double state_drift;   /* the largest drift of the contact's scheme state from its
+                           definition over the run (sav: |psi - sqrt(2 V)|), J^(1/2);
+                           NaN for a scheme without one */
+  long under_resolved;  /* 1 when the run says the scheme stopped resolving the
+                           contact (run.c's under_resolved: a drift past its
+                           bound, or engaged for most of the run against a
+                           prediction of a few samples), else 0 */
 } vb_contact_result;
 
 /* State and results of one run of a scene.  Sized once by vb_run_alloc. */

@@ -200,8 +200,9 @@ START_TEST(test_transient)
   a = 0.05 * z.tol * pow(rho, (double)(vb_orbit_window(m) + m));
   og_transient(z.x, z.n, z.d, z.scale, a, rho, phi);
   vb_orbit_classify(z.x, z.n, z.d, z.scale, z.tol, z.pmax, &o);
-  ck_assert_msg(o.cls == VB_ORBIT_PERIODIC && o.period == m, "seed %d: decayed: class %d", _i,
-                o.cls);
+  ck_assert_msg(o.cls == VB_ORBIT_PERIODIC && o.period == m,
+                "seed %d: decayed: m %d rho %g n %ld: class %d period %d", _i, m, rho, z.n, o.cls,
+                o.period);
   free(z.x);
 }
 END_TEST

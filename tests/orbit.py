@@ -8,7 +8,10 @@ doc/analysis.md's rules, written anew with numpy arrays:
   every shift m <= pmax as one array; the period is the smallest m whose
   last max(2m, 8) distances are all <= tol (eq A2), or the smallest
   divisor of it whose distances come down to m's spread at every place of
-  the cycle (eq A2b, its spread then its own); otherwise, with at
+  the cycle (eq A2b, its spread then its own), or, for m = 2, 1 when the
+  least-squares multiplier of the deviations from the mean is
+  above -1 + 0.01 in a section whose shift-m distances do not trend (eq
+  A2c, a decaying flip); otherwise, with at
   least pmax + max(2 pmax, 16) points, a shift whose distances, cut into
   8 equal blocks (the earliest left over dropped), have block maxima
   strictly falling (or rising), by a factor 2 in all and sqrt(2) over
@@ -47,6 +50,24 @@ def unresolved_divisor(x, scale, m, s):
 
 
 DIVISOR = [0]  # sections whose period is a divisor of the closing shift (eq A2b)
+FLIP = [0]  # sections read as period m/2 by the flip multiplier (eq A2c)
+
+
+def flip_multiplier(x, scale, p):
+    """Eq A2c: the least-squares multiplier of the deviations of each place
+    r < p of the p-cycle from that place's mean (over its latest even
+    number of points), pooled over
+    places and scaled coordinates: sum z_(k+1) z_k / sum z_k^2."""
+    num = den = 0.0
+    for r in range(p):
+        s = x[r::p]
+        s = s[len(s) % 2:]  # the latest even number of points
+        if len(s) < 2:
+            continue
+        z = (s - s.mean(axis=0)) / scale
+        num += float(np.sum(z[1:] * z[:-1]))
+        den += float(np.sum(z[:-1] ** 2))
+    return num / den if den > 0 else float("nan")
 
 
 def classify(x, pmax, tol, scale):
@@ -64,6 +85,10 @@ def classify(x, pmax, tol, scale):
         best = min(best, s)
         if s <= tol:
             p = unresolved_divisor(x, scale, m, s)
+            if (p == m and m == 2 and not trends(x, scale, m)
+                    and flip_multiplier(x, scale, 1) > -1.0 + 0.01):
+                FLIP[0] += 1
+                p = 1
             if p < m:
                 wp = max(2 * p, 8)
                 s = np.max(np.abs(x[p:] - x[:-p]) / scale, axis=1)[-wp:].max()
@@ -72,18 +97,25 @@ def classify(x, pmax, tol, scale):
     if n < pmax + max(2 * pmax, 16):
         return 1, 0, spread
     for m in range(1, pmax + 1):
-        e = np.max(np.abs(x[m:] - x[:-m]) / scale, axis=1)
-        b = len(e) // 8
-        if b < 2:
-            continue
-        top = e[len(e) - 8 * b:].reshape(8, b).max(axis=1)
-        step, r2 = np.diff(top), np.sqrt(2.0)
-        if (np.all(step < 0) and top[-1] * 2 <= top[0] and top[3] * r2 <= top[0]
-                and top[7] * r2 <= top[4]) or (
-                np.all(step > 0) and top[-1] >= 2 * top[0] and top[0] * r2 <= top[3]
-                and top[4] * r2 <= top[7]):
+        if trends(x, scale, m):
             return 1, 0, spread
     return 3, 0, spread
+
+
+def trends(x, scale, m):
+    """Eq A3: shift m's distances, cut into 8 equal blocks (the earliest
+    left over dropped), have block maxima strictly falling (or rising) by
+    a factor 2 in all and sqrt(2) over each half."""
+    e = np.max(np.abs(x[m:] - x[:-m]) / scale, axis=1)
+    b = len(e) // 8
+    if b < 2:
+        return False
+    top = e[len(e) - 8 * b:].reshape(8, b).max(axis=1)
+    step, r2 = np.diff(top), np.sqrt(2.0)
+    return bool((np.all(step < 0) and top[-1] * 2 <= top[0] and top[3] * r2 <= top[0]
+                 and top[7] * r2 <= top[4]) or (
+                 np.all(step > 0) and top[-1] >= 2 * top[0] and top[0] * r2 <= top[3]
+                 and top[4] * r2 <= top[7]))
 
 
 def match_matrix(cycles, periods, scale, tol):

@@ -13,7 +13,9 @@
 #    and -j 2;
 # 5. the ball of examples/bouncing_ball_periods.py at 64 steps a contact
 #    with the default period tolerance: period 1 below its closed-form
-#    period doubling, period 2 above (eq A2b).
+#    period doubling, period 2 above (eq A2b);
+# 6. the same ball at 40 and 80 steps a contact just below and above the
+#    doubling, the period the exact map's multipliers give (eq A2c).
 # Run by make check.
 set -u
 srcdir=${srcdir:-.}
@@ -171,6 +173,71 @@ for g, o, p, tol in zip(gam, t["orbit"][()], t["period"][()], t["orbit_tolerance
         bad.append(g)
 sys.exit(1 if bad or len(gam) != 11 else 0)
 PY
+
+# 6. just below the doubling (issue 32 item 7): the same ball at 40 and 80
+# steps a contact, Gamma 1.55 .. 1.63, the default tolerance.  The period
+# wanted is the exact map's: the rigid ball on the table s = a sin(w t)
+# with restitution r (impact times by brentq on the gap, speeds by
+# Newton's law), its period-1 fixed point (the example's orbit) and the
+# eigenvalues of its Jacobian by central differences: period 1 where
+# every |multiplier| < 1 (Gamma 1.57: -0.881 and -0.251), else 2 (1.61:
+# -1.043).  Main read period 2 at Gamma 1.57 and 1.575 at 40 steps (the
+# alternation never passes through its scatter, eq A2b); the flip
+# multiplier (eq A2c) reads 1.
+for steps in 40 80; do
+  "$python" - "$srcdir/examples" "$steps" >"$tmp/flip.cfg" <<'PY' || bad "the example's study text"
+import math, sys, types
+sys.path.insert(0, sys.argv[1])
+sys.modules.setdefault("vibro", types.ModuleType("vibro"))
+import bouncing_ball_periods as b
+fs = b.FREQ * round(int(sys.argv[2]) / b.contact_time(1e6) / b.FREQ)
+print(b.study_text([1.55, 1.57, 1.575, 1.61, 1.63], b.restitution(b.E), 1e6, fs))
+PY
+  expect 0 "$vibro" run "$tmp/flip.cfg" -o "$tmp/flip.h5" --quiet -j 2
+  "$python" - "$tmp/flip.h5" "$srcdir/examples" "$steps" <<'PY' && ok || bad "the ball's periods at $steps steps a contact against the exact map"
+import math, sys, types, h5py
+import numpy as np
+from scipy.optimize import brentq
+sys.path.insert(0, sys.argv[2])
+sys.modules.setdefault("vibro", types.ModuleType("vibro"))
+import bouncing_ball_periods as b
+r = b.restitution(b.E)
+W, G, T = 2 * math.pi * b.FREQ, b.G, 1 / b.FREQ
+
+def impact(t, v, a):
+    """The exact map: the ball leaving the table at time t with speed v
+    meets it next at t1 (the first root of the gap) and leaves at v1."""
+    s0 = a * math.sin(W * t)
+    gap = lambda x: s0 + v * (x - t) - G / 2 * (x - t) ** 2 - a * math.sin(W * x)
+    h, x = 1e-3 * T, t + 1e-3 * T
+    while gap(x + h) > 0:
+        x += h
+    t1 = brentq(gap, x, x + h, xtol=1e-15, rtol=1e-15)
+    return t1, (1 + r) * a * W * math.cos(W * t1) - r * (v - G * (t1 - t))
+
+def multipliers(gamma):
+    a, g1 = gamma * G / W ** 2, b.boundaries(r)[0]
+    t0, v0 = math.acos(g1 / gamma) / W, G * T / 2
+    t1, v1 = impact(t0, v0, a)
+    assert abs(t1 - t0 - T) < 1e-9 * T and abs(v1 - v0) < 1e-9 * v0
+    J = np.empty((2, 2))
+    for j, (dt, dv) in enumerate(((1e-7 * T, 0.0), (0.0, 1e-7 * v0))):
+        p, m = impact(t0 + dt, v0 + dv, a), impact(t0 - dt, v0 - dv, a)
+        J[:, j] = [(p[0] - m[0]) / (2 * (dt + dv)), (p[1] - m[1]) / (2 * (dt + dv))]
+    return np.linalg.eigvals(J)
+
+t = h5py.File(sys.argv[1], "r")["study/table"]
+gam = t[b.AMP][()] * W ** 2 / G
+bad = 0
+for g, o, p in zip(gam, t["orbit"][()], t["period"][()]):
+    mu = multipliers(g)
+    want = 1 if np.max(np.abs(mu)) < 1 else 2
+    print("%s steps, Gamma %.4f: exact map multipliers %s, want period %d; orbit %d, period %d"
+          % (sys.argv[3], g, np.array2string(np.real_if_close(mu), precision=4), want, o, p))
+    bad += o != 2 or p != want
+sys.exit(1 if bad or len(gam) != 5 else 0)
+PY
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -28,6 +28,21 @@ enum { VB_ORBIT_BLOCKS = 8 };
  * at least 3.1). */
 #define VB_ORBIT_RESOLVE 1.0
 
+/* A closing shift m = 2 whose split A2b resolves stands for period 1 all
+ * the same when the section's points alternate like a decaying flip:
+ * the least-squares multiplier mu of each place's deviations from its
+ * mean (z_(k+1) = mu z_k, pooled over places and scaled coordinates) is
+ * above -1 + VB_ORBIT_FLIP (doc/analysis.md eq A2c).  A stable period-p
+ * orbit whose multiplier nears -1 keeps the discrete contact's scatter
+ * alive as an alternation, which closes under 2p and not p, and may never
+ * pass through its scatter (A2b); a true period-2p cycle alternates at
+ * mu = -1.  Applied at p = 1 only (orbit.c says why).  Measured on the ball of examples/bouncing_ball_periods.py
+ * (sections of 61 points): below its doubling Gamma_2 = 1.599, 1 + mu =
+ * 0.0235 at Gamma 1.57 and 0.091 at 1.575 at 40 steps a contact (0.129
+ * and 0.041 at 80; the exact map's multiplier at 1.57 is -0.881); past it
+ * (1.61 .. 1.66), |1 + mu| <= 0.0018 (doc/analysis.md). */
+#define VB_ORBIT_FLIP 0.01
+
 /* The class of a section (vb_orbit_classify's answer). */
 typedef struct vb_orbit {
   int cls;          /* VB_ORBIT_* */

@@ -64,7 +64,7 @@ state_block_bytes(const vb_island_model *m)
 {
   size_t mp = (size_t)m->nmp, c = (size_t)m->nc, rc = (c + 7) / 8 * 8;
   size_t nst = scheme_state_size(m);
-  size_t ndouble = 7 * mp + 12 * rc + (c * c + 7) / 8 * 8 + (nst + 7) / 8 * 8;
+  size_t ndouble = 7 * mp + 13 * rc + (c * c + 7) / 8 * 8 + (nst + 7) / 8 * 8;
   size_t bytes =
       ndouble * sizeof(double) + c * (sizeof(vb_chist) + sizeof(vb_contact)) + 7 * c * sizeof(int);
   return (bytes + 63) / 64 * 64 + 64;
@@ -89,10 +89,10 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
   double **mode[7] = {&s->q, &s->v, &s->qm, &s->acc, &s->gen, &s->qt, &s->scratch};
   for (int k = 0; k < 7; k++, p += mp)
     *mode[k] = p;
-  double **contact[12] = {&s->xdrv, &s->xdrv_rate, &s->xdrv_m, &s->xd_next,
-                          &s->rd_next, &s->fbar,    &s->xt,     &s->x1,
-                          &s->rhs,     &s->xb,      &s->rb,     &s->xmax};
-  for (int k = 0; k < 12; k++, p += rc)
+  double **contact[13] = {&s->xdrv, &s->xdrv_rate, &s->xdrv_m, &s->xd_next, &s->rd_next,
+                          &s->fbar, &s->xt,        &s->x1,     &s->rhs,     &s->xb,
+                          &s->rb,   &s->xmax,      &s->drift};
+  for (int k = 0; k < 13; k++, p += rc)
     *contact[k] = p;
   s->jac = p;
   p += (c * c + 7) / 8 * 8;

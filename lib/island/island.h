@@ -95,6 +95,9 @@ typedef struct vb_island_state {
                          single contact) */
   double state_drift; /* largest drift of a scheme state from its definition
                          (ops->state_drift), NaN when no contact has one */
+  double *drift;      /* [nc] contact c's largest drift of its scheme state from
+                         its definition (ops->state_drift), J^(1/2); 0 for a
+                         contact without one */
   void *work;                   /* explicit: the scheme's work space */
   vb_system sys;                /* explicit: the island as a system for the scheme */
   const vb_island_model *model; /* the model the state was sized for */

@@ -153,6 +153,7 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
     if (hc->st) {
       ct->scheme->ops->start(ct, hc, hc->st);
       s->state_drift = 0.0;
+      s->drift[c] = 0.0;
     }
   }
   if (m->fam->refresh)
@@ -422,7 +423,8 @@ advance_state(vb_island_state *s, int c, double h, double x1)
 }
 
 /* The largest drift of the contacts' scheme states from their definition
- * after a step, into s->state_drift. */
+ * after a step, into s->drift (each contact's) and s->state_drift (the
+ * island's). */
 static void
 track_drift(const vb_island_model *m, vb_island_state *s)
 {
@@ -432,8 +434,10 @@ track_drift(const vb_island_model *m, vb_island_state *s)
   for (int k = 0; k < s->ntrk; k++) {
     int c = s->trk[k];
     const vb_contact *ct = &s->act[c];
-    if (s->hist[c].st && ct->scheme->ops->state_drift)
-      s->state_drift = fmax(s->state_drift, ct->scheme->ops->state_drift(ct, &s->hist[c]));
+    if (s->hist[c].st && ct->scheme->ops->state_drift) {
+      s->drift[c] = fmax(s->drift[c], ct->scheme->ops->state_drift(ct, &s->hist[c]));
+      s->state_drift = fmax(s->state_drift, s->drift[c]);
+    }
   }
 }
 

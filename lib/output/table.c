@@ -230,6 +230,11 @@ const vb_column vb_table_columns[] = {
     CONTACT_LONG("newton_iterations", iterations),
     /* 1: the scene ended inside an impact (its event has NaN t_off) */
     CONTACT_LONG("engaged_at_end", engaged_at_end),
+    /* 1: the run says the scheme stopped resolving the contact (run.c's
+     * under_resolved: a scheme state's drift past a tenth of sqrt(2 E), or
+     * one impact engaged for half the run or more against a prediction
+     * under the scheme's min_contact_steps and at least 10 times shorter); its status says "done, under-resolved: ..." */
+    CONTACT_LONG("under_resolved", under_resolved),
     /* the analysis (lib/run/analysis.c, orbit.c), with an analysis block only */
     {.name = "orbit", .units = "1", .dim = VB_DIM_SCENE, .type = VB_COL_I32, .get = vb_get_orbit,
      .present = vb_has_analysis, .flag_meanings = "no_section not_settled periodic irregular"},

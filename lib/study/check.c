@@ -495,6 +495,12 @@ dropped_warnings(const vb_scene *sc, char *buf, size_t len)
   return n;
 }
 
+/* A contact predicted to last less than this fraction of a sample gets a
+ * second, loud warning for a scheme with an auxiliary state (sav): the
+ * issue-32 cases (0.0016 and 0.056 samples) are held closed or pushed
+ * back with the state far from its definition. */
+#define SAV_FRACTION 1.0
+
 /* The warnings `vibro check` prints for one scene (modes dropped above
  * fs/2; an exact-duration contact saturated; a contact shorter than its
  * scheme resolves; one predicted to last beyond the scene's end: once per
@@ -539,6 +545,20 @@ scene_warnings(const vb_scene *sc, const vb_contact_start *s, char *buf, size_t 
                  ct->scheme->min_contact_steps / t);
       line(buf, len, text);
       n++;
+      /* a scheme whose state stands for the contact's energy (sav's psi)
+       * acts from the previous step's compression: a contact of less than
+       * a sample puts the impact's energy into that state, and the run
+       * ends "done, under-resolved" (run.c) */
+      if (ct->scheme->ops->state_drift && t / dt < SAV_FRACTION) {
+        snprintf(text, sizeof text,
+                 "UNRESOLVED: %s lasts %s%.3g of a sample: scheme '%s' takes its force from the "
+                 "previous step's compression, so its auxiliary variable will take the impact's "
+                 "energy and the contact be passed through or held closed (the run will say "
+                 "'done, under-resolved'); use scheme 'two-point' or raise fs above %s%.6g Hz",
+                 who, word, t / dt, ct->scheme->name, word, ct->scheme->min_contact_steps / t);
+        line(buf, len, text);
+        n++;
+      }
     }
     if (!isnan(t) && t_on + t > sc->duration) {
       snprintf(text, sizeof text,

@@ -372,7 +372,9 @@ def test_vibro2_file_reads_as_written(old_and_new):
     # (its values may move with the physics since 632d625)
     # columns vibro-3 adds (doc/format.md): state_drift, energy_balance_worst
     # (issue 32), and engaged_at_end per contact (issue 21)
-    added = ["state_drift", "energy_balance_worst", "engaged_at_end:hit", "engaged_at_end:roof"]
+    # and under_resolved per contact (issue 32 item 2)
+    added = ["state_drift", "energy_balance_worst", "engaged_at_end:hit", "engaged_at_end:roof",
+             "under_resolved:hit", "under_resolved:roof"]
     assert sorted(list(old.table.columns) + added) == sorted(new.table.columns)
     assert old.table.index.tolist() == new.table.index.tolist()
     assert list(old.events().columns) == list(new.events().columns)
@@ -380,6 +382,7 @@ def test_vibro2_file_reads_as_written(old_and_new):
     assert units.pop("state_drift") == "J^(1/2)"
     assert units.pop("energy_balance_worst") == "J"
     assert units.pop("engaged_at_end:hit") == units.pop("engaged_at_end:roof") == "1"
+    assert units.pop("under_resolved:hit") == units.pop("under_resolved:roof") == "1"
     assert old.table.attrs["units"] == units
     assert old.events().attrs["units"] == new.events().attrs["units"]
 
