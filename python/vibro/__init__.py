@@ -40,7 +40,9 @@ from ._step import Stepper
 from ._analysis import spectrum, spectrogram, v_out_exact, param_units
 from ._orbits import orbit_label
 from ._figures import (plot_section, plot_bifurcation, plot_map, plot_basin,
-                       bifurcation_data, param_label)
+                       bifurcation_data, param_label, plot_friction, plot_stickslip,
+                       plot_schelleng, friction_trace, friction_law_curve,
+                       schelleng_regimes)
 
 __version__ = "0.1.0"
 
@@ -48,5 +50,6 @@ __all__ = ["open", "run", "simulate", "Simulation", "Stepper", "scene_text", "pr
            "VibroError", "VibroWarning",
            "spectrum", "spectrogram", "v_out_exact", "param_units", "FORMATS",
            "orbit_label", "plot_section", "plot_bifurcation", "plot_map", "plot_basin",
-           "bifurcation_data", "param_label",
+           "bifurcation_data", "param_label", "plot_friction", "plot_stickslip",
+           "plot_schelleng", "friction_trace", "friction_law_curve", "schelleng_regimes",
            "__version__"]
