@@ -22,6 +22,10 @@
     # a study with friction (issue 30):
     study.phases()                            # stick and slip phases, one row each
     study.table["stick_share:rub"]            # per-contact friction_work, stick_share
+    vibro.friction_trace(study, study.scene(0))  # t, slip, ft, N, stick, |ft|/N
+    vibro.plot_friction(ax, study, 0)         # the traced curve and the law's
+    vibro.plot_stickslip(ax, study, 0)        # w against vw, stick/slip coloured
+    vibro.schelleng_regimes(study)            # a bow sweep's regimes (doc/friction.md)
     vibro.plot_bifurcation(ax, study)         # coloured by period, with a legend
 
 Scenes and studies run in this process through libvibro (ctypes) when it
