@@ -147,6 +147,12 @@ vb_model_write(const vb_format *f, hid_t file)
         rc |= vb_h5_attrs_double(&a, g, key, x);
         rc |= vb_h5_attrs_string(&a, g, units, p->units);
       }
+      /* the points of modal bodies it joins ("" for a mass or a wall),
+       * so that its w and vw signals can be found (bodies.B.P.w) */
+      const vb_body *ba = &sc->bodies[c->a], *bb = &sc->bodies[c->b];
+      const char *points[2] = {ba->kind == VB_BODY_MODAL ? ba->points[c->pa].name : "",
+                               bb->kind == VB_BODY_MODAL ? bb->points[c->pb].name : ""};
+      rc |= vb_h5_attr_strings(g, "friction_points", points, 2);
     }
     rc |= vb_h5_close(g);
   }

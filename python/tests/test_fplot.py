@@ -71,6 +71,8 @@ def test_model_has_the_friction_law(belt, bowed, swept_belt):
     assert (b["friction_mu_s"], b["friction_mu_d"], b["friction_v0"]) == \
         (BOW_MU_S, BOW_MU_D, BOW_V0)
     assert b["friction_v0_units"] == "m/s"
+    assert [p.decode() if isinstance(p, bytes) else p for p in b["friction_points"]] == \
+        ["", "bowing"]
     assert list(bowed.contacts()["normal_force"]) == FORCES
     # a swept friction parameter is named as /model names it, per scene
     assert list(swept_belt.contacts()["friction_mu_k"]) == [0.4, 0.3]
@@ -121,6 +123,23 @@ def test_stickslip_portrait(belt):
     assert np.max(np.abs(st["y"] - V)) <= 16 * EPS * V
     assert np.min(np.abs(df[~df["stick"]]["y"] - V)) >= 0.0
     assert np.max(np.abs(df[~df["stick"]]["y"] - V)) > 0.5 * V
+    plt.close(fig)
+
+
+def test_stickslip_of_a_modal_point(bowed):
+    """The bowed string's portrait is of the contact's point (/model's
+    friction_points): while it sticks, the bow point moves with the bow at
+    0.1 m/s, to the round-off of a sum over 50 modes."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots()
+    df = vibro.plot_stickslip(ax, bowed, 2)
+    assert df.attrs["body"] == "string/bowing"
+    st = df[df["stick"]]
+    assert len(st) > 1000
+    assert np.max(np.abs(st["y"] - 0.1)) <= 64 * EPS * 0.1
+    assert vibro.plot_stickslip(ax, bowed, 2, body="string/far").attrs["body"] == "string/far"
     plt.close(fig)
 
 

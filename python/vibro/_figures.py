@@ -614,21 +614,28 @@ def plot_friction(ax, study, scene=None, contact=None, signed=False, t_from=None
 def plot_stickslip(ax, study, scene=None, contact=None, body=None, t_from=None, t_to=None):
     """A stick-slip phase portrait (issue 30 item 6), stick and slip in two
     colours: w against vw of a mass with a w coordinate (body, default the
-    contact's body that has one), else the contact's slip against ft.
+    contact's body that has one, "B/P" for a modal body's point: default the
+    contact's point), else the contact's slip against ft.
     Returns the DataFrame drawn (x, y, stick)."""
     import pandas as pd
     scene = study.scene(scene) if not hasattr(scene, "signals") else scene
     df = friction_trace(study, scene, contact, t_from, t_to)
     keep = df.index.to_numpy()
     cname = df.attrs["contact"]
+    def names(key):
+        return [b.decode() if isinstance(b, bytes) else str(b)
+                for b in np.atleast_1d(df.attrs["info"].get(key, []))]
     if body is None:
-        between = [b.decode() if isinstance(b, bytes) else str(b)
-                   for b in np.atleast_1d(df.attrs["info"].get("between", []))]
-        have = [b for b in between if "bodies/%s/w" % b in scene.signals
+        # the contact's bodies, a modal one's point (/model's friction_points)
+        between, points = names("between"), names("friction_points")
+        cands = [b + "/" + p if p else b
+                 for b, p in zip(between, points + [""] * (len(between) - len(points)))]
+        have = [b for b in cands if "bodies/%s/w" % b in scene.signals
                 and "bodies/%s/vw" % b in scene.signals]
         body = have[0] if have else None
     elif "bodies/%s/w" % body not in scene.signals or "bodies/%s/vw" % body not in scene.signals:
-        names = [b for b in scene.bodies if "bodies/%s/w" % b in scene.signals]
+        names = [p[len("bodies/"):-len("/w")] for p in scene.signals
+                 if p.startswith("bodies/") and p.endswith("/w")]
         raise VibroError("%s: scene %d records no w and vw of body '%s' (valid: %s)"
                          % (study.path, scene.index, body, ", ".join(names) or "none"))
     if body is not None:
