@@ -5,7 +5,8 @@
 # that vibro run prints the same warnings as check on every scene of
 # scenes/ and counts them; "about" where eq 9's contact time is an
 # estimate; a contact that starts inside its barrier storing more energy
-# than the scene's kinetic energy, with the figure.  Run by make check.
+# than the scene's kinetic energy, with the figure; whether friction's
+# static coefficient holds the load (issue 30 item 6).  Run by make check.
 set -u
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
@@ -252,6 +253,29 @@ for f in "$tmp/rest.cfg" "$tmp/fast.cfg" "$tmp/scenes/held-block.cfg" "$tmp/scen
   (cd "$tmp/scenes" && "$vibro" check "$f") >"$tmp/c.out" 2>&1
   equal "$(basename "$f"): no stored-energy warning" "$(grep -c 'inside its barrier' "$tmp/c.out")" 0
 done
+
+# issue 30 item 6: whether the static coefficient holds the scene's load.
+# The held block: the spring 1500 N/m at w0 4.5 mm pulls 6.75 N against
+# mu_s m g = 0.5 * 2 * 9.81 = 9.81 N; at w0 10 mm it pulls 15 N and slips
+expect 0 "$vibro" check "$srcdir/scenes/held-block.cfg"
+contains "$tmp/out" "static hold: mu_s N = 9.81 N (N 19.62 N, m g) holds the load 6.75 N (the spring along w at w0 0.0045 m)"
+sed 's/w0 = 4.5e-3;/w0 = 1.0e-2;/' "$srcdir/scenes/held-block.cfg" >"$tmp/pulled.cfg"
+expect 0 "$vibro" check "$tmp/pulled.cfg"
+contains "$tmp/out" "static hold: mu_s N = 9.81 N (N 19.62 N, m g) cannot hold the load 15 N (the spring along w at w0 0.01 m): it slips at once"
+# the belt (1 kg, 1000 N/m, 0.02 m/s, mu_s 0.6, mu_k 0.4, 20 kHz): the stick
+# carries it to mu_s m g / kw = 5.886 mm after 0.2943 s; each slip lasts
+# (pi + 2 atan(v / (omega d))) / omega, omega = sqrt(1000), d = 0.2 m g /
+# kw, each stick 2 d / v: computed here with awk
+expect 0 "$vibro" check "$srcdir/scenes/belt-stick-slip.cfg"
+contains "$tmp/out" "holds the load 0 N at w0; riding 'belt' at 0.02 m/s, the spring's pull reaches it at w 0.005886 m, the largest stick excursion, after 0.2943 s = 5886 samples: it breaks away there"
+want=$(awk 'BEGIN { om = sqrt(1000); d = 0.2 * 9.81 / 1000; v = 0.02; fs = 20000
+  sl = (3.14159265358979 + 2 * atan2(v / (om * d), 1)) / om; st = 2 * d / v
+  printf "slip phases: %.6g s = %.1f samples each (the closed form), the sticks between them %.6g s = %.1f samples: a period of %.6g s", sl, sl * fs, st, st * fs, sl + st }')
+contains "$tmp/out" "$want"
+# a slip straight away: the belt's block started at twice the breakaway
+sed 's/w0 = 0.0;/w0 = 0.012;/' "$srcdir/scenes/belt-stick-slip.cfg" >"$tmp/far.cfg"
+expect 0 "$vibro" check "$tmp/far.cfg"
+contains "$tmp/out" "cannot hold the load 12 N (the spring along w at w0 0.012 m): it slips at once"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

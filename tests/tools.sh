@@ -683,7 +683,7 @@ contains "$tmp/out" "usage: vibro-plot KIND OUT.h5 -o FIGURE"
 # every kind the top help lists has its own help
 kinds=$("$plot" --help | sed -n '/^  KIND$/,/^$/p' | awk '/^    [a-z]/ {print $1}')
 equal "the kinds vibro-plot --help lists" "$(echo $kinds)" \
-  "signal spectrum spectrogram phase force energy vout cor bifurcation section map basin"
+  "signal spectrum spectrogram phase force energy vout cor bifurcation section map friction stickslip schelleng basin"
 for kind in $kinds; do
   expect 0 "$plot" "$kind" --help
   contains "$tmp/out" "usage: vibro-plot $kind"

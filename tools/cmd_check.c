@@ -189,6 +189,95 @@ print_curve(const vb_scene *sc, const vb_contact *ct, const vb_friction_info *fi
   }
 }
 
+/* Whether the static coefficient holds what the scene loads the contact
+ * with (issue 30 item 6), for a contact with an exact stick (coulomb,
+ * stribeck, bow) between a wall and a mass with a w coordinate and a
+ * spring along it, the mass on no other contact, under a steady normal
+ * force (prescribed, or the weight m g on a one-sided law under gravity):
+ * - a wall at rest (a held block): the load is the spring's force at the
+ *   start, |kw w0 + cw vw0|, against mu_s N;
+ * - a belt (the wall's w moving at v) with the mass riding it: the stick
+ *   carries it to w_b = (sgn(v) mu_s N - cw v) / kw, where the spring's
+ *   pull reaches mu_s N, reached after (w_b - w0) / v: the largest stick
+ *   excursion; for coulomb with cw = 0 each slip then lasts the closed
+ *   form (pi + 2 atan(v / (omega d))) / omega, omega = sqrt(kw / m), d =
+ *   (mu_s - mu_k) N / kw, and each stick after it 2 d / |v| (doc/
+ *   friction.md's belt; J.P. Den Hartog, "Mechanical Vibrations", 1934,
+ *   the stick-slip oscillator). */
+static void
+print_hold(const vb_scene *sc, int c, const vb_friction_info *fi)
+{
+  const vb_contact *ct = &sc->contacts[c];
+  const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
+  const vb_body *wall = a->kind == VB_BODY_WALL ? a : b->kind == VB_BODY_WALL ? b : NULL;
+  const vb_body *mass = wall == a ? b : a;
+  const vb_friction *law = &ct->friction;
+  int mi = wall == a ? ct->b : ct->a, others = 0;
+  double n = -1.0;
+
+  if (ct->friction.kind != VB_FRICTION_COULOMB && ct->friction.kind != VB_FRICTION_STRIBECK &&
+      ct->friction.kind != VB_FRICTION_BOW)
+    return;
+  if (wall == NULL || mass->kind != VB_BODY_MASS || !mass->has_w || mass->has_spin ||
+      !(mass->kw > 0.0))
+    return;
+  for (int j = 0; j < sc->ncontacts; j++)
+    others += j != c && (sc->contacts[j].a == mi || sc->contacts[j].b == mi);
+  if (others > 0)
+    return;
+  if (ct->normal_given && ct->normal_drive.kind == VB_DRIVE_NONE)
+    n = ct->normal_force;
+  else if (!ct->normal_given && sc->gravity > 0.0 && !vb_law_info_of(ct->law.kind)->two_sided)
+    n = mass->mass * sc->gravity;
+  if (!(n > 0.0))
+    return;
+  double hold = fi->hold(law, n);
+  const char *nwords = ct->normal_given ? "prescribed" : "m g";
+  if (wall->w_drive.kind == VB_DRIVE_NONE) {
+    double load = fabs(mass->kw * mass->w0 + mass->cw * mass->vw0);
+    if (load <= hold)
+      printf("  static hold: mu_s N = %.6g N (N %g N, %s) holds the load %.6g N (the spring "
+             "along w at w0 %g m)\n",
+             hold, n, nwords, load, mass->w0);
+    else
+      printf("  static hold: mu_s N = %.6g N (N %g N, %s) cannot hold the load %.6g N (the "
+             "spring along w at w0 %g m): it slips at once\n",
+             hold, n, nwords, load, mass->w0);
+    return;
+  }
+  if (wall->w_drive.kind != VB_DRIVE_VELOCITY || wall->w_drive.speed == 0.0)
+    return;
+  double v = wall->w_drive.speed, sg = v > 0.0 ? 1.0 : -1.0;
+  double load = fabs(mass->kw * mass->w0 + mass->cw * v);
+  if (mass->vw0 != v) {
+    printf("  static hold: '%s' starts slipping on '%s' (vw0 %g m/s, the belt %g m/s)\n",
+           mass->name, wall->name, mass->vw0, v);
+    return;
+  }
+  if (load > hold) {
+    printf("  static hold: mu_s N = %.6g N (N %g N, %s) cannot hold the load %.6g N (the "
+           "spring along w at w0 %g m): it slips at once\n",
+           hold, n, nwords, load, mass->w0);
+    return;
+  }
+  double wb = (sg * hold - mass->cw * v) / mass->kw, tb = (wb - mass->w0) / v;
+  printf("  static hold: mu_s N = %.6g N (N %g N, %s) holds the load %.6g N at w0; riding "
+         "'%s' at %g m/s, the spring's pull reaches it at w %.6g m, the largest stick "
+         "excursion, after %.6g s = %.0f samples: it breaks away there\n",
+         hold, n, nwords, load, wall->name, v, wb, tb, tb * sc->fs);
+  if (ct->friction.kind != VB_FRICTION_COULOMB || mass->cw != 0.0)
+    return;
+  double om = sqrt(mass->kw / mass->mass), d = (law->mu_s - law->mu_k) * n / mass->kw;
+  if (!(d > 0.0)) {
+    printf("  slip: mu_k = mu_s, no stick-slip cycle to predict\n");
+    return;
+  }
+  double slip = (M_PI + 2.0 * atan(fabs(v) / (om * d))) / om, stick = 2.0 * d / fabs(v);
+  printf("  slip phases: %.6g s = %.1f samples each (the closed form), the sticks between "
+         "them %.6g s = %.1f samples: a period of %.6g s\n",
+         slip, slip * sc->fs, stick, stick * sc->fs, slip + stick);
+}
+
 /* One contact: what it joins, its law and scheme, and what to expect of
  * its first impact (the warnings come after, from vb_study_warnings). */
 static void
@@ -232,6 +321,7 @@ print_contact(const vb_scene *sc, int c, const vb_contact_start *st)
     }
     printf("\n");
     print_curve(sc, ct, fi);
+    print_hold(sc, c, fi);
   }
   if (ct->normal_given) {
     printf("  no impact to predict: the contact has no normal law\n");

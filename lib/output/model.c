@@ -3,6 +3,7 @@
  * shards, studies or threads. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <hdf5.h>
 
@@ -35,6 +36,28 @@ dropped_write(hid_t g, const vb_body *b)
   if (space >= 0)
     rc |= vb_h5_close(space);
   free(idx);
+  return rc;
+}
+
+/* The frequencies of modal body b's modes along w (issue 30 item 6: the
+ * fundamental vibro-plot's schelleng counts slips against), w_modes_freq,
+ * float64 [nwmodes], Hz; nothing for a body without modes along w.  0 or
+ * -1. */
+static int
+wfreq_write(hid_t g, const vb_body *b)
+{
+  if (b->nwmodes <= 0)
+    return 0;
+  hsize_t n = (hsize_t)b->nwmodes;
+  hid_t space = H5Screate_simple(1, &n, NULL);
+  hid_t at = space >= 0 ? H5Acreate2(g, "w_modes_freq", H5T_IEEE_F64LE, space, H5P_DEFAULT,
+                                     H5P_DEFAULT)
+                        : -1;
+  int rc = at >= 0 && H5Awrite(at, H5T_NATIVE_DOUBLE, b->wfreq) >= 0 ? 0 : -1;
+  if (at >= 0)
+    rc |= vb_h5_close(at);
+  if (space >= 0)
+    rc |= vb_h5_close(space);
   return rc;
 }
 
@@ -72,8 +95,10 @@ vb_model_write(const vb_format *f, hid_t file)
     }
     if (b->kind != VB_BODY_MODAL)
       rc |= vb_h5_attrs_double(&a, g, "u0", b->u0);
-    else
+    else {
       rc |= dropped_write(g, b);
+      rc |= wfreq_write(g, b);
+    }
     rc |= vb_h5_close(g);
   }
   for (i = 0; i < sc->ncontacts && rc == 0; i++) {
@@ -106,6 +131,29 @@ vb_model_write(const vb_format *f, hid_t file)
     }
     rc |= vb_h5_attrs_double(&a, g, "gap", c->gap);
     rc |= vb_h5_attr_strings(g, "between", between, 2);
+    /* its friction law (issue 30 item 6), from the friction table:
+     * "friction" its name and "friction_<key>" each parameter with its
+     * units in "friction_<key>_units", for vibro-plot's friction curve;
+     * nothing for a contact without friction (files unchanged) */
+    const vb_friction_info *fi = vb_friction_info_of(c->friction.kind);
+    if (fi != NULL) {
+      rc |= vb_h5_attrs_string(&a, g, "friction", fi->name);
+      for (const vb_friction_param *p = fi->params; p->key && rc == 0; p++) {
+        char key[VB_NAME_MAX + 16], units[VB_NAME_MAX + 24];
+        double x;
+        memcpy(&x, (const char *)&c->friction + p->offset, sizeof x);
+        snprintf(key, sizeof key, "friction_%s", p->key);
+        snprintf(units, sizeof units, "friction_%s_units", p->key);
+        rc |= vb_h5_attrs_double(&a, g, key, x);
+        rc |= vb_h5_attrs_string(&a, g, units, p->units);
+      }
+      /* the points of modal bodies it joins ("" for a mass or a wall),
+       * so that its w and vw signals can be found (bodies.B.P.w) */
+      const vb_body *ba = &sc->bodies[c->a], *bb = &sc->bodies[c->b];
+      const char *points[2] = {ba->kind == VB_BODY_MODAL ? ba->points[c->pa].name : "",
+                               bb->kind == VB_BODY_MODAL ? bb->points[c->pb].name : ""};
+      rc |= vb_h5_attr_strings(g, "friction_points", points, 2);
+    }
     rc |= vb_h5_close(g);
   }
   rc |= vb_h5_attrs_done(&a);

@@ -43,6 +43,21 @@ def settling(tmp_path_factory):
     return vibro.run(str(cfg), str(d / "settle.h5"))
 
 
+@pytest.fixture(scope="module")
+def friction_files(tmp_path_factory):
+    """The belt (scenes/belt-stick-slip.cfg) and a bow-force sweep of the
+    bowed string at 0.4 s (issue 30 item 6's kinds)."""
+    d = tmp_path_factory.mktemp("journal-friction")
+    belt = vibro.run(os.path.join(SCENES, "belt-stick-slip.cfg"), str(d / "belt.h5"))
+    text = open(os.path.join(SCENES, "bowed-string.cfg")).read()
+    assert "duration = 0.5;" in text
+    text = text.replace("duration = 0.5;", "duration = 0.4;")
+    text += ('\nsweep = { mode = "grid"; params = ( { path = "contacts.hair.normal_force"; '
+             'values = [0.002, 0.03, 0.4, 2.5]; } ); };\n')
+    (d / "bow.cfg").write_text(text)
+    return belt, vibro.run(str(d / "bow.cfg"), str(d / "bow.h5"))
+
+
 def drawn(plot_program, study, *argv):
     """Run a kind in-process through vibro-plot's own save (its title and
     layout), stopping before the file is written; (figure, title)."""
@@ -173,8 +188,9 @@ def check_legends(fig, what):
 
 # ------------------------------------------------------------ every kind
 
-def kinds(bar, study, analysis_files, settling):
+def kinds(bar, study, analysis_files, settling, friction_files):
     """(label, study, argv) of every kind of vibro-plot, on data it draws."""
+    belt, bow = friction_files
     sweep = vibro.open(analysis_files["sweep"])
     grid = vibro.open(analysis_files["grid"])
     basin = vibro.open(analysis_files["basin"])
@@ -201,13 +217,19 @@ def kinds(bar, study, analysis_files, settling):
         ("map", grid, ["map", grid.path]),
         ("map lyapunov", grid, ["map", grid.path, "--column", "lyapunov"]),
         ("basin", basin, ["basin", basin.path]),
+        ("friction", belt, ["friction", belt.path]),
+        ("friction --signed", belt, ["friction", belt.path, "--signed"]),
+        ("friction of the bow", bow, ["friction", bow.path, "--scene", "2"]),
+        ("stickslip", belt, ["stickslip", belt.path]),
+        ("stickslip of the bow", bow, ["stickslip", bow.path, "--scene", "2"]),
+        ("schelleng", bow, ["schelleng", bow.path]),
     ]
 
 
 def test_every_kind_at_journal_size(plot_program, bar, study, analysis_files, settling,
-                                    tmp_path):
+                                    friction_files, tmp_path):
     failed = []
-    for what, st, argv in kinds(bar, study, analysis_files, settling):
+    for what, st, argv in kinds(bar, study, analysis_files, settling, friction_files):
         fig, _ = drawn(plot_program, st, *(argv + ["-o", tmp_path / "f.png"] + JOURNAL))
         keep = os.environ.get("VIBRO_JOURNAL_DIR")    # to look at them
         if keep:

@@ -127,3 +127,31 @@ def test_finish_writes_the_usual_file(tmp_path):
         with vibro.Stepper(path) as s:
             s.finish(str(junk))
     assert junk.read_text() == "mine"
+
+
+def test_friction_now():
+    """A contact with friction now (issue 30 item 6): the belt's block rides
+    the belt until the closed-form breakaway at mu_s m g / (kw v) = 0.2943 s
+    (slip 0, |ft| below mu_s m g), then slips for 0.1191 s on mu_k m g (to
+    round-off), its friction work growing; a contact without friction has
+    no friction keys."""
+    import numpy as np
+    eps = np.finfo(float).eps
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with vibro.Stepper(os.path.join(SCENES, "belt-stick-slip.cfg")) as s:
+            s.advance_to(0.25)
+            c = s.contact("rub")
+            assert c["stick"] is True and c["slip"] == 0.0
+            assert 0 < abs(c["ft"]) <= 0.6 * 9.81 and c["friction_work"] < 1e-20
+            assert "bristle" not in c
+            s.advance_to(0.35)
+            c = s.contact("rub")
+            assert c["stick"] is False and c["slip"] != 0.0
+            assert abs(abs(c["ft"]) - 0.4 * 9.81) <= 4 * eps * 9.81
+            w1 = c["friction_work"]
+            s.advance_to(0.40)
+            assert s.contact("rub")["friction_work"] > w1 > 0
+        with vibro.Stepper(hammer()) as s:
+            s.advance(3)
+            assert set(s.contact("hit")) == {"force", "compression", "rate"}

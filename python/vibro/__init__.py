@@ -22,6 +22,10 @@
     # a study with friction (issue 30):
     study.phases()                            # stick and slip phases, one row each
     study.table["stick_share:rub"]            # per-contact friction_work, stick_share
+    vibro.friction_trace(study, study.scene(0))  # t, slip, ft, N, stick, |ft|/N
+    vibro.plot_friction(ax, study, 0)         # the traced curve and the law's
+    vibro.plot_stickslip(ax, study, 0)        # w against vw, stick/slip coloured
+    vibro.schelleng_regimes(study)            # a bow sweep's regimes (doc/friction.md)
     vibro.plot_bifurcation(ax, study)         # coloured by period, with a legend
 
 Scenes and studies run in this process through libvibro (ctypes) when it
@@ -40,7 +44,9 @@ from ._step import Stepper
 from ._analysis import spectrum, spectrogram, v_out_exact, param_units
 from ._orbits import orbit_label
 from ._figures import (plot_section, plot_bifurcation, plot_map, plot_basin,
-                       bifurcation_data, param_label)
+                       bifurcation_data, param_label, plot_friction, plot_stickslip,
+                       plot_schelleng, friction_trace, friction_law_curve,
+                       schelleng_regimes)
 
 __version__ = "0.1.0"
 
@@ -48,5 +54,6 @@ __all__ = ["open", "run", "simulate", "Simulation", "Stepper", "scene_text", "pr
            "VibroError", "VibroWarning",
            "spectrum", "spectrogram", "v_out_exact", "param_units", "FORMATS",
            "orbit_label", "plot_section", "plot_bifurcation", "plot_map", "plot_basin",
-           "bifurcation_data", "param_label",
+           "bifurcation_data", "param_label", "plot_friction", "plot_stickslip",
+           "plot_schelleng", "friction_trace", "friction_law_curve", "schelleng_regimes",
            "__version__"]

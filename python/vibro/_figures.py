@@ -467,3 +467,325 @@ def plot_basin(ax, study, x=None, y=None, at=None):
         raise VibroError("%s: /study/table has no attractor column: the scenes have no "
                          "analysis block (doc/scene-file.md, \"Analysis\")" % study.path)
     return plot_map(ax, study, "attractor", x, y, at, categorical=True)
+
+
+# ------------------------------------------------ friction (issue 30 item 6)
+
+def friction_law_curve(info, s):
+    """The friction law's coefficient while slipping at slip rates s (m/s),
+    |ft| / N = mu(|s|), from a contact's /model attributes (`friction` and
+    `friction_<key>`, doc/format.md); None for a law without a curve
+    (elasto-plastic: its force follows the bristle, not the slip alone) or
+    a file from before they were written.  The laws as lib/base/
+    friction_law.c has them:
+      coulomb      mu_k (C.A. Coulomb 1785, the kinetic coefficient);
+      stribeck     mu_k + (mu_s - mu_k) exp(-(|s|/v_s)^delta) + viscous |s|
+                   (Armstrong-Helouvry, Dupont & Canudas de Wit, Automatica 30,
+                   1994; Olsson et al., Eur. J. Control 4, 1998);
+      bow          mu_d + (mu_s - mu_d) v0 / (v0 + |s|) (Smith & Woodhouse,
+                   J. Mech. Phys. Solids 48, 2000);
+      exponential  sqrt(2 a) |s| exp(-a s^2 + 1/2) (Desvages & Bilbao, Applied
+                   Sciences 6, 2016)."""
+    law = str(info.get("friction", "") or "")
+    x = np.abs(np.asarray(s, float))
+
+    def p(key):
+        v = info.get("friction_" + key)
+        return float(v) if v is not None else np.nan
+
+    if law == "coulomb":
+        return np.full_like(x, p("mu_k"))
+    if law == "stribeck":
+        return p("mu_k") + (p("mu_s") - p("mu_k")) * np.exp(-(x / p("v_s")) ** p("delta")) \
+            + p("viscous") * x
+    if law == "bow":
+        return p("mu_d") + (p("mu_s") - p("mu_d")) * p("v0") / (p("v0") + x)
+    if law == "exponential":
+        a = p("a")
+        return np.sqrt(2 * a) * x * np.exp(-a * x * x + 0.5)
+    return None
+
+
+def _contact_info(study, scene, contact):
+    """The contact's row of study.contacts() for the scene (its /model
+    attributes and swept values) as a dict."""
+    attrs = study.contacts()
+    attrs = attrs[(attrs["scene"] == scene.index) & (attrs["contact"] == contact)]
+    return attrs.iloc[0].to_dict() if len(attrs) else {}
+
+
+def _friction_contact(study, scene, contact):
+    names = [c for c in scene.contacts if "contacts/%s/ft" % c in scene.signals]
+    if not names:
+        raise VibroError("%s: scene %d records no friction signals (contacts/C/ft, slip: "
+                         "a contact with friction, doc/scene-file.md \"Friction\")"
+                         % (study.path, scene.index))
+    return _one(study, "contact with friction", contact, names)
+
+
+_OPTION["contact with friction"] = "--contact / contact="
+
+
+def friction_trace(study, scene, contact=None, t_from=None, t_to=None):
+    """A run's friction samples (issue 30 item 6) as a DataFrame: t (s), slip
+    (m/s), ft (N, on body B along +w), N (N: the contact's normal force
+    signal, or its prescribed normal_force with its sine profile), stick
+    (bool, from contacts/C/stick when recorded, else slip == 0) and mu =
+    |ft| / N (NaN where N is 0), from the first step on (the sample at t = 0
+    has no step's force); t_from, t_to (s) window it.  attrs:
+    contact, info (the contact's attributes), units."""
+    import pandas as pd
+    contact = _friction_contact(study, scene, contact)
+    ft = scene.signal("contacts/%s/ft" % contact)
+    t = ft["time"].values
+    slip = scene.signal("contacts/%s/slip" % contact).values
+    info = _contact_info(study, scene, contact)
+    if "contacts/%s/force" % contact in scene.signals and str(info.get("law")) != "none":
+        n = scene.signal("contacts/%s/force" % contact).values.astype(float)
+    else:
+        nf = info.get("normal_force")
+        if nf is None or not np.isfinite(float(nf)):
+            raise VibroError("%s: scene %d: contact '%s' has neither a normal force signal "
+                             "nor a prescribed normal_force" % (study.path, scene.index,
+                                                                contact))
+        n = np.full(len(t), float(nf))
+        amp = float(info.get("normal_force_amplitude", 0.0) or 0.0)
+        if amp:
+            n = n + amp * np.sin(2 * np.pi * float(info["normal_force_freq"]) * t
+                                 + float(info.get("normal_force_phase", 0.0) or 0.0))
+    if "contacts/%s/stick" % contact in scene.signals:
+        stick = scene.signal("contacts/%s/stick" % contact).values == 1
+    else:
+        stick = slip == 0
+    ftv = ft.values.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mu = np.where(n > 0, np.abs(ftv) / n, np.nan)
+    df = pd.DataFrame({"t": t, "slip": slip, "ft": ftv, "N": n, "stick": stick, "mu": mu})
+    # the sample at t = 0 is the initial state, before any step's friction
+    # force (ft 0 whatever the slip): not a point of the curve
+    keep = t > 0
+    if t_from is not None:
+        keep &= t >= t_from
+    if t_to is not None:
+        keep &= t <= t_to
+    df = df[keep]
+    df.attrs.update(contact=contact, info=info,
+                    units={"t": "s", "slip": "m/s", "ft": "N", "N": "N", "mu": "1"})
+    return df
+
+
+STICK_COLOUR, SLIP_COLOUR = "C0", "C3"
+
+
+def plot_friction(ax, study, scene=None, contact=None, signed=False, t_from=None, t_to=None):
+    """The friction curve a run traced (issue 30 item 6): |ft| / N against
+    the slip rate (signed=True: ft in N against the slip), stick samples
+    and slip samples apart, and the law's curve (friction_law_curve) beside
+    it for the laws that have one.  Returns friction_trace's DataFrame."""
+    scene = study.scene(scene) if not hasattr(scene, "signals") else scene
+    df = friction_trace(study, scene, contact, t_from, t_to)
+    y = df["ft"].to_numpy() if signed else df["mu"].to_numpy()
+    s = df["slip"].to_numpy()
+    st = df["stick"].to_numpy()
+    ax.plot(s[st], y[st], ".", ms=3, color=STICK_COLOUR, label="stick")
+    ax.plot(s[~st], y[~st], ".", ms=3, color=SLIP_COLOUR, label="slip")
+    info = df.attrs["info"]
+    lo, hi = (np.nanmin(s), np.nanmax(s)) if len(s) else (0.0, 1.0)
+    span = max(abs(lo), abs(hi)) or 1.0
+    xs = np.linspace(-span if signed or lo < 0 else 0.0, span, 801)
+    xs = xs[xs != 0]
+    mu = friction_law_curve(info, xs)
+    if mu is not None:
+        law = str(info.get("friction"))
+        if signed:
+            # ft = -N mu(|s|) sgn(s), at the run's mean normal force
+            nbar = float(np.nanmean(df["N"].to_numpy()))
+            ax.plot(xs, -np.sign(xs) * nbar * mu, "k-", lw=0.8,
+                    label="%s law, N = %.3g N" % (law, nbar))
+        else:
+            ax.plot(xs, mu, "k-", lw=0.8, label="%s law" % law)
+    ax.set_xlabel(label("slip rate of contact '%s'" % df.attrs["contact"], "m/s"))
+    ax.set_ylabel(label("friction force ft", "N") if signed else "|ft| / N")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return df
+
+
+def plot_stickslip(ax, study, scene=None, contact=None, body=None, t_from=None, t_to=None):
+    """A stick-slip phase portrait (issue 30 item 6), stick and slip in two
+    colours: w against vw of a mass with a w coordinate (body, default the
+    contact's body that has one, "B/P" for a modal body's point: default the
+    contact's point), else the contact's slip against ft.
+    Returns the DataFrame drawn (x, y, stick)."""
+    import pandas as pd
+    scene = study.scene(scene) if not hasattr(scene, "signals") else scene
+    df = friction_trace(study, scene, contact, t_from, t_to)
+    keep = df.index.to_numpy()
+    cname = df.attrs["contact"]
+    def names(key):
+        return [b.decode() if isinstance(b, bytes) else str(b)
+                for b in np.atleast_1d(df.attrs["info"].get(key, []))]
+    if body is None:
+        # the contact's bodies, a modal one's point (/model's friction_points)
+        between, points = names("between"), names("friction_points")
+        cands = [b + "/" + p if p else b
+                 for b, p in zip(between, points + [""] * (len(between) - len(points)))]
+        have = [b for b in cands if "bodies/%s/w" % b in scene.signals
+                and "bodies/%s/vw" % b in scene.signals]
+        body = have[0] if have else None
+    elif "bodies/%s/w" % body not in scene.signals or "bodies/%s/vw" % body not in scene.signals:
+        names = [p[len("bodies/"):-len("/w")] for p in scene.signals
+                 if p.startswith("bodies/") and p.endswith("/w")]
+        raise VibroError("%s: scene %d records no w and vw of body '%s' (valid: %s)"
+                         % (study.path, scene.index, body, ", ".join(names) or "none"))
+    if body is not None:
+        x = scene.signal("bodies/%s/w" % body).values[keep]
+        y = scene.signal("bodies/%s/vw" % body).values[keep]
+        xl, yl = label("w of %s" % body, "m"), label("vw of %s" % body, "m/s")
+    else:
+        x, y = df["slip"].to_numpy(), df["ft"].to_numpy()
+        xl, yl = label("slip rate of contact '%s'" % cname, "m/s"), label("ft", "N")
+    st = df["stick"].to_numpy()
+    out = pd.DataFrame({"x": x, "y": y, "stick": st})
+    ax.plot(x, y, "-", lw=0.4, color="0.7")
+    ax.plot(x[st], y[st], ".", ms=3, color=STICK_COLOUR, label="stick")
+    ax.plot(x[~st], y[~st], ".", ms=3, color=SLIP_COLOUR, label="slip")
+    ax.set_xlabel(xl)
+    ax.set_ylabel(yl)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    out.attrs.update(body=body, contact=cname)
+    return out
+
+
+SCHELLENG_REGIMES = ("Helmholtz", "multiple slips", "raucous", "no stick")
+SCHELLENG_COLOURS = {"Helmholtz": "C2", "multiple slips": "C0", "raucous": "C3",
+                     "no stick": "0.6"}
+HELMHOLTZ_TOL = 0.01
+
+
+def _fundamental(study, scene, contact):
+    """The lowest frequency (Hz) of the modes along w of the contact's modal
+    body (/model's w_modes_freq), else of its modes (scene.modes());
+    VibroError when it has none."""
+    info = _contact_info(study, scene, contact)
+    between = [b.decode() if isinstance(b, bytes) else str(b)
+               for b in np.atleast_1d(info.get("between", []))]
+    freqs = []
+    for b in between:
+        fr = study._model.get("bodies", {}).get(b, {}).get("w_modes_freq") \
+            if hasattr(study, "_model") else None
+        if fr is not None:
+            freqs += [float(x) for x in np.atleast_1d(fr) if x > 0]
+    if not freqs:
+        m = scene.modes()
+        m = m[(m["freq"] > 0) & m["body"].isin(between)]
+        freqs = list(m["freq"].to_numpy(float))
+    if not freqs:
+        raise VibroError("%s: scene %d: contact '%s' joins no modal body to take the "
+                         "fundamental from: give f1 (--f1)" % (study.path, scene.index,
+                                                               contact))
+    return min(freqs)
+
+
+def _periodic_k(on, f):
+    """k >= 2 when the slip onsets `on` (s) repeat at the fundamental f (Hz)
+    with k slips per period: at least 3 periods, and every onset k onsets
+    later within HELMHOLTZ_TOL of 1/f; else 0."""
+    for k in range(2, 17):
+        if len(on) < 3 * k:
+            break
+        d = (on[k:] - on[:-k]) * f
+        if np.all(np.abs(d - 1) <= HELMHOLTZ_TOL):
+            return k
+    return 0
+
+
+def schelleng_regimes(study, contact=None, f1=None, after=None):
+    """Each scene's bowing regime (issue 30 item 6) from /study/phases, as a
+    DataFrame indexed by scene: slips (slip phases with t_on in the window),
+    periods (the window in fundamental periods), slips_per_period, regime.
+    The window runs from `after` (s; default half the run) to the run's end;
+    f1 (Hz; default the lowest mode frequency of the contact's modal body).
+    The rule (doc/friction.md): "no stick" when no stick phase begins in
+    the window (the string slides throughout: Schelleng's surface or
+    sliding); "Helmholtz" when there are at least three slips and every
+    interval between successive slip onsets is within 1 % of 1/f1 (one
+    slip per period at the fundamental; tests/run/bowed_string.py's rule);
+    else "multiple slips" when the onsets repeat at the fundamental with k >= 2
+    slips per period (every onset k onsets later within 1 % of 1/f1: below
+    Schelleng's minimum bow force), "raucous" otherwise (aperiodic: above
+    the maximum)."""
+    import pandas as pd
+    ph = study.phases()
+    names = list(dict.fromkeys(ph["contact"]))
+    contact = _one(study, "contact with friction", contact, names)
+    ph = ph[ph["contact"] == contact]
+    duration = None
+    rows = []
+    for s in study.scenes:
+        sc = study.scene(s)
+        f = f1 if f1 is not None else _fundamental(study, sc, contact)
+        t_end = float(sc.signal("contacts/%s/ft" % contact)["time"].values[-1]) \
+            if "contacts/%s/ft" % contact in sc.signals else duration
+        t0 = t_end / 2 if after is None else float(after)
+        p = ph[(ph["scene"] == s) & (ph["t_on"] >= t0)]
+        on = np.sort(p[~p["stick"]]["t_on"].to_numpy(float))
+        nstick = int(p["stick"].sum())
+        periods = (t_end - t0) * f
+        iv = np.diff(on) * f
+        if nstick == 0:
+            reg = "no stick"
+        elif len(on) >= 3 and np.all(np.abs(iv - 1) <= HELMHOLTZ_TOL):
+            reg = "Helmholtz"
+        elif _periodic_k(on, f) >= 2:
+            reg = "multiple slips"
+        else:
+            reg = "raucous"
+        rows.append({"scene": s, "slips": len(on), "periods": periods,
+                     "slips_per_period": len(on) / periods if periods > 0 else np.nan,
+                     "f1": f, "regime": reg})
+    df = pd.DataFrame(rows).set_index("scene")
+    df.attrs["contact"] = contact
+    return df
+
+
+def plot_schelleng(ax, study, contact=None, f1=None, after=None, x=None, y=None):
+    """The Schelleng diagram (issue 30 item 6): each scene of a bow-force
+    (x) by bow-position (y) sweep, or of a 1-D sweep against its one swept
+    parameter, coloured by schelleng_regimes' regime.  Returns that
+    DataFrame with the swept columns."""
+    reg = schelleng_regimes(study, contact, f1, after)
+    t = study.table
+    params = [p for p in study.params if p in t.columns]
+    if not params:
+        raise VibroError("%s: not a sweep: the Schelleng diagram needs a swept bow force "
+                         "(and position)" % study.path)
+    x = params[0] if x is None else x
+    if x not in params:
+        raise VibroError("%s: no swept parameter '%s' (valid: %s)"
+                         % (study.path, x, ", ".join(params)))
+    if y is None and len(params) > 1:
+        y = [p for p in params if p != x][0]
+    xs = t.loc[reg.index, x].to_numpy(float)
+    ys = t.loc[reg.index, y].to_numpy(float) if y is not None else reg["slips_per_period"] \
+        .to_numpy(float)
+    for r in SCHELLENG_REGIMES:
+        m = (reg["regime"] == r).to_numpy()
+        if m.any():
+            ax.plot(xs[m], ys[m], "s" if y is not None else "o", ms=5,
+                    color=SCHELLENG_COLOURS[r], label=r, ls="none")
+    ax.set_xlabel(param_label(x, study.param_units.get(x, "")))
+    ax.set_ylabel(param_label(y, study.param_units.get(y, "")) if y is not None
+                  else "slips per fundamental period")
+    if log_sweep(study, x):
+        ax.set_xscale("log")
+    if y is not None and log_sweep(study, y):
+        ax.set_yscale("log")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    out = reg.copy()
+    out[x] = xs
+    if y is not None:
+        out[y] = ys
+    return out

@@ -182,10 +182,23 @@ class Stepper:
 
     def contact(self, contact):
         """{"force": N, "compression": m, "rate": m/s} of a contact now (a
-        distributed contact's point: "neck[3]")."""
+        distributed contact's point: "neck[3]"); a contact with friction
+        (issue 30) adds "ft" (N, on B along +w), "slip" (m/s, over the last
+        step), "friction_work" (J), "stick" (True while it sticks) and, under
+        the elasto-plastic law, "bristle" (m), as its signals have them."""
         self._open()
         c = self._contact(contact)
-        return {k: self._lib.vb_run_contact_now(self._run, c, w) for k, w in _NOW.items()}
+        lib = self._lib
+        out = {k: lib.vb_run_contact_now(self._run, c, w) for k, w in _NOW.items()}
+        ft = lib.vb_run_friction_force(self._run, c)
+        if ft == ft:                       # NaN: no friction
+            out.update(ft=ft, slip=lib.vb_run_friction_slip(self._run, c),
+                       friction_work=lib.vb_run_friction_work(self._run, c),
+                       stick=lib.vb_run_friction_sticks(self._run, c) == 1.0)
+            z = lib.vb_run_friction_bristle(self._run, c)
+            if z == z:
+                out["bristle"] = z
+        return out
 
     def set(self, path, value):
         """Change a parameter from the next step on: forces.F.value,

@@ -735,6 +735,8 @@ class Study:
                     parts = p.split(".")
                     if len(parts) == 3 and parts[:2] == ["contacts", c]:
                         row[parts[2]] = v
+                    elif len(parts) == 4 and parts[:3] == ["contacts", c, "friction"]:
+                        row["friction_" + parts[3]] = v   # as /model names them
                 rows.append(row)
         return rows
 
