@@ -133,9 +133,13 @@ check_outcome(const sg_scene *g, const char *text, const tu_sim *s)
   if (s->rc == VB_OK) {
     /* "done", or "done, energy gain ..." when a scheme that does not
      * conserve energy gained past twice what the scene can hold (lib/run/run.c
-     * done_status; seed 282: verlet at 2 samples a contact, 2.23x) */
-    REQUIRE(strcmp(st, "done") == 0 || strncmp(st, "done, energy gain ", 18) == 0, g, text,
-            "VB_OK with status '%s'", st);
+     * done_status; seed 282: verlet at 2 samples a contact, 2.23x), or
+     * "done, under-resolved: contact ..." when a scheme stopped resolving a
+     * contact (issue 32 item 2; seed 370: an am1 rattle predicted at 3.54
+     * samples, under the 4 am1 resolves, held closed 117 of 123 samples) */
+    REQUIRE(strcmp(st, "done") == 0 || strncmp(st, "done, energy gain ", 18) == 0 ||
+                strncmp(st, "done, under-resolved: contact ", 30) == 0,
+            g, text, "VB_OK with status '%s'", st);
     for (int w = 0; w < 6; w++)
       REQUIRE(finite_all(vb_run_energy(s->run, w), n), g, text,
               "status done but energy signal %d is not finite", w);
