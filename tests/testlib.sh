@@ -41,3 +41,17 @@ error() {
 same() {
   if h5diff "$1" "$2" >"$tmp/diff" 2>&1; then ok; else bad "$3: $1 and $2 differ: $(head -5 "$tmp/diff")"; fi
 }
+
+# pyref_setup MODULES NAME: for a test whose reference is written in Python
+# (numpy, scipy: an independent implementation, tests/<wing>/*.py), set
+# $python (Debian's) and a temporary $tmp removed at exit; skip (77) when
+# python lacks one of MODULES ("numpy, scipy, h5py").
+pyref_setup() {
+  python=/usr/bin/python3
+  if ! "$python" -c "import $1" 2>/dev/null; then
+    echo "SKIP: $python lacks one of $1"
+    exit 77
+  fi
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-$2.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+}

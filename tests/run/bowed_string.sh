@@ -7,11 +7,6 @@
 set -u
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
-python=/usr/bin/python3
-if ! "$python" -c 'import numpy, h5py' 2>/dev/null; then
-  echo "SKIP: $python lacks numpy or h5py"
-  exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-bowed.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$srcdir/tests/testlib.sh"
+pyref_setup "numpy, h5py" bowed
 "$python" "$srcdir/tests/run/bowed_string.py" "$vibro" "$srcdir/scenes/bowed-string.cfg" "$tmp"

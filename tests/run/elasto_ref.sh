@@ -9,13 +9,8 @@
 set -u
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
-python=/usr/bin/python3
-if ! "$python" -c 'import numpy, scipy, h5py' 2>/dev/null; then
-  echo "SKIP: $python lacks numpy, scipy or h5py"
-  exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-elasto.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$srcdir/tests/testlib.sh"
+pyref_setup "numpy, scipy, h5py" elasto
 "$python" "$srcdir/tests/run/elasto_ref.py" "$vibro" "$tmp" || exit 1
 # vibro check prints the law, its parameters and the bristle's figures
 "$vibro" check "$srcdir/scenes/elastoplastic-squeak.cfg" >"$tmp/check.out" 2>&1 || {

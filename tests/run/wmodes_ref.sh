@@ -6,11 +6,6 @@
 set -u
 srcdir=${srcdir:-.}
 vibro=${VIBRO:-tools/vibro}
-python=/usr/bin/python3
-if ! "$python" -c 'import numpy, scipy, h5py' 2>/dev/null; then
-  echo "SKIP: $python lacks numpy, scipy or h5py"
-  exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vibro-wmodes.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$srcdir/tests/testlib.sh"
+pyref_setup "numpy, scipy, h5py" wmodes
 "$python" "$srcdir/tests/run/wmodes_ref.py" "$vibro" "$tmp"
