@@ -767,7 +767,6 @@ vb_run_view_take(const vb_run *run, vb_run_view *v)
   v->lyapunov = vb_run_lyapunov(run, &v->lyapunov_half);
   v->lyapunov_perturbation = vb_run_lyapunov_perturbation(run);
   v->analysis = vb_run_analysis(run);
-  v->phases = vb_run_phases(run, &v->nphases);
   v->stick_share = vb_phases_share(run);
   v->friction_work = vb_phases_work(run);
 }

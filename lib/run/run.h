@@ -427,8 +427,6 @@ struct vb_run_view {
                                         without the twin */
   double lyapunov_perturbation;      /* the twin's relative perturbation, 1; NaN without it */
   const vb_analysis_run *analysis;   /* the section and impact map; NULL without a block */
-  const vb_phase *phases;            /* [nphases] the stick and slip phases (phases.c) */
-  long nphases;
   const double *stick_share;         /* [ncontacts] share of steps sticking, NaN without
                                         friction; NULL for a scene without friction */
   const double *friction_work;       /* [ncontacts] friction work at the end, J; the same */
