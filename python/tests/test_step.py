@@ -155,3 +155,17 @@ def test_friction_now():
         with vibro.Stepper(hammer()) as s:
             s.advance(3)
             assert set(s.contact("hit")) == {"force", "compression", "rate"}
+
+
+def test_scene_rate_is_the_recorded_rate(tmp_path):
+    """Scene.fs is the stepping rate, Scene.rate the recorded signals' (issue
+    31 item 6: study.scene(0).fs read 20000 for signals at 1000 Hz)."""
+    d = hammer()
+    d["record"] = {"every": 4}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        st = vibro.run(d, str(tmp_path / "r.h5"))
+    sc = st.scene(0)
+    assert sc.fs == 44100.0 and sc.rate == 44100.0 / 4
+    t = st.signal(0, "bodies/hammer/u")["time"].to_numpy()
+    assert abs((t[1] - t[0]) * sc.rate - 1.0) < 1e-12

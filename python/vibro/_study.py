@@ -1025,12 +1025,22 @@ def _scene_choices(nums):
     return _choices(nums)
 
 
+def _recorded_rate(attrs, fs):
+    """Hz of a scene's recorded samples: 1 / its table's sample_interval
+    (vibro-2, -3), else fs / its record_every attribute (vibro-1)."""
+    dt = attrs.get("sample_interval")
+    if dt is not None and np.isfinite(float(dt)) and float(dt) > 0:
+        return 1.0 / float(dt)
+    return fs / float(attrs.get("record_every", 1) or 1)
+
+
 class Scene:
     """One scene of a Study.
 
     Attributes: `index`, `name`, `attrs` (the scene group's attributes: fs,
     duration, gravity, record_every, steps, status, energy_balance_error),
-    `status`, `fs` (Hz), `params` ({path: value} swept for this scene),
+    `status`, `fs` (Hz, the stepping rate), `rate` (Hz, the rate of the
+    recorded signals: fs / record.every), `params` ({path: value} swept for this scene),
     `signals` (the paths `signal` accepts), `contacts`, `bodies` ({name:
     type})."""
 
@@ -1058,6 +1068,7 @@ class Scene:
         self.name = self.attrs.get("name", "")
         self.status = self.attrs.get("status", "")
         self.fs = float(self.attrs.get("fs", np.nan))
+        self.rate = _recorded_rate(self.attrs, self.fs)
 
     def _init_v2(self):
         """vibro-2 and -3: the scene's row of the table, the model, its signals."""
@@ -1085,6 +1096,7 @@ class Scene:
         self.name = self.attrs.get("name", "")
         self.status = self.attrs.get("status", "")
         self.fs = float(self.attrs.get("fs", np.nan))
+        self.rate = _recorded_rate(self.attrs, self.fs)
 
     def __repr__(self):
         return "<vibro.Scene %d %r of %r: %s%s>" % (
