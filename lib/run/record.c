@@ -41,8 +41,9 @@ contact_aux(const vb_run *run, int c)
 static const vb_signal table_w_row = {"w", "m", VB_SIGNAL_POINT, NULL, NULL, 0, 1};
 
 /* The tangential signals (issue 30): a point's w and its rate (instance i
- * of a point signal is a mass's point 0), a contact's friction force,
- * slip and friction work (friction.c's accessors). */
+ * of a point signal is a mass's point 0) and a spin; a contact's
+ * friction force, slip, work, stick and bristle are friction_run.c's
+ * accessors, named in the table as they are. */
 static double
 point_w(const vb_run *run, int i)
 {
@@ -62,36 +63,6 @@ point_spin(const vb_run *run, int i)
 {
   int p;
   return vb_run_body_spin(run, vb_signal_body(&table_w_row, run->scene, i, &p));
-}
-
-static double
-contact_ft(const vb_run *run, int c)
-{
-  return vb_run_friction_force(run, c);
-}
-
-static double
-contact_slip(const vb_run *run, int c)
-{
-  return vb_run_friction_slip(run, c);
-}
-
-static double
-contact_friction_work(const vb_run *run, int c)
-{
-  return vb_run_friction_work(run, c);
-}
-
-static double
-contact_stick(const vb_run *run, int c)
-{
-  return vb_run_friction_sticks(run, c);
-}
-
-static double
-contact_bristle(const vb_run *run, int c)
-{
-  return vb_run_friction_bristle(run, c);
 }
 
 /* The recorded signals, in the order of the recording.  The energies
@@ -123,17 +94,17 @@ static const vb_signal table[] = {
      point_spin, 0, 2},
     {"ft", "N", VB_SIGNAL_CONTACT,
      "friction force on body b along +w (on a along -w), held over the step into the sample",
-     contact_ft, 0, 1},
+     vb_run_friction_force, 0, 1},
     {"slip", "m/s", VB_SIGNAL_CONTACT,
      "slip rate, the mean rate of w_b - w_a over the step into the sample (0 while sticking)",
-     contact_slip, 0, 1},
+     vb_run_friction_slip, 0, 1},
     {"friction_work", "J", VB_SIGNAL_CONTACT, "energy taken by friction, running (never negative)",
-     contact_friction_work, 0, 1},
+     vb_run_friction_work, 0, 1},
     {"stick", "1", VB_SIGNAL_CONTACT, "1 while the contact sticks over the step into the sample, "
-     "0 while it slips", contact_stick, 0, 1},
+     "0 while it slips", vb_run_friction_sticks, 0, 1},
     {"bristle", "m", VB_SIGNAL_CONTACT,
      "bristle deflection z of an elasto-plastic friction law at the sample (its state)",
-     contact_bristle, 0, 3},
+     vb_run_friction_bristle, 0, 3},
 };
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };
