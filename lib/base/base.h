@@ -81,6 +81,9 @@ double vb_drive_eval(const vb_drive *d, double t, double *rate);
 /* Set up seeded band-limited noise: ncomp cosines of random frequency in
  * (0, freq] and random phase, rms `amplitude`; allocates the components. */
 int vb_drive_noise_setup(vb_drive *d, long ncomp);
+/* A wall's displacement at time t (its position plus its drive), m, and
+ * its rate in *rate, m/s. */
+double vb_wall_u(const vb_body *b, double t, double *rate);
 /* The part of contact ct's compression that no mode carries (walls and
  * gap, with their drives) at time t, m, and its rate in *rate, m/s. */
 double vb_contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rate);

@@ -173,8 +173,8 @@ vb_drive_param_valid(const vb_drive_param *p, double x)
 /* ------------------------------------------------- walls of a contact */
 
 /* Displacement of a wall at time t (its position plus its drive). */
-static double
-wall_u(const vb_body *b, double t, double *rate)
+double
+vb_wall_u(const vb_body *b, double t, double *rate)
 {
   double r = 0.0, u = b->u0;
   if (b->drive.kind != VB_DRIVE_NONE)
@@ -194,11 +194,11 @@ vb_contact_drive(const vb_scene *sc, const vb_contact *ct, double t, double *rat
     r -= rw;
   }
   if (sc->bodies[ct->a].kind == VB_BODY_WALL) {
-    x += wall_u(&sc->bodies[ct->a], t, &rw);
+    x += vb_wall_u(&sc->bodies[ct->a], t, &rw);
     r += rw;
   }
   if (sc->bodies[ct->b].kind == VB_BODY_WALL) {
-    x -= wall_u(&sc->bodies[ct->b], t, &rw);
+    x -= vb_wall_u(&sc->bodies[ct->b], t, &rw);
     r -= rw;
   }
   *rate = r;

@@ -127,10 +127,7 @@ vb_run_point_now(const vb_run *run, int body, int point, double *u, double *v)
     return VB_EINVAL;
   const vb_body *b = &sc->bodies[body];
   if (b->kind == VB_BODY_WALL) {
-    double rate = 0.0;
-    *u = b->u0 + (b->drive.kind != VB_DRIVE_NONE ? vb_drive_eval(&b->drive, vb_run_now(run), &rate)
-                                                 : 0.0);
-    *v = rate;
+    *u = vb_wall_u(b, vb_run_now(run), v);
     return VB_OK;
   }
   int i = run->body_island[body];
