@@ -492,6 +492,22 @@ dropped_warnings(const vb_scene *sc, char *buf, size_t len)
     line(buf, len, text);
     n++;
   }
+  for (int i = 0; i < sc->nbodies; i++) {
+    const vb_body *b = &sc->bodies[i];
+    double top = 0.0;
+    if (b->nwdropped == 0)
+      continue;
+    for (int j = 0; j < b->nwmodes; j++)
+      top = b->wfreq[j] > top ? b->wfreq[j] : top;
+    snprintf(text, sizeof text,
+             "body '%s': %d modes along w at or above fs/2 = %g Hz dropped (modes %d .. %d "
+             "along w as given, counted from 0): their trapezoidal step cannot resolve them; "
+             "the highest kept is at %g Hz",
+             b->name, b->nwdropped, 0.5 * sc->fs, b->wdropped[0],
+             b->wdropped[b->nwdropped - 1], top);
+    line(buf, len, text);
+    n++;
+  }
   return n;
 }
 
