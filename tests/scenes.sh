@@ -575,6 +575,28 @@ assert np.ptp(bal) < 1e-14, "balance moves by %g J" % np.ptp(bal)
 PY
 covered elastoplastic-squeak
 
+# issue 30, item 4: a rotor rubbing in a circular clearance (doc/geometry.md)
+run rotor-rub
+check "rotor-rub: 41 rubs in a forward whirl, then free inside the clearance" \
+  "$tmp/rotor-rub.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+t, u, w = sig("time"), sig("bodies/rotor/u"), sig("bodies/rotor/w")
+v, vw, x = sig("bodies/rotor/v"), sig("bodies/rotor/vw"), sig("contacts/rub/compression")
+e = ev("rub")
+assert len(e) == 41, "%d rubs" % len(e)
+assert abs(e["t_on"][-1] - 0.2735) < 0.005, "last rub at %g s" % e["t_on"][-1]
+r = np.hypot(u, w)
+assert np.allclose(x, r - 2e-4, rtol=0, atol=1e-18), "compression is not |(u, w)| - c"
+L = 2.5 * (u * vw - w * v)
+assert np.all(L < 0) and abs(L[0] + 3.5588e-5) < 1e-8, "the whirl reverses: L %g .. %g" % (L.min(), L.max())
+assert np.all(r[t > 0.28] < 2e-4), "contact after the last rub"
+turns = (np.unwrap(np.arctan2(w, u))[-1] - np.arctan2(w[0], u[0])) / (2 * np.pi)
+assert abs(abs(turns) / 0.5 - 55.35) < 0.1, "whirl at %g rev/s" % (abs(turns) / 0.5)
+bal = sig("energy/total") + sig("energy/dissipated")  # no external work: a fixed stator
+assert np.ptp(bal) < 1e-14, "balance moves by %g J" % np.ptp(bal)
+PY
+covered rotor-rub
+
 run bowed-string
 check "bowed-string: Helmholtz motion at f1, the bow point sticking at the bow's velocity" \
   "$tmp/bowed-string.h5" <<'PY'

@@ -43,6 +43,7 @@
 #include <string.h>
 #include "model.h"
 #include "friction.h"
+#include "clearance.h"
 
 /* ------------------------------------------------------------ storage */
 
@@ -144,6 +145,7 @@ vb_model_free(vb_model *m)
     for (int i = 0; i < m->nislands; i++) {
       free(m->islands[i].block);
       vb_friction_model_free(m->islands[i].fric);
+      vb_clearance_model_free(m->islands[i].clr);
     }
   free(m->islands);
   free(m->contact_island);
@@ -651,7 +653,10 @@ island_compile(vb_model *md, int k, const island_members *mem, int first, char *
   if (rc == VB_OK)
     rc = check_exact_duration(m, sc, err, errlen);
   /* the tangential direction and friction (issue 30) */
-  return rc != VB_OK ? rc : vb_friction_compile(m, &m->fric, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_friction_compile(m, &m->fric, err, errlen);
+  /* a circular clearance (issue 30, item 4) */
+  return rc != VB_OK ? rc : vb_clearance_compile(m, &m->clr, err, errlen);
 }
 
 /* Where each body and contact lives. */

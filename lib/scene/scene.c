@@ -314,6 +314,9 @@ load_root(vb_loader *ld, const config_setting_t *root)
   /* the tangential direction and friction (issue 30) */
   if ((rc = vb_load_friction(ld, root)) != VB_OK)
     return rc;
+  /* a contact's gap geometry: a circular clearance (issue 30, item 4) */
+  if ((rc = vb_load_geometry(ld, root)) != VB_OK)
+    return rc;
   m = vb_src_member(root, "analysis");
   if (m != NULL && (rc = vb_load_analysis(ld, m)) != VB_OK)
     return rc;
