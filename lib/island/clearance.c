@@ -29,7 +29,16 @@
  * the contacts' relative positions) the unknowns are the 2-D d1 of every
  * contact, found by Newton with a backtracking line search on |R| (R =
  * d1 - d~ - W F(d1)): a trial that is not finite or does not lower |R| is
- * halved, so no iterate is ever NaN. */
+ * halved, so no iterate is ever NaN.
+ *
+ * Friction (one circular contact in the island).  Along the tangent t =
+ * (n_w, -n_u) of the step's mean position n = (d0 + d1)/|d0 + d1|, the slip
+ * t . d' + r_b Omega_b - r_a Omega_a (the pin's point and the hole's rim
+ * both at +n from their centres), the force ft on b along +t and on a along
+ * -t, the torques r_b ft and -r_a ft; the law's set-valued local problem
+ * (friction.h) under the Newton's radial force, block Gauss-Seidel with the
+ * Newton (friction_solve), and a sticking step's node slip caught as in
+ * friction.c (doc/geometry.md, "Friction in the clearance"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +165,31 @@ vb_clearance_compile(const vb_island_model *m, vb_clearance_model **out, char *e
       W[(2 * i) * n2 + 2 * k] = su;
       W[(2 * i + 1) * n2 + 2 * k + 1] = sw;
     }
+  /* friction in the clearance: one contact per island, its row of the
+   * tangential model (friction.c compiles it as any friction contact; this
+   * island's step is ours) */
+  cm->fi = cm->sa = cm->sb = -1;
+  cm->ra = cm->rb = 0.0;
+  for (int c = 0; c < nc; c++) {
+    if (m->cts[c].friction.kind == VB_FRICTION_NONE)
+      continue;
+    if (nc > 1) {
+      vb_clearance_model_free(cm);
+      return vb_errf(err, errlen, VB_EINVAL,
+                     "%s:%d: contact '%s': friction in a circular clearance that shares its "
+                     "island with another contact is not done yet (valid: one circular "
+                     "contact in the island, or no friction)",
+                     sc->path, m->cts[c].line, m->cts[c].name);
+    }
+    for (int i = 0; fm && i < fm->nfc; i++)
+      if (fm->local[i] == c) {
+        cm->fi = i;
+        cm->sa = fm->sa[i];
+        cm->sb = fm->sb[i];
+        cm->ra = fm->ra[i];
+        cm->rb = fm->rb[i];
+      }
+  }
   cm->W = W;
   cm->clear = clear;
   cm->walla = walla;
@@ -187,7 +221,7 @@ vb_clearance_state_alloc(const vb_clearance_model *cm, vb_clearance_state **out)
     return VB_OK;
   size_t nc = (size_t)cm->nc, n2 = 2 * nc;
   vb_clearance_state *cs = calloc(1, sizeof *cs);
-  double *d = calloc(1, (8 * n2 + 6 * nc + n2 * n2) * sizeof(double) + n2 * sizeof(int));
+  double *d = calloc(1, (8 * n2 + 7 * nc + n2 * n2) * sizeof(double) + n2 * sizeof(int));
   if (!cs || !d) {
     free(cs);
     free(d);
@@ -205,7 +239,8 @@ vb_clearance_state_alloc(const vb_clearance_model *cm, vb_clearance_state **out)
   cs->G = d + 8 * n2;
   cs->fb = cs->G + 4 * nc;
   cs->x1 = cs->fb + nc;
-  cs->J = cs->x1 + nc;
+  cs->ftan = cs->x1 + nc;
+  cs->J = cs->ftan + nc;
   cs->piv = (int *)(cs->J + n2 * n2);
   *out = cs;
   return VB_OK;
@@ -270,6 +305,18 @@ radial_rate(const double d[2], const double dr[2])
   return r > 0.0 ? (d[0] * dr[0] + d[1] * dr[1]) / r : 0.0;
 }
 
+/* The tangent of a step at the mean of its two positions d0 and d1 (or
+ * of one position, d1 = d0): t = (n_w, -n_u), n = (d0 + d1) / |d0 + d1|, the
+ * direction in which a spin about e_w x e_u moves a point at +n (vibro.h's
+ * vb_body); 0 at the centre. */
+static void
+tangent(const double *d0, const double *d1, double t[2])
+{
+  double su = d0[0] + d1[0], sw = d0[1] + d1[1], n = sqrt(su * su + sw * sw);
+  t[0] = n > 0.0 ? sw / n : 0.0;
+  t[1] = n > 0.0 ? -su / n : 0.0;
+}
+
 void
 vb_clearance_start(const vb_island_model *m, vb_island_state *s)
 {
@@ -289,6 +336,20 @@ vb_clearance_start(const vb_island_model *m, vb_island_state *s)
     s->fbar[c] = hc->f;
     s->xb[c] = hc->x;
     s->rb[c] = hc->rate;
+    s->clr->ftan[c] = 0.0;
+    if (cm->fi >= 0) {
+      /* the slip at t = 0: t . d' plus the spins' surface speeds (the pin's
+       * point at +r_b n from its centre, the hole's at +r_a n from its) */
+      const vb_friction_model *fm = m->fric;
+      vb_friction_state *fs = s->fric;
+      int i = cm->fi;
+      double t[2], s0;
+      tangent(d, d, t);
+      s0 = t[0] * dr[0] + t[1] * dr[1] + (cm->sb >= 0 ? cm->rb * fs->vw[cm->sb] : 0.0) -
+           (cm->sa >= 0 ? cm->ra * fs->vw[cm->sa] : 0.0);
+      fm->info[i]->start(fm->law[i], s0, fs->st + fm->st_first[i]);
+      fs->slip[i] = s0;
+    }
   }
 }
 
@@ -334,9 +395,18 @@ residual(const vb_island_model *m, const vb_island_state *s, const double *d1, d
   const vb_clearance_model *cm = m->clr;
   vb_clearance_state *cs = s->clr;
   int nc = cm->nc, n2 = 2 * nc;
-  for (int c = 0; c < nc; c++)
+  for (int c = 0; c < nc; c++) {
     contact_eval(&s->act[c], &s->hist[c], m->dt, cm->clear[c], cs->d0 + 2 * c, d1 + 2 * c,
                  cs->F + 2 * c, cs->G + 4 * c, &cs->fb[c], &cs->x1[c]);
+    if (cs->ftan[c] != 0.0) {
+      /* friction, ft along the step's tangent (its turn with d1 left out of
+       * the Jacobian: of order W ft / r, 1e-5 in the scenes) */
+      double t[2];
+      tangent(cs->d0 + 2 * c, d1 + 2 * c, t);
+      cs->F[2 * c] += cs->ftan[c] * t[0];
+      cs->F[2 * c + 1] += cs->ftan[c] * t[1];
+    }
+  }
   double n = 0.0;
   for (int r = 0; r < n2; r++) {
     double wf = 0.0;
@@ -456,6 +526,77 @@ newton(const vb_island_model *m, vb_island_state *s)
   return rc;
 }
 
+/* The step of a circular contact with friction (one per island): block
+ * Gauss-Seidel between the radial Newton under the tangential force ft
+ * and the friction law's local problem at that Newton's normal force and
+ * tangent, s = s_free + c ft (friction.h's set-valued solve, the law's row
+ * of friction_law.c), until ft is still to the contact's tolerance (its
+ * Newton's: below it, N itself moves by the Newton's round-off); the last Newton is
+ * under the last ft, so that the forces applied are the ones whose work is
+ * counted.  `may`: the contact can act this step (else N = 0, ft = 0). */
+static int
+friction_solve(const vb_island_model *m, vb_island_state *s, int may)
+{
+  const vb_clearance_model *cm = m->clr;
+  vb_clearance_state *cs = s->clr;
+  const vb_friction_model *fm = m->fric;
+  vb_friction_state *fs = s->fric;
+  int i = cm->fi, broke = 0, rc = VB_OK, ns = fm->st_first[i + 1] - fm->st_first[i];
+  const vb_friction_info *info = fm->info[i];
+  double h = m->dt, *st = fs->st + fm->st_first[i], *st0 = fs->st_old + fm->st_first[i];
+  double *dw = fs->dfree, W00 = cm->W[0], W11 = cm->W[3];
+  /* the spins' free increments (dfree holds the free motion here) */
+  double dta = cm->sa >= 0 ? dw[cm->sa] : 0.0, dtb = cm->sb >= 0 ? dw[cm->sb] : 0.0;
+  double ca = cm->sa >= 0 ? fm->cc[cm->sa] : 0.0, cb = cm->sb >= 0 ? fm->cc[cm->sb] : 0.0;
+  int two_sided = fm->two_sided[i];
+  if (ns > 0)
+    memcpy(st0, st, (size_t)ns * sizeof *st);
+  cs->ftan[0] = 0.0;
+  double prev = INFINITY;
+  for (int outer = 0; outer < 100; outer++) {
+    if (may) {
+      rc = newton(m, s);
+    } else {
+      memcpy(cs->d1, cs->dfree, 2 * sizeof *cs->d1);
+      cs->F[0] = cs->F[1] = cs->fb[0] = 0.0;
+      cs->x1[0] = sqrt(cs->d1[0] * cs->d1[0] + cs->d1[1] * cs->d1[1]) - cm->clear[0];
+      s->iterations[0] = 0;
+    }
+    double t[2], fb = cs->fb[0];
+    tangent(cs->d0, cs->d1, t);
+    double N = two_sided ? fabs(fb) : (fb > 0.0 ? fb : 0.0);
+    /* the normal force's part of the motion, the friction's compliance */
+    double Fn0 = cs->F[0] - cs->ftan[0] * t[0], Fn1 = cs->F[1] - cs->ftan[0] * t[1];
+    double dyn = t[0] * (cs->dfree[0] + W00 * Fn0 - cs->d0[0]) +
+                 t[1] * (cs->dfree[1] + W11 * Fn1 - cs->d0[1]) + cm->rb * dtb - cm->ra * dta;
+    double c = (t[0] * t[0] * W00 + t[1] * t[1] * W11 + cm->rb * cm->rb * cb +
+                cm->ra * cm->ra * ca) / h;
+    if (ns > 0)
+      memcpy(st, st0, (size_t)ns * sizeof *st);
+    double ft = c > 0.0 ? info->local(fm->law[i], N, dyn / h, c, h, &broke, st) : 0.0;
+    fs->normal[i] = N;
+    if (ft == cs->ftan[0])
+      break;
+    /* still to the tolerance of the law's scale (its hold, or |ft|), or
+     * at the round-off floor that the Newton's d1 leaves in a stick's
+     * -s_free / c (the iterates no longer contract) */
+    double change = fabs(ft - cs->ftan[0]);
+    double scale = fmax(fabs(ft), info->hold(fm->law[i], N));
+    int floor_hit = outer >= 4 && change >= prev && change <= 1e-8 * scale;
+    prev = change;
+    cs->ftan[0] = ft;
+    if (change <= cm->tolerance * scale || floor_hit || !may) {
+      /* still: the last Newton under this ft */
+      if (may)
+        rc = newton(m, s);
+      break;
+    }
+    if (outer == 99)
+      rc = VB_ENOCONV;
+  }
+  return rc;
+}
+
 int
 vb_clearance_step(const vb_island_model *m, vb_island_state *s, long n)
 {
@@ -499,7 +640,10 @@ vb_clearance_step(const vb_island_model *m, vb_island_state *s, long n)
     double xt = sqrt(df[0] * df[0] + df[1] * df[1]) - cm->clear[c];
     may |= vb_kmethod_may_act(&s->act[c], hc, xt, 0);
   }
-  if (may) {
+  if (cm->fi >= 0) {
+    rc = friction_solve(m, s, may);
+    s->solved = may;
+  } else if (may) {
     rc = newton(m, s);
     s->solved = 1;
   } else {
@@ -526,6 +670,11 @@ vb_clearance_step(const vb_island_model *m, vb_island_state *s, long n)
         du[cm->ua[c]] -= m->cc[cm->ua[c]] * F[0];
         dw[cm->wa[c]] -= fm->cc[cm->wa[c]] * F[1];
       }
+      /* friction's torques: r_b ft on the pin's spin, -r_a ft on the hole's */
+      if (cm->sb >= 0)
+        dw[cm->sb] += fm->cc[cm->sb] * (cm->rb * cs->ftan[c]);
+      if (cm->sa >= 0)
+        dw[cm->sa] -= fm->cc[cm->sa] * (cm->ra * cs->ftan[c]);
       for (int side = 0; side < 2; side++) {
         const vb_body *wall = side ? cm->wallb[c] : cm->walla[c];
         if (!wall)
@@ -541,6 +690,37 @@ vb_clearance_step(const vb_island_model *m, vb_island_state *s, long n)
     if (cs->fb[c] != 0.0 || law_engaged(&ct->law, s->hist[c].x))
       diss += ct->scheme->ops->dissipation(ct, &s->hist[c], h, cs->x1[c], cs->fb[c]);
   }
+  /* friction's slip over the step along the tangent its force took, and
+   * its work -ft s dt (never negative: the law opposes the slip it leaves) */
+  if (cm->fi >= 0) {
+    int i = cm->fi;
+    double t[2], d1[2], pa[2], pb[2], r[2];
+    tangent(cs->d0, cs->d1, t);
+    if (cm->walla[0])
+      wall_at(cm->walla[0], t1, pa, r);
+    else {
+      pa[0] = s->q[cm->ua[0]] + du[cm->ua[0]];
+      pa[1] = fs->w[cm->wa[0]] + dw[cm->wa[0]];
+    }
+    if (cm->wallb[0])
+      wall_at(cm->wallb[0], t1, pb, r);
+    else {
+      pb[0] = s->q[cm->ub[0]] + du[cm->ub[0]];
+      pb[1] = fs->w[cm->wb[0]] + dw[cm->wb[0]];
+    }
+    d1[0] = pb[0] - pa[0];
+    d1[1] = pb[1] - pa[1];
+    double dy = t[0] * (d1[0] - cs->d0[0]) + t[1] * (d1[1] - cs->d0[1]) +
+                (cm->sb >= 0 ? cm->rb * dw[cm->sb] : 0.0) -
+                (cm->sa >= 0 ? cm->ra * dw[cm->sa] : 0.0);
+    double work = -cs->ftan[0] * dy;
+    fs->ft[i] = cs->ftan[0];
+    fs->slip[i] = dy / h;
+    fs->work[i] += work;
+    fs->work_min = fmin(fs->work_min, work);
+    fs->dissipated += work;
+    diss += work;
+  }
   /* the dampers' and external forces' work, and the move to n+1 */
   for (int j = 0; j < nm; j++) {
     double vm = du[j] / h;
@@ -553,6 +733,62 @@ vb_clearance_step(const vb_island_model *m, vb_island_state *s, long n)
     diss += 2.0 * fm->mass[j] * fm->sig[j] * dw[j] * dw[j] / h;
     fs->w[j] += dw[j];
     fs->vw[j] = 2.0 * dw[j] / h - fs->vw[j];
+  }
+  /* The catch of a sticking contact's node slip (doc/friction.md, "the
+   * catch"): the stick holds the step's mean slip at zero, and the
+   * trapezoidal rule's velocity at n+1 would keep the node slip of the
+   * step that came to stick, alternating in sign from step to step (+-0.015
+   * m/s of a 1.56 m/s rolling speed in scenes/rotor-rub.cfg, the friction
+   * force alternating with it).  An impulse P along the node's tangent t(d1)
+   * sets it to zero, clipped so that the step's whole impulse ft dt + P
+   * stays within the law's hold; friction takes -P (s1 + s2) / 2 >= 0 and
+   * the walls do -P r_w (r_w their part of the slip rate). */
+  if (cm->fi >= 0 && fm->info[cm->fi]->sticks(fs->st + fm->st_first[cm->fi]) &&
+      fs->normal[cm->fi] > 0.0) {
+    int i = cm->fi;
+    double d[2], dr[2], t[2], p[2], r[2], rw = 0.0;
+    relative(cm, 0, s->q, s->v, fs->w, fs->vw, t1, d, dr);
+    tangent(d, d, t);
+    if (cm->walla[0]) {
+      wall_at(cm->walla[0], t1, p, r);
+      rw -= t[0] * r[0] + t[1] * r[1];
+    }
+    if (cm->wallb[0]) {
+      wall_at(cm->wallb[0], t1, p, r);
+      rw += t[0] * r[0] + t[1] * r[1];
+    }
+    double s1 = t[0] * dr[0] + t[1] * dr[1] + (cm->sb >= 0 ? cm->rb * fs->vw[cm->sb] : 0.0) -
+                (cm->sa >= 0 ? cm->ra * fs->vw[cm->sa] : 0.0);
+    double kv = 0.0;
+    if (!cm->wallb[0])
+      kv += t[0] * t[0] / m->mass[cm->ub[0]] + t[1] * t[1] / fm->mass[cm->wb[0]];
+    if (!cm->walla[0])
+      kv += t[0] * t[0] / m->mass[cm->ua[0]] + t[1] * t[1] / fm->mass[cm->wa[0]];
+    kv += cm->sb >= 0 ? cm->rb * cm->rb / fm->mass[cm->sb] : 0.0;
+    kv += cm->sa >= 0 ? cm->ra * cm->ra / fm->mass[cm->sa] : 0.0;
+    double hold = fm->info[i]->hold(fm->law[i], fs->normal[i]) * h, J = fs->ft[i] * h;
+    double P = kv > 0.0 && s1 != 0.0 ? fmin(fmax(-s1 / kv, -hold - J), hold - J) : 0.0;
+    if (P != 0.0) {
+      if (!cm->wallb[0]) {
+        s->v[cm->ub[0]] += P * t[0] / m->mass[cm->ub[0]];
+        fs->vw[cm->wb[0]] += P * t[1] / fm->mass[cm->wb[0]];
+      }
+      if (!cm->walla[0]) {
+        s->v[cm->ua[0]] -= P * t[0] / m->mass[cm->ua[0]];
+        fs->vw[cm->wa[0]] -= P * t[1] / fm->mass[cm->wa[0]];
+      }
+      if (cm->sb >= 0)
+        fs->vw[cm->sb] += cm->rb * P / fm->mass[cm->sb];
+      if (cm->sa >= 0)
+        fs->vw[cm->sa] -= cm->ra * P / fm->mass[cm->sa];
+      double s2 = s1 + kv * P, work = -P * 0.5 * (s1 + s2);
+      fs->ft[i] += P / h; /* the step's whole force, within the cone */
+      fs->work[i] += work;
+      fs->work_min = fmin(fs->work_min, work);
+      fs->dissipated += work;
+      diss += work;
+      ext += -P * rw;
+    }
   }
   /* the contacts' histories at n+1, from the moved coordinates */
   int neng = 0;

@@ -9,7 +9,8 @@
  * trapezoidal rule on every coordinate, and each contact's force the
  * discrete gradient of a central potential (LaBudde & Greenspan 1974;
  * Gonzalez 1996), found by Newton on the 2-D unknowns d^(n+1) of its
- * contacts (not installed). */
+ * contacts; a contact's friction acts along the tangent of the step's mean
+ * position, solved with that Newton by block Gauss-Seidel (not installed). */
 #ifndef VIBRO_CLEARANCE_H
 #define VIBRO_CLEARANCE_H
 
@@ -32,6 +33,13 @@ typedef struct vb_clearance_model {
   const double *W;        /* [2nc][2nc] compliance of a step: d^(n+1) = d~ + W F, F the
                              forces on the contacts' b (a takes -F), rows and columns
                              (u, w) per contact, m/N */
+  /* Friction in the clearance (one contact per island): its index among
+   * the tangential model's friction contacts (friction.h, whose arrays
+   * ft, slip, normal, work and st it fills, so that the signals, phases and
+   * tables read it as any), -1 without friction; its spins, -1 for none. */
+  int fi;
+  int sa, sb;             /* the spin coordinates of a and b (friction.h) */
+  double ra, rb;          /* their levers: the hole's radius (a), the pin's (b), m */
   int max_iterations;     /* Newton's cap: the largest of the contacts' */
   double tolerance;       /* its relative tolerance: the smallest of theirs */
   void *block;            /* the storage behind the arrays */
@@ -43,6 +51,7 @@ typedef struct vb_clearance_state {
   double *F, *R, *Rtry, *dx;      /* [2nc] forces (N), residuals (m), the update (m) */
   double *G;                      /* [nc][4] dF/dd^(n+1) of each contact, N/m */
   double *fb, *x1;                /* [nc] radial step force (N) and penetration (m) */
+  double *ftan;                   /* [nc] tangential force of the step (N, on b along t) */
   double *J;                      /* [2nc][2nc] Newton's matrix */
   int *piv;                       /* [2nc] */
   void *block;

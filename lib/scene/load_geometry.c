@@ -75,10 +75,14 @@ load_contact_geometry(vb_loader *ld, const config_setting_t *g, const char *obj,
     return vb_src_fail(ld, vb_src_at(g, "scheme"), obj,
                        "scheme '%s' cannot step a circular clearance (valid: two-point)",
                        c->scheme->name);
-  if (c->friction.kind != VB_FRICTION_NONE)
+  /* friction along the tangent (clearance.c); a law that stores energy
+   * in its state (the elasto-plastic bristle) is not done there yet */
+  const vb_friction_info *fi = vb_friction_info_of(c->friction.kind);
+  if (fi && fi->stored)
     return vb_src_fail(ld, vb_src_at(g, "friction"), obj,
-                       "friction in a circular clearance is not done yet (valid: a circular "
-                       "clearance without friction, or friction on a line contact)");
+                       "friction law '%s' in a circular clearance is not done yet (valid: "
+                       "coulomb, stribeck, bow, exponential)",
+                       fi->name);
   return VB_OK;
 }
 
