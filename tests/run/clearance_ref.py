@@ -262,6 +262,20 @@ for law, extra in (("coulomb", ""), ("stribeck", "v_s = 0.05;")):
         fails.append("whip %s: L %.3g %.3g, balance %.3g, cone %.3g, work %.3g, roll %.3g"
                      % (law, L[0], L[-1], np.ptp(bal), cone, np.diff(work).min(), roll))
 
+# a study over the clearance: the table's swept column, in m
+study = rotor.replace("LAW", "coulomb").replace("EXTRA", "").replace("duration = 0.3", "duration = 0.05") + \
+    'sweep = { params = ( { path = "contacts.rub.geometry.clearance"; values = [1.5e-4, 2.5e-4]; } ); };\n'
+cfg = "%s/sweep.cfg" % tmp
+open(cfg, "w").write(study)
+subprocess.run([vibro, "run", cfg, "-o", cfg + ".h5", "--quiet"], check=True)
+tab = h5py.File(cfg + ".h5", "r")["study/table"]
+col = tab["contacts.rub.geometry.clearance"]
+units = col.attrs["units"]
+units = units.decode() if isinstance(units, bytes) else str(units)
+print("sweep over the clearance: %s %s, status %s" % (list(col[()]), units, list(tab["status_code"][()])))
+if list(col[()]) != [1.5e-4, 2.5e-4] or units != "m" or any(tab["status_code"][()]):
+    fails.append("sweep over the clearance: %s %s" % (list(col[()]), units))
+
 # ---------------------------------------------------------------- 4
 # the loader's refusals: file:line: object: what (valid: ...), exit 1
 base = """scene = { name = "x"; fs = 40000; duration = 0.01; };
