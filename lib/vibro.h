@@ -426,6 +426,15 @@ typedef struct vb_contact {
    * its force along the radial direction in the (u, w) plane. */
   int geometry;
   double clearance; /* circular: the hole's radius less the pin's, m (> 0) */
+  /* A contact point that moves along its modal body (issue 30, item 5;
+   * doc/geometry.md): ntrack > 0 points of the contact's modal body in
+   * order along a track, at positions track_at (m, ascending), the point
+   * at track_drive(t) (m, clamped to the track's ends), its shapes linear
+   * between the two points around it; 0 without (owned by the scene). */
+  int ntrack;
+  int *track_point;   /* [ntrack] point indices of the modal body */
+  double *track_at;   /* [ntrack] their positions along the track, m */
+  vb_drive track_drive; /* the point's position along the track, m */
 } vb_contact;
 
 /* A contact's geometry (vb_contact.geometry). */

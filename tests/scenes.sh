@@ -612,6 +612,23 @@ for k in (0, 1):
 PY
 covered rotor-rub
 
+# issue 30, item 5: a contact point moving along its body (doc/geometry.md)
+run ball-across-plate
+check "ball-across-plate: a ball bouncing, then rolling across the plate, the balance to round-off" \
+  "$tmp/ball-across-plate.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+t, x = sig("time"), sig("contacts/roll/compression")
+e = ev("roll")
+assert len(e) == 235, "%d impacts" % len(e)
+assert np.isnan(e["t_off"][-1]) and abs(e["t_on"][-1] - 0.45) < 0.01, "the last impact at %g s ends" % e["t_on"][-1]
+assert np.all(x[t > 0.46] > 0), "contact lost after 0.46 s"
+bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
+assert np.ptp(bal) < 1e-15, "balance moves by %g J" % np.ptp(bal)
+p = sig("bodies/plate/pickup/u")
+assert 5e-6 < np.sqrt(np.mean(p[t > 0.5] ** 2)) < 9e-6, "pickup rms %g" % np.sqrt(np.mean(p[t > 0.5] ** 2))
+PY
+covered ball-across-plate
+
 run bowed-string
 check "bowed-string: Helmholtz motion at f1, the bow point sticking at the bow's velocity" \
   "$tmp/bowed-string.h5" <<'PY'

@@ -258,5 +258,7 @@ double vb_island_correct(const vb_island_model *m, vb_island_state *s, int c, do
 #include "friction.h"
 /* The circular clearance (clearance.h). */
 #include "clearance.h"
+/* The moving contact point (moving.h). */
+#include "moving.h"
 
 #endif

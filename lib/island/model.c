@@ -44,6 +44,7 @@
 #include "model.h"
 #include "friction.h"
 #include "clearance.h"
+#include "moving.h"
 
 /* ------------------------------------------------------------ storage */
 
@@ -146,6 +147,7 @@ vb_model_free(vb_model *m)
       free(m->islands[i].block);
       vb_friction_model_free(m->islands[i].fric);
       vb_clearance_model_free(m->islands[i].clr);
+      vb_moving_model_free(m->islands[i].mov);
     }
   free(m->islands);
   free(m->contact_island);
@@ -656,7 +658,10 @@ island_compile(vb_model *md, int k, const island_members *mem, int first, char *
   if (rc == VB_OK)
     rc = vb_friction_compile(m, &m->fric, err, errlen);
   /* a circular clearance (issue 30, item 4) */
-  return rc != VB_OK ? rc : vb_clearance_compile(m, &m->clr, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_clearance_compile(m, &m->clr, err, errlen);
+  /* a contact point moving along its body (issue 30, item 5) */
+  return rc != VB_OK ? rc : vb_moving_compile(m, &m->mov, err, errlen);
 }
 
 /* Where each body and contact lives. */

@@ -8,6 +8,7 @@
  * island's step is lib/island/clearance.c's.  Messages through source.h. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scene.h"
@@ -86,6 +87,106 @@ load_contact_geometry(vb_loader *ld, const config_setting_t *g, const char *obj,
   return VB_OK;
 }
 
+/* A contact point moving along its modal body (issue 30, item 5):
+ *   track = { points = ["body.p0", "body.p1", ...]; at = [m, ...];
+ *             drive = { type = "velocity"; v; start; }; };
+ * the points of the contact's modal body in order, their positions along
+ * the track (default: the points' preset x), the point's position a drive. */
+static int
+load_contact_track(vb_loader *ld, const config_setting_t *g, const char *obj, vb_contact *c)
+{
+  static const char *const keys[] = {"points", "at", "drive", NULL};
+  static const char *const refused[] = {"gap_drive", "corrections", "exact_duration",
+                                        "normal_force", "friction", "geometry"};
+  const config_setting_t *tg = vb_src_member(g, "track"), *pts;
+  const vb_scene *sc = ld->scene;
+  char tobj[2 * OBJECT_MAX];
+  int rc, n, count = 0, present = 0;
+
+  if (config_setting_type(tg) != CONFIG_TYPE_GROUP)
+    return vb_src_fail(ld, tg, obj, "'track' must be a group { points = [...]; drive = { ... }; }");
+  snprintf(tobj, sizeof tobj, "%s track", obj);
+  if ((rc = vb_src_check_keys(ld, tg, tobj, keys, NULL)) != VB_OK)
+    return rc;
+  if (c->group[0])
+    return vb_src_fail(ld, tg, obj, "a moving contact point is a point contact (valid: track on "
+                       "a contact without points or profile)");
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+    if (vb_src_member(g, refused[i]) != NULL)
+      return vb_src_fail(ld, vb_src_at(g, refused[i]), obj,
+                         "'%s' does not apply to a moving contact point yet (valid: a normal "
+                         "law, gap, scheme two-point)",
+                         refused[i]);
+  const vb_body *a = &sc->bodies[c->a], *b = &sc->bodies[c->b];
+  int modal = a->kind == VB_BODY_MODAL ? c->a : b->kind == VB_BODY_MODAL ? c->b : -1;
+  int other = modal == c->a ? c->b : c->a;
+  if (modal < 0 || (a->kind == VB_BODY_MODAL && b->kind == VB_BODY_MODAL) ||
+      sc->bodies[other].kind != VB_BODY_MASS)
+    return vb_src_fail(ld, tg, obj, "a moving contact point joins a modal body and a mass "
+                       "(valid: between = [\"body.point\", \"mass\"] or the other way)");
+  if (strcmp(c->scheme->name, "two-point") != 0)
+    return vb_src_fail(ld, vb_src_at(g, "scheme"), obj,
+                       "scheme '%s' cannot step a moving contact point (valid: two-point)",
+                       c->scheme->name);
+  pts = vb_src_member(tg, "points");
+  if (pts == NULL || config_setting_type(pts) != CONFIG_TYPE_ARRAY ||
+      (n = config_setting_length(pts)) < 2)
+    return vb_src_fail(ld, pts ? pts : tg, tobj, "'points' must be an array of at least two "
+                       "points of body '%s' in order along the track", sc->bodies[modal].name);
+  c->ntrack = n;
+  c->track_point = calloc((size_t)n, sizeof *c->track_point);
+  if (!c->track_point)
+    return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene", ld->path);
+  for (int k = 0; k < n; k++) {
+    const config_setting_t *e = config_setting_get_elem(pts, (unsigned)k);
+    int body, point;
+    if (config_setting_type(e) != CONFIG_TYPE_STRING)
+      return vb_src_fail(ld, pts, tobj, "'points' must be an array of point names");
+    if ((rc = vb_src_point(ld, pts, tobj, "points", config_setting_get_string(e), &body,
+                           &point)) != VB_OK)
+      return rc;
+    if (body != modal)
+      return vb_src_fail(ld, pts, tobj, "'points' must name points of body '%s', the contact's "
+                         "(got '%s')", sc->bodies[modal].name, config_setting_get_string(e));
+    c->track_point[k] = point;
+  }
+  if ((rc = vb_src_array(ld, tg, tobj, "at", 0, 0, n, &c->track_at, &count, &present)) != VB_OK)
+    return rc;
+  if (!present) {
+    c->track_at = calloc((size_t)n, sizeof *c->track_at);
+    if (!c->track_at)
+      return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene",
+                     ld->path);
+    for (int k = 0; k < n; k++)
+      c->track_at[k] = sc->bodies[modal].points[c->track_point[k]].x;
+  }
+  for (int k = 1; k < n; k++)
+    if (!(c->track_at[k] > c->track_at[k - 1]))
+      return vb_src_fail(ld, present ? vb_src_at(tg, "at") : pts, tobj,
+                         "the track's positions must ascend (point %d at %g m, point %d at %g m)",
+                         k - 1, c->track_at[k - 1], k, c->track_at[k]);
+  if (vb_src_member(tg, "drive") == NULL)
+    return vb_src_fail(ld, tg, tobj, "missing required key 'drive' (the point's position along "
+                       "the track, m: a drive such as { type = \"velocity\"; v; start; })");
+  const config_setting_t *dg = vb_src_member(tg, "drive");
+  const char *type = NULL;
+  if (config_setting_type(dg) == CONFIG_TYPE_GROUP &&
+      vb_src_string(ld, dg, tobj, "type", 0, &type) == VB_OK && type &&
+      strcmp(type, "velocity") == 0) {
+    /* p = start + v t, as a wall's w_drive (load_friction.c) */
+    static const char *const vkeys[] = {"type", "v", "start", NULL};
+    char dobj[3 * OBJECT_MAX];
+    snprintf(dobj, sizeof dobj, "%s drive", tobj);
+    if ((rc = vb_src_check_keys(ld, dg, dobj, vkeys, NULL)) != VB_OK ||
+        (rc = vb_src_number(ld, dg, dobj, "v", 1, &c->track_drive.speed)) != VB_OK ||
+        (rc = vb_src_number(ld, dg, dobj, "start", 0, &c->track_drive.start)) != VB_OK)
+      return rc;
+    c->track_drive.kind = VB_DRIVE_VELOCITY;
+    return VB_OK;
+  }
+  return vb_load_drive(ld, dg, tobj, &c->track_drive);
+}
+
 int
 vb_load_geometry(vb_loader *ld, const config_setting_t *root)
 {
@@ -97,10 +198,12 @@ vb_load_geometry(vb_loader *ld, const config_setting_t *root)
   for (int c = 0; contacts && c < sc->ncontacts; c++) {
     vb_contact *ct = &sc->contacts[c];
     const config_setting_t *g = config_setting_get_elem(contacts, (unsigned)ct->element);
-    if (!g || vb_src_member(g, "geometry") == NULL)
+    if (!g)
       continue;
     snprintf(obj, sizeof obj, "contact '%s'", ct->group[0] ? ct->group : ct->name);
-    if ((rc = load_contact_geometry(ld, g, obj, ct)) != VB_OK)
+    if (vb_src_member(g, "geometry") != NULL && (rc = load_contact_geometry(ld, g, obj, ct)) != VB_OK)
+      return rc;
+    if (vb_src_member(g, "track") != NULL && (rc = load_contact_track(ld, g, obj, ct)) != VB_OK)
       return rc;
   }
   return VB_OK;

@@ -489,8 +489,12 @@ vb_scene_free(vb_scene *scene)
     free(scene->input);
   for (int i = 0; scene->bodies && i < scene->nbodies; i++)
     vb_body_clear(&scene->bodies[i]);
-  for (int i = 0; scene->contacts && i < scene->ncontacts; i++)
+  for (int i = 0; scene->contacts && i < scene->ncontacts; i++) {
     vb_drive_clear(&scene->contacts[i].gap_drive);
+    vb_drive_clear(&scene->contacts[i].track_drive);
+    free(scene->contacts[i].track_point);
+    free(scene->contacts[i].track_at);
+  }
   free(scene->bodies);
   free(scene->forces);
   free(scene->contacts);
