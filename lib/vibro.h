@@ -423,7 +423,26 @@ typedef struct vb_contact {
   double normal_force; /* N, >= 0 */
   vb_drive normal_drive; /* its time profile, added to normal_force (N; sine
                             only: amplitude in N), VB_DRIVE_NONE without */
+  /* The geometry of its gap (issue 30, item 4; doc/geometry.md):
+   * VB_GEOMETRY_LINE (0), along the normal u alone, x = u_a - u_b - gap;
+   * VB_GEOMETRY_CIRCULAR, a point in a circular clearance (a pin in a
+   * hole, a rotor in its stator): x = |(u_b - u_a, w_b - w_a)| - clearance,
+   * its force along the radial direction in the (u, w) plane. */
+  int geometry;
+  double clearance; /* circular: the hole's radius less the pin's, m (> 0) */
+  /* A contact point that moves along its modal body (issue 30, item 5;
+   * doc/geometry.md): ntrack > 0 points of the contact's modal body in
+   * order along a track, at positions track_at (m, ascending), the point
+   * at track_drive(t) (m, clamped to the track's ends), its shapes linear
+   * between the two points around it; 0 without (owned by the scene). */
+  int ntrack;
+  int *track_point;   /* [ntrack] point indices of the modal body */
+  double *track_at;   /* [ntrack] their positions along the track, m */
+  vb_drive track_drive; /* the point's position along the track, m */
 } vb_contact;
+
+/* A contact's geometry (vb_contact.geometry). */
+enum { VB_GEOMETRY_LINE = 0, VB_GEOMETRY_CIRCULAR = 1 };
 
 /* Papetti's corrections (section 4.2), as flags in vb_contact.corrections
  * and in each event's `corrections` field. */

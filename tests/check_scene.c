@@ -616,7 +616,7 @@ typedef struct bad_case {
 #define AM1 "scheme = \"am1\";"
 #define POWER_KEYS \
   "name, between, law, k, alpha, gap, gap_drive, scheme, tolerance, max_iterations, " \
-  "corrections, vout, exact_duration, saturate, points, profile, friction, normal_force, normal_force_drive"
+  "corrections, vout, exact_duration, saturate, points, profile, friction, normal_force, normal_force_drive, geometry, track"
 
 static const bad_case bad[] = {
     /* 0: registries */
@@ -650,7 +650,7 @@ static const bad_case bad[] = {
      "bad.cfg:8: contact 'hit': 'h' applies only to law 'rattle' (valid: "
      "name, between, law, k, alpha, mu, gap, gap_drive, scheme, tolerance, "
      "max_iterations, corrections, vout, exact_duration, saturate, points, profile, friction, "
-     "normal_force, normal_force_drive)"},
+     "normal_force, normal_force_drive, geometry, track)"},
     {SCENE BODIES CONTACT(POWER "s = 0.5; " AM1),
      "bad.cfg:8: contact 'hit': 's' applies only to scheme 'quadratic' "
      "(valid: " POWER_KEYS ")"},
@@ -779,12 +779,12 @@ static const bad_case bad[] = {
      "bad.cfg:8: contact 'hit': 'mu' applies only to laws hunt-crossley and rattle (valid: "
      "name, between, law, k, alpha, e, gap, gap_drive, scheme, tolerance, "
      "max_iterations, corrections, vout, exact_duration, saturate, points, profile, friction, "
-     "normal_force, normal_force_drive)"},
+     "normal_force, normal_force_drive, geometry, track)"},
     {SCENE BODIES CONTACT(HC "e = 0.5; " AM1),
      "bad.cfg:8: contact 'hit': 'e' applies only to laws lankarani-nikravesh and flores "
      "(valid: name, between, law, k, alpha, mu, gap, gap_drive, scheme, tolerance, "
      "max_iterations, corrections, vout, exact_duration, saturate, points, profile, friction, "
-     "normal_force, normal_force_drive)"},
+     "normal_force, normal_force_drive, geometry, track)"},
     {SCENE BODIES CONTACT("law = \"rattle\"; k = 1e9; alpha = 1.5; h = -1e-3; "
                           AM1),
      "bad.cfg:8: contact 'hit': 'h' must be >= 0 (got -0.001)"},

@@ -575,6 +575,60 @@ assert np.ptp(bal) < 1e-14, "balance moves by %g J" % np.ptp(bal)
 PY
 covered elastoplastic-squeak
 
+# issue 30, item 4: a rotor rubbing in a circular clearance (doc/geometry.md)
+run rotor-rub
+check "rotor-rub: frictionless rubs keep a forward whirl, friction drives a backward whirl (dry whip)" \
+  "$tmp/rotor-rub.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+for k in (0, 1):
+    t, u, w = sig("time", k), sig("bodies/rotor/u", k), sig("bodies/rotor/w", k)
+    v, vw, x = sig("bodies/rotor/v", k), sig("bodies/rotor/vw", k), sig("contacts/rub/compression", k)
+    r = np.hypot(u, w)
+    assert np.allclose(x, r - 2e-4, rtol=0, atol=1e-18), "compression is not |(u, w)| - c"
+    L = 2.5 * (u * vw - w * v)
+    late = t > 0.15
+    turns = (np.unwrap(np.arctan2(w[late], u[late]))[-1] - np.arctan2(w[late][0], u[late][0])) / (2 * np.pi)
+    rate = turns / (t[late][-1] - t[late][0])
+    bal = sig("energy/total", k) + sig("energy/dissipated", k)  # no external work: a fixed stator
+    assert np.ptp(bal) < 1e-12, "scene %d: balance moves by %g J" % (k, np.ptp(bal))
+    if k == 0:
+        e = ev("rub", 0)
+        assert len(e) == 41, "%d rubs" % len(e)
+        assert abs(e["t_on"][-1] - 0.2735) < 0.005, "last rub at %g s" % e["t_on"][-1]
+        assert np.all(L < 0) and abs(L[0] + 3.5588e-5) < 1e-8, "the whirl reverses: L %g .. %g" % (L.min(), L.max())
+        assert abs(rate + 53.37) < 0.1, "whirl at %g rev/s" % rate
+        assert np.all(sig("bodies/rotor/spin", 0) == 300.0), "the spin moves without friction"
+    else:
+        ft, F, st = sig("contacts/rub/ft", 1), sig("contacts/rub/force", 1), sig("contacts/rub/stick", 1)
+        flip = t[np.argmax(L > 0)]
+        assert L[-1] > 0 and 0.02 < flip < 0.04, "no backward whirl: L turns at %g s" % flip
+        assert np.all(st[late] == 1), "the backward whirl slips"
+        assert np.abs(sig("contacts/rub/slip", 1)[st == 1]).max() < 1e-13, "a rolling step slips"
+        assert abs(rate - 446) < 5, "backward whirl at %g rev/s" % rate
+        assert np.all(np.abs(ft) <= 0.3 * np.maximum(F, 0) * (1 + 1e-12)), "ft leaves the cone"
+        assert np.all(np.diff(sig("contacts/rub/friction_work", 1)) >= 0), "the friction work decreases"
+        assert abs(sig("bodies/rotor/spin", 1)[-1] - 62.13) < 0.05, "spin %g" % sig("bodies/rotor/spin", 1)[-1]
+        assert np.abs(ft[late] / F[late]).max() < 2e-4, "rolling takes |ft| / N up to %g" % np.abs(ft[late] / F[late]).max()
+PY
+covered rotor-rub
+
+# issue 30, item 5: a contact point moving along its body (doc/geometry.md)
+run ball-across-plate
+check "ball-across-plate: a ball bouncing, then rolling across the plate, the balance to round-off" \
+  "$tmp/ball-across-plate.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+t, x = sig("time"), sig("contacts/roll/compression")
+e = ev("roll")
+assert len(e) == 235, "%d impacts" % len(e)
+assert np.isnan(e["t_off"][-1]) and abs(e["t_on"][-1] - 0.45) < 0.01, "the last impact at %g s ends" % e["t_on"][-1]
+assert np.all(x[t > 0.46] > 0), "contact lost after 0.46 s"
+bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
+assert np.ptp(bal) < 1e-15, "balance moves by %g J" % np.ptp(bal)
+p = sig("bodies/plate/pickup/u")
+assert 5e-6 < np.sqrt(np.mean(p[t > 0.5] ** 2)) < 9e-6, "pickup rms %g" % np.sqrt(np.mean(p[t > 0.5] ** 2))
+PY
+covered ball-across-plate
+
 run bowed-string
 check "bowed-string: Helmholtz motion at f1, the bow point sticking at the bow's velocity" \
   "$tmp/bowed-string.h5" <<'PY'

@@ -39,6 +39,7 @@ vb_island_state_free(vb_island_state *s)
     s->model->scheme->ops->free(s->work);
   vb_sparse_free(s->sp);
   vb_friction_state_free(s->fric);
+  vb_clearance_state_free(s->clr);
   free(s->gws);
   free(s->block);
   free(s);
@@ -140,7 +141,8 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
     }
   }
   if (vb_sparse_alloc(m, s, undriven) != VB_OK ||
-      vb_friction_state_alloc(m->fric, &s->fric) != VB_OK) {
+      vb_friction_state_alloc(m->fric, &s->fric) != VB_OK ||
+      vb_clearance_state_alloc(m->clr, &s->clr) != VB_OK) {
     vb_island_state_free(s);
     return VB_ENOMEM;
   }

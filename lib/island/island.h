@@ -106,6 +106,8 @@ typedef struct vb_island_state {
    * when the model has none; its energy, dissipation and work are in the
    * island's above. */
   struct vb_friction_state *fric;
+  /* Scratch of its circular clearances (clearance.h), NULL without. */
+  struct vb_clearance_state *clr;
 } vb_island_state;
 
 /* Allocate the state of an island, the schemes' per-contact state
@@ -254,5 +256,9 @@ double vb_island_correct(const vb_island_model *m, vb_island_state *s, int c, do
 
 /* The tangential direction and friction (friction.h). */
 #include "friction.h"
+/* The circular clearance (clearance.h). */
+#include "clearance.h"
+/* The moving contact point (moving.h). */
+#include "moving.h"
 
 #endif

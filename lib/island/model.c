@@ -43,6 +43,8 @@
 #include <string.h>
 #include "model.h"
 #include "friction.h"
+#include "clearance.h"
+#include "moving.h"
 
 /* ------------------------------------------------------------ storage */
 
@@ -144,6 +146,8 @@ vb_model_free(vb_model *m)
     for (int i = 0; i < m->nislands; i++) {
       free(m->islands[i].block);
       vb_friction_model_free(m->islands[i].fric);
+      vb_clearance_model_free(m->islands[i].clr);
+      vb_moving_model_free(m->islands[i].mov);
     }
   free(m->islands);
   free(m->contact_island);
@@ -651,7 +655,13 @@ island_compile(vb_model *md, int k, const island_members *mem, int first, char *
   if (rc == VB_OK)
     rc = check_exact_duration(m, sc, err, errlen);
   /* the tangential direction and friction (issue 30) */
-  return rc != VB_OK ? rc : vb_friction_compile(m, &m->fric, err, errlen);
+  if (rc == VB_OK)
+    rc = vb_friction_compile(m, &m->fric, err, errlen);
+  /* a circular clearance (issue 30, item 4) */
+  if (rc == VB_OK)
+    rc = vb_clearance_compile(m, &m->clr, err, errlen);
+  /* a contact point moving along its body (issue 30, item 5) */
+  return rc != VB_OK ? rc : vb_moving_compile(m, &m->mov, err, errlen);
 }
 
 /* Where each body and contact lives. */

@@ -111,6 +111,12 @@ typedef struct vb_island_model {
   /* The tangential direction and friction (issue 30; friction.h): NULL
    * when the island has no w coordinate and no friction. */
   struct vb_friction_model *fric;
+  /* Its circular clearances (issue 30, item 4; clearance.h): NULL when it
+   * has none (then the family steps it). */
+  struct vb_clearance_model *clr;
+  /* Its contact point moving along a modal body (issue 30, item 5;
+   * moving.h): NULL when it has none. */
+  struct vb_moving_model *mov;
 } vb_island_model;
 
 /* A scene compiled for stepping at dt = 1/fs: its islands, and where each

@@ -161,6 +161,8 @@ vb_island_start(const vb_island_model *m, vb_island_state *s)
   /* the tangential coordinates and friction (issue 30), whose energy
    * vb_island_energy adds */
   vb_friction_start(m, s);
+  vb_clearance_start(m, s); /* a circular clearance's histories (issue 30) */
+  vb_moving_start(m, s);    /* a moving contact point's (issue 30, item 5) */
   vb_island_energy(m, s);
   vb_sparse_start(m, s);
 }
@@ -797,6 +799,25 @@ vb_family_of(vb_family f)
 int
 vb_island_step(const vb_island_model *m, vb_island_state *s, long n)
 {
+  if (m->clr || m->mov) {
+    /* an island with a circular clearance (clearance.c) or a moving
+     * contact point (moving.c) is stepped whole,
+     * under the trapezoidal average of the external forces, and its energy
+     * at n+1 is the family's */
+    if (m->nf > 0) {
+      double *g1 = s->scratch;
+      vb_island_external(m, n * m->dt, s->gen);
+      vb_island_external(m, (n + 1) * m->dt, g1);
+      for (int j = 0; j < m->nm; j++)
+        s->gen[j] = 0.5 * (s->gen[j] + g1[j]);
+    }
+    int rc = m->clr ? vb_clearance_step(m, s, n) : vb_moving_step(m, s, n);
+    vb_island_energy(m, s);
+    s->time = (n + 1) * m->dt;
+    if (rc == VB_ENOCONV)
+      s->newton_failures++;
+    return rc;
+  }
   if (s->fric)
     s->fric->stepping = 1;
   int rc = m->fam->step(m, s, n);

@@ -310,6 +310,17 @@ load_settings(vb_loader *ld, const config_setting_t *root, vb_analysis *a)
                            "contact '%s' has corrections, which the twin cannot apply (valid: "
                            "corrections = [] with lyapunov)",
                            ld->scene->contacts[c].name);
+    /* its renormalisation re-derives the contacts' histories along u */
+    for (int c = 0; c < ld->scene->ncontacts; c++)
+      if (ld->scene->contacts[c].geometry == VB_GEOMETRY_CIRCULAR ||
+          ld->scene->contacts[c].ntrack > 0)
+        return vb_src_fail(ld, g, "analysis 'lyapunov'",
+                           "contact '%s' is a %s, which the twin cannot renormalise yet "
+                           "(valid: lyapunov without circular clearances or moving contact "
+                           "points)",
+                           ld->scene->contacts[c].name,
+                           ld->scene->contacts[c].ntrack > 0 ? "moving contact point"
+                                                             : "circular clearance");
     a->lyapunov = 1;
   }
   a->renormalise = (long)renorm;

@@ -204,7 +204,7 @@ check_contact_keys(vb_loader *ld, const config_setting_t *g, const char *obj)
       "gap",         "gap_drive", "scheme",         "s",        "tolerance", "max_iterations",
       "corrections", "vout",      "exact_duration", "saturate", "points",    "profile",
       "friction" /* issue 30: load_friction.c */, "normal_force" /* issue 30: a bow */,
-      "normal_force_drive"};
+      "normal_force_drive", "geometry" /* issue 30: load_geometry.c */, "track"};
   const config_setting_t *m;
   const char *keys[64], *law = NULL, *scheme = NULL, *names[VB_LAW_COUNT];
   const char *lk[VB_LAW_COUNT][VB_VARIANT_KEYS_MAX], *const *law_keys[VB_LAW_COUNT];

@@ -314,6 +314,9 @@ load_root(vb_loader *ld, const config_setting_t *root)
   /* the tangential direction and friction (issue 30) */
   if ((rc = vb_load_friction(ld, root)) != VB_OK)
     return rc;
+  /* a contact's gap geometry: a circular clearance (issue 30, item 4) */
+  if ((rc = vb_load_geometry(ld, root)) != VB_OK)
+    return rc;
   m = vb_src_member(root, "analysis");
   if (m != NULL && (rc = vb_load_analysis(ld, m)) != VB_OK)
     return rc;
@@ -498,8 +501,12 @@ vb_scene_free(vb_scene *scene)
     free(scene->input);
   for (int i = 0; scene->bodies && i < scene->nbodies; i++)
     vb_body_clear(&scene->bodies[i]);
-  for (int i = 0; scene->contacts && i < scene->ncontacts; i++)
+  for (int i = 0; scene->contacts && i < scene->ncontacts; i++) {
     vb_drive_clear(&scene->contacts[i].gap_drive);
+    vb_drive_clear(&scene->contacts[i].track_drive);
+    free(scene->contacts[i].track_point);
+    free(scene->contacts[i].track_at);
+  }
   free(scene->bodies);
   free(scene->forces);
   free(scene->contacts);

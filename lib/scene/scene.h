@@ -424,4 +424,9 @@ int vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, ch
  * "file:line: object: what (valid: ...)". */
 int vb_load_friction(vb_loader *ld, const config_setting_t *root);
 
+/* The contacts' gap geometry (load_geometry.c; issue 30, item 4): a
+ * circular clearance, after the friction; VB_EINVAL with "file:line:
+ * object: what (valid: ...)". */
+int vb_load_geometry(vb_loader *ld, const config_setting_t *root);
+
 #endif

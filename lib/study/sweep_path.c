@@ -84,6 +84,8 @@ static const sweep_keys sweepable[] = {
      NULL,
      0,
      {{"sigma0", "1/m"}, {"sigma1", "s/m"}, {"sigma2", "s/m"}, {"z_ba", "1"}, {NULL, NULL}}},
+    /* a circular clearance (issue 30, item 4; doc/geometry.md) */
+    {"contacts.geometry", NULL, NULL, 0, {{"clearance", "m"}, {NULL, NULL}}},
     /* a bow's prescribed normal force (issue 30, step 3) */
     {"contacts", NULL, NULL, 0, {{"normal_force", "N"}, {NULL, NULL}}},
     /* the analysis block (lib/run/analysis.c): the keys with a default may be
