@@ -1111,7 +1111,10 @@ void vb_run_keep_subnormals(vb_run *run, int keep);
 
 /* Set a threaded BLAS loaded in the process (OpenBLAS, found by name) to
  * one thread; its thread count before, to give to vb_blas_unpin, or 0 when
- * there was nothing to change.  vb_study_run and vb_run_exec* do this for
+ * there was nothing to change, or -1 when the library has not loaded its
+ * LAPACK yet (it does so at the first large factorisation): the pin is then
+ * kept until vb_blas_unpin(-1), and applied to OpenBLAS if that load
+ * brings it in.  vb_study_run and vb_run_exec* do this for
  * their own duration; a program that calls the library's other entry
  * points (a scene's checks, its contacts' starts) may do it once at its
  * start, as `vibro` does.  OpenBLAS's setting is for the whole process. */

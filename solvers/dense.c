@@ -10,14 +10,13 @@
  * reference BLAS (netlib, as tools/setup.sh installs), so its factors,
  * pivots and solutions are LAPACK's to the bit (tests/check_kmethod.c,
  * test_dense_lu), without the calls. */
-#include <lapacke.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 #include "scheme.h"
 
-/* LAPACK's pivots are kept in vb_kproblem's int scratch. */
-_Static_assert(sizeof(lapack_int) == sizeof(int), "LP64 LAPACK (int pivots) expected");
+/* LAPACK's pivots are kept in vb_kproblem's int scratch: lib/base/lapack.c
+ * calls an LP64 LAPACK (32-bit integers, as Debian's liblapack.so.3). */
 
 /* Compiled also for x86-64-v3 (AVX2), chosen at load time, as
  * lib/island/kernels.c's kernels: the rank-1 updates four rows a pass, each
@@ -270,8 +269,7 @@ vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa)
     if (vb_dense_lu(n, J, ipiv) != 0)
       return -1;
     vb_dense_lu_solve(n, J, ipiv, b);
-  } else if (n > 0 && (LAPACKE_dgetf2_work(LAPACK_COL_MAJOR, n, n, J, n, ipiv) != 0 ||
-                       LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, J, n, ipiv, b, n) != 0)) {
+  } else if (n > 0 && (vb_lapack_dgetf2(n, J, ipiv) != 0 || vb_lapack_dgetrs(n, J, ipiv, b) != 0)) {
     return -1;
   }
   if (reduced) {

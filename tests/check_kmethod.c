@@ -820,12 +820,59 @@ START_TEST(test_step_force_at)
 }
 END_TEST
 
-/* vb_blas_pin (lib/blas_pin.c): with OpenBLAS loaded (the CI phase with
+/* The library's LAPACK (lib/base/lapack.c, opened at the first large
+ * factorisation) is the one this test calls through LAPACKE: the file
+ * that provides its dgetf2_ is the file that provides the process's, and
+ * on 48 random matrices of 33 to 80 rows (past vb_dense_lu's 32, where the
+ * K-method calls LAPACK), one of them singular, its info, pivots, factors
+ * and solutions are LAPACKE_dgetf2_work's and LAPACKE_dgetrs_work's to
+ * the bit, whichever LAPACK that is. */
+START_TEST(test_lapack_loaded)
+{
+  const char *file;
+  char mine[4096], theirs[4096];
+  Dl_info info;
+  void *f = dlsym(RTLD_DEFAULT, "dgetf2_");
+  ck_assert_int_eq(vb_lapack_load(&file), 0);
+  ck_assert_ptr_nonnull(vb_lapack_handle_if_loaded());
+  ck_assert(f != NULL && dladdr(f, &info) && info.dli_fname);
+  ck_assert_ptr_nonnull(realpath(file, mine));
+  ck_assert_ptr_nonnull(realpath(info.dli_fname, theirs));
+  ck_assert_str_eq(mine, theirs);
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  for (int trial = 0; trial < 48; trial++) {
+    int n = 33 + (int)(kg_next(&s) % 48), ip[80], lp[80];
+    static double a[80 * 80], l[80 * 80];
+    double b[80], y[80];
+    for (int i = 0; i < n * n; i++)
+      a[i] = l[i] = kg_range(&s, -1.0, 1.0) + (i % (n + 1) == 0 ? 2.385 : 0.0);
+    if (trial == 7)
+      for (int i = 0; i < n; i++)
+        a[(size_t)5 * n + i] = l[(size_t)5 * n + i] = 0.0; /* column 6 zero: info 6 at most */
+    for (int i = 0; i < n; i++)
+      b[i] = y[i] = kg_range(&s, -1.0, 1.0);
+    int info_mine = vb_lapack_dgetf2(n, a, ip);
+    int info_theirs = LAPACKE_dgetf2_work(LAPACK_COL_MAJOR, n, n, l, n, lp);
+    ck_assert_int_eq(info_mine, info_theirs);
+    ck_assert(trial != 7 || (info_mine >= 1 && info_mine <= 6));
+    ck_assert_msg(memcmp(ip, lp, sizeof(int) * n) == 0, "trial %d: pivots differ", trial);
+    ck_assert_msg(memcmp(a, l, sizeof(double) * n * n) == 0, "trial %d: factors differ", trial);
+    if (info_mine != 0)
+      continue;
+    ck_assert_int_eq(vb_lapack_dgetrs(n, a, ip, b), 0);
+    ck_assert_int_eq(LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, l, n, lp, y, n), 0);
+    ck_assert_msg(memcmp(b, y, sizeof(double) * n) == 0, "trial %d: solutions differ", trial);
+  }
+}
+END_TEST
+
+/* vb_blas_pin (lib/base/lapack.c): with OpenBLAS loaded (the CI phase with
  * LD_LIBRARY_PATH at libopenblas0-pthread), a study's threads see one BLAS
  * thread and the count set before comes back; with any other LAPACK
  * nothing is found and nothing changes. */
 START_TEST(test_blas_pin)
 {
+  ck_assert_int_eq(vb_lapack_load(NULL), 0); /* (before it, a pin is pending: -1) */
   void *g = dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
   void *s = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
   if (!g || !s) {
@@ -867,6 +914,7 @@ kmethod_suite(void)
   tcase_add_test(tc, test_scalar_newton);
   tcase_add_test(tc, test_update);
   tcase_add_test(tc, test_dense_lu);
+  tcase_add_test(tc, test_lapack_loaded);
   tcase_add_test(tc, test_blas_pin);
   tcase_add_test(tc, test_warm_start);
   tcase_add_test(tc, test_accepted_root);

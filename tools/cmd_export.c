@@ -1,5 +1,9 @@
 /* cmd_export.c - vibro export: recorded signals of a scene as CSV columns
  * or as the channels of a sound file (WAV or FLAC, through libsndfile). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -16,6 +20,46 @@
 #include "formats.h"
 #include "outfile.h"
 #include "points.h"
+
+/* libsndfile, opened when a sound file is written (dlopen): the other
+ * commands, and `vibro --version`, do not load it and the eight codec
+ * libraries it needs (FLAC, Vorbis, Opus, MPEG: half a millisecond of the
+ * dynamic loader at every start, issue 33 item 5). */
+typedef struct sndfile_api {
+  SNDFILE *(*open_fd)(int fd, int mode, SF_INFO *info, int close_desc);
+  sf_count_t (*writef_int)(SNDFILE *snd, const int *ptr, sf_count_t frames);
+  sf_count_t (*writef_float)(SNDFILE *snd, const float *ptr, sf_count_t frames);
+  int (*close)(SNDFILE *snd);
+  const char *(*strerror)(SNDFILE *snd);
+} sndfile_api;
+
+/* Look one entry point up into *fn (a function pointer's bytes); 0 when
+ * it is there. */
+static int
+sndfile_sym(void *h, const char *name, void *fn, size_t size)
+{
+  void *p = dlsym(h, name);
+  if (!p)
+    return -1;
+  memcpy(fn, &p, size); /* object to function pointer (ISO C has no cast) */
+  return 0;
+}
+
+/* libsndfile.so.1's entry points into *api; 0, or -1 with the reason
+ * said against dest. */
+static int
+sndfile_load(sndfile_api *api, const char *dest)
+{
+  void *h = dlopen("libsndfile.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h || sndfile_sym(h, "sf_open_fd", &api->open_fd, sizeof api->open_fd) ||
+      sndfile_sym(h, "sf_writef_int", &api->writef_int, sizeof api->writef_int) ||
+      sndfile_sym(h, "sf_writef_float", &api->writef_float, sizeof api->writef_float) ||
+      sndfile_sym(h, "sf_close", &api->close, sizeof api->close) ||
+      sndfile_sym(h, "sf_strerror", &api->strerror, sizeof api->strerror))
+    return cli_complain(dest, "cannot write: libsndfile cannot be loaded (%s) (valid: a "
+                              "libsndfile.so.1, Debian's libsndfile1)", dlerror());
+  return 0;
+}
 
 #define CHANNELS_MAX 64   /* signals exported at once */
 #define FRAMES       8192 /* frames converted at once */
@@ -385,6 +429,7 @@ export_sound(const exported *sg, const request *rq, outfile *o, int format, doub
   int *ints = malloc(nf * sizeof *ints);
   float *floats = malloc(nf * sizeof *floats);
   SNDFILE *snd = NULL;
+  sndfile_api sf = {0};
   int rc = -1;
 
   *clipped = 0;
@@ -400,9 +445,11 @@ export_sound(const exported *sg, const request *rq, outfile *o, int format, doub
     rc = float_wav(sg, rq, &cd, o, scale, col, frames, floats);
     goto done;
   }
-  snd = sf_open_fd(o->fd, SFM_WRITE, &info, 0);
+  if (sndfile_load(&sf, o->dest) < 0)
+    goto done;
+  snd = sf.open_fd(o->fd, SFM_WRITE, &info, 0);
   if (!snd) {
-    cli_complain(o->dest, "cannot write: %s", sf_strerror(NULL));
+    cli_complain(o->dest, "cannot write: %s", sf.strerror(NULL));
     goto done;
   }
   for (long start = 0; start < sg->n; start += FRAMES) {
@@ -413,16 +460,16 @@ export_sound(const exported *sg, const request *rq, outfile *o, int format, doub
     condition(sg, rq, &cd, frames, count);
     convert(enc, scale, frames, count * sg->nsignals, ints, floats, clipped);
     wrote =
-        enc->full == 0.0 ? sf_writef_float(snd, floats, count) : sf_writef_int(snd, ints, count);
+        enc->full == 0.0 ? sf.writef_float(snd, floats, count) : sf.writef_int(snd, ints, count);
     if (wrote != count) {
-      cli_complain(o->dest, "cannot write: %s", sf_strerror(snd));
+      cli_complain(o->dest, "cannot write: %s", sf.strerror(snd));
       goto done;
     }
   }
   rc = 0;
 done:
-  if (snd && sf_close(snd) != 0 && rc == 0)
-    rc = cli_complain(o->dest, "cannot write: %s", sf_strerror(NULL));
+  if (snd && sf.close(snd) != 0 && rc == 0)
+    rc = cli_complain(o->dest, "cannot write: %s", sf.strerror(NULL));
   free(floats);
   free(ints);
   free(frames);

@@ -133,6 +133,26 @@ void vb_fpenv_flush(vb_fpenv *saved);
  * saved. */
 void vb_fpenv_restore(const vb_fpenv *saved);
 
+/* -------------------------------------------------------------- LAPACK */
+
+/* LAPACK loaded at its first call (lapack.c): liblapack.so.3, or the file
+ * $VIBRO_LAPACK names, opened once per process.  The LU of the n x n
+ * column-major a in place with its pivots (LAPACK's dgetf2; n >= 1):
+ * LAPACKE_dgetf2_work's info (0, or k > 0 for a zero pivot at k), or -1
+ * when LAPACK cannot be loaded (the reason printed once to stderr). */
+int vb_lapack_dgetf2(int n, double *a, int *ipiv);
+/* Solve with the factors of vb_lapack_dgetf2, b in place (dgetrs, no
+ * transpose, one right-hand side): 0, or -1 as above. */
+int vb_lapack_dgetrs(int n, const double *a, const int *ipiv, double *b);
+/* Load LAPACK now if it is not loaded; 0 when it is there, else -1.  *file
+ * (may be NULL) receives the file that provides dgetf2_, or the reason it
+ * could not be loaded (a static string). */
+int vb_lapack_load(const char **file);
+/* dlopen's handle of the LAPACK loaded, or NULL when it is not (yet). */
+void *vb_lapack_handle_if_loaded(void);
+/* Print to stderr why LAPACK could not be loaded. */
+void vb_lapack_tell(void);
+
 /* ---------------------------------------------------------- test control */
 
 /* The test hooks of a process (testctl.c, after SQLite's

@@ -311,7 +311,7 @@ int
 vb_signal_whole(const vb_signal *s, const vb_scene *sc, int i)
 {
   char path[4 * VB_NAME_MAX + 32];
-  if (!sc->record_select || !vb_signal_applies(s, sc, i) ||
+  if (!sc->record_select || sc->nrecord_globs == 0 || !vb_signal_applies(s, sc, i) ||
       vb_signal_block_path(s, sc, i, path, sizeof path) < 0)
     return 0; /* (issue 30: a tangential row is no distributed contact's) */
   return vb_scene_records(sc, path);
@@ -349,6 +349,8 @@ vb_signal_recorded(const vb_signal *s, const vb_scene *sc, int i)
     return 0;
   if (!sc->record_select)
     return !s->on_request && !of_block(s, sc, i);
+  if (sc->nrecord_globs == 0) /* `signals = [];`: events only, no path to match */
+    return 0;
   if (vb_signal_whole(s, sc, i))
     return 1;
   vb_signal_path(s, sc, i, path, sizeof path);
@@ -406,6 +408,8 @@ int
 vb_record_fits(const vb_scene *scene, char *err, size_t errlen)
 {
   double need = vb_scene_record_bytes(scene);
+  if (!(need > 0.0)) /* events only: nothing to fit, no need to read /proc/meminfo */
+    return VB_OK;
   double avail = available_memory();
   if (avail > 0.0 && need > 0.8 * avail)
     return vb_errf(err, errlen, VB_ENOMEM,

@@ -55,6 +55,19 @@ islands_alloc(vb_run *run, char *err, size_t errlen)
   for (int i = 0; i < run->nislands; i++)
     if (vb_island_state_alloc(&m->islands[i], &run->states[i]) != VB_OK)
       return VB_ENOMEM;
+  /* an island that may factor an active set past 32 contacts with LAPACK
+   * (solvers/dense.c), which is loaded at its first call (lib/base/lapack.c):
+   * loaded here instead, so that a missing LAPACK is said before the run */
+  for (int i = 0; i < run->nislands; i++) {
+    const char *why;
+    if (m->islands[i].nc > 32 && vb_lapack_load(&why) != 0)
+      return vb_errf(err, errlen, VB_EIO,
+                     "%s: scene '%s': an island of %d contacts factors its active set with "
+                     "LAPACK, which cannot be loaded (%s) (valid: a LAPACK that provides "
+                     "liblapack.so.3, e.g. Debian's liblapack3, or its file in VIBRO_LAPACK)",
+                     run->scene->path ? run->scene->path : "scene", run->scene->name,
+                     m->islands[i].nc, why);
+  }
   return VB_OK;
 }
 
@@ -629,7 +642,7 @@ vb_run_exec_until(vb_run *run, const volatile int *stop, int level)
   vb_fpenv caller = {0, 0};
   if (!run->keep_subnormals)
     vb_fpenv_flush(&caller);
-  /* a threaded BLAS on one thread (blas_pin.c; a study has pinned it
+  /* a threaded BLAS on one thread (lib/base/lapack.c; a study has pinned it
    * already, and this does nothing there) */
   int blas_threads = vb_blas_pin();
   int rc = exec_steps(run, stop, level);

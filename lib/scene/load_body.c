@@ -734,8 +734,12 @@ load_body(vb_loader *ld, const config_setting_t *list, int i)
       self = t;
     vb_list_add(valid, sizeof valid, names[t]);
   }
-  vb_variant_keys("type", NTYPES, names, keysets, self, keys, &n, rules, only);
+  vb_variant_keys("type", NTYPES, names, keysets, self, keys, &n, NULL, NULL);
   keys[n] = NULL;
+  /* where the other types' keys apply: words of a refusal, built for one */
+  rules[0].key = NULL;
+  if (self >= 0 && !vb_src_keys_allowed(g, keys))
+    vb_variant_keys("type", NTYPES, names, keysets, self, NULL, NULL, rules, only);
   if ((rc = vb_src_check_keys(ld, g, obj, keys, self >= 0 ? rules : NULL)) != VB_OK ||
       (rc = vb_src_string(ld, g, obj, "type", 1, &type)) != VB_OK)
     return rc;

@@ -234,12 +234,17 @@ check_contact_keys(vb_loader *ld, const config_setting_t *g, const char *obj)
   }
   for (i = 0; i < sizeof before / sizeof *before; i++)
     keys[n++] = before[i];
-  nr = vb_variant_keys("law", VB_LAW_COUNT, names, law_keys, kind == VB_LAW_COUNT ? -1 : (int)kind,
-                       keys, &n, rules, only);
+  vb_variant_keys("law", VB_LAW_COUNT, names, law_keys, kind == VB_LAW_COUNT ? -1 : (int)kind,
+                  keys, &n, NULL, NULL);
   for (i = 0; i < sizeof after / sizeof *after; i++)
     if (strcmp(after[i], "s") != 0 || !scheme_known || takes_s(vb_scheme_lookup(scheme)))
       keys[n++] = after[i];
   keys[n] = NULL;
+  if (vb_src_keys_allowed(g, keys))
+    return VB_OK;
+  /* where the other laws' keys and `s` apply: the words of the refusal */
+  nr = vb_variant_keys("law", VB_LAW_COUNT, names, law_keys,
+                       kind == VB_LAW_COUNT ? -1 : (int)kind, NULL, NULL, rules, only);
   char takers[LIST_MAX];
   scheme_list(takers, sizeof takers, takes_s);
   snprintf(only_s, sizeof only_s, strchr(takers, ',') ? "schemes %s" : "scheme '%s'", takers);

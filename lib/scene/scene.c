@@ -344,11 +344,62 @@ load_root(vb_loader *ld, const config_setting_t *root)
  * them inf or NaN at any rate. */
 #define PREDICT_CHECK_RATE 1.0
 
+/* The check below reads the law's kind and its six doubles (through
+ * vb_law_predict): a field added to vb_law must be compared here too. */
+_Static_assert(sizeof(vb_law) == 7 * sizeof(double),
+               "vb_law changed: compare its new fields in same_law (scene.c)");
+
+/* Whether two doubles have the same bits (NaNs and signed zeros apart). */
+static int
+same_bits(double a, double b)
+{
+  return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Whether two laws have the same kind and the same bits in every field. */
+static int
+same_law(const vb_law *a, const vb_law *b)
+{
+  return a->kind == b->kind && same_bits(a->k, b->k) && same_bits(a->alpha, b->alpha) &&
+         same_bits(a->mu, b->mu) && same_bits(a->h, b->h) && same_bits(a->c, b->c) &&
+         same_bits(a->e, b->e);
+}
+
+/* Whether memo holds law with effective mass m as checked. */
+static int
+memo_has(const vb_predict_memo *memo, const vb_law *law, double m)
+{
+  for (int i = 0; memo && i < memo->n; i++)
+    if (same_bits(memo->ok[i].m, m) && same_law(&memo->ok[i].law, law))
+      return 1;
+  return 0;
+}
+
+/* Keep law with effective mass m in memo as checked. */
+static void
+memo_add(vb_predict_memo *memo, const vb_law *law, double m)
+{
+  int i;
+  if (!memo)
+    return;
+  if (memo->n < VB_PREDICT_MEMO) {
+    i = memo->n++;
+  } else {
+    i = memo->next;
+    memo->next = (memo->next + 1) % VB_PREDICT_MEMO;
+  }
+  memo->ok[i].law = *law;
+  memo->ok[i].m = m;
+}
+
 /* Refuse a contact whose law parameters make its analytic predictions
  * (x_max, v_out, contact time: the events' *_pred columns) non-finite,
- * rather than run it to "done" with inf predictions. */
+ * rather than run it to "done" with inf predictions.  The predictions at
+ * PREDICT_CHECK_RATE depend on the law and the effective mass alone: a
+ * pair found finite before (memo) is not computed again. */
 static int
-check_predictions(const vb_scene *sc, const vb_model *md, char *err, size_t errlen)
+check_predictions(const vb_scene *sc, const vb_model *md, vb_predict_memo *memo, char *err,
+                  size_t errlen)
 {
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact *ct = &sc->contacts[c];
@@ -358,13 +409,15 @@ check_predictions(const vb_scene *sc, const vb_model *md, char *err, size_t errl
     char what[256] = "", num[32], who[VB_LABEL_MAX];
     size_t used = 0;
 
-    if (!info || !info->papetti || !isfinite(m))
+    if (!info || !info->papetti || !isfinite(m) || memo_has(memo, &ct->law, m))
       continue;
     vb_law_predict(&ct->law, m, PREDICT_CHECK_RATE, &pr);
     /* (v_out_exact alone may be NaN: beyond the double range for a large
      * mu v_in, analytic.c; it is no sign of a broken parameter) */
-    if (isfinite(pr.x_max) && isfinite(pr.duration) && !isinf(pr.v_out_exact))
+    if (isfinite(pr.x_max) && isfinite(pr.duration) && !isinf(pr.v_out_exact)) {
+      memo_add(memo, &ct->law, m);
       continue;
+    }
     for (const vb_law_param *p = info->params; p && p->key && used < sizeof what; p++)
       used += (size_t)snprintf(what + used, sizeof what - used, "%s%s = %s", used ? ", " : "",
                                p->key, vb_number_text(vb_law_param_value(&ct->law, p), num, sizeof num));
@@ -382,8 +435,8 @@ check_predictions(const vb_scene *sc, const vb_model *md, char *err, size_t errl
 /* Validate a parsed document into a new scene; the common part of all
  * loaders. */
 static int
-load_parsed(const vb_source *src, const config_t *cfg, int shared, vb_scene **out, char *err,
-            size_t errlen)
+load_parsed(const vb_source *src, const config_t *cfg, int shared, vb_predict_memo *memo,
+            vb_scene **out, char *err, size_t errlen)
 {
   vb_loader ld;
   vb_scene *sc;
@@ -420,7 +473,7 @@ load_parsed(const vb_source *src, const config_t *cfg, int shared, vb_scene **ou
     vb_model *model;
     rc = vb_model_compile_queries(sc, &model, err, errlen);
     if (rc == VB_OK)
-      rc = check_predictions(sc, model, err, errlen);
+      rc = check_predictions(sc, model, memo, err, errlen);
     vb_model_free(model);
   }
   if (rc != VB_OK) {
@@ -441,7 +494,7 @@ load_source(const vb_source *src, vb_scene **out, char *err, size_t errlen)
   *out = NULL;
   rc = vb_source_parse(src, &cfg, err, errlen);
   if (rc == VB_OK)
-    rc = load_parsed(src, &cfg, 0, out, err, errlen);
+    rc = load_parsed(src, &cfg, 0, NULL, out, err, errlen);
   config_destroy(&cfg);
   return rc;
 }
@@ -449,13 +502,14 @@ load_source(const vb_source *src, vb_scene **out, char *err, size_t errlen)
 /* Load one scene of a study from its parsed document, overrides applied:
  * the sweep block is dropped and the rest validated as a plain scene. */
 int
-vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, char *err, size_t errlen)
+vb_scene_load_config(const vb_source *src, config_t *cfg, vb_predict_memo *memo, vb_scene **out,
+                     char *err, size_t errlen)
 {
   config_setting_t *root = config_root_setting(cfg);
 
   if (config_setting_get_member(root, "sweep") != NULL)
     config_setting_remove(root, "sweep");
-  return load_parsed(src, cfg, 1, out, err, errlen);
+  return load_parsed(src, cfg, 1, memo, out, err, errlen);
 }
 
 /* Load and validate a scene file. */

@@ -278,10 +278,16 @@ int vb_src_element(vb_loader *ld, const config_setting_t *list, int i, const cha
  * self lacks gets a rule in rules[] (NULL-key-terminated; room for
  * VB_VARIANT_KEYS_MAX + 1) saying where it applies, "law 'rattle'" or
  * "types mass and modal" (`word` is "law", "type"), with its text in buf.
- * Returns the number of rules. */
+ * Returns the number of rules. * out NULL: the rules only; rules NULL: the keys only (the rules word a
+ * refusal: build them when vb_src_keys_allowed says a key is not allowed,
+ * since their texts cost more than the load of the rest of the object).
+ */
 int vb_variant_keys(const char *word, int nvariants, const char *const *names,
                     const char *const *const *keys, int self, const char **out, int *n,
                     vb_key_rule *rules, char (*buf)[LIST_MAX]);
+
+/* Whether every member of group is in allowed (NULL-terminated). */
+int vb_src_keys_allowed(const config_setting_t *group, const char *const *allowed);
 
 /* Member of a group, or NULL. */
 config_setting_t *vb_src_member(const config_setting_t *group, const char *key);
@@ -410,11 +416,31 @@ int vb_hex_field(const char *s);
  * what (valid: ...)". */
 int vb_load_analysis(vb_loader *ld, const config_setting_t *g);
 
+/* Contacts whose analytic predictions the loader has found finite (its
+ * check that a contact's law parameters give finite x_max, v_out and
+ * contact time at an impact of 1 m/s), so that the scenes of a study that
+ * share a contact's law and effective mass compute that check once per
+ * parsed document (one per thread) instead of once per scene: the check
+ * depends on those parameters alone.  Zeroed is empty; the oldest entry
+ * gives way when it is full. */
+#define VB_PREDICT_MEMO 8
+typedef struct vb_predict_memo {
+  int n;    /* entries in use */
+  int next; /* the entry the next insertion replaces once n is full */
+  struct {
+    vb_law law; /* the contact's law as loaded */
+    double m;   /* its effective mass, kg */
+  } ok[VB_PREDICT_MEMO];
+} vb_predict_memo;
+
 /* Load a scene from a parsed document of src.  The document may carry a
  * sweep block (already applied by the caller); it is removed from cfg.
- * The scene shares src's text (scene->input_shared): src outlives it. */
-int vb_scene_load_config(const vb_source *src, config_t *cfg, vb_scene **out, char *err,
-                         size_t errlen);
+ * The scene shares src's text (scene->input_shared): src outlives it.
+ * memo (may be NULL) keeps the contacts whose predictions were checked,
+ * for the next scene loaded with it (owned by the caller, one per
+ * thread). */
+int vb_scene_load_config(const vb_source *src, config_t *cfg, vb_predict_memo *memo,
+                         vb_scene **out, char *err, size_t errlen);
 
 /* ------------------------------------------- friction (issue 30, step 1) */
 

@@ -103,6 +103,18 @@ vb_has_key(const char *const *keys, const char *key)
   return 0;
 }
 
+/* Whether every member of a group is in `allowed` (what vb_src_check_keys
+ * accepts whatever its rules: they only word the refusal). */
+int
+vb_src_keys_allowed(const config_setting_t *group, const char *const *allowed)
+{
+  int n = config_setting_length(group);
+  for (int i = 0; i < n; i++)
+    if (!vb_has_key(allowed, config_setting_name(config_setting_get_elem(group, (unsigned)i))))
+      return 0;
+  return 1;
+}
+
 /* Refuse any member of a group that is not in `allowed`; keys listed in
  * `rules` get a message saying where they do apply. */
 int
@@ -660,7 +672,7 @@ vb_variant_keys(const char *word, int nvariants, const char *const *names,
 {
   int nr = 0;
 
-  for (int v = 0; v < nvariants; v++)
+  for (int v = 0; out != NULL && v < nvariants; v++)
     for (const char *const *k = keys[v]; *k != NULL && (self < 0 || v == self); k++) {
       int seen = 0;
       for (int j = 0; j < *n && !seen; j++)
@@ -668,7 +680,7 @@ vb_variant_keys(const char *word, int nvariants, const char *const *names,
       if (!seen)
         out[(*n)++] = *k;
     }
-  if (self < 0)
+  if (self < 0 || rules == NULL)
     return 0;
   for (int v = 0; v < nvariants; v++)
     for (const char *const *k = keys[v]; *k != NULL; k++) {

@@ -82,6 +82,7 @@ struct vb_study_doc {
   config_setting_t **target; /* [nparams] the setting each parameter sets */
   unsigned int *line;        /* [nparams] where the parameter is written */
   const char **file;         /* [nparams] (libconfig's name, NULL: the top file) */
+  vb_predict_memo memo;      /* the contacts whose predictions its scenes checked */
 };
 
 /* Free a document; NULL is a no-op. */
@@ -187,7 +188,7 @@ vb_study_doc_scene(vb_study_doc *d, long index, vb_scene **out, char *err, size_
                    index, st->nscenes);
   for (p = 0; st->sweep && p < vb_sweep_nparams(st->sweep); p++)
     vb_sweep_assign_at(d->target[p], vb_sweep_value(st->sweep, index, p), d->line[p], d->file[p]);
-  rc = vb_scene_load_config(&st->src, &d->cfg, out, err, errlen);
+  rc = vb_scene_load_config(&st->src, &d->cfg, &d->memo, out, err, errlen);
   if (rc == VB_EINVAL)
     name_values(st, index, err, errlen);
   return rc;

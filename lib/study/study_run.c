@@ -533,7 +533,7 @@ scenes_run(runner *r)
    * block (the ball on a plate: 96 scenes of 2.7 MB) */
   laid = vb_laid_block_rows(r->o) > 0;
   /* a threaded BLAS on one thread while the study's threads call it
-   * (blas_pin.c), its count given back below */
+   * (lib/base/lapack.c), its count given back below */
   int blas_threads = vb_blas_pin();
 #ifdef _OPENMP
   /* the caller's schedule is given back below */
