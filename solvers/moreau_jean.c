@@ -9,7 +9,10 @@
  * K-method's relation x1 = xt - K fbar and the trapezoidal rate at n+1,
  * rate1 = 2 (x1 - x) / dt + roff, the compression rates at n+1 are linear
  * in the impulses.  For the contacts of the index set I (those predicted
- * to close: xt >= 0, Acary & Brogliato eq 10.8 with the free prediction)
+ * to close at the step's middle, x + dt rate / 2 >= 0: Acary & Brogliato's
+ * prediction q_k + gamma h v_k with gamma = 1/2, as Siconos's default; an
+ * elastic contact then turns at most dt v / 2 before the barrier, a
+ * plastic one stops at most dt v / 2 past it)
  * Newton's impact law holds as a complementarity at velocity level
  * (their eq 10.9), with U = -rate the gap's rate:
  *   0 <= U^(n+1) + e U^n _|_ P >= 0
@@ -22,8 +25,10 @@
  * an LCP with the symmetric positive semi-definite K.  One contact is
  * solved in closed form; several by projected Gauss-Seidel (Jean & Moreau
  * 1992), whose active set is then solved exactly (LU) and kept if it
- * satisfies the LCP.  A contact outside I that the others' impulses bring
- * to a compression >= 0 joins I and the step is solved again.
+ * satisfies the LCP.  A contact outside I that the others' impulses close
+ * (its free prediction xt open, its x1 >= 0) joins I and the step is
+ * solved again; one that its own free motion closes by the step's end
+ * waits for the next step's middle, as the index set says.
  *
  * Energy: the contact holds no potential, the bodies' trapezoidal energy
  * changes by -fbar (x1 - x) + fbar (xd1 - xd) (the walls' part, external
@@ -152,7 +157,8 @@ solve_impulse(const vb_kproblem *p)
   for (int k = 0; k < n; k++) {
     int c = member(p, k);
     p->fbar[c] = 0.0;
-    p->fallback[c] = p->xt[c] >= 0.0; /* the index set */
+    /* the index set: closed at the step's middle */
+    p->fallback[c] = p->hist[c].x + 0.5 * p->dt * p->hist[c].rate >= 0.0;
     b[c] = demand(p, c);
     tol = fmin(tol, p->cts[c].tolerance);
     cap = cap > p->cts[c].max_iterations ? cap : p->cts[c].max_iterations;
@@ -179,7 +185,7 @@ solve_impulse(const vb_kproblem *p)
     int joined = 0;
     for (int k = 0; k < n; k++) {
       int c = member(p, k);
-      if (!p->fallback[c] && p->xt[c] - kdot(p, c) >= 0.0) {
+      if (!p->fallback[c] && p->xt[c] < 0.0 && p->xt[c] - kdot(p, c) >= 0.0) {
         p->fallback[c] = 1;
         joined = 1;
       }

@@ -297,16 +297,21 @@ track_rigid(vb_run *run, int c, long n, double x_before, double rate_before, dou
     tr->open = 1;
     tr->sign = 1.0;
     double t0 = (n - 1) * dt;
-    double tau = within_step(flight_time(x_before, rate_before, pa), 0.0, dt);
+    /* the gap may have closed in the free step before (the index set is
+     * the step's middle): the crossing is then up to a step back */
+    double tau = within_step(flight_time(x_before, rate_before, pa), -dt, dt);
     ev->t_on = t0 + tau;
     ev->v_in = rate_before + pa * tau;
     if (vb_contact_driven(run->scene, ct)) {
       double rd;
       vb_contact_drive(run->scene, ct, t0, &rd);
       tau = driven_crossing(run, c, 1.0, t0, x_before, rate_before - rd, pa, tau, &ev->v_in);
-      tau = within_step(tau, 0.0, dt);
+      tau = within_step(tau, -dt, dt);
       ev->t_on = t0 + tau;
     }
+    const vb_contact_result *res = &run->results[c];
+    if (res->nevents > 0 && res->events[res->nevents - 1].t_off > ev->t_on)
+      ev->t_on = res->events[res->nevents - 1].t_off; /* never before the last one ended */
     ev->energy_before = run->e_prev[run->contact_island[c]];
     vb_prediction pr;
     vb_law_predict(&ct->law, m->meff[lc], ev->v_in, &pr);
