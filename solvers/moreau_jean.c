@@ -259,5 +259,8 @@ const vb_scheme vb_scheme_moreau_jean = {
     .order = 1,
     .min_contact_steps = 0,
     .energy_conserving = 1, /* at e = 1: every impulse is lossless (above) */
+    /* friction (lib/island/friction.c) bounded by fbar = P / dt: the
+     * tangential impulse of a step within mu P, Moreau's impulse cone */
+    .friction = 1,
     .ops = &ops,
 };

@@ -447,6 +447,107 @@ START_TEST(test_modal)
 }
 END_TEST
 
+/* Recorded signal `name` of instance inst (a body's point 0 for
+ * VB_SIGNAL_POINT), as tests/run/check_friction.c finds it. */
+static const double *
+signal_of(const tu_sim *s, vb_signal_object object, const char *name, int inst)
+{
+  int nt, p;
+  const vb_signal *t = vb_signal_table(&nt);
+  for (int r = 0; r < nt; r++) {
+    if (t[r].object != object || strcmp(t[r].name, name) != 0)
+      continue;
+    if (object == VB_SIGNAL_POINT) {
+      for (int i = 0, n = vb_signal_count(&t[r], s->scene); i < n; i++)
+        if (vb_signal_body(&t[r], s->scene, i, &p) == inst && p == 0)
+          return vb_signal_data(s->run, &t[r], i);
+      return NULL;
+    }
+    return vb_signal_data(s->run, &t[r], inst);
+  }
+  return NULL;
+}
+
+/* Friction on a rigid contact: Coulomb in the impulses' cone (Moreau's
+ * impulse formulation: the step's tangential impulse within mu P).  A
+ * 1.3 kg block dropped from 50 mm (e = 0) onto a belt running at 0.5 m/s
+ * along w: the landing's impulse P = m v_in gives the block mu m v_in of
+ * tangential impulse (with mu v_in < v, so it still slips), then it
+ * slides at mu g until it rides the belt, at t_land + (v - mu v_in) / (mu g);
+ * friction takes the relative kinetic energy m v^2 / 2 in all.  With mu =
+ * 0.6 the landing's cone holds the whole change: it rides the belt from
+ * the landing step on.  Against the same drop through a stiff power law
+ * (two-point), the balance's round-off (the fall's, the family's). */
+START_TEST(test_friction)
+{
+  const double m = 1.3, H = 0.05, vbelt = 0.5, fs = 20000.0, v_in = sqrt(2.0 * G * H);
+  for (int j = 0; j < 2; j++) {
+    double mu = j == 0 ? 0.2 : 0.6, bal[2];
+    for (int penalty = 1; penalty >= 0; penalty--) {
+      char text[2048];
+      snprintf(text, sizeof text,
+               "scene = { name = \"belt\"; fs = %.17g; duration = 0.4; gravity = 9.81; };\n"
+               "bodies = ( { name = \"belt\"; type = \"wall\"; w_drive = { type = \"velocity\";\n"
+               "               v = %.17g; }; },\n"
+               "           { name = \"block\"; type = \"mass\"; mass = %.17g; u0 = %.17g; w0 = 0.0; } );\n"
+               "contacts = ( { name = \"rub\"; between = [\"belt\", \"block\"]; %s\n"
+               "               friction = { law = \"coulomb\"; mu_s = %.17g; }; } );\n",
+               fs, vbelt, m, H,
+               penalty ? "law = \"power\"; k = 1.0e8; alpha = 1.0; scheme = \"two-point\";"
+                       : "law = \"rigid\"; e = 0.0; scheme = \"moreau-jean\";",
+               mu);
+      tu_sim s = tu_run_text(text);
+      ck_assert_int_eq(s.rc, VB_OK);
+      bal[penalty] = balance(&s);
+      if (penalty) {
+        tu_free(&s);
+        continue;
+      }
+      long N = vb_run_samples(s.run);
+      const double *vw = signal_of(&s, VB_SIGNAL_POINT, "vw", 1);
+      const double *ft = signal_of(&s, VB_SIGNAL_CONTACT, "ft", 0);
+      const double *stick = signal_of(&s, VB_SIGNAL_CONTACT, "stick", 0);
+      const double *work = signal_of(&s, VB_SIGNAL_CONTACT, "friction_work", 0);
+      const double *f = vb_run_contact(s.run, 0)->force;
+      ck_assert(vw && ft && stick && work && f);
+      long land = -1, k1 = -1;
+      for (long n = 1; n < N; n++) {
+        if (land < 0 && f[n] > 0.0)
+          land = n;
+        if (k1 < 0 && stick[n] == 1.0)
+          k1 = n;
+        /* the cone, and friction never gives work */
+        ck_assert_msg(fabs(ft[n]) <= mu * f[n] * (1 + 1e-12), "ft %g against mu N %g at %ld",
+                      ft[n], mu * f[n], n);
+        ck_assert_msg(work[n] >= work[n - 1], "friction work falls at %ld", n);
+      }
+      ck_assert(land > 0 && k1 >= land);
+      double t_land = vb_run_contact(s.run, 0)->events[0].t_on;
+      double t_ride = mu * v_in < vbelt ? t_land + (vbelt - mu * v_in) / (mu * G) : t_land;
+      fprintf(stderr, "rigid block on a belt, mu %g: lands at %.6f s, vw %.6f m/s after (mu v_in "
+              "%.6f), rides from %.6f s (closed form %.6f), friction work %.15f J (m v^2 / 2 "
+              "%.15f), balance %.3g J (two-point's %.3g J)\n",
+              mu, t_land, vw[land], fmin(mu * v_in, vbelt), k1 / fs, t_ride, work[N - 1],
+              0.5 * m * vbelt * vbelt, bal[0], bal[1]);
+      if (mu * v_in < vbelt) {
+        /* the landing's impulse: mu (m v_in + the step's gravity) */
+        ck_assert_msg(fabs(vw[land] - mu * v_in) < 2.0 * mu * G / fs, "vw %g after the landing",
+                      vw[land]);
+        ck_assert_msg(fabs(k1 / fs - t_ride) < 2.0 / fs, "rides from %g s", k1 / fs);
+      } else {
+        ck_assert_double_eq(vw[land], vbelt);
+        ck_assert_int_eq(k1, land);
+      }
+      for (long n = k1; n < N; n++)
+        ck_assert_msg(vw[n] == vbelt && stick[n] == 1.0, "vw %g at %ld", vw[n], n);
+      ck_assert_double_eq_tol(work[N - 1], 0.5 * m * vbelt * vbelt, 1e-13);
+      ck_assert_msg(bal[0] <= 1.1 * bal[1] + 1e-15, "balance %g, two-point's %g", bal[0], bal[1]);
+      tu_free(&s);
+    }
+  }
+}
+END_TEST
+
 /* Bad input, each refused with file, line, contact and the valid
  * choices. */
 START_TEST(test_refusals)
@@ -470,6 +571,15 @@ START_TEST(test_refusals)
       {"law = \"power\"; k = 1e7; alpha = 1.0; scheme = \"moreau-jean\";",
        "test.cfg:4: contact 'hit': scheme 'moreau-jean' steps rigid contacts only, not law "
        "'power' (valid: law 'rigid', or another scheme for law 'power')"},
+      {"law = \"rigid\"; e = 0.5; scheme = \"moreau-jean\"; friction = { law = \"coulomb\"; "
+       "mu_s = 0.5; };",
+       "test.cfg:4: contact 'hit': friction needs"},
+      {"law = \"rigid\"; e = 0.5; scheme = \"moreau-jean\"; friction = { law = "
+       "\"elasto-plastic\"; mu_s = 0.62; mu_k = 0.31; v_s = 0.011; sigma0 = 4.1e4; sigma1 = 1.3; "
+       "sigma2 = 0.02; z_ba = 0.55; };",
+       "test.cfg:4: contact 'hit' friction: friction law 'elasto-plastic' has a state of its own, "
+       "which a rigid contact's impulses cannot step (valid: coulomb, stribeck, bow or "
+       "exponential on law 'rigid')"},
       {"law = \"rigid\"; e = 0.5; scheme = \"moreau-jean\"; corrections = [\"vout\"];",
        "test.cfg:4: contact 'hit': corrections need an impact law with analytic x_max"},
   };
@@ -478,8 +588,10 @@ START_TEST(test_refusals)
     snprintf(text, sizeof text,
              "scene = { name = \"bad\"; fs = 1000.0; duration = 0.01; };\n"
              "bodies = ( { name = \"floor\"; type = \"wall\"; },\n"
-             "           { name = \"ball\"; type = \"mass\"; mass = 0.01; u0 = 0.01; } );\n"
+             "           { name = \"ball\"; type = \"mass\"; mass = 0.01; u0 = 0.01; %s } );\n"
              "contacts = ( { name = \"hit\"; between = [\"floor\", \"ball\"]; %s } );\n",
+             strstr(cases[i].contact, "friction") && !strstr(cases[i].msg, "needs") ? "w0 = 0.0;"
+                                                                                     : "",
              cases[i].contact);
     vb_scene *sc = NULL;
     ck_assert_int_eq(vb_scene_load_string(text, "test.cfg", &sc, err, sizeof err), VB_EINVAL);
@@ -516,6 +628,7 @@ rigid_suite(void)
   tcase_add_test(core, test_shaker);
   tcase_add_test(core, test_chain);
   tcase_add_test(core, test_modal);
+  tcase_add_test(core, test_friction);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("errors");
   tcase_add_test(errors, test_refusals);
