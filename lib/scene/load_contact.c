@@ -169,10 +169,12 @@ takes_s(const vb_scheme *s)
 {
   return scheme_takes(s, "s");
 }
+/* (a rigid contact's impulses take no correction: its law has no
+ * Papetti prediction to correct to) */
 static int
 has_velocity(const vb_scheme *s)
 {
-  return vb_family_info_of(s->family)->velocity;
+  return vb_family_info_of(s->family)->velocity && !vb_family_info_of(s->family)->impulse;
 }
 static int
 exact_duration(const vb_scheme *s)
