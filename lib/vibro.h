@@ -55,6 +55,9 @@ typedef enum {
   VB_LAW_SPRING,              /* linear spring-damper, f = k x + c x', always active */
   VB_LAW_LANKARANI_NIKRAVESH, /* f = k [x]^a (1 + 3(1-e^2)/4 x'/v_in) (LN 1990) */
   VB_LAW_FLORES,              /* f = k [x]^a (1 + 8(1-e)/(5e) x'/v_in) (Flores et al. 2011) */
+  VB_LAW_RIGID,               /* Signorini + Newton's impact law, restitution e (Moreau 1988;
+                                 Acary & Brogliato 2008 ch. 10): no force law, an impulse
+                                 (doc/rigid.md) */
   VB_LAW_COUNT
 } vb_law_kind;
 
@@ -67,9 +70,9 @@ typedef struct vb_law {
                    side; 0 for the other laws) */
   double h;     /* rattle half-clearance, m (0 for the other laws) */
   double c;     /* spring damping, N s/m (0 for the other laws) */
-  double e;     /* coefficient of restitution (lankarani-nikravesh, flores;
-                   0 for the other laws); their mu is set at each impact's
-                   onset by vb_law_at_onset */
+  double e;     /* coefficient of restitution (lankarani-nikravesh, flores:
+                   their mu is set at each impact's onset by vb_law_at_onset;
+                   rigid: Newton's, 0 <= e <= 1; 0 for the other laws) */
 } vb_law;
 
 /* One parameter of a law as the scene file names it (a row of the law
@@ -117,6 +120,10 @@ typedef struct vb_law_info {
    * lambda(e), so that mu = lambda / v_in at the impact's onset; NULL for
    * the other laws. */
   double (*onset_damping)(double e);
+  /* A rigid contact (Signorini's condition with Newton's impact law, no
+   * potential, no force law): only the nonsmooth family's schemes step it
+   * (moreau-jean), and they step nothing else (doc/rigid.md). */
+  int rigid;
 } vb_law_info;
 
 /* The table row of a law kind; NULL for a kind outside the table. */
@@ -185,7 +192,9 @@ typedef enum {
   VB_FAMILY_TWO_LEVEL = 0, /* implicit, state (x, v): two-point, am1 */
   VB_FAMILY_THREE_LEVEL,   /* state (x^n, x^(n-1)): three-point, quadratic */
   VB_FAMILY_EXPLICIT,      /* one-step explicit: verlet, position-verlet, heun, rk4 */
-  VB_FAMILY_SAV            /* (x^n, x^(n-1)) and an auxiliary variable per contact: sav */
+  VB_FAMILY_SAV,           /* (x^n, x^(n-1)) and an auxiliary variable per contact: sav */
+  VB_FAMILY_NONSMOOTH      /* (x, v) as two-level, rigid contacts by impulses at velocity
+                              level (Moreau-Jean): moreau-jean */
 } vb_family;
 
 struct vb_scheme_ops; /* its operations (solvers/scheme.h, not installed) */

@@ -11,7 +11,8 @@
   X(two_point, "two-point")                                                                        \
   X(am1, "am1")                                                                                    \
   X(three_point, "three-point") X(quadratic, "quadratic") X(verlet, "verlet")                      \
-      X(position_verlet, "position-verlet") X(heun, "heun") X(rk4, "rk4") X(sav, "sav")
+      X(position_verlet, "position-verlet") X(heun, "heun") X(rk4, "rk4") X(sav, "sav")                   \
+          X(moreau_jean, "moreau-jean")
 
 #define DECLARE(id, name) extern const vb_scheme vb_scheme_##id;
 VB_SCHEMES(DECLARE)
@@ -41,6 +42,8 @@ const vb_family_info vb_families[] = {
     /* energy quadratisation (sav.c): three-level modes, contacts by one
      * linear solve */
     [VB_FAMILY_SAV] = {.name = "energy-quadratised", .levels = 3, .linear = 1},
+    /* rigid contacts by impulses (moreau_jean.c): two-level modes */
+    [VB_FAMILY_NONSMOOTH] = {.name = "nonsmooth", .levels = 2, .velocity = 1, .impulse = 1},
 };
 
 /* The facts of a family. */
@@ -65,6 +68,12 @@ vb_scheme_check(const vb_scheme *s, char *err, size_t errlen)
               : !o->step                    ? "step"
               : !(s->stability_limit > 0.0) ? "stability_limit"
                                             : NULL;
+  else if (f->impulse)
+    missing = !o->solve_impulse ? "solve_impulse"
+              : !o->held_force  ? "held_force"
+              : !o->dissipation ? "dissipation"
+              : !o->potential   ? "potential"
+                                : NULL;
   else
     missing = !o->step_force                    ? "step_force"
               : !o->held_force                  ? "held_force"

@@ -105,6 +105,12 @@ typedef struct vb_scheme_ops {
    * whose step force is linear in the new compressions, by one linear
    * solve (no iteration); VB_OK or VB_EDIVERGED (a singular system). */
   int (*solve_linear)(const struct vb_kproblem *p);
+  /* Nonsmooth family: solve one step's rigid contacts as impulses at
+   * velocity level (Newton's impact law as a complementarity problem,
+   * moreau_jean.c): fbar (the impulse over dt, >= 0) and x1 of every
+   * contact of the set; VB_OK, VB_ENOCONV (the solve's cap, its last
+   * iterate kept) or VB_EDIVERGED. */
+  int (*solve_impulse)(const struct vb_kproblem *p);
   /* Whether the scheme can step contact ct's law; if not, what it needs
    * in why[len] ("an undamped law (valid: ...)").  NULL: every law. */
   int (*accepts)(const vb_contact *ct, char *why, size_t len);
@@ -126,6 +132,8 @@ typedef struct vb_family_info {
   int velocity;      /* the state holds a velocity at n (Papetti's corrections) */
   int one_scheme;    /* the island is stepped by one scheme (its ops->step) */
   int linear;        /* its contacts are solved by their scheme's solve_linear */
+  int impulse;       /* its contacts are rigid, solved as impulses by their
+                        scheme's solve_impulse (no step_force) */
 } vb_family_info;
 
 /* The facts of every family, indexed by vb_family (registry.c). */

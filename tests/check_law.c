@@ -170,6 +170,13 @@ START_TEST(test_law_facts)
                                           info->damping == VB_DAMPING_NONE),
                 "%s: exact duration of a law that is not undamped one-sided", name);
   vb_law_predict(&law, 0.0137, 0.87, &pr);
+  /* a rigid law: Newton's impact, an impulse */
+  if (info->rigid)
+    ck_assert_msg(!info->papetti && pr.x_max == 0.0 && pr.v_out == -law.e * 0.87 &&
+                      pr.v_out_exact == pr.v_out && pr.duration == 0.0,
+                  "%s: predictions %g %g %g %g", name, pr.x_max, pr.v_out, pr.v_out_exact,
+                  pr.duration);
+  else
   ck_assert_msg(info->papetti ? isfinite(pr.x_max) && isfinite(pr.v_out) &&
                                     isfinite(pr.v_out_exact) && isfinite(pr.duration)
                               : isnan(pr.x_max) && isnan(pr.v_out) && isnan(pr.v_out_exact) &&
@@ -263,7 +270,8 @@ START_TEST(test_law_rows_run)
            "             u0 = -1.0e-4; v0 = 1.25; },\n"
            "           { name = \"wall\"; type = \"wall\"; } );\n"
            "contacts = ( { name = \"hit\"; between = [\"hammer\", \"wall\"];\n"
-           "  law = \"%s\";%s scheme = \"two-point\"; } );\n", info->name, keys);
+           "  law = \"%s\";%s scheme = \"%s\"; } );\n", info->name, keys,
+           info->rigid ? "moreau-jean" : "two-point");
   tu_sim sim = tu_run_text(text);
   ck_assert_msg(sim.rc == VB_OK, "%s: %s", info->name, vb_run_status(sim.run));
   const vb_contact_result *r = vb_run_contact(sim.run, 0);
@@ -279,7 +287,7 @@ START_TEST(test_law_rows_run)
   for (long i = 0; i < r->nevents; i++) {
     const vb_event *ev = &r->events[i];
     sides[u[lround(ev->t_on * 192000.0)] < 0.0]++;
-    if (!info->papetti) {
+    if (!info->papetti && !info->rigid) {
       ck_assert_msg(isnan(ev->x_max_pred) && isnan(ev->v_out_pred) && isnan(ev->v_out_exact) &&
                         isnan(ev->duration_pred), "%s: predictions", info->name);
       continue;
@@ -320,8 +328,10 @@ START_TEST(test_law_table)
       hit = strstr(hit + 1, info->name);
     ck_assert_msg(hit != NULL, "%s not in choices '%s'", info->name, c);
     listed++;
-    ck_assert_msg(info->params[0].key != NULL && strcmp(info->params[0].key, "k") == 0,
-                  "law %s: first parameter is not k", info->name);
+    /* (a rigid law has no stiffness: its first parameter is e) */
+    ck_assert_msg(info->params[0].key != NULL &&
+                      strcmp(info->params[0].key, info->rigid ? "e" : "k") == 0,
+                  "law %s: first parameter is not %s", info->name, info->rigid ? "e" : "k");
     for (const vb_law_param *p = info->params; p->key; p++) {
       vb_law law = { .kind = k };
       ck_assert_msg(p->units && *p->units && p->condition && *p->condition && p->doc,
@@ -361,6 +371,13 @@ START_TEST(test_law_table)
   ck_assert(vb_law_param_valid(fl, pe, 1.0) && vb_law_param_valid(fl, pe, 1e-9));
   ck_assert(!vb_law_param_valid(fl, pe, 0.0) && !vb_law_param_valid(fl, pe, 1.0000001));
   ck_assert(!vb_law_param_valid(fl, pe, NAN));
+  /* the rigid law's Newton restitution: e in [0, 1], 0 included */
+  const vb_law_info *rg = vb_law_info_of(VB_LAW_RIGID);
+  const vb_law_param *re = vb_law_param_of(VB_LAW_RIGID, "e");
+  ck_assert(rg->rigid && !fl->rigid && vb_law_param_of(VB_LAW_RIGID, "k") == NULL);
+  ck_assert(vb_law_param_valid(rg, re, 0.0) && vb_law_param_valid(rg, re, 1.0));
+  ck_assert(!vb_law_param_valid(rg, re, -1e-300) && !vb_law_param_valid(rg, re, 1.0000001));
+  ck_assert(!vb_law_param_valid(rg, re, NAN));
 }
 END_TEST
 

@@ -679,7 +679,7 @@ START_TEST(test_network_errors)
       "  { name = \"d\"; between = [\"w\", \"a\"]; law = \"power\"; k = 1.0e6; alpha = 1.5; scheme = \"three-point\"; } );\n",
       "test.cfg:4: contact 'd': scheme 'three-point' cannot step body 'a' together with contact 'c' "
       "(scheme 'sav') in one island (valid: one family per island: two-point/am1, "
-      "three-point/quadratic, sav, or a single explicit scheme)" },
+      "three-point/quadratic, sav, moreau-jean, or a single explicit scheme)" },
   };
   char t[2048], err[1024];
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -15,7 +15,7 @@ START_TEST(test_lookup)
   ck_assert_ptr_eq(vb_scheme_lookup(all[0]->name), all[0]);
   ck_assert_ptr_eq(vb_scheme_lookup(all[n - 1]->name), all[n - 1]);
   ck_assert_str_eq(all[0]->name, "two-point");
-  ck_assert_str_eq(all[n - 1]->name, "sav");
+  ck_assert_str_eq(all[n - 1]->name, "moreau-jean");
   ck_assert_ptr_null(vb_scheme_lookup("rk5"));
   ck_assert_ptr_null(vb_scheme_lookup(""));
   ck_assert_ptr_null(vb_scheme_lookup("Two-Point"));
@@ -122,11 +122,12 @@ END_TEST
  * needs, and the facts the library asks instead of naming a family. */
 START_TEST(test_family_table)
 {
-  static const struct { vb_family f; const char *name; int levels, velocity, one, linear; } want[] = {
-    { VB_FAMILY_TWO_LEVEL, "two-level", 2, 1, 0, 0 },
-    { VB_FAMILY_THREE_LEVEL, "three-level", 3, 0, 0, 0 },
-    { VB_FAMILY_EXPLICIT, "explicit", 2, 1, 1, 0 },
-    { VB_FAMILY_SAV, "energy-quadratised", 3, 0, 0, 1 },
+  static const struct { vb_family f; const char *name; int levels, velocity, one, linear, impulse; } want[] = {
+    { VB_FAMILY_TWO_LEVEL, "two-level", 2, 1, 0, 0, 0 },
+    { VB_FAMILY_THREE_LEVEL, "three-level", 3, 0, 0, 0, 0 },
+    { VB_FAMILY_EXPLICIT, "explicit", 2, 1, 1, 0, 0 },
+    { VB_FAMILY_SAV, "energy-quadratised", 3, 0, 0, 1, 0 },
+    { VB_FAMILY_NONSMOOTH, "nonsmooth", 2, 1, 0, 0, 1 },
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     const vb_family_ops *f = vb_family_of(want[i].f);
@@ -139,14 +140,15 @@ START_TEST(test_family_table)
     ck_assert_int_eq(fi->velocity, want[i].velocity);
     ck_assert_int_eq(fi->one_scheme, want[i].one);
     ck_assert_int_eq(fi->linear, want[i].linear);
+    ck_assert_int_eq(fi->impulse, want[i].impulse);
     ck_assert(f->mode && f->step && f->energy);
     /* an implicit family predicts and solves; the explicit one does neither */
     ck_assert_int_eq(f->predict != NULL, !want[i].one);
     ck_assert_int_eq(f->solve != NULL, !want[i].one);
   }
-  ck_assert_ptr_null(vb_family_of((vb_family)(VB_FAMILY_SAV + 1)));
+  ck_assert_ptr_null(vb_family_of((vb_family)(VB_FAMILY_NONSMOOTH + 1)));
   ck_assert_ptr_null(vb_family_of((vb_family)-1));
-  ck_assert_ptr_null(vb_family_info_of((vb_family)(VB_FAMILY_SAV + 1)));
+  ck_assert_ptr_null(vb_family_info_of((vb_family)(VB_FAMILY_NONSMOOTH + 1)));
   ck_assert_ptr_null(vb_family_info_of((vb_family)-1));
 }
 END_TEST

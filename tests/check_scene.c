@@ -391,13 +391,15 @@ START_TEST(test_every_scheme)
        name = strtok_r(NULL, ", ", &save)) {
     vb_scene *sc;
 
+    /* (a scheme of the nonsmooth family steps the rigid law alone) */
+    int rigid = vb_scheme_lookup(name)->family == VB_FAMILY_NONSMOOTH;
     snprintf(text, sizeof text,
              "scene = { name = \"s\"; fs = 44100.0; duration = 0.002; };\n"
              "bodies = ( { name = \"m\"; type = \"mass\"; mass = 0.01; },\n"
              "           { name = \"w\"; type = \"wall\"; } );\n"
              "contacts = ( { name = \"c\"; between = [\"m\", \"w\"];\n"
-             "  law = \"power\"; k = 1e9; alpha = 1.5; scheme = \"%s\"; } );\n",
-             name);
+             "  %s scheme = \"%s\"; } );\n",
+             rigid ? "law = \"rigid\"; e = 0.5;" : "law = \"power\"; k = 1e9; alpha = 1.5;", name);
     sc = load_ok(text);
     ck_assert_ptr_eq(sc->contacts[0].scheme, vb_scheme_lookup(name));
     vb_scene_free(sc);
@@ -781,7 +783,7 @@ static const bad_case bad[] = {
      "max_iterations, corrections, vout, exact_duration, saturate, points, profile, friction, "
      "normal_force, normal_force_drive, geometry, track)"},
     {SCENE BODIES CONTACT(HC "e = 0.5; " AM1),
-     "bad.cfg:8: contact 'hit': 'e' applies only to laws lankarani-nikravesh and flores "
+     "bad.cfg:8: contact 'hit': 'e' applies only to laws lankarani-nikravesh, flores and rigid "
      "(valid: name, between, law, k, alpha, mu, gap, gap_drive, scheme, tolerance, "
      "max_iterations, corrections, vout, exact_duration, saturate, points, profile, friction, "
      "normal_force, normal_force_drive, geometry, track)"},
@@ -946,7 +948,7 @@ static const bad_case bad[] = {
            ");\n",
      "bad.cfg:9: contact 'cb': scheme 'three-point' cannot step body 'b' together "
      "with contact 'ab' (scheme 'am1') in one island (valid: one family per island: "
-     "two-point/am1, three-point/quadratic, sav, or a single explicit scheme)"},
+     "two-point/am1, three-point/quadratic, sav, moreau-jean, or a single explicit scheme)"},
     /* 77: top level and syntax */
     {SCENE BODIES "sweep = { k = [1.0e8, 1.0e9]; };\n",
      "bad.cfg:6: sweep: a sweep makes this file a study of several scenes "

@@ -104,7 +104,7 @@ contains "$tmp/out" "warning: contact 'collision' saturated"
 # a bad scene: one clear line, exit 1, no file
 sed 's/scheme = "am1";/scheme = "rk5";/' "$srcdir/scenes/papetti-case-b.cfg" >"$tmp/bad.cfg"
 expect 1 "$vibro" run "$tmp/bad.cfg" -o "$tmp/bad.h5"
-contains "$tmp/err" "bad.cfg:12: contact 'hit': unknown scheme 'rk5' (valid: two-point, am1, three-point, quadratic, verlet, position-verlet, heun, rk4, sav)"
+contains "$tmp/err" "bad.cfg:12: contact 'hit': unknown scheme 'rk5' (valid: two-point, am1, three-point, quadratic, verlet, position-verlet, heun, rk4, sav, moreau-jean)"
 [ -e "$tmp/bad.h5" ] || [ -e "$tmp/bad.h5.part" ] && bad "output left for a bad scene" || ok
 expect 1 "$vibro" check "$tmp/bad.cfg"
 expect 1 "$vibro" run "$tmp/missing.cfg" -o "$tmp/x.h5"

@@ -254,6 +254,12 @@ for f in "$tmp/rest.cfg" "$tmp/fast.cfg" "$tmp/scenes/held-block.cfg" "$tmp/scen
   equal "$(basename "$f"): no stored-energy warning" "$(grep -c 'inside its barrier' "$tmp/c.out")" 0
 done
 
+# issue 30 item 2: a rigid contact predicts Newton's impact (doc/rigid.md):
+# m (1 + e) v0 = 0.0459 * 1.85 * 1.98091 N s, -e v0, (1 - e^2) m v0^2 / 2
+expect 0 "$vibro" check "$srcdir/scenes/rigid-bouncing-ball.cfg"
+contains "$tmp/out" "at v_in 1.98091 m/s: Newton's impact, an impulse of 0.168209 N s within one step, v_out -1.68377 m/s, the loss 0.0249905 J ((1 - e^2) of m v_in^2 / 2)"
+contains "$tmp/out" "rigid-bouncing-ball.cfg: valid, 0 warnings"
+
 # issue 30 item 6: whether the static coefficient holds the scene's load.
 # The held block: the spring 1500 N/m at w0 4.5 mm pulls 6.75 N against
 # mu_s m g = 0.5 * 2 * 9.81 = 9.81 N; at w0 10 mm it pulls 15 N and slips

@@ -9,6 +9,17 @@
 #include <stdio.h>
 #include <string.h>
 #include "testutil.h"
+#include "scheme.h"
+
+/* The contact law text for `scheme`: the given force law, or a rigid one
+ * (Newton's restitution e) for a scheme of the nonsmooth family, which
+ * steps the rigid law alone. */
+static const char *
+law_for(const char *scheme, const char *force_law, const char *rigid_law)
+{
+  const vb_scheme *s = vb_scheme_lookup(scheme);
+  return s && vb_family_info_of(s->family)->impulse ? rigid_law : force_law;
+}
 
 /* A linear oscillator (mass m, natural frequency f0, damping ratio zeta)
  * with a stop it never reaches (gap 1 m, stepped by `scheme`), driven by a
@@ -26,8 +37,9 @@ oscillator(double m, double f0, double zeta, double fd, const char *scheme, doub
       "u0 = %.17g; },\n  { name = \"stop\"; type = \"wall\"; position = 0.0; } );\n",
       m, m * w0 * w0, 2.0 * zeta * m * w0, fd > 0.0 ? 0.0 : 2.1e-3);
   add(&t,
-      "contacts = ( { name = \"far\"; between = [\"mass\", \"stop\"]; law = \"power\"; "
-      "k = 3.1e6; alpha = 1.5; gap = 1.0; scheme = \"%s\"; } );\n",
+      "contacts = ( { name = \"far\"; between = [\"mass\", \"stop\"]; %s "
+      "gap = 1.0; scheme = \"%s\"; } );\n",
+      law_for(scheme, "law = \"power\"; k = 3.1e6; alpha = 1.5;", "law = \"rigid\"; e = 0.7;"),
       scheme);
   if (fd > 0.0)
     add(&t,
@@ -67,11 +79,14 @@ rattle(const char *scheme)
           "  { name = \"lo\"; type = \"wall\"; position = 0.0; },\n"
           "  { name = \"hi\"; type = \"wall\"; position = 0.0; } );\n");
   add(&t,
-      "contacts = ( { name = \"down\"; between = [\"lo\", \"mass\"]; law = \"power\"; k = 3.7e6; "
-      "alpha = 1.5; gap = 1.3e-3; scheme = \"%s\"; },\n"
-      "  { name = \"up\"; between = [\"mass\", \"hi\"]; law = \"power\"; k = 2.9e6; alpha = 1.3; "
+      "contacts = ( { name = \"down\"; between = [\"lo\", \"mass\"]; %s "
+      "gap = 1.3e-3; scheme = \"%s\"; },\n"
+      "  { name = \"up\"; between = [\"mass\", \"hi\"]; %s "
       "gap = 0.9e-3; scheme = \"%s\"; } );\n",
-      scheme, scheme);
+      law_for(scheme, "law = \"power\"; k = 3.7e6; alpha = 1.5;", "law = \"rigid\"; e = 0.3;"),
+      scheme,
+      law_for(scheme, "law = \"power\"; k = 2.9e6; alpha = 1.3;", "law = \"rigid\"; e = 0.3;"),
+      scheme);
   add(&t, "forces = ( { name = \"drive\"; at = \"mass\"; type = \"harmonic\"; amplitude = 1.93; "
           "freq = 47.3; } );\n");
   return t.s;

@@ -645,6 +645,31 @@ assert np.ptp(bal) < 1e-12, "balance moves by %g J" % np.ptp(bal)
 PY
 covered bowed-string
 
+# issue 30, item 2: the rigid law under Moreau-Jean (doc/rigid.md)
+run rigid-bouncing-ball
+check "rigid-bouncing-ball: the closed form's bounces, instantaneous impacts, at rest after the Zeno point" \
+  "$tmp/rigid-bouncing-ball.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+e, g, H, m = 0.85, 9.81, 0.2, 0.0459
+t = sig("time"); h = t[1] - t[0]
+v0 = (2 * g * H) ** 0.5
+tk = np.sqrt(2 * H / g) + np.concatenate([[0], np.cumsum(2 * e ** np.arange(1, 6) * v0 / g)])
+r = ev("bounce")
+assert abs(r["t_on"][0] - tk[0]) < 1e-10 and abs(r["v_in"][0] - v0) < 1e-9, (r["t_on"][0], r["v_in"][0])
+err = np.abs(r["t_on"][:6] - tk).max()
+assert err < 6 * h, "impact times off by %g s" % err  # 4.1 steps measured: each flight inherits the O(h) exit speed
+assert np.all(np.abs(r["v_in"][:6] - e ** np.arange(6) * v0) < 8 * g * h), r["v_in"][:6]
+assert np.all(r["duration"][:-1] == 0.0) and np.all(r["samples"][:-1] == 1)
+assert np.all(np.abs(r["v_out"][:-1] + e * r["v_in"][:-1]) < 3 * g * h)
+zeno = np.sqrt(2 * H / g) + 2 * v0 * e / ((1 - e) * g)
+assert abs(r["t_on"][-1] - zeno) < 0.01 and np.isnan(r["t_off"][-1]), (r["t_on"][-1], zeno)
+late = t > zeno + 0.02
+assert np.abs(sig("contacts/bounce/force")[late] - m * g).max() < 1e-9
+bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
+assert np.abs(bal).max() < 1e-11, "balance moves by %g J" % np.abs(bal).max()
+PY
+covered rigid-bouncing-ball
+
 # every scene in scenes/ has its checks above
 for scene in "$srcdir"/scenes/*.cfg; do
   name=$(basename "$scene" .cfg)

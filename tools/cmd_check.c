@@ -352,6 +352,17 @@ print_contact(const vb_scene *sc, int c, const vb_contact_start *st)
            M_PI / w, M_PI / w / dt);
   }
   const vb_law_info *info = vb_law_info_of(ct->law.kind);
+  if (info && info->rigid) {
+    /* Newton's impact (doc/rigid.md): an impulse, no penetration */
+    if (v_in > 0.0)
+      printf("  at v_in %.6g m/s: Newton's impact, an impulse of %.6g N s within one step, "
+             "v_out %.6g m/s, the loss %.6g J ((1 - e^2) of m v_in^2 / 2)\n",
+             v_in, m * (1.0 + ct->law.e) * v_in, -ct->law.e * v_in,
+             0.5 * m * (1.0 - ct->law.e * ct->law.e) * v_in * v_in);
+    else
+      printf("  no impact follows from the initial state\n");
+    return;
+  }
   if (!info || !info->papetti) {
     fprintf(out, "  no analytic x_max/v_out/contact time: law '%s' %s\n", vb_law_name(ct->law.kind),
            info && info->always_engaged ? "is always engaged"

@@ -375,6 +375,13 @@ vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out)
   if (!law || !(v_in > 0.0) || !isfinite(v_in))
     return;
   info = vb_law_info_of(law->kind);
+  if (info != NULL && info->rigid) {
+    /* Newton's impact law: an impulse, no penetration, no duration */
+    out->x_max = 0.0;
+    out->v_out = out->v_out_exact = -law->e * v_in;
+    out->duration = 0.0;
+    return;
+  }
   if (info == NULL || !info->papetti)
     return;
   vb_law_at_onset(law, v_in, &active);

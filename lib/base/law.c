@@ -30,7 +30,7 @@ lambda_flores(double e)
 #define LAW_NAMES(X)                                                                               \
   X(POWER, "power")                                                                                \
   X(HUNT_CROSSLEY, "hunt-crossley") X(RATTLE, "rattle") X(POLYNOMIAL, "polynomial")                \
-      X(SPRING, "spring") X(LANKARANI_NIKRAVESH, "lankarani-nikravesh") X(FLORES, "flores")
+      X(SPRING, "spring") X(LANKARANI_NIKRAVESH, "lankarani-nikravesh") X(FLORES, "flores") X(RIGID, "rigid")
 #define DEFINE_NAME(id, text) static const char name_##id[] = text;
 #define CHOICE(id, text)      ", " text
 LAW_NAMES(DEFINE_NAME)
@@ -70,6 +70,8 @@ static const char law_choices[] = LAW_NAMES(CHOICE);
  *                    impact's onset (vb_law_at_onset);
  *   polynomial, spring  no: always engaged, they have no impact, no v_in
  *                    and no release to predict.
+ *   rigid            no: an impact is an impulse (Newton's law, v_out = -e v_in,
+ *                    no penetration, no duration: vb_law_predict gives these).
  * exact_duration: Chatziioannou eq 14 is the exact motion of an undamped
  * one-sided linear contact, which eq 15-16 make the schemes reproduce: the
  * power law with alpha = 1 (the loader checks alpha). */
@@ -129,6 +131,18 @@ const vb_law_info vb_law_table[VB_LAW_COUNT] = {
                        .damping = VB_DAMPING_HUNT_CROSSLEY,
                        .papetti = 1,
                        .onset_damping = lambda_flores},
+    /* Signorini's condition 0 <= g _|_ lambda >= 0 with Newton's impact
+     * law, solved at velocity level as 0 <= U+ + e U- _|_ P >= 0 by the
+     * nonsmooth family (solvers/moreau_jean.c, doc/rigid.md): no stiffness,
+     * no potential (k = 0 makes V, V' and V'' exactly 0), one-sided. */
+    [VB_LAW_RIGID] = {.name = name_RIGID,
+                      .doc = "Signorini + Newton's impact law 0 <= U+ + e U- _|_ P >= 0 "
+                             "(Moreau 1988; Acary & Brogliato 2008 ch. 10)",
+                      .params = (const vb_law_param[]){PARAM("e", e, "1", ">= 0 and <= 1", 0.0,
+                                                             0, 1.0, 1, 0.0,
+                                                             "Newton's coefficient of restitution"),
+                                                       END_PARAMS},
+                      .rigid = 1},
 };
 
 /* The table row of a law kind; NULL outside the table. */

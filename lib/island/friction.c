@@ -653,11 +653,20 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
              fm->info[i]->stored(fm->law[i], n_old, st);
     }
   }
+  /* A rigid contact's normal impulse (the nonsmooth family, doc/rigid.md)
+   * is solved at velocity level, U at n+1: so is its friction (Moreau's
+   * impulse formulation, the tangential impulse within mu P), at the node
+   * slip s1 = 2 dy / dt - s^n rather than the mean dy / dt.  That is the
+   * same local problem with dy - dt s^n / 2 over dt / 2 (the laws allowed
+   * there have no state that integrates over dt: load_friction.c). */
+  int node = m->fam->info->impulse;
+  for (int i = 0; node && i < nfc; i++)
+    fs->dyfree[i] -= 0.5 * h * slip_rate(fm, fs->vw, i, t0);
   if (nfc > 0) {
     int sweeps = 0;
     memcpy(fs->st_old, fs->st, (size_t)fm->st_first[nfc] * sizeof *fs->st);
     vb_fproblem p = {.nfc = nfc,
-                     .dt = h,
+                     .dt = node ? 0.5 * h : h,
                      .Kt = fm->Kt,
                      .dyfree = fs->dyfree,
                      .normal = fs->normal,
@@ -682,7 +691,8 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
    * 0 to the bit; dfree + cc (-dfree / cc) would leave an ulp of dfree a
    * step), its force the one that does that. */
   for (int i = 0; i < nfc; i++) {
-    if (fm->alone[i] && fm->info[i]->sticks(fs->st + fm->st_first[i])) {
+    /* (a node-slip stick moves by half the slip at n: not the wall's) */
+    if (fm->alone[i] && !node && fm->info[i]->sticks(fs->st + fm->st_first[i])) {
       int e = fm->row_first[i], j = fm->row_j[e];
       double t = fm->row_t[e], dw = -fs->dydrv[i] * t; /* t = +-1 */
       fs->ft[i] = t * (dw - fs->dfree[j]) / fm->cc[j];

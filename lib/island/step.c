@@ -744,6 +744,26 @@ solve_linear(const vb_kproblem *p)
   return p->cts[0].scheme->ops->solve_linear(p);
 }
 
+/* The nonsmooth family's solve: the scheme's impulses (every contact of
+ * such an island is rigid, solvers/moreau_jean.c). */
+static int
+solve_impulse(const vb_kproblem *p)
+{
+  return p->cts[0].scheme->ops->solve_impulse(p);
+}
+
+/* Nonsmooth family step: the two-level step with impulses for forces
+ * (doc/rigid.md).  A rigid contact acts without penetrating, so the
+ * step's list of contacts in contact (s->eng, by penetration) does not
+ * say which acted: the events look at every contact (neng = -1). */
+static int
+step_nonsmooth(const vb_island_model *m, vb_island_state *s, long n)
+{
+  int rc = step_two_level(m, s, n);
+  s->neng = -1;
+  return rc;
+}
+
 /* ---------------------------------------------------------------- table */
 
 /* The families, one row each, indexed by vb_family. */
@@ -785,6 +805,17 @@ static const vb_family_ops families[] = {
             .solve = solve_linear,
             .step = step_three_level,
             .energy = energy_three_level,
+        },
+    /* rigid contacts (solvers/moreau_jean.c): two-level modes, impulses */
+    [VB_FAMILY_NONSMOOTH] =
+        {
+            .info = &vb_families[VB_FAMILY_NONSMOOTH],
+            .mode = vb_mode_two_level,
+            .start_velocity = vb_start_two_level,
+            .predict = predict_two_level,
+            .solve = solve_impulse,
+            .step = step_nonsmooth,
+            .energy = energy_two_level,
         },
 };
 

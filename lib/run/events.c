@@ -265,6 +265,87 @@ switch_side(vb_run *run, int c, long n, double x_before, double rate_before, dou
   return VB_OK;
 }
 
+/* A rigid contact's impacts (doc/rigid.md): an impact is a run of steps
+ * whose impulse is nonzero (hc->f, the impulse over dt, > 0), not of
+ * penetration (a rigid contact acts where its gap closes, and an elastic
+ * one, e = 1, never penetrates).  It opens at the first such step, its
+ * t_on and v_in the free flight's crossing of zero compression from the
+ * sample before, as for any impact; it closes at the first step without
+ * an impulse.  An impact of one step is instantaneous: t_off = t_on,
+ * duration 0, and v_out the rate after the step carried back along free
+ * flight to t_off; a longer one (a contact that rests, or a chain whose
+ * impulses take several steps) ends at the end of its last step, with the
+ * rate there.  samples counts the steps with an impulse, x_max is their
+ * largest compression (<= 0 where the gap never closed), peak_force the
+ * largest impulse over dt. */
+static int
+track_rigid(vb_run *run, int c, long n, double x_before, double rate_before, double *e_now)
+{
+  const vb_island_model *m = model_of(run, c);
+  int lc = run->contact_local[c];
+  const vb_island_state *st = state_of(run, c);
+  const vb_chist *hc = &st->hist[lc];
+  const vb_contact *ct = &run->scene->contacts[c];
+  vb_tracker *tr = &run->trackers[c];
+  vb_event *ev = &tr->ev;
+  double pa = m->aext[lc], dt = run->dt;
+  int acting = hc->f > 0.0;
+  if (!tr->open && !acting)
+    return VB_OK;
+  if (!tr->open) {
+    memset(ev, 0, sizeof *ev);
+    tr->open = 1;
+    tr->sign = 1.0;
+    double t0 = (n - 1) * dt;
+    /* the gap may have closed in the free step before (the index set is
+     * the step's middle): the crossing is then up to a step back */
+    double tau = within_step(flight_time(x_before, rate_before, pa), -dt, dt);
+    ev->t_on = t0 + tau;
+    ev->v_in = rate_before + pa * tau;
+    if (vb_contact_driven(run->scene, ct)) {
+      double rd;
+      vb_contact_drive(run->scene, ct, t0, &rd);
+      tau = driven_crossing(run, c, 1.0, t0, x_before, rate_before - rd, pa, tau, &ev->v_in);
+      tau = within_step(tau, -dt, dt);
+      ev->t_on = t0 + tau;
+    }
+    const vb_contact_result *res = &run->results[c];
+    if (res->nevents > 0 && res->events[res->nevents - 1].t_off > ev->t_on)
+      ev->t_on = res->events[res->nevents - 1].t_off; /* never before the last one ended */
+    ev->energy_before = run->e_prev[run->contact_island[c]];
+    vb_prediction pr;
+    vb_law_predict(&ct->law, m->meff[lc], ev->v_in, &pr);
+    ev->x_max_pred = pr.x_max;
+    ev->v_out_pred = pr.v_out;
+    ev->v_out_exact = pr.v_out_exact;
+    ev->duration_pred = pr.duration;
+    ev->x_max = -INFINITY;
+  }
+  if (acting) {
+    ev->samples++;
+    ev->x_max = fmax(ev->x_max, hc->x);
+    ev->peak_force = fmax(ev->peak_force, hc->f);
+    if (st->iterations[lc] > ev->newton_iterations_max)
+      ev->newton_iterations_max = st->iterations[lc];
+    tr->n_release = n; /* the last step with an impulse */
+    return VB_OK;
+  }
+  /* sample n is the first after the impact; n - 1 the last one in it */
+  double t_last = tr->n_release * dt;
+  ev->t_off = ev->samples == 1 ? ev->t_on : t_last;
+  ev->v_out = rate_before - pa * (t_last - ev->t_off);
+  if (vb_contact_driven(run->scene, ct) && ev->samples == 1) {
+    double rd, rd1;
+    vb_contact_drive(run->scene, ct, t_last, &rd1);
+    vb_contact_drive(run->scene, ct, ev->t_off, &rd);
+    ev->v_out = rate_before - rd1 - pa * (t_last - ev->t_off) + rd;
+  }
+  ev->duration = ev->t_off - ev->t_on;
+  ev->energy_after = *e_now;
+  tr->open = 0;
+  return push_event(&run->results[c], ev);
+}
+
 /* Update contact c's impact tracking after step n (vb_events_track): a
  * contact with an open impact, a pending release, or penetration now. */
 __attribute__((noinline)) static int
@@ -278,6 +359,8 @@ track(vb_run *run, int c, long n, double x_before, double rate_before, double *e
   const vb_law *law = &ct->law;
   if (vb_law_info_of(law->kind)->always_engaged)
     return VB_OK; /* no impacts */
+  if (vb_law_info_of(law->kind)->rigid)
+    return track_rigid(run, c, n, x_before, rate_before, e_now);
   if (tr->pending) {
     int rc = finish_release(run, c, (hc->x - tr->x_release) / run->dt, 0.5 * run->dt, *e_now);
     if (rc)
@@ -321,9 +404,11 @@ int
 vb_events_track(vb_run *run, int c, long n, double x_before, double rate_before, double *e_now)
 {
   const vb_tracker *tr = &run->trackers[c];
+  const vb_chist *hc = &state_of(run, c)->hist[run->contact_local[c]];
+  /* (a rigid contact acts with an impulse, hc->f > 0, where it does not
+   * penetrate: track() looks at it; for the others it returns as before) */
   if (!tr->open && !tr->pending &&
-      !(law_penetration(&run->scene->contacts[c].law,
-                           state_of(run, c)->hist[run->contact_local[c]].x) > 0.0))
+      !(law_penetration(&run->scene->contacts[c].law, hc->x) > 0.0) && !(hc->f > 0.0))
     return VB_OK;
   return track(run, c, n, x_before, rate_before, e_now);
 }
@@ -358,7 +443,8 @@ vb_events_start(vb_run *run, int c)
   const vb_law *law = &run->scene->contacts[c].law;
   const vb_chist *hc = &state_of(run, c)->hist[run->contact_local[c]];
   vb_tracker *tr = &run->trackers[c];
-  if (vb_law_info_of(law->kind)->always_engaged || law_penetration(law, hc->x) <= 0.0)
+  if (vb_law_info_of(law->kind)->always_engaged || vb_law_info_of(law->kind)->rigid ||
+      law_penetration(law, hc->x) <= 0.0)
     return;
   memset(&tr->ev, 0, sizeof tr->ev);
   tr->open = 1;

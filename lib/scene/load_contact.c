@@ -169,15 +169,23 @@ takes_s(const vb_scheme *s)
 {
   return scheme_takes(s, "s");
 }
+/* (a rigid contact's impulses take no correction: its law has no
+ * Papetti prediction to correct to) */
 static int
 has_velocity(const vb_scheme *s)
 {
-  return vb_family_info_of(s->family)->velocity;
+  return vb_family_info_of(s->family)->velocity && !vb_family_info_of(s->family)->impulse;
 }
 static int
 exact_duration(const vb_scheme *s)
 {
   return s->exact_duration_eq != 0;
+}
+
+static int
+impulse_family(const vb_scheme *s)
+{
+  return vb_family_info_of(s->family)->impulse;
 }
 
 /* The registered schemes that `keep` accepts, comma-separated into list
@@ -273,6 +281,29 @@ load_law(vb_loader *ld, const config_setting_t *g, const char *obj, vb_law *law)
     vb_law_param_set(law, p, x);
   }
   return VB_OK;
+}
+
+static void scheme_list(char *list, size_t size, int (*keep)(const vb_scheme *));
+
+/* A rigid law (Signorini with Newton's impact law, doc/rigid.md) is stepped
+ * by the nonsmooth family's schemes alone, and they step nothing else. */
+static int
+check_rigid_scheme(vb_loader *ld, const config_setting_t *g, const char *obj, const vb_contact *c)
+{
+  int rigid = vb_law_info_of(c->law.kind)->rigid, impulse = impulse_family(c->scheme);
+  if (rigid == impulse)
+    return VB_OK;
+  char valid[LIST_MAX];
+  scheme_list(valid, sizeof valid, impulse_family);
+  if (rigid)
+    return vb_src_fail(ld, vb_src_at(g, "scheme"), obj,
+                       "scheme '%s' cannot step law 'rigid': a rigid contact is an impulse, "
+                       "not a force (valid: %s)",
+                       c->scheme->name, valid);
+  return vb_src_fail(ld, vb_src_at(g, "scheme"), obj,
+                     "scheme '%s' steps rigid contacts only, not law '%s' (valid: law 'rigid', "
+                     "or another scheme for law '%s')",
+                     c->scheme->name, vb_law_name(c->law.kind), vb_law_name(c->law.kind));
 }
 
 /* Papetti's corrections and the exact-duration substitution of a contact:
@@ -500,6 +531,8 @@ load_contact(vb_loader *ld, const config_setting_t *list, int i, const vb_dist_b
   if ((rc = blk ? block_between(ld, g, obj, blk, c) : load_between(ld, g, obj, c)) != VB_OK)
     return rc;
   if (!c->normal_given && (rc = load_law(ld, g, obj, &c->law)) != VB_OK)
+    return rc;
+  if ((rc = check_rigid_scheme(ld, g, obj, c)) != VB_OK)
     return rc;
   c->gap = 0.0;
   if ((rc = vb_src_number(ld, g, obj, "gap", 0, &c->gap)) != VB_OK)

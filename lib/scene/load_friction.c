@@ -327,6 +327,15 @@ load_contact_friction(vb_loader *ld, const config_setting_t *g, const char *obj,
     return vb_src_fail(ld, vb_src_at(g, "scheme"), obj,
                        "scheme '%s' cannot step friction yet (valid: %s)", c->scheme->name,
                        vb_friction_schemes(list, sizeof list));
+  /* a rigid contact's friction is solved at velocity level (friction.c,
+   * doc/rigid.md): a law whose state integrates the slip over the step
+   * (the bristle's) has no such form */
+  if (vb_law_info_of(c->law.kind)->rigid && info->stored)
+    return vb_src_fail(ld, vb_src_at(fg, "law"), fobj,
+                       "friction law '%s' has a state of its own, which a rigid contact's "
+                       "impulses cannot step (valid: coulomb, stribeck, bow or exponential on law "
+                       "'rigid')",
+                       info->name);
   if (lacks_w(&ld->scene->bodies[c->a], why, sizeof why) ||
       lacks_w(&ld->scene->bodies[c->b], why, sizeof why))
     return vb_src_fail(ld, fg, obj, "friction needs a w direction on both bodies: %s", why);

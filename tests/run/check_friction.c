@@ -15,6 +15,7 @@
 #include <float.h>
 #include <math.h>
 #include "../testutil.h"
+#include "scheme.h" /* the families' facts (vb_family_info_of) */
 
 /* ------------------------------------------------------------ helpers */
 
@@ -762,11 +763,15 @@ family_text(const char *scheme, int with_w)
       "  { name = \"floor\"; type = \"wall\"; },\n"
       "  { name = \"ball\"; type = \"mass\"; mass = 0.05; u0 = 1.0e-3; %s },\n"
       "  { name = \"free\"; type = \"mass\"; mass = 0.02; %s } );\n"
-      "contacts = ( { name = \"hit\"; between = [\"floor\", \"ball\"]; law = \"power\";\n"
-      "  k = 1.0e6; alpha = 1.5; scheme = \"%s\"; } );\n";
+      "contacts = ( { name = \"hit\"; between = [\"floor\", \"ball\"]; %s\n"
+      "  scheme = \"%s\"; } );\n";
   char *t = malloc(sizeof fmt + 256);
+  /* (the nonsmooth family's schemes step the rigid law alone) */
+  const vb_scheme *sch = vb_scheme_lookup(scheme);
+  const char *law = vb_family_info_of(sch->family)->impulse ? "law = \"rigid\"; e = 0.7;"
+                                                             : "law = \"power\"; k = 1.0e6; alpha = 1.5;";
   snprintf(t, sizeof fmt + 256, fmt, with_w ? "w0 = 2.0e-3; vw0 = 0.1; kw = 40.0; cw = 0.01;" : "",
-           with_w ? "w0 = -1.0e-3; kw = 13.0;" : "", scheme);
+           with_w ? "w0 = -1.0e-3; kw = 13.0;" : "", law, scheme);
   return t;
 }
 
@@ -832,7 +837,7 @@ START_TEST(test_table)
     ck_assert(r->valid && r->local && r->start && r->sticks && r->hold && r->curve);
   }
   char buf[128];
-  ck_assert_str_eq(vb_friction_schemes(buf, sizeof buf), "two-point");
+  ck_assert_str_eq(vb_friction_schemes(buf, sizeof buf), "two-point, moreau-jean");
   /* the local problem: stick inside the static cone, kinetic outside */
   vb_friction law = {.kind = VB_FRICTION_COULOMB, .mu_s = 0.6, .mu_k = 0.4};
   double st = 0.0;
@@ -857,7 +862,7 @@ static const struct {
   const char *body, *contact, *want;
 } bad[] = {
     {"", "scheme = \"three-point\"; friction = { law = \"coulomb\"; mu_s = 0.5; };",
-     "test.cfg:6: contact 'rub': scheme 'three-point' cannot step friction yet (valid: two-point)"},
+     "test.cfg:6: contact 'rub': scheme 'three-point' cannot step friction yet (valid: two-point, moreau-jean)"},
     {"", "scheme = \"two-point\"; friction = { law = \"dahl\"; mu_s = 0.5; };",
      "test.cfg:6: contact 'rub' friction: unknown friction law 'dahl' (valid: coulomb, stribeck, "
      "bow, exponential, elasto-plastic)"},
