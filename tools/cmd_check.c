@@ -355,12 +355,12 @@ print_contact(const vb_scene *sc, int c, const vb_contact_start *st)
   if (info && info->rigid) {
     /* Newton's impact (doc/rigid.md): an impulse, no penetration */
     if (v_in > 0.0)
-      printf("  at v_in %.6g m/s: Newton's impact, an impulse of %.6g N s within one step, "
+      fprintf(out, "  at v_in %.6g m/s: Newton's impact, an impulse of %.6g N s within one step, "
              "v_out %.6g m/s, the loss %.6g J ((1 - e^2) of m v_in^2 / 2)\n",
              v_in, m * (1.0 + ct->law.e) * v_in, -ct->law.e * v_in,
              0.5 * m * (1.0 - ct->law.e * ct->law.e) * v_in * v_in);
     else
-      printf("  no impact follows from the initial state\n");
+      fprintf(out, "  no impact follows from the initial state\n");
     return;
   }
   if (!info || !info->papetti) {
