@@ -245,7 +245,8 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
    * row_t, row_tc, row_tm [nrow]; pointers: da, db, info, law, ndrive [nfc]; ints: tbody, touch,
    * tmode [nt], local, scene_c, ia, ib, two_sided, alone, sa, sb [nfc], st_first,
    * row_first [nfc + 1], row_j [nrow] */
-  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + 4 * (size_t)nfc + 3 * (size_t)nrow;
+  size_t nkt = nfc <= VB_FRICTION_KT_DENSE ? (size_t)nfc * nfc : 0; /* friction_dist.c */
+  size_t nd = 6 * (size_t)nt + nkt + 4 * (size_t)nfc + 3 * (size_t)nrow;
   size_t ni = 3 * (size_t)nt + 11 * (size_t)nfc + 2 + (size_t)nrow;
   size_t np = 5 * (size_t)nfc;
   vb_friction_model *fm = calloc(1, sizeof *fm);
@@ -264,7 +265,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   void **p = (void **)(d + nd);
   int *q = (int *)(p + np);
   double *mass = d, *w2 = d + nt, *sig = d + 2 * nt, *cq = d + 3 * nt, *cb = d + 4 * nt;
-  double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + (size_t)nfc * nfc;
+  double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + nkt;
   double *ra = kv + nfc, *rb = ra + nfc, *given = rb + nfc, *row_t = given + nfc;
   double *row_tc = row_t + nrow, *row_tm = row_tc + nrow;
   const vb_drive **da = (const vb_drive **)p, **db = da + nfc;
@@ -407,7 +408,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   fm->row_tc = row_tc;
   fm->row_base = row_base;
   fm->row_tm = row_tm;
-  for (int i = 0; i < nfc; i++)
+  for (int i = 0; nkt > 0 && i < nfc; i++)
     for (int k = 0; k < nfc; k++) {
       double s = 0.0;
       for (int j = 0; j < nt; j++)
@@ -442,7 +443,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   fm->scene_c = scene_c;
   fm->da = da;
   fm->db = db;
-  fm->Kt = Kt;
+  fm->Kt = nkt > 0 ? Kt : NULL;
   fm->kv = kv;
   fm->info = info;
   fm->law = law;
@@ -453,6 +454,11 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   fm->alone = alone;
   fm->max_sweeps = 200;
   fm->tolerance = 1e-13;
+  if (vb_friction_dist_compile(m, fm) != VB_OK) {
+    vb_friction_model_free(fm);
+    return vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory building friction",
+                   sc->name);
+  }
   *out = fm;
   return VB_OK;
 }
@@ -462,6 +468,7 @@ vb_friction_model_free(vb_friction_model *fm)
 {
   if (!fm)
     return;
+  vb_friction_dist_model_free(fm);
   free(fm->block);
   free(fm);
 }
@@ -496,6 +503,10 @@ vb_friction_state_alloc(const vb_friction_model *fm, vb_friction_state **out)
   fs->st = fs->dydrv + nfc;
   fs->st_old = fs->st + nst;
   fs->broke = (int *)(d + nd);
+  if (vb_friction_dist_alloc(fm, fs) != VB_OK) {
+    vb_friction_state_free(fs);
+    return VB_ENOMEM;
+  }
   *out = fs;
   return VB_OK;
 }
@@ -505,6 +516,7 @@ vb_friction_state_free(vb_friction_state *fs)
 {
   if (!fs)
     return;
+  vb_friction_dist_free(fs);
   free(fs->block);
   free(fs);
 }
@@ -630,7 +642,6 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     double r, dA = drive_w(fm->da[i], t1, &r) - drive_w(fm->da[i], t0, &r);
     double dB = drive_w(fm->db[i], t1, &r) - drive_w(fm->db[i], t0, &r);
     fs->dydrv[i] = dB - dA;
-    fs->dyfree[i] = t_dot(fm, i, fs->dfree) + fs->dydrv[i];
     int c = fm->local[i];
     double n_old = fs->normal[i];
     /* the normal force the contact's scheme holds over the step: fbar
@@ -652,6 +663,9 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       ext += fm->info[i]->stored(fm->law[i], fs->normal[i], st) -
              fm->info[i]->stored(fm->law[i], n_old, st);
     }
+    /* a distributed contact's point apart: no friction, no row to sum
+     * (friction_dist.c) */
+    fs->dyfree[i] = vb_friction_skips(fm, fs, i) ? 0.0 : t_dot(fm, i, fs->dfree) + fs->dydrv[i];
   }
   if (nfc > 0) {
     int sweeps = 0;
@@ -671,7 +685,7 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
                      .tolerance = fm->tolerance,
                      .sweeps = &sweeps,
                      .broke = fs->broke};
-    if (vb_friction_solve(&p) != VB_OK) {
+    if ((fm->sparse ? vb_friction_dist_solve(fm, fs, &p) : vb_friction_solve(&p)) != VB_OK) {
       fs->sweeps_failed++;
       rc = VB_ENOCONV;
     }
@@ -682,6 +696,8 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
    * 0 to the bit; dfree + cc (-dfree / cc) would leave an ulp of dfree a
    * step), its force the one that does that. */
   for (int i = 0; i < nfc; i++) {
+    if (vb_friction_skips(fm, fs, i))
+      continue;
     if (fm->alone[i] && fm->info[i]->sticks(fs->st + fm->st_first[i])) {
       int e = fm->row_first[i], j = fm->row_j[e];
       double t = fm->row_t[e], dw = -fs->dydrv[i] * t; /* t = +-1 */
@@ -707,6 +723,10 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
   /* each contact's slip, friction work -ft dy (never negative: the law
    * opposes the slip it leaves) and the walls' work -ft dy_walls */
   for (int i = 0; i < nfc; i++) {
+    if (vb_friction_skips(fm, fs, i)) {
+      fs->slip[i] = NAN; /* apart: no slip at the contact (friction_dist.c) */
+      continue;
+    }
     double dy = t_dot(fm, i, fs->dfree) + fs->dydrv[i], work = -fs->ft[i] * dy;
     /* a law with a stored energy (the elasto-plastic bristle): the part
      * of the work its state keeps is potential energy (energy() counts
