@@ -113,6 +113,8 @@ t_dot(const vb_friction_model *fm, int i, const double *d)
     /* the row's coordinates consecutive (a modal body against a wall):
      * vectorised partial sums without the gather */
     const double *dd = d + fm->row_base[i] - e0;
+    if (fm->sparse) /* distributed points: friction_dist.c's kernel */
+      return vb_fdist_dot(e1 - e0, T + e0, dd + e0);
 #pragma omp simd reduction(+ : y0)
     for (int k = e0; k < e1; k++)
       y0 += T[k] * dd[k];
@@ -145,6 +147,10 @@ t_add_force(const vb_friction_model *fm, int i, double f, double *d)
   const double *restrict tc = fm->row_tc;
   if (fm->row_base[i] >= 0) {
     double *restrict dd = d + fm->row_base[i] - e0;
+    if (fm->sparse) {
+      vb_fdist_axpy(e1 - e0, tc + e0, f, dd + e0);
+      return;
+    }
 #pragma omp simd
     for (int e = e0; e < e1; e++)
       dd[e] += tc[e] * f;
@@ -169,6 +175,10 @@ t_add_impulse(const vb_friction_model *fm, int i, double P, double *v)
   const double *restrict tm = fm->row_tm;
   if (fm->row_base[i] >= 0) {
     double *restrict vv = v + fm->row_base[i] - e0;
+    if (fm->sparse) {
+      vb_fdist_axpy(e1 - e0, tm + e0, P, vv + e0);
+      return;
+    }
 #pragma omp simd
     for (int e = e0; e < e1; e++)
       vv[e] += tm[e] * P;
@@ -556,6 +566,9 @@ energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, do
     p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
   }
   double k1 = 0.0, p1 = 0.0;
+  if (fm->sparse) /* distributed points: friction_dist.c's kernel */
+    vb_fdist_energy(fm->nt - j, mass + j, w2 + j, w + j, vw + j, &k1, &p1);
+  else
 #pragma omp simd reduction(+ : k1, p1)
   for (int i = j; i < fm->nt; i++) {
     k1 += 0.5 * mass[i] * vw[i] * vw[i];
@@ -632,6 +645,9 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     const double *restrict vw = fs->vw;
     double *restrict dfree = fs->dfree;
     /* (element by element: vectorised, each value as the scalar rule's) */
+    if (fm->sparse)
+      vb_fdist_free(nt, cq, cb, w, vw, dfree);
+    else
 #pragma omp simd
     for (int j = 0; j < nt; j++)
       dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
@@ -715,6 +731,12 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     for (; j < fm->nmw; j++)
       diss += 2.0 * mass[j] * sig[j] * dfree[j] * dfree[j] / h;
     double d1 = 0.0;
+    if (fm->sparse) {
+      /* with the move to n+1 below in the same pass: the contacts' slips
+       * that come between read only dfree */
+      d1 = vb_fdist_damp_move(nt - j, mass + j, sig + j, dfree + j, fs->w + j, fs->vw + j, h);
+      vb_fdist_move(j, dfree, fs->w, fs->vw, h);
+    } else
 #pragma omp simd reduction(+ : d1)
     for (int i = j; i < nt; i++)
       d1 += 2.0 * mass[i] * sig[i] * dfree[i] * dfree[i] / h;
@@ -744,6 +766,9 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
   {
     const double *restrict dfree = fs->dfree;
     double *restrict w = fs->w, *restrict vw = fs->vw;
+    if (fm->sparse)
+      ; /* moved with the dampers' work above */
+    else
 #pragma omp simd
     for (int j = 0; j < nt; j++) {
       double dw = dfree[j];

@@ -184,5 +184,20 @@ struct vb_fproblem;
  * vb_friction_solve on their compact problem.  As vb_friction_solve. */
 int vb_friction_dist_solve(const vb_friction_model *fm, vb_friction_state *fs,
                            const struct vb_fproblem *p);
+/* The per-mode loops of an island with distributed points (friction_dist.c:
+ * 4-lane vectors, a fixed order): free increments dfree = cq w + cb vw,
+ * the dampers' work sum 2 m sig d^2 / h, the move to n+1 (w += d, vw = 2 d
+ * / h - vw), the energy sums, a row's dot product and d += t f. */
+void vb_fdist_free(int n, const double *cq, const double *cb, const double *w, const double *vw,
+                   double *dfree);
+double vb_fdist_damping(int n, const double *mass, const double *sig, const double *d, double h);
+void vb_fdist_move(int n, const double *d, double *w, double *vw, double h);
+void vb_fdist_energy(int n, const double *mass, const double *w2, const double *w,
+                     const double *vw, double *kin, double *pot);
+double vb_fdist_dot(int n, const double *t, const double *d);
+void vb_fdist_axpy(int n, const double *t, double f, double *d);
+/* vb_fdist_damping's sum and vb_fdist_move in one pass; returns the sum. */
+double vb_fdist_damp_move(int n, const double *mass, const double *sig, const double *d,
+                          double *w, double *vw, double h);
 
 #endif

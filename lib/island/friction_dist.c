@@ -196,3 +196,161 @@ vb_friction_dist_solve(const vb_friction_model *fm, vb_friction_state *fs, const
   }
   return rc;
 }
+
+/* ------------------------------------------------------------ kernels
+ * The per-mode loops of an island with distributed friction points (a
+ * string's 862 modes along w, stepped at every step whatever touches), as
+ * kernels.c writes its own: explicit 4-lane vectors, 8 modes at a time in
+ * two accumulators, a fixed reduction order and no fused multiply-adds
+ * (-ffp-contract=off), compiled for AVX2 and the baseline with the clone
+ * chosen at run time, so that the bits do not depend on the machine.
+ * Each element's arithmetic is friction.c's own expression (a one-mode
+ * body gives the same bits either way); the sums over modes are in this
+ * fixed order (lanes, then the tail). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define VB_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define VB_CLONES
+#endif
+
+typedef double v4 __attribute__((vector_size(32)));
+
+#define ld4(p)                                                                                     \
+  __extension__({                                                                                  \
+    v4 ld4_x;                                                                                      \
+    memcpy(&ld4_x, (p), sizeof ld4_x);                                                             \
+    ld4_x;                                                                                         \
+  })
+#define st4(p, x)                                                                                  \
+  do {                                                                                             \
+    v4 st4_x = (x);                                                                                \
+    memcpy((p), &st4_x, sizeof st4_x);                                                             \
+  } while (0)
+#define splat(x)                                                                                   \
+  __extension__({                                                                                  \
+    double splat_x = (x);                                                                          \
+    (v4){splat_x, splat_x, splat_x, splat_x};                                                      \
+  })
+#define hsum(s)                                                                                    \
+  __extension__({                                                                                  \
+    v4 hsum_s = (s);                                                                               \
+    (hsum_s[0] + hsum_s[1]) + (hsum_s[2] + hsum_s[3]);                                             \
+  })
+
+VB_CLONES void
+vb_fdist_free(int n, const double *cq, const double *cb, const double *w, const double *vw,
+              double *dfree)
+{
+  int j = 0;
+  for (; j + 4 <= n; j += 4)
+    st4(dfree + j, ld4(cq + j) * ld4(w + j) + ld4(cb + j) * ld4(vw + j));
+  for (; j < n; j++)
+    dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
+}
+
+VB_CLONES double
+vb_fdist_damping(int n, const double *mass, const double *sig, const double *d, double h)
+{
+  v4 s0 = splat(0.0), s1 = splat(0.0), two = splat(2.0), hh = splat(h);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    v4 d0 = ld4(d + j), d1 = ld4(d + j + 4);
+    s0 += two * ld4(mass + j) * ld4(sig + j) * d0 * d0 / hh;
+    s1 += two * ld4(mass + j + 4) * ld4(sig + j + 4) * d1 * d1 / hh;
+  }
+  double s = hsum(s0 + s1);
+  for (; j < n; j++)
+    s += 2.0 * mass[j] * sig[j] * d[j] * d[j] / h;
+  return s;
+}
+
+VB_CLONES void
+vb_fdist_move(int n, const double *d, double *w, double *vw, double h)
+{
+  v4 two = splat(2.0), hh = splat(h);
+  int j = 0;
+  for (; j + 4 <= n; j += 4) {
+    v4 dw = ld4(d + j);
+    st4(w + j, ld4(w + j) + dw);
+    st4(vw + j, two * dw / hh - ld4(vw + j));
+  }
+  for (; j < n; j++) {
+    double dw = d[j];
+    w[j] += dw;
+    vw[j] = 2.0 * dw / h - vw[j];
+  }
+}
+
+VB_CLONES void
+vb_fdist_energy(int n, const double *mass, const double *w2, const double *w, const double *vw,
+                double *kin, double *pot)
+{
+  v4 k0 = splat(0.0), k1 = splat(0.0), p0 = splat(0.0), p1 = splat(0.0), half = splat(0.5);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    v4 m0 = ld4(mass + j), m1 = ld4(mass + j + 4), v0 = ld4(vw + j), v1 = ld4(vw + j + 4);
+    v4 x0 = ld4(w + j), x1 = ld4(w + j + 4);
+    k0 += half * m0 * v0 * v0;
+    k1 += half * m1 * v1 * v1;
+    p0 += half * m0 * ld4(w2 + j) * x0 * x0;
+    p1 += half * m1 * ld4(w2 + j + 4) * x1 * x1;
+  }
+  double k = hsum(k0 + k1), p = hsum(p0 + p1);
+  for (; j < n; j++) {
+    k += 0.5 * mass[j] * vw[j] * vw[j];
+    p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
+  }
+  *kin = k;
+  *pot = p;
+}
+
+VB_CLONES double
+vb_fdist_dot(int n, const double *t, const double *d)
+{
+  v4 s0 = splat(0.0), s1 = splat(0.0);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    s0 += ld4(t + j) * ld4(d + j);
+    s1 += ld4(t + j + 4) * ld4(d + j + 4);
+  }
+  double s = hsum(s0 + s1);
+  for (; j < n; j++)
+    s += t[j] * d[j];
+  return s;
+}
+
+VB_CLONES void
+vb_fdist_axpy(int n, const double *t, double f, double *d)
+{
+  v4 ff = splat(f);
+  int j = 0;
+  for (; j + 4 <= n; j += 4)
+    st4(d + j, ld4(d + j) + ld4(t + j) * ff);
+  for (; j < n; j++)
+    d[j] += t[j] * f;
+}
+
+VB_CLONES double
+vb_fdist_damp_move(int n, const double *mass, const double *sig, const double *d, double *w,
+                   double *vw, double h)
+{
+  v4 s0 = splat(0.0), s1 = splat(0.0), two = splat(2.0), hh = splat(h);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    v4 d0 = ld4(d + j), d1 = ld4(d + j + 4);
+    s0 += two * ld4(mass + j) * ld4(sig + j) * d0 * d0 / hh;
+    s1 += two * ld4(mass + j + 4) * ld4(sig + j + 4) * d1 * d1 / hh;
+    st4(w + j, ld4(w + j) + d0);
+    st4(w + j + 4, ld4(w + j + 4) + d1);
+    st4(vw + j, two * d0 / hh - ld4(vw + j));
+    st4(vw + j + 4, two * d1 / hh - ld4(vw + j + 4));
+  }
+  double s = hsum(s0 + s1);
+  for (; j < n; j++) {
+    double dw = d[j];
+    s += 2.0 * mass[j] * sig[j] * dw * dw / h;
+    w[j] += dw;
+    vw[j] = 2.0 * dw / h - vw[j];
+  }
+  return s;
+}
