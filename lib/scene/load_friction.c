@@ -120,7 +120,7 @@ load_pluck_angle(vb_loader *ld, const config_setting_t *g, const char *obj, vb_b
   if ((rc = vb_src_number(ld, g, obj, "pluck_angle", 1, &deg)) != VB_OK)
     return rc;
   if (!(deg >= -90.0 && deg <= 90.0))
-    return vb_src_refuse(ld, g, obj, "pluck_angle", ">= -90 and <= 90 (degrees from u towards w)",
+    return vb_src_refuse(ld, g, obj, "pluck_angle", ">= -90 and <= 90, degrees from u towards w",
                          deg);
   double a = deg * M_PI / 180.0, cu = cos(a), sw = sin(a);
   for (int j = 0; j < b->nmodes; j++) {
@@ -146,8 +146,8 @@ load_modal_w(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body 
   const config_setting_t *dirs = vb_src_member(g, "directions");
   int du = 0, dw = 0, rc, present;
   if (dirs == NULL) {
-    static const char *const wkeys[] = {"w_modes_file", "wq0", "wdq0"};
-    for (int k = 0; k < 3; k++)
+    static const char *const wkeys[] = {"w_modes_file", "wq0", "wdq0", "pluck_angle"};
+    for (int k = 0; k < 4; k++)
       if (vb_src_member(g, wkeys[k]) != NULL)
         return vb_src_fail(ld, vb_src_at(g, wkeys[k]), obj,
                            "'%s' gives modes along w, and the body has none (valid: "
