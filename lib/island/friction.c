@@ -546,6 +546,7 @@ vb_friction_state_copy(const vb_friction_model *fm, vb_friction_state *dst,
   dst->external = src->external;
   dst->work_min = src->work_min;
   dst->sweeps_failed = src->sweeps_failed;
+  dst->dfree_next = src->dfree_next;
 }
 
 /* Energy of the coordinates at n: m vw^2/2 and m w2 w^2/2 (the two-level
@@ -579,6 +580,30 @@ energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, do
   for (int i = 0; i < fm->nfc; i++)
     if (fm->info[i]->stored)
       *pot += fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st + fm->st_first[i]);
+}
+
+/* An island with distributed points: energy() into fs->kinetic and
+ * potential (from 0), and in the same pass over the modes the next step's
+ * free increments into dfree (friction_dist.c). */
+static void
+energy_and_next(const vb_friction_model *fm, vb_friction_state *fs)
+{
+  const double *mass = fm->mass, *w2 = fm->w2, *w = fs->w, *vw = fs->vw;
+  double k = 0.0, p = 0.0, k1, p1;
+  int j = 0;
+  for (; j < fm->nmw; j++) {
+    k += 0.5 * mass[j] * vw[j] * vw[j];
+    p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
+    fs->dfree[j] = fm->cq[j] * w[j] + fm->cb[j] * vw[j];
+  }
+  vb_fdist_energy_free(fm->nt - j, mass + j, w2 + j, fm->cq + j, fm->cb + j, w + j, vw + j,
+                       fs->dfree + j, &k1, &p1);
+  fs->kinetic = k + k1;
+  fs->potential = p + p1;
+  for (int i = 0; i < fm->nfc; i++)
+    if (fm->info[i]->stored)
+      fs->potential += fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st + fm->st_first[i]);
+  fs->dfree_next = 1;
 }
 
 void
@@ -626,6 +651,7 @@ vb_friction_start(const vb_island_model *m, vb_island_state *s)
   energy(fm, fs, &fs->kinetic, &fs->potential);
   fs->dissipated = fs->external = fs->work_min = 0.0;
   fs->sweeps_failed = 0;
+  fs->dfree_next = 0;
 }
 
 /* ---------------------------------------------------------------- step */
@@ -645,9 +671,11 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     const double *restrict vw = fs->vw;
     double *restrict dfree = fs->dfree;
     /* (element by element: vectorised, each value as the scalar rule's) */
-    if (fm->sparse)
-      vb_fdist_free(nt, cq, cb, w, vw, dfree);
-    else
+    if (fm->sparse) {
+      if (!fs->dfree_next) /* else formed with the last step's energy */
+        vb_fdist_free(nt, cq, cb, w, vw, dfree);
+      fs->dfree_next = 0;
+    } else
 #pragma omp simd
     for (int j = 0; j < nt; j++)
       dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
@@ -828,7 +856,10 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       break;
   }
   fs->kinetic = fs->potential = 0.0;
-  energy(fm, fs, &fs->kinetic, &fs->potential);
+  if (fm->sparse)
+    energy_and_next(fm, fs);
+  else
+    energy(fm, fs, &fs->kinetic, &fs->potential);
   fs->dissipated += diss;
   fs->external += ext;
   s->kinetic += fs->kinetic;

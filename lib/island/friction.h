@@ -120,6 +120,9 @@ typedef struct vb_friction_state {
   long sweeps_failed; /* steps whose Gauss-Seidel hit max_sweeps */
   struct vb_fdist_state *dist; /* the distributed points' compact problem
                                   (friction_dist.c), or NULL */
+  int dfree_next;     /* an island with distributed points: dfree already holds the
+                         next step's free increments (formed with the energy at the
+                         end of the last step, friction_dist.c) */
   int stepping;       /* set while the island's family steps (vb_island_step):
                          its energy then leaves the coordinates out, which
                          vb_friction_step adds at n+1 (an explicit family's
@@ -186,17 +189,22 @@ int vb_friction_dist_solve(const vb_friction_model *fm, vb_friction_state *fs,
                            const struct vb_fproblem *p);
 /* The per-mode loops of an island with distributed points (friction_dist.c:
  * 4-lane vectors, a fixed order): free increments dfree = cq w + cb vw,
- * the dampers' work sum 2 m sig d^2 / h, the move to n+1 (w += d, vw = 2 d
- * / h - vw), the energy sums, a row's dot product and d += t f. */
+ * the move to n+1 (w += d, vw = 2 d / h - vw), the energy sums, a row's
+ * dot product and d += t f. */
 void vb_fdist_free(int n, const double *cq, const double *cb, const double *w, const double *vw,
                    double *dfree);
-double vb_fdist_damping(int n, const double *mass, const double *sig, const double *d, double h);
 void vb_fdist_move(int n, const double *d, double *w, double *vw, double h);
 void vb_fdist_energy(int n, const double *mass, const double *w2, const double *w,
                      const double *vw, double *kin, double *pot);
 double vb_fdist_dot(int n, const double *t, const double *d);
 void vb_fdist_axpy(int n, const double *t, double f, double *d);
-/* vb_fdist_damping's sum and vb_fdist_move in one pass; returns the sum. */
+/* vb_fdist_energy's sums (for the modes from nmw on) and the next step's
+ * free increments vb_fdist_free in one pass. */
+void vb_fdist_energy_free(int n, const double *mass, const double *w2, const double *cq,
+                          const double *cb, const double *w, const double *vw, double *dfree,
+                          double *kin, double *pot);
+/* The dampers' work sum 2 m sig d^2 / h and vb_fdist_move in one pass;
+ * returns the sum. */
 double vb_fdist_damp_move(int n, const double *mass, const double *sig, const double *d,
                           double *w, double *vw, double h);
 

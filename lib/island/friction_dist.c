@@ -248,22 +248,6 @@ vb_fdist_free(int n, const double *cq, const double *cb, const double *w, const 
     dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
 }
 
-VB_CLONES double
-vb_fdist_damping(int n, const double *mass, const double *sig, const double *d, double h)
-{
-  v4 s0 = splat(0.0), s1 = splat(0.0), two = splat(2.0), hh = splat(h);
-  int j = 0;
-  for (; j + 8 <= n; j += 8) {
-    v4 d0 = ld4(d + j), d1 = ld4(d + j + 4);
-    s0 += two * ld4(mass + j) * ld4(sig + j) * d0 * d0 / hh;
-    s1 += two * ld4(mass + j + 4) * ld4(sig + j + 4) * d1 * d1 / hh;
-  }
-  double s = hsum(s0 + s1);
-  for (; j < n; j++)
-    s += 2.0 * mass[j] * sig[j] * d[j] * d[j] / h;
-  return s;
-}
-
 VB_CLONES void
 vb_fdist_move(int n, const double *d, double *w, double *vw, double h)
 {
@@ -304,6 +288,33 @@ vb_fdist_energy(int n, const double *mass, const double *w2, const double *w, co
   *pot = p;
 }
 
+VB_CLONES void
+vb_fdist_energy_free(int n, const double *mass, const double *w2, const double *cq,
+                     const double *cb, const double *w, const double *vw, double *dfree,
+                     double *kin, double *pot)
+{
+  v4 k0 = splat(0.0), k1 = splat(0.0), p0 = splat(0.0), p1 = splat(0.0), half = splat(0.5);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    v4 m0 = ld4(mass + j), m1 = ld4(mass + j + 4), v0 = ld4(vw + j), v1 = ld4(vw + j + 4);
+    v4 x0 = ld4(w + j), x1 = ld4(w + j + 4);
+    k0 += half * m0 * v0 * v0;
+    k1 += half * m1 * v1 * v1;
+    p0 += half * m0 * ld4(w2 + j) * x0 * x0;
+    p1 += half * m1 * ld4(w2 + j + 4) * x1 * x1;
+    st4(dfree + j, ld4(cq + j) * x0 + ld4(cb + j) * v0);
+    st4(dfree + j + 4, ld4(cq + j + 4) * x1 + ld4(cb + j + 4) * v1);
+  }
+  double k = hsum(k0 + k1), p = hsum(p0 + p1);
+  for (; j < n; j++) {
+    k += 0.5 * mass[j] * vw[j] * vw[j];
+    p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
+    dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
+  }
+  *kin = k;
+  *pot = p;
+}
+
 VB_CLONES double
 vb_fdist_dot(int n, const double *t, const double *d)
 {
@@ -330,20 +341,24 @@ vb_fdist_axpy(int n, const double *t, double f, double *d)
     d[j] += t[j] * f;
 }
 
+/* (The lanes multiply by 2/h where the scalar rule divides: one
+ * rounding apart, and no division in the loop; the tail, and so a body
+ * of fewer than 8 modes, is friction.c's expression.) */
 VB_CLONES double
 vb_fdist_damp_move(int n, const double *mass, const double *sig, const double *d, double *w,
                    double *vw, double h)
 {
-  v4 s0 = splat(0.0), s1 = splat(0.0), two = splat(2.0), hh = splat(h);
+  v4 s0 = splat(0.0), s1 = splat(0.0), r2 = splat(2.0 / h);
   int j = 0;
   for (; j + 8 <= n; j += 8) {
     v4 d0 = ld4(d + j), d1 = ld4(d + j + 4);
-    s0 += two * ld4(mass + j) * ld4(sig + j) * d0 * d0 / hh;
-    s1 += two * ld4(mass + j + 4) * ld4(sig + j + 4) * d1 * d1 / hh;
+    v4 e0 = r2 * d0, e1 = r2 * d1;
+    s0 += ld4(mass + j) * ld4(sig + j) * d0 * e0;
+    s1 += ld4(mass + j + 4) * ld4(sig + j + 4) * d1 * e1;
     st4(w + j, ld4(w + j) + d0);
     st4(w + j + 4, ld4(w + j + 4) + d1);
-    st4(vw + j, two * d0 / hh - ld4(vw + j));
-    st4(vw + j + 4, two * d1 / hh - ld4(vw + j + 4));
+    st4(vw + j, e0 - ld4(vw + j));
+    st4(vw + j + 4, e1 - ld4(vw + j + 4));
   }
   double s = hsum(s0 + s1);
   for (; j < n; j++) {
