@@ -12,6 +12,9 @@
  *     islands (strings, and a block on a belt beside them): the energy
  *     balance to round-off, no friction force outside its cone, the
  *     friction work never falling, the points apart without force;
+ *   - the fretless neck's 862 points (Kt formed from the rows of the
+ *     touching points at each step): the balance, the cone, ft against
+ *     the slip;
  *   - the loader's messages for pluck_angle. */
 #include <float.h>
 #include <math.h>
@@ -412,6 +415,67 @@ START_TEST(test_random_strings)
 }
 END_TEST
 
+/* --------------------------------------------- the fretless neck: rows */
+
+/* The published string on its fretless neck (scenes/bass-fretless.cfg: 862
+ * points, more than VB_FRICTION_KT_DENSE, so Kt is never formed and the
+ * touching block comes from the rows at each step) in both polarisations,
+ * plucked 30 degrees off u, Coulomb at every point, 6 ms (it meets the neck
+ * near 3.7 ms and slides along it): done, the balance to round-off, the
+ * cone, each touching point's force against its slip. */
+START_TEST(test_fretless_rows)
+{
+  char path[4096], err[2048];
+  snprintf(path, sizeof path, "%s/scenes/bass-fretless.cfg", TEST_SRCDIR);
+  char *text = tu_read("scenes/bass-fretless.cfg");
+  tu_replace(&text, "duration = 0.02;", "duration = 0.006;");
+  tu_replace(&text, "type = \"modal\";",
+             "type = \"modal\"; directions = [\"u\", \"w\"]; pluck_angle = 30.0;");
+  tu_replace(&text, "scheme = \"three-point\";",
+             "scheme = \"three-point\"; friction = { law = \"coulomb\"; mu_s = 0.3; mu_k = 0.2; };");
+  tu_replace(&text, "record = { signals = [",
+             "record = { signals = [\"contacts/neck/ft\", \"contacts/neck/normal\", "
+             "\"contacts/neck/slip\", ");
+  tu_sim s = {NULL, NULL, 0};
+  ck_assert_msg(vb_scene_load_string(text, path, &s.scene, err, sizeof err) == VB_OK, "%s", err);
+  free(text);
+  ck_assert_msg(vb_run_alloc(s.scene, &s.run, err, sizeof err) == VB_OK, "%s", err);
+  s.rc = vb_run_exec(s.run);
+  ck_assert_msg(s.rc == VB_OK, "%s", vb_run_status(s.run));
+  ck_assert_int_eq(s.scene->ncontacts, 862);
+  long n = vb_run_samples(s.run), touching = 0, most = 0;
+  double e0 = vb_run_energy(s.run, VB_ENERGY_TOTAL)[0], bal = vb_run_balance_error(s.run);
+  static const double *FT[862], *NN[862], *SL[862];
+  for (int c = 0; c < 862; c++) {
+    FT[c] = series(&s, VB_SIGNAL_CONTACT, "ft", c);
+    NN[c] = series(&s, VB_SIGNAL_CONTACT, "normal", c);
+    SL[c] = series(&s, VB_SIGNAL_CONTACT, "slip", c);
+    ck_assert(FT[c] && NN[c] && SL[c]);
+  }
+  for (long k = 1; k < n; k++) {
+    long here = 0;
+    for (int c = 0; c < 862; c++) {
+      double ft = FT[c][k], N = NN[c][k], sl = SL[c][k];
+      ck_assert(fabs(ft) <= 0.3 * N * (1.0 + 4.0 * DBL_EPSILON));
+      if (N > 0.0) {
+        here++;
+        ck_assert_msg(ft * sl <= 0.0, "point %d sample %ld: ft %g with slip %g", c, k, ft, sl);
+      } else
+        ck_assert(ft == 0.0 && isnan(sl));
+    }
+    touching += here;
+    most = here > most ? here : most;
+  }
+  printf("fretless neck (862 points, Kt from the rows): %ld point-samples touching, at most %ld at "
+         "once; balance %.3g J of %.4g J\n",
+         touching, most, bal, e0);
+  ck_assert_int_gt(touching, 500);
+  ck_assert_int_gt(most, 100);
+  ck_assert_msg(fabs(bal) <= 1e-12 * e0, "balance %g of %g J", bal, e0);
+  tu_free(&s);
+}
+END_TEST
+
 /* ------------------------------------------------------------- errors */
 
 START_TEST(test_errors)
@@ -454,6 +518,7 @@ main(void)
   tcase_add_loop_test(core, test_one_point_is_a_point, 0, 2);
   tcase_add_loop_test(core, test_held_string, 0, 2);
   tcase_add_test(core, test_random_strings);
+  tcase_add_test(core, test_fretless_rows);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("errors");
   tcase_add_test(errors, test_errors);
