@@ -1169,8 +1169,9 @@ const char *vb_friction_schemes(char *buf, size_t len);
 
 /* A run's friction signals at its last step: contact c's tangential force
  * ft (N, on b along +w), slip rate (m/s, mean over the step: 0 exactly
- * while it sticks) and running friction work (J, >= 0); NaN for a contact
- * without friction. */
+ * while it sticks; NaN for a point of a distributed contact while it is
+ * apart, its force then 0) and running friction work (J, >= 0); NaN for a
+ * contact without friction. */
 double vb_run_friction_force(const vb_run *run, int c);
 double vb_run_friction_slip(const vb_run *run, int c);
 double vb_run_friction_work(const vb_run *run, int c);
