@@ -845,7 +845,11 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       t_add_impulse(fm, i, P, fs->vw);
       double s2 = s1 + fm->kv[i] * P, work = -P * 0.5 * (s1 + s2);
       double r = (fm->db[i] ? rb : 0.0) - (fm->da[i] ? ra : 0.0); /* the walls' rates */
-      fs->ft[i] += P / h; /* the step's whole force, within the cone */
+      fs->ft[i] += P / h; /* the step's whole force, within the cone: */
+      /* (J + P is within +-hold, so J/h + P/h is, but for the rounding of
+       * the sum: the recorded force is held to the cone exactly) */
+      double cone = fm->info[i]->hold(fm->law[i], fs->normal[i]);
+      fs->ft[i] = fmin(fmax(fs->ft[i], -cone), cone);
       fs->work[i] += work;
       fs->work_min = fmin(fs->work_min, work);
       diss += work;

@@ -377,7 +377,7 @@ START_TEST(test_random_strings)
                         : ct->friction.mu_s;
         double over = fabs(ft[k]) - mu * N[k];
         cone = fmax(cone, over / fmax(N[k], DBL_MIN));
-        ck_assert_msg(over <= 4.0 * DBL_EPSILON * mu * N[k],
+        ck_assert_msg(over <= (ct->friction.kind == VB_FRICTION_ELASTOPLASTIC ? 4.0 * DBL_EPSILON * mu * N[k] : 0.0),
                       "seed %llu contact %s sample %ld: |ft| %.17g above %.17g N", seed, ct->name, k,
                       fabs(ft[k]), mu * N[k]);
         if (N[k] == 0.0) /* apart: no force */
@@ -456,7 +456,7 @@ START_TEST(test_fretless_rows)
     long here = 0;
     for (int c = 0; c < 862; c++) {
       double ft = FT[c][k], N = NN[c][k], sl = SL[c][k];
-      ck_assert(fabs(ft) <= 0.3 * N * (1.0 + 4.0 * DBL_EPSILON));
+      ck_assert(fabs(ft) <= 0.3 * N);
       if (N > 0.0) {
         here++;
         ck_assert_msg(ft * sl <= 0.0, "point %d sample %ld: ft %g with slip %g", c, k, ft, sl);
