@@ -326,6 +326,10 @@ typedef struct vb_body {
   double *wsigma;      /* [nwmodes] amplitude decay rate, 1/s */
   double *wmodal_mass; /* [nwmodes] kg */
   double *wq0, *wdq0;  /* [nwmodes] initial modal displacement m, velocity m/s */
+  int nwdropped;       /* modes along w at or above fs/2 dropped at load (their
+                          trapezoidal step cannot resolve them), 0 when none */
+  int *wdropped;       /* [nwdropped] their indices among the modes along w as
+                          given, from 0 (owned) */
 } vb_body;
 
 /* External forces at points. */

@@ -238,6 +238,41 @@ START_TEST(test_linear_oscillator)
 }
 END_TEST
 
+/* The twin along w (issue 30): a 1 kg block on a spring and damper along
+ * u (10 Hz, sigma 5 1/s) and another along w (10 Hz, sigma 1 1/s), with a
+ * Coulomb contact on a floor it never reaches (N = 0: the coordinates are
+ * two free damped oscillators).  The largest exponent is w's, -cw / (2 m)
+ * = -1 1/s, exact for the two-level poles; a twin blind to w (as before)
+ * measured u's -5.  Over the second half (10 s, the u part of the first
+ * direction gone as e^-40) the error is within linear_bound's term of the
+ * norm's ellipse, Omega being the 10 Hz period given. */
+START_TEST(test_friction_w)
+{
+  const char *text =
+      "scene = { name = \"ly\"; fs = 4000.0; duration = 20.0; gravity = 0.0; };\n"
+      "bodies = ( { name = \"floor\"; type = \"wall\"; position = -1.0; },\n"
+      "  { name = \"block\"; type = \"mass\"; mass = 1.0; k = 3947.8417604; c = 10.0;\n"
+      "    u0 = 1e-3; w0 = 1e-3; kw = 3947.8417604; cw = 2.0; } );\n"
+      "contacts = ( { name = \"rub\"; between = [\"floor\", \"block\"]; law = \"power\";\n"
+      "  k = 1e7; alpha = 1.0; scheme = \"two-point\";\n"
+      "  friction = { law = \"coulomb\"; mu_s = 0.6; mu_k = 0.4; }; } );\n";
+  vb_lyapunov_opts o = {.perturbation = 1e-6, .renormalise = 1.0, .period = 0.1};
+  ly_sim s = ly_run(text, &o);
+  ck_assert_int_eq(s.rc, VB_OK);
+  double f0 = sqrt(3947.8417604) / (2.0 * M_PI), zeta_w = 2.0 / (2.0 * 2.0 * M_PI * f0);
+  double want = -1.0, tol = linear_bound(f0, zeta_w, 2.0 * M_PI * 10.0, 10.0);
+  fprintf(stderr, "friction w: lambda %.9g, half %.9g (want %.9g, bound %.3g on the half)\n",
+          s.lambda, s.half, want, tol);
+  ck_assert_msg(fabs(s.half - want) <= tol, "half %.9g, want %.9g +- %.3g", s.half, want, tol);
+  /* the whole run carries the first direction's u part, ln of its share
+   * of d0 over 20 s: at most ln(sqrt 2 / 0.05) / 20 (the pair's bound of
+   * test_many_islands) beyond the ellipse's term */
+  ck_assert_msg(fabs(s.lambda - want) <= tol + log(sqrt(2.0) / 0.05) / 20.0, "lambda %.9g",
+                s.lambda);
+  ly_free(&s);
+}
+END_TEST
+
 /* 5, 17 and 40 independent damped masses (one island each: random mass,
  * frequency 3..20 Hz, damping ratio 0.01..0.2), undriven, no contact: the
  * largest exponent is -min_i sigma_i.  ln d(t) stays within
@@ -681,6 +716,7 @@ suite(void)
   tcase_add_test(core, test_blend_displace_random);
   tcase_add_test(core, test_linear_oscillator);
   tcase_add_test(core, test_many_islands);
+  tcase_add_test(core, test_friction_w);
   tcase_add_test(core, test_impact_oscillator);
   tcase_add_test(core, test_ball_default);
   tcase_add_test(core, test_default_no_contact);

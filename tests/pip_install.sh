@@ -7,6 +7,7 @@
 # $VIBRO_LIB, $VIBRO and PYTHONPATH unset, no vibro on PATH and every
 # subprocess call made to fail; the same from a wheel made by `pip wheel`,
 # in another environment and under the system Python (pip --target);
+# under another interpreter (pyenv's) in a venv of its own;
 # `pip install -e` imports the source tree's package.
 # Without its library the package names the one thing to do.  Run by make
 # check; skipped without venv, pip, setuptools and wheel.
@@ -90,6 +91,32 @@ case $(cat "$tmp/out") in
   *) bad "the venv's package ran: '$(cat "$tmp/out")'" ;;
 esac
 
+# the notebooks headless, as doc/python.md says: the venv's kernel
+# registered (here under JUPYTER_PATH instead of --user), jupyter-execute
+# with it; the kernel is the venv's Python and imports the venv's package
+if command -v jupyter-execute >/dev/null 2>&1 &&
+    "$tmp/venv/bin/python" -c "import ipykernel, nbformat" 2>/dev/null; then
+  expect 0 "$tmp/venv/bin/python" -m ipykernel install --prefix "$tmp/jupyter" --name vibro-venv
+  mkdir -p "$tmp/nb/examples" && ln -s "$srcdir/scenes" "$tmp/nb/scenes"
+  cp "$srcdir/examples/listen.ipynb" "$tmp/nb/examples/"
+  "$python" -c "
+import nbformat, sys
+nb = nbformat.v4.new_notebook()
+nb.cells = [nbformat.v4.new_code_cell('import os, sys, vibro\\n'
+    'assert sys.prefix == os.environ[\"WANT_PREFIX\"], sys.prefix\\n'
+    'assert vibro.__file__.startswith(sys.prefix), vibro.__file__\\n'
+    'assert vibro._lib.library()._name.startswith(sys.prefix)')]
+nbformat.write(nb, sys.argv[1])" "$tmp/nb/examples/where.ipynb"
+  for nb in where listen; do
+    (cd "$tmp/nb/examples" && env -u VIBRO_LIB -u VIBRO -u PYTHONPATH WANT_PREFIX="$tmp/venv" \
+      JUPYTER_PATH="$tmp/jupyter/share/jupyter" VIBRO_QUICK=1 \
+      jupyter-execute --kernel_name=vibro-venv $nb.ipynb) >"$tmp/out" 2>&1 &&
+      ok || bad "the notebook $nb.ipynb headless in the venv's kernel: $(tail -n 5 "$tmp/out")"
+  done
+else
+  echo "SKIP (phase): no jupyter-execute or ipykernel (python3-nbclient, python3-ipykernel)"
+fi
+
 # a wheel: for this platform, any Python 3, holding the library
 expect 0 "$tmp/venv/bin/python" -m pip wheel $pipflags $settings -w "$tmp/wheels" "$srcdir/python"
 equal "files pip wheel left in python/" "$(listing)" "$before"
@@ -120,6 +147,38 @@ from vibro import _lib
 print(vibro.__file__, _lib.library()._name)") >"$tmp/out" 2>"$tmp/err"
   equal "the editable package" "$(cat "$tmp/out")" \
     "$srcdir/python/vibro/__init__.py $srcdir/lib/.libs/libvibro.so.0"
+fi
+
+# another interpreter (pyenv's, the python3 first on PATH on this kind of
+# machine): a venv of its own, pip and wheel only from Debian's offline
+# wheels (python3-wheel-whl), the package built and installed by that pip;
+# it runs with the system's numpy and h5py on PYTHONPATH (the same CPython
+# minor version: nothing else offers them offline), its engine the one its
+# pip install put in the package
+other=
+for cand in $(command -v -a python3 2>/dev/null) $HOME/.pyenv/shims/python3; do
+  [ -x "$cand" ] || continue
+  exe=$("$cand" -c "import sys; print(sys.executable)" 2>/dev/null) || continue
+  [ "$(readlink -f "$exe")" = "$(readlink -f "$python")" ] && continue
+  other=$exe; break
+done
+wheels=/usr/share/python-wheels
+same=$("$python" -c "import sys; print('%d.%d' % sys.version_info[:2])")
+if [ -z "$other" ]; then
+  echo "SKIP (phase): no Python 3 besides $python on PATH"
+elif [ "$("$other" -c "import sys; print('%d.%d' % sys.version_info[:2])")" != "$same" ]; then
+  echo "SKIP (phase): $other is not Python $same (the system's numpy would not load in it)"
+elif ! ls "$wheels"/wheel-*.whl >/dev/null 2>&1; then
+  echo "SKIP (phase): no $wheels/wheel-*.whl (Debian's python3-wheel-whl)"
+else
+  expect 0 "$other" -m venv "$tmp/venv4"
+  expect 0 "$tmp/venv4/bin/python" -m pip install --quiet --no-index --find-links "$wheels" wheel setuptools
+  expect 0 "$tmp/venv4/bin/python" -m pip install $pipflags $settings "$srcdir/python"
+  equal "files the other Python's pip install left in python/" "$(listing)" "$before"
+  site4=$("$tmp/venv4/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['platlib'])")
+  sysdist=$("$python" -c "import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))")
+  run_inprocess "$tmp/venv4/bin/python" "$sysdist" && ok || bad "$other's venv's package: $(cat "$tmp/err")"
+  equal "$other's venv's package ran" "$(cat "$tmp/out")" "$site4/vibro done 1 3 vibro-3"
 fi
 
 # without its library: one thing to do, not a list of places

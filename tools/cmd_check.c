@@ -10,6 +10,10 @@
 #include "vibro.h"
 #include "cli.h"
 
+/* Where the check is printed: stdout, or a block's buffer while
+ * print_alike compares it with the one before. */
+static FILE *out;
+
 static const char description[] =
     "Validate SCENE.cfg (every scene of a study) and print, for a study, the\n"
     "number of scenes and the head of the parameter table; then, for the\n"
@@ -35,21 +39,21 @@ print_study(const vb_study *st)
 {
   long n = vb_study_scenes(st), head = n < 8 ? n : 8;
   int np = vb_study_nparams(st);
-  printf("study: %ld scenes, mode %s, %d parameter%s\n", n, vb_study_mode(st), np,
+  fprintf(out, "study: %ld scenes, mode %s, %d parameter%s\n", n, vb_study_mode(st), np,
          np == 1 ? "" : "s");
-  printf("  %8s", "scene");
+  fprintf(out, "  %8s", "scene");
   for (int p = 0; p < np; p++)
-    printf("  %16s", vb_study_param(st, p));
-  printf("\n");
+    fprintf(out, "  %16s", vb_study_param(st, p));
+  fprintf(out, "\n");
   for (long i = 0; i < head; i++) {
-    printf("  %8ld", i);
+    fprintf(out, "  %8ld", i);
     for (int p = 0; p < np; p++)
-      printf("  %16.10g", vb_study_value(st, i, p));
-    printf("\n");
+      fprintf(out, "  %16.10g", vb_study_value(st, i, p));
+    fprintf(out, "\n");
   }
   if (head < n)
-    printf("  ... %ld more\n", n - head);
-  printf("scene 0 of the study:\n");
+    fprintf(out, "  ... %ld more\n", n - head);
+  fprintf(out, "scene 0 of the study:\n");
 }
 
 /* The steps of a whole study: those of the scenes its load validated (all,
@@ -74,44 +78,44 @@ study_steps(const vb_study *st)
 
 /* The bodies of a scene, a line each. */
 static void
-print_bodies(const vb_scene *sc)
+print_body(const vb_scene *sc, int i)
 {
-  for (int i = 0; i < sc->nbodies; i++) {
+  {
     const vb_body *b = &sc->bodies[i];
     /* the type when it is not the kind's own word: "oscillator, mass ..." */
     const char *own = b->kind == VB_BODY_MODAL ? "modal" : "mass";
     const char *type = b->type && strcmp(b->type, own) != 0 ? b->type : "";
     if (b->kind == VB_BODY_MASS && b->k > 0.0)
-      printf("body '%s': %s%smass %g kg, u0 %g m, v0 %g m/s, on a spring to ground (%g Hz, "
+      fprintf(out, "body '%s': %s%smass %g kg, u0 %g m, v0 %g m/s, on a spring to ground (%g Hz, "
              "zeta %g)\n",
              b->name, type, *type ? ", " : "", b->mass, b->u0, b->v0, b->freq[0],
              b->sigma[0] / (2.0 * M_PI * b->freq[0]));
     else if (b->kind == VB_BODY_MASS)
-      printf("body '%s': %s%smass %g kg, u0 %g m, v0 %g m/s%s\n", b->name, type, *type ? ", " : "",
+      fprintf(out, "body '%s': %s%smass %g kg, u0 %g m, v0 %g m/s%s\n", b->name, type, *type ? ", " : "",
              b->mass, b->u0, b->v0, b->c > 0.0 ? ", on a damper to ground" : "");
     else if (b->kind == VB_BODY_MODAL && b->nmodes > 0)
-      printf("body '%s': %s%smodal, %d modes (%g .. %g Hz), %d points\n", b->name, type,
+      fprintf(out, "body '%s': %s%smodal, %d modes (%g .. %g Hz), %d points\n", b->name, type,
              *type ? ", " : "", b->nmodes, b->freq[0], b->freq[b->nmodes - 1], b->npoints);
     else if (b->kind == VB_BODY_MODAL)
-      printf("body '%s': %s%smodal, no modes along u, %d points\n", b->name, type,
+      fprintf(out, "body '%s': %s%smodal, no modes along u, %d points\n", b->name, type,
              *type ? ", " : "", b->npoints);
     else
-      printf("body '%s': wall at %g m%s\n", b->name, b->u0,
+      fprintf(out, "body '%s': wall at %g m%s\n", b->name, b->u0,
              b->drive.kind == VB_DRIVE_NONE ? "" : ", driven");
     /* the tangential direction (issue 30) */
     if (b->kind == VB_BODY_MASS && b->has_w)
-      printf("  along w: w0 %g m, vw0 %g m/s, kw %g N/m, cw %g N s/m\n", b->w0, b->vw0, b->kw,
+      fprintf(out, "  along w: w0 %g m, vw0 %g m/s, kw %g N/m, cw %g N s/m\n", b->w0, b->vw0, b->kw,
              b->cw);
     if (b->kind == VB_BODY_MODAL && b->nwmodes > 0)
-      printf("  along w: %d modes (%g .. %g Hz)\n", b->nwmodes, b->wfreq[0],
+      fprintf(out, "  along w: %d modes (%g .. %g Hz)\n", b->nwmodes, b->wfreq[0],
              b->wfreq[b->nwmodes - 1]);
     if (b->kind == VB_BODY_MASS && b->has_spin)
-      printf("  spin: radius %g m, inertia %g kg m^2 (%.4g m r^2), spin0 %g rad/s\n", b->radius,
+      fprintf(out, "  spin: radius %g m, inertia %g kg m^2 (%.4g m r^2), spin0 %g rad/s\n", b->radius,
              b->inertia, b->inertia / (b->mass * b->radius * b->radius), b->spin0);
     if (b->kind == VB_BODY_WALL && b->w_drive.kind == VB_DRIVE_VELOCITY)
-      printf("  along w: moving at %g m/s from %g m\n", b->w_drive.speed, b->w_drive.start);
+      fprintf(out, "  along w: moving at %g m/s from %g m\n", b->w_drive.speed, b->w_drive.start);
     else if (b->kind == VB_BODY_WALL && b->w_drive.kind != VB_DRIVE_NONE)
-      printf("  along w: driven\n");
+      fprintf(out, "  along w: driven\n");
   }
 }
 
@@ -125,10 +129,10 @@ print_law(const vb_contact *ct)
   if (!info)
     return;
   for (const vb_law_param *p = info->params; p && p->key; p++)
-    printf(", %s %g%s%s", p->key, vb_law_param_value(&ct->law, p),
+    fprintf(out, ", %s %g%s%s", p->key, vb_law_param_value(&ct->law, p),
            strcmp(p->units, "1") == 0 ? "" : " ", strcmp(p->units, "1") == 0 ? "" : p->units);
   if (info->alpha > 0.0 && !vb_law_param_of(ct->law.kind, "alpha"))
-    printf(", alpha %g (fixed)", info->alpha);
+    fprintf(out, ", alpha %g (fixed)", info->alpha);
 }
 
 /* A friction curve's figures (issue 30, step 3): the slip rate a wall's w
@@ -148,7 +152,7 @@ print_curve(const vb_scene *sc, const vb_contact *ct, const vb_friction_info *fi
   double n = -1.0;
 
   if (v > 0.0)
-    printf("  at the slip rate %g m/s of wall '%s' (the body held): coefficient %.6g\n", v,
+    fprintf(out, "  at the slip rate %g m/s of wall '%s' (the body held): coefficient %.6g\n", v,
            wall->name, fi->curve(law, v));
   if (ct->friction.kind == VB_FRICTION_COULOMB || mass->kind != VB_BODY_MASS)
     return;
@@ -159,14 +163,14 @@ print_curve(const vb_scene *sc, const vb_contact *ct, const vb_friction_info *fi
   if (!(n > 0.0) || !(law->mu_s > law->mu_k))
     return;
   double samples = law->v_s * mass->mass / ((law->mu_s - law->mu_k) * n) * sc->fs;
-  printf("  %s %g m/s: the slip crosses it in %.3g samples at (mu_s - mu_k) N / m (N %g N%s)\n",
+  fprintf(out, "  %s %g m/s: the slip crosses it in %.3g samples at (mu_s - mu_k) N / m (N %g N%s)\n",
          ct->friction.kind == VB_FRICTION_BOW ? "v0" : "v_s", law->v_s, samples, n,
          ct->normal_given ? ", prescribed" : " = m g");
   if (v > 0.0)
-    printf("  the slip rate is %.3g times %s\n", v / law->v_s,
+    fprintf(out, "  the slip rate is %.3g times %s\n", v / law->v_s,
            ct->friction.kind == VB_FRICTION_BOW ? "v0" : "v_s");
   if (samples < 4.0)
-    printf("  note: the curve's fall is crossed in fewer than 4 samples: raise fs to "
+    fprintf(out, "  note: the curve's fall is crossed in fewer than 4 samples: raise fs to "
            "resolve it\n");
   /* the elasto-plastic bristle (issue 30, step 4): its steady deflection
    * z_ss = curve / sigma0 is the slip length over which it relaxes; a step
@@ -174,16 +178,16 @@ print_curve(const vb_scene *sc, const vb_contact *ct, const vb_friction_info *fi
    * unresolved (it stays stable, and oscillates about z_ss) */
   if (fi->deflection && law->sigma0 > 0.0) {
     double z0 = law->mu_s / law->sigma0, z1 = law->mu_k / law->sigma0;
-    printf("  bristle: z_ss %.4g m at rest (mu_s / sigma0) to %.4g m sliding (mu_k / sigma0), "
+    fprintf(out, "  bristle: z_ss %.4g m at rest (mu_s / sigma0) to %.4g m sliding (mu_k / sigma0), "
            "breakaway at %g of it; presliding stiffness sigma0 N = %.4g N/m, period against "
            "the mass %.3g samples\n",
            z0, z1, law->z_ba, law->sigma0 * n, 2.0 * M_PI * sqrt(mass->mass / (law->sigma0 * n)) * sc->fs);
     if (v > 0.0) {
       double zv = (fi->curve(law, v) - law->sigma2 * v) / law->sigma0, per = zv / (v / sc->fs);
-      printf("  at the slip rate %g m/s a step slips %.3g m: z_ss %.3g m spans %.3g steps\n", v,
+      fprintf(out, "  at the slip rate %g m/s a step slips %.3g m: z_ss %.3g m spans %.3g steps\n", v,
              v / sc->fs, zv, per);
       if (per < 1.0)
-        printf("  note: the bristle relaxes within a step at that slip rate: raise fs to "
+        fprintf(out, "  note: the bristle relaxes within a step at that slip rate: raise fs to "
                "resolve it\n");
     }
   }
@@ -236,11 +240,11 @@ print_hold(const vb_scene *sc, int c, const vb_friction_info *fi)
   if (wall->w_drive.kind == VB_DRIVE_NONE) {
     double load = fabs(mass->kw * mass->w0 + mass->cw * mass->vw0);
     if (load <= hold)
-      printf("  static hold: mu_s N = %.6g N (N %g N, %s) holds the load %.6g N (the spring "
+      fprintf(out, "  static hold: mu_s N = %.6g N (N %g N, %s) holds the load %.6g N (the spring "
              "along w at w0 %g m)\n",
              hold, n, nwords, load, mass->w0);
     else
-      printf("  static hold: mu_s N = %.6g N (N %g N, %s) cannot hold the load %.6g N (the "
+      fprintf(out, "  static hold: mu_s N = %.6g N (N %g N, %s) cannot hold the load %.6g N (the "
              "spring along w at w0 %g m): it slips at once\n",
              hold, n, nwords, load, mass->w0);
     return;
@@ -250,18 +254,18 @@ print_hold(const vb_scene *sc, int c, const vb_friction_info *fi)
   double v = wall->w_drive.speed, sg = v > 0.0 ? 1.0 : -1.0;
   double load = fabs(mass->kw * mass->w0 + mass->cw * v);
   if (mass->vw0 != v) {
-    printf("  static hold: '%s' starts slipping on '%s' (vw0 %g m/s, the belt %g m/s)\n",
+    fprintf(out, "  static hold: '%s' starts slipping on '%s' (vw0 %g m/s, the belt %g m/s)\n",
            mass->name, wall->name, mass->vw0, v);
     return;
   }
   if (load > hold) {
-    printf("  static hold: mu_s N = %.6g N (N %g N, %s) cannot hold the load %.6g N (the "
+    fprintf(out, "  static hold: mu_s N = %.6g N (N %g N, %s) cannot hold the load %.6g N (the "
            "spring along w at w0 %g m): it slips at once\n",
            hold, n, nwords, load, mass->w0);
     return;
   }
   double wb = (sg * hold - mass->cw * v) / mass->kw, tb = (wb - mass->w0) / v;
-  printf("  static hold: mu_s N = %.6g N (N %g N, %s) holds the load %.6g N at w0; riding "
+  fprintf(out, "  static hold: mu_s N = %.6g N (N %g N, %s) holds the load %.6g N at w0; riding "
          "'%s' at %g m/s, the spring's pull reaches it at w %.6g m, the largest stick "
          "excursion, after %.6g s = %.0f samples: it breaks away there\n",
          hold, n, nwords, load, wall->name, v, wb, tb, tb * sc->fs);
@@ -269,11 +273,11 @@ print_hold(const vb_scene *sc, int c, const vb_friction_info *fi)
     return;
   double om = sqrt(mass->kw / mass->mass), d = (law->mu_s - law->mu_k) * n / mass->kw;
   if (!(d > 0.0)) {
-    printf("  slip: mu_k = mu_s, no stick-slip cycle to predict\n");
+    fprintf(out, "  slip: mu_k = mu_s, no stick-slip cycle to predict\n");
     return;
   }
   double slip = (M_PI + 2.0 * atan(fabs(v) / (om * d))) / om, stick = 2.0 * d / fabs(v);
-  printf("  slip phases: %.6g s = %.1f samples each (the closed form), the sticks between "
+  fprintf(out, "  slip phases: %.6g s = %.1f samples each (the closed form), the sticks between "
          "them %.6g s = %.1f samples: a period of %.6g s\n",
          slip, slip * sc->fs, stick, stick * sc->fs, slip + stick);
 }
@@ -288,71 +292,71 @@ print_contact(const vb_scene *sc, int c, const vb_contact_start *st)
   const vb_body *a = &sc->bodies[ct->a], *b = &sc->bodies[ct->b];
   double dt = 1.0 / sc->fs;
 
-  printf("contact '%s' between '%s%s%s' and '%s%s%s', law %s, scheme %s (%s)\n", ct->name, a->name,
+  fprintf(out, "contact '%s' between '%s%s%s' and '%s%s%s', law %s, scheme %s (%s)\n", ct->name, a->name,
          a->kind == VB_BODY_MODAL ? "." : "",
          a->kind == VB_BODY_MODAL ? a->points[ct->pa].name : "", b->name,
          b->kind == VB_BODY_MODAL ? "." : "",
          b->kind == VB_BODY_MODAL ? b->points[ct->pb].name : "",
          ct->normal_given ? "none" : vb_law_name(ct->law.kind), ct->scheme->name,
          ct->scheme->doc);
-  printf("  effective mass %g kg", m);
+  fprintf(out, "  effective mass %g kg", m);
   if (ct->normal_given)
-    printf(", no normal law: normal force %g N prescribed%s (the normal direction carries no "
+    fprintf(out, ", no normal law: normal force %g N prescribed%s (the normal direction carries no "
            "contact force)",
            ct->normal_force, ct->normal_drive.kind != VB_DRIVE_NONE ? " with a sine profile" : "");
   if (ct->normal_given && ct->normal_drive.kind == VB_DRIVE_SINE)
-    printf(", N(t) = %g + %g sin(2 pi %g t + %g) N", ct->normal_force,
+    fprintf(out, ", N(t) = %g + %g sin(2 pi %g t + %g) N", ct->normal_force,
            ct->normal_drive.amplitude, ct->normal_drive.freq, ct->normal_drive.phase);
   else
     print_law(ct);
   if (ct->corrections)
-    printf(", corrections%s%s (vout %s)", ct->corrections & VB_CORRECT_XMAX ? " xmax" : "",
+    fprintf(out, ", corrections%s%s (vout %s)", ct->corrections & VB_CORRECT_XMAX ? " xmax" : "",
            ct->corrections & VB_CORRECT_VOUT ? " vout" : "", ct->vout_exact ? "exact" : "approx");
-  printf("\n");
+  fprintf(out, "\n");
   /* its friction (issue 30), from the friction table */
   const vb_friction_info *fi = vb_friction_info_of(ct->friction.kind);
   if (fi) {
-    printf("  friction %s (%s)", fi->name, fi->doc);
+    fprintf(out, "  friction %s (%s)", fi->name, fi->doc);
     for (const vb_friction_param *p = fi->params; p->key; p++) {
       double x;
       memcpy(&x, (const char *)&ct->friction + p->offset, sizeof x);
-      printf(", %s %g%s%s", p->key, x, strcmp(p->units, "1") == 0 ? "" : " ",
+      fprintf(out, ", %s %g%s%s", p->key, x, strcmp(p->units, "1") == 0 ? "" : " ",
              strcmp(p->units, "1") == 0 ? "" : p->units);
     }
-    printf("\n");
+    fprintf(out, "\n");
     print_curve(sc, ct, fi);
     print_hold(sc, c, fi);
   }
   if (ct->normal_given) {
-    printf("  no impact to predict: the contact has no normal law\n");
+    fprintf(out, "  no impact to predict: the contact has no normal law\n");
     return;
   }
   if (ct->exact_duration) {
     double w, limit, used;
     vb_contact_exact_duration_at(sc, c, m, &w, &limit, &used);
-    printf("  exact_duration: omega_c %.6g rad/s, contact time %.6g s = %.3g samples\n", w,
+    fprintf(out, "  exact_duration: omega_c %.6g rad/s, contact time %.6g s = %.3g samples\n", w,
            M_PI / w, M_PI / w / dt);
   }
   const vb_law_info *info = vb_law_info_of(ct->law.kind);
   if (!info || !info->papetti) {
-    printf("  no analytic x_max/v_out/contact time: law '%s' %s\n", vb_law_name(ct->law.kind),
+    fprintf(out, "  no analytic x_max/v_out/contact time: law '%s' %s\n", vb_law_name(ct->law.kind),
            info && info->always_engaged ? "is always engaged"
                                         : "is not Papetti's f = k x^a (1 + mu x') (eq 1)");
     return;
   }
   if (!(v_in > 0.0) && st->p0 > 0.0) {
-    printf("  starts engaged: penetration %.6g m at t = 0, rate %.6g m/s (an impact under way, "
+    fprintf(out, "  starts engaged: penetration %.6g m at t = 0, rate %.6g m/s (an impact under way, "
            "no approach to predict from)\n", st->p0, st->v0);
     return;
   }
   if (!(v_in > 0.0)) {
-    printf("  no impact follows from the initial state\n");
+    fprintf(out, "  no impact follows from the initial state\n");
     return;
   }
   vb_prediction pr;
   vb_law_predict(&ct->law, m, v_in, &pr);
   double samples = pr.duration / dt;
-  printf("  at v_in %.6g m/s: x_max %.6g m, v_out %.6g m/s (eq 7-8: %.6g), "
+  fprintf(out, "  at v_in %.6g m/s: x_max %.6g m, v_out %.6g m/s (eq 7-8: %.6g), "
          "contact time %.6g s = %.3g samples\n",
          v_in, pr.x_max, pr.v_out_exact, pr.v_out, pr.duration, samples);
 }
@@ -396,31 +400,31 @@ print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end
     }
   }
   *end = e;
-  printf("contact '%s': distributed, %d points on '%s' (x %g .. %g m) against '%s' %s, heights "
+  fprintf(out, "contact '%s': distributed, %d points on '%s' (x %g .. %g m) against '%s' %s, heights "
          "%g .. %g m, scheme %s\n",
          c0->group, e - c, b->name, xmin, xmax, o->name, body_a ? "above" : "below", hmin, hmax,
          c0->scheme->name);
-  printf("  law %s", vb_law_name(c0->law.kind));
+  fprintf(out, "  law %s", vb_law_name(c0->law.kind));
   print_law(c0);
   const vb_law_info *info = vb_law_info_of(c0->law.kind);
   if (first < 0 && isfinite(s[c].horizon) && s[c].horizon < sc->duration) {
-    printf("; no impact at any point in the first %.6g s of free flight (the search stopped "
+    fprintf(out, "; no impact at any point in the first %.6g s of free flight (the search stopped "
            "there, at its cost cap)\n", s[c].horizon);
     return;
   }
   if (first < 0 && engaged > 0) {
-    printf("; %d of %d points start engaged (penetration up to %.6g m at t = 0: impacts under "
+    fprintf(out, "; %d of %d points start engaged (penetration up to %.6g m at t = 0: impacts under "
            "way, no approach to predict from)\n", engaged, e - c, pmax);
     return;
   }
   if (first < 0 || !info || !info->papetti) {
-    printf("; %s\n", first < 0 ? "no impact follows from the initial state at any point"
+    fprintf(out, "; %s\n", first < 0 ? "no impact follows from the initial state at any point"
                                : "no analytic contact time for this law");
     return;
   }
   vb_prediction pr;
   vb_law_predict(&sc->contacts[first].law, s[first].meff, s[first].rate, &pr);
-  printf("; first contact at point %d (x %g m) at %.6g s, v_in %.6g m/s, effective mass %g kg, "
+  fprintf(out, "; first contact at point %d (x %g m) at %.6g s, v_in %.6g m/s, effective mass %g kg, "
          "contact time (a point mass's, eq 9) %.6g s = %.3g samples\n",
          sc->contacts[first].group_point,
          b->points[body_a ? sc->contacts[first].pa : sc->contacts[first].pb].x, t_first,
@@ -428,7 +432,7 @@ print_distributed(const vb_scene *sc, int c, const vb_contact_start *s, int *end
   /* points pressed into the barrier from t = 0 act from the first step,
    * before the first contact above: a profile set too high says so here */
   if (engaged > 0)
-    printf("  %d of %d points start engaged (penetration up to %.6g m at t = 0)\n", engaged,
+    fprintf(out, "  %d of %d points start engaged (penetration up to %.6g m at t = 0)\n", engaged,
            e - c, pmax);
 }
 
@@ -534,17 +538,17 @@ print_totals(const vb_study *st, double steps)
   long events;
   double simulated, cost = step_cost(st, &events, &simulated);
   double per_step = simulated > 0.0 ? events / (simulated * vb_study_first(st)->fs) : 0.0;
-  printf("in all: %ld scene%s, %.6g steps, recording %.3g bytes, about %.3g s of CPU here "
+  fprintf(out, "in all: %ld scene%s, %.6g steps, recording %.3g bytes, about %.3g s of CPU here "
          "(%.3g us a step, timed on scene 0)\n",
          vb_study_scenes(st), vb_study_scenes(st) == 1 ? "" : "s", steps,
          vb_study_record_total(st), cost * steps, 1e6 * cost);
   if (!(simulated > 0.0))
     return;
-  printf("events: %ld in the %.3g s timed of scene 0", events, simulated);
+  fprintf(out, "events: %ld in the %.3g s timed of scene 0", events, simulated);
   if (events > 0)
-    printf(", at that rate about %.3g events, %.3g bytes more in all", per_step * steps,
+    fprintf(out, ", at that rate about %.3g events, %.3g bytes more in all", per_step * steps,
            per_step * steps * EVENT_BYTES);
-  printf("%s\n", simulated * vb_study_first(st)->fs < steps / vb_study_scenes(st)
+  fprintf(out, "%s\n", simulated * vb_study_first(st)->fs < steps / vb_study_scenes(st)
                      ? " (an extrapolation of the timed steps: impacts that begin later or "
                        "come at another rate are not in it)"
                      : "");
@@ -563,11 +567,137 @@ print_warnings(const vb_study *st, const vb_contact_start *s)
     end = strchr(p, '\n');
     if (!end)
       break;
-    printf("warning: %.*s\n", (int)(end - p), p);
+    fprintf(out, "warning: %.*s\n", (int)(end - p), p);
   }
   if (shown < n)
-    printf("warning: ... %d more warnings\n", n - shown);
+    fprintf(out, "warning: ... %d more warnings\n", n - shown);
   return n;
+}
+
+/* ------------------------------------------------- alike blocks */
+
+/* A body's or a contact's lines (block i), and the quoted names in them
+ * that do not make it different from its neighbours. */
+typedef void (*block_print)(const vb_scene *sc, int i, const vb_contact_start *s);
+typedef int (*block_names)(const vb_scene *sc, int i, const char **names);
+
+static void
+body_block(const vb_scene *sc, int i, const vb_contact_start *s)
+{
+  (void)s;
+  print_body(sc, i);
+}
+
+static int
+body_names(const vb_scene *sc, int i, const char **names)
+{
+  names[0] = sc->bodies[i].name;
+  return 1;
+}
+
+static void
+contact_block(const vb_scene *sc, int c, const vb_contact_start *s)
+{
+  print_contact(sc, c, &s[c]);
+}
+
+static int
+contact_names(const vb_scene *sc, int c, const char **names)
+{
+  names[0] = sc->contacts[c].name;
+  names[1] = sc->bodies[sc->contacts[c].a].name;
+  names[2] = sc->bodies[sc->contacts[c].b].name;
+  return 3;
+}
+
+/* Block i's text (NULL out of memory). */
+static char *
+block_text(const vb_scene *sc, int i, const vb_contact_start *s, block_print fn)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (mem == NULL)
+    return NULL;
+  out = mem;
+  fn(sc, i, s);
+  out = stdout;
+  if (fclose(mem) != 0) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* The text with each of its quoted names 'x' made '\x01'. */
+static char *
+block_key(const char *text, const char **names, int n)
+{
+  char *key = strdup(text);
+  for (int k = 0; key && k < n; k++) {
+    char quoted[VB_NAME_MAX + 3];
+    snprintf(quoted, sizeof quoted, "'%s'", names[k]);
+    size_t ql = strlen(quoted);
+    char *w = key, *r = key, *hit;
+    while ((hit = strstr(r, quoted)) != NULL) {
+      memmove(w, r, (size_t)(hit - r));
+      w += hit - r;
+      memcpy(w, "'\x01'", 3);
+      w += 3;
+      r = hit + ql;
+    }
+    memmove(w, r, strlen(r) + 1);
+  }
+  return key;
+}
+
+/* Print blocks from .. to - 1; a run of blocks that differ from the one
+ * before only in their names is said in one line after the first
+ * ALIKE_SHOWN + 1 (issue 32 item 4: 10^5 alike contacts printed 400,000
+ * lines). */
+#define ALIKE_SHOWN 3
+static void
+print_alike(const vb_scene *sc, int from, int to, const vb_contact_start *s, block_print fn,
+            block_names names_of, const char *what)
+{
+  char *prev = NULL;
+  int run = 0, first = -1, last = -1, shown = 0;
+  const char *names[3];
+  for (int i = from; i <= to; i++) {
+    char *text = i < to ? block_text(sc, i, s, fn) : NULL;
+    char *key = text ? block_key(text, names, names_of(sc, i, names)) : NULL;
+    if (key && prev && strcmp(key, prev) == 0 && shown < ALIKE_SHOWN) {
+      shown++; /* the first few alike are printed as they are */
+      free(key);
+      fputs(text, out);
+      free(text);
+      continue;
+    }
+    if (key && prev && strcmp(key, prev) == 0) {
+      if (run++ == 0)
+        first = i;
+      last = i;
+      free(text);
+      free(key);
+      continue;
+    }
+    shown = 0;
+    if (run > 0) {
+      names_of(sc, first, names);
+      fprintf(out, "  and %d more %s alike, '%s'", run, what, names[0]);
+      names_of(sc, last, names);
+      fprintf(out, " to '%s' (the same but for their names)\n", names[0]);
+    }
+    run = 0;
+    free(prev);
+    prev = key;
+    if (text)
+      fputs(text, out);
+    else if (i < to)
+      fn(sc, i, s); /* out of memory: as it comes */
+    free(text);
+  }
+  free(prev);
 }
 
 /* Print the check of a loaded study; the number of warnings, -1 when out
@@ -577,13 +707,15 @@ check_study(const vb_study *study)
 {
   const vb_scene *sc = vb_study_first(study);
 
+  out = stdout;
+
   if (vb_study_scenes(study) > 1)
     print_study(study);
-  printf("scene '%s': fs %g Hz, duration %g s (%ld steps), gravity %g m/s^2\n", sc->name, sc->fs,
+  fprintf(out, "scene '%s': fs %g Hz, duration %g s (%ld steps), gravity %g m/s^2\n", sc->name, sc->fs,
          sc->duration, vb_scene_steps(sc), sc->gravity);
-  printf("recording: every %ld steps, %ld samples, %.3g bytes\n", sc->record_every,
+  fprintf(out, "recording: every %ld steps, %ld samples, %.3g bytes\n", sc->record_every,
          vb_scene_samples(sc), vb_scene_record_bytes(sc));
-  print_bodies(sc);
+  print_alike(sc, 0, sc->nbodies, NULL, body_block, body_names, "bodies");
   /* one island build for every contact (one each made N contacts cost N^2);
    * a distributed contact's points in one summary */
   vb_contact_start *s = malloc(((size_t)sc->ncontacts + 1) * sizeof *s);
@@ -596,12 +728,15 @@ check_study(const vb_study *study)
     if (sc->contacts[c].group[0] != '\0')
       print_distributed(sc, c, s, &c);
     else {
-      print_contact(sc, c, &s[c]);
-      c++;
+      int e = c;
+      while (e < sc->ncontacts && sc->contacts[e].group[0] == '\0')
+        e++;
+      print_alike(sc, c, e, s, contact_block, contact_names, "contacts");
+      c = e;
     }
   char text[4096] = "";
   vb_analysis_summary(sc, text, sizeof text);
-  fputs(text, stdout);
+  fputs(text, out);
   print_totals(study, study_steps(study));
   /* the warnings from the same starts: one island build and one search of
    * the modes' free response for the whole check (two made 36 % of the
@@ -639,7 +774,7 @@ check_main(const cli_command *cmd, int argc, char **argv)
   }
   warnings = check_study(study);
   if (warnings >= 0)
-    printf("%s: valid, %d warning%s\n", a.operands[0], warnings, warnings == 1 ? "" : "s");
+    fprintf(out, "%s: valid, %d warning%s\n", a.operands[0], warnings, warnings == 1 ? "" : "s");
   vb_study_free(study);
   cli_end(&a);
   return warnings < 0;

@@ -20,7 +20,7 @@ packages="gcc make autoconf automake libtool pkg-config
   liblapacke-dev
   python3 python3-h5py python3-matplotlib python3-numpy
   python3-pandas python3-xarray python3-h5netcdf python3-pytest
-  python3-setuptools python3-wheel python3-pip python3-venv python3-scipy sox
+  python3-setuptools python3-wheel python3-wheel-whl python3-pip python3-venv python3-scipy sox
   python3-nbclient python3-nbformat python3-ipykernel"
 [ "$mpi" = yes ] && packages="$packages openmpi-bin libopenmpi-dev"
 

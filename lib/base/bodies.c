@@ -87,6 +87,9 @@ vb_body_clear(vb_body *b)
   free(b->dropped);
   b->dropped = NULL;
   b->ndropped = 0;
+  free(b->wdropped);
+  b->wdropped = NULL;
+  b->nwdropped = 0;
 }
 
 /* A mass is one mode: m (q'' + (c/m) q' + (k/m) q) = f, shape 1 at its one

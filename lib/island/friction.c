@@ -872,3 +872,83 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
   s->external += ext;
   return rc;
 }
+
+/* ------------------------------------------------- the Lyapunov twin */
+
+double
+vb_friction_lever(const vb_friction_model *fm, int j)
+{
+  if (j < fm->nw || j >= fm->nmw)
+    return 1.0;
+  for (int i = 0; i < fm->nfc; i++) {
+    if (fm->sa[i] == j)
+      return fm->ra[i];
+    if (fm->sb[i] == j)
+      return fm->rb[i];
+  }
+  return 1.0;
+}
+
+/* Whether contact i's law state is a continuous coordinate of the motion
+ * (the elasto-plastic bristle's), which the twin measures and blends, as
+ * opposed to a stick flag. */
+static int
+state_continuous(const vb_friction_model *fm, int i)
+{
+  return fm->info[i]->deflection != NULL;
+}
+
+double
+vb_friction_separation2(const vb_friction_model *fm, const vb_friction_state *b,
+                        const vb_friction_state *a, double omega)
+{
+  double d2 = 0.0;
+  for (int j = 0; j < fm->nt; j++) {
+    int spin = j >= fm->nw && j < fm->nmw;
+    /* a spin's angle moves nothing (the dynamics depend on its rate) */
+    double dw = spin ? 0.0 : a->w[j], dv = a->vw[j];
+    if (b) {
+      dw = spin ? 0.0 : b->w[j] - dw;
+      dv = b->vw[j] - dv;
+    }
+    dv *= vb_friction_lever(fm, j) / omega;
+    d2 += dw * dw + dv * dv;
+  }
+  for (int i = 0; i < fm->nfc; i++) {
+    if (!state_continuous(fm, i))
+      continue;
+    double z = fm->info[i]->deflection(a->st + fm->st_first[i]);
+    if (b)
+      z = fm->info[i]->deflection(b->st + fm->st_first[i]) - z;
+    d2 += z * z;
+  }
+  return d2;
+}
+
+void
+vb_friction_state_blend(const vb_friction_model *fm, vb_friction_state *b,
+                        const vb_friction_state *a, double r)
+{
+  for (int j = 0; j < fm->nt; j++) {
+    b->w[j] = a->w[j] + r * (b->w[j] - a->w[j]);
+    b->vw[j] = a->vw[j] + r * (b->vw[j] - a->vw[j]);
+  }
+  for (int i = 0; i < fm->nfc; i++) {
+    if (!state_continuous(fm, i))
+      continue;
+    for (int k = fm->st_first[i]; k < fm->st_first[i + 1]; k++)
+      b->st[k] = a->st[k] + r * (b->st[k] - a->st[k]);
+  }
+  b->dfree_next = 0; /* w and vw moved: the next free increments again */
+}
+
+void
+vb_friction_state_displace(const vb_friction_model *fm, vb_friction_state *s, const double *dw,
+                           const double *dvw)
+{
+  for (int j = 0; j < fm->nt; j++) {
+    s->w[j] += dw[j];
+    s->vw[j] += dvw[j];
+  }
+  s->dfree_next = 0; /* w and vw moved: the next free increments again */
+}

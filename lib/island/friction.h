@@ -208,4 +208,24 @@ void vb_fdist_energy_free(int n, const double *mass, const double *w2, const dou
 double vb_fdist_damp_move(int n, const double *mass, const double *sig, const double *d,
                           double *w, double *vw, double h);
 
+/* The Lyapunov twin along w (lib/run/lyapunov.c, doc/analysis.md): the
+ * squared norm of state b's separation from a over the tangential
+ * coordinates, each w (a mass's, a mode's, m) and its rate over omega
+ * (m/s over rad/s), a spin's rate times its lever (the radius, m) over
+ * omega (its angle moves nothing), and each elasto-plastic bristle's
+ * deflection (m); with b NULL, of a itself. */
+double vb_friction_separation2(const vb_friction_model *fm, const vb_friction_state *b,
+                               const vb_friction_state *a, double omega);
+/* b = a + r (b - a) on the coordinates, their rates and the bristles'
+ * states; the stick flags and running sums stay b's. */
+void vb_friction_state_blend(const vb_friction_model *fm, vb_friction_state *b,
+                             const vb_friction_state *a, double r);
+/* The lever that turns coordinate j's rate into a speed at a contact: 1
+ * for a w (m/s already), a spin's radius (m: that of the first contact
+ * with friction it turns, 1 when none). */
+double vb_friction_lever(const vb_friction_model *fm, int j);
+/* Displace the coordinates by dw[nt] and their rates by dvw[nt]. */
+void vb_friction_state_displace(const vb_friction_model *fm, vb_friction_state *s,
+                                const double *dw, const double *dvw);
+
 #endif

@@ -246,6 +246,8 @@ vb_island_state_blend(vb_island_state *b, const vb_island_state *a, double r)
       blend(hb->st, ha->st, r, ops->nstate);
     }
   }
+  if (m->fric)
+    vb_friction_state_blend(m->fric, b->fric, a->fric, r);
   b->ahead = 0;
   b->contacts_finite = -1;
 }

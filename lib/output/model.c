@@ -58,6 +58,26 @@ wfreq_write(hid_t g, const vb_body *b)
     rc |= vb_h5_close(at);
   if (space >= 0)
     rc |= vb_h5_close(space);
+  if (b->nwdropped == 0 || rc != 0)
+    return rc;
+  /* the modes along w dropped at or above fs/2 (lib/scene/nyquist.c), as
+   * modes_dropped is for the modes along u */
+  long long *idx = malloc((size_t)b->nwdropped * sizeof *idx);
+  if (idx == NULL)
+    return -1;
+  for (int j = 0; j < b->nwdropped; j++)
+    idx[j] = b->wdropped[j];
+  n = (hsize_t)b->nwdropped;
+  space = H5Screate_simple(1, &n, NULL);
+  at = space >= 0 ? H5Acreate2(g, "w_modes_dropped", H5T_STD_I64LE, space, H5P_DEFAULT,
+                               H5P_DEFAULT)
+                  : -1;
+  rc = at >= 0 && H5Awrite(at, H5T_NATIVE_LLONG, idx) >= 0 ? 0 : -1;
+  if (at >= 0)
+    rc |= vb_h5_close(at);
+  if (space >= 0)
+    rc |= vb_h5_close(space);
+  free(idx);
   return rc;
 }
 

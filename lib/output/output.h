@@ -32,11 +32,13 @@
  *                index, until the batch rule (10 s or 128 MiB, or every
  *                scene) or a signal flushes it
  *   BATCH --vb_output_flush--> SHARD WRITTEN --> LISTED --> LOCKED/LAID
+ *                (writer.c's shard_add: shard_written, then shard_listed)
  *      SHARD WRITTEN  rRRR-NNNNNN.h5.tmp written, fsync'ed, renamed to
- *                rRRR-NNNNNN.h5, the directory fsync'ed (shard_add)
+ *                rRRR-NNNNNN.h5, the directory fsync'ed (shard_written)
  *      LISTED    "NAME SIZE CRC32 NSCENES MIN MAX INPUTCRC LINECRC\n"
- *                appended to manifest.rRRR and fsync'ed (a torn line fails
- *                its own CRC: the shard is then not listed, and goes)
+ *                appended to manifest.rRRR and fsync'ed (shard_listed; a
+ *                torn line fails its own CRC: the shard is then not listed,
+ *                and goes)
  *   LAID --(a flush before every row is in)--> SPILLED
  *      SPILLED   the laid-out file's name removed (vb_laid_spill); scenes
  *                still placed through its descriptor are read back a

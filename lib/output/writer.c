@@ -457,16 +457,15 @@ batch_done(vb_output *o)
   o->batch_bytes = 0;
 }
 
-/* Write the batch (sorted, its signals in memory) as a shard: temporary,
- * fsync, rename, manifest line. */
+/* SHARD WRITTEN (output.h's protocol): the batch (sorted, its signals in
+ * memory) written to rRRR-NNNNNN.h5.tmp, fsync'ed, renamed to its name,
+ * the directory fsync'ed; its manifest entry into *s. */
 static int
-shard_add(vb_output *o)
+shard_written(vb_output *o, shard *s)
 {
-  char name[64], tmp[72], line[LINE_MAX_LEN], *tpath;
-  shard s;
+  char name[64], tmp[72], *tpath;
   long size = 0, crc = -1;
   int rc, e;
-  size_t len;
 
   snprintf(name, sizeof name, "r%03d-%06ld.h5", o->rank, o->next_shard);
   snprintf(tmp, sizeof tmp, "%s.tmp", name);
@@ -485,20 +484,36 @@ shard_add(vb_output *o)
   o->next_shard++;
   tick(o);
   fsync(o->dirfd);
-  memset(&s, 0, sizeof s);
-  snprintf(s.name, sizeof s.name, "%s", name);
-  s.size = size;
-  s.crc = (unsigned long)crc;
-  s.rows = o->nbatch;
-  s.lo = o->batch[0]->index;
-  s.hi = o->batch[o->nbatch - 1]->index;
-  vb_manifest_line(line, sizeof line, &s, o->input_crc);
+  memset(s, 0, sizeof *s);
+  snprintf(s->name, sizeof s->name, "%s", name);
+  s->size = size;
+  s->crc = (unsigned long)crc;
+  s->rows = o->nbatch;
+  s->lo = o->batch[0]->index;
+  s->hi = o->batch[o->nbatch - 1]->index;
+  if (crc < 0) {
+    unlinkat(o->dirfd, name, 0);
+    return write_failed(o, "the manifest", errno);
+  }
+  return VB_OK;
+}
+
+/* LISTED: the written shard's line appended to manifest.rRRR and
+ * fsync'ed, in two writes (a torn line fails its own CRC: the shard is
+ * then not listed, and goes at the next resume); the batch then freed. */
+static int
+shard_listed(vb_output *o, const shard *s)
+{
+  char line[LINE_MAX_LEN];
+  size_t len;
+  int e;
+
+  vb_manifest_line(line, sizeof line, s, o->input_crc);
   len = strlen(line);
   tick(o);
-  /* a torn line fails its own CRC: the shard is then not listed */
-  if (crc < 0 || write(o->manifd, line, len / 2) != (ssize_t)(len / 2)) {
+  if (write(o->manifd, line, len / 2) != (ssize_t)(len / 2)) {
     e = errno;
-    unlinkat(o->dirfd, name, 0);
+    unlinkat(o->dirfd, s->name, 0);
     return write_failed(o, "the manifest", e);
   }
   tick(o);
@@ -510,6 +525,15 @@ shard_add(vb_output *o)
   tick(o);
   batch_done(o);
   return VB_OK;
+}
+
+/* BATCH -> SHARD WRITTEN -> LISTED: the batch as one listed shard. */
+static int
+shard_add(vb_output *o)
+{
+  shard s;
+  int rc = shard_written(o, &s);
+  return rc == VB_OK ? shard_listed(o, &s) : rc;
 }
 
 /* Write a batch with scenes placed in the (spilled) laid-out shard: in

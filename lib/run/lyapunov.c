@@ -118,8 +118,11 @@ vb_lyapunov_attach(vb_run *run, const vb_lyapunov_opts *o, char *err, size_t err
   const vb_model *m = run->model;
   vb_lyapunov *ly = calloc(1, sizeof *ly);
   int nm = 1;
-  for (int i = 0; i < m->nislands; i++)
+  for (int i = 0; i < m->nislands; i++) {
     nm = m->islands[i].nm > nm ? m->islands[i].nm : nm;
+    if (m->islands[i].fric) /* the tangential coordinates' displacement too */
+      nm = m->islands[i].fric->nt > nm ? m->islands[i].fric->nt : nm;
+  }
   if (!ly || !(ly->twin = calloc((size_t)m->nislands + 1, sizeof *ly->twin)) ||
       !(ly->dq = calloc(2 * (size_t)nm, sizeof(double))) ||
       !(ly->seen = calloc((size_t)run->scene->ncontacts + 1, sizeof *ly->seen)))
@@ -275,6 +278,8 @@ separation(const vb_run *run, vb_island_state *const *twin, double omega)
       dv /= omega;
       d2 += dq * dq + dv * dv;
     }
+    if (m->fric) /* the tangential coordinates (issue 30) */
+      d2 += vb_friction_separation2(m->fric, twin ? twin[i]->fric : NULL, a->fric, omega);
   }
   return sqrt(d2);
 }
@@ -342,6 +347,22 @@ start_twin(vb_run *run, vb_lyapunov *ly)
       if (pass) {
         vb_island_state_copy(ly->twin[i], run->states[i]);
         vb_island_state_displace(m, ly->twin[i], ly->dq, ly->dv);
+      }
+      if (m->fric) {
+        /* the tangential coordinates, drawn after the island's modes (an
+         * island without them draws what it did); a spin's angle is not
+         * displaced (the norm does not see it), its rate by the surface
+         * speed drawn over its lever */
+        const vb_friction_model *fm = m->fric;
+        for (int j = 0; j < fm->nt; j++) {
+          int spin = j >= fm->nw && j < fm->nmw;
+          double a = spin ? 0.0 : uniform(&st), b = uniform(&st);
+          norm2 += pass ? 0.0 : a * a + b * b;
+          ly->dq[j] = f * a;
+          ly->dv[j] = f * b * ly->omega / vb_friction_lever(fm, j);
+        }
+        if (pass)
+          vb_friction_state_displace(fm, ly->twin[i]->fric, ly->dq, ly->dv);
       }
     }
     /* d0 relative to the state's own size (1 m for a state at rest) */

@@ -181,6 +181,14 @@ csv_lines(csv *t, char *text, const char *expected, char *err, size_t errlen)
   if (t->header < 0)
     return vb_errf(err, errlen, VB_EINVAL,
                    "%s: no header line (expected: %s)", t->path, expected);
+  const char *h = t->lines[t->header];
+  if (strchr(h, ',') == NULL && (strchr(h, ';') != NULL || strchr(h, '\t') != NULL))
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s:%d: the columns are separated by %s, not commas (valid: comma-separated "
+                   "values with '.' as the decimal point, as a spreadsheet's 'CSV (comma "
+                   "delimited)' writes them: %s)",
+                   t->path, t->header + 1, strchr(h, ';') != NULL ? "semicolons" : "tabs",
+                   expected);
   return VB_OK;
 }
 

@@ -8,7 +8,12 @@
  * only (0, fs/2) and the explicit schemes are unstable there: a body in
  * such an island loses its modes at or above fs/2 at load, and the body
  * records how many and which (vb_body.ndropped, .dropped), which vibro
- * check and vibro run report. */
+ * check and vibro run report.
+ *
+ * Modes along w (issue 30) are stepped by the two-level trapezoidal rule
+ * whatever the island's scheme (lib/island/friction.c, doc/friction.md),
+ * so theirs at or above fs/2 are always dropped, recorded in
+ * vb_body.nwdropped, .wdropped; a body left without any is refused. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,14 +62,74 @@ drop_modes(vb_body *b, const char *keep, int ndrop)
   return VB_OK;
 }
 
+/* Drop from body b the modes along w with keep[j] == 0, compacting the
+ * arrays along w and the points' w shapes in place, and record their
+ * indices. */
+static int
+drop_wmodes(vb_body *b, const char *keep, int ndrop)
+{
+  int m = b->nwmodes, k = 0, d = 0;
+  double *arrays[] = {b->wfreq, b->wsigma, b->wmodal_mass, b->wq0, b->wdq0};
+
+  b->wdropped = malloc((size_t)ndrop * sizeof *b->wdropped);
+  if (b->wdropped == NULL)
+    return VB_ENOMEM;
+  for (int j = 0; j < m; j++) {
+    if (!keep[j]) {
+      b->wdropped[d++] = j;
+      continue;
+    }
+    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
+      arrays[a][k] = arrays[a][j];
+    for (int p = 0; p < b->npoints; p++)
+      b->points[p].wshape[k] = b->points[p].wshape[j];
+    k++;
+  }
+  b->nwdropped = ndrop;
+  b->nwmodes = k;
+  return VB_OK;
+}
+
+/* The modes along w of body b at or above fs/2, dropped; VB_OK, VB_ENOMEM,
+ * or VB_EINVAL when none would be left. */
+static int
+drop_aliased_wmodes(vb_body *b, double fs)
+{
+  int ndrop = 0;
+  for (int j = 0; j < b->nwmodes; j++)
+    ndrop += b->wfreq[j] >= 0.5 * fs;
+  if (ndrop == 0)
+    return VB_OK;
+  if (ndrop == b->nwmodes)
+    return VB_EINVAL;
+  char *keep = malloc((size_t)b->nwmodes);
+  if (keep == NULL)
+    return VB_ENOMEM;
+  for (int j = 0; j < b->nwmodes; j++)
+    keep[j] = b->wfreq[j] < 0.5 * fs;
+  int rc = drop_wmodes(b, keep, ndrop);
+  free(keep);
+  return rc;
+}
+
 /* Drop the modes at or above fs/2 of every modal body whose island's
- * family cannot step them; VB_OK or VB_ENOMEM. */
+ * family cannot step them, and every modal body's modes along w at or
+ * above fs/2; VB_OK, VB_ENOMEM, or VB_EINVAL with *bad the body whose
+ * modes along w all are. */
+
 int
-vb_drop_aliased_modes(vb_scene *sc)
+vb_drop_aliased_modes(vb_scene *sc, int *bad)
 {
   for (int i = 0; i < sc->nbodies; i++) {
     vb_body *b = &sc->bodies[i];
     int ndrop = 0;
+    if (b->kind == VB_BODY_MODAL && b->nwmodes > 0) {
+      int rc = drop_aliased_wmodes(b, sc->fs);
+      if (rc != VB_OK) {
+        *bad = i;
+        return rc;
+      }
+    }
     if (b->kind != VB_BODY_MODAL || keeps_aliased(sc, i))
       continue;
     for (int j = 0; j < b->nmodes; j++)

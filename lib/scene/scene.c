@@ -317,7 +317,19 @@ load_root(vb_loader *ld, const config_setting_t *root)
   m = vb_src_member(root, "analysis");
   if (m != NULL && (rc = vb_load_analysis(ld, m)) != VB_OK)
     return rc;
-  if (vb_drop_aliased_modes(ld->scene) != VB_OK)
+  int bad = -1;
+  if ((rc = vb_drop_aliased_modes(ld->scene, &bad)) == VB_EINVAL) {
+    const vb_body *b = &ld->scene->bodies[bad];
+    double low = b->wfreq[0];
+    for (int j = 1; j < b->nwmodes; j++)
+      low = b->wfreq[j] < low ? b->wfreq[j] : low;
+    return vb_errf(ld->err, ld->errlen, VB_EINVAL,
+                   "%s:%d: body '%s': every one of its %d modes along w is at or above fs/2 = "
+                   "%g Hz, where their step cannot resolve them (valid: fs above %g Hz, twice "
+                   "its lowest, %g Hz)",
+                   ld->path, b->line, b->name, b->nwmodes, 0.5 * ld->scene->fs, 2.0 * low, low);
+  }
+  if (rc != VB_OK)
     return vb_errf(ld->err, ld->errlen, VB_ENOMEM, "%s: out of memory loading the scene", ld->path);
   if ((rc = check_signals(ld, root)) != VB_OK)
     return rc;

@@ -42,8 +42,10 @@ const char *vb_number_text(double x, char *buf, size_t size);
 char *vb_read_text(const char *path, size_t max, size_t *len);
 
 /* Drop the modes at or above fs/2 of every modal body whose island's
- * family cannot step them (lib/scene/nyquist.c); VB_OK or VB_ENOMEM. */
-int vb_drop_aliased_modes(vb_scene *sc);
+ * family cannot step them, and the modes along w at or above fs/2 of every
+ * modal body (lib/scene/nyquist.c); VB_OK, VB_ENOMEM, or VB_EINVAL with
+ * *bad the body none of whose modes along w is below fs/2. */
+int vb_drop_aliased_modes(vb_scene *sc, int *bad);
 /* The highest frequency among a body's modes, Hz (0 without modes). */
 double vb_body_highest_mode(const vb_body *b);
 /* ------------------------------------------------------------- presets */

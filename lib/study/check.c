@@ -27,6 +27,78 @@ line(char *buf, size_t len, const char *text)
     snprintf(buf + used, len - used, "%s\n", text);
 }
 
+/* ------------------------------------------------- alike warnings */
+
+/* Warnings that differ only in the contact they name are said once with
+ * a count (issue 32 item 4: 10^5 identical contacts gave 10^5 lines):
+ * "100000 contacts alike (contact 'c0' to contact 'c99999'): each ...".
+ * Up to ALIKE_KINDS kinds are open at once, said in the order they first
+ * appeared (a scene whose warnings are all different reads as before). */
+#define ALIKE_KINDS 8
+#define ALIKE_TEXT 768
+
+typedef struct {
+  char key[ALIKE_TEXT];   /* the text with the contact's label cut out */
+  char first[ALIKE_TEXT]; /* the first contact's text as it was */
+  char from[VB_NAME_MAX + 64], to[VB_NAME_MAX + 64]; /* first and last labels */
+  int count;
+} alike_kind;
+
+typedef struct {
+  alike_kind kind[ALIKE_KINDS];
+  int n;
+} alike;
+
+/* Say every open kind into buf; the lines said. */
+static int
+alike_flush(alike *a, char *buf, size_t len)
+{
+  char text[2 * ALIKE_TEXT + 2 * (VB_NAME_MAX + 64)];
+  for (int k = 0; k < a->n; k++) {
+    const alike_kind *w = &a->kind[k];
+    const char *cut = strchr(w->key, '\x01');
+    if (w->count == 1 || cut == NULL)
+      line(buf, len, w->first);
+    else {
+      snprintf(text, sizeof text, "%d contacts alike (%s to %s): %.*seach%s", w->count, w->from,
+               w->to, (int)(cut - w->key), w->key, cut + 1);
+      line(buf, len, text);
+    }
+  }
+  int said = a->n;
+  a->n = 0;
+  return said;
+}
+
+/* A warning about contact `who` (its label, as the text names it); the
+ * lines said now (0 while it joins an open kind or opens one). */
+static int
+alike_add(alike *a, const char *who, const char *text, char *buf, size_t len)
+{
+  char key[ALIKE_TEXT];
+  const char *at = strstr(text, who);
+  int said = 0;
+  if (at)
+    snprintf(key, sizeof key, "%.*s\x01%s", (int)(at - text), text, at + strlen(who));
+  else
+    snprintf(key, sizeof key, "%s", text);
+  for (int k = 0; k < a->n; k++)
+    if (strcmp(a->kind[k].key, key) == 0) {
+      a->kind[k].count++;
+      snprintf(a->kind[k].to, sizeof a->kind[k].to, "%s", who);
+      return 0;
+    }
+  if (a->n == ALIKE_KINDS)
+    said = alike_flush(a, buf, len);
+  alike_kind *w = &a->kind[a->n++];
+  snprintf(w->key, sizeof w->key, "%s", key);
+  snprintf(w->first, sizeof w->first, "%s", text);
+  snprintf(w->from, sizeof w->from, "%s", who);
+  snprintf(w->to, sizeof w->to, "%s", who);
+  w->count = 1;
+  return said;
+}
+
 /* ----------------------------------------------------------- analysis */
 
 /* The section's line of vb_analysis_summary: what is sampled, when, and
@@ -273,7 +345,8 @@ typedef enum {
                        contact: an estimate, not a bound (bound_of) */
 } duration_bound;
 
-static int coupled(const vb_scene *sc, int c, int i);
+static int coupled(const vb_scene *sc, const int *springs, int c, int i);
+static int *springs_of(const vb_scene *sc);
 
 /* The bound eq 9 gives contact c.  Between free masses and walls it is
  * the contact's time (Papetti eq 9; the run's events agree to a sample).
@@ -290,7 +363,7 @@ static int coupled(const vb_scene *sc, int c, int i);
  * 6.8 us.  So no bound either way: "about".  A spring or damper to ground,
  * or a spring contact, acts during the contact too: "about" as well. */
 static duration_bound
-bound_of(const vb_scene *sc, int c)
+bound_of(const vb_scene *sc, const int *springs, int c)
 {
   const vb_contact *ct = &sc->contacts[c];
   const int side[2] = {ct->a, ct->b};
@@ -299,7 +372,8 @@ bound_of(const vb_scene *sc, int c)
     const vb_body *b = &sc->bodies[side[s]];
     if (b->kind == VB_BODY_WALL)
       continue;
-    if (b->kind == VB_BODY_MODAL || coupled(sc, c, side[s]) || b->k > 0.0 || b->c > 0.0)
+    if (b->kind == VB_BODY_MODAL || coupled(sc, springs, c, side[s]) || b->k > 0.0 ||
+        b->c > 0.0)
       return DURATION_ESTIMATE;
   }
   return DURATION_EXACT;
@@ -492,6 +566,22 @@ dropped_warnings(const vb_scene *sc, char *buf, size_t len)
     line(buf, len, text);
     n++;
   }
+  for (int i = 0; i < sc->nbodies; i++) {
+    const vb_body *b = &sc->bodies[i];
+    double top = 0.0;
+    if (b->nwdropped == 0)
+      continue;
+    for (int j = 0; j < b->nwmodes; j++)
+      top = b->wfreq[j] > top ? b->wfreq[j] : top;
+    snprintf(text, sizeof text,
+             "body '%s': %d modes along w at or above fs/2 = %g Hz dropped (modes %d .. %d "
+             "along w as given, counted from 0): their trapezoidal step cannot resolve them; "
+             "the highest kept is at %g Hz",
+             b->name, b->nwdropped, 0.5 * sc->fs, b->wdropped[0],
+             b->wdropped[b->nwdropped - 1], top);
+    line(buf, len, text);
+    n++;
+  }
   return n;
 }
 
@@ -507,6 +597,9 @@ dropped_warnings(const vb_scene *sc, char *buf, size_t len)
  * distributed block, for its first point to touch), one a line without
  * "warning: ", appended to buf; their number.  s: every contact's start
  * (vb_scene_contact_states; NULL when out of memory). */
+/* A contact's warning, said with those alike (out of memory: at once). */
+#define SAY(text) (same ? alike_add(same, who, (text), buf, len) : (line(buf, len, (text)), 1))
+
 static int
 scene_warnings(const vb_scene *sc, const vb_contact_start *s, char *buf, size_t len)
 {
@@ -517,11 +610,15 @@ scene_warnings(const vb_scene *sc, const vb_contact_start *s, char *buf, size_t 
     line(buf, len, "out of memory checking the contacts");
     return n + 1;
   }
+  int *springs = springs_of(sc);
+  alike *same = malloc(sizeof *same);
+  if (same)
+    same->n = 0;
   for (int k = 0; k < sc->ncontacts; k = end) {
     int c = speaker(sc, s, k, &end);
     const vb_contact *ct = &sc->contacts[c];
     double dt = 1.0 / sc->fs, t, t_on = 0.0;
-    duration_bound bound = bound_of(sc, c);
+    duration_bound bound = bound_of(sc, springs, c);
     const char *word = bound == DURATION_EXACT ? "" : "about ";
     contact_label(sc, c, who, sizeof who);
     n += saturated_warning(sc, s, k, end, buf, len);
@@ -543,8 +640,7 @@ scene_warnings(const vb_scene *sc, const vb_contact_start *s, char *buf, size_t 
                      : "body on a spring or damper",
                  ct->scheme->min_contact_steps, ct->scheme->name,
                  ct->scheme->min_contact_steps / t);
-      line(buf, len, text);
-      n++;
+      n += SAY(text);
       /* a scheme whose state stands for the contact's energy (sav's psi)
        * acts from the previous step's compression: a contact of less than
        * a sample puts the impact's energy into that state, and the run
@@ -556,8 +652,7 @@ scene_warnings(const vb_scene *sc, const vb_contact_start *s, char *buf, size_t 
                  "energy and the contact be passed through or held closed (the run will say "
                  "'done, under-resolved'); use scheme 'two-point' or raise fs above %s%.6g Hz",
                  who, word, t / dt, ct->scheme->name, word, ct->scheme->min_contact_steps / t);
-        line(buf, len, text);
-        n++;
+        n += SAY(text);
       }
     }
     if (!isnan(t) && t_on + t > sc->duration) {
@@ -565,10 +660,13 @@ scene_warnings(const vb_scene *sc, const vb_contact_start *s, char *buf, size_t 
                "%s is predicted from %.6g s to %s%.6g s, after the scene ends at %.6g "
                "s: its v_out and cor will be NaN; make duration longer than %s%.6g s",
                who, t_on, word, t_on + t, sc->duration, word, t_on + t);
-      line(buf, len, text);
-      n++;
+      n += SAY(text);
     }
   }
+  if (same)
+    n += alike_flush(same, buf, len);
+  free(same);
+  free(springs);
   n += stored_warnings(sc, s, buf, len);
   return n + section_warning(sc, buf, len) + lyapunov_warning(sc, buf, len);
 }
@@ -686,11 +784,38 @@ drive_steady(const vb_drive *d, double *f, double complex *z, double sign)
   return 1;
 }
 
-/* Whether a spring-like (always engaged) contact other than c joins body
- * i to another: then the body alone is not the linear system. */
-static int
-coupled(const vb_scene *sc, int c, int i)
+/* The always-engaged (spring-like) contacts on each body, [nbodies], or
+ * NULL out of memory (coupled then scans the contacts): counted once, so
+ * that checking n contacts is not n^2 (10^5 contacts on their own islands
+ * took minutes, issue 32 item 4). */
+static int *
+springs_of(const vb_scene *sc)
 {
+  int *n = calloc((size_t)sc->nbodies + 1, sizeof *n);
+  for (int k = 0; n && k < sc->ncontacts; k++) {
+    const vb_contact *ct = &sc->contacts[k];
+    const vb_law_info *info = vb_law_info_of(ct->law.kind);
+    if (info && info->always_engaged) {
+      n[ct->a]++;
+      if (ct->b != ct->a)
+        n[ct->b]++;
+    }
+  }
+  return n;
+}
+
+/* Whether a spring-like (always engaged) contact other than c joins body
+ * i to another: then the body alone is not the linear system.  springs:
+ * springs_of(sc), or NULL. */
+static int
+coupled(const vb_scene *sc, const int *springs, int c, int i)
+{
+  if (springs) {
+    const vb_contact *ct = &sc->contacts[c];
+    const vb_law_info *info = vb_law_info_of(ct->law.kind);
+    int self = info && info->always_engaged && (ct->a == i || ct->b == i);
+    return springs[i] - self > 0;
+  }
   for (int k = 0; k < sc->ncontacts; k++) {
     const vb_contact *ct = &sc->contacts[k];
     const vb_law_info *info = vb_law_info_of(ct->law.kind);
@@ -706,7 +831,7 @@ coupled(const vb_scene *sc, int c, int i)
  * NaN when it cannot be predicted: a distributed or always-engaged
  * contact, a body coupled by a spring, no single harmonic source. */
 static double
-grazing_margin(const vb_scene *sc, int c, double *amp)
+grazing_margin(const vb_scene *sc, const int *springs, int c, double *amp)
 {
   const vb_contact *ct = &sc->contacts[c];
   const vb_law_info *info = vb_law_info_of(ct->law.kind);
@@ -726,7 +851,8 @@ grazing_margin(const vb_scene *sc, int c, double *amp)
       u = b->u0;
       if (!drive_steady(&b->drive, &f, &w, 1.0))
         return NAN;
-    } else if (coupled(sc, c, side[s]) || !body_steady(sc, side[s], point[s], &f, &u, &w))
+    } else if (coupled(sc, springs, c, side[s]) ||
+               !body_steady(sc, side[s], point[s], &f, &u, &w))
       return NAN;
     x += sign * u;
     z += sign * w;
@@ -754,9 +880,10 @@ grazing_lines(const vb_study *st, long index, const vb_scene *sc, const double *
       p = q;
       differ++;
     }
+  int *springs = springs_of(sc);
   for (int c = 0; c < sc->ncontacts; c++) {
     double amp = NAN, m0, v0, v1, at;
-    margin[c] = grazing_margin(sc, c, &amp);
+    margin[c] = grazing_margin(sc, springs, c, &amp);
     if (!prev || differ != 1 || !isfinite(prev[c]) || !isfinite(margin[c]) ||
         (prev[c] > 0.0) == (margin[c] > 0.0))
       continue;
@@ -778,6 +905,7 @@ grazing_lines(const vb_study *st, long index, const vb_scene *sc, const double *
     }
     found++;
   }
+  free(springs);
   return found;
 }
 
@@ -813,11 +941,13 @@ vb_study_warnings_from(const vb_study *st, const vb_contact_start *s0, char *buf
     if (vb_study_scene(st, i, &sc, err, sizeof err) != VB_OK)
       continue;
     s = starts(sc);
+    int *springs = springs_of(sc);
     for (int c = 0; s && c < sc->ncontacts; c++)
       if (too_short(sc, c, &s[c], &t, &t_on)) {
         any = 1;
-        estimate |= bound_of(sc, c) != DURATION_EXACT;
+        estimate |= bound_of(sc, springs, c) != DURATION_EXACT;
       }
+    free(springs);
     free(s);
     if (any && first < 0)
       first = i;
