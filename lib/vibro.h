@@ -1204,11 +1204,17 @@ const char *vb_friction_schemes(char *buf, size_t len);
 
 /* A run's friction signals at its last step: contact c's tangential force
  * ft (N, on b along +w), slip rate (m/s, mean over the step: 0 exactly
- * while it sticks) and running friction work (J, >= 0); NaN for a contact
- * without friction. */
+ * while it sticks; NaN for a point of a distributed contact while it is
+ * apart, its force then 0) and running friction work (J, >= 0); NaN for a
+ * contact without friction. */
 double vb_run_friction_force(const vb_run *run, int c);
 double vb_run_friction_slip(const vb_run *run, int c);
 double vb_run_friction_work(const vb_run *run, int c);
+/* The normal force N that bounded contact c's friction over its last step
+ * (N: its normal law's force held over the step, or its prescribed one);
+ * NaN for a contact without friction (issue 30: a distributed contact's
+ * points). */
+double vb_run_friction_normal(const vb_run *run, int c);
 /* 1 while contact c sticks (over its last step), 0 while it slips; NaN
  * for a contact without friction. */
 double vb_run_friction_sticks(const vb_run *run, int c);

@@ -86,5 +86,7 @@ const vb_scheme vb_scheme_three_point = {
     .min_contact_steps = 2,
     .energy_conserving = 1,
     .exact_duration_eq = 16,
+    .friction = 1, /* lib/island/friction.c steps its contacts' friction after the
+                      step, bounded by its fbar (issue 30; doc/friction.md) */
     .ops = &ops,
 };

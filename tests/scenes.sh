@@ -422,6 +422,27 @@ assert err < 1e-11, "balance off by %g" % err
 PY
 covered bass-fretless
 
+sed -e 's/duration = 0.1;/duration = 0.03;/' \
+    -e 's#record = { signals = \[#record = { signals = ["contacts/frets/ft", "contacts/frets/normal", "contacts/frets/friction_work", #' \
+    "$tmp/scenes/bass-fretted-2pol.cfg" >"$tmp/scenes/bass2-short.cfg"
+run bass2-short
+check "bass-fretted-2pol: the string rubs its frets along w, friction takes energy, the cone holds, the account closes" \
+  "$tmp/bass2-short.h5" <<'PY'
+ft, N, W = sig("contacts/frets/ft"), sig("contacts/frets/normal"), sig("contacts/frets/friction_work")
+assert ft.shape[0] == 20, "shape %s" % (ft.shape,)
+touch = N > 0
+assert touch.sum() > 50 and np.all(ft[~touch] == 0), "%d samples touching, ft apart %g" % (touch.sum(), np.abs(ft[~touch]).max())
+assert np.all(np.abs(ft) <= 0.3 * N), "cone: |ft| - mu_s N up to %g N" % (np.abs(ft) - 0.3 * N).max()
+work = W[:, -1].sum()
+assert work > 1e-4 and np.all(np.diff(W, axis=1) >= -1e-18), "friction work %g J" % work
+w = sig("bodies/string/pickup/w")
+assert np.abs(w).max() > 1e-4, "w at the pickup %g m" % np.abs(w).max()
+e, d = sig("energy/total"), sig("energy/dissipated")
+err = np.abs(e + d - e[0]).max() / e[0]
+assert err < 1e-11, "balance off by %g" % err
+PY
+covered bass-fretted-2pol
+
 run snare-wires
 check "snare-wires: the struck head throws its wires, which slap back along their length" \
   "$tmp/snare-wires.h5" <<'PY'

@@ -113,6 +113,8 @@ t_dot(const vb_friction_model *fm, int i, const double *d)
     /* the row's coordinates consecutive (a modal body against a wall):
      * vectorised partial sums without the gather */
     const double *dd = d + fm->row_base[i] - e0;
+    if (fm->sparse) /* distributed points: friction_dist.c's kernel */
+      return vb_fdist_dot(e1 - e0, T + e0, dd + e0);
 #pragma omp simd reduction(+ : y0)
     for (int k = e0; k < e1; k++)
       y0 += T[k] * dd[k];
@@ -145,6 +147,10 @@ t_add_force(const vb_friction_model *fm, int i, double f, double *d)
   const double *restrict tc = fm->row_tc;
   if (fm->row_base[i] >= 0) {
     double *restrict dd = d + fm->row_base[i] - e0;
+    if (fm->sparse) {
+      vb_fdist_axpy(e1 - e0, tc + e0, f, dd + e0);
+      return;
+    }
 #pragma omp simd
     for (int e = e0; e < e1; e++)
       dd[e] += tc[e] * f;
@@ -169,6 +175,10 @@ t_add_impulse(const vb_friction_model *fm, int i, double P, double *v)
   const double *restrict tm = fm->row_tm;
   if (fm->row_base[i] >= 0) {
     double *restrict vv = v + fm->row_base[i] - e0;
+    if (fm->sparse) {
+      vb_fdist_axpy(e1 - e0, tm + e0, P, vv + e0);
+      return;
+    }
 #pragma omp simd
     for (int e = e0; e < e1; e++)
       vv[e] += tm[e] * P;
@@ -245,7 +255,8 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
    * row_t, row_tc, row_tm [nrow]; pointers: da, db, info, law, ndrive [nfc]; ints: tbody, touch,
    * tmode [nt], local, scene_c, ia, ib, two_sided, alone, sa, sb [nfc], st_first,
    * row_first [nfc + 1], row_j [nrow] */
-  size_t nd = 6 * (size_t)nt + (size_t)nfc * nfc + 4 * (size_t)nfc + 3 * (size_t)nrow;
+  size_t nkt = nfc <= VB_FRICTION_KT_DENSE ? (size_t)nfc * nfc : 0; /* friction_dist.c */
+  size_t nd = 6 * (size_t)nt + nkt + 4 * (size_t)nfc + 3 * (size_t)nrow;
   size_t ni = 3 * (size_t)nt + 11 * (size_t)nfc + 2 + (size_t)nrow;
   size_t np = 5 * (size_t)nfc;
   vb_friction_model *fm = calloc(1, sizeof *fm);
@@ -264,7 +275,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   void **p = (void **)(d + nd);
   int *q = (int *)(p + np);
   double *mass = d, *w2 = d + nt, *sig = d + 2 * nt, *cq = d + 3 * nt, *cb = d + 4 * nt;
-  double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + (size_t)nfc * nfc;
+  double *cc = d + 5 * nt, *Kt = d + 6 * nt, *kv = Kt + nkt;
   double *ra = kv + nfc, *rb = ra + nfc, *given = rb + nfc, *row_t = given + nfc;
   double *row_tc = row_t + nrow, *row_tm = row_tc + nrow;
   const vb_drive **da = (const vb_drive **)p, **db = da + nfc;
@@ -407,7 +418,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   fm->row_tc = row_tc;
   fm->row_base = row_base;
   fm->row_tm = row_tm;
-  for (int i = 0; i < nfc; i++)
+  for (int i = 0; nkt > 0 && i < nfc; i++)
     for (int k = 0; k < nfc; k++) {
       double s = 0.0;
       for (int j = 0; j < nt; j++)
@@ -442,7 +453,7 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   fm->scene_c = scene_c;
   fm->da = da;
   fm->db = db;
-  fm->Kt = Kt;
+  fm->Kt = nkt > 0 ? Kt : NULL;
   fm->kv = kv;
   fm->info = info;
   fm->law = law;
@@ -453,6 +464,11 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
   fm->alone = alone;
   fm->max_sweeps = 200;
   fm->tolerance = 1e-13;
+  if (vb_friction_dist_compile(m, fm) != VB_OK) {
+    vb_friction_model_free(fm);
+    return vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory building friction",
+                   sc->name);
+  }
   *out = fm;
   return VB_OK;
 }
@@ -462,6 +478,7 @@ vb_friction_model_free(vb_friction_model *fm)
 {
   if (!fm)
     return;
+  vb_friction_dist_model_free(fm);
   free(fm->block);
   free(fm);
 }
@@ -496,6 +513,10 @@ vb_friction_state_alloc(const vb_friction_model *fm, vb_friction_state **out)
   fs->st = fs->dydrv + nfc;
   fs->st_old = fs->st + nst;
   fs->broke = (int *)(d + nd);
+  if (vb_friction_dist_alloc(fm, fs) != VB_OK) {
+    vb_friction_state_free(fs);
+    return VB_ENOMEM;
+  }
   *out = fs;
   return VB_OK;
 }
@@ -505,6 +526,7 @@ vb_friction_state_free(vb_friction_state *fs)
 {
   if (!fs)
     return;
+  vb_friction_dist_free(fs);
   free(fs->block);
   free(fs);
 }
@@ -524,6 +546,7 @@ vb_friction_state_copy(const vb_friction_model *fm, vb_friction_state *dst,
   dst->external = src->external;
   dst->work_min = src->work_min;
   dst->sweeps_failed = src->sweeps_failed;
+  dst->dfree_next = src->dfree_next;
 }
 
 /* Energy of the coordinates at n: m vw^2/2 and m w2 w^2/2 (the two-level
@@ -544,6 +567,9 @@ energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, do
     p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
   }
   double k1 = 0.0, p1 = 0.0;
+  if (fm->sparse) /* distributed points: friction_dist.c's kernel */
+    vb_fdist_energy(fm->nt - j, mass + j, w2 + j, w + j, vw + j, &k1, &p1);
+  else
 #pragma omp simd reduction(+ : k1, p1)
   for (int i = j; i < fm->nt; i++) {
     k1 += 0.5 * mass[i] * vw[i] * vw[i];
@@ -554,6 +580,30 @@ energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, do
   for (int i = 0; i < fm->nfc; i++)
     if (fm->info[i]->stored)
       *pot += fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st + fm->st_first[i]);
+}
+
+/* An island with distributed points: energy() into fs->kinetic and
+ * potential (from 0), and in the same pass over the modes the next step's
+ * free increments into dfree (friction_dist.c). */
+static void
+energy_and_next(const vb_friction_model *fm, vb_friction_state *fs)
+{
+  const double *mass = fm->mass, *w2 = fm->w2, *w = fs->w, *vw = fs->vw;
+  double k = 0.0, p = 0.0, k1, p1;
+  int j = 0;
+  for (; j < fm->nmw; j++) {
+    k += 0.5 * mass[j] * vw[j] * vw[j];
+    p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
+    fs->dfree[j] = fm->cq[j] * w[j] + fm->cb[j] * vw[j];
+  }
+  vb_fdist_energy_free(fm->nt - j, mass + j, w2 + j, fm->cq + j, fm->cb + j, w + j, vw + j,
+                       fs->dfree + j, &k1, &p1);
+  fs->kinetic = k + k1;
+  fs->potential = p + p1;
+  for (int i = 0; i < fm->nfc; i++)
+    if (fm->info[i]->stored)
+      fs->potential += fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st + fm->st_first[i]);
+  fs->dfree_next = 1;
 }
 
 void
@@ -601,6 +651,7 @@ vb_friction_start(const vb_island_model *m, vb_island_state *s)
   energy(fm, fs, &fs->kinetic, &fs->potential);
   fs->dissipated = fs->external = fs->work_min = 0.0;
   fs->sweeps_failed = 0;
+  fs->dfree_next = 0;
 }
 
 /* ---------------------------------------------------------------- step */
@@ -620,6 +671,11 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     const double *restrict vw = fs->vw;
     double *restrict dfree = fs->dfree;
     /* (element by element: vectorised, each value as the scalar rule's) */
+    if (fm->sparse) {
+      if (!fs->dfree_next) /* else formed with the last step's energy */
+        vb_fdist_free(nt, cq, cb, w, vw, dfree);
+      fs->dfree_next = 0;
+    } else
 #pragma omp simd
     for (int j = 0; j < nt; j++)
       dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
@@ -630,7 +686,6 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     double r, dA = drive_w(fm->da[i], t1, &r) - drive_w(fm->da[i], t0, &r);
     double dB = drive_w(fm->db[i], t1, &r) - drive_w(fm->db[i], t0, &r);
     fs->dydrv[i] = dB - dA;
-    fs->dyfree[i] = t_dot(fm, i, fs->dfree) + fs->dydrv[i];
     int c = fm->local[i];
     double n_old = fs->normal[i];
     /* the normal force the contact's scheme holds over the step: fbar
@@ -652,6 +707,9 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       ext += fm->info[i]->stored(fm->law[i], fs->normal[i], st) -
              fm->info[i]->stored(fm->law[i], n_old, st);
     }
+    /* a distributed contact's point apart: no friction, no row to sum
+     * (friction_dist.c) */
+    fs->dyfree[i] = vb_friction_skips(fm, fs, i) ? 0.0 : t_dot(fm, i, fs->dfree) + fs->dydrv[i];
   }
   /* A rigid contact's normal impulse (the nonsmooth family, doc/rigid.md)
    * is solved at velocity level, U at n+1: so is its friction (Moreau's
@@ -680,7 +738,7 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
                      .tolerance = fm->tolerance,
                      .sweeps = &sweeps,
                      .broke = fs->broke};
-    if (vb_friction_solve(&p) != VB_OK) {
+    if ((fm->sparse ? vb_friction_dist_solve(fm, fs, &p) : vb_friction_solve(&p)) != VB_OK) {
       fs->sweeps_failed++;
       rc = VB_ENOCONV;
     }
@@ -691,6 +749,8 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
    * 0 to the bit; dfree + cc (-dfree / cc) would leave an ulp of dfree a
    * step), its force the one that does that. */
   for (int i = 0; i < nfc; i++) {
+    if (vb_friction_skips(fm, fs, i))
+      continue;
     /* (a node-slip stick moves by half the slip at n: not the wall's) */
     if (fm->alone[i] && !node && fm->info[i]->sticks(fs->st + fm->st_first[i])) {
       int e = fm->row_first[i], j = fm->row_j[e];
@@ -709,6 +769,12 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     for (; j < fm->nmw; j++)
       diss += 2.0 * mass[j] * sig[j] * dfree[j] * dfree[j] / h;
     double d1 = 0.0;
+    if (fm->sparse) {
+      /* with the move to n+1 below in the same pass: the contacts' slips
+       * that come between read only dfree */
+      d1 = vb_fdist_damp_move(nt - j, mass + j, sig + j, dfree + j, fs->w + j, fs->vw + j, h);
+      vb_fdist_move(j, dfree, fs->w, fs->vw, h);
+    } else
 #pragma omp simd reduction(+ : d1)
     for (int i = j; i < nt; i++)
       d1 += 2.0 * mass[i] * sig[i] * dfree[i] * dfree[i] / h;
@@ -717,6 +783,10 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
   /* each contact's slip, friction work -ft dy (never negative: the law
    * opposes the slip it leaves) and the walls' work -ft dy_walls */
   for (int i = 0; i < nfc; i++) {
+    if (vb_friction_skips(fm, fs, i)) {
+      fs->slip[i] = NAN; /* apart: no slip at the contact (friction_dist.c) */
+      continue;
+    }
     double dy = t_dot(fm, i, fs->dfree) + fs->dydrv[i], work = -fs->ft[i] * dy;
     /* a law with a stored energy (the elasto-plastic bristle): the part
      * of the work its state keeps is potential energy (energy() counts
@@ -734,6 +804,9 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
   {
     const double *restrict dfree = fs->dfree;
     double *restrict w = fs->w, *restrict vw = fs->vw;
+    if (fm->sparse)
+      ; /* moved with the dampers' work above */
+    else
 #pragma omp simd
     for (int j = 0; j < nt; j++) {
       double dw = dfree[j];
@@ -782,7 +855,11 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       t_add_impulse(fm, i, P, fs->vw);
       double s2 = s1 + fm->kv[i] * P, work = -P * 0.5 * (s1 + s2);
       double r = (fm->db[i] ? rb : 0.0) - (fm->da[i] ? ra : 0.0); /* the walls' rates */
-      fs->ft[i] += P / h; /* the step's whole force, within the cone */
+      fs->ft[i] += P / h; /* the step's whole force, within the cone: */
+      /* (J + P is within +-hold, so J/h + P/h is, but for the rounding of
+       * the sum: the recorded force is held to the cone exactly) */
+      double cone = fm->info[i]->hold(fm->law[i], fs->normal[i]);
+      fs->ft[i] = fmin(fmax(fs->ft[i], -cone), cone);
       fs->work[i] += work;
       fs->work_min = fmin(fs->work_min, work);
       diss += work;
@@ -793,7 +870,10 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       break;
   }
   fs->kinetic = fs->potential = 0.0;
-  energy(fm, fs, &fs->kinetic, &fs->potential);
+  if (fm->sparse)
+    energy_and_next(fm, fs);
+  else
+    energy(fm, fs, &fs->kinetic, &fs->potential);
   fs->dissipated += diss;
   fs->external += ext;
   s->kinetic += fs->kinetic;
@@ -869,6 +949,7 @@ vb_friction_state_blend(const vb_friction_model *fm, vb_friction_state *b,
     for (int k = fm->st_first[i]; k < fm->st_first[i + 1]; k++)
       b->st[k] = a->st[k] + r * (b->st[k] - a->st[k]);
   }
+  b->dfree_next = 0; /* w and vw moved: the next free increments again */
 }
 
 void
@@ -879,4 +960,5 @@ vb_friction_state_displace(const vb_friction_model *fm, vb_friction_state *s, co
     s->w[j] += dw[j];
     s->vw[j] += dvw[j];
   }
+  s->dfree_next = 0; /* w and vw moved: the next free increments again */
 }

@@ -74,7 +74,9 @@ typedef struct vb_friction_model {
                            are consecutive (a modal body and a wall), else -1 */
   const vb_drive **da;  /* [nfc] a wall a's w drive, or NULL (fixed, or a mass) */
   const vb_drive **db;  /* [nfc] the same for b */
-  const double *Kt;     /* [nfc][nfc] tangential compliance of a step, m/N */
+  const double *Kt;     /* [nfc][nfc] tangential compliance of a step, m/N; NULL
+                           above VB_FRICTION_KT_DENSE contacts (the distributed
+                           solve forms the touching block from the rows) */
   const double *kv;     /* [nfc] slip rate per unit impulse at each contact, sum over
                            its coordinates of T^2 / m (a spin's r^2 / I), 1/kg */
   const vb_friction_info **info; /* [nfc] each contact's friction law row */
@@ -87,6 +89,10 @@ typedef struct vb_friction_model {
   const int *alone;     /* [nfc] the contact is a wall and a coordinate without spin
                            that no other contact with friction moves: its stick is
                            exact (the coordinate follows the wall to the bit) */
+  const int *sparse;    /* [nfc] 1 for a point of a distributed contact: skipped
+                           while its normal force is 0 (friction_dist.c), or NULL
+                           when the island has none */
+  int nsparse;          /* how many */
   int max_sweeps;       /* Gauss-Seidel sweeps of a step's friction solve */
   double tolerance;     /* its relative tolerance */
   void *block;          /* the storage behind the arrays */
@@ -112,6 +118,11 @@ typedef struct vb_friction_state {
   double work_min;    /* the most negative friction work of one step, J
                          (round-off: 0 or a few ulps of the step's) */
   long sweeps_failed; /* steps whose Gauss-Seidel hit max_sweeps */
+  struct vb_fdist_state *dist; /* the distributed points' compact problem
+                                  (friction_dist.c), or NULL */
+  int dfree_next;     /* an island with distributed points: dfree already holds the
+                         next step's free increments (formed with the energy at the
+                         end of the last step, friction_dist.c) */
   int stepping;       /* set while the island's family steps (vb_island_step):
                          its energy then leaves the coordinates out, which
                          vb_friction_step adds at n+1 (an explicit family's
@@ -147,6 +158,55 @@ int vb_friction_step(const struct vb_island_model *m, struct vb_island_state *s,
 /* Add the coordinates' energy at n to *kin and *pot (vb_island_energy). */
 void vb_friction_energy(const struct vb_island_model *m, const struct vb_island_state *s,
                         double *kin, double *pot);
+
+/* Most contacts with friction in an island for which the compile forms
+ * the whole tangential compliance Kt (nfc^2 entries, nfc^2 nt products);
+ * above it, the distributed solve forms the touching points' block at
+ * each step (friction_dist.c). */
+#define VB_FRICTION_KT_DENSE 256
+
+/* Friction on a distributed contact (friction_dist.c).  Whether contact i
+ * is skipped this step: a point of a distributed contact with no normal
+ * force (apart), whose friction is 0. */
+static inline int
+vb_friction_skips(const vb_friction_model *fm, const vb_friction_state *fs, int i)
+{
+  return fm->sparse && fm->sparse[i] && fs->normal[i] == 0.0;
+}
+/* Mark the points of distributed contacts (after vb_friction_compile's
+ * contacts); VB_OK or VB_ENOMEM.  Freed by vb_friction_dist_model_free. */
+int vb_friction_dist_compile(const struct vb_island_model *m, vb_friction_model *fm);
+void vb_friction_dist_model_free(vb_friction_model *fm);
+/* The compact problem's scratch of a state (NULL without distributed
+ * points); free with vb_friction_dist_free (NULL is a no-op). */
+int vb_friction_dist_alloc(const vb_friction_model *fm, vb_friction_state *fs);
+void vb_friction_dist_free(vb_friction_state *fs);
+struct vb_fproblem;
+/* Solve a step's friction of an island with distributed points: the
+ * apart ones told so (ft 0), the touching ones and the point contacts by
+ * vb_friction_solve on their compact problem.  As vb_friction_solve. */
+int vb_friction_dist_solve(const vb_friction_model *fm, vb_friction_state *fs,
+                           const struct vb_fproblem *p);
+/* The per-mode loops of an island with distributed points (friction_dist.c:
+ * 4-lane vectors, a fixed order): free increments dfree = cq w + cb vw,
+ * the move to n+1 (w += d, vw = 2 d / h - vw), the energy sums, a row's
+ * dot product and d += t f. */
+void vb_fdist_free(int n, const double *cq, const double *cb, const double *w, const double *vw,
+                   double *dfree);
+void vb_fdist_move(int n, const double *d, double *w, double *vw, double h);
+void vb_fdist_energy(int n, const double *mass, const double *w2, const double *w,
+                     const double *vw, double *kin, double *pot);
+double vb_fdist_dot(int n, const double *t, const double *d);
+void vb_fdist_axpy(int n, const double *t, double f, double *d);
+/* vb_fdist_energy's sums (for the modes from nmw on) and the next step's
+ * free increments vb_fdist_free in one pass. */
+void vb_fdist_energy_free(int n, const double *mass, const double *w2, const double *cq,
+                          const double *cb, const double *w, const double *vw, double *dfree,
+                          double *kin, double *pot);
+/* The dampers' work sum 2 m sig d^2 / h and vb_fdist_move in one pass;
+ * returns the sum. */
+double vb_fdist_damp_move(int n, const double *mass, const double *sig, const double *d,
+                          double *w, double *vw, double h);
 
 /* The Lyapunov twin along w (lib/run/lyapunov.c, doc/analysis.md): the
  * squared norm of state b's separation from a over the tangential

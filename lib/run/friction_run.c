@@ -60,6 +60,15 @@ vb_run_friction_work(const vb_run *run, int c)
 }
 
 double
+vb_run_friction_normal(const vb_run *run, int c)
+{
+  const vb_friction_model *fm;
+  const vb_friction_state *fs;
+  int i = friction_index(run, c, &fm, &fs);
+  return i < 0 ? NAN : fs->normal[i];
+}
+
+double
 vb_run_friction_sticks(const vb_run *run, int c)
 {
   const vb_friction_model *fm;

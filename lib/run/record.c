@@ -100,6 +100,9 @@ static const vb_signal table[] = {
      vb_run_friction_slip, 0, 1},
     {"friction_work", "J", VB_SIGNAL_CONTACT, "energy taken by friction, running (never negative)",
      vb_run_friction_work, 0, 1},
+    {"normal", "N", VB_SIGNAL_CONTACT,
+     "normal force that bounded the friction of the step into the sample (|ft| <= mu N)",
+     vb_run_friction_normal, 1, 1},
     {"stick", "1", VB_SIGNAL_CONTACT, "1 while the contact sticks over the step into the sample, "
      "0 while it slips", vb_run_friction_sticks, 0, 1},
     {"bristle", "m", VB_SIGNAL_CONTACT,

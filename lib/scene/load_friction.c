@@ -98,6 +98,40 @@ load_mass_spin(vb_loader *ld, const config_setting_t *g, const char *obj, vb_bod
   return VB_OK;
 }
 
+/* A pluck at an angle (issue 30, a string on frets in both
+ * polarisations): `pluck_angle = a` (degrees, from u towards w) turns the
+ * body's initial displacement and velocity along u (q0, dq0, a preset's
+ * pluck or initial) into cos(a) of them along u and sin(a) along w, the
+ * modes along w being the same as along u (no w_modes_file, no wq0 or
+ * wdq0 beside it). */
+static int
+load_pluck_angle(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body *b, int du)
+{
+  double deg = 0.0;
+  int rc;
+  if (vb_src_member(g, "pluck_angle") == NULL)
+    return VB_OK;
+  if (!du || vb_src_member(g, "w_modes_file") || vb_src_member(g, "wq0") ||
+      vb_src_member(g, "wdq0"))
+    return vb_src_fail(ld, vb_src_at(g, "pluck_angle"), obj,
+                       "'pluck_angle' turns the pluck along u towards w on the same modes "
+                       "(valid: directions = [\"u\", \"w\"] without w_modes_file, wq0 or "
+                       "wdq0)");
+  if ((rc = vb_src_number(ld, g, obj, "pluck_angle", 1, &deg)) != VB_OK)
+    return rc;
+  if (!(deg >= -90.0 && deg <= 90.0))
+    return vb_src_refuse(ld, g, obj, "pluck_angle", ">= -90 and <= 90, degrees from u towards w",
+                         deg);
+  double a = deg * M_PI / 180.0, cu = cos(a), sw = sin(a);
+  for (int j = 0; j < b->nmodes; j++) {
+    b->wq0[j] = sw * b->q0[j];
+    b->wdq0[j] = sw * b->dq0[j];
+    b->q0[j] *= cu;
+    b->dq0[j] *= cu;
+  }
+  return VB_OK;
+}
+
 /* A modal body's directions (issue 30, step 3): `directions = ["u", "w"]`
  * gives it modes along w beside those along u, by default the same modes
  * (frequencies, damping, modal masses and the shapes at its points: a
@@ -112,8 +146,8 @@ load_modal_w(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body 
   const config_setting_t *dirs = vb_src_member(g, "directions");
   int du = 0, dw = 0, rc, present;
   if (dirs == NULL) {
-    static const char *const wkeys[] = {"w_modes_file", "wq0", "wdq0"};
-    for (int k = 0; k < 3; k++)
+    static const char *const wkeys[] = {"w_modes_file", "wq0", "wdq0", "pluck_angle"};
+    for (int k = 0; k < 4; k++)
       if (vb_src_member(g, wkeys[k]) != NULL)
         return vb_src_fail(ld, vb_src_at(g, wkeys[k]), obj,
                            "'%s' gives modes along w, and the body has none (valid: "
@@ -221,6 +255,8 @@ load_modal_w(vb_loader *ld, const config_setting_t *g, const char *obj, vb_body 
   if ((rc = vb_src_array(ld, g, obj, "wq0", 0, 0, b->nwmodes, &b->wq0, NULL, &present)) != VB_OK ||
       (rc = vb_src_array(ld, g, obj, "wdq0", 0, 0, b->nwmodes, &b->wdq0, NULL, &present)) != VB_OK)
     return rc;
+  if ((rc = load_pluck_angle(ld, g, obj, b, du)) != VB_OK)
+    return rc;
   b->has_w = 1;
   return VB_OK;
 }
@@ -317,12 +353,8 @@ load_contact_friction(vb_loader *ld, const config_setting_t *g, const char *obj,
   }
   if (!info->valid(&c->friction, why, sizeof why))
     return vb_src_fail(ld, fg, fobj, "%s", why);
-  /* what this step steps: a point contact of the two-point scheme between
-   * masses with w and walls */
-  if (c->group[0] != '\0')
-    return vb_src_fail(ld, fg, obj,
-                       "friction on a distributed contact is not done yet (valid: a point "
-                       "contact between masses and walls)");
+  /* what the step steps: a scheme with friction, bodies with w (a
+   * distributed contact's points as point contacts: friction_dist.c) */
   if (!c->scheme->friction)
     return vb_src_fail(ld, vb_src_at(g, "scheme"), obj,
                        "scheme '%s' cannot step friction yet (valid: %s)", c->scheme->name,

@@ -837,7 +837,7 @@ START_TEST(test_table)
     ck_assert(r->valid && r->local && r->start && r->sticks && r->hold && r->curve);
   }
   char buf[128];
-  ck_assert_str_eq(vb_friction_schemes(buf, sizeof buf), "two-point, moreau-jean");
+  ck_assert_str_eq(vb_friction_schemes(buf, sizeof buf), "two-point, three-point, moreau-jean");
   /* the local problem: stick inside the static cone, kinetic outside */
   vb_friction law = {.kind = VB_FRICTION_COULOMB, .mu_s = 0.6, .mu_k = 0.4};
   double st = 0.0;
@@ -861,8 +861,9 @@ END_TEST
 static const struct {
   const char *body, *contact, *want;
 } bad[] = {
-    {"", "scheme = \"three-point\"; friction = { law = \"coulomb\"; mu_s = 0.5; };",
-     "test.cfg:6: contact 'rub': scheme 'three-point' cannot step friction yet (valid: two-point, moreau-jean)"},
+    {"", "scheme = \"quadratic\"; friction = { law = \"coulomb\"; mu_s = 0.5; };",
+     "test.cfg:6: contact 'rub': scheme 'quadratic' cannot step friction yet (valid: two-point, "
+     "three-point, moreau-jean)"},
     {"", "scheme = \"two-point\"; friction = { law = \"dahl\"; mu_s = 0.5; };",
      "test.cfg:6: contact 'rub' friction: unknown friction law 'dahl' (valid: coulomb, stribeck, "
      "bow, exponential, elasto-plastic)"},

@@ -438,7 +438,8 @@ static const struct {
      "test.cfg:5: contact 'hair': 'k' is a normal law's parameter, and the contact has none"},
     {"normal_force = 2.0; scheme = \"am1\"; friction = { law = \"bow\"; mu_s = 0.8; mu_d = 0.3; "
      "v0 = 0.1; };",
-     "test.cfg:5: contact 'hair': scheme 'am1' cannot step friction yet (valid: two-point, moreau-jean)"},
+     "test.cfg:5: contact 'hair': scheme 'am1' cannot step friction yet (valid: two-point, "
+     "three-point, moreau-jean)"},
     {"normal_force = 2.0; friction = { law = \"stribeck\"; mu_s = 0.5; mu_k = 0.7; v_s = 0.01; };",
      "test.cfg:5: contact 'hair' friction: 'mu_k' = 0.7 is above 'mu_s' = 0.5 (valid: mu_k <= "
      "mu_s)"},
