@@ -207,35 +207,7 @@ vb_friction_dist_solve(const vb_friction_model *fm, vb_friction_state *fs, const
  * Each element's arithmetic is friction.c's own expression (a one-mode
  * body gives the same bits either way); the sums over modes are in this
  * fixed order (lanes, then the tail). */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define VB_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define VB_CLONES
-#endif
-
-typedef double v4 __attribute__((vector_size(32)));
-
-#define ld4(p)                                                                                     \
-  __extension__({                                                                                  \
-    v4 ld4_x;                                                                                      \
-    memcpy(&ld4_x, (p), sizeof ld4_x);                                                             \
-    ld4_x;                                                                                         \
-  })
-#define st4(p, x)                                                                                  \
-  do {                                                                                             \
-    v4 st4_x = (x);                                                                                \
-    memcpy((p), &st4_x, sizeof st4_x);                                                             \
-  } while (0)
-#define splat(x)                                                                                   \
-  __extension__({                                                                                  \
-    double splat_x = (x);                                                                          \
-    (v4){splat_x, splat_x, splat_x, splat_x};                                                      \
-  })
-#define hsum(s)                                                                                    \
-  __extension__({                                                                                  \
-    v4 hsum_s = (s);                                                                               \
-    (hsum_s[0] + hsum_s[1]) + (hsum_s[2] + hsum_s[3]);                                             \
-  })
+#include "v4.h" /* VB_CLONES, v4, ld4, st4, splat, hsum */
 
 VB_CLONES void
 vb_fdist_free(int n, const double *cq, const double *cb, const double *w, const double *vw,
