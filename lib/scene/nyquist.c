@@ -35,56 +35,55 @@ keeps_aliased(const vb_scene *sc, int i)
   return 0;
 }
 
+/* Drop the modes with keep[j] == 0 of m, compacting the narrays arrays
+ * and, in each of body b's points, the shapes along u (w = 0) or along w
+ * (w = 1) in place; their indices into *dropped (allocated, ndrop of
+ * them).  The modes kept, or -1 out of memory. */
+static int
+compact(vb_body *b, int m, const char *keep, int ndrop, double *const *arrays, int narrays,
+        int w, int **dropped)
+{
+  int k = 0, d = 0;
+  if ((*dropped = malloc((size_t)ndrop * sizeof **dropped)) == NULL)
+    return -1;
+  for (int j = 0; j < m; j++) {
+    if (!keep[j]) {
+      (*dropped)[d++] = j;
+      continue;
+    }
+    for (int a = 0; a < narrays; a++)
+      arrays[a][k] = arrays[a][j];
+    for (int p = 0; p < b->npoints; p++) {
+      double *shape = w ? b->points[p].wshape : b->points[p].shape;
+      shape[k] = shape[j];
+    }
+    k++;
+  }
+  return k;
+}
+
 /* Drop from body b the modes with keep[j] == 0, compacting every modal
  * array and shape in place, and record their indices. */
 static int
 drop_modes(vb_body *b, const char *keep, int ndrop)
 {
-  int m = b->nmodes, k = 0, d = 0;
   double *arrays[] = {b->freq, b->sigma, b->modal_mass, b->q0, b->dq0, b->gravity};
-
-  b->dropped = malloc((size_t)ndrop * sizeof *b->dropped);
-  if (b->dropped == NULL)
+  int k = compact(b, b->nmodes, keep, ndrop, arrays, 6, 0, &b->dropped);
+  if (k < 0)
     return VB_ENOMEM;
-  for (int j = 0; j < m; j++) {
-    if (!keep[j]) {
-      b->dropped[d++] = j;
-      continue;
-    }
-    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
-      arrays[a][k] = arrays[a][j];
-    for (int p = 0; p < b->npoints; p++)
-      b->points[p].shape[k] = b->points[p].shape[j];
-    k++;
-  }
   b->ndropped = ndrop;
   b->nmodes = k;
   return VB_OK;
 }
 
-/* Drop from body b the modes along w with keep[j] == 0, compacting the
- * arrays along w and the points' w shapes in place, and record their
- * indices. */
+/* The same for the modes along w and the points' shapes along w. */
 static int
 drop_wmodes(vb_body *b, const char *keep, int ndrop)
 {
-  int m = b->nwmodes, k = 0, d = 0;
   double *arrays[] = {b->wfreq, b->wsigma, b->wmodal_mass, b->wq0, b->wdq0};
-
-  b->wdropped = malloc((size_t)ndrop * sizeof *b->wdropped);
-  if (b->wdropped == NULL)
+  int k = compact(b, b->nwmodes, keep, ndrop, arrays, 5, 1, &b->wdropped);
+  if (k < 0)
     return VB_ENOMEM;
-  for (int j = 0; j < m; j++) {
-    if (!keep[j]) {
-      b->wdropped[d++] = j;
-      continue;
-    }
-    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
-      arrays[a][k] = arrays[a][j];
-    for (int p = 0; p < b->npoints; p++)
-      b->points[p].wshape[k] = b->points[p].wshape[j];
-    k++;
-  }
   b->nwdropped = ndrop;
   b->nwmodes = k;
   return VB_OK;
