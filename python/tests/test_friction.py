@@ -199,6 +199,12 @@ def test_wmodes_recorded(tmp_path, directions):
     assert da.dims == ("mode", "time") and da.attrs["direction"] == "w"
     np.testing.assert_array_equal(da.values, q)
     assert "bodies/string/wmodes/q" in s.scene(0).signals
+    # in process: the same datasets, on wmode.string
+    ds = vibro.simulate(bowed(directions, nmodes=n)).signals
+    assert ds["bodies.string.wmodes.q"].dims == ("wmode.string", "time")
+    np.testing.assert_array_equal(ds["bodies.string.wmodes.q"].values, q)
+    np.testing.assert_array_equal(ds["bodies.string.wmodes.freq"].values,
+                                  m["freq"].to_numpy())
 
 
 def test_wmodes_none(tmp_path):
