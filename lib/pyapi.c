@@ -180,21 +180,26 @@ scan(const vb_run *run, vb_signal_object object, int b, found *f)
   return -1;
 }
 
-/* Modal property k (freq Hz, sigma 1/s, mass kg) of body b. */
+/* Modal property k (freq Hz, sigma 1/s, mass kg) of body b; k 3 to 5 the
+ * same of its modes along w (bodies.B.wmodes.*, issue 30 item 6). */
 static int
 property(const vb_body *bd, int k, found *f)
 {
   static const struct {
     const char *name, *units;
-    size_t offset; /* of the double * [nmodes] in vb_body */
+    size_t offset; /* of the double * [nmodes] (or [nwmodes]) in vb_body */
   } props[] = {
       {"freq", "Hz", offsetof(vb_body, freq)},
       {"sigma", "1/s", offsetof(vb_body, sigma)},
       {"mass", "kg", offsetof(vb_body, modal_mass)},
+      {"freq", "Hz", offsetof(vb_body, wfreq)},
+      {"sigma", "1/s", offsetof(vb_body, wsigma)},
+      {"mass", "kg", offsetof(vb_body, wmodal_mass)},
   };
-  snprintf(f->name, f->len, "bodies.%s.modes.%s", bd->name, props[k].name);
+  snprintf(f->name, f->len, "bodies.%s.%s.%s", bd->name, k < 3 ? "modes" : "wmodes",
+           props[k].name);
   *f->units = props[k].units;
-  *f->rows = bd->nmodes;
+  *f->rows = k < 3 ? bd->nmodes : bd->nwmodes;
   memcpy(f->data, (const char *)bd + props[k].offset, sizeof *f->data);
   return 2;
 }
@@ -202,7 +207,8 @@ property(const vb_body *bd, int k, found *f)
 /* Signal k of a run as an output file of its scene alone holds it (the
  * order of doc/format.md's /signals: bodies in order, each point's
  * signals, a modal body's properties and modes; contacts; energies),
- * named as there ("contacts.hit.force", "bodies.plate.modes.q").  Writes
+ * named as there ("contacts.hit.force", "bodies.plate.modes.q",
+ * "bodies.string.wmodes.q").  Writes
  * its name into name, its units, rows and data; returns its kind: 0 a
  * series [samples], 1 modal displacements [rows][samples], 2 a modal
  * property [rows] (freq, sigma, mass), 3 a distributed contact's signal
@@ -220,6 +226,12 @@ vb_run_signal_at(const vb_run *run, int k, char *name, size_t len, const char **
   for (b = 0; b < sc->nbodies && kind < 0; b++) {
     kind = scan(run, VB_SIGNAL_POINT, b, &f);
     for (int q = 0; q < 3 && kind < 0 && sc->bodies[b].kind == VB_BODY_MODAL; q++)
+      if (f.k-- == 0)
+        kind = property(&sc->bodies[b], q, &f);
+    /* its modes along w with record.modes, as output/layout.c writes them */
+    for (int q = 3; q < 6 && kind < 0 && sc->bodies[b].kind == VB_BODY_MODAL &&
+                    sc->bodies[b].nwmodes > 0 && sc->record_modes;
+         q++)
       if (f.k-- == 0)
         kind = property(&sc->bodies[b], q, &f);
     if (kind < 0)

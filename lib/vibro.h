@@ -1058,8 +1058,10 @@ double vb_scene_contact_x(const vb_scene *sc, int c);
 /* Signal k of a run as an output file of its scene alone holds it (the
  * order and names of doc/format.md's /signals, "contacts.hit.force"): its
  * name into name, its units, rows and data; returns 0 for a series
- * [samples], 1 for modal displacements [rows][samples], 2 for a modal
- * property [rows] (bodies.B.modes.freq Hz, .sigma 1/s, .mass kg), 3 for a
+ * [samples], 1 for modal displacements [rows][samples] (bodies.B.modes.q,
+ * and its modes along w bodies.B.wmodes.q), 2 for a modal property [rows]
+ * (bodies.B.modes.freq Hz, .sigma 1/s, .mass kg; with record.modes the
+ * same of its modes along w, bodies.B.wmodes.*), 3 for a
  * distributed contact's signal [rows = points][samples]
  * ("contacts.D.force"), -1 when there is no signal k. */
 int vb_run_signal_at(const vb_run *run, int k, char *name, size_t len, const char **units,

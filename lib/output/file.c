@@ -65,16 +65,17 @@ axis_write(hid_t ds, long T, double interval)
   return rc;
 }
 
-/* The mode scale of body b ("mode.B", int64 0 .. nmodes-1); -1 on failure. */
+/* The mode scale of body b ("mode.B", int64 0 .. nmodes-1; its modes
+ * along w: "wmode.B", 0 .. nwmodes-1); -1 on failure. */
 static hid_t
-mode_scale(const vb_format *f, hid_t sg, int b, int nmodes)
+mode_scale(const vb_format *f, hid_t sg, int b, int nmodes, int along_w)
 {
   char name[VB_NAME_MAX + 16];
   hsize_t nm = (hsize_t)nmodes;
   int64_t *k = malloc((size_t)(nmodes + 1) * sizeof *k);
   hid_t h;
 
-  snprintf(name, sizeof name, "mode.%s", f->lay.first->bodies[b].name);
+  snprintf(name, sizeof name, "%s.%s", along_w ? "wmode" : "mode", f->lay.first->bodies[b].name);
   h = vb_h5_scale_dataset(sg, name, H5T_STD_I64LE, 1, &nm, "1");
   for (int i = 0; k && i < nmodes; i++)
     k[i] = i;
@@ -122,15 +123,20 @@ point_scale(const vb_format *f, hid_t sg, int c, int n)
 
 /* The scale of a [rows][time] or [rows] signal's rows, made on first use:
  * scales[b] a body's modes, scales[nbodies + c] the points of the
- * distributed contact from contact c; -1 on failure. */
+ * distributed contact from contact c, scales[nbodies + ncontacts + b] a
+ * body's modes along w; -1 on failure. */
 static hid_t
 rows_scale(const vb_format *f, hid_t sg, const vb_signal_desc *sd, hid_t *scales)
 {
-  int at = sd->shape == SHAPE_POINTS_SERIES ? f->lay.first->nbodies + sd->instance : sd->body;
+  const vb_scene *sc = f->lay.first;
+  int at = sd->shape == SHAPE_POINTS_SERIES ? sc->nbodies + sd->instance
+           : sd->along_w                    ? sc->nbodies + sc->ncontacts + sd->body
+                                            : sd->body;
 
   if (scales[at] < 0)
-    scales[at] = sd->shape == SHAPE_POINTS_SERIES ? point_scale(f, sg, sd->instance, sd->nmodes)
-                                                  : mode_scale(f, sg, sd->body, sd->nmodes);
+    scales[at] = sd->shape == SHAPE_POINTS_SERIES
+                     ? point_scale(f, sg, sd->instance, sd->nmodes)
+                     : mode_scale(f, sg, sd->body, sd->nmodes, sd->along_w);
   return scales[at];
 }
 
@@ -142,7 +148,7 @@ signals_create(vb_stack *st, hid_t sg)
   hsize_t d[3];
   hid_t sample = H5I_INVALID_HID;
   vb_h5_dims dims = {0};
-  int s, p, b, rc = 0, nscales = f->lay.first->nbodies + f->lay.first->ncontacts;
+  int s, p, b, rc = 0, nscales = 2 * f->lay.first->nbodies + f->lay.first->ncontacts;
   hid_t *scales = calloc((size_t)nscales + 1, sizeof *scales);
 
   if (!scales)

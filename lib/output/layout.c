@@ -24,6 +24,17 @@ static const struct {
 };
 #define NPROPERTIES ((int)(sizeof properties / sizeof properties[0]))
 
+/* The same of its modes along w (issue 30 item 6), bodies.B.wmodes.<name>
+ * [scene][wmode.B]: property NPROPERTIES + k of the desc. */
+static const struct {
+  const char *name, *units;
+  size_t offset; /* of the double * [nwmodes] in vb_body */
+} wproperties[] = {
+    {"freq", "Hz", offsetof(vb_body, wfreq)},
+    {"sigma", "1/s", offsetof(vb_body, wsigma)},
+    {"mass", "kg", offsetof(vb_body, wmodal_mass)},
+};
+
 /* Append a signal: instance i of a row of the table, or (row NULL) modal
  * property `property` of body `body`. */
 static int
@@ -161,10 +172,12 @@ instance_signals(vb_format *f, int *cap, vb_signal_object object, int i)
     for (d = name; *d; d++)
       if (*d == '/')
         *d = '.';
-    if (object == VB_SIGNAL_MODES)
+    if (object == VB_SIGNAL_MODES) {
       rc = sig_add(f, cap, name, t[r].units, SHAPE_MODES_SERIES, &t[r], i, -1,
                    vb_signal_body(&t[r], sc, i, &p), vb_signal_rows(&t[r], sc, i));
-    else
+      if (rc == 0)
+        f->sig[f->nsig - 1].along_w = t[r].tangential == 4;
+    } else
       rc = sig_add(f, cap, name, t[r].units, SHAPE_SERIES, &t[r], i, -1,
                    vb_signal_body(&t[r], sc, i, &p), 0);
   }
@@ -205,6 +218,19 @@ signals_list(vb_format *f)
     for (k = 0; k < NPROPERTIES && bd->kind == VB_BODY_MODAL && rc == 0; k++) {
       snprintf(name, sizeof name, "bodies.%s.modes.%s", bd->name, properties[k].name);
       rc |= sig_add(f, &cap, name, properties[k].units, SHAPE_MODES, NULL, 0, k, b, bd->nmodes);
+    }
+    /* its modes along w (issue 30 item 6), before the modes' q of both:
+     * with record.modes only (without it /model's w_modes_freq gives their
+     * frequencies, and the files of the scenes before them stay bitwise
+     * as they were) */
+    for (k = 0; k < NPROPERTIES && bd->kind == VB_BODY_MODAL && bd->nwmodes > 0 &&
+                sc->record_modes && rc == 0;
+         k++) {
+      snprintf(name, sizeof name, "bodies.%s.wmodes.%s", bd->name, wproperties[k].name);
+      rc |= sig_add(f, &cap, name, wproperties[k].units, SHAPE_MODES, NULL, 0, NPROPERTIES + k, b,
+                    bd->nwmodes);
+      if (rc == 0)
+        f->sig[f->nsig - 1].along_w = 1;
     }
     rc |= body_signals(f, &cap, VB_SIGNAL_MODES, b, &mode);
   }
@@ -299,6 +325,8 @@ signal_data(const vb_signal_desc *s, const vb_run *run)
   if (s->row)
     return vb_signal_data(run, s->row, s->instance);
   bd = &vb_run_scene(run)->bodies[s->body];
+  if (s->property >= NPROPERTIES)
+    return *(double *const *)((const char *)bd + wproperties[s->property - NPROPERTIES].offset);
   return *(double *const *)((const char *)bd + properties[s->property].offset);
 }
 
@@ -362,6 +390,7 @@ shape_check(const vb_format *f, long index, const vb_run *run, char *err, size_t
   for (b = 0; b < sc->nbodies; b++)
     if (sc->bodies[b].kind != s0->bodies[b].kind ||
         (sc->bodies[b].kind == VB_BODY_MODAL && (sc->bodies[b].nmodes != s0->bodies[b].nmodes ||
+                                                 sc->bodies[b].nwmodes != s0->bodies[b].nwmodes ||
                                                  sc->bodies[b].npoints != s0->bodies[b].npoints)))
       return vb_errf_first(err, errlen, VB_EINVAL,
                            "body '%s' of scene %ld differs in kind, modes "

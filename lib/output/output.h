@@ -125,6 +125,8 @@ typedef struct vb_signal_desc {
   int body;             /* the body of point and modes signals, else -1 */
   int nmodes;           /* rows per scene: modes of the body (SHAPE_MODES*), points
                            of the distributed contact (SHAPE_POINTS_SERIES) */
+  int along_w;          /* SHAPE_MODES*: the body's modes along w (bodies.B.wmodes.*,
+                           on the scale wmode.B; issue 30 item 6), else 0 */
 } vb_signal_desc;
 
 /* A writer's write points, counted for the kill hook. */

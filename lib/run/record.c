@@ -108,9 +108,13 @@ static const vb_signal table[] = {
     {"bristle", "m", VB_SIGNAL_CONTACT,
      "bristle deflection z of an elasto-plastic friction law at the sample (its state)",
      vb_run_friction_bristle, 0, 3},
+    /* last, so that the rows before keep their indices (ROW_WQ) */
+    {"q", "m", VB_SIGNAL_MODES, "modal displacements along w, one row per mode along w "
+     "(bodies/B/wmodes/q)", NULL, 0, 4},
 };
 #define NSIGNALS ((int)(sizeof table / sizeof table[0]))
 enum { ROW_U = VB_ENERGY_COUNT, ROW_V, ROW_Q, ROW_COMPRESSION, ROW_RATE, ROW_FORCE };
+#define ROW_WQ (NSIGNALS - 1) /* a modal body's modes along w (issue 30 item 6) */
 
 /* Number of steps of a scene: round(duration * fs). */
 long
@@ -232,12 +236,15 @@ vb_signal_body(const vb_signal *s, const vb_scene *sc, int i, int *point)
   return -1;
 }
 
-/* Rows of instance i (nmodes for modes, else 1). */
+/* Rows of instance i (nmodes for modes, nwmodes for the modes along w,
+ * else 1). */
 int
 vb_signal_rows(const vb_signal *s, const vb_scene *sc, int i)
 {
   int p, b = s->object == VB_SIGNAL_MODES ? vb_signal_body(s, sc, i, &p) : -1;
-  return b >= 0 ? sc->bodies[b].nmodes : 1;
+  if (b < 0)
+    return 1;
+  return s->tangential == 4 ? sc->bodies[b].nwmodes : sc->bodies[b].nmodes;
 }
 
 /* Group of instance i under the scene's group. */
@@ -254,7 +261,8 @@ vb_signal_group(const vb_signal *s, const vb_scene *sc, int i, char *buf, size_t
     return snprintf(buf, len, "bodies/%s", sc->bodies[b].name);
   case VB_SIGNAL_MODES:
     b = vb_signal_body(s, sc, i, &p);
-    return snprintf(buf, len, "bodies/%s/modes", sc->bodies[b].name);
+    return snprintf(buf, len, "bodies/%s/%s", sc->bodies[b].name,
+                    s->tangential == 4 ? "wmodes" : "modes");
   case VB_SIGNAL_CONTACT: return snprintf(buf, len, "contacts/%s", sc->contacts[i].name);
   }
   return -1;
@@ -331,6 +339,8 @@ vb_signal_applies(const vb_signal *s, const vb_scene *sc, int i)
   if (s->object == VB_SIGNAL_CONTACT)
     return i >= 0 && i < sc->ncontacts && sc->contacts[i].friction.kind != VB_FRICTION_NONE &&
            (s->tangential != 3 || vb_friction_info_of(sc->contacts[i].friction.kind)->deflection);
+  if (s->object == VB_SIGNAL_MODES && (b = vb_signal_body(s, sc, i, &p)) >= 0)
+    return s->tangential == 4 && sc->bodies[b].kind == VB_BODY_MODAL && sc->bodies[b].nwmodes > 0;
   if (s->object == VB_SIGNAL_POINT && (b = vb_signal_body(s, sc, i, &p)) >= 0)
     return (sc->bodies[b].kind == VB_BODY_MASS && sc->bodies[b].has_w &&
             (s->tangential != 2 || sc->bodies[b].has_spin)) ||
@@ -482,7 +492,7 @@ plan_alloc(vb_run *run)
   const vb_scene *sc = run->scene;
   size_t n = 0, npts = 0;
   for (int b = 0; b < sc->nbodies; b++) {
-    n += (size_t)sc->bodies[b].nmodes;
+    n += (size_t)sc->bodies[b].nmodes + (size_t)sc->bodies[b].nwmodes;
     npts += (size_t)points_of(&sc->bodies[b]);
   }
   n += 3 * (size_t)sc->ncontacts;
@@ -492,6 +502,29 @@ plan_alloc(vb_run *run)
   run->walls_rec = calloc((size_t)sc->nbodies + 1, sizeof *run->walls_rec);
   return run->plan_src && run->plan_dst && run->points_rec && run->walls_rec ? VB_OK
                                                                               : VB_ENOMEM;
+}
+
+/* The copies of modal body b's modes along w into its bodies/B/wmodes/q
+ * when recorded: from its island's tangential state, the coordinates from
+ * nmw on whose body is b, each in row tmode (its index among the body's
+ * modes along w; friction.h). */
+static void
+wmodes_plan(vb_run *run, int b, size_t stride)
+{
+  int i = run->body_island[b], inst = 0;
+  if (run->scene->modes_first)
+    inst = run->scene->modes_first[b];
+  else
+    for (int a = 0; a < b; a++)
+      inst += records_modes(run->scene, a);
+  double *dst = run->series[run->series_first[ROW_WQ] + inst];
+  const vb_friction_model *fm = run->model->islands[i].fric;
+  const vb_friction_state *fs = run->states[i]->fric;
+  if (!dst || !fm || !fs)
+    return;
+  for (int j = fm->nmw; j < fm->nt; j++)
+    if (fm->tbody[j] == b && fm->tmode[j] >= 0 && fm->tmode[j] < run->scene->bodies[b].nwmodes)
+      plan_add(run, &fs->w[j], dst + (size_t)fm->tmode[j] * stride);
 }
 
 /* What each sample records from the islands: the recorded points,
@@ -526,6 +559,8 @@ plan(vb_run *run)
       for (int j = 0; j < sc->bodies[b].nmodes; j++)
         plan_add(run, &run->states[i]->q[run->body_offset[b] + j],
                  run->modes_q[b] + (size_t)j * stride);
+    if (i >= 0 && records_modes(sc, b) && sc->bodies[b].nwmodes > 0)
+      wmodes_plan(run, b, stride);
   }
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_chist *hc = &run->states[run->contact_island[c]]->hist[run->contact_local[c]];

@@ -130,3 +130,101 @@ def test_sphere_rolls(tmp_path):
     spin = st.signal(0, "bodies/ball/spin")
     assert spin.attrs["units"] == "rad/s"
     assert float(spin[-1]) == pytest.approx(-5 * v0 / (7 * 0.0286), rel=1e-10)
+
+
+# ------------------------------------------------ modes along w (issue 30 item 6)
+
+L_S, T_S, RHO_S, X_BOW, X_FAR = 0.33, 50.0, 2.87e-3, 0.33 / 7, 0.25
+
+
+def bowed(directions, modes=True, nmodes=30):
+    """scenes/bowed-string.cfg in 0.02 s at 44.1 kHz and 30 modes, its
+    modes recorded (record.modes) or not."""
+    scene = {
+        "scene": {"name": "bowed", "fs": 44100.0, "duration": 0.02},
+        "bodies": [
+            {"name": "bow", "type": "wall", "w_drive": {"type": "velocity", "v": 0.1}},
+            {"name": "string", "type": "modal", "directions": directions,
+             "preset": {"kind": "string", "nmodes": nmodes, "length": L_S,
+                        "tension": T_S, "linear_density": RHO_S},
+             "loss": [1.0, 2e-7],
+             "points": [{"name": "bowing", "x": X_BOW}, {"name": "far", "x": X_FAR}]}],
+        "contacts": [
+            {"name": "hair", "between": ["bow", "string.bowing"], "normal_force": 0.4,
+             "scheme": "two-point",
+             "friction": {"law": "bow", "mu_s": 0.8, "mu_d": 0.3, "v0": 0.1}}],
+    }
+    if modes:
+        scene["record"] = {"modes": True}
+    return scene
+
+
+@pytest.mark.parametrize("directions", [["w"], ["u", "w"]])
+def test_wmodes_recorded(tmp_path, directions):
+    """bodies.B.wmodes.freq, .sigma, .mass against the string's closed form
+    (f_n = n c / 2L, M = rho L / 2, sigma = b1 + b3 omega^2), and the
+    recorded q along w at each point, times the string's shapes
+    sin(n pi x / L) computed here, summed, is the recorded point signal
+    bodies/string/P/w to round-off."""
+    import h5py
+    n = 30
+    path = str(tmp_path / "bowed.h5")
+    s = vibro.run(bowed(directions, nmodes=n), path)
+    k = np.arange(1, n + 1)
+    f = k * np.sqrt(T_S / RHO_S) / (2 * L_S)
+    with h5py.File(path, "r") as h:
+        sig = h["signals"]
+        assert sig["wmode.string"][()].tolist() == list(range(n))
+        np.testing.assert_allclose(sig["bodies.string.wmodes.freq"][0], f, rtol=1e-14)
+        np.testing.assert_allclose(sig["bodies.string.wmodes.mass"][0], RHO_S * L_S / 2,
+                                   rtol=1e-14)
+        np.testing.assert_allclose(sig["bodies.string.wmodes.sigma"][0],
+                                   1.0 + 2e-7 * (2 * np.pi * f) ** 2, rtol=1e-14)
+        q = sig["bodies.string.wmodes.q"][0]
+        assert q.shape == (n, 883)
+        assert sig["bodies.string.wmodes.q"].attrs["units"] in (b"m", "m")
+        for p, x in (("bowing", X_BOW), ("far", X_FAR)):
+            w = sig["bodies.string.%s.w" % p][0]
+            shape = np.sin(k * np.pi * x / L_S)
+            err = np.max(np.abs(shape @ q - w))
+            assert np.max(np.abs(w)) > 1e-6  # the bow moved it
+            assert err <= 1e-13 * np.max(np.abs(w)), (p, err)
+        # the modes along u: as before, none with ["w"]
+        assert sig["bodies.string.modes.q"].shape[1] == (n if "u" in directions else 0)
+    # the package reads them where it reads the modes along u
+    m = s.scene(0).modes("string", direction="w")
+    np.testing.assert_allclose(m["freq"].to_numpy(), f, rtol=1e-14)
+    assert len(s.scene(0).modes("string")) == (n if "u" in directions else 0)
+    da = s.signal(0, "bodies/string/wmodes/q")
+    assert da.dims == ("mode", "time") and da.attrs["direction"] == "w"
+    np.testing.assert_array_equal(da.values, q)
+    assert "bodies/string/wmodes/q" in s.scene(0).signals
+    # in process: the same datasets, on wmode.string
+    ds = vibro.simulate(bowed(directions, nmodes=n)).signals
+    assert ds["bodies.string.wmodes.q"].dims == ("wmode.string", "time")
+    np.testing.assert_array_equal(ds["bodies.string.wmodes.q"].values, q)
+    np.testing.assert_array_equal(ds["bodies.string.wmodes.freq"].values,
+                                  m["freq"].to_numpy())
+
+
+def test_wmodes_none(tmp_path):
+    """A body without modes along w writes none of it, record.modes or
+    not; one with them writes their q and properties only with
+    record.modes (without it /model's w_modes_freq has the frequencies)."""
+    import h5py
+    plain = bowed(["w"], modes=False)
+    u = {"scene": {"name": "u", "fs": 44100.0, "duration": 0.01},
+         "bodies": [{"name": "string", "type": "modal",
+                     "preset": {"kind": "string", "nmodes": 10, "length": L_S,
+                                "tension": T_S, "linear_density": RHO_S},
+                     "q0": [1e-3] * 10,
+                     "points": [{"name": "p", "x": X_FAR}]}],
+         "contacts": [], "record": {"modes": True}}
+    for name, scene in (("plain", plain), ("u", u)):
+        path = str(tmp_path / (name + ".h5"))
+        vibro.run(scene, path)
+        with h5py.File(path, "r") as h:
+            names = list(h["signals"])
+            assert not [x for x in names if "wmode" in x], (name, names)
+    with h5py.File(str(tmp_path / "u.h5"), "r") as h:
+        assert h["signals/bodies.string.modes.q"].shape == (1, 10, 442)

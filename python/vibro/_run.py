@@ -511,7 +511,9 @@ class Simulation:
     an output file of the scene would hold, named as there
     (`contacts.hit.force`, `bodies.hammer.u`, `energy.total`; a modal
     body B's `bodies.B.modes.freq`, `.sigma`, `.mass` on dimension `mode.B`
-    and, with record.modes, `bodies.B.modes.q` on (`mode.B`, `time`)), each
+    and, with record.modes, `bodies.B.modes.q` on (`mode.B`, `time`), and
+    with record.modes its modes along w `bodies.B.wmodes.freq`, `.sigma`,
+    `.mass` on `wmode.B` and `bodies.B.wmodes.q` on (`wmode.B`, `time`)), each
     with its `units` attribute; its attrs hold the scene's name, status and
     status_code, source, sample_interval (s) and energy_balance_error (J,
     the table's: total + dissipated - external - correction - initial).
@@ -650,7 +652,11 @@ def _signals(lib, sc, run):
                 np.zeros((r, n))
             data_vars[key] = ((dim, "time"), a, attrs)
             continue
-        mode = "mode." + key[len("bodies."):key.rindex(".modes.")]
+        # bodies.B.modes.* on mode.B, its modes along w bodies.B.wmodes.* on
+        # wmode.B (issue 30), as in a file
+        w = ".wmodes." in key
+        mode = ("wmode." if w else "mode.") + \
+            key[len("bodies."):key.rindex(".wmodes." if w else ".modes.")]
         coords.setdefault(mode, (mode, np.arange(r, dtype=np.int64)))
         if kind == 1:
             a = np.ctypeslib.as_array(ptr, shape=(r, n)).copy() if n and r else \

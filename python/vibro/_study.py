@@ -851,7 +851,9 @@ class Study:
         coordinate (s), named by its path relative to the scene
         (`bodies/hammer/u`, `contacts/hit/force`, `energy/total`), with the
         signal's `units` in attrs.  Modal displacements `bodies/<b>/modes/q`
-        are 2-d, on (`mode`, `time`); a distributed contact's signal
+        are 2-d, on (`mode`, `time`), and so are those along w
+        `bodies/<b>/wmodes/q` (issue 30: row j is the body's mode j along w,
+        attrs direction "w"); a distributed contact's signal
         (`contacts/neck/force`, vibro-3) on (`point`, `time`), with each
         point's position `x` (m) and point contact `contact` ("neck[3]") as
         coordinates, and `contacts/neck[3]/force` is its point 3."""
@@ -891,10 +893,10 @@ class Study:
         skip = set(self.params) | {"scene", "time", "sample"}
         out = []
         for name, ds in _items(f["signals"]):
-            if (name in skip or name.startswith("mode.") or name.startswith("point.")
-                    or ds.ndim < 2):
+            if (name in skip or name.startswith("mode.") or name.startswith("wmode.")
+                    or name.startswith("point.") or ds.ndim < 2):
                 continue
-            if re.search(r"\.modes\.(freq|sigma|mass)$", name):
+            if re.search(r"\.w?modes\.(freq|sigma|mass)$", name):
                 continue
             out.append(_slash(name))
         return sorted(out)
@@ -950,6 +952,8 @@ class Study:
                                 coords=dict(pc, time=tc, point=np.arange(data.shape[0])),
                                 name=key, attrs=attrs)
         if data.ndim == 2:
+            if key.endswith("/wmodes/q"):
+                attrs["direction"] = "w"
             return xr.DataArray(data, dims=("mode", "time"),
                                 coords={"time": tc, "mode": np.arange(data.shape[0])},
                                 name=key, attrs=attrs)
@@ -1120,33 +1124,40 @@ class Scene:
         return ph[ph["scene"] == self.index].reset_index(drop=True)
 
     @_reading
-    def modes(self, body=None):
+    def modes(self, body=None, direction="u"):
         """The modes of the scene's modal bodies as a DataFrame with columns
         `body`, `mode`, `freq` (Hz), `sigma` (1/s), `mass` (kg); `body`
-        selects one.  Empty when the scene has no modal body."""
+        selects one.  Empty when the scene has no modal body.  direction
+        "w" gives their modes along w instead (issue 30: /signals'
+        bodies.B.wmodes.*; the bodies without them have no rows)."""
         import pandas as pd
-        rows = self.study._reader.modes(self, body)
+        if direction not in ("u", "w"):
+            raise VibroError("%s: modes(direction=%r): no such direction (valid: u, w)"
+                             % (self.study.path, direction))
+        rows = self.study._reader.modes(self, body, direction)
         df = pd.DataFrame(rows, columns=["body", "mode", "freq", "sigma", "mass"])
         df.attrs["units"] = {"freq": "Hz", "sigma": "1/s", "mass": "kg", "mode": "1",
                              "body": "-"}
         return df
 
-    def _modes_v2(self, body):
-        """vibro-2 and -3: the rows of modes() from /signals' modes.* rows."""
+    def _modes_v2(self, body, direction="u"):
+        """vibro-2 and -3: the rows of modes() from /signals' modes.* rows
+        (direction "w": the wmodes.* rows)."""
         rows = []
+        group = "wmodes" if direction == "w" else "modes"
         k, row = self.study._where.get(self.index, (0, 0))
         with self.study._each() as files:
             sig = files[k]["signals"]
-            names = [b for b in self.bodies if "bodies.%s.modes.freq" % b in sig]
+            names = [b for b in self.bodies if "bodies.%s.%s.freq" % (b, group) in sig]
             if body is not None:
                 if body not in names:
                     raise VibroError("%s: scene %d has no modal body '%s' (valid: %s)"
                                      % (self.study.path, self.index, body, _choices(names)))
                 names = [body]
             for b in names:
-                col = {q: sig["bodies.%s.modes.%s" % (b, q)][row]
+                col = {q: sig["bodies.%s.%s.%s" % (b, group, q)][row]
                        for q in ("freq", "sigma", "mass")
-                       if "bodies.%s.modes.%s" % (b, q) in sig}
+                       if "bodies.%s.%s.%s" % (b, group, q) in sig}
                 for j, fr in enumerate(col["freq"]):
                     if np.isfinite(fr):
                         rows.append({"body": b, "mode": j, "freq": float(fr),
@@ -1156,9 +1167,12 @@ class Scene:
                                      else np.nan})
         return rows
 
-    def _modes_v1(self, body):
-        """vibro-1: the rows of modes() from the scene's body groups."""
+    def _modes_v1(self, body, direction="u"):
+        """vibro-1: the rows of modes() from the scene's body groups (no
+        modes along w: vibro-1 predates them)."""
         rows = []
+        if direction == "w":
+            return rows
         with self.study._h5() as f:
             g = self.study._scene_group(f, self.index)
             names = [b for b in self.bodies if "modes" in g["bodies"][b]]
