@@ -219,12 +219,10 @@ signals_list(vb_format *f)
       snprintf(name, sizeof name, "bodies.%s.modes.%s", bd->name, properties[k].name);
       rc |= sig_add(f, &cap, name, properties[k].units, SHAPE_MODES, NULL, 0, k, b, bd->nmodes);
     }
-    /* its modes along w (issue 30 item 6), before the modes' q of both:
-     * with record.modes only (without it /model's w_modes_freq gives their
-     * frequencies, and the files of the scenes before them stay bitwise
-     * as they were) */
-    for (k = 0; k < NPROPERTIES && bd->kind == VB_BODY_MODAL && bd->nwmodes > 0 &&
-                sc->record_modes && rc == 0;
+    /* its modes along w (issue 30 item 6), before the modes' q of both,
+     * always, as the modes along u (a body without modes along w writes
+     * none: every 1-D scene's file is as it was) */
+    for (k = 0; k < NPROPERTIES && bd->kind == VB_BODY_MODAL && bd->nwmodes > 0 && rc == 0;
          k++) {
       snprintf(name, sizeof name, "bodies.%s.wmodes.%s", bd->name, wproperties[k].name);
       rc |= sig_add(f, &cap, name, wproperties[k].units, SHAPE_MODES, NULL, 0, NPROPERTIES + k, b,

@@ -209,8 +209,8 @@ def test_wmodes_recorded(tmp_path, directions):
 
 def test_wmodes_none(tmp_path):
     """A body without modes along w writes none of it, record.modes or
-    not; one with them writes their q and properties only with
-    record.modes (without it /model's w_modes_freq has the frequencies)."""
+    not; one with them writes their properties always, as the modes along
+    u, and their q only with record.modes."""
     import h5py
     plain = bowed(["w"], modes=False)
     u = {"scene": {"name": "u", "fs": 44100.0, "duration": 0.01},
@@ -225,6 +225,9 @@ def test_wmodes_none(tmp_path):
         vibro.run(scene, path)
         with h5py.File(path, "r") as h:
             names = list(h["signals"])
-            assert not [x for x in names if "wmode" in x], (name, names)
+            got = sorted(x for x in names if "wmode" in x)
+            want = [] if name == "u" else ["bodies.string.wmodes.freq", "bodies.string.wmodes.mass",
+                                           "bodies.string.wmodes.sigma", "wmode.string"]
+            assert got == want, (name, names)
     with h5py.File(str(tmp_path / "u.h5"), "r") as h:
         assert h["signals/bodies.string.modes.q"].shape == (1, 10, 442)
