@@ -10,6 +10,36 @@
 #include "h5util.h"
 #include "model.h"
 
+/* An attribute `name` of n values of `file_type` from buf (of `mem_type`)
+ * on g; 0 or -1. */
+static int
+array_attr(hid_t g, const char *name, hid_t file_type, hid_t mem_type, const void *buf, int n)
+{
+  hsize_t len = (hsize_t)n;
+  hid_t space = H5Screate_simple(1, &len, NULL);
+  hid_t at = space >= 0 ? H5Acreate2(g, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  int rc = at >= 0 && H5Awrite(at, mem_type, buf) >= 0 ? 0 : -1;
+  if (at >= 0)
+    rc |= vb_h5_close(at);
+  if (space >= 0)
+    rc |= vb_h5_close(space);
+  return rc;
+}
+
+/* An int64 attribute of the n indices idx; 0 or -1. */
+static int
+indices_attr(hid_t g, const char *name, const int *idx, int n)
+{
+  long long *v = malloc((size_t)n * sizeof *v);
+  if (v == NULL)
+    return -1;
+  for (int j = 0; j < n; j++)
+    v[j] = idx[j];
+  int rc = array_attr(g, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, v, n);
+  free(v);
+  return rc;
+}
+
 /* The modes of modal body b dropped at load at or above fs/2 (issue 18
  * item 4, lib/scene/nyquist.c): nmodes, the modes stepped, and, when some were
  * dropped, modes_dropped, int64 [ndropped], their indices among the modes
@@ -20,65 +50,23 @@ dropped_write(hid_t g, const vb_body *b)
   int rc = vb_h5_attr_int64(g, "nmodes", b->nmodes);
   if (b->ndropped == 0 || rc != 0)
     return rc;
-  long long *idx = malloc((size_t)b->ndropped * sizeof *idx);
-  if (idx == NULL)
-    return -1;
-  for (int j = 0; j < b->ndropped; j++)
-    idx[j] = b->dropped[j];
-  hsize_t n = (hsize_t)b->ndropped;
-  hid_t space = H5Screate_simple(1, &n, NULL);
-  hid_t at = space >= 0 ? H5Acreate2(g, "modes_dropped", H5T_STD_I64LE, space, H5P_DEFAULT,
-                                     H5P_DEFAULT)
-                        : -1;
-  rc = at >= 0 && H5Awrite(at, H5T_NATIVE_LLONG, idx) >= 0 ? 0 : -1;
-  if (at >= 0)
-    rc |= vb_h5_close(at);
-  if (space >= 0)
-    rc |= vb_h5_close(space);
-  free(idx);
-  return rc;
+  return indices_attr(g, "modes_dropped", b->dropped, b->ndropped);
 }
 
 /* The frequencies of modal body b's modes along w (issue 30 item 6: the
  * fundamental vibro-plot's schelleng counts slips against), w_modes_freq,
- * float64 [nwmodes], Hz; nothing for a body without modes along w.  0 or
- * -1. */
+ * float64 [nwmodes], Hz, and those dropped at or above fs/2 as
+ * modes_dropped is for the modes along u, w_modes_dropped; nothing for a
+ * body without modes along w.  0 or -1. */
 static int
 wfreq_write(hid_t g, const vb_body *b)
 {
   if (b->nwmodes <= 0)
     return 0;
-  hsize_t n = (hsize_t)b->nwmodes;
-  hid_t space = H5Screate_simple(1, &n, NULL);
-  hid_t at = space >= 0 ? H5Acreate2(g, "w_modes_freq", H5T_IEEE_F64LE, space, H5P_DEFAULT,
-                                     H5P_DEFAULT)
-                        : -1;
-  int rc = at >= 0 && H5Awrite(at, H5T_NATIVE_DOUBLE, b->wfreq) >= 0 ? 0 : -1;
-  if (at >= 0)
-    rc |= vb_h5_close(at);
-  if (space >= 0)
-    rc |= vb_h5_close(space);
+  int rc = array_attr(g, "w_modes_freq", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, b->wfreq, b->nwmodes);
   if (b->nwdropped == 0 || rc != 0)
     return rc;
-  /* the modes along w dropped at or above fs/2 (lib/scene/nyquist.c), as
-   * modes_dropped is for the modes along u */
-  long long *idx = malloc((size_t)b->nwdropped * sizeof *idx);
-  if (idx == NULL)
-    return -1;
-  for (int j = 0; j < b->nwdropped; j++)
-    idx[j] = b->wdropped[j];
-  n = (hsize_t)b->nwdropped;
-  space = H5Screate_simple(1, &n, NULL);
-  at = space >= 0 ? H5Acreate2(g, "w_modes_dropped", H5T_STD_I64LE, space, H5P_DEFAULT,
-                               H5P_DEFAULT)
-                  : -1;
-  rc = at >= 0 && H5Awrite(at, H5T_NATIVE_LLONG, idx) >= 0 ? 0 : -1;
-  if (at >= 0)
-    rc |= vb_h5_close(at);
-  if (space >= 0)
-    rc |= vb_h5_close(space);
-  free(idx);
-  return rc;
+  return indices_attr(g, "w_modes_dropped", b->wdropped, b->nwdropped);
 }
 
 /* Write /model: scene 0's bodies and contacts. */
