@@ -117,7 +117,8 @@ typedef struct vb_friction_state {
   double external;    /* running: the walls' work through friction, J */
   double work_min;    /* the most negative friction work of one step, J
                          (round-off: 0 or a few ulps of the step's) */
-  long sweeps_failed; /* steps whose friction solve did not converge (the Gauss-Seidel, then its block fall-back) */
+  long sweeps_failed; /* steps whose friction solve did not converge (the Gauss-Seidel, then its
+                         block fall-back) */
   struct vb_fdist_state *dist; /* the distributed points' compact problem
                                   (friction_dist.c), or NULL */
   int dfree_next;     /* an island with distributed points: dfree already holds the

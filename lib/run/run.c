@@ -174,9 +174,9 @@ failure_text(const vb_run *run, char *buf, size_t len)
     k = snprintf(buf, len, "newton failed at t=%.9g (%ld steps did not converge)",
                  run->first_newton_failure * run->dt, run->newton_failures);
   if (k >= 0 && (size_t)k < len && run->friction_failures > 0)
-    k += snprintf(buf + k, len - (size_t)k, "%sfriction solve did not converge at t=%.9g (%ld steps)",
-                  k > 0 ? "; " : "", run->first_friction_failure * run->dt,
-                  run->friction_failures);
+    k += snprintf(buf + k, len - (size_t)k,
+                  "%sfriction solve did not converge at t=%.9g (%ld steps)", k > 0 ? "; " : "",
+                  run->first_friction_failure * run->dt, run->friction_failures);
   return k < 0 ? 0 : (size_t)k >= len ? (int)len - 1 : k;
 }
 
