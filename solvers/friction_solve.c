@@ -15,7 +15,11 @@
  * of rigid body collections", Contact Mechanics Int. Symp., 1992; M.
  * Jean, Comput. Methods Appl. Mech. Engrg. 177, 1999, section 6): each
  * sweep leaves every force in its law's set, and the iteration stops when
- * a sweep changes none by more than the tolerance. */
+ * a sweep changes none by more than the tolerance.  Where the sweeps hit
+ * their cap (Kt near singular: many touching points on few modes) and
+ * every law is Coulomb's, the block solve below solves the step's box-
+ * constrained quadratic exactly (doc/friction.md, "Many points on few
+ * modes"). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

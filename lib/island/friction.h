@@ -153,8 +153,10 @@ void vb_friction_start(const struct vb_island_model *m, struct vb_island_state *
 /* Step the tangential coordinates and friction from n to n + 1 once the
  * island's normal forces of the step are known (after its family's
  * step), and add their energy, dissipation and work to the island's.
- * VB_OK, or VB_ENOCONV when the Gauss-Seidel of several coupled contacts
- * did not converge (the last sweep's forces are kept, in the cone). */
+ * VB_OK, or VB_ENOCONV when the friction solve of several coupled
+ * contacts (the Gauss-Seidel, then the block solve where the laws are all
+ * Coulomb's) did not converge (the last sweep's forces are kept, in the
+ * cone; counted in sweeps_failed, which the run's status names). */
 int vb_friction_step(const struct vb_island_model *m, struct vb_island_state *s, long n);
 /* The steps whose friction solve did not converge so far (the run's
  * status tells them from Newton's: run.c). */

@@ -19,6 +19,7 @@
 #include <float.h>
 #include <math.h>
 #include "../testutil.h"
+#include "scheme.h" /* vb_friction_solve, vb_fproblem */
 
 /* Instance i's samples of the signal row `name` of `object`, or NULL. */
 static const double *
@@ -629,6 +630,123 @@ START_TEST(test_friction_status)
 }
 END_TEST
 
+/* The solve itself (solvers/friction_solve.c) on random low-rank
+ * problems: n Coulomb contacts (3 to 40) on r < n modes (Kt = T diag(cc)
+ * T^T, singular), random free increments and normal forces (some 0):
+ * every problem converges, and the laws hold, checked here from dy =
+ * dyfree + Kt ft summed in long double: a force strictly inside the
+ * kinetic cone has |dy| within the round-off of its terms, none is above
+ * mu_s N, a slipping one is mu_k N against its dy; the friction work -ft
+ * dy of each contact >= 0 but for round-off. */
+START_TEST(test_block_random)
+{
+  enum { NMAX = 40 };
+  static double T[NMAX][NMAX], Kt[NMAX * NMAX], cc[NMAX];
+  double dyfree[NMAX], normal[NMAX], ft[NMAX], st[NMAX], st_old[NMAX];
+  int st_first[NMAX + 1], broke[NMAX];
+  const vb_friction_info *info[NMAX];
+  const vb_friction *law[NMAX];
+  vb_friction coulomb = {.kind = VB_FRICTION_COULOMB, .mu_s = 0.47, .mu_k = 0.31};
+  unsigned long long x = 12345ULL;
+  int problems = 0, gs_failed = 0;
+  long nstick = 0, nslip = 0;
+  double worst_stick = 0.0, worst_work = 0.0;
+  for (int trial = 0; trial < 3000; trial++) {
+    int n = 3 + (int)(next(&x) % (NMAX - 2)), r = 1 + (int)(next(&x) % (unsigned)(n - 1));
+    for (int j = 0; j < r; j++)
+      cc[j] = pow(10.0, uniform(&x, -7.0, -4.0));
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < r; j++)
+        T[i][j] = uniform(&x, -1.0, 1.0);
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < n; k++) {
+        double sum = 0.0;
+        for (int j = 0; j < r; j++)
+          sum += T[i][j] * cc[j] * T[k][j];
+        Kt[i * n + k] = sum;
+      }
+    for (int i = 0; i < n; i++) { /* symmetric to the bit */
+      for (int k = 0; k < i; k++)
+        Kt[i * n + k] = Kt[k * n + i];
+      dyfree[i] = uniform(&x, -1e-6, 1e-6);
+      normal[i] = next(&x) % 8 ? uniform(&x, 0.0, 5.0) : 0.0;
+      ft[i] = 0.0;
+      st[i] = st_old[i] = next(&x) % 2 ? 1.0 : 0.0;
+      st_first[i] = i;
+      info[i] = vb_friction_info_of(VB_FRICTION_COULOMB);
+      law[i] = &coulomb;
+    }
+    st_first[n] = n;
+    int sweeps = 0;
+    vb_fproblem p = {.nfc = n,
+                     .dt = 1e-5,
+                     .Kt = Kt,
+                     .dyfree = dyfree,
+                     .normal = normal,
+                     .info = info,
+                     .law = law,
+                     .st_first = st_first,
+                     .st_old = st_old,
+                     .st = st,
+                     .ft = ft,
+                     .max_sweeps = 200,
+                     .tolerance = 1e-13,
+                     .sweeps = &sweeps,
+                     .broke = broke};
+    int rc = vb_friction_solve(&p);
+    ck_assert_msg(rc == VB_OK, "trial %d (n %d, rank %d): rc %d", trial, n, r, rc);
+    gs_failed += sweeps > 200;
+    /* the sweeps stop at a change of 1e-13 of the largest force: dy of a
+     * contact within the change of the others' forces in the last sweep;
+     * past the cap, the block solve's answer: round-off alone */
+    double kmax = 0.0, fbig = 0.0;
+    for (int i = 0; i < n; i++) {
+      kmax = fmax(kmax, Kt[i * n + i]);
+      fbig = fmax(fbig, fabs(ft[i]));
+    }
+    double gs_tol = sweeps > 200 ? 0.0 : 2.0 * n * 1e-13 * kmax * fbig;
+    for (int i = 0; i < n; i++) {
+      long double dy = dyfree[i], terms = fabs(dyfree[i]);
+      for (int k = 0; k < n; k++) {
+        dy += (long double)Kt[i * n + k] * ft[k];
+        terms += fabsl((long double)Kt[i * n + k] * ft[k]);
+      }
+      double tol = 64.0 * n * DBL_EPSILON * (double)terms + gs_tol, N = normal[i];
+      ck_assert_msg(isfinite(ft[i]), "trial %d: ft %g", trial, ft[i]);
+      if (N == 0.0) { /* no normal force: no friction */
+        ck_assert_msg(ft[i] == 0.0, "trial %d contact %d: ft %g at N = 0", trial, i, ft[i]);
+        continue;
+      }
+      ck_assert_msg(fabs(ft[i]) <= coulomb.mu_s * N, "trial %d contact %d: |ft| %.17g above %.17g",
+                    trial, i, fabs(ft[i]), coulomb.mu_s * N);
+      if (fabs(ft[i]) < coulomb.mu_k * N * (1.0 - 8.0 * DBL_EPSILON)) {
+        nstick++;
+        if (sweeps > 200)
+          worst_stick = fmax(worst_stick, fabs((double)dy) / fmax((double)terms, DBL_MIN));
+        ck_assert_msg(fabsl(dy) <= tol, "trial %d contact %d: sticking at |ft| %g but dy %g (terms %g)",
+                      trial, i, fabs(ft[i]), (double)dy, (double)terms);
+      } else if (fabsl(dy) > tol) {
+        nslip++;
+        ck_assert_msg(fabs(fabs(ft[i]) - coulomb.mu_k * N) <= 8.0 * DBL_EPSILON * coulomb.mu_k * N,
+                      "trial %d contact %d: slipping, |ft| %.17g not mu_k N", trial, i, fabs(ft[i]));
+        ck_assert_msg(ft[i] * dy < 0.0, "trial %d contact %d: ft %g along dy %g", trial, i, ft[i],
+                      (double)dy);
+      } else
+        nstick++;
+      worst_work = fmin(worst_work, -ft[i] * (double)dy);
+      ck_assert_msg(-ft[i] * dy >= -fabs(ft[i]) * tol, "trial %d contact %d: work %g", trial, i,
+                    (double)(-ft[i] * dy));
+    }
+    problems++;
+  }
+  printf("block solve: %d random low-rank problems converged (%d past the sweeps' cap), %ld "
+         "contacts sticking (past the cap: |dy| within %.2g of its terms), %ld slipping, friction work >= %.2g "
+         "J\n",
+         problems, gs_failed, nstick, worst_stick, nslip, worst_work);
+  ck_assert_int_gt(gs_failed, 100);
+}
+END_TEST
+
 /* --------------------------------------------- the fretless neck: rows */
 
 /* The published string on its fretless neck (scenes/bass-fretless.cfg: 862
@@ -736,6 +854,7 @@ main(void)
   tcase_add_loop_test(core, test_nine_frets, 0, 2);
   tcase_add_test(core, test_more_points_than_modes);
   tcase_add_test(core, test_friction_status);
+  tcase_add_test(core, test_block_random);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("errors");
   tcase_add_test(errors, test_errors);
