@@ -328,6 +328,12 @@ block_solve(const vb_fproblem *p)
         rc = VB_ENOCONV;
     break;
   }
+  if (rc != VB_OK && its >= 20 * n + 20) {
+    /* the cap: a sweep, so that the forces kept are their laws' answers
+     * (each in its set) and the states theirs */
+    double change, scale;
+    sweep(p, &change, &scale);
+  }
   *p->sweeps += its + 1;
   free(iw);
   free(w);
