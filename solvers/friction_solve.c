@@ -15,8 +15,14 @@
  * of rigid body collections", Contact Mechanics Int. Symp., 1992; M.
  * Jean, Comput. Methods Appl. Mech. Engrg. 177, 1999, section 6): each
  * sweep leaves every force in its law's set, and the iteration stops when
- * a sweep changes none by more than the tolerance. */
+ * a sweep changes none by more than the tolerance.  Where the sweeps hit
+ * their cap (Kt near singular: many touching points on few modes) and
+ * every law is Coulomb's, the block solve below solves the step's box-
+ * constrained quadratic exactly (doc/friction.md, "Many points on few
+ * modes"). */
+#include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "scheme.h"
 
@@ -40,10 +46,304 @@ local_solve(const vb_fproblem *p, int i)
                           &p->broke[i], st);
 }
 
+/* One Gauss-Seidel sweep over the contacts in order: the largest change
+ * of a force into *change, the largest force into *scale. */
+static void
+sweep(const vb_fproblem *p, double *change, double *scale)
+{
+  int n = p->nfc;
+  double ch = 0.0, sc = 0.0;
+  for (int i = 0; i < n; i++) {
+    double f = local_solve(p, i);
+    ch = fmax(ch, fabs(f - p->ft[i]));
+    sc = fmax(sc, fabs(f));
+    p->ft[i] = f;
+  }
+  *change = ch;
+  *scale = sc;
+}
+
+/* Cholesky with diagonal pivoting of A [m][m], symmetric positive semi-
+ * definite (overwritten by its factor: rows in the pivots' order, L below
+ * and on the diagonal): the largest remaining pivot first, stopped at the
+ * first below tiny.  perm[k] is the row of A taken k-th; returns the rank
+ * r taken. */
+static int
+psd_factor(int m, double *A, int *perm, double tiny)
+{
+  int r = 0;
+  for (int i = 0; i < m; i++)
+    perm[i] = i;
+  for (; r < m; r++) {
+    int q = r;
+    for (int j = r + 1; j < m; j++)
+      if (A[(size_t)j * m + j] > A[(size_t)q * m + q])
+        q = j;
+    if (!(A[(size_t)q * m + q] > tiny))
+      break;
+    if (q != r) {
+      for (int k = 0; k < m; k++) {
+        double t = A[(size_t)r * m + k];
+        A[(size_t)r * m + k] = A[(size_t)q * m + k];
+        A[(size_t)q * m + k] = t;
+      }
+      for (int k = 0; k < m; k++) {
+        double t = A[(size_t)k * m + r];
+        A[(size_t)k * m + r] = A[(size_t)k * m + q];
+        A[(size_t)k * m + q] = t;
+      }
+      int t = perm[r];
+      perm[r] = perm[q];
+      perm[q] = t;
+    }
+    double d = sqrt(A[(size_t)r * m + r]);
+    A[(size_t)r * m + r] = d;
+    for (int j = r + 1; j < m; j++)
+      A[(size_t)j * m + r] /= d;
+    for (int j = r + 1; j < m; j++)
+      for (int k = r + 1; k < m; k++)
+        A[(size_t)j * m + k] -= A[(size_t)j * m + r] * A[(size_t)k * m + r];
+  }
+  return r;
+}
+
+/* With psd_factor's L (rank r): y [r] = L_PP^-T L_PP^-1 y (forward, then
+ * back substitution; y in the pivots' order). */
+static void
+psd_solve(int m, int r, const double *L, double *y, int forward)
+{
+  for (int i = 0; forward && i < r; i++) {
+    double s = y[i];
+    for (int k = 0; k < i; k++)
+      s -= L[(size_t)i * m + k] * y[k];
+    y[i] = s / L[(size_t)i * m + i];
+  }
+  for (int i = r - 1; i >= 0; i--) {
+    double s = y[i];
+    for (int k = i + 1; k < r; k++)
+      s -= L[(size_t)k * m + i] * y[k];
+    y[i] = s / L[(size_t)i * m + i];
+  }
+}
+
+/* Where the sweeps did not converge (many touching points on few modes:
+ * Kt near singular, doc/friction.md, "Friction on a distributed
+ * contact"), and every contact's law is Coulomb's: the step's problem,
+ * with the contacts that broke free in the sweeps on their kinetic cone
+ * (as the sweeps iterate it), is the box-constrained convex quadratic
+ *   min q(f) = f^T Kt f / 2 + dyfree^T f,  |f_i| <= b_i = mu_i N_i
+ * (its gradient g = Kt f + dyfree the increments dy: a free f_i has dy_i
+ * = 0, stick; one on its bound, dy_i against it, slip), solved exactly by
+ * a primal active-set method (J. Nocedal, S.J. Wright, "Numerical
+ * Optimization", 2nd ed., Springer 2006, section 16.5): from the sweeps'
+ * forces (in the boxes), the Newton step of the free forces on the face,
+ * Kt_FF d = -g_F, cut at the first bound it meets, which joins the
+ * bounds; on the face's minimum, the bound force whose dy pushes it
+ * inward most is freed; none: the minimum.  Kt is positive semi-definite
+ * (Kt = T diag(cc) T^T, rank at most the modes along w), so Kt_FF is
+ * factored with pivoting (psd_factor) and where it is singular the step
+ * is the basic solution if g_F is in its range (the forces are then not
+ * unique: one minimum is taken), else a null direction of Kt_FF that
+ * descends (q linear along it) to the first bound.  A contact not broken
+ * whose minimum leaves it on its static bound slipping breaks (its bound
+ * mu_k N, as the law's local solve does) and the minimum is sought again.
+ * A sweep then checks it (every force back from its law, so in its set,
+ * changing none by more than the tolerance, as the sweeps' own test).
+ * VB_OK, VB_ENOCONV (the laws not all Coulomb's, too many contacts, or
+ * the check failed: the last sweep's forces kept), VB_ENOMEM. */
+#define BLOCK_CONTACTS 256
+static int
+block_solve(const vb_fproblem *p)
+{
+  int n = p->nfc;
+  if (n > BLOCK_CONTACTS)
+    return VB_ENOCONV;
+  for (int i = 0; i < n; i++)
+    if (p->info[i]->kind != VB_FRICTION_COULOMB)
+      return VB_ENOCONV;
+  int *iw = malloc(3 * (size_t)n * sizeof *iw);
+  double *w = malloc(((size_t)n * n + 5 * (size_t)n) * sizeof *w);
+  if (!iw || !w) {
+    free(iw);
+    free(w);
+    return VB_ENOMEM;
+  }
+  int *F = iw, *perm = iw + n, *at = iw + 2 * n; /* at: -1, 0, +1 (lower, free, upper) */
+  double *A = w, *b = A + (size_t)n * n, *g = b + n, *d = g + n, *y = d + n, *v = y + n;
+  double fmaxabs = 0.0, dmax = 0.0;
+  for (int i = 0; i < n; i++) {
+    const vb_friction *law = p->law[i];
+    b[i] = (p->broke[i] ? law->mu_k : law->mu_s) * p->normal[i];
+    double f = fmin(fmax(p->ft[i], -b[i]), b[i]);
+    at[i] = f == b[i] && b[i] > 0.0 ? 1 : f == -b[i] && b[i] > 0.0 ? -1 : 0;
+    if (b[i] == 0.0)
+      at[i] = 1; /* no force: held at 0 */
+    p->ft[i] = f;
+    dmax = fmax(dmax, p->Kt[(size_t)i * n + i]);
+    fmaxabs = fmax(fmaxabs, b[i]);
+  }
+  int rc = VB_ENOCONV, its = 0;
+  for (; its < 20 * n + 20; its++) {
+    /* g and the size of its terms: what round-off leaves of a zero dy */
+    double gtol = 0.0;
+    for (int i = 0; i < n; i++) {
+      const double *row = p->Kt + (size_t)i * n;
+      double s = p->dyfree[i], a = fabs(s);
+      for (int k = 0; k < n; k++) {
+        s += row[k] * p->ft[k];
+        a += fabs(row[k] * p->ft[k]);
+      }
+      g[i] = s;
+      gtol = fmax(gtol, a);
+    }
+    gtol *= 16.0 * n * DBL_EPSILON;
+    int m = 0;
+    for (int i = 0; i < n; i++)
+      if (at[i] == 0)
+        F[m++] = i;
+    int r = 0, moved = 0;
+    double gfree = 0.0;
+    for (int a = 0; a < m; a++)
+      gfree = fmax(gfree, fabs(g[F[a]]));
+    if (m > 0 && gfree > gtol) {
+      for (int a = 0; a < m; a++)
+        for (int c = 0; c < m; c++)
+          A[(size_t)a * m + c] = p->Kt[(size_t)F[a] * n + F[c]];
+      r = psd_factor(m, A, perm, 16.0 * m * DBL_EPSILON * dmax);
+      for (int a = 0; a < r; a++)
+        y[a] = -g[F[perm[a]]];
+      psd_solve(m, r, A, y, 1);
+      for (int i = 0; i < n; i++)
+        d[i] = 0.0;
+      for (int a = 0; a < r; a++)
+        d[F[perm[a]]] = y[a];
+      /* the rows left out: their dy after the step (0 if g_F is in the
+       * range) */
+      int worst = -1;
+      double wres = 0.0, gs = 0.0;
+      for (int a = 0; a < m; a++)
+        gs = fmax(gs, fabs(g[F[a]]));
+      for (int a = r; a < m; a++) {
+        int i = F[perm[a]];
+        const double *row = p->Kt + (size_t)i * n;
+        double s = g[i];
+        for (int c = 0; c < r; c++)
+          s += row[F[perm[c]]] * y[c];
+        if (fabs(s) > wres)
+          wres = fabs(s), worst = a;
+      }
+      if (worst >= 0 && wres > 64.0 * m * DBL_EPSILON * (gs + dmax * fmaxabs)) {
+        /* a null direction of Kt_FF: v_j = 1, v_P = -Kt_PP^-1 Kt_Pj */
+        int j = F[perm[worst]];
+        for (int c = 0; c < r; c++)
+          v[c] = -A[(size_t)worst * m + c];
+        psd_solve(m, r, A, v, 0);
+        for (int i = 0; i < n; i++)
+          d[i] = 0.0;
+        d[j] = 1.0;
+        for (int c = 0; c < r; c++)
+          d[F[perm[c]]] = v[c];
+        double slope = 0.0;
+        for (int i = 0; i < n; i++)
+          slope += g[i] * d[i];
+        if (slope > 0.0)
+          for (int i = 0; i < n; i++)
+            d[i] = -d[i];
+        /* unbounded along it: to the first bound (the box is bounded) */
+        for (int i = 0; i < n; i++)
+          d[i] *= 4.0 * fmaxabs + 1.0;
+      }
+      /* the step, cut at the first bound */
+      double alpha = 1.0;
+      int block = -1;
+      for (int i = 0; i < n; i++) {
+        if (at[i] != 0 || d[i] == 0.0)
+          continue;
+        double lim = d[i] > 0.0 ? (b[i] - p->ft[i]) / d[i] : (-b[i] - p->ft[i]) / d[i];
+        if (lim < alpha)
+          alpha = fmax(lim, 0.0), block = i;
+      }
+      double big = 0.0;
+      for (int i = 0; i < n; i++)
+        big = fmax(big, fabs(alpha * d[i]));
+      if (big > 0.0 || block >= 0) {
+        moved = 1;
+        for (int i = 0; i < n; i++)
+          if (at[i] == 0)
+            p->ft[i] += alpha * d[i];
+        if (block >= 0) {
+          at[block] = d[block] > 0.0 ? 1 : -1;
+          p->ft[block] = at[block] * b[block];
+        }
+      }
+    }
+    if (moved)
+      continue;
+    /* the face's minimum: free the bound force pushed inward most (dy
+     * with the force: g_i > 0 on the upper bound, < 0 on the lower) */
+    int rel = -1;
+    double push = 0.0;
+    for (int i = 0; i < n; i++) {
+      if (at[i] == 0 || b[i] == 0.0)
+        continue;
+      double u = at[i] * g[i];
+      if (u > push)
+        push = u, rel = i;
+    }
+    if (rel >= 0 && push > gtol) {
+      at[rel] = 0;
+      continue;
+    }
+    /* the minimum: a contact slipping on its static bound breaks */
+    int broke = 0;
+    for (int i = 0; i < n; i++) {
+      if (at[i] == 0 || p->broke[i] || b[i] == 0.0)
+        continue;
+      p->broke[i] = 1;
+      b[i] = p->law[i]->mu_k * p->normal[i];
+      p->ft[i] = at[i] * b[i];
+      broke = 1;
+    }
+    if (broke)
+      continue;
+    /* the check: a sweep, each change within the tolerance of the
+     * largest force or the round-off of its local problem (its free slip
+     * a sum of terms up to a_i, over c_i = Kt_ii / dt: ill-conditioned
+     * where many points share few modes) */
+    double scale = 0.0;
+    for (int i = 0; i < n; i++) {
+      const double *row = p->Kt + (size_t)i * n;
+      double a = fabs(p->dyfree[i]);
+      for (int k = 0; k < n; k++)
+        a += fabs(row[k] * p->ft[k]);
+      double f = local_solve(p, i);
+      y[i] = fabs(f - p->ft[i]);
+      v[i] = row[i] > 0.0 ? 16.0 * n * DBL_EPSILON * a / row[i] : 0.0;
+      scale = fmax(scale, fabs(f));
+      p->ft[i] = f;
+    }
+    rc = VB_OK;
+    for (int i = 0; i < n; i++)
+      if (!(y[i] <= p->tolerance * scale + v[i]))
+        rc = VB_ENOCONV;
+    break;
+  }
+  if (rc != VB_OK && its >= 20 * n + 20) {
+    /* the cap: a sweep, so that the forces kept are their laws' answers
+     * (each in its set) and the states theirs */
+    double change, scale;
+    sweep(p, &change, &scale);
+  }
+  *p->sweeps += its + 1;
+  free(iw);
+  free(w);
+  return rc;
+}
+
 int
 vb_friction_solve(const vb_fproblem *p)
 {
-  int n = p->nfc, sweep;
+  int n = p->nfc, sweep_n;
   for (int i = 0; i < n; i++)
     p->broke[i] = 0;
   if (n == 1) {
@@ -51,19 +351,15 @@ vb_friction_solve(const vb_fproblem *p)
     *p->sweeps = 1;
     return VB_OK;
   }
-  for (sweep = 1; sweep <= p->max_sweeps; sweep++) {
-    double change = 0.0, scale = 0.0;
-    for (int i = 0; i < n; i++) {
-      double f = local_solve(p, i);
-      change = fmax(change, fabs(f - p->ft[i]));
-      scale = fmax(scale, fabs(f));
-      p->ft[i] = f;
-    }
+  for (sweep_n = 1; sweep_n <= p->max_sweeps; sweep_n++) {
+    double change, scale;
+    sweep(p, &change, &scale);
     if (change <= p->tolerance * scale || change == 0.0) {
-      *p->sweeps = sweep;
+      *p->sweeps = sweep_n;
       return VB_OK;
     }
   }
   *p->sweeps = p->max_sweeps;
-  return VB_ENOCONV;
+  int rc = block_solve(p);
+  return rc == VB_OK ? VB_OK : VB_ENOCONV;
 }

@@ -326,8 +326,12 @@ typedef struct vb_fproblem {
  * on its slip branch for the rest of the step's solve: the sweeps then
  * iterate a fixed projection on boxes with the symmetric positive
  * definite Kt, which converges (a static/kinetic jump would let a contact
- * at its threshold flip at every sweep).  VB_OK, or VB_ENOCONV after max_sweeps (the
- * last sweep's forces kept: each is in its law's set). */
+ * at its threshold flip at every sweep), but slowly where Kt is near
+ * singular (many points on few modes): after max_sweeps, contacts all of
+ * Coulomb's law are solved as a block (the box-constrained quadratic on
+ * Kt, exactly, by an active-set method; friction_solve.c, block_solve).
+ * VB_OK, or VB_ENOCONV when neither converged (the last sweep's forces
+ * kept: each is in its law's set). */
 int vb_friction_solve(const vb_fproblem *p);
 
 #endif

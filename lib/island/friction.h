@@ -117,7 +117,8 @@ typedef struct vb_friction_state {
   double external;    /* running: the walls' work through friction, J */
   double work_min;    /* the most negative friction work of one step, J
                          (round-off: 0 or a few ulps of the step's) */
-  long sweeps_failed; /* steps whose Gauss-Seidel hit max_sweeps */
+  long sweeps_failed; /* steps whose friction solve did not converge (the Gauss-Seidel, then its
+                         block fall-back) */
   struct vb_fdist_state *dist; /* the distributed points' compact problem
                                   (friction_dist.c), or NULL */
   int dfree_next;     /* an island with distributed points: dfree already holds the
@@ -152,9 +153,18 @@ void vb_friction_start(const struct vb_island_model *m, struct vb_island_state *
 /* Step the tangential coordinates and friction from n to n + 1 once the
  * island's normal forces of the step are known (after its family's
  * step), and add their energy, dissipation and work to the island's.
- * VB_OK, or VB_ENOCONV when the Gauss-Seidel of several coupled contacts
- * did not converge (the last sweep's forces are kept, in the cone). */
+ * VB_OK, or VB_ENOCONV when the friction solve of several coupled
+ * contacts (the Gauss-Seidel, then the block solve where the laws are all
+ * Coulomb's) did not converge (the last sweep's forces are kept, in the
+ * cone; counted in sweeps_failed, which the run's status names). */
 int vb_friction_step(const struct vb_island_model *m, struct vb_island_state *s, long n);
+/* The steps whose friction solve did not converge so far (the run's
+ * status tells them from Newton's: run.c). */
+static inline long
+vb_friction_failed_steps(const vb_friction_state *fs)
+{
+  return fs->sweeps_failed;
+}
 /* Add the coordinates' energy at n to *kin and *pot (vb_island_energy). */
 void vb_friction_energy(const struct vb_island_model *m, const struct vb_island_state *s,
                         double *kin, double *pot);

@@ -159,6 +159,27 @@ diverged(vb_run *run, int i, long n, int solve_failed)
  * reports it too.  Its status says so (done_status). */
 #define ENERGY_WARN 2.0
 
+/* What did not converge, into buf[len] (its length returned): "newton
+ * failed at t=T (N steps did not converge)" for the steps whose normal
+ * solve (Newton) hit its cap, "friction solve did not converge at t=T (N
+ * steps)" for those whose friction solve did (friction.c: the Gauss-
+ * Seidel and its block fall-back), both joined by "; " when both
+ * failed. */
+static int
+failure_text(const vb_run *run, char *buf, size_t len)
+{
+  int k = 0;
+  buf[0] = '\0';
+  if (run->newton_failures > 0)
+    k = snprintf(buf, len, "newton failed at t=%.9g (%ld steps did not converge)",
+                 run->first_newton_failure * run->dt, run->newton_failures);
+  if (k >= 0 && (size_t)k < len && run->friction_failures > 0)
+    k += snprintf(buf + k, len - (size_t)k,
+                  "%sfriction solve did not converge at t=%.9g (%ld steps)", k > 0 ? "; " : "",
+                  run->first_friction_failure * run->dt, run->friction_failures);
+  return k < 0 ? 0 : (size_t)k >= len ? (int)len - 1 : k;
+}
+
 /* After step n: a scene whose energy passes ENERGY_GROWTH times what it
  * can hold has diverged.  What it can hold: e(t) = e0 + W(t) + C(t) - D(t)
  * with D >= 0 dissipated, W the work of forces, gravity and drivers and C
@@ -188,9 +209,10 @@ energy_guard(vb_run *run, long n, long failures, long first_failure)
   if (!(e > ENERGY_GROWTH * bound)) /* a NaN bound (inf work) does not trip */
     return VB_OK;
   if (failures > 0) { /* the unconverged steps, not the scheme, are the cause */
-    snprintf(run->status, sizeof run->status,
-             "newton failed at t=%.9g (%ld steps did not converge), then energy grew from %.3g J"
-             " to %.3g J at t=%.9g", first_failure * run->dt, failures, run->e0, e, n * run->dt);
+    (void)first_failure;
+    int k = failure_text(run, run->status, sizeof run->status);
+    snprintf(run->status + k, sizeof run->status - (size_t)k,
+             ", then energy grew from %.3g J to %.3g J at t=%.9g", run->e0, e, n * run->dt);
     return run->code = VB_ENOCONV;
   }
   snprintf(run->status, sizeof run->status,
@@ -268,6 +290,7 @@ step_islands(vb_run *run, long n, long *failures, long *first_failure)
     const vb_island_model *m = &run->model->islands[i];
     vb_island_state *st = run->states[i];
     long global = st->global_solves, gits = st->global_iterations;
+    long fric_failed = st->fric ? vb_friction_failed_steps(st->fric) : 0;
     int rc = vb_island_step(m, st, n - 1);
     global = st->global_solves - global;
     gits = st->global_iterations - gits;
@@ -287,11 +310,21 @@ step_islands(vb_run *run, long n, long *failures, long *first_failure)
       ++*failures;
       if (*first_failure < 0)
         *first_failure = n;
+      int capped = 0;
       for (int k = 0; k < st->ntrk; k++) {
         int lc = st->trk[k];
-        if (st->iterations[lc] >= sc->contacts[m->contacts[lc]].max_iterations)
+        if (st->iterations[lc] >= sc->contacts[m->contacts[lc]].max_iterations) {
           run->results[m->contacts[lc]].newton_failures++;
+          capped = 1;
+        }
       }
+      /* the friction solve's failure (friction.c counts it), the normal
+       * solve's (a contact at its cap, or no friction failure to blame) */
+      int fric = st->fric && vb_friction_failed_steps(st->fric) > fric_failed;
+      if (fric && run->friction_failures++ == 0)
+        run->first_friction_failure = n;
+      if ((capped || !fric) && run->newton_failures++ == 0)
+        run->first_newton_failure = n;
     }
     if (rc == VB_EDIVERGED || !vb_island_finite(m, st)) {
       diverged(run, i, n, rc == VB_EDIVERGED);
@@ -582,9 +615,7 @@ finish(vb_run *run)
     return rc;
   }
   if (run->failures > 0) {
-    snprintf(run->status, sizeof run->status,
-             "newton failed at t=%.9g (%ld steps did not converge)",
-             run->first_failure * run->dt, run->failures);
+    failure_text(run, run->status, sizeof run->status);
     run->code = VB_ENOCONV;
     return run->code;
   }
@@ -601,6 +632,8 @@ vb_run_steps_begin(vb_run *run)
   run->next = 1;
   run->failures = 0;
   run->first_failure = -1;
+  run->newton_failures = run->friction_failures = 0;
+  run->first_newton_failure = run->first_friction_failure = -1;
   run->stage = VB_RUN_ENDED;
   if (start(run) != VB_OK)
     return run->code;

@@ -173,6 +173,10 @@ struct vb_run {
   /* stepping (run.c, stepping.c): the next step, Newton's failed steps
    * and the first of them, and where the run is (VB_RUN_*) */
   long next, failures, first_failure;
+  /* of them, the steps whose normal solve (Newton) did not converge and
+   * those whose friction solve did not, and the first of each (the
+   * status names which: run.c, failure_text) */
+  long newton_failures, first_newton_failure, friction_failures, first_friction_failure;
   int stage;
 };
 

@@ -520,8 +520,8 @@ class Simulation:
     `events`: a pandas DataFrame of every impact, the columns of
     Study.events() (scene, contact, impact, the event fields, the swept
     values of a study's scene, cor), `.attrs["units"]` their units.
-    `status` ("done", "diverged at t=...", "newton failed at t=..."),
-    `status_code` (0 when done), `name`, `index` (of the scene in its
+    `status` ("done", "diverged at t=...", "newton failed at t=...",
+    "friction solve did not converge at t=..."), `status_code` (0 when done), `name`, `index` (of the scene in its
     study), `params` ({path: value} swept for this scene)."""
 
     def __init__(self, signals, events, status, status_code, name, index, params):
