@@ -7,11 +7,15 @@
  * x^(a+1) = m (a+1) / (k mu^2) (g(w_in) - g(w)). */
 #include "base.h"
 
+#include <fenv.h>
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 /* Gauss-Legendre order of the panels of the contact-time quadrature. */
 #define GL_N 20
@@ -368,12 +372,14 @@ vb_hc_contact_time(double m, double k, double alpha, double mu, double v_in)
 /* The predictions depend on the law, m and v_in alone, and many contacts
  * share them (10^5 alike masses in one scene, the print, the warnings and
  * the loader's check of each contact): each thread keeps the last
- * PREDICT_MEMO it computed, keyed by the bits of every input, and returns
- * those bits again instead of computing them anew (pow, the eq 9
- * quadrature). */
+ * PREDICT_MEMO it computed, keyed by the bits of every input and by the
+ * thread's floating-point mode (a run flushes subnormals, fpenv.c; the
+ * rounding mode), and returns those bits again instead of computing them
+ * anew (pow, the eq 9 quadrature). */
 #define PREDICT_MEMO 64
 typedef struct predict_entry {
   int used;
+  unsigned int mode; /* fp_mode() when computed */
   vb_law law;
   double m, v_in;
   vb_prediction pr;
@@ -388,10 +394,23 @@ bits_of(double x)
   return u;
 }
 
-static int
-same_input(const predict_entry *e, const vb_law *law, double m, double v_in)
+/* The calling thread's floating-point mode: MXCSR's control bits (FTZ,
+ * DAZ, rounding, masks) without its sticky flags on x86-64, else the
+ * rounding mode. */
+static unsigned int
+fp_mode(void)
 {
-  return e->used && e->law.kind == law->kind && bits_of(e->law.k) == bits_of(law->k) &&
+#if defined(__x86_64__) && defined(__SSE2__)
+  return _mm_getcsr() & ~0x3Fu;
+#else
+  return (unsigned int)fegetround();
+#endif
+}
+
+static int
+same_input(const predict_entry *e, unsigned int mode, const vb_law *law, double m, double v_in)
+{
+  return e->used && e->mode == mode && e->law.kind == law->kind && bits_of(e->law.k) == bits_of(law->k) &&
          bits_of(e->law.alpha) == bits_of(law->alpha) && bits_of(e->law.mu) == bits_of(law->mu) &&
          bits_of(e->law.h) == bits_of(law->h) && bits_of(e->law.c) == bits_of(law->c) &&
          bits_of(e->law.e) == bits_of(law->e) && bits_of(e->m) == bits_of(m) &&
@@ -414,19 +433,22 @@ void
 vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out)
 {
   predict_entry *e;
+  unsigned int mode;
   if (!out)
     return;
   if (!law) {
     out->x_max = out->v_out = out->v_out_exact = out->duration = NAN;
     return;
   }
+  mode = fp_mode();
   e = predict_slot(law, m, v_in);
-  if (same_input(e, law, m, v_in)) {
+  if (same_input(e, mode, law, m, v_in)) {
     *out = e->pr;
     return;
   }
   predict_compute(law, m, v_in, out);
   e->used = 1;
+  e->mode = mode;
   e->law = *law;
   e->m = m;
   e->v_in = v_in;
