@@ -9,6 +9,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Relative difference of a from b. */
 static double
@@ -274,6 +275,38 @@ START_TEST(test_predict_hunt_crossley)
 }
 END_TEST
 
+/* vb_law_predict keeps its last predictions per thread (analytic.c): a
+ * second call, and a call again after 300 others (which take its entry),
+ * give the bits the four functions compute afresh. */
+static int
+same_bits(double a, double b)
+{
+  return memcmp(&a, &b, sizeof a) == 0;
+}
+
+START_TEST(test_predict_memo_bits)
+{
+  vb_law law = {.kind = VB_LAW_HUNT_CROSSLEY, .k = 1.5e11, .alpha = 2.8, .mu = 0.6};
+  vb_prediction p;
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; round == 2 && i < 300; i++)
+      vb_law_predict(&law, 0.01 + 1e-4 * i, 3.0, &p);
+    vb_law_predict(&law, 0.0123, 2.5, &p);
+    ck_assert(same_bits(p.x_max, vb_hc_x_max(0.0123, 1.5e11, 2.8, 0.6, 2.5)));
+    ck_assert(same_bits(p.v_out, vb_hc_v_out_approx(0.6, 2.5)));
+    ck_assert(same_bits(p.v_out_exact, vb_hc_v_out_exact(0.6, 2.5)));
+    ck_assert(same_bits(p.duration, vb_hc_contact_time(0.0123, 1.5e11, 2.8, 0.6, 2.5)));
+  }
+  /* a law that differs in one bit is computed anew */
+  vb_prediction q;
+  law.k = nextafter(law.k, 0.0);
+  vb_law_predict(&law, 0.0123, 2.5, &q);
+  ck_assert(same_bits(q.x_max, vb_hc_x_max(0.0123, law.k, 2.8, 0.6, 2.5)));
+  ck_assert(same_bits(q.duration, vb_hc_contact_time(0.0123, law.k, 2.8, 0.6, 2.5)));
+  ck_assert(!same_bits(q.x_max, p.x_max));
+}
+END_TEST
+
 /* Power predictions are undamped (a stray mu ignored: the law has no
  * damping); the rattle's, on each side past its clearance, are
  * Hunt-Crossley's with its mu, and its undamped ones the power law's. */
@@ -498,6 +531,7 @@ analytic_suite(void)
   tcase_add_test(core, test_v_out_approx_error);
   tcase_add_test(core, test_issue_case);
   tcase_add_test(core, test_predict_hunt_crossley);
+  tcase_add_test(core, test_predict_memo_bits);
   tcase_add_test(core, test_predict_power_rattle);
   tcase_add_test(core, test_predict_restitution_laws);
   tcase_add_test(core, test_restitution_delivered);

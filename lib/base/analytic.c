@@ -7,9 +7,15 @@
  * x^(a+1) = m (a+1) / (k mu^2) (g(w_in) - g(w)). */
 #include "base.h"
 
+#include <fenv.h>
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 /* Gauss-Legendre order of the panels of the contact-time quadrature. */
 #define GL_N 20
@@ -363,14 +369,99 @@ vb_hc_contact_time(double m, double k, double alpha, double mu, double v_in)
  * coefficient of restitution (which are Hunt-Crossley with that mu).
  * Every field is NaN for the other laws (the always engaged polynomial
  * and spring have no impact), as for a non-positive or non-finite v_in. */
+/* The predictions depend on the law, m and v_in alone, and many contacts
+ * share them (10^5 alike masses in one scene, the print, the warnings and
+ * the loader's check of each contact): each thread keeps the last
+ * PREDICT_MEMO it computed, keyed by the bits of every input and by the
+ * thread's floating-point mode (a run flushes subnormals, fpenv.c; the
+ * rounding mode), and returns those bits again instead of computing them
+ * anew (pow, the eq 9 quadrature). */
+#define PREDICT_MEMO 64
+typedef struct predict_entry {
+  int used;
+  unsigned int mode; /* fp_mode() when computed */
+  vb_law law;
+  double m, v_in;
+  vb_prediction pr;
+} predict_entry;
+static _Thread_local predict_entry predict_memo[PREDICT_MEMO];
+
+static uint64_t
+bits_of(double x)
+{
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+/* The calling thread's floating-point mode: MXCSR's control bits (FTZ,
+ * DAZ, rounding, masks) without its sticky flags on x86-64, else the
+ * rounding mode. */
+static unsigned int
+fp_mode(void)
+{
+#if defined(__x86_64__) && defined(__SSE2__)
+  return _mm_getcsr() & ~0x3Fu;
+#else
+  return (unsigned int)fegetround();
+#endif
+}
+
+static int
+same_input(const predict_entry *e, unsigned int mode, const vb_law *law, double m, double v_in)
+{
+  return e->used && e->mode == mode && e->law.kind == law->kind && bits_of(e->law.k) == bits_of(law->k) &&
+         bits_of(e->law.alpha) == bits_of(law->alpha) && bits_of(e->law.mu) == bits_of(law->mu) &&
+         bits_of(e->law.h) == bits_of(law->h) && bits_of(e->law.c) == bits_of(law->c) &&
+         bits_of(e->law.e) == bits_of(law->e) && bits_of(e->m) == bits_of(m) &&
+         bits_of(e->v_in) == bits_of(v_in);
+}
+
+static predict_entry *
+predict_slot(const vb_law *law, double m, double v_in)
+{
+  uint64_t h = (uint64_t)law->kind * 0x9E3779B97F4A7C15u;
+  const double key[] = {law->k, law->alpha, law->mu, law->h, law->c, law->e, m, v_in};
+  for (size_t i = 0; i < sizeof key / sizeof key[0]; i++)
+    h = (h ^ bits_of(key[i])) * 0x100000001B3u;
+  return &predict_memo[(h ^ (h >> 32)) % PREDICT_MEMO];
+}
+
+static void predict_compute(const vb_law *law, double m, double v_in, vb_prediction *out);
+
 void
 vb_law_predict(const vb_law *law, double m, double v_in, vb_prediction *out)
+{
+  predict_entry *e;
+  unsigned int mode;
+  if (!out)
+    return;
+  if (!law) {
+    out->x_max = out->v_out = out->v_out_exact = out->duration = NAN;
+    return;
+  }
+  mode = fp_mode();
+  e = predict_slot(law, m, v_in);
+  if (same_input(e, mode, law, m, v_in)) {
+    *out = e->pr;
+    return;
+  }
+  predict_compute(law, m, v_in, out);
+  e->used = 1;
+  e->mode = mode;
+  e->law = *law;
+  e->m = m;
+  e->v_in = v_in;
+  e->pr = *out;
+}
+
+/* vb_law_predict without the memo. */
+static void
+predict_compute(const vb_law *law, double m, double v_in, vb_prediction *out)
 {
   const vb_law_info *info;
   vb_law active;
   double mu;
-  if (!out)
-    return;
   out->x_max = out->v_out = out->v_out_exact = out->duration = NAN;
   if (!law || !(v_in > 0.0) || !isfinite(v_in))
     return;

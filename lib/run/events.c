@@ -72,16 +72,18 @@ driven_crossing(const vb_run *run, int c, double sign, double t0, double x0, dou
   return tau;
 }
 
-/* Append a finished event to a contact's table (grows by doubling). */
+/* Append a finished event to a contact's table (empty until its first
+ * event, then 16, growing by doubling). */
 static int
 push_event(vb_contact_result *res, const vb_event *ev)
 {
   if (res->nevents == res->cap) {
-    vb_event *grown = realloc(res->events, 2 * (size_t)res->cap * sizeof *grown);
+    long cap = res->cap > 0 ? 2 * res->cap : 16;
+    vb_event *grown = realloc(res->events, (size_t)cap * sizeof *grown);
     if (!grown)
       return VB_ENOMEM;
     res->events = grown;
-    res->cap *= 2;
+    res->cap = cap;
   }
   res->events[res->nevents++] = *ev;
   return VB_OK;
