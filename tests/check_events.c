@@ -344,7 +344,7 @@ START_TEST(test_rattle_mu_sweep)
       ck_assert_int_eq(r->nevents, rp->nevents);
       ck_assert(memcmp(r->compression, rp->compression, (size_t)n * sizeof(double)) == 0);
       ck_assert(memcmp(r->force, rp->force, (size_t)n * sizeof(double)) == 0);
-      ck_assert(memcmp(r->events, rp->events, (size_t)r->nevents * sizeof(vb_event)) == 0);
+      ck_assert(VB_MEMEQ(r->events, rp->events, (size_t)r->nevents * sizeof(vb_event)));
       for (int e = 0; e < VB_ENERGY_COUNT; e++)
         ck_assert(memcmp(vb_run_energy(run, e), vb_run_energy(plain.run, e),
                          (size_t)n * sizeof(double)) == 0);

@@ -579,7 +579,7 @@ START_TEST(test_twin_leaves_run)
   const vb_contact_result *ra = vb_run_contact(a.run, 0), *rb = vb_run_contact(b.run, 0);
   ck_assert_int_gt(ra->nevents, 200);
   ck_assert_int_eq(ra->nevents, rb->nevents);
-  ck_assert(memcmp(ra->events, rb->events, (size_t)ra->nevents * sizeof(vb_event)) == 0);
+  ck_assert(VB_MEMEQ(ra->events, rb->events, (size_t)ra->nevents * sizeof(vb_event)));
   ck_assert(memcmp(ra->force, rb->force, bytes) == 0);
   ck_assert_str_eq(vb_run_status(a.run), vb_run_status(b.run));
   ly_free(&a);
@@ -646,7 +646,7 @@ START_TEST(test_skipping_island)
       const vb_contact_result *a = vb_run_contact(twin.run, c), *b = vb_run_contact(plain.run, c);
       ck_assert_int_eq(a->nevents, b->nevents);
       ck_assert_int_eq(a->nevents, vb_run_contact(alone.run, c)->nevents);
-      ck_assert(memcmp(a->events, b->events, (size_t)a->nevents * sizeof(vb_event)) == 0);
+      ck_assert(VB_MEMEQ(a->events, b->events, (size_t)a->nevents * sizeof(vb_event)));
       nev += a->nevents;
     }
     ck_assert(memcmp(vb_run_body_u(twin.run, 1), vb_run_body_u(plain.run, 1), bytes) == 0);

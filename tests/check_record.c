@@ -188,7 +188,7 @@ same_events(const vb_run *a, const vb_run *b)
   for (int c = 0; c < sc->ncontacts; c++) {
     const vb_contact_result *ra = vb_run_contact(a, c), *rb = vb_run_contact(b, c);
     ck_assert_int_eq(ra->nevents, rb->nevents);
-    ck_assert(memcmp(ra->events, rb->events, (size_t)ra->nevents * sizeof(vb_event)) == 0);
+    ck_assert(VB_MEMEQ(ra->events, rb->events, (size_t)ra->nevents * sizeof(vb_event)));
     ck_assert_int_eq(ra->newton_failures, rb->newton_failures);
     ck_assert_int_eq(ra->fallbacks, rb->fallbacks);
     ck_assert_int_eq(ra->iterations, rb->iterations);

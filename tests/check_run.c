@@ -146,7 +146,7 @@ assert_same_as_alone(const tu_sim *alone, const tu_sim *together, const char *wh
                   "%s: contact '%s' signals differ", what, sa->contacts[c].name);
     ck_assert_int_eq(ra->nevents, rt->nevents);
     ck_assert_int_eq(ra->iterations, rt->iterations);
-    ck_assert_msg(memcmp(ra->events, rt->events, (size_t)ra->nevents * sizeof *ra->events) == 0,
+    ck_assert_msg(VB_MEMEQ(ra->events, rt->events, (size_t)ra->nevents * sizeof *ra->events),
                   "%s: contact '%s' events differ", what, sa->contacts[c].name);
   }
 }
@@ -304,7 +304,7 @@ START_TEST(test_contact_order)
                   "%s: contact '%s' force depends on the order", sa.scene->name,
                   sa.scene->contacts[c].name);
     ck_assert_int_eq(ra->nevents, rb->nevents);
-    ck_assert(memcmp(ra->events, rb->events, (size_t)ra->nevents * sizeof *ra->events) == 0);
+    ck_assert(VB_MEMEQ(ra->events, rb->events, (size_t)ra->nevents * sizeof *ra->events));
     events += ra->nevents;
   }
   ck_assert_int_ge(events, 2);

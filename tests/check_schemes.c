@@ -203,7 +203,7 @@ START_TEST(test_determinism)
   ck_assert_int_gt(ra->nevents, 0);
   ck_assert_int_eq(ra->nevents, rb->nevents);
   ck_assert(memcmp(ra->compression, rb->compression, (size_t)n * sizeof(double)) == 0);
-  ck_assert(memcmp(ra->events, rb->events, (size_t)ra->nevents * sizeof(vb_event)) == 0);
+  ck_assert(VB_MEMEQ(ra->events, rb->events, (size_t)ra->nevents * sizeof(vb_event)));
   ck_assert(memcmp(vb_run_energy(a.run, 0), vb_run_energy(b.run, 0), (size_t)n * sizeof(double)) == 0);
   tu_free(&a);
   tu_free(&b);

@@ -3,6 +3,10 @@
 #ifndef VIBRO_TESTUTIL_H
 #define VIBRO_TESTUTIL_H
 
+/* Whether n bytes at a and b are equal, n = 0 (a NULL event table: made at
+ * a contact's first event) included, which memcmp may not be given. */
+#define VB_MEMEQ(a, b, n) ((n) == 0 || memcmp((a), (b), (n)) == 0)
+
 #include <check.h>
 #include <math.h>
 #include <stdarg.h>

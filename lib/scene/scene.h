@@ -269,7 +269,7 @@ int vb_src_element(vb_loader *ld, const config_setting_t *list, int i, const cha
 /* Most variants (law kinds, body types) and keys in all that
  * vb_variant_keys handles. */
 #define VB_VARIANTS_MAX     16
-#define VB_VARIANT_KEYS_MAX 32
+#define VB_VARIANT_KEYS_MAX 64 /* the union of the body types' keys was 33 (issue 30's) */
 
 /* Keys of an object that has variants (a contact's law, a body's type)
  * from one table of the keys of each: the keys of variant `self` (of every

@@ -677,7 +677,7 @@ vb_variant_keys(const char *word, int nvariants, const char *const *names,
       int seen = 0;
       for (int j = 0; j < *n && !seen; j++)
         seen = strcmp(out[j], *k) == 0;
-      if (!seen)
+      if (!seen && *n < VB_VARIANT_KEYS_MAX) /* never past the caller's room */
         out[(*n)++] = *k;
     }
   if (self < 0 || rules == NULL)
@@ -690,7 +690,7 @@ vb_variant_keys(const char *word, int nvariants, const char *const *names,
         continue;
       for (int j = 0; j < nr && !seen; j++)
         seen = strcmp(rules[j].key, *k) == 0;
-      if (seen)
+      if (seen || nr == VB_VARIANT_KEYS_MAX)
         continue;
       for (int u = 0; u < nvariants && nw < VB_VARIANTS_MAX; u++)
         if (vb_has_key(keys[u], *k))
