@@ -288,17 +288,7 @@ contains "$tmp/out" "cannot hold the load 12 N (the spring along w at w0 0.012 m
 # minutes, the springs' search being n^2): the first four bodies and
 # contacts, then one line for the rest; the one warning said once for all
 # with its count; vibro run repeats it so
-awk 'BEGIN {
-  n = 10000
-  print "scene = { name = \"many\"; fs = 44100.0; duration = 0.001; gravity = 9.81; };"
-  printf "bodies = ( { name = \"floor\"; type = \"wall\"; position = 0.0; }"
-  for (i = 0; i < n; i++) printf ",\n  { name = \"b%d\"; type = \"mass\"; mass = 0.01; u0 = 0.001; v0 = -1.0; }", i
-  print " );"
-  printf "contacts = ("
-  for (i = 0; i < n; i++) printf "%s\n  { name = \"c%d\"; between = [\"floor\", \"b%d\"]; law = \"hunt-crossley\"; k = 1e9; alpha = 1.5; mu = 0.5; scheme = \"two-point\"; }", (i ? "," : ""), i, i
-  print " );"
-  print "record = { signals = []; };"
-}' >"$tmp/many.cfg"
+awk -v n=10000 -f "$srcdir/tests/many_islands.awk" >"$tmp/many.cfg"
 expect 0 "$vibro" check "$tmp/many.cfg"
 lines=$(wc -l <"$tmp/out")
 awk -v n="$lines" 'BEGIN { exit !(n < 40) }' && ok || bad "vibro check of 10^4 alike contacts printed $lines lines"

@@ -21,17 +21,7 @@ awk 'BEGIN {
   print " );"
   print "record = { signals = []; };"
 }' >"$tmp/one.cfg"
-awk 'BEGIN {
-  n = 100000
-  print "scene = { name = \"many\"; fs = 44100.0; duration = 0.001; gravity = 9.81; };"
-  printf "bodies = ( { name = \"floor\"; type = \"wall\"; position = 0.0; }"
-  for (i = 0; i < n; i++) printf ",\n  { name = \"b%d\"; type = \"mass\"; mass = 0.01; u0 = 0.001; v0 = -1.0; }", i
-  print " );"
-  printf "contacts = ("
-  for (i = 0; i < n; i++) printf "%s\n  { name = \"c%d\"; between = [\"floor\", \"b%d\"]; law = \"hunt-crossley\"; k = 1e9; alpha = 1.5; mu = 0.5; scheme = \"two-point\"; }", (i ? "," : ""), i, i
-  print " );"
-  print "record = { signals = []; };"
-}' >"$tmp/many.cfg"
+awk -v n=100000 -f "$(dirname "$0")/.."/many_islands.awk >"$tmp/many.cfg"
 
 for case in one many; do
   : >"$tmp/times"
