@@ -604,7 +604,8 @@ typedef struct vb_contact_result {
   double *force;          /* [nrec] N */
   double max_compression; /* largest compression at a recorded sample, recorded
                              or not (NaN if a sample was not reached), m */
-  vb_event *events;       /* [nevents] */
+  vb_event *events;       /* [nevents]; NULL while nevents is 0 (the table is
+                             made at the contact's first event) */
   long nevents, cap;
   long newton_failures; /* steps whose Newton hit the cap */
   long fallbacks;       /* quadratic steps that fell back */
