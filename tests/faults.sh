@@ -7,7 +7,9 @@
 # the Python package each say one line naming the file (exit 1 /
 # VibroError with its cause), never a summary of nothing and exit 0,
 # never a wait; every string attribute is fixed-length (no global heap);
-# then the reader fuzz (tests/fuzz/readers.py): byte-flipped outputs,
+# then the reader fuzz (tests/fuzz/readers.py): byte-flipped outputs (a
+# sweep with and without signals, a vibro-2 file, a distributed contact,
+# an analysis, stick-slip phases),
 # counted per outcome, none hanging, none leaving a C reader with another
 # exit or a message of more than one line, none giving the Python package
 # another exception than VibroError (crashes inside libhdf5 are counted).
@@ -84,6 +86,21 @@ sed 's/n = 8;/n = 3;/' "$srcdir/scenes/papetti-sweep.cfg" >"$tmp/s.cfg"
 { cat "$tmp/s.cfg"; echo 'record = { signals = []; };'; } >"$tmp/ns.cfg"
 expect 0 "$vibro" run "$tmp/s.cfg" -o "$tmp/sig.h5" --quiet
 expect 0 "$vibro" run "$tmp/ns.cfg" -o "$tmp/nosig.h5" --quiet
+# the other vibro-3 kinds the reader fuzz damages (issue 32): a distributed
+# contact's [scene][point][time] signal (the tanpura's 64 bridge points,
+# 10 ms), an analysis (the impact oscillator's sections, impact map and
+# orbits, 3 scenes of 0.6 s) and friction's stick-slip phases (the belt,
+# 2 scenes of 0.5 s)
+sed -e 's/duration = 0.2;/duration = 0.01;/' \
+  -e 's|"bodies/string/pickup/\*", "energy/\*"|"bodies/string/pickup/*", "contacts/jvari/force", "energy/*"|' \
+  "$srcdir/scenes/tanpura.cfg" >"$tmp/dist.cfg"
+sed -e 's/duration = 8.0;/duration = 0.6;/' -e 's/transient_time = 4.0;/transient_time = 0.2;/' \
+  -e 's/n = 51;/n = 3;/' "$srcdir/scenes/impact-oscillator.cfg" >"$tmp/ana.cfg"
+{ sed -e 's/duration = 2.0;/duration = 0.5;/' "$srcdir/scenes/belt-stick-slip.cfg"
+  echo 'record = { every = 10; };'
+  echo 'sweep = { params = ( { path = "contacts.rub.friction.mu_k"; values = [0.3, 0.4]; } ); };'
+} >"$tmp/fric.cfg"
+for k in dist ana fric; do expect 0 "$vibro" run "$tmp/$k.cfg" -o "$tmp/$k.h5" --quiet; done
 
 # every string attribute fixed-length (the global heap holds none; H5DS's
 # DIMENSION_LIST are variable-length references, not strings)
@@ -218,7 +235,9 @@ fuzz_lsan=${LSAN_OPTIONS:-}
   fuzz_lsan="suppressions=$srcdir/tests/fuzz/lsan-hdf5.supp:print_suppressions=0"
 LSAN_OPTIONS=$fuzz_lsan "$python" "$srcdir/tests/fuzz/readers.py" --vibro "$vibro" "$pyflag" --seed "$seed" \
   --variants "$variants" --timeout 60 --strict --allow crash --keep "$keep" \
-  sig="$tmp/sig.h5" nosig="$tmp/nosig.h5" v2="$srcdir/tests/data/study-vibro2.h5" >"$tmp/fuzz" 2>&1
+  --signal dist=contacts/jvari/force --signal ana=bodies/oscillator/u --signal fric=bodies/block/w \
+  sig="$tmp/sig.h5" nosig="$tmp/nosig.h5" v2="$srcdir/tests/data/study-vibro2.h5" \
+  dist="$tmp/dist.h5" ana="$tmp/ana.h5" fric="$tmp/fric.h5" >"$tmp/fuzz" 2>&1
 got=$?
 cat "$tmp/fuzz"
 [ "$got" -eq 0 ] && ok || bad "reader fuzz (seed $seed): $(grep -vc '^ ' "$tmp/fuzz") lines above"

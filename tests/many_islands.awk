@@ -1,7 +1,8 @@
 # many_islands.awk - a scene of n alike 10 g masses dropped on one floor,
 # each by its own Hunt-Crossley contact, so n islands (issue 32 item 4):
 # awk -v n=N -f tests/many_islands.awk > scene.cfg.  Used by
-# tests/cmd_check.sh (10^4) and tests/bench/bench_check.sh (10^5).
+# tests/cmd_check.sh (10^4), tests/sizes.sh and tests/bench/bench_check.sh
+# (10^5).
 BEGIN {
   print "scene = { name = \"many\"; fs = 44100.0; duration = 0.001; gravity = 9.81; };"
   printf "bodies = ( { name = \"floor\"; type = \"wall\"; position = 0.0; }"

@@ -154,7 +154,9 @@ records_modes(const vb_scene *sc, int b)
   return sc->record_modes && sc->bodies[b].kind != VB_BODY_WALL;
 }
 
-/* Instances of a signal in a scene. */
+/* Instances of a signal in a scene: from the index of vb_record_index
+ * where the scene has one (counted body by body, the layout's walk over
+ * bodies made a run of 10^5 masses n^2: 36 % of 3 10^4 masses' run). */
 int
 vb_signal_count(const vb_signal *s, const vb_scene *sc)
 {
@@ -162,10 +164,14 @@ vb_signal_count(const vb_signal *s, const vb_scene *sc)
   switch (s->object) {
   case VB_SIGNAL_SCENE: return 1;
   case VB_SIGNAL_POINT:
+    if (sc->point_first)
+      return sc->point_first[sc->nbodies];
     for (int b = 0; b < sc->nbodies; b++)
       n += points_of(&sc->bodies[b]);
     return n;
   case VB_SIGNAL_MODES:
+    if (sc->modes_first)
+      return sc->modes_first[sc->nbodies];
     for (int b = 0; b < sc->nbodies; b++)
       n += records_modes(sc, b);
     return n;

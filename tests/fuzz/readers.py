@@ -6,7 +6,8 @@ under a timeout.
     readers.py --vibro tools/vibro --python-path python --seed 19 \
         --variants 2000 [--timeout 20] [--keep DIR] [--strict] NAME=FILE ...
 
-Every FILE (a study with signals, one without, a vibro-2 file) gives
+Every FILE (a study with signals, one without, a vibro-2 file, a
+distributed contact's, an analysis's) gives
 `--variants` damaged copies: 1 to 8 bytes flipped, anywhere (half the
 time) or in the file's first and last 64 KiB where HDF5 keeps most of its
 metadata; every 10th copy is instead cut short.  The variant k of a file
@@ -76,18 +77,28 @@ def run_c(vibro, command, path, timeout):
     return ("ok" if p.returncode == 0 else "refused"), ""
 
 
-def python_reads(path):
-    """What a user does with a study: open it, its table, events, contacts
-    and a signal of its first scene when it has one."""
+def python_reads(path, sig="bodies/hammer/u"):
+    """What a user does with a study: open it, its table, events, contacts,
+    its analysis (sections, impact map, orbits, stick-slip phases: empty
+    where the file has none) and a signal of its first scene when it has
+    one."""
     import vibro
     try:
         s = vibro.open(path)
         s.table
         s.events()
         s.contacts()
+        for part in (s.sections, s.impact_map, s.orbits, s.phases):
+            try:
+                part()
+            except vibro.VibroError as e:
+                # a file without that part says so (": no /study/sections",
+                # "has no orbit column"); any other refusal is the outcome
+                if ": no /study/" not in str(e) and "has no orbit column" not in str(e):
+                    raise
         if s.scenes:
             try:
-                s.signal(s.scenes[0], "bodies/hammer/u")
+                s.signal(s.scenes[0], sig)
             except vibro.VibroError as e:
                 if "no signal" not in str(e) and "has no signals" not in str(e):
                     raise
@@ -98,14 +109,14 @@ def python_reads(path):
     return None
 
 
-def run_python(path, timeout):
+def run_python(path, timeout, sig):
     """The Python package on path in a forked child: its outcome."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         try:
-            what = python_reads(path)
+            what = python_reads(path, sig)
         except BaseException as e:  # noqa: B902
             what = "harness: %r" % e
         os.write(w, (what or "").encode("utf-8", "replace"))
@@ -148,6 +159,9 @@ def main():
     ap.add_argument("--only-kept", default=None,
                     help="read again only the variants a --keep DIR holds (the others were "
                          "ok or refused for every reader when kept), and count only those")
+    ap.add_argument("--signal", action="append", default=[],
+                    help="NAME=PATH: the signal the package reads of file NAME's first scene "
+                         "(default bodies/hammer/u)")
     ap.add_argument("files", nargs="+", help="NAME=FILE")
     a = ap.parse_args()
     if a.python_path:
@@ -163,8 +177,10 @@ def main():
     tmpdir = tempfile.mkdtemp(prefix="vibro-readers.")
     failures = []
     t0 = time.monotonic()
+    sigs = dict(x.partition("=")[::2] for x in a.signal)
     for spec in a.files:
         name, _, path = spec.partition("=")
+        sig = sigs.get(name, "bodies/hammer/u")
         with open(path, "rb") as fh:
             data = fh.read()
         for rd in readers:
@@ -181,7 +197,7 @@ def main():
             with open(v, "wb") as fh:
                 fh.write(damaged)
             for rd in readers:
-                what, detail = (run_python(v, a.timeout) if rd == "python"
+                what, detail = (run_python(v, a.timeout, sig) if rd == "python"
                                 else run_c(a.vibro, rd, v, a.timeout))
                 counts[(name, rd)][what] += 1
                 if what not in ("ok", "refused"):
