@@ -341,11 +341,13 @@ model_check(const checker *c, hid_t loc, const char *path, const char *full, int
 }
 
 /* Whether a dataset of /signals is a modal body's constants [scene][mode]
- * (bodies.B.modes.freq, .mass, .sigma), not a series along time. */
+ * (bodies.B.modes.freq, .mass, .sigma; bodies.B.wmodes.* along w), not a
+ * series along time. */
 static int
 modal_constants(const char *name)
 {
-  static const char *const ends[] = {".modes.freq", ".modes.mass", ".modes.sigma"};
+  static const char *const ends[] = {".modes.freq",  ".modes.mass",  ".modes.sigma",
+                                     ".wmodes.freq", ".wmodes.mass", ".wmodes.sigma"};
   size_t n = strlen(name);
 
   for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
