@@ -177,3 +177,68 @@ def test_schelleng_title(plot_program, bowed, tmp_path):
     assert "4 scenes (1 Helmholtz, 1 multiple slips, 1 raucous, 1 no stick)" \
         in " ".join(title.split())
     check_journal(fig, "schelleng")
+
+
+@pytest.fixture(scope="module")
+def frets(tmp_path_factory):
+    """scenes/bass-fretted-2pol.cfg for 30 ms, every friction signal of its
+    20 fret points recorded (the distributed contact 'frets')."""
+    import shutil
+    d = tmp_path_factory.mktemp("fplot-frets")
+    for f in os.listdir(SCENES):
+        if f.endswith(".csv"):
+            shutil.copy(os.path.join(SCENES, f), str(d / f))
+    text = open(os.path.join(SCENES, "bass-fretted-2pol.cfg")).read()
+    assert "duration = 0.1;" in text and '"contacts/*/force"' in text
+    text = text.replace("duration = 0.1;", "duration = 0.03;")
+    text = text.replace('"contacts/*/force"', '"contacts/frets/*"')
+    cfg = d / "frets.cfg"
+    cfg.write_text(text)
+    return vibro.run(str(cfg), str(d / "frets.h5"))
+
+
+def test_distributed_friction_trace(frets):
+    """A distributed contact's point frets[i] is traced from row i of the
+    [scene][point][time] signals, read here with h5py: N is the recorded
+    normal force that bounded the step (contacts.frets.normal), never the
+    three-point sample force; the cone holds at every point; the whole
+    contact 'frets' is its 20 points' traces one after another."""
+    import h5py
+    with h5py.File(frets.path, "r") as f:
+        ft = f["signals/contacts.frets.ft"][0]
+        nn = f["signals/contacts.frets.normal"][0]
+        slip = f["signals/contacts.frets.slip"][0]
+    assert ft.shape[0] == 20
+    touched = 0
+    for i in range(20):
+        df = vibro.friction_trace(frets, frets.scene(0), "frets[%d]" % i)
+        assert df.attrs["contact"] == "frets[%d]" % i
+        assert np.array_equal(df["ft"].to_numpy(), ft[i, 1:])
+        assert np.array_equal(df["N"].to_numpy(), nn[i, 1:])
+        # (the slip of a point apart is NaN: not recorded)
+        assert np.array_equal(df["slip"].to_numpy(), slip[i, 1:], equal_nan=True)
+        on = df["N"] > 0
+        touched += int(on.sum())
+        assert np.all(df["mu"][on] <= 0.3 * (1 + 16 * EPS))
+        assert np.all(df["ft"][~on] == 0.0)
+    assert touched > 50
+    whole = vibro.friction_trace(frets, frets.scene(0), "frets")
+    assert len(whole) == 20 * (ft.shape[1] - 1)
+    assert list(whole["point"].unique()) == ["frets[%d]" % i for i in range(20)]
+    two = whole[whole["point"] == "frets[2]"].reset_index(drop=True)
+    assert np.array_equal(two["ft"].to_numpy(), ft[2, 1:])
+    with pytest.raises(vibro.VibroError, match="choose one with --contact"):
+        vibro.friction_trace(frets, frets.scene(0))
+
+
+def test_distributed_friction_figures(plot_program, frets, tmp_path):
+    """vibro-plot friction and stickslip draw a fret point and the whole
+    distributed contact (they said "records no friction signals")."""
+    import subprocess
+    for kind in ("friction", "stickslip"):
+        for c in ("frets", "frets[2]"):
+            out = tmp_path / ("%s-%s.png" % (kind, c.replace("[", "").replace("]", "")))
+            p = subprocess.run([str(plot_program), kind, frets.path, "--contact", c,
+                                "-o", str(out)], capture_output=True, text=True)
+            assert p.returncode == 0, p.stderr
+            assert out.stat().st_size > 1000

@@ -514,8 +514,26 @@ def _contact_info(study, scene, contact):
     return attrs.iloc[0].to_dict() if len(attrs) else {}
 
 
+def _group(c):
+    """A distributed contact's point "G[i]": its contact G; else None."""
+    if c.endswith("]") and "[" in c:
+        return c[:c.rindex("[")]
+    return None
+
+
+def _recorded(scene, contact, what):
+    """Whether the scene records contact's signal `what` (a distributed
+    contact's point G[i] records it in G's [point][time] signal)."""
+    g = _group(contact)
+    return ("contacts/%s/%s" % (contact, what) in scene.signals
+            or (g is not None and "contacts/%s/%s" % (g, what) in scene.signals))
+
+
 def _friction_contact(study, scene, contact):
-    names = [c for c in scene.contacts if "contacts/%s/ft" % c in scene.signals]
+    """The contact with friction to draw: a point contact, a distributed
+    contact's point G[i], or a distributed contact G, all its points."""
+    names = [c for c in scene.contacts if _recorded(scene, c, "ft")]
+    names += sorted({_group(c) for c in names if _group(c) is not None})
     if not names:
         raise VibroError("%s: scene %d records no friction signals (contacts/C/ft, slip: "
                          "a contact with friction, doc/scene-file.md \"Friction\")"
@@ -528,19 +546,32 @@ _OPTION["contact with friction"] = "--contact / contact="
 
 def friction_trace(study, scene, contact=None, t_from=None, t_to=None):
     """A run's friction samples (issue 30 item 6) as a DataFrame: t (s), slip
-    (m/s), ft (N, on body B along +w), N (N: the contact's normal force
-    signal, or its prescribed normal_force with its sine profile), stick
+    (m/s), ft (N, on body B along +w), N (N: contacts/C/normal where it is
+    recorded, the normal force that bounded the step's friction; else the
+    contact's force signal, or its prescribed normal_force with its sine
+    profile), stick
     (bool, from contacts/C/stick when recorded, else slip == 0) and mu =
     |ft| / N (NaN where N is 0), from the first step on (the sample at t = 0
-    has no step's force); t_from, t_to (s) window it.  attrs:
-    contact, info (the contact's attributes), units."""
+    has no step's force); t_from, t_to (s) window it.  A distributed
+    contact's point is named G[i]; the distributed contact G itself gives
+    every point's samples, one after another, with a column `point` (its
+    name G[i]).  attrs: contact, info (the contact's attributes: of its
+    first point for G), units."""
     import pandas as pd
     contact = _friction_contact(study, scene, contact)
+    whole = "contacts/%s/ft" % contact in scene.signals and \
+        scene.signal("contacts/%s/ft" % contact).ndim == 2
+    if whole:
+        return _friction_trace_points(study, scene, contact, t_from, t_to)
     ft = scene.signal("contacts/%s/ft" % contact)
     t = ft["time"].values
     slip = scene.signal("contacts/%s/slip" % contact).values
     info = _contact_info(study, scene, contact)
-    if "contacts/%s/force" % contact in scene.signals and str(info.get("law")) != "none":
+    if _recorded(scene, contact, "normal"):
+        # the normal force that bounded the step's friction (a three-point
+        # contact's sample force is not it: 4.4 mu_s on the fretted bass)
+        n = scene.signal("contacts/%s/normal" % contact).values.astype(float)
+    elif _recorded(scene, contact, "force") and str(info.get("law")) != "none":
         n = scene.signal("contacts/%s/force" % contact).values.astype(float)
     else:
         nf = info.get("normal_force")
@@ -553,7 +584,7 @@ def friction_trace(study, scene, contact=None, t_from=None, t_to=None):
         if amp:
             n = n + amp * np.sin(2 * np.pi * float(info["normal_force_freq"]) * t
                                  + float(info.get("normal_force_phase", 0.0) or 0.0))
-    if "contacts/%s/stick" % contact in scene.signals:
+    if _recorded(scene, contact, "stick"):
         stick = scene.signal("contacts/%s/stick" % contact).values == 1
     else:
         stick = slip == 0
@@ -572,6 +603,22 @@ def friction_trace(study, scene, contact=None, t_from=None, t_to=None):
     df.attrs.update(contact=contact, info=info,
                     units={"t": "s", "slip": "m/s", "ft": "N", "N": "N", "mu": "1"})
     return df
+
+
+def _friction_trace_points(study, scene, group, t_from, t_to):
+    """friction_trace of every point of the distributed contact `group`,
+    point after point, with a column `point`."""
+    import pandas as pd
+    ft = scene.signal("contacts/%s/ft" % group)
+    n = ft.shape[0]
+    parts = []
+    for i in range(n):
+        df = friction_trace(study, scene, "%s[%d]" % (group, i), t_from, t_to)
+        df.insert(1, "point", "%s[%d]" % (group, i))
+        parts.append(df)
+    out = pd.concat(parts, ignore_index=True)
+    out.attrs.update(contact=group, info=parts[0].attrs["info"], units=parts[0].attrs["units"])
+    return out
 
 
 STICK_COLOUR, SLIP_COLOUR = "C0", "C3"
