@@ -19,7 +19,8 @@
  * their cap (Kt near singular: many touching points on few modes) and
  * every law is Coulomb's, the block solve below solves the step's box-
  * constrained quadratic exactly (doc/friction.md, "Many points on few
- * modes"). */
+ * modes"); where the laws are curves with a stick set (Stribeck, bow), a
+ * fixed point on that quadratic's bounds (curve_solve). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -153,12 +154,12 @@ psd_solve(int m, int r, const double *L, double *y, int forward)
  * the check failed: the last sweep's forces kept), VB_ENOMEM. */
 #define BLOCK_CONTACTS 256
 static int
-block_solve(const vb_fproblem *p)
+block_solve(const vb_fproblem *p, const double *bounds)
 {
   int n = p->nfc;
   if (n > BLOCK_CONTACTS)
     return VB_ENOCONV;
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n && !bounds; i++)
     if (p->info[i]->kind != VB_FRICTION_COULOMB)
       return VB_ENOCONV;
   int *iw = malloc(3 * (size_t)n * sizeof *iw);
@@ -173,7 +174,7 @@ block_solve(const vb_fproblem *p)
   double fmaxabs = 0.0, dmax = 0.0;
   for (int i = 0; i < n; i++) {
     const vb_friction *law = p->law[i];
-    b[i] = (p->broke[i] ? law->mu_k : law->mu_s) * p->normal[i];
+    b[i] = bounds ? bounds[i] : (p->broke[i] ? law->mu_k : law->mu_s) * p->normal[i];
     double f = fmin(fmax(p->ft[i], -b[i]), b[i]);
     at[i] = f == b[i] && b[i] > 0.0 ? 1 : f == -b[i] && b[i] > 0.0 ? -1 : 0;
     if (b[i] == 0.0)
@@ -294,6 +295,11 @@ block_solve(const vb_fproblem *p)
       at[rel] = 0;
       continue;
     }
+    /* the minimum of the given bounds (curve_solve checks it itself) */
+    if (bounds) {
+      rc = VB_OK;
+      break;
+    }
     /* the minimum: a contact slipping on its static bound breaks */
     int broke = 0;
     for (int i = 0; i < n; i++) {
@@ -328,7 +334,7 @@ block_solve(const vb_fproblem *p)
         rc = VB_ENOCONV;
     break;
   }
-  if (rc != VB_OK && its >= 20 * n + 20) {
+  if (rc != VB_OK && its >= 20 * n + 20 && !bounds) {
     /* the cap: a sweep, so that the forces kept are their laws' answers
      * (each in its set) and the states theirs */
     double change, scale;
@@ -336,6 +342,123 @@ block_solve(const vb_fproblem *p)
   }
   *p->sweeps += its + 1;
   free(iw);
+  free(w);
+  return rc;
+}
+
+/* Where the sweeps hit their cap and the laws are not all Coulomb's but
+ * each has a stick set (Coulomb, Stribeck, bow: their force while
+ * slipping at s is -n curve(|s|) sgn s, while sticking within hold(n)):
+ * the step's problem is the box-constrained quadratic of block_solve with
+ * bounds that depend on the solution's own slips, b_i = n_i curve_i(|s_i|)
+ * for a contact that slips, hold_i(n_i) for one that sticks.  A fixed
+ * point on the bounds (the successive approximation of Coulomb friction by
+ * Tresca problems of given bounds, P. Panagiotopoulos, "A nonlinear
+ * programming approach to the unilateral contact- and friction-boundary
+ * value problem in the theory of elasticity", Ing.-Arch. 44, 1975; here
+ * the bound's dependence is on the slip rate): each pass solves the box
+ * problem exactly (block_solve), then the bounds from its slips, halved
+ * towards the last ones from the tenth pass on; it stops when no bound
+ * moves by more than the tolerance of the largest.  Its forces are then
+ * checked against each law at the contact's own slip (below), and the
+ * laws' states set from those slips (vb_friction_info.start).  The fixed point is not proven to exist or to be
+ * reached (a falling curve may have several answers): VB_ENOCONV says it
+ * was not, the sweep's forces kept.  The elasto-plastic bristle and the
+ * exponential curve (no stick set) are not covered. */
+#define CURVE_PASSES 60
+static int
+curve_solve(const vb_fproblem *p)
+{
+  int n = p->nfc;
+  if (n > BLOCK_CONTACTS)
+    return VB_ENOCONV;
+  for (int i = 0; i < n; i++) {
+    vb_friction_kind k = p->info[i]->kind;
+    if (k != VB_FRICTION_COULOMB && k != VB_FRICTION_STRIBECK && k != VB_FRICTION_BOW)
+      return VB_ENOCONV;
+  }
+  double *w = malloc(3 * (size_t)n * sizeof *w);
+  if (!w)
+    return VB_ENOMEM;
+  double *b = w, *bnew = w + n, *y = w + 2 * n;
+  int rc = VB_ENOCONV, settled = 0;
+  for (int pass = 0; pass < CURVE_PASSES && !settled; pass++) {
+    double bmax = 0.0, moved = 0.0;
+    for (int i = 0; i < n; i++) {
+      const double *row = p->Kt + (size_t)i * n;
+      double dy = p->dyfree[i], a = fabs(dy);
+      for (int k = 0; k < n; k++) {
+        dy += row[k] * p->ft[k];
+        a += fabs(row[k] * p->ft[k]);
+      }
+      const vb_friction_info *in = p->info[i];
+      int slips = fabs(dy) > 16.0 * n * DBL_EPSILON * a;
+      bnew[i] = p->normal[i] <= 0.0 ? 0.0
+                : slips ? p->normal[i] * in->curve(p->law[i], dy / p->dt)
+                        : in->hold(p->law[i], p->normal[i]);
+      /* (the move measured before the halving: the check below asks the
+       * forces on their bounds to be the curve's at their slips) */
+      if (pass > 0)
+        moved = fmax(moved, fabs(bnew[i] - b[i]));
+      if (pass >= 10)
+        bnew[i] = 0.5 * (bnew[i] + b[i]);
+      bmax = fmax(bmax, bnew[i]);
+    }
+    if (pass > 0 && moved <= p->tolerance * bmax) {
+      settled = 1;
+      break;
+    }
+    memcpy(b, bnew, (size_t)n * sizeof *b);
+    int r = block_solve(p, b);
+    if (r == VB_ENOMEM) {
+      free(w);
+      return r;
+    }
+  }
+  if (settled) {
+    /* the check, of each contact's law at its own slip (the laws' local
+     * solves would each look for a slip of its own given the others, on
+     * a falling curve not always this one): with dy summed and the
+     * round-off of its terms, a contact that sticks (|dy| within that
+     * round-off) holds |ft| <= hold(n); one that slips has ft against
+     * its slip and |ft| = n curve(|s|) within the bounds' tolerance */
+    double scale = 0.0;
+    for (int i = 0; i < n; i++)
+      scale = fmax(scale, b[i]);
+    rc = VB_OK;
+    for (int i = 0; i < n && rc == VB_OK; i++) {
+      const double *row = p->Kt + (size_t)i * n;
+      double dy = p->dyfree[i], a = fabs(dy);
+      for (int k = 0; k < n; k++) {
+        dy += row[k] * p->ft[k];
+        a += fabs(row[k] * p->ft[k]);
+      }
+      const vb_friction_info *in = p->info[i];
+      double f = p->ft[i], s_i = dy / p->dt, nn = p->normal[i];
+      int slips = fabs(dy) > 16.0 * n * DBL_EPSILON * a;
+      if (nn <= 0.0)
+        rc = f == 0.0 ? VB_OK : VB_ENOCONV;
+      else if (!slips)
+        rc = fabs(f) <= in->hold(p->law[i], nn) * (1.0 + 16.0 * DBL_EPSILON) ? VB_OK : VB_ENOCONV;
+      else {
+        double want = -(s_i > 0.0 ? 1.0 : -1.0) * nn * in->curve(p->law[i], s_i);
+        rc = f * s_i <= 0.0 && fabs(f - want) <= p->tolerance * scale + 16.0 * DBL_EPSILON * fabs(want)
+                 ? VB_OK
+                 : VB_ENOCONV;
+      }
+      y[i] = slips ? s_i : 0.0;
+    }
+    /* the states at n+1: each law's from its step's slip */
+    for (int i = 0; i < n && rc == VB_OK; i++)
+      p->info[i]->start(p->law[i], y[i], p->st + p->st_first[i]);
+  }
+  if (rc != VB_OK) {
+    /* the forces kept are their laws' answers (each in its set) */
+    double change, scale;
+    for (int i = 0; i < n; i++)
+      p->broke[i] = 0;
+    sweep(p, &change, &scale);
+  }
   free(w);
   return rc;
 }
@@ -360,6 +483,8 @@ vb_friction_solve(const vb_fproblem *p)
     }
   }
   *p->sweeps = p->max_sweeps;
-  int rc = block_solve(p);
+  int rc = block_solve(p, NULL);
+  if (rc == VB_ENOCONV)
+    rc = curve_solve(p);
   return rc == VB_OK ? VB_OK : VB_ENOCONV;
 }

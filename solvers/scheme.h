@@ -329,9 +329,11 @@ typedef struct vb_fproblem {
  * at its threshold flip at every sweep), but slowly where Kt is near
  * singular (many points on few modes): after max_sweeps, contacts all of
  * Coulomb's law are solved as a block (the box-constrained quadratic on
- * Kt, exactly, by an active-set method; friction_solve.c, block_solve).
- * VB_OK, or VB_ENOCONV when neither converged (the last sweep's forces
- * kept: each is in its law's set). */
+ * Kt, exactly, by an active-set method; friction_solve.c, block_solve),
+ * and contacts of laws with a stick set (Coulomb, Stribeck, bow) by a
+ * fixed point on that problem's bounds, each the law's curve at the
+ * contact's slip (curve_solve).  VB_OK, or VB_ENOCONV when none converged
+ * (the last sweep's forces kept: each is in its law's set). */
 int vb_friction_solve(const vb_fproblem *p);
 
 #endif
