@@ -260,7 +260,10 @@ const vb_scheme vb_scheme_moreau_jean = {
     .min_contact_steps = 0,
     .energy_conserving = 1, /* at e = 1: every impulse is lossless (above) */
     /* friction (lib/island/friction.c) bounded by fbar = P / dt: the
-     * tangential impulse of a step within mu P, Moreau's impulse cone */
+     * tangential impulse of a step within mu P, Moreau's impulse cone, the
+     * law at the slip at n+1 (Acary & Brogliato section 10.1), its work
+     * the impulse times the step's mean slip (bounded below:
+     * doc/rigid.md, "The friction work of a step") */
     .friction = 1,
     .ops = &ops,
 };

@@ -716,7 +716,12 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
    * impulse formulation, the tangential impulse within mu P), at the node
    * slip s1 = 2 dy / dt - s^n rather than the mean dy / dt.  That is the
    * same local problem with dy - dt s^n / 2 over dt / 2 (the laws allowed
-   * there have no state that integrates over dt: load_friction.c). */
+   * there have no state that integrates over dt: load_friction.c).  The
+   * work booked below, -ft dy = -P (s^n + s1) / 2, is then not the one the
+   * law makes nonnegative, -P s1: an island's step gives back at most
+   * D A^-1 D / 8 (D the free change of the node slips, A their
+   * compliance), a contact's own also its share of the others' impulses
+   * (doc/rigid.md, "The friction work of a step"; tests/run/check_fnet.c). */
   int node = m->fam->info->impulse;
   for (int i = 0; node && i < nfc; i++)
     fs->dyfree[i] -= 0.5 * h * slip_rate(fm, fs->vw, i, t0);
@@ -780,8 +785,9 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       d1 += 2.0 * mass[i] * sig[i] * dfree[i] * dfree[i] / h;
     diss += d1;
   }
-  /* each contact's slip, friction work -ft dy (never negative: the law
-   * opposes the slip it leaves) and the walls' work -ft dy_walls */
+  /* each contact's slip, friction work -ft dy (never negative under the
+   * force laws: the law opposes the slip it leaves; a rigid contact's,
+   * above) and the walls' work -ft dy_walls */
   for (int i = 0; i < nfc; i++) {
     if (vb_friction_skips(fm, fs, i)) {
       fs->slip[i] = NAN; /* apart: no slip at the contact (friction_dist.c) */
