@@ -171,24 +171,32 @@ mode_free_q(mode_free *m, long n, double h)
   return m->qe + creal(m->c1 * m->z1 + m->c2 * m->z2);
 }
 
-/* x[i] = x[i] + row_i . q (row_i = S + idx[i] nmp, nm terms) for the n
- * compressions: each x_i the same products summed in the same order as
+/* x[i] = x[i] + sum_(j0 <= j < j1) row_i[j] q[j] (row_i = S + idx[i] nmp)
+ * for the n compressions (a sum over [0, J) then one over [J, nm) from its
+ * values is the sum over [0, nm), the same operations): each x_i the same products summed in the same order as
  * a loop over j alone (the same bits), eight rows a pass so that their
  * eight sums advance together instead of waiting on each other's
  * additions (the free-flight search: 64 points on 200 modes over 22050
  * steps, 0.12 s of the tanpura's 0.36 s before). */
 static void
-rows_dot(const double *S, int nmp, int nm, const int *idx, int n, const double *q, double *x)
+rows_dot(const double *S, int nmp, int j0, int j1, const int *idx, int n, const double *q,
+         double *x)
 {
-  int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const double *r0 = S + (size_t)idx[i] * nmp, *r1 = S + (size_t)idx[i + 1] * nmp;
-    const double *r2 = S + (size_t)idx[i + 2] * nmp, *r3 = S + (size_t)idx[i + 3] * nmp;
-    const double *r4 = S + (size_t)idx[i + 4] * nmp, *r5 = S + (size_t)idx[i + 5] * nmp;
-    const double *r6 = S + (size_t)idx[i + 6] * nmp, *r7 = S + (size_t)idx[i + 7] * nmp;
-    double x0 = x[i], x1 = x[i + 1], x2 = x[i + 2], x3 = x[i + 3];
-    double x4 = x[i + 4], x5 = x[i + 5], x6 = x[i + 6], x7 = x[i + 7];
-    for (int j = 0; j < nm; j++) {
+  for (int i = 0; i < n; i += 8) {
+    /* a last pass of fewer than eight rows repeats its last row (those
+     * sums dropped): a pass costs about its additions' latency, however
+     * many of its rows are real */
+    const double *r[8];
+    for (int l = 0; l < 8; l++)
+      r[l] = S + (size_t)idx[i + l < n ? i + l : n - 1] * nmp;
+    double x0 = x[i], x1 = 0.0, x2 = 0.0, x3 = 0.0, x4 = 0.0, x5 = 0.0, x6 = 0.0, x7 = 0.0;
+    const double *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+    const double *r4 = r[4], *r5 = r[5], *r6 = r[6], *r7 = r[7];
+    int m = n - i < 8 ? n - i : 8;
+    x1 = x[i + (m > 1 ? 1 : 0)], x2 = x[i + (m > 2 ? 2 : 0)], x3 = x[i + (m > 3 ? 3 : 0)];
+    x4 = x[i + (m > 4 ? 4 : 0)], x5 = x[i + (m > 5 ? 5 : 0)], x6 = x[i + (m > 6 ? 6 : 0)];
+    x7 = x[i + (m > 7 ? 7 : 0)];
+    for (int j = j0; j < j1; j++) {
       double qj = q[j];
       x0 += r0[j] * qj;
       x1 += r1[j] * qj;
@@ -199,15 +207,44 @@ rows_dot(const double *S, int nmp, int nm, const int *idx, int n, const double *
       x6 += r6[j] * qj;
       x7 += r7[j] * qj;
     }
-    x[i] = x0, x[i + 1] = x1, x[i + 2] = x2, x[i + 3] = x3;
-    x[i + 4] = x4, x[i + 5] = x5, x[i + 6] = x6, x[i + 7] = x7;
+    double xs[8] = {x0, x1, x2, x3, x4, x5, x6, x7};
+    for (int l = 0; l < m; l++)
+      x[i + l] = xs[l];
   }
-  for (; i < n; i++) {
-    const double *r = S + (size_t)idx[i] * nmp;
-    double s = x[i];
-    for (int j = 0; j < nm; j++)
-      s += r[j] * q[j];
-    x[i] = s;
+}
+
+/* The modes of the search a step on, apart (structure of arrays): z1, z2
+ * (real and imaginary parts) times f1, f2 and q = qe + Re(c1 z1 + c2 z2),
+ * the real operations of mode_free_q's complex ones (a product (a + bi)(c
+ * + di) is ac - bd + (ad + bc) i where it is not NaN, as C's is): the same
+ * bits, with the modes side by side in vector lanes.  n > 0. */
+typedef struct {
+  double *z1r, *z1i, *z2r, *z2i; /* exp(s t) now */
+  double *f1r, *f1i, *f2r, *f2i; /* exp(s h) */
+  double *c1r, *c1i, *c2r, *c2i; /* amplitudes, m */
+  double *qe;                    /* m */
+} mode_lanes;
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+static void
+lanes_step(const mode_lanes *L, int nm, double *q)
+{
+  double *restrict z1r = L->z1r, *restrict z1i = L->z1i, *restrict z2r = L->z2r;
+  double *restrict z2i = L->z2i, *restrict qo = q;
+  const double *f1r = L->f1r, *f1i = L->f1i, *f2r = L->f2r, *f2i = L->f2i;
+  const double *c1r = L->c1r, *c1i = L->c1i, *c2r = L->c2r, *c2i = L->c2i, *qe = L->qe;
+#ifndef __clang__
+#pragma omp simd
+#endif
+  for (int j = 0; j < nm; j++) {
+    double a = z1r[j], b = z1i[j], c = f1r[j], d = f1i[j];
+    double r1 = a * c - b * d, i1 = a * d + b * c;
+    a = z2r[j], b = z2i[j], c = f2r[j], d = f2i[j];
+    double r2 = a * c - b * d, i2 = a * d + b * c;
+    z1r[j] = r1, z1i[j] = i1, z2r[j] = r2, z2i[j] = i2;
+    qo[j] = qe[j] + ((c1r[j] * r1 - c1i[j] * i1) + (c2r[j] * r2 - c2i[j] * i2));
   }
 }
 
@@ -308,6 +345,9 @@ modal_island(const vb_scene *scene, const vb_island_model *m)
  * its exact value's bound 1 while 7 n u < 1e-6 (u = 2^-53: each complex
  * product rounds by less than 3 u, and |f| <= 1 + 4 u is asked). */
 #define SKIP_MAX_STEPS 100000000L
+/* Fewest modes in the head of a split sum (below): islands of fewer than
+ * four times as many modes sum every mode at once. */
+#define HEAD_MIN 8
 
 /* What the search needs to skip steps of a contact that free flight keeps
  * away from its barrier: for mode j, rate[j] bounds the change of its
@@ -370,15 +410,19 @@ modal_first_impacts(const vb_model *md, int island_index, const int *want, int n
   double *q = malloc(3 * (size_t)m->nmp * sizeof *q), *rate = NULL, *amp = NULL;
   double *prev = malloc((size_t)nwant * sizeof *prev), *xc = malloc((size_t)nwant * sizeof *xc);
   double *xs = malloc((size_t)nwant * sizeof *xs); /* the compressions evaluated this step */
-  double *vb = malloc(2 * (size_t)nwant * sizeof *vb); /* V, then E (below) */
+  double *vb = malloc(3 * (size_t)nwant * sizeof *vb); /* V, then E and T (below) */
   long *next = malloc((size_t)nwant * sizeof *next); /* the step contact w is next evaluated at */
   int *open = malloc((size_t)nwant * sizeof *open), pending = nwant;
-  int *rows = malloc((size_t)nwant * sizeof *rows); /* the S rows evaluated this step */
+  int *rows = malloc(2 * (size_t)nwant * sizeof *rows); /* the S rows evaluated this step */
+  int *rest = malloc((size_t)nwant * sizeof *rest); /* those summed to the end: their slots */
+  int *full = malloc((size_t)nwant * sizeof *full); /* whether slot i's sum is whole */
+  double *xr = malloc((size_t)nwant * sizeof *xr);  /* their sums */
   int *slot = malloc((size_t)nwant * sizeof *slot); /* contact w's place in them */
   double spent = 0.0, started = thread_seconds();
   long n;
 
-  if (!mf || !q || !prev || !xc || !xs || !vb || !next || !open || !rows || !slot)
+  if (!mf || !q || !prev || !xc || !xs || !vb || !next || !open || !rows || !slot || !rest ||
+      !full || !xr)
     goto done;
   memset(q, 0, 3 * (size_t)m->nmp * sizeof *q);
   rate = q + m->nmp; /* per mode: flight_bounds' rate and amp */
@@ -389,8 +433,33 @@ modal_first_impacts(const vb_model *md, int island_index, const int *want, int n
       mode_free_start(&mf[m->offsets[ib] + j], 2.0 * M_PI * b->freq[j], b->sigma[j], b->q0[j],
                       b->dq0[j], -scene->gravity * b->gravity[j], h);
   }
-  double *eb = vb + nwant;
+  double *eb = vb + nwant, *tail = eb + nwant;
+  /* the head of the modes summed first: where the tail's bound T keeps
+   * the contact away, the rest of its sum is not formed */
+  int head = m->nm >= 4 * HEAD_MIN ? m->nm / 4 : m->nm;
   int bounded = nsteps < SKIP_MAX_STEPS && flight_bounds(mf, m->nm, rate, amp);
+  /* the modes side by side (lanes_step) where every one oscillates */
+  mode_lanes L;
+  double *lane = malloc(13 * (size_t)m->nmp * sizeof *lane);
+  int lanes = lane != NULL;
+  for (int j = 0; j < m->nm && lanes; j++)
+    lanes = mf[j].w0 != 0.0;
+  if (lanes) {
+    double **col[13] = {&L.z1r, &L.z1i, &L.z2r, &L.z2i, &L.f1r, &L.f1i, &L.f2r,
+                        &L.f2i, &L.c1r, &L.c1i, &L.c2r, &L.c2i, &L.qe};
+    for (int k = 0; k < 13; k++)
+      *col[k] = lane + (size_t)k * m->nmp;
+    for (int j = 0; j < m->nm; j++) {
+      const mode_free *mj = &mf[j];
+      L.z1r[j] = creal(mj->z1), L.z1i[j] = cimag(mj->z1);
+      L.z2r[j] = creal(mj->z2), L.z2i[j] = cimag(mj->z2);
+      L.f1r[j] = creal(mj->f1), L.f1i[j] = cimag(mj->f1);
+      L.f2r[j] = creal(mj->f2), L.f2i[j] = cimag(mj->f2);
+      L.c1r[j] = creal(mj->c1), L.c1i[j] = cimag(mj->c1);
+      L.c2r[j] = creal(mj->c2), L.c2i[j] = cimag(mj->c2);
+      L.qe[j] = mj->qe;
+    }
+  }
   for (int w = 0; w < nwant; w++) {
     const vb_contact *ct = &scene->contacts[want[w]];
     const vb_law_info *info = vb_law_info_of(ct->law.kind);
@@ -402,6 +471,7 @@ modal_first_impacts(const vb_model *md, int island_index, const int *want, int n
     /* V and E (above); V = NaN: evaluated every step (two-sided laws,
      * whose penetration is not the compression, and unbounded flight) */
     vb[w] = NAN;
+    eb[w] = tail[w] = 0.0;
     if (!bounded || info->two_sided || info->always_engaged)
       continue;
     const double *row = m->S + (size_t)md->contact_local[want[w]] * m->nmp;
@@ -410,9 +480,13 @@ modal_first_impacts(const vb_model *md, int island_index, const int *want, int n
       v += fabs(row[j]) * rate[j];
       e += fabs(row[j]) * amp[j];
     }
+    double t = 0.0;
+    for (int j = head; j < m->nm; j++)
+      t += fabs(row[j]) * amp[j];
     vb[w] = v * (1.0 + 4.0 * (m->nm + 8) * u);
     eb[w] = 4.0 * (m->nm + 8) * u * e * (1.0 + 4.0 * (m->nm + 8) * u);
-    if (!isfinite(vb[w]) || !isfinite(eb[w]))
+    tail[w] = t * (1.0 + 4.0 * (m->nm + 8) * u);
+    if (!isfinite(vb[w]) || !isfinite(eb[w]) || !isfinite(tail[w]))
       vb[w] = NAN;
   }
   for (n = 0; n <= nsteps && pending > 0 && spent < SEARCH_BUDGET; n++) {
@@ -420,8 +494,11 @@ modal_first_impacts(const vb_model *md, int island_index, const int *want, int n
     if (n % SEARCH_CLOCK_STEPS == SEARCH_CLOCK_STEPS - 1 &&
         thread_seconds() - started > VB_SEARCH_SECONDS)
       break; /* out of time: the horizon below is how far it looked */
-    for (int j = 0; j < m->nm; j++)
-      q[j] = mode_free_q(&mf[j], n, h);
+    if (lanes && n > 0)
+      lanes_step(&L, m->nm, q);
+    else
+      for (int j = 0; j < m->nm; j++)
+        q[j] = mode_free_q(&mf[j], n, h);
     spent += (double)m->nm * (1.0 + pending);
     /* the compressions x = xc + S_k q of the open contacts due this step
      * (rows_dot) */
@@ -432,13 +509,47 @@ modal_first_impacts(const vb_model *md, int island_index, const int *want, int n
         xs[nrows] = xc[w];
         rows[nrows++] = md->contact_local[want[w]];
       }
-    rows_dot(m->S, m->nmp, m->nm, rows, nrows, q, xs);
+    rows_dot(m->S, m->nmp, 0, head, rows, nrows, q, xs);
+    /* the rest of the sum where the head and the tail's bound do not keep
+     * the contact below 0 (x <= head + T + E: the rest of the sum's
+     * rounding is within E), in the slots past nrows */
+    int nrest = 0;
+    for (int w = 0; w < nwant; w++) {
+      if (!open[w] || next[w] > n)
+        continue;
+      double ub = xs[slot[w]] + tail[w] + eb[w];
+      if (head < m->nm && !(vb[w] == vb[w] && ub < 0.0)) {
+        rest[nrest] = slot[w];
+        xr[nrest] = xs[slot[w]];
+        rows[nrows + nrest++] = rows[slot[w]];
+      }
+    }
+    rows_dot(m->S, m->nmp, head, m->nm, rows + nrows, nrest, q, xr);
+    for (int i = 0; i < nrest; i++)
+      xs[rest[i]] = xr[i];
+    for (int i = 0, r = 0; i < nrows; i++)
+      if (r < nrest && rest[r] == i)
+        r++, full[i] = 1;
+      else
+        full[i] = head == m->nm;
     for (int w = 0; w < nwant; w++) {
       if (!open[w] || next[w] > n)
         continue;
       int c = want[w], k = md->contact_local[c];
       const vb_contact *ct = &scene->contacts[c];
       double x = xs[slot[w]];
+      if (!full[slot[w]]) {
+        /* kept below 0 by the bound: no crossing; the bound in x's place
+         * (below 0, as x is) for the steps it keeps it there */
+        double ub = x + tail[w] + eb[w];
+        prev[w] = ub;
+        next[w] = n + 1;
+        double room = -ub - 2.0 * eb[w];
+        double ks = vb[w] > 0.0 ? room / vb[w] * (1.0 - 1e-9) : INFINITY;
+        if (ks >= 1.0)
+          next[w] = ks < (double)(nsteps + 1 - n) ? n + 1 + (long)ks : nsteps + 1;
+        continue;
+      }
       /* the side the contact's law presses on at rest (one-sided laws:
        * the barrier's); two-sided: whichever side is reached */
       double up = vb_law_side_penetration(&ct->law, 1.0, x);
@@ -478,6 +589,7 @@ modal_first_impacts(const vb_model *md, int island_index, const int *want, int n
   }
   for (int w = 0; w < nwant; w++)
     out[want[w]].horizon = pending > 0 && n <= nsteps ? (n - 1) * h : scene->duration;
+  free(lane);
 done:
   free(mf);
   free(q);
@@ -489,6 +601,9 @@ done:
   free(open);
   free(rows);
   free(slot);
+  free(rest);
+  free(full);
+  free(xr);
 }
 
 /* The contacts of out[] (every contact of the scene, as flight at
