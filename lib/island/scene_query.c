@@ -434,10 +434,11 @@ modal_first_impacts(const vb_model *md, int island_index, const int *want, int n
                       b->dq0[j], -scene->gravity * b->gravity[j], h);
   }
   double *eb = vb + nwant, *tail = eb + nwant;
+  int bounded = nsteps < SKIP_MAX_STEPS && !vb_test_hooks_now()->no_search_skip &&
+                flight_bounds(mf, m->nm, rate, amp);
   /* the head of the modes summed first: where the tail's bound T keeps
    * the contact away, the rest of its sum is not formed */
-  int head = m->nm >= 4 * HEAD_MIN ? m->nm / 4 : m->nm;
-  int bounded = nsteps < SKIP_MAX_STEPS && flight_bounds(mf, m->nm, rate, amp);
+  int head = m->nm >= 4 * HEAD_MIN && bounded ? m->nm / 4 : m->nm;
   /* the modes side by side (lanes_step) where every one oscillates */
   mode_lanes L;
   double *lane = malloc(13 * (size_t)m->nmp * sizeof *lane);
