@@ -12,6 +12,15 @@
 
 #include "testutil.h"
 #include "base/base.h"
+#include "bridge_scene.h"
+
+/* A uniform number in [0, 1) from a 64-bit LCG state. */
+static double
+uniform01(unsigned long *x)
+{
+  *x = *x * 6364136223846793005UL + 1442695040888963407UL;
+  return (double)(*x >> 11) / 9007199254740992.0;
+}
 
 #ifndef TEST_SRCDIR
 #define TEST_SRCDIR "."
@@ -682,6 +691,102 @@ START_TEST(test_first_impact_modal)
 }
 END_TEST
 
+/* The free-flight search of vibro check (scene_query.c) skips the steps a
+ * bound keeps a contact away from its barrier, sums the head of the modes
+ * first and steps the modes side by side; with the test hook
+ * no_search_skip it evaluates every contact at every step, as before.
+ * Both give every contact's start to the bit (memcmp) on the tanpura
+ * bridge (tests/bridge_scene.h: 200 modes, 64 points, 0.5 s: 31 points
+ * reached, 33 never), scenes/tanpura.cfg (a block: the points after its
+ * first are not searched on) and random strings: 33 to 180 modes (the
+ * head split from 32), 3 to 40 points at random places and gaps, a random
+ * pluck and throw, lossless or damped (t60), with a pair of masses on a
+ * spring beside some (an island whose search is not bounded). */
+START_TEST(test_search_skip_same)
+{
+  unsigned long x = 2385;
+  int reached = 0, missed = 0;
+  for (int trial = -2; trial < 12; trial++) {
+    vb_scene *sc = NULL;
+    char err[512];
+    if (trial == -2) {
+      char *text = bridge_scene(200, 64, 0.5, "two-point", "");
+      ck_assert_ptr_nonnull(text);
+      sc = load(text);
+      free(text);
+    } else if (trial == -1) {
+      ck_assert_int_eq(vb_scene_load(TEST_SRCDIR "/scenes/tanpura.cfg", &sc, err, sizeof err), VB_OK);
+    } else {
+      int modes = 33 + (int)(uniform01(&x) * 148), points = 3 + (int)(uniform01(&x) * 38);
+      int damped = trial % 3 == 1, spring = trial % 4 == 3;
+      size_t size = 4096 + (size_t)modes * 60 + (size_t)points * 300, used = 0;
+      char *t = malloc(size);
+      ck_assert_ptr_nonnull(t);
+      used += (size_t)snprintf(t, size,
+                               "scene = { name = \"r\"; fs = 44100.0; duration = %.6g; gravity = 0.0; };\n"
+                               "bodies = ( { name = \"w\"; type = \"wall\"; },\n"
+                               "  { name = \"s\"; type = \"modal\"; %s\n"
+                               "    preset = { kind = \"string\"; nmodes = %d; length = %.6g; "
+                               "tension = %.6g; linear_density = 0.001; };\n    q0 = [",
+                               0.05 + 0.15 * uniform01(&x), damped ? "t60 = 0.37;" : "", modes,
+                               0.6 + 0.5 * uniform01(&x), 30.0 + 40.0 * uniform01(&x));
+      for (int j = 1; j <= modes; j++)
+        used += (size_t)snprintf(t + used, size - used, "%s%.17g", j > 1 ? ", " : "",
+                                 1e-3 * (uniform01(&x) - 0.5) / ((double)j * j));
+      used += (size_t)snprintf(t + used, size - used, "];\n    dq0 = [");
+      for (int j = 1; j <= modes; j++)
+        used += (size_t)snprintf(t + used, size - used, "%s%.17g", j > 1 ? ", " : "",
+                                 (uniform01(&x) - 0.5) / ((double)j * j));
+      used += (size_t)snprintf(t + used, size - used, "];\n    points = (");
+      for (int i = 0; i < points; i++)
+        used += (size_t)snprintf(t + used, size - used, "%s { name = \"p%d\"; x = %.17g; }",
+                                 i ? "," : "", i, 0.01 + 0.4 * uniform01(&x));
+      used += (size_t)snprintf(t + used, size - used, " ); }%s );\ncontacts = (",
+                               spring ? ",\n  { name = \"m1\"; type = \"mass\"; mass = 0.01; u0 = 0.0; "
+                                        "v0 = 0.1; },\n  { name = \"m2\"; type = \"mass\"; mass = 0.02; "
+                                        "u0 = 0.001; v0 = 0.0; }"
+                                      : "");
+      for (int i = 0; i < points; i++)
+        used += (size_t)snprintf(t + used, size - used,
+                                 "%s\n { name = \"c%d\"; between = [\"w\", \"s.p%d\"]; law = \"power\"; "
+                                 "k = 1e9; alpha = 1.5; gap = %.17g; scheme = \"two-point\"; }",
+                                 i ? "," : "", i, i, 1e-5 + 3e-4 * uniform01(&x));
+      if (spring)
+        used += (size_t)snprintf(t + used, size - used,
+                                 ",\n { name = \"k\"; between = [\"m1\", \"m2\"]; law = \"spring\"; "
+                                 "k = 500.0; scheme = \"two-point\"; },\n"
+                                 " { name = \"hit\"; between = [\"w\", \"m1\"]; law = \"power\"; "
+                                 "k = 1e8; alpha = 1.5; gap = 0.002; scheme = \"two-point\"; }");
+      snprintf(t + used, size - used, " );\n");
+      sc = load(t);
+      free(t);
+    }
+    int nc = sc->ncontacts;
+    vb_contact_start *a = calloc((size_t)nc, sizeof *a), *b = calloc((size_t)nc, sizeof *b);
+    ck_assert(a && b);
+    vb_scene_contact_states(sc, a);
+    vb_test_control(VB_TEST_NO_SEARCH_SKIP, 1);
+    vb_scene_contact_states(sc, b);
+    vb_test_control(VB_TEST_NO_SEARCH_SKIP, 0);
+    for (int c = 0; c < nc; c++) {
+      ck_assert_msg(memcmp(&a[c], &b[c], sizeof a[c]) == 0,
+                    "trial %d contact %d: t_on %.17g rate %.17g horizon %g, every step %.17g %.17g %g",
+                    trial, c, a[c].t_on, a[c].rate, a[c].horizon, b[c].t_on, b[c].rate, b[c].horizon);
+      reached += a[c].rate > 0.0;
+      missed += a[c].p0 < 0.0 && a[c].rate == 0.0;
+    }
+    if (trial == -2)
+      ck_assert_msg(reached == 31 && missed == 33, "tanpura bridge: %d reached, %d not", reached,
+                    missed);
+    free(a);
+    free(b);
+    vb_scene_free(sc);
+  }
+  printf("free-flight search, skipping and not: the same starts (%d contacts reached, %d not)\n",
+         reached, missed);
+}
+END_TEST
+
 /* A refusal about one point of a distributed block names the block the
  * user wrote, the point's index and x, not the expanded contact "b[k]"
  * that appears nowhere in the scene file: an exact-duration block beyond
@@ -732,6 +837,7 @@ distributed_suite(void)
   tcase_add_loop_test(t, test_bad_string_keys, 0, (int)(sizeof bad_string / sizeof bad_string[0]));
   tcase_add_test(t, test_thousand_points_fast);
   tcase_add_loop_test(t, test_first_impact_modal, 0, 4);
+  tcase_add_test(t, test_search_skip_same);
   tcase_add_test(t, test_refusal_names_block);
   suite_add_tcase(s, t);
   t = tcase_create("runs");

@@ -175,6 +175,9 @@ typedef struct vb_test_hooks {
                            Newton as before issue 33 item 3, with neither the
                            globalised fall-back (solvers/kglobal.c) nor the
                            solve through the modes (solvers/dense.c) */
+  int no_search_skip;   /* vibro check's free-flight search evaluates every contact
+                           at every step (island/scene_query.c: its skipping gives
+                           the same answers) */
 } vb_test_hooks;
 
 /* What vb_test_control sets. */
@@ -189,6 +192,7 @@ typedef enum vb_test_op {
   VB_TEST_LYAPUNOV_NOMEM, /* lyapunov_nomem = (value != 0) */
   VB_TEST_NO_SKIP,        /* no_skip = (value != 0) */
   VB_TEST_NO_GLOBAL,      /* no_global = (value != 0) */
+  VB_TEST_NO_SEARCH_SKIP, /* no_search_skip = (value != 0) */
 } vb_test_op;
 
 /* Set one test hook of the process, before any run or output starts;

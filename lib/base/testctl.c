@@ -52,6 +52,9 @@ vb_test_control(vb_test_op op, double value)
   case VB_TEST_NO_GLOBAL:
     hooks.no_global = value != 0;
     return VB_OK;
+  case VB_TEST_NO_SEARCH_SKIP:
+    hooks.no_search_skip = value != 0;
+    return VB_OK;
   }
   return VB_EINVAL;
 }
