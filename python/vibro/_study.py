@@ -961,7 +961,14 @@ class Study:
 
     def _time(self, g, obj, n):
         """Time of each of n samples (s): the dataset's dimension scale, the
-        scene's time dataset, or the sample rate."""
+        scene's time dataset, or the sample rate.  The time coordinate
+        beside it (vibro-3's /signals/time) is read by its name first: its
+        DIMENSION_LIST, a list of references, is read only where there is
+        none (a damaged one crashed libhdf5 under h5py's dims)."""
+        import h5py
+        t = obj.parent.get("time")
+        if isinstance(t, h5py.Dataset) and t.shape == (n,) and t.dtype.kind == "f":
+            return np.asarray(t[()], dtype=float)
         try:
             dim = obj.dims[obj.ndim - 1]
             if len(dim):
@@ -1004,14 +1011,14 @@ def _point_coords(f, ds):
     """A distributed contact's [scene][point][time] signal (vibro-3): the
     coordinates of its points, `x` (m, from its `point.NAME` dimension
     scale) and `contact` (the point contacts' names, NAME[k]); else None."""
+    import h5py
     if ds.ndim != 3 or not ds.name.startswith("/signals/contacts."):
         return None
-    scale = None
-    try:
-        dim = ds.dims[1]
-        if len(dim):
-            scale = dim[0]
-    except (AttributeError, IndexError, KeyError, RuntimeError):
+    # the scale by its name, /signals/point.NAME, not through the dataset's
+    # DIMENSION_LIST: a damaged list of references crashed libhdf5 under
+    # h5py's dims (the reader fuzz, tests/fuzz/README.md)
+    scale = ds.parent.get("point." + ds.name.split("/")[-1].split(".")[1])
+    if not isinstance(scale, h5py.Dataset) or scale.ndim != 1:
         scale = None
     n = ds.shape[1]
     x = np.asarray(scale[()], dtype=float) if scale is not None and scale.shape == (n,) \
