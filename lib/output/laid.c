@@ -487,12 +487,33 @@ vb_laid_block_write(const vb_output *o, vb_laid_block *b, int force, vb_packed_s
   }
 
   failed = l->fd < 0; /* it could not be created */
+  /* the ranks sharing the file take turns too, by an open file
+   * description's lock of its first byte (HDF5 holds a flock of the whole
+   * file on rank 0): a rank waiting for another's write sleeps, where on
+   * ext4's lock of the file it would spin */
+  int locked = 0;
+  struct flock turn = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+  if (l->shared && !failed) {
+    int e;
+    while ((e = fcntl(l->fd, force ? F_OFD_SETLKW : F_OFD_SETLK, &turn)) < 0 && errno == EINTR)
+      ;
+    locked = e == 0;
+    if (!locked && !force) {
+      if (mine)
+        __atomic_store_n(&l->writing, 0, __ATOMIC_RELEASE);
+      return VB_OK; /* another rank is writing: the block is kept */
+    }
+  }
   for (s = 0, at = 0; s < o->fmt.nsig && !failed; s++) {
     size_t len = (size_t)vb_signal_width(&o->fmt.sig[s], l->T) * sizeof(double);
     if (len > 0 && pwrite_all(l->fd, b->buf + at, (size_t)b->n * len,
                               (off_t)(l->off[s] + (int64_t)b->r0 * (int64_t)len)) < 0)
       failed = 1;
     at += b->cap * (long)(len / sizeof(double));
+  }
+  if (locked) {
+    turn.l_type = F_UNLCK;
+    fcntl(l->fd, F_OFD_SETLK, &turn);
   }
   if (mine)
     __atomic_store_n(&l->writing, 0, __ATOMIC_RELEASE);
@@ -686,6 +707,7 @@ vb_laid_share_out(const vb_output *o, unsigned char *buf)
   if (!l || l->fd < 0 || !vb_laid_open(o->laid) || !l->st)
     return;
   sh->ok = 1;
+  o->laid->shared = 1;
   sh->mappable = l->mappable;
   memcpy(sh->tmp, l->tmp, sizeof sh->tmp);
   memcpy(sh->off, l->off, (size_t)o->fmt.nsig * sizeof *sh->off);
@@ -706,6 +728,7 @@ vb_laid_share_in(vb_output *o, const unsigned char *buf)
   l->tmp[sizeof l->tmp - 1] = '\0';
   memcpy(l->off, sh->off, (size_t)o->fmt.nsig * sizeof *l->off);
   l->mappable = sh->mappable;
+  l->shared = 1;
   l->fd = openat(o->dirfd, l->tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
   if (l->fd < 0)
     __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
