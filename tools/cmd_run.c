@@ -43,7 +43,9 @@ static const char description[] =
     "Before it runs it prints vibro check's warnings on stderr (the same\n"
     "lines) and counts them in its summary; --quiet leaves them out (a\n"
     "script's run prints only what stopped it).\n"
-    "Under mpirun (built with --with-mpi) scenes are spread over the ranks.\n"
+    "Under mpirun (built with --with-mpi) scenes are spread over the ranks;\n"
+    "a study laid out in one file is written there by every rank, with no\n"
+    "merge (doc/mpi.md).\n"
     "Exit status: 0 every scene done; 1 bad input or I/O error; 2 some scene\n"
     "did not finish cleanly (the table's status says why).\n";
 
@@ -320,7 +322,8 @@ static int ranks_end(const vb_study *study, const char *out, const vb_study_opti
 
 /* Run a study over MPI ranks, scenes round-robin: every rank writes its
  * shards into OUT.part/ (resumable rank by rank), then rank 0 merges them
- * into OUT.  The reports are summed; an interruption is reported once, by
+ * into OUT; or, for a study laid out in one file, the ranks write their
+ * rows into the file that becomes OUT (vb_study_options.ranks, doc/mpi.md).  The reports are summed; an interruption is reported once, by
  * rank 0, with the scenes of every rank, and every rank exits with the
  * signal's status; an error once, by the lowest rank it stopped. */
 static int
