@@ -323,8 +323,9 @@ static int ranks_end(const vb_study *study, const char *out, const vb_study_opti
 /* Run a study over MPI ranks, scenes round-robin: every rank writes its
  * shards into OUT.part/ (resumable rank by rank), then rank 0 merges them
  * into OUT; or, for a study laid out in one file, the ranks write their
- * rows into the file that becomes OUT (vb_study_options.ranks, doc/mpi.md).  The reports are summed; an interruption is reported once, by
- * rank 0, with the scenes of every rank, and every rank exits with the
+ * rows into the file that becomes OUT (vb_study_options.ranks,
+ * doc/mpi.md).  The reports are summed; an interruption is reported once,
+ * by rank 0, with the scenes of every rank, and every rank exits with the
  * signal's status; an error once, by the lowest rank it stopped. */
 static int
 run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, vb_study_report *rep,

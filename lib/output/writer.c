@@ -775,8 +775,12 @@ vb_output_batch_pack(const vb_output *o, unsigned char **buf, long *len)
     return VB_ENOMEM;
   for (long k = 0; k < o->nbatch; k++) {
     const vb_packed_scene *p = o->batch[k];
-    packed_head h = {.index = p->index, .samples = p->samples, .nevents = p->nevents,
-                     .laid_row = p->laid_row, .interval = p->interval, .bytes = p->bytes};
+    packed_head h = {.index = p->index,
+                     .samples = p->samples,
+                     .nevents = p->nevents,
+                     .laid_row = p->laid_row,
+                     .interval = p->interval,
+                     .bytes = p->bytes};
     for (int x = 0; x < vb_xtable_count(); x++)
       h.nx[x] = p->nx[x];
     memcpy(b + at, &h, sizeof h);
