@@ -826,12 +826,14 @@ lay_shared(runner *r, int rc)
        * still balance over a sweep; nothing is kept, so any split will do */
       long c = vb_laid_block_cap(r->o), *p;
       c = c > 0 ? c : 1;
-      p = realloc(r->pending, (size_t)(n / r->opt->nranks + c + 1) * sizeof *p);
+      /* a rank takes ceil(ceil(n / c) / nranks) chunks: at most n / nranks + c rows */
+      long cap = n / r->opt->nranks + c + 1;
+      p = realloc(r->pending, (size_t)cap * sizeof *p);
       if (p) {
         r->pending = p;
         r->npending = 0;
         for (long c0 = (long)r->opt->rank * c; c0 < n; c0 += (long)r->opt->nranks * c)
-          for (i = c0; i < c0 + c && i < n; i++)
+          for (i = c0; i < c0 + c && i < n && r->npending < cap; i++)
             r->pending[r->npending++] = i;
         r->rep.scenes = r->npending;
       }
