@@ -999,7 +999,29 @@ typedef struct vb_study_options {
   /* 1: the scenes' runs keep subnormal numbers (vb_run_keep_subnormals);
    * 0, the default: they flush them */
   int keep_subnormals;
+  /* Not NULL (an MPI run of nranks > 1): the ranks' collectives, with
+   * which the ranks lay out one file of every scene's signals before they
+   * run and each writes its own scenes' rows into it, so that rank 0 ends
+   * the run writing only the tables, with no merge (doc/mpi.md).  Every
+   * rank calls them at the same points of vb_study_run, from the calling
+   * thread.  NULL: each rank writes its shards, merged by rank 0. */
+  const struct vb_study_ranks *ranks;
 } vb_study_options;
+
+/* Collectives over the ranks of an MPI run (vb_study_options.ranks); each
+ * returns 0, or -1 when the collective failed.  A rank waiting in one
+ * should sleep, not spin: the other ranks' threads need the cores. */
+typedef struct vb_study_ranks {
+  /* The least over the ranks of each of v[0 .. n-1], into v. */
+  int (*min)(long *v, int n, void *ctx);
+  /* Rank 0's buf [len bytes] into every rank's buf. */
+  int (*bcast)(void *buf, long len, void *ctx);
+  /* Every rank's buf [len bytes] to rank 0: there *all (malloc'ed, freed
+   * by the caller) holds them rank after rank, lens[rank] bytes each
+   * (lens of nranks); elsewhere *all is NULL. */
+  int (*gather)(const void *buf, long len, unsigned char **all, long *lens, void *ctx);
+  void *ctx;
+} vb_study_ranks;
 
 /* What vb_study_run did. */
 typedef struct vb_study_report {

@@ -40,6 +40,7 @@ cat >"$tmp/rank.sh" <<'SH'
 if [ "${OMPI_COMM_WORLD_RANK:-}" = "${ONLY_RANK:-none}" ]; then
   [ -n "${RANK_KILL_AT:-}" ] && export VIBRO_TEST_KILL_AT="$RANK_KILL_AT"
   [ -n "${RANK_FSIZE:-}" ] && ulimit -f "$RANK_FSIZE"
+  [ -n "${RANK_BATCH_SECONDS:-}" ] && export VIBRO_TEST_BATCH_SECONDS="$RANK_BATCH_SECONDS"
 fi
 exec "$@"
 SH
@@ -84,6 +85,67 @@ for np in 2 3; do
 done
 expect 0 mpirun -np 2 "$vibro" run "$study" -o "$tmp/mpi22.h5" -j 2 --quiet
 same "$ref" "$tmp/mpi22.h5" "2 ranks x 2 threads"
+
+# A study laid out in one file (144 scenes of 0.06 s, 27 MB of signals:
+# over the 16 MiB built in memory): the ranks write their rows into the
+# file that becomes OUT and rank 0 writes only the tables (doc/mpi.md).
+# The file of one process on 2 and 3 ranks, and 2 ranks x 2 threads.
+sed -e 's/duration = 0.002;/duration = 0.06;/' -e 's/n = 8;/n = 12;/' \
+  "$srcdir/scenes/papetti-sweep.cfg" >"$tmp/laid.cfg"
+lref="$tmp/laid1.h5"
+expect 0 "$vibro" run "$tmp/laid.cfg" -o "$lref" -j 1 --quiet
+for np in 2 3; do
+  expect 0 mpirun -np "$np" "$vibro" run "$tmp/laid.cfg" -o "$tmp/laid$np.h5" -j 1
+  contains "$tmp/out" "144 scenes (144 run, 0 kept)"
+  same "$lref" "$tmp/laid$np.h5" "a laid-out study on $np ranks against 1 process"
+  [ -e "$tmp/laid$np.h5.part" ] && bad "a laid-out study on $np ranks: shards left" || ok
+done
+expect 0 mpirun -np 2 "$vibro" run "$tmp/laid.cfg" -o "$tmp/laid22.h5" -j 2 --quiet
+same "$lref" "$tmp/laid22.h5" "a laid-out study on 2 ranks x 2 threads"
+# rank 1 writes no shard and no manifest line (its rows are in rank 0's
+# file): it passes no write point, so killed at its first it still ends
+ONLY_RANK=1 RANK_KILL_AT=1 mpirun -np 2 "$tmp/rank.sh" \
+  "$vibro" run "$tmp/laid.cfg" -o "$tmp/laidk.h5" -j 1 --quiet >"$tmp/kout" 2>&1
+got=$?
+[ "$got" -eq 0 ] && ok || bad "a laid-out study: rank 1 passed a write point (exit $got): $(tail -3 "$tmp/kout")"
+same "$lref" "$tmp/laidk.h5" "a laid-out study, rank 1 writing no shard"
+# a rank that spills (a batch every 10 ms: its rows go to shards) makes
+# every rank write shards, merged by rank 0: the same file
+ONLY_RANK=1 RANK_BATCH_SECONDS=0.01 mpirun -np 2 "$tmp/rank.sh" \
+  "$vibro" run "$tmp/laid.cfg" -o "$tmp/laids.h5" -j 1 --quiet >"$tmp/kout" 2>&1
+got=$?
+[ "$got" -eq 0 ] && ok || bad "a laid-out study, rank 1 spilling: exit $got: $(tail -3 "$tmp/kout")"
+same "$lref" "$tmp/laids.h5" "a laid-out study, rank 1 spilling"
+# rank 0 killed at its k-th write point (laying out the file, writing its
+# tables, renaming it onto OUT), then --resume on 2, 1, 3 ranks or one
+# process: the file of one process
+total=144
+lpoints=0
+for k in 1 2 3 4 5 6 8 10 12; do
+  rm -rf "$tmp/lk.h5" "$tmp/lk.h5.part"
+  ONLY_RANK=0 RANK_KILL_AT=$k mpirun -np 2 "$tmp/rank.sh" \
+    "$vibro" run "$tmp/laid.cfg" -o "$tmp/lk.h5" -j 1 --quiet >"$tmp/kout" 2>&1
+  got=$?
+  [ "$got" -eq 0 ] && continue # k beyond rank 0's last write point
+  if [ "$got" -ne 137 ]; then
+    bad "laid out, rank 0 killed at write $k: mpirun exit $got, expected 137: $(tail -3 "$tmp/kout")"
+    continue
+  fi
+  # (killed between the rename onto OUT and the removal of OUT.part/, a
+  # resume writes OUT again)
+  if [ -e "$tmp/lk.h5.part" ]; then
+    set -- 2 1 3 0
+    shift $((lpoints % 4))
+    resume "$1" "$tmp/lk.h5" "$tmp/laid.cfg" "$lref" "laid out, SIGKILL of rank 0 at write $k"
+  else
+    same "$lref" "$tmp/lk.h5" "laid out, rank 0 killed at write $k after the rename"
+  fi
+  lpoints=$((lpoints + 1))
+done
+[ "$lpoints" -ge 3 ] && ok || bad "laid out: only $lpoints SIGKILL points (want >= 3)"
+echo "MPI, laid out: SIGKILL of rank 0 at $lpoints write points, each resumed to the serial file"
+total=256
+
 # started by hand, this vibro does not start MPI: Open MPI's shared memory
 # files (4 MiB) would fail under this file size limit
 (ulimit -f 2000; exec "$vibro" run "$srcdir/scenes/papetti-case-b.cfg" -o "$tmp/hand.h5" --quiet) \

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,7 +43,9 @@ static const char description[] =
     "Before it runs it prints vibro check's warnings on stderr (the same\n"
     "lines) and counts them in its summary; --quiet leaves them out (a\n"
     "script's run prints only what stopped it).\n"
-    "Under mpirun (built with --with-mpi) scenes are spread over the ranks.\n"
+    "Under mpirun (built with --with-mpi) scenes are spread over the ranks;\n"
+    "a study laid out in one file is written there by every rank, with no\n"
+    "merge (doc/mpi.md).\n"
     "Exit status: 0 every scene done; 1 bad input or I/O error; 2 some scene\n"
     "did not finish cleanly (the table's status says why).\n";
 
@@ -183,6 +186,85 @@ mpi_sleep_wait(MPI_Request *req)
   }
 }
 
+/* vb_study_ranks over MPI_COMM_WORLD: nonblocking collectives, each
+ * completed by mpi_sleep_wait (a rank waiting for the others sleeps). */
+static int
+ranks_min(long *v, int n, void *ctx)
+{
+  MPI_Request req;
+  (void)ctx;
+  if (MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_LONG, MPI_MIN, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+    return -1;
+  mpi_sleep_wait(&req);
+  return 0;
+}
+
+static int
+ranks_bcast(void *buf, long len, void *ctx)
+{
+  MPI_Request req;
+  (void)ctx;
+  if (len < 0 || len > INT_MAX ||
+      MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+    return -1;
+  mpi_sleep_wait(&req);
+  return 0;
+}
+
+/* Every rank's length first (every rank then knows whether the bytes fit
+ * an MPI count), then the bytes to rank 0. */
+static int
+ranks_gather(const void *buf, long len, unsigned char **all, long *lens, void *ctx)
+{
+  MPI_Request req;
+  int rank, nranks, rc = 0;
+  int *counts = NULL, *displs = NULL;
+  long total = 0;
+  (void)ctx;
+
+  *all = NULL;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (MPI_Iallgather(&len, 1, MPI_LONG, lens, 1, MPI_LONG, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+    return -1;
+  mpi_sleep_wait(&req);
+  for (int q = 0; q < nranks; q++)
+    total += lens[q];
+  if (total > INT_MAX)
+    return -1; /* on every rank alike */
+  if (rank == 0) {
+    counts = malloc((size_t)nranks * sizeof *counts);
+    displs = malloc((size_t)nranks * sizeof *displs);
+    *all = malloc(total > 0 ? (size_t)total : 1);
+    if (!counts || !displs || !*all)
+      rc = -1;
+    for (int q = 0, at = 0; rc == 0 && q < nranks; at += (int)lens[q], q++) {
+      counts[q] = (int)lens[q];
+      displs[q] = at;
+    }
+  }
+  /* rank 0 says whether it can take them: every rank then gathers, or none */
+  if (ranks_bcast(&rc, sizeof rc, NULL) < 0)
+    rc = -1;
+  if (rc == 0) {
+    if (MPI_Igatherv(buf, (int)len, MPI_BYTE, *all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD,
+                     &req) != MPI_SUCCESS)
+      rc = -1;
+    else
+      mpi_sleep_wait(&req);
+  }
+  free(counts);
+  free(displs);
+  if (rc != 0) {
+    free(*all);
+    *all = NULL;
+  }
+  return rc;
+}
+
+static const vb_study_ranks mpi_ranks = {
+    .min = ranks_min, .bcast = ranks_bcast, .gather = ranks_gather, .ctx = NULL};
+
 /* Whether an MPI launcher (mpirun, mpiexec, srun with PMI or PMIx)
  * started this process: only then is MPI initialised.  Started by hand,
  * Open MPI's MPI_Init would start a daemon and shared-memory files (half
@@ -240,8 +322,10 @@ static int ranks_end(const vb_study *study, const char *out, const vb_study_opti
 
 /* Run a study over MPI ranks, scenes round-robin: every rank writes its
  * shards into OUT.part/ (resumable rank by rank), then rank 0 merges them
- * into OUT.  The reports are summed; an interruption is reported once, by
- * rank 0, with the scenes of every rank, and every rank exits with the
+ * into OUT; or, for a study laid out in one file, the ranks write their
+ * rows into the file that becomes OUT (vb_study_options.ranks,
+ * doc/mpi.md).  The reports are summed; an interruption is reported once,
+ * by rank 0, with the scenes of every rank, and every rank exits with the
  * signal's status; an error once, by the lowest rank it stopped. */
 static int
 run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, vb_study_report *rep,
@@ -249,6 +333,8 @@ run_ranks(const vb_study *study, const char *out, const vb_study_options *opt, v
 {
   vb_study_options each = *opt;
   int rank = opt->rank, rc = VB_OK;
+
+  each.ranks = &mpi_ranks;
 
   memset(rep, 0, sizeof *rep);
   rep->first_failed = -1;

@@ -103,7 +103,7 @@ laid_async(const vb_output *o, long n)
  * records scene 0's samples at its interval (a scene that does not is
  * kept in memory, and the batch written the usual way).  Not with the
  * VIBRO_TEST_BATCH hook. */
-void
+int
 vb_output_lay(vb_output *o, const long *pending, long n)
 {
   const vb_format *f = &o->fmt;
@@ -115,19 +115,19 @@ vb_output_lay(vb_output *o, const long *pending, long n)
   int s;
 
   if (o->laid || n < 1 || o->hooks.batch_scenes > 0 || o->nbatch > 0)
-    return;
+    return 0;
   for (s = 0; s < f->nsig; s++)
     per += 8.0 * (double)vb_signal_width(&f->sig[s], T);
   if (per * (double)n > LAID_BYTES || per * (double)n <= IMAGE_BYTES)
-    return;
+    return 0;
   /* not near a file size limit: HDF5 could not close a file it cannot
    * extend to its end (nor create another) */
   if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
       (double)rl.rlim_cur < 2.0 * per * (double)n + 1048576.0)
-    return;
+    return 0;
   l = calloc(1, sizeof *l);
   if (!l)
-    return;
+    return 0;
   o->laid = l;
   l->fd = -1;
   l->rows = n;
@@ -138,10 +138,11 @@ vb_output_lay(vb_output *o, const long *pending, long n)
   l->off = calloc((size_t)f->nsig + 1, sizeof *l->off);
   if (!l->index || !l->off) {
     vb_laid_free(o); /* the usual batch: laying out is only faster */
-    return;
+    return 0;
   }
   for (k = 0; k < n; k++)
     l->index[k] = pending[k];
+  return 1;
 }
 
 /* Whether scenes are recorded in place: they are large (LAID_MAP_BYTES,
@@ -486,12 +487,33 @@ vb_laid_block_write(const vb_output *o, vb_laid_block *b, int force, vb_packed_s
   }
 
   failed = l->fd < 0; /* it could not be created */
+  /* the ranks sharing the file take turns too, by an open file
+   * description's lock of its first byte (HDF5 holds a flock of the whole
+   * file on rank 0): a rank waiting for another's write sleeps, where on
+   * ext4's lock of the file it would spin */
+  int locked = 0;
+  struct flock turn = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+  if (l->shared && !failed) {
+    int e;
+    while ((e = fcntl(l->fd, force ? F_OFD_SETLKW : F_OFD_SETLK, &turn)) < 0 && errno == EINTR)
+      ;
+    locked = e == 0;
+    if (!locked && !force) {
+      if (mine)
+        __atomic_store_n(&l->writing, 0, __ATOMIC_RELEASE);
+      return VB_OK; /* another rank is writing: the block is kept */
+    }
+  }
   for (s = 0, at = 0; s < o->fmt.nsig && !failed; s++) {
     size_t len = (size_t)vb_signal_width(&o->fmt.sig[s], l->T) * sizeof(double);
     if (len > 0 && pwrite_all(l->fd, b->buf + at, (size_t)b->n * len,
                               (off_t)(l->off[s] + (int64_t)b->r0 * (int64_t)len)) < 0)
       failed = 1;
     at += b->cap * (long)(len / sizeof(double));
+  }
+  if (locked) {
+    turn.l_type = F_UNLCK;
+    fcntl(l->fd, F_OFD_SETLK, &turn);
   }
   if (mine)
     __atomic_store_n(&l->writing, 0, __ATOMIC_RELEASE);
@@ -652,4 +674,94 @@ vb_laid_map_pack(const vb_output *o, vb_laid_map *m, const double *params, const
   laid_wrote(l, (size_t)p->bytes);
   *out = p;
   return VB_OK;
+}
+
+/* ---------------------------------------- one laid-out file for the ranks */
+
+/* What rank 0 tells the other ranks of the laid-out file it made for
+ * every scene of an MPI study (vb_study_options.ranks): whether it is
+ * there, whether scenes record in place, its name under OUT.part/ and
+ * each signal's offset. */
+typedef struct laid_share {
+  int ok, mappable;
+  char tmp[72];
+  int64_t off[]; /* [nsig] */
+} laid_share;
+
+/* Bytes of the share. */
+long
+vb_laid_share_size(const vb_output *o)
+{
+  return (long)(sizeof(laid_share) + ((size_t)o->fmt.nsig + 1) * sizeof(int64_t));
+}
+
+/* Rank 0: the share of its laid-out file (created by vb_output_lay_create)
+ * into buf [vb_laid_share_size]. */
+void
+vb_laid_share_out(const vb_output *o, unsigned char *buf)
+{
+  const laid *l = o->laid;
+  laid_share *sh = (laid_share *)buf;
+
+  memset(buf, 0, (size_t)vb_laid_share_size(o));
+  if (!l || l->fd < 0 || !vb_laid_open(o->laid) || !l->st)
+    return;
+  sh->ok = 1;
+  o->laid->shared = 1;
+  sh->mappable = l->mappable;
+  memcpy(sh->tmp, l->tmp, sizeof sh->tmp);
+  memcpy(sh->off, l->off, (size_t)o->fmt.nsig * sizeof *sh->off);
+}
+
+/* Another rank: join rank 0's laid-out file (its rows laid out by
+ * vb_output_lay over every scene): open it, take its offsets, and place
+ * this rank's scenes there.  0, or -1 when it cannot (nothing is placed). */
+int
+vb_laid_share_in(vb_output *o, const unsigned char *buf)
+{
+  const laid_share *sh = (const laid_share *)buf;
+  laid *l = o->laid;
+
+  if (!l || !sh->ok)
+    return -1;
+  memcpy(l->tmp, sh->tmp, sizeof l->tmp);
+  l->tmp[sizeof l->tmp - 1] = '\0';
+  memcpy(l->off, sh->off, (size_t)o->fmt.nsig * sizeof *l->off);
+  l->mappable = sh->mappable;
+  l->shared = 1;
+  l->fd = openat(o->dirfd, l->tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (l->fd < 0)
+    __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&l->ready, 1, __ATOMIC_RELEASE);
+  return l->fd >= 0 ? 0 : -1;
+}
+
+/* Whether scenes are still placed in the laid-out file and it still has
+ * its name (not dropped, not spilled). */
+int
+vb_laid_whole(const vb_output *o, int rank0)
+{
+  const laid *l = o->laid;
+
+  return l && l->fd >= 0 && !__atomic_load_n(&l->closed, __ATOMIC_ACQUIRE) && (!rank0 || l->st);
+}
+
+/* Undo vb_output_lay. */
+void
+vb_output_unlay(vb_output *o)
+{
+  vb_laid_free(o);
+}
+
+/* Rows a thread's block holds (consecutive scenes written with one pwrite
+ * per signal), or 0 when the threads gather no blocks. */
+long
+vb_laid_block_cap(const vb_output *o)
+{
+  long cap;
+
+  if (!vb_laid_block_rows(o))
+    return 0;
+  cap = (long)(LAID_BLOCK_BYTES / (8.0 * (double)(laid_width(o) > 0 ? laid_width(o) : 1)));
+  return cap < 1 ? 1 : cap > LAID_BLOCK ? LAID_BLOCK : cap;
 }

@@ -414,11 +414,44 @@ long vb_file_crc(int dirfd, const char *name, int threads, long *size);
 int vb_output_take_lock(vb_output *output);
 /* Lay out the shard of the pending scenes (ascending) before they run, when
  * it pays: the threads then write each scene's signals in place
- * (vb_output_pack).  Does nothing when it does not pay or fails. */
-void vb_output_lay(vb_output *output, const long *pending, long n);
+ * (vb_output_pack).  Does nothing when it does not pay or fails; 1 when
+ * laid out. */
+int vb_output_lay(vb_output *output, const long *pending, long n);
 /* Create the laid-out shard's file, if any (one thread, in the writer's
  * place: inside its critical section, while the others start running). */
 void vb_output_lay_create(vb_output *output);
+/* One laid-out file for every scene of an MPI study (doc/mpi.md): rank 0
+ * lays it out over every scene (vb_output_lay) and creates it
+ * (vb_output_lay_create), and hands the others its share (bytes:
+ * vb_laid_share_size), with which they lay out the same rows and join it
+ * (0, or -1: then no rank places anything). */
+long vb_laid_share_size(const vb_output *output);
+/* Rows of a thread's block of the laid-out file, 0 when there are none. */
+long vb_laid_block_cap(const vb_output *output);
+/* Undo vb_output_lay (rank 0's file, if made, is deleted). */
+void vb_output_unlay(vb_output *output);
+void vb_laid_share_out(const vb_output *output, unsigned char *buf);
+int vb_laid_share_in(vb_output *output, const unsigned char *buf);
+/* Whether scenes are still placed in the laid-out file (for rank 0: and it
+ * still has its name and HDF5 handle). */
+int vb_laid_whole(const vb_output *output, int rank0);
+/* Whether the batch holds exactly the n scenes given (ascending), every
+ * one placed in the laid-out file at the row of its index. */
+int vb_output_batch_placed(vb_output *output, const long *index, long n);
+/* The batch's scenes without their signals (placed in the laid-out file)
+ * as bytes: *buf (malloc'ed, the caller frees) of *len.  VB_OK or
+ * VB_ENOMEM. */
+int vb_output_batch_pack(const vb_output *output, unsigned char **buf, long *len);
+/* Rank 0: add the scenes another rank packed (vb_output_batch_pack) to the
+ * batch, placed at their rows; VB_OK or an error with the message. */
+int vb_output_batch_unpack(vb_output *output, const unsigned char *buf, long len, char *err,
+                           size_t errlen);
+/* Another rank, once rank 0 has its scenes: they count as written, the
+ * batch is emptied. */
+void vb_output_batch_handed(vb_output *output);
+/* Rank 0, when the ranks do not finish together after all: the other
+ * ranks' scenes leave the batch (freed), its own index[0 .. n-1] stay. */
+void vb_output_batch_keep(vb_output *output, const long *index, long n);
 /* A thread's block of consecutive rows of the laid-out shard: the scenes
  * it runs are packed into it (their signals copied), and it is written
  * with one pwrite per signal; its scenes then go to vb_output_add. */

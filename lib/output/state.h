@@ -39,6 +39,8 @@ typedef struct laid {
   long written; /* (atomic) bytes placed, for their writeback every 8 MiB */
   int mappable; /* scenes are recorded in place (vb_laid_map_scene) */
   int async;    /* and written by a thread of their own (fewer scenes run than cores) */
+  int shared;   /* the ranks of an MPI run write it (vb_laid_share_in/out): they take turns
+                   by flock, asleep */
 } laid;
 
 struct vb_output {

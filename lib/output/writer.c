@@ -725,3 +725,187 @@ vb_output_free(vb_output *o)
     close(o->dirfd);
   output_release(o);
 }
+
+/* ------------------------------ the batch of an MPI rank, to rank 0 */
+
+/* A packed scene's facts ahead of its rows (vb_output_batch_pack). */
+typedef struct packed_head {
+  long index, samples, nevents, laid_row;
+  double interval, bytes;
+  long nx[VB_XT_MAX];
+} packed_head;
+
+/* Bytes of a packed scene without its signals. */
+static size_t
+packed_size(const vb_format *f, const vb_packed_scene *p)
+{
+  size_t n = sizeof(packed_head) + f->table.rowsize + (size_t)p->nevents * f->events.rowsize;
+
+  for (int x = 0; x < vb_xtable_count(); x++)
+    n += (size_t)p->nx[x] * f->xt[x].rowsize;
+  return n;
+}
+
+/* Whether the batch is exactly scenes index[0 .. n-1], each placed. */
+int
+vb_output_batch_placed(vb_output *o, const long *index, long n)
+{
+  if (o->nbatch != n)
+    return 0;
+  qsort(o->batch, (size_t)o->nbatch, sizeof *o->batch, by_index);
+  for (long k = 0; k < n; k++)
+    if (o->batch[k]->index != index[k] || o->batch[k]->laid_row != index[k])
+      return 0;
+  return 1;
+}
+
+/* The batch's scenes (placed: no signals) as bytes. */
+int
+vb_output_batch_pack(const vb_output *o, unsigned char **buf, long *len)
+{
+  const vb_format *f = &o->fmt;
+  size_t total = 0, at = 0;
+  unsigned char *b;
+
+  for (long k = 0; k < o->nbatch; k++)
+    total += packed_size(f, o->batch[k]);
+  *buf = b = malloc(total > 0 ? total : 1);
+  *len = 0;
+  if (!b)
+    return VB_ENOMEM;
+  for (long k = 0; k < o->nbatch; k++) {
+    const vb_packed_scene *p = o->batch[k];
+    packed_head h = {.index = p->index,
+                     .samples = p->samples,
+                     .nevents = p->nevents,
+                     .laid_row = p->laid_row,
+                     .interval = p->interval,
+                     .bytes = p->bytes};
+    for (int x = 0; x < vb_xtable_count(); x++)
+      h.nx[x] = p->nx[x];
+    memcpy(b + at, &h, sizeof h);
+    at += sizeof h;
+    memcpy(b + at, p->row, f->table.rowsize);
+    at += f->table.rowsize;
+    if (p->nevents > 0)
+      memcpy(b + at, p->events, (size_t)p->nevents * f->events.rowsize);
+    at += (size_t)p->nevents * f->events.rowsize;
+    for (int x = 0; x < vb_xtable_count(); x++) {
+      size_t xl = (size_t)p->nx[x] * f->xt[x].rowsize;
+      if (xl > 0)
+        memcpy(b + at, p->xrows[x], xl);
+      at += xl;
+    }
+  }
+  *len = (long)at;
+  return VB_OK;
+}
+
+/* Copy n bytes of buf at *at into fresh memory (NULL when n is 0 or out of
+ * memory: *bad then set). */
+static unsigned char *
+take_bytes(const unsigned char *buf, size_t *at, size_t n, int *bad)
+{
+  unsigned char *m = NULL;
+
+  if (n == 0)
+    return NULL;
+  if (!(m = malloc(n)))
+    *bad = 1;
+  else
+    memcpy(m, buf + *at, n);
+  *at += n;
+  return m;
+}
+
+/* Rank 0: another rank's scenes into the batch. */
+int
+vb_output_batch_unpack(vb_output *o, const unsigned char *buf, long len, char *err, size_t errlen)
+{
+  const vb_format *f = &o->fmt;
+  size_t at = 0;
+
+  while (at < (size_t)len) {
+    packed_head h;
+    vb_packed_scene *p;
+    int bad = 0;
+    if (at + sizeof h > (size_t)len)
+      return vb_errf_first(err, errlen, VB_EIO, "%s: a rank's scenes are cut short", o->path);
+    memcpy(&h, buf + at, sizeof h);
+    at += sizeof h;
+    if (h.index < 0 || h.index >= f->lay.nscenes || h.nevents < 0 ||
+        at + f->table.rowsize + (size_t)h.nevents * f->events.rowsize > (size_t)len)
+      return vb_errf_first(err, errlen, VB_EIO, "%s: a rank's scenes are cut short", o->path);
+    p = calloc(1, sizeof *p);
+    if (!p)
+      return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
+    p->index = h.index;
+    p->samples = h.samples;
+    p->interval = h.interval;
+    p->bytes = h.bytes;
+    p->laid_row = h.laid_row;
+    p->nevents = h.nevents;
+    p->sig = calloc((size_t)f->nsig + 1, sizeof *p->sig);
+    bad = !p->sig;
+    p->row = take_bytes(buf, &at, f->table.rowsize, &bad);
+    p->events = take_bytes(buf, &at, (size_t)h.nevents * f->events.rowsize, &bad);
+    for (int x = 0; x < vb_xtable_count() && !bad; x++) {
+      size_t xl = (size_t)h.nx[x] * f->xt[x].rowsize;
+      if (h.nx[x] < 0 || at + xl > (size_t)len) {
+        vb_packed_scene_free(p);
+        return vb_errf_first(err, errlen, VB_EIO, "%s: a rank's scenes are cut short", o->path);
+      }
+      p->nx[x] = h.nx[x];
+      p->xrows[x] = take_bytes(buf, &at, xl, &bad);
+    }
+    if (bad) {
+      vb_packed_scene_free(p);
+      return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
+    }
+    if (o->nbatch == o->capbatch) {
+      long cap = o->capbatch ? 2 * o->capbatch : 64;
+      vb_packed_scene **g = realloc(o->batch, (size_t)cap * sizeof *g);
+      if (!g) {
+        vb_packed_scene_free(p);
+        return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
+      }
+      o->batch = g;
+      o->capbatch = cap;
+    }
+    o->batch[o->nbatch++] = p; /* placed: no bytes held in memory */
+  }
+  return VB_OK;
+}
+
+/* Another rank: its scenes are rank 0's to write. */
+void
+vb_output_batch_handed(vb_output *o)
+{
+  batch_done(o);
+}
+
+/* Rank 0, when the ranks did not finish together: only its own scenes
+ * index[0 .. n-1] (ascending) stay in the batch. */
+void
+vb_output_batch_keep(vb_output *o, const long *index, long n)
+{
+  long kept = 0;
+
+  for (long k = 0; k < o->nbatch; k++) {
+    long lo = 0, hi = n - 1, i = o->batch[k]->index;
+    int mine = 0;
+    while (!mine && lo <= hi) {
+      long mid = lo + (hi - lo) / 2;
+      mine = index[mid] == i;
+      if (index[mid] < i)
+        lo = mid + 1;
+      else
+        hi = mid - 1;
+    }
+    if (mine)
+      o->batch[kept++] = o->batch[k];
+    else
+      vb_packed_scene_free(o->batch[k]);
+  }
+  o->nbatch = kept;
+}

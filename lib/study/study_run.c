@@ -259,6 +259,7 @@ typedef struct runner {
   int stop;                /* an error stopped the run */
   int stop_rc;             /* its code */
   char first_err[ERR_MAX]; /* its message */
+  int shared;              /* MPI: the ranks write one laid-out file (lay_shared) */
 } runner;
 
 /* This thread's scene in flight is run (NULL: none), for the watcher. */
@@ -614,6 +615,8 @@ scenes_run(runner *r)
   vb_blas_unpin(blas_threads);
 }
 
+static int finish_shared(runner *r, int interrupted, int *finished, char *e, size_t elen);
+
 /* After the loop: write what was finished, and say why the run stopped
  * (an error, a signal) or merge the shards.  The return code. */
 static int
@@ -623,10 +626,18 @@ scenes_finish(runner *r, const vb_output_layout *lay, const char *part, char *er
   int finished = 0, interrupted = !r->stop && r->opt->stop && *r->opt->stop, frc;
   long kept;
 
-  /* a whole study run to its end by one writer is written as OUT at once */
-  frc = r->opt->nranks == 1 && !r->stop && !interrupted
-            ? vb_output_finish(r->o, &finished, e, sizeof e)
-            : vb_output_flush(r->o, e, sizeof e);
+  /* a whole study run to its end by one writer is written as OUT at once;
+   * by ranks writing one laid-out file, by rank 0 once it has every
+   * rank's tables */
+  frc = VB_OK;
+  if (r->shared)
+    frc = finish_shared(r, interrupted, &finished, e, sizeof e);
+  if (frc != VB_OK || finished)
+    ;
+  else if (r->opt->nranks == 1 && !r->stop && !interrupted)
+    frc = vb_output_finish(r->o, &finished, e, sizeof e);
+  else
+    frc = vb_output_flush(r->o, e, sizeof e);
 
   if (frc != VB_OK && !r->stop) {
     snprintf(r->first_err, ERR_MAX, "%s", e);
@@ -767,9 +778,139 @@ scenes_plan(runner *r, const vb_output_layout *lay, char *err, size_t errlen)
         kept_failed(r, i, "kept from the earlier run (see status in /study/table)");
     }
   }
-  if (rc == VB_OK)
-    vb_output_lay(r->o, r->pending, r->npending);
   return rc;
+}
+
+/* Lay out the scenes' signals before they run.  With the ranks'
+ * collectives (vb_study_options.ranks, doc/mpi.md), when every rank is to
+ * run all its scenes (nothing kept) and the whole study is laid out in one
+ * file: rank 0 lays it out over every scene and creates it, and the other
+ * ranks join it, so that each rank writes its scenes' rows into the file
+ * that becomes OUT (r->shared).  Collective: every rank calls it, whatever
+ * rc (a rank whose output failed to open says so with its vote).  Else each
+ * rank lays out its own shard (vb_output_lay) as one process does. */
+static void
+lay_shared(runner *r, int rc)
+{
+  const vb_study_ranks *k = r->opt->ranks;
+  long n = vb_study_scenes(r->study), vote, i, *all = NULL;
+  unsigned char *share = NULL;
+  int rank0 = r->opt->rank == 0;
+
+  if (k && r->opt->nranks > 1) {
+    vote = rc == VB_OK && r->rep.kept == 0 && r->npending == r->rep.scenes && n > 0 &&
+           (all = malloc((size_t)n * sizeof *all)) != NULL &&
+           (share = calloc(1, (size_t)vb_laid_share_size(r->o))) != NULL;
+    for (i = 0; vote && i < n; i++)
+      all[i] = i;
+    vote = vote && vb_output_lay(r->o, all, n);
+    if (k->min(&vote, 1, k->ctx) < 0)
+      vote = 0;
+    if (vote) {
+      /* rank 0 makes the file; the others open it and take its offsets */
+      if (rank0) {
+        vb_output_lay_create(r->o);
+        vb_laid_share_out(r->o, share);
+      }
+      vote = k->bcast(share, vb_laid_share_size(r->o), k->ctx) == 0 &&
+             (rank0 ? vb_laid_whole(r->o, 1) : vb_laid_share_in(r->o, share) == 0);
+      if (k->min(&vote, 1, k->ctx) < 0)
+        vote = 0;
+      r->shared = (int)vote;
+    }
+    if (r->shared) {
+      /* the ranks take chunks of a block's rows in turn (chunk c to rank
+       * c % nranks), so that a rank's blocks are consecutive rows written
+       * with one pwrite per signal (rows in turn: one per scene and
+       * signal, 18,000 for the 2000-scene study) and the ranks' loads
+       * still balance over a sweep; nothing is kept, so any split will do */
+      long c = vb_laid_block_cap(r->o), *p;
+      c = c > 0 ? c : 1;
+      /* a rank takes ceil(ceil(n / c) / nranks) chunks: at most n / nranks + c rows */
+      long cap = n / r->opt->nranks + c + 1;
+      p = realloc(r->pending, (size_t)cap * sizeof *p);
+      if (p) {
+        r->pending = p;
+        r->npending = 0;
+        for (long c0 = (long)r->opt->rank * c; c0 < n; c0 += (long)r->opt->nranks * c)
+          for (i = c0; i < c0 + c && i < n && r->npending < cap; i++)
+            r->pending[r->npending++] = i;
+        r->rep.scenes = r->npending;
+      }
+    }
+    if (!r->shared && rc == VB_OK)
+      vb_output_unlay(r->o); /* rank 0 deletes the file it made, if any */
+    free(all);
+    free(share);
+  }
+  if (rc == VB_OK && !r->shared)
+    vb_output_lay(r->o, r->pending, r->npending);
+}
+
+/* The end of a run of ranks writing one laid-out file (r->shared), on
+ * every rank: when every rank's batch is all its scenes, placed, the other
+ * ranks hand their scenes (table rows, events; their signals are in
+ * place) to rank 0, which writes the tables and renames the file onto
+ * OUT (vb_output_finish): *finished 1 on every rank, and rank 0's
+ * vb_output_finish's code.  Else (a rank stopped, spilled or failed)
+ * nothing is handed: *finished 0, and each rank writes its shards, which
+ * rank 0 merges.  Collective. */
+static int
+finish_shared(runner *r, int interrupted, int *finished, char *e, size_t elen)
+{
+  const vb_study_ranks *k = r->opt->ranks;
+  int rank0 = r->opt->rank == 0, rc = VB_OK;
+  long vote = !r->stop && !interrupted && vb_laid_whole(r->o, rank0) &&
+              vb_output_batch_placed(r->o, r->pending, r->npending);
+  long *lens = NULL, mine = 0, nown;
+  unsigned char *buf = NULL, *all = NULL;
+
+  *finished = 0;
+  if (!(lens = calloc((size_t)r->opt->nranks, sizeof *lens)))
+    vote = 0;
+  if (k->min(&vote, 1, k->ctx) < 0 || !vote) {
+    free(lens);
+    return VB_OK;
+  }
+  /* rank 0 keeps its own scenes in its batch */
+  if (!rank0 && vb_output_batch_pack(r->o, &buf, &mine) != VB_OK)
+    mine = -1; /* rank 0 then lacks its scenes and says no */
+  vote = k->gather(buf, mine > 0 ? mine : 0, &all, lens, k->ctx) == 0 && mine >= 0;
+  nown = r->npending;
+  if (rank0 && vote) {
+    long at = 0;
+    for (int q = 0; q < r->opt->nranks && rc == VB_OK; q++) {
+      if (q > 0)
+        rc = vb_output_batch_unpack(r->o, all + at, lens[q], e, elen);
+      at += lens[q];
+    }
+    vote = rc == VB_OK;
+    if (vote) {
+      long *every = malloc((size_t)vb_study_scenes(r->study) * sizeof *every);
+      for (long i = 0; every && i < vb_study_scenes(r->study); i++)
+        every[i] = i;
+      vote = every && vb_output_batch_placed(r->o, every, vb_study_scenes(r->study));
+      free(every);
+    }
+    rc = VB_OK;
+  }
+  free(buf);
+  free(all);
+  free(lens);
+  if (k->min(&vote, 1, k->ctx) < 0)
+    vote = 0;
+  if (!vote) {
+    /* each rank writes its own scenes: rank 0 lets the others' go */
+    if (rank0)
+      vb_output_batch_keep(r->o, r->pending, nown);
+    return VB_OK;
+  }
+  *finished = 1;
+  if (!rank0) {
+    vb_output_batch_handed(r->o);
+    return VB_OK;
+  }
+  return vb_output_finish(r->o, finished, e, elen);
 }
 
 /* Run a study's scenes into one output file. */
@@ -834,6 +975,7 @@ vb_study_run(const vb_study *study, const char *out, const vb_study_options *opt
     goto done;
   }
   rc = scenes_plan(r, &lay, err, errlen);
+  lay_shared(r, rc);
   if (rc == VB_OK) {
     /* a first report at once: a study of long scenes shows itself started */
     progress(opt, r->rep.kept, r->rep.scenes, 0, r->t0);
