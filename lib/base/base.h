@@ -175,6 +175,11 @@ typedef struct vb_test_hooks {
                            Newton as before issue 33 item 3, with neither the
                            globalised fall-back (solvers/kglobal.c) nor the
                            solve through the modes (solvers/dense.c) */
+  int lowrank;          /* -1 (the default): islands of more than
+                           VB_LOWRANK_MIN_CONTACTS contacts keep no dense
+                           compliance (solvers/lowrank.c); 1: every island
+                           that can; 0: none (the dense K up to 8192
+                           contacts, as before issue 33 item 2) */
 } vb_test_hooks;
 
 /* What vb_test_control sets. */
@@ -189,6 +194,7 @@ typedef enum vb_test_op {
   VB_TEST_LYAPUNOV_NOMEM, /* lyapunov_nomem = (value != 0) */
   VB_TEST_NO_SKIP,        /* no_skip = (value != 0) */
   VB_TEST_NO_GLOBAL,      /* no_global = (value != 0) */
+  VB_TEST_LOWRANK,        /* lowrank = value < 0 ? -1 : value != 0 */
 } vb_test_op;
 
 /* Set one test hook of the process, before any run or output starts;

@@ -100,7 +100,13 @@ typedef struct vb_island_model {
   const double *gconst;       /* constant generalised force (gravity), N */
   /* contacts */
   const double *S;    /* [nc][nmp] compression per unit modal displacement */
-  const double *K;    /* [nc][nc] compliance of the step, m/N */
+  const double *K;    /* [nc][nc] compliance of the step, m/N; NULL where
+                         `lowrank` (and in a model for queries) */
+  int lowrank;        /* no dense K: the solve forms K's entries and products
+                         from S and cc (solvers/lowrank.c), an island of more
+                         than VB_LOWRANK_MIN_CONTACTS contacts (model.c) */
+  int kcap;           /* lowrank: the largest active set whose K_AA the solve
+                         forms (vb_kproblem.kcap); 0 otherwise */
   const double *meff; /* [nc] effective mass along each contact, kg */
   const double *aext; /* [nc] free-flight acceleration of each compression, m/s^2 */
   /* recorded points */
@@ -118,6 +124,11 @@ typedef struct vb_island_model {
    * moving.h): NULL when it has none. */
   struct vb_moving_model *mov;
 } vb_island_model;
+
+/* Islands of more contacts than this (that can: the K-method without
+ * friction or closed forms, model.c) keep no dense nc x nc compliance and
+ * are solved through their modes (solvers/lowrank.c). */
+#define VB_LOWRANK_MIN_CONTACTS 2048
 
 /* A scene compiled for stepping at dt = 1/fs: its islands, and where each
  * body and contact lives.  Const after compilation; shared by the runs of
