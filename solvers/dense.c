@@ -276,7 +276,12 @@ vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa)
   }
   for (int k = 0; k < n; k++)
     b[k] = -d[reduced ? ix[k] : k];
-  if (lowrank) {
+  if (lowrank && !p->K) {
+    /* no dense K: the SPD form (lowrank.c), the LU where it does not
+     * apply (b kept: the SPD form fails before it writes b) */
+    if (vb_k_modal_solve(p, n, act, ix, df, b) != 0 && lowrank_solve(p, n, ix, df, b) != 0)
+      return -1;
+  } else if (lowrank) {
     if (lowrank_solve(p, n, ix, df, b) != 0)
       return -1;
   } else if (n > 0 && n <= DENSE_SMALL) {

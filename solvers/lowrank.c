@@ -129,3 +129,152 @@ vb_k_row_dot(const vb_kproblem *p, int c, const double *u, int absolute)
       s += row[j] * u[j];
   return s;
 }
+
+/* Cholesky H = L L^T of the n x n SPD h (column-major, lower triangle
+ * in place; the upper is not read); 0, or -1 where a pivot is not
+ * positive. */
+DENSE_CLONES static int
+cholesky(int n, double *h)
+{
+  for (int k = 0; k < n; k++) {
+    double *ck = h + (size_t)k * n;
+    if (!(ck[k] > 0.0))
+      return -1;
+    double lkk = sqrt(ck[k]);
+    ck[k] = lkk;
+    for (int i = k + 1; i < n; i++)
+      ck[i] /= lkk;
+    for (int j = k + 1; j < n; j++) {
+      double *restrict cj = h + (size_t)j * n; /* columns j > k: apart from ck */
+      const double *restrict lk = ck;
+      double t = lk[j];
+      if (t == 0.0)
+        continue;
+#ifndef __clang__
+#pragma omp simd
+#endif
+      for (int i = j; i < n; i++)
+        cj[i] -= lk[i] * t;
+    }
+  }
+  return 0;
+}
+
+/* Solve L L^T x = b in place (cholesky's factor). */
+static void
+cholesky_solve(int n, const double *l, double *b)
+{
+  for (int k = 0; k < n; k++) {
+    const double *ck = l + (size_t)k * n;
+    b[k] /= ck[k];
+    for (int i = k + 1; i < n; i++)
+      b[i] -= ck[i] * b[k];
+  }
+  for (int k = n - 1; k >= 0; k--) {
+    const double *ck = l + (size_t)k * n;
+    double s = b[k];
+    for (int i = k + 1; i < n; i++)
+      s -= ck[i] * b[i];
+    b[k] = s / ck[k];
+  }
+}
+
+/* G += sum over the block's contacts of df_k S_k S_k^T, the lower
+ * triangle (column-major, nm x nm), four contacts a pass: G's columns
+ * read and written once per four contacts instead of once per contact
+ * (it is nm^2 / 2 doubles, beyond the first-level cache from 64 modes:
+ * the update is bound by its traffic). */
+DENSE_CLONES static void
+gram_update(int nm, double *g, const double *const *row, const double *df, int m)
+{
+  for (int l = 0; l < nm; l++) {
+    double *restrict gl = g + (size_t)l * nm; /* apart from S */
+    if (m == 4) {
+      const double *restrict r0 = row[0], *restrict r1 = row[1], *restrict r2 = row[2],
+                             *restrict r3 = row[3];
+      double a0 = df[0] * r0[l], a1 = df[1] * r1[l], a2 = df[2] * r2[l], a3 = df[3] * r3[l];
+#ifndef __clang__
+#pragma omp simd
+#endif
+      for (int j = l; j < nm; j++)
+        gl[j] += a0 * r0[j] + a1 * r1[j] + a2 * r2[j] + a3 * r3[j];
+    } else {
+      for (int k = 0; k < m; k++) {
+        const double *restrict rk = row[k];
+        double a = df[k] * rk[l];
+#ifndef __clang__
+#pragma omp simd
+#endif
+        for (int j = l; j < nm; j++)
+          gl[j] += a * rk[j];
+      }
+    }
+  }
+}
+
+/* The Newton system (I + K_NN D_N) d = b of a lowrank island through the
+ * modes in its symmetric positive definite form: with B = S_N diag(sqrt
+ * cc) (K_NN = B B^T) and D_N = diag(fbar') >= 0, Woodbury (Hager, SIAM
+ * Review 31:221, 1989) gives d = b - B H^-1 B^T D_N b with H = I + B^T D_N
+ * B, nm x nm, symmetric and >= I: Cholesky (nm^3 / 3) instead of the LU
+ * of dense.c's lowrank_solve (2 nm^3 / 3), and G = S_N^T D_N S_N formed
+ * four contacts a pass.  The block is contact act[ix[k]] (act[k] where ix
+ * is NULL), fbar' in df[ix[k]]; b[n] is replaced by d.  Scratch:
+ * p->gws (nm^2 + nm doubles).  0, or -1 where some cc or fbar' is
+ * negative or H is not positive definite (the caller solves by LU). */
+int
+vb_k_modal_solve(const vb_kproblem *p, int n, const int *act, const int *ix, const double *df,
+                 double *b)
+{
+  int nm = p->nm;
+  double *G = p->gws, *t = G + (size_t)nm * nm;
+  for (int j = 0; j < nm; j++)
+    if (!(p->cc[j] >= 0.0))
+      return -1;
+  memset(G, 0, (size_t)nm * nm * sizeof *G);
+  memset(t, 0, (size_t)nm * sizeof *t);
+  const double *row[4];
+  double dfs[4];
+  int m = 0;
+  /* G = S_N^T D S_N (lower triangle), t = S_N^T D b */
+  for (int k = 0; k < n; k++) {
+    int jk = ix ? ix[k] : k;
+    double dfk = df[jk];
+    if (dfk == 0.0)
+      continue;
+    if (!(dfk > 0.0))
+      return -1;
+    const double *r = p->S + (size_t)act[jk] * p->nmp;
+    double bk = dfk * b[k];
+    for (int j = 0; j < nm; j++)
+      t[j] += r[j] * bk;
+    row[m] = r;
+    dfs[m++] = dfk;
+    if (m == 4) {
+      gram_update(nm, G, row, dfs, m);
+      m = 0;
+    }
+  }
+  if (m > 0)
+    gram_update(nm, G, row, dfs, m);
+  /* H = I + diag(sqrt cc) G diag(sqrt cc); y = H^-1 diag(sqrt cc) t */
+  double *sq = p->kws; /* sqrt(cc) */
+  for (int j = 0; j < nm; j++)
+    sq[j] = sqrt(p->cc[j]);
+  for (int l = 0; l < nm; l++) {
+    double *gl = G + (size_t)l * nm;
+    for (int j = l; j < nm; j++)
+      gl[j] = (j == l) + sq[j] * gl[j] * sq[l];
+  }
+  if (cholesky(nm, G) != 0)
+    return -1;
+  for (int j = 0; j < nm; j++)
+    t[j] *= sq[j];
+  cholesky_solve(nm, G, t);
+  for (int j = 0; j < nm; j++)
+    t[j] *= sq[j];
+  /* d = b - S_N u, u = diag(sqrt cc) y */
+  for (int k = 0; k < n; k++)
+    b[k] -= vb_k_row_dot(p, act[ix ? ix[k] : k], t, 0);
+  return 0;
+}

@@ -240,6 +240,14 @@ void vb_k_modal_add(const vb_kproblem *p, int c, double f, double *u);
 void vb_k_modal_add_abs(const vb_kproblem *p, int c, double f, double *u);
 void vb_k_modal_scale(const vb_kproblem *p, double *u, int absolute);
 double vb_k_row_dot(const vb_kproblem *p, int c, const double *u, int absolute);
+/* The Newton system (I + K_NN diag(fbar')) d = b of n contacts act[ix[k]]
+ * (act[k] where ix is NULL; fbar' in df[ix[k]]) through the modes, in
+ * its symmetric positive definite form (Woodbury, Cholesky of an nm x nm
+ * matrix); b[n] replaced by d.  Scratch: p->gws (nm^2 + nm) and p->kws.
+ * 0, or -1 where the form does not apply (a negative cc or fbar', H not
+ * positive definite). */
+int vb_k_modal_solve(const vb_kproblem *p, int n, const int *act, const int *ix,
+                     const double *df, double *b);
 
 /* Whether contact ct could exert a force in a step predicted to reach xt:
  * penetrating at xt, at n or (three-level) at n-1.  Inline, as the

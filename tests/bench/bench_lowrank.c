@@ -14,7 +14,7 @@
  * converge and the largest relative energy drift; and the ratio of the
  * cost per step to that of N / 4 (the issue's target: at most 6 from 1024
  * to 16384).  Options: --duration S (0.05), --modes M (200), --dense-max N,
- * --max N (16384). */
+ * --max N (16384), --only N (that N alone). */
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -97,7 +97,7 @@ int
 main(int argc, char **argv)
 {
   double duration = 0.05;
-  int modes = 200, dense_max = 4096, max = 16384;
+  int modes = 200, dense_max = 4096, max = 16384, only = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--duration") == 0)
       duration = atof(argv[i + 1]);
@@ -107,6 +107,8 @@ main(int argc, char **argv)
       dense_max = atoi(argv[i + 1]);
     else if (strcmp(argv[i], "--max") == 0)
       max = atoi(argv[i + 1]);
+    else if (strcmp(argv[i], "--only") == 0)
+      only = atoi(argv[i + 1]);
   }
   printf("string against N points: %d modes, %g s at 44.1 kHz, two-point, power 1.5; the\n"
          "dense K (before issue 33 item 2) and through the modes (solvers/lowrank.c); x4N:\n"
@@ -116,7 +118,7 @@ main(int argc, char **argv)
   printf("%6s %-6s %9s %10s %11s %8s %7s %10s %8s\n", "points", "", "setup s", "MiB",
          "us/step", "active", "no conv", "drift", "x4N");
   double prev[2] = {0.0, 0.0};
-  for (int n = 16; n <= max; n *= 4) {
+  for (int n = only ? only : 16; n <= (only ? only : max); n *= 4) {
     char err[1024];
     char *text = bridge_scene(modes, n, duration, "two-point", "");
     vb_scene *sc;
