@@ -216,7 +216,8 @@ typedef struct vb_kproblem {
   double *kws;  /* [2 nmp] scratch of the products through the modes */
   int kcap;     /* the largest active set whose K_AA is formed (packed);
                    above it the Newton system is solved through the modes */
-  size_t njac;  /* doubles of jac (2 kcap^2 + 6 nc + 8), not nc^2 */
+  size_t njac;  /* doubles of jac (2 kcap^2 + 8 nc + 8, lib/island/island.c),
+                   not nc^2 */
 } vb_kproblem;
 
 /* The doubles of p->jac: nc^2, or p->njac where K is NULL. */

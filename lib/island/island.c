@@ -60,15 +60,17 @@ scheme_state_size(const vb_island_model *m)
  * aligned and padded to nmp, the schemes' per-contact state after the
  * contact arrays (hist[c].st, NULL for a scheme without state). */
 /* Doubles of an island's Newton scratch (jac): nc^2, or where the model
- * is lowrank 2 kcap^2 + 6 nc + 8 (kmethod.c's packed K_AA, the LU of
- * J and the slots behind them) and at least nm^2 (kglobal.c's Hessian). */
+ * is lowrank 2 kcap^2 + 8 nc + 8 (kmethod.c's packed K_AA and the LU of J
+ * up to kcap active contacts; above, 7 na for the residual's scale, the
+ * lift, base, trial and derivative slots) and at least nm^2 (kglobal.c's
+ * Hessian). */
 static size_t
 jac_size(const vb_island_model *m)
 {
   size_t c = (size_t)m->nc, k = (size_t)m->kcap, nm = (size_t)m->nm;
   if (!m->lowrank)
     return c * c;
-  size_t n = 2 * k * k + 6 * c + 8;
+  size_t n = 2 * k * k + 8 * c + 8;
   return n > nm * nm ? n : nm * nm;
 }
 

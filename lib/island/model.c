@@ -656,16 +656,15 @@ lowrank_kcap(int nc, int nm)
 
 /* Whether island k (nm modes) keeps no dense compliance and is solved
  * through its modes (solvers/lowrank.c): where it can (lowrank_refusal)
- * and it has more than VB_LOWRANK_MIN_CONTACTS contacts, or wherever it
- * can under the lowrank test hook (1; 0: never). */
+ * and it has more than VB_LOWRANK_MIN_CONTACTS contacts and more than 4 nm,
+ * or wherever it can under the lowrank test hook (1; 0: never). */
 static int
 island_lowrank(const vb_scene *sc, const island_members *mem, int k, int nm)
 {
   int who, nc = mem->cstart[k + 1] - mem->cstart[k], hook = vb_test_hooks_now()->lowrank;
-  (void)nm;
   if (hook == 0 || lowrank_refusal(sc, mem, k, &who))
     return 0;
-  return hook > 0 || nc > VB_LOWRANK_MIN_CONTACTS;
+  return hook > 0 || (nc > VB_LOWRANK_MIN_CONTACTS && nc > 4L * nm);
 }
 
 /* Refuse an island of more contacts than it may have (ISLAND_CONTACTS_MAX
