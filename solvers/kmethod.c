@@ -53,7 +53,15 @@
  * island gave a work space (p->gws), the globalised fall-back (kglobal.c,
  * globalise below) solves the step again, from Newton's iterate, as the
  * minimum of a strictly convex function: it cannot cycle.  Only after a
- * failure, so every step the Newton solves keeps its bits. */
+ * failure, so every step the Newton solves keeps its bits.
+ *
+ * An island of many contacts has no dense K (p->K NULL, issue 33 item 2:
+ * lib/island/model.c, solvers/lowrank.c).  Then K_AA is formed from the
+ * modes (the dense K's bits) for active sets of up to p->kcap (the modes)
+ * contacts, and every product K_cA f_A over the others, the residual, its
+ * round-off scale and the Newton system of a larger set go through the
+ * modes, u = diag(cc) S_A^T f_A and S_c . u: O(nc nm) a round instead of
+ * O(nc na) from K's rows, with no O(nc^2) storage or set-up. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
