@@ -158,7 +158,7 @@ vb_dense_gemv_acc(int n, int m, const double *a, const double *x, double *y)
  * piv[k] where ix is NULL), fbar' in df; b[n] is replaced by d.  Scratch:
  * p->gws (nm^2 + nm doubles) and p->iterations (nm pivots).  0, or -1
  * where the system is singular. */
-static int
+DENSE_CLONES static int
 lowrank_solve(const vb_kproblem *p, int n, const int *ix, const double *df, double *b)
 {
   int nm = p->nm, nmp = p->nmp;
@@ -176,8 +176,11 @@ lowrank_solve(const vb_kproblem *p, int n, const int *ix, const double *df, doub
     double bk = dfk * b[k];
     for (int l = 0; l < nm; l++) {
       double sl = dfk * row[l];
-      double *ml = M + (size_t)l * nm;
+      double *restrict ml = M + (size_t)l * nm; /* apart from S */
       t[l] += row[l] * bk;
+#ifndef __clang__
+#pragma omp simd
+#endif
       for (int j = l; j < nm; j++)
         ml[j] += sl * row[j];
     }
@@ -232,7 +235,8 @@ vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa)
   /* reduced: N's pivots and index list fit p->iterations, and its block
    * stays clear of the trial slots (vb_kmethod_derivatives(p, na) - na) that hold
    * its right-hand side */
-  int reduced = nn < na && 2 * nn <= nc && (size_t)nn * nn + 2 * (size_t)na <= (size_t)nc * nc;
+  int reduced =
+      nn < na && 2 * nn <= nc && (size_t)nn * nn + 2 * (size_t)na <= vb_kmethod_jac_size(p);
   int n = reduced ? nn : na;
   /* the pivots, then (reduced) N's place in the active set */
   int *ipiv = p->iterations, *ix = reduced ? p->iterations + n : NULL;
@@ -243,11 +247,21 @@ vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa)
   /* a block of more contacts than four times the modes: through the
    * modes (lowrank_solve); else J's columns */
   int lowrank = p->S && p->gws && n > DENSE_SMALL && 4 * (size_t)p->nm < (size_t)n;
+  /* K NULL (lowrank.c): through the modes above p->kcap contacts; below,
+   * J's columns from K_AA (kaa) or, a reduced block of a larger set,
+   * from the entries */
+  if (!p->K && n > p->kcap)
+    lowrank = 1;
+  if (!p->K && !kaa && !lowrank)
+    vb_k_gather(p, n, act, reduced ? ix : NULL, J, p->gws); /* K_NN into J */
   for (int k = 0; !lowrank && k < n; k++) {
     int jk = reduced ? ix[k] : k;
     double dfk = df[jk], *col = J + (size_t)k * n;
-    const double *kcol = p->K + act[jk], *pcol = kaa ? kaa + (size_t)jk * na : NULL;
-    if (pcol && reduced)
+    const double *kcol = p->K ? p->K + act[jk] : NULL, *pcol = kaa ? kaa + (size_t)jk * na : NULL;
+    if (!pcol && !kcol)
+      for (int i = 0; i < n; i++)
+        col[i] = (i == k) + col[i] * dfk; /* K_NN's column, gathered below */
+    else if (pcol && reduced)
       for (int i = 0; i < n; i++)
         col[i] = (i == k) + pcol[ix[i]] * dfk;
     else if (pcol)
@@ -262,7 +276,12 @@ vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa)
   }
   for (int k = 0; k < n; k++)
     b[k] = -d[reduced ? ix[k] : k];
-  if (lowrank) {
+  if (lowrank && !p->K) {
+    /* no dense K: the SPD form (lowrank.c), the LU where it does not
+     * apply (b kept: the SPD form fails before it writes b) */
+    if (vb_k_modal_solve(p, n, act, ix, df, b) != 0 && lowrank_solve(p, n, ix, df, b) != 0)
+      return -1;
+  } else if (lowrank) {
     if (lowrank_solve(p, n, ix, df, b) != 0)
       return -1;
   } else if (n > 0 && n <= DENSE_SMALL) {
@@ -276,12 +295,22 @@ vb_kmethod_update(const vb_kproblem *p, int na, const double *kaa)
     /* d_z = -r_z - K_zN D_N d_N; then d_N */
     for (int k = 0; k < n; k++)
       J[k] = df[ix[k]] * b[k];
+    /* K NULL, no K_AA: K_zN (D_N d_N) = S_z . u, u = diag(cc) S_N^T D_N d_N */
+    double *u = p->kws;
+    if (!p->K && !kaa) {
+      vb_k_modal_zero(p, u);
+      for (int k = 0; k < n; k++)
+        vb_k_modal_add(p, act[ix[k]], J[k], u);
+      vb_k_modal_scale(p, u, 0);
+    }
     for (int i = 0; i < na; i++) {
       if (df[i] != 0.0)
         continue;
-      const double *row = p->K + (size_t)act[i] * nc;
+      const double *row = p->K ? p->K + (size_t)act[i] * nc : NULL;
       double s = -d[i];
-      if (kaa)
+      if (!row && !kaa)
+        s -= vb_k_row_dot(p, act[i], u, 0);
+      else if (kaa)
         for (int k = 0; k < n; k++)
           s -= kaa[(size_t)ix[k] * na + i] * J[k];
       else

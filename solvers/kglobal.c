@@ -111,6 +111,20 @@ static int
 factor(const vb_kproblem *p, int n, int rmax, double *b, double *diag, int *perm)
 {
   const double *K = p->K;
+  if (!K) {
+    /* no dense K (lowrank.c): B = S_set diag(sqrt(cc)) is an exact
+     * factor, K = S diag(cc) S^T = B B^T, of the modes of positive
+     * compliance (the others add nothing to K); no pivoting */
+    int r = 0;
+    for (int j = 0; j < p->nm && r < rmax; j++) {
+      if (!(p->cc[j] > 0.0))
+        continue;
+      double sj = sqrt(p->cc[j]), *col = b + (size_t)r++ * n;
+      for (int i = 0; i < n; i++)
+        col[i] = p->S[(size_t)member(p, i) * p->nmp + j] * sj;
+    }
+    return r;
+  }
   size_t nc = (size_t)p->nc;
   double dmax = 0.0;
   for (int i = 0; i < n; i++) {
@@ -298,6 +312,27 @@ converged(const vb_kproblem *p, int n, const double *x, const double *f, const d
   size_t nc = (size_t)p->nc;
   for (int j = 0; j < n; j++)
     fs[j] = fabs(f[j]) + fabs(df[j] * x[j]);
+  if (!p->K) {
+    /* through the modes (kmethod.c's residual_converged where K is NULL):
+     * K f = S . u, u = diag(cc) S^T f; the scale |S| . |diag(cc)| |S|^T fs */
+    double *u = p->kws, *w = p->kws + p->nmp;
+    vb_k_modal_zero(p, u);
+    vb_k_modal_zero(p, w);
+    for (int j = 0; j < n; j++) {
+      vb_k_modal_add(p, member(p, j), f[j], u);
+      vb_k_modal_add_abs(p, member(p, j), fs[j], w);
+    }
+    vb_k_modal_scale(p, u, 0);
+    vb_k_modal_scale(p, w, 1);
+    for (int i = 0; i < n; i++) {
+      int c = member(p, i);
+      double r = x[i] - p->xt[c] + vb_k_row_dot(p, c, u, 0);
+      double scale = fabs(x[i]) + fabs(p->xt[c]) + vb_k_row_dot(p, c, w, 1);
+      if (!(fabs(r) <= p->cts[c].tolerance * scale))
+        return 0;
+    }
+    return 1;
+  }
   for (int i = 0; i < n; i++) {
     int c = member(p, i);
     const double *row = p->K + (size_t)c * nc;
@@ -328,7 +363,9 @@ accept(const vb_kproblem *p, int n, const double *x, const double *f)
 int
 vb_kmethod_global(const vb_kproblem *p, int *iterations)
 {
-  int n = set_size(p), rmax = p->grank < n ? p->grank : n;
+  /* K NULL: every mode, the exact factor (p->gws has room for n x grank,
+   * lib/island/island.c) */
+  int n = set_size(p), rmax = p->grank < n || !p->K ? p->grank : n;
   *iterations = 0;
   if (!p->gws || n == 0)
     return VB_ENOCONV;

@@ -53,7 +53,15 @@
  * island gave a work space (p->gws), the globalised fall-back (kglobal.c,
  * globalise below) solves the step again, from Newton's iterate, as the
  * minimum of a strictly convex function: it cannot cycle.  Only after a
- * failure, so every step the Newton solves keeps its bits. */
+ * failure, so every step the Newton solves keeps its bits.
+ *
+ * An island of many contacts has no dense K (p->K NULL, issue 33 item 2:
+ * lib/island/model.c, solvers/lowrank.c).  Then K_AA is formed from the
+ * modes (the dense K's bits) for active sets of up to p->kcap (the modes)
+ * contacts, and every product K_cA f_A over the others, the residual, its
+ * round-off scale and the Newton system of a larger set go through the
+ * modes, u = diag(cc) S_A^T f_A and S_c . u: O(nc nm) a round instead of
+ * O(nc na) from K's rows, with no O(nc^2) storage or set-up. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -233,13 +241,22 @@ residual(const vb_kproblem *p, int na, const double *xs, double lambda, const do
   const int *act = p->piv;
   int nc = p->nc;
   double scale = 0.0, ssq = 1.0; /* |r| = scale sqrt(ssq), as LAPACK's dnrm2 */
+  double *u = p->kws; /* K NULL: u = diag(cc) S_A^T f, K_cA f = S_c . u */
+  if (!p->K) {
+    vb_k_modal_zero(p, u);
+    for (int j = 0; j < na; j++)
+      vb_k_modal_add(p, act[j], packed ? f[j] : f[act[j]], u);
+    vb_k_modal_scale(p, u, 0);
+  }
   for (int i = 0; i < na; i++) {
     int c = act[i];
-    const double *row = p->K + (size_t)c * nc;
+    const double *row = p->K ? p->K + (size_t)c * nc : NULL;
     double s = xs ? xs[i] - p->xt[c] : p->x1[c] - p->xt[c];
     if (d)
       s += lambda * d[i];
-    if (packed)
+    if (!row)
+      s += vb_k_row_dot(p, c, u, 0);
+    else if (packed)
       for (int j = 0; j < na; j++)
         s += row[act[j]] * f[j];
     else
@@ -314,11 +331,38 @@ residual_converged(const vb_kproblem *p, int na, const double *kaa, int fresh)
     double df, f = fresh ? p->fbar[d] : force_of(p, d, p->x1[d], &df);
     fs[j] = fabs(f) + fabs((fresh ? dfs[j] : df) * p->x1[d]);
   }
+  /* K NULL and no K_AA: r and the scale through the modes, u = diag(cc)
+   * S_A^T fbar_A and w = |diag(cc)| |S_A|^T fs, the scale |S_c| . w
+   * bounding sum_d |K_cd| fs_d from above (the round-off scale of the
+   * products through the modes, as sum_d |K_cd| fs_d is of the dense
+   * ones) */
+  double *u = p->kws, *w = p->kws + p->nmp;
+  if (!p->K && !kaa) {
+    vb_k_modal_zero(p, u);
+    vb_k_modal_zero(p, w);
+    for (int j = 0; j < na; j++) {
+      if (!fresh)
+        vb_k_modal_add(p, act[j], p->fbar[act[j]], u);
+      vb_k_modal_add_abs(p, act[j], fs[j], w);
+    }
+    vb_k_modal_scale(p, u, 0);
+    vb_k_modal_scale(p, w, 1);
+  }
   for (int i = 0; i < na; i++) {
     int c = act[i];
-    const double *row = p->K + (size_t)c * nc;
+    const double *row = p->K ? p->K + (size_t)c * nc : NULL;
     double r = p->x1[c] - p->xt[c], scale = fabs(p->x1[c]) + fabs(p->xt[c]);
-    if (fresh && kaa) {
+    if (!row && !kaa) {
+      r = fresh ? p->rhs[i] : r + vb_k_row_dot(p, c, u, 0);
+      scale += vb_k_row_dot(p, c, w, 1);
+    } else if (!row && !fresh) {
+      /* the entries of K_AA, in the order of the rows below */
+      for (int j = 0; j < na; j++) {
+        double k = kaa[(size_t)j * na + i];
+        r += k * p->fbar[act[j]];
+        scale += fabs(k) * fs[j];
+      }
+    } else if (fresh && kaa) {
       r = p->rhs[i];
       for (int j = 0; j < na; j++)
         scale += fabs(kaa[(size_t)j * na + i]) * fs[j];
@@ -338,6 +382,16 @@ residual_converged(const vb_kproblem *p, int na, const double *kaa, int fresh)
   return 1;
 }
 
+/* The doubles the update's LU takes at the start of p->jac: na^2, or na
+ * where K is NULL and the active set is solved through the modes (more
+ * than p->kcap contacts: dense.c's lowrank_solve, whose matrix is in
+ * p->gws). */
+static inline size_t
+lu_room(const vb_kproblem *p, int na)
+{
+  return p->K || na <= p->kcap ? (size_t)na * na : (size_t)na;
+}
+
 /* Where a step's lift exponents (below), trial compressions and trial
  * residual are kept: the 3 na doubles before the trial forces, clear of
  * the LU of the update (na x na at the start of p->jac) and of its
@@ -348,8 +402,8 @@ residual_converged(const vb_kproblem *p, int na, const double *kaa, int fresh)
 static double *
 lift_slots(const vb_kproblem *p, int na)
 {
-  return (size_t)na * na + 5 * (size_t)na <= (size_t)p->nc * p->nc ? derivatives(p, na) - 4 * na
-                                                                      : NULL;
+  return lu_room(p, na) + 5 * (size_t)na <= vb_kmethod_jac_size(p) ? derivatives(p, na) - 4 * na
+                                                                    : NULL;
 }
 
 /* Where the active contacts' step bases (base_of, formed once a Newton
@@ -358,8 +412,8 @@ lift_slots(const vb_kproblem *p, int na)
 static double *
 base_slots(const vb_kproblem *p, int na)
 {
-  return (size_t)na * na + 6 * (size_t)na <= (size_t)p->nc * p->nc ? derivatives(p, na) - 5 * na
-                                                                      : NULL;
+  return lu_room(p, na) + 6 * (size_t)na <= vb_kmethod_jac_size(p) ? derivatives(p, na) - 5 * na
+                                                                    : NULL;
 }
 
 /* Where K_AA is kept packed (kaa, column-major: kaa[j na + i] =
@@ -372,7 +426,9 @@ static double *
 kaa_slots(const vb_kproblem *p, int na)
 {
   size_t n = (size_t)na;
-  return 2 * n * n + 6 * n <= (size_t)p->nc * p->nc ? derivatives(p, na) - 5 * n - n * n : NULL;
+  if (!p->K && na > p->kcap)
+    return NULL;
+  return 2 * n * n + 6 * n <= vb_kmethod_jac_size(p) ? derivatives(p, na) - 5 * n - n * n : NULL;
 }
 
 /* Force and derivative of the j-th active contact at x1, with its base
@@ -542,10 +598,14 @@ newton_active(const vb_kproblem *p, int na, int *its)
     if (p->cts[c].max_iterations > maxit)
       maxit = p->cts[c].max_iterations;
   }
+  if (kaa && !p->K)
+    vb_k_gather(p, na, act, NULL, kaa, p->gws); /* gws: free until the update */
   for (int j = 0; kaa && j < na; j++) {
-    const double *kcol = p->K + act[j];
-    for (int i = 0; i < na; i++)
-      kaa[(size_t)j * na + i] = kcol[(size_t)act[i] * p->nc];
+    if (p->K) {
+      const double *kcol = p->K + act[j];
+      for (int i = 0; i < na; i++)
+        kaa[(size_t)j * na + i] = kcol[(size_t)act[i] * p->nc];
+    }
     ft[j] = p->fbar[act[j]]; /* the forces packed, in the trial slots */
   }
   double phi = kaa ? residual_packed(p, na, kaa, NULL, 0.0, NULL, ft, p->rhs)
@@ -587,6 +647,15 @@ static int
 expand_active(const vb_kproblem *p, int *na, int join)
 {
   int *act = p->piv, nc = p->nc, n = *na, added = 0;
+  /* K NULL: K_cA fbar_A = S_c . u, u = diag(cc) S_A^T fbar_A (the joined
+   * contacts have no force) */
+  double *u = p->kws;
+  if (!p->K) {
+    vb_k_modal_zero(p, u);
+    for (int j = 0; j < n; j++)
+      vb_k_modal_add(p, act[j], p->fbar[act[j]], u);
+    vb_k_modal_scale(p, u, 0);
+  }
   for (int k = set_size(p) - 1, i = n - 1; k >= 0; k--) {
     int c = member(p, k);
     if (i >= 0 && act[i] == c) {
@@ -596,10 +665,14 @@ expand_active(const vb_kproblem *p, int *na, int join)
     /* every member of the set solved this round acts on c: after a join
      * above c they sit at act[0 .. n + added), the joined ones with
      * fbar 0 (x - 0 leaves x as it was) */
-    const double *row = p->K + (size_t)c * nc;
     double x = p->xt[c];
-    for (int j = 0; j < n + added; j++)
-      x -= row[act[j]] * p->fbar[act[j]];
+    if (p->K) {
+      const double *row = p->K + (size_t)c * nc;
+      for (int j = 0; j < n + added; j++)
+        x -= row[act[j]] * p->fbar[act[j]];
+    } else {
+      x -= vb_k_row_dot(p, c, u, 0);
+    }
     p->x1[c] = x;
     p->fbar[c] = 0.0;
     if (join && vb_kmethod_may_act(&p->cts[c], &p->hist[c], x, p->three)) {
@@ -641,12 +714,26 @@ warm_start(const vb_kproblem *p, int na)
   int nc = p->nc, warm = 0;
   for (int j = 0; j < na; j++)
     warm |= p->fbar[act[j]] != 0.0;
+  /* K NULL: through the modes, O(na nm) (the start only: the equations
+   * and their tolerance are the same) */
+  double *u = p->kws;
+  int modal = !p->K;
+  if (modal && warm) {
+    vb_k_modal_zero(p, u);
+    for (int j = 0; j < na; j++)
+      vb_k_modal_add(p, act[j], p->fbar[act[j]], u);
+    vb_k_modal_scale(p, u, 0);
+  }
   for (int i = 0; i < na && warm; i++) {
     int c = act[i];
-    const double *row = p->K + (size_t)c * nc;
     double x = p->xt[c];
-    for (int j = 0; j < na; j++)
-      x -= row[act[j]] * p->fbar[act[j]];
+    if (modal) {
+      x -= vb_k_row_dot(p, c, u, 0);
+    } else {
+      const double *row = p->K + (size_t)c * nc;
+      for (int j = 0; j < na; j++)
+        x -= row[act[j]] * p->fbar[act[j]];
+    }
     warm = isfinite(x);
     p->x1[c] = x;
   }
@@ -681,7 +768,8 @@ solve_active_set(const vb_kproblem *p, int resume)
   for (int round = 0; round <= ns && na > 0; round++) {
     if (na == 1 && p->cts[p->piv[0]].scheme->ops->solve_single) {
       int c = p->piv[0];
-      rc = solve_one(p, c, p->xt[c], p->K[(size_t)c * nc + c], &p->x1[c]);
+      double w = p->K ? p->K[(size_t)c * nc + c] : vb_k_entry(p, c, c);
+      rc = solve_one(p, c, p->xt[c], w, &p->x1[c]);
       its += p->iterations[c];
       double df;
       p->fbar[c] = force_of(p, c, p->x1[c], &df);
@@ -716,6 +804,8 @@ static int
 solve_gauss_seidel(const vb_kproblem *p)
 {
   int nc = p->nc, maxit = 0, rc = VB_OK;
+  if (!p->K)
+    return VB_EINVAL; /* model.c keeps K for islands with a closed-form contact */
   for (int c = 0; c < nc; c++) {
     p->x1[c] = p->xt[c];
     p->fallback[c] = 0;
@@ -787,7 +877,7 @@ vb_kmethod_solve(const vb_kproblem *p)
 {
   int nc = p->nc, rc;
   if (nc == 1) {
-    double w = p->K[0];
+    double w = p->K ? p->K[0] : vb_k_entry(p, 0, 0);
     rc = solve_one(p, 0, p->xt[0], w, &p->x1[0]);
     /* the force consistent with the modes' linear response; none for a
      * contact whose bodies have no modes along u (K = 0: a wall and a body

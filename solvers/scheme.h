@@ -211,7 +211,44 @@ typedef struct vb_kproblem {
                             through the modes (dense.c) */
   const double *cc;
   int nm, nmp;
+  /* K NULL (an island of many contacts, lib/island/model.c: no nc x nc
+   * compliance, lowrank.c forms what is read from S and cc): */
+  double *kws;  /* [2 nmp] scratch of the products through the modes */
+  int kcap;     /* the largest active set whose K_AA is formed (packed);
+                   above it the Newton system is solved through the modes */
+  size_t njac;  /* doubles of jac (2 kcap^2 + 8 nc + 8, lib/island/island.c),
+                   not nc^2 */
 } vb_kproblem;
+
+/* The doubles of p->jac: nc^2, or p->njac where K is NULL. */
+static inline size_t
+vb_kmethod_jac_size(const vb_kproblem *p)
+{
+  return p->K ? (size_t)p->nc * p->nc : p->njac;
+}
+
+/* The step compliance through the modes where K is NULL (lowrank.c):
+ * K_cd (the bits of the dense K); K_AA packed, kaa[j na + i] =
+ * K[act[ix[i]]][act[ix[j]]] (act[i] where ix is NULL; ws: nm na doubles of
+ * scratch); and the modal products u = 0, u += f S_c (|f| |S_c|
+ * for a round-off scale), u = diag(cc) u (|cc|), S_c . u (|S_c| . u), so
+ * that K_cA f_A = S_c . (diag(cc) S_A^T f_A).  u has nmp doubles. */
+double vb_k_entry(const vb_kproblem *p, int c, int d);
+void vb_k_gather(const vb_kproblem *p, int na, const int *act, const int *ix, double *kaa,
+                 double *ws);
+void vb_k_modal_zero(const vb_kproblem *p, double *u);
+void vb_k_modal_add(const vb_kproblem *p, int c, double f, double *u);
+void vb_k_modal_add_abs(const vb_kproblem *p, int c, double f, double *u);
+void vb_k_modal_scale(const vb_kproblem *p, double *u, int absolute);
+double vb_k_row_dot(const vb_kproblem *p, int c, const double *u, int absolute);
+/* The Newton system (I + K_NN diag(fbar')) d = b of n contacts act[ix[k]]
+ * (act[k] where ix is NULL; fbar' in df[ix[k]]) through the modes, in
+ * its symmetric positive definite form (Woodbury, Cholesky of an nm x nm
+ * matrix); b[n] replaced by d.  Scratch: p->gws (nm^2 + nm) and p->kws.
+ * 0, or -1 where the form does not apply (a negative cc or fbar', H not
+ * positive definite). */
+int vb_k_modal_solve(const vb_kproblem *p, int n, const int *act, const int *ix,
+                     const double *df, double *b);
 
 /* Whether contact ct could exert a force in a step predicted to reach xt:
  * penetrating at xt, at n or (three-level) at n-1.  Inline, as the
@@ -230,7 +267,7 @@ vb_kmethod_may_act(const vb_contact *ct, const vb_chist *h, double xt, int three
 static inline double *
 vb_kmethod_derivatives(const vb_kproblem *p, int na)
 {
-  return p->jac + (size_t)p->nc * p->nc - na;
+  return p->jac + vb_kmethod_jac_size(p) - na;
 }
 
 /* One Newton update of the active-set solve (dense.c; exposed for its

@@ -34,6 +34,11 @@ cli_test_environment(void)
   /* set at all: the Lyapunov twin's allocation fails */
   if (getenv("VIBRO_TEST_LYAPUNOV_NOMEM"))
     vb_test_control(VB_TEST_LYAPUNOV_NOMEM, 1);
+  /* set and not empty: 1 every island that can keeps no dense compliance
+   * (solvers/lowrank.c), 0 none */
+  const char *lowrank = getenv("VIBRO_TEST_LOWRANK");
+  if (lowrank && *lowrank)
+    vb_test_control(VB_TEST_LOWRANK, atoi(lowrank) != 0);
   /* set, not empty and not "0": every contact is stepped, none skipped */
   const char *off = getenv("VIBRO_NO_SKIP");
   if (off && *off && strcmp(off, "0") != 0)

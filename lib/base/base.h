@@ -178,6 +178,11 @@ typedef struct vb_test_hooks {
   int no_search_skip;   /* vibro check's free-flight search evaluates every contact
                            at every step (island/scene_query.c: its skipping gives
                            the same answers) */
+  int lowrank;          /* -1 (the default): islands of more than
+                           VB_LOWRANK_MIN_CONTACTS contacts keep no dense
+                           compliance (solvers/lowrank.c); 1: every island
+                           that can; 0: none (the dense K up to 8192
+                           contacts, as before issue 33 item 2) */
 } vb_test_hooks;
 
 /* What vb_test_control sets. */
@@ -193,6 +198,7 @@ typedef enum vb_test_op {
   VB_TEST_NO_SKIP,        /* no_skip = (value != 0) */
   VB_TEST_NO_GLOBAL,      /* no_global = (value != 0) */
   VB_TEST_NO_SEARCH_SKIP, /* no_search_skip = (value != 0) */
+  VB_TEST_LOWRANK,        /* lowrank = value < 0 ? -1 : value != 0 */
 } vb_test_op;
 
 /* Set one test hook of the process, before any run or output starts;

@@ -15,7 +15,7 @@
 
 #include "base.h"
 
-static vb_test_hooks hooks = {.kill_sig = SIGKILL, .writer_thread = -1};
+static vb_test_hooks hooks = {.kill_sig = SIGKILL, .writer_thread = -1, .lowrank = -1};
 
 /* Set one test hook of the process. */
 int
@@ -23,7 +23,7 @@ vb_test_control(vb_test_op op, double value)
 {
   switch (op) {
   case VB_TEST_RESET:
-    hooks = (vb_test_hooks){.kill_sig = SIGKILL, .writer_thread = -1};
+    hooks = (vb_test_hooks){.kill_sig = SIGKILL, .writer_thread = -1, .lowrank = -1};
     return VB_OK;
   case VB_TEST_KILL_AT:
     hooks.kill_at = (long)value;
@@ -54,6 +54,9 @@ vb_test_control(vb_test_op op, double value)
     return VB_OK;
   case VB_TEST_NO_SEARCH_SKIP:
     hooks.no_search_skip = value != 0;
+    return VB_OK;
+  case VB_TEST_LOWRANK:
+    hooks.lowrank = value < 0 ? -1 : value != 0;
     return VB_OK;
   }
   return VB_EINVAL;

@@ -59,13 +59,29 @@ scheme_state_size(const vb_island_model *m)
 /* Allocate the state of an island: one zeroed block, mode arrays 64-byte
  * aligned and padded to nmp, the schemes' per-contact state after the
  * contact arrays (hist[c].st, NULL for a scheme without state). */
+/* Doubles of an island's Newton scratch (jac): nc^2, or where the model
+ * is lowrank 2 kcap^2 + 8 nc + 8 (kmethod.c's packed K_AA and the LU of J
+ * up to kcap active contacts; above, 7 na for the residual's scale, the
+ * lift, base, trial and derivative slots) and at least nm^2 (kglobal.c's
+ * Hessian). */
+static size_t
+jac_size(const vb_island_model *m)
+{
+  size_t c = (size_t)m->nc, k = (size_t)m->kcap, nm = (size_t)m->nm;
+  if (!m->lowrank)
+    return c * c;
+  size_t n = 2 * k * k + 8 * c + 8;
+  return n > nm * nm ? n : nm * nm;
+}
+
 /* Bytes of the block behind an island's state arrays (a multiple of 64). */
 static size_t
 state_block_bytes(const vb_island_model *m)
 {
   size_t mp = (size_t)m->nmp, c = (size_t)m->nc, rc = (c + 7) / 8 * 8;
   size_t nst = scheme_state_size(m);
-  size_t ndouble = 7 * mp + 13 * rc + (c * c + 7) / 8 * 8 + (nst + 7) / 8 * 8;
+  size_t ndouble = 7 * mp + 13 * rc + (jac_size(m) + 7) / 8 * 8 + (nst + 7) / 8 * 8 +
+                   (m->lowrank ? 2 * mp : 0);
   size_t bytes =
       ndouble * sizeof(double) + c * (sizeof(vb_chist) + sizeof(vb_contact)) + 7 * c * sizeof(int);
   return (bytes + 63) / 64 * 64 + 64;
@@ -96,7 +112,12 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
   for (int k = 0; k < 13; k++, p += rc)
     *contact[k] = p;
   s->jac = p;
-  p += (c * c + 7) / 8 * 8;
+  s->njac = jac_size(m);
+  p += (s->njac + 7) / 8 * 8;
+  if (m->lowrank) {
+    s->kws = p;
+    p += 2 * mp;
+  }
   double *st = p;
   p += (nst + 7) / 8 * 8;
   s->hist = (vb_chist *)p;
@@ -132,7 +153,17 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
   s->undriven = undriven;
   /* the K-method's globalised fall-back's work space, O(contacts x modes)
    * (solvers/kglobal.c) */
-  if (m->nc >= 2 && m->fam->solve == vb_kmethod_solve && !vb_test_hooks_now()->no_global) {
+  if (m->lowrank) {
+    /* and dense.c's solve through the modes, nm^2 + nm; the fall-back's
+     * B of every mode (kglobal.c's exact factor where K is NULL) */
+    size_t nm = (size_t)m->nm, g = c * nm + 4 * nm + 7 * c + 8;
+    s->gws = malloc((g > nm * nm + nm ? g : nm * nm + nm) * sizeof(double));
+    if (!s->gws) {
+      vb_island_state_free(s);
+      return VB_ENOMEM;
+    }
+  } else if (m->nc >= 2 && m->fam->solve == vb_kmethod_solve &&
+             !vb_test_hooks_now()->no_global) {
     int rank = m->nm < m->nc ? m->nm : m->nc;
     s->gws = malloc(vb_kmethod_global_size(m->nc, rank) * sizeof(double));
     if (!s->gws) {

@@ -42,7 +42,11 @@ typedef struct vb_island_state {
   double *fbar;      /* step forces, N */
   double *xt;        /* scratch: predicted compressions, m */
   double *x1;        /* scratch: new compressions, m */
-  double *jac;       /* scratch: [nc][nc] Newton matrix */
+  double *jac;       /* scratch: [nc][nc] Newton matrix, or [njac] where the
+                        model is lowrank (vb_kproblem.njac) */
+  size_t njac;       /* doubles of jac */
+  double *kws;       /* scratch: [2 nmp] the solve's products through the
+                        modes (lowrank), else NULL */
   double *rhs;       /* scratch: [nc] (Newton's; the update's held forces) */
   int *piv;          /* scratch: [nc] */
   int *trk;          /* the contacts stepped (live), ascending, [ntrk]: all of

@@ -592,29 +592,115 @@ island_layout(builder *bd, const vb_scene *sc, const island_members *mem, int k)
   }
 }
 
-/* Most contacts on one island: its contact solve holds a dense nc x nc
+/* Most contacts on one island whose solve holds a dense nc x nc
  * compliance (8 nc^2 bytes, 512 MiB here) and forms it in nc^2 x modes
  * operations, so a larger island would take minutes and gigabytes before
- * its first step (doc/scene-file.md, "Limits"). */
+ * its first step (doc/scene-file.md, "Limits"): the islands that cannot
+ * solve through the modes (island_lowrank). */
 #define ISLAND_CONTACTS_MAX 8192
+/* Most contacts on one island solved through the modes (no dense K,
+ * solvers/lowrank.c): its arrays are O(nc nm), 8 nc nmp bytes of S
+ * alone (1.6 GB at 200 modes here). */
+#define ISLAND_LOWRANK_CONTACTS_MAX 1048576
 
-/* Refuse an island of more than ISLAND_CONTACTS_MAX contacts, naming the
- * first contact past the cap (in name order) and a body of the island. */
+/* Why island k's contacts (of nm modes in all) cannot be solved through
+ * the modes without a dense K (solvers/lowrank.c), or NULL where they
+ * can: the K-method (two-level, three-level) without a closed-form
+ * scheme (quadratic's Gauss-Seidel reads K's rows), friction, a
+ * tangential direction, a circular clearance or a moving point (whose
+ * solves keep dense matrices of their own); *who the contact (or -1). */
+static const char *
+lowrank_refusal(const vb_scene *sc, const island_members *mem, int k, int *who)
+{
+  int c0 = mem->cstart[k], c1 = mem->cstart[k + 1];
+  *who = c1 > c0 ? mem->contact[c0] : -1;
+  if (c1 - c0 < 2)
+    return "fewer than two contacts";
+  const vb_contact *first = &sc->contacts[mem->contact[c0]];
+  if (vb_family_of(first->scheme->family)->solve != vb_kmethod_solve)
+    return "its scheme's family is not solved by the K-method";
+  for (int q = mem->bstart[k]; q < mem->bstart[k + 1]; q++) {
+    const vb_body *b = &sc->bodies[mem->body[q]];
+    if (b->has_w || b->nwmodes > 0)
+      return "a body has a tangential direction (w)";
+  }
+  for (int q = c0; q < c1; q++) {
+    const vb_contact *ct = &sc->contacts[mem->contact[q]];
+    *who = mem->contact[q];
+    if (ct->scheme->ops->solve_single)
+      return "its scheme has a closed form (solved by Gauss-Seidel over the dense compliance)";
+    if (ct->friction.kind != VB_FRICTION_NONE)
+      return "it has friction";
+    if (ct->geometry == VB_GEOMETRY_CIRCULAR)
+      return "it has a circular clearance";
+    if (ct->ntrack > 0)
+      return "its point moves along its body";
+  }
+  *who = mem->contact[c0];
+  return NULL;
+}
+
+/* The largest active set whose K_AA a lowrank island of nc contacts and
+ * nm modes forms (vb_kproblem.kcap): nm (or nc).  Up to nm contacts the
+ * packed K_AA (na^2 nm / 2 multiply-adds to form, O(na^2) a residual) and
+ * the LU of J (na^3 / 3) cost less than the products through the modes
+ * (O(na nm) a residual) and the modes' nm x nm system (dense.c's
+ * lowrank_solve, n nm^2 / 2 + 2 nm^3 / 3); above, more.  At least nm
+ * also because dense.c's pivots (nm) and index list of a block solved
+ * through the modes (above kcap) share vb_kproblem.iterations. */
 static int
-check_island_size(const vb_scene *sc, const island_members *mem, int k, char *err, size_t errlen)
+lowrank_kcap(int nc, int nm)
+{
+  return nm < nc ? nm : nc;
+}
+
+/* Whether island k (nm modes) keeps no dense compliance and is solved
+ * through its modes (solvers/lowrank.c): where it can (lowrank_refusal)
+ * and it has more than VB_LOWRANK_MIN_CONTACTS contacts and more than 4 nm,
+ * or wherever it can under the lowrank test hook (1; 0: never). */
+static int
+island_lowrank(const vb_scene *sc, const island_members *mem, int k, int nm)
+{
+  int who, nc = mem->cstart[k + 1] - mem->cstart[k], hook = vb_test_hooks_now()->lowrank;
+  if (hook == 0 || lowrank_refusal(sc, mem, k, &who))
+    return 0;
+  return hook > 0 || (nc > VB_LOWRANK_MIN_CONTACTS && nc > 4L * nm);
+}
+
+/* Refuse an island of more contacts than it may have (ISLAND_CONTACTS_MAX
+ * with a dense compliance, ISLAND_LOWRANK_CONTACTS_MAX through the modes),
+ * naming the first contact past the cap (in name order) and a body of the
+ * island, and why it cannot be solved through its modes. */
+static int
+check_island_size(const vb_scene *sc, const island_members *mem, int k, int lowrank, char *err,
+                  size_t errlen)
 {
   int nc = mem->cstart[k + 1] - mem->cstart[k];
-  if (nc <= ISLAND_CONTACTS_MAX)
+  int cap = lowrank ? ISLAND_LOWRANK_CONTACTS_MAX : ISLAND_CONTACTS_MAX;
+  if (nc <= cap)
     return VB_OK;
-  const vb_contact *ct = &sc->contacts[mem->contact[mem->cstart[k] + ISLAND_CONTACTS_MAX]];
-  char who[VB_LABEL_MAX];
+  const vb_contact *ct = &sc->contacts[mem->contact[mem->cstart[k] + cap]];
+  char who[VB_LABEL_MAX], whyc[VB_LABEL_MAX];
+  const char *bname = sc->bodies[mem->body[mem->bstart[k]]].name;
+  if (lowrank)
+    return vb_errf(err, errlen, VB_EINVAL,
+                   "%s:%d: contact %s: the island of body '%s' (the bodies its contacts join) "
+                   "has %d contacts (valid: at most %d contacts on the bodies of one island)",
+                   sc->path, ct->line, vb_contact_label(sc, ct, who, sizeof who), bname, nc, cap);
+  int c;
+  const char *why = lowrank_refusal(sc, mem, k, &c);
+  if (!why)
+    why = "the solve through the modes is turned off (VIBRO_TEST_LOWRANK=0)";
   return vb_errf(err, errlen, VB_EINVAL,
                  "%s:%d: contact %s: the island of body '%s' (the bodies its contacts join) "
-                 "has %d contacts, more than the %d one island may have: its dense compliance "
-                 "would take %.3g GiB (valid: at most %d contacts on the bodies of one island)",
-                 sc->path, ct->line, vb_contact_label(sc, ct, who, sizeof who),
-                 sc->bodies[mem->body[mem->bstart[k]]].name, nc,
-                 ISLAND_CONTACTS_MAX, 8.0 * nc * (double)nc / 1073741824.0, ISLAND_CONTACTS_MAX);
+                 "has %d contacts, more than the %d one island may have where it cannot be "
+                 "solved through its modes (contact %s: %s): its dense compliance would take "
+                 "%.3g GiB (valid: at most %d contacts on the bodies of such an island; up to %d "
+                 "for the K-method, two-point or three-point, without friction, a tangential "
+                 "direction, clearances, moving points or a closed-form scheme)",
+                 sc->path, ct->line, vb_contact_label(sc, ct, who, sizeof who), bname, nc, cap,
+                 c >= 0 ? vb_contact_label(sc, &sc->contacts[c], whyc, sizeof whyc) : "-", why,
+                 8.0 * nc * (double)nc / 1073741824.0, cap, ISLAND_LOWRANK_CONTACTS_MAX);
 }
 
 /* Compile island k (members mem, first contact `first`, or -1 for a body
@@ -632,14 +718,16 @@ island_compile(vb_model *md, int k, const island_members *mem, int first, char *
     nm += b->nmodes;
     npts += b->kind == VB_BODY_MODAL ? b->npoints : 1;
   }
-  int rc = check_island_size(sc, mem, k, err, errlen);
+  m->lowrank = island_lowrank(sc, mem, k, nm);
+  int rc = check_island_size(sc, mem, k, m->lowrank, err, errlen);
   if (rc != VB_OK)
     return rc;
   m->scene = sc;
   m->dt = md->dt;
   builder bd;
-  if (island_alloc(&bd, m, nm, nc, nf, nb, npts, md->no_compliance) != VB_OK)
+  if (island_alloc(&bd, m, nm, nc, nf, nb, npts, md->no_compliance || m->lowrank) != VB_OK)
     return VB_ENOMEM;
+  m->kcap = m->lowrank ? lowrank_kcap(nc, nm) : 0;
   m->family = first >= 0 ? sc->contacts[first].scheme->family : VB_FAMILY_TWO_LEVEL;
   m->fam = vb_family_of(m->family);
   m->scheme = m->fam->info->one_scheme ? sc->contacts[first].scheme : NULL;

@@ -100,7 +100,13 @@ typedef struct vb_island_model {
   const double *gconst;       /* constant generalised force (gravity), N */
   /* contacts */
   const double *S;    /* [nc][nmp] compression per unit modal displacement */
-  const double *K;    /* [nc][nc] compliance of the step, m/N */
+  const double *K;    /* [nc][nc] compliance of the step, m/N; NULL where
+                         `lowrank` (and in a model for queries) */
+  int lowrank;        /* no dense K: the solve forms K's entries and products
+                         from S and cc (solvers/lowrank.c), an island of more
+                         than VB_LOWRANK_MIN_CONTACTS contacts (model.c) */
+  int kcap;           /* lowrank: the largest active set whose K_AA the solve
+                         forms (vb_kproblem.kcap); 0 otherwise */
   const double *meff; /* [nc] effective mass along each contact, kg */
   const double *aext; /* [nc] free-flight acceleration of each compression, m/s^2 */
   /* recorded points */
@@ -118,6 +124,18 @@ typedef struct vb_island_model {
    * moving.h): NULL when it has none. */
   struct vb_moving_model *mov;
 } vb_island_model;
+
+/* Islands of more contacts than this and than four times their modes
+ * (that can: the K-method without friction or closed forms, model.c) keep
+ * no dense nc x nc compliance and are solved through their modes
+ * (solvers/lowrank.c).  Measured (tests/bench/bench_lowrank, the bridge
+ * string of 200 modes, 0.05 s, per step / set-up / MiB, dense then
+ * through the modes): 256 points 55 / 75 us, 1024 points 1293 / 1363 us
+ * (0.069 / 0.006 s, 22.5 / 7.2 MiB: the same whole run), 2048 points 9380
+ * / 3518 us (0.315 / 0.010 s, 77 / 13.7 MiB).  Below 4 nm contacts the
+ * active sets stay under the modes, where the dense K's rows are cheaper
+ * than forming K_AA from them. */
+#define VB_LOWRANK_MIN_CONTACTS 1024
 
 /* A scene compiled for stepping at dt = 1/fs: its islands, and where each
  * body and contact lives.  Const after compilation; shared by the runs of

@@ -291,6 +291,9 @@ solve_contacts(const vb_island_model *m, vb_island_state *s)
       .cc = m->cc,
       .nm = m->nm,
       .nmp = m->nmp,
+      .kws = s->kws,
+      .kcap = m->kcap,
+      .njac = s->njac,
   };
   return m->fam->solve(&p);
 }

@@ -16,6 +16,7 @@ START_TEST(test_ops)
   ck_assert_int_eq(h->kill_sig, SIGKILL);
   ck_assert_int_eq(h->writer_thread, -1);
   ck_assert_int_eq(h->no_skip, 0);
+  ck_assert_int_eq(h->lowrank, -1);
   ck_assert_int_eq(vb_test_control(VB_TEST_KILL_AT, 17), VB_OK);
   ck_assert_int_eq(vb_test_control(VB_TEST_KILL_SIG, 19), VB_OK);
   ck_assert_int_eq(vb_test_control(VB_TEST_BATCH, 3), VB_OK);
@@ -24,6 +25,10 @@ START_TEST(test_ops)
   ck_assert_int_eq(vb_test_control(VB_TEST_WRITER_THREAD, 0), VB_OK);
   ck_assert_int_eq(vb_test_control(VB_TEST_LYAPUNOV_NOMEM, 1), VB_OK);
   ck_assert_int_eq(vb_test_control(VB_TEST_NO_SKIP, 1), VB_OK);
+  ck_assert_int_eq(vb_test_control(VB_TEST_LOWRANK, 2.5), VB_OK);
+  ck_assert_int_eq(h->lowrank, 1);
+  ck_assert_int_eq(vb_test_control(VB_TEST_LOWRANK, 0), VB_OK);
+  ck_assert_int_eq(h->lowrank, 0);
   ck_assert_int_eq(h->kill_at, 17);
   ck_assert_int_eq(h->kill_sig, 19);
   ck_assert_int_eq(h->batch_scenes, 3);
@@ -44,6 +49,7 @@ START_TEST(test_ops)
   ck_assert_int_eq(h->batch_scenes, 0);
   ck_assert_int_eq(h->lyapunov_nomem, 0);
   ck_assert_int_eq(h->writer_thread, -1);
+  ck_assert_int_eq(h->lowrank, -1);
 }
 END_TEST
 
