@@ -124,6 +124,25 @@ contains "$tmp/err" "damaged: /study: cannot open the group"
 pyrefused "$tmp/tree.h5" "a damaged root B-tree"
 damage "$tmp/snod.h5" 'i = data.find(b"SNOD"); d[i + 3] ^= 1'
 readers "$tmp/snod.h5" "a damaged symbol-table node"
+# a compact group's link info (an analysis's /study/sections: its links
+# in its header, no fractal heap) whose undefined heap address has a bit
+# flipped: libhdf5 took it for a heap and crashed vibro info and vibro
+# events in H5B2_open (the reader fuzz's ana-275)
+"$python" -c "
+import sys
+data = open(sys.argv[1], 'rb').read(); d = bytearray(data)
+head = b'\\x02\\x00\\x28\\x00\\x00\\x00\\x00\\x00\\x00\\x03'  # type 2, 40 bytes; version 0, flags 3
+i = data.find(head)
+while i >= 0 and data[i + 18:i + 34] != b'\\xff' * 16:  # heap, name index undefined
+    i = data.find(head, i + 1)
+assert i >= 0, 'no compact link info'
+d[i + 18 + 6] ^= 0x20
+open(sys.argv[2], 'wb').write(d)" "$tmp/ana.h5" "$tmp/linfo.h5"
+[ -f "$tmp/linfo.h5" ] && ok || bad "no compact group's link info found in ana.h5"
+refused "$tmp/linfo.h5" "a compact group's link info damaged" "$vibro" info "$tmp/linfo.h5"
+contains "$tmp/err" "damaged: a group's link info at "
+refused "$tmp/linfo.h5" "a compact group's link info damaged" "$vibro" events "$tmp/linfo.h5"
+pyrefused "$tmp/linfo.h5" "a compact group's link info damaged"
 # a file cut short: not "a running study's file"
 damage "$tmp/cut.h5" 'd = d[:len(d) // 2]'
 readers "$tmp/cut.h5" "a file cut in half"

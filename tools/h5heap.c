@@ -32,6 +32,7 @@
 #include "cli.h"
 #include "h5heap.h"
 
+#define MSG_LINFO        0x0002 /* IV.A.2.c */
 #define MSG_ATTRIBUTE    0x000C /* IV.A.2.m */
 #define MSG_CONTINUATION 0x0010 /* IV.A.2.q */
 #define CLASS_VLEN       9      /* IV.A.2.d */
@@ -179,8 +180,52 @@ attribute_check(image *im, uint64_t at, uint64_t size)
   return 0;
 }
 
+/* The link info message of a group at [at, at + size) (IV.A.2.c; a group
+ * that tracks its links' creation order, vibro's tables): the fractal heap
+ * and the v2 B-trees of its dense links, each undefined or its signature
+ * ("FRHP", III.G; "BTHD", III.A.2) inside the file.  libhdf5 1.10.8 opens
+ * them as the message says: a flipped byte of the heap's address crashed
+ * vibro info in H5B2_open under H5G__obj_get_linfo (the reader fuzz,
+ * tests/fuzz/README.md).  0, or -1 with im->why. */
+static int
+linfo_check(image *im, uint64_t at, uint64_t size)
+{
+  static const char *const what[] = {"fractal heap", "name index", "creation order index"};
+  static const char *const sig[] = {"FRHP", "BTHD", "BTHD"};
+  uint64_t version, flags, addr[3];
+  int n;
+
+  if (get(im, at, 1, &version) < 0 || get(im, at + 1, 1, &flags) < 0)
+    return -1;
+  n = flags & 2 ? 3 : 2;
+  uint64_t first = at + 2 + (flags & 1 ? 8 : 0);
+  if (version != 0 || first + 8 * (uint64_t)n > at + size) {
+    snprintf(im->why, sizeof im->why, "a group's link info at %llu: version %llu of %llu bytes",
+             (unsigned long long)at, (unsigned long long)version, (unsigned long long)size);
+    return -1;
+  }
+  for (int k = 0; k < n; k++) {
+    if (get(im, first + 8 * (uint64_t)k, 8, &addr[k]) < 0)
+      return -1;
+    if (addr[k] == UINT64_MAX)
+      continue; /* undefined: the links are compact */
+    if (addr[k] > im->n || im->n - addr[k] < 4 || memcmp(im->p + addr[k], sig[k], 4) != 0) {
+      snprintf(im->why, sizeof im->why, "a group's link info at %llu: its %s at %llu is not one",
+               (unsigned long long)at, what[k], (unsigned long long)addr[k]);
+      return -1;
+    }
+  }
+  if ((addr[0] == UINT64_MAX) != (addr[1] == UINT64_MAX)) {
+    snprintf(im->why, sizeof im->why,
+             "a group's link info at %llu: a fractal heap without a name index or the reverse",
+             (unsigned long long)at);
+    return -1;
+  }
+  return 0;
+}
+
 /* The version 1 object header at addr (IV.A.1.a): every attribute message
- * of its chunks checked; 0 or -1. */
+ * and link info message of its chunks checked; 0 or -1. */
 static int
 header_check(image *im, uint64_t addr)
 {
@@ -210,6 +255,8 @@ header_check(image *im, uint64_t addr)
         return -1;
       }
       if (type == MSG_ATTRIBUTE && attribute_check(im, at + 8, size) < 0)
+        return -1;
+      if (type == MSG_LINFO && linfo_check(im, at + 8, size) < 0)
         return -1;
       if (type == MSG_CONTINUATION && size >= 16) {
         if (nchunks == MAX_CHUNKS) {
