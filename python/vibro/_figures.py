@@ -122,8 +122,9 @@ def _one(study, what, arg, names):
     if arg is None:
         if len(names) == 1:
             return names[0]
-        raise VibroError("%s: %d %ss: choose one with %s (valid: %s)"
-                         % (study.path, len(names), what, _OPTION[what],
+        head, sep, tail = what.partition(" with ")  # contacts with friction
+        raise VibroError("%s: %d %ss%s%s: choose one with %s (valid: %s)"
+                         % (study.path, len(names), head, sep, tail, _OPTION[what],
                             ", ".join(names) or "none"))
     if arg not in names:
         raise VibroError("%s: no %s '%s' (valid: %s)"
@@ -532,7 +533,11 @@ def _recorded(scene, contact, what):
 def _friction_contact(study, scene, contact):
     """The contact with friction to draw: a point contact, a distributed
     contact's point G[i], or a distributed contact G, all its points."""
-    names = [c for c in scene.contacts if _recorded(scene, c, "ft")]
+    def point_order(c):  # frets[2] before frets[10]
+        g = _group(c)
+        k = c[len(g) + 1:-1] if g is not None else ""
+        return (g, int(k)) if k.isdigit() else (c, -1)
+    names = sorted((c for c in scene.contacts if _recorded(scene, c, "ft")), key=point_order)
     names += sorted({_group(c) for c in names if _group(c) is not None})
     if not names:
         raise VibroError("%s: scene %d records no friction signals (contacts/C/ft, slip: "
