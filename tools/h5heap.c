@@ -33,6 +33,7 @@
 #include "h5heap.h"
 
 #define MSG_LINFO        0x0002 /* IV.A.2.c */
+#define MSG_LINK         0x0006 /* IV.A.2.g */
 #define MSG_ATTRIBUTE    0x000C /* IV.A.2.m */
 #define MSG_CONTINUATION 0x0010 /* IV.A.2.q */
 #define CLASS_VLEN       9      /* IV.A.2.d */
@@ -224,8 +225,52 @@ linfo_check(image *im, uint64_t at, uint64_t size)
   return 0;
 }
 
-/* The version 1 object header at addr (IV.A.1.a): every attribute message
- * and link info message of its chunks checked; 0 or -1. */
+/* A compact group's link message at [at, at + size) (IV.A.2.g): its
+ * parts inside it, a known link type, a hard link's address inside the
+ * file.  libhdf5 1.10.8 builds its table of a compact group's links from
+ * them and frees each name again: a damaged one crashed the package in
+ * H5G__link_release_table (the reader fuzz's ana-403, ana-926).  0, or
+ * -1 with im->why. */
+static int
+link_check(image *im, uint64_t at, uint64_t size)
+{
+  uint64_t version, flags, ltype = 0, nlen, vlen = 0, addr = 0, p = at + 2, need;
+
+  if (get(im, at, 1, &version) < 0 || get(im, at + 1, 1, &flags) < 0)
+    return -1;
+  if (flags & 0x08) {
+    if (get(im, p, 1, &ltype) < 0)
+      return -1;
+    p++;
+  }
+  p += (flags & 0x04 ? 8 : 0) + (flags & 0x10 ? 1 : 0);
+  unsigned width = 1u << (flags & 3);
+  if (get(im, p, width, &nlen) < 0)
+    return -1;
+  p += width;
+  if (nlen > size)
+    nlen = size + 1; /* (past the message either way; no overflow below) */
+  p += nlen;
+  need = ltype == 0 ? 8 : 2;
+  if (p + need <= at + size) {
+    if (ltype == 0)
+      get(im, p, 8, &addr);
+    else {
+      get(im, p, 2, &vlen);
+      need += vlen;
+    }
+  }
+  if (version != 1 || (flags & 0xE0) || nlen == 0 || (ltype > 1 && ltype < 64) ||
+      p + need > at + size || (ltype == 0 && addr >= im->n)) {
+    snprintf(im->why, sizeof im->why, "a group's link message at %llu: its parts do not fit its %llu bytes",
+             (unsigned long long)at, (unsigned long long)size);
+    return -1;
+  }
+  return 0;
+}
+
+/* The version 1 object header at addr (IV.A.1.a): every attribute, link
+ * info and link message of its chunks checked; 0 or -1. */
 static int
 header_check(image *im, uint64_t addr)
 {
@@ -257,6 +302,8 @@ header_check(image *im, uint64_t addr)
       if (type == MSG_ATTRIBUTE && attribute_check(im, at + 8, size) < 0)
         return -1;
       if (type == MSG_LINFO && linfo_check(im, at + 8, size) < 0)
+        return -1;
+      if (type == MSG_LINK && link_check(im, at + 8, size) < 0)
         return -1;
       if (type == MSG_CONTINUATION && size >= 16) {
         if (nchunks == MAX_CHUNKS) {

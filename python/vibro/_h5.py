@@ -184,14 +184,102 @@ def _check_strings(data, addrs):
                                         else "no such object"))
 
 
+_MSG_LINFO = 0x0002          # IV.A.2.c
+_MSG_LINK = 0x0006           # IV.A.2.g
+_MSG_SYMBOL_TABLE = 0x0011   # IV.A.2.r
+_MAX_DEPTH = 16              # groups below the root walked (as tools/h5heap.c)
+
+
+def _check_linfo(data, messages):
+    """Refuse (ValueError) a group whose link info message (IV.A.2.c) names
+    a fractal heap or v2 B-tree that is not one (its signature FRHP, BTHD
+    inside the file) or only one of the two a group's dense links need:
+    libhdf5 1.10.8 opens them as the message says (a flipped bit of an
+    undefined heap address crashed it under h5py's visit, the reader fuzz's
+    ana-403 and ana-926; tools/h5heap.c, linfo_check, for the C readers)."""
+    for mtype, at, size in messages or ():
+        if mtype != _MSG_LINFO:
+            continue
+        version, flags = _u(data, at, 1), _u(data, at + 1, 1)
+        first, n = at + 2 + (8 if flags & 1 else 0), 3 if flags & 2 else 2
+        if version != 0 or first + 8 * n > at + size:
+            raise ValueError("a group's link info at %d: version %d of %d bytes"
+                             % (at, version, size))
+        addrs = [_u(data, first + 8 * k, 8) for k in range(n)]
+        for addr, sig, what in zip(addrs, (b"FRHP", b"BTHD", b"BTHD"),
+                                   ("fractal heap", "name index", "creation order index")):
+            if addr != 2 ** 64 - 1 and data[addr:addr + 4] != sig:
+                raise ValueError("a group's link info at %d: its %s at %d is not one"
+                                 % (at, what, addr))
+        if (addrs[0] == 2 ** 64 - 1) != (addrs[1] == 2 ** 64 - 1):
+            raise ValueError("a group's link info at %d: a fractal heap without a name "
+                             "index or the reverse" % at)
+    for mtype, at, size in messages or ():
+        if mtype == _MSG_LINK:
+            _check_link(data, at, size)
+
+
+def _check_link(data, at, size):
+    """Refuse (ValueError) a compact group's link message (IV.A.2.g) whose
+    parts do not fit it: libhdf5 1.10.8 builds its table of a compact
+    group's links from them and freed a damaged one's name (a crash in
+    H5G__link_release_table under h5py's links.iterate, ana-403)."""
+    version, flags = _u(data, at, 1), _u(data, at + 1, 1)
+    p, ltype = at + 2, 0
+    if flags & 0x08:
+        ltype, p = _u(data, p, 1), p + 1
+    if flags & 0x04:
+        p += 8
+    if flags & 0x10:
+        p += 1
+    width = 1 << (flags & 3)
+    nlen, p = _u(data, p, width), p + width
+    p += nlen
+    if ltype == 0:
+        need, addr = 8, _u(data, p, 8) if p + 8 <= at + size else None
+    else:
+        need, addr = 2 + (_u(data, p, 2) if p + 2 <= at + size else 0), None
+    if (version != 1 or flags & 0xE0 or nlen == 0 or (ltype not in (0, 1) and ltype < 64)
+            or p + need > at + size or (addr is not None and addr >= len(data))):
+        raise ValueError("a group's link message at %d: its parts do not fit its %d bytes"
+                         % (at, size))
+
+
 def header_addresses(f):
     """The object header addresses of every object of h5py.File f: the root
-    and every object below it, visited in the order of each group's name
-    index (ITER_NATIVE, as _links: no table of links built)."""
+    and every object below it, each group's header checked (_check_linfo)
+    before libhdf5 lists its links, in its name index's order (ITER_NATIVE,
+    as _links: no table of links built), each object's address from its
+    link (no header of it read by libhdf5 but a group's, to open it), as
+    tools/h5heap.c walks a file.  ValueError for a damaged group."""
+    import builtins
+    import mmap
     import h5py
-    out = {h5py.h5o.get_info(f.id).addr}
-    h5py.h5o.visit(f.id, lambda name, info: out.add(info.addr), info=True,
-                   idx_type=h5py.h5.INDEX_NAME, order=h5py.h5.ITER_NATIVE)
+    root = h5py.h5o.get_info(f.id).addr
+    out = {root}
+    with builtins.open(f.filename, "rb") as fh, \
+            mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        _check_linfo(data, _header_messages(data, root))
+
+        def walk(gid, depth):
+            names = []
+            gid.links.iterate(names.append, idx_type=h5py.h5.INDEX_NAME,
+                              order=h5py.h5.ITER_NATIVE)
+            for name in names:
+                link = gid.links.get_info(name)
+                if link.type != h5py.h5l.TYPE_HARD or link.u in out:
+                    continue
+                out.add(link.u)
+                messages = _header_messages(data, link.u)
+                if messages is None:    # a version 2 header: libhdf5 says what it is
+                    group = h5py.h5o.get_info(gid, name).type == h5py.h5o.TYPE_GROUP
+                else:
+                    _check_linfo(data, messages)
+                    group = any(t in (_MSG_LINFO, _MSG_SYMBOL_TABLE) for t, _, _ in messages)
+                if group and depth < _MAX_DEPTH:
+                    walk(h5py.h5g.open(gid, name), depth + 1)
+
+        walk(h5py.h5g.open(f.id, b"/"), 0)
     return out
 
 
