@@ -366,6 +366,22 @@ block_solve(const vb_fproblem *p, const double *bounds)
  * was not, the sweep's forces kept.  The elasto-plastic bristle and the
  * exponential curve (no stick set) are not covered. */
 #define CURVE_PASSES 60
+
+/* Contact i's increment dy = dyfree_i + (Kt ft)_i, m, and into *terms the
+ * sum of its terms' sizes (what its round-off is relative to). */
+static double
+increment(const vb_fproblem *p, int i, double *terms)
+{
+  const double *row = p->Kt + (size_t)i * p->nfc;
+  double dy = p->dyfree[i], a = fabs(dy);
+  for (int k = 0; k < p->nfc; k++) {
+    dy += row[k] * p->ft[k];
+    a += fabs(row[k] * p->ft[k]);
+  }
+  *terms = a;
+  return dy;
+}
+
 static int
 curve_solve(const vb_fproblem *p)
 {
@@ -385,12 +401,7 @@ curve_solve(const vb_fproblem *p)
   for (int pass = 0; pass < CURVE_PASSES && !settled; pass++) {
     double bmax = 0.0, moved = 0.0;
     for (int i = 0; i < n; i++) {
-      const double *row = p->Kt + (size_t)i * n;
-      double dy = p->dyfree[i], a = fabs(dy);
-      for (int k = 0; k < n; k++) {
-        dy += row[k] * p->ft[k];
-        a += fabs(row[k] * p->ft[k]);
-      }
+      double a, dy = increment(p, i, &a);
       const vb_friction_info *in = p->info[i];
       int slips = fabs(dy) > 16.0 * n * DBL_EPSILON * a;
       bnew[i] = p->normal[i] <= 0.0 ? 0.0
@@ -427,12 +438,7 @@ curve_solve(const vb_fproblem *p)
       scale = fmax(scale, b[i]);
     rc = VB_OK;
     for (int i = 0; i < n && rc == VB_OK; i++) {
-      const double *row = p->Kt + (size_t)i * n;
-      double dy = p->dyfree[i], a = fabs(dy);
-      for (int k = 0; k < n; k++) {
-        dy += row[k] * p->ft[k];
-        a += fabs(row[k] * p->ft[k]);
-      }
+      double a, dy = increment(p, i, &a);
       const vb_friction_info *in = p->info[i];
       double f = p->ft[i], s_i = dy / p->dt, nn = p->normal[i];
       int slips = fabs(dy) > 16.0 * n * DBL_EPSILON * a;
