@@ -659,6 +659,21 @@ vb_output_finish(vb_output *o, int *finished, char *err, size_t errlen)
   return rc;
 }
 
+/* Room in the batch for one more scene: VB_OK or VB_ENOMEM. */
+static int
+batch_room(vb_output *o)
+{
+  if (o->nbatch < o->capbatch)
+    return VB_OK;
+  long cap = o->capbatch ? 2 * o->capbatch : 64;
+  vb_packed_scene **g = realloc(o->batch, (size_t)cap * sizeof *g);
+  if (!g)
+    return VB_ENOMEM;
+  o->batch = g;
+  o->capbatch = cap;
+  return VB_OK;
+}
+
 /* Take a packed scene into the batch. */
 int
 vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
@@ -669,15 +684,9 @@ vb_output_add(vb_output *o, vb_packed_scene *p, char *err, size_t errlen)
     err[0] = '\0';
   if (!p)
     return vb_errf_first(err, errlen, VB_EINVAL, "%s: no scene to add", o->path);
-  if (o->nbatch == o->capbatch) {
-    long cap = o->capbatch ? 2 * o->capbatch : 64;
-    vb_packed_scene **g = realloc(o->batch, (size_t)cap * sizeof *g);
-    if (!g) {
-      vb_packed_scene_free(p);
-      return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
-    }
-    o->batch = g;
-    o->capbatch = cap;
+  if (batch_room(o) != VB_OK) {
+    vb_packed_scene_free(p);
+    return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
   }
   /* a borrowed (large) scene goes alone, before its run is freed */
   if (borrowed && o->nbatch > 0) {
@@ -862,15 +871,9 @@ vb_output_batch_unpack(vb_output *o, const unsigned char *buf, long len, char *e
       vb_packed_scene_free(p);
       return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
     }
-    if (o->nbatch == o->capbatch) {
-      long cap = o->capbatch ? 2 * o->capbatch : 64;
-      vb_packed_scene **g = realloc(o->batch, (size_t)cap * sizeof *g);
-      if (!g) {
-        vb_packed_scene_free(p);
-        return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
-      }
-      o->batch = g;
-      o->capbatch = cap;
+    if (batch_room(o) != VB_OK) {
+      vb_packed_scene_free(p);
+      return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
     }
     o->batch[o->nbatch++] = p; /* placed: no bytes held in memory */
   }

@@ -23,38 +23,9 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "bench_proc.h"
 
 #define RUNS_MAX 64
-
-/* CPU seconds (user + system) of one run of argv, its output to /dev/null;
- * -1 when it could not be run or did not exit 0. */
-static double
-cpu_of(char *const argv[])
-{
-  struct rusage ru;
-  int status;
-  fflush(stdout); /* (else the child's freopen writes our buffer again) */
-  pid_t pid = fork();
-  if (pid < 0)
-    return -1.0;
-  if (pid == 0) {
-    if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
-      _exit(126);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return -1.0;
-  return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-         (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-}
-
-static int
-by_value(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* min, median, max of n runs into f[3]; 0, or -1 when a run failed. */
 typedef struct figure {

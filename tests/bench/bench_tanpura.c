@@ -27,31 +27,9 @@
 #include <unistd.h>
 #include <math.h>
 #include "vibro.h"
+#include "bench_proc.h"
 
 #define RUNS 9
-
-/* CPU seconds (user + system) of one run of argv, its output to /dev/null;
- * -1 when it could not be run or did not exit 0. */
-static double
-cpu_of(char *const argv[])
-{
-  struct rusage ru;
-  int status;
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0)
-    return -1.0;
-  if (pid == 0) {
-    if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
-      _exit(126);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return -1.0;
-  return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-         (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-}
 
 /* CPU time of the process, s. */
 static double
@@ -60,13 +38,6 @@ now(void)
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int
-by_value(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 /* Sorted t[n]: its median. */
