@@ -615,7 +615,7 @@ energy_sum(const vb_friction_model *fm, vb_friction_state *fs, double k, double 
 {
   fs->kinetic = k + k1;
   fs->potential = p + p1;
-  for (int i = 0; i < fm->nfc; i++)
+  for (int i = 0; !fm->plain && i < fm->nfc; i++)
     if (fm->info[i]->stored)
       fs->potential += fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st + fm->st_first[i]);
   fs->dfree_next = 1;
@@ -783,8 +783,16 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
   }
   /* each contact's free relative increment, its walls' part, and its
-   * normal force of the step */
-  for (int i = 0; i < nfc; i++) {
+   * normal force of the step (an island of distributed points without
+   * walls' drives, prescribed forces or stored energies: the same values
+   * without those terms, the walls' part 0 - 0) */
+  for (int i = 0; fm->sparse && fm->plain && i < nfc; i++) {
+    double f = s->solved ? s->fbar[fm->local[i]] : 0.0;
+    fs->dydrv[i] = 0.0;
+    fs->normal[i] = fm->two_sided[i] ? fabs(f) : (f > 0.0 ? f : 0.0);
+    fs->dyfree[i] = vb_friction_skips(fm, fs, i) ? 0.0 : t_dot(fm, i, fs->dfree) + fs->dydrv[i];
+  }
+  for (int i = 0; !(fm->sparse && fm->plain) && i < nfc; i++) {
     double r, dA = drive_w(fm->da[i], t1, &r) - drive_w(fm->da[i], t0, &r);
     double dB = drive_w(fm->db[i], t1, &r) - drive_w(fm->db[i], t0, &r);
     fs->dydrv[i] = dB - dA;

@@ -93,6 +93,9 @@ typedef struct vb_friction_model {
                            while its normal force is 0 (friction_dist.c), or NULL
                            when the island has none */
   int nsparse;          /* how many */
+  int plain;            /* with sparse: no contact has a wall's w drive, a prescribed
+                           normal force or a law with a stored energy (the step's
+                           per-contact loop then skips those terms, friction.c) */
   const double *msig, *hm, *hmw2; /* [nt] with sparse: m sig, m / 2 and (m / 2) w2, the
                            products that open the pass's terms (friction_dist.c) */
   int max_sweeps;       /* Gauss-Seidel sweeps of a step's friction solve */

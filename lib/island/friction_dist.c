@@ -68,6 +68,9 @@ vb_friction_dist_compile(const vb_island_model *m, vb_friction_model *fm)
   }
   fm->sparse = sparse;
   fm->nsparse = ns;
+  fm->plain = 1;
+  for (int i = 0; i < nfc; i++)
+    fm->plain &= !fm->da[i] && !fm->db[i] && fm->given[i] < 0.0 && !fm->info[i]->stored;
   fm->msig = k;
   fm->hm = k + fm->nt;
   fm->hmw2 = k + 2 * fm->nt;
