@@ -973,7 +973,10 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
    * wall, by the wall's rate mismatch at each step. */
   /* several coupled contacts: sweeps of these single catches (each
    * dissipates >= 0; on the sticking set they are Gauss-Seidel on the
-   * positive definite T M^-1 T^T) until no node slip is left */
+   * positive definite T M^-1 T^T) until no node slip is left.  (scale is
+   * each sweep's own: at fixed walls, once the first sweep has caught the
+   * slips, left and scale are the same round-off and every sweep runs, 200
+   * at a sticking fret of the bass: doc/friction.md, "The catch's sweeps".) */
   /* (A distributed point's impulse waits for the next reading of the
    * rates, the next contact's slip or the energy, and is added in its
    * pass: the same additions in the same order, one pass fewer.) */
