@@ -188,6 +188,29 @@ t_add_impulse(const vb_friction_model *fm, int i, double P, double *v)
     v[J[e]] += tm[e] * P;
 }
 
+/* The entries of contact i's row. */
+static int
+row_len(const vb_friction_model *fm, int i)
+{
+  return fm->row_first[i + 1] - fm->row_first[i];
+}
+
+/* Whether the catch's impulse on contact i may wait for the next reading
+ * of the rates (a distributed point's row over consecutive modes, which
+ * t_add_impulse adds with vb_fdist_axpy), and whether it may be added in
+ * the pass of contact k's slip (the same coordinates). */
+static int
+pendable(const vb_friction_model *fm, int i)
+{
+  return fm->sparse && fm->row_base[i] >= 0 && row_len(fm, i) > 4;
+}
+
+static int
+same_span(const vb_friction_model *fm, int i, int k)
+{
+  return pendable(fm, k) && fm->row_base[k] == fm->row_base[i] && row_len(fm, k) == row_len(fm, i);
+}
+
 /* A body's entries in a contact's row: a mass's w (weight sign) or, for a
  * modal body, all its modes along w with sign times their shapes at point
  * p (consecutive coordinates); a spin's are added by the caller.
@@ -494,7 +517,7 @@ vb_friction_state_alloc(const vb_friction_model *fm, vb_friction_state **out)
   int nt = fm->nt, nfc = fm->nfc, nst = fm->st_first[nfc];
   size_t nd = 3 * (size_t)nt + 7 * (size_t)nfc + 2 * (size_t)nst + 1;
   vb_friction_state *fs = calloc(1, sizeof *fs);
-  double *d = calloc(1, nd * sizeof *d + ((size_t)nfc + 1) * sizeof(int));
+  double *d = calloc(1, nd * sizeof *d + (2 * (size_t)nfc + 1) * sizeof(int));
   if (!fs || !d) {
     free(fs);
     free(d);
@@ -513,6 +536,7 @@ vb_friction_state_alloc(const vb_friction_model *fm, vb_friction_state **out)
   fs->st = fs->dydrv + nfc;
   fs->st_old = fs->st + nst;
   fs->broke = (int *)(d + nd);
+  fs->stk = fs->broke + nfc;
   if (vb_friction_dist_alloc(fm, fs) != VB_OK) {
     vb_friction_state_free(fs);
     return VB_ENOMEM;
@@ -582,28 +606,62 @@ energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, do
       *pot += fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st + fm->st_first[i]);
 }
 
+/* The coordinates' energy from the masses' and spins' sums k, p and the
+ * modes' k1, p1, with the laws' stored energies; the next free increments
+ * formed. */
+static void
+energy_sum(const vb_friction_model *fm, vb_friction_state *fs, double k, double p, double k1,
+           double p1)
+{
+  fs->kinetic = k + k1;
+  fs->potential = p + p1;
+  for (int i = 0; !fm->plain && i < fm->nfc; i++)
+    if (fm->info[i]->stored)
+      fs->potential += fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st + fm->st_first[i]);
+  fs->dfree_next = 1;
+}
+
 /* An island with distributed points: energy() into fs->kinetic and
  * potential (from 0), and in the same pass over the modes the next step's
  * free increments into dfree (friction_dist.c). */
 static void
-energy_and_next(const vb_friction_model *fm, vb_friction_state *fs)
+energy_and_next(const vb_friction_model *fm, vb_friction_state *fs, int pi, double pP)
 {
   const double *mass = fm->mass, *w2 = fm->w2, *w = fs->w, *vw = fs->vw;
   double k = 0.0, p = 0.0, k1, p1;
   int j = 0;
+  if (pi >= 0 && !(fm->row_base[pi] == fm->nmw && row_len(fm, pi) == fm->nt - fm->nmw)) {
+    t_add_impulse(fm, pi, pP, fs->vw); /* a row that is not all the modes */
+    pi = -1;
+  }
   for (; j < fm->nmw; j++) {
     k += 0.5 * mass[j] * vw[j] * vw[j];
     p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
     fs->dfree[j] = fm->cq[j] * w[j] + fm->cb[j] * vw[j];
   }
-  vb_fdist_energy_free(fm->nt - j, mass + j, w2 + j, fm->cq + j, fm->cb + j, w + j, vw + j,
-                       fs->dfree + j, &k1, &p1);
-  fs->kinetic = k + k1;
-  fs->potential = p + p1;
-  for (int i = 0; i < fm->nfc; i++)
-    if (fm->info[i]->stored)
-      fs->potential += fm->info[i]->stored(fm->law[i], fs->normal[i], fs->st + fm->st_first[i]);
-  fs->dfree_next = 1;
+  if (pi >= 0) /* contact pi's catch, pending: the rates first */
+    vb_fdist_imp_energy_free(fm->nt - j, fm->row_tm + fm->row_first[pi], pP, mass + j, w2 + j,
+                             fm->cq + j, fm->cb + j, w + j, fs->vw + j, fs->dfree + j, &k1, &p1);
+  else
+    vb_fdist_energy_free(fm->nt - j, mass + j, w2 + j, fm->cq + j, fm->cb + j, w + j, vw + j,
+                         fs->dfree + j, &k1, &p1);
+  energy_sum(fm, fs, k, p, k1, p1);
+}
+
+/* energy_and_next's end once the modes' sums k1, p1 and their next free
+ * increments are formed (in the step's pass, vb_fdist_pass_run): the
+ * masses' and spins' part, then the sums. */
+static void
+energy_done(const vb_friction_model *fm, vb_friction_state *fs, double k1, double p1)
+{
+  const double *mass = fm->mass, *w2 = fm->w2, *w = fs->w, *vw = fs->vw;
+  double k = 0.0, p = 0.0;
+  for (int j = 0; j < fm->nmw; j++) {
+    k += 0.5 * mass[j] * vw[j] * vw[j];
+    p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
+    fs->dfree[j] = fm->cq[j] * w[j] + fm->cb[j] * vw[j];
+  }
+  energy_sum(fm, fs, k, p, k1, p1);
 }
 
 void
@@ -656,6 +714,50 @@ vb_friction_start(const vb_island_model *m, vb_island_state *s)
 
 /* ---------------------------------------------------------------- step */
 
+/* The step's one pass over the modes along w (vb_fdist_pass_run) filled
+ * into *p, or NULL where it does not apply: an island without distributed
+ * points, a touching contact whose row is not all the modes along w (or a
+ * wall's lone coordinate, whose stick is set apart), more than
+ * VB_FDIST_FUSE touching. */
+static vb_fdist_pass *
+fused_pass(const vb_friction_model *fm, vb_friction_state *fs, int nstk, vb_fdist_pass *p)
+{
+  if (!fm->sparse)
+    return NULL;
+  int nm = fm->nt - fm->nmw, nf = 0;
+  for (int i = 0; i < fm->nfc; i++) {
+    if (vb_friction_skips(fm, fs, i))
+      continue;
+    if (nf == VB_FDIST_FUSE || fm->alone[i] || !pendable(fm, i) || fm->row_base[i] != fm->nmw ||
+        row_len(fm, i) != nm)
+      return NULL;
+    int e0 = fm->row_first[i];
+    p->tc[nf] = fm->row_tc + e0;
+    p->t[nf] = fm->row_t + e0;
+    p->f[nf++] = fs->ft[i];
+  }
+  int j = fm->nmw, c = nstk > 0 ? fs->stk[0] : -1;
+  p->n = nm;
+  p->nf = nf;
+  p->tv = c >= 0 && pendable(fm, c) && fm->row_base[c] == j && row_len(fm, c) == nm
+              ? fm->row_t + fm->row_first[c]
+              : NULL;
+  p->mass = fm->mass + j;
+  p->sig = fm->sig + j;
+  p->w2 = fm->w2 + j;
+  p->cq = fm->cq + j;
+  p->cb = fm->cb + j;
+  p->msig = fm->msig + j;
+  p->hm = fm->hm + j;
+  p->hmw2 = fm->hmw2 + j;
+  p->d = fs->dfree + j;
+  p->w = fs->w + j;
+  p->vw = fs->vw + j;
+  p->h = fm->dt;
+  p->energy = nstk == 0;
+  return p;
+}
+
 int
 vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
 {
@@ -681,8 +783,16 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
   }
   /* each contact's free relative increment, its walls' part, and its
-   * normal force of the step */
-  for (int i = 0; i < nfc; i++) {
+   * normal force of the step (an island of distributed points without
+   * walls' drives, prescribed forces or stored energies: the same values
+   * without those terms, the walls' part 0 - 0) */
+  for (int i = 0; fm->sparse && fm->plain && i < nfc; i++) {
+    double f = s->solved ? s->fbar[fm->local[i]] : 0.0;
+    fs->dydrv[i] = 0.0;
+    fs->normal[i] = fm->two_sided[i] ? fabs(f) : (f > 0.0 ? f : 0.0);
+    fs->dyfree[i] = vb_friction_skips(fm, fs, i) ? 0.0 : t_dot(fm, i, fs->dfree) + fs->dydrv[i];
+  }
+  for (int i = 0; !(fm->sparse && fm->plain) && i < nfc; i++) {
     double r, dA = drive_w(fm->da[i], t1, &r) - drive_w(fm->da[i], t0, &r);
     double dB = drive_w(fm->db[i], t1, &r) - drive_w(fm->db[i], t0, &r);
     fs->dydrv[i] = dB - dA;
@@ -748,12 +858,33 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       rc = VB_ENOCONV;
     }
   }
+  /* (The contacts that stick are listed once: neither the forces below
+   * nor the catch change a law's state.) */
+  int nstk = 0;
+  for (int i = 0; i < nfc; i++)
+    if (fm->info[i]->sticks(fs->st + fm->st_first[i]))
+      fs->stk[nstk++] = i;
+  /* An island with distributed points whose touching rows all span its
+   * modes along w: the forces, the dampers' work, the move, the slips,
+   * the catch's first node slip and, when nothing sticks, the energy and
+   * the next free increments, in one pass over the modes (friction_dist.c's
+   * vb_fdist_pass_run; the loops below then read its sums) */
+  vb_fdist_pass fp_store, *fp = fused_pass(fm, fs, nstk, &fp_store);
+  if (fp) {
+    const double *mass = fm->mass, *sig = fm->sig, *dfree = fs->dfree;
+    int j = 0;
+    for (; j < fm->nmw; j++)
+      diss += 2.0 * mass[j] * sig[j] * dfree[j] * dfree[j] / h;
+    vb_fdist_pass_run(fp);
+    vb_fdist_move(j, dfree, fs->w, fs->vw, h);
+    diss += fp->diss;
+  }
   /* the coordinates' increments with the forces: dw = dfree + cc sum T ft
    * (kept in dfree), and their damping.  A sticking contact of a wall and
    * a coordinate of its own moves it by the wall's increment itself (dy =
    * 0 to the bit; dfree + cc (-dfree / cc) would leave an ulp of dfree a
    * step), its force the one that does that. */
-  for (int i = 0; i < nfc; i++) {
+  for (int i = 0; !fp && i < nfc; i++) {
     if (vb_friction_skips(fm, fs, i))
       continue;
     /* (a node-slip stick moves by half the slip at n: not the wall's) */
@@ -766,7 +897,7 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     }
     t_add_force(fm, i, fs->ft[i], fs->dfree);
   }
-  {
+  if (!fp) {
     /* the dampers' work: masses and spins in order, modes along w in
      * vectorised partial sums (as energy() does) */
     const double *dfree = fs->dfree, *mass = fm->mass, *sig = fm->sig;
@@ -788,12 +919,13 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
   /* each contact's slip, friction work -ft dy (never negative under the
    * force laws: the law opposes the slip it leaves; a rigid contact's,
    * above) and the walls' work -ft dy_walls */
-  for (int i = 0; i < nfc; i++) {
+  for (int i = 0, k = 0; i < nfc; i++) {
     if (vb_friction_skips(fm, fs, i)) {
       fs->slip[i] = NAN; /* apart: no slip at the contact (friction_dist.c) */
       continue;
     }
-    double dy = t_dot(fm, i, fs->dfree) + fs->dydrv[i], work = -fs->ft[i] * dy;
+    double dy = (fp ? fp->dy[k++] : t_dot(fm, i, fs->dfree)) + fs->dydrv[i];
+    double work = -fs->ft[i] * dy;
     /* a law with a stored energy (the elasto-plastic bristle): the part
      * of the work its state keeps is potential energy (energy() counts
      * it), the rest friction work, dissipated */
@@ -841,15 +973,40 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
    * wall, by the wall's rate mismatch at each step. */
   /* several coupled contacts: sweeps of these single catches (each
    * dissipates >= 0; on the sticking set they are Gauss-Seidel on the
-   * positive definite T M^-1 T^T) until no node slip is left */
-  for (int sweep = 0; sweep < (nfc > 1 ? fm->max_sweeps : 1); sweep++) {
+   * positive definite T M^-1 T^T) until no node slip is left.  (scale is
+   * each sweep's own: at fixed walls, once the first sweep has caught the
+   * slips, left and scale are the same round-off and every sweep runs, 200
+   * at a sticking fret of the bass: doc/friction.md, "The catch's sweeps".) */
+  /* (A distributed point's impulse waits for the next reading of the
+   * rates, the next contact's slip or the energy, and is added in its
+   * pass: the same additions in the same order, one pass fewer.) */
+  int pi = -1;
+  double pP = 0.0;
+  for (int sweep = 0; nstk > 0 && sweep < (nfc > 1 ? fm->max_sweeps : 1); sweep++) {
     double left = 0.0, scale = 0.0;
-    for (int i = 0; i < nfc; i++) {
-      if (!fm->info[i]->sticks(fs->st + fm->st_first[i]))
-        continue;
-      double ra, rb, s1 = slip_rate(fm, fs->vw, i, t1), hold;
-      drive_w(fm->da[i], t1, &ra);
-      drive_w(fm->db[i], t1, &rb);
+    for (int k = 0; k < nstk; k++) {
+      int i = fs->stk[k];
+      double ra, rb, s1, hold;
+      if (fp && fp->tv && sweep == 0 && k == 0) { /* read in the pass */
+        drive_w(fm->da[i], t1, &ra);
+        drive_w(fm->db[i], t1, &rb);
+        s1 = fp->sv + (rb - ra);
+      } else if (pi >= 0 && same_span(fm, pi, i)) {
+        int e0 = fm->row_first[i];
+        drive_w(fm->da[i], t1, &ra);
+        drive_w(fm->db[i], t1, &rb);
+        s1 = vb_fdist_axpy_dot(row_len(fm, i), fm->row_tm + fm->row_first[pi], pP,
+                               fs->vw + fm->row_base[i], fm->row_t + e0) +
+             (rb - ra);
+        pi = -1;
+      } else {
+        if (pi >= 0)
+          t_add_impulse(fm, pi, pP, fs->vw);
+        pi = -1;
+        s1 = slip_rate(fm, fs->vw, i, t1);
+        drive_w(fm->da[i], t1, &ra);
+        drive_w(fm->db[i], t1, &rb);
+      }
       scale = fmax(scale, fabs(ra) + fabs(rb) + fabs(s1));
       if (s1 == 0.0 || fm->kv[i] == 0.0)
         continue;
@@ -858,7 +1015,11 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       P = fmin(fmax(P, -hold - J), hold - J);
       if (P == 0.0)
         continue;
-      t_add_impulse(fm, i, P, fs->vw);
+      if (pendable(fm, i)) {
+        pi = i;
+        pP = P;
+      } else
+        t_add_impulse(fm, i, P, fs->vw);
       double s2 = s1 + fm->kv[i] * P, work = -P * 0.5 * (s1 + s2);
       double r = (fm->db[i] ? rb : 0.0) - (fm->da[i] ? ra : 0.0); /* the walls' rates */
       fs->ft[i] += P / h; /* the step's whole force, within the cone: */
@@ -876,8 +1037,10 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       break;
   }
   fs->kinetic = fs->potential = 0.0;
-  if (fm->sparse)
-    energy_and_next(fm, fs);
+  if (fp && fp->energy)
+    energy_done(fm, fs, fp->kin, fp->pot);
+  else if (fm->sparse)
+    energy_and_next(fm, fs, pi, pP);
   else
     energy(fm, fs, &fs->kinetic, &fs->potential);
   fs->dissipated += diss;

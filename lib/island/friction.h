@@ -93,6 +93,11 @@ typedef struct vb_friction_model {
                            while its normal force is 0 (friction_dist.c), or NULL
                            when the island has none */
   int nsparse;          /* how many */
+  int plain;            /* with sparse: no contact has a wall's w drive, a prescribed
+                           normal force or a law with a stored energy (the step's
+                           per-contact loop then skips those terms, friction.c) */
+  const double *msig, *hm, *hmw2; /* [nt] with sparse: m sig, m / 2 and (m / 2) w2, the
+                           products that open the pass's terms (friction_dist.c) */
   int max_sweeps;       /* Gauss-Seidel sweeps of a step's friction solve */
   double tolerance;     /* its relative tolerance */
   void *block;          /* the storage behind the arrays */
@@ -109,6 +114,7 @@ typedef struct vb_friction_state {
   double *st;        /* [st_first[nfc]] the laws' states at n */
   double *st_old;    /* scratch: the states at the step's start */
   int *broke;        /* scratch: [nfc] broke free in the step's solve */
+  int *stk;          /* scratch: [nfc] the contacts that stick after it (the catch) */
   double *dfree;     /* scratch: [nt] free increments of the step, m */
   double *dyfree;    /* scratch: [nfc] free relative increments, m */
   double *dydrv;     /* scratch: [nfc] the walls' part of them, m */
@@ -217,6 +223,41 @@ void vb_fdist_energy_free(int n, const double *mass, const double *w2, const dou
  * returns the sum. */
 double vb_fdist_damp_move(int n, const double *mass, const double *sig, const double *d,
                           double *w, double *vw, double h);
+/* The step's pass over the modes along w after the friction solve, when
+ * every touching point's row spans them all (friction.c): the points'
+ * forces d += tc_k f_k in contact order (t_add_force), the dampers' work
+ * and the move (vb_fdist_damp_move), each point's slip T_k . d
+ * (vb_fdist_dot), the first sticking point's node slip tv . vw^(n+1)
+ * (the catch's first reading of the rates) and, with energy set (no point
+ * sticks: the catch moves nothing), the energy at n+1 and the next free
+ * increments into d (vb_fdist_energy_free); else d keeps the increments.
+ * Each element and each sum as those kernels one after the other form
+ * them. */
+#define VB_FDIST_FUSE 16
+typedef struct vb_fdist_pass {
+  int n, nf;                   /* modes along w; touching rows (<= VB_FDIST_FUSE) */
+  const double *tc[VB_FDIST_FUSE], *t[VB_FDIST_FUSE]; /* each row's cc T and T */
+  double f[VB_FDIST_FUSE];     /* its force of the step, N */
+  double dy[VB_FDIST_FUSE];    /* out: its T . d after the forces, m */
+  const double *tv;            /* a row for tv . vw^(n+1), or NULL */
+  double sv;                   /* out: that dot, m/s */
+  const double *mass, *sig, *w2, *cq, *cb;
+  const double *msig, *hm, *hmw2; /* the model's products (the 8-blocks' terms) */
+  double *d, *w, *vw;          /* from the first mode along w */
+  double h;
+  int energy;
+  double diss, kin, pot;       /* out: the dampers' work sum; the energy sums */
+} vb_fdist_pass;
+void vb_fdist_pass_run(vb_fdist_pass *p);
+/* The catch's impulse v += tm P (vb_fdist_axpy) with, in the same pass,
+ * the dot t . v of the result (returned), or the energy and next free
+ * increments of vb_fdist_energy_free; the same bits as the kernels one
+ * after the other. */
+double vb_fdist_axpy_dot(int n, const double *tm, double P, double *v, const double *t);
+void vb_fdist_imp_energy_free(int n, const double *tm, double P, const double *mass,
+                              const double *w2, const double *cq, const double *cb,
+                              const double *w, double *vw, double *dfree, double *kin,
+                              double *pot);
 
 /* The Lyapunov twin along w (lib/run/lyapunov.c, doc/analysis.md): the
  * squared norm of state b's separation from a over the tangential

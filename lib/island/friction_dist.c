@@ -51,20 +51,39 @@ vb_friction_dist_compile(const vb_island_model *m, vb_friction_model *fm)
   if (ns == 0)
     return VB_OK;
   int *sparse = calloc((size_t)nfc, sizeof *sparse);
-  if (!sparse)
+  double *k = malloc(3 * (size_t)fm->nt * sizeof *k + 1);
+  if (!sparse || !k) {
+    free(sparse);
+    free(k);
     return VB_ENOMEM;
+  }
   for (int i = 0; i < nfc; i++)
     sparse[i] = m->cts[fm->local[i]].group[0] != '\0';
+  /* the first products of the pass's terms, (m sig) d e, ((m/2) v) v and
+   * (((m/2) w2) x) x: formed once, the same roundings as in the loop */
+  for (int j = 0; j < fm->nt; j++) {
+    k[j] = fm->mass[j] * fm->sig[j];
+    k[fm->nt + j] = 0.5 * fm->mass[j];
+    k[2 * fm->nt + j] = 0.5 * fm->mass[j] * fm->w2[j];
+  }
   fm->sparse = sparse;
   fm->nsparse = ns;
+  fm->plain = 1;
+  for (int i = 0; i < nfc; i++)
+    fm->plain &= !fm->da[i] && !fm->db[i] && fm->given[i] < 0.0 && !fm->info[i]->stored;
+  fm->msig = k;
+  fm->hm = k + fm->nt;
+  fm->hmw2 = k + 2 * fm->nt;
   return VB_OK;
 }
 
 void
 vb_friction_dist_model_free(vb_friction_model *fm)
 {
-  if (fm)
+  if (fm) {
     free((void *)fm->sparse);
+    free((void *)fm->msig);
+  }
 }
 
 int
@@ -340,4 +359,162 @@ vb_fdist_damp_move(int n, const double *mass, const double *sig, const double *d
     vw[j] = 2.0 * dw / h - vw[j];
   }
   return s;
+}
+
+/* vb_fdist_axpy(n, tm, P, v) and then vb_fdist_dot(n, t, v) in one pass,
+ * returning the dot: the catch's impulse of one contact on the rates and
+ * the next contact's slip rate from them (friction.c), each element and
+ * the sum as the two kernels form them. */
+VB_CLONES double
+vb_fdist_axpy_dot(int n, const double *tm, double P, double *v, const double *t)
+{
+  v4 pp = splat(P), s0 = splat(0.0), s1 = splat(0.0);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    v4 a0 = ld4(v + j) + ld4(tm + j) * pp, a1 = ld4(v + j + 4) + ld4(tm + j + 4) * pp;
+    st4(v + j, a0);
+    st4(v + j + 4, a1);
+    s0 += ld4(t + j) * a0;
+    s1 += ld4(t + j + 4) * a1;
+  }
+  double s = hsum(s0 + s1);
+  for (; j < n; j++) {
+    v[j] += tm[j] * P;
+    s += t[j] * v[j];
+  }
+  return s;
+}
+
+/* vb_fdist_axpy(n, tm, P, vw) and then vb_fdist_energy_free in one pass:
+ * the catch's last impulse, the energy at n+1 and the next free
+ * increments. */
+VB_CLONES void
+vb_fdist_imp_energy_free(int n, const double *tm, double P, const double *mass, const double *w2,
+                         const double *cq, const double *cb, const double *w, double *vw,
+                         double *dfree, double *kin, double *pot)
+{
+  v4 k0 = splat(0.0), k1 = splat(0.0), p0 = splat(0.0), p1 = splat(0.0), half = splat(0.5);
+  v4 pp = splat(P);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    v4 m0 = ld4(mass + j), m1 = ld4(mass + j + 4);
+    v4 v0 = ld4(vw + j) + ld4(tm + j) * pp, v1 = ld4(vw + j + 4) + ld4(tm + j + 4) * pp;
+    v4 x0 = ld4(w + j), x1 = ld4(w + j + 4);
+    st4(vw + j, v0);
+    st4(vw + j + 4, v1);
+    k0 += half * m0 * v0 * v0;
+    k1 += half * m1 * v1 * v1;
+    p0 += half * m0 * ld4(w2 + j) * x0 * x0;
+    p1 += half * m1 * ld4(w2 + j + 4) * x1 * x1;
+    st4(dfree + j, ld4(cq + j) * x0 + ld4(cb + j) * v0);
+    st4(dfree + j + 4, ld4(cq + j + 4) * x1 + ld4(cb + j + 4) * v1);
+  }
+  double k = hsum(k0 + k1), p = hsum(p0 + p1);
+  for (; j < n; j++) {
+    vw[j] += tm[j] * P;
+    k += 0.5 * mass[j] * vw[j] * vw[j];
+    p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
+    dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
+  }
+  *kin = k;
+  *pot = p;
+}
+
+/* friction.h's vb_fdist_pass: t_add_force's vb_fdist_axpy of each row
+ * (4-lane blocks, element by element: the same values in 8-blocks),
+ * vb_fdist_damp_move, vb_fdist_dot of each row and of tv and
+ * vb_fdist_energy_free, block by block with their own accumulators. */
+VB_CLONES void
+vb_fdist_pass_run(vb_fdist_pass *p)
+{
+  int n = p->n, nf = p->nf, en = p->energy, j = 0;
+  const double *mass = p->mass, *sig = p->sig, *w2 = p->w2, *cq = p->cq, *cb = p->cb;
+  const double *msig = p->msig, *hm = p->hm, *hmw2 = p->hmw2, *tv = p->tv;
+  double *d = p->d, *w = p->w, *vw = p->vw, h = p->h;
+  v4 a[2 * VB_FDIST_FUSE], ff[VB_FDIST_FUSE];
+  for (int k = 0; k < nf; k++) {
+    a[2 * k] = a[2 * k + 1] = splat(0.0);
+    ff[k] = splat(p->f[k]);
+  }
+  v4 s0 = splat(0.0), s1 = splat(0.0), r2 = splat(2.0 / h), c0 = splat(0.0), c1 = splat(0.0);
+  v4 k0 = splat(0.0), k1 = splat(0.0), p0 = splat(0.0), p1 = splat(0.0);
+  /* nothing touches (most steps): the same terms without the rows */
+  for (; nf == 0 && !tv && en && j + 8 <= n; j += 8) {
+    v4 d0 = ld4(d + j), d1 = ld4(d + j + 4);
+    v4 e0 = r2 * d0, e1 = r2 * d1;
+    s0 += ld4(msig + j) * d0 * e0;
+    s1 += ld4(msig + j + 4) * d1 * e1;
+    v4 x0 = ld4(w + j) + d0, x1 = ld4(w + j + 4) + d1;
+    v4 v0 = e0 - ld4(vw + j), v1 = e1 - ld4(vw + j + 4);
+    st4(w + j, x0);
+    st4(w + j + 4, x1);
+    st4(vw + j, v0);
+    st4(vw + j + 4, v1);
+    k0 += ld4(hm + j) * v0 * v0;
+    k1 += ld4(hm + j + 4) * v1 * v1;
+    p0 += ld4(hmw2 + j) * x0 * x0;
+    p1 += ld4(hmw2 + j + 4) * x1 * x1;
+    st4(d + j, ld4(cq + j) * x0 + ld4(cb + j) * v0);
+    st4(d + j + 4, ld4(cq + j + 4) * x1 + ld4(cb + j + 4) * v1);
+  }
+  for (; j + 8 <= n; j += 8) {
+    v4 d0 = ld4(d + j), d1 = ld4(d + j + 4);
+    for (int k = 0; k < nf; k++) {
+      d0 = d0 + ld4(p->tc[k] + j) * ff[k];
+      d1 = d1 + ld4(p->tc[k] + j + 4) * ff[k];
+    }
+    v4 e0 = r2 * d0, e1 = r2 * d1;
+    s0 += ld4(msig + j) * d0 * e0;
+    s1 += ld4(msig + j + 4) * d1 * e1;
+    v4 x0 = ld4(w + j) + d0, x1 = ld4(w + j + 4) + d1;
+    v4 v0 = e0 - ld4(vw + j), v1 = e1 - ld4(vw + j + 4);
+    st4(w + j, x0);
+    st4(w + j + 4, x1);
+    st4(vw + j, v0);
+    st4(vw + j + 4, v1);
+    for (int k = 0; k < nf; k++) {
+      a[2 * k] += ld4(p->t[k] + j) * d0;
+      a[2 * k + 1] += ld4(p->t[k] + j + 4) * d1;
+    }
+    if (tv) {
+      c0 += ld4(tv + j) * v0;
+      c1 += ld4(tv + j + 4) * v1;
+    }
+    if (en) {
+      k0 += ld4(hm + j) * v0 * v0;
+      k1 += ld4(hm + j + 4) * v1 * v1;
+      p0 += ld4(hmw2 + j) * x0 * x0;
+      p1 += ld4(hmw2 + j + 4) * x1 * x1;
+      st4(d + j, ld4(cq + j) * x0 + ld4(cb + j) * v0);
+      st4(d + j + 4, ld4(cq + j + 4) * x1 + ld4(cb + j + 4) * v1);
+    } else {
+      st4(d + j, d0);
+      st4(d + j + 4, d1);
+    }
+  }
+  double s = hsum(s0 + s1), c = hsum(c0 + c1), kk = hsum(k0 + k1), pp = hsum(p0 + p1);
+  for (int k = 0; k < nf; k++)
+    p->dy[k] = hsum(a[2 * k] + a[2 * k + 1]);
+  for (; j < n; j++) {
+    double dw = d[j];
+    for (int k = 0; k < nf; k++)
+      dw += p->tc[k][j] * p->f[k];
+    s += 2.0 * mass[j] * sig[j] * dw * dw / h;
+    w[j] += dw;
+    vw[j] = 2.0 * dw / h - vw[j];
+    for (int k = 0; k < nf; k++)
+      p->dy[k] += p->t[k][j] * dw;
+    if (tv)
+      c += tv[j] * vw[j];
+    if (en) {
+      kk += 0.5 * mass[j] * vw[j] * vw[j];
+      pp += 0.5 * mass[j] * w2[j] * w[j] * w[j];
+      d[j] = cq[j] * w[j] + cb[j] * vw[j];
+    } else
+      d[j] = dw;
+  }
+  p->diss = s;
+  p->sv = c;
+  p->kin = kk;
+  p->pot = pp;
 }

@@ -9,7 +9,8 @@
  * per step of vb_run_exec, median (and best) of BENCH_ROUNDS interleaved
  * runs (bench_island.h), 20 ms of sound (the first contacts come after
  * about 5 ms).  Target for the two polarisations: <= 3.2 us per step
- * (issue 30: twice the one polarisation's 1.6 us).  Options: --duration S
+ * (issue 30: twice the one polarisation's 1.6 us); beside the ratio, the
+ * difference of the medians, what the w side costs a step.  Options: --duration S
  * scales the simulated time (default 1). */
 #include <math.h>
 #include <stdio.h>
@@ -112,6 +113,10 @@ main(int argc, char **argv)
   }
   printf("ratio of medians %.2f; target for 2 polarisations <= 3.2 us/step: %s\n", med[1] / med[0],
          1e6 * med[1] <= 3.2 ? "met" : "missed");
+  /* what the second polarisation and friction add (the w side), the
+   * figure the w side's changes move (doc/friction.md, "Speed") */
+  printf("the second polarisation and friction add %.3f us/step (difference of medians)\n",
+         1e6 * (med[1] - med[0]));
   vb_scene_free(one);
   vb_scene_free(two);
   return 0;
