@@ -973,17 +973,20 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
    * wall, by the wall's rate mismatch at each step. */
   /* several coupled contacts: sweeps of these single catches (each
    * dissipates >= 0; on the sticking set they are Gauss-Seidel on the
-   * positive definite T M^-1 T^T) until no node slip is left.  (scale is
-   * each sweep's own: at fixed walls, once the first sweep has caught the
-   * slips, left and scale are the same round-off and every sweep runs, 200
-   * at a sticking fret of the bass: doc/friction.md, "The catch's sweeps".) */
+   * positive definite T M^-1 T^T) until what a sweep takes away is
+   * round-off of the largest slip or wall rate any sweep of this step saw
+   * (scale is kept over the sweeps: were it each sweep's own, at fixed
+   * walls, once the first sweep has caught the slips, left and scale would
+   * be the same round-off and every sweep would run, 200 at a sticking fret
+   * of the bass: doc/friction.md, "The catch's sweeps"). */
   /* (A distributed point's impulse waits for the next reading of the
    * rates, the next contact's slip or the energy, and is added in its
    * pass: the same additions in the same order, one pass fewer.) */
   int pi = -1;
   double pP = 0.0;
+  double scale = 0.0;
   for (int sweep = 0; nstk > 0 && sweep < (nfc > 1 ? fm->max_sweeps : 1); sweep++) {
-    double left = 0.0, scale = 0.0;
+    double left = 0.0;
     for (int k = 0; k < nstk; k++) {
       int i = fs->stk[k];
       double ra, rb, s1, hold;
