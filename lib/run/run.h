@@ -119,6 +119,8 @@ struct vb_run {
   int nplan;
   const double **plan_src;
   double **plan_dst;
+  int observing[2]; /* observers attached with a step at each stage (vb_observers_start):
+                       0, vb_observers_step returns at once */
   int nderived;
   vb_derived *derived;             /* [nderived] the series each sample computes */
   int nwpoints;
