@@ -552,14 +552,13 @@ vb_friction_state_copy(const vb_friction_model *fm, vb_friction_state *dst,
   dst->dfree_next = src->dfree_next;
 }
 
+static void energy_of(const vb_friction_model *fm, const vb_friction_state *fs, double k1,
+                      double p1, double *kin, double *pot);
+
 /* Energy of the coordinates at n: m vw^2/2 and m w2 w^2/2 (the two-level
  * family's, with its warped w2), and what the laws' states store (the
  * elasto-plastic bristle's N sigma0 z^2/2, under the normal force of the
  * step that set z). */
-static void
-energy_of(const vb_friction_model *fm, const vb_friction_state *fs, double k1, double p1,
-          double *kin, double *pot);
-
 static void
 energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, double *pot)
 {
@@ -695,7 +694,8 @@ free_one_row(const vb_friction_model *fm, vb_friction_state *fs)
     dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
   vb_lanes y = {0.0, 0.0};
   for (; j + 1 < nt; j += 2) {
-    vb_lanes a = vb_lanes_at(cq + j) * vb_lanes_at(w + j) + vb_lanes_at(cb + j) * vb_lanes_at(vw + j);
+    vb_lanes a =
+        vb_lanes_at(cq + j) * vb_lanes_at(w + j) + vb_lanes_at(cb + j) * vb_lanes_at(vw + j);
     vb_lanes_put(dfree + j, a);
     y += vb_lanes_at(t + j) * a;
   }

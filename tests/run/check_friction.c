@@ -1019,8 +1019,8 @@ START_TEST(test_one_row_same)
         continue;
       size_t len = (size_t)vb_signal_rows(&t[r], a.scene, i) * (size_t)n;
       for (size_t k = 0; k < len; k++)
-        ck_assert_msg(memcmp(&x[k], &y[k], sizeof *x) == 0, "%s %d: sample %zu differs: %.17g %.17g",
-                      t[r].name, i, k, x[k], y[k]);
+        ck_assert_msg(memcmp(&x[k], &y[k], sizeof *x) == 0,
+                      "%s %d: sample %zu differs: %.17g %.17g", t[r].name, i, k, x[k], y[k]);
       if (strcmp(t[r].name, "stick") == 0)
         for (size_t k = 0; k < len; k++)
           nsticks += x[k] == 1.0;
