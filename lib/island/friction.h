@@ -143,7 +143,9 @@ typedef struct vb_friction_state {
  * doubles a vector) adds such a loop's terms in two partial sums, y[0] the
  * terms 0, 2, 4, ... from the loop's start and an odd count's last one,
  * y[1] the terms 1, 3, 5, ..., and returns (y[0] + 0) + y[1]
- * (vb_lanes_sum); the same digits here on every machine. */
+ * (vb_lanes_sum).  These give those digits on every machine; the loops
+ * themselves give them where GCC vectorises them so (x86-64 without AVX,
+ * the default build: tests/run/check_friction's test_one_row_same). */
 typedef double vb_lanes __attribute__((vector_size(16)));
 
 static inline vb_lanes
