@@ -39,6 +39,11 @@ cli_test_environment(void)
   const char *lowrank = getenv("VIBRO_TEST_LOWRANK");
   if (lowrank && *lowrank)
     vb_test_control(VB_TEST_LOWRANK, atoi(lowrank) != 0);
+  /* set, not empty and not "0": no island steps its modes along w as one
+   * row (island/friction.c's one_row), each point along w summed alone */
+  const char *row = getenv("VIBRO_TEST_NO_ONE_ROW");
+  if (row && *row && strcmp(row, "0") != 0)
+    vb_test_control(VB_TEST_NO_ONE_ROW, 1);
   /* set, not empty and not "0": every contact is stepped, none skipped */
   const char *off = getenv("VIBRO_NO_SKIP");
   if (off && *off && strcmp(off, "0") != 0)

@@ -183,6 +183,9 @@ typedef struct vb_test_hooks {
                            compliance (solvers/lowrank.c); 1: every island
                            that can; 0: none (the dense K up to 8192
                            contacts, as before issue 33 item 2) */
+  int no_one_row;       /* no island steps its modes along w as one row, and a sample
+                           sums each point along w alone (island/friction.c's
+                           one_row, run/record.c's wpoints: the same bits) */
 } vb_test_hooks;
 
 /* What vb_test_control sets. */
@@ -199,6 +202,7 @@ typedef enum vb_test_op {
   VB_TEST_NO_GLOBAL,      /* no_global = (value != 0) */
   VB_TEST_NO_SEARCH_SKIP, /* no_search_skip = (value != 0) */
   VB_TEST_LOWRANK,        /* lowrank = value < 0 ? -1 : value != 0 */
+  VB_TEST_NO_ONE_ROW,     /* no_one_row = (value != 0) */
 } vb_test_op;
 
 /* Set one test hook of the process, before any run or output starts;

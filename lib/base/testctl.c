@@ -58,6 +58,9 @@ vb_test_control(vb_test_op op, double value)
   case VB_TEST_LOWRANK:
     hooks.lowrank = value < 0 ? -1 : value != 0;
     return VB_OK;
+  case VB_TEST_NO_ONE_ROW:
+    hooks.no_one_row = value != 0;
+    return VB_OK;
   }
   return VB_EINVAL;
 }

@@ -492,6 +492,9 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
     return vb_errf(err, errlen, VB_ENOMEM, "scene '%s': out of memory building friction",
                    sc->name);
   }
+  fm->one_row = !fm->sparse && nfc == 1 && row_base[0] == fm->nmw && row_base[0] < nt &&
+                row_first[1] - row_first[0] == nt - fm->nmw && !alone[0] &&
+                !vb_test_hooks_now()->no_one_row;
   *out = fm;
   return VB_OK;
 }
@@ -573,6 +576,9 @@ vb_friction_state_copy(const vb_friction_model *fm, vb_friction_state *dst,
   dst->dfree_next = src->dfree_next;
 }
 
+static void energy_of(const vb_friction_model *fm, const vb_friction_state *fs, double k1,
+                      double p1, double *kin, double *pot);
+
 /* Energy of the coordinates at n: m vw^2/2 and m w2 w^2/2 (the two-level
  * family's, with its warped w2), and what the laws' states store (the
  * elasto-plastic bristle's N sigma0 z^2/2, under the normal force of the
@@ -581,15 +587,11 @@ static void
 energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, double *pot)
 {
   const double *mass = fm->mass, *w2 = fm->w2, *w = fs->w, *vw = fs->vw;
-  double k = *kin, p = *pot;
-  int j = 0;
-  /* masses and spins in order, then modes along w in vectorised partial
-   * sums (0 without them: the masses' sums unchanged; the same order at
-   * every step and on every thread, so results stay deterministic) */
-  for (; j < fm->nmw; j++) {
-    k += 0.5 * mass[j] * vw[j] * vw[j];
-    p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
-  }
+  int j = fm->nmw;
+  /* masses and spins in order (energy_of), then modes along w in
+   * vectorised partial sums (0 without them: the masses' sums unchanged;
+   * the same order at every step and on every thread, so results stay
+   * deterministic) */
   double k1 = 0.0, p1 = 0.0;
   if (fm->sparse) /* distributed points: friction_dist.c's kernel */
     vb_fdist_energy(fm->nt - j, mass + j, w2 + j, w + j, vw + j, &k1, &p1);
@@ -598,6 +600,22 @@ energy(const vb_friction_model *fm, const vb_friction_state *fs, double *kin, do
   for (int i = j; i < fm->nt; i++) {
     k1 += 0.5 * mass[i] * vw[i] * vw[i];
     p1 += 0.5 * mass[i] * w2[i] * w[i] * w[i];
+  }
+  energy_of(fm, fs, k1, p1, kin, pot);
+}
+
+/* energy() with the modes' sums k1, p1 given: the masses' and spins'
+ * terms added to *kin, *pot in order, the modes' sums after them, then the
+ * laws' stored energies. */
+static void
+energy_of(const vb_friction_model *fm, const vb_friction_state *fs, double k1, double p1,
+          double *kin, double *pot)
+{
+  const double *mass = fm->mass, *w2 = fm->w2, *w = fs->w, *vw = fs->vw;
+  double k = *kin, p = *pot;
+  for (int j = 0; j < fm->nmw; j++) {
+    k += 0.5 * mass[j] * vw[j] * vw[j];
+    p += 0.5 * mass[j] * w2[j] * w[j] * w[j];
   }
   *kin = k + k1;
   *pot = p + p1;
@@ -758,6 +776,111 @@ fused_pass(const vb_friction_model *fm, vb_friction_state *fs, int nstk, vb_fdis
   return p;
 }
 
+/* A one-row island (fm->one_row: a modal body bowed by a wall) sums its
+ * modes in three passes a step instead of seven (two without a catch):
+ * each sum in the order of the loop it replaces (friction.h's vb_lanes,
+ * the modes from the first along w), so that every output is the same to
+ * the bit, but side by side in one pass, each waiting on its own additions
+ * only. */
+
+/* The free increments dfree = cq w + cb vw (element by element, as the
+ * loop of vb_friction_step) and the row's sum T . dfree (t_dot's). */
+static double
+free_one_row(const vb_friction_model *fm, vb_friction_state *fs)
+{
+  const double *restrict cq = fm->cq, *restrict cb = fm->cb, *restrict w = fs->w;
+  const double *restrict vw = fs->vw, *restrict t = fm->row_t + fm->row_first[0] - fm->nmw;
+  double *restrict dfree = fs->dfree;
+  int j = 0, nt = fm->nt;
+  for (; j < fm->nmw; j++)
+    dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
+  vb_lanes y = {0.0, 0.0};
+  for (; j + 1 < nt; j += 2) {
+    vb_lanes a =
+        vb_lanes_at(cq + j) * vb_lanes_at(w + j) + vb_lanes_at(cb + j) * vb_lanes_at(vw + j);
+    vb_lanes_put(dfree + j, a);
+    y += vb_lanes_at(t + j) * a;
+  }
+  if (j < nt) {
+    double a = cq[j] * w[j] + cb[j] * vw[j];
+    dfree[j] = a;
+    y[0] += t[j] * a;
+  }
+  return vb_lanes_sum(y);
+}
+
+/* The sums of a one-row island's step after its solve, in one pass over
+ * its modes along w: the force f into their increments (t_add_force), the
+ * dampers' work (sum[0], without the masses'), the row's sum T . dw
+ * (sum[1]), the move to n+1 (of the modes: the masses' is the caller's),
+ * the row's T . vw at n+1 (sum[2], the catch's slip) and the modes'
+ * kinetic and potential energies at n+1 (sum[3], sum[4], energy()'s). */
+static void
+move_one_row(const vb_friction_model *fm, vb_friction_state *fs, double f, double h,
+             double sum[5])
+{
+  const double *restrict tc = fm->row_tc + fm->row_first[0] - fm->nmw;
+  const double *restrict t = fm->row_t + fm->row_first[0] - fm->nmw;
+  const double *restrict mass = fm->mass, *restrict sig = fm->sig, *restrict w2 = fm->w2;
+  double *restrict dfree = fs->dfree, *restrict w = fs->w, *restrict vw = fs->vw;
+  vb_lanes d = {0.0, 0.0}, y = d, s = d, k = d, p = d;
+  int j = fm->nmw, nt = fm->nt;
+  for (; j + 1 < nt; j += 2) {
+    vb_lanes a = vb_lanes_at(dfree + j) + vb_lanes_at(tc + j) * f, m = vb_lanes_at(mass + j);
+    vb_lanes_put(dfree + j, a);
+    d += 2.0 * m * vb_lanes_at(sig + j) * a * a / h;
+    vb_lanes tj = vb_lanes_at(t + j);
+    y += tj * a;
+    vb_lanes wa = vb_lanes_at(w + j) + a, va = 2.0 * a / h - vb_lanes_at(vw + j);
+    vb_lanes_put(w + j, wa);
+    vb_lanes_put(vw + j, va);
+    s += tj * va;
+    k += 0.5 * m * va * va;
+    p += 0.5 * m * vb_lanes_at(w2 + j) * wa * wa;
+  }
+  if (j < nt) {
+    double a = dfree[j] + tc[j] * f;
+    dfree[j] = a;
+    d[0] += 2.0 * mass[j] * sig[j] * a * a / h;
+    y[0] += t[j] * a;
+    double wa = w[j] + a, va = 2.0 * a / h - vw[j];
+    w[j] = wa;
+    vw[j] = va;
+    s[0] += t[j] * va;
+    k[0] += 0.5 * mass[j] * va * va;
+    p[0] += 0.5 * mass[j] * w2[j] * wa * wa;
+  }
+  sum[0] = vb_lanes_sum(d);
+  sum[1] = vb_lanes_sum(y);
+  sum[2] = vb_lanes_sum(s);
+  sum[3] = vb_lanes_sum(k);
+  sum[4] = vb_lanes_sum(p);
+}
+
+/* The catch's impulse P into a one-row island's modes (t_add_impulse's
+ * vw += T P / m) and, in the same pass, their kinetic energy at n+1 after
+ * it (energy()'s sum; the potential one does not change). */
+static double
+impulse_one_row(const vb_friction_model *fm, vb_friction_state *fs, double P)
+{
+  const double *restrict tm = fm->row_tm + fm->row_first[0] - fm->nmw;
+  const double *restrict mass = fm->mass;
+  double *restrict vw = fs->vw;
+  vb_lanes k = {0.0, 0.0};
+  int j = fm->nmw, nt = fm->nt;
+  for (; j + 1 < nt; j += 2) {
+    vb_lanes v = vb_lanes_at(vw + j) + vb_lanes_at(tm + j) * P;
+    vb_lanes_put(vw + j, v);
+    k += 0.5 * vb_lanes_at(mass + j) * v * v;
+  }
+  if (j < nt) {
+    double v = vw[j] + tm[j] * P;
+    vw[j] = v;
+    k[0] += 0.5 * mass[j] * v * v;
+  }
+  return vb_lanes_sum(k);
+}
+
 int
 vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
 {
@@ -765,7 +888,8 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
   vb_friction_state *fs = s->fric;
   double h = fm->dt, t0 = (double)n * h, t1 = (double)(n + 1) * h;
   int nt = fm->nt, nfc = fm->nfc, rc = VB_OK;
-  double diss = 0.0, ext = 0.0;
+  double diss = 0.0, ext = 0.0, dot_free = 0.0, sums[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+  int one_row = fm->one_row;
 
   /* free increments of the coordinates: w~ - w = cq w + cb vw */
   {
@@ -777,7 +901,9 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       if (!fs->dfree_next) /* else formed with the last step's energy */
         vb_fdist_free(nt, cq, cb, w, vw, dfree);
       fs->dfree_next = 0;
-    } else
+    } else if (fm->one_row)
+      dot_free = free_one_row(fm, fs);
+    else
 #pragma omp simd
     for (int j = 0; j < nt; j++)
       dfree[j] = cq[j] * w[j] + cb[j] * vw[j];
@@ -819,7 +945,8 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     }
     /* a distributed contact's point apart: no friction, no row to sum
      * (friction_dist.c) */
-    fs->dyfree[i] = vb_friction_skips(fm, fs, i) ? 0.0 : t_dot(fm, i, fs->dfree) + fs->dydrv[i];
+    fs->dyfree[i] = vb_friction_skips(fm, fs, i) ? 0.0
+                    : (one_row ? dot_free : t_dot(fm, i, fs->dfree)) + fs->dydrv[i];
   }
   /* A rigid contact's normal impulse (the nonsmooth family, doc/rigid.md)
    * is solved at velocity level, U at n+1: so is its friction (Moreau's
@@ -895,7 +1022,8 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       fs->dfree[j] = dw;
       continue;
     }
-    t_add_force(fm, i, fs->ft[i], fs->dfree);
+    if (!one_row) /* else in move_one_row below */
+      t_add_force(fm, i, fs->ft[i], fs->dfree);
   }
   if (!fp) {
     /* the dampers' work: masses and spins in order, modes along w in
@@ -910,6 +1038,10 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
        * that come between read only dfree */
       d1 = vb_fdist_damp_move(nt - j, mass + j, sig + j, dfree + j, fs->w + j, fs->vw + j, h);
       vb_fdist_move(j, dfree, fs->w, fs->vw, h);
+    } else if (one_row) {
+      /* with the force, the row's sums and the move of the modes */
+      move_one_row(fm, fs, fs->ft[0], h, sums);
+      d1 = sums[0];
     } else
 #pragma omp simd reduction(+ : d1)
     for (int i = j; i < nt; i++)
@@ -924,7 +1056,7 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       fs->slip[i] = NAN; /* apart: no slip at the contact (friction_dist.c) */
       continue;
     }
-    double dy = (fp ? fp->dy[k++] : t_dot(fm, i, fs->dfree)) + fs->dydrv[i];
+    double dy = (fp ? fp->dy[k++] : one_row ? sums[1] : t_dot(fm, i, fs->dfree)) + fs->dydrv[i];
     double work = -fs->ft[i] * dy;
     /* a law with a stored energy (the elasto-plastic bristle): the part
      * of the work its state keeps is potential energy (energy() counts
@@ -946,7 +1078,7 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       ; /* moved with the dampers' work above */
     else
 #pragma omp simd
-    for (int j = 0; j < nt; j++) {
+    for (int j = 0; j < (one_row ? fm->nmw : nt); j++) { /* one_row: the modes moved above */
       double dw = dfree[j];
       w[j] += dw;
       vw[j] = 2.0 * dw / h - vw[j];
@@ -994,6 +1126,10 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
         drive_w(fm->da[i], t1, &ra);
         drive_w(fm->db[i], t1, &rb);
         s1 = fp->sv + (rb - ra);
+      } else if (one_row) { /* slip_rate with the row's sum of the move */
+        drive_w(fm->da[i], t1, &ra);
+        drive_w(fm->db[i], t1, &rb);
+        s1 = sums[2] + (rb - ra);
       } else if (pi >= 0 && same_span(fm, pi, i)) {
         int e0 = fm->row_first[i];
         drive_w(fm->da[i], t1, &ra);
@@ -1021,7 +1157,9 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
       if (pendable(fm, i)) {
         pi = i;
         pP = P;
-      } else
+      } else if (one_row) /* with the modes' kinetic energy after it */
+        sums[3] = impulse_one_row(fm, fs, P);
+      else
         t_add_impulse(fm, i, P, fs->vw);
       double s2 = s1 + fm->kv[i] * P, work = -P * 0.5 * (s1 + s2);
       double r = (fm->db[i] ? rb : 0.0) - (fm->da[i] ? ra : 0.0); /* the walls' rates */
@@ -1044,6 +1182,8 @@ vb_friction_step(const vb_island_model *m, vb_island_state *s, long n)
     energy_done(fm, fs, fp->kin, fp->pot);
   else if (fm->sparse)
     energy_and_next(fm, fs, pi, pP);
+  else if (one_row) /* the modes' sums of the move (and of the catch) */
+    energy_of(fm, fs, sums[3], sums[4], &fs->kinetic, &fs->potential);
   else
     energy(fm, fs, &fs->kinetic, &fs->potential);
   fs->dissipated += diss;

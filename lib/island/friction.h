@@ -25,6 +25,7 @@
 #define VIBRO_FRICTION_H
 
 #include <stddef.h>
+#include <string.h>
 #include "base/base.h"
 
 struct vb_island_model;
@@ -98,6 +99,10 @@ typedef struct vb_friction_model {
                            per-contact loop then skips those terms, friction.c) */
   const double *msig, *hm, *hmw2; /* [nt] with sparse: m sig, m / 2 and (m / 2) w2, the
                            products that open the pass's terms (friction_dist.c) */
+  int one_row;          /* one contact with friction, no distributed points, its row the
+                           island's modes along w, all of them and in order (a modal
+                           body bowed by a wall): the step sums them in two passes
+                           (friction.c, step_one_row) */
   int max_sweeps;       /* Gauss-Seidel sweeps of a step's friction solve */
   double tolerance;     /* its relative tolerance */
   void *block;          /* the storage behind the arrays */
@@ -136,6 +141,38 @@ typedef struct vb_friction_state {
                          step ends in vb_island_energy, the others not) */
   void *block;
 } vb_friction_state;
+
+/* Two doubles side by side (GCC's vector extension: each lane's arithmetic
+ * is the scalar's, IEEE to the bit), loaded and stored unaligned: the
+ * sums over a body's modes along w that replace loops of `#pragma omp simd
+ * reduction(+ : y)` keep their order with them.  GCC on x86-64 (SSE2, two
+ * doubles a vector) adds such a loop's terms in two partial sums, y[0] the
+ * terms 0, 2, 4, ... from the loop's start and an odd count's last one,
+ * y[1] the terms 1, 3, 5, ..., and returns (y[0] + 0) + y[1]
+ * (vb_lanes_sum).  These give those digits on every machine; the loops
+ * themselves give them where GCC vectorises them so (x86-64 without AVX,
+ * the default build: tests/run/check_friction's test_one_row_same). */
+typedef double vb_lanes __attribute__((vector_size(16)));
+
+static inline vb_lanes
+vb_lanes_at(const double *p)
+{
+  vb_lanes v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static inline void
+vb_lanes_put(double *p, vb_lanes v)
+{
+  memcpy(p, &v, sizeof v);
+}
+
+static inline double
+vb_lanes_sum(vb_lanes y)
+{
+  return (y[0] + 0.0) + y[1];
+}
 
 /* Compile the tangential part of island m (after its modes and contacts):
  * *out NULL when the island has neither a w coordinate nor friction.

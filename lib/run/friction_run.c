@@ -145,35 +145,104 @@ vb_run_friction_bristle(const vb_run *run, int c)
                                            : fm->info[i]->deflection(fs->st + fm->st_first[i]);
 }
 
-/* Point p of a modal body b along w from its modes' values x (w or vw):
- * sum of wshape x over the body's coordinates; NaN without them. */
-static double
-modal_point(const vb_run *run, int b, int p, int rate)
+/* Modal body b's first coordinate along w in its island's tangential
+ * model (its modes are consecutive coordinates, its mode 0 first), its
+ * state into *fs; -1 without them or when p is not one of its points. */
+static int
+modal_first(const vb_run *run, int b, int p, const vb_friction_state **fs)
 {
   const vb_scene *sc = run->scene;
   if (b < 0 || b >= sc->nbodies || sc->bodies[b].kind != VB_BODY_MODAL ||
       sc->bodies[b].nwmodes == 0 || p < 0 || p >= sc->bodies[b].npoints ||
       run->body_island[b] < 0)
-    return NAN;
+    return -1;
   const vb_friction_model *fm = run->model->islands[run->body_island[b]].fric;
-  const vb_friction_state *fs = run->states[run->body_island[b]]->fric;
-  const double *shape = sc->bodies[b].points[p].wshape, *x = rate ? fs->vw : fs->w;
+  *fs = run->states[run->body_island[b]]->fric;
   if (!fm)
-    return NAN;
-  /* the body's modes are consecutive coordinates, its mode 0 first */
+    return -1;
   int j0 = fm->nmw;
   while (j0 < fm->nt && fm->tbody[j0] != b)
     j0++;
-  int n = sc->bodies[b].nwmodes, k = 0;
-  if (j0 + n > fm->nt)
+  return j0 + sc->bodies[b].nwmodes > fm->nt ? -1 : j0;
+}
+
+/* Point p of a modal body b along w from its modes' values x (w or vw):
+ * sum of wshape x over the body's coordinates; NaN without them. */
+static double
+modal_point(const vb_run *run, int b, int p, int rate)
+{
+  const vb_friction_state *fs;
+  int j0 = modal_first(run, b, p, &fs);
+  if (j0 < 0)
     return NAN;
-  x += j0;
+  const double *shape = run->scene->bodies[b].points[p].wshape, *x = (rate ? fs->vw : fs->w) + j0;
+  int n = run->scene->bodies[b].nwmodes;
   double y = 0.0;
   /* vectorised partial sums: the same order at every sample */
 #pragma omp simd reduction(+ : y)
-  for (k = 0; k < n; k++)
+  for (int k = 0; k < n; k++)
     y += shape[k] * x[k];
   return y;
+}
+
+/* Points p0 and p1 (p1 < 0: p0 alone) of modal body b along w from its
+ * first coordinate j0 in fs: their w and vw into y[0 .. 3], modal_point's
+ * sums side by side in one pass, each in its order (friction.h's
+ * vb_lanes). */
+static void
+modal_points2(const vb_run *run, const vb_friction_state *fs, int b, int j0, int p0, int p1,
+              double y[4])
+{
+  const vb_body *body = &run->scene->bodies[b];
+  const double *w = fs->w + j0, *vw = fs->vw + j0, *s0 = body->points[p0].wshape;
+  const double *s1 = body->points[p1 >= 0 ? p1 : p0].wshape;
+  vb_lanes w0 = {0.0, 0.0}, v0 = w0, w1 = w0, v1 = w0;
+  int k = 0, n = body->nwmodes;
+  if (p1 >= 0)
+    for (; k + 1 < n; k += 2) {
+      vb_lanes x = vb_lanes_at(w + k), v = vb_lanes_at(vw + k), a = vb_lanes_at(s0 + k),
+               c = vb_lanes_at(s1 + k);
+      w0 += a * x;
+      v0 += a * v;
+      w1 += c * x;
+      v1 += c * v;
+    }
+  else
+    for (; k + 1 < n; k += 2) {
+      vb_lanes x = vb_lanes_at(w + k), v = vb_lanes_at(vw + k), a = vb_lanes_at(s0 + k);
+      w0 += a * x;
+      v0 += a * v;
+    }
+  if (k < n) {
+    w0[0] += s0[k] * w[k];
+    v0[0] += s0[k] * vw[k];
+    w1[0] += s1[k] * w[k];
+    v1[0] += s1[k] * vw[k];
+  }
+  y[0] = vb_lanes_sum(w0);
+  y[1] = vb_lanes_sum(v0);
+  y[2] = vb_lanes_sum(w1);
+  y[3] = vb_lanes_sum(v1);
+}
+
+void
+vb_run_wpoints(const vb_run *run, const vb_wpoint_rec *r, int np, long kk)
+{
+  for (int q = 0; q < np;) {
+    const vb_friction_state *fs, *fs1;
+    int j0 = modal_first(run, r[q].b, r[q].p, &fs);
+    int two = q + 1 < np && r[q + 1].b == r[q].b &&
+              modal_first(run, r[q + 1].b, r[q + 1].p, &fs1) == j0;
+    double y[4] = {NAN, NAN, NAN, NAN};
+    if (j0 >= 0)
+      modal_points2(run, fs, r[q].b, j0, r[q].p, two ? r[q + 1].p : -1, y);
+    for (int e = 0; e <= two; e++, q++) {
+      if (r[q].w)
+        r[q].w[kk] = y[2 * e];
+      if (r[q].vw)
+        r[q].vw[kk] = y[2 * e + 1];
+    }
+  }
 }
 
 double

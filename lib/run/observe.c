@@ -164,9 +164,13 @@ void
 vb_observers_start(vb_run *run)
 {
   const vb_observer *o;
-  for (int i = 0; (o = vb_observer_at(i, NULL)); i++)
+  run->observing[VB_STAGE_BEFORE_SAMPLE] = run->observing[VB_STAGE_AFTER_SAMPLE] = 0;
+  for (int i = 0; (o = vb_observer_at(i, NULL)); i++) {
     if (o->start && o->attached(run))
       o->start(run);
+    if (o->step && o->attached(run))
+      run->observing[o->stage]++;
+  }
 }
 
 /* Step n of every attached observer of one stage. */
@@ -174,6 +178,8 @@ void
 vb_observers_step(vb_run *run, long n, int stage)
 {
   const vb_observer *o;
+  if (!run->observing[stage]) /* none (the attached are those of the start) */
+    return;
   for (int i = 0; (o = vb_observer_at(i, NULL)); i++)
     if (o->stage == stage && o->step && o->attached(run))
       o->step(run, n);

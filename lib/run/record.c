@@ -601,13 +601,27 @@ plan_derived(vb_run *run)
     if (table[r].derive)
       n += (size_t)vb_signal_count(&table[r], run->scene);
   run->derived = calloc(n + 1, sizeof *run->derived);
-  if (!run->derived)
+  run->wpoints = calloc(n + 1, sizeof *run->wpoints);
+  if (!run->derived || !run->wpoints)
     return VB_ENOMEM;
   for (int r = 0; r < NSIGNALS; r++)
     for (int i = 0, m = vb_signal_count(&table[r], run->scene); i < m && table[r].derive; i++) {
       double *dst = run->series[run->series_first[r] + i];
-      if (dst)
-        run->derived[run->nderived++] = (vb_derived){&table[r], i, dst};
+      int p, b = vb_signal_body(&table_w_row, run->scene, i, &p);
+      if (!dst)
+        continue;
+      /* a modal body's point along w: with the body's others (wpoints) */
+      if ((table[r].derive == point_w || table[r].derive == point_vw) && b >= 0 &&
+          run->scene->bodies[b].kind == VB_BODY_MODAL && !vb_test_hooks_now()->no_one_row) {
+        int k = 0;
+        while (k < run->nwpoints && (run->wpoints[k].b != b || run->wpoints[k].p != p))
+          k++;
+        if (k == run->nwpoints)
+          run->wpoints[run->nwpoints++] = (vb_wpoint_rec){b, p, NULL, NULL};
+        *(table[r].derive == point_w ? &run->wpoints[k].w : &run->wpoints[k].vw) = dst;
+        continue;
+      }
+      run->derived[run->nderived++] = (vb_derived){&table[r], i, dst};
     }
   return VB_OK;
 }
@@ -758,6 +772,7 @@ vb_record_free(vb_run *run)
   free(run->points_rec);
   free(run->walls_rec);
   free(run->derived);
+  free(run->wpoints);
   free(run->wsrc);
   free(run->wat);
 }
@@ -863,6 +878,12 @@ sample_signals(vb_run *run, long n, long kk)
     dst[m][kk] = *src[m];
   for (int m = 0; m < run->nderived; m++)
     run->derived[m].dst[kk] = run->derived[m].row->derive(run, run->derived[m].instance);
+  for (int a = 0, e; a < run->nwpoints; a = e) {
+    /* a body's points, two at a time (vb_run_wpoints) */
+    for (e = a + 1; e < run->nwpoints && run->wpoints[e].b == run->wpoints[a].b;)
+      e++;
+    vb_run_wpoints(run, run->wpoints + a, e - a, kk);
+  }
   for (int w = 0; w < run->nwalls_rec; w++) {
     const vb_body *body = &run->scene->bodies[run->walls_rec[w]];
     int at = run->point_first[run->walls_rec[w]];

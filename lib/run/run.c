@@ -549,7 +549,9 @@ one_step(vb_run *run, long n)
       energy_guard(run, n, run->failures, run->first_failure))
     return run->code;
   vb_observers_step(run, n, VB_STAGE_BEFORE_SAMPLE);
-  if (n % sc->record_every == 0)
+  if (sc->record_every == 1) /* (no division a step) */
+    vb_record_sample(run, n, n);
+  else if (n % sc->record_every == 0)
     vb_record_sample(run, n, n / sc->record_every);
   vb_observers_step(run, n, VB_STAGE_AFTER_SAMPLE);
   return VB_OK;

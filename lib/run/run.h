@@ -70,6 +70,17 @@ typedef struct vb_derived {
   double *dst; /* [nrec] */
 } vb_derived;
 
+/* A modal body's point whose w or vw is recorded: a sample sums a body's
+ * recorded points along w in one pass over its modes (vb_run_wpoints). */
+typedef struct vb_wpoint_rec {
+  int b, p;       /* scene body and its point */
+  double *w, *vw; /* [nrec] or the window's row, m and m/s; NULL when not recorded */
+} vb_wpoint_rec;
+
+/* Sample kk of np recorded points along w (a body's consecutive): each
+ * sum as vb_run_point_w and vb_run_point_vw give it (friction_run.c). */
+void vb_run_wpoints(const struct vb_run *run, const vb_wpoint_rec *r, int np, long kk);
+
 /* A recorded point of an island: a sample computes it (vb_point_eval)
  * and stores it at its series' sample. */
 typedef struct vb_point_rec {
@@ -108,8 +119,13 @@ struct vb_run {
   int nplan;
   const double **plan_src;
   double **plan_dst;
+  int observing[2]; /* observers attached with a step at each stage (vb_observers_start):
+                       0, vb_observers_step returns at once */
   int nderived;
   vb_derived *derived;             /* [nderived] the series each sample computes */
+  int nwpoints;
+  vb_wpoint_rec *wpoints;          /* [nwpoints] modal points' w and vw each sample
+                                      computes (a body's consecutive) */
   double **series;                 /* [instances of every row, table order] -> [rows][nrec],
                                       or NULL when not recorded */
   int *series_first;               /* [nsignals + 1] first instance of each row in series */
