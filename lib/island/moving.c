@@ -19,7 +19,10 @@
  * balance E + dissipated - external closes to round-off, and the scheme
  * conserves the energy of each step's frozen configuration; what it does
  * not conserve is what the drive puts in (a moving load on a deflected
- * string does work through the slope). */
+ * string does work through the slope).  A point that follows its mass's
+ * own w instead (follow = "w") is a coordinate, stepped by follow_step
+ * below with a discrete gradient in (q, w) that conserves the whole
+ * energy, nothing booked for the point's motion. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,14 +385,49 @@ solve3(double (*J)[3], const double *R, double *d)
 
 /* The residuals in metres: the forces' through half the compliance the
  * mass alone gives each leg (>= 0.5 cc of the mass: never 0), w's as it
- * is; the largest. */
+ * is; their 2-norm (smooth where two of them are equal, unlike the largest,
+ * on which a line search can stall). */
 static double
 follow_norm(const follow_ctx *c, const double *R)
 {
   double k = 0.5 * c->cc[c->mm->mass_mode];
-  double r = fmax(fabs(k * R[0]), fabs(k * R[1]));
-  r = fmax(r, fabs(R[2]));
+  double r = hypot(hypot(k * R[0], k * R[1]), R[2]);
   return isfinite(r) ? r : INFINITY;
+}
+
+/* The predictor: the fixed-point two-point step with the row held at S0
+ * and w free (Chatziioannou eq 8 by the K-method, x1 = xt - K f(x1),
+ * Newton halving a step that does not lower |x1 - xt + K f|), its force
+ * the start of both legs'.  Robust where the three-unknown Newton from
+ * the free motion is not (a hard impact in one step: k = 1e12 in
+ * moving_ref.py), and close to the answer, w's coupling being weak. */
+static double
+follow_predict(const follow_ctx *c, const vb_contact *ct)
+{
+  const vb_island_model *m = c->m;
+  double K = 0.0, xt = c->x00 + dot(m, c->r0, c->g) + (c->xd1 - c->xd0);
+  for (int j = 0; j < m->nm; j++)
+    K += c->cc[j] * c->r0[j] * c->r0[j];
+  double x1 = xt, ge, d1, d0, f = leg_force(c->law, c->h, c->x00, x1, &ge, &d1, &d0);
+  double g = x1 - xt + K * f, tol = ct->tolerance * fmax(fabs(xt), fabs(c->x00)) + 1e-300;
+  for (int it = 0; it < ct->max_iterations && g != 0.0; it++) {
+    double dx = -g / (1.0 + K * d1), lam = 1.0, ft = f, d1t = d1, gt = g;
+    for (int k = 0; k < 60; k++, lam *= 0.5) {
+      ft = leg_force(c->law, c->h, c->x00, x1 + lam * dx, &ge, &d1t, &d0);
+      gt = x1 + lam * dx - xt + K * ft;
+      if (isfinite(gt) && fabs(gt) < fabs(g))
+        break;
+    }
+    if (!(isfinite(gt) && fabs(gt) < fabs(g)))
+      break;
+    x1 += lam * dx;
+    f = ft;
+    d1 = d1t;
+    g = gt;
+    if (fabs(lam * dx) <= tol)
+      break;
+  }
+  return isfinite(f) ? f : 0.0;
 }
 
 static int
@@ -430,6 +468,9 @@ follow_step(const vb_island_model *m, vb_island_state *s, long n)
     /* w's increment to the same relative tolerance, and never finer than
      * the compressions' (m both: a ball at rest has dw = 0) */
     double tolw = ct->tolerance * fmax(fabs(z[2]), fabs(c.dfree)) + tolx;
+    z[0] = z[1] = follow_predict(&c, ct);
+    follow_eval(&c, z[0], z[1], z[2], R, NULL);
+    r = follow_norm(&c, R);
     rc = VB_ENOCONV;
     while (it < ct->max_iterations) {
       it++;

@@ -1,7 +1,8 @@
 /* moving.h - a contact point that moves along its modal body (issue 30,
  * item 5; doc/geometry.md): the point of a modal body where a contact with
- * a mass acts follows a drive along a track of the body's points, its
- * shapes interpolated between the two points around it at each step.  An
+ * a mass acts follows a drive, or the mass's own w, along a track of the
+ * body's points, its shapes interpolated between the two points around it
+ * at each step.  An
  * island with such a contact (its only contact, two-point) is stepped by
  * moving.c as a whole (not installed). */
 #ifndef VIBRO_MOVING_H
