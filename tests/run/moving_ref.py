@@ -244,6 +244,22 @@ contacts = (
     print("follow: observed orders of the rms error %s" % " ".join("%.2f" % o for o in forders))
     if min(forders) < 1.9 or max(forders) > 2.1:
         fails.append("follow orders %s" % forders)
+    # with the ball's spring and damper along w (kw, cw), Hunt-Crossley
+    # damping in the contact and a lossy string: the balance closes and the
+    # dissipation never falls (no reference: the account alone)
+    lossy = (fscene % 44100.0).replace("vw0 = %.17g;" % vw0, "vw0 = %.17g; kw = 20.0; cw = 0.05;" % vw0)
+    lossy = lossy.replace('law = "power"; k = 1.0e6;', 'law = "hunt-crossley"; mu = 0.5; k = 1.0e6;')
+    lossy = lossy.replace("q0 = [", "t60 = 0.5; q0 = [")
+    cfg = "%s/follow-lossy.cfg" % tmp
+    open(cfg, "w").write(lossy)
+    subprocess.run([vibro, "run", cfg, "-o", cfg + ".h5", "--quiet"], check=True)
+    sg = h5py.File(cfg + ".h5", "r")["signals"]
+    E, Dd, X = sg["energy.total"][0], sg["energy.dissipated"][0], sg["energy.external"][0]
+    bal, emax = E + Dd - X, np.abs(E).max()
+    print("follow with kw, cw, Hunt-Crossley and a lossy string: dissipated %.3e J, balance %.2e J of "
+          "%.2e J, the dissipation's smallest step %.1e J" % (Dd[-1], np.ptp(bal), emax, np.diff(Dd).min()))
+    if np.ptp(bal) > 1e-12 * emax or np.diff(Dd).min() < -1e-20 or not Dd[-1] > 0:
+        fails.append("follow lossy: balance %.3g J, dissipation step %.3g J" % (np.ptp(bal), np.diff(Dd).min()))
     # its refusals
     fhead = fscene[:fscene.index("contacts = (")] % 44100.0
     pre = 'contacts = ( { name = "roll"; between = ["string.p0", "ball"]; law = "power"; k = 1.0e6; alpha = 1.5; scheme = "two-point"; track = { points = [%s]; ' % names
