@@ -182,9 +182,9 @@ vb_moving_position(const vb_island_model *m, const vb_island_state *s, double t)
  * Unknowns fa, fb and dw = w1 - w0 (q1 follows: q1 = q0 + du~ - cc (fa S0
  * + fb S1) / 2); Newton on the three residuals fa - F(x00, x10), fb -
  * F(x01, x11), dw - dw~ - cc_w Fw with their exact Jacobian, the step
- * halved until the scaled residual falls (never a non-finite trial): a
- * step that cannot lower it is accepted only within 100 tolerances, else
- * VB_ENOCONV. */
+ * halved until the scaled residual falls (never a non-finite trial); where
+ * it stalls, follow_bisect (w's residual along dw, the legs solved at each
+ * dw); a step neither solves is taken as it stands, VB_ENOCONV. */
 
 /* Track segment holding p (clamped to the ends). */
 static int
@@ -430,6 +430,98 @@ follow_predict(const follow_ctx *c, const vb_contact *ct)
   return isfinite(f) ? f : 0.0;
 }
 
+/* The legs' forces (fa, fb) at a given dw: Newton on their two residuals
+ * (the 2 x 2 block of the Jacobian), halving on their 2-norm, from z;
+ * w's residual R[2] at the answer.  0 when it does not converge. */
+static int
+follow_legs(follow_ctx *c, const vb_contact *ct, double *z, double tolx, double *R)
+{
+  double J[3][3], k = 0.5 * c->cc[c->mm->mass_mode];
+  follow_eval(c, z[0], z[1], z[2], R, J);
+  double r = hypot(k * R[0], k * R[1]);
+  for (int it = 0; it < ct->max_iterations; it++) {
+    if (r == 0.0)
+      return 1;
+    double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    if (!(fabs(det) > 0.0) || !isfinite(det))
+      return r <= 100.0 * tolx;
+    double d0 = (-R[0] * J[1][1] + R[1] * J[0][1]) / det;
+    double d1 = (-R[1] * J[0][0] + R[0] * J[1][0]) / det;
+    double lam = 1.0, Rt[3], rt = INFINITY;
+    for (int i = 0; i < 60; i++, lam *= 0.5) {
+      follow_eval(c, z[0] + lam * d0, z[1] + lam * d1, z[2], Rt, NULL);
+      rt = hypot(k * Rt[0], k * Rt[1]);
+      if (rt < r)
+        break;
+    }
+    if (!(rt < r)) {
+      follow_eval(c, z[0], z[1], z[2], R, NULL);
+      return r <= 100.0 * tolx;
+    }
+    z[0] += lam * d0;
+    z[1] += lam * d1;
+    int small = fabs(k * lam * d0) <= tolx && fabs(k * lam * d1) <= tolx;
+    follow_eval(c, z[0], z[1], z[2], R, J);
+    r = hypot(k * R[0], k * R[1]);
+    if (small)
+      return 1;
+  }
+  return r <= 100.0 * tolx;
+}
+
+/* The fall-back when the three-unknown Newton stalls (a hard impact met
+ * along w: moving_ref.py's k = 1e12): w's residual as a function of dw
+ * alone, the legs solved at each dw (follow_legs), bracketed by steps
+ * doubling away from the free dw~ and bisected; z the answer.  1 when w's
+ * residual falls within tolw (or the bracket shrinks to round-off with
+ * the legs solved). */
+static int
+follow_bisect(follow_ctx *c, const vb_contact *ct, double *z, double tolx, double tolw)
+{
+  double R[3], za[3] = {z[0], z[1], c->dfree}, zb[3];
+  if (!follow_legs(c, ct, za, tolx, R))
+    return 0;
+  double ra = R[2], step = fmax(fabs(ra), tolw);
+  if (fabs(ra) <= tolw) {
+    memcpy(z, za, sizeof za);
+    return 1;
+  }
+  /* R2 = dw - dw~ - cc_w Fw: its sign says which way dw must go */
+  int found = 0;
+  for (int i = 0; i < 80 && !found; i++, step *= 2.0) {
+    memcpy(zb, za, sizeof za);
+    zb[2] = c->dfree - (ra > 0.0 ? step : -step);
+    if (!follow_legs(c, ct, zb, tolx, R))
+      return 0;
+    found = (R[2] > 0.0) != (ra > 0.0);
+  }
+  if (!found)
+    return 0;
+  double rb = R[2];
+  for (int i = 0; i < 200; i++) {
+    double zm[3] = {0.5 * (za[0] + zb[0]), 0.5 * (za[1] + zb[1]), 0.5 * (za[2] + zb[2])};
+    if (!(zm[2] != za[2] && zm[2] != zb[2]))
+      break; /* the bracket is two neighbouring doubles */
+    if (!follow_legs(c, ct, zm, tolx, R))
+      return 0;
+    if (fabs(R[2]) <= tolw) {
+      memcpy(z, zm, sizeof zm);
+      return 1;
+    }
+    if ((R[2] > 0.0) == (ra > 0.0)) {
+      memcpy(za, zm, sizeof zm);
+      ra = R[2];
+    } else {
+      memcpy(zb, zm, sizeof zm);
+      rb = R[2];
+    }
+  }
+  /* round-off: the end with the smaller residual, its legs solved */
+  memcpy(z, fabs(ra) <= fabs(rb) ? za : zb, sizeof za);
+  follow_legs(c, ct, z, tolx, R);
+  return fabs(R[2]) <= 100.0 * tolw;
+}
+
 static int
 follow_step(const vb_island_model *m, vb_island_state *s, long n)
 {
@@ -503,6 +595,13 @@ follow_step(const vb_island_model *m, vb_island_state *s, long n)
       if (small || r == 0.0) {
         rc = VB_OK;
         break;
+      }
+    }
+    if (rc != VB_OK) {
+      double zf[3] = {z[0], z[1], z[2]};
+      if (follow_bisect(&c, ct, zf, tolx, tolw)) {
+        memcpy(z, zf, sizeof zf);
+        rc = VB_OK;
       }
     }
     /* the state of the trial taken (follow_eval left c at the last one) */
