@@ -552,6 +552,7 @@ follow_step(const vb_island_model *m, vb_island_state *s, long n)
   /* from the free motion; a trial whose residuals vanish there (out of
    * contact at all four corners) is the step */
   double z[3] = {0.0, 0.0, c.dfree}, R[3], J[3][3], d[3];
+  s->fallback[0] = 0;
   follow_eval(&c, z[0], z[1], z[2], R, NULL);
   double r = follow_norm(&c, R);
   int it = 0;
@@ -599,6 +600,7 @@ follow_step(const vb_island_model *m, vb_island_state *s, long n)
     }
     if (rc != VB_OK) {
       double zf[3] = {z[0], z[1], z[2]};
+      s->fallback[0] = 1; /* the events' `fallbacks` count it */
       if (follow_bisect(&c, ct, zf, tolx, tolw)) {
         memcpy(z, zf, sizeof zf);
         rc = VB_OK;
@@ -612,7 +614,6 @@ follow_step(const vb_island_model *m, vb_island_state *s, long n)
   }
   double fa = z[0], fb = z[1], dw = z[2], f = 0.5 * (fa + fb);
   s->iterations[0] = it;
-  s->fallback[0] = 0;
   /* the legs' damping and the walls' work through the force */
   diss += 0.5 * ((fa - c.fa_e) * (c.x10 - c.x00) + (fb - c.fb_e) * (c.x11 - c.x01));
   ext += f * (c.xd1 - c.xd0);
@@ -631,7 +632,8 @@ follow_step(const vb_island_model *m, vb_island_state *s, long n)
    * with the dissipation as the legs' is (two_point.c's dissipation: the
    * step force less the gradient, times the step).  Without it a step's
    * w residual within tolerance (1e-12 of dw) would leave dw / cc_w times
-   * it unbooked: dw / cc_w is 770 N for the 50 g ball at 44.1 kHz. */
+   * it unbooked: dw / cc_w = 2 m dw / dt^2 is 440 N for moving_ref.py's
+   * 50 g ball at 0.1 m/s and 44.1 kHz. */
   diss += 2.0 * fm->mass[wj] * fm->sig[wj] * dw * dw / h;
   diss -= ((dw - c.dfree) / c.cw - c.Fw) * dw;
   fs->w[wj] = c.w0 + dw;
