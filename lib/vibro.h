@@ -448,6 +448,10 @@ typedef struct vb_contact {
   int *track_point;   /* [ntrack] point indices of the modal body */
   double *track_at;   /* [ntrack] their positions along the track, m */
   vb_drive track_drive; /* the point's position along the track, m */
+  /* track_follow: the point follows the contact's mass's w instead of a
+   * drive, at track_start + w (m) along the track (`follow = "w"`) */
+  int track_follow;
+  double track_start;
 } vb_contact;
 
 /* A contact's geometry (vb_contact.geometry). */

@@ -657,6 +657,27 @@ assert 5e-6 < np.sqrt(np.mean(p[t > 0.5] ** 2)) < 9e-6, "pickup rms %g" % np.sqr
 PY
 covered ball-across-plate
 
+run ball-rolls-across-plate
+check "ball-rolls-across-plate: the point follows the ball's w, the plate's slope pushes it, the balance to round-off" \
+  "$tmp/ball-rolls-across-plate.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+t, x, vw = sig("time"), sig("contacts/roll/compression"), sig("bodies/ball/vw")
+e = ev("roll")
+assert len(e) == 41, "%d impacts" % len(e)
+assert np.isnan(e["t_off"][-1]) and abs(e["t_on"][-1] - 0.121) < 0.002, "the last impact at %g s ends" % e["t_on"][-1]
+assert np.all(x[t > 0.122] > 0), "contact lost after 0.122 s"
+p = 0.03 + sig("bodies/ball/w")
+i = np.argmax(vw)
+assert abs(p[i] - 0.15) < 0.01 and abs(vw[i] - 0.25034) < 2e-5, "fastest %g m/s at x = %g m" % (vw[i], p[i])
+assert abs(vw[-1] - 0.24994) < 2e-5 and abs(p[-1] - 0.2802) < 1e-4, "at the end %g m/s at x = %g m" % (vw[-1], p[-1])
+bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
+assert np.ptp(bal) < 1e-15, "balance moves by %g J" % np.ptp(bal)
+assert abs(sig("energy/external")[-1]) < 1e-6, "external work %g J (gravity's alone)" % sig("energy/external")[-1]
+pk = sig("bodies/plate/pickup/u")
+assert 5e-6 < np.sqrt(np.mean(pk[t > 0.5] ** 2)) < 9e-6, "pickup rms %g" % np.sqrt(np.mean(pk[t > 0.5] ** 2))
+PY
+covered ball-rolls-across-plate
+
 run bowed-string
 check "bowed-string: Helmholtz motion at f1, the bow point sticking at the bow's velocity" \
   "$tmp/bowed-string.h5" <<'PY'

@@ -334,9 +334,11 @@ print_contact(const vb_scene *sc, int c, const vb_contact_start *st)
   if (ct->ntrack > 0)
     /* issue 30, item 5 (doc/geometry.md): the point moves along a track */
     fprintf(out, "  moving contact point: %d track points from %g m to %g m, the point's shapes linear "
-           "between them at its drive's position (the effective mass and the prediction below "
+           "between them at %s (the effective mass and the prediction below "
            "are at the first point)\n",
-           ct->ntrack, ct->track_at[0], ct->track_at[ct->ntrack - 1]);
+           ct->ntrack, ct->track_at[0], ct->track_at[ct->ntrack - 1],
+           ct->track_follow ? "start + the mass's w, pushed along w by the body's slope"
+                            : "its drive's position");
   if (ct->geometry == VB_GEOMETRY_CIRCULAR) {
     /* issue 30, item 4 (doc/geometry.md): the radial gap |(u_b - u_a, w_b - w_a)| - c */
     fprintf(out, "  circular clearance %g m: gap |(u_b - u_a, w_b - w_a)| - %g, the force along the "

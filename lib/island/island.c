@@ -10,6 +10,7 @@
 #include "island.h"
 #include "kernels.h"
 #include "friction.h"
+#include "moving.h"
 
 /* -------------------------------------------------------------- state */
 
@@ -40,6 +41,7 @@ vb_island_state_free(vb_island_state *s)
   vb_sparse_free(s->sp);
   vb_friction_state_free(s->fric);
   vb_clearance_state_free(s->clr);
+  free(s->mws);
   free(s->gws);
   free(s->block);
   free(s);
@@ -174,6 +176,11 @@ vb_island_state_alloc(const vb_island_model *m, vb_island_state **out)
   if (vb_sparse_alloc(m, s, undriven) != VB_OK ||
       vb_friction_state_alloc(m->fric, &s->fric) != VB_OK ||
       vb_clearance_state_alloc(m->clr, &s->clr) != VB_OK) {
+    vb_island_state_free(s);
+    return VB_ENOMEM;
+  }
+  if (m->mov && m->mov->follow &&
+      !(s->mws = malloc((size_t)VB_MOVING_WS * (size_t)m->nmp * sizeof *s->mws))) {
     vb_island_state_free(s);
     return VB_ENOMEM;
   }

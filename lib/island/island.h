@@ -112,6 +112,9 @@ typedef struct vb_island_state {
   struct vb_friction_state *fric;
   /* Scratch of its circular clearances (clearance.h), NULL without. */
   struct vb_clearance_state *clr;
+  /* Scratch of a contact point that follows a mass's w (moving.c):
+   * [VB_MOVING_WS nmp], NULL without. */
+  double *mws;
 } vb_island_state;
 
 /* Allocate the state of an island, the schemes' per-contact state

@@ -19,12 +19,16 @@
  * balance E + dissipated - external closes to round-off, and the scheme
  * conserves the energy of each step's frozen configuration; what it does
  * not conserve is what the drive puts in (a moving load on a deflected
- * string does work through the slope). */
+ * string does work through the slope).  A point that follows its mass's
+ * own w instead (follow = "w") is a coordinate, stepped by follow_step
+ * below with a discrete gradient in (q, w) that conserves the whole
+ * energy, nothing booked for the point's motion. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "island.h"
+#include "friction.h"
 #include "moving.h"
 
 int
@@ -44,10 +48,17 @@ vb_moving_compile(const vb_island_model *m, vb_moving_model **out, char *err, si
                    "%s:%d: contact '%s': a moving contact point in an island with other "
                    "contacts is not done yet (valid: the only contact of its island)",
                    sc->path, ct->line, ct->name);
-  if (m->fric)
+  /* a driven point: no w in the island; a following one: the mass's w
+   * alone (load_geometry.c refuses a spin and modes along w) */
+  const vb_friction_model *fm = m->fric;
+  if (ct->track_follow ? !fm || fm->nt != 1 || fm->nw != 1 || fm->nfc != 0 : fm != NULL)
     return vb_errf(err, errlen, VB_EINVAL,
-                   "%s:%d: contact '%s': a moving contact point on bodies with a w direction "
-                   "is not done yet (valid: a mass without w0, vw0, kw or cw)",
+                   ct->track_follow
+                       ? "%s:%d: contact '%s': a point following a mass's w beside other "
+                         "coordinates along w is not done yet (valid: the mass's w alone)"
+                       : "%s:%d: contact '%s': a moving contact point on bodies with a w "
+                         "direction is not done yet (valid: a mass without w0, vw0, kw or cw, "
+                         "or follow = \"w\")",
                    sc->path, ct->line, ct->name);
   vb_moving_model *mm = calloc(1, sizeof *mm);
   const double **shape = calloc((size_t)ct->ntrack, sizeof *shape);
@@ -75,6 +86,9 @@ vb_moving_compile(const vb_island_model *m, vb_moving_model **out, char *err, si
   mm->shape = shape;
   mm->at = ct->track_at;
   mm->drive = &ct->track_drive;
+  mm->follow = ct->track_follow;
+  mm->start = ct->track_start;
+  mm->wj = 0; /* fm->nt == 1 */
   *out = mm;
   return VB_OK;
 }
@@ -125,18 +139,551 @@ position(const vb_moving_model *mm, double t)
   return vb_drive_eval(mm->drive, t, &r);
 }
 
+double
+vb_moving_position(const vb_island_model *m, const vb_island_state *s, double t)
+{
+  const vb_moving_model *mm = m->mov;
+  return mm->follow ? mm->start + s->fric->w[mm->wj] : position(mm, t);
+}
+
+/* ------------------------------------------------ a point following w
+ *
+ * With follow = "w" the point is at p = start + w, w the mass's own
+ * coordinate along w, so the compression x(q, w) = S(p(w)) q + xd(t)
+ * depends on both and the body's slope pushes the mass along w with
+ * -dV/dw = -V'(x) S'(p) q.  The step keeps the energy
+ *   E = sum M (v^2 + w2 q^2) / 2 + m (w'^2 + w2_w w^2) / 2 + V(x(q, w))
+ * (the two-level family's modes and the mass's w, friction.c's rule)
+ * exactly: the trapezoidal rule for every coordinate with the forces over
+ * the step given by a discrete gradient of V in (q, w) together, the
+ * symmetrised coordinate-increment discrete gradient (Itoh & Abe 1988,
+ * J. Comput. Phys. 76, 85; its symmetrisation: McLachlan, Quispel &
+ * Robidoux 1999, Phil. Trans. R. Soc. A 357, 1021): V's change
+ * from (q0, w0) to (q1, w1) taken along the two corner paths, q first
+ * then w, and w first then q, averaged.  With the four corners
+ *   x00 = S0 q0 + xd0, x10 = S0 q1 + xd1, x01 = S1 q0 + xd0, x11 = S1 q1 + xd1
+ * (S0 = S(p(w0)), S1 = S(p(w1))), the force on the modes over the step is
+ *   -(fa S0 + fb S1) / 2,  fa = G(x00, x10),  fb = G(x01, x11),
+ * G(x, y) = (V(y) - V(x)) / (y - x) (vb_law_gradient, Chatziioannou eq 8's
+ * discrete gradient) plus the law's damping at the leg's rate as the
+ * two-point scheme puts it (two_point.c), and on w
+ *   Fw = -(G(x10, x11) D q1 + G(x00, x01) D q0) / 2,
+ * D = (S1 - S0) / (w1 - w0) the mean slope over the step (a convex sum of
+ * the track's segments' slopes: no quotient of small differences), so
+ * that Fw (w1 - w0) = -(V(x11) - V(x10) + V(x01) - V(x00)) / 2 and the
+ * modes' and w's work adds up to -(V(x11) - V(x00)) exactly (plus the
+ * drive's work (fa + fb) (xd1 - xd0) / 2, booked external).  Each corner
+ * path is an Itoh-Abe discrete gradient and their mean is symmetric in the
+ * step's ends, hence second order (McLachlan et al.).  The law's damping
+ * acts along the legs that move q (the compression's rate through the
+ * modes and the walls), not through the point's motion along w; a step
+ * dissipates ((fa - G)(x10 - x00) + (fb - G)(x11 - x01)) / 2 >= 0.
+ *
+ * Unknowns fa, fb and dw = w1 - w0 (q1 follows: q1 = q0 + du~ - cc (fa S0
+ * + fb S1) / 2); Newton on the three residuals fa - F(x00, x10), fb -
+ * F(x01, x11), dw - dw~ - cc_w Fw with their exact Jacobian, the step
+ * halved until the scaled residual falls (never a non-finite trial); where
+ * it stalls, follow_bisect (w's residual along dw, the legs solved at each
+ * dw); a step neither solves is taken as it stands, VB_ENOCONV. */
+
+/* Track segment holding p (clamped to the ends). */
+static int
+segment(const vb_moving_model *mm, double p)
+{
+  int k = 0;
+  while (k < mm->ntrack - 2 && p > mm->at[k + 1])
+    k++;
+  return k;
+}
+
+/* The modal part of dS/dp at p into d (0 off the track; a track point
+ * takes the segment below it, as vb_moving_row does). */
+static void
+slope_at(const vb_moving_model *mm, double p, double *d)
+{
+  double *o = d + mm->first;
+  if (!(p >= mm->at[0] && p <= mm->at[mm->ntrack - 1])) {
+    memset(o, 0, (size_t)mm->nmodes * sizeof *o);
+    return;
+  }
+  int k = segment(mm, p);
+  const double *s0 = mm->shape[k], *s1 = mm->shape[k + 1];
+  double inv = mm->sign / (mm->at[k + 1] - mm->at[k]);
+  for (int j = 0; j < mm->nmodes; j++)
+    o[j] = inv * (s1[j] - s0[j]);
+}
+
+/* The mean slope D = (S(p1) - S(p0)) / (p1 - p0) into d, as the sum of
+ * the segments' slopes weighted by their share of [p0, p1] (the slope at
+ * p0 when p1 = p0); whether p0 and p1 share a segment (D then is its
+ * slope, bit for bit). */
+static int
+mean_slope(const vb_moving_model *mm, double p0, double p1, double *d)
+{
+  int n = mm->ntrack;
+  double lo = fmin(p0, p1), hi = fmax(p0, p1), a = fmax(lo, mm->at[0]);
+  double b = fmin(hi, mm->at[n - 1]), *o = d + mm->first;
+  int ka = segment(mm, a), kb = segment(mm, b);
+  if (p1 == p0 || (ka == kb && lo == a && hi == b)) {
+    slope_at(mm, p0 == p1 ? p0 : 0.5 * (a + b), d);
+    return 1;
+  }
+  memset(o, 0, (size_t)mm->nmodes * sizeof *o);
+  if (!(b > a))
+    return 0; /* off the track: S constant */
+  for (int k = ka; k <= kb; k++) {
+    double len = fmin(b, mm->at[k + 1]) - fmax(a, mm->at[k]);
+    if (!(len > 0.0))
+      continue;
+    const double *s0 = mm->shape[k], *s1 = mm->shape[k + 1];
+    double wt = mm->sign * len / ((hi - lo) * (mm->at[k + 1] - mm->at[k]));
+    for (int j = 0; j < mm->nmodes; j++)
+      o[j] += wt * (s1[j] - s0[j]);
+  }
+  return 0;
+}
+
+/* The two-point scheme's leg force from x0 to x1 (two_point.c's
+ * step_force_at: the discrete gradient plus the damping at the leg's
+ * rate), its elastic part *ge, and its derivatives in x1 and x0. */
+static double
+leg_force(const vb_law *law, double h, double x0, double x1, double *ge, double *d1, double *d0)
+{
+  double dg1, dg0, rate = (x1 - x0) / h;
+  double g = vb_law_gradient_pair(law, x1, x0, &dg1);
+  vb_law_gradient_pair(law, x0, x1, &dg0); /* G is symmetric: dG/dx0 */
+  double d = law_damping(law, g), sl = law_damping_slope(law, g);
+  *ge = g;
+  *d1 = dg1 * (1.0 + sl * rate) + d / h;
+  *d0 = dg0 * (1.0 + sl * rate) - d / h;
+  return g + d * rate;
+}
+
+/* A step's constants and work arrays. */
+typedef struct follow_ctx {
+  const vb_island_model *m;
+  const vb_moving_model *mm;
+  const vb_law *law;
+  double h, p0, w0, xd0, xd1, x00, dfree, cw;
+  const double *q0, *g, *cc, *r0; /* q^n, the free increments, compliances, S0 */
+  double *r1, *r1p, *D, *dq, *q1; /* at the trial: S1, S'(p1), D, q1 - q0, q1 */
+  /* at the trial */
+  double x10, x01, x11, fa_e, fb_e, Fw;
+} follow_ctx;
+
+/* Residuals R[3] of the trial (fa, fb, dw) and, with J, their Jacobian
+ * J[3][3] (rows R, columns fa, fb, dw). */
+static void
+follow_eval(follow_ctx *c, double fa, double fb, double dw, double *R, double (*J)[3])
+{
+  const vb_island_model *m = c->m;
+  const vb_moving_model *mm = c->mm;
+  int nm = m->nm;
+  double p1 = mm->start + (c->w0 + dw), A = 0.5 * fa, B = 0.5 * fb;
+  vb_moving_row(m, p1, c->r1);
+  int same = mean_slope(mm, c->p0, p1, c->D);
+  /* the increment apart: the velocity at n+1 is formed from it, not from
+   * q1 - q0, which would carry q1's rounding (eps |q| 2 / dt in v) */
+  for (int j = 0; j < nm; j++) {
+    c->dq[j] = c->g[j] - c->cc[j] * (A * c->r0[j] + B * c->r1[j]);
+    c->q1[j] = c->q0[j] + c->dq[j];
+  }
+  double x10 = dot(m, c->r0, c->q1) + c->xd1, x01 = dot(m, c->r1, c->q0) + c->xd0;
+  double x11 = dot(m, c->r1, c->q1) + c->xd1;
+  double Fa1, Fa0, Fb1, Fb0, ga, gb;
+  double Fa = leg_force(c->law, c->h, c->x00, x10, &ga, &Fa1, &Fa0);
+  double Fb = leg_force(c->law, c->h, x01, x11, &gb, &Fb1, &Fb0);
+  double g11, g10, g01;
+  double G1 = vb_law_gradient_pair(c->law, x11, x10, &g11);
+  vb_law_gradient_pair(c->law, x10, x11, &g10);
+  double G0 = vb_law_gradient_pair(c->law, x01, c->x00, &g01);
+  double P1 = dot(m, c->D, c->q1), P0 = dot(m, c->D, c->q0);
+  double Fw = -0.5 * (G1 * P1 + G0 * P0);
+  R[0] = fa - Fa;
+  R[1] = fb - Fb;
+  R[2] = dw - c->dfree - c->cw * Fw;
+  c->x10 = x10;
+  c->x01 = x01;
+  c->x11 = x11;
+  c->fa_e = ga;
+  c->fb_e = gb;
+  c->Fw = Fw;
+  if (!J)
+    return;
+  slope_at(mm, p1, c->r1p);
+  double K00 = 0, K01 = 0, K11 = 0, K0p = 0, K1p = 0, KD0 = 0, KD1 = 0, KDp = 0;
+  double s0 = 0, s1 = 0, Pp0 = 0, Pp1 = 0;
+  for (int j = 0; j < nm; j++) {
+    double cj = c->cc[j];
+    int modal = j >= mm->first && j < mm->first + mm->nmodes;
+    double r1p = modal ? c->r1p[j] : 0.0, Dj = modal ? c->D[j] : 0.0;
+    double Dpj = modal && !same && dw != 0.0 ? (r1p - Dj) / dw : 0.0;
+    K00 += cj * c->r0[j] * c->r0[j];
+    K01 += cj * c->r0[j] * c->r1[j];
+    K11 += cj * c->r1[j] * c->r1[j];
+    K0p += cj * c->r0[j] * r1p;
+    K1p += cj * c->r1[j] * r1p;
+    KD0 += cj * Dj * c->r0[j];
+    KD1 += cj * Dj * c->r1[j];
+    KDp += cj * Dj * r1p;
+    s0 += r1p * c->q0[j];
+    s1 += r1p * c->q1[j];
+    Pp0 += Dpj * c->q0[j];
+    Pp1 += Dpj * c->q1[j];
+  }
+  /* derivatives of the corners and of D q1, D q0 in (fa, fb, dw) */
+  double x10d[3] = {-0.5 * K00, -0.5 * K01, -B * K0p};
+  double x01d[3] = {0.0, 0.0, s0};
+  double x11d[3] = {-0.5 * K01, -0.5 * K11, s1 - B * K1p};
+  double P1d[3] = {-0.5 * KD0, -0.5 * KD1, Pp1 - B * KDp};
+  double P0d[3] = {0.0, 0.0, Pp0};
+  for (int k = 0; k < 3; k++) {
+    double dFw = -0.5 * ((g10 * x10d[k] + g11 * x11d[k]) * P1 + G1 * P1d[k] +
+                         g01 * x01d[k] * P0 + G0 * P0d[k]);
+    J[0][k] = (k == 0) - Fa1 * x10d[k];
+    J[1][k] = (k == 1) - (Fb0 * x01d[k] + Fb1 * x11d[k]);
+    J[2][k] = (k == 2) - c->cw * dFw;
+  }
+}
+
+/* Solve J d = -R (3 x 3, partial pivoting); 0 when singular. */
+static int
+solve3(double (*J)[3], const double *R, double *d)
+{
+  double a[3][4];
+  for (int i = 0; i < 3; i++) {
+    for (int k = 0; k < 3; k++)
+      a[i][k] = J[i][k];
+    a[i][3] = -R[i];
+  }
+  for (int c = 0; c < 3; c++) {
+    int p = c;
+    for (int i = c + 1; i < 3; i++)
+      if (fabs(a[i][c]) > fabs(a[p][c]))
+        p = i;
+    if (!(fabs(a[p][c]) > 0.0))
+      return 0;
+    for (int k = 0; k < 4; k++) {
+      double t = a[c][k];
+      a[c][k] = a[p][k];
+      a[p][k] = t;
+    }
+    for (int i = c + 1; i < 3; i++) {
+      double f = a[i][c] / a[c][c];
+      for (int k = c; k < 4; k++)
+        a[i][k] -= f * a[c][k];
+    }
+  }
+  for (int i = 2; i >= 0; i--) {
+    double t = a[i][3];
+    for (int k = i + 1; k < 3; k++)
+      t -= a[i][k] * d[k];
+    d[i] = t / a[i][i];
+  }
+  return isfinite(d[0]) && isfinite(d[1]) && isfinite(d[2]);
+}
+
+/* The residuals in metres: the forces' through half the compliance the
+ * mass alone gives each leg (>= 0.5 cc of the mass: never 0), w's as it
+ * is; their 2-norm (smooth where two of them are equal, unlike the largest,
+ * on which a line search can stall). */
+static double
+follow_norm(const follow_ctx *c, const double *R)
+{
+  double k = 0.5 * c->cc[c->mm->mass_mode];
+  double r = hypot(hypot(k * R[0], k * R[1]), R[2]);
+  return isfinite(r) ? r : INFINITY;
+}
+
+/* The predictor: the fixed-point two-point step with the row held at S0
+ * and w free (Chatziioannou eq 8 by the K-method, x1 = xt - K f(x1),
+ * Newton halving a step that does not lower |x1 - xt + K f|), its force
+ * the start of both legs'.  Robust where the three-unknown Newton from
+ * the free motion is not (a hard impact in one step: k = 1e12 in
+ * moving_ref.py), and close to the answer, w's coupling being weak. */
+static double
+follow_predict(const follow_ctx *c, const vb_contact *ct)
+{
+  const vb_island_model *m = c->m;
+  double K = 0.0, xt = c->x00 + dot(m, c->r0, c->g) + (c->xd1 - c->xd0);
+  for (int j = 0; j < m->nm; j++)
+    K += c->cc[j] * c->r0[j] * c->r0[j];
+  double x1 = xt, ge, d1, d0, f = leg_force(c->law, c->h, c->x00, x1, &ge, &d1, &d0);
+  double g = x1 - xt + K * f, tol = ct->tolerance * fmax(fabs(xt), fabs(c->x00)) + 1e-300;
+  for (int it = 0; it < ct->max_iterations && g != 0.0; it++) {
+    double dx = -g / (1.0 + K * d1), lam = 1.0, ft = f, d1t = d1, gt = g;
+    for (int k = 0; k < 60; k++, lam *= 0.5) {
+      ft = leg_force(c->law, c->h, c->x00, x1 + lam * dx, &ge, &d1t, &d0);
+      gt = x1 + lam * dx - xt + K * ft;
+      if (isfinite(gt) && fabs(gt) < fabs(g))
+        break;
+    }
+    if (!(isfinite(gt) && fabs(gt) < fabs(g)))
+      break;
+    x1 += lam * dx;
+    f = ft;
+    d1 = d1t;
+    g = gt;
+    if (fabs(lam * dx) <= tol)
+      break;
+  }
+  return isfinite(f) ? f : 0.0;
+}
+
+/* The legs' forces (fa, fb) at a given dw: Newton on their two residuals
+ * (the 2 x 2 block of the Jacobian), halving on their 2-norm, from z;
+ * w's residual R[2] at the answer.  0 when it does not converge. */
+static int
+follow_legs(follow_ctx *c, const vb_contact *ct, double *z, double tolx, double *R)
+{
+  double J[3][3], k = 0.5 * c->cc[c->mm->mass_mode];
+  follow_eval(c, z[0], z[1], z[2], R, J);
+  double r = hypot(k * R[0], k * R[1]);
+  for (int it = 0; it < ct->max_iterations; it++) {
+    if (r == 0.0)
+      return 1;
+    double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    if (!(fabs(det) > 0.0) || !isfinite(det))
+      return r <= 100.0 * tolx;
+    double d0 = (-R[0] * J[1][1] + R[1] * J[0][1]) / det;
+    double d1 = (-R[1] * J[0][0] + R[0] * J[1][0]) / det;
+    double lam = 1.0, Rt[3], rt = INFINITY;
+    for (int i = 0; i < 60; i++, lam *= 0.5) {
+      follow_eval(c, z[0] + lam * d0, z[1] + lam * d1, z[2], Rt, NULL);
+      rt = hypot(k * Rt[0], k * Rt[1]);
+      if (rt < r)
+        break;
+    }
+    if (!(rt < r)) {
+      follow_eval(c, z[0], z[1], z[2], R, NULL);
+      return r <= 100.0 * tolx;
+    }
+    z[0] += lam * d0;
+    z[1] += lam * d1;
+    int small = fabs(k * lam * d0) <= tolx && fabs(k * lam * d1) <= tolx;
+    follow_eval(c, z[0], z[1], z[2], R, J);
+    r = hypot(k * R[0], k * R[1]);
+    if (small)
+      return 1;
+  }
+  return r <= 100.0 * tolx;
+}
+
+/* The fall-back when the three-unknown Newton stalls (a hard impact met
+ * along w: moving_ref.py's k = 1e12): w's residual as a function of dw
+ * alone, the legs solved at each dw (follow_legs), bracketed by steps
+ * doubling away from the free dw~ and bisected; z the answer.  1 when w's
+ * residual falls within tolw (or the bracket shrinks to round-off with
+ * the legs solved). */
+static int
+follow_bisect(follow_ctx *c, const vb_contact *ct, double *z, double tolx, double tolw)
+{
+  double R[3], za[3] = {z[0], z[1], c->dfree}, zb[3];
+  if (!follow_legs(c, ct, za, tolx, R))
+    return 0;
+  double ra = R[2], step = fmax(fabs(ra), tolw);
+  if (fabs(ra) <= tolw) {
+    memcpy(z, za, sizeof za);
+    return 1;
+  }
+  /* R2 = dw - dw~ - cc_w Fw: its sign says which way dw must go */
+  int found = 0;
+  for (int i = 0; i < 80 && !found; i++, step *= 2.0) {
+    memcpy(zb, za, sizeof za);
+    zb[2] = c->dfree - (ra > 0.0 ? step : -step);
+    if (!follow_legs(c, ct, zb, tolx, R))
+      return 0;
+    found = (R[2] > 0.0) != (ra > 0.0);
+  }
+  if (!found)
+    return 0;
+  double rb = R[2];
+  for (int i = 0; i < 200; i++) {
+    double zm[3] = {0.5 * (za[0] + zb[0]), 0.5 * (za[1] + zb[1]), 0.5 * (za[2] + zb[2])};
+    if (!(zm[2] != za[2] && zm[2] != zb[2]))
+      break; /* the bracket is two neighbouring doubles */
+    if (!follow_legs(c, ct, zm, tolx, R))
+      return 0;
+    if (fabs(R[2]) <= tolw) {
+      memcpy(z, zm, sizeof zm);
+      return 1;
+    }
+    if ((R[2] > 0.0) == (ra > 0.0)) {
+      memcpy(za, zm, sizeof zm);
+      ra = R[2];
+    } else {
+      memcpy(zb, zm, sizeof zm);
+      rb = R[2];
+    }
+  }
+  /* round-off: the end with the smaller residual, its legs solved */
+  memcpy(z, fabs(ra) <= fabs(rb) ? za : zb, sizeof za);
+  follow_legs(c, ct, z, tolx, R);
+  return fabs(R[2]) <= 100.0 * tolw;
+}
+
+static int
+follow_step(const vb_island_model *m, vb_island_state *s, long n)
+{
+  const vb_moving_model *mm = m->mov;
+  const vb_friction_model *fm = m->fric;
+  vb_friction_state *fs = s->fric;
+  const vb_contact *ct = &s->act[0];
+  vb_chist *hc = &s->hist[0];
+  int nm = m->nm, nmp = m->nmp, wj = mm->wj, rc = VB_OK;
+  double h = m->dt, t0 = n * h, t1 = (n + 1) * h, diss = 0.0, ext = 0.0, xr0, xr1;
+  double *ws = s->mws, *du = s->qt, *gen = s->gen;
+  follow_ctx c = {.m = m, .mm = mm, .law = &ct->law, .h = h, .q0 = s->q, .g = du,
+                  .cc = m->cc, .r0 = ws, .r1 = ws + nmp, .r1p = ws + 2 * nmp,
+                  .D = ws + 3 * nmp, .dq = ws + 4 * nmp, .q1 = ws + 5 * nmp};
+  memset(ws, 0, (size_t)VB_MOVING_WS * (size_t)nmp * sizeof *ws);
+  c.w0 = fs->w[wj];
+  c.p0 = mm->start + c.w0;
+  c.dfree = fm->cq[wj] * c.w0 + fm->cb[wj] * fs->vw[wj];
+  c.cw = fm->cc[wj];
+  c.xd0 = vb_contact_drive(m->scene, &m->cts[0], t0, &xr0);
+  c.xd1 = vb_contact_drive(m->scene, &m->cts[0], t1, &xr1);
+  vb_moving_row(m, c.p0, ws);
+  c.x00 = dot(m, ws, s->q) + c.xd0; /* hc->x, bit for bit after a step */
+  for (int j = 0; j < nm; j++)
+    du[j] = -0.5 * h * m->w2[j] * m->cb[j] * s->q[j] + m->cb[j] * s->v[j] + m->cc[j] * gen[j];
+  if (s->onset && !law_engaged(&m->cts[0].law, hc->x))
+    vb_law_at_onset(&m->cts[0].law, vb_law_side(&m->cts[0].law, hc->x) * hc->rate, &s->act[0].law);
+  /* from the free motion; a trial whose residuals vanish there (out of
+   * contact at all four corners) is the step */
+  double z[3] = {0.0, 0.0, c.dfree}, R[3], J[3][3], d[3];
+  s->fallback[0] = 0;
+  follow_eval(&c, z[0], z[1], z[2], R, NULL);
+  double r = follow_norm(&c, R);
+  int it = 0;
+  if (r > 0.0) {
+    double tolx = ct->tolerance * fmax(fmax(fabs(c.x00), fabs(c.x11)), fabs(c.x10)) + 1e-300;
+    /* w's increment to the same relative tolerance, and never finer than
+     * the compressions' (m both: a ball at rest has dw = 0) */
+    double tolw = ct->tolerance * fmax(fabs(z[2]), fabs(c.dfree)) + tolx;
+    z[0] = z[1] = follow_predict(&c, ct);
+    follow_eval(&c, z[0], z[1], z[2], R, NULL);
+    r = follow_norm(&c, R);
+    rc = VB_ENOCONV;
+    while (it < ct->max_iterations) {
+      it++;
+      follow_eval(&c, z[0], z[1], z[2], R, J);
+      if (!solve3(J, R, d)) {
+        rc = r <= 100.0 * tolx ? VB_OK : VB_ENOCONV;
+        break;
+      }
+      double lam = 1.0, Rt[3], rt = INFINITY, zt[3];
+      for (int k = 0; k < 60; k++, lam *= 0.5) {
+        for (int i = 0; i < 3; i++)
+          zt[i] = z[i] + lam * d[i];
+        follow_eval(&c, zt[0], zt[1], zt[2], Rt, NULL);
+        rt = follow_norm(&c, Rt);
+        if (rt < r)
+          break;
+      }
+      if (!(rt < r)) {
+        /* nothing lowers the residual: round-off, or a tolerance met */
+        follow_eval(&c, z[0], z[1], z[2], R, NULL);
+        rc = r <= 100.0 * tolx ? VB_OK : VB_ENOCONV;
+        break;
+      }
+      double k = 0.5 * m->cc[mm->mass_mode];
+      int small = fabs(k * lam * d[0]) <= tolx && fabs(k * lam * d[1]) <= tolx &&
+                  fabs(lam * d[2]) <= tolw;
+      for (int i = 0; i < 3; i++)
+        z[i] = zt[i];
+      r = rt;
+      if (small || r == 0.0) {
+        rc = VB_OK;
+        break;
+      }
+    }
+    if (rc != VB_OK) {
+      double zf[3] = {z[0], z[1], z[2]};
+      s->fallback[0] = 1; /* the events' `fallbacks` count it */
+      if (follow_bisect(&c, ct, zf, tolx, tolw)) {
+        memcpy(z, zf, sizeof zf);
+        rc = VB_OK;
+      }
+    }
+    /* the state of the trial taken (follow_eval left c at the last one) */
+    follow_eval(&c, z[0], z[1], z[2], R, NULL);
+    s->solved = 1;
+  } else {
+    s->solved = 0;
+  }
+  double fa = z[0], fb = z[1], dw = z[2], f = 0.5 * (fa + fb);
+  s->iterations[0] = it;
+  /* the legs' damping and the walls' work through the force */
+  diss += 0.5 * ((fa - c.fa_e) * (c.x10 - c.x00) + (fb - c.fb_e) * (c.x11 - c.x01));
+  ext += f * (c.xd1 - c.xd0);
+  for (int j = 0; j < nm; j++) {
+    double dq = c.dq[j], vm;
+    du[j] = dq;
+    vm = dq / h;
+    diss += m->dcoef[j] * vm * vm;
+    ext += gen[j] * dq;
+    s->q[j] = c.q1[j];
+    s->v[j] = 2.0 * dq / h - s->v[j];
+  }
+  /* the mass's w: the two-level rule with Fw held (friction.c's); the
+   * force the increment carries, (dw - dw~) / cc_w, differs from the
+   * discrete gradient's Fw by Newton's residual, whose work is booked
+   * with the dissipation as the legs' is (two_point.c's dissipation: the
+   * step force less the gradient, times the step).  Without it a step's
+   * w residual within tolerance (1e-12 of dw) would leave dw / cc_w times
+   * it unbooked: dw / cc_w = 2 m dw / dt^2 is 440 N for moving_ref.py's
+   * 50 g ball at 0.1 m/s and 44.1 kHz. */
+  diss += 2.0 * fm->mass[wj] * fm->sig[wj] * dw * dw / h;
+  diss -= ((dw - c.dfree) / c.cw - c.Fw) * dw;
+  fs->w[wj] = c.w0 + dw;
+  fs->vw[wj] = 2.0 * dw / h - fs->vw[wj];
+  /* the history at n+1, at the point's new place */
+  double p1 = mm->start + fs->w[wj];
+  vb_moving_row(m, p1, c.r1);
+  slope_at(mm, p1, c.r1p);
+  s->xb[0] = hc->x;
+  s->rb[0] = hc->rate;
+  hc->xm = hc->x;
+  hc->x = dot(m, c.r1, s->q) + c.xd1;
+  hc->rate = dot(m, c.r1, s->v) + xr1 + dot(m, c.r1p, s->q) * fs->vw[wj];
+  hc->f = f;
+  s->fbar[0] = f;
+  s->neng = 0;
+  if (law_engaged(&ct->law, hc->x))
+    s->eng[s->neng++] = 0;
+  s->contacts_finite = isfinite(hc->x) && isfinite(hc->rate) && isfinite(f);
+  s->dissipated += diss;
+  s->external += ext;
+  s->ahead = 0;
+  for (int j = 0; j < nm; j++)
+    if (!isfinite(s->q[j]) || !isfinite(s->v[j]))
+      return VB_EDIVERGED;
+  if (!isfinite(fs->w[wj]) || !isfinite(fs->vw[wj]))
+    return VB_EDIVERGED;
+  return rc;
+}
+
 void
 vb_moving_start(const vb_island_model *m, vb_island_state *s)
 {
   if (!m->mov)
     return;
-  double *row = s->scratch, xr;
-  vb_moving_row(m, position(m->mov, 0.0), row);
+  const vb_moving_model *mm = m->mov;
+  double *row = s->scratch, xr, p = vb_moving_position(m, s, 0.0);
+  vb_moving_row(m, p, row);
   vb_chist *hc = &s->hist[0];
   const vb_law *law = &m->cts[0].law;
   double xd = vb_contact_drive(m->scene, &m->cts[0], 0.0, &xr);
   hc->x = hc->xm = dot(m, row, s->q) + xd;
   hc->rate = dot(m, row, s->v) + xr;
+  if (mm->follow) {
+    /* and the point's own motion: dS/dp q w' */
+    double *d = s->mws;
+    memset(d, 0, (size_t)m->nmp * sizeof *d);
+    slope_at(mm, p, d);
+    hc->rate += dot(m, d, s->q) * s->fric->vw[mm->wj];
+  }
   vb_law_at_onset(law, vb_law_side(law, hc->x) * hc->rate, &s->act[0].law);
   hc->f = s->fbar[0] = vb_law_force(&s->act[0].law, hc->x, hc->rate);
   s->xb[0] = hc->x;
@@ -147,6 +694,8 @@ int
 vb_moving_step(const vb_island_model *m, vb_island_state *s, long n)
 {
   const vb_moving_model *mm = m->mov;
+  if (mm->follow)
+    return follow_step(m, s, n);
   const vb_contact *ct = &s->act[0];
   vb_chist *hc = &s->hist[0];
   int nm = m->nm, rc = VB_OK;

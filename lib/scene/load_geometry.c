@@ -91,11 +91,56 @@ load_contact_geometry(vb_loader *ld, const config_setting_t *g, const char *obj,
  *   track = { points = ["body.p0", "body.p1", ...]; at = [m, ...];
  *             drive = { type = "velocity"; v; start; }; };
  * the points of the contact's modal body in order, their positions along
- * the track (default: the points' preset x), the point's position a drive. */
+ * the track (default: the points' preset x), the point's position a drive;
+ * or, instead of the drive, `follow = "w"; start = m;`: the point at start
+ * + the contact's mass's own w (a ball rolling across its body, pushed by
+ * the body's slope: moving.c). */
+/* follow = "w"; start = m;: the point at start + the mass's w.  Refused:
+ * a drive beside it, a mass without w, a mass with a spin (rolling without
+ * slip holds the ball's w and spin together only through a friction
+ * constraint, which a moving point cannot have yet: its effective mass
+ * along w would be m + I/r^2 only under it), a modal body with modes
+ * along w. */
+static int
+load_track_follow(vb_loader *ld, const config_setting_t *tg, const char *tobj, vb_contact *c,
+                  const vb_body *mass)
+{
+  const vb_scene *sc = ld->scene;
+  const vb_body *modal = &sc->bodies[sc->bodies[c->a].kind == VB_BODY_MODAL ? c->a : c->b];
+  const char *what = NULL;
+  int rc;
+  if (vb_src_member(tg, "drive") != NULL)
+    return vb_src_fail(ld, vb_src_at(tg, "drive"), tobj, "'drive' and 'follow' exclude each other "
+                       "(valid: one of them: the point driven, or following the mass's w)");
+  if ((rc = vb_src_string(ld, tg, tobj, "follow", 1, &what)) != VB_OK)
+    return rc;
+  if (strcmp(what, "w") != 0)
+    return vb_src_fail(ld, vb_src_at(tg, "follow"), tobj, "'follow' is '%s' (valid: \"w\", the "
+                       "coordinate along w of mass '%s')", what, mass->name);
+  if (!mass->has_w)
+    return vb_src_fail(ld, vb_src_at(tg, "follow"), tobj, "follow = \"w\" needs mass '%s' to "
+                       "have a w coordinate (valid: give it w0, vw0, kw or cw)", mass->name);
+  if (mass->has_spin)
+    return vb_src_fail(ld, vb_src_at(tg, "follow"), tobj, "a point following the w of mass '%s' "
+                       "with a spin is not done yet: rolling without slip needs a friction "
+                       "constraint, and without one the spin would not load w (valid: a mass "
+                       "without radius, inertia, spin0)", mass->name);
+  if (modal->nwmodes > 0)
+    return vb_src_fail(ld, vb_src_at(tg, "follow"), tobj, "a point following a mass's w on "
+                       "body '%s' with modes along w is not done yet (valid: a body with "
+                       "directions = [\"u\"])", modal->name);
+  if ((rc = vb_src_number(ld, tg, tobj, "start", 0, &c->track_start)) != VB_OK)
+    return rc;
+  if (!isfinite(c->track_start))
+    return vb_src_refuse(ld, tg, tobj, "start", "finite (m)", c->track_start);
+  c->track_follow = 1;
+  return VB_OK;
+}
+
 static int
 load_contact_track(vb_loader *ld, const config_setting_t *g, const char *obj, vb_contact *c)
 {
-  static const char *const keys[] = {"points", "at", "drive", NULL};
+  static const char *const keys[] = {"points", "at", "drive", "follow", "start", NULL};
   static const char *const refused[] = {"gap_drive", "corrections", "exact_duration",
                                         "normal_force", "friction", "geometry"};
   const config_setting_t *tg = vb_src_member(g, "track"), *pts;
@@ -165,9 +210,15 @@ load_contact_track(vb_loader *ld, const config_setting_t *g, const char *obj, vb
       return vb_src_fail(ld, present ? vb_src_at(tg, "at") : pts, tobj,
                          "the track's positions must ascend (point %d at %g m, point %d at %g m)",
                          k - 1, c->track_at[k - 1], k, c->track_at[k]);
+  if (vb_src_member(tg, "follow") != NULL)
+    return load_track_follow(ld, tg, tobj, c, &sc->bodies[other]);
+  if (vb_src_member(tg, "start") != NULL)
+    return vb_src_fail(ld, vb_src_at(tg, "start"), tobj, "'start' goes with follow = \"w\" (valid: "
+                       "a drive's own start, drive = { type = \"velocity\"; v; start; })");
   if (vb_src_member(tg, "drive") == NULL)
     return vb_src_fail(ld, tg, tobj, "missing required key 'drive' (the point's position along "
-                       "the track, m: a drive such as { type = \"velocity\"; v; start; })");
+                       "the track, m: a drive such as { type = \"velocity\"; v; start; }, or "
+                       "follow = \"w\")");
   const config_setting_t *dg = vb_src_member(tg, "drive");
   const char *type = NULL;
   if (config_setting_type(dg) == CONFIG_TYPE_GROUP &&
