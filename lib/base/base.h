@@ -183,6 +183,10 @@ typedef struct vb_test_hooks {
                            compliance (solvers/lowrank.c); 1: every island
                            that can; 0: none (the dense K up to 8192
                            contacts, as before issue 33 item 2) */
+  int friction_newton_cap; /* > 0: the friction solve's Newton on a stalled block
+                              (solvers/friction_solve.c) stops after this many
+                              iterations, so that its failure is reported (this
+                              one changes results: the tests of that report) */
 } vb_test_hooks;
 
 /* What vb_test_control sets. */
@@ -199,6 +203,7 @@ typedef enum vb_test_op {
   VB_TEST_NO_GLOBAL,      /* no_global = (value != 0) */
   VB_TEST_NO_SEARCH_SKIP, /* no_search_skip = (value != 0) */
   VB_TEST_LOWRANK,        /* lowrank = value < 0 ? -1 : value != 0 */
+  VB_TEST_FRICTION_NEWTON_CAP, /* friction_newton_cap = value (<= 0: none) */
 } vb_test_op;
 
 /* Set one test hook of the process, before any run or output starts;

@@ -58,6 +58,9 @@ vb_test_control(vb_test_op op, double value)
   case VB_TEST_LOWRANK:
     hooks.lowrank = value < 0 ? -1 : value != 0;
     return VB_OK;
+  case VB_TEST_FRICTION_NEWTON_CAP:
+    hooks.friction_newton_cap = value > 0 ? (int)value : 0;
+    return VB_OK;
   }
   return VB_EINVAL;
 }
