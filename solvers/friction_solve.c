@@ -20,7 +20,9 @@
  * every law is Coulomb's, the block solve below solves the step's box-
  * constrained quadratic exactly (doc/friction.md, "Many points on few
  * modes"); where the laws are curves with a stick set (Stribeck, bow), a
- * fixed point on that quadratic's bounds (curve_solve). */
+ * fixed point on that quadratic's bounds (curve_solve); where the block
+ * holds a smooth law (exponential, elasto-plastic), a semismooth Newton
+ * on the block's equations (newton_solve). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -365,7 +367,7 @@ block_solve(const vb_fproblem *p, const double *bounds)
  * laws' states set from those slips (vb_friction_info.start).  The fixed point is not proven to exist or to be
  * reached (a falling curve may have several answers): VB_ENOCONV says it
  * was not, the sweep's forces kept.  The elasto-plastic bristle and the
- * exponential curve (no stick set) are not covered. */
+ * exponential curve (no stick set) are newton_solve's (below). */
 #define CURVE_PASSES 60
 
 /* Contact i's increment dy = dyfree_i + (Kt ft)_i, m, and into *terms the
@@ -508,7 +510,7 @@ curve_solve(const vb_fproblem *p)
  * stepped by the law's own rule).  Not proven to converge (a falling curve
  * may give several answers or none near the start): VB_ENOCONV then, the
  * sweep's forces kept, each in its law's set. */
-#define NEWTON_ITS 100
+#define NEWTON_ITS 200
 
 typedef struct newton_ws {
   double *J, *A, *r, *d, *g, *ft0, *rho, *slope, *trial, *stw;
@@ -834,7 +836,7 @@ newton_solve(const vb_fproblem *p)
     double kii = p->Kt[(size_t)i * n + i];
     w.rho[i] = kii > 0.0 ? p->dt / kii : dmax > 0.0 ? p->dt / dmax : 1.0;
   }
-  int cap = vb_test_hooks_now()->friction_newton_cap, its_left = cap > 0 ? cap : NEWTON_ITS * (n + 1);
+  int cap = vb_test_hooks_now()->friction_newton_cap, its_left = cap > 0 ? cap : NEWTON_ITS;
   int its = 0, rc = VB_ENOCONV;
   if (fscale > 0.0)
     for (int round = 0; round <= n; round++) {
