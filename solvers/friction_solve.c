@@ -643,9 +643,17 @@ lm_iterate(const vb_fproblem *p, newton_ws *w, double fscale, int *its_left, int
   double phi = residual(p, w, p->ft, 1);
   if (!isfinite(phi))
     return 0;
-  while (*its_left > 0) {
+  double phi_back = INFINITY;
+  for (int it = 0; *its_left > 0; it++) {
     if (!converged && within(p, w, p->ft, fscale))
       converged = 1;
+    /* stalled: the merit not down by a tenth over 10 iterations (a local
+     * minimum of it that is not a solution, where J is singular) */
+    if (!converged && it % 10 == 0) {
+      if (phi > 0.9 * phi_back)
+        return 0;
+      phi_back = phi;
+    }
     if (converged && (polish >= 3 || phi == 0.0))
       return 1;
     --*its_left;
@@ -838,7 +846,26 @@ newton_solve(const vb_fproblem *p)
   }
   int cap = vb_test_hooks_now()->friction_newton_cap, its_left = cap > 0 ? cap : NEWTON_ITS;
   int its = 0, rc = VB_ENOCONV;
-  if (fscale > 0.0)
+  /* three starts, each until it converges or stalls: the sweeps' forces,
+   * no forces, each contact's own local answer with the others' forces 0 */
+  for (int start = 0; fscale > 0.0 && start < 3 && rc != VB_OK && its_left > 0; start++) {
+    for (int i = 0; i < n; i++)
+      p->broke[i] = 0;
+    if (start > 0)
+      for (int i = 0; i < n; i++)
+        p->ft[i] = 0.0;
+    if (start == 2)
+      for (int i = 0; i < n; i++) {
+        double kii = p->Kt[(size_t)i * n + i];
+        if (p->normal[i] > 0.0 && kii > 0.0)
+          w.d[i] = p->info[i]->local(p->law[i], p->normal[i], p->dyfree[i] / p->dt, kii / p->dt,
+                                     p->dt, &p->broke[i], p->st + p->st_first[i]);
+        else
+          w.d[i] = 0.0;
+        p->broke[i] = 0;
+      }
+    if (start == 2)
+      memcpy(p->ft, w.d, (size_t)n * sizeof *p->ft);
     for (int round = 0; round <= n; round++) {
       if (!lm_iterate(p, &w, fscale, &its_left, &its))
         break;
@@ -857,7 +884,8 @@ newton_solve(const vb_fproblem *p)
         break;
       }
     }
-  else { /* no normal force anywhere: no friction */
+  }
+  if (!(fscale > 0.0)) { /* no normal force anywhere: no friction */
     for (int i = 0; i < n; i++)
       p->ft[i] = 0.0;
     rc = newton_finish(p, &w, 1.0);

@@ -864,6 +864,216 @@ START_TEST(test_friction_status)
 }
 END_TEST
 
+/* The block's Newton (friction_solve.c, newton_solve) on random low-rank
+ * problems: n contacts (3 to 24) on r < n modes (Kt = T diag(cc) T^T,
+ * singular, cc from 1e-8 to 1e-6 m/N over dt = 1e-5 s: the nine frets'
+ * compliance, Kt_ii / dt 0.03 to 0.06 m/s per N, inside the range), each with a law drawn from Coulomb, the Stribeck and bow
+ * curves, the exponential curve and the elasto-plastic bristle of the
+ * nine-fret tests (at least one of the last two in each problem), random
+ * free increments, normal forces (one in 8 zero) and bristles at n: never
+ * a NaN; where it converges, each law holds, checked here from dy =
+ * dyfree + Kt ft summed in long double and the laws written in this file
+ * (the exponential's and the bristle's force at their slip, the bristle's
+ * deflection its step; a set-valued law's stick or its curve against the
+ * slip); where it does not, the forces are finite and within each law's
+ * hold (the sweep's answers; the bristle's finite) and the solve says
+ * VB_ENOCONV.  Every problem whose kappa (below) is under 1 converges:
+ * there no force rises along its slip faster than the block's compliance
+ * holds, the many-contact form of the one-contact condition c N |mu'| < 1
+ * for a single root (doc/friction.md, "The friction curves"); above it a
+ * step may have several answers or none near the start, and those that
+ * do not converge are counted and reported. */
+START_TEST(test_newton_random)
+{
+  enum { NMAX = 24 };
+  static double T[NMAX][NMAX], Kt[NMAX * NMAX], cc[NMAX];
+  double dyfree[NMAX], normal[NMAX], ft[NMAX], st[2 * NMAX], st_old[2 * NMAX];
+  int st_first[NMAX + 1], broke[NMAX], kind[NMAX];
+  const vb_friction_info *info[NMAX];
+  const vb_friction *law[NMAX];
+  const vb_friction laws[5] = {
+      {.kind = VB_FRICTION_COULOMB, .mu_s = 0.47, .mu_k = 0.31},
+      {.kind = VB_FRICTION_STRIBECK, .mu_s = 0.52, .mu_k = 0.27, .v_s = 0.013, .delta = 2.0},
+      {.kind = VB_FRICTION_BOW, .mu_s = 0.8, .mu_k = 0.3, .v_s = 0.1},
+      {.kind = VB_FRICTION_EXPONENTIAL, .a = 100.0},
+      {.kind = VB_FRICTION_ELASTOPLASTIC, .mu_s = ep_mu_s, .mu_k = ep_mu_k, .v_s = ep_vs,
+       .sigma0 = ep_s0, .sigma1 = ep_s1, .sigma2 = ep_s2, .z_ba = ep_zba}};
+  unsigned long long x = 4242ULL;
+  int problems = 0, past_cap = 0, failed = 0, wp = 0, wp_failed = 0;
+  double kappa_fail_min = INFINITY;
+  long counts[5] = {0};
+  double worst[5] = {0.0};
+  const double dt = 1e-5;
+  for (int trial = 0; trial < 2000; trial++) {
+    int n = 3 + (int)(next(&x) % (NMAX - 2)), r = 1 + (int)(next(&x) % (unsigned)(n - 1));
+    for (int j = 0; j < r; j++)
+      cc[j] = pow(10.0, uniform(&x, -8.0, -6.0));
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < r; j++)
+        T[i][j] = uniform(&x, -1.0, 1.0);
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < n; k++) {
+        double sum = 0.0;
+        for (int j = 0; j < r; j++)
+          sum += T[i][j] * cc[j] * T[k][j];
+        Kt[i * n + k] = sum;
+      }
+    int smooth = 0;
+    for (int i = 0; i < n; i++) {
+      for (int k = 0; k < i; k++)
+        Kt[i * n + k] = Kt[k * n + i];
+      kind[i] = (int)(next(&x) % 5);
+      smooth |= kind[i] >= 3;
+    }
+    if (!smooth)
+      kind[0] = 3 + (int)(next(&x) % 2);
+    for (int i = 0; i < n; i++) {
+      dyfree[i] = uniform(&x, -1e-7, 1e-7);
+      normal[i] = next(&x) % 8 ? uniform(&x, 0.0, 5.0) : 0.0;
+      ft[i] = 0.0;
+      st_first[i] = 2 * i;
+      law[i] = &laws[kind[i]];
+      info[i] = vb_friction_info_of(laws[kind[i]].kind);
+      st_old[2 * i] = kind[i] == 4 ? uniform(&x, -1.0, 1.0) * ep_zss_ref(0.0) : 0.0;
+      st_old[2 * i + 1] = 0.0;
+      if (kind[i] < 3)
+        info[i]->start(law[i], 0.0, st_old + 2 * i);
+      st[2 * i] = st_old[2 * i];
+      st[2 * i + 1] = st_old[2 * i + 1];
+    }
+    st_first[n] = 2 * n;
+    int sweeps = 0;
+    vb_fproblem p = {.nfc = n, .dt = dt, .Kt = Kt, .dyfree = dyfree, .normal = normal,
+                     .info = info, .law = law, .st_first = st_first, .st_old = st_old,
+                     .st = st, .ft = ft, .max_sweeps = 200, .tolerance = 1e-13,
+                     .sweeps = &sweeps, .broke = broke};
+    int rc = vb_friction_solve(&p);
+    ck_assert_msg(rc == VB_OK || rc == VB_ENOCONV, "trial %d: rc %d", trial, rc);
+    /* how far the step is from monotone: kappa = lambda_max(Kt / dt) times
+     * the largest rise of a force along its slip, N times the falling
+     * slope of its curve at most (the exponential's 2 sqrt(2a) / e, the
+     * Stribeck curve's (mu_s - mu_k) sqrt(2/e) / v_s, the bow's (mu_s -
+     * mu_d) / v0; Coulomb's and the bristle's step's 0: kappa < 1 makes
+     * J = I - diag(F') Kt / dt nonsingular everywhere) */
+    double kappa;
+    {
+      double v[NMAX], lam = 0.0, rise = 0.0;
+      for (int i = 0; i < n; i++)
+        v[i] = 1.0 + 0.1 * i;
+      for (int it = 0; it < 200; it++) {
+        double u[NMAX], nrm = 0.0;
+        for (int i = 0; i < n; i++) {
+          u[i] = 0.0;
+          for (int k = 0; k < n; k++)
+            u[i] += Kt[i * n + k] / dt * v[k];
+          nrm += u[i] * u[i];
+        }
+        nrm = sqrt(nrm);
+        if (!(nrm > 0.0))
+          break;
+        double vv = 0.0;
+        for (int i = 0; i < n; i++)
+          vv += v[i] * v[i];
+        lam = nrm / sqrt(vv);
+        for (int i = 0; i < n; i++)
+          v[i] = u[i] / nrm;
+      }
+      for (int i = 0; i < n; i++) {
+        double fall = kind[i] == 3 ? 2.0 * sqrt(200.0) / M_E
+                      : kind[i] == 1 ? (0.52 - 0.27) * sqrt(2.0 / M_E) / 0.013
+                      : kind[i] == 2 ? (0.8 - 0.3) / 0.1
+                                     : 0.0;
+        rise = fmax(rise, normal[i] * fall);
+      }
+      kappa = lam * rise;
+    }
+    if (rc != VB_OK && kappa < 1.0)
+      wp_failed++;
+    if (kappa < 1.0)
+      wp++;
+    if (rc != VB_OK)
+      kappa_fail_min = fmin(kappa_fail_min, kappa);
+    double fscale = 0.0;
+    for (int i = 0; i < n; i++)
+      fscale = fmax(fscale, (kind[i] == 3 ? 1.0 : law[i]->mu_s) * normal[i]);
+    for (int i = 0; i < n; i++) {
+      /* (the bristle's force has no bound of its own: sigma1 z' passes mu_s N at will) */
+      double hold = kind[i] == 4 ? INFINITY : (kind[i] == 3 ? 1.0 : law[i]->mu_s) * normal[i];
+      ck_assert_msg(isfinite(ft[i]) && fabs(ft[i]) <= hold * (1.0 + 16.0 * DBL_EPSILON),
+                    "trial %d contact %d (law %d): ft %g, hold %g", trial, i, kind[i], ft[i], hold);
+    }
+    if (rc != VB_OK) {
+      failed++;
+      continue;
+    }
+    past_cap += sweeps > 200;
+    for (int i = 0; i < n; i++) {
+      long double dyl = dyfree[i], terms = fabs(dyfree[i]);
+      for (int k = 0; k < n; k++) {
+        dyl += (long double)Kt[i * n + k] * ft[k];
+        terms += fabsl((long double)Kt[i * n + k] * ft[k]);
+      }
+      double dy = (double)dyl, s = dy / dt, N = normal[i], ds = 64.0 * n * DBL_EPSILON * (double)terms / dt;
+      /* the Newton's tolerance, 1e-13 of the largest hold; where the
+       * sweeps converged, theirs: each force within 1e-13 of the largest
+       * of the answer to the others' forces of the last sweep, which the
+       * law's slope passes on through Kt (as test_block_random's gs_tol) */
+      double kmax = 0.0;
+      for (int k = 0; k < n; k++)
+        kmax = fmax(kmax, fabs(Kt[i * n + k]));
+      double tol = 2e-13 * fscale;
+      if (sweeps <= 200)
+        tol *= 2.0 * n * (1.0 + normal[i] * sqrt(200.0 * M_E) * kmax / dt +
+                          normal[i] * (ep_s0 * dt + ep_s1 + ep_s2) * kmax / dt);
+      int k = kind[i];
+      if (N == 0.0) {
+        ck_assert_msg(ft[i] == 0.0, "trial %d contact %d: ft %g at N = 0", trial, i, ft[i]);
+        continue;
+      }
+      counts[k]++;
+      double err;
+      if (k == 3) {
+        double want = -N * sqrt(200.0) * s * exp(0.5 - 100.0 * s * s);
+        double slope = N * sqrt(200.0) * exp(0.5) * ds; /* |phi'| <= sqrt(2 a e) */
+        err = fabs(ft[i] - want);
+        ck_assert_msg(err <= tol + slope + 16.0 * DBL_EPSILON * fabs(want),
+                      "trial %d contact %d: exponential ft %.17g, the law's %.17g at %g m/s",
+                      trial, i, ft[i], want, s);
+      } else if (k == 4) {
+        double f, z1 = ep_step_ref(st_old[2 * i], s, dt, N, &f);
+        double slope = N * (ep_s0 * dt + ep_s1 + ep_s2) * 4.0 * ds;
+        err = fabs(ft[i] - f);
+        ck_assert_msg(err <= tol + slope + 16.0 * DBL_EPSILON * fabs(f),
+                      "trial %d contact %d: bristle ft %.17g, its step's %.17g at %g m/s", trial,
+                      i, ft[i], f, s);
+        ck_assert_msg(fabs(st[2 * i] - z1) <= 1e-11 * ep_zss_ref(s) + 4.0 * dt * ds,
+                      "trial %d contact %d: bristle %.17g, its step %.17g", trial, i, st[2 * i], z1);
+      } else if (fabs(dy) <= 64.0 * n * DBL_EPSILON * (double)terms + (sweeps > 200 ? 0.0 : 2.0 * n * 1e-13 * dt * fscale)) {
+        err = 0.0; /* sticking: within the hold (above) */
+      } else {
+        double mu = k == 0 ? law[i]->mu_k : curve_of(k == 1 ? 1 : 4, s);
+        err = fabs(fabs(ft[i]) - N * mu);
+        ck_assert_msg(err <= tol + 16.0 * DBL_EPSILON * N * mu, "trial %d contact %d (law %d): slipping "
+                      "at %g m/s, |ft| %.17g, the law's %.17g", trial, i, k, s, fabs(ft[i]), N * mu);
+        ck_assert_msg(ft[i] * s < 0.0, "trial %d contact %d: ft along the slip", trial, i);
+      }
+      worst[k] = fmax(worst[k], err / fscale);
+    }
+    problems++;
+  }
+  printf("block Newton: %d random low-rank problems with smooth laws converged (%d past the sweeps' "
+         "cap), %d not (reported); contacts coulomb %ld, stribeck %ld, bow %ld, exponential %ld, "
+         "elasto-plastic %ld; off their laws by at most %.2g, %.2g, %.2g, %.2g, %.2g of the largest hold\n",
+         problems, past_cap, failed, counts[0], counts[1], counts[2], counts[3], counts[4], worst[0],
+         worst[1], worst[2], worst[3], worst[4]);
+  printf("block Newton: %d problems with kappa < 1, %d of them not converged; kappa at least %.3g where it "
+         "did not converge\n", wp, wp_failed, kappa_fail_min);
+  ck_assert_int_gt(past_cap, 100);
+  ck_assert_int_gt(wp, 100);
+  ck_assert_int_eq(wp_failed, 0);
+}
+END_TEST
+
 /* The solve itself (solvers/friction_solve.c) on random low-rank
  * problems: n Coulomb contacts (3 to 40) on r < n modes (Kt = T diag(cc)
  * T^T, singular), random free increments and normal forces (some 0):
@@ -1091,6 +1301,7 @@ main(void)
   tcase_add_loop_test(core, test_smooth_on_nine_frets, 0, 2);
   tcase_add_loop_test(core, test_curves_on_nine_frets, 0, 2);
   tcase_add_test(core, test_block_random);
+  tcase_add_test(core, test_newton_random);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("errors");
   tcase_add_test(errors, test_errors);
