@@ -501,6 +501,11 @@ curve_solve(const vb_fproblem *p)
  * backtracking on it (Nocedal & Wright 2006, 3.1 and 10.3), mu raised
  * where it fails, lowered after a full step.  Every trial is finite or
  * refused (a non-finite merit is a failed trial), so no NaN enters ft.
+ * Where the merit stalls (down by less than a tenth over 10 iterations: a
+ * local minimum of it that is no solution, J singular there, as where a
+ * force rises along its slip faster than the compliance holds) it starts
+ * again from no forces, then from each contact's own local answer with
+ * the others' forces 0; 200 iterations in all.
  * Converged when each |r_i| is within the tolerance of the largest bound
  * or its round-off; then a few more steps polish it to round-off, each
  * smooth force is set to its law's at its slip, and a Coulomb contact
@@ -778,9 +783,11 @@ newton_finish(const vb_fproblem *p, newton_ws *w, double fscale)
     const vb_friction_info *in = p->info[i];
     double f = p->ft[i], nn = p->normal[i];
     int slips = fabs(dy) > 16.0 * n * DBL_EPSILON * a;
-    if (!(nn > 0.0))
+    if (!(nn > 0.0)) {
       rc = f == 0.0 ? VB_OK : VB_ENOCONV;
-    else if (in->force) {
+      if (in->force) /* its state as its local problem leaves it apart */
+        in->force(p->law[i], 0.0, s, p->dt, p->st_old + p->st_first[i], p->st + p->st_first[i], &sl);
+    } else if (in->force) {
       double want = in->force(p->law[i], nn, s, p->dt, p->st_old + p->st_first[i], w->stw, &sl);
       rc = fabs(f - want) <= p->tolerance * fscale + 16.0 * DBL_EPSILON * fabs(want) ? VB_OK
                                                                                       : VB_ENOCONV;

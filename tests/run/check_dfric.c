@@ -1028,6 +1028,8 @@ START_TEST(test_newton_random)
       int k = kind[i];
       if (N == 0.0) {
         ck_assert_msg(ft[i] == 0.0, "trial %d contact %d: ft %g at N = 0", trial, i, ft[i]);
+        ck_assert_msg(k != 4 || st[2 * i] == 0.0, "trial %d contact %d: bristle %g kept at N = 0",
+                      trial, i, st[2 * i]);
         continue;
       }
       counts[k]++;
