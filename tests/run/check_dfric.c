@@ -15,6 +15,13 @@
  *   - the fretless neck's 862 points (Kt formed from the rows of the
  *     touching points at each step): the balance, the cone, ft against
  *     the slip;
+ *   - many points on few modes (friction_solve.c's block solves): Coulomb,
+ *     the Stribeck and bow curves, the exponential curve and the
+ *     elasto-plastic bristle on nine frets of a nine-mode string, each
+ *     force the law's at its recorded slip (the curves and the bristle's
+ *     step written here), the failure of the block's Newton reported
+ *     (a test hook caps it), and the solves alone on random low-rank
+ *     problems;
  *   - the loader's messages for pluck_angle. */
 #include <float.h>
 #include <math.h>
