@@ -1219,6 +1219,13 @@ typedef struct vb_friction_info {
   /* The bristle deflection the state holds, m; NULL for a law without
    * one (the `bristle` signal). */
   double (*deflection)(const double *st);
+  /* A smooth law's force at the slip s (m/s) of a step of dt under the
+   * normal force n: ft (N), its slope dft/ds into *slope, the state at
+   * n+1 from st0 (the state at n) into st1; NULL for a law with a stick
+   * set.  The friction solve's Newton on a stalled block reads it
+   * (solvers/friction_solve.c, newton_solve): exponential, elasto-plastic. */
+  double (*force)(const vb_friction *law, double n, double s, double dt, const double *st0,
+                  double *st1, double *slope);
 } vb_friction_info;
 
 /* The row of a friction kind; NULL for NONE or outside the table. */

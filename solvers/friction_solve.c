@@ -20,11 +20,14 @@
  * every law is Coulomb's, the block solve below solves the step's box-
  * constrained quadratic exactly (doc/friction.md, "Many points on few
  * modes"); where the laws are curves with a stick set (Stribeck, bow), a
- * fixed point on that quadratic's bounds (curve_solve). */
+ * fixed point on that quadratic's bounds (curve_solve); where the block
+ * holds a smooth law (exponential, elasto-plastic), a semismooth Newton
+ * on the block's equations (newton_solve). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/base.h"
 #include "scheme.h"
 
 /* Contact i's local problem given the others' current forces. */
@@ -364,7 +367,7 @@ block_solve(const vb_fproblem *p, const double *bounds)
  * laws' states set from those slips (vb_friction_info.start).  The fixed point is not proven to exist or to be
  * reached (a falling curve may have several answers): VB_ENOCONV says it
  * was not, the sweep's forces kept.  The elasto-plastic bristle and the
- * exponential curve (no stick set) are not covered. */
+ * exponential curve (no stick set) are newton_solve's (below). */
 #define CURVE_PASSES 60
 
 /* Contact i's increment dy = dyfree_i + (Kt ft)_i, m, and into *terms the
@@ -469,6 +472,443 @@ curve_solve(const vb_fproblem *p)
   return rc;
 }
 
+/* Where the sweeps hit their cap on a block that holds a smooth law (the
+ * exponential curve, the elasto-plastic bristle: no stick set, so no box
+ * for block_solve or curve_solve), alone or beside laws with a stick set:
+ * a semismooth Newton on the block's equations, globalised by Levenberg-
+ * Marquardt with a line search on the merit |r|^2 / 2.  With s_i = dy_i /
+ * dt, dy = dyfree + Kt ft, the residual of contact i (N) is
+ *   smooth law:      r_i = ft_i - F_i(s_i)             (its force at its slip,
+ *                                                       vb_friction_info.force)
+ *   a stick set:     r_i = ft_i - P_[-b_i, b_i](ft_i - rho_i s_i)
+ * (the projection form of ft_i in -b_i Sgn(s_i), rho_i = dt / Kt_ii; A.
+ * Curnier, P. Alart, "A generalized Newton method for contact problems
+ * with friction", J. Mec. Theor. Appl. 7 (1988) suppl. 1, 67-82; P.
+ * Alart, A. Curnier, Comput. Methods Appl. Mech. Engrg. 92 (1991) 353-
+ * 375), with the bound of the slip, b_i = N_i curve_i(|s_i|) for the
+ * Stribeck and bow curves (continuous at 0: curve(0+) = mu_s), mu_s N_i
+ * for Coulomb until the contact breaks (below), mu_k N_i after; 0 at N_i
+ * = 0 (ft_i = 0).  r is semismooth (the projection piecewise linear, the
+ * laws piecewise smooth), its generalised Jacobian J row by row e_i - F_i'
+ * Kt_i / dt, rho_i Kt_i / dt (inside the box), e_i -+ b_i' Kt_i / dt (on
+ * a bound).  The step d solves (J^T J + lambda I) d = -J^T r, lambda = mu
+ * |r| / fscale (the Levenberg-Marquardt parameter of N. Yamashita, M.
+ * Fukushima, "On the rate of convergence of the Levenberg-Marquardt
+ * method", Computing Suppl. 15 (2001) 239-249: quadratic where |r|
+ * bounds the distance to the solutions, singular J included, as Kt of
+ * rank below n makes the sticking rows; J. Fan, Y. Yuan, Computing 74
+ * (2005) 23-39), always a descent direction of the merit; Armijo's
+ * backtracking on it (Nocedal & Wright 2006, 3.1 and 10.3), mu raised
+ * where it fails, lowered after a full step.  Every trial is finite or
+ * refused (a non-finite merit is a failed trial), so no NaN enters ft.
+ * Where the merit stalls (down by less than a tenth over 10 iterations: a
+ * local minimum of it that is no solution, J singular there, as where a
+ * force rises along its slip faster than the compliance holds) it starts
+ * again from no forces, then from each contact's own local answer with
+ * the others' forces 0; 200 iterations in all.
+ * Converged when each |r_i| is within the tolerance of the largest bound
+ * or its round-off; then a few more steps polish it to round-off, each
+ * smooth force is set to its law's at its slip, and a Coulomb contact
+ * found slipping on its static bound breaks and the block is solved again
+ * (as the laws' local solves break).  The check is curve_solve's, each
+ * law at its own slip, and the states are set from the slips (the bristle
+ * stepped by the law's own rule).  Not proven to converge (a falling curve
+ * may give several answers or none near the start): VB_ENOCONV then, the
+ * sweep's forces kept, each in its law's set. */
+#define NEWTON_ITS 200
+
+typedef struct newton_ws {
+  double *J, *A, *r, *d, *g, *ft0, *rho, *slope, *trial, *stw;
+  int *mode; /* -1, 0, +1: on the lower bound, inside, on the upper (a stick set); 2 smooth */
+} newton_ws;
+
+/* Contact i's bound at slip s (N) and its slope along s into *db. */
+static double
+bound_of(const vb_fproblem *p, int i, double s, double *db)
+{
+  const vb_friction *law = p->law[i];
+  double n = p->normal[i];
+  *db = 0.0;
+  if (!(n > 0.0))
+    return 0.0;
+  if (p->info[i]->kind == VB_FRICTION_COULOMB)
+    return (p->broke[i] ? law->mu_k : law->mu_s) * n;
+  double x = fabs(s), h = 1e-7 * (x + 1e-3);
+  double b = n * p->info[i]->curve(law, x);
+  double slope = x > h ? (p->info[i]->curve(law, x + h) - p->info[i]->curve(law, x - h)) / (2.0 * h)
+                       : (p->info[i]->curve(law, x + h) - p->info[i]->curve(law, x)) / h;
+  *db = n * slope * (s < 0.0 ? -1.0 : 1.0);
+  return b;
+}
+
+/* The residual r at ft (and, with jac, J and each row's mode and slope);
+ * the merit |r|^2 / 2, or INFINITY when anything is not finite. */
+static double
+residual(const vb_fproblem *p, const newton_ws *w, const double *ft, int jac)
+{
+  int n = p->nfc;
+  double phi = 0.0;
+  for (int i = 0; i < n; i++) {
+    const double *row = p->Kt + (size_t)i * n;
+    double dy = p->dyfree[i];
+    for (int k = 0; k < n; k++)
+      dy += row[k] * ft[k];
+    double s = dy / p->dt, r, sl = 0.0;
+    int mode;
+    const vb_friction_info *in = p->info[i];
+    if (!(p->normal[i] > 0.0)) {
+      r = ft[i];
+      mode = 2;
+    } else if (in->force) {
+      double f = in->force(p->law[i], p->normal[i], s, p->dt, p->st_old + p->st_first[i],
+                           w->stw, &sl);
+      r = ft[i] - f;
+      mode = 2;
+    } else {
+      double db, b = bound_of(p, i, s, &db), x = ft[i] - w->rho[i] * s;
+      if (x >= b) {
+        r = ft[i] - b, mode = 1, sl = db;
+      } else if (x <= -b) {
+        r = ft[i] + b, mode = -1, sl = -db;
+      } else {
+        r = w->rho[i] * s, mode = 0;
+      }
+    }
+    if (!isfinite(r))
+      return INFINITY;
+    w->r[i] = r;
+    phi += 0.5 * r * r;
+    if (!jac)
+      continue;
+    w->mode[i] = mode;
+    w->slope[i] = sl;
+    double *Jr = w->J + (size_t)i * n;
+    if (mode == 0)
+      for (int k = 0; k < n; k++)
+        Jr[k] = w->rho[i] * row[k] / p->dt;
+    else {
+      double c = p->normal[i] > 0.0 ? sl / p->dt : 0.0;
+      for (int k = 0; k < n; k++)
+        Jr[k] = -c * row[k];
+      Jr[i] += 1.0;
+    }
+  }
+  return isfinite(phi) ? phi : INFINITY;
+}
+
+/* Cholesky of the symmetric A [n][n] in place (lower); 0 if not positive. */
+static int
+chol(int n, double *A)
+{
+  for (int j = 0; j < n; j++) {
+    double d = A[(size_t)j * n + j];
+    for (int k = 0; k < j; k++)
+      d -= A[(size_t)j * n + k] * A[(size_t)j * n + k];
+    if (!(d > 0.0) || !isfinite(d))
+      return 0;
+    d = sqrt(d);
+    A[(size_t)j * n + j] = d;
+    for (int i = j + 1; i < n; i++) {
+      double s = A[(size_t)i * n + j];
+      for (int k = 0; k < j; k++)
+        s -= A[(size_t)i * n + k] * A[(size_t)j * n + k];
+      A[(size_t)i * n + j] = s / d;
+    }
+  }
+  return 1;
+}
+
+/* Whether every |r_i| at ft is within the tolerance of fscale or its
+ * round-off (its slip a sum of terms a_i, 16 n ulps of them over dt, times
+ * the row's slope or rho_i; 16 n ulps of |ft_i|). */
+static int
+within(const vb_fproblem *p, const newton_ws *w, const double *ft, double fscale)
+{
+  int n = p->nfc;
+  for (int i = 0; i < n; i++) {
+    const double *row = p->Kt + (size_t)i * n;
+    double a = fabs(p->dyfree[i]);
+    for (int k = 0; k < n; k++)
+      a += fabs(row[k] * ft[k]);
+    double ds = 16.0 * n * DBL_EPSILON * a / p->dt;
+    double gain = w->mode[i] == 0 ? w->rho[i] : fabs(w->slope[i]);
+    if (!(fabs(w->r[i]) <= p->tolerance * fscale + 16.0 * n * DBL_EPSILON * fabs(ft[i]) + gain * ds))
+      return 0;
+  }
+  return 1;
+}
+
+/* The Levenberg-Marquardt iteration from p->ft: 1 converged (then
+ * polished), 0 not within its iterations (or *its_left). */
+static int
+lm_iterate(const vb_fproblem *p, newton_ws *w, double fscale, int *its_left, int *its_done)
+{
+  int n = p->nfc, converged = 0, polish = 0;
+  double mu = 1e-3;
+  double phi = residual(p, w, p->ft, 1);
+  if (!isfinite(phi))
+    return 0;
+  double phi_back = INFINITY;
+  for (int it = 0; *its_left > 0; it++) {
+    if (!converged && within(p, w, p->ft, fscale))
+      converged = 1;
+    /* stalled: the merit not down by a tenth over 10 iterations (a local
+     * minimum of it that is not a solution, where J is singular) */
+    if (!converged && it % 10 == 0) {
+      if (phi > 0.9 * phi_back)
+        return 0;
+      phi_back = phi;
+    }
+    if (converged && (polish >= 3 || phi == 0.0))
+      return 1;
+    --*its_left;
+    ++*its_done;
+    /* g = J^T r, A = J^T J + lambda I */
+    double dmax = 0.0, rn = sqrt(2.0 * phi);
+    for (int k = 0; k < n; k++) {
+      double s = 0.0;
+      for (int i = 0; i < n; i++)
+        s += w->J[(size_t)i * n + k] * w->r[i];
+      w->g[k] = s;
+    }
+    for (int a = 0; a < n; a++)
+      for (int b = 0; b <= a; b++) {
+        double s = 0.0;
+        for (int i = 0; i < n; i++)
+          s += w->J[(size_t)i * n + a] * w->J[(size_t)i * n + b];
+        w->A[(size_t)a * n + b] = w->A[(size_t)b * n + a] = s;
+      }
+    for (int a = 0; a < n; a++)
+      dmax = fmax(dmax, w->A[(size_t)a * n + a]);
+    int stepped = 0;
+    for (int tries = 0; tries < 12 && !stepped; tries++) {
+      double lambda = mu * rn / fscale + 1e-15 * dmax;
+      memcpy(w->trial, w->A, (size_t)n * n * sizeof *w->A);
+      for (int a = 0; a < n; a++)
+        w->trial[(size_t)a * n + a] += lambda;
+      if (!chol(n, w->trial)) {
+        mu *= 16.0;
+        continue;
+      }
+      for (int a = 0; a < n; a++) {
+        double s = -w->g[a];
+        for (int k = 0; k < a; k++)
+          s -= w->trial[(size_t)a * n + k] * w->d[k];
+        w->d[a] = s / w->trial[(size_t)a * n + a];
+      }
+      for (int a = n - 1; a >= 0; a--) {
+        double s = w->d[a];
+        for (int k = a + 1; k < n; k++)
+          s -= w->trial[(size_t)k * n + a] * w->d[k];
+        w->d[a] = s / w->trial[(size_t)a * n + a];
+      }
+      double slope = 0.0;
+      for (int a = 0; a < n; a++)
+        slope += w->g[a] * w->d[a];
+      if (!(slope < 0.0)) {
+        if (converged)
+          return 1; /* at round-off: nothing left to descend */
+        mu *= 16.0;
+        continue;
+      }
+      /* Armijo's backtracking on the merit */
+      double t = 1.0;
+      for (int ls = 0; ls < 30; ls++, t *= 0.5) {
+        for (int a = 0; a < n; a++)
+          w->ft0[a] = p->ft[a] + t * w->d[a];
+        double ph = residual(p, w, w->ft0, 0);
+        if (ph <= phi + 1e-4 * t * slope) {
+          stepped = 1;
+          break;
+        }
+      }
+      if (!stepped) {
+        if (converged)
+          return 1; /* at round-off: the merit no longer falls */
+        mu *= 16.0;
+      }
+    }
+    if (!stepped)
+      return converged;
+    memcpy(p->ft, w->ft0, (size_t)n * sizeof *p->ft);
+    mu = fmax(0.25 * mu, 1e-9);
+    phi = residual(p, w, p->ft, 1);
+    if (converged)
+      polish++;
+  }
+  return converged;
+}
+
+/* The smooth laws' forces at their slips (so that each is its law's at
+ * the slip it leaves, to the round-off of that slip), a slipping contact
+ * of a stick set on its bound exactly, the states into p->st; then the
+ * check of each law at its own slip (curve_solve's).  VB_OK or
+ * VB_ENOCONV. */
+static int
+newton_finish(const vb_fproblem *p, newton_ws *w, double fscale)
+{
+  int n = p->nfc;
+  for (int i = 0; i < n; i++)
+    if (!(p->normal[i] > 0.0))
+      p->ft[i] = 0.0;
+  /* (all from the same slips: substituted one by one, as a sweep, the
+   * round-off of each would grow through the others as the sweeps' error
+   * does, by up to c_ik |F_k'| a contact) */
+  for (int i = 0; i < n; i++) {
+    double a;
+    w->d[i] = increment(p, i, &a);
+    w->g[i] = a;
+  }
+  for (int i = 0; i < n; i++) {
+    double dy = w->d[i], a = w->g[i], s = dy / p->dt, sl, db;
+    const vb_friction_info *in = p->info[i];
+    int slips = fabs(dy) > 16.0 * n * DBL_EPSILON * a;
+    if (!(p->normal[i] > 0.0))
+      continue;
+    if (in->force)
+      p->ft[i] = in->force(p->law[i], p->normal[i], s, p->dt, p->st_old + p->st_first[i],
+                           p->st + p->st_first[i], &sl);
+    else if (slips) {
+      double b = bound_of(p, i, s, &db);
+      if (in->kind == VB_FRICTION_COULOMB)
+        b = p->law[i]->mu_k * p->normal[i];
+      p->ft[i] = -(s > 0.0 ? 1.0 : -1.0) * b;
+    } else
+      p->ft[i] = fmin(fmax(p->ft[i], -in->hold(p->law[i], p->normal[i])),
+                      in->hold(p->law[i], p->normal[i]));
+  }
+  int rc = VB_OK;
+  for (int i = 0; i < n && rc == VB_OK; i++) {
+    double a, dy = increment(p, i, &a), s = dy / p->dt, sl, db;
+    const vb_friction_info *in = p->info[i];
+    double f = p->ft[i], nn = p->normal[i];
+    int slips = fabs(dy) > 16.0 * n * DBL_EPSILON * a;
+    if (!(nn > 0.0)) {
+      rc = f == 0.0 ? VB_OK : VB_ENOCONV;
+      if (in->force) /* its state as its local problem leaves it apart */
+        in->force(p->law[i], 0.0, s, p->dt, p->st_old + p->st_first[i], p->st + p->st_first[i], &sl);
+    } else if (in->force) {
+      double want = in->force(p->law[i], nn, s, p->dt, p->st_old + p->st_first[i], w->stw, &sl);
+      rc = fabs(f - want) <= p->tolerance * fscale + 16.0 * DBL_EPSILON * fabs(want) ? VB_OK
+                                                                                      : VB_ENOCONV;
+      if (rc == VB_OK)
+        memcpy(p->st + p->st_first[i], w->stw,
+               (size_t)(p->st_first[i + 1] - p->st_first[i]) * sizeof *w->stw);
+    } else if (!slips)
+      rc = fabs(f) <= in->hold(p->law[i], nn) * (1.0 + 16.0 * DBL_EPSILON) ? VB_OK : VB_ENOCONV;
+    else {
+      double b = bound_of(p, i, s, &db);
+      if (in->kind == VB_FRICTION_COULOMB)
+        b = p->law[i]->mu_k * nn;
+      double want = -(s > 0.0 ? 1.0 : -1.0) * b;
+      rc = f * s <= 0.0 && fabs(f - want) <= p->tolerance * fscale + 16.0 * DBL_EPSILON * fabs(want)
+               ? VB_OK
+               : VB_ENOCONV;
+    }
+    if (rc == VB_OK && !in->force)
+      in->start(p->law[i], slips ? s : 0.0, p->st + p->st_first[i]);
+  }
+  return rc;
+}
+
+static int
+newton_solve(const vb_fproblem *p)
+{
+  int n = p->nfc, smooth = 0;
+  if (n > BLOCK_CONTACTS)
+    return VB_ENOCONV;
+  for (int i = 0; i < n; i++)
+    smooth |= p->info[i]->force != NULL;
+  if (!smooth)
+    return VB_ENOCONV;
+  newton_ws w;
+  double *mem = malloc(((size_t)3 * n * n + 8 * (size_t)n + 64) * sizeof *mem);
+  int *mode = malloc((size_t)n * sizeof *mode);
+  if (!mem || !mode) {
+    free(mem);
+    free(mode);
+    return VB_ENOMEM;
+  }
+  w.J = mem;
+  w.A = w.J + (size_t)n * n;
+  w.trial = w.A + (size_t)n * n;
+  w.r = w.trial + (size_t)n * n;
+  w.d = w.r + n;
+  w.g = w.d + n;
+  w.ft0 = w.g + n;
+  w.rho = w.ft0 + n;
+  w.slope = w.rho + n;
+  w.stw = w.slope + n; /* a law's state, 64 doubles at most */
+  w.mode = mode;
+  double dmax = 0.0, fscale = 0.0;
+  for (int i = 0; i < n; i++) {
+    dmax = fmax(dmax, p->Kt[(size_t)i * n + i]);
+    p->broke[i] = 0;
+    double nn = p->normal[i] > 0.0 ? p->normal[i] : 0.0;
+    fscale = fmax(fscale, p->info[i]->hold(p->law[i], nn));
+  }
+  for (int i = 0; i < n; i++) {
+    double kii = p->Kt[(size_t)i * n + i];
+    w.rho[i] = kii > 0.0 ? p->dt / kii : dmax > 0.0 ? p->dt / dmax : 1.0;
+  }
+  int cap = vb_test_hooks_now()->friction_newton_cap, its_left = cap > 0 ? cap : NEWTON_ITS;
+  int its = 0, rc = VB_ENOCONV;
+  /* three starts, each until it converges or stalls: the sweeps' forces,
+   * no forces, each contact's own local answer with the others' forces 0 */
+  for (int start = 0; fscale > 0.0 && start < 3 && rc != VB_OK && its_left > 0; start++) {
+    for (int i = 0; i < n; i++)
+      p->broke[i] = 0;
+    if (start > 0)
+      for (int i = 0; i < n; i++)
+        p->ft[i] = 0.0;
+    if (start == 2)
+      for (int i = 0; i < n; i++) {
+        double kii = p->Kt[(size_t)i * n + i];
+        if (p->normal[i] > 0.0 && kii > 0.0)
+          w.d[i] = p->info[i]->local(p->law[i], p->normal[i], p->dyfree[i] / p->dt, kii / p->dt,
+                                     p->dt, &p->broke[i], p->st + p->st_first[i]);
+        else
+          w.d[i] = 0.0;
+        p->broke[i] = 0;
+      }
+    if (start == 2)
+      memcpy(p->ft, w.d, (size_t)n * sizeof *p->ft);
+    for (int round = 0; round <= n; round++) {
+      if (!lm_iterate(p, &w, fscale, &its_left, &its))
+        break;
+      /* a Coulomb contact slipping on its static bound breaks */
+      int broke = 0;
+      residual(p, &w, p->ft, 1);
+      for (int i = 0; i < n; i++) {
+        double a, dy = increment(p, i, &a);
+        if (p->info[i]->kind == VB_FRICTION_COULOMB && !p->broke[i] && w.mode[i] != 0 &&
+            w.mode[i] != 2 && fabs(dy) > 16.0 * n * DBL_EPSILON * a &&
+            p->law[i]->mu_k < p->law[i]->mu_s)
+          p->broke[i] = broke = 1;
+      }
+      if (!broke) {
+        rc = newton_finish(p, &w, fscale);
+        break;
+      }
+    }
+  }
+  if (!(fscale > 0.0)) { /* no normal force anywhere: no friction */
+    for (int i = 0; i < n; i++)
+      p->ft[i] = 0.0;
+    rc = newton_finish(p, &w, 1.0);
+  }
+  *p->sweeps += its;
+  if (rc != VB_OK) {
+    double change, scale;
+    for (int i = 0; i < n; i++)
+      p->broke[i] = 0;
+    sweep(p, &change, &scale);
+  }
+  free(mem);
+  free(mode);
+  return rc;
+}
+
 int
 vb_friction_solve(const vb_fproblem *p)
 {
@@ -492,5 +932,7 @@ vb_friction_solve(const vb_fproblem *p)
   int rc = block_solve(p, NULL);
   if (rc == VB_ENOCONV)
     rc = curve_solve(p);
+  if (rc == VB_ENOCONV)
+    rc = newton_solve(p);
   return rc == VB_OK ? VB_OK : VB_ENOCONV;
 }

@@ -369,7 +369,9 @@ typedef struct vb_fproblem {
  * Kt, exactly, by an active-set method; friction_solve.c, block_solve),
  * and contacts of laws with a stick set (Coulomb, Stribeck, bow) by a
  * fixed point on that problem's bounds, each the law's curve at the
- * contact's slip (curve_solve).  VB_OK, or VB_ENOCONV when none converged
+ * contact's slip (curve_solve), and blocks that hold a smooth law
+ * (exponential, elasto-plastic) by a semismooth Newton, Levenberg-
+ * Marquardt with a line search (newton_solve).  VB_OK, or VB_ENOCONV when none converged
  * (the last sweep's forces kept: each is in its law's set). */
 int vb_friction_solve(const vb_fproblem *p);
 

@@ -21,6 +21,7 @@ cli_test_environment(void)
       {"VIBRO_TEST_BATCH", VB_TEST_BATCH},
       {"VIBRO_TEST_BATCH_SECONDS", VB_TEST_BATCH_SECONDS},
       {"VIBRO_TEST_MAP_BYTES", VB_TEST_MAP_BYTES},
+      {"VIBRO_TEST_FRICTION_NEWTON_CAP", VB_TEST_FRICTION_NEWTON_CAP},
   };
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
     const char *v = getenv(vars[i].name);

@@ -186,6 +186,10 @@ typedef struct vb_test_hooks {
   int no_one_row;       /* no island steps its modes along w as one row, and a sample
                            sums each point along w alone (island/friction.c's
                            one_row, run/record.c's wpoints: the same bits) */
+  int friction_newton_cap; /* > 0: the friction solve's Newton on a stalled block
+                              (solvers/friction_solve.c) stops after this many
+                              iterations, so that its failure is reported (this
+                              one changes results: the tests of that report) */
 } vb_test_hooks;
 
 /* What vb_test_control sets. */
@@ -203,6 +207,7 @@ typedef enum vb_test_op {
   VB_TEST_NO_SEARCH_SKIP, /* no_search_skip = (value != 0) */
   VB_TEST_LOWRANK,        /* lowrank = value < 0 ? -1 : value != 0 */
   VB_TEST_NO_ONE_ROW,     /* no_one_row = (value != 0) */
+  VB_TEST_FRICTION_NEWTON_CAP, /* friction_newton_cap = value (<= 0: none) */
 } vb_test_op;
 
 /* Set one test hook of the process, before any run or output starts;

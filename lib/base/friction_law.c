@@ -380,6 +380,24 @@ exponential_local(const vb_friction *law, double n, double s_free, double c, dou
   return -sigma * n * exponential_mu(law, x);
 }
 
+/* Its force at the slip s, -n phi(s) (phi odd), and the slope -n phi'(|s|). */
+static double
+exponential_force(const vb_friction *law, double n, double s, double dt, const double *st0,
+                  double *st1, double *slope)
+{
+  (void)dt;
+  (void)st0;
+  st1[0] = 0.0;
+  st1[1] = s;
+  if (!(n > 0.0) || s == 0.0) {
+    *slope = n > 0.0 ? -n * exponential_dmu(law, 0.0) : 0.0;
+    return 0.0;
+  }
+  double x = fabs(s);
+  *slope = -n * exponential_dmu(law, x);
+  return -(s > 0.0 ? 1.0 : -1.0) * n * exponential_mu(law, x);
+}
+
 static void
 exponential_start(const vb_friction *law, double s0, double *st)
 {
@@ -641,6 +659,32 @@ elastoplastic_local(const vb_friction *law, double n, double s_free, double c, d
   return fb;
 }
 
+static double ep_force(const vb_friction *law, double n, double z0, double v, double dt,
+                       double *z1);
+
+/* Its force at the slip s (ep_force: the bristle's midpoint step from
+ * st0[0]), the bristle at n+1 into st1[0] (released at n = 0, as the local
+ * problem), the slope by central differences (alpha has kinks: a secant
+ * there, enough for the Newton's direction; the line search and the check
+ * read the force itself). */
+static double
+elastoplastic_force(const vb_friction *law, double n, double s, double dt, const double *st0,
+                    double *st1, double *slope)
+{
+  st1[1] = s;
+  if (!(n > 0.0)) {
+    st1[0] = 0.0;
+    *slope = 0.0;
+    return 0.0;
+  }
+  double z1, zh, h = 1e-6 * (fabs(s) + law->v_s);
+  double f = ep_force(law, n, st0[0], s, dt, &z1);
+  double fp = ep_force(law, n, st0[0], s + h, dt, &zh), fm = ep_force(law, n, st0[0], s - h, dt, &zh);
+  st1[0] = z1;
+  *slope = (fp - fm) / (2.0 * h);
+  return f;
+}
+
 static void
 elastoplastic_start(const vb_friction *law, double s0, double *st)
 {
@@ -788,7 +832,8 @@ static const vb_friction_info table[] = {
      .start = exponential_start,
      .sticks = coulomb_sticks,
      .hold = exponential_hold,
-     .curve = exponential_curve},
+     .curve = exponential_curve,
+     .force = exponential_force},
     {.name = "elasto-plastic",
      .doc = "ft = -N (sigma0 z + sigma1 z' + sigma2 s), z' = s (1 - alpha(z, s) z / z_ss(s)), the "
             "elasto-plastic bristle with its deflection z as state (Dupont et al. 2002; Avanzini, "
@@ -821,7 +866,8 @@ static const vb_friction_info table[] = {
      .hold = coulomb_hold,
      .curve = elastoplastic_curve,
      .stored = elastoplastic_stored,
-     .deflection = elastoplastic_deflection},
+     .deflection = elastoplastic_deflection,
+     .force = elastoplastic_force},
 };
 #define NLAWS (int)(sizeof table / sizeof table[0])
 static const char choices[] = "coulomb, stribeck, bow, exponential, elasto-plastic";

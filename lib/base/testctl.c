@@ -5,7 +5,9 @@
  * never reads the environment for them: the vibro program reads
  * VIBRO_TEST_* and VIBRO_NO_SKIP once, at its start (tools/testenv.c), and
  * the C suites call vb_test_control.  They count write points, size
- * batches and choose between equal code paths; none changes a result.
+ * batches and choose between equal code paths; none changes a result
+ * but friction_newton_cap, which makes the friction solve's Newton fail
+ * for the tests of its report (solvers/friction_solve.c).
  *
  * The settings are the process's (set before any run or output starts,
  * read when one does): the one mutable state of the library, kept for
@@ -60,6 +62,9 @@ vb_test_control(vb_test_op op, double value)
     return VB_OK;
   case VB_TEST_NO_ONE_ROW:
     hooks.no_one_row = value != 0;
+    return VB_OK;
+  case VB_TEST_FRICTION_NEWTON_CAP:
+    hooks.friction_newton_cap = value > 0 ? (int)value : 0;
     return VB_OK;
   }
   return VB_EINVAL;
