@@ -109,8 +109,9 @@ ONLY_RANK=1 RANK_KILL_AT=1 mpirun -np 2 "$tmp/rank.sh" \
 got=$?
 [ "$got" -eq 0 ] && ok || bad "a laid-out study: rank 1 passed a write point (exit $got): $(tail -3 "$tmp/kout")"
 same "$lref" "$tmp/laidk.h5" "a laid-out study, rank 1 writing no shard"
-# a rank that spills (a batch every 10 ms: its rows go to shards) makes
-# every rank write shards, merged by rank 0: the same file
+# a rank that flushes a batch every 10 ms checkpoints it by reference
+# (a listed shard whose signals are its rows in the shared file): the
+# same file, with no merge
 ONLY_RANK=1 RANK_BATCH_SECONDS=0.01 mpirun -np 2 "$tmp/rank.sh" \
   "$vibro" run "$tmp/laid.cfg" -o "$tmp/laids.h5" -j 1 --quiet >"$tmp/kout" 2>&1
 got=$?
@@ -179,8 +180,7 @@ for c in rag ragfs ragbar; do
 done
 expect 0 mpirun -np 2 "$vibro" run "$tmp/rag.cfg" -o "$tmp/rag22.h5" -j 2 --quiet
 same "$tmp/rag1.h5" "$tmp/rag22.h5" "rag on 2 ranks x 2 threads"
-# a rank spilling reads its padded rows back (its scenes' own samples)
-# into shards, merged by rank 0: the same file
+# a rank checkpointing every 10 ms: the same file
 for c in rag ragbar; do
   ONLY_RANK=1 RANK_BATCH_SECONDS=0.01 mpirun -np 2 "$tmp/rank.sh" \
     "$vibro" run "$tmp/$c.cfg" -o "$tmp/${c}s.h5" -j 1 --quiet >"$tmp/kout" 2>&1
@@ -213,6 +213,47 @@ for k in 1 2 3 4 6 8 10; do
 done
 [ "$rpoints" -ge 3 ] && ok || bad "rag: only $rpoints SIGKILL points (want >= 3)"
 echo "MPI, scenes of different lengths: SIGKILL of rank 0 at $rpoints write points, each resumed to the file of 2 ranks and of one process"
+
+# A study longer than the flush interval (every rank flushes every 50 ms,
+# VIBRO_TEST_BATCH_SECONDS, as it would every 10 s): each flush is a
+# checkpoint by reference, fdatasync of the shared file then a listed
+# shard of the table rows and events whose signals are the rows there
+# (HDF5 external storage); at the end rank 0 writes the tables and renames
+# the shared file onto OUT, with no merge.  Uninterrupted: the file of one
+# process.  SIGKILL of rank R at its k-th write point, then --resume on
+# 2, 1, 3 ranks or one process: the scenes of the listed checkpoints are
+# kept (merged from the shared file) and the file is that of one process
+# and of the uninterrupted run.
+export VIBRO_TEST_BATCH_SECONDS=0.05
+expect 0 mpirun -np 2 "$vibro" run "$tmp/rag.cfg" -o "$tmp/ragc.h5" -j 1 --quiet
+same "$tmp/rag1.h5" "$tmp/ragc.h5" "rag checkpointed every 50 ms on 2 ranks, against 1 process"
+[ -e "$tmp/ragc.h5.part" ] && bad "rag checkpointed: OUT.part/ left" || ok
+cpoints=0
+ckept=0
+for rk in 1:3 0:6 1:12 0:20 1:30 0:40 1:60; do
+  r=${rk%:*}
+  k=${rk#*:}
+  rm -rf "$tmp/ck.h5" "$tmp/ck.h5.part"
+  ONLY_RANK=$r RANK_KILL_AT=$k mpirun -np 2 "$tmp/rank.sh" \
+    "$vibro" run "$tmp/rag.cfg" -o "$tmp/ck.h5" -j 1 --quiet >"$tmp/kout" 2>&1
+  got=$?
+  [ "$got" -eq 0 ] && continue
+  if [ "$got" -ne 137 ]; then
+    bad "rag checkpointed, rank $r killed at write $k: mpirun exit $got, expected 137: $(tail -3 "$tmp/kout")"
+    continue
+  fi
+  [ -e "$tmp/ck.h5" ] && bad "rag checkpointed, rank $r killed at write $k: ck.h5 exists" || ok
+  ckept=$((ckept + $(shards "$tmp/ck.h5.part")))
+  set -- 2 1 3 0
+  shift $((cpoints % 4))
+  resume "$1" "$tmp/ck.h5" "$tmp/rag.cfg" "$tmp/ragc.h5" "rag checkpointed, SIGKILL of rank $r at write $k"
+  same "$tmp/rag1.h5" "$tmp/ck.h5" "rag checkpointed, SIGKILL of rank $r at write $k, against 1 process"
+  cpoints=$((cpoints + 1))
+done
+unset VIBRO_TEST_BATCH_SECONDS
+[ "$cpoints" -ge 5 ] && ok || bad "rag checkpointed: only $cpoints SIGKILL points (want >= 5)"
+[ "$ckept" -gt 0 ] && ok || bad "rag checkpointed: no resume kept a checkpoint's scenes"
+echo "MPI, checkpoints by reference: SIGKILL at $cpoints write points ($ckept scenes kept from checkpoints), each resumed to the file of one process"
 total=256
 
 # started by hand, this vibro does not start MPI: Open MPI's shared memory

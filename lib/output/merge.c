@@ -251,6 +251,9 @@ row_copy(const vb_signal_desc *s, double *dst, long T, const double *src, long T
   int md;
 
   if (s->shape == SHAPE_SERIES || s->shape == SHAPE_MODES) {
+    /* (a checkpoint's rows may be longer than the study's longest scene,
+     * laid out for more: NaN past it) */
+    ws = ws < w ? ws : w;
     memcpy(dst, src, (size_t)ws * sizeof *dst);
     for (k = ws; k < w; k++)
       dst[k] = NAN;
