@@ -872,6 +872,9 @@ vb_laid_whole(const vb_output *o, int rank0)
 void
 vb_output_unlay(vb_output *o)
 {
+  /* before the ranks ran anything: no checkpoint names the ranks' file */
+  if (o->laid)
+    o->laid->shared = 0;
   vb_laid_free(o);
 }
 

@@ -605,7 +605,7 @@ checkpoint(vb_output *o)
   long *runs = malloc((size_t)(2 * o->nbatch) * sizeof *runs), nruns = 0, nev = 0, size = 0, crc;
   vb_stack *st = NULL;
   shard s;
-  int rc, e = 0, fd;
+  int rc, e = 0, fd, synced = 0;
 
   if (!runs)
     return vb_errf_first(o->err, o->errlen, VB_ENOMEM, "%s: out of memory", o->path);
@@ -627,6 +627,7 @@ checkpoint(vb_output *o)
   tick(o);
   /* the rows first: a listed checkpoint never names rows not on the disk */
   rc = !tpath ? VB_ENOMEM : fdatasync(l->fd) < 0 ? (e = errno, VB_EIO) : VB_OK;
+  synced = rc == VB_OK;
   if (rc == VB_OK) {
     vb_stack_ext x = {.name = l->tmp, .off = l->off, .runs = runs, .nruns = nruns};
     errno = 0;
@@ -651,7 +652,7 @@ checkpoint(vb_output *o)
     if (fd >= 0)
       close(fd);
     unlinkat(o->dirfd, tmp, 0);
-    return write_failed(o, rc == VB_EIO && e && !st ? l->tmp : tmp, e);
+    return write_failed(o, synced ? tmp : l->tmp, e);
   }
   close(fd);
   tick(o);
@@ -763,7 +764,8 @@ vb_output_finish(vb_output *o, int *finished, char *err, size_t errlen)
   /* scenes in a laid-out shard that is not complete are read back a
    * shard at a time (spill_write), not all at once for one file */
   qsort(o->batch, (size_t)o->nbatch, sizeof *o->batch, by_index);
-  if (batch_placed(o) && !vb_laid_complete(o))
+  /* (scenes of different lengths: as long as laid out, else the merge) */
+  if (batch_placed(o) && (!vb_laid_complete(o) || !vb_laid_batch_fits(o)))
     return vb_output_flush(o, err, errlen);
   if (err && errlen > 0)
     err[0] = '\0';

@@ -922,7 +922,19 @@ lay_shared(runner *r, int rc)
     free(all);
     free(share);
   }
-  if (rc == VB_OK && !r->shared)
+  if (rc == VB_OK && !r->shared && r->opt->nranks == 1 && swept_length(r->study)) {
+    /* one process, scenes of different lengths: rows of the longest too */
+    const vb_scene *s0 = vb_study_first(r->study);
+    double i0 = (double)s0->record_every / s0->fs, di, interval = i0;
+    long T = 0, t;
+    for (i = 0; i < r->npending && T >= 0; i++) {
+      t = scene_shape(r->study, r->pending[i], &di);
+      T = t <= 0 ? -1 : t > T ? t : T;
+      interval = di == i0 ? interval : 0.0;
+    }
+    if (T > 0)
+      vb_output_lay_rows(r->o, r->pending, r->npending, T, interval);
+  } else if (rc == VB_OK && !r->shared)
     vb_output_lay(r->o, r->pending, r->npending);
 }
 
