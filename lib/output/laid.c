@@ -104,9 +104,9 @@ laid_async(const vb_output *o, long n)
  * when it pays and is safe: they hold at most LAID_BYTES of signals (on
  * disk, not in memory: a batch of placed scenes holds none, and one
  * flushed early is spilled), more than a shard built in memory
- * (IMAGE_BYTES), and every scene
- * records scene 0's samples at its interval (a scene that does not is
- * kept in memory, and the batch written the usual way).  Not with the
+ * (IMAGE_BYTES), and every scene records T samples at interval (a scene
+ * that does not is kept in memory, and the batch written the usual way),
+ * or (ragged) at most T, at interval unless it is 0.  Not with the
  * VIBRO_TEST_BATCH hook. */
 static int
 lay_rows(vb_output *o, const long *pending, long n, long T, double interval, int ragged)
