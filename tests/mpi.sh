@@ -109,8 +109,9 @@ ONLY_RANK=1 RANK_KILL_AT=1 mpirun -np 2 "$tmp/rank.sh" \
 got=$?
 [ "$got" -eq 0 ] && ok || bad "a laid-out study: rank 1 passed a write point (exit $got): $(tail -3 "$tmp/kout")"
 same "$lref" "$tmp/laidk.h5" "a laid-out study, rank 1 writing no shard"
-# a rank that spills (a batch every 10 ms: its rows go to shards) makes
-# every rank write shards, merged by rank 0: the same file
+# a rank that flushes a batch every 10 ms checkpoints it by reference
+# (a listed shard whose signals are its rows in the shared file): the
+# same file, with no merge
 ONLY_RANK=1 RANK_BATCH_SECONDS=0.01 mpirun -np 2 "$tmp/rank.sh" \
   "$vibro" run "$tmp/laid.cfg" -o "$tmp/laids.h5" -j 1 --quiet >"$tmp/kout" 2>&1
 got=$?
@@ -144,6 +145,115 @@ for k in 1 2 3 4 5 6 8 10 12; do
 done
 [ "$lpoints" -ge 3 ] && ok || bad "laid out: only $lpoints SIGKILL points (want >= 3)"
 echo "MPI, laid out: SIGKILL of rank 0 at $lpoints write points, each resumed to the serial file"
+
+# Scenes of different lengths laid out in one file (issue 33 item 6): a
+# swept duration (0.03 to 0.09 s, 144 scenes, 41 MB), a swept fs (the
+# intervals differ: time is [scene][sample]) and a modal bar whose modes
+# record [mode][sample] (36 scenes of 1.2 MB, each written on its own).
+# Every row has the longest scene's samples, known at load, so each rank
+# writes its rows at their place in the final file, padded with NaN as one
+# process pads them: the file of one process on 2 and 3 ranks.
+sed -e 's/{ path = "contacts.hit.k";   logspace = \[1.0e8, 1.0e10\]; n = 8; }/{ path = "scene.duration"; linspace = [0.03, 0.09]; n = 12; }/' \
+  -e 's/n = 8;/n = 12;/' "$srcdir/scenes/papetti-sweep.cfg" >"$tmp/rag.cfg"
+sed -e 's/path = "scene.duration"; linspace = \[0.03, 0.09\]/path = "scene.fs"; linspace = [30000.0, 60000.0]/' \
+  -e 's/duration = 0.002;/duration = 0.06;/' "$tmp/rag.cfg" >"$tmp/ragfs.cfg"
+{ grep -v '^#' "$srcdir/scenes/avanzini-hammer-bar.cfg" | sed 's/duration = 0.5;/duration = 0.2;/'
+  echo 'sweep = { params = ( { path = "scene.duration"; linspace = [0.1, 0.3]; n = 6; },'
+  echo '                     { path = "bodies.hammer.v0"; linspace = [0.5, 2.0]; n = 6; } ); };'; } >"$tmp/ragbar.cfg"
+grep -q 'path = "scene.duration"; linspace = \[0.03' "$tmp/rag.cfg" && grep -q 'scene.fs' "$tmp/ragfs.cfg" &&
+  ok || bad "the ragged studies were not made from scenes/papetti-sweep.cfg"
+for c in rag ragfs ragbar; do
+  expect 0 "$vibro" run "$tmp/$c.cfg" -o "$tmp/${c}1.h5" -j 1 --quiet
+  for np in 2 3; do
+    [ "$c" = rag ] || [ "$np" -eq 2 ] || continue
+    expect 0 mpirun -np "$np" "$vibro" run "$tmp/$c.cfg" -o "$tmp/$c$np.h5" -j 1 --quiet
+    same "$tmp/${c}1.h5" "$tmp/$c$np.h5" "$c (scenes of different lengths) on $np ranks against 1 process"
+    [ -e "$tmp/$c$np.h5.part" ] && bad "$c on $np ranks: shards left" || ok
+  done
+  # rank 1 writes no shard (its rows are in the shared file): killed at
+  # its first write point, it still ends
+  ONLY_RANK=1 RANK_KILL_AT=1 mpirun -np 2 "$tmp/rank.sh" \
+    "$vibro" run "$tmp/$c.cfg" -o "$tmp/${c}k.h5" -j 1 --quiet >"$tmp/kout" 2>&1
+  got=$?
+  [ "$got" -eq 0 ] && ok || bad "$c: rank 1 passed a write point (exit $got): $(tail -3 "$tmp/kout")"
+  same "$tmp/${c}1.h5" "$tmp/${c}k.h5" "$c, rank 1 writing no shard"
+done
+expect 0 mpirun -np 2 "$vibro" run "$tmp/rag.cfg" -o "$tmp/rag22.h5" -j 2 --quiet
+same "$tmp/rag1.h5" "$tmp/rag22.h5" "rag on 2 ranks x 2 threads"
+# a rank checkpointing every 10 ms: the same file
+for c in rag ragbar; do
+  ONLY_RANK=1 RANK_BATCH_SECONDS=0.01 mpirun -np 2 "$tmp/rank.sh" \
+    "$vibro" run "$tmp/$c.cfg" -o "$tmp/${c}s.h5" -j 1 --quiet >"$tmp/kout" 2>&1
+  got=$?
+  [ "$got" -eq 0 ] && ok || bad "$c, rank 1 spilling: exit $got: $(tail -3 "$tmp/kout")"
+  same "$tmp/${c}1.h5" "$tmp/${c}s.h5" "$c, rank 1 spilling"
+done
+# rank 0 killed at its k-th write point, then --resume on 2, 1, 3 ranks
+# or one process: the uninterrupted file of 2 ranks, and that of one
+# process
+total=144
+rpoints=0
+for k in 1 2 3 4 6 8 10; do
+  rm -rf "$tmp/rk.h5" "$tmp/rk.h5.part"
+  ONLY_RANK=0 RANK_KILL_AT=$k mpirun -np 2 "$tmp/rank.sh" \
+    "$vibro" run "$tmp/rag.cfg" -o "$tmp/rk.h5" -j 1 --quiet >"$tmp/kout" 2>&1
+  got=$?
+  [ "$got" -eq 0 ] && continue
+  if [ "$got" -ne 137 ]; then
+    bad "rag, rank 0 killed at write $k: mpirun exit $got, expected 137: $(tail -3 "$tmp/kout")"
+    continue
+  fi
+  if [ -e "$tmp/rk.h5.part" ]; then
+    set -- 2 1 3 0
+    shift $((rpoints % 4))
+    resume "$1" "$tmp/rk.h5" "$tmp/rag.cfg" "$tmp/rag2.h5" "rag, SIGKILL of rank 0 at write $k"
+  fi
+  same "$tmp/rag1.h5" "$tmp/rk.h5" "rag, rank 0 killed at write $k, against 1 process"
+  rpoints=$((rpoints + 1))
+done
+[ "$rpoints" -ge 3 ] && ok || bad "rag: only $rpoints SIGKILL points (want >= 3)"
+echo "MPI, scenes of different lengths: SIGKILL of rank 0 at $rpoints write points, each resumed to the file of 2 ranks and of one process"
+
+# A study longer than the flush interval (every rank flushes every 50 ms,
+# VIBRO_TEST_BATCH_SECONDS, as it would every 10 s): each flush is a
+# checkpoint by reference, fdatasync of the shared file then a listed
+# shard of the table rows and events whose signals are the rows there
+# (HDF5 external storage); at the end rank 0 writes the tables and renames
+# the shared file onto OUT, with no merge.  Uninterrupted: the file of one
+# process.  SIGKILL of rank R at its k-th write point, then --resume on
+# 2, 1, 3 ranks or one process: the scenes of the listed checkpoints are
+# kept (merged from the shared file) and the file is that of one process
+# and of the uninterrupted run.
+export VIBRO_TEST_BATCH_SECONDS=0.05
+expect 0 mpirun -np 2 "$vibro" run "$tmp/rag.cfg" -o "$tmp/ragc.h5" -j 1 --quiet
+same "$tmp/rag1.h5" "$tmp/ragc.h5" "rag checkpointed every 50 ms on 2 ranks, against 1 process"
+[ -e "$tmp/ragc.h5.part" ] && bad "rag checkpointed: OUT.part/ left" || ok
+cpoints=0
+ckept=0
+for rk in 1:3 0:6 1:12 0:20 1:30 0:40 1:60; do
+  r=${rk%:*}
+  k=${rk#*:}
+  rm -rf "$tmp/ck.h5" "$tmp/ck.h5.part"
+  ONLY_RANK=$r RANK_KILL_AT=$k mpirun -np 2 "$tmp/rank.sh" \
+    "$vibro" run "$tmp/rag.cfg" -o "$tmp/ck.h5" -j 1 --quiet >"$tmp/kout" 2>&1
+  got=$?
+  [ "$got" -eq 0 ] && continue
+  if [ "$got" -ne 137 ]; then
+    bad "rag checkpointed, rank $r killed at write $k: mpirun exit $got, expected 137: $(tail -3 "$tmp/kout")"
+    continue
+  fi
+  [ -e "$tmp/ck.h5" ] && bad "rag checkpointed, rank $r killed at write $k: ck.h5 exists" || ok
+  ckept=$((ckept + $(shards "$tmp/ck.h5.part")))
+  set -- 2 1 3 0
+  shift $((cpoints % 4))
+  resume "$1" "$tmp/ck.h5" "$tmp/rag.cfg" "$tmp/ragc.h5" "rag checkpointed, SIGKILL of rank $r at write $k"
+  same "$tmp/rag1.h5" "$tmp/ck.h5" "rag checkpointed, SIGKILL of rank $r at write $k, against 1 process"
+  cpoints=$((cpoints + 1))
+done
+unset VIBRO_TEST_BATCH_SECONDS
+[ "$cpoints" -ge 5 ] && ok || bad "rag checkpointed: only $cpoints SIGKILL points (want >= 5)"
+[ "$ckept" -gt 0 ] && ok || bad "rag checkpointed: no resume kept a checkpoint's scenes"
+echo "MPI, checkpoints by reference: SIGKILL at $cpoints write points ($ckept scenes kept from checkpoints), each resumed to the file of one process"
 total=256
 
 # started by hand, this vibro does not start MPI: Open MPI's shared memory

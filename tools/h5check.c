@@ -140,13 +140,29 @@ storage_check(const checker *c, hid_t ds, const char *path, hsize_t points, size
 {
   hid_t dcpl = H5Dget_create_plist(ds);
   int filters = dcpl >= 0 ? H5Pget_nfilters(dcpl) : -1;
+  int external = dcpl >= 0 ? H5Pget_external_count(dcpl) : -1;
   H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
-  haddr_t at = layout == H5D_CONTIGUOUS ? H5Dget_offset(ds) : HADDR_UNDEF;
+  haddr_t at = layout == H5D_CONTIGUOUS && external == 0 ? H5Dget_offset(ds) : HADDR_UNDEF;
   hsize_t need = points * (hsize_t)size;
+  char name[32] = "";
 
+  /* a checkpoint of an MPI run (doc/mpi.md) keeps its signals in
+   * shared-rows.h5 beside it, and nowhere else */
+  for (int k = 0; k < external; k++) {
+    off_t off;
+    hsize_t bytes;
+    if (H5Pget_external(dcpl, (unsigned)k, sizeof name, name, &off, &bytes) < 0 ||
+        strcmp(name, "shared-rows.h5") != 0) {
+      close_id(dcpl);
+      return damaged(c, path, "keeps its values in another file, '%.24s' (valid: shared-rows.h5 "
+                     "beside it, an MPI run's checkpoint)", name);
+    }
+  }
   close_id(dcpl);
-  if (filters < 0 || layout == H5D_LAYOUT_ERROR)
+  if (filters < 0 || external < 0 || layout == H5D_LAYOUT_ERROR)
     return damaged(c, path, "cannot read its storage layout");
+  if (external > 0)
+    return 0;
   if (filters > 0)
     return 0;
   if (size && points > c->size / size)

@@ -2,6 +2,7 @@
  * cmd_NAME.c), `vibro help CMD`, --help and --version. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <hdf5.h>
 
@@ -134,6 +135,10 @@ dispatch(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+  /* a shard of OUT.part/ that is an MPI run's checkpoint keeps its signals
+   * in OUT.part/shared-rows.h5 (HDF5 external storage, doc/mpi.md): HDF5
+   * finds that name beside the shard, not in the working directory */
+  setenv("HDF5_EXTFILE_PREFIX", "${ORIGIN}", 0);
   cli_test_environment();
   return finish(dispatch(argc, argv));
 }

@@ -31,6 +31,7 @@ struct vb_stack {
   long rows, T;
   double interval;
   int flags; /* VB_STACK_* */
+  const vb_stack_ext *ext; /* the signals' rows in another file, or NULL */
   vb_image_hold *hold; /* built in memory: where its image goes at close (output/image.c) */
 };
 
@@ -198,8 +199,25 @@ signals_create(vb_stack *st, hid_t sg)
     }
     if (sd->shape != SHAPE_MODES)
       d[rank++] = (hsize_t)st->T;
-    st->sig[s] = vb_h5_dataset_early(sg, sd->name, H5T_IEEE_F64LE, rank, d, sd->units,
-                               (st->flags & VB_STACK_LAID) != 0);
+    if (st->ext) {
+      /* its rows where they are: a segment per run of consecutive rows */
+      const vb_stack_ext *x = st->ext;
+      int64_t len = (int64_t)vb_signal_width(sd, st->T) * 8, *seg = NULL;
+      if (len > 0 && !(seg = malloc((size_t)x->nruns * 2 * sizeof *seg))) {
+        rc = -1;
+        break;
+      }
+      for (long j = 0; len > 0 && j < x->nruns; j++) {
+        seg[2 * j] = x->off[s] + (int64_t)x->runs[2 * j] * len;
+        seg[2 * j + 1] = (int64_t)x->runs[2 * j + 1] * len;
+      }
+      st->sig[s] = len > 0 ? vb_h5_dataset_external(sg, sd->name, rank, d, sd->units, x->name, seg,
+                                                    (int)x->nruns)
+                           : vb_h5_dataset(sg, sd->name, H5T_IEEE_F64LE, rank, d, sd->units);
+      free(seg);
+    } else
+      st->sig[s] = vb_h5_dataset_early(sg, sd->name, H5T_IEEE_F64LE, rank, d, sd->units,
+                                       (st->flags & VB_STACK_LAID) != 0);
     /* [scene], then the modes' or points' scale, then time */
     at[0] = st->scene;
     at[1] = sd->shape == SHAPE_SERIES ? tscale : rows;
@@ -228,9 +246,10 @@ events_create(vb_stack *st, long n)
 }
 
 /* Create a stacked file. */
-int
-vb_stack_create(const vb_format *f, const char *path, long rows, long T, double interval,
-                long nevents, int flags, vb_stack **out, char *err, size_t errlen)
+static int
+stack_create(const vb_format *f, const char *path, long rows, long T, double interval,
+             long nevents, int flags, const vb_stack_ext *ext, vb_stack **out, char *err,
+             size_t errlen)
 {
   const vb_output_layout *l = &f->lay;
   vb_stack *st = calloc(1, sizeof *st);
@@ -241,6 +260,7 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
   if (!st)
     return vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", path);
   st->f = f;
+  st->ext = ext;
   st->rows = rows;
   st->T = T;
   st->interval = interval;
@@ -309,12 +329,30 @@ vb_stack_create(const vb_format *f, const char *path, long rows, long T, double 
   rc = 0;
 done:
   vb_h5_close(sg);
+  st->ext = NULL; /* the caller's, used while the signals are created */
   if (rc < 0) {
     vb_stack_close(st, NULL, 0);
     return vb_errf_first(err, errlen, VB_EIO, "cannot create %s", path);
   }
   *out = st;
   return VB_OK;
+}
+
+int
+vb_stack_create(const vb_format *f, const char *path, long rows, long T, double interval,
+                long nevents, int flags, vb_stack **out, char *err, size_t errlen)
+{
+  return stack_create(f, path, rows, T, interval, nevents, flags, NULL, out, err, errlen);
+}
+
+/* A file whose signals are rows of another file (ext): HDF5 external
+ * storage, no signal value written here. */
+int
+vb_stack_create_external(const vb_format *f, const char *path, long rows, long T, double interval,
+                         long nevents, const vb_stack_ext *ext, vb_stack **out, char *err,
+                         size_t errlen)
+{
+  return stack_create(f, path, rows, T, interval, nevents, 0, ext, out, err, errlen);
 }
 
 /* Write rows [r0, r0 + nr) of a dataset of rank 1-3 from buf: a write

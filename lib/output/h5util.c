@@ -417,6 +417,45 @@ vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsi
   return dataset_create(loc, name, type, rank, dims, units, early, 0);
 }
 
+/* A float64 dataset whose values are not in this file: nseg segments
+ * (offset and bytes each, in order) of the file `name` (relative to this
+ * file's directory when opened with vb_h5_external_dapl), HDF5's external
+ * storage (contiguous, readable by HDF5 >= 1.8). */
+hid_t
+vb_h5_dataset_external(hid_t loc, const char *dsname, int rank, const hsize_t *dims,
+                       const char *units, const char *name, const int64_t *seg, int nseg)
+{
+  hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t ds = H5I_INVALID_HID;
+  int ok = space >= 0 && dcpl >= 0;
+
+  for (int k = 0; ok && k < nseg; k++)
+    ok = H5Pset_external(dcpl, name, (off_t)seg[2 * k], (hsize_t)seg[2 * k + 1]) >= 0;
+  if (ok)
+    ds = H5Dcreate2(loc, dsname, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  vb_h5_close(space);
+  vb_h5_close(dcpl);
+  if (ds >= 0 && units && vb_h5_attr_string(ds, "units", units) < 0) {
+    vb_h5_close(ds);
+    ds = H5I_INVALID_HID;
+  }
+  return ds;
+}
+
+/* Access properties under which an external dataset's file names are
+ * relative to the directory of the file holding it (or -1). */
+hid_t
+vb_h5_external_dapl(void)
+{
+  hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+
+  if (dapl >= 0 && H5Pset_efile_prefix(dapl, "${ORIGIN}") < 0) {
+    vb_h5_close(dapl);
+    dapl = H5I_INVALID_HID;
+  }
+  return dapl;
+}
+
 /* vb_h5_dataset_early, allocated when first written and NaN-filled. */
 hid_t
 vb_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const char *units)

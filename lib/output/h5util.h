@@ -3,6 +3,7 @@
 #define VB_H5UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <hdf5.h>
 
 /* HDF5's error printing, saved while a call runs silenced. */
@@ -62,6 +63,12 @@ int vb_h5_attr_read_int64(hid_t obj, const char *name, long *value);
  * writes every byte of it).  The dataset, or a negative id. */
 hid_t vb_h5_dataset_early(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
                           const char *units, int early);
+/* A float64 dataset stored in nseg segments (offset, bytes) of file name
+ * (HDF5 external storage), and the access properties that find name
+ * beside the file holding it. */
+hid_t vb_h5_dataset_external(hid_t loc, const char *dsname, int rank, const hsize_t *dims,
+                             const char *units, const char *name, const int64_t *seg, int nseg);
+hid_t vb_h5_external_dapl(void);
 /* vb_h5_dataset_early, allocated when first written and NaN-filled. */
 hid_t vb_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
                     const char *units);

@@ -4,6 +4,7 @@
  * time, the rest written by HDF5 when every row is in (output.c). */
 #define _GNU_SOURCE /* fallocate (Linux) */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,7 +38,10 @@ vb_laid_drop(vb_output *o)
     return;
   __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
   if (l->st) {
-    unlinkat(o->dirfd, l->tmp, 0);
+    /* the ranks' file stays: checkpoints may name its rows (it goes with
+     * OUT.part/) */
+    if (!l->shared)
+      unlinkat(o->dirfd, l->tmp, 0);
     vb_stack_close(l->st, NULL, 0);
     l->st = NULL;
   }
@@ -55,7 +59,8 @@ vb_laid_spill(vb_output *o)
 
   if (!l || !l->st)
     return;
-  unlinkat(o->dirfd, l->tmp, 0);
+  if (!l->shared)
+    unlinkat(o->dirfd, l->tmp, 0);
   vb_stack_close(l->st, NULL, 0);
   l->st = NULL;
 }
@@ -99,16 +104,15 @@ laid_async(const vb_output *o, long n)
  * when it pays and is safe: they hold at most LAID_BYTES of signals (on
  * disk, not in memory: a batch of placed scenes holds none, and one
  * flushed early is spilled), more than a shard built in memory
- * (IMAGE_BYTES), and every scene
- * records scene 0's samples at its interval (a scene that does not is
- * kept in memory, and the batch written the usual way).  Not with the
+ * (IMAGE_BYTES), and every scene records T samples at interval (a scene
+ * that does not is kept in memory, and the batch written the usual way),
+ * or (ragged) at most T, at interval unless it is 0.  Not with the
  * VIBRO_TEST_BATCH hook. */
-int
-vb_output_lay(vb_output *o, const long *pending, long n)
+static int
+lay_rows(vb_output *o, const long *pending, long n, long T, double interval, int ragged)
 {
   const vb_format *f = &o->fmt;
-  const vb_scene *s0 = f->lay.first;
-  long T = vb_scene_samples(s0), k;
+  long k;
   double per = 0.0;
   struct rlimit rl;
   laid *l;
@@ -133,7 +137,8 @@ vb_output_lay(vb_output *o, const long *pending, long n)
   l->rows = n;
   l->async = laid_async(o, n);
   l->T = T;
-  l->interval = (double)s0->record_every / s0->fs; /* as vb_format_pack */
+  l->interval = interval;
+  l->ragged = ragged;
   l->index = malloc((size_t)n * sizeof *l->index);
   l->off = calloc((size_t)f->nsig + 1, sizeof *l->off);
   if (!l->index || !l->off) {
@@ -143,6 +148,70 @@ vb_output_lay(vb_output *o, const long *pending, long n)
   for (k = 0; k < n; k++)
     l->index[k] = pending[k];
   return 1;
+}
+
+int
+vb_output_lay(vb_output *o, const long *pending, long n)
+{
+  const vb_scene *s0 = o->fmt.lay.first;
+
+  /* every scene with scene 0's samples, at its interval (as vb_format_pack) */
+  return lay_rows(o, pending, n, vb_scene_samples(s0), (double)s0->record_every / s0->fs, 0);
+}
+
+/* Rows of T samples at interval (0: each scene's own): shorter scenes are
+ * padded with NaN in their rows, as the merge pads them (file.c, stage_row). */
+int
+vb_output_lay_rows(vb_output *o, const long *pending, long n, long T, double interval)
+{
+  return T > 0 && lay_rows(o, pending, n, T, interval, 1);
+}
+
+static long laid_width(const vb_output *o);
+
+/* Whether a packed scene fits its row: scene 0's samples and interval, or
+ * (ragged) at most T samples and, unless the intervals differ, the
+ * interval laid out. */
+static int
+laid_fits(const laid *l, long samples, double interval)
+{
+  if (!l->ragged)
+    return samples == l->T && interval == l->interval;
+  return samples <= l->T && (l->interval == 0.0 || interval == l->interval);
+}
+
+/* A scene's values of signal s (n samples, [rows][n]) as a row of T
+ * samples ([rows][T]) into row, NaN past its own (file.c, stage_row). */
+static void
+laid_pad(const vb_signal_desc *s, double *row, long T, const double *src, long n)
+{
+  long w = vb_signal_width(s, T), own = vb_signal_width(s, n), k;
+
+  if (s->shape == SHAPE_SERIES || s->shape == SHAPE_MODES) {
+    memcpy(row, src, (size_t)own * sizeof(double));
+    for (k = own; k < w; k++)
+      row[k] = NAN;
+    return;
+  }
+  for (int m = 0; m < s->nmodes; m++)
+    for (k = 0; k < T; k++)
+      row[(long)m * T + k] = k < n ? src[(long)m * n + k] : NAN;
+}
+
+int
+vb_laid_batch_fits(const vb_output *o)
+{
+  const laid *l = o->laid;
+  long T = 0;
+  int differ = 0;
+
+  if (!l || !l->ragged)
+    return l != NULL;
+  for (long k = 0; k < o->nbatch; k++) {
+    T = o->batch[k]->samples > T ? o->batch[k]->samples : T;
+    differ |= o->nbatch > 0 && o->batch[k]->interval != o->batch[0]->interval;
+  }
+  return T == l->T && differ == (l->interval == 0.0);
 }
 
 /* Whether scenes are recorded in place: they are large (LAID_MAP_BYTES,
@@ -189,7 +258,12 @@ vb_output_lay_create(vb_output *o)
   if (!l || __atomic_load_n(&l->ready, __ATOMIC_ACQUIRE))
     return;
   ok = vb_laid_open(l);
-  snprintf(l->tmp, sizeof l->tmp, "r%03d-%06ld.h5.tmp", o->rank, o->next_shard);
+  /* the ranks' file has a name of its own (VB_SHARED_ROWS): a resume keeps
+   * it, where checkpoints name its rows */
+  if (l->shared)
+    snprintf(l->tmp, sizeof l->tmp, "%s", VB_SHARED_ROWS);
+  else
+    snprintf(l->tmp, sizeof l->tmp, "r%03d-%06ld.h5.tmp", o->rank, o->next_shard);
   tpath = ok ? vb_part_file(o->part, l->tmp) : NULL;
   ok = ok && tpath;
   vb_h5_quiet_begin(&q);
@@ -289,22 +363,53 @@ vb_laid_place(const vb_output *o, vb_packed_scene *p)
     usleep(100);
   if (l->fd < 0)
     return -1; /* it could not be created: the scene keeps its own copy */
-  if (row < 0 || p->samples != l->T || p->interval != l->interval) {
+  if (row < 0 || !laid_fits(l, p->samples, p->interval)) {
+    __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
+    return -1;
+  }
+  /* a shorter scene's row is padded (ragged): staged one signal at a time */
+  double *pad = NULL;
+  if (p->samples < l->T && !(pad = malloc((size_t)(laid_width(o) + 1) * sizeof *pad))) {
     __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
     return -1;
   }
   for (s = 0; s < o->fmt.nsig; s++) {
     size_t len = (size_t)vb_signal_width(&o->fmt.sig[s], l->T) * sizeof(double);
-    if (len > 0 &&
-        pwrite_all(l->fd, p->sig[s], len, (off_t)(l->off[s] + (int64_t)row * (int64_t)len)) < 0) {
+    if (len > 0 && pad)
+      laid_pad(&o->fmt.sig[s], pad, l->T, p->sig[s], p->samples);
+    if (len > 0 && pwrite_all(l->fd, pad ? pad : p->sig[s], len,
+                              (off_t)(l->off[s] + (int64_t)row * (int64_t)len)) < 0) {
+      free(pad);
       __atomic_store_n(&l->closed, 1, __ATOMIC_RELEASE);
       return -1;
     }
   }
+  free(pad);
   for (s = 0; s < o->fmt.nsig; s++)
     p->sig[s] = NULL;
   p->laid_row = row;
-  laid_wrote(l, (size_t)p->bytes);
+  laid_wrote(l, (size_t)laid_width(o) * sizeof(double));
+  return 0;
+}
+
+/* Read len bytes at offset from of fd into buf; 0, or -1 (errno, or 0 at
+ * the end of the file). */
+static int
+pread_all(int fd, void *buf, size_t len, off_t from)
+{
+  size_t got = 0;
+
+  while (got < len) {
+    ssize_t r = pread(fd, (char *)buf + got, len - got, from + (off_t)got);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0) {
+      if (r == 0)
+        errno = 0;
+      return -1;
+    }
+    got += (size_t)r;
+  }
   return 0;
 }
 
@@ -323,24 +428,24 @@ vb_laid_read_back(vb_output *o)
 
     if (p->laid_row < 0)
       continue;
+    /* the scene's own samples (a ragged row's padding stays in the file) */
     for (s = 0; s < o->fmt.nsig; s++)
-      total += vb_signal_width(&o->fmt.sig[s], l->T);
+      total += vb_signal_width(&o->fmt.sig[s], p->samples);
     p->own = malloc(total > 0 ? (size_t)total * sizeof(double) : 1);
     if (!p->own)
       return vb_errf_first(o->err, o->errlen, VB_ENOMEM, "%s: out of memory", o->path);
     for (s = 0; s < o->fmt.nsig; s++) {
-      long w = vb_signal_width(&o->fmt.sig[s], l->T);
-      size_t len = (size_t)w * sizeof(double), got = 0;
-      off_t from = (off_t)(l->off[s] + (int64_t)p->laid_row * (int64_t)len);
-      while (got < len) {
-        ssize_t r = pread(l->fd, (char *)(p->own + at) + got, len - got, from + (off_t)got);
-        if (r < 0 && errno == EINTR)
-          continue;
-        if (r <= 0)
+      const vb_signal_desc *d = &o->fmt.sig[s];
+      long w = vb_signal_width(d, p->samples);
+      off_t from = (off_t)(l->off[s] + (int64_t)p->laid_row * vb_signal_width(d, l->T) * 8);
+      /* [rows][T] in the file, [rows][samples] in memory */
+      int parts = d->shape == SHAPE_SERIES || d->shape == SHAPE_MODES ? 1 : d->nmodes;
+      long each = parts > 1 ? p->samples : w;
+      for (int m = 0; m < parts && w > 0; m++)
+        if (pread_all(l->fd, p->own + at + (long)m * each, (size_t)each * sizeof(double),
+                      from + (off_t)m * l->T * 8) < 0)
           return vb_errf_first(o->err, o->errlen, VB_EIO, "%s: cannot read back %s/%s: %s", o->path,
-                               o->part, l->tmp, r < 0 ? strerror(errno) : "end of file");
-        got += (size_t)r;
-      }
+                               o->part, l->tmp, errno ? strerror(errno) : "end of file");
       p->sig[s] = p->own + at;
       at += w;
     }
@@ -433,14 +538,14 @@ vb_laid_block_pack(const vb_output *o, vb_laid_block *b, long index, const doubl
 
   *taken = 0;
   if (!vb_laid_open(l) || row < 0 || !vb_laid_block_accepts(o, b, index) || !run ||
-      vb_run_samples(run) != l->T)
+      vb_run_samples(run) > l->T || (!l->ragged && vb_run_samples(run) != l->T))
     return VB_OK;
   if (err && errlen > 0)
     err[0] = '\0';
   rc = vb_format_pack(&o->fmt, index, params, run, 1, &p, err, errlen);
   if (rc != VB_OK)
     return rc;
-  if (p->interval != l->interval) {
+  if (!laid_fits(l, p->samples, p->interval)) {
     vb_packed_scene_free(p);
     return VB_OK;
   }
@@ -448,7 +553,9 @@ vb_laid_block_pack(const vb_output *o, vb_laid_block *b, long index, const doubl
     b->r0 = row;
   for (s = 0; s < o->fmt.nsig; s++) {
     long w = vb_signal_width(&o->fmt.sig[s], l->T);
-    if (w > 0)
+    if (w > 0 && p->samples < l->T)
+      laid_pad(&o->fmt.sig[s], b->buf + at + b->n * w, l->T, p->sig[s], p->samples);
+    else if (w > 0)
       memcpy(b->buf + at + b->n * w, p->sig[s], (size_t)w * sizeof(double));
     p->sig[s] = NULL;
     at += b->cap * w;
@@ -524,10 +631,17 @@ vb_laid_block_write(const vb_output *o, vb_laid_block *b, int force, vb_packed_s
   for (k = 0; k < b->n; k++) {
     vb_packed_scene *p = b->sc[k];
     if (failed) {
-      /* its signals from the block into memory of its own */
+      /* its signals from the block into memory of its own (a ragged
+       * row's [rows][T] back to [rows][samples] in place: each part moves
+       * down, never over one still to move) */
       for (s = 0, at = 0; s < o->fmt.nsig; s++) {
-        long w = vb_signal_width(&o->fmt.sig[s], l->T);
+        const vb_signal_desc *d = &o->fmt.sig[s];
+        long w = vb_signal_width(d, l->T);
         p->sig[s] = b->buf + at + k * w;
+        if (p->samples < l->T && d->shape != SHAPE_SERIES && d->shape != SHAPE_MODES)
+          for (int m = 1; m < d->nmodes; m++)
+            memmove(b->buf + at + k * w + (long)m * p->samples, b->buf + at + k * w + (long)m * l->T,
+                    (size_t)p->samples * sizeof(double));
         at += b->cap * w;
       }
       p->laid_row = -1;
@@ -688,6 +802,14 @@ typedef struct laid_share {
   int64_t off[]; /* [nsig] */
 } laid_share;
 
+/* Rank 0, before vb_output_lay_create: the laid-out file is the ranks'. */
+void
+vb_laid_mark_shared(vb_output *o)
+{
+  if (o->laid)
+    o->laid->shared = 1;
+}
+
 /* Bytes of the share. */
 long
 vb_laid_share_size(const vb_output *o)
@@ -750,6 +872,9 @@ vb_laid_whole(const vb_output *o, int rank0)
 void
 vb_output_unlay(vb_output *o)
 {
+  /* before the ranks ran anything: no checkpoint names the ranks' file */
+  if (o->laid)
+    o->laid->shared = 0;
   vb_laid_free(o);
 }
 

@@ -59,7 +59,10 @@ tick(merge *m)
 static double *
 read_rows(hid_t file, const char *name, long rows, long ws, long r0, long nr)
 {
-  hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), fspace = ds >= 0 ? H5Dget_space(ds) : -1;
+  /* a checkpoint's signals are rows of the ranks' laid-out file beside it
+   * (HDF5 external storage, output/writer.c): found from the shard's directory */
+  hid_t dapl = vb_h5_external_dapl();
+  hid_t ds = dapl >= 0 ? H5Dopen2(file, name, dapl) : -1, fspace = ds >= 0 ? H5Dget_space(ds) : -1;
   hid_t mspace = H5I_INVALID_HID;
   hsize_t off[3] = {0, 0, 0}, cnt[3] = {0, 1, 1};
   int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1;
@@ -81,6 +84,7 @@ read_rows(hid_t file, const char *name, long rows, long ws, long r0, long nr)
   vb_h5_close(mspace);
   vb_h5_close(fspace);
   vb_h5_close(ds);
+  vb_h5_close(dapl);
   return buf;
 }
 
@@ -247,6 +251,9 @@ row_copy(const vb_signal_desc *s, double *dst, long T, const double *src, long T
   int md;
 
   if (s->shape == SHAPE_SERIES || s->shape == SHAPE_MODES) {
+    /* (a checkpoint's rows may be longer than the study's longest scene,
+     * laid out for more: NaN past it) */
+    ws = ws < w ? ws : w;
     memcpy(dst, src, (size_t)ws * sizeof *dst);
     for (k = ws; k < w; k++)
       dst[k] = NAN;
@@ -466,7 +473,13 @@ merge_write(merge *m, const char *tmp, const volatile int *stop)
    * not HDF5's, on a full disk) */
   for (i = 0; i < m->nsh; i++)
     total += (double)m->sh[i].size;
-  in_memory = total <= IMAGE_MAX;
+  /* and its signals (a checkpoint's shard is small: they are elsewhere) */
+  {
+    double sig = 0.0;
+    for (s = 0; s < m->f.nsig; s++)
+      sig += 8.0 * (double)m->n * (double)vb_signal_width(&m->f.sig[s], m->T);
+    in_memory = total <= IMAGE_MAX && sig <= IMAGE_MAX;
+  }
   tick(m);
   rc = vb_stack_create(&m->f, tmp, m->n, m->T, m->interval, nev, in_memory ? VB_STACK_IN_MEMORY : 0,
                        &st, m->err, m->errlen);

@@ -286,6 +286,7 @@ struct vb_packed_scene {
   const double **sig; /* [nsig]: samples, nmodes or nmodes * samples values */
   double *own;        /* the copied signals, NULL when borrowed from the run */
   long laid_row;      /* >= 0: the signals are in the laid-out shard, at this row */
+  int listed;         /* in a listed checkpoint (its rows by reference): held for the end */
   double bytes;       /* bytes of signal data */
 };
 
@@ -324,6 +325,20 @@ enum { VB_STACK_IN_MEMORY = 1, VB_STACK_LAID = 2 };
  * VB_STACK_*. */
 int vb_stack_create(const vb_format *f, const char *path, long rows, long T, double interval,
                     long nevents, int flags, vb_stack **out, char *err, size_t errlen);
+/* Where a file's signals are when they are rows of another file (a
+ * checkpoint of ranks writing one laid-out file, doc/mpi.md): the file's
+ * name (beside this one), each signal's offset there, and nruns runs of
+ * consecutive rows (first row there, rows), [T] samples a row. */
+typedef struct vb_stack_ext {
+  const char *name;
+  const int64_t *off; /* [nsig] */
+  const long *runs;   /* [2 * nruns] */
+  long nruns;
+} vb_stack_ext;
+/* vb_stack_create for signals that stay in ext's file (no flags). */
+int vb_stack_create_external(const vb_format *f, const char *path, long rows, long T,
+                             double interval, long nevents, const vb_stack_ext *ext,
+                             vb_stack **out, char *err, size_t errlen);
 /* Byte offset in the file of signal s's data (contiguous, allocated:
  * VB_STACK_LAID), or -1. */
 int64_t vb_stack_signal_offset(const vb_stack *st, int s);
@@ -417,6 +432,15 @@ int vb_output_take_lock(vb_output *output);
  * (vb_output_pack).  Does nothing when it does not pay or fails; 1 when
  * laid out. */
 int vb_output_lay(vb_output *output, const long *pending, long n);
+/* vb_output_lay with rows of T samples (the longest scene's) at interval
+ * (0: the scenes' intervals differ), for an MPI study whose scenes differ
+ * in length (doc/mpi.md): a shorter scene's row is padded with NaN. */
+int vb_output_lay_rows(vb_output *output, const long *pending, long n, long T, double interval);
+/* Whether the batch (every scene of the laid-out file) has the length
+ * and interval it was laid out with: the longest scene's samples are T,
+ * and the intervals differ exactly when laid out so (else the file would
+ * not be the one a process writes). */
+int vb_laid_batch_fits(const vb_output *output);
 /* Create the laid-out shard's file, if any (one thread, in the writer's
  * place: inside its critical section, while the others start running). */
 void vb_output_lay_create(vb_output *output);
@@ -426,6 +450,12 @@ void vb_output_lay_create(vb_output *output);
  * vb_laid_share_size), with which they lay out the same rows and join it
  * (0, or -1: then no rank places anything). */
 long vb_laid_share_size(const vb_output *output);
+/* Rank 0, before vb_output_lay_create: the file is the ranks' (named
+ * VB_SHARED_ROWS under OUT.part/, kept by a resume: checkpoints name its
+ * rows). */
+void vb_laid_mark_shared(vb_output *output);
+#define VB_SHARED_ROWS "shared-rows.h5"
+
 /* Rows of a thread's block of the laid-out file, 0 when there are none. */
 long vb_laid_block_cap(const vb_output *output);
 /* Undo vb_output_lay (rank 0's file, if made, is deleted). */
@@ -452,6 +482,12 @@ void vb_output_batch_handed(vb_output *output);
 /* Rank 0, when the ranks do not finish together after all: the other
  * ranks' scenes leave the batch (freed), its own index[0 .. n-1] stay. */
 void vb_output_batch_keep(vb_output *output, const long *index, long n);
+/* Ranks writing one laid-out file: the scenes of this rank's checkpoints
+ * (listed shards whose signals are the rows of that file, held since)
+ * back into the batch, before the end's vote; and out of it again (freed:
+ * they are in listed shards) when the ranks do not finish together. */
+void vb_output_batch_unhold(vb_output *output);
+void vb_output_batch_unlisted(vb_output *output);
 /* A thread's block of consecutive rows of the laid-out shard: the scenes
  * it runs are packed into it (their signals copied), and it is written
  * with one pwrite per signal; its scenes then go to vb_output_add. */

@@ -49,6 +49,7 @@ ours(const char *name)
   size_t len = strlen(name);
 
   return strncmp(name, "lock.r", 6) == 0 || strncmp(name, "manifest.r", 10) == 0 ||
+         strcmp(name, VB_SHARED_ROWS) == 0 ||
          vb_shard_name_parse(name, &r, &n) == 0 || (len > 4 && strcmp(name + len - 4, ".tmp") == 0);
 }
 
@@ -171,6 +172,10 @@ vb_part_clean(vb_output *o, const shard *keep, long nkeep, int fresh)
     if (e->d_name[0] == '.' || (strncmp(e->d_name, "lock.r", 6) == 0 && !temporary))
       continue;
     if (strncmp(e->d_name, "manifest.r", 10) == 0 && !fresh && !temporary)
+      continue;
+    /* the ranks' laid-out file, whose rows checkpoints of any rank may
+     * name (output/writer.c): kept by a resume, gone with OUT.part/ */
+    if (strcmp(e->d_name, VB_SHARED_ROWS) == 0 && !fresh)
       continue;
     if (owner != o->rank && owner >= 0) {
       if (!fresh || o->rank != 0 || lock_held(o->dirfd, owner, &pid))

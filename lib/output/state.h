@@ -29,8 +29,10 @@ typedef struct laid {
   char tmp[72]; /* its temporary name under OUT.part/ */
   vb_stack *st; /* open in HDF5 until written or dropped */
   int fd;       /* a descriptor of it, open until vb_output_free */
-  long rows, T;
-  double interval;
+  long rows, T; /* T: samples of a row (the longest scene's, with ragged) */
+  double interval; /* 0 with ragged: the scenes' intervals differ */
+  int ragged;   /* scenes may have fewer samples than T (vb_output_lay_rows):
+                   their rows are padded with NaN, as one process pads them */
   long *index;  /* [rows] the scene of each row, ascending */
   int64_t *off; /* [nsig] byte offset of each signal's data */
   int closed;   /* (atomic) no scene is placed any more */
@@ -55,6 +57,9 @@ struct vb_output {
   long ndone;
   vb_packed_scene **batch;
   long nbatch, capbatch;
+  vb_packed_scene **held; /* [nheld] scenes of listed checkpoints (ranks sharing a file) */
+  long nheld, capheld;
+  long nlisted;           /* of them back in the batch (vb_output_batch_unhold) */
   double batch_bytes, last_flush;
   long next_shard;
   vb_test_hooks hooks;  /* read once, when the output is opened */

@@ -151,6 +151,9 @@ output_release(vb_output *o)
   for (k = 0; k < o->nbatch; k++)
     vb_packed_scene_free(o->batch[k]);
   free(o->batch);
+  for (k = 0; k < o->nheld; k++)
+    vb_packed_scene_free(o->held[k]);
+  free(o->held);
   vb_format_clear(&o->fmt);
   free(o->complete);
   free(o->codes);
@@ -461,7 +464,7 @@ batch_done(vb_output *o)
  * memory) written to rRRR-NNNNNN.h5.tmp, fsync'ed, renamed to its name,
  * the directory fsync'ed; its manifest entry into *s. */
 static int
-shard_written(vb_output *o, shard *s)
+shard_written(vb_output *o, shard *s, int hold)
 {
   char name[64], tmp[72], *tpath;
   long size = 0, crc = -1;
@@ -475,6 +478,7 @@ shard_written(vb_output *o, shard *s)
   rc = shard_write(o, tmp, tpath, 1, &crc, &size);
   if (rc != VB_OK)
     return rc;
+  (void)hold;
   tick(o);
   if (renameat(o->dirfd, tmp, o->dirfd, name) < 0) {
     e = errno;
@@ -501,8 +505,10 @@ shard_written(vb_output *o, shard *s)
 /* LISTED: the written shard's line appended to manifest.rRRR and
  * fsync'ed, in two writes (a torn line fails its own CRC: the shard is
  * then not listed, and goes at the next resume); the batch then freed. */
+static void batch_hold(vb_output *o);
+
 static int
-shard_listed(vb_output *o, const shard *s)
+shard_listed(vb_output *o, const shard *s, int hold)
 {
   char line[LINE_MAX_LEN];
   size_t len;
@@ -523,7 +529,10 @@ shard_listed(vb_output *o, const shard *s)
     return write_failed(o, "the manifest", e);
   }
   tick(o);
-  batch_done(o);
+  if (hold)
+    batch_hold(o);
+  else
+    batch_done(o);
   return VB_OK;
 }
 
@@ -532,8 +541,137 @@ static int
 shard_add(vb_output *o)
 {
   shard s;
-  int rc = shard_written(o, &s);
-  return rc == VB_OK ? shard_listed(o, &s) : rc;
+  int rc = shard_written(o, &s, 0);
+  return rc == VB_OK ? shard_listed(o, &s, 0) : rc;
+}
+
+/* Mark the batch's scenes complete (listed) and hold them for the end:
+ * their table rows and events go to rank 0 then (finish_shared). */
+static void
+batch_hold(vb_output *o)
+{
+  for (long k = 0; k < o->nbatch; k++) {
+    vb_packed_scene *p = o->batch[k];
+    if (!o->complete[p->index]) {
+      o->complete[p->index] = 1;
+      o->codes[p->index] = (int)vb_row_long(&o->fmt.table, p->row, VB_TC_STATUS_CODE);
+      o->ndone++;
+    }
+    p->listed = 1;
+    if (o->nheld == o->capheld) {
+      long cap = o->capheld ? 2 * o->capheld : 64;
+      vb_packed_scene **g = realloc(o->held, (size_t)cap * sizeof *g);
+      if (!g) { /* then it is only not held: the end falls back to the merge */
+        vb_packed_scene_free(p);
+        continue;
+      }
+      o->held = g;
+      o->capheld = cap;
+    }
+    o->held[o->nheld++] = p;
+  }
+  o->nbatch = 0;
+  o->batch_bytes = 0;
+}
+
+/* Whether a flush of the batch is a checkpoint of ranks writing one
+ * laid-out file (doc/mpi.md): every scene of the batch is placed in it
+ * and the file is still open for placing. */
+static int
+checkpoint_due(const vb_output *o)
+{
+  const laid *l = o->laid;
+
+  if (!l || !l->shared || l->fd < 0 || !vb_laid_open(o->laid) || o->nbatch == 0)
+    return 0;
+  for (long k = 0; k < o->nbatch; k++)
+    if (o->batch[k]->laid_row < 0)
+      return 0;
+  return 1;
+}
+
+/* CHECKPOINT: the batch (its scenes placed in the ranks' laid-out file,
+ * sorted) listed as a shard whose signals are those rows by reference
+ * (HDF5 external storage: vb_stack_create_external), once the file's
+ * data are on the disk (fdatasync): no sample is read back or written
+ * again, and a crash keeps these scenes (a resume merges them from the
+ * file).  The shard holds the table rows, the events and the swept
+ * values; the scenes are held for the end. */
+static int
+checkpoint(vb_output *o)
+{
+  laid *l = o->laid;
+  char name[64], tmp[72], *tpath;
+  long *runs = malloc((size_t)(2 * o->nbatch) * sizeof *runs), nruns = 0, nev = 0, size = 0, crc;
+  vb_stack *st = NULL;
+  shard s;
+  int rc, e = 0, fd, synced = 0;
+
+  if (!runs)
+    return vb_errf_first(o->err, o->errlen, VB_ENOMEM, "%s: out of memory", o->path);
+  qsort(o->batch, (size_t)o->nbatch, sizeof *o->batch, by_index);
+  for (long k = 0; k < o->nbatch; k++) {
+    long row = o->batch[k]->laid_row;
+    nev += o->batch[k]->nevents;
+    if (nruns > 0 && runs[2 * nruns - 2] + runs[2 * nruns - 1] == row)
+      runs[2 * nruns - 1]++;
+    else {
+      runs[2 * nruns] = row;
+      runs[2 * nruns + 1] = 1;
+      nruns++;
+    }
+  }
+  snprintf(name, sizeof name, "r%03d-%06ld.h5", o->rank, o->next_shard);
+  snprintf(tmp, sizeof tmp, "%s.tmp", name);
+  tpath = vb_part_file(o->part, tmp);
+  tick(o);
+  /* the rows first: a listed checkpoint never names rows not on the disk */
+  rc = !tpath ? VB_ENOMEM : fdatasync(l->fd) < 0 ? (e = errno, VB_EIO) : VB_OK;
+  synced = rc == VB_OK;
+  if (rc == VB_OK) {
+    vb_stack_ext x = {.name = l->tmp, .off = l->off, .runs = runs, .nruns = nruns};
+    errno = 0;
+    rc = vb_stack_create_external(&o->fmt, tpath, o->nbatch, vb_format_time_length(&o->fmt, l->T),
+                                  l->interval, nev, &x, &st, NULL, 0);
+    if (rc == VB_OK)
+      rc = vb_stack_write_scenes(st, o->batch, o->nbatch, NULL, 0);
+    e = errno;
+    if (st && vb_stack_close(st, NULL, 0) != VB_OK && rc == VB_OK) {
+      rc = VB_EIO;
+      e = errno;
+    }
+  }
+  free(runs);
+  free(tpath);
+  if (rc == VB_ENOMEM)
+    return vb_errf_first(o->err, o->errlen, rc, "%s: out of memory writing a checkpoint", o->path);
+  fd = rc == VB_OK ? openat(o->dirfd, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+  crc = fd >= 0 ? vb_file_crc(o->dirfd, tmp, 1, &size) : -1;
+  if (rc != VB_OK || fd < 0 || crc < 0 || fsync(fd) < 0) {
+    e = rc != VB_OK ? e : errno;
+    if (fd >= 0)
+      close(fd);
+    unlinkat(o->dirfd, tmp, 0);
+    return write_failed(o, synced ? tmp : l->tmp, e);
+  }
+  close(fd);
+  tick(o);
+  if (renameat(o->dirfd, tmp, o->dirfd, name) < 0) {
+    e = errno;
+    unlinkat(o->dirfd, tmp, 0);
+    return write_failed(o, name, e);
+  }
+  o->next_shard++;
+  tick(o);
+  fsync(o->dirfd);
+  memset(&s, 0, sizeof s);
+  snprintf(s.name, sizeof s.name, "%s", name);
+  s.size = size;
+  s.crc = (unsigned long)crc;
+  s.rows = o->nbatch;
+  s.lo = o->batch[0]->index;
+  s.hi = o->batch[o->nbatch - 1]->index;
+  return shard_listed(o, &s, 1);
 }
 
 /* Write a batch with scenes placed in the (spilled) laid-out shard: in
@@ -578,6 +716,8 @@ flush(vb_output *o)
   o->last_flush = now();
   if (o->nbatch == 0)
     return VB_OK;
+  if (checkpoint_due(o))
+    return checkpoint(o);
   batch_sort(o);
   return batch_placed(o) && !vb_laid_complete(o) ? spill_write(o) : shard_add(o);
 }
@@ -616,12 +756,16 @@ vb_output_finish(vb_output *o, int *finished, char *err, size_t errlen)
   int rc;
 
   *finished = 0;
-  if (o->nbatch == 0 || o->nbatch != o->fmt.lay.nscenes || o->ndone > 0 || o->next_shard > 0)
+  /* (ranks writing one laid-out file: but for the scenes of this rank's
+   * checkpoints, back in the batch, whose shards go with OUT.part/) */
+  if (o->nbatch == 0 || o->nbatch != o->fmt.lay.nscenes || o->ndone > o->nlisted ||
+      (o->next_shard > 0 && o->nlisted == 0))
     return vb_output_flush(o, err, errlen);
   /* scenes in a laid-out shard that is not complete are read back a
    * shard at a time (spill_write), not all at once for one file */
   qsort(o->batch, (size_t)o->nbatch, sizeof *o->batch, by_index);
-  if (batch_placed(o) && !vb_laid_complete(o))
+  /* (scenes of different lengths: as long as laid out, else the merge) */
+  if (batch_placed(o) && (!vb_laid_complete(o) || !vb_laid_batch_fits(o)))
     return vb_output_flush(o, err, errlen);
   if (err && errlen > 0)
     err[0] = '\0';
@@ -631,6 +775,8 @@ vb_output_finish(vb_output *o, int *finished, char *err, size_t errlen)
   batch_sort(o);
   rc = VB_OK;
   snprintf(tmp, sizeof tmp, "r%03d-%06ld.h5.tmp", o->rank, o->next_shard);
+  if (vb_laid_complete(o)) /* the laid-out file (the ranks': VB_SHARED_ROWS) */
+    snprintf(tmp, sizeof tmp, "%s", o->laid->tmp);
   if (rc == VB_OK && !(tpath = vb_part_file(o->part, tmp)))
     rc = vb_errf_first(err, errlen, VB_ENOMEM, "%s: out of memory", o->path);
   if (rc == VB_OK)
@@ -885,6 +1031,35 @@ void
 vb_output_batch_handed(vb_output *o)
 {
   batch_done(o);
+}
+
+void
+vb_output_batch_unhold(vb_output *o)
+{
+  for (long k = 0; k < o->nheld; k++) {
+    if (batch_room(o) != VB_OK) {
+      vb_packed_scene_free(o->held[k]); /* listed: the end falls back to the merge */
+      continue;
+    }
+    o->batch[o->nbatch++] = o->held[k];
+    o->nlisted++;
+  }
+  o->nheld = 0;
+  qsort(o->batch, (size_t)o->nbatch, sizeof *o->batch, by_index);
+}
+
+void
+vb_output_batch_unlisted(vb_output *o)
+{
+  long kept = 0;
+
+  for (long k = 0; k < o->nbatch; k++)
+    if (o->batch[k]->listed)
+      vb_packed_scene_free(o->batch[k]);
+    else
+      o->batch[kept++] = o->batch[k];
+  o->nbatch = kept;
+  o->nlisted = 0;
 }
 
 /* Rank 0, when the ranks did not finish together: only its own scenes

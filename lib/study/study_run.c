@@ -781,6 +781,78 @@ scenes_plan(runner *r, const vb_output_layout *lay, char *err, size_t errlen)
   return rc;
 }
 
+/* The samples and interval of scene i from its swept values (scene.fs,
+ * scene.duration, record.every; the others as scene 0's), as the loader
+ * and vb_scene_samples make them; 0 when a value is not one a scene may
+ * have (the scene then fails, and the ranks do not share a file). */
+static long
+scene_shape(const vb_study *study, long i, double *interval)
+{
+  const vb_scene *s0 = vb_study_first(study);
+  double fs = s0->fs, duration = s0->duration, every = (double)s0->record_every;
+
+  for (int p = 0; p < vb_study_nparams(study); p++) {
+    const char *path = vb_study_param(study, p);
+    if (strcmp(path, "scene.fs") == 0)
+      fs = vb_study_value(study, i, p);
+    else if (strcmp(path, "scene.duration") == 0)
+      duration = vb_study_value(study, i, p);
+    else if (strcmp(path, "record.every") == 0)
+      every = vb_study_value(study, i, p);
+  }
+  if (!(fs > 0.0) || !(duration >= 0.0) || !(every >= 1.0) || every != (double)(int)every ||
+      duration * fs > 1e15)
+    return 0;
+  *interval = (double)(int)every / fs; /* as vb_format_pack */
+  return lround(duration * fs) / (int)every + 1;
+}
+
+/* Whether a swept path changes a scene's samples or interval. */
+static int
+swept_length(const vb_study *study)
+{
+  for (int p = 0; p < vb_study_nparams(study); p++) {
+    const char *path = vb_study_param(study, p);
+    if (strcmp(path, "scene.fs") == 0 || strcmp(path, "scene.duration") == 0 ||
+        strcmp(path, "record.every") == 0)
+      return 1;
+  }
+  return 0;
+}
+
+/* The rows of one laid-out file for scenes of different lengths (a swept
+ * duration, fs or record.every): every rank takes the samples of its
+ * scenes in turn (i = rank, rank + nranks, ...) from their swept values,
+ * and one collective gives every rank the longest (*T) and whether every
+ * interval is scene 0's (*interval, else 0: time is then [scene][sample]).
+ * The layout is known before any scene runs, so each rank writes its rows
+ * at their final place; rank 0 checks at the end that the scenes had these
+ * lengths (vb_laid_batch_fits).  -1 when the collective fails or a scene's
+ * values are not valid.  Collective. */
+static int
+ragged_rows(runner *r, long *T, double *interval)
+{
+  const vb_study_ranks *k = r->opt->ranks;
+  const vb_scene *s0 = vb_study_first(r->study);
+  double i0 = (double)s0->record_every / s0->fs, di;
+  long n = vb_study_scenes(r->study), v[3] = {0, 1, 1};
+
+  for (long i = r->opt->rank; i < n; i += r->opt->nranks) {
+    long t = scene_shape(r->study, i, &di);
+    if (t <= 0)
+      v[2] = 0;
+    else {
+      v[0] = -t > v[0] ? v[0] : -t; /* the longest, as a min */
+      v[1] = v[1] && di == i0;
+    }
+  }
+  if (k->min(v, 3, k->ctx) < 0 || !v[2] || v[0] >= 0)
+    return -1;
+  *T = -v[0];
+  *interval = v[1] ? i0 : 0.0;
+  return 0;
+}
+
 /* Lay out the scenes' signals before they run.  With the ranks'
  * collectives (vb_study_options.ranks, doc/mpi.md), when every rank is to
  * run all its scenes (nothing kept) and the whole study is laid out in one
@@ -803,12 +875,19 @@ lay_shared(runner *r, int rc)
            (share = calloc(1, (size_t)vb_laid_share_size(r->o))) != NULL;
     for (i = 0; vote && i < n; i++)
       all[i] = i;
-    vote = vote && vb_output_lay(r->o, all, n);
+    /* scenes of different lengths: rows of the longest, known at load */
+    long T = 0;
+    double interval = 0.0;
+    int ragged = swept_length(r->study);
+    if (ragged && ragged_rows(r, &T, &interval) < 0)
+      vote = 0;
+    vote = vote && (ragged ? vb_output_lay_rows(r->o, all, n, T, interval) : vb_output_lay(r->o, all, n));
     if (k->min(&vote, 1, k->ctx) < 0)
       vote = 0;
     if (vote) {
       /* rank 0 makes the file; the others open it and take its offsets */
       if (rank0) {
+        vb_laid_mark_shared(r->o);
         vb_output_lay_create(r->o);
         vb_laid_share_out(r->o, share);
       }
@@ -843,7 +922,19 @@ lay_shared(runner *r, int rc)
     free(all);
     free(share);
   }
-  if (rc == VB_OK && !r->shared)
+  if (rc == VB_OK && !r->shared && r->opt->nranks == 1 && swept_length(r->study)) {
+    /* one process, scenes of different lengths: rows of the longest too */
+    const vb_scene *s0 = vb_study_first(r->study);
+    double i0 = (double)s0->record_every / s0->fs, di, interval = i0;
+    long T = 0, t;
+    for (i = 0; i < r->npending && T >= 0; i++) {
+      t = scene_shape(r->study, r->pending[i], &di);
+      T = t <= 0 ? -1 : t > T ? t : T;
+      interval = di == i0 ? interval : 0.0;
+    }
+    if (T > 0)
+      vb_output_lay_rows(r->o, r->pending, r->npending, T, interval);
+  } else if (rc == VB_OK && !r->shared)
     vb_output_lay(r->o, r->pending, r->npending);
 }
 
@@ -860,16 +951,19 @@ finish_shared(runner *r, int interrupted, int *finished, char *e, size_t elen)
 {
   const vb_study_ranks *k = r->opt->ranks;
   int rank0 = r->opt->rank == 0, rc = VB_OK;
-  long vote = !r->stop && !interrupted && vb_laid_whole(r->o, rank0) &&
-              vb_output_batch_placed(r->o, r->pending, r->npending);
-  long *lens = NULL, mine = 0, nown;
+  long vote, *lens = NULL, mine = 0, nown;
   unsigned char *buf = NULL, *all = NULL;
 
+  /* the scenes of this rank's checkpoints (listed, held) count too */
+  vb_output_batch_unhold(r->o);
+  vote = !r->stop && !interrupted && vb_laid_whole(r->o, rank0) &&
+         vb_output_batch_placed(r->o, r->pending, r->npending);
   *finished = 0;
   if (!(lens = calloc((size_t)r->opt->nranks, sizeof *lens)))
     vote = 0;
   if (k->min(&vote, 1, k->ctx) < 0 || !vote) {
     free(lens);
+    vb_output_batch_unlisted(r->o); /* they are in listed shards */
     return VB_OK;
   }
   /* rank 0 keeps its own scenes in its batch */
@@ -892,6 +986,8 @@ finish_shared(runner *r, int interrupted, int *finished, char *e, size_t elen)
       vote = every && vb_output_batch_placed(r->o, every, vb_study_scenes(r->study));
       free(every);
     }
+    /* scenes of different lengths: as long as laid out (else the shards) */
+    vote = vote && vb_laid_batch_fits(r->o);
     rc = VB_OK;
   }
   free(buf);
@@ -903,6 +999,7 @@ finish_shared(runner *r, int interrupted, int *finished, char *e, size_t elen)
     /* each rank writes its own scenes: rank 0 lets the others' go */
     if (rank0)
       vb_output_batch_keep(r->o, r->pending, nown);
+    vb_output_batch_unlisted(r->o);
     return VB_OK;
   }
   *finished = 1;

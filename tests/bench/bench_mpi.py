@@ -12,6 +12,12 @@ children reaped included) against the file's size: 1.0x when no recorded
 sample is written twice, 2.0x when rank 0's merge copies every one.  The
 target (issue 33): 2 ranks at most 1.15x the CPU of 1 rank.
 
+Then the same for scenes of different lengths (the duration swept from
+0.03 to 0.10 s instead of v0: 2000 scenes, 423 MB, rows of the longest
+padded with NaN), and for those scenes flushed every 0.5 s
+(VIBRO_TEST_BATCH_SECONDS), as the 10 s rule flushes a long study: before
+issue 33's session 16 both went through rank 0's merge.
+
 Not a test: `make bench`.  Usage: bench_mpi.py VIBRO WITH_MPI [TMPDIR]
 (VIBRO_BASE=path: the same figures for another vibro, e.g. main's, first).
 """
@@ -33,6 +39,17 @@ sweep = { mode = "grid"; params = (
   { path = "contacts.hit.k"; logspace = [1.0e8, 1.0e10]; n = 40; },
   { path = "bodies.hammer.v0"; linspace = [0.25, 2.0]; n = 50; } ); };
 """
+
+# scenes of different lengths: the duration swept instead of v0
+RAGGED = STUDY.replace('{ path = "bodies.hammer.v0"; linspace = [0.25, 2.0]; n = 50; }',
+                       '{ path = "scene.duration"; linspace = [0.03, 0.10]; n = 50; }')
+assert RAGGED != STUDY
+
+# (what, study, environment)
+STUDIES = [("2000 scenes x 0.065 s", STUDY, {}),
+           ("2000 scenes of 0.03 to 0.10 s (a swept duration)", RAGGED, {}),
+           ("the same, a flush every 0.5 s (the 10 s rule of a long study)", RAGGED,
+            {"VIBRO_TEST_BATCH_SECONDS": "0.5"})]
 
 # each rank's bytes written, when the run ends (the wrapper's own are a few)
 WRAP = """#!/bin/sh
@@ -74,9 +91,13 @@ def timed(cmd, out):
     return cpu, wall
 
 
-def figures(label, vibro, tmp, configs):
+def figures(label, vibro, tmp, configs, what, text, env):
     study = os.path.join(tmp, "study.cfg")
     out = os.path.join(tmp, "out.h5")
+    with open(study, "w") as f:
+        f.write(text)
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
     runs = {c: [] for c in configs}
     for _ in range(3):
         for c in configs:
@@ -86,8 +107,7 @@ def figures(label, vibro, tmp, configs):
     os.makedirs(iodir, exist_ok=True)
     os.environ["IO_DIR"] = iodir
     ref = None
-    print("bench_mpi (%s): 2000 scenes x 0.065 s, every sample recorded; median (min) of 3"
-          % label)
+    print("bench_mpi (%s): %s, every sample recorded; median (min) of 3" % (label, what))
     for c in configs:
         for f in os.listdir(iodir):
             os.remove(os.path.join(iodir, f))
@@ -108,6 +128,11 @@ def figures(label, vibro, tmp, configs):
             print("  target (issue 33): 2 ranks at most 1.15x the CPU of 1 rank: %.2fx (%s)"
                   % (cpu / one, "met" if cpu / one <= 1.15 else "NOT met"))
     remove(out)
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 def main():
@@ -121,16 +146,16 @@ def main():
                       OMPI_MCA_rmaps_base_oversubscribe="1")
     tmp = tempfile.mkdtemp(prefix="bench-mpi.", dir=sys.argv[3] if len(sys.argv) > 3 else None)
     try:
-        with open(os.path.join(tmp, "study.cfg"), "w") as f:
-            f.write(STUDY)
         wrap = os.path.join(tmp, "wrap.sh")
         with open(wrap, "w") as f:
             f.write(WRAP)
         os.chmod(wrap, 0o755)
         configs = [0, 1, 2, 4]
-        if os.environ.get("VIBRO_BASE"):
-            figures("before: " + os.environ["VIBRO_BASE"], os.environ["VIBRO_BASE"], tmp, configs)
-        figures("this build", vibro, tmp, configs)
+        for what, text, env in STUDIES:
+            if os.environ.get("VIBRO_BASE"):
+                figures("before: " + os.environ["VIBRO_BASE"], os.environ["VIBRO_BASE"], tmp,
+                        configs, what, text, env)
+            figures("this build", vibro, tmp, configs, what, text, env)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
