@@ -395,19 +395,24 @@ sed -e 's/duration = 0.002;/duration = 60.0;/' "$srcdir/scenes/papetti-sweep.cfg
 echo 'record = { every = 1000; };' >>"$tmp/slow.cfg"
 expect 0 "$vibro" run "$tmp/slow.cfg" -o "$tmp/sref.h5" -j 2 --quiet
 total=64
+# term_mpirun: the slow study on 2 ranks, SIGTERM to mpirun 0.3 s after it
+# has started; its exit status into $got, its messages into $tmp/err
+term_mpirun() {
+  rm -rf "$tmp/t.h5" "$tmp/t.h5.part"
+  mpirun -np 2 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 1 --quiet >"$tmp/out" 2>"$tmp/err" &
+  pid=$!
+  started "$tmp/t.h5"
+  sleep 0.3
+  kill -TERM "$pid"
+  wait "$pid"
+  got=$?
+}
 # to mpirun with its default grace (1 s from SIGTERM to SIGKILL): a loaded
 # machine can kill rank 0 before it has ended its scene in flight and said
 # so (seen at load 8: no message, 1 run in 4), but what the ranks kept is
 # there and resumes to the study
 export OMPI_MCA_odls_base_sigkill_timeout=1
-rm -rf "$tmp/t.h5" "$tmp/t.h5.part"
-mpirun -np 2 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 1 --quiet >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-started "$tmp/t.h5"
-sleep 0.3
-kill -TERM "$pid"
-wait "$pid"
-got=$?
+term_mpirun
 if [ "$got" -ne 0 ] && [ -e "$tmp/t.h5.part" ]; then
   ok
   resume 3 "$tmp/t.h5" "$tmp/slow.cfg" "$tmp/sref.h5" "SIGTERM to mpirun, a grace of 1 s"
@@ -418,14 +423,7 @@ fi
 # KillWait is 30 s by default): each run then says once what it kept
 export OMPI_MCA_odls_base_sigkill_timeout=10
 # to mpirun, which forwards it to the ranks (and itself exits 1)
-rm -rf "$tmp/t.h5" "$tmp/t.h5.part"
-mpirun -np 2 "$vibro" run "$tmp/slow.cfg" -o "$tmp/t.h5" -j 1 --quiet >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-started "$tmp/t.h5"
-sleep 0.3
-kill -TERM "$pid"
-wait "$pid"
-got=$?
+term_mpirun
 if [ "$got" -ne 0 ] && [ -e "$tmp/t.h5.part" ]; then
   ok
   [ "$(grep -c "interrupted after" "$tmp/err")" -eq 1 ] && ok || bad "SIGTERM to mpirun: not one message: $(cat "$tmp/err")"

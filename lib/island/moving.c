@@ -522,6 +522,28 @@ follow_bisect(follow_ctx *c, const vb_contact *ct, double *z, double tolx, doubl
   return fabs(R[2]) <= 100.0 * tolw;
 }
 
+/* The end of a step of either kind, its history's x and rate at n+1 set:
+ * the force held, the engaged list, the energies' terms, and whether the
+ * step stayed finite (VB_EDIVERGED where a mode did not). */
+static int
+step_close(vb_island_state *s, const vb_contact *ct, vb_chist *hc, double f, double diss,
+           double ext, int nm)
+{
+  hc->f = f;
+  s->fbar[0] = f;
+  s->neng = 0;
+  if (law_engaged(&ct->law, hc->x))
+    s->eng[s->neng++] = 0;
+  s->contacts_finite = isfinite(hc->x) && isfinite(hc->rate) && isfinite(f);
+  s->dissipated += diss;
+  s->external += ext;
+  s->ahead = 0;
+  for (int j = 0; j < nm; j++)
+    if (!isfinite(s->q[j]) || !isfinite(s->v[j]))
+      return VB_EDIVERGED;
+  return VB_OK;
+}
+
 static int
 follow_step(const vb_island_model *m, vb_island_state *s, long n)
 {
@@ -647,19 +669,8 @@ follow_step(const vb_island_model *m, vb_island_state *s, long n)
   hc->xm = hc->x;
   hc->x = dot(m, c.r1, s->q) + c.xd1;
   hc->rate = dot(m, c.r1, s->v) + xr1 + dot(m, c.r1p, s->q) * fs->vw[wj];
-  hc->f = f;
-  s->fbar[0] = f;
-  s->neng = 0;
-  if (law_engaged(&ct->law, hc->x))
-    s->eng[s->neng++] = 0;
-  s->contacts_finite = isfinite(hc->x) && isfinite(hc->rate) && isfinite(f);
-  s->dissipated += diss;
-  s->external += ext;
-  s->ahead = 0;
-  for (int j = 0; j < nm; j++)
-    if (!isfinite(s->q[j]) || !isfinite(s->v[j]))
-      return VB_EDIVERGED;
-  if (!isfinite(fs->w[wj]) || !isfinite(fs->vw[wj]))
+  if (step_close(s, ct, hc, f, diss, ext, nm) != VB_OK || !isfinite(fs->w[wj]) ||
+      !isfinite(fs->vw[wj]))
     return VB_EDIVERGED;
   return rc;
 }
@@ -781,17 +792,7 @@ vb_moving_step(const vb_island_model *m, vb_island_state *s, long n)
   hc->xm = hc->x;
   hc->x = dot(m, row, s->q) + xd1;
   hc->rate = dot(m, row, s->v) + xr1;
-  hc->f = f;
-  s->fbar[0] = f;
-  s->neng = 0;
-  if (law_engaged(&ct->law, hc->x))
-    s->eng[s->neng++] = 0;
-  s->contacts_finite = isfinite(hc->x) && isfinite(hc->rate) && isfinite(f);
-  s->dissipated += diss;
-  s->external += ext;
-  s->ahead = 0;
-  for (int j = 0; j < nm; j++)
-    if (!isfinite(s->q[j]) || !isfinite(s->v[j]))
-      return VB_EDIVERGED;
+  if (step_close(s, ct, hc, f, diss, ext, nm) != VB_OK)
+    return VB_EDIVERGED;
   return rc;
 }

@@ -352,6 +352,18 @@ vb_h5_attr_read_int64(hid_t obj, const char *name, long *value)
   return rc;
 }
 
+/* ds with its units attribute (none without units), or closed and
+ * H5I_INVALID_HID where the attribute cannot be written. */
+static hid_t
+with_units(hid_t ds, const char *units)
+{
+  if (ds >= 0 && units && vb_h5_attr_string(ds, "units", units) < 0) {
+    vb_h5_close(ds);
+    ds = H5I_INVALID_HID;
+  }
+  return ds;
+}
+
 /* Create a 1-d, 2-d or 3-d float64/int64 dataset, contiguous, NaN-filled;
  * with early set, its space is allocated now and never filled (the
  * caller writes every byte of it, vb_stack_signal_offset). */
@@ -372,11 +384,7 @@ dataset_create(hid_t loc, const char *name, hid_t type, int rank, const hsize_t 
     ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   vb_h5_close(space);
   vb_h5_close(dcpl);
-  if (ds >= 0 && units && vb_h5_attr_string(ds, "units", units) < 0) {
-    vb_h5_close(ds);
-    ds = H5I_INVALID_HID;
-  }
-  return ds;
+  return with_units(ds, units);
 }
 
 /* vb_h5_dataset through c: its creation properties (NaN-filled for
@@ -435,11 +443,7 @@ vb_h5_dataset_external(hid_t loc, const char *dsname, int rank, const hsize_t *d
     ds = H5Dcreate2(loc, dsname, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   vb_h5_close(space);
   vb_h5_close(dcpl);
-  if (ds >= 0 && units && vb_h5_attr_string(ds, "units", units) < 0) {
-    vb_h5_close(ds);
-    ds = H5I_INVALID_HID;
-  }
-  return ds;
+  return with_units(ds, units);
 }
 
 /* Access properties under which an external dataset's file names are

@@ -460,6 +460,24 @@ batch_done(vb_output *o)
   o->batch_bytes = 0;
 }
 
+/* The shard written as tmp in the shard directory under its name: renamed
+ * and the directory synced, the write points ticked on either side (VB_OK,
+ * or the failed rename's message, tmp removed). */
+static int
+shard_publish(vb_output *o, const char *tmp, const char *name)
+{
+  tick(o);
+  if (renameat(o->dirfd, tmp, o->dirfd, name) < 0) {
+    int e = errno;
+    unlinkat(o->dirfd, tmp, 0);
+    return write_failed(o, name, e);
+  }
+  o->next_shard++;
+  tick(o);
+  fsync(o->dirfd);
+  return VB_OK;
+}
+
 /* SHARD WRITTEN (output.h's protocol): the batch (sorted, its signals in
  * memory) written to rRRR-NNNNNN.h5.tmp, fsync'ed, renamed to its name,
  * the directory fsync'ed; its manifest entry into *s. */
@@ -468,7 +486,7 @@ shard_written(vb_output *o, shard *s, int hold)
 {
   char name[64], tmp[72], *tpath;
   long size = 0, crc = -1;
-  int rc, e;
+  int rc;
 
   snprintf(name, sizeof name, "r%03d-%06ld.h5", o->rank, o->next_shard);
   snprintf(tmp, sizeof tmp, "%s.tmp", name);
@@ -479,15 +497,9 @@ shard_written(vb_output *o, shard *s, int hold)
   if (rc != VB_OK)
     return rc;
   (void)hold;
-  tick(o);
-  if (renameat(o->dirfd, tmp, o->dirfd, name) < 0) {
-    e = errno;
-    unlinkat(o->dirfd, tmp, 0);
-    return write_failed(o, name, e);
-  }
-  o->next_shard++;
-  tick(o);
-  fsync(o->dirfd);
+  rc = shard_publish(o, tmp, name);
+  if (rc != VB_OK)
+    return rc;
   memset(s, 0, sizeof *s);
   snprintf(s->name, sizeof s->name, "%s", name);
   s->size = size;
@@ -655,15 +667,9 @@ checkpoint(vb_output *o)
     return write_failed(o, synced ? tmp : l->tmp, e);
   }
   close(fd);
-  tick(o);
-  if (renameat(o->dirfd, tmp, o->dirfd, name) < 0) {
-    e = errno;
-    unlinkat(o->dirfd, tmp, 0);
-    return write_failed(o, name, e);
-  }
-  o->next_shard++;
-  tick(o);
-  fsync(o->dirfd);
+  rc = shard_publish(o, tmp, name);
+  if (rc != VB_OK)
+    return rc;
   memset(&s, 0, sizeof s);
   snprintf(s.name, sizeof s.name, "%s", name);
   s.size = size;
