@@ -699,15 +699,19 @@ vb_run_code(const vb_run *run)
 {
   return run->code;
 }
+
 long
 vb_run_samples(const vb_run *run)
 {
   return run->nrec;
-}int
+}
+
+int
 vb_run_record_errno(const vb_run *run)
 {
   return run->record_errno;
 }
+
 long
 vb_run_record_window(const vb_run *run)
 {
