@@ -678,6 +678,25 @@ assert 5e-6 < np.sqrt(np.mean(pk[t > 0.5] ** 2)) < 9e-6, "pickup rms %g" % np.sq
 PY
 covered ball-rolls-across-plate
 
+run ball-spins-across-plate
+check "ball-spins-across-plate: a sphere following its w slides, then rolls at 5/7 v0, the friction work m v0^2 / 7, the balance to round-off" \
+  "$tmp/ball-spins-across-plate.h5" <<'PY'
+assert np.all(table["status_code"] == 0)
+t, vw, spin, stick = sig("time"), sig("bodies/ball/vw"), sig("bodies/ball/spin"), sig("contacts/roll/stick")
+on = np.argmax(stick > 0)
+assert abs(t[on] - 0.03642) < 5e-5, "rolls from %g s" % t[on]
+assert abs(vw[on + 1] - 0.17861) < 2e-5 and abs(spin[on + 1] + 26.54) < 0.01, (vw[on + 1], spin[on + 1])
+k = stick > 0
+assert np.abs(vw[k] + 0.00673 * spin[k]).max() < 1e-12, "rolling slip %g m/s" % np.abs(vw[k] + 0.00673 * spin[k]).max()
+assert np.all(stick[t > 0.121] > 0), "slips after 0.121 s"
+W = sig("contacts/roll/friction_work")
+assert abs(W[-1] - 8.930e-5) < 5e-8 and np.diff(W).min() >= 0, "friction work %g J" % W[-1]
+assert abs(0.03 + sig("bodies/ball/w")[-1] - 0.2101) < 1e-4
+bal = sig("energy/total") + sig("energy/dissipated") - sig("energy/external")
+assert np.ptp(bal) < 1e-15, "balance moves by %g J" % np.ptp(bal)
+PY
+covered ball-spins-across-plate
+
 run bowed-string
 check "bowed-string: Helmholtz motion at f1, the bow point sticking at the bow's velocity" \
   "$tmp/bowed-string.h5" <<'PY'

@@ -388,9 +388,13 @@ vb_friction_compile(const vb_island_model *m, vb_friction_model **out, char *err
     /* the loader refuses these (load_friction.c); a model of a scene
      * built otherwise says so too */
     int ma = la >= 0 ? mfirst[la] : -1, mb = lb >= 0 ? mfirst[lb] : -1;
+    /* (a point following a mass's w across a modal body without modes
+     * along w: the body's surface is fixed along w, as a wall's; moving.c
+     * steps it) */
+    int fixed_w = ct->track_follow;
     if (!info[nfc] || !ct->scheme->friction ||
-        (ia[nfc] < 0 && ma < 0 && a->kind != VB_BODY_WALL) ||
-        (ib[nfc] < 0 && mb < 0 && b->kind != VB_BODY_WALL)) {
+        (ia[nfc] < 0 && ma < 0 && a->kind != VB_BODY_WALL && !fixed_w) ||
+        (ib[nfc] < 0 && mb < 0 && b->kind != VB_BODY_WALL && !fixed_w)) {
       free(T);
       free(mfirst);
       vb_friction_model_free(fm);

@@ -48,14 +48,19 @@ vb_moving_compile(const vb_island_model *m, vb_moving_model **out, char *err, si
                    "%s:%d: contact '%s': a moving contact point in an island with other "
                    "contacts is not done yet (valid: the only contact of its island)",
                    sc->path, ct->line, ct->name);
-  /* a driven point: no w in the island; a following one: the mass's w
-   * alone (load_geometry.c refuses a spin and modes along w) */
+  /* a driven point: no w in the island; a following one: the mass's w,
+   * and with friction at the point its spin if it has one (load_geometry.c
+   * refuses a spin without friction and modes along w) */
   const vb_friction_model *fm = m->fric;
-  if (ct->track_follow ? !fm || fm->nt != 1 || fm->nw != 1 || fm->nfc != 0 : fm != NULL)
+  int follow_ok = fm && fm->nw == 1 && fm->nmw == fm->nt &&
+                  ((fm->nt == 1 && fm->nfc == 0) ||
+                   (fm->nt <= 2 && fm->nfc == 1 && fm->local[0] == c));
+  if (ct->track_follow ? !follow_ok : fm != NULL)
     return vb_errf(err, errlen, VB_EINVAL,
                    ct->track_follow
                        ? "%s:%d: contact '%s': a point following a mass's w beside other "
-                         "coordinates along w is not done yet (valid: the mass's w alone)"
+                         "coordinates along w is not done yet (valid: the mass's w alone, "
+                         "with its spin only under friction at the point)"
                        : "%s:%d: contact '%s': a moving contact point on bodies with a w "
                          "direction is not done yet (valid: a mass without w0, vw0, kw or cw, "
                          "or follow = \"w\")",
@@ -88,7 +93,8 @@ vb_moving_compile(const vb_island_model *m, vb_moving_model **out, char *err, si
   mm->drive = &ct->track_drive;
   mm->follow = ct->track_follow;
   mm->start = ct->track_start;
-  mm->wj = 0; /* fm->nt == 1 */
+  mm->wj = 0; /* fm->nw == 1 */
+  mm->fi = ct->track_follow && fm->nfc == 1 ? 0 : -1;
   *out = mm;
   return VB_OK;
 }
@@ -265,11 +271,28 @@ typedef struct follow_ctx {
   const vb_moving_model *mm;
   const vb_law *law;
   double h, p0, w0, xd0, xd1, x00, dfree, cw;
+  double ftw; /* friction's force on w held over the step, N (0 without) */
   const double *q0, *g, *cc, *r0; /* q^n, the free increments, compliances, S0 */
   double *r1, *r1p, *D, *dq, *q1; /* at the trial: S1, S'(p1), D, q1 - q0, q1 */
   /* at the trial */
   double x10, x01, x11, fa_e, fb_e, Fw;
 } follow_ctx;
+
+/* The force on w over the step, the slope's Fw and friction's ftw (Fw
+ * itself, to the bit, without friction: today's steps unchanged). */
+static double
+held_w(const follow_ctx *c, double Fw)
+{
+  return c->ftw != 0.0 ? Fw + c->ftw : Fw;
+}
+
+/* w's increment with no contact force, friction's held (the Newton's
+ * start and the bisection's). */
+static double
+free_dw(const follow_ctx *c)
+{
+  return c->ftw != 0.0 ? c->dfree + c->cw * c->ftw : c->dfree;
+}
 
 /* Residuals R[3] of the trial (fa, fb, dw) and, with J, their Jacobian
  * J[3][3] (rows R, columns fa, fb, dw). */
@@ -301,7 +324,7 @@ follow_eval(follow_ctx *c, double fa, double fb, double dw, double *R, double (*
   double Fw = -0.5 * (G1 * P1 + G0 * P0);
   R[0] = fa - Fa;
   R[1] = fb - Fb;
-  R[2] = dw - c->dfree - c->cw * Fw;
+  R[2] = dw - c->dfree - c->cw * held_w(c, Fw);
   c->x10 = x10;
   c->x01 = x01;
   c->x11 = x11;
@@ -478,7 +501,7 @@ follow_legs(follow_ctx *c, const vb_contact *ct, double *z, double tolx, double 
 static int
 follow_bisect(follow_ctx *c, const vb_contact *ct, double *z, double tolx, double tolw)
 {
-  double R[3], za[3] = {z[0], z[1], c->dfree}, zb[3];
+  double R[3], za[3] = {z[0], z[1], free_dw(c)}, zb[3];
   if (!follow_legs(c, ct, za, tolx, R))
     return 0;
   double ra = R[2], step = fmax(fabs(ra), tolw);
@@ -490,7 +513,7 @@ follow_bisect(follow_ctx *c, const vb_contact *ct, double *z, double tolx, doubl
   int found = 0;
   for (int i = 0; i < 80 && !found; i++, step *= 2.0) {
     memcpy(zb, za, sizeof za);
-    zb[2] = c->dfree - (ra > 0.0 ? step : -step);
+    zb[2] = za[2] - (ra > 0.0 ? step : -step);
     if (!follow_legs(c, ct, zb, tolx, R))
       return 0;
     found = (R[2] > 0.0) != (ra > 0.0);
@@ -544,52 +567,35 @@ step_close(vb_island_state *s, const vb_contact *ct, vb_chist *hc, double f, dou
   return VB_OK;
 }
 
+/* The step's Newton under friction's force on w held (c->ftw): the legs'
+ * forces and w's increment into z, from the free motion (a trial whose
+ * residuals vanish there, out of contact at all four corners, is the
+ * step); its iterations into *iters, s->fallback[0] set where the
+ * bisection was needed; VB_OK or VB_ENOCONV.  c is left at the trial
+ * taken. */
 static int
-follow_step(const vb_island_model *m, vb_island_state *s, long n)
+follow_solve(follow_ctx *c, const vb_contact *ct, vb_island_state *s, double *z, int *iters)
 {
-  const vb_moving_model *mm = m->mov;
-  const vb_friction_model *fm = m->fric;
-  vb_friction_state *fs = s->fric;
-  const vb_contact *ct = &s->act[0];
-  vb_chist *hc = &s->hist[0];
-  int nm = m->nm, nmp = m->nmp, wj = mm->wj, rc = VB_OK;
-  double h = m->dt, t0 = n * h, t1 = (n + 1) * h, diss = 0.0, ext = 0.0, xr0, xr1;
-  double *ws = s->mws, *du = s->qt, *gen = s->gen;
-  follow_ctx c = {.m = m, .mm = mm, .law = &ct->law, .h = h, .q0 = s->q, .g = du,
-                  .cc = m->cc, .r0 = ws, .r1 = ws + nmp, .r1p = ws + 2 * nmp,
-                  .D = ws + 3 * nmp, .dq = ws + 4 * nmp, .q1 = ws + 5 * nmp};
-  memset(ws, 0, (size_t)VB_MOVING_WS * (size_t)nmp * sizeof *ws);
-  c.w0 = fs->w[wj];
-  c.p0 = mm->start + c.w0;
-  c.dfree = fm->cq[wj] * c.w0 + fm->cb[wj] * fs->vw[wj];
-  c.cw = fm->cc[wj];
-  c.xd0 = vb_contact_drive(m->scene, &m->cts[0], t0, &xr0);
-  c.xd1 = vb_contact_drive(m->scene, &m->cts[0], t1, &xr1);
-  vb_moving_row(m, c.p0, ws);
-  c.x00 = dot(m, ws, s->q) + c.xd0; /* hc->x, bit for bit after a step */
-  for (int j = 0; j < nm; j++)
-    du[j] = -0.5 * h * m->w2[j] * m->cb[j] * s->q[j] + m->cb[j] * s->v[j] + m->cc[j] * gen[j];
-  if (s->onset && !law_engaged(&m->cts[0].law, hc->x))
-    vb_law_at_onset(&m->cts[0].law, vb_law_side(&m->cts[0].law, hc->x) * hc->rate, &s->act[0].law);
-  /* from the free motion; a trial whose residuals vanish there (out of
-   * contact at all four corners) is the step */
-  double z[3] = {0.0, 0.0, c.dfree}, R[3], J[3][3], d[3];
-  s->fallback[0] = 0;
-  follow_eval(&c, z[0], z[1], z[2], R, NULL);
-  double r = follow_norm(&c, R);
-  int it = 0;
+  const vb_island_model *m = c->m;
+  const vb_moving_model *mm = c->mm;
+  double R[3], J[3][3], d[3];
+  int it = 0, rc = VB_OK;
+  z[0] = z[1] = 0.0;
+  z[2] = free_dw(c);
+  follow_eval(c, z[0], z[1], z[2], R, NULL);
+  double r = follow_norm(c, R);
   if (r > 0.0) {
-    double tolx = ct->tolerance * fmax(fmax(fabs(c.x00), fabs(c.x11)), fabs(c.x10)) + 1e-300;
+    double tolx = ct->tolerance * fmax(fmax(fabs(c->x00), fabs(c->x11)), fabs(c->x10)) + 1e-300;
     /* w's increment to the same relative tolerance, and never finer than
      * the compressions' (m both: a ball at rest has dw = 0) */
-    double tolw = ct->tolerance * fmax(fabs(z[2]), fabs(c.dfree)) + tolx;
-    z[0] = z[1] = follow_predict(&c, ct);
-    follow_eval(&c, z[0], z[1], z[2], R, NULL);
-    r = follow_norm(&c, R);
+    double tolw = ct->tolerance * fmax(fabs(z[2]), fabs(c->dfree)) + tolx;
+    z[0] = z[1] = follow_predict(c, ct);
+    follow_eval(c, z[0], z[1], z[2], R, NULL);
+    r = follow_norm(c, R);
     rc = VB_ENOCONV;
     while (it < ct->max_iterations) {
       it++;
-      follow_eval(&c, z[0], z[1], z[2], R, J);
+      follow_eval(c, z[0], z[1], z[2], R, J);
       if (!solve3(J, R, d)) {
         rc = r <= 100.0 * tolx ? VB_OK : VB_ENOCONV;
         break;
@@ -598,14 +604,14 @@ follow_step(const vb_island_model *m, vb_island_state *s, long n)
       for (int k = 0; k < 60; k++, lam *= 0.5) {
         for (int i = 0; i < 3; i++)
           zt[i] = z[i] + lam * d[i];
-        follow_eval(&c, zt[0], zt[1], zt[2], Rt, NULL);
-        rt = follow_norm(&c, Rt);
+        follow_eval(c, zt[0], zt[1], zt[2], Rt, NULL);
+        rt = follow_norm(c, Rt);
         if (rt < r)
           break;
       }
       if (!(rt < r)) {
         /* nothing lowers the residual: round-off, or a tolerance met */
-        follow_eval(&c, z[0], z[1], z[2], R, NULL);
+        follow_eval(c, z[0], z[1], z[2], R, NULL);
         rc = r <= 100.0 * tolx ? VB_OK : VB_ENOCONV;
         break;
       }
@@ -623,17 +629,213 @@ follow_step(const vb_island_model *m, vb_island_state *s, long n)
     if (rc != VB_OK) {
       double zf[3] = {z[0], z[1], z[2]};
       s->fallback[0] = 1; /* the events' `fallbacks` count it */
-      if (follow_bisect(&c, ct, zf, tolx, tolw)) {
+      if (follow_bisect(c, ct, zf, tolx, tolw)) {
         memcpy(z, zf, sizeof zf);
         rc = VB_OK;
       }
     }
     /* the state of the trial taken (follow_eval left c at the last one) */
-    follow_eval(&c, z[0], z[1], z[2], R, NULL);
+    follow_eval(c, z[0], z[1], z[2], R, NULL);
     s->solved = 1;
   } else {
     s->solved = 0;
   }
+  *iters = it;
+  return rc;
+}
+
+/* ------------------------------------- friction at the following point
+ *
+ * With friction at the point (the contact's `friction`, a law of
+ * friction_law.c's table) the mass's w and, if it has one, its spin theta
+ * (radius r, inertia I) are joined by the contact's row of the tangential
+ * model (friction.c compiles it as any friction contact's, vibro.h's
+ * vb_body its signs): the slip is y' = T (w', theta')^T, T = (tw, r) with
+ * tw = +1 as the contact's b and -1 as its a; the modal body has no modes
+ * along w, so its surface under the point is fixed along w (a wall's
+ * without a w_drive).  The friction force ft of a step (on b along +w) is
+ * Moreau's time-stepping as friction.c's fixed points have it (Moreau
+ * 1988; Acary & Brogliato 2008, section 10.1): the law's local problem at
+ * the step's mean slip s = dy / dt = s_free + c ft, c = T diag(cc) T^T /
+ * dt, under the step's normal force N = (fa + fb) / 2 (its two legs' mean:
+ * the force the modes carry over the step).  Held over the step, ft adds
+ * tw ft to the force on w beside the slope's Fw (follow_eval's R[2]: dw -
+ * dw~ - cc_w (Fw + tw ft)) and r ft to the spin's torque (dtheta =
+ * dtheta~ + cc_theta r ft), both stepped by the same trapezoidal rule as
+ * before, so that a step changes their energy by exactly ft (tw dw + r
+ * dtheta) = ft dy beyond what the discrete gradient in (q, w) already
+ * accounts.  That is what friction adds: -ft dy, the friction work of the
+ * step, is booked as dissipated (0 in stick, mu_k N |dy| in Coulomb's
+ * slip: never negative once the solve has converged), and the balance E +
+ * dissipated - external (E with the spin's I theta'^2 / 2 in its kinetic
+ * energy) closes to round-off, as without friction.  The normal force
+ * depends on dw (through the shapes at the point) and dw on ft, so the
+ * two are solved by block Gauss-Seidel as a circular clearance's are
+ * (clearance.c, friction_solve): the Newton above under ft held, the law's
+ * local problem at its N and slip, until ft is still to the contact's
+ * tolerance; the last Newton is under the last ft, so that the force
+ * applied is the one whose work is counted.  A sticking step's node slip
+ * is caught as friction.c's (the impulse P = -s1 / kv within the law's
+ * hold, friction taking -P (s1 + s2) / 2 >= 0): a ball that comes to roll
+ * rolls with y' = 0 at the nodes, not with the rule's alternating +-s^n.
+ * Without friction (mu = 0, or none) ft is 0 and the step is today's, to
+ * the bit (held_w, free_dw). */
+
+/* The step's Gauss-Seidel (above): the Newton's z, friction's force *ft
+ * and the normal force that bounded it *N; the law's state at n+1 in the
+ * friction state; VB_OK, or VB_ENOCONV (a Newton's, or 100 sweeps without
+ * ft still: the last ft kept, in the law's set at the last N). */
+static int
+follow_friction(follow_ctx *c, const vb_contact *ct, vb_island_state *s, double *z, double *ft,
+                double *N, int *iters)
+{
+  const vb_island_model *m = c->m;
+  const vb_moving_model *mm = c->mm;
+  const vb_friction_model *fm = m->fric;
+  vb_friction_state *fs = s->fric;
+  const vb_friction_info *info = fm->info[mm->fi];
+  int i = mm->fi, broke = 0, rc = VB_OK, it, ns = fm->st_first[i + 1] - fm->st_first[i];
+  double h = m->dt, *st = fs->st + fm->st_first[i], *st0 = fs->st_old + fm->st_first[i];
+  double tw = 0.0, dyo = 0.0, K = 0.0, prev = INFINITY;
+  /* w's weight in the row, the spin's free part of the slip, T cc T */
+  for (int e = fm->row_first[i]; e < fm->row_first[i + 1]; e++) {
+    int j = fm->row_j[e];
+    double t = fm->row_t[e];
+    K += t * t * fm->cc[j];
+    if (j == mm->wj)
+      tw = t;
+    else
+      dyo += t * fs->dfree[j];
+  }
+  if (ns > 0)
+    memcpy(st0, st, (size_t)ns * sizeof *st);
+  *ft = 0.0;
+  *N = 0.0;
+  c->ftw = 0.0;
+  *iters = 0;
+  int done = 0;
+  for (int outer = 0; outer < 100 && !done; outer++) {
+    rc = follow_solve(c, ct, s, z, &it);
+    *iters += it;
+    double f = s->solved ? 0.5 * (z[0] + z[1]) : 0.0;
+    *N = fm->two_sided[i] ? fabs(f) : (f > 0.0 ? f : 0.0);
+    /* the slip without friction's part: w's increment less cc_w tw ft */
+    double dyn = tw * (z[2] - c->cw * c->ftw) + dyo;
+    if (ns > 0)
+      memcpy(st, st0, (size_t)ns * sizeof *st);
+    double ftn = info->local(fm->law[i], *N, dyn / h, K / h, h, &broke, st);
+    if (ftn == *ft)
+      return rc; /* the last Newton was under it */
+    /* still to the tolerance of the law's scale (its hold, or |ft|), or
+     * at the floor the Newton leaves in a stick's -s_free / c, where the
+     * iterates no longer contract (clearance.c's test): 1e-8 of the
+     * scale, or what w's tolerance (follow_solve's tolw, 100 times) is in
+     * ft, 1 / K per metre of slip (a grazing contact, N 1.7e-6 N in
+     * scenes/ball-spins-across-plate.cfg, cycled between two forces 9.4e-15
+     * N apart, 1.8e-8 of its hold, the Newton's dw within 5e-17 m) */
+    double change = fabs(ftn - *ft), scale = fmax(fabs(ftn), info->hold(fm->law[i], *N));
+    double noise = 100.0 * (ct->tolerance * fmax(fabs(z[2]), fabs(c->dfree))) / K;
+    int floor_hit = outer >= 4 && change >= prev && (change <= 1e-8 * scale || change <= noise);
+    prev = change;
+    *ft = ftn;
+    c->ftw = tw * ftn;
+    done = change <= ct->tolerance * scale || floor_hit;
+  }
+  /* the last Newton under the last ft */
+  int rl = follow_solve(c, ct, s, z, &it);
+  *iters += it;
+  return done ? rl : VB_ENOCONV;
+}
+
+/* The spin's move under ft, friction's work -ft dy of the step, the
+ * catch of a sticking step's node slip (friction.c's, above), and the
+ * friction state's signals; the dissipation they add (w already moved by
+ * dw). */
+static double
+follow_friction_close(const vb_island_model *m, vb_island_state *s, double ft, double N,
+                      double dw)
+{
+  const vb_moving_model *mm = m->mov;
+  const vb_friction_model *fm = m->fric;
+  vb_friction_state *fs = s->fric;
+  const vb_friction_info *info = fm->info[mm->fi];
+  int i = mm->fi, e0 = fm->row_first[i], e1 = fm->row_first[i + 1];
+  double h = m->dt, diss = 0.0, dy = 0.0;
+  for (int e = e0; e < e1; e++) {
+    int j = fm->row_j[e];
+    double t = fm->row_t[e], d = dw;
+    if (j != mm->wj) {
+      /* the spin: dtheta = dtheta~ + cc_theta r ft (a free rotor) */
+      d = ft != 0.0 ? fs->dfree[j] + fm->cc[j] * (t * ft) : fs->dfree[j];
+      diss += 2.0 * fm->mass[j] * fm->sig[j] * d * d / h;
+      fs->w[j] += d;
+      fs->vw[j] = 2.0 * d / h - fs->vw[j];
+    }
+    dy += t * d;
+  }
+  double work = -ft * dy;
+  fs->ft[i] = ft;
+  fs->slip[i] = dy / h;
+  fs->normal[i] = N;
+  if (work != 0.0) {
+    fs->work[i] += work;
+    fs->work_min = fmin(fs->work_min, work);
+    fs->dissipated += work;
+    diss += work;
+  }
+  if (!(info->sticks(fs->st + fm->st_first[i]) && N > 0.0))
+    return diss;
+  double s1 = 0.0;
+  for (int e = e0; e < e1; e++)
+    s1 += fm->row_t[e] * fs->vw[fm->row_j[e]];
+  double hold = info->hold(fm->law[i], N) * h, J = ft * h, kv = fm->kv[i];
+  double P = kv > 0.0 && s1 != 0.0 ? fmin(fmax(-s1 / kv, -hold - J), hold - J) : 0.0;
+  if (P == 0.0)
+    return diss;
+  for (int e = e0; e < e1; e++)
+    fs->vw[fm->row_j[e]] += fm->row_t[e] * P / fm->mass[fm->row_j[e]];
+  double s2 = s1 + kv * P, cone = info->hold(fm->law[i], N);
+  work = -P * 0.5 * (s1 + s2);
+  fs->ft[i] = fmin(fmax(ft + P / h, -cone), cone); /* the step's whole force */
+  fs->work[i] += work;
+  fs->work_min = fmin(fs->work_min, work);
+  fs->dissipated += work;
+  return diss + work;
+}
+
+static int
+follow_step(const vb_island_model *m, vb_island_state *s, long n)
+{
+  const vb_moving_model *mm = m->mov;
+  const vb_friction_model *fm = m->fric;
+  vb_friction_state *fs = s->fric;
+  const vb_contact *ct = &s->act[0];
+  vb_chist *hc = &s->hist[0];
+  int nm = m->nm, nmp = m->nmp, wj = mm->wj, rc = VB_OK, it = 0;
+  double h = m->dt, t0 = n * h, t1 = (n + 1) * h, diss = 0.0, ext = 0.0, xr0, xr1;
+  double *ws = s->mws, *du = s->qt, *gen = s->gen;
+  follow_ctx c = {.m = m, .mm = mm, .law = &ct->law, .h = h, .q0 = s->q, .g = du,
+                  .cc = m->cc, .r0 = ws, .r1 = ws + nmp, .r1p = ws + 2 * nmp,
+                  .D = ws + 3 * nmp, .dq = ws + 4 * nmp, .q1 = ws + 5 * nmp};
+  memset(ws, 0, (size_t)VB_MOVING_WS * (size_t)nmp * sizeof *ws);
+  c.w0 = fs->w[wj];
+  c.p0 = mm->start + c.w0;
+  c.dfree = fm->cq[wj] * c.w0 + fm->cb[wj] * fs->vw[wj];
+  c.cw = fm->cc[wj];
+  /* every tangential coordinate's free increment (the spin's, with one) */
+  for (int j = 0; j < fm->nt; j++)
+    fs->dfree[j] = j == wj ? c.dfree : fm->cq[j] * fs->w[j] + fm->cb[j] * fs->vw[j];
+  c.xd0 = vb_contact_drive(m->scene, &m->cts[0], t0, &xr0);
+  c.xd1 = vb_contact_drive(m->scene, &m->cts[0], t1, &xr1);
+  vb_moving_row(m, c.p0, ws);
+  c.x00 = dot(m, ws, s->q) + c.xd0; /* hc->x, bit for bit after a step */
+  for (int j = 0; j < nm; j++)
+    du[j] = -0.5 * h * m->w2[j] * m->cb[j] * s->q[j] + m->cb[j] * s->v[j] + m->cc[j] * gen[j];
+  if (s->onset && !law_engaged(&m->cts[0].law, hc->x))
+    vb_law_at_onset(&m->cts[0].law, vb_law_side(&m->cts[0].law, hc->x) * hc->rate, &s->act[0].law);
+  double z[3], ft = 0.0, N = 0.0;
+  s->fallback[0] = 0;
+  rc = mm->fi >= 0 ? follow_friction(&c, ct, s, z, &ft, &N, &it) : follow_solve(&c, ct, s, z, &it);
   double fa = z[0], fb = z[1], dw = z[2], f = 0.5 * (fa + fb);
   s->iterations[0] = it;
   /* the legs' damping and the walls' work through the force */
@@ -648,18 +850,22 @@ follow_step(const vb_island_model *m, vb_island_state *s, long n)
     s->q[j] = c.q1[j];
     s->v[j] = 2.0 * dq / h - s->v[j];
   }
-  /* the mass's w: the two-level rule with Fw held (friction.c's); the
-   * force the increment carries, (dw - dw~) / cc_w, differs from the
-   * discrete gradient's Fw by Newton's residual, whose work is booked
-   * with the dissipation as the legs' is (two_point.c's dissipation: the
-   * step force less the gradient, times the step).  Without it a step's
-   * w residual within tolerance (1e-12 of dw) would leave dw / cc_w times
-   * it unbooked: dw / cc_w = 2 m dw / dt^2 is 440 N for moving_ref.py's
-   * 50 g ball at 0.1 m/s and 44.1 kHz. */
+  /* the mass's w: the two-level rule with Fw (and friction's tw ft) held
+   * (friction.c's); the force the increment carries, (dw - dw~) / cc_w,
+   * differs from the discrete gradient's Fw by Newton's residual, whose
+   * work is booked with the dissipation as the legs' is (two_point.c's
+   * dissipation: the step force less the gradient, times the step).
+   * Without it a step's w residual within tolerance (1e-12 of dw) would
+   * leave dw / cc_w times it unbooked: dw / cc_w = 2 m dw / dt^2 is 440 N
+   * for moving_ref.py's 50 g ball at 0.1 m/s and 44.1 kHz. */
   diss += 2.0 * fm->mass[wj] * fm->sig[wj] * dw * dw / h;
-  diss -= ((dw - c.dfree) / c.cw - c.Fw) * dw;
+  diss -= ((dw - c.dfree) / c.cw - held_w(&c, c.Fw)) * dw;
   fs->w[wj] = c.w0 + dw;
   fs->vw[wj] = 2.0 * dw / h - fs->vw[wj];
+  /* the spin, friction's work and the catch (before the history: the
+   * catch moves w's rate) */
+  if (mm->fi >= 0)
+    diss += follow_friction_close(m, s, ft, N, dw);
   /* the history at n+1, at the point's new place */
   double p1 = mm->start + fs->w[wj];
   vb_moving_row(m, p1, c.r1);

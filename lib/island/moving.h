@@ -26,6 +26,8 @@ typedef struct vb_moving_model {
   const vb_drive *drive;   /* the point's position along the track, m */
   int follow;              /* the point follows the mass's w: p = start + w */
   int wj;                  /* follow: the mass's w among the friction model's coordinates */
+  int fi;                  /* follow: the contact among the friction model's contacts, -1
+                              without friction (its row: the mass's w, its spin) */
   double start;            /* follow: the point's position at w = 0, m */
   void *block;
 } vb_moving_model;
@@ -33,7 +35,9 @@ typedef struct vb_moving_model {
 /* Doubles per island mode of a following point's scratch (s->mws). */
 #define VB_MOVING_WS 7
 
-/* Compile island m's moving contact: *out NULL when it has none; VB_EINVAL
+/* Compile island m's moving contact: *out NULL when it has none (a point
+ * that follows its mass's w may have friction, and the mass a spin, only
+ * together: moving.c); VB_EINVAL
  * ("file:line: object: what (valid: ...)") when the island has another
  * contact; VB_ENOMEM. */
 int vb_moving_compile(const struct vb_island_model *m, vb_moving_model **out, char *err,

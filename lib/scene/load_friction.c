@@ -368,8 +368,13 @@ load_contact_friction(vb_loader *ld, const config_setting_t *g, const char *obj,
                        "impulses cannot step (valid: coulomb, stribeck, bow or exponential on law "
                        "'rigid')",
                        info->name);
-  if (lacks_w(&ld->scene->bodies[c->a], why, sizeof why) ||
-      lacks_w(&ld->scene->bodies[c->b], why, sizeof why))
+  /* a contact point moving along a modal body (track): the body is
+   * judged there (load_geometry.c: fixed along w under a point following
+   * the mass's w) */
+  int track = vb_src_member(g, "track") != NULL;
+  const vb_body *ba = &ld->scene->bodies[c->a], *bb = &ld->scene->bodies[c->b];
+  if ((!(track && ba->kind == VB_BODY_MODAL) && lacks_w(ba, why, sizeof why)) ||
+      (!(track && bb->kind == VB_BODY_MODAL) && lacks_w(bb, why, sizeof why)))
     return vb_src_fail(ld, fg, obj, "friction needs a w direction on both bodies: %s", why);
   if (ld->scene->bodies[c->a].kind == VB_BODY_WALL && ld->scene->bodies[c->b].kind == VB_BODY_WALL)
     return vb_src_fail(ld, fg, obj, "friction between two walls moves nothing (valid: a mass "

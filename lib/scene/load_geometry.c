@@ -94,13 +94,17 @@ load_contact_geometry(vb_loader *ld, const config_setting_t *g, const char *obj,
  * the track (default: the points' preset x), the point's position a drive;
  * or, instead of the drive, `follow = "w"; start = m;`: the point at start
  * + the contact's mass's own w (a ball rolling across its body, pushed by
- * the body's slope: moving.c). */
-/* follow = "w"; start = m;: the point at start + the mass's w.  Refused:
- * a drive beside it, a mass without w, a mass with a spin (rolling without
- * slip holds the ball's w and spin together only through a friction
- * constraint, which a moving point cannot have yet: its effective mass
- * along w would be m + I/r^2 only under it), a modal body with modes
- * along w. */
+ * the body's slope, with friction at the point and a spin if the contact
+ * and the mass have them: moving.c). */
+/* follow = "w"; start = m;: the point at start + the mass's w, with
+ * friction at the point if the contact has it (the modal body's surface
+ * fixed along w: moving.c steps the ball's w, its spin and the friction
+ * between them, so that it slides, then rolls).  Refused: a drive beside
+ * it, a mass without w, a mass with a spin and no friction at the point
+ * (the spin would turn through nothing: rolling without slip holds the
+ * ball's w and spin together only through friction), a friction law with
+ * a state that stores energy (the elasto-plastic bristle: not done there
+ * yet), a modal body with modes along w. */
 static int
 load_track_follow(vb_loader *ld, const config_setting_t *tg, const char *tobj, vb_contact *c,
                   const vb_body *mass)
@@ -120,11 +124,16 @@ load_track_follow(vb_loader *ld, const config_setting_t *tg, const char *tobj, v
   if (!mass->has_w)
     return vb_src_fail(ld, vb_src_at(tg, "follow"), tobj, "follow = \"w\" needs mass '%s' to "
                        "have a w coordinate (valid: give it w0, vw0, kw or cw)", mass->name);
-  if (mass->has_spin)
+  const vb_friction_info *fi = vb_friction_info_of(c->friction.kind);
+  if (mass->has_spin && !fi)
     return vb_src_fail(ld, vb_src_at(tg, "follow"), tobj, "a point following the w of mass '%s' "
-                       "with a spin is not done yet: rolling without slip needs a friction "
-                       "constraint, and without one the spin would not load w (valid: a mass "
-                       "without radius, inertia, spin0)", mass->name);
+                       "with a spin needs friction at the point: the spin turns only through "
+                       "it (valid: friction = { law = ...; } on the contact, or a mass without "
+                       "radius, inertia, spin0)", mass->name);
+  if (fi && fi->stored)
+    return vb_src_fail(ld, vb_src_at(tg, "follow"), tobj, "friction law '%s' at a point "
+                       "following a mass's w is not done yet (valid: coulomb, stribeck, bow, "
+                       "exponential)", fi->name);
   if (modal->nwmodes > 0)
     return vb_src_fail(ld, vb_src_at(tg, "follow"), tobj, "a point following a mass's w on "
                        "body '%s' with modes along w is not done yet (valid: a body with "
@@ -142,7 +151,7 @@ load_contact_track(vb_loader *ld, const config_setting_t *g, const char *obj, vb
 {
   static const char *const keys[] = {"points", "at", "drive", "follow", "start", NULL};
   static const char *const refused[] = {"gap_drive", "corrections", "exact_duration",
-                                        "normal_force", "friction", "geometry"};
+                                        "normal_force", "geometry"};
   const config_setting_t *tg = vb_src_member(g, "track"), *pts;
   const vb_scene *sc = ld->scene;
   char tobj[2 * OBJECT_MAX];
@@ -160,7 +169,7 @@ load_contact_track(vb_loader *ld, const config_setting_t *g, const char *obj, vb
     if (vb_src_member(g, refused[i]) != NULL)
       return vb_src_fail(ld, vb_src_at(g, refused[i]), obj,
                          "'%s' does not apply to a moving contact point yet (valid: a normal "
-                         "law, gap, scheme two-point)",
+                         "law, gap, scheme two-point, friction with follow = \"w\")",
                          refused[i]);
   const vb_body *a = &sc->bodies[c->a], *b = &sc->bodies[c->b];
   int modal = a->kind == VB_BODY_MODAL ? c->a : b->kind == VB_BODY_MODAL ? c->b : -1;
@@ -212,6 +221,10 @@ load_contact_track(vb_loader *ld, const config_setting_t *g, const char *obj, vb
                          k - 1, c->track_at[k - 1], k, c->track_at[k]);
   if (vb_src_member(tg, "follow") != NULL)
     return load_track_follow(ld, tg, tobj, c, &sc->bodies[other]);
+  if (vb_src_member(g, "friction") != NULL)
+    return vb_src_fail(ld, vb_src_at(g, "friction"), obj, "'friction' at a driven moving point "
+                       "is not done yet (valid: friction with track = { ...; follow = \"w\"; }, "
+                       "the point following the mass's w)");
   if (vb_src_member(tg, "start") != NULL)
     return vb_src_fail(ld, vb_src_at(tg, "start"), tobj, "'start' goes with follow = \"w\" (valid: "
                        "a drive's own start, drive = { type = \"velocity\"; v; start; })");

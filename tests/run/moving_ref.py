@@ -270,7 +270,7 @@ contacts = (
         (fhead.replace(" w0 = 0.0; vw0 = %.17g;" % vw0, ""), 'follow = "w";',
          "follow = \"w\" needs mass 'ball' to have a w coordinate"),
         (fhead.replace("v0 = 0.0; w0", "v0 = 0.0; radius = 0.01; inertia = 2e-6; w0"), 'follow = "w";',
-         "with a spin is not done yet"),
+         "with a spin needs friction at the point"),
         (fhead.replace('linear_density = 1.0e-3; };', 'linear_density = 1.0e-3; }; directions = ["u", "w"];'),
          'follow = "w";', "with modes along w is not done yet"),
         (fhead, 'start = 0.1; drive = { type = "velocity"; v = 1.0; };', "'start' goes with follow"),
