@@ -1480,33 +1480,6 @@ START_TEST(test_literal_scan_stops_at_end)
 }
 END_TEST
 
-/* vb_src_member (its own search of the group, issue 33 item 5) finds what
- * libconfig's config_setting_get_member finds: present and absent keys,
- * prefixes and extensions of names, names with '-', '_', '*', digits,
- * case, keys with path separators (libconfig's), a list and a scalar. */
-START_TEST(test_src_member_as_libconfig)
-{
-  config_t c;
-  config_init(&c);
-  ck_assert(config_read_string(&c, "g = { mass = 1; Mass = 2; a_b = 3; x-y = 4; k2 = 5;\n"
-                                    "      ma = 6; massive = 7; h = { i = 8; }; l = (1, 2); };\n"
-                                    "s = 9; a = [1.0]; e = { };") == CONFIG_TRUE);
-  const char *keys[] = {"mass", "Mass", "MASS", "ma", "m", "massive", "massiv", "a_b", "a",
-                        "x-y", "x", "k2", "k", "h", "h.i", "h/i", "h:i", "mass.", "l", "",
-                        "zz", "g"};
-  const char *groups[] = {"g", "g.h", "e", "s", "a", "g.l"};
-  for (size_t gi = 0; gi < sizeof groups / sizeof *groups; gi++) {
-    config_setting_t *g = config_lookup(&c, groups[gi]);
-    ck_assert_ptr_nonnull(g);
-    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
-      ck_assert_msg(vb_src_member(g, keys[k]) == config_setting_get_member(g, keys[k]),
-                    "group %s key '%s'", groups[gi], keys[k]);
-  }
-  ck_assert_ptr_null(vb_src_member(config_lookup(&c, "g"), NULL));
-  config_destroy(&c);
-}
-END_TEST
-
 static Suite *scene_suite(void)
 {
   Suite *s = suite_create("scene");
@@ -1518,7 +1491,6 @@ static Suite *scene_suite(void)
   tcase_set_timeout(errors, 60);
 
   tcase_add_test(core, test_good_fields);
-  tcase_add_test(core, test_src_member_as_libconfig);
   tcase_add_test(core, test_literal_scan_stops_at_end);
   tcase_add_test(core, test_defaults);
   tcase_add_test(core, test_restitution_laws);

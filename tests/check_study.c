@@ -762,82 +762,6 @@ START_TEST(test_doc_scene_is_parsed_scene)
 }
 END_TEST
 
-
-/* Two modal bodies' arrays equal bit for bit. */
-static void same_body(const vb_body *a, const vb_body *b)
-{
-  ck_assert_int_eq(a->kind, b->kind);
-  ck_assert_int_eq(a->nmodes, b->nmodes);
-  ck_assert_int_eq(a->npoints, b->npoints);
-  ck_assert(memcmp(&a->mass, &b->mass, sizeof a->mass) == 0);
-  ck_assert(memcmp(&a->u0, &b->u0, sizeof a->u0) == 0 && memcmp(&a->v0, &b->v0, sizeof a->v0) == 0);
-  size_t n = (size_t)a->nmodes * sizeof(double);
-  ck_assert(memcmp(a->freq, b->freq, n) == 0 && memcmp(a->sigma, b->sigma, n) == 0);
-  ck_assert(memcmp(a->modal_mass, b->modal_mass, n) == 0);
-  ck_assert(memcmp(a->q0, b->q0, n) == 0 && memcmp(a->dq0, b->dq0, n) == 0);
-  ck_assert(memcmp(a->gravity, b->gravity, n) == 0);
-  for (int p = 0; p < a->npoints; p++)
-    ck_assert(memcmp(a->points[p].shape, b->points[p].shape, n) == 0);
-}
-
-/* The scene a study's validation loaded and kept for the run (issue 33
- * item 5: the run takes it instead of loading it again) is the scene a
- * fresh load gives: the first vb_study_scene of an index takes the kept
- * one, the second loads it anew; every scene, in a shuffled order, with
- * a modal body, plus the same through a document. */
-START_TEST(test_kept_scene_is_loaded_scene)
-{
-  vb_study *st = load("scene = { name = \"s\"; fs = 44100.0; duration = 0.002; gravity = 9.81; };\n"
-                      "bodies = ( { name = \"bar\"; type = \"modal\"; freq = [100.0, 310.0, 777.0];\n"
-                      "             quality = [250.0, 180.0, 120.0]; mass = [0.1, 0.1, 0.1];\n"
-                      "             points = ( { name = \"a\"; shape = [1.0, -0.5, 0.25]; } ); },\n"
-                      "           { name = \"ball\"; type = \"mass\"; mass = 0.01; u0 = 0.001; },\n"
-                      "           { name = \"wall\"; type = \"wall\"; } );\n"
-                      "contacts = ( { name = \"hit\"; between = [\"wall\", \"ball\"];\n"
-                      "  law = \"hunt-crossley\"; k = 1e9; alpha = 1.5; mu = 0.5; scheme = \"am1\"; } );\n"
-                      "sweep = { mode = \"grid\"; params = (\n"
-                      "  { path = \"bodies.ball.u0\"; linspace = [1e-4, 1e-3]; n = 7; },\n"
-                      "  { path = \"contacts.hit.mu\"; values = [0.5, 0.05]; },\n"
-                      "  { path = \"contacts.hit.k\"; values = [1e8, 3e9]; } ); };\n");
-  char err[1024];
-  long n = vb_study_scenes(st), order[64];
-  ck_assert_int_eq(n, 28);
-  for (long i = 0; i < n; i++)
-    order[i] = (i * 11) % n;
-  for (long k = 0; k < n; k++) {
-    long i = order[k];
-    vb_scene *a, *b;
-    ck_assert_int_eq(vb_study_scene(st, i, &a, err, sizeof err), VB_OK);
-    ck_assert_int_eq(vb_study_scene(st, i, &b, err, sizeof err), VB_OK);
-    ck_assert_ptr_ne(a, b);
-    ck_assert_int_eq(a->nbodies, b->nbodies);
-    ck_assert_int_eq(a->ncontacts, b->ncontacts);
-    ck_assert(a->fs == b->fs && a->duration == b->duration && a->gravity == b->gravity);
-    for (int j = 0; j < a->nbodies; j++)
-      if (a->bodies[j].kind == VB_BODY_MODAL)
-        same_body(&a->bodies[j], &b->bodies[j]);
-    ck_assert(a->bodies[1].u0 == vb_study_value(st, i, 0));
-    ck_assert(memcmp(&a->contacts[0].law, &b->contacts[0].law, sizeof a->contacts[0].law) == 0);
-    ck_assert(a->contacts[0].law.k == vb_study_value(st, i, 2));
-    ck_assert_str_eq(a->contacts[0].name, b->contacts[0].name);
-    vb_scene_free(a);
-    vb_scene_free(b);
-  }
-  vb_study_free(st);
-  /* kept scenes nobody took are freed with the study (ASan, valgrind) */
-  st = load(BASE "sweep = { params = ( { path = \"bodies.hammer.v0\"; linspace = [0.2, 1.4]; "
-                 "n = 50; } ); };\n");
-  vb_study_doc *d;
-  vb_scene *a;
-  ck_assert_int_eq(vb_study_doc_open(st, &d, err, sizeof err), VB_OK);
-  ck_assert_int_eq(vb_study_doc_scene(d, 17, &a, err, sizeof err), VB_OK);
-  ck_assert(a->bodies[0].v0 == vb_study_value(st, 17, 0));
-  vb_scene_free(a);
-  vb_study_doc_free(d);
-  vb_study_free(st);
-}
-END_TEST
-
 static Suite *study_suite(void)
 {
   Suite *s = suite_create("study");
@@ -851,7 +775,6 @@ static Suite *study_suite(void)
   tcase_add_test(core, test_absent_keys_created);
   tcase_add_test(core, test_plain_scene_is_one);
   tcase_add_test(core, test_doc_scene_is_parsed_scene);
-  tcase_add_test(core, test_kept_scene_is_loaded_scene);
   tcase_add_test(runner, test_load_near_linear);
   tcase_add_loop_test(errors, test_bad_sweep, 0,
                       (int)(sizeof bad_sweeps / sizeof bad_sweeps[0]));

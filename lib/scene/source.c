@@ -273,28 +273,11 @@ int_literal_fits(const vb_loader *ld, const config_setting_t *s, char *literal, 
   return found_fit || !found_wrap;
 }
 
-/* Member of a group, or NULL.  The group's list is searched here with
- * strcmp: libconfig 1.5 compares names character by character, each
- * through two strchr calls for its path separators (3 % of a study of
- * short drops, whose loads ask hundreds of keys a scene).  A setting's
- * name never holds a separator, so for a key without one the first name
- * equal to it is what libconfig finds; a key with one goes to libconfig
- * (which matches "h.i" to a member "h"). */
+/* Member of a group, or NULL. */
 config_setting_t *
 vb_src_member(const config_setting_t *group, const char *key)
 {
-  if (key == NULL)
-    return NULL; /* (libconfig would crash) */
-  if (config_setting_type(group) != CONFIG_TYPE_GROUP || strpbrk(key, ":./"))
-    return config_setting_get_member(group, key);
-  int n = config_setting_length(group);
-  for (int i = 0; i < n; i++) {
-    config_setting_t *e = config_setting_get_elem(group, (unsigned)i);
-    const char *name = config_setting_name(e);
-    if (name != NULL && strcmp(name, key) == 0)
-      return e;
-  }
-  return NULL;
+  return config_setting_get_member(group, key);
 }
 
 /* The setting to point at for a key: its own line, else the group's. */

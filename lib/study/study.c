@@ -29,8 +29,6 @@ struct vb_study {
   long nchecked;
   long nscenes;
   vb_scene *first;     /* scene 0 */
-  vb_scene **kept;     /* [nscenes] scenes validated and kept for their run
-                          (vb_study_doc_scene takes them), NULL: none kept */
   double record_max;   /* largest recording of a scene, bytes */
   double record_total; /* all recordings, bytes */
 };
@@ -48,9 +46,6 @@ vb_study_free(vb_study *study)
   vb_sweep_free(study->sweep);
   free(study->units);
   free(study->checked);
-  for (long i = 0; study->kept && i < study->nscenes; i++)
-    vb_scene_free(study->kept[i]);
-  free(study->kept);
   vb_scene_free(study->first);
   free(study);
 }
@@ -180,22 +175,7 @@ vb_study_doc_open(const vb_study *st, vb_study_doc **out, char *err, size_t errl
   return VB_OK;
 }
 
-/* Scene `index` as its validation loaded it, handed over (NULL when it
- * was not kept, or was taken already).  Each scene is taken by the one
- * thread that runs it. */
-static vb_scene *
-take_kept(const vb_study *st, long index)
-{
-  vb_scene *sc = st->kept ? st->kept[index] : NULL;
-
-  if (sc)
-    st->kept[index] = NULL;
-  return sc;
-}
-
-/* Build scene `index` from a parsed document: set the swept values, load
- * (or take the scene its validation loaded: the same load of the same
- * document, so the same scene). */
+/* Build scene `index` from a parsed document: set the swept values, load. */
 int
 vb_study_doc_scene(vb_study_doc *d, long index, vb_scene **out, char *err, size_t errlen)
 {
@@ -206,8 +186,6 @@ vb_study_doc_scene(vb_study_doc *d, long index, vb_scene **out, char *err, size_
   if (index < 0 || index >= st->nscenes)
     return vb_errf(err, errlen, VB_EINVAL, "%s: no scene %ld (the study has %ld)", st->src.path,
                    index, st->nscenes);
-  if ((*out = take_kept(st, index)) != NULL)
-    return VB_OK;
   for (p = 0; st->sweep && p < vb_sweep_nparams(st->sweep); p++)
     vb_sweep_assign_at(d->target[p], vb_sweep_value(st->sweep, index, p), d->line[p], d->file[p]);
   rc = vb_scene_load_config(&st->src, &d->cfg, &d->memo, out, err, errlen);
@@ -227,8 +205,6 @@ vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err, size_t
   if (index < 0 || index >= st->nscenes)
     return vb_errf(err, errlen, VB_EINVAL, "%s: no scene %ld (the study has %ld)", st->src.path,
                    index, st->nscenes);
-  if ((*out = take_kept(st, index)) != NULL)
-    return VB_OK;
   rc = vb_study_doc_open(st, &d, err, errlen);
   if (rc == VB_EINVAL)
     name_values(st, index, err, errlen);
@@ -244,35 +220,6 @@ vb_study_scene(const vb_study *st, long index, vb_scene **out, char *err, size_t
  * this many values of a long parameter. */
 #define CHECK_ALL_MAX 20000L
 #define SAMPLE_VALUES 1024L
-/* Most memory the validated scenes kept for their run may take, bytes
- * (as keep_bytes counts it). */
-#define KEEP_MAX (64.0 * 1024 * 1024)
-
-/* Drive d's tables, bytes. */
-static double
-drive_bytes(const vb_drive *d)
-{
-  return 32.0 * (double)d->nsamples;
-}
-
-/* About what scene sc holds in memory, bytes: its arrays of modes,
- * shapes, points and drive tables, and a page for the rest (names, globs,
- * an analysis block).  Not exact: it bounds what validation keeps. */
-static double
-keep_bytes(const vb_scene *sc)
-{
-  double b = 4096.0 + sizeof *sc + (double)sc->nbodies * sizeof(vb_body) +
-             (double)sc->ncontacts * sizeof(vb_contact) + (double)sc->nforces * sizeof(vb_force);
-  for (int i = 0; i < sc->nbodies; i++) {
-    const vb_body *x = &sc->bodies[i];
-    b += 8.0 * (x->nmodes + x->nwmodes) * (8.0 + x->npoints) +
-         (double)x->npoints * sizeof(vb_point) + drive_bytes(&x->drive) +
-         drive_bytes(&x->w_drive);
-  }
-  for (int c = 0; c < sc->ncontacts; c++)
-    b += drive_bytes(&sc->contacts[c].gap_drive) + drive_bytes(&sc->contacts[c].track_drive);
-  return b;
-}
 
 /* How scene sc differs from scene 0 s0 in what a sweep may not change
  * (the file's shape: its bodies' kinds, modes and points, its contacts),
@@ -309,16 +256,13 @@ shape_differs(const vb_scene *s0, const vb_scene *sc, char *buf, size_t len)
 
 /* Validate scenes idx[0..n) (idx NULL: from..from+n-1) in parallel: the smallest
  * failing index into *bad (else left), the largest recording into *rmax
- * and the sum of the recordings into *rsum.  A valid scene is kept in
- * st->kept (when it is not NULL) while they take at most KEEP_MAX
- * together, so that the run does not load it a second time (issue 33
- * item 5: the second load was 6 % of a study of 10,000 short drops). */
+ * and the sum of the recordings into *rsum. */
 static void
 check_indices(const vb_study *st, const long *idx, long from, long n, long *bad, double *rmax,
               double *rsum)
 {
   long i, b = *bad;
-  double mx = *rmax, sum = 0.0, room = KEEP_MAX;
+  double mx = *rmax, sum = 0.0;
 
 #ifdef _OPENMP
 #pragma omp parallel reduction(min : b) reduction(max : mx) reduction(+ : sum) if (n > 1)
@@ -343,24 +287,12 @@ check_indices(const vb_study *st, const long *idx, long from, long n, long *bad,
         b = index < b ? index : b;
         continue;
       }
-      int differs = shape_differs(st->first, sc, e, sizeof e); /* (e: too small for the text) */
-      if (differs)
+      if (shape_differs(st->first, sc, e, sizeof e)) /* (e: too small to keep the text) */
         b = index < b ? index : b;
       bytes = vb_scene_record_bytes(sc);
       mx = bytes > mx ? bytes : mx;
       sum += bytes;
-      double need = keep_bytes(sc), left;
-#ifdef _OPENMP
-#pragma omp atomic capture
-#endif
-      {
-        left = room;
-        room -= need;
-      }
-      if (st->kept && !differs && left >= need)
-        st->kept[index] = sc;
-      else
-        vb_scene_free(sc);
+      vb_scene_free(sc);
     }
     vb_study_doc_free(d);
   }
@@ -381,8 +313,6 @@ check_scenes(vb_study *st, char *err, size_t errlen)
   long bad = st->nscenes, *idx = NULL, n;
   int rc = VB_OK;
 
-  /* (a failed allocation keeps none) */
-  st->kept = calloc((size_t)st->nscenes, sizeof *st->kept);
   if (st->nscenes <= CHECK_ALL_MAX) {
     /* scene 0 is st->first: building it again compiled its model again
      * (seconds for an island of thousands of contacts) */
